@@ -1,0 +1,257 @@
+//! The users function: Document A's user service behind `/api/users/{proxy+}`.
+//!
+//! Accounts, tokens (user logins and OAuth2 client credentials), the JWKS, profile and
+//! settings. All domain logic lives in the `identity` crate; this crate maps HTTP to it.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{FromRef, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use identity::model::SettingsUpdate;
+use identity::{Identity, ProfileUpdate, Registration};
+use platform::auth::{AuthUser, TokenVerifier};
+use platform::aws::AwsClients;
+use platform::http::{form_pairs, Json};
+use platform::{ApiError, BoxError, Env, ErrorStyle};
+use serde::Deserialize;
+use serde_json::json;
+
+/// The public path prefix of this route family.
+pub const PREFIX: &str = "/api/users";
+
+#[derive(Clone)]
+pub struct AppState {
+    identity: Arc<Identity>,
+    verifier: Arc<TokenVerifier>,
+}
+
+impl FromRef<AppState> for Arc<TokenVerifier> {
+    fn from_ref(state: &AppState) -> Self {
+        Arc::clone(&state.verifier)
+    }
+}
+
+/// Builds the function's router from its environment: what a cold start does.
+pub async fn router(env: Env) -> Result<Router, BoxError> {
+    let aws = AwsClients::from_env(&env).await;
+    let identity = Identity::from_env(&env, &aws)?;
+    Ok(app(Arc::new(identity)))
+}
+
+pub fn app(identity: Arc<Identity>) -> Router {
+    let verifier = Arc::new(identity.verifier());
+    let state = AppState { identity, verifier };
+    let routes = Router::new()
+        .route("/auth/register", post(register))
+        .route("/auth/login", post(login))
+        .route("/users/me", get(me).put(update_me))
+        .route("/users/me/settings", get(settings).put(update_settings))
+        .route("/.well-known/jwks.json", get(jwks))
+        .route("/oauth2/token", post(token))
+        .route("/actuator/health", get(health))
+        .with_state(state);
+    platform::http::finish(
+        Router::new().nest(PREFIX, routes),
+        ErrorStyle::News {
+            strip_prefix: PREFIX,
+        },
+        64 * 1024,
+    )
+}
+
+async fn register(
+    State(state): State<AppState>,
+    Json(input): Json<Registration>,
+) -> Result<Response, ApiError> {
+    let profile = state.identity.register(input).await?;
+    Ok((StatusCode::CREATED, axum::Json(profile)).into_response())
+}
+
+#[derive(Deserialize)]
+struct Login {
+    username: Option<String>,
+    password: Option<String>,
+}
+
+async fn login(
+    State(state): State<AppState>,
+    Json(input): Json<Login>,
+) -> Result<Response, ApiError> {
+    let issued = state.identity.login(input.username, input.password).await?;
+    Ok(no_store(axum::Json(json!({ "token": issued.token }))))
+}
+
+async fn me(State(state): State<AppState>, user: AuthUser) -> Result<Response, ApiError> {
+    let profile = state.identity.profile(&user.id).await?;
+    Ok(axum::Json(profile).into_response())
+}
+
+async fn update_me(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Json(update): Json<ProfileUpdate>,
+) -> Result<Response, ApiError> {
+    let profile = state.identity.update_profile(&user.id, update).await?;
+    Ok(axum::Json(profile).into_response())
+}
+
+async fn settings(State(state): State<AppState>, user: AuthUser) -> Result<Response, ApiError> {
+    let settings = state.identity.settings(&user.id).await?;
+    Ok(axum::Json(settings).into_response())
+}
+
+async fn update_settings(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Json(update): Json<SettingsUpdate>,
+) -> Result<Response, ApiError> {
+    let settings = state.identity.update_settings(&user.id, update).await?;
+    Ok(axum::Json(settings).into_response())
+}
+
+async fn jwks(State(state): State<AppState>) -> Response {
+    (
+        [(header::CACHE_CONTROL, "public, max-age=300")],
+        axum::Json(state.identity.issuer().jwks()),
+    )
+        .into_response()
+}
+
+async fn health(State(state): State<AppState>) -> Response {
+    platform::http::health(state.identity.healthy().await)
+}
+
+/// RFC 6749 section 4.4: client credentials, client authenticated by HTTP Basic (or, as the
+/// RFC allows, `client_id`/`client_secret` in the form). Errors carry the RFC's `error` code.
+async fn token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let form_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+    if !form_type {
+        return Err(oauth_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "invalid_request",
+            "Send the token request as application/x-www-form-urlencoded",
+        ));
+    }
+    let form = form_pairs(std::str::from_utf8(&body).unwrap_or(""));
+    let field = |name: &str| {
+        form.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    match field("grant_type") {
+        None => {
+            return Err(oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "grant_type is required",
+            ))
+        }
+        Some("client_credentials") => {}
+        Some(_) => {
+            return Err(oauth_error(
+                StatusCode::BAD_REQUEST,
+                "unsupported_grant_type",
+                "Only grant_type=client_credentials is supported",
+            ))
+        }
+    }
+    let (id, secret) = match basic_credentials(&headers) {
+        Some(pair) => pair,
+        None => match (field("client_id"), field("client_secret")) {
+            (Some(id), Some(secret)) => (id.to_string(), secret.to_string()),
+            _ => {
+                return Err(oauth_error(
+                    StatusCode::UNAUTHORIZED,
+                    "invalid_client",
+                    "Client authentication is required",
+                ))
+            }
+        },
+    };
+    let client = state
+        .identity
+        .clients()
+        .authenticate(&id, &secret)
+        .ok_or_else(|| {
+            oauth_error(
+                StatusCode::UNAUTHORIZED,
+                "invalid_client",
+                "Client authentication failed",
+            )
+        })?;
+    let scopes: Vec<String> = match field("scope") {
+        Some(requested) if !requested.trim().is_empty() => {
+            let requested: Vec<String> =
+                requested.split_whitespace().map(str::to_string).collect();
+            if let Some(bad) = requested.iter().find(|s| !client.scopes.contains(s)) {
+                return Err(oauth_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_scope",
+                    &format!("Scope {bad} is not allowed for this client"),
+                ));
+            }
+            requested
+        }
+        _ => client.scopes.clone(),
+    };
+    let issued = state
+        .identity
+        .issuer()
+        .service_token(&client.id, &scopes)
+        .map_err(|e| ApiError::internal("sign token", e))?;
+    Ok(no_store(axum::Json(json!({
+        "access_token": issued.token,
+        "token_type": "Bearer",
+        "expires_in": issued.expires_in,
+        "scope": scopes.join(" "),
+    }))))
+}
+
+fn basic_credentials(headers: &HeaderMap) -> Option<(String, String)> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, encoded) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = STANDARD.decode(encoded.trim()).ok()?;
+    let decoded = String::from_utf8(decoded).ok()?;
+    let (id, secret) = decoded.split_once(':')?;
+    // RFC 6749 2.3.1: both parts are form-urlencoded before Basic encoding.
+    let decode = |s: &str| {
+        form_pairs(&format!("v={s}"))
+            .pop()
+            .map(|(_, v)| v)
+            .unwrap_or_default()
+    };
+    Some((decode(id), decode(secret)))
+}
+
+fn oauth_error(status: StatusCode, code: &'static str, message: &str) -> ApiError {
+    let mut error = ApiError::new(platform::ErrorKind::from_status(status), message)
+        .with_extra("error", code)
+        .with_extra("error_description", message.to_string());
+    error.challenge = (status == StatusCode::UNAUTHORIZED).then_some("Basic");
+    error
+}
+
+fn no_store(body: impl IntoResponse) -> Response {
+    let mut response = body.into_response();
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-store"),
+    );
+    response
+}

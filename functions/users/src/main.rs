@@ -1,0 +1,9 @@
+//! Lambda entry point of the users function.
+
+#[tokio::main]
+async fn main() -> Result<(), platform::BoxError> {
+    let env = platform::Env::from_process();
+    platform::telemetry::init(&env);
+    let router = users_function::router(env).await?;
+    platform::lambda::run(platform::Function::Http(router)).await
+}

@@ -1,0 +1,416 @@
+//! The users table (Document A's "database named users").
+//!
+//! One table, keys `pk` (partition) and `sk` (sort). Items:
+//!
+//! | pk | sk | holds | access pattern |
+//! |---|---|---|---|
+//! | `USER#{id}` | `PROFILE` | profile and roles | GET/PUT /users/me: GetItem |
+//! | `USER#{id}` | `SETTINGS` | settings JSON and a version | settings: GetItem, conditional Put |
+//! | `USERNAME#{lowercase}` | `LOGIN` | user id, username, password hash | login: one GetItem; uniqueness guard |
+//! | `EMAIL#{lowercase}` | `EMAIL` | user id | uniqueness guard |
+//!
+//! Registration writes the login, email and profile items in one transaction, each conditional
+//! on not existing, so concurrent registrations of a name create exactly one user. No Scan.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Update};
+use aws_sdk_dynamodb::Client;
+use platform::aws::describe;
+
+use crate::model::{Role, Settings};
+
+type Item = HashMap<String, AttributeValue>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0} is already taken")]
+    Taken(&'static str),
+    #[error("record not found")]
+    NotFound,
+    #[error("concurrent update, try again")]
+    Contention,
+    #[error("users table: {0}")]
+    Aws(String),
+    #[error("users table holds an unreadable item: {0}")]
+    Corrupt(String),
+}
+
+/// What registration stores.
+pub struct NewUser {
+    pub id: String,
+    pub username: String,
+    pub username_key: String,
+    pub email: String,
+    pub email_key: String,
+    pub name: Option<String>,
+    pub roles: Vec<Role>,
+    pub password_hash: String,
+    pub created_at: String,
+}
+
+/// A stored profile.
+#[derive(Debug, Clone)]
+pub struct StoredUser {
+    pub id: String,
+    pub username: String,
+    pub email: String,
+    pub name: Option<String>,
+    pub roles: Vec<Role>,
+    pub created_at: String,
+}
+
+/// What login needs, in one item.
+pub struct LoginRecord {
+    pub user_id: String,
+    pub username: String,
+    pub password_hash: String,
+}
+
+#[derive(Clone)]
+pub struct UserStore {
+    db: Client,
+    table: String,
+}
+
+fn s(v: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(v.into())
+}
+
+fn key(pk: String, sk: &str) -> Item {
+    HashMap::from([("pk".to_string(), s(pk)), ("sk".to_string(), s(sk))])
+}
+
+fn user_pk(id: &str) -> String {
+    format!("USER#{id}")
+}
+
+fn get_s(item: &Item, name: &str) -> Result<String, StoreError> {
+    item.get(name)
+        .and_then(|v| v.as_s().ok())
+        .cloned()
+        .ok_or_else(|| StoreError::Corrupt(format!("missing {name}")))
+}
+
+fn roles_value(roles: &[Role]) -> AttributeValue {
+    AttributeValue::L(roles.iter().map(|r| s(r.as_str())).collect())
+}
+
+fn parse_roles(item: &Item) -> Vec<Role> {
+    item.get("roles")
+        .and_then(|v| v.as_l().ok())
+        .map(|l| {
+            l.iter()
+                .filter_map(|v| v.as_s().ok())
+                .filter_map(|r| match r.as_str() {
+                    "USER" => Some(Role::User),
+                    "ADMIN" => Some(Role::Admin),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_else(|| vec![Role::User])
+}
+
+fn to_user(item: &Item) -> Result<StoredUser, StoreError> {
+    Ok(StoredUser {
+        id: get_s(item, "id")?,
+        username: get_s(item, "username")?,
+        email: get_s(item, "email")?,
+        name: item.get("name").and_then(|v| v.as_s().ok()).cloned(),
+        roles: parse_roles(item),
+        created_at: get_s(item, "createdAt")?,
+    })
+}
+
+/// Which transaction items failed their condition (by index), if the error says so.
+fn cancelled_indexes(err: &SdkError<TransactWriteItemsError>) -> Option<Vec<(usize, String)>> {
+    match err.as_service_error() {
+        Some(TransactWriteItemsError::TransactionCanceledException(e)) => Some(
+            e.cancellation_reasons()
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| {
+                    r.code()
+                        .filter(|c| *c != "None")
+                        .map(|c| (i, c.to_string()))
+                })
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+fn is_contention(reasons: &[(usize, String)]) -> bool {
+    reasons.iter().any(|(_, c)| c == "TransactionConflict")
+}
+
+const TRANSACTION_ATTEMPTS: usize = 4;
+
+impl UserStore {
+    pub fn new(db: Client, table: impl Into<String>) -> Self {
+        Self {
+            db,
+            table: table.into(),
+        }
+    }
+
+    /// Creates the user, or says which unique field is taken.
+    pub async fn create(&self, user: &NewUser) -> Result<(), StoreError> {
+        let mut login = key(format!("USERNAME#{}", user.username_key), "LOGIN");
+        login.insert("userId".into(), s(&user.id));
+        login.insert("username".into(), s(&user.username));
+        login.insert("passwordHash".into(), s(&user.password_hash));
+
+        let mut email = key(format!("EMAIL#{}", user.email_key), "EMAIL");
+        email.insert("userId".into(), s(&user.id));
+
+        let mut profile = key(user_pk(&user.id), "PROFILE");
+        profile.insert("id".into(), s(&user.id));
+        profile.insert("username".into(), s(&user.username));
+        profile.insert("email".into(), s(&user.email));
+        profile.insert("roles".into(), roles_value(&user.roles));
+        profile.insert("createdAt".into(), s(&user.created_at));
+        if let Some(name) = &user.name {
+            profile.insert("name".into(), s(name));
+        }
+
+        let items = [login, email, profile]
+            .into_iter()
+            .map(|item| self.put_new(item))
+            .collect::<Result<Vec<_>, _>>()?;
+        for attempt in 1..=TRANSACTION_ATTEMPTS {
+            let result = self
+                .db
+                .transact_write_items()
+                .set_transact_items(Some(items.clone()))
+                .send()
+                .await;
+            let err = match result {
+                Ok(_) => return Ok(()),
+                Err(err) => err,
+            };
+            match cancelled_indexes(&err) {
+                Some(reasons) if is_contention(&reasons) && attempt < TRANSACTION_ATTEMPTS => {
+                    tokio::time::sleep(std::time::Duration::from_millis(20 * attempt as u64))
+                        .await;
+                }
+                Some(reasons) if reasons.iter().any(|(i, _)| *i == 0) => {
+                    return Err(StoreError::Taken("username"))
+                }
+                Some(reasons) if reasons.iter().any(|(i, _)| *i == 1) => {
+                    return Err(StoreError::Taken("email"))
+                }
+                Some(reasons) if is_contention(&reasons) => return Err(StoreError::Contention),
+                _ => return Err(StoreError::Aws(describe(&err))),
+            }
+        }
+        Err(StoreError::Contention)
+    }
+
+    fn put_new(&self, item: Item) -> Result<TransactWriteItem, StoreError> {
+        let put = Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(pk)")
+            .build()
+            .map_err(|e| StoreError::Aws(e.to_string()))?;
+        Ok(TransactWriteItem::builder().put(put).build())
+    }
+
+    pub async fn login_record(&self, username_key: &str) -> Result<Option<LoginRecord>, StoreError> {
+        let out = self
+            .db
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(format!("USERNAME#{username_key}"), "LOGIN")))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| StoreError::Aws(describe(&e)))?;
+        out.item
+            .map(|item| {
+                Ok(LoginRecord {
+                    user_id: get_s(&item, "userId")?,
+                    username: get_s(&item, "username")?,
+                    password_hash: get_s(&item, "passwordHash")?,
+                })
+            })
+            .transpose()
+    }
+
+    pub async fn user(&self, id: &str) -> Result<Option<StoredUser>, StoreError> {
+        let out = self
+            .db
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user_pk(id), "PROFILE")))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| StoreError::Aws(describe(&e)))?;
+        out.item.as_ref().map(to_user).transpose()
+    }
+
+    /// Records the roles granted at login (admins come from configuration).
+    pub async fn set_roles(&self, id: &str, roles: &[Role]) -> Result<(), StoreError> {
+        self.db
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user_pk(id), "PROFILE")))
+            .update_expression("SET #roles = :roles")
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_names("#roles", "roles")
+            .expression_attribute_values(":roles", roles_value(roles))
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| StoreError::Aws(describe(&e)))
+    }
+
+    /// Changes name and/or email. A new email moves its uniqueness guard in the same
+    /// transaction, conditional on the profile still having the email we read.
+    pub async fn update_profile(
+        &self,
+        current: &StoredUser,
+        new_email: Option<(String, String)>,
+        new_name: Option<Option<String>>,
+    ) -> Result<(), StoreError> {
+        let mut sets = Vec::new();
+        let mut removes = Vec::new();
+        let mut values: HashMap<String, AttributeValue> = HashMap::new();
+        values.insert(":old".into(), s(&current.email));
+        if let Some((email, _)) = &new_email {
+            sets.push("email = :email");
+            values.insert(":email".into(), s(email));
+        }
+        match &new_name {
+            Some(Some(name)) => {
+                sets.push("#name = :name");
+                values.insert(":name".into(), s(name));
+            }
+            Some(None) => removes.push("#name"),
+            None => {}
+        }
+        let mut expression = String::new();
+        if !sets.is_empty() {
+            expression.push_str(&format!("SET {}", sets.join(", ")));
+        }
+        if !removes.is_empty() {
+            expression.push_str(&format!(" REMOVE {}", removes.join(", ")));
+        }
+        if expression.is_empty() {
+            return Ok(());
+        }
+        let mut update = Update::builder()
+            .table_name(&self.table)
+            .set_key(Some(key(user_pk(&current.id), "PROFILE")))
+            .update_expression(expression.trim())
+            .condition_expression("email = :old")
+            .set_expression_attribute_values(Some(values));
+        if new_name.is_some() {
+            update = update.expression_attribute_names("#name", "name");
+        }
+        let update = update
+            .build()
+            .map_err(|e| StoreError::Aws(e.to_string()))?;
+
+        let old_email_key = current.email.to_lowercase();
+        let mut items = vec![TransactWriteItem::builder().update(update).build()];
+        if let Some((_, email_key)) = new_email.as_ref().filter(|(_, k)| *k != old_email_key) {
+            let mut guard = key(format!("EMAIL#{email_key}"), "EMAIL");
+            guard.insert("userId".into(), s(&current.id));
+            items.push(self.put_new(guard)?);
+            let delete = Delete::builder()
+                .table_name(&self.table)
+                .set_key(Some(key(format!("EMAIL#{old_email_key}"), "EMAIL")))
+                .build()
+                .map_err(|e| StoreError::Aws(e.to_string()))?;
+            items.push(TransactWriteItem::builder().delete(delete).build());
+        }
+        let result = self
+            .db
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(err) => match cancelled_indexes(&err) {
+                Some(r) if r.iter().any(|(i, _)| *i == 1) => Err(StoreError::Taken("email")),
+                Some(_) => Err(StoreError::Contention),
+                None => Err(StoreError::Aws(describe(&err))),
+            },
+        }
+    }
+
+    /// The settings and their version (0 when never saved: the defaults).
+    pub async fn settings(&self, id: &str) -> Result<(Settings, u64), StoreError> {
+        let out = self
+            .db
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(user_pk(id), "SETTINGS")))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| StoreError::Aws(describe(&e)))?;
+        let Some(item) = out.item else {
+            return Ok((Settings::default(), 0));
+        };
+        let json = get_s(&item, "data")?;
+        let settings =
+            serde_json::from_str(&json).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let version = item
+            .get("version")
+            .and_then(|v| v.as_n().ok())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        Ok((settings, version))
+    }
+
+    /// Saves settings if nobody saved since `version` was read.
+    pub async fn save_settings(
+        &self,
+        id: &str,
+        settings: &Settings,
+        version: u64,
+    ) -> Result<(), StoreError> {
+        let json = serde_json::to_string(settings).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let mut item = key(user_pk(id), "SETTINGS");
+        item.insert("data".into(), s(json));
+        item.insert("version".into(), AttributeValue::N((version + 1).to_string()));
+        let mut put = self.db.put_item().table_name(&self.table).set_item(Some(item));
+        put = if version == 0 {
+            put.condition_expression("attribute_not_exists(pk)")
+        } else {
+            put.condition_expression("version = :v")
+                .expression_attribute_values(":v", AttributeValue::N(version.to_string()))
+        };
+        match put.send().await {
+            Ok(_) => Ok(()),
+            Err(err)
+                if err
+                    .as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+            {
+                Err(StoreError::Contention)
+            }
+            Err(err) => Err(StoreError::Aws(describe(&err))),
+        }
+    }
+
+    /// Reads one small item: proves the table answers.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.db
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key("HEALTH".into(), "PING")))
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| StoreError::Aws(describe(&e)))
+    }
+}

@@ -1,0 +1,257 @@
+//! Router glue shared by every HTTP function: JSON and query extraction with field-level
+//! 400s, the error-rendering layer, fallbacks, body limits, request logging and health.
+
+use std::time::Instant;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequest, FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use serde::de::DeserializeOwned;
+
+use crate::error::{ApiError, ErrorKind, ErrorStyle};
+
+/// Default request body limit: generous for JSON, far below API Gateway's 10 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+
+/// A JSON body. Malformed JSON, a missing body, a wrong content type and wrong field types
+/// become 400/415 naming the problem; domain validation happens after, in the handler.
+pub struct Json<T>(pub T);
+
+impl<T, S> FromRequest<S> for Json<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        check_json_content_type(req.headers())?;
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(|rejection| ApiError::from_status(rejection.status()))?;
+        parse_json(&bytes).map(Json)
+    }
+}
+
+/// Parses a JSON document into `T`, reporting the path of a wrongly typed field.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::bad_request("Request body is required")
+            .with_details(vec!["body: must not be empty".into()]));
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        if inner.is_syntax() || inner.is_eof() {
+            ApiError::bad_request("Malformed JSON body")
+                .with_details(vec![format!("body: {inner}")])
+        } else {
+            let field = if path == "." { "body".to_string() } else { path };
+            ApiError::validation(vec![crate::error::FieldError::new(
+                field,
+                strip_position(&inner.to_string()),
+            )])
+        }
+    })?;
+    de.end().map_err(|e| {
+        ApiError::bad_request("Malformed JSON body").with_details(vec![format!("body: {e}")])
+    })?;
+    Ok(value)
+}
+
+/// `curl -d` sends form content type with a JSON body, so only clearly foreign types are 415.
+fn check_json_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return Ok(());
+    };
+    let mime = value
+        .to_str()
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let accepted = mime.is_empty()
+        || mime == "application/json"
+        || (mime.starts_with("application/") && mime.ends_with("+json"))
+        || mime == "application/x-www-form-urlencoded"
+        || mime == "text/plain";
+    if accepted {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            ErrorKind::UnsupportedMediaType,
+            format!("Content type {mime} is not supported; send application/json"),
+        ))
+    }
+}
+
+fn strip_position(message: &str) -> String {
+    match message.find(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// Query parameters with the same field-naming 400s as [`Json`].
+pub struct Query<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for Query<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let query = parts.uri.query().unwrap_or("");
+        let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(de)
+            .map(Query)
+            .map_err(|err| {
+                let field = err.path().to_string();
+                ApiError::field(field, err.into_inner().to_string())
+            })
+    }
+}
+
+/// Decodes `a=1&b=x%20y` into pairs (`+` is a space, as in HTML forms).
+pub fn form_pairs(raw: &str) -> Vec<(String, String)> {
+    form_urlencoded::parse(raw.as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
+}
+
+/// Finishes a function's router: unknown routes 404, the error layer in `style`, the body
+/// limit, and a log line per request. Every HTTP function goes through this.
+pub fn finish(router: Router, style: ErrorStyle, body_limit: usize) -> Router {
+    router
+        .fallback(not_found)
+        .layer(axum::extract::DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::from_fn_with_state(style, render_errors))
+}
+
+async fn not_found(method: Method) -> ApiError {
+    ApiError::not_found(format!("No route for {method} on this path"))
+}
+
+/// Renders every error response of the router in its seed's shape: errors raised by handlers
+/// (carrying an [`ApiError`]) and the framework's own bare 4xx/5xx responses alike.
+pub async fn render_errors(State(style): State<ErrorStyle>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    let method = req.method().clone();
+    let started = Instant::now();
+    let response = next.run(req).await;
+    let status = response.status();
+    let response = if let Some(error) = response.extensions().get::<ApiError>().cloned() {
+        rerender(response, &error, &style, &path)
+    } else if (status.is_client_error() || status.is_server_error()) && !is_json(&response) {
+        let error = framework_error(status);
+        rerender(response, &error, &style, &path)
+    } else {
+        response
+    };
+    tracing::info!(
+        method = %method,
+        path = %path,
+        status = response.status().as_u16(),
+        latency_ms = started.elapsed().as_millis() as u64,
+        "request"
+    );
+    response
+}
+
+fn framework_error(status: StatusCode) -> ApiError {
+    let message = match status {
+        StatusCode::NOT_FOUND => "Not found".to_string(),
+        StatusCode::METHOD_NOT_ALLOWED => "Method not allowed on this path".to_string(),
+        StatusCode::PAYLOAD_TOO_LARGE => "Request body is too large".to_string(),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "Unsupported content type".to_string(),
+        other => other.canonical_reason().unwrap_or("Error").to_string(),
+    };
+    ApiError::new(ErrorKind::from_status(status), message)
+}
+
+fn rerender(response: Response, error: &ApiError, style: &ErrorStyle, path: &str) -> Response {
+    let (mut parts, _) = response.into_parts();
+    let body = error.body(style, path);
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let bytes = serde_json::to_vec(&body).unwrap_or_default();
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+fn is_json(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json") || v.contains("+json"))
+}
+
+impl ApiError {
+    fn from_status(status: StatusCode) -> Self {
+        framework_error(status)
+    }
+}
+
+/// The health body: 200 `{status: UP}` or 503 `{status: DOWN}`.
+pub fn health(up: bool) -> Response {
+    if up {
+        (StatusCode::OK, axum::Json(serde_json::json!({"status": "UP"}))).into_response()
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(serde_json::json!({"status": "DOWN"})),
+        )
+            .into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, Debug)]
+    struct Body {
+        #[allow(dead_code)]
+        name: Option<String>,
+        #[allow(dead_code)]
+        count: Option<u32>,
+    }
+
+    #[test]
+    fn json_errors_name_the_field() {
+        let err = parse_json::<Body>(br#"{"name": "x", "count": "many"}"#).unwrap_err();
+        assert_eq!(err.status(), StatusCode::BAD_REQUEST);
+        assert!(err.details[0].starts_with("count: invalid type"), "{err}");
+        let err = parse_json::<Body>(b"{\"name\": ").unwrap_err();
+        assert_eq!(err.message, "Malformed JSON body");
+        let err = parse_json::<Body>(b"  ").unwrap_err();
+        assert_eq!(err.details, vec!["body: must not be empty"]);
+        let err = parse_json::<Body>(b"[1]").unwrap_err();
+        assert!(err.details[0].starts_with("body: invalid type"), "{err}");
+    }
+
+    #[test]
+    fn decodes_form_pairs() {
+        assert_eq!(
+            form_pairs("a=1&b=x%20y+z&c&d=%zz"),
+            vec![
+                ("a".into(), "1".into()),
+                ("b".into(), "x y z".into()),
+                ("c".into(), "".into()),
+                ("d".into(), "%zz".into()),
+            ]
+        );
+    }
+}
