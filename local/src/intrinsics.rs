@@ -212,7 +212,8 @@ impl Context {
             },
             "Fn::GetAtt" => {
                 let (resource, attribute) = self.get_att_args(arg)?;
-                self.attribute(&resource, &attribute).map(|s| Some(Json::String(s)))
+                self.attribute(&resource, &attribute)
+                    .map(|s| Some(Json::String(s)))
             }
             "Fn::Sub" => self.sub(arg).map(|s| Some(Json::String(s))),
             "Fn::Join" => {
@@ -293,7 +294,9 @@ impl Context {
                     .map(|z| Json::String(format!("{}{z}", self.region)))
                     .collect(),
             ))),
-            other => fail(format!("intrinsic function {other} is not supported locally")),
+            other => fail(format!(
+                "intrinsic function {other} is not supported locally"
+            )),
         }
     }
 
@@ -406,7 +409,9 @@ impl Context {
                 let mut vars = BTreeMap::new();
                 if let Some(map) = items[1].as_mapping() {
                     for (k, v) in map {
-                        let key = k.as_str().ok_or_else(|| ResolveError("bad Sub key".into()))?;
+                        let key = k
+                            .as_str()
+                            .ok_or_else(|| ResolveError("bad Sub key".into()))?;
                         let value = self.required_string(v, &format!("Fn::Sub variable {key}"))?;
                         vars.insert(key.to_string(), value);
                     }
@@ -471,7 +476,10 @@ fn intrinsic(value: &Value) -> Option<(String, &Value)> {
     }
 }
 
-fn list_args<'a, const N: usize>(arg: &'a Value, what: &str) -> Result<[&'a Value; N], ResolveError> {
+fn list_args<'a, const N: usize>(
+    arg: &'a Value,
+    what: &str,
+) -> Result<[&'a Value; N], ResolveError> {
     let items = arg
         .as_sequence()
         .ok_or_else(|| ResolveError(format!("{what} takes a list of {N}")))?;
@@ -541,8 +549,10 @@ Resources: {}
                 .attr("Arn", "arn:aws:sqs:eu-west-1:123456789012:stk-Queue")
                 .attr("QueueName", "stk-Queue"),
         );
-        ctx.resources
-            .insert("Table".into(), ResourceAttrs::new("AWS::DynamoDB::Table", "stk-Table"));
+        ctx.resources.insert(
+            "Table".into(),
+            ResourceAttrs::new("AWS::DynamoDB::Table", "stk-Table"),
+        );
         ctx
     }
 
@@ -599,7 +609,10 @@ Resources: {}
     fn sub_with_names_attributes_pseudo_literals_and_variables() {
         let c = ctx();
         assert_eq!(
-            eval(&c, r#"!Sub "${AWS::StackName}-${Stage}/${Queue.QueueName}/${Table}""#),
+            eval(
+                &c,
+                r#"!Sub "${AWS::StackName}-${Stage}/${Queue.QueueName}/${Table}""#
+            ),
             s("stk-dev/stk-Queue/stk-Table")
         );
         assert_eq!(eval(&c, r#"!Sub "x${!Literal}y""#), s("x${Literal}y"));
@@ -619,10 +632,7 @@ Resources: {}
         assert_eq!(eval(&c, "!Join [':', [a, !Ref Stage, 3]]"), s("a:dev:3"));
         assert_eq!(eval(&c, "!Select [1, [x, y, z]]"), s("y"));
         assert_eq!(eval(&c, "!Select ['2', !Split [',', 'p,q,r']]"), s("r"));
-        assert_eq!(
-            eval(&c, "!Join ['-', !Split ['/', 'a/b']]"),
-            s("a-b")
-        );
+        assert_eq!(eval(&c, "!Join ['-', !Split ['/', 'a/b']]"), s("a-b"));
         assert!(eval(&c, "!Select [5, [x]]").is_err());
     }
 

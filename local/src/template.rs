@@ -105,7 +105,9 @@ impl Template {
     pub fn parse(text: &str) -> Result<Self, TemplateError> {
         let root: Value = serde_yaml::from_str(text)?;
         if !root.is_mapping() {
-            return Err(TemplateError::Invalid("the document is not a mapping".into()));
+            return Err(TemplateError::Invalid(
+                "the document is not a mapping".into(),
+            ));
         }
 
         let mut parameters = BTreeMap::new();
@@ -115,9 +117,13 @@ impl Template {
                 .and_then(Value::as_str)
                 .unwrap_or("String")
                 .to_string();
-            let default = decl.get("Default").map(scalar_text).transpose().map_err(|e| {
-                TemplateError::Invalid(format!("parameter {name} has an invalid Default: {e}"))
-            })?;
+            let default = decl
+                .get("Default")
+                .map(scalar_text)
+                .transpose()
+                .map_err(|e| {
+                    TemplateError::Invalid(format!("parameter {name} has an invalid Default: {e}"))
+                })?;
             parameters.insert(name, ParameterDecl { kind, default });
         }
 
@@ -330,7 +336,10 @@ Resources:
         assert_eq!(f.variables["A"], Value::String("own".into()));
         assert!(matches!(f.variables["B"], Value::Tagged(_)));
         assert_eq!(f.events.len(), 2);
-        assert!(f.events.iter().any(|e| e.name == "Default" && e.properties.is_null()));
+        assert!(f
+            .events
+            .iter()
+            .any(|e| e.name == "Default" && e.properties.is_null()));
     }
 
     #[test]

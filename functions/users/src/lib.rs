@@ -194,8 +194,7 @@ async fn token(
         })?;
     let scopes: Vec<String> = match field("scope") {
         Some(requested) if !requested.trim().is_empty() => {
-            let requested: Vec<String> =
-                requested.split_whitespace().map(str::to_string).collect();
+            let requested: Vec<String> = requested.split_whitespace().map(str::to_string).collect();
             if let Some(bad) = requested.iter().find(|s| !client.scopes.contains(s)) {
                 return Err(oauth_error(
                     StatusCode::BAD_REQUEST,

@@ -71,9 +71,14 @@ mod tests {
         let a = c.authenticate("a", "s:e:c:r").expect("a");
         assert_eq!(a.scopes, vec!["source.write", "other"]);
         assert!(c.authenticate("a", "s").is_none());
-        assert!(c.authenticate("b", "x").is_some_and(|b| b.scopes.is_empty()));
+        assert!(c
+            .authenticate("b", "x")
+            .is_some_and(|b| b.scopes.is_empty()));
         assert!(c.authenticate("zz", "x").is_none());
         assert!(ServiceClients::parse("nocolon").is_err());
-        assert!(ServiceClients::parse("").expect("empty").authenticate("", "").is_none());
+        assert!(ServiceClients::parse("")
+            .expect("empty")
+            .authenticate("", "")
+            .is_none());
     }
 }

@@ -38,7 +38,9 @@ pub struct ProfileUpdate {
     pub name: Option<Option<String>>,
 }
 
-fn double_option<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+fn double_option<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<String>>, D::Error> {
     serde::Deserialize::deserialize(d).map(Some)
 }
 
@@ -65,9 +67,19 @@ impl From<StoreError> for ApiError {
 }
 
 impl Identity {
-    pub fn new(store: UserStore, issuer: TokenIssuer, admins: Vec<String>, clients: ServiceClients) -> Self {
+    pub fn new(
+        store: UserStore,
+        issuer: TokenIssuer,
+        admins: Vec<String>,
+        clients: ServiceClients,
+    ) -> Self {
         let admins = admins.into_iter().map(|a| a.to_ascii_lowercase()).collect();
-        Self { store, issuer, admins, clients }
+        Self {
+            store,
+            issuer,
+            admins,
+            clients,
+        }
     }
 
     /// From `USERS_TABLE`, the JWT variables, `ADMIN_USERNAMES` and `SERVICE_CLIENTS`.
@@ -141,7 +153,11 @@ impl Identity {
     }
 
     /// A token for the right username and password; the same 401 for every failure.
-    pub async fn login(&self, username: Option<String>, password: Option<String>) -> Result<IssuedToken, ApiError> {
+    pub async fn login(
+        &self,
+        username: Option<String>,
+        password: Option<String>,
+    ) -> Result<IssuedToken, ApiError> {
         let mut errors = FieldErrors::new();
         let username = username.filter(|u| !u.trim().is_empty());
         let password = password.filter(|p| !p.is_empty());
@@ -165,7 +181,11 @@ impl Identity {
             return Err(ApiError::unauthorized("Invalid username or password"));
         };
         let roles = self.roles_for(&record.username);
-        let user = self.store.user(&record.user_id).await?.ok_or(StoreError::NotFound)?;
+        let user = self
+            .store
+            .user(&record.user_id)
+            .await?
+            .ok_or(StoreError::NotFound)?;
         if user.roles != roles {
             self.store.set_roles(&record.user_id, &roles).await?;
         }
@@ -179,11 +199,19 @@ impl Identity {
     }
 
     pub async fn profile(&self, user_id: &str) -> Result<Profile, ApiError> {
-        let user = self.store.user(user_id).await?.ok_or(StoreError::NotFound)?;
+        let user = self
+            .store
+            .user(user_id)
+            .await?
+            .ok_or(StoreError::NotFound)?;
         Ok(to_profile(user))
     }
 
-    pub async fn update_profile(&self, user_id: &str, update: ProfileUpdate) -> Result<Profile, ApiError> {
+    pub async fn update_profile(
+        &self,
+        user_id: &str,
+        update: ProfileUpdate,
+    ) -> Result<Profile, ApiError> {
         let mut errors = FieldErrors::new();
         let email = update
             .email
@@ -195,7 +223,11 @@ impl Identity {
             Some(raw) => errors.check(parse_name(raw.as_deref())),
         };
         errors.finish()?;
-        let current = self.store.user(user_id).await?.ok_or(StoreError::NotFound)?;
+        let current = self
+            .store
+            .user(user_id)
+            .await?
+            .ok_or(StoreError::NotFound)?;
         let new_email = email
             .filter(|e| e.as_str() != current.email)
             .map(|e| (e.as_str().to_string(), e.key()));
@@ -217,7 +249,11 @@ impl Identity {
     }
 
     /// Applies `update` to the stored settings, retrying when another request saved first.
-    pub async fn update_settings(&self, user_id: &str, update: SettingsUpdate) -> Result<Settings, ApiError> {
+    pub async fn update_settings(
+        &self,
+        user_id: &str,
+        update: SettingsUpdate,
+    ) -> Result<Settings, ApiError> {
         for _ in 0..3 {
             let (current, version) = self.store.settings(user_id).await?;
             let next = update

@@ -290,13 +290,25 @@ mod tests {
         assert!(Username::parse(&"a".repeat(51)).is_err());
         assert!(Username::parse("al ice").is_err());
         assert!(Username::parse("älice").is_err());
-        assert_eq!(Username::parse("Alice").map(|u| u.key()).ok(), Some("alice".into()));
+        assert_eq!(
+            Username::parse("Alice").map(|u| u.key()).ok(),
+            Some("alice".into())
+        );
     }
 
     #[test]
     fn emails() {
         assert!(Email::parse("a@example.com").is_ok());
-        for bad in ["", "a", "a@", "@b.com", "a@b", "a b@c.com", "a@b..com", "a@.b.com"] {
+        for bad in [
+            "",
+            "a",
+            "a@",
+            "@b.com",
+            "a@b",
+            "a b@c.com",
+            "a@b..com",
+            "a@.b.com",
+        ] {
             assert!(Email::parse(bad).is_err(), "{bad}");
         }
     }
@@ -306,7 +318,10 @@ mod tests {
         assert!(Password::parse("1234567").is_err());
         assert!(Password::parse("12345678").is_ok());
         assert!(Password::parse(&"x".repeat(129)).is_err());
-        assert_eq!(format!("{:?}", Password::parse("secret-password").ok()), "Some(Password(***))");
+        assert_eq!(
+            format!("{:?}", Password::parse("secret-password").ok()),
+            "Some(Password(***))"
+        );
         assert_eq!(parse_name(Some("  ")), Ok(None));
         assert!(parse_name(Some(&"n".repeat(101))).is_err());
     }

@@ -39,7 +39,11 @@ pub async fn verify(password: String, stored: Option<String>) -> bool {
             }
         };
         let ok = PasswordHash::new(encoded)
-            .map(|parsed| hasher().verify_password(password.as_bytes(), &parsed).is_ok())
+            .map(|parsed| {
+                hasher()
+                    .verify_password(password.as_bytes(), &parsed)
+                    .is_ok()
+            })
             .unwrap_or(false);
         ok && stored.is_some()
     })

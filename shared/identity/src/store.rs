@@ -194,8 +194,7 @@ impl UserStore {
             };
             match cancelled_indexes(&err) {
                 Some(reasons) if is_contention(&reasons) && attempt < TRANSACTION_ATTEMPTS => {
-                    tokio::time::sleep(std::time::Duration::from_millis(20 * attempt as u64))
-                        .await;
+                    tokio::time::sleep(std::time::Duration::from_millis(20 * attempt as u64)).await;
                 }
                 Some(reasons) if reasons.iter().any(|(i, _)| *i == 0) => {
                     return Err(StoreError::Taken("username"))
@@ -220,7 +219,10 @@ impl UserStore {
         Ok(TransactWriteItem::builder().put(put).build())
     }
 
-    pub async fn login_record(&self, username_key: &str) -> Result<Option<LoginRecord>, StoreError> {
+    pub async fn login_record(
+        &self,
+        username_key: &str,
+    ) -> Result<Option<LoginRecord>, StoreError> {
         let out = self
             .db
             .get_item()
@@ -313,9 +315,7 @@ impl UserStore {
         if new_name.is_some() {
             update = update.expression_attribute_names("#name", "name");
         }
-        let update = update
-            .build()
-            .map_err(|e| StoreError::Aws(e.to_string()))?;
+        let update = update.build().map_err(|e| StoreError::Aws(e.to_string()))?;
 
         let old_email_key = current.email.to_lowercase();
         let mut items = vec![TransactWriteItem::builder().update(update).build()];
@@ -378,11 +378,19 @@ impl UserStore {
         settings: &Settings,
         version: u64,
     ) -> Result<(), StoreError> {
-        let json = serde_json::to_string(settings).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let json =
+            serde_json::to_string(settings).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let mut item = key(user_pk(id), "SETTINGS");
         item.insert("data".into(), s(json));
-        item.insert("version".into(), AttributeValue::N((version + 1).to_string()));
-        let mut put = self.db.put_item().table_name(&self.table).set_item(Some(item));
+        item.insert(
+            "version".into(),
+            AttributeValue::N((version + 1).to_string()),
+        );
+        let mut put = self
+            .db
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item));
         put = if version == 0 {
             put.condition_expression("attribute_not_exists(pk)")
         } else {

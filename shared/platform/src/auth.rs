@@ -8,8 +8,8 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use axum::extract::{FromRef, FromRequestParts};
-use axum::http::request::Parts;
 use axum::http::header;
+use axum::http::request::Parts;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
@@ -153,7 +153,9 @@ fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
         .to_str()
         .map_err(|_| ApiError::unauthorized("Authorization header is malformed"))?;
     match value.split_once(' ') {
-        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
+        Some((scheme, token))
+            if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
+        {
             Ok(Some(token.trim()))
         }
         _ => Err(ApiError::unauthorized(
@@ -339,8 +341,10 @@ where
         if expected.matches(presented) {
             Ok(InternalService)
         } else {
-            Err(ApiError::unauthorized("A valid X-Internal-Service-Token is required")
-                .with_challenge("X-Internal-Service-Token"))
+            Err(
+                ApiError::unauthorized("A valid X-Internal-Service-Token is required")
+                    .with_challenge("X-Internal-Service-Token"),
+            )
         }
     }
 }
@@ -386,8 +390,8 @@ mod tests {
 
         let mut wrong_aud = claims(60);
         wrong_aud.aud = "other".into();
-        let t = jsonwebtoken::encode(&Header::new(Algorithm::EdDSA), &wrong_aud, &key)
-            .expect("encode");
+        let t =
+            jsonwebtoken::encode(&Header::new(Algorithm::EdDSA), &wrong_aud, &key).expect("encode");
         assert_eq!(verifier.verify(&t), Err(TokenError::Claims));
 
         let (other_key, _) = pair();

@@ -42,7 +42,10 @@ impl Env {
     /// The value of `key`, treating an empty string as unset (CloudFormation parameters
     /// cannot be absent, only empty).
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.0.get(key).map(String::as_str).filter(|v| !v.is_empty())
+        self.0
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 
     pub fn get_or<'a>(&'a self, key: &str, default: &'a str) -> &'a str {
@@ -62,10 +65,13 @@ impl Env {
     {
         match self.get(key) {
             None => Ok(default),
-            Some(raw) => raw.trim().parse().map_err(|e: T::Err| ConfigError::Invalid {
-                name: key.to_string(),
-                reason: e.to_string(),
-            }),
+            Some(raw) => raw
+                .trim()
+                .parse()
+                .map_err(|e: T::Err| ConfigError::Invalid {
+                    name: key.to_string(),
+                    reason: e.to_string(),
+                }),
         }
     }
 

@@ -51,7 +51,11 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             ApiError::bad_request("Malformed JSON body")
                 .with_details(vec![format!("body: {inner}")])
         } else {
-            let field = if path == "." { "body".to_string() } else { path };
+            let field = if path == "." {
+                "body".to_string()
+            } else {
+                path
+            };
             ApiError::validation(vec![crate::error::FieldError::new(
                 field,
                 strip_position(&inner.to_string()),
@@ -207,7 +211,11 @@ impl ApiError {
 /// The health body: 200 `{status: UP}` or 503 `{status: DOWN}`.
 pub fn health(up: bool) -> Response {
     if up {
-        (StatusCode::OK, axum::Json(serde_json::json!({"status": "UP"}))).into_response()
+        (
+            StatusCode::OK,
+            axum::Json(serde_json::json!({"status": "UP"})),
+        )
+            .into_response()
     } else {
         (
             StatusCode::SERVICE_UNAVAILABLE,

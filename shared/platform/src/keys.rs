@@ -125,7 +125,9 @@ mod tests {
     #[test]
     fn rejects_garbage() {
         assert!(parse_private_pem("nope").is_err());
-        assert!(parse_public_pems("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----")
-            .is_err());
+        assert!(
+            parse_public_pems("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----")
+                .is_err()
+        );
     }
 }

@@ -1,0 +1,113 @@
+//! Which code runs for which function: binary name (the template's
+//! `Metadata.BuildProperties.Binary`) → a factory that builds the handler from the function's
+//! environment, exactly as the binary's `main` does in Lambda at cold start.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use platform::{BoxError, Env, Function, ScheduleHandler, SqsHandler};
+
+pub(crate) type Factory =
+    Arc<dyn Fn(Env) -> BoxFuture<'static, Result<Function, BoxError>> + Send + Sync>;
+
+/// Function factories by binary name.
+#[derive(Clone, Default)]
+pub struct Registry {
+    factories: BTreeMap<String, Factory>,
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.factories.keys()).finish()
+    }
+}
+
+impl Registry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The general form: a factory producing any kind of [`Function`].
+    pub fn function<F, Fut>(&mut self, binary: &str, factory: F) -> &mut Self
+    where
+        F: Fn(Env) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Function, BoxError>> + Send + 'static,
+    {
+        let factory: Factory = Arc::new(move |env| factory(env).boxed());
+        self.factories.insert(binary.to_string(), factory);
+        self
+    }
+
+    /// An HTTP function: its axum router.
+    pub fn http<F, Fut>(&mut self, binary: &str, factory: F) -> &mut Self
+    where
+        F: Fn(Env) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<axum::Router, BoxError>> + Send + 'static,
+    {
+        self.function(binary, move |env| {
+            factory(env).map(|r| r.map(Function::Http))
+        })
+    }
+
+    /// An SQS worker.
+    pub fn sqs<F, Fut>(&mut self, binary: &str, factory: F) -> &mut Self
+    where
+        F: Fn(Env) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Arc<dyn SqsHandler>, BoxError>> + Send + 'static,
+    {
+        self.function(binary, move |env| {
+            factory(env).map(|r| r.map(Function::Sqs))
+        })
+    }
+
+    /// A scheduled job.
+    pub fn schedule<F, Fut>(&mut self, binary: &str, factory: F) -> &mut Self
+    where
+        F: Fn(Env) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Arc<dyn ScheduleHandler>, BoxError>> + Send + 'static,
+    {
+        self.function(binary, move |env| {
+            factory(env).map(|r| r.map(Function::Schedule))
+        })
+    }
+
+    pub fn contains(&self, binary: &str) -> bool {
+        self.factories.contains_key(binary)
+    }
+
+    pub fn binaries(&self) -> impl Iterator<Item = &str> {
+        self.factories.keys().map(String::as_str)
+    }
+
+    pub(crate) fn factory(&self, binary: &str) -> Option<Factory> {
+        self.factories.get(binary).cloned()
+    }
+}
+
+/// Every function of this repository, by binary name.
+pub fn registry() -> Registry {
+    let mut registry = Registry::new();
+    registry.http("users", users_function::router);
+    registry
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn factories_build_the_declared_kind() {
+        let mut r = Registry::new();
+        r.http("web", |_env| async { Ok(axum::Router::new()) });
+        assert!(r.contains("web"));
+        assert!(!r.contains("nope"));
+        let factory = r.factory("web").expect("factory");
+        let built = factory(Env::new()).await.expect("build");
+        assert!(matches!(built, Function::Http(_)));
+        assert_eq!(format!("{r:?}"), r#"{"web"}"#);
+    }
+}

@@ -1,0 +1,92 @@
+//! Every file in `events/` goes through its function's handler the way `cargo lambda invoke
+//! --data-file` delivers it: an API Gateway v2 event converted by `lambda_http`.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+use stack_tests::{repo_root, TestStack};
+use tower::ServiceExt;
+
+async fn invoke(router: &axum::Router, event: &str) -> (u16, Value) {
+    let request = lambda_http::request::from_str(event).expect("API Gateway v2 event");
+    let (parts, body) = request.into_parts();
+    let request = http::Request::from_parts(parts, axum::body::Body::from(body.to_vec()));
+    let response = router.clone().oneshot(request).await.expect("response");
+    let status = response.status().as_u16();
+    let bytes = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .expect("body")
+        .to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn every_event_file_gets_its_expected_status() {
+    let root = repo_root().join("events");
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("expected.json")).expect("events/expected.json"),
+    )
+    .expect("manifest json");
+    let entries = manifest["events"].as_array().expect("events array");
+
+    // The manifest and the directory agree: no event file goes untested.
+    let listed: BTreeSet<String> = entries
+        .iter()
+        .map(|e| e["file"].as_str().expect("file").to_string())
+        .collect();
+    let mut on_disk = BTreeSet::new();
+    for dir in std::fs::read_dir(&root).expect("events dir") {
+        let dir = dir.expect("entry").path();
+        if dir.is_dir() {
+            for file in std::fs::read_dir(&dir).expect("dir") {
+                let file = file.expect("file").path();
+                if file.extension().is_some_and(|e| e == "json") {
+                    let rel = file.strip_prefix(&root).expect("relative");
+                    on_disk.insert(rel.to_string_lossy().replace('\\', "/"));
+                }
+            }
+        }
+    }
+    assert_eq!(
+        listed, on_disk,
+        "events/expected.json must list every event file"
+    );
+
+    let t = TestStack::start().await;
+    let mut token = None;
+    for entry in entries {
+        let file = entry["file"].as_str().expect("file");
+        let function = entry["function"].as_str().expect("function");
+        let env = t
+            .stack
+            .function_env(function)
+            .expect("function in template")
+            .clone();
+        let router = match function {
+            "UsersFunction" => users_function::router(env).await.expect("router"),
+            other => panic!("no handler wired for {other} in this test"),
+        };
+        let event = std::fs::read_to_string(root.join(file)).expect("event file");
+        let (status, body) = invoke(&router, &event).await;
+        assert_eq!(
+            status,
+            entry["status"].as_u64().expect("status") as u16,
+            "{file}: {body}"
+        );
+        if let Some(t) = body.get("token").and_then(Value::as_str) {
+            token = Some(t.to_string());
+        }
+        if let Some(with_token) = entry.get("withLoginToken").and_then(Value::as_u64) {
+            let token = token.as_deref().expect("a login event ran before");
+            let event = event.replace("PASTE_THE_TOKEN_FROM_LOGIN", token);
+            let (status, body) = invoke(&router, &event).await;
+            assert_eq!(
+                status as u64, with_token,
+                "{file} with a real token: {body}"
+            );
+        }
+    }
+}

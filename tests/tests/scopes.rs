@@ -1,0 +1,125 @@
+//! The platform's route guards with real tokens from the stack's token issuer: a route that
+//! requires scope `source.write`, an admin route and an internal route. (The content
+//! function's own subscribe routes are tested the same way once they exist.)
+
+use std::sync::Arc;
+
+use axum::extract::FromRef;
+use axum::routing::get;
+use axum::Router;
+use platform::auth::{
+    AdminUser, InternalService, InternalToken, RequireScope, SourceWrite, TokenVerifier,
+};
+use platform::{Env, ErrorStyle};
+use stack_tests::{TestStack, INTERNAL_TOKEN};
+use tower::ServiceExt;
+
+#[derive(Clone)]
+struct Guards {
+    verifier: Arc<TokenVerifier>,
+    internal: InternalToken,
+}
+
+impl FromRef<Guards> for Arc<TokenVerifier> {
+    fn from_ref(g: &Guards) -> Self {
+        Arc::clone(&g.verifier)
+    }
+}
+
+impl FromRef<Guards> for InternalToken {
+    fn from_ref(g: &Guards) -> Self {
+        g.internal.clone()
+    }
+}
+
+/// A router built the way every function builds one, verifying with the stack's public key
+/// only (as a function without the private key does).
+fn guarded(t: &TestStack) -> Router {
+    let env = Env::new()
+        .with("JWT_PUBLIC_KEY", t.keys.public_pem.clone())
+        .with("INTERNAL_SERVICE_TOKEN", INTERNAL_TOKEN);
+    let state = Guards {
+        verifier: Arc::new(TokenVerifier::from_env(&env, &[]).expect("verifier")),
+        internal: InternalToken::from_env(&env),
+    };
+    let routes = Router::new()
+        .route(
+            "/scoped",
+            get(|_: RequireScope<SourceWrite>| async { "ok" }),
+        )
+        .route("/admin", get(|_: AdminUser| async { "ok" }))
+        .route("/internal", get(|_: InternalService| async { "ok" }))
+        .with_state(state);
+    platform::http::finish(routes, ErrorStyle::Community, 1024)
+}
+
+async fn status(router: &Router, path: &str, header: Option<(&str, String)>) -> u16 {
+    let mut request = http::Request::get(path);
+    if let Some((name, value)) = header {
+        request = request.header(name, value);
+    }
+    let request = request.body(axum::body::Body::empty()).expect("request");
+    router
+        .clone()
+        .oneshot(request)
+        .await
+        .expect("response")
+        .status()
+        .as_u16()
+}
+
+fn bearer(token: &str) -> Option<(&'static str, String)> {
+    Some(("authorization", format!("Bearer {token}")))
+}
+
+#[tokio::test]
+async fn scope_admin_and_internal_guards() {
+    let t = TestStack::start().await;
+    let router = guarded(&t);
+    let (_, user) = t.user("scoped_user").await;
+    let (_, admin) = t.user("admin").await;
+    let service = t.service_token().await;
+
+    assert_eq!(status(&router, "/scoped", None).await, 401);
+    assert_eq!(status(&router, "/scoped", bearer("nonsense")).await, 401);
+    assert_eq!(status(&router, "/scoped", bearer(&user)).await, 403);
+    assert_eq!(status(&router, "/scoped", bearer(&admin)).await, 403);
+    assert_eq!(status(&router, "/scoped", bearer(&service)).await, 200);
+
+    assert_eq!(status(&router, "/admin", None).await, 401);
+    assert_eq!(status(&router, "/admin", bearer(&user)).await, 403);
+    assert_eq!(status(&router, "/admin", bearer(&service)).await, 403);
+    assert_eq!(status(&router, "/admin", bearer(&admin)).await, 200);
+
+    let internal = |v: &str| Some(("x-internal-service-token", v.to_string()));
+    assert_eq!(status(&router, "/internal", None).await, 401);
+    assert_eq!(
+        status(&router, "/internal", internal("local-internal-tokeX")).await,
+        401
+    );
+    assert_eq!(status(&router, "/internal", bearer(&admin)).await, 401);
+    assert_eq!(
+        status(&router, "/internal", internal(INTERNAL_TOKEN)).await,
+        200
+    );
+}
+
+#[tokio::test]
+async fn community_routers_answer_in_the_community_shape() {
+    let t = TestStack::start().await;
+    let router = guarded(&t);
+    let request = http::Request::get("/scoped")
+        .body(axum::body::Body::empty())
+        .expect("request");
+    let response = router.oneshot(request).await.expect("response");
+    assert_eq!(response.status(), 401);
+    let bytes = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .expect("body")
+        .to_bytes();
+    let body: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
+    assert_eq!(body["status"], 401);
+    assert_eq!(body["error"], "Unauthorized");
+    assert!(body["message"].is_string() && body["timestamp"].is_string());
+    assert!(body.get("code").is_none() && body.get("path").is_none());
+}
