@@ -246,7 +246,7 @@ mod tests {
         assert_eq!(err.message, "Malformed JSON body");
         let err = parse_json::<Body>(b"  ").unwrap_err();
         assert_eq!(err.details, vec!["body: must not be empty"]);
-        let err = parse_json::<Body>(b"[1]").unwrap_err();
+        let err = parse_json::<Body>(b"\"text\"").unwrap_err();
         assert!(err.details[0].starts_with("body: invalid type"), "{err}");
     }
 
