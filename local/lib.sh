@@ -17,7 +17,6 @@ fi
 _LOCAL_LIB_SOURCED=1
 
 LOCAL_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO_ROOT="$(cd "$LOCAL_DIR/.." && pwd)"
 VENV_DIR="$LOCAL_DIR/.venv"
 STATE_DIR="$LOCAL_DIR/.state"
 REQUIREMENTS="$LOCAL_DIR/requirements.txt"
