@@ -1,0 +1,223 @@
+//! Feed ingestion: what happens when a feed is submitted and whenever it is refreshed.
+
+use chrono::{Duration, Utc};
+
+use crate::fetch::{FeedFetcher, FetchError, FetchOutcome, Validators};
+use crate::model::{Source, TopicRef};
+use crate::parse::{parse_feed, ParseError, ParsedFeed};
+use crate::store::{ContentStore, FetchState, NewArticle, NewSource, StoreError, Upsert};
+use crate::url::{normalise_feed_url, source_id, FeedUrlError};
+
+/// How often a healthy source is refreshed, and the longest back-off for a failing one.
+pub const REFRESH_INTERVAL_MINUTES: i64 = 15;
+pub const MAX_BACKOFF_MINUTES: i64 = 24 * 60;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("{0}")]
+    InvalidUrl(#[from] FeedUrlError),
+    #[error("{0}")]
+    Fetch(#[from] FetchError),
+    #[error("{0}")]
+    NotAFeed(#[from] ParseError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What one refresh did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct RefreshReport {
+    pub not_modified: bool,
+    pub inserted: usize,
+    pub already_stored: usize,
+}
+
+pub struct Ingest {
+    pub store: ContentStore,
+    pub fetcher: FeedFetcher,
+}
+
+/// A stable article id: the same entry of the same source always gets the same id, so a
+/// refetch or a redelivered message cannot duplicate it.
+pub fn article_id(source_id: &str, guid: &str) -> String {
+    crate::url::source_id(&format!("{source_id}\n{guid}"))
+}
+
+impl Ingest {
+    /// Submits a feed URL: the existing source when the URL is known (`false`), else fetches,
+    /// parses and stores a new source with its articles (`true`).
+    pub async fn submit(&self, raw_url: &str) -> Result<(Source, bool), IngestError> {
+        let url = normalise_feed_url(raw_url)?;
+        let id = source_id(&url);
+        if let Some(existing) = self.store.source(&id).await? {
+            return Ok((existing, false));
+        }
+        let (feed, validators) = match self.fetcher.fetch(&url, &Validators::default()).await? {
+            FetchOutcome::Fetched {
+                body,
+                etag,
+                last_modified,
+                final_url,
+            } => (
+                parse_feed(&body, &final_url)?,
+                Validators {
+                    etag,
+                    last_modified,
+                },
+            ),
+            FetchOutcome::NotModified => {
+                return Err(FetchError::Network("unexpected 304 without validators".into()).into())
+            }
+        };
+        let (source, created) = self
+            .store
+            .create_source(NewSource {
+                id: id.clone(),
+                url,
+                title: feed.title.clone(),
+                site_url: feed.site_url.clone(),
+                description: feed.description.clone(),
+            })
+            .await?;
+        if created {
+            self.store_entries(&source, &feed).await?;
+            let state = healthy_state(validators);
+            self.store.record_fetch(&id, &state, true, None).await?;
+        }
+        let source = self.store.source(&id).await?.unwrap_or(source);
+        Ok((source, created))
+    }
+
+    /// Refreshes one source with a conditional GET; a failure backs the source off.
+    pub async fn refresh(&self, source_id: &str) -> Result<RefreshReport, IngestError> {
+        let Some((source, state)) = self.store.source_for_fetch(source_id).await? else {
+            return Ok(RefreshReport::default());
+        };
+        let validators = Validators {
+            etag: state.etag.clone(),
+            last_modified: state.last_modified.clone(),
+        };
+        let outcome = self.fetcher.fetch(&source.url, &validators).await;
+        let parsed = match outcome {
+            Ok(FetchOutcome::NotModified) => {
+                self.store
+                    .record_fetch(source_id, &healthy_state(validators), true, None)
+                    .await?;
+                return Ok(RefreshReport {
+                    not_modified: true,
+                    ..Default::default()
+                });
+            }
+            Ok(FetchOutcome::Fetched {
+                body,
+                etag,
+                last_modified,
+                final_url,
+            }) => parse_feed(&body, &final_url)
+                .map(|feed| {
+                    (
+                        feed,
+                        Validators {
+                            etag,
+                            last_modified,
+                        },
+                    )
+                })
+                .map_err(IngestError::from),
+            Err(e) => Err(e.into()),
+        };
+        match parsed {
+            Ok((feed, validators)) => {
+                let report = self.store_entries(&source, &feed).await?;
+                self.store
+                    .record_fetch(
+                        source_id,
+                        &healthy_state(validators),
+                        true,
+                        Some(&feed.title),
+                    )
+                    .await?;
+                Ok(report)
+            }
+            Err(error) => {
+                let failures = state.failures.saturating_add(1);
+                let backoff =
+                    (REFRESH_INTERVAL_MINUTES << failures.min(7)).min(MAX_BACKOFF_MINUTES);
+                let failed = FetchState {
+                    failures,
+                    next_fetch_at: Some(stamp(Utc::now() + Duration::minutes(backoff))),
+                    ..state
+                };
+                tracing::warn!(source_id, failures, backoff_minutes = backoff, error = %error, "feed refresh failed");
+                self.store
+                    .record_fetch(source_id, &failed, false, None)
+                    .await?;
+                Err(error)
+            }
+        }
+    }
+
+    async fn store_entries(
+        &self,
+        source: &Source,
+        feed: &ParsedFeed,
+    ) -> Result<RefreshReport, StoreError> {
+        let mut report = RefreshReport::default();
+        let fallback_time = Utc::now();
+        for entry in &feed.entries {
+            let article = NewArticle {
+                id: article_id(&source.id, &entry.guid),
+                source_id: source.id.clone(),
+                source_title: source.title.clone(),
+                title: entry.title.clone(),
+                link: entry.link.clone(),
+                author: entry.author.clone(),
+                published_at: stamp(entry.published_at.unwrap_or(fallback_time)),
+                summary: entry.summary.clone(),
+                paragraphs: entry.paragraphs.clone(),
+                topics: entry
+                    .topics
+                    .iter()
+                    .map(|t| TopicRef {
+                        id: t.id.clone(),
+                        name: t.name.clone(),
+                    })
+                    .collect(),
+                image_url: entry.image_url.clone(),
+            };
+            match self.store.upsert_article(&article).await? {
+                Upsert::Inserted => report.inserted += 1,
+                Upsert::AlreadyStored => report.already_stored += 1,
+                Upsert::SourceGone => break,
+            }
+        }
+        Ok(report)
+    }
+}
+
+fn healthy_state(validators: Validators) -> FetchState {
+    FetchState {
+        etag: validators.etag,
+        last_modified: validators.last_modified,
+        failures: 0,
+        next_fetch_at: Some(stamp(
+            Utc::now() + Duration::minutes(REFRESH_INTERVAL_MINUTES),
+        )),
+    }
+}
+
+fn stamp(t: chrono::DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn article_ids_are_stable_per_source_and_guid() {
+        assert_eq!(article_id("s1", "g"), article_id("s1", "g"));
+        assert_ne!(article_id("s1", "g"), article_id("s2", "g"));
+        assert_eq!(article_id("s1", "g").len(), 32);
+    }
+}

@@ -1,0 +1,40 @@
+//! News feeds: from a URL a user submits to plain-text articles.
+//!
+//! The content service uses these modules in this order:
+//!
+//! 1. [`url`](mod@crate::url): [`normalise_feed_url`] gives every feed URL one canonical
+//!    spelling (refusing what cannot be fetched), and [`source_id`] derives the source's
+//!    stable id from it, so the same feed submitted twice is the same source.
+//! 2. [`fetch`]: [`FeedFetcher`] downloads the document with a total deadline, a size cap,
+//!    hand-followed redirects, conditional requests ([`Validators`] → [`FetchOutcome::NotModified`])
+//!    and a guard against fetching private or reserved addresses (SSRF).
+//! 3. [`parse`]: [`parse_feed`] reads RSS 0.9x/1.0/2.0, Atom and JSON Feed into a
+//!    [`ParsedFeed`] of [`ParsedEntry`]s with absolute links, dates, plain-text summaries and
+//!    paragraphs, topics and an image; anything else is [`ParseError::NotAFeed`].
+//! 4. [`html`]: the forgiving HTML-to-text conversion behind the titles, summaries and
+//!    paragraphs (scripts, styles and the like dropped, entities decoded).
+//! 5. [`topic`]: [`normalise_topic`] folds category labels onto stable topic ids
+//!    ("Tech", "TECH" → `tech`).
+//!
+//! 6. [`store`]: the content table (sources, subscribers, articles, topics); its access
+//!    patterns are documented there. [`ingest`] ties fetching, parsing and storage together
+//!    for a submitted feed and for each refresh.
+//!
+//! Everything but [`store`] and [`ingest`] is free of AWS calls.
+
+pub mod fetch;
+pub mod html;
+pub mod ingest;
+pub mod model;
+pub mod parse;
+pub mod store;
+pub mod topic;
+pub mod url;
+
+pub use self::fetch::{
+    is_blocked_ip, FeedFetcher, FetchConfig, FetchError, FetchOutcome, Validators,
+};
+pub use self::html::{html_to_paragraphs, html_to_text};
+pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
+pub use self::topic::{normalise_topic, normalise_topics, Topic};
+pub use self::url::{normalise_feed_url, source_id, FeedUrlError};

@@ -1,0 +1,160 @@
+//! The content table's rules against the emulator, on the table `template.yaml` declares:
+//! subscriber counts exact under concurrency, idempotent article upserts, and the last
+//! subscriber taking the source and its articles with it.
+
+use news::model::TopicRef;
+use news::store::{ArticleFilter, ContentStore, NewArticle, NewSource, StoreError, Upsert};
+use stack_tests::TestStack;
+
+async fn store(t: &TestStack) -> ContentStore {
+    let table = t
+        .stack
+        .physical_name("ContentTable")
+        .expect("content table");
+    let db = aws_sdk_dynamodb::Client::new(&aws_config::load_from_env().await);
+    ContentStore::new(db, table)
+}
+
+async fn source(store: &ContentStore, id: &str) {
+    let (_, created) = store
+        .create_source(NewSource {
+            id: id.into(),
+            url: format!("http://127.0.0.1/{id}.xml"),
+            title: format!("Feed {id}"),
+            site_url: None,
+            description: None,
+        })
+        .await
+        .expect("create");
+    assert!(created);
+}
+
+fn article(source_id: &str, n: u32, topics: &[&str]) -> NewArticle {
+    NewArticle {
+        id: news::ingest::article_id(source_id, &format!("guid-{n}")),
+        source_id: source_id.into(),
+        source_title: format!("Feed {source_id}"),
+        title: format!("Article {n}"),
+        link: Some(format!("http://127.0.0.1/{n}")),
+        author: None,
+        published_at: format!("2026-11-{:02}T10:00:00.000Z", n + 1),
+        summary: Some("summary".into()),
+        paragraphs: vec!["one".into(), "two".into()],
+        topics: topics
+            .iter()
+            .map(|t| TopicRef {
+                id: t.to_string(),
+                name: t.to_uppercase(),
+            })
+            .collect(),
+        image_url: None,
+    }
+}
+
+#[tokio::test]
+async fn twenty_concurrent_subscribes_count_twenty() {
+    let t = TestStack::start().await;
+    let store = store(&t).await;
+    source(&store, "s1").await;
+    let subscribes = (0..20).map(|i| {
+        let store = store.clone();
+        async move { store.subscribe("s1", &format!("user-{i}")).await }
+    });
+    for result in futures::future::join_all(subscribes).await {
+        result.expect("subscribe");
+    }
+    // Repeats are idempotent.
+    store.subscribe("s1", "user-0").await.expect("repeat");
+    let s = store.source("s1").await.expect("read").expect("exists");
+    assert_eq!(s.subscriber_count, 20);
+    assert!(matches!(
+        store.subscribe("missing", "u").await,
+        Err(StoreError::SourceNotFound)
+    ));
+}
+
+#[tokio::test]
+async fn upserts_are_idempotent_and_pages_are_newest_first() {
+    let t = TestStack::start().await;
+    let store = store(&t).await;
+    source(&store, "s2").await;
+    for n in 0..5 {
+        let a = article(
+            "s2",
+            n,
+            if n % 2 == 0 {
+                &["tech"]
+            } else {
+                &["science", "tech"]
+            },
+        );
+        assert_eq!(
+            store.upsert_article(&a).await.expect("upsert"),
+            Upsert::Inserted
+        );
+    }
+    // A redelivered batch stores nothing new.
+    for n in 0..5 {
+        let a = article("s2", n, &["tech"]);
+        assert_eq!(
+            store.upsert_article(&a).await.expect("upsert"),
+            Upsert::AlreadyStored
+        );
+    }
+    let page = store
+        .articles_page(&ArticleFilter::default(), 0, 2)
+        .await
+        .expect("page");
+    assert_eq!(page.total_elements, 5);
+    assert_eq!(page.total_pages, 3);
+    let titles: Vec<_> = page.content.iter().map(|a| a.title.as_str()).collect();
+    assert_eq!(titles, vec!["Article 4", "Article 3"]);
+    let last = store
+        .articles_page(&ArticleFilter::default(), 2, 2)
+        .await
+        .expect("page");
+    assert_eq!(last.content.len(), 1);
+    let science = store
+        .articles_page(
+            &ArticleFilter {
+                topic_id: Some("science".into()),
+                source_id: None,
+            },
+            0,
+            10,
+        )
+        .await
+        .expect("page");
+    assert_eq!(science.total_elements, 2);
+    let topics = store.topics().await.expect("topics");
+    let tech = topics.iter().find(|t| t.id == "tech").expect("tech");
+    assert_eq!(tech.article_count, 5);
+}
+
+#[tokio::test]
+async fn last_subscribers_leaving_concurrently_delete_everything() {
+    let t = TestStack::start().await;
+    let store = store(&t).await;
+    source(&store, "s3").await;
+    store.subscribe("s3", "a").await.expect("a");
+    store.subscribe("s3", "b").await.expect("b");
+    store
+        .upsert_article(&article("s3", 1, &["tech"]))
+        .await
+        .expect("article");
+
+    let (ra, rb) = tokio::join!(store.unsubscribe("s3", "a"), store.unsubscribe("s3", "b"));
+    let (ra, rb) = (ra.expect("a"), rb.expect("b"));
+    assert!(
+        ra.1 || rb.1,
+        "one of them deleted the source: {ra:?} {rb:?}"
+    );
+    assert!(store.source("s3").await.expect("read").is_none());
+    let page = store
+        .articles_page(&ArticleFilter::default(), 0, 10)
+        .await
+        .expect("page");
+    assert!(page.content.is_empty(), "no orphan articles");
+    assert_eq!(page.total_elements, 0);
+    assert!(store.topics().await.expect("topics").is_empty());
+}
