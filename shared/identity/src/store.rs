@@ -19,10 +19,9 @@ use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Update};
 use aws_sdk_dynamodb::Client;
 use platform::aws::describe;
+use platform::dynamo::{cancellation_codes, key, s, string, Item};
 
 use crate::model::{Role, Settings};
-
-type Item = HashMap<String, AttributeValue>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -75,23 +74,12 @@ pub struct UserStore {
     table: String,
 }
 
-fn s(v: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn key(pk: String, sk: &str) -> Item {
-    HashMap::from([("pk".to_string(), s(pk)), ("sk".to_string(), s(sk))])
-}
-
 fn user_pk(id: &str) -> String {
     format!("USER#{id}")
 }
 
 fn get_s(item: &Item, name: &str) -> Result<String, StoreError> {
-    item.get(name)
-        .and_then(|v| v.as_s().ok())
-        .cloned()
-        .ok_or_else(|| StoreError::Corrupt(format!("missing {name}")))
+    string(item, name).ok_or_else(|| StoreError::Corrupt(format!("missing {name}")))
 }
 
 fn roles_value(roles: &[Role]) -> AttributeValue {
@@ -125,22 +113,15 @@ fn to_user(item: &Item) -> Result<StoredUser, StoreError> {
     })
 }
 
-/// Which transaction items failed their condition (by index), if the error says so.
+/// Which transaction items failed (by index) and how, if the error is a cancellation.
 fn cancelled_indexes(err: &SdkError<TransactWriteItemsError>) -> Option<Vec<(usize, String)>> {
-    match err.as_service_error() {
-        Some(TransactWriteItemsError::TransactionCanceledException(e)) => Some(
-            e.cancellation_reasons()
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| {
-                    r.code()
-                        .filter(|c| *c != "None")
-                        .map(|c| (i, c.to_string()))
-                })
-                .collect(),
-        ),
-        _ => None,
-    }
+    cancellation_codes(err).map(|codes| {
+        codes
+            .into_iter()
+            .enumerate()
+            .filter(|(_, c)| c != "None")
+            .collect()
+    })
 }
 
 fn is_contention(reasons: &[(usize, String)]) -> bool {
@@ -415,7 +396,7 @@ impl UserStore {
         self.db
             .get_item()
             .table_name(&self.table)
-            .set_key(Some(key("HEALTH".into(), "PING")))
+            .set_key(Some(key("HEALTH", "PING")))
             .send()
             .await
             .map(|_| ())

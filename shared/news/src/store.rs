@@ -31,10 +31,12 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 use platform::aws::describe;
+use platform::dynamo::{
+    cancellation_codes, conflicted as contention, failed_condition as failed_at, key, n,
+    number as num, s, string as opt_s, Item,
+};
 
 use crate::model::{Article, Page, Source, TopicRef, TopicSummary};
-
-type Item = HashMap<String, AttributeValue>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -102,31 +104,8 @@ pub struct ContentStore {
     table: String,
 }
 
-fn s(v: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-fn n(v: i64) -> AttributeValue {
-    AttributeValue::N(v.to_string())
-}
-
-fn key(pk: impl Into<String>, sk: impl Into<String>) -> Item {
-    HashMap::from([("pk".to_string(), s(pk)), ("sk".to_string(), s(sk))])
-}
-
-fn opt_s(item: &Item, name: &str) -> Option<String> {
-    item.get(name).and_then(|v| v.as_s().ok()).cloned()
-}
-
 fn req_s(item: &Item, name: &str) -> Result<String, StoreError> {
     opt_s(item, name).ok_or_else(|| StoreError::Corrupt(format!("missing {name}")))
-}
-
-fn num(item: &Item, name: &str) -> i64 {
-    item.get(name)
-        .and_then(|v| v.as_n().ok())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
 }
 
 fn put_opt(item: &mut Item, name: &str, value: &Option<String>) {
@@ -196,28 +175,6 @@ fn to_article(item: &Item, with_body: bool) -> Result<Article, StoreError> {
         topics,
         image_url: opt_s(item, "imageUrl"),
     })
-}
-
-fn cancellation_codes(err: &SdkError<TransactWriteItemsError>) -> Option<Vec<String>> {
-    match err.as_service_error() {
-        Some(TransactWriteItemsError::TransactionCanceledException(e)) => Some(
-            e.cancellation_reasons()
-                .iter()
-                .map(|r| r.code().unwrap_or("None").to_string())
-                .collect(),
-        ),
-        _ => None,
-    }
-}
-
-fn failed_at(codes: &[String], index: usize) -> bool {
-    codes
-        .get(index)
-        .is_some_and(|c| c == "ConditionalCheckFailed")
-}
-
-fn contention(codes: &[String]) -> bool {
-    codes.iter().any(|c| c == "TransactionConflict")
 }
 
 const ATTEMPTS: u64 = 5;

@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod aws;
 pub mod config;
+pub mod dynamo;
 pub mod error;
 pub mod function;
 pub mod http;
