@@ -169,6 +169,9 @@ struct FunctionPlan {
     schedules: Vec<ScheduleSource>,
 }
 
+/// A template parameter that, left empty, is set to the local base URL.
+pub const PUBLIC_API_URL_PARAMETER: &str = "PublicApiUrl";
+
 /// Provisions the template's resources, starts every function, and serves.
 pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStack, StackError> {
     let template = Template::load(&opts.template)?;
@@ -218,6 +221,13 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
         source,
     })?;
     let base_url = base_url_for(local_addr);
+    // The deployed stack cannot name its own API in a function's environment (a dependency
+    // cycle), so it takes the URL as a parameter; locally the stack knows it.
+    if let Some(value) = ctx.parameters.get_mut(PUBLIC_API_URL_PARAMETER) {
+        if value.as_deref().is_none_or(str::is_empty) {
+            *value = Some(base_url.clone());
+        }
+    }
 
     let credentials = ProcessCredentials::from_process();
     let aws = AwsClients::new(&opts.aws_endpoint, &opts.region, &credentials).await;

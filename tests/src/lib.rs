@@ -1,6 +1,8 @@
 //! Black-box test support: a whole local stack (every function of `template.yaml`) started
 //! in-process on a random port against the emulator, with its own tables.
 
+pub mod feeds;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -55,6 +57,8 @@ impl TestStack {
                 "InternalServiceToken".to_string(),
                 INTERNAL_TOKEN.to_string(),
             ),
+            // The tests serve their feeds on loopback.
+            ("FeedAllowPrivateNetworks".to_string(), "true".to_string()),
         ]);
         parameters.extend(extra_parameters);
         let options = StackOptions {

@@ -65,11 +65,37 @@ async fn every_event_file_gets_its_expected_status() {
             .function_env(function)
             .expect("function in template")
             .clone();
+        let event = std::fs::read_to_string(root.join(file)).expect("event file");
+        // Workers and schedules: the event as Lambda delivers it, straight to the handler.
+        match function {
+            "FeedWorkerFunction" => {
+                let handler = feed_worker_function::handler(env).await.expect("handler");
+                let batch = serde_json::from_str(&event).expect("SQS event");
+                let response = handler.handle(batch).await.expect("batch handled");
+                assert_eq!(
+                    response.batch_item_failures.len() as u64,
+                    entry["batchItemFailures"]
+                        .as_u64()
+                        .expect("batchItemFailures"),
+                    "{file}"
+                );
+                continue;
+            }
+            "FeedSchedulerFunction" => {
+                let handler = feed_scheduler_function::handler(env)
+                    .await
+                    .expect("handler");
+                let scheduled = serde_json::from_str(&event).expect("EventBridge event");
+                handler.handle(scheduled).await.expect("schedule handled");
+                continue;
+            }
+            _ => {}
+        }
         let router = match function {
             "UsersFunction" => users_function::router(env).await.expect("router"),
+            "ContentFunction" => content_function::router(env).await.expect("router"),
             other => panic!("no handler wired for {other} in this test"),
         };
-        let event = std::fs::read_to_string(root.join(file)).expect("event file");
         let (status, body) = invoke(&router, &event).await;
         assert_eq!(
             status,

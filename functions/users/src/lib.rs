@@ -1,13 +1,17 @@
 //! The users function: Document A's user service behind `/api/users/{proxy+}`.
 //!
 //! Accounts, tokens (user logins and OAuth2 client credentials), the JWKS, profile and
-//! settings. All domain logic lives in the `identity` crate; this crate maps HTTP to it.
+//! settings, news source subscriptions and account deletion. All domain logic lives in the
+//! `identity` crate; this crate maps HTTP to it, and calls the content service (through the
+//! public API, `INTERNAL_API_URL`) for subscriptions.
+
+pub mod content;
 
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{FromRef, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{FromRef, Path, State};
+use axum::http::{header, Extensions, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -25,10 +29,18 @@ use serde_json::json;
 /// The public path prefix of this route family.
 pub const PREFIX: &str = "/api/users";
 
+use crate::content::{plausible_source_id, ContentError, ContentService};
+
+/// How long a call to the content service may take.
+const CONTENT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 #[derive(Clone)]
 pub struct AppState {
     identity: Arc<Identity>,
     verifier: Arc<TokenVerifier>,
+    content: ContentService,
+    /// `INTERNAL_API_URL`; when unset, the API the request came through.
+    internal_api_url: Option<String>,
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -41,28 +53,40 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let identity = Identity::from_env(&env, &aws)?;
-    Ok(app(Arc::new(identity)))
+    app(
+        Arc::new(identity),
+        env.get("INTERNAL_API_URL").map(str::to_string),
+    )
 }
 
-pub fn app(identity: Arc<Identity>) -> Router {
+pub fn app(identity: Arc<Identity>, internal_api_url: Option<String>) -> Result<Router, BoxError> {
     let verifier = Arc::new(identity.verifier());
-    let state = AppState { identity, verifier };
+    let state = AppState {
+        identity,
+        verifier,
+        content: ContentService::new(CONTENT_TIMEOUT)?,
+        internal_api_url,
+    };
     let routes = Router::new()
         .route("/auth/register", post(register))
         .route("/auth/login", post(login))
-        .route("/users/me", get(me).put(update_me))
+        .route("/users/me", get(me).put(update_me).delete(delete_me))
+        .route(
+            "/users/me/subscriptions/{source_id}",
+            post(subscribe).delete(unsubscribe),
+        )
         .route("/users/me/settings", get(settings).put(update_settings))
         .route("/.well-known/jwks.json", get(jwks))
         .route("/oauth2/token", post(token))
         .route("/actuator/health", get(health))
         .with_state(state);
-    platform::http::finish(
+    Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
         ErrorStyle::News {
             strip_prefix: PREFIX,
         },
         64 * 1024,
-    )
+    ))
 }
 
 async fn register(
@@ -99,6 +123,104 @@ async fn update_me(
 ) -> Result<Response, ApiError> {
     let profile = state.identity.update_profile(&user.id, update).await?;
     Ok(axum::Json(profile).into_response())
+}
+
+impl AppState {
+    fn content_base(&self, extensions: &Extensions) -> Result<String, ApiError> {
+        platform::http::internal_api_base(self.internal_api_url.as_deref(), extensions).ok_or_else(
+            || {
+                ApiError::internal(
+                    "content service",
+                    "INTERNAL_API_URL is not set and the request did not come through API Gateway",
+                )
+            },
+        )
+    }
+}
+
+/// Subscribes the user through the content service, then records it (enabled) here.
+async fn subscribe(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(source_id): Path<String>,
+    extensions: Extensions,
+) -> Result<Response, ApiError> {
+    if !plausible_source_id(&source_id) {
+        return Err(ContentError::SourceNotFound.into());
+    }
+    let base = state.content_base(&extensions)?;
+    let source = state
+        .content
+        .subscribe(&state.identity, &base, &source_id, &user.id)
+        .await?;
+    state
+        .identity
+        .record_subscription(&user.id, &source_id, true)
+        .await?;
+    Ok(axum::Json(source).into_response())
+}
+
+/// Unsubscribes through the content service: 200 with the source, or 204 when the user was
+/// its last subscriber and the source is gone.
+async fn unsubscribe(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(source_id): Path<String>,
+    extensions: Extensions,
+) -> Result<Response, ApiError> {
+    if !plausible_source_id(&source_id) {
+        return Err(ContentError::SourceNotFound.into());
+    }
+    let base = state.content_base(&extensions)?;
+    let outcome = state
+        .content
+        .unsubscribe(&state.identity, &base, &source_id, &user.id)
+        .await;
+    let remaining = match outcome {
+        Ok(unsubscribed) => unsubscribed.source,
+        // Already gone on the content side: finish our half if we still hold it.
+        Err(ContentError::SourceNotFound) => {
+            let subscribed = state.identity.subscriptions(&user.id).await?;
+            if !subscribed.contains(&source_id) {
+                return Err(ContentError::SourceNotFound.into());
+            }
+            None
+        }
+        Err(e) => return Err(e.into()),
+    };
+    state
+        .identity
+        .record_subscription(&user.id, &source_id, false)
+        .await?;
+    Ok(match remaining {
+        Some(source) => axum::Json(source).into_response(),
+        None => StatusCode::NO_CONTENT.into_response(),
+    })
+}
+
+/// Deletes the account: first every subscription (the last-subscriber rule applies), then
+/// the user's records. Safe to repeat after a failure part-way.
+async fn delete_me(
+    State(state): State<AppState>,
+    user: AuthUser,
+    extensions: Extensions,
+) -> Result<Response, ApiError> {
+    let subscriptions = state.identity.subscriptions(&user.id).await?;
+    if !subscriptions.is_empty() {
+        let base = state.content_base(&extensions)?;
+        for source_id in &subscriptions {
+            match state
+                .content
+                .unsubscribe(&state.identity, &base, source_id, &user.id)
+                .await
+            {
+                Ok(_) | Err(ContentError::SourceNotFound) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    state.identity.delete_account(&user.id).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 async fn settings(State(state): State<AppState>, user: AuthUser) -> Result<Response, ApiError> {

@@ -249,6 +249,7 @@ impl Identity {
     }
 
     /// Applies `update` to the stored settings, retrying when another request saved first.
+    /// `enabledSourceIds` may only name sources the user subscribes to.
     pub async fn update_settings(
         &self,
         user_id: &str,
@@ -260,8 +261,78 @@ impl Identity {
                 .clone()
                 .apply(current)
                 .map_err(ApiError::validation)?;
+            if update.enabled_source_ids.is_some() {
+                let subscribed = self.store.subscriptions(user_id).await?;
+                let unknown: Vec<String> = next
+                    .enabled_source_ids
+                    .iter()
+                    .filter(|id| !subscribed.contains(id))
+                    .map(|id| format!("enabledSourceIds: not subscribed to source {id}"))
+                    .collect();
+                if !unknown.is_empty() {
+                    return Err(ApiError::bad_request("Validation failed").with_details(unknown));
+                }
+            }
             match self.store.save_settings(user_id, &next, version).await {
                 Ok(()) => return Ok(next),
+                Err(StoreError::Contention) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Contention.into())
+    }
+
+    /// The ids of the news sources the user subscribes to.
+    pub async fn subscriptions(&self, user_id: &str) -> Result<Vec<String>, ApiError> {
+        Ok(self.store.subscriptions(user_id).await?)
+    }
+
+    /// Records a subscription (or its end) and keeps `enabledSourceIds` in step: a new
+    /// subscription is enabled, an ended one disappears. Idempotent.
+    pub async fn record_subscription(
+        &self,
+        user_id: &str,
+        source_id: &str,
+        subscribed: bool,
+    ) -> Result<Settings, ApiError> {
+        for _ in 0..5 {
+            let (mut settings, version) = self.store.settings(user_id).await?;
+            let enabled = &mut settings.enabled_source_ids;
+            if subscribed {
+                if !enabled.iter().any(|id| id == source_id) {
+                    enabled.push(source_id.to_string());
+                }
+            } else {
+                enabled.retain(|id| id != source_id);
+            }
+            match self
+                .store
+                .save_subscription(user_id, source_id, subscribed, &settings, version)
+                .await
+            {
+                Ok(()) => return Ok(settings),
+                Err(StoreError::Contention) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(StoreError::Contention.into())
+    }
+
+    /// Deletes the account and everything the users table holds for it. Unsubscribing from
+    /// the sources is the caller's part (it needs the content service), done first.
+    pub async fn delete_account(&self, user_id: &str) -> Result<(), ApiError> {
+        for _ in 0..3 {
+            let Some(user) = self.store.user(user_id).await? else {
+                return Err(StoreError::NotFound.into());
+            };
+            let username_key = user.username.to_ascii_lowercase();
+            let email_key = user.email.to_lowercase();
+            match self
+                .store
+                .delete_account(&user, &username_key, &email_key)
+                .await
+            {
+                Ok(()) => return Ok(()),
                 Err(StoreError::Contention) => continue,
                 Err(e) => return Err(e.into()),
             }

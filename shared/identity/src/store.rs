@@ -8,9 +8,13 @@
 //! | `USER#{id}` | `SETTINGS` | settings JSON and a version | settings: GetItem, conditional Put |
 //! | `USERNAME#{lowercase}` | `LOGIN` | user id, username, password hash | login: one GetItem; uniqueness guard |
 //! | `EMAIL#{lowercase}` | `EMAIL` | user id | uniqueness guard |
+//! | `USER#{id}` | `SUB#{sourceId}` | one news source subscription | Query `begins_with(sk, "SUB#")` |
 //!
 //! Registration writes the login, email and profile items in one transaction, each conditional
-//! on not existing, so concurrent registrations of a name create exactly one user. No Scan.
+//! on not existing, so concurrent registrations of a name create exactly one user. A
+//! subscription item changes only together with the settings item (one transaction, conditional
+//! on the settings version), so `enabledSourceIds` can be checked against the subscriptions
+//! without a race. Account deletion removes every item above in one transaction. No Scan.
 
 use std::collections::HashMap;
 
@@ -72,6 +76,10 @@ pub struct LoginRecord {
 pub struct UserStore {
     db: Client,
     table: String,
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 fn user_pk(id: &str) -> String {
@@ -359,6 +367,51 @@ impl UserStore {
         settings: &Settings,
         version: u64,
     ) -> Result<(), StoreError> {
+        self.transact_settings(id, settings, version, Vec::new())
+            .await
+    }
+
+    /// Records that `id` subscribed to (or left) `source_id`, with the settings that go with
+    /// it, if nobody saved the settings since `version` was read.
+    pub async fn save_subscription(
+        &self,
+        id: &str,
+        source_id: &str,
+        subscribed: bool,
+        settings: &Settings,
+        version: u64,
+    ) -> Result<(), StoreError> {
+        let membership = key(user_pk(id), format!("SUB#{source_id}"));
+        let change = if subscribed {
+            let mut item = membership;
+            item.insert("sourceId".into(), s(source_id));
+            item.insert("subscribedAt".into(), s(now()));
+            let put = Put::builder()
+                .table_name(&self.table)
+                .set_item(Some(item))
+                .build()
+                .map_err(|e| StoreError::Aws(e.to_string()))?;
+            TransactWriteItem::builder().put(put).build()
+        } else {
+            let delete = Delete::builder()
+                .table_name(&self.table)
+                .set_key(Some(membership))
+                .build()
+                .map_err(|e| StoreError::Aws(e.to_string()))?;
+            TransactWriteItem::builder().delete(delete).build()
+        };
+        self.transact_settings(id, settings, version, vec![change])
+            .await
+    }
+
+    /// Writes the settings item (conditional on `version`) and `others` in one transaction.
+    async fn transact_settings(
+        &self,
+        id: &str,
+        settings: &Settings,
+        version: u64,
+        others: Vec<TransactWriteItem>,
+    ) -> Result<(), StoreError> {
         let json =
             serde_json::to_string(settings).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let mut item = key(user_pk(id), "SETTINGS");
@@ -367,28 +420,115 @@ impl UserStore {
             "version".into(),
             AttributeValue::N((version + 1).to_string()),
         );
-        let mut put = self
-            .db
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(item));
+        let mut put = Put::builder().table_name(&self.table).set_item(Some(item));
         put = if version == 0 {
             put.condition_expression("attribute_not_exists(pk)")
         } else {
             put.condition_expression("version = :v")
                 .expression_attribute_values(":v", AttributeValue::N(version.to_string()))
         };
-        match put.send().await {
+        let put = put.build().map_err(|e| StoreError::Aws(e.to_string()))?;
+        let mut items = vec![TransactWriteItem::builder().put(put).build()];
+        items.extend(others);
+        match self
+            .db
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await
+        {
             Ok(_) => Ok(()),
-            Err(err)
-                if err
-                    .as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                Err(StoreError::Contention)
-            }
-            Err(err) => Err(StoreError::Aws(describe(&err))),
+            Err(err) => match cancelled_indexes(&err) {
+                Some(_) => Err(StoreError::Contention),
+                None => Err(StoreError::Aws(describe(&err))),
+            },
         }
+    }
+
+    /// The ids of the sources `id` subscribes to, in the order of their ids.
+    pub async fn subscriptions(&self, id: &str) -> Result<Vec<String>, StoreError> {
+        let mut ids = Vec::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let out = self
+                .db
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("pk = :pk AND begins_with(sk, :sub)")
+                .expression_attribute_values(":pk", s(user_pk(id)))
+                .expression_attribute_values(":sub", s("SUB#"))
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::Aws(describe(&e)))?;
+            ids.extend(
+                out.items()
+                    .iter()
+                    .filter_map(|item| string(item, "sourceId")),
+            );
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                return Ok(ids);
+            }
+        }
+    }
+
+    /// Deletes the account: profile, settings, login, email guard and subscription items, in
+    /// one transaction conditional on the profile still being `user` (so a concurrent email
+    /// change cannot leave its guard behind).
+    pub async fn delete_account(
+        &self,
+        user: &StoredUser,
+        username_key: &str,
+        email_key: &str,
+    ) -> Result<(), StoreError> {
+        let mut keys = vec![
+            key(format!("USERNAME#{username_key}"), "LOGIN"),
+            key(format!("EMAIL#{email_key}"), "EMAIL"),
+            key(user_pk(&user.id), "SETTINGS"),
+        ];
+        // A transaction holds at most 100 items; the subscription items are the only open-ended part.
+        let subscriptions = self.subscriptions(&user.id).await?;
+        for source_id in &subscriptions {
+            keys.push(key(user_pk(&user.id), format!("SUB#{source_id}")));
+        }
+        let mut items = Vec::with_capacity(keys.len() + 1);
+        let profile = Delete::builder()
+            .table_name(&self.table)
+            .set_key(Some(key(user_pk(&user.id), "PROFILE")))
+            .condition_expression("email = :email")
+            .expression_attribute_values(":email", s(&user.email))
+            .build()
+            .map_err(|e| StoreError::Aws(e.to_string()))?;
+        items.push(TransactWriteItem::builder().delete(profile).build());
+        for k in keys {
+            let delete = Delete::builder()
+                .table_name(&self.table)
+                .set_key(Some(k))
+                .build()
+                .map_err(|e| StoreError::Aws(e.to_string()))?;
+            items.push(TransactWriteItem::builder().delete(delete).build());
+        }
+        for chunk in items.chunks(100).rev() {
+            // The chunk with the profile goes last, so a failure leaves the account in place.
+            match self
+                .db
+                .transact_write_items()
+                .set_transact_items(Some(chunk.to_vec()))
+                .send()
+                .await
+            {
+                Ok(_) => {}
+                Err(err) => {
+                    return Err(match cancelled_indexes(&err) {
+                        Some(_) => StoreError::Contention,
+                        None => StoreError::Aws(describe(&err)),
+                    })
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Reads one small item: proves the table answers.

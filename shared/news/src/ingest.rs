@@ -32,6 +32,34 @@ pub struct RefreshReport {
     pub already_stored: usize,
 }
 
+/// The feed queue's message: refresh this source.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedRefresh {
+    pub source_id: String,
+}
+
+impl FeedRefresh {
+    pub fn new(source_id: impl Into<String>) -> Self {
+        Self {
+            source_id: source_id.into(),
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::json!({ "sourceId": self.source_id }).to_string()
+    }
+
+    /// Reads a message body; the source id must be present and not blank.
+    pub fn parse(body: &str) -> Result<Self, String> {
+        let refresh: Self = serde_json::from_str(body).map_err(|e| e.to_string())?;
+        if refresh.source_id.trim().is_empty() {
+            return Err("sourceId must not be blank".into());
+        }
+        Ok(refresh)
+    }
+}
+
 pub struct Ingest {
     pub store: ContentStore,
     pub fetcher: FeedFetcher,
@@ -44,6 +72,17 @@ pub fn article_id(source_id: &str, guid: &str) -> String {
 }
 
 impl Ingest {
+    /// The content table (`CONTENT_TABLE`) and a fetcher configured by the `FEED_*` variables.
+    pub fn from_env(
+        env: &platform::Env,
+        aws: &platform::aws::AwsClients,
+    ) -> Result<Self, platform::BoxError> {
+        Ok(Self {
+            store: ContentStore::from_env(env, aws)?,
+            fetcher: FeedFetcher::new(crate::fetch::FetchConfig::from_env(env)?)?,
+        })
+    }
+
     /// Submits a feed URL: the existing source when the URL is known (`false`), else fetches,
     /// parses and stores a new source with its articles (`true`).
     pub async fn submit(&self, raw_url: &str) -> Result<(Source, bool), IngestError> {
@@ -213,6 +252,15 @@ fn stamp(t: chrono::DateTime<Utc>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn feed_refresh_round_trips_and_refuses_junk() {
+        let body = FeedRefresh::new("abc").to_json();
+        assert_eq!(FeedRefresh::parse(&body), Ok(FeedRefresh::new("abc")));
+        assert!(FeedRefresh::parse("{}").is_err());
+        assert!(FeedRefresh::parse(r#"{"sourceId": " "}"#).is_err());
+        assert!(FeedRefresh::parse("not json").is_err());
+    }
 
     #[test]
     fn article_ids_are_stable_per_source_and_guid() {

@@ -35,6 +35,7 @@ pub use self::fetch::{
     is_blocked_ip, FeedFetcher, FetchConfig, FetchError, FetchOutcome, Validators,
 };
 pub use self::html::{html_to_paragraphs, html_to_text};
+pub use self::ingest::FeedRefresh;
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
 pub use self::topic::{normalise_topic, normalise_topics, Topic};
 pub use self::url::{normalise_feed_url, source_id, FeedUrlError};

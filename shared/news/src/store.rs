@@ -191,6 +191,17 @@ impl ContentStore {
         }
     }
 
+    /// The table named by `CONTENT_TABLE`.
+    pub fn from_env(
+        env: &platform::Env,
+        aws: &platform::aws::AwsClients,
+    ) -> Result<Self, platform::ConfigError> {
+        Ok(Self::new(
+            aws.dynamodb.clone(),
+            env.require("CONTENT_TABLE")?,
+        ))
+    }
+
     fn put(&self, item: Item, condition: Option<&str>) -> Result<TransactWriteItem, StoreError> {
         let put = Put::builder()
             .table_name(&self.table)

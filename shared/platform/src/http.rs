@@ -225,6 +225,31 @@ pub fn health(up: bool) -> Response {
     }
 }
 
+/// The public base URL of the API a request came through (`https://{domainName}`), from the
+/// request context API Gateway gives the function; `None` outside API Gateway.
+pub fn api_origin(extensions: &axum::http::Extensions) -> Option<String> {
+    match extensions.get::<lambda_http::request::RequestContext>()? {
+        lambda_http::request::RequestContext::ApiGatewayV2(context) => context
+            .domain_name
+            .as_deref()
+            .filter(|d| !d.is_empty())
+            .map(|d| format!("https://{d}")),
+        _ => None,
+    }
+}
+
+/// The base URL other route families are called through: `configured` (the function's
+/// `INTERNAL_API_URL`) when set, else the API the request came through.
+pub fn internal_api_base(
+    configured: Option<&str>,
+    extensions: &axum::http::Extensions,
+) -> Option<String> {
+    configured
+        .map(|c| c.trim().trim_end_matches('/').to_string())
+        .filter(|c| !c.is_empty())
+        .or_else(|| api_origin(extensions))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,133 @@
+//! The feed scheduler: on its schedule, puts every source that is due for a refresh on the
+//! feed queue (`FEED_QUEUE_URL`) as a [`FeedRefresh`] message for the feed worker.
+//!
+//! A source is due when it has never been fetched or its `nextFetchAt` (set by the worker:
+//! the refresh interval after a success, a growing back-off after failures) has passed.
+//! Enqueuing a source twice is harmless: the worker's refresh is idempotent.
+
+use std::sync::Arc;
+
+use aws_lambda_events::event::eventbridge::EventBridgeEvent;
+use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
+use chrono::{DateTime, Utc};
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use news::store::{ContentStore, FetchState};
+use platform::aws::{describe, AwsClients};
+use platform::{BoxError, Env, ScheduleHandler};
+
+/// SQS takes at most ten messages per batch.
+const SQS_BATCH: usize = 10;
+
+#[derive(Clone)]
+pub struct FeedScheduler {
+    store: ContentStore,
+    sqs: aws_sdk_sqs::Client,
+    queue_url: String,
+}
+
+/// Builds the handler from its environment: what a cold start does.
+pub async fn handler(env: Env) -> Result<Arc<dyn ScheduleHandler>, BoxError> {
+    Ok(Arc::new(FeedScheduler::from_env(&env).await?))
+}
+
+/// Whether a source with this fetch state should be refreshed at `now`.
+pub fn is_due(state: &FetchState, now: DateTime<Utc>) -> bool {
+    match state
+        .next_fetch_at
+        .as_deref()
+        .map(DateTime::parse_from_rfc3339)
+    {
+        Some(Ok(next)) => next <= now,
+        // Never fetched, or an unreadable time: fetch rather than let the source go stale.
+        _ => true,
+    }
+}
+
+impl FeedScheduler {
+    /// From `CONTENT_TABLE` and `FEED_QUEUE_URL`.
+    pub async fn from_env(env: &Env) -> Result<Self, BoxError> {
+        let aws = AwsClients::from_env(env).await;
+        Ok(Self {
+            store: ContentStore::from_env(env, &aws)?,
+            sqs: aws.sqs.clone(),
+            queue_url: env.require("FEED_QUEUE_URL")?.to_string(),
+        })
+    }
+
+    /// Enqueues every due source; returns how many were enqueued.
+    pub async fn run(&self, now: DateTime<Utc>) -> Result<usize, BoxError> {
+        let due: Vec<String> = self
+            .store
+            .sources_for_fetch()
+            .await?
+            .into_iter()
+            .filter(|(_, state)| is_due(state, now))
+            .map(|(source, _)| source.id)
+            .collect();
+        for chunk in due.chunks(SQS_BATCH) {
+            let entries = chunk
+                .iter()
+                .enumerate()
+                .map(|(i, id)| {
+                    SendMessageBatchRequestEntry::builder()
+                        .id(i.to_string())
+                        .message_body(news::FeedRefresh::new(id).to_json())
+                        .build()
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let out = self
+                .sqs
+                .send_message_batch()
+                .queue_url(&self.queue_url)
+                .set_entries(Some(entries))
+                .send()
+                .await
+                .map_err(|e| describe(&e))?;
+            if !out.failed.is_empty() {
+                let reasons: Vec<String> = out
+                    .failed
+                    .iter()
+                    .map(|f| format!("{}: {}", f.id, f.message.as_deref().unwrap_or(&f.code)))
+                    .collect();
+                return Err(format!("feed queue refused messages: {}", reasons.join("; ")).into());
+            }
+        }
+        tracing::info!(enqueued = due.len(), "due feeds enqueued");
+        Ok(due.len())
+    }
+}
+
+impl ScheduleHandler for FeedScheduler {
+    fn handle(
+        &self,
+        _event: EventBridgeEvent<serde_json::Value>,
+    ) -> BoxFuture<'static, Result<(), BoxError>> {
+        let this = self.clone();
+        async move { this.run(Utc::now()).await.map(|_| ()) }.boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(next: Option<&str>) -> FetchState {
+        FetchState {
+            next_fetch_at: next.map(str::to_string),
+            ..FetchState::default()
+        }
+    }
+
+    #[test]
+    fn due_when_never_fetched_or_time_passed() {
+        let now = DateTime::parse_from_rfc3339("2026-01-01T12:00:00Z")
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_default();
+        assert!(is_due(&state(None), now));
+        assert!(is_due(&state(Some("2026-01-01T11:59:59.000Z")), now));
+        assert!(is_due(&state(Some("2026-01-01T12:00:00.000Z")), now));
+        assert!(!is_due(&state(Some("2026-01-01T12:00:00.001Z")), now));
+        assert!(is_due(&state(Some("garbage")), now));
+    }
+}

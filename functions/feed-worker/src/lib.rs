@@ -1,0 +1,146 @@
+//! The feed worker: consumes [`news::FeedRefresh`] messages from the feed queue and refreshes
+//! each source (conditional GET, parse, idempotent article upserts; see `news::ingest`).
+//!
+//! Outcomes per message, reported with `ReportBatchItemFailures`:
+//! - refreshed, not modified, or the source is gone: done;
+//! - the feed failed (unreachable, timed out, too large, not a feed): done, because the refresh
+//!   has recorded a back-off and the scheduler retries the source when it is due again;
+//! - the content table failed, or the message is unreadable: a batch item failure, so SQS
+//!   redelivers it and, after `maxReceiveCount`, moves it to the dead-letter queue.
+
+use std::sync::Arc;
+
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
+use news::ingest::{Ingest, IngestError};
+use platform::aws::AwsClients;
+use platform::{BoxError, Env, SqsHandler};
+
+/// Sources refreshed at once within one batch.
+const CONCURRENCY: usize = 4;
+
+pub struct FeedWorker {
+    ingest: Arc<Ingest>,
+}
+
+/// Builds the handler from its environment: what a cold start does.
+pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
+    let aws = AwsClients::from_env(&env).await;
+    Ok(Arc::new(FeedWorker::new(Arc::new(Ingest::from_env(
+        &env, &aws,
+    )?))))
+}
+
+impl FeedWorker {
+    pub fn new(ingest: Arc<Ingest>) -> Self {
+        Self { ingest }
+    }
+
+    /// Refreshes one source; `Err` means "deliver its messages again".
+    pub async fn refresh(ingest: &Ingest, source_id: &str) -> Result<(), String> {
+        match ingest.refresh(source_id).await {
+            Ok(report) => {
+                tracing::info!(
+                    source_id,
+                    not_modified = report.not_modified,
+                    inserted = report.inserted,
+                    already_stored = report.already_stored,
+                    "feed refreshed"
+                );
+                Ok(())
+            }
+            Err(IngestError::Store(e)) => Err(e.to_string()),
+            Err(other) => {
+                tracing::info!(source_id, error = %other, "feed failed; backed off");
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The batch's messages grouped by source, in first-seen order, and the unreadable ones.
+fn group_by_source(records: Vec<SqsMessage>) -> (Vec<(String, Vec<String>)>, Vec<String>) {
+    let mut sources: Vec<(String, Vec<String>)> = Vec::new();
+    let mut unreadable = Vec::new();
+    for record in records {
+        let id = record.message_id.unwrap_or_default();
+        match news::FeedRefresh::parse(record.body.as_deref().unwrap_or("")) {
+            Ok(refresh) => match sources.iter_mut().find(|(s, _)| *s == refresh.source_id) {
+                Some((_, ids)) => ids.push(id),
+                None => sources.push((refresh.source_id, vec![id])),
+            },
+            Err(reason) => {
+                tracing::warn!(message_id = %id, %reason, "unreadable feed message");
+                unreadable.push(id);
+            }
+        }
+    }
+    (sources, unreadable)
+}
+
+impl SqsHandler for FeedWorker {
+    fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
+        let ingest = Arc::clone(&self.ingest);
+        async move {
+            // One refresh per source even when the batch repeats it (scheduler overlap,
+            // redelivery): concurrent refreshes of one feed would only fetch it twice.
+            let (sources, mut failures) = group_by_source(event.records);
+            let failed: Vec<Vec<String>> = futures::stream::iter(sources)
+                .map(|(source_id, message_ids)| {
+                    let ingest = Arc::clone(&ingest);
+                    async move {
+                        match FeedWorker::refresh(&ingest, &source_id).await {
+                            Ok(()) => Vec::new(),
+                            Err(reason) => {
+                                tracing::warn!(%source_id, %reason, "feed messages will be retried");
+                                message_ids
+                            }
+                        }
+                    }
+                })
+                .buffer_unordered(CONCURRENCY)
+                .collect()
+                .await;
+            failures.extend(failed.into_iter().flatten());
+            let mut response = SqsBatchResponse::default();
+            for id in failures {
+                response.add_failure(id);
+            }
+            Ok(response)
+        }
+        .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(id: &str, body: &str) -> SqsMessage {
+        let mut m = SqsMessage::default();
+        m.message_id = Some(id.into());
+        m.body = Some(body.into());
+        m
+    }
+
+    #[test]
+    fn repeated_sources_are_refreshed_once_and_junk_is_set_aside() {
+        let a = news::FeedRefresh::new("a").to_json();
+        let b = news::FeedRefresh::new("b").to_json();
+        let (sources, unreadable) = group_by_source(vec![
+            message("1", &a),
+            message("2", "junk"),
+            message("3", &b),
+            message("4", &a),
+        ]);
+        assert_eq!(
+            sources,
+            vec![
+                ("a".to_string(), vec!["1".to_string(), "4".to_string()]),
+                ("b".to_string(), vec!["3".to_string()]),
+            ]
+        );
+        assert_eq!(unreadable, vec!["2".to_string()]);
+    }
+}
