@@ -209,14 +209,15 @@ stop_children() {
 # --------------------------------------------------------------------------------------------
 # The AWS emulator
 
-# start_emulator PORT: moto_server on 127.0.0.1:PORT, logging to local/.state/moto-PORT.log.
+# start_emulator PORT: moto's server (through local/emulator.py, which makes DynamoDB writes
+# atomic as they are in AWS) on 127.0.0.1:PORT, logging to local/.state/moto-PORT.log.
 # Waits up to ~30 s for it to answer. Sets EMULATOR_PID and EMULATOR_URL.
 start_emulator() {
     local port="$1" logfile deadline
-    command -v moto_server >/dev/null 2>&1 || die "moto_server not found: call ensure_venv first"
+    [[ -x "$VENV_DIR/bin/python" ]] || die "the emulator's virtual environment is missing: call ensure_venv first"
     mkdir -p "$STATE_DIR"
     logfile="$STATE_DIR/moto-$port.log"
-    spawn_group "$logfile" moto_server -H 127.0.0.1 -p "$port"
+    spawn_group "$logfile" "$VENV_DIR/bin/python" "$LOCAL_DIR/emulator.py" -H 127.0.0.1 -p "$port"
     EMULATOR_PID="$SPAWNED_PID"
     EMULATOR_URL="http://127.0.0.1:$port"
     deadline=$((SECONDS + 30))

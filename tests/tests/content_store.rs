@@ -158,3 +158,75 @@ async fn last_subscribers_leaving_concurrently_delete_everything() {
     assert_eq!(page.total_elements, 0);
     assert!(store.topics().await.expect("topics").is_empty());
 }
+
+#[tokio::test]
+async fn batch_upserts_store_each_article_once_with_exact_counters() {
+    let t = TestStack::start().await;
+    let store = store(&t).await;
+    source(&store, "b1").await;
+    let a = |n: u32| article("b1", n, &["tech", "world"]);
+
+    // A feed that repeats an entry: the repeat is not written twice.
+    let first = store
+        .upsert_articles(&[a(1), a(2), a(1), a(3)])
+        .await
+        .expect("upsert");
+    assert_eq!(
+        first,
+        vec![
+            Upsert::Inserted,
+            Upsert::Inserted,
+            Upsert::AlreadyStored,
+            Upsert::Inserted
+        ]
+    );
+    // A refetch with two new entries writes only those.
+    let second = store
+        .upsert_articles(&(1..=5).map(a).collect::<Vec<_>>())
+        .await
+        .expect("upsert");
+    assert_eq!(
+        second,
+        vec![
+            Upsert::AlreadyStored,
+            Upsert::AlreadyStored,
+            Upsert::AlreadyStored,
+            Upsert::Inserted,
+            Upsert::Inserted
+        ]
+    );
+    // Enough articles to need several transactions.
+    let many: Vec<NewArticle> = (6..=25).map(a).collect();
+    let third = store.upsert_articles(&many).await.expect("upsert");
+    assert!(third.iter().all(|u| *u == Upsert::Inserted), "{third:?}");
+
+    let page = store
+        .articles_page(&ArticleFilter::default(), 0, 100)
+        .await
+        .expect("page");
+    assert_eq!(page.total_elements, 25);
+    assert_eq!(page.content.len(), 25);
+    let topics = store.topics().await.expect("topics");
+    assert!(topics.iter().all(|t| t.article_count == 25), "{topics:?}");
+    let by_source = store
+        .articles_page(
+            &ArticleFilter {
+                source_id: Some("b1".into()),
+                topic_id: None,
+            },
+            0,
+            10,
+        )
+        .await
+        .expect("page");
+    assert_eq!(by_source.total_elements, 25);
+
+    // The source gone: nothing more is written.
+    assert_eq!(
+        store
+            .upsert_articles(&[article("nope", 1, &[])])
+            .await
+            .expect("upsert"),
+        vec![Upsert::SourceGone]
+    );
+}

@@ -203,8 +203,10 @@ impl Ingest {
     ) -> Result<RefreshReport, StoreError> {
         let mut report = RefreshReport::default();
         let fallback_time = Utc::now();
-        for entry in &feed.entries {
-            let article = NewArticle {
+        let articles: Vec<NewArticle> = feed
+            .entries
+            .iter()
+            .map(|entry| NewArticle {
                 id: article_id(&source.id, &entry.guid),
                 source_id: source.id.clone(),
                 source_title: source.title.clone(),
@@ -223,8 +225,10 @@ impl Ingest {
                     })
                     .collect(),
                 image_url: entry.image_url.clone(),
-            };
-            match self.store.upsert_article(&article).await? {
+            })
+            .collect();
+        for outcome in self.store.upsert_articles(&articles).await? {
+            match outcome {
                 Upsert::Inserted => report.inserted += 1,
                 Upsert::AlreadyStored => report.already_stored += 1,
                 Upsert::SourceGone => break,

@@ -75,7 +75,7 @@ pub struct NewArticle {
 }
 
 /// What an upsert did.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Upsert {
     Inserted,
     AlreadyStored,
@@ -178,6 +178,8 @@ fn to_article(item: &Item, with_body: bool) -> Result<Article, StoreError> {
 }
 
 const ATTEMPTS: u64 = 5;
+/// DynamoDB's limit on the items of one transaction.
+const MAX_TRANSACTION_ITEMS: usize = 100;
 
 async fn backoff(attempt: u64) {
     tokio::time::sleep(std::time::Duration::from_millis(15 * attempt * attempt)).await;
@@ -579,8 +581,8 @@ impl ContentStore {
         }
     }
 
-    /// Stores an article once: a repeat (redelivered message, refetched feed) changes nothing.
-    pub async fn upsert_article(&self, a: &NewArticle) -> Result<Upsert, StoreError> {
+    /// The article item and its index rows, each conditional so a repeat writes nothing.
+    fn article_writes(&self, a: &NewArticle) -> Result<Vec<TransactWriteItem>, StoreError> {
         let sort = format!("ART#{}#{}", a.published_at, a.id);
         let topic_ids: Vec<AttributeValue> = a.topics.iter().map(|t| s(&t.id)).collect();
         let mut article = key(format!("ARTICLE#{}", a.id), "META");
@@ -621,45 +623,91 @@ impl ContentStore {
         let mut items = vec![
             self.put(article, Some("attribute_not_exists(pk)"))?,
             self.put(by_source, None)?,
-            self.add(
-                key(format!("SOURCE#{}", a.source_id), "META"),
-                "articleCount",
-                1,
-                Some("attribute_exists(pk)"),
-            )?,
-            self.add(key("STATS", "ARTICLES"), "articleCount", 1, None)?,
         ];
         for topic in &a.topics {
-            let mut row = key(
-                format!("TOPIC#{}", topic.id),
-                format!("ART#{}#{}", a.published_at, a.id),
-            );
+            let mut row = key(format!("TOPIC#{}", topic.id), &sort);
             row.insert("articleId".into(), s(&a.id));
             row.insert("sourceId".into(), s(&a.source_id));
             items.push(self.put(row, None)?);
-            let update = Update::builder()
-                .table_name(&self.table)
-                .set_key(Some(key(format!("TOPIC#{}", topic.id), "META")))
-                .update_expression(
-                    "SET #id = :id, #name = if_not_exists(#name, :name), gsi1pk = :list, \
-                     gsi1sk = if_not_exists(gsi1sk, :name) ADD articleCount :one",
-                )
-                .expression_attribute_names("#id", "id")
-                .expression_attribute_names("#name", "name")
-                .expression_attribute_values(":id", s(&topic.id))
-                .expression_attribute_values(":name", s(&topic.name))
-                .expression_attribute_values(":list", s("TOPICS"))
-                .expression_attribute_values(":one", n(1))
-                .build()
-                .map_err(aws)?;
-            items.push(TransactWriteItem::builder().update(update).build());
         }
+        Ok(items)
+    }
+
+    /// Adds `delta` articles to a topic, creating it on first use.
+    fn topic_counter(&self, topic: &TopicRef, delta: i64) -> Result<TransactWriteItem, StoreError> {
+        let update = Update::builder()
+            .table_name(&self.table)
+            .set_key(Some(key(format!("TOPIC#{}", topic.id), "META")))
+            .update_expression(
+                "SET #id = :id, #name = if_not_exists(#name, :name), gsi1pk = :list, \
+                 gsi1sk = if_not_exists(gsi1sk, :name) ADD articleCount :n",
+            )
+            .expression_attribute_names("#id", "id")
+            .expression_attribute_names("#name", "name")
+            .expression_attribute_values(":id", s(&topic.id))
+            .expression_attribute_values(":name", s(&topic.name))
+            .expression_attribute_values(":list", s("TOPICS"))
+            .expression_attribute_values(":n", n(delta))
+            .build()
+            .map_err(aws)?;
+        Ok(TransactWriteItem::builder().update(update).build())
+    }
+
+    /// One transaction storing `articles` (all of one source) with every counter they change:
+    /// the source's (item 0, conditional on the source existing), the total, each topic's.
+    fn articles_transaction(
+        &self,
+        articles: &[&NewArticle],
+    ) -> Result<(Vec<TransactWriteItem>, Vec<usize>), StoreError> {
+        let Some(first) = articles.first() else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let count = articles.len() as i64;
+        let mut items = vec![
+            self.add(
+                key(format!("SOURCE#{}", first.source_id), "META"),
+                "articleCount",
+                count,
+                Some("attribute_exists(pk)"),
+            )?,
+            self.add(key("STATS", "ARTICLES"), "articleCount", count, None)?,
+        ];
+        let mut topics: Vec<(&TopicRef, i64)> = Vec::new();
+        for topic in articles.iter().flat_map(|a| &a.topics) {
+            match topics.iter_mut().find(|(t, _)| t.id == topic.id) {
+                Some((_, n)) => *n += 1,
+                None => topics.push((topic, 1)),
+            }
+        }
+        for (topic, delta) in topics {
+            items.push(self.topic_counter(topic, delta)?);
+        }
+        // Where each article's conditional put sits, to tell which one already existed.
+        let mut article_positions = Vec::with_capacity(articles.len());
+        for a in articles {
+            article_positions.push(items.len());
+            items.extend(self.article_writes(a)?);
+        }
+        Ok((items, article_positions))
+    }
+
+    /// At most how many items [`Self::articles_transaction`] writes for one more article: its
+    /// own writes and a counter per topic (the source and total counters come once).
+    fn items_for(a: &NewArticle) -> usize {
+        2 + 2 * a.topics.len()
+    }
+
+    /// Stores an article once: a repeat (redelivered message, refetched feed) changes nothing.
+    pub async fn upsert_article(&self, a: &NewArticle) -> Result<Upsert, StoreError> {
+        let (items, positions) = self.articles_transaction(&[a])?;
         for attempt in 1..=ATTEMPTS {
             match self.transact(items.clone()).await {
                 Ok(()) => return Ok(Upsert::Inserted),
                 Err(err) => match cancellation_codes(&err) {
-                    Some(codes) if failed_at(&codes, 0) => return Ok(Upsert::AlreadyStored),
-                    Some(codes) if failed_at(&codes, 2) => return Ok(Upsert::SourceGone),
+                    Some(codes) if failed_at(&codes, positions[0]) => {
+                        return Ok(Upsert::AlreadyStored)
+                    }
+                    Some(codes) if failed_at(&codes, 0) => return Ok(Upsert::SourceGone),
                     Some(codes) if contention(&codes) && attempt < ATTEMPTS => {
                         backoff(attempt).await
                     }
@@ -669,6 +717,126 @@ impl ContentStore {
             }
         }
         Err(StoreError::Contention)
+    }
+
+    /// Stores a source's articles, each once, answering per article in the order given.
+    /// Articles already stored are found with one batch read; the new ones are written
+    /// several to a transaction (counters summed), falling back to one at a time when a
+    /// transaction finds one of them stored meanwhile.
+    pub async fn upsert_articles(
+        &self,
+        articles: &[NewArticle],
+    ) -> Result<Vec<Upsert>, StoreError> {
+        let ids: Vec<String> = articles.iter().map(|a| a.id.clone()).collect();
+        let stored = self.existing_article_ids(&ids).await?;
+        // A feed may repeat an entry; one transaction must not write an item twice.
+        let mut seen = std::collections::HashSet::new();
+        let mut results: Vec<Option<Upsert>> = articles
+            .iter()
+            .map(|a| {
+                (stored.contains(&a.id) || !seen.insert(a.id.as_str()))
+                    .then_some(Upsert::AlreadyStored)
+            })
+            .collect();
+        let fresh: Vec<usize> = (0..articles.len())
+            .filter(|i| results[*i].is_none())
+            .collect();
+
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let mut size = 0;
+        for i in fresh {
+            let needed = Self::items_for(&articles[i]);
+            if groups.is_empty() || size + needed > MAX_TRANSACTION_ITEMS - 2 {
+                groups.push(Vec::new());
+                size = 0;
+            }
+            size += needed;
+            if let Some(group) = groups.last_mut() {
+                group.push(i);
+            }
+        }
+        for group in groups {
+            let members: Vec<&NewArticle> = group.iter().map(|i| &articles[*i]).collect();
+            let (items, _) = self.articles_transaction(&members)?;
+            let outcome = self.transact(items).await;
+            match outcome {
+                Ok(()) => group
+                    .iter()
+                    .for_each(|i| results[*i] = Some(Upsert::Inserted)),
+                Err(err) => match cancellation_codes(&err) {
+                    Some(codes) if failed_at(&codes, 0) => {
+                        for r in results.iter_mut().filter(|r| r.is_none()) {
+                            *r = Some(Upsert::SourceGone);
+                        }
+                        break;
+                    }
+                    // One of them was stored meanwhile, or contention: one at a time.
+                    Some(_) => {
+                        for i in group {
+                            results[i] = Some(self.upsert_article(&articles[i]).await?);
+                        }
+                    }
+                    None => return Err(aws(err)),
+                },
+            }
+        }
+        Ok(results
+            .into_iter()
+            .map(|r| r.unwrap_or(Upsert::SourceGone))
+            .collect())
+    }
+
+    /// Which of these article ids are stored (one BatchGetItem per 100 ids).
+    async fn existing_article_ids(
+        &self,
+        ids: &[String],
+    ) -> Result<std::collections::HashSet<String>, StoreError> {
+        let mut found = std::collections::HashSet::new();
+        // BatchGetItem refuses a request that names one key twice.
+        let mut unique: Vec<&String> = Vec::with_capacity(ids.len());
+        for id in ids {
+            if !unique.contains(&id) {
+                unique.push(id);
+            }
+        }
+        for chunk in unique.chunks(100) {
+            let mut keys: Vec<Item> = chunk
+                .iter()
+                .map(|id| key(format!("ARTICLE#{id}"), "META"))
+                .collect();
+            let mut rounds = 0;
+            while !keys.is_empty() && rounds < 8 {
+                rounds += 1;
+                let request = KeysAndAttributes::builder()
+                    .set_keys(Some(keys.clone()))
+                    .projection_expression("id")
+                    .build()
+                    .map_err(aws)?;
+                let out = self
+                    .db
+                    .batch_get_item()
+                    .request_items(&self.table, request)
+                    .send()
+                    .await
+                    .map_err(aws)?;
+                for item in out
+                    .responses
+                    .and_then(|mut r| r.remove(&self.table))
+                    .unwrap_or_default()
+                {
+                    found.insert(req_s(&item, "id")?);
+                }
+                keys = out
+                    .unprocessed_keys
+                    .and_then(|mut u| u.remove(&self.table))
+                    .map(|k| k.keys)
+                    .unwrap_or_default();
+                if !keys.is_empty() {
+                    backoff(rounds).await;
+                }
+            }
+        }
+        Ok(found)
     }
 
     /// Records a fetch attempt's outcome on the source.

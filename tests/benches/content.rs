@@ -1,0 +1,193 @@
+//! Content benchmarks against the emulator (not a test; prints figures):
+//!
+//! 1. ingestion: articles per second the feed worker's refresh parses and stores for a
+//!    100-item feed (fetched from a loopback server), and parsing alone;
+//! 2. DynamoDB calls per `GET /api/content/articles` (all, by source, by topic), counted by an
+//!    SDK interceptor on the store's client, and the request's latency through the stack.
+//!
+//! Run: `local/bench` (starts its own emulator), or with an emulator already running:
+//! `AWS_ENDPOINT_URL=http://127.0.0.1:4566 cargo bench -p stack-tests --bench content`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept};
+use news::fetch::{FeedFetcher, FetchConfig};
+use news::ingest::Ingest;
+use news::store::{ArticleFilter, ContentStore};
+use stack_tests::feeds::{generated_rss, FeedDocument, FeedServer};
+use stack_tests::TestStack;
+
+const ITEMS: usize = 100;
+const ROUNDS: usize = 5;
+
+/// Counts DynamoDB operations sent by one client.
+#[derive(Debug, Clone, Default)]
+struct CallCounter(Arc<AtomicUsize>);
+
+impl Intercept for CallCounter {
+    fn name(&self) -> &'static str {
+        "CallCounter"
+    }
+
+    fn read_before_execution(
+        &self,
+        _context: &BeforeSerializationInterceptorContextRef<'_>,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+fn main() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(run());
+}
+
+async fn run() {
+    let t = TestStack::start().await;
+    let feeds = FeedServer::start().await;
+    let table = t
+        .stack
+        .physical_name("ContentTable")
+        .expect("content table");
+    let sdk = aws_config::load_from_env().await;
+    let counter = CallCounter::default();
+    let db = aws_sdk_dynamodb::Client::from_conf(
+        aws_sdk_dynamodb::config::Builder::from(&sdk)
+            .interceptor(counter.clone())
+            .build(),
+    );
+    let store = ContentStore::new(db, table);
+    let fetcher = FeedFetcher::new(FetchConfig {
+        allow_private_networks: true,
+        ..FetchConfig::default()
+    })
+    .expect("fetcher");
+    let ingest = Ingest {
+        store: store.clone(),
+        fetcher,
+    };
+
+    println!(
+        "content benchmark ({} build)",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
+    );
+
+    // 1a. Parsing alone.
+    let document = generated_rss("Bench", 0, ITEMS);
+    let parse_runs = 50;
+    let started = Instant::now();
+    for _ in 0..parse_runs {
+        let feed =
+            news::parse_feed(document.as_bytes(), "http://127.0.0.1/bench.xml").expect("parse");
+        assert_eq!(feed.entries.len(), ITEMS);
+    }
+    let parse = started.elapsed() / parse_runs;
+    println!(
+        "parse a {ITEMS}-item RSS feed ({} KiB): {:.2} ms, {:.0} articles/s",
+        document.len() / 1024,
+        parse.as_secs_f64() * 1e3,
+        ITEMS as f64 / parse.as_secs_f64()
+    );
+
+    // 1b. Fetch, parse and store a new 100-item feed, as a submit or first refresh does.
+    let mut rounds = Vec::new();
+    let mut calls = 0;
+    for round in 0..ROUNDS {
+        let url = feeds.put(
+            &format!("/bench-{round}.xml"),
+            FeedDocument::rss(document.clone()),
+        );
+        let before = counter.0.load(Ordering::Relaxed);
+        let started = Instant::now();
+        let (_, created) = ingest.submit(&url).await.expect("submit");
+        rounds.push(started.elapsed());
+        calls = counter.0.load(Ordering::Relaxed) - before;
+        assert!(created);
+    }
+    // The emulator slows down as its tables grow (moto copies them for every transaction),
+    // so each round is shown: the first is the one least dominated by the emulator.
+    let per_round: Vec<String> = rounds
+        .iter()
+        .map(|d| format!("{:.0}", ITEMS as f64 / d.as_secs_f64()))
+        .collect();
+    rounds.sort();
+    let median = percentile(&rounds, 0.5);
+    println!(
+        "fetch + parse + store {ITEMS} new articles: median {:.0} ms over {ROUNDS} feeds, {:.0} articles/s \
+         (per feed, in order: {} articles/s), {calls} DynamoDB calls per feed",
+        median.as_secs_f64() * 1e3,
+        ITEMS as f64 / median.as_secs_f64(),
+        per_round.join(", ")
+    );
+
+    // 1c. A refresh of an unchanged feed (conditional GET answered 304).
+    let source = store.sources().await.expect("sources").remove(0);
+    let before = counter.0.load(Ordering::Relaxed);
+    let started = Instant::now();
+    let report = ingest.refresh(&source.id).await.expect("refresh");
+    println!(
+        "refresh of an unchanged feed: {:.1} ms, not modified: {}, {} DynamoDB calls",
+        started.elapsed().as_secs_f64() * 1e3,
+        report.not_modified,
+        counter.0.load(Ordering::Relaxed) - before
+    );
+
+    // 2. DynamoDB calls per GET /articles, and its latency through the stack.
+    let topic = store.topics().await.expect("topics").remove(0);
+    for (label, filter, query) in [
+        ("all articles", ArticleFilter::default(), String::new()),
+        (
+            "by source",
+            ArticleFilter {
+                source_id: Some(source.id.clone()),
+                topic_id: None,
+            },
+            format!("sourceId={}&", source.id),
+        ),
+        (
+            "by topic",
+            ArticleFilter {
+                source_id: None,
+                topic_id: Some(topic.id.clone()),
+            },
+            format!("topicId={}&", topic.id),
+        ),
+    ] {
+        for page in [0u32, 4] {
+            let before = counter.0.load(Ordering::Relaxed);
+            let result = store.articles_page(&filter, page, 20).await.expect("page");
+            let used = counter.0.load(Ordering::Relaxed) - before;
+            let url = t.url(&format!("/api/content/articles?{query}page={page}&size=20"));
+            let mut latencies = Vec::new();
+            for _ in 0..30 {
+                let started = Instant::now();
+                let response = t.http.get(&url).send().await.expect("request");
+                assert_eq!(response.status(), 200);
+                response.bytes().await.expect("body");
+                latencies.push(started.elapsed());
+            }
+            latencies.sort();
+            println!(
+                "GET /articles {label}, page {page} ({} of {}): {used} DynamoDB calls; p50 {:.1} ms, p90 {:.1} ms",
+                result.content.len(),
+                result.total_elements,
+                percentile(&latencies, 0.5).as_secs_f64() * 1e3,
+                percentile(&latencies, 0.9).as_secs_f64() * 1e3,
+            );
+        }
+    }
+}
