@@ -5,6 +5,10 @@
 //! which therefore sees exactly the public path, query, headers and body it sees in Lambda.
 //! Responses are returned as the function produced them; only API Gateway's own answers
 //! (404 without a route, 413, 500 on a crashed handler) use API Gateway's JSON bodies.
+//!
+//! Functions with a `FunctionUrlConfig` are also reachable on their "own URL", which locally is
+//! the path prefix `/lambda-url/{binary}` on the same listener (as `cargo lambda watch` serves
+//! function URLs): the prefix is stripped, so the function sees the path it sees in Lambda.
 
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
@@ -61,10 +65,29 @@ async fn read_body(mut body: Body) -> Result<Bytes, BodyError> {
     Ok(buffer.freeze())
 }
 
+/// Where function URLs live on the local listener, as `cargo lambda watch` serves them:
+/// `/lambda-url/{binary}/rest` reaches that function as `/rest`.
+pub const FUNCTION_URL_PREFIX: &str = "/lambda-url/";
+
 /// Routes and the routers of the HTTP functions they name.
 pub struct Dispatcher {
     pub routes: RouteTable,
     pub functions: BTreeMap<String, axum::Router>,
+    /// Functions with a `FunctionUrlConfig`: binary name → logical id.
+    pub function_urls: BTreeMap<String, String>,
+}
+
+impl Dispatcher {
+    /// The function a `/lambda-url/{binary}/...` path names, and the path it sees.
+    fn function_url<'a>(&self, path: &'a str) -> Option<(&str, &'a str)> {
+        let rest = path.strip_prefix(FUNCTION_URL_PREFIX)?;
+        let (binary, tail) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        let function = self.function_urls.get(binary)?;
+        Some((function.as_str(), tail))
+    }
 }
 
 /// The gateway as an axum app: every request goes through [`dispatch`].
@@ -98,6 +121,21 @@ async fn dispatch(State(dispatcher): State<Arc<Dispatcher>>, request: Request) -
     let started = Instant::now();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
+    if let Some((function, own_path)) = dispatcher.function_url(&path) {
+        let function = function.to_string();
+        let response = match dispatcher.functions.get(&function) {
+            Some(router) => {
+                let prefix = &path[..path.len() - own_path.len()];
+                let prefix = prefix.trim_end_matches('/').to_string();
+                forward_to_url(router.clone(), request, own_path.to_string(), &prefix).await
+            }
+            None => gateway_error(StatusCode::NOT_FOUND, "Not Found"),
+        };
+        let status = response.status().as_u16();
+        let latency_ms = started.elapsed().as_millis() as u64;
+        info!(%method, %path, function = %format!("{function} (function URL)"), status, latency_ms, "request");
+        return response;
+    }
     let target = dispatcher.routes.find(&method, &path).and_then(|route| {
         let router = dispatcher.functions.get(&route.function)?;
         Some((route.function.clone(), router.clone()))
@@ -115,6 +153,38 @@ async fn dispatch(State(dispatcher): State<Arc<Dispatcher>>, request: Request) -
     let status = response.status().as_u16();
     let latency_ms = started.elapsed().as_millis() as u64;
     info!(%method, %path, %function, status, latency_ms, "request");
+    response
+}
+
+/// A function URL request: the function sees its own path (no `/lambda-url/{binary}`), and
+/// a redirect to one of its own absolute paths is sent back under the prefix.
+async fn forward_to_url(
+    router: axum::Router,
+    request: Request,
+    own_path: String,
+    prefix: &str,
+) -> Response {
+    let (mut parts, body) = request.into_parts();
+    let path_and_query = match parts.uri.query() {
+        Some(query) => format!("{own_path}?{query}"),
+        None => own_path,
+    };
+    match http::Uri::builder().path_and_query(path_and_query).build() {
+        Ok(uri) => parts.uri = uri,
+        Err(_) => return gateway_error(StatusCode::BAD_REQUEST, "Bad Request"),
+    }
+    let mut response = forward(router, Request::from_parts(parts, body)).await;
+    let relocated = response
+        .headers()
+        .get(http::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .filter(|l| l.starts_with('/') && !l.starts_with("//"))
+        .and_then(|l| http::HeaderValue::from_str(&format!("{prefix}{l}")).ok());
+    if let Some(location) = relocated {
+        response
+            .headers_mut()
+            .insert(http::header::LOCATION, location);
+    }
     response
 }
 
@@ -200,6 +270,10 @@ mod tests {
             }
             "unreachable"
         }));
+        let redirecting = axum::Router::new().route(
+            "/docs",
+            axum::routing::get(|| async { axum::response::Redirect::to("/docs/") }),
+        );
         app(Arc::new(Dispatcher {
             routes: RouteTable::new(routes).expect("table"),
             functions: BTreeMap::from([
@@ -207,6 +281,11 @@ mod tests {
                 ("Proxy".to_string(), echo("proxy")),
                 ("Default".to_string(), echo("default")),
                 ("Boom".to_string(), panicking),
+                ("Redirecting".to_string(), redirecting),
+            ]),
+            function_urls: BTreeMap::from([
+                ("items-bin".to_string(), "Items".to_string()),
+                ("redirecting-bin".to_string(), "Redirecting".to_string()),
             ]),
         }))
     }
@@ -247,6 +326,52 @@ mod tests {
         assert_eq!(
             call(&app, "GET", "/api/x", Vec::new()).await.1,
             "default GET /api/x kept 0"
+        );
+    }
+
+    #[tokio::test]
+    async fn function_urls_reach_their_function_without_the_prefix() {
+        let app = gateway(false);
+        assert_eq!(
+            call(
+                &app,
+                "POST",
+                "/lambda-url/items-bin/summarize?x=1",
+                b"ab".to_vec()
+            )
+            .await,
+            (200, "items POST /summarize?x=1 kept 2".to_string())
+        );
+        assert_eq!(
+            call(&app, "GET", "/lambda-url/items-bin", Vec::new())
+                .await
+                .1,
+            "items GET / kept 0"
+        );
+        assert_eq!(
+            call(&app, "GET", "/lambda-url/items-bin/", Vec::new())
+                .await
+                .1,
+            "items GET / kept 0"
+        );
+        // Functions without a function URL, and unknown binaries, are not reachable so.
+        assert_eq!(
+            call(&app, "GET", "/lambda-url/proxy-bin/x", Vec::new())
+                .await
+                .0,
+            404
+        );
+        let request = http::Request::builder()
+            .uri("/lambda-url/redirecting-bin/docs")
+            .body(Body::empty())
+            .expect("request");
+        let response = app.clone().oneshot(request).await.expect("infallible");
+        assert_eq!(
+            response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok()),
+            Some("/lambda-url/redirecting-bin/docs/")
         );
     }
 

@@ -104,6 +104,9 @@ async fn run() -> Result<(), String> {
     for (route, function) in stack.routes() {
         println!("  {route:<40} -> {function}");
     }
+    for (function, url) in stack.function_urls() {
+        println!("  function URL {url}/ -> {function}");
+    }
     if !args.schedules {
         println!("  schedules are not fired (--no-schedules)");
     }

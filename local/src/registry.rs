@@ -92,9 +92,11 @@ impl Registry {
 pub fn registry() -> Registry {
     let mut registry = Registry::new();
     registry.http("users", users_function::router);
+    registry.http("web", web_function::router);
     registry.http("content", content_function::router);
     registry.schedule("feed-scheduler", feed_scheduler_function::handler);
     registry.sqs("feed-worker", feed_worker_function::handler);
+    registry.http("genai", genai_function::router);
     registry
 }
 

@@ -86,6 +86,8 @@ pub struct RunningStack {
     physical: BTreeMap<String, String>,
     envs: BTreeMap<String, Env>,
     routes: Vec<(String, String)>,
+    /// Function logical id → its local function URL.
+    function_urls: BTreeMap<String, String>,
     schedules: BTreeMap<String, ScheduleTarget>,
     stop: shutdown::Sender,
     server: JoinHandle<()>,
@@ -115,6 +117,17 @@ impl RunningStack {
     /// `(route key, function)` of every HTTP route, e.g. `("ANY /api/users/{proxy+}", ...)`.
     pub fn routes(&self) -> &[(String, String)] {
         &self.routes
+    }
+
+    /// The local URL of a function's `FunctionUrlConfig` (`{base}/lambda-url/{binary}`, no
+    /// trailing slash), where it answers its own, unprefixed paths.
+    pub fn function_url(&self, logical_id: &str) -> Option<&str> {
+        self.function_urls.get(logical_id).map(String::as_str)
+    }
+
+    /// Every function URL: logical id → URL.
+    pub fn function_urls(&self) -> &BTreeMap<String, String> {
+        &self.function_urls
     }
 
     /// Invokes a scheduled function now, once per schedule event it has (disabled ones
@@ -267,6 +280,7 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
         .collect();
 
     let mut routers = BTreeMap::new();
+    let mut url_binaries = BTreeMap::new();
     let mut pollers = Vec::new();
     let mut schedules = BTreeMap::new();
     let mut envs = BTreeMap::new();
@@ -281,6 +295,9 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
                 )?;
                 if plan.routes.is_empty() {
                     warn!(function = %id, "HTTP function has no HttpApi events; it is not reachable");
+                }
+                if plan.decl.function_url {
+                    url_binaries.insert(plan.decl.binary.clone(), id.clone());
                 }
                 routers.insert(id.clone(), router);
             }
@@ -333,9 +350,14 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
         .iter()
         .map(|r| (r.to_string(), r.function.clone()))
         .collect();
+    let function_urls: BTreeMap<String, String> = url_binaries
+        .iter()
+        .map(|(binary, id)| (id.clone(), function_url_for(&base_url, binary)))
+        .collect();
     let dispatcher = Arc::new(Dispatcher {
         routes,
         functions: routers,
+        function_urls: url_binaries,
     });
     let server = http::serve(listener, http::app(dispatcher), stop_rx.clone());
 
@@ -360,6 +382,7 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
         physical,
         envs,
         routes: route_list,
+        function_urls,
         schedules,
         stop,
         server,
@@ -446,10 +469,29 @@ fn register_apis_and_functions(
             let arn = format!("arn:aws:lambda:{}:{ACCOUNT_ID}:function:{id}", ctx.region);
             ctx.resources.insert(
                 id.clone(),
-                ResourceAttrs::new(&res.kind, id).attr("Arn", arn),
+                ResourceAttrs::new(&res.kind, id).attr("Arn", arn.clone()),
             );
+            // SAM's `{Function}Url` resource; the deployed URL ends with a slash too.
+            let binary = res
+                .metadata
+                .get("BuildProperties")
+                .and_then(|b| b.get("Binary"))
+                .and_then(serde_yaml::Value::as_str);
+            if let (Some(binary), Some(_)) = (binary, res.property("FunctionUrlConfig")) {
+                let url = format!("{}/", function_url_for(base_url, binary));
+                ctx.resources.insert(
+                    format!("{id}Url"),
+                    // `!Ref` of a function URL is its function's ARN.
+                    ResourceAttrs::new("AWS::Lambda::Url", arn).attr("FunctionUrl", url),
+                );
+            }
         }
     }
+}
+
+/// Where the local stack serves a function URL (see [`crate::http::FUNCTION_URL_PREFIX`]).
+fn function_url_for(base_url: &str, binary: &str) -> String {
+    format!("{base_url}{}{binary}", crate::http::FUNCTION_URL_PREFIX)
 }
 
 /// The function's environment, all layers applied.
@@ -576,11 +618,13 @@ Resources:
     Type: AWS::Serverless::Function
     Metadata: {BuildProperties: {Binary: b}}
     Properties:
+      FunctionUrlConfig: {AuthType: NONE}
       Environment:
         Variables:
           URL: !GetAtt Api.ApiEndpoint
           IMPLICIT: !Ref ServerlessHttpApi
           SELF: !GetAtt Fn.Arn
+          OWN_URL: !GetAtt FnUrl.FunctionUrl
       Events:
         One:
           Type: HttpApi
@@ -615,6 +659,10 @@ Resources:
             Some("arn:aws:lambda:us-east-1:123456789012:function:Fn")
         );
         assert_eq!(env.get("AWS_LAMBDA_FUNCTION_NAME"), Some("Fn"));
+        assert_eq!(
+            env.get("OWN_URL"),
+            Some("http://127.0.0.1:1234/lambda-url/b/")
+        );
         let plan = plan_events(decl, env, &ctx).expect("plan");
         let keys: Vec<String> = plan.routes.iter().map(|r| r.to_string()).collect();
         assert_eq!(keys, ["GET /a/{id}", "$default"]);

@@ -81,6 +81,8 @@ pub struct FunctionDecl {
     pub timeout: Duration,
     pub events: Vec<EventDecl>,
     pub condition: Option<String>,
+    /// The function has a `FunctionUrlConfig`: it is also reachable on its own URL.
+    pub function_url: bool,
 }
 
 /// One entry of a function's `Events`.
@@ -223,6 +225,7 @@ impl Template {
                 timeout: Duration::from_secs(timeout),
                 events,
                 condition: res.condition.clone(),
+                function_url: res.property("FunctionUrlConfig").is_some(),
             });
         }
         Ok(out)
@@ -340,6 +343,21 @@ Resources:
             .events
             .iter()
             .any(|e| e.name == "Default" && e.properties.is_null()));
+    }
+
+    #[test]
+    fn reads_function_urls() {
+        let t = Template::parse(
+            "Resources:\n  A:\n    Type: AWS::Serverless::Function\n    Metadata: {BuildProperties: {Binary: a}}\n    Properties:\n      FunctionUrlConfig: {AuthType: NONE}\n  B:\n    Type: AWS::Serverless::Function\n    Metadata: {BuildProperties: {Binary: b}}\n    Properties: {}\n",
+        )
+        .expect("parse");
+        let urls: Vec<(String, bool)> = t
+            .functions()
+            .expect("functions")
+            .into_iter()
+            .map(|f| (f.logical_id, f.function_url))
+            .collect();
+        assert_eq!(urls, [("A".to_string(), true), ("B".to_string(), false)]);
     }
 
     #[test]

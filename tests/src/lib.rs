@@ -1,7 +1,11 @@
 //! Black-box test support: a whole local stack (every function of `template.yaml`) started
 //! in-process on a random port against the emulator, with its own tables.
 
+pub mod apigen;
+pub mod contract;
 pub mod feeds;
+pub mod llm;
+pub mod otlp;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -56,6 +56,8 @@ async fn every_event_file_gets_its_expected_status() {
     );
 
     let t = TestStack::start().await;
+    // The GenAI events reach this OpenAI-compatible fake instead of a real model.
+    let llm = stack_tests::llm::FakeLlm::start().await;
     let mut token = None;
     for entry in entries {
         let file = entry["file"].as_str().expect("file");
@@ -94,6 +96,13 @@ async fn every_event_file_gets_its_expected_status() {
         let router = match function {
             "UsersFunction" => users_function::router(env).await.expect("router"),
             "ContentFunction" => content_function::router(env).await.expect("router"),
+            "WebFunction" => web_function::router(env).await.expect("router"),
+            "GenAiFunction" => genai_function::router(
+                env.with("LLM_BASE_URL", llm.base_url())
+                    .with("LLM_API_KEY", stack_tests::llm::TEST_KEY),
+            )
+            .await
+            .expect("router"),
             other => panic!("no handler wired for {other} in this test"),
         };
         let (status, body) = invoke(&router, &event).await;

@@ -12,13 +12,16 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use news::ingest::{Ingest, IngestError};
+use news::model::{Article, Page, Source, TopicRef, TopicSummary};
 use news::store::{ArticleFilter, StoreError};
 use platform::auth::{AuthUser, RequireScope, SourceWrite, TokenVerifier};
 use platform::aws::AwsClients;
 use platform::http::{Json, Query};
+use platform::openapi::{ErrorBody, Health, SecuritySchemes};
 use platform::{ApiError, BoxError, Env, ErrorStyle, FieldErrors};
 use serde::Deserialize;
 use serde_json::json;
+use utoipa::{IntoParams, OpenApi, ToSchema};
 
 /// The public path prefix of this route family.
 pub const PREFIX: &str = "/api/content";
@@ -72,6 +75,43 @@ pub fn app(ingest: Arc<Ingest>, verifier: Arc<TokenVerifier>) -> Router {
     )
 }
 
+/// This function's part of the platform's OpenAPI contract.
+#[derive(OpenApi)]
+#[openapi(
+    paths(
+        sources,
+        source,
+        submit_source,
+        subscribe,
+        unsubscribe,
+        topics,
+        articles,
+        article,
+        saved_articles,
+        health
+    ),
+    components(schemas(
+        Source,
+        SourceSubmission,
+        Unsubscribed,
+        TopicSummary,
+        TopicRef,
+        Article,
+        Page<Article>,
+        SavedArticles,
+        ErrorBody,
+        Health
+    )),
+    modifiers(&SecuritySchemes),
+    tags((name = "content", description = "Document A's content service: shared sources, their subscribers, articles and topics"))
+)]
+struct ContentApi;
+
+/// The content function's part of the platform's OpenAPI contract.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    ContentApi::openapi()
+}
+
 fn store_error(error: StoreError) -> ApiError {
     match error {
         StoreError::SourceNotFound => ApiError::not_found("Source not found"),
@@ -80,11 +120,31 @@ fn store_error(error: StoreError) -> ApiError {
     }
 }
 
+/// Every source.
+#[utoipa::path(
+    get,
+    path = "/api/content/sources",
+    operation_id = "listSources",
+    tag = "content",
+    responses((status = 200, description = "Every source", body = Vec<Source>))
+)]
 async fn sources(State(state): State<AppState>) -> Result<Response, ApiError> {
     let sources = state.ingest.store.sources().await.map_err(store_error)?;
     Ok(axum::Json(sources).into_response())
 }
 
+/// One source, with its subscriber count.
+#[utoipa::path(
+    get,
+    path = "/api/content/sources/{id}",
+    operation_id = "getSource",
+    tag = "content",
+    params(("id" = String, Path, description = "The source's id")),
+    responses(
+        (status = 200, description = "The source", body = Source),
+        (status = 404, description = "No such source", body = ErrorBody),
+    )
+)]
 async fn source(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -95,13 +155,31 @@ async fn source(
     }
 }
 
-#[derive(Deserialize)]
+/// A feed to add.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct SourceSubmission {
+    /// An http(s) URL serving an RSS, Atom or JSON Feed document.
+    #[schema(required = true, value_type = String, format = "uri", example = "https://example.com/feed.xml")]
     url: Option<String>,
 }
 
-/// Fetches and parses the feed before answering, so the new source's articles show at once.
+/// Submits a feed URL. Fetches and parses the feed before answering, so the new source's
+/// articles show at once.
+#[utoipa::path(
+    post,
+    path = "/api/content/sources",
+    operation_id = "submitSource",
+    tag = "content",
+    security(("bearerJwt" = [])),
+    request_body = SourceSubmission,
+    responses(
+        (status = 201, description = "A new source", body = Source),
+        (status = 200, description = "The URL (normalised) is already a source: that source", body = Source),
+        (status = 400, description = "The URL is invalid, cannot be fetched, or does not serve a feed (`details`: `url: reason`)", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+    )
+)]
 async fn submit_source(
     State(state): State<AppState>,
     _user: AuthUser,
@@ -120,6 +198,24 @@ async fn submit_source(
     }
 }
 
+/// Adds a subscriber to a source (idempotent per user); for services with `source.write`.
+#[utoipa::path(
+    post,
+    path = "/api/content/sources/{id}/subscribers/{userId}",
+    operation_id = "addSourceSubscriber",
+    tag = "content",
+    security(("sourceWrite" = ["source.write"])),
+    params(
+        ("id" = String, Path, description = "The source's id"),
+        ("userId" = String, Path, description = "The subscribing user's id"),
+    ),
+    responses(
+        (status = 200, description = "The source with its subscriberCount", body = Source),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks the source.write scope (user tokens never have it)", body = ErrorBody),
+        (status = 404, description = "No such source", body = ErrorBody),
+    )
+)]
 async fn subscribe(
     State(state): State<AppState>,
     _caller: RequireScope<SourceWrite>,
@@ -134,6 +230,39 @@ async fn subscribe(
     Ok(axum::Json(source).into_response())
 }
 
+/// What an unsubscribe left.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+#[schema(
+    description = "What an unsubscribe left: when the source survives, every Source field too; when the last subscriber left, only these three, with deleted true."
+)]
+struct Unsubscribed {
+    id: String,
+    #[schema(rename = "subscriberCount")]
+    subscriber_count: i64,
+    /// The last subscriber left: the source and its articles are gone.
+    deleted: bool,
+}
+
+/// Removes a subscriber from a source; the last one leaving deletes the source and its
+/// articles. For services with `source.write`.
+#[utoipa::path(
+    delete,
+    path = "/api/content/sources/{id}/subscribers/{userId}",
+    operation_id = "removeSourceSubscriber",
+    tag = "content",
+    security(("sourceWrite" = ["source.write"])),
+    params(
+        ("id" = String, Path, description = "The source's id"),
+        ("userId" = String, Path, description = "The leaving user's id"),
+    ),
+    responses(
+        (status = 200, description = "What is left of the source", body = Unsubscribed),
+        (status = 401, description = "No valid token", body = ErrorBody),
+        (status = 403, description = "The token lacks the source.write scope", body = ErrorBody),
+        (status = 404, description = "No such source", body = ErrorBody),
+    )
+)]
 async fn unsubscribe(
     State(state): State<AppState>,
     _caller: RequireScope<SourceWrite>,
@@ -162,20 +291,47 @@ async fn unsubscribe(
     Ok(axum::Json(body).into_response())
 }
 
+/// Every topic with its number of articles.
+#[utoipa::path(
+    get,
+    path = "/api/content/topics",
+    operation_id = "listTopics",
+    tag = "content",
+    responses((status = 200, description = "Every topic", body = Vec<TopicSummary>))
+)]
 async fn topics(State(state): State<AppState>) -> Result<Response, ApiError> {
     let topics = state.ingest.store.topics().await.map_err(store_error)?;
     Ok(axum::Json(topics).into_response())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
 struct ArticleQuery {
+    /// Only this source's articles.
     source_id: Option<String>,
+    /// Only this topic's articles.
     topic_id: Option<String>,
+    /// The page, from 0 (default 0).
+    #[param(minimum = 0)]
     page: Option<u32>,
+    /// Articles per page (default 20).
+    #[param(minimum = 1, maximum = 100)]
     size: Option<u32>,
 }
 
+/// Articles, newest first, a page at a time; by source or by topic.
+#[utoipa::path(
+    get,
+    path = "/api/content/articles",
+    operation_id = "listArticles",
+    tag = "content",
+    params(ArticleQuery),
+    responses(
+        (status = 200, description = "A page of articles (without paragraphs)", body = Page<Article>),
+        (status = 400, description = "A query parameter is invalid", body = ErrorBody),
+    )
+)]
 async fn articles(
     State(state): State<AppState>,
     Query(query): Query<ArticleQuery>,
@@ -200,6 +356,18 @@ async fn articles(
     Ok(axum::Json(page).into_response())
 }
 
+/// One article with its body paragraphs.
+#[utoipa::path(
+    get,
+    path = "/api/content/articles/{id}",
+    operation_id = "getArticle",
+    tag = "content",
+    params(("id" = String, Path, description = "The article's id")),
+    responses(
+        (status = 200, description = "The article", body = Article),
+        (status = 404, description = "No such article", body = ErrorBody),
+    )
+)]
 async fn article(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -210,12 +378,29 @@ async fn article(
     }
 }
 
-#[derive(Deserialize)]
+/// The articles to get.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct SavedArticles {
+    /// Article ids, at most 100.
+    #[schema(required = true, value_type = Vec<String>, max_items = 100)]
     ids: Option<Vec<String>>,
 }
 
+/// Gets a batch of articles by id (a user's saved articles).
+#[utoipa::path(
+    post,
+    path = "/api/content/articles/saved",
+    operation_id = "getSavedArticles",
+    tag = "content",
+    security(("bearerJwt" = [])),
+    request_body = SavedArticles,
+    responses(
+        (status = 200, description = "The articles found, in the order of `ids` (ids of deleted articles are left out)", body = Vec<Article>),
+        (status = 400, description = "`ids` is missing, too long or has a blank id", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+    )
+)]
 async fn saved_articles(
     State(state): State<AppState>,
     _user: AuthUser,
@@ -241,6 +426,17 @@ async fn saved_articles(
     Ok(axum::Json(articles).into_response())
 }
 
+/// The content service and its table.
+#[utoipa::path(
+    get,
+    path = "/api/content/actuator/health",
+    operation_id = "contentHealth",
+    tag = "content",
+    responses(
+        (status = 200, description = "Up", body = Health),
+        (status = 503, description = "The content table cannot be reached", body = Health),
+    )
+)]
 async fn health(State(state): State<AppState>) -> Response {
     let up = match state.ingest.store.ping().await {
         Ok(()) => true,

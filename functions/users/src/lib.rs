@@ -17,14 +17,15 @@ use axum::routing::{get, post};
 use axum::Router;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use identity::model::SettingsUpdate;
+use identity::model::{Profile, Role, Settings, SettingsUpdate, SummaryLength, Theme};
 use identity::{Identity, ProfileUpdate, Registration};
 use platform::auth::{AuthUser, TokenVerifier};
 use platform::aws::AwsClients;
 use platform::http::{form_pairs, Json};
+use platform::openapi::{ErrorBody, Health, SecuritySchemes};
 use platform::{ApiError, BoxError, Env, ErrorStyle};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use utoipa::{OpenApi, ToSchema};
 
 /// The public path prefix of this route family.
 pub const PREFIX: &str = "/api/users";
@@ -89,6 +90,62 @@ pub fn app(identity: Arc<Identity>, internal_api_url: Option<String>) -> Result<
     ))
 }
 
+/// This function's part of the platform's OpenAPI contract.
+#[derive(OpenApi)]
+#[openapi(
+    paths(
+        register,
+        login,
+        me,
+        update_me,
+        delete_me,
+        subscribe,
+        unsubscribe,
+        settings,
+        update_settings,
+        jwks,
+        token,
+        health
+    ),
+    components(schemas(
+        Registration,
+        Login,
+        LoginToken,
+        Profile,
+        ProfileUpdate,
+        Role,
+        Settings,
+        SettingsUpdate,
+        Theme,
+        SummaryLength,
+        TokenRequest,
+        ServiceToken,
+        ErrorBody,
+        Health
+    )),
+    modifiers(&SecuritySchemes),
+    tags((name = "users", description = "Document A's user service: accounts, tokens, profile, settings and source subscriptions"))
+)]
+struct UsersApi;
+
+/// The users function's part of the platform's OpenAPI contract.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    UsersApi::openapi()
+}
+
+/// Registers an account.
+#[utoipa::path(
+    post,
+    path = "/api/users/auth/register",
+    operation_id = "registerUser",
+    tag = "users",
+    request_body = Registration,
+    responses(
+        (status = 201, description = "The new account's profile", body = Profile),
+        (status = 400, description = "A field is missing or invalid (`details` names each)", body = ErrorBody),
+        (status = 409, description = "The username or email is taken", body = ErrorBody),
+    )
+)]
 async fn register(
     State(state): State<AppState>,
     Json(input): Json<Registration>,
@@ -97,25 +154,77 @@ async fn register(
     Ok((StatusCode::CREATED, axum::Json(profile)).into_response())
 }
 
-#[derive(Deserialize)]
+/// A login: the username and password given at registration.
+#[derive(Deserialize, ToSchema)]
 struct Login {
+    #[schema(required = true, value_type = String)]
     username: Option<String>,
+    #[schema(required = true, value_type = String, format = Password)]
     password: Option<String>,
 }
 
+/// A user token: a JWT to send as `Authorization: Bearer <token>`.
+#[derive(Serialize, ToSchema)]
+struct LoginToken {
+    token: String,
+}
+
+/// Logs in.
+#[utoipa::path(
+    post,
+    path = "/api/users/auth/login",
+    operation_id = "loginUser",
+    tag = "users",
+    request_body = Login,
+    responses(
+        (status = 200, description = "A user token (lifetime JWT_TTL_SECONDS)", body = LoginToken),
+        (status = 400, description = "The body is not a login", body = ErrorBody),
+        (status = 401, description = "Unknown user or wrong password (the same answer for both)", body = ErrorBody),
+    )
+)]
 async fn login(
     State(state): State<AppState>,
     Json(input): Json<Login>,
 ) -> Result<Response, ApiError> {
     let issued = state.identity.login(input.username, input.password).await?;
-    Ok(no_store(axum::Json(json!({ "token": issued.token }))))
+    Ok(no_store(axum::Json(LoginToken {
+        token: issued.token,
+    })))
 }
 
+/// The logged-in user's profile.
+#[utoipa::path(
+    get,
+    path = "/api/users/users/me",
+    operation_id = "getMyProfile",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The profile", body = Profile),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "The account no longer exists", body = ErrorBody),
+    )
+)]
 async fn me(State(state): State<AppState>, user: AuthUser) -> Result<Response, ApiError> {
     let profile = state.identity.profile(&user.id).await?;
     Ok(axum::Json(profile).into_response())
 }
 
+/// Changes the profile's email or name.
+#[utoipa::path(
+    put,
+    path = "/api/users/users/me",
+    operation_id = "updateMyProfile",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    request_body = ProfileUpdate,
+    responses(
+        (status = 200, description = "The updated profile", body = Profile),
+        (status = 400, description = "A field is invalid", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 409, description = "The email is taken", body = ErrorBody),
+    )
+)]
 async fn update_me(
     State(state): State<AppState>,
     user: AuthUser,
@@ -138,7 +247,22 @@ impl AppState {
     }
 }
 
-/// Subscribes the user through the content service, then records it (enabled) here.
+/// Subscribes the user to a source (through the content service, with a `source.write`
+/// service token) and enables it in the user's settings.
+#[utoipa::path(
+    post,
+    path = "/api/users/users/me/subscriptions/{sourceId}",
+    operation_id = "subscribeToSource",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    params(("sourceId" = String, Path, description = "The source's id")),
+    responses(
+        (status = 200, description = "The source, with its new subscriberCount (subscribing twice changes nothing)", body = ref("#/components/schemas/Source")),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "No such source", body = ErrorBody),
+        (status = 502, description = "The content service failed", body = ErrorBody),
+    )
+)]
 async fn subscribe(
     State(state): State<AppState>,
     user: AuthUser,
@@ -160,8 +284,23 @@ async fn subscribe(
     Ok(axum::Json(source).into_response())
 }
 
-/// Unsubscribes through the content service: 200 with the source, or 204 when the user was
-/// its last subscriber and the source is gone.
+/// Unsubscribes the user from a source; the last subscriber leaving deletes the source and
+/// its articles.
+#[utoipa::path(
+    delete,
+    path = "/api/users/users/me/subscriptions/{sourceId}",
+    operation_id = "unsubscribeFromSource",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    params(("sourceId" = String, Path, description = "The source's id")),
+    responses(
+        (status = 200, description = "The remaining source, with its new subscriberCount", body = ref("#/components/schemas/Source")),
+        (status = 204, description = "The user was the last subscriber: the source is deleted"),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "No such source, or the user is not subscribed to it", body = ErrorBody),
+        (status = 502, description = "The content service failed", body = ErrorBody),
+    )
+)]
 async fn unsubscribe(
     State(state): State<AppState>,
     user: AuthUser,
@@ -200,6 +339,18 @@ async fn unsubscribe(
 
 /// Deletes the account: first every subscription (the last-subscriber rule applies), then
 /// the user's records. Safe to repeat after a failure part-way.
+#[utoipa::path(
+    delete,
+    path = "/api/users/users/me",
+    operation_id = "deleteMyAccount",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 204, description = "The account is deleted"),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 502, description = "The content service failed; nothing of the account was deleted yet, or the rest can be deleted by repeating the call", body = ErrorBody),
+    )
+)]
 async fn delete_me(
     State(state): State<AppState>,
     user: AuthUser,
@@ -223,11 +374,37 @@ async fn delete_me(
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
+/// The logged-in user's settings.
+#[utoipa::path(
+    get,
+    path = "/api/users/users/me/settings",
+    operation_id = "getMySettings",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The settings (defaults until changed)", body = Settings),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+    )
+)]
 async fn settings(State(state): State<AppState>, user: AuthUser) -> Result<Response, ApiError> {
     let settings = state.identity.settings(&user.id).await?;
     Ok(axum::Json(settings).into_response())
 }
 
+/// Changes settings: a merge, absent fields keep their value.
+#[utoipa::path(
+    put,
+    path = "/api/users/users/me/settings",
+    operation_id = "updateMySettings",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    request_body = SettingsUpdate,
+    responses(
+        (status = 200, description = "The settings after the change", body = Settings),
+        (status = 400, description = "A field is invalid or unknown", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+    )
+)]
 async fn update_settings(
     State(state): State<AppState>,
     user: AuthUser,
@@ -237,6 +414,14 @@ async fn update_settings(
     Ok(axum::Json(settings).into_response())
 }
 
+/// The public keys tokens are verified with.
+#[utoipa::path(
+    get,
+    path = "/api/users/.well-known/jwks.json",
+    operation_id = "getJwks",
+    tag = "users",
+    responses((status = 200, description = "RFC 7517 JSON Web Key Set: `{keys: [{kty: OKP, crv: Ed25519, x, kid, alg: EdDSA, use: sig}]}`", body = Object))
+)]
 async fn jwks(State(state): State<AppState>) -> Response {
     (
         [(header::CACHE_CONTROL, "public, max-age=300")],
@@ -245,12 +430,65 @@ async fn jwks(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
+/// The users service and its table.
+#[utoipa::path(
+    get,
+    path = "/api/users/actuator/health",
+    operation_id = "usersHealth",
+    tag = "users",
+    responses(
+        (status = 200, description = "Up", body = Health),
+        (status = 503, description = "The users table cannot be reached", body = Health),
+    )
+)]
 async fn health(State(state): State<AppState>) -> Response {
     platform::http::health(state.identity.healthy().await)
 }
 
+/// A client-credentials token request (RFC 6749 4.4), form-encoded.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct TokenRequest {
+    /// Always `client_credentials`.
+    #[schema(example = "client_credentials")]
+    grant_type: String,
+    /// Space-separated scopes; all the client's scopes when absent.
+    #[schema(example = "source.write")]
+    scope: Option<String>,
+    /// With `client_secret`, instead of HTTP Basic.
+    client_id: Option<String>,
+    client_secret: Option<String>,
+}
+
+/// A service token (RFC 6749 5.1).
+#[derive(Serialize, ToSchema)]
+struct ServiceToken {
+    access_token: String,
+    /// Always `Bearer`.
+    token_type: &'static str,
+    /// Seconds until the token expires.
+    expires_in: i64,
+    /// The granted scopes, space-separated.
+    scope: String,
+}
+
 /// RFC 6749 section 4.4: client credentials, client authenticated by HTTP Basic (or, as the
 /// RFC allows, `client_id`/`client_secret` in the form). Errors carry the RFC's `error` code.
+#[utoipa::path(
+    post,
+    path = "/api/users/oauth2/token",
+    operation_id = "issueServiceToken",
+    tag = "users",
+    summary = "Issues a service token to an OAuth2 client (client credentials grant)",
+    security(("clientBasic" = []), ()),
+    request_body(content = TokenRequest, content_type = "application/x-www-form-urlencoded"),
+    responses(
+        (status = 200, description = "The token", body = ServiceToken),
+        (status = 400, description = "`invalid_request`, `unsupported_grant_type` or `invalid_scope` (in the body's `error`)", body = ErrorBody),
+        (status = 401, description = "`invalid_client`: missing or wrong client credentials", body = ErrorBody),
+        (status = 415, description = "The body is not form-encoded", body = ErrorBody),
+    )
+)]
 async fn token(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -333,12 +571,12 @@ async fn token(
         .issuer()
         .service_token(&client.id, &scopes)
         .map_err(|e| ApiError::internal("sign token", e))?;
-    Ok(no_store(axum::Json(json!({
-        "access_token": issued.token,
-        "token_type": "Bearer",
-        "expires_in": issued.expires_in,
-        "scope": scopes.join(" "),
-    }))))
+    Ok(no_store(axum::Json(ServiceToken {
+        access_token: issued.token,
+        token_type: "Bearer",
+        expires_in: issued.expires_in,
+        scope: scopes.join(" "),
+    })))
 }
 
 fn basic_credentials(headers: &HeaderMap) -> Option<(String, String)> {

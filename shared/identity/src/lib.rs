@@ -20,21 +20,32 @@ use crate::model::{
 use crate::store::{NewUser, StoreError, StoredUser, UserStore};
 use crate::tokens::{IssuedToken, TokenIssuer};
 
-/// Registration input as sent; [`Identity::register`] parses it.
-#[derive(Debug, Default, serde::Deserialize)]
+/// A new account. Every field is checked and each problem named in the 400's `details`.
+// Kept as sent; `Identity::register` parses it.
+#[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
 pub struct Registration {
+    /// Unique (case-insensitively).
+    #[schema(required = true, value_type = String, min_length = 3, max_length = 50, pattern = "^[A-Za-z0-9_.-]+$", example = "alice")]
     pub username: Option<String>,
+    /// A valid address, unique (case-insensitively).
+    #[schema(required = true, value_type = String, format = Email, max_length = 254, example = "alice@example.com")]
     pub email: Option<String>,
+    #[schema(required = true, value_type = String, format = Password, min_length = 8, max_length = 128)]
     pub password: Option<String>,
+    /// Display name; blank means none.
+    #[schema(max_length = 100, example = "Alice")]
     pub name: Option<String>,
 }
 
 /// Profile changes as sent: absent fields are unchanged; `name: null` clears the name.
-#[derive(Debug, Default, serde::Deserialize)]
+#[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProfileUpdate {
+    #[schema(value_type = Option<String>, format = Email)]
     pub email: Option<String>,
+    /// Display name (at most 100 characters); `null` or blank clears it.
     #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, max_length = 100)]
     pub name: Option<Option<String>>,
 }
 

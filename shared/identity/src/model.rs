@@ -115,7 +115,7 @@ pub fn parse_name(raw: Option<&str>) -> Result<Option<String>, FieldError> {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Role {
     User,
@@ -132,27 +132,39 @@ impl Role {
 }
 
 /// A user's profile as the API shows it.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Profile {
+    /// The user id (the tokens' `sub`).
+    #[schema(format = Uuid)]
     pub id: String,
     pub username: String,
+    #[schema(format = Email)]
     pub email: String,
     pub name: Option<String>,
+    /// `USER`, plus `ADMIN` for the configured administrators.
     pub roles: Vec<Role>,
+    #[schema(format = DateTime)]
     pub created_at: String,
 }
 
 /// Reader preferences (Document A settings, plus Document B's visibility flags).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
+    /// The sources the user is subscribed to (kept in step by subscribe and unsubscribe).
     pub enabled_source_ids: Vec<String>,
+    /// Topic ids the user follows.
     pub followed_topics: Vec<String>,
+    /// A language tag such as `en` or `pt-BR`.
+    #[schema(example = "en")]
     pub language: String,
     pub theme: Theme,
+    /// The default length of AI summaries.
     pub summary_length: SummaryLength,
+    /// Whether the user's bookmarks show on their community profile (Document B).
     pub show_bookmarks: bool,
+    /// Whether the user's likes show on their community profile (Document B).
     pub show_likes: bool,
 }
 
@@ -170,7 +182,7 @@ impl Default for Settings {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Theme {
     Light,
@@ -178,7 +190,7 @@ pub enum Theme {
     System,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SummaryLength {
     Short,
@@ -187,11 +199,16 @@ pub enum SummaryLength {
 }
 
 /// A settings update: absent fields keep their current value.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SettingsUpdate {
+    /// At most 500 ids.
+    #[schema(max_items = 500)]
     pub enabled_source_ids: Option<Vec<String>>,
+    /// At most 100 topic ids.
+    #[schema(max_items = 100)]
     pub followed_topics: Option<Vec<String>>,
+    /// A language tag such as `en` or `pt-BR`.
     pub language: Option<String>,
     pub theme: Option<Theme>,
     pub summary_length: Option<SummaryLength>,

@@ -791,7 +791,20 @@ impl ContentStore {
         &self,
         ids: &[String],
     ) -> Result<std::collections::HashSet<String>, StoreError> {
-        let mut found = std::collections::HashSet::new();
+        self.article_items(ids, Some("id"))
+            .await?
+            .iter()
+            .map(|item| req_s(item, "id"))
+            .collect()
+    }
+
+    /// The article items with these ids (each asked once), in no particular order: one
+    /// BatchGetItem per 100 ids, retrying unprocessed keys.
+    async fn article_items(
+        &self,
+        ids: &[String],
+        projection: Option<&str>,
+    ) -> Result<Vec<Item>, StoreError> {
         // BatchGetItem refuses a request that names one key twice.
         let mut unique: Vec<&String> = Vec::with_capacity(ids.len());
         for id in ids {
@@ -799,6 +812,7 @@ impl ContentStore {
                 unique.push(id);
             }
         }
+        let mut items = Vec::new();
         for chunk in unique.chunks(100) {
             let mut keys: Vec<Item> = chunk
                 .iter()
@@ -809,7 +823,7 @@ impl ContentStore {
                 rounds += 1;
                 let request = KeysAndAttributes::builder()
                     .set_keys(Some(keys.clone()))
-                    .projection_expression("id")
+                    .set_projection_expression(projection.map(str::to_string))
                     .build()
                     .map_err(aws)?;
                 let out = self
@@ -819,13 +833,11 @@ impl ContentStore {
                     .send()
                     .await
                     .map_err(aws)?;
-                for item in out
-                    .responses
-                    .and_then(|mut r| r.remove(&self.table))
-                    .unwrap_or_default()
-                {
-                    found.insert(req_s(&item, "id")?);
-                }
+                items.extend(
+                    out.responses
+                        .and_then(|mut r| r.remove(&self.table))
+                        .unwrap_or_default(),
+                );
                 keys = out
                     .unprocessed_keys
                     .and_then(|mut u| u.remove(&self.table))
@@ -836,7 +848,7 @@ impl ContentStore {
                 }
             }
         }
-        Ok(found)
+        Ok(items)
     }
 
     /// Records a fetch attempt's outcome on the source.
@@ -920,48 +932,9 @@ impl ContentStore {
         with_body: bool,
     ) -> Result<Vec<Article>, StoreError> {
         let mut found: HashMap<String, Article> = HashMap::new();
-        let mut unique: Vec<&String> = Vec::new();
-        for id in ids {
-            if !unique.contains(&id) {
-                unique.push(id);
-            }
-        }
-        for chunk in unique.chunks(100) {
-            let mut keys: Vec<Item> = chunk
-                .iter()
-                .map(|id| key(format!("ARTICLE#{id}"), "META"))
-                .collect();
-            let mut rounds = 0;
-            while !keys.is_empty() && rounds < 8 {
-                rounds += 1;
-                let request = KeysAndAttributes::builder()
-                    .set_keys(Some(keys.clone()))
-                    .build()
-                    .map_err(aws)?;
-                let out = self
-                    .db
-                    .batch_get_item()
-                    .request_items(&self.table, request)
-                    .send()
-                    .await
-                    .map_err(aws)?;
-                for item in out
-                    .responses
-                    .and_then(|mut r| r.remove(&self.table))
-                    .unwrap_or_default()
-                {
-                    let article = to_article(&item, with_body)?;
-                    found.insert(article.id.clone(), article);
-                }
-                keys = out
-                    .unprocessed_keys
-                    .and_then(|mut u| u.remove(&self.table))
-                    .map(|k| k.keys)
-                    .unwrap_or_default();
-                if !keys.is_empty() {
-                    backoff(rounds).await;
-                }
-            }
+        for item in self.article_items(ids, None).await? {
+            let article = to_article(&item, with_body)?;
+            found.insert(article.id.clone(), article);
         }
         Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
     }

@@ -1,0 +1,9 @@
+//! Lambda entry point of the GenAI function.
+
+#[tokio::main]
+async fn main() -> Result<(), platform::BoxError> {
+    let env = platform::Env::from_process();
+    platform::telemetry::init(&env);
+    let router = genai_function::router(env).await?;
+    platform::lambda::run(platform::Function::Http(router)).await
+}

@@ -1,0 +1,133 @@
+// The news reader's shell: header and navigation, the routes, focus and title on every page
+// change, and the session restored before the first page is shown.
+
+import { announce, h, mount } from "./dom.js";
+import { dispatch, fallback, navigate, route, start } from "./router.js";
+import * as account from "./session.js";
+import { empty, loading } from "./ui.js";
+import { article } from "./view-article.js";
+import { login, register, saved, settings } from "./views-account.js";
+import { home, source, sources, topic, topics } from "./views-browse.js";
+
+const APP_NAME = "News reader";
+
+const main = h("main", { id: "main", tabindex: "-1" });
+const nav = h("nav", { id: "site-nav", "aria-label": "Main" });
+const menuButton = /** @type {HTMLButtonElement} */ (
+  h("button", { type: "button", class: "menu-toggle", "aria-expanded": "false", "aria-controls": "site-nav" }, "Menu")
+);
+
+const LINKS = [
+  ["/", "Articles"],
+  ["/sources", "Sources"],
+  ["/topics", "Topics"],
+  ["/saved", "Saved"],
+  ["/settings", "Settings"],
+];
+
+function renderNav() {
+  const path = window.location.pathname;
+  const current = (/** @type {string} */ href) =>
+    href === "/" ? path === "/" || path.startsWith("/articles/") : path === href || path.startsWith(`${href}/`);
+  const user = account.session.user;
+  const logout = h("button", { type: "button", class: "link-button" }, "Log out");
+  logout.addEventListener("click", () => {
+    account.logOut();
+    announce("Logged out");
+    navigate("/");
+  });
+  mount(
+    nav,
+    h("ul", { class: "nav-links" }, LINKS.map(([href, label]) => h("li", null, h("a", { href, "aria-current": current(href) ? "page" : null }, label)))),
+    h(
+      "div",
+      { class: "account" },
+      user
+        ? [h("span", { class: "who" }, h("span", { class: "visually-hidden" }, "Logged in as "), user.username), logout]
+        : [h("a", { href: "/login", "aria-current": path === "/login" ? "page" : null }, "Log in"), h("a", { class: "button small", href: "/register" }, "Register")],
+    ),
+  );
+}
+
+function setMenu(/** @type {boolean} */ open) {
+  menuButton.setAttribute("aria-expanded", String(open));
+  document.body.classList.toggle("menu-open", open);
+}
+
+menuButton.addEventListener("click", () => setMenu(menuButton.getAttribute("aria-expanded") !== "true"));
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && document.body.classList.contains("menu-open")) {
+    setMenu(false);
+    menuButton.focus();
+  }
+});
+
+/** @type {AbortController|null} */
+let controller = null;
+let firstPage = true;
+
+/**
+ * A route handler that shows `view` in the main landmark.
+ * @param {(main: HTMLElement, match: import("./router.js").Match, context: import("./views-browse.js").ViewContext) => (void|Promise<void>)} view
+ * @returns {import("./router.js").Handler}
+ */
+function page(view) {
+  return (match) => {
+    controller?.abort();
+    controller = new AbortController();
+    setMenu(false);
+    renderNav();
+    const title = (/** @type {string} */ text) => {
+      document.title = `${text} · ${APP_NAME}`;
+    };
+    const shown = view(main, match, { signal: controller.signal, title });
+    if (!firstPage) {
+      window.scrollTo(0, 0);
+      // Move focus to the new page's heading, so screen readers announce it.
+      const heading = main.querySelector("h1");
+      (heading instanceof HTMLElement ? heading : main).focus();
+    }
+    firstPage = false;
+    Promise.resolve(shown).catch(() => {});
+  };
+}
+
+function notFound(/** @type {HTMLElement} */ target, /** @type {import("./router.js").Match} */ match, /** @type {import("./views-browse.js").ViewContext} */ { title }) {
+  title("Page not found");
+  mount(target, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Page not found")), empty(`There is no page at ${match.path}.`, h("a", { href: "/" }, "Go to the latest articles")));
+}
+
+route("/", page(home));
+route("/sources", page(sources));
+route("/sources/:id", page(source));
+route("/topics", page(topics));
+route("/topics/:id", page(topic));
+route("/articles/:id", page(article));
+route("/saved", page(saved));
+route("/settings", page(settings));
+route("/login", page(login));
+route("/register", page(register));
+fallback(page(notFound));
+
+account.onSessionChange(() => {
+  renderNav();
+  if (!account.session.user && ["/saved", "/settings"].includes(window.location.pathname)) {
+    // The session ended (logged out, or the token expired): show the page's logged-out state.
+    dispatch();
+  }
+});
+
+document.body.prepend(
+  h("a", { class: "skip-link", href: "#main" }, "Skip to content"),
+  h("header", { class: "site-header" }, h("div", { class: "bar" }, h("a", { class: "brand", href: "/" }, h("span", { class: "logo", "aria-hidden": "true" }), APP_NAME), menuButton, nav)),
+  main,
+  h(
+    "footer",
+    { class: "site-footer" },
+    h("p", null, "Articles come from the feeds readers add. ", h("a", { href: "/swagger-ui.html" }, "API documentation"), " · ", h("a", { href: "/v3/api-docs" }, "OpenAPI contract")),
+  ),
+  h("div", { id: "announcer", class: "toast", role: "status", "aria-live": "polite", "aria-atomic": "true" }),
+);
+mount(main, loading("Loading"));
+renderNav();
+account.restore().finally(start);

@@ -1,0 +1,125 @@
+// The one place the client talks HTTP: JSON in and out, the user's token on the operations
+// that take it, and every failure turned into an ApiError a person can read.
+
+/**
+ * Options every generated API function takes.
+ * @typedef {Object} RequestOptions
+ * @property {AbortSignal} [signal] Cancels the request (the view navigated away).
+ */
+
+/**
+ * @typedef {Object} RequestInit
+ * @property {AbortSignal} [signal]
+ * @property {unknown} [body] Sent as JSON.
+ * @property {Object<string, unknown>} [query] Empty values are left out.
+ * @property {"required"|"optional"} [auth] Whether the operation takes the user's token.
+ */
+
+/** An error answer of the API, or a failure to reach it. */
+export class ApiError extends Error {
+  /**
+   * @param {number} status The HTTP status; 0 when the server could not be reached.
+   * @param {string} message The server's message, or one written here.
+   * @param {string[]} [details] The server's `field: reason` entries.
+   */
+  constructor(status, message, details = []) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.details = details;
+  }
+
+  /**
+   * The `details` entries as field → reason.
+   * @returns {Map<string, string>}
+   */
+  fieldErrors() {
+    const fields = new Map();
+    for (const entry of this.details) {
+      const at = entry.indexOf(": ");
+      if (at > 0) {
+        fields.set(entry.slice(0, at), entry.slice(at + 2));
+      }
+    }
+    return fields;
+  }
+}
+
+/** @type {() => (string|null)} */
+let tokenSource = () => null;
+/** @type {() => void} */
+let onRejectedToken = () => {};
+
+/**
+ * Where the user's token comes from, and what to do when the API rejects it.
+ * @param {() => (string|null)} source
+ * @param {() => void} rejected
+ */
+export function configureAuth(source, rejected) {
+  tokenSource = source;
+  onRejectedToken = rejected;
+}
+
+/**
+ * One API call.
+ * @param {string} method
+ * @param {string} path
+ * @param {RequestInit} [init]
+ * @returns {Promise<any>} The JSON body, or null for an empty answer.
+ */
+export async function request(method, path, init = {}) {
+  const url = new URL(path, window.location.origin);
+  for (const [key, value] of Object.entries(init.query ?? {})) {
+    if (value !== undefined && value !== null && value !== "") {
+      url.searchParams.set(key, String(value));
+    }
+  }
+  /** @type {Record<string, string>} */
+  const headers = { accept: "application/json" };
+  const token = init.auth ? tokenSource() : null;
+  if (init.auth === "required" && !token) {
+    throw new ApiError(401, "Log in to do this.");
+  }
+  if (token) {
+    headers.authorization = `Bearer ${token}`;
+  }
+  let body;
+  if (init.body !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(init.body);
+  }
+
+  let response;
+  try {
+    response = await fetch(url, { method, headers, body, signal: init.signal });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "AbortError") {
+      throw error;
+    }
+    throw new ApiError(0, "Could not reach the server. Check your connection and try again.");
+  }
+
+  const text = await response.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (response.ok) {
+    return data;
+  }
+  if (response.status === 401 && token) {
+    onRejectedToken();
+  }
+  const message =
+    data && typeof data.message === "string" && data.message
+      ? data.message
+      : `The server answered ${response.status} ${response.statusText}`.trim();
+  const details = Array.isArray(data?.details)
+    ? data.details.filter((/** @type {unknown} */ d) => typeof d === "string")
+    : [];
+  throw new ApiError(response.status, message, details);
+}

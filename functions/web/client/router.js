@@ -1,0 +1,121 @@
+// Client-side routes with the History API: real paths (/articles/{id}), so every page can be
+// bookmarked and reloaded (the web function answers the same HTML for all of them).
+
+/**
+ * @typedef {Object} Match
+ * @property {Record<string, string>} params Path parameters by name.
+ * @property {URLSearchParams} query
+ * @property {string} path
+ */
+
+/** @typedef {(match: Match) => void} Handler */
+
+/** Paths the server answers itself: links to them are ordinary page loads. */
+const SERVER_PREFIXES = ["/api", "/actuator", "/swagger-ui", "/v3/api-docs", "/health", "/prometheus", "/grafana", "/assets"];
+
+/** @type {{pattern: RegExp, names: string[], handler: Handler}[]} */
+const routes = [];
+/** @type {Handler} */
+let notFound = () => {};
+
+/**
+ * Adds a route; `pattern` segments like `:id` capture one path segment.
+ * @param {string} pattern
+ * @param {Handler} handler
+ */
+export function route(pattern, handler) {
+  /** @type {string[]} */
+  const names = [];
+  const source = pattern
+    .split("/")
+    .map((segment) => {
+      if (segment.startsWith(":")) {
+        names.push(segment.slice(1));
+        return "([^/]+)";
+      }
+      return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    })
+    .join("/");
+  routes.push({ pattern: new RegExp(`^${source}/?$`), names, handler });
+}
+
+/** @param {Handler} handler */
+export function fallback(handler) {
+  notFound = handler;
+}
+
+/** @param {string} pathname */
+export function isServerPath(pathname) {
+  return SERVER_PREFIXES.some((p) => pathname === p || pathname.startsWith(`${p}/`) || pathname === `${p}.html`);
+}
+
+/**
+ * Shows `to` (a path with an optional query) and records it in the history.
+ * @param {string} to
+ * @param {{replace?: boolean}} [options]
+ */
+export function navigate(to, { replace = false } = {}) {
+  const url = new URL(to, window.location.origin);
+  if (isServerPath(url.pathname)) {
+    window.location.assign(url.href);
+    return;
+  }
+  if (replace) {
+    window.history.replaceState(null, "", url.pathname + url.search + url.hash);
+  } else {
+    window.history.pushState(null, "", url.pathname + url.search + url.hash);
+  }
+  dispatch();
+}
+
+/** The path and query last rendered: a change of only the fragment renders nothing. */
+let shown = "";
+
+/** Renders the view of the current location. */
+export function dispatch() {
+  const { pathname, search } = window.location;
+  shown = pathname + search;
+  const query = new URLSearchParams(search);
+  for (const { pattern, names, handler } of routes) {
+    const found = pattern.exec(pathname);
+    if (found) {
+      /** @type {Record<string, string>} */
+      const params = {};
+      names.forEach((name, i) => {
+        params[name] = decodeURIComponent(found[i + 1]);
+      });
+      handler({ params, query, path: pathname });
+      return;
+    }
+  }
+  notFound({ params: {}, query, path: pathname });
+}
+
+/** Follows same-origin links without reloading, and the back and forward buttons. */
+export function start() {
+  document.addEventListener("click", (event) => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+      return;
+    }
+    const target = event.target instanceof Element ? event.target.closest("a[href]") : null;
+    if (!(target instanceof HTMLAnchorElement) || target.target || target.hasAttribute("download")) {
+      return;
+    }
+    const url = new URL(target.href);
+    if (url.origin !== window.location.origin || isServerPath(url.pathname)) {
+      return;
+    }
+    // An anchor on this page (the skip link): the browser scrolls and focuses it.
+    if (url.hash && url.pathname === window.location.pathname && url.search === window.location.search) {
+      return;
+    }
+    event.preventDefault();
+    navigate(url.pathname + url.search + url.hash);
+  });
+  window.addEventListener("popstate", () => {
+    if (window.location.pathname + window.location.search !== shown) {
+      dispatch();
+    }
+  });
+  dispatch();
+}

@@ -1,0 +1,332 @@
+// The account: logging in, registering, settings and saved articles.
+
+import * as api from "./api.gen.js";
+import { announce, h, mount } from "./dom.js";
+import { ApiError } from "./http.js";
+import { navigate } from "./router.js";
+import * as account from "./session.js";
+import { articleCard, busy, clearFormErrors, empty, errorBox, field, formError, loading, showFormError } from "./ui.js";
+
+/**
+ * Where to go after logging in: a local path from `?next=`, else home.
+ * @param {URLSearchParams} query
+ */
+function nextPath(query) {
+  const next = query.get("next") ?? "/";
+  return next.startsWith("/") && !next.startsWith("//") ? next : "/";
+}
+
+/**
+ * An invitation to log in, for pages that need an account.
+ * @param {HTMLElement} main
+ * @param {string} heading
+ */
+function needsLogin(main, heading) {
+  const here = encodeURIComponent(window.location.pathname + window.location.search);
+  mount(
+    main,
+    h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading)),
+    empty("Log in to see this page", h("p", null, h("a", { class: "button", href: `/login?next=${here}` }, "Log in"), " ", h("a", { class: "button secondary", href: `/register?next=${here}` }, "Create an account"))),
+  );
+}
+
+/**
+ * `/login`.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export function login(main, match, { title }) {
+  title("Log in");
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Log in"));
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card narrow", novalidate: true },
+      formError(),
+      field({ label: "Username", name: "username", required: true, autocomplete: "username" }),
+      field({ label: "Password", name: "password", type: "password", required: true, autocomplete: "current-password" }),
+      h("div", { class: "actions" }, button),
+    )
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearFormErrors(form);
+    const data = new FormData(form);
+    try {
+      await busy(button, "Logging in…", () => account.logIn(String(data.get("username") ?? "").trim(), String(data.get("password") ?? "")));
+      announce(`Logged in as ${account.session.user?.username ?? ""}`);
+      navigate(nextPath(match.query), { replace: true });
+    } catch (error) {
+      const wrong = error instanceof ApiError && error.status === 401;
+      showFormError(form, error, wrong ? { title: "Wrong username or password", text: "Check both and try again." } : undefined);
+    }
+  });
+  mount(
+    main,
+    h("div", { class: "page-head narrow" }, h("h1", { tabindex: "-1" }, "Log in"), h("p", { class: "lede" }, "No account yet? ", h("a", { href: `/register${window.location.search}` }, "Create one"), ".")),
+    form,
+  );
+}
+
+/**
+ * `/register`.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export function register(main, match, { title }) {
+  title("Create an account");
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Create account"));
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card narrow", novalidate: true },
+      formError(),
+      field({ label: "Username", name: "username", required: true, autocomplete: "username", minlength: 3, maxlength: 50, hint: "3 to 50 letters, digits, '_', '.' or '-'." }),
+      field({ label: "Email", name: "email", type: "email", required: true, autocomplete: "email" }),
+      field({ label: "Password", name: "password", type: "password", required: true, autocomplete: "new-password", minlength: 8, maxlength: 128, hint: "At least 8 characters." }),
+      field({ label: "Name", name: "name", autocomplete: "name", maxlength: 100 }),
+      h("div", { class: "actions" }, button),
+    )
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearFormErrors(form);
+    const data = new FormData(form);
+    const text = (/** @type {string} */ name) => String(data.get(name) ?? "").trim();
+    try {
+      await busy(button, "Creating your account…", () =>
+        account.register({ username: text("username"), email: text("email"), password: String(data.get("password") ?? ""), name: text("name") || null }),
+      );
+      announce(`Welcome, ${account.session.user?.name ?? account.session.user?.username ?? ""}`);
+      navigate(nextPath(match.query), { replace: true });
+    } catch (error) {
+      showFormError(form, error);
+    }
+  });
+  mount(
+    main,
+    h("div", { class: "page-head narrow" }, h("h1", { tabindex: "-1" }, "Create an account"), h("p", { class: "lede" }, "Already registered? ", h("a", { href: `/login${window.location.search}` }, "Log in"), ".")),
+    form,
+  );
+}
+
+/**
+ * `/saved`: the articles the user saved on this device.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} _match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function saved(main, _match, { signal, title }) {
+  title("Saved articles");
+  if (!account.session.user) {
+    needsLogin(main, "Saved articles");
+    return;
+  }
+  const list = h("section", { "aria-label": "Saved articles" });
+  mount(main, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Saved articles"), h("p", { class: "lede" }, `Articles you saved on this device (up to ${account.MAX_SAVED}).`)), list);
+  const load = async () => {
+    const ids = account.savedIds();
+    if (!ids.length) {
+      mount(list, empty("Nothing saved yet", "Use ☆ Save on an article to keep it here."));
+      return;
+    }
+    mount(list, loading("Loading saved articles"));
+    try {
+      const articles = await api.getSavedArticles({ ids }, { signal });
+      const gone = ids.length - articles.length;
+      mount(
+        list,
+        gone > 0 ? h("p", { class: "callout" }, `${gone} saved article${gone === 1 ? " is" : "s are"} no longer available (their source was removed).`) : null,
+        articles.length
+          ? h(
+              "ul",
+              { class: "cards" },
+              articles.map((a) => {
+                const card = articleCard(a);
+                const remove = h("button", { type: "button", class: "button secondary", "aria-label": `Remove “${a.title}” from saved articles` }, "Remove");
+                remove.addEventListener("click", () => {
+                  account.setSaved(a.id, false);
+                  announce("Removed from saved articles");
+                  void load();
+                });
+                card.querySelector("article")?.append(h("div", { class: "actions" }, remove));
+                return card;
+              }),
+            )
+          : empty("Nothing saved is available any more"),
+      );
+    } catch (error) {
+      if (!signal.aborted) {
+        mount(list, errorBox(error, load));
+      }
+    }
+  };
+  await load();
+}
+
+/**
+ * `/settings`: profile, reading preferences, followed topics, subscriptions, deleting the
+ * account.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} _match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function settings(main, _match, { signal, title }) {
+  title("Settings");
+  const user = account.session.user;
+  const current = account.session.settings;
+  if (!user || !current) {
+    needsLogin(main, "Settings");
+    return;
+  }
+  const topicsSlot = h("fieldset", { class: "field" }, h("legend", null, "Followed topics"), loading("Loading topics"));
+  const sourcesSlot = h("div", null, loading("Loading your sources"));
+  mount(
+    main,
+    h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Settings"), h("p", { class: "lede" }, `Logged in as ${user.username}.`)),
+    h("div", { class: "settings-grid" }, profileForm(user), preferencesForm(current, topicsSlot), h("section", { class: "card", "aria-labelledby": "subs-heading" }, h("h2", { id: "subs-heading" }, "Your sources"), sourcesSlot), deleteSection()),
+  );
+  const [topics, sources] = await Promise.allSettled([api.listTopics({ signal }), api.listSources({ signal })]);
+  if (signal.aborted) {
+    return;
+  }
+  if (topics.status === "fulfilled") {
+    const sorted = [...topics.value].sort((a, b) => a.name.localeCompare(b.name));
+    mount(
+      topicsSlot,
+      h("legend", null, "Followed topics"),
+      sorted.length
+        ? h("div", { class: "checks" }, sorted.map((t) => h("label", { class: "check" }, h("input", { type: "checkbox", name: "followedTopics", value: t.id, checked: current.followedTopics.includes(t.id) }), ` ${t.name}`)))
+        : h("p", { class: "hint" }, "No topics yet."),
+    );
+  } else {
+    mount(topicsSlot, h("legend", null, "Followed topics"), errorBox(topics.reason));
+  }
+  if (sources.status === "fulfilled") {
+    const mine = sources.value.filter((s) => account.isSubscribed(s.id));
+    mount(
+      sourcesSlot,
+      mine.length
+        ? h("ul", { class: "plain-list" }, mine.map((s) => h("li", null, h("a", { href: `/sources/${encodeURIComponent(s.id)}` }, s.title))))
+        : h("p", { class: "hint" }, "You are not subscribed to any source. ", h("a", { href: "/sources" }, "Browse sources"), "."),
+    );
+  } else {
+    mount(sourcesSlot, errorBox(sources.reason));
+  }
+}
+
+/** @param {api.Profile} user */
+function profileForm(user) {
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Save profile"));
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card", "aria-labelledby": "profile-heading", novalidate: true },
+      h("h2", { id: "profile-heading" }, "Profile"),
+      formError(),
+      field({ label: "Name", name: "name", value: user.name ?? "", autocomplete: "name", maxlength: 100 }),
+      field({ label: "Email", name: "email", type: "email", value: user.email, required: true, autocomplete: "email" }),
+      h("div", { class: "actions" }, button),
+    )
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearFormErrors(form);
+    const data = new FormData(form);
+    try {
+      await busy(button, "Saving…", () => account.saveProfile({ name: String(data.get("name") ?? "").trim(), email: String(data.get("email") ?? "").trim() }));
+      announce("Profile saved");
+    } catch (error) {
+      showFormError(form, error);
+    }
+  });
+  return form;
+}
+
+/**
+ * @param {api.Settings} current
+ * @param {HTMLElement} topicsSlot
+ */
+function preferencesForm(current, topicsSlot) {
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Save preferences"));
+  const radio = (/** @type {string} */ value, /** @type {string} */ label) =>
+    h("label", { class: "check" }, h("input", { type: "radio", name: "theme", value, checked: current.theme === value }), ` ${label}`);
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card", "aria-labelledby": "prefs-heading", novalidate: true },
+      h("h2", { id: "prefs-heading" }, "Reading preferences"),
+      formError(),
+      h("fieldset", { class: "field", dataset: { field: "theme" } }, h("legend", null, "Theme"), h("div", { class: "checks" }, radio("system", "Like my device"), radio("light", "Light"), radio("dark", "Dark"))),
+      h(
+        "div",
+        { class: "field", dataset: { field: "summaryLength" } },
+        h("label", { for: "field-summaryLength" }, "Default summary length"),
+        h("select", { id: "field-summaryLength", name: "summaryLength" }, ["short", "medium", "long"].map((v) => h("option", { value: v, selected: current.summaryLength === v }, v[0].toUpperCase() + v.slice(1)))),
+        h("p", { class: "field-error", hidden: true }),
+      ),
+      field({ label: "Language", name: "language", value: current.language, required: true, hint: "A language code such as en, de or pt-BR.", maxlength: 35 }),
+      h(
+        "fieldset",
+        { class: "field" },
+        h("legend", null, "Community profile"),
+        h("label", { class: "check" }, h("input", { type: "checkbox", name: "showBookmarks", checked: current.showBookmarks }), " Show my bookmarks"),
+        h("label", { class: "check" }, h("input", { type: "checkbox", name: "showLikes", checked: current.showLikes }), " Show my likes"),
+      ),
+      topicsSlot,
+      h("div", { class: "actions" }, button),
+    )
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearFormErrors(form);
+    const data = new FormData(form);
+    /** @type {api.SettingsUpdate} */
+    const update = {
+      theme: /** @type {any} */ (data.get("theme") ?? current.theme),
+      summaryLength: /** @type {any} */ (data.get("summaryLength") ?? current.summaryLength),
+      language: String(data.get("language") ?? "").trim(),
+      showBookmarks: data.get("showBookmarks") === "on",
+      showLikes: data.get("showLikes") === "on",
+    };
+    if (topicsSlot.querySelector("input")) {
+      update.followedTopics = data.getAll("followedTopics").map(String);
+    }
+    try {
+      await busy(button, "Saving…", () => account.saveSettings(update));
+      announce("Preferences saved");
+    } catch (error) {
+      showFormError(form, error);
+    }
+  });
+  return form;
+}
+
+function deleteSection() {
+  const slot = h("div", { class: "actions" });
+  const start = h("button", { type: "button", class: "button danger" }, "Delete my account…");
+  const ask = () => {
+    const confirm = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button danger" }, "Yes, delete my account"));
+    const cancel = h("button", { type: "button", class: "button secondary" }, "Cancel");
+    cancel.addEventListener("click", () => {
+      mount(slot, start);
+      start.focus();
+    });
+    confirm.addEventListener("click", async () => {
+      try {
+        await busy(confirm, "Deleting…", () => account.deleteAccount());
+        announce("Your account was deleted");
+        navigate("/", { replace: true });
+      } catch (error) {
+        slot.append(errorBox(error));
+      }
+    });
+    mount(slot, h("p", { class: "warning", id: "delete-warning" }, "This removes your account, your settings and your subscriptions. It cannot be undone."), confirm, cancel);
+    confirm.focus();
+  };
+  start.addEventListener("click", ask);
+  mount(slot, start);
+  return h("section", { class: "card", "aria-labelledby": "danger-heading" }, h("h2", { id: "danger-heading" }, "Delete account"), slot);
+}

@@ -1,0 +1,122 @@
+//! What every function's OpenAPI document shares: the error bodies, the health body and the
+//! security schemes. Each HTTP function's library exposes `openapi()` built from annotations
+//! on its own handlers; the contract test merges them into the one committed document.
+
+use serde::Serialize;
+use utoipa::openapi::security::{
+    ApiKey, ApiKeyValue, ClientCredentials, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes,
+    SecurityScheme,
+};
+use utoipa::openapi::OpenApi;
+use utoipa::ToSchema;
+
+/// Security scheme of user tokens: `Authorization: Bearer <JWT>` from the users login.
+pub const BEARER_JWT: &str = "bearerJwt";
+/// Security scheme of service tokens with the `source.write` scope (client credentials).
+pub const SOURCE_WRITE: &str = "sourceWrite";
+/// Security scheme of Document B's internal operations.
+pub const INTERNAL_TOKEN: &str = "internalToken";
+/// Security scheme of OAuth2 clients authenticating to the token endpoint with HTTP Basic.
+pub const CLIENT_BASIC: &str = "clientBasic";
+
+/// The `source.write` scope of the content service's subscribe and unsubscribe operations.
+pub const SOURCE_WRITE_SCOPE: &str = "source.write";
+
+/// Document A's (and C's) error body.
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// ISO 8601 UTC.
+    #[schema(example = "2026-11-22T12:00:00.000Z")]
+    pub timestamp: String,
+    /// The HTTP status.
+    #[schema(example = 400)]
+    pub code: u16,
+    #[schema(example = "Validation failed")]
+    pub message: String,
+    /// `field: reason` entries; empty when none.
+    #[schema(example = json!(["username: must be 3 to 50 characters"]))]
+    pub details: Vec<String>,
+    /// The request path as the answering service sees it (without the gateway prefix).
+    #[schema(example = "/auth/register")]
+    pub path: String,
+}
+
+/// Document B's error body.
+#[derive(Serialize, ToSchema)]
+pub struct CommunityErrorBody {
+    /// ISO 8601 UTC.
+    pub timestamp: String,
+    /// The HTTP status.
+    pub status: u16,
+    /// The status's reason phrase.
+    pub error: String,
+    pub message: String,
+}
+
+/// `UP`, or `DOWN` when a dependency (the function's table) cannot be reached.
+#[derive(Serialize, ToSchema)]
+pub enum HealthStatus {
+    #[serde(rename = "UP")]
+    Up,
+    #[serde(rename = "DOWN")]
+    Down,
+}
+
+/// A health check's body.
+#[derive(Serialize, ToSchema)]
+pub struct Health {
+    pub status: HealthStatus,
+}
+
+/// Adds the platform's security schemes to a function's document; use it as
+/// `#[openapi(modifiers(&platform::openapi::SecuritySchemes))]`.
+pub struct SecuritySchemes;
+
+impl utoipa::Modify for SecuritySchemes {
+    fn modify(&self, openapi: &mut OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            BEARER_JWT,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some(
+                        "A user token from POST /api/users/auth/login (EdDSA-signed JWT).",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            SOURCE_WRITE,
+            SecurityScheme::OAuth2(OAuth2::with_description(
+                [Flow::ClientCredentials(ClientCredentials::new(
+                    "/api/users/oauth2/token",
+                    Scopes::one(
+                        SOURCE_WRITE_SCOPE,
+                        "subscribe and unsubscribe users to content sources",
+                    ),
+                ))],
+                "A service token from the OAuth2 client-credentials grant, sent as a Bearer token.",
+            )),
+        );
+        components.add_security_scheme(
+            CLIENT_BASIC,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Basic)
+                    .description(Some(
+                        "An OAuth2 client's id and secret (RFC 6749 2.3.1), at the token endpoint.",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            INTERNAL_TOKEN,
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-Internal-Service-Token",
+                "The shared secret of Document B's internal operations.",
+            ))),
+        );
+    }
+}

@@ -1,0 +1,332 @@
+//! A fake OpenAI-compatible model server for tests: `POST /v1/chat/completions` on loopback,
+//! answering as told (a reply, with or without token usage; an HTTP failure; a stall; a
+//! delay) and keeping every request it received so tests can check what the platform sent.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! let llm = stack_tests::llm::FakeLlm::start().await;
+//! // LLM_BASE_URL = llm.base_url(), LLM_API_KEY = stack_tests::llm::TEST_KEY
+//! llm.reply("A short summary.");
+//! // ... call the platform ...
+//! let call = &llm.calls()[0];
+//! assert_eq!(call.bearer(), Some(stack_tests::llm::TEST_KEY));
+//! assert!(call.prompt().contains("the article text"));
+//! # }
+//! ```
+//!
+//! By default it answers every request: with a sentiment JSON object when the prompt asks for
+//! one (it names the `"sentiment"` field), otherwise with [`DEFAULT_REPLY`], and reports
+//! [`DEFAULT_USAGE`] tokens.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use serde_json::{json, Value};
+
+/// The bearer key tests configure as `LLM_API_KEY`.
+pub const TEST_KEY: &str = "test-llm-key";
+/// The model tests configure as `LLM_MODEL`.
+pub const TEST_MODEL: &str = "fake-model-1";
+pub const DEFAULT_REPLY: &str = "This is the fake model's answer.";
+/// `(prompt_tokens, completion_tokens)` reported when not told otherwise.
+pub const DEFAULT_USAGE: (u64, u64) = (42, 7);
+/// What the default behaviour rates every article when asked for sentiment.
+pub const DEFAULT_SENTIMENT: &str = r#"{"sentiment": "neutral", "score": 0.0, "bias": null, "rationale": "The fake model rates every article neutral."}"#;
+
+/// How the server answers the next requests.
+#[derive(Clone, Debug)]
+pub enum Behaviour {
+    /// Sentiment JSON when asked for it, else [`DEFAULT_REPLY`]; [`DEFAULT_USAGE`] tokens.
+    Default,
+    /// This content; `usage` as `(prompt, completion)` tokens, or no `usage` member.
+    Reply {
+        content: String,
+        usage: Option<(u64, u64)>,
+    },
+    /// This status with an OpenAI-style error body.
+    Fail(u16),
+    /// A 200 whose body is not a chat completion.
+    Garbage,
+    /// Never answer (the connection stays open).
+    Stall,
+}
+
+/// One request the server received.
+#[derive(Clone, Debug)]
+pub struct ChatCall {
+    pub path: String,
+    /// The `Authorization` header, verbatim.
+    pub authorization: Option<String>,
+    pub traceparent: Option<String>,
+    /// The JSON body.
+    pub body: Value,
+}
+
+impl ChatCall {
+    /// The key of `Authorization: Bearer <key>`.
+    pub fn bearer(&self) -> Option<&str> {
+        self.authorization.as_deref()?.strip_prefix("Bearer ")
+    }
+
+    pub fn model(&self) -> Option<&str> {
+        self.body["model"].as_str()
+    }
+
+    pub fn temperature(&self) -> Option<f64> {
+        self.body["temperature"].as_f64()
+    }
+
+    /// `(role, content)` of every message.
+    pub fn messages(&self) -> Vec<(String, String)> {
+        self.body["messages"]
+            .as_array()
+            .map(|messages| {
+                messages
+                    .iter()
+                    .map(|m| {
+                        (
+                            m["role"].as_str().unwrap_or_default().to_string(),
+                            m["content"].as_str().unwrap_or_default().to_string(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The content of the messages with `role`, joined.
+    pub fn content_of(&self, role: &str) -> String {
+        self.messages()
+            .into_iter()
+            .filter(|(r, _)| r == role)
+            .map(|(_, c)| c)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Every message's content, joined: the whole prompt.
+    pub fn prompt(&self) -> String {
+        self.messages()
+            .into_iter()
+            .map(|(_, c)| c)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+#[derive(Debug)]
+struct Shared {
+    behaviour: Behaviour,
+    delay: Option<Duration>,
+    calls: Vec<ChatCall>,
+}
+
+/// The running server; stopped when dropped.
+pub struct FakeLlm {
+    addr: SocketAddr,
+    shared: Arc<Mutex<Shared>>,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for FakeLlm {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+impl FakeLlm {
+    /// Starts on a free loopback port with the [`Behaviour::Default`] behaviour.
+    pub async fn start() -> Self {
+        let shared = Arc::new(Mutex::new(Shared {
+            behaviour: Behaviour::Default,
+            delay: None,
+            calls: Vec::new(),
+        }));
+        let app = Router::new()
+            .fallback(answer)
+            .with_state(Arc::clone(&shared));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the fake LLM server");
+        let addr = listener.local_addr().expect("address");
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self {
+            addr,
+            shared,
+            server,
+        }
+    }
+
+    /// What to configure as `LLM_BASE_URL` or `LOCAL_LLM_BASE_URL`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub fn set(&self, behaviour: Behaviour) {
+        self.lock().behaviour = behaviour;
+    }
+
+    /// Answer `content`, reporting [`DEFAULT_USAGE`].
+    pub fn reply(&self, content: &str) {
+        self.reply_with_usage(content, Some(DEFAULT_USAGE));
+    }
+
+    /// Answer `content` with this usage (`None`: no `usage` member at all).
+    pub fn reply_with_usage(&self, content: &str, usage: Option<(u64, u64)>) {
+        self.set(Behaviour::Reply {
+            content: content.to_string(),
+            usage,
+        });
+    }
+
+    /// Answer with HTTP `status`.
+    pub fn fail(&self, status: u16) {
+        self.set(Behaviour::Fail(status));
+    }
+
+    /// Answer 200 with a body that is not a chat completion.
+    pub fn garbage(&self) {
+        self.set(Behaviour::Garbage);
+    }
+
+    /// Never answer.
+    pub fn stall(&self) {
+        self.set(Behaviour::Stall);
+    }
+
+    /// Back to [`Behaviour::Default`].
+    pub fn reset(&self) {
+        self.set(Behaviour::Default);
+    }
+
+    /// Wait this long before every answer (a model's thinking time).
+    pub fn delay(&self, delay: Option<Duration>) {
+        self.lock().delay = delay;
+    }
+
+    /// Every request received so far, oldest first.
+    pub fn calls(&self) -> Vec<ChatCall> {
+        self.lock().calls.clone()
+    }
+
+    pub fn call_count(&self) -> usize {
+        self.lock().calls.len()
+    }
+
+    /// The latest request; panics when there was none.
+    pub fn last_call(&self) -> ChatCall {
+        self.lock()
+            .calls
+            .last()
+            .cloned()
+            .expect("the fake LLM server received no request")
+    }
+}
+
+async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> Response {
+    let path = request.uri().path().to_string();
+    if request.method() != axum::http::Method::POST || path != "/v1/chat/completions" {
+        return error(StatusCode::NOT_FOUND, "unknown endpoint");
+    }
+    let authorization = header_value(request.headers(), header::AUTHORIZATION.as_str());
+    let traceparent = header_value(request.headers(), "traceparent");
+    let bytes = match axum::body::to_bytes(request.into_body(), 16 * 1024 * 1024).await {
+        Ok(bytes) => bytes,
+        Err(_) => return error(StatusCode::BAD_REQUEST, "unreadable body"),
+    };
+    let Ok(body) = serde_json::from_slice::<Value>(&bytes) else {
+        return error(StatusCode::BAD_REQUEST, "the body is not JSON");
+    };
+    let call = ChatCall {
+        path,
+        authorization,
+        traceparent,
+        body,
+    };
+    let (behaviour, delay) = {
+        let mut shared = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        shared.calls.push(call.clone());
+        (shared.behaviour.clone(), shared.delay)
+    };
+    if let Some(delay) = delay {
+        tokio::time::sleep(delay).await;
+    }
+    let model = call.model().unwrap_or(TEST_MODEL).to_string();
+    match behaviour {
+        Behaviour::Default => {
+            let content = if call.prompt().contains("\"sentiment\"") {
+                DEFAULT_SENTIMENT
+            } else {
+                DEFAULT_REPLY
+            };
+            completion(&model, content, Some(DEFAULT_USAGE))
+        }
+        Behaviour::Reply { content, usage } => completion(&model, &content, usage),
+        Behaviour::Fail(status) => error(
+            StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            "the fake model was told to fail",
+        ),
+        Behaviour::Garbage => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            r#"{"unexpected": true}"#,
+        )
+            .into_response(),
+        Behaviour::Stall => {
+            std::future::pending::<()>().await;
+            error(StatusCode::GATEWAY_TIMEOUT, "unreachable")
+        }
+    }
+}
+
+fn header_value(headers: &axum::http::HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+fn completion(model: &str, content: &str, usage: Option<(u64, u64)>) -> Response {
+    let mut body = json!({
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 1_795_348_800,
+        "model": model,
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": content},
+            "finish_reason": "stop",
+        }],
+    });
+    if let Some((prompt, completion)) = usage {
+        body["usage"] = json!({
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        });
+    }
+    axum::Json(body).into_response()
+}
+
+fn error(status: StatusCode, message: &str) -> Response {
+    (
+        status,
+        axum::Json(json!({"error": {"message": message, "type": "fake_error"}})),
+    )
+        .into_response()
+}

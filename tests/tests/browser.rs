@@ -1,0 +1,196 @@
+//! The web client in a real browser: the whole stack (every function of `template.yaml`)
+//! against the emulator, real feeds served on loopback and an OpenAI-compatible server, and
+//! `tests/browser/journey.mjs` driving headless Chromium through every feature of the news
+//! reader on a desktop and a phone viewport. Screenshots land in `tests/browser/artifacts/`.
+//!
+//! Needs Node.js, `npm ci` in `tests/browser` and Chromium (`/usr/bin/chromium`, or
+//! `CHROMIUM_PATH`); `local/test` installs the last two.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::routing::post;
+use axum::Router;
+use stack_tests::feeds::{FeedDocument, FeedServer, ATOM};
+use stack_tests::llm::{FakeLlm, DEFAULT_REPLY, TEST_KEY, TEST_MODEL};
+use stack_tests::{repo_root, TestStack};
+
+/// What the model answers while the journey asks for a bulleted summary.
+const BULLETS: &str = "- The loopback project shipped a new release.\n\
+                       - It focuses on reliability and a calmer review process.\n\
+                       - The previous release stays supported until the end of the year.";
+
+/// Lets the journey (another process) steer the fake model: `POST /outage?on=1|0` makes
+/// every call fail with 503 or answer again; `POST /bullets?on=1|0` answers text tasks with
+/// a bulleted list, or with the default reply.
+async fn llm_control(llm: Arc<FakeLlm>) -> (String, tokio::task::JoinHandle<()>) {
+    async fn outage(
+        State(llm): State<Arc<FakeLlm>>,
+        Query(q): Query<BTreeMap<String, String>>,
+    ) -> StatusCode {
+        if q.get("on").is_some_and(|v| v == "1") {
+            llm.fail(503);
+        } else {
+            llm.reset();
+        }
+        StatusCode::NO_CONTENT
+    }
+    async fn bullets(
+        State(llm): State<Arc<FakeLlm>>,
+        Query(q): Query<BTreeMap<String, String>>,
+    ) -> StatusCode {
+        if q.get("on").is_some_and(|v| v == "1") {
+            llm.reply(BULLETS);
+        } else {
+            llm.reset();
+        }
+        StatusCode::NO_CONTENT
+    }
+    let app = Router::new()
+        .route("/outage", post(outage))
+        .route("/bullets", post(bullets))
+        .with_state(llm);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind the model control");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (url, task)
+}
+
+/// An RSS feed of `items` articles, each with a category, so that the reader has pages to
+/// turn and topics to browse.
+fn rss_feed(title: &str, slug: &str, items: usize) -> String {
+    let topics = ["Technology", "Science", "Open Source"];
+    let mut body = String::new();
+    for n in 1..=items {
+        let topic = topics[n % topics.len()];
+        body.push_str(&format!(
+            "<item><title>{title} story {n}: a report on item {n}</title>\
+             <link>https://news.example.com/{slug}/{n}</link>\
+             <guid>https://news.example.com/{slug}/{n}</guid>\
+             <author>desk@example.com (Story Desk)</author>\
+             <category>{topic}</category>\
+             <pubDate>Tue, {day:02} Mar 2026 {hour:02}:00:00 GMT</pubDate>\
+             <description>Summary of story {n}.</description>\
+             <content:encoded><![CDATA[<p>Story {n} opens with the main fact: the loopback \
+             project shipped release {n}.</p><p>Its maintainers said the release focuses on \
+             reliability and a calmer review process.</p><p>Users can upgrade today; the \
+             previous release stays supported until the end of the year.</p>]]></content:encoded>\
+             </item>",
+            day = 1 + n % 28,
+            hour = n % 24,
+        ));
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\
+         <rss version=\"2.0\" xmlns:content=\"http://purl.org/rss/1.0/modules/content/\">\
+         <channel><title>{title}</title><link>https://news.example.com/{slug}</link>\
+         <description>{title}: the newest stories.</description>{body}</channel></rss>"
+    )
+}
+
+fn browser_dir() -> PathBuf {
+    repo_root().join("tests").join("browser")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn news_reader_journey_in_chromium() {
+    let dir = browser_dir();
+    assert!(
+        dir.join("node_modules").join("playwright-core").exists(),
+        "tests/browser/node_modules is missing: run `npm ci` in tests/browser (local/test does)"
+    );
+    let chromium = std::env::var("CHROMIUM_PATH").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    assert!(
+        PathBuf::from(&chromium).exists(),
+        "{chromium} is missing: install Debian's chromium (local/test does) or set CHROMIUM_PATH"
+    );
+
+    let feeds = FeedServer::start().await;
+    let tech = feeds.put(
+        "/tech.xml",
+        FeedDocument::rss(rss_feed("Loopback Tech Daily", "tech", 14)),
+    );
+    let world = feeds.put("/world.atom", FeedDocument::atom(ATOM));
+    let not_a_feed = feeds.put(
+        "/about.html",
+        FeedDocument::html("<!doctype html><title>About</title><p>Not a feed.</p>"),
+    );
+
+    let llm = Arc::new(FakeLlm::start().await);
+    let (control, control_task) = llm_control(Arc::clone(&llm)).await;
+    let t = TestStack::start_with(BTreeMap::from([
+        ("LlmProvider".to_string(), "cloud".to_string()),
+        ("LlmBaseUrl".to_string(), llm.base_url()),
+        ("LlmApiKey".to_string(), TEST_KEY.to_string()),
+        ("LlmModel".to_string(), TEST_MODEL.to_string()),
+    ]))
+    .await;
+
+    let artifacts = dir.join("artifacts");
+    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
+    let mut child = tokio::process::Command::new("node")
+        .arg("journey.mjs")
+        .arg(t.stack.base_url())
+        .current_dir(&dir)
+        .env("CHROMIUM_PATH", &chromium)
+        .env("JOURNEY_FEED_TECH", &tech)
+        .env("JOURNEY_FEED_WORLD", &world)
+        .env("JOURNEY_NOT_A_FEED", &not_a_feed)
+        .env("JOURNEY_LLM_CONTROL", &control)
+        .env("JOURNEY_LLM_REPLY", DEFAULT_REPLY)
+        .env("JOURNEY_ARTIFACTS", &artifacts)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("run node (Node.js 20 or newer is needed)");
+    let status = tokio::time::timeout(Duration::from_secs(300), child.wait())
+        .await
+        .expect("the journey finished within 5 minutes")
+        .expect("journey exit status");
+    control_task.abort();
+    assert!(
+        status.success(),
+        "the browser journey failed ({status}); see its output above"
+    );
+
+    for name in [
+        "01-register-errors-desktop.png",
+        "03-articles-desktop.png",
+        "05-ai-panel-desktop.png",
+        "06-ai-error-desktop.png",
+        "09-articles-phone.png",
+        "10-article-phone.png",
+        "12-swagger-ui-desktop.png",
+    ] {
+        let shot = artifacts.join(name);
+        let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
+        assert!(size > 1000, "screenshot {name} was not written");
+    }
+
+    // The assistant really asked the model for each kind of answer, with the key and model
+    // the stack was configured with.
+    let calls = llm.calls();
+    for task in [
+        "summarize",
+        "explain",
+        "rate the tone",
+        "answer the user's question",
+    ] {
+        assert!(
+            calls.iter().any(|c| c.content_of("system").contains(task)),
+            "the model was never asked to {task}"
+        );
+    }
+    assert!(calls
+        .iter()
+        .all(|c| c.bearer() == Some(TEST_KEY) && c.model() == Some(TEST_MODEL)));
+}
