@@ -297,7 +297,7 @@ async fn subscribe(
         (status = 200, description = "The remaining source, with its new subscriberCount", body = ref("#/components/schemas/Source")),
         (status = 204, description = "The user was the last subscriber: the source is deleted"),
         (status = 401, description = "No valid user token", body = ErrorBody),
-        (status = 404, description = "No such source, or the user is not subscribed to it", body = ErrorBody),
+        (status = 404, description = "No such source", body = ErrorBody),
         (status = 502, description = "The content service failed", body = ErrorBody),
     )
 )]
