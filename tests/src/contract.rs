@@ -51,7 +51,7 @@ pub fn merged() -> Result<OpenApi, String> {
                      (users, content, GenAI), and the platform surface (health, this \
                      contract, its docs UI and the web client). Errors of the news reader, \
                      recipe and incident systems use the ErrorBody schema; the community \
-                     system's use CommunityErrorBody.",
+                     system's use ReasonErrorBody.",
                 ))
                 .build(),
         )

@@ -7,10 +7,15 @@ use std::sync::Arc;
 use axum::extract::FromRef;
 use axum::routing::get;
 use axum::Router;
-use platform::auth::{
-    AdminUser, InternalService, InternalToken, RequireScope, SourceWrite, TokenVerifier,
-};
+use platform::auth::{AdminUser, InternalService, RequireScope, Scope};
+use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{Env, ErrorStyle};
+
+struct SourceWrite;
+
+impl Scope for SourceWrite {
+    const NAME: &'static str = "source.write";
+}
 use stack_tests::{TestStack, INTERNAL_TOKEN};
 use tower::ServiceExt;
 
@@ -50,7 +55,7 @@ fn guarded(t: &TestStack) -> Router {
         .route("/admin", get(|_: AdminUser| async { "ok" }))
         .route("/internal", get(|_: InternalService| async { "ok" }))
         .with_state(state);
-    platform::http::finish(routes, ErrorStyle::Community, 1024)
+    platform::http::finish(routes, ErrorStyle::Reason, 1024)
 }
 
 async fn status(router: &Router, path: &str, header: Option<(&str, String)>) -> u16 {

@@ -14,14 +14,31 @@ use axum::Router;
 use news::ingest::{Ingest, IngestError};
 use news::model::{Article, Page, Source, TopicRef, TopicSummary};
 use news::store::{ArticleFilter, StoreError};
-use platform::auth::{AuthUser, RequireScope, SourceWrite, TokenVerifier};
+use platform::auth::{AuthUser, RequireScope, Scope};
 use platform::aws::AwsClients;
 use platform::http::{Json, Query};
-use platform::openapi::{ErrorBody, Health, SecuritySchemes};
+use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme};
+use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Env, ErrorStyle, FieldErrors};
 use serde::Deserialize;
 use serde_json::json;
 use utoipa::{IntoParams, OpenApi, ToSchema};
+
+/// The scope that lets a service subscribe and unsubscribe users to sources.
+pub struct SourceWrite;
+
+impl Scope for SourceWrite {
+    const NAME: &'static str = "source.write";
+}
+
+/// The OpenAPI scheme of service tokens holding [`SourceWrite`].
+const SOURCE_WRITE_SCHEME: ServiceTokenScheme = ServiceTokenScheme {
+    name: "sourceWrite",
+    scopes: &[(
+        SourceWrite::NAME,
+        "subscribe and unsubscribe users to content sources",
+    )],
+};
 
 /// The public path prefix of this route family.
 pub const PREFIX: &str = "/api/content";
@@ -68,7 +85,7 @@ pub fn app(ingest: Arc<Ingest>, verifier: Arc<TokenVerifier>) -> Router {
         .with_state(state);
     platform::http::finish(
         Router::new().nest(PREFIX, routes),
-        ErrorStyle::News {
+        ErrorStyle::Detailed {
             strip_prefix: PREFIX,
         },
         64 * 1024,
@@ -102,7 +119,7 @@ pub fn app(ingest: Arc<Ingest>, verifier: Arc<TokenVerifier>) -> Router {
         ErrorBody,
         Health
     )),
-    modifiers(&SecuritySchemes),
+    modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME),
     tags((name = "content", description = "Document A's content service: shared sources, their subscribers, articles and topics"))
 )]
 struct ContentApi;

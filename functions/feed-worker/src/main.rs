@@ -3,7 +3,7 @@
 #[tokio::main]
 async fn main() -> Result<(), platform::BoxError> {
     let env = platform::Env::from_process();
-    platform::telemetry::init(&env);
+    platform::logging::init(&env);
     let handler = feed_worker_function::handler(env).await?;
     platform::lambda::run(platform::Function::Sqs(handler)).await
 }

@@ -65,7 +65,7 @@ pub fn app(assistant: Assistant, otel: &Otel) -> Router {
         .merge(docs("/docs"));
     let router = platform::http::finish(
         router,
-        ErrorStyle::News {
+        ErrorStyle::Detailed {
             strip_prefix: PREFIX,
         },
         BODY_LIMIT,

@@ -19,10 +19,11 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use identity::model::{Profile, Role, Settings, SettingsUpdate, SummaryLength, Theme};
 use identity::{Identity, ProfileUpdate, Registration};
-use platform::auth::{AuthUser, TokenVerifier};
+use platform::auth::AuthUser;
 use platform::aws::AwsClients;
 use platform::http::{form_pairs, Json};
 use platform::openapi::{ErrorBody, Health, SecuritySchemes};
+use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Env, ErrorStyle};
 use serde::{Deserialize, Serialize};
 use utoipa::{OpenApi, ToSchema};
@@ -83,7 +84,7 @@ pub fn app(identity: Arc<Identity>, internal_api_url: Option<String>) -> Result<
         .with_state(state);
     Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
-        ErrorStyle::News {
+        ErrorStyle::Detailed {
             strip_prefix: PREFIX,
         },
         64 * 1024,

@@ -3,7 +3,7 @@
 #[tokio::main]
 async fn main() -> Result<(), platform::BoxError> {
     let env = platform::Env::from_process();
-    platform::telemetry::init(&env);
+    platform::logging::init(&env);
     let router = users_function::router(env).await?;
     platform::lambda::run(platform::Function::Http(router)).await
 }

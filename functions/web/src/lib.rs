@@ -71,7 +71,7 @@ pub fn app() -> Router {
         .fallback(fallback)
         .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn_with_state(
-            ErrorStyle::News { strip_prefix: "" },
+            ErrorStyle::Detailed { strip_prefix: "" },
             platform::http::render_errors,
         ))
 }

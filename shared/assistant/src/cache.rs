@@ -23,7 +23,7 @@ use aws_lc_rs::digest;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
 use platform::aws::describe;
-use platform::dynamo::{n, s, string, Item};
+use platform::dynamo::{n, s, Attributes, Item};
 use platform::llm::Provider;
 
 use crate::model::{Answer, Task};
@@ -110,10 +110,10 @@ impl AnswerCache {
             return None;
         }
         let operation = task.operation();
-        if string(&item, "operation").as_deref() != Some(operation.as_str()) {
+        if item.opt_string("operation").as_deref() != Some(operation.as_str()) {
             return None;
         }
-        let json = string(&item, "answer")?;
+        let json = item.opt_string("answer")?;
         match Answer::from_json(operation, &json) {
             Ok(answer) => Some(answer),
             Err(e) => {

@@ -9,8 +9,8 @@ pub mod password;
 pub mod store;
 pub mod tokens;
 
-use platform::auth::TokenVerifier;
 use platform::aws::AwsClients;
+use platform::tokens::TokenVerifier;
 use platform::{ApiError, ConfigError, Env, FieldErrors};
 
 use crate::clients::ServiceClients;

@@ -125,8 +125,8 @@ pub enum Role {
 impl Role {
     pub fn as_str(self) -> &'static str {
         match self {
-            Role::User => platform::auth::ROLE_USER,
-            Role::Admin => platform::auth::ROLE_ADMIN,
+            Role::User => platform::tokens::ROLE_USER,
+            Role::Admin => platform::tokens::ROLE_ADMIN,
         }
     }
 }

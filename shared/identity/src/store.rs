@@ -23,7 +23,23 @@ use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Update};
 use aws_sdk_dynamodb::Client;
 use platform::aws::describe;
-use platform::dynamo::{cancellation_codes, key, s, string, Item};
+use platform::dynamo::{key, s, Attributes, Item};
+
+// Interim: the toolkit migration of this store replaces these.
+fn string(item: &Item, name: &str) -> Option<String> {
+    item.opt_string(name)
+}
+fn cancellation_codes(err: &SdkError<TransactWriteItemsError>) -> Option<Vec<String>> {
+    match err.as_service_error() {
+        Some(TransactWriteItemsError::TransactionCanceledException(e)) => Some(
+            e.cancellation_reasons()
+                .iter()
+                .map(|r| r.code().unwrap_or("None").to_string())
+                .collect(),
+        ),
+        _ => None,
+    }
+}
 
 use crate::model::{Role, Settings};
 

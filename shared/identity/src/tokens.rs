@@ -3,7 +3,7 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use platform::auth::{Claims, TokenVerifier};
+use platform::tokens::{Claims, TokenVerifier};
 use platform::{keys, ConfigError, Env};
 use serde_json::{json, Value};
 
@@ -53,8 +53,8 @@ impl TokenIssuer {
         Ok(Self {
             key: EncodingKey::from_ed_der(&der),
             kid: keys::key_id(&public),
-            issuer: platform::auth::issuer(env).to_string(),
-            audience: platform::auth::audience(env).to_string(),
+            issuer: platform::tokens::issuer(env).to_string(),
+            audience: platform::tokens::audience(env).to_string(),
             ttl_seconds,
             published,
         })

@@ -31,10 +31,7 @@ use aws_sdk_dynamodb::types::{
 };
 use aws_sdk_dynamodb::Client;
 use platform::aws::describe;
-use platform::dynamo::{
-    cancellation_codes, conflicted as contention, failed_condition as failed_at, key, n,
-    number as num, s, string as opt_s, Item,
-};
+use platform::dynamo::{key, n, s, Attributes, Item};
 
 use crate::model::{Article, Page, Source, TopicRef, TopicSummary};
 
@@ -102,6 +99,33 @@ pub struct ArticleFilter {
 pub struct ContentStore {
     db: Client,
     table: String,
+}
+
+// Interim: the toolkit migration of this store replaces these.
+fn opt_s(item: &Item, name: &str) -> Option<String> {
+    item.opt_string(name)
+}
+fn num(item: &Item, name: &str) -> i64 {
+    item.counter("content", name).unwrap_or(0)
+}
+fn cancellation_codes(err: &SdkError<TransactWriteItemsError>) -> Option<Vec<String>> {
+    match err.as_service_error() {
+        Some(TransactWriteItemsError::TransactionCanceledException(e)) => Some(
+            e.cancellation_reasons()
+                .iter()
+                .map(|r| r.code().unwrap_or("None").to_string())
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+fn failed_at(codes: &[String], index: usize) -> bool {
+    codes
+        .get(index)
+        .is_some_and(|c| c == "ConditionalCheckFailed")
+}
+fn contention(codes: &[String]) -> bool {
+    codes.iter().any(|c| c == "TransactionConflict")
 }
 
 fn req_s(item: &Item, name: &str) -> Result<String, StoreError> {

@@ -1,10 +1,14 @@
-//! One error type for every function, rendered in the error body of the seed a router belongs
-//! to (see [`ErrorStyle`]).
+//! The edge's error type: what a handler answers when it fails, rendered in the error body
+//! shape of the router's system (see [`ErrorStyle`]). Domain crates never see it: their own
+//! error enums are mapped to it in the function crates.
 
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Map, Value};
+
+use crate::clock::rfc3339;
+use crate::validation::{FieldError, Invalid};
 
 /// What went wrong, as a client should understand it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -59,66 +63,6 @@ impl ErrorKind {
             504 => Self::GatewayTimeout,
             s if (400..500).contains(&s) => Self::BadRequest,
             _ => Self::Internal,
-        }
-    }
-}
-
-/// A problem with one input field, shown to clients as `field: reason`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldError {
-    pub field: String,
-    pub reason: String,
-}
-
-impl FieldError {
-    pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            reason: reason.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for FieldError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.field, self.reason)
-    }
-}
-
-/// Collects every field problem of one input so the client sees them all at once.
-#[derive(Debug, Default)]
-pub struct FieldErrors(Vec<FieldError>);
-
-impl FieldErrors {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn add(&mut self, field: impl Into<String>, reason: impl Into<String>) {
-        self.0.push(FieldError::new(field, reason));
-    }
-
-    /// Records the error of a parse and keeps its value when it succeeded.
-    pub fn check<T>(&mut self, result: Result<T, FieldError>) -> Option<T> {
-        match result {
-            Ok(v) => Some(v),
-            Err(e) => {
-                self.0.push(e);
-                None
-            }
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// `Ok(())` when nothing was recorded, else the validation error.
-    pub fn finish(self) -> Result<(), ApiError> {
-        if self.0.is_empty() {
-            Ok(())
-        } else {
-            Err(ApiError::validation(self.0))
         }
     }
 }
@@ -214,17 +158,17 @@ impl ApiError {
 
     /// The body in `style`, for a request to `path` (the public path).
     pub fn body(&self, style: &ErrorStyle, path: &str) -> Value {
-        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let now = rfc3339(chrono::Utc::now());
         let status = self.status();
         let mut body = match style {
-            ErrorStyle::News { strip_prefix } => serde_json::json!({
+            ErrorStyle::Detailed { strip_prefix } => serde_json::json!({
                 "timestamp": now,
                 "code": status.as_u16(),
                 "message": self.message,
                 "details": self.details,
                 "path": service_path(path, strip_prefix),
             }),
-            ErrorStyle::Community => {
+            ErrorStyle::Reason => {
                 let message = if self.details.is_empty() {
                     self.message.clone()
                 } else {
@@ -259,6 +203,12 @@ impl std::fmt::Display for ApiError {
 
 impl std::error::Error for ApiError {}
 
+impl From<Invalid> for ApiError {
+    fn from(e: Invalid) -> Self {
+        Self::validation(e.0)
+    }
+}
+
 impl From<crate::config::ConfigError> for ApiError {
     fn from(e: crate::config::ConfigError) -> Self {
         Self::internal("configuration", e)
@@ -266,10 +216,10 @@ impl From<crate::config::ConfigError> for ApiError {
 }
 
 impl IntoResponse for ApiError {
-    /// Renders in the news style without a path; the router's error layer re-renders it with
+    /// Renders in the detailed style without a path; the router's error layer re-renders it with
     /// the right style and path.
     fn into_response(self) -> Response {
-        let body = self.body(&ErrorStyle::News { strip_prefix: "" }, "");
+        let body = self.body(&ErrorStyle::Detailed { strip_prefix: "" }, "");
         let mut response = (self.status(), axum::Json(body)).into_response();
         if let Some(challenge) = self.challenge {
             response.headers_mut().insert(
@@ -282,14 +232,15 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Which seed's error body a router answers with.
+/// The shape of a router's error body.
 #[derive(Debug, Clone)]
 pub enum ErrorStyle {
-    /// Document A (and C): `{timestamp, code, message, details, path}`, where `path` is the
-    /// path as the service sees it, without the gateway prefix.
-    News { strip_prefix: &'static str },
-    /// Document B: `{timestamp, status, error, message}`.
-    Community,
+    /// `{timestamp, code, message, details, path}`, where `path` is the path as the service
+    /// sees it, without the gateway prefix (Documents A and C).
+    Detailed { strip_prefix: &'static str },
+    /// `{timestamp, status, error, message}`, `error` being the status's reason phrase
+    /// (Document B).
+    Reason,
 }
 
 fn service_path<'a>(path: &'a str, prefix: &str) -> &'a str {
@@ -308,10 +259,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn news_body_strips_the_gateway_prefix() {
+    fn detailed_body_strips_the_gateway_prefix() {
         let e = ApiError::field("username", "is required");
         let body = e.body(
-            &ErrorStyle::News {
+            &ErrorStyle::Detailed {
                 strip_prefix: "/api/users",
             },
             "/api/users/auth/register",
@@ -323,9 +274,9 @@ mod tests {
     }
 
     #[test]
-    fn community_body_has_reason_phrase() {
+    fn reason_body_has_reason_phrase() {
         let e = ApiError::not_found("Post not found");
-        let body = e.body(&ErrorStyle::Community, "/api/v1/posts/x");
+        let body = e.body(&ErrorStyle::Reason, "/api/v1/posts/x");
         assert_eq!(body["status"], 404);
         assert_eq!(body["error"], "Not Found");
         assert_eq!(body["message"], "Post not found");

@@ -56,7 +56,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             } else {
                 path
             };
-            ApiError::validation(vec![crate::error::FieldError::new(
+            ApiError::validation(vec![crate::validation::FieldError::new(
                 field,
                 strip_position(&inner.to_string()),
             )])
@@ -165,7 +165,7 @@ pub async fn render_errors(State(style): State<ErrorStyle>, req: Request, next: 
         method = %method,
         path = %path,
         status = response.status().as_u16(),
-        latency_ms = started.elapsed().as_millis() as u64,
+        latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         "request"
     );
     response

@@ -1,27 +1,45 @@
-//! The platform's infrastructure: what every function needs once: configuration, AWS clients,
-//! the error type and its two body shapes, token verification, HTTP glue, telemetry and the
-//! Lambda runtime glue.
+//! The platform's infrastructure: what every function needs once.
+//!
+//! Always here, and all a domain crate may use: configuration ([`Env`]), the [`clock`],
+//! input validation ([`FieldError`], [`Invalid`]) and [`logging`]. Behind features:
+//! - `aws`: the AWS clients and the DynamoDB toolkit ([`dynamo`]);
+//! - `tokens`: token verification ([`tokens`], [`keys`]);
+//! - `edge` (function crates only): the error type and its body shapes ([`ApiError`]), the
+//!   router glue ([`http`]), the route guards ([`auth`]), OpenAPI pieces and the Lambda runtime.
 
-#[cfg(feature = "tokens")]
+#[cfg(all(feature = "edge", feature = "tokens"))]
 pub mod auth;
 #[cfg(feature = "aws")]
 pub mod aws;
+pub mod clock;
 pub mod config;
 #[cfg(feature = "aws")]
 pub mod dynamo;
+#[cfg(feature = "edge")]
 pub mod error;
+#[cfg(feature = "edge")]
 pub mod function;
+#[cfg(feature = "edge")]
 pub mod http;
 #[cfg(feature = "tokens")]
 pub mod keys;
+#[cfg(feature = "edge")]
 pub mod lambda;
 #[cfg(feature = "llm")]
 pub mod llm;
+pub mod logging;
+#[cfg(feature = "edge")]
 pub mod openapi;
 #[cfg(feature = "otel")]
 pub mod otel;
-pub mod telemetry;
+#[cfg(feature = "tokens")]
+pub mod tokens;
+pub mod validation;
 
+pub use clock::Clock;
 pub use config::{ConfigError, Env};
-pub use error::{ApiError, ErrorKind, ErrorStyle, FieldError, FieldErrors};
+#[cfg(feature = "edge")]
+pub use error::{ApiError, ErrorKind, ErrorStyle};
+#[cfg(feature = "edge")]
 pub use function::{BoxError, Function, ScheduleHandler, SqsHandler};
+pub use validation::{FieldError, FieldErrors, Invalid};

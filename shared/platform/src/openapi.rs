@@ -12,17 +12,12 @@ use utoipa::ToSchema;
 
 /// Security scheme of user tokens: `Authorization: Bearer <JWT>` from the users login.
 pub const BEARER_JWT: &str = "bearerJwt";
-/// Security scheme of service tokens with the `source.write` scope (client credentials).
-pub const SOURCE_WRITE: &str = "sourceWrite";
 /// Security scheme of Document B's internal operations.
 pub const INTERNAL_TOKEN: &str = "internalToken";
 /// Security scheme of OAuth2 clients authenticating to the token endpoint with HTTP Basic.
 pub const CLIENT_BASIC: &str = "clientBasic";
 
-/// The `source.write` scope of the content service's subscribe and unsubscribe operations.
-pub const SOURCE_WRITE_SCOPE: &str = "source.write";
-
-/// Document A's (and C's) error body.
+/// The detailed error body (Documents A and C).
 #[derive(Serialize, ToSchema)]
 pub struct ErrorBody {
     /// ISO 8601 UTC.
@@ -41,9 +36,9 @@ pub struct ErrorBody {
     pub path: String,
 }
 
-/// Document B's error body.
+/// The reason error body (Document B).
 #[derive(Serialize, ToSchema)]
-pub struct CommunityErrorBody {
+pub struct ReasonErrorBody {
     /// ISO 8601 UTC.
     pub timestamp: String,
     /// The HTTP status.
@@ -88,19 +83,6 @@ impl utoipa::Modify for SecuritySchemes {
             ),
         );
         components.add_security_scheme(
-            SOURCE_WRITE,
-            SecurityScheme::OAuth2(OAuth2::with_description(
-                [Flow::ClientCredentials(ClientCredentials::new(
-                    "/api/users/oauth2/token",
-                    Scopes::one(
-                        SOURCE_WRITE_SCOPE,
-                        "subscribe and unsubscribe users to content sources",
-                    ),
-                ))],
-                "A service token from the OAuth2 client-credentials grant, sent as a Bearer token.",
-            )),
-        );
-        components.add_security_scheme(
             CLIENT_BASIC,
             SecurityScheme::Http(
                 HttpBuilder::new()
@@ -117,6 +99,32 @@ impl utoipa::Modify for SecuritySchemes {
                 "X-Internal-Service-Token",
                 "The shared secret of Document B's internal operations.",
             ))),
+        );
+    }
+}
+
+/// An OAuth2 client-credentials scheme granting service scopes; a function whose routes need
+/// a scope adds it beside [`SecuritySchemes`]: `modifiers(&SecuritySchemes, &MY_SCHEME)`.
+pub struct ServiceTokenScheme {
+    /// The scheme's name, as the routes' `security(...)` refer to it.
+    pub name: &'static str,
+    /// Each scope and what it allows.
+    pub scopes: &'static [(&'static str, &'static str)],
+}
+
+impl utoipa::Modify for ServiceTokenScheme {
+    fn modify(&self, openapi: &mut OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let scopes = Scopes::from_iter(self.scopes.iter().copied());
+        components.add_security_scheme(
+            self.name,
+            SecurityScheme::OAuth2(OAuth2::with_description(
+                [Flow::ClientCredentials(ClientCredentials::new(
+                    "/api/users/oauth2/token",
+                    scopes,
+                ))],
+                "A service token from the OAuth2 client-credentials grant, sent as a Bearer token.",
+            )),
         );
     }
 }

@@ -1,4 +1,4 @@
-//! Structured logs with `tracing`.
+//! Structured logs with `tracing`: JSON lines in Lambda, text elsewhere.
 
 use tracing_subscriber::EnvFilter;
 

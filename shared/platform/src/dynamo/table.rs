@@ -1,0 +1,177 @@
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::types::KeysAndAttributes;
+use aws_sdk_dynamodb::Client;
+
+use super::{DynamoError, Item, RetryPolicy};
+
+/// DynamoDB's limit on the keys of one BatchGetItem.
+const BATCH_GET_KEYS: usize = 100;
+/// Rounds of retrying unprocessed keys before a batch read gives up (as unavailable).
+const BATCH_GET_ROUNDS: u32 = 8;
+
+/// One table: the client and the table's name. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Table {
+    client: Client,
+    name: Arc<str>,
+}
+
+impl Table {
+    pub fn new(client: Client, name: impl Into<String>) -> Self {
+        Self {
+            client,
+            name: Arc::from(name.into()),
+        }
+    }
+
+    /// The table named by the environment variable `variable` (a template `!Ref`).
+    pub fn from_env(
+        env: &crate::Env,
+        aws: &crate::aws::AwsClients,
+        variable: &str,
+    ) -> Result<Self, crate::ConfigError> {
+        Ok(Self::new(aws.dynamodb.clone(), env.require(variable)?))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The error of a failed call on this table, classified (see [`DynamoError::is_unavailable`]).
+    pub fn fail<E>(&self, operation: &'static str, err: &SdkError<E, HttpResponse>) -> DynamoError
+    where
+        E: ProvideErrorMetadata + std::error::Error + 'static,
+    {
+        DynamoError::call(operation, &self.name, err)
+    }
+
+    /// A request the SDK refused to build.
+    pub fn invalid(&self, operation: &'static str, err: impl std::fmt::Display) -> DynamoError {
+        DynamoError::build(operation, &self.name, err)
+    }
+
+    /// An item that cannot be read back.
+    pub fn corrupt(&self, reason: impl Into<String>) -> DynamoError {
+        DynamoError::Corrupt {
+            table: self.name.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The item with `key`, read consistently.
+    pub async fn get(&self, key: Item) -> Result<Option<Item>, DynamoError> {
+        self.client
+            .get_item()
+            .table_name(self.name())
+            .set_key(Some(key))
+            .consistent_read(true)
+            .send()
+            .await
+            .map(|out| out.item)
+            .map_err(|e| self.fail("GetItem", &e))
+    }
+
+    /// Runs `query` (built on [`Table::client`] for this table) and follows its pages until
+    /// `limit` items are read or the results end. The caller bounds `limit`; `None` reads all.
+    pub async fn query_all(
+        &self,
+        query: QueryFluentBuilder,
+        limit: Option<usize>,
+    ) -> Result<Vec<Item>, DynamoError> {
+        let mut items = Vec::new();
+        let mut start: Option<Item> = None;
+        loop {
+            let out = query
+                .clone()
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| self.fail("Query", &e))?;
+            items.extend(out.items.unwrap_or_default());
+            if let Some(limit) = limit {
+                if items.len() >= limit {
+                    items.truncate(limit);
+                    return Ok(items);
+                }
+            }
+            match out.last_evaluated_key {
+                Some(key) if !key.is_empty() => start = Some(key),
+                _ => return Ok(items),
+            }
+        }
+    }
+
+    /// The items with these keys, in no particular order (absent ones are skipped): one
+    /// BatchGetItem per 100 keys, retrying unprocessed keys with backoff. Duplicate keys are
+    /// asked once (BatchGetItem refuses a request that names a key twice).
+    pub async fn batch_get_all(
+        &self,
+        keys: Vec<Item>,
+        projection: Option<&str>,
+    ) -> Result<Vec<Item>, DynamoError> {
+        let mut unique: Vec<Item> = Vec::with_capacity(keys.len());
+        for key in keys {
+            if !unique.contains(&key) {
+                unique.push(key);
+            }
+        }
+        let mut items = Vec::with_capacity(unique.len());
+        for chunk in unique.chunks(BATCH_GET_KEYS) {
+            let mut pending = chunk.to_vec();
+            let mut round = 0;
+            while !pending.is_empty() {
+                round += 1;
+                if round > BATCH_GET_ROUNDS {
+                    return Err(DynamoError::Call {
+                        operation: "BatchGetItem",
+                        table: self.name.to_string(),
+                        message: format!(
+                            "{} keys still unprocessed after {BATCH_GET_ROUNDS} rounds",
+                            pending.len()
+                        ),
+                        unavailable: true,
+                    });
+                }
+                if round > 1 {
+                    tokio::time::sleep(RetryPolicy::CONFLICTS.backoff(round - 1)).await;
+                }
+                let request = KeysAndAttributes::builder()
+                    .set_keys(Some(pending))
+                    .set_projection_expression(projection.map(str::to_string))
+                    .build()
+                    .map_err(|e| self.invalid("BatchGetItem", e))?;
+                let out = self
+                    .client
+                    .batch_get_item()
+                    .request_items(self.name(), request)
+                    .send()
+                    .await
+                    .map_err(|e| self.fail("BatchGetItem", &e))?;
+                items.extend(
+                    out.responses
+                        .and_then(|mut r| r.remove(self.name()))
+                        .unwrap_or_default(),
+                );
+                pending = out
+                    .unprocessed_keys
+                    .and_then(|mut u| u.remove(self.name()))
+                    .map(|k| k.keys)
+                    .unwrap_or_default();
+            }
+        }
+        Ok(items)
+    }
+
+    /// A cheap read that proves the table answers (health checks).
+    pub async fn ping(&self) -> Result<(), DynamoError> {
+        self.get(super::key("HEALTH", "PING")).await.map(|_| ())
+    }
+}

@@ -1,0 +1,186 @@
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem, Update};
+
+use super::{n, DynamoError, Item, Table};
+
+/// DynamoDB's limit on the items of one transaction.
+pub const MAX_ITEMS: usize = 100;
+
+/// Why a transaction did not commit.
+#[derive(Debug, thiserror::Error)]
+pub enum TransactionError {
+    /// The conditions of these items (indexes in the order they were added) were false.
+    #[error("transaction condition failed on item(s) {failed:?}")]
+    Condition { failed: Vec<usize> },
+    /// Another transaction touched the same items at the same time; try again.
+    #[error("transaction conflicted with a concurrent one")]
+    Conflict,
+    #[error(transparent)]
+    Dynamo(#[from] DynamoError),
+}
+
+impl TransactionError {
+    /// True when item `index`'s condition failed.
+    pub fn failed_at(&self, index: usize) -> bool {
+        matches!(self, Self::Condition { failed } if failed.contains(&index))
+    }
+
+    /// True for a lost race: the one error [`super::retry_on_conflict`] should retry.
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, Self::Conflict)
+    }
+}
+
+/// The writes of one TransactWriteItems on one table, in order.
+#[derive(Debug, Clone)]
+pub struct Transaction {
+    table: Table,
+    items: Vec<TransactWriteItem>,
+}
+
+impl Transaction {
+    pub fn new(table: &Table) -> Self {
+        Self {
+            table: table.clone(),
+            items: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Puts `item`, when `condition` (if any) holds.
+    pub fn put(&mut self, item: Item, condition: Option<&str>) -> Result<&mut Self, DynamoError> {
+        let put = Put::builder()
+            .table_name(self.table.name())
+            .set_item(Some(item))
+            .set_condition_expression(condition.map(str::to_string))
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().put(put).build());
+        Ok(self)
+    }
+
+    /// Deletes the item with `key`, when `condition` (if any) holds.
+    pub fn delete(&mut self, key: Item, condition: Option<&str>) -> Result<&mut Self, DynamoError> {
+        let delete = Delete::builder()
+            .table_name(self.table.name())
+            .set_key(Some(key))
+            .set_condition_expression(condition.map(str::to_string))
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().delete(delete).build());
+        Ok(self)
+    }
+
+    /// Adds `delta` to the number `attribute` of the item with `key` (creating both if absent),
+    /// when `condition` (if any) holds.
+    pub fn add(
+        &mut self,
+        key: Item,
+        attribute: &str,
+        delta: i64,
+        condition: Option<&str>,
+    ) -> Result<&mut Self, DynamoError> {
+        let update = Update::builder()
+            .table_name(self.table.name())
+            .set_key(Some(key))
+            .update_expression("ADD #counter :delta")
+            .expression_attribute_names("#counter", attribute)
+            .expression_attribute_values(":delta", n(delta))
+            .set_condition_expression(condition.map(str::to_string))
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().update(update).build());
+        Ok(self)
+    }
+
+    /// An update built by the caller from [`Transaction::update_builder`].
+    pub fn update(
+        &mut self,
+        update: aws_sdk_dynamodb::types::builders::UpdateBuilder,
+    ) -> Result<&mut Self, DynamoError> {
+        let update = update
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().update(update).build());
+        Ok(self)
+    }
+
+    /// An `Update` on this transaction's table, for [`Transaction::update`].
+    pub fn update_builder(&self, key: Item) -> aws_sdk_dynamodb::types::builders::UpdateBuilder {
+        Update::builder()
+            .table_name(self.table.name())
+            .set_key(Some(key))
+    }
+
+    /// Requires `condition` to hold on the item with `key`, without writing it.
+    pub fn check(&mut self, key: Item, condition: &str) -> Result<&mut Self, DynamoError> {
+        let check = ConditionCheck::builder()
+            .table_name(self.table.name())
+            .set_key(Some(key))
+            .condition_expression(condition)
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().condition_check(check).build());
+        Ok(self)
+    }
+
+    /// Writes every item or none. Can be called again after a [`TransactionError::Conflict`].
+    pub async fn commit(&self) -> Result<(), TransactionError> {
+        if self.items.is_empty() {
+            return Ok(());
+        }
+        let result = self
+            .table
+            .client()
+            .transact_write_items()
+            .set_transact_items(Some(self.items.clone()))
+            .send()
+            .await;
+        let err = match result {
+            Ok(_) => return Ok(()),
+            Err(err) => err,
+        };
+        let codes: Option<Vec<String>> = match err.as_service_error() {
+            Some(TransactWriteItemsError::TransactionCanceledException(e)) => Some(
+                e.cancellation_reasons()
+                    .iter()
+                    .map(|r| r.code().unwrap_or("None").to_string())
+                    .collect(),
+            ),
+            Some(TransactWriteItemsError::TransactionInProgressException(_)) => {
+                return Err(TransactionError::Conflict)
+            }
+            _ => None,
+        };
+        match codes {
+            Some(codes) => {
+                let failed: Vec<usize> = codes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| *c == "ConditionalCheckFailed")
+                    .map(|(i, _)| i)
+                    .collect();
+                if !failed.is_empty() {
+                    Err(TransactionError::Condition { failed })
+                } else if codes.iter().any(|c| c == "TransactionConflict") {
+                    Err(TransactionError::Conflict)
+                } else {
+                    Err(self.table.fail("TransactWriteItems", &err).into())
+                }
+            }
+            None => Err(self.table.fail("TransactWriteItems", &err).into()),
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! Input validation without HTTP: a problem with one field, and the error of an input that had
+//! some. Domain crates return [`Invalid`] inside their own error enums; the edge renders it as a
+//! 400 that names every field.
+
+/// A problem with one input field, shown to clients as `field: reason`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: String,
+    pub reason: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.reason)
+    }
+}
+
+/// An input that failed validation, with every field problem found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("validation failed: {}", join(.0))]
+pub struct Invalid(pub Vec<FieldError>);
+
+impl Invalid {
+    /// One field's problem.
+    pub fn field(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self(vec![FieldError::new(field, reason)])
+    }
+
+    pub fn errors(&self) -> &[FieldError] {
+        &self.0
+    }
+}
+
+impl From<FieldError> for Invalid {
+    fn from(e: FieldError) -> Self {
+        Self(vec![e])
+    }
+}
+
+fn join(errors: &[FieldError]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Collects every field problem of one input so the client sees them all at once.
+#[derive(Debug, Default)]
+pub struct FieldErrors(Vec<FieldError>);
+
+impl FieldErrors {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn add(&mut self, field: impl Into<String>, reason: impl Into<String>) {
+        self.0.push(FieldError::new(field, reason));
+    }
+
+    /// Records the error of a parse and keeps its value when it succeeded.
+    pub fn check<T>(&mut self, result: Result<T, FieldError>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.0.push(e);
+                None
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `Ok(())` when nothing was recorded, else every problem recorded.
+    pub fn finish(self) -> Result<(), Invalid> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(Invalid(self.0))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collects_every_problem() {
+        let mut errors = FieldErrors::new();
+        assert_eq!(errors.check(Ok::<_, FieldError>(3)), Some(3));
+        errors.add("name", "is required");
+        assert_eq!(
+            errors.check(Err::<u8, _>(FieldError::new("size", "too big"))),
+            None
+        );
+        let invalid = errors.finish().expect_err("two problems");
+        assert_eq!(
+            invalid.to_string(),
+            "validation failed: name: is required; size: too big"
+        );
+        assert!(FieldErrors::new().finish().is_ok());
+    }
+}
