@@ -13,7 +13,7 @@ use crate::intrinsics::Context;
 use crate::template::Template;
 
 /// SAM's policy templates, verbatim from aws-sam-translator 1.115.0
-/// (`samtranslator/policy_templates_data/policy_templates.json`, Apache-2.0).
+/// (`samtranslator/policy_templates_data/policy_templates.json`, Apache-2.0; see SAM-NOTICE).
 const SAM_POLICY_TEMPLATES: &str = include_str!("sam_policy_templates.json");
 
 static TEMPLATES: LazyLock<Result<serde_json::Map<String, Json>, String>> = LazyLock::new(|| {

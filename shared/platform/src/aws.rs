@@ -11,7 +11,7 @@ use crate::config::Env;
 /// Adjusts a function's AWS config before it is loaded.
 pub type ConfigHook = fn(&Env, aws_config::ConfigLoader) -> aws_config::ConfigLoader;
 
-// Process-wide because the local stack runs every function in one process and enforces each one's IAM policy here.
+// Process-wide: the local stack runs all functions in one process and enforces their IAM policies.
 static CONFIG_HOOK: OnceLock<ConfigHook> = OnceLock::new();
 
 /// Installs the hook every later `AwsClients::from_env` applies; the first one installed stays.
