@@ -13,6 +13,8 @@ pub enum StackError {
          is the source of truth, so register the binary in local-stack's registry"
     )]
     UnknownBinary { function: String, binary: String },
+    #[error("function {function}: Policies: {reason}")]
+    Policy { function: String, reason: String },
     #[error("function {function}: environment variable {variable}: {reason}")]
     Environment {
         function: String,

@@ -22,6 +22,7 @@ pub mod dev_key;
 pub mod env;
 mod error;
 pub mod http;
+pub mod iam;
 pub mod intrinsics;
 pub mod invoke;
 pub mod names;

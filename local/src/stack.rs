@@ -21,6 +21,7 @@ use crate::aws::{AwsClients, ProcessCredentials};
 use crate::env::{lambda_variables, EnvFile, Layers};
 use crate::error::StackError;
 use crate::http::{self, Dispatcher};
+use crate::iam::{self, AccessDenial, DenialLog, Guard};
 use crate::intrinsics::{json_text, Context, ResourceAttrs, ACCOUNT_ID};
 use crate::invoke;
 use crate::provision::{self, SQS_QUEUE};
@@ -92,6 +93,9 @@ pub struct RunningStack {
     stop: shutdown::Sender,
     server: JoinHandle<()>,
     tasks: Vec<JoinHandle<()>>,
+    denials: DenialLog,
+    /// Keeps the functions' policies enforced while the stack runs.
+    _policies: iam::Registration,
 }
 
 impl RunningStack {
@@ -128,6 +132,11 @@ impl RunningStack {
     /// Every function URL: logical id → URL.
     pub fn function_urls(&self) -> &BTreeMap<String, String> {
         &self.function_urls
+    }
+
+    /// The AWS calls of functions that their IAM policies refused, oldest first.
+    pub fn access_denials(&self) -> Vec<AccessDenial> {
+        self.denials.snapshot()
     }
 
     /// Invokes a scheduled function now, once per schedule event it has (disabled ones
@@ -246,6 +255,11 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
     let aws = AwsClients::new(&opts.aws_endpoint, &opts.region, &credentials).await;
     let physical = provision::provision(&active, &mut ctx, &aws).await?;
     register_apis_and_functions(&mut ctx, &active, &base_url);
+    let denials = DenialLog::default();
+    let (policies, policy_keys) = iam::register(
+        &opts.stack_name,
+        function_guards(&functions, &template, &ctx, &denials)?,
+    );
 
     let env_file = opts.env_file.as_deref().map(EnvFile::load).transpose()?;
     let process_env: Option<BTreeMap<String, String>> = opts
@@ -254,7 +268,7 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
     let plans = functions
         .into_iter()
         .map(|decl| {
-            let env = function_env(
+            let mut env = function_env(
                 &decl,
                 &ctx,
                 &opts,
@@ -262,6 +276,9 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
                 env_file.as_ref(),
                 process_env.as_ref(),
             )?;
+            if let Some(key) = policy_keys.get(&decl.logical_id) {
+                env.set(iam::FUNCTION_KEY, key.clone());
+            }
             plan_events(decl, env, &ctx)
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -387,7 +404,35 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
         stop,
         server,
         tasks,
+        denials,
+        _policies: policies,
     })
+}
+
+/// Each function's policy from the template, as its AWS clients will enforce it.
+fn function_guards(
+    functions: &[FunctionDecl],
+    template: &Template,
+    ctx: &Context,
+    denials: &DenialLog,
+) -> Result<BTreeMap<String, Guard>, StackError> {
+    let mut guards = BTreeMap::new();
+    for decl in functions {
+        let id = &decl.logical_id;
+        let permissions =
+            iam::function_permissions(id, template, ctx).map_err(|reason| StackError::Policy {
+                function: id.clone(),
+                reason,
+            })?;
+        for warning in &permissions.warnings {
+            warn!(function = %id, "IAM policy: {warning}");
+        }
+        guards.insert(
+            id.clone(),
+            Guard::new(id, permissions.policy, ACCOUNT_ID, denials.clone()),
+        );
+    }
+    Ok(guards)
 }
 
 impl FunctionPlan {

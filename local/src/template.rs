@@ -232,6 +232,18 @@ impl Template {
     }
 }
 
+impl Template {
+    /// A property of a resource, or for a function without it, the one in `Globals.Function`.
+    pub fn function_property(&self, logical_id: &str, key: &str) -> Option<&Value> {
+        let own = self.resources.get(logical_id)?;
+        own.property(key).or_else(|| {
+            (own.kind == SERVERLESS_FUNCTION)
+                .then(|| self.globals_function.get(key).filter(|v| !v.is_null()))
+                .flatten()
+        })
+    }
+}
+
 /// The entries of a top-level section that must be a mapping of names to mappings.
 fn entries(section: Option<&Value>, what: &str) -> Result<Vec<(String, Value)>, TemplateError> {
     match section {

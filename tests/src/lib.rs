@@ -34,6 +34,17 @@ pub fn emulator() -> String {
     })
 }
 
+/// The stack's warnings (an IAM refusal, a failed batch) in a failing test's output; RUST_LOG
+/// chooses others.
+pub fn show_stack_warnings() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_test_writer()
+        .try_init();
+}
+
 pub struct TestStack {
     pub stack: RunningStack,
     pub http: Client,
@@ -47,6 +58,12 @@ impl TestStack {
     }
 
     pub async fn start_with(extra_parameters: BTreeMap<String, String>) -> Self {
+        Self::start_from(repo_root().join("template.yaml"), extra_parameters).await
+    }
+
+    /// The stack of another template (say, an edited copy of the repository's).
+    pub async fn start_from(template: PathBuf, extra_parameters: BTreeMap<String, String>) -> Self {
+        show_stack_warnings();
         let keys = keys::generate_ed25519().expect("generate key");
         let stack_name = format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..10]);
         let mut parameters = BTreeMap::from([
@@ -66,7 +83,7 @@ impl TestStack {
         ]);
         parameters.extend(extra_parameters);
         let options = StackOptions {
-            template: repo_root().join("template.yaml"),
+            template,
             stack_name: stack_name.clone(),
             bind: "127.0.0.1:0".parse().expect("addr"),
             aws_endpoint: emulator(),

@@ -1,11 +1,23 @@
 //! AWS clients, built once per cold start from a function's environment.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use aws_config::timeout::TimeoutConfig;
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 
 use crate::config::Env;
+
+/// Adjusts a function's AWS config before it is loaded.
+pub type ConfigHook = fn(&Env, aws_config::ConfigLoader) -> aws_config::ConfigLoader;
+
+// Process-wide: the local stack runs all functions in one process and enforces their IAM policies.
+static CONFIG_HOOK: OnceLock<ConfigHook> = OnceLock::new();
+
+/// Installs the hook every later `AwsClients::from_env` applies; the first one installed stays.
+pub fn set_config_hook(hook: ConfigHook) -> bool {
+    CONFIG_HOOK.set(hook).is_ok()
+}
 
 /// The clients a function may use. Constructing a client is cheap; the connection pool and
 /// credentials are shared through the one `SdkConfig`.
@@ -35,6 +47,9 @@ impl AwsClients {
         let endpoint = env.get("AWS_ENDPOINT_URL");
         if let Some(url) = endpoint {
             loader = loader.endpoint_url(url);
+        }
+        if let Some(hook) = CONFIG_HOOK.get() {
+            loader = hook(env, loader);
         }
         let config = loader.load().await;
         let s3_config = aws_sdk_s3::config::Builder::from(&config)
