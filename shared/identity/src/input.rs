@@ -181,13 +181,13 @@ impl SettingsUpdate {
     pub fn parse(self) -> Result<SettingsChange, Invalid> {
         let mut errors = Vec::new();
         let enabled_source_ids = self.enabled_source_ids.and_then(|ids| {
-            clean_list(ids, MAX_ENABLED_SOURCES, 100)
-                .map_err(|reason| errors.push(FieldError::new("enabledSourceIds", reason)))
+            clean_list("enabledSourceIds", ids, MAX_ENABLED_SOURCES, 100)
+                .map_err(|e| errors.push(e))
                 .ok()
         });
         let followed_topics = self.followed_topics.and_then(|topics| {
-            clean_list(topics, MAX_FOLLOWED_TOPICS, 50)
-                .map_err(|reason| errors.push(FieldError::new("followedTopics", reason)))
+            clean_list("followedTopics", topics, MAX_FOLLOWED_TOPICS, 50)
+                .map_err(|e| errors.push(e))
                 .ok()
         });
         let language = self.language.filter(|language| {
@@ -249,23 +249,35 @@ impl SettingsChange {
     }
 }
 
-/// Trims, drops duplicates (keeping order) and bounds a list of identifiers or names.
-fn clean_list(items: Vec<String>, max_items: usize, max_len: usize) -> Result<Vec<String>, String> {
+/// Trims, drops duplicates (keeping order) and bounds the list `field` of identifiers or
+/// names.
+fn clean_list(
+    field: &str,
+    items: Vec<String>,
+    max_items: usize,
+    max_len: usize,
+) -> Result<Vec<String>, FieldError> {
     let mut out: Vec<String> = Vec::with_capacity(items.len());
     for item in items {
         let item = item.trim().to_string();
         if item.is_empty() {
-            return Err("must not contain blank entries".into());
+            return Err(FieldError::new(field, "must not contain blank entries"));
         }
         if item.chars().count() > max_len {
-            return Err(format!("entries must be at most {max_len} characters"));
+            return Err(FieldError::new(
+                field,
+                format!("entries must be at most {max_len} characters"),
+            ));
         }
         if !out.contains(&item) {
             out.push(item);
         }
     }
     if out.len() > max_items {
-        return Err(format!("must have at most {max_items} entries"));
+        return Err(FieldError::new(
+            field,
+            format!("must have at most {max_items} entries"),
+        ));
     }
     Ok(out)
 }
