@@ -15,6 +15,7 @@ pub mod store;
 pub mod subscriptions;
 pub mod tokens;
 
+use std::future::Future;
 use std::sync::Arc;
 
 use platform::aws::AwsClients;
@@ -156,12 +157,7 @@ impl Identity {
         id: &UserId,
         change: ProfileChange,
     ) -> Result<Profile, IdentityError> {
-        retry_on_conflict(
-            RetryPolicy::CONFLICTS,
-            IdentityError::is_concurrent_change,
-            |_| self.try_update_profile(id, &change),
-        )
-        .await
+        until_unchanged(|_| self.try_update_profile(id, &change)).await
     }
 
     async fn try_update_profile(
@@ -199,12 +195,7 @@ impl Identity {
         id: &UserId,
         change: SettingsChange,
     ) -> Result<Settings, IdentityError> {
-        retry_on_conflict(
-            RetryPolicy::CONFLICTS,
-            IdentityError::is_concurrent_change,
-            |_| self.try_update_settings(id, &change),
-        )
-        .await
+        until_unchanged(|_| self.try_update_settings(id, &change)).await
     }
 
     async fn try_update_settings(
@@ -275,26 +266,22 @@ impl Identity {
         source: &SourceId,
         subscribed: bool,
     ) -> Result<(), IdentityError> {
-        retry_on_conflict(
-            RetryPolicy::CONFLICTS,
-            IdentityError::is_concurrent_change,
-            |_| async move {
-                let read = self.store.settings(user).await?;
-                let mut next = read.settings.clone();
-                let enabled = &mut next.enabled_source_ids;
-                if subscribed {
-                    if !enabled.iter().any(|id| id == source.as_str()) {
-                        enabled.push(source.as_str().to_string());
-                    }
-                } else {
-                    enabled.retain(|id| id != source.as_str());
+        until_unchanged(|_| async move {
+            let read = self.store.settings(user).await?;
+            let mut next = read.settings.clone();
+            let enabled = &mut next.enabled_source_ids;
+            if subscribed {
+                if !enabled.iter().any(|id| id == source.as_str()) {
+                    enabled.push(source.as_str().to_string());
                 }
-                self.store
-                    .save_subscription(user, source, subscribed, &read, &next)
-                    .await?;
-                Ok(())
-            },
-        )
+            } else {
+                enabled.retain(|id| id != source.as_str());
+            }
+            self.store
+                .save_subscription(user, source, subscribed, &read, &next)
+                .await?;
+            Ok(())
+        })
         .await
     }
 
@@ -312,14 +299,10 @@ impl Identity {
                 Err(e) => return Err(e.into()),
             }
         }
-        retry_on_conflict(
-            RetryPolicy::CONFLICTS,
-            IdentityError::is_concurrent_change,
-            |_| async {
-                let account = self.user(user).await?;
-                Ok(self.store.delete_account(&account).await?)
-            },
-        )
+        until_unchanged(|_| async {
+            let account = self.user(user).await?;
+            Ok(self.store.delete_account(&account).await?)
+        })
         .await
     }
 
@@ -362,6 +345,21 @@ impl Identity {
             }
         }
     }
+}
+
+/// Runs a read-modify-write of the account until it does not lose a race with another
+/// request, or the platform's conflict policy gives up ([`IdentityError::ConcurrentChange`]).
+async fn until_unchanged<T, F, Fut>(attempt: F) -> Result<T, IdentityError>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = Result<T, IdentityError>>,
+{
+    retry_on_conflict(
+        RetryPolicy::CONFLICTS,
+        IdentityError::is_concurrent_change,
+        attempt,
+    )
+    .await
 }
 
 fn to_profile(user: StoredUser) -> Profile {
