@@ -1,133 +1,150 @@
-//! The users function's client of the content service: subscribe and unsubscribe calls made
-//! through the public API with a `source.write` service token the identity issuer mints.
+//! The [`SourceSubscriptions`] port over HTTP: the content service's subscriber routes,
+//! called through the public API with a `source.write` service token the identity issuer
+//! mints.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use identity::Identity;
-use platform::ApiError;
-use serde_json::Value;
+use identity::model::{SourceId, UserId};
+use identity::tokens::TokenIssuer;
+use identity::{ContentError, SourceSubscriptions, SubscribedSource, Unsubscribed};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{Map, Value};
 
 /// The service identity the users function presents to the content service.
 pub const CLIENT_ID: &str = "users-service";
 const SOURCE_WRITE: &str = "source.write";
 
-/// Why a content call failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ContentError {
-    #[error("source not found")]
-    SourceNotFound,
-    #[error("content service failed: {0}")]
-    Failed(String),
-}
-
-impl From<ContentError> for ApiError {
-    fn from(e: ContentError) -> Self {
-        match e {
-            ContentError::SourceNotFound => ApiError::not_found("Source not found"),
-            ContentError::Failed(reason) => {
-                tracing::error!(%reason, "content service call failed");
-                ApiError::bad_gateway("The content service could not be reached")
-            }
-        }
-    }
-}
-
-/// What an unsubscribe did.
-pub struct Unsubscribed {
-    /// The remaining source, absent when it was deleted.
-    pub source: Option<Value>,
-}
-
+/// The HTTP client and the token issuer, built once per cold start.
 #[derive(Clone)]
 pub struct ContentService {
     http: reqwest::Client,
+    issuer: Arc<TokenIssuer>,
 }
 
 impl ContentService {
-    pub fn new(timeout: Duration) -> Result<Self, reqwest::Error> {
+    pub fn new(timeout: Duration, issuer: Arc<TokenIssuer>) -> Result<Self, reqwest::Error> {
         let http = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(timeout)
             .build()?;
-        Ok(Self { http })
+        Ok(Self { http, issuer })
     }
 
-    fn url(base: &str, source_id: &str, user_id: &str) -> String {
-        format!("{base}/api/content/sources/{source_id}/subscribers/{user_id}")
-    }
-
-    fn token(identity: &Identity) -> Result<String, ApiError> {
-        identity
-            .issuer()
-            .service_token(CLIENT_ID, &[SOURCE_WRITE.to_string()])
-            .map(|t| t.token)
-            .map_err(|e| ApiError::internal("mint service token", e))
-    }
-
-    /// Subscribes `user_id`; returns the source.
-    pub async fn subscribe(
-        &self,
-        identity: &Identity,
-        base: &str,
-        source_id: &str,
-        user_id: &str,
-    ) -> Result<Value, ApiError> {
-        let response = self
-            .http
-            .post(Self::url(base, source_id, user_id))
-            .bearer_auth(Self::token(identity)?)
-            .send()
-            .await
-            .map_err(|e| ContentError::Failed(e.to_string()))?;
-        Ok(read(response).await?)
-    }
-
-    /// Unsubscribes `user_id`; the last subscriber leaving deletes the source.
-    pub async fn unsubscribe(
-        &self,
-        identity: &Identity,
-        base: &str,
-        source_id: &str,
-        user_id: &str,
-    ) -> Result<Unsubscribed, ContentError> {
-        let token = Self::token(identity).map_err(|e| ContentError::Failed(e.message))?;
-        let response = self
-            .http
-            .delete(Self::url(base, source_id, user_id))
-            .bearer_auth(token)
-            .send()
-            .await
-            .map_err(|e| ContentError::Failed(e.to_string()))?;
-        let mut body = read(response).await?;
-        let deleted = body["deleted"].as_bool().unwrap_or(false);
-        if let Some(fields) = body.as_object_mut() {
-            fields.remove("deleted");
+    /// The content service behind the API at `base` (`None` when it cannot be located: every
+    /// call then fails).
+    pub fn at(&self, base: Option<String>) -> ContentApi<'_> {
+        ContentApi {
+            service: self,
+            base,
         }
-        Ok(Unsubscribed {
-            source: (!deleted).then_some(body),
-        })
     }
 }
 
-async fn read(response: reqwest::Response) -> Result<Value, ContentError> {
-    let status = response.status();
-    if status == reqwest::StatusCode::NOT_FOUND {
-        return Err(ContentError::SourceNotFound);
-    }
-    if !status.is_success() {
-        return Err(ContentError::Failed(format!("HTTP {status}")));
-    }
-    response
-        .json()
-        .await
-        .map_err(|e| ContentError::Failed(format!("unreadable answer: {e}")))
+/// The content service for one request: the API it came through, or `INTERNAL_API_URL`.
+pub struct ContentApi<'a> {
+    service: &'a ContentService,
+    base: Option<String>,
 }
 
-/// Whether `id` can name a source; anything else is an unknown source without asking.
-pub fn plausible_source_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 64
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+/// The content service's answer to an unsubscribe: the source's fields (when it remains)
+/// and whether the last subscriber's leaving deleted it.
+#[derive(Deserialize)]
+struct UnsubscribeAnswer {
+    #[serde(default)]
+    deleted: bool,
+    #[serde(flatten)]
+    source: Map<String, Value>,
+}
+
+impl ContentApi<'_> {
+    async fn call<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        user: &UserId,
+        source: &SourceId,
+    ) -> Result<T, ContentError> {
+        let base = self.base.as_deref().ok_or_else(|| {
+            ContentError::Failed(
+                "INTERNAL_API_URL is not set and the request did not come through API Gateway"
+                    .into(),
+            )
+        })?;
+        let token = self
+            .service
+            .issuer
+            .service_token(CLIENT_ID, &[SOURCE_WRITE.to_string()])
+            .map_err(|e| ContentError::Failed(format!("mint service token: {e}")))?;
+        let url = format!("{base}/api/content/sources/{source}/subscribers/{user}");
+        let response = self
+            .service
+            .http
+            .request(method, url)
+            .bearer_auth(token.token)
+            .send()
+            .await
+            .map_err(|e| ContentError::Failed(e.to_string()))?;
+        let status = response.status();
+        if status == reqwest::StatusCode::NOT_FOUND {
+            return Err(ContentError::SourceNotFound);
+        }
+        if !status.is_success() {
+            return Err(ContentError::Failed(format!("HTTP {status}")));
+        }
+        response
+            .json()
+            .await
+            .map_err(|e| ContentError::Failed(format!("unreadable answer: {e}")))
+    }
+}
+
+impl SourceSubscriptions for ContentApi<'_> {
+    async fn subscribe(
+        &self,
+        user: &UserId,
+        source: &SourceId,
+    ) -> Result<SubscribedSource, ContentError> {
+        self.call(reqwest::Method::POST, user, source).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        user: &UserId,
+        source: &SourceId,
+    ) -> Result<Unsubscribed, ContentError> {
+        let answer: UnsubscribeAnswer = self.call(reqwest::Method::DELETE, user, source).await?;
+        Ok(outcome(answer))
+    }
+}
+
+fn outcome(answer: UnsubscribeAnswer) -> Unsubscribed {
+    if answer.deleted {
+        Unsubscribed::SourceDeleted
+    } else {
+        Unsubscribed::SourceRemains(SubscribedSource(answer.source))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unsubscribe_answer_says_whether_the_source_remains() {
+        let remains: UnsubscribeAnswer =
+            serde_json::from_str(r#"{"id": "s1", "subscriberCount": 1, "deleted": false}"#)
+                .expect("json");
+        let Unsubscribed::SourceRemains(source) = outcome(remains) else {
+            panic!("the source remains");
+        };
+        assert_eq!(
+            serde_json::to_value(source).expect("json"),
+            serde_json::json!({"id": "s1", "subscriberCount": 1})
+        );
+        let deleted: UnsubscribeAnswer =
+            serde_json::from_str(r#"{"id": "s1", "subscriberCount": 0, "deleted": true}"#)
+                .expect("json");
+        assert_eq!(outcome(deleted), Unsubscribed::SourceDeleted);
+    }
 }

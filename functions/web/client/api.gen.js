@@ -36,7 +36,7 @@ import { request } from "./http.js";
  */
 
 /**
- * Document A's (and C's) error body.
+ * The detailed error body (Documents A and C).
  * @typedef {Object} ErrorBody
  * @property {number} code The HTTP status.
  * @property {Array<string>} details `field: reason` entries; empty when none.
@@ -75,6 +75,23 @@ import { request } from "./http.js";
 /**
  * `UP`, or `DOWN` when a dependency (the function's table) cannot be reached.
  * @typedef {("UP"|"DOWN")} HealthStatus
+ */
+
+/**
+ * One Ed25519 public key (RFC 8037).
+ * @typedef {Object} Jwk
+ * @property {string} alg Always `EdDSA`.
+ * @property {string} crv Always `Ed25519`.
+ * @property {string} kid The key id tokens name in their `kid` header.
+ * @property {string} kty Always `OKP`.
+ * @property {string} use Always `sig`.
+ * @property {string} x The public key, base64url without padding.
+ */
+
+/**
+ * An RFC 7517 JSON Web Key Set: the public keys tokens are verified with.
+ * @typedef {Object} Jwks
+ * @property {Array<Jwk>} keys
  */
 
 /**
@@ -433,7 +450,7 @@ export function listTopics(options = {}) {
  *
  * `GET /api/users/.well-known/jwks.json`
  * @param {RequestOptions} [options]
- * @returns {Promise<Object<string, unknown>>}
+ * @returns {Promise<Jwks>}
  */
 export function getJwks(options = {}) {
   return request("GET", `/api/users/.well-known/jwks.json`, { ...options });

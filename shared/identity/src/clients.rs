@@ -3,6 +3,24 @@
 use platform::{ConfigError, Env};
 use subtle::ConstantTimeEq;
 
+/// A client's id and secret, as presented at the token endpoint.
+pub struct ClientCredentials {
+    pub id: String,
+    pub secret: String,
+}
+
+impl std::fmt::Debug for ClientCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ClientCredentials({}, ***)", self.id)
+    }
+}
+
+/// The scopes a token request asks for: `None` (absent or blank) means all the client's.
+pub fn requested_scopes(raw: Option<&str>) -> Option<Vec<String>> {
+    raw.filter(|r| !r.trim().is_empty())
+        .map(|r| r.split_whitespace().map(str::to_string).collect())
+}
+
 #[derive(Debug, Clone)]
 pub struct ServiceClient {
     pub id: String,
@@ -15,17 +33,21 @@ pub struct ServiceClients(Vec<ServiceClient>);
 
 impl ServiceClients {
     /// Entries `id:secret:scope scope` separated by `;`. The secret may contain `:`.
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    pub fn parse(raw: &str) -> Result<Self, ConfigError> {
+        let invalid = |reason: String| ConfigError::Invalid {
+            name: "SERVICE_CLIENTS".into(),
+            reason,
+        };
         let mut clients = Vec::new();
         for entry in raw.split(';').map(str::trim).filter(|e| !e.is_empty()) {
-            let (id, rest) = entry
-                .split_once(':')
-                .ok_or_else(|| format!("entry '{}' needs id:secret:scopes", redact(entry)))?;
-            let (secret, scopes) = rest
-                .rsplit_once(':')
-                .ok_or_else(|| format!("entry for client '{id}' needs id:secret:scopes"))?;
+            let (id, rest) = entry.split_once(':').ok_or_else(|| {
+                invalid(format!("entry '{}' needs id:secret:scopes", redact(entry)))
+            })?;
+            let (secret, scopes) = rest.rsplit_once(':').ok_or_else(|| {
+                invalid(format!("entry for client '{id}' needs id:secret:scopes"))
+            })?;
             if id.is_empty() || secret.is_empty() {
-                return Err(format!("client '{id}' needs an id and a secret"));
+                return Err(invalid(format!("client '{id}' needs an id and a secret")));
             }
             clients.push(ServiceClient {
                 id: id.to_string(),
@@ -37,10 +59,7 @@ impl ServiceClients {
     }
 
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
-        Self::parse(env.get_or("SERVICE_CLIENTS", "")).map_err(|reason| ConfigError::Invalid {
-            name: "SERVICE_CLIENTS".into(),
-            reason,
-        })
+        Self::parse(env.get_or("SERVICE_CLIENTS", ""))
     }
 
     /// The client when `id` and `secret` match; compares every secret in constant time.
@@ -76,6 +95,11 @@ mod tests {
             .is_some_and(|b| b.scopes.is_empty()));
         assert!(c.authenticate("zz", "x").is_none());
         assert!(ServiceClients::parse("nocolon").is_err());
+        assert_eq!(requested_scopes(Some("  ")), None);
+        assert_eq!(
+            requested_scopes(Some("a  b")),
+            Some(vec!["a".into(), "b".into()])
+        );
         assert!(ServiceClients::parse("")
             .expect("empty")
             .authenticate("", "")

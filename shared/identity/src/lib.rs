@@ -1,80 +1,51 @@
 //! Identity: one user store and one token issuer for the whole platform.
 //!
-//! Accounts (register, login, profile), reader settings, and OAuth2 client credentials for
-//! services. Storage is described in [`store`].
+//! Accounts (register, login, profile, deletion), reader settings, news source subscriptions
+//! (through the content service's [`SourceSubscriptions`] port) and OAuth2 client credentials
+//! for services. [`Identity`] is the facade the users function calls, once per request, with
+//! inputs already parsed ([`input`]); it answers [`IdentityError`], never HTTP. Storage is
+//! described in [`store`].
 
 pub mod clients;
+pub mod error;
+pub mod input;
 pub mod model;
 pub mod password;
 pub mod store;
+pub mod subscriptions;
 pub mod tokens;
 
+use std::future::Future;
+use std::sync::Arc;
+
 use platform::aws::AwsClients;
+use platform::dynamo::{retry_on_conflict, RetryPolicy, Table};
 use platform::tokens::TokenVerifier;
-use platform::{ApiError, ConfigError, Env, FieldErrors};
+use platform::{Clock, ConfigError, Env, FieldError, Invalid};
 
-use crate::clients::ServiceClients;
-use crate::model::{
-    parse_name, Email, Password, Profile, Role, Settings, SettingsUpdate, Username,
-};
-use crate::store::{NewUser, StoreError, StoredUser, UserStore};
-use crate::tokens::{IssuedToken, TokenIssuer};
+pub use crate::error::IdentityError;
+pub use crate::subscriptions::{ContentError, SourceSubscriptions, SubscribedSource, Unsubscribed};
 
-/// A new account. Every field is checked and each problem named in the 400's `details`.
-// Kept as sent; `Identity::register` parses it.
-#[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
-pub struct Registration {
-    /// Unique (case-insensitively).
-    #[schema(required = true, value_type = String, min_length = 3, max_length = 50, pattern = "^[A-Za-z0-9_.-]+$", example = "alice")]
-    pub username: Option<String>,
-    /// A valid address, unique (case-insensitively).
-    #[schema(required = true, value_type = String, format = Email, max_length = 254, example = "alice@example.com")]
-    pub email: Option<String>,
-    #[schema(required = true, value_type = String, format = Password, min_length = 8, max_length = 128)]
-    pub password: Option<String>,
-    /// Display name; blank means none.
-    #[schema(max_length = 100, example = "Alice")]
-    pub name: Option<String>,
-}
-
-/// Profile changes as sent: absent fields are unchanged; `name: null` clears the name.
-#[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ProfileUpdate {
-    #[schema(value_type = Option<String>, format = Email)]
-    pub email: Option<String>,
-    /// Display name (at most 100 characters); `null` or blank clears it.
-    #[serde(default, deserialize_with = "double_option")]
-    #[schema(value_type = Option<String>, max_length = 100)]
-    pub name: Option<Option<String>>,
-}
-
-fn double_option<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Option<String>>, D::Error> {
-    serde::Deserialize::deserialize(d).map(Some)
-}
+use crate::clients::{ClientCredentials, ServiceClients};
+use crate::input::{Credentials, NewAccount, ProfileChange, SettingsChange};
+use crate::model::{Profile, Role, Settings, SourceId, UserId};
+use crate::store::{NewUser, StoredUser, UserStore};
+use crate::tokens::{IssuedToken, Jwks, TokenIssuer};
 
 /// The identity service, built once per cold start.
 pub struct Identity {
     store: UserStore,
-    issuer: TokenIssuer,
+    issuer: Arc<TokenIssuer>,
     admins: Vec<String>,
     clients: ServiceClients,
+    clock: Clock,
 }
 
-impl From<StoreError> for ApiError {
-    fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::Taken(field) => ApiError::conflict(format!("The {field} is already taken"))
-                .with_details(vec![format!("{field}: is already taken")]),
-            StoreError::NotFound => ApiError::not_found("User not found"),
-            StoreError::Contention => {
-                ApiError::conflict("The record was changed concurrently; try again")
-            }
-            other => ApiError::internal("users store", other),
-        }
-    }
+/// A service token and the scopes it grants.
+#[derive(Debug)]
+pub struct ServiceGrant {
+    pub token: IssuedToken,
+    pub scopes: Vec<String>,
 }
 
 impl Identity {
@@ -83,24 +54,27 @@ impl Identity {
         issuer: TokenIssuer,
         admins: Vec<String>,
         clients: ServiceClients,
+        clock: Clock,
     ) -> Self {
         let admins = admins.into_iter().map(|a| a.to_ascii_lowercase()).collect();
         Self {
             store,
-            issuer,
+            issuer: Arc::new(issuer),
             admins,
             clients,
+            clock,
         }
     }
 
     /// From `USERS_TABLE`, the JWT variables, `ADMIN_USERNAMES` and `SERVICE_CLIENTS`.
-    pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, ConfigError> {
-        let store = UserStore::new(aws.dynamodb.clone(), env.require("USERS_TABLE")?);
+    pub fn from_env(env: &Env, aws: &AwsClients, clock: Clock) -> Result<Self, ConfigError> {
+        let store = UserStore::new(Table::from_env(env, aws, "USERS_TABLE")?, clock.clone());
         Ok(Self::new(
             store,
-            TokenIssuer::from_env(env)?,
+            TokenIssuer::from_env(env, clock.clone())?,
             env.list("ADMIN_USERNAMES"),
             ServiceClients::from_env(env)?,
+            clock,
         ))
     }
 
@@ -108,12 +82,9 @@ impl Identity {
         self.issuer.verifier()
     }
 
-    pub fn issuer(&self) -> &TokenIssuer {
-        &self.issuer
-    }
-
-    pub fn clients(&self) -> &ServiceClients {
-        &self.clients
+    /// The issuer, for the users function's own service tokens (its calls to content).
+    pub fn issuer(&self) -> Arc<TokenIssuer> {
+        Arc::clone(&self.issuer)
     }
 
     fn roles_for(&self, username: &str) -> Vec<Role> {
@@ -124,37 +95,23 @@ impl Identity {
         }
     }
 
-    pub async fn register(&self, input: Registration) -> Result<Profile, ApiError> {
-        let mut errors = FieldErrors::new();
-        let username = errors.check(Username::parse(input.username.as_deref().unwrap_or("")));
-        let email = errors.check(Email::parse(input.email.as_deref().unwrap_or("")));
-        let password = errors.check(Password::parse(input.password.as_deref().unwrap_or("")));
-        let name = errors.check(parse_name(input.name.as_deref()));
-        errors.finish()?;
-        let (Some(username), Some(email), Some(password), Some(name)) =
-            (username, email, password, name)
-        else {
-            return Err(ApiError::bad_request("Validation failed"));
-        };
-
-        let password_hash = password::hash(password.expose().to_string())
-            .await
-            .map_err(|e| ApiError::internal("password hash", e))?;
+    pub async fn register(&self, account: NewAccount) -> Result<Profile, IdentityError> {
+        let password_hash = password::hash(account.password.expose().to_string()).await?;
         let user = NewUser {
-            id: uuid::Uuid::new_v4().to_string(),
-            username_key: username.key(),
-            username: username.as_str().to_string(),
-            email_key: email.key(),
-            email: email.as_str().to_string(),
-            name,
-            roles: self.roles_for(username.as_str()),
+            id: UserId::new(uuid::Uuid::new_v4().to_string()),
+            username_key: account.username.key(),
+            username: account.username.as_str().to_string(),
+            email_key: account.email.key(),
+            email: account.email.as_str().to_string(),
+            name: account.name,
+            roles: self.roles_for(account.username.as_str()),
             password_hash,
-            created_at: now(),
+            created_at: self.clock.timestamp(),
         };
         self.store.create(&user).await?;
         tracing::info!(user_id = %user.id, "user registered");
         Ok(Profile {
-            id: user.id,
+            id: user.id.as_str().to_string(),
             username: user.username,
             email: user.email,
             name: user.name,
@@ -163,192 +120,219 @@ impl Identity {
         })
     }
 
-    /// A token for the right username and password; the same 401 for every failure.
-    pub async fn login(
-        &self,
-        username: Option<String>,
-        password: Option<String>,
-    ) -> Result<IssuedToken, ApiError> {
-        let mut errors = FieldErrors::new();
-        let username = username.filter(|u| !u.trim().is_empty());
-        let password = password.filter(|p| !p.is_empty());
-        if username.is_none() {
-            errors.add("username", "is required");
-        }
-        if password.is_none() {
-            errors.add("password", "is required");
-        }
-        errors.finish()?;
-        let (Some(username), Some(password)) = (username, password) else {
-            return Err(ApiError::bad_request("Validation failed"));
-        };
-        let record = self
-            .store
-            .login_record(&username.trim().to_ascii_lowercase())
-            .await?;
+    /// A token for the right username and password; the same error for every failure.
+    pub async fn login(&self, credentials: Credentials) -> Result<IssuedToken, IdentityError> {
+        let record = self.store.login_record(&credentials.username_key).await?;
         let stored_hash = record.as_ref().map(|r| r.password_hash.clone());
-        let valid = password::verify(password, stored_hash).await;
+        let valid = password::verify(credentials.password, stored_hash).await;
         let Some(record) = record.filter(|_| valid) else {
-            return Err(ApiError::unauthorized("Invalid username or password"));
+            return Err(IdentityError::BadCredentials);
         };
         let roles = self.roles_for(&record.username);
-        let user = self
-            .store
-            .user(&record.user_id)
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let user = self.user(&record.user_id).await?;
         if user.roles != roles {
             self.store.set_roles(&record.user_id, &roles).await?;
         }
-        self.issuer
-            .user_token(
-                &record.user_id,
-                &record.username,
-                roles.iter().map(|r| r.as_str().to_string()).collect(),
-            )
-            .map_err(|e| ApiError::internal("sign token", e))
+        let roles = roles.iter().map(|r| r.as_str().to_string()).collect();
+        Ok(self
+            .issuer
+            .user_token(record.user_id.as_str(), &record.username, roles)?)
     }
 
-    pub async fn profile(&self, user_id: &str) -> Result<Profile, ApiError> {
-        let user = self
-            .store
-            .user(user_id)
+    async fn user(&self, id: &UserId) -> Result<StoredUser, IdentityError> {
+        self.store
+            .user(id)
             .await?
-            .ok_or(StoreError::NotFound)?;
-        Ok(to_profile(user))
+            .ok_or(IdentityError::UserNotFound)
     }
 
+    pub async fn profile(&self, id: &UserId) -> Result<Profile, IdentityError> {
+        Ok(to_profile(self.user(id).await?))
+    }
+
+    /// Applies `change` to the profile as it is now, retrying when another request changed
+    /// the email first.
     pub async fn update_profile(
         &self,
-        user_id: &str,
-        update: ProfileUpdate,
-    ) -> Result<Profile, ApiError> {
-        let mut errors = FieldErrors::new();
-        let email = update
+        id: &UserId,
+        change: ProfileChange,
+    ) -> Result<Profile, IdentityError> {
+        until_unchanged(|_| self.try_update_profile(id, &change)).await
+    }
+
+    async fn try_update_profile(
+        &self,
+        id: &UserId,
+        change: &ProfileChange,
+    ) -> Result<Profile, IdentityError> {
+        let current = self.user(id).await?;
+        let new_email = change
             .email
-            .as_deref()
-            .and_then(|e| errors.check(Email::parse(e)));
-        // Outer None: name unchanged; Some(None): cleared; Some(Some(n)): set.
-        let new_name = match &update.name {
-            None => None,
-            Some(raw) => errors.check(parse_name(raw.as_deref())),
-        };
-        errors.finish()?;
-        let current = self
-            .store
-            .user(user_id)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        let new_email = email
-            .filter(|e| e.as_str() != current.email)
-            .map(|e| (e.as_str().to_string(), e.key()));
+            .as_ref()
+            .filter(|e| e.as_str() != current.email);
+        let new_name = change.name.as_ref().map(Option::as_deref);
         self.store
-            .update_profile(&current, new_email.clone(), new_name.clone())
+            .update_profile(&current, new_email, new_name)
             .await?;
         let mut updated = current;
-        if let Some((email, _)) = new_email {
-            updated.email = email;
+        if let Some(email) = new_email {
+            updated.email = email.as_str().to_string();
         }
-        if let Some(name) = new_name {
-            updated.name = name;
+        if let Some(name) = &change.name {
+            updated.name.clone_from(name);
         }
         Ok(to_profile(updated))
     }
 
-    pub async fn settings(&self, user_id: &str) -> Result<Settings, ApiError> {
-        Ok(self.store.settings(user_id).await?.0)
+    pub async fn settings(&self, id: &UserId) -> Result<Settings, IdentityError> {
+        Ok(self.store.settings(id).await?.settings)
     }
 
-    /// Applies `update` to the stored settings, retrying when another request saved first.
+    /// Applies `change` to the stored settings, retrying when another request saved first.
     /// `enabledSourceIds` may only name sources the user subscribes to.
     pub async fn update_settings(
         &self,
-        user_id: &str,
-        update: SettingsUpdate,
-    ) -> Result<Settings, ApiError> {
-        for _ in 0..3 {
-            let (current, version) = self.store.settings(user_id).await?;
-            let next = update
-                .clone()
-                .apply(current)
-                .map_err(ApiError::validation)?;
-            if update.enabled_source_ids.is_some() {
-                let subscribed = self.store.subscriptions(user_id).await?;
-                let unknown: Vec<String> = next
-                    .enabled_source_ids
-                    .iter()
-                    .filter(|id| !subscribed.contains(id))
-                    .map(|id| format!("enabledSourceIds: not subscribed to source {id}"))
-                    .collect();
-                if !unknown.is_empty() {
-                    return Err(ApiError::bad_request("Validation failed").with_details(unknown));
-                }
-            }
-            match self.store.save_settings(user_id, &next, version).await {
-                Ok(()) => return Ok(next),
-                Err(StoreError::Contention) => continue,
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Err(StoreError::Contention.into())
+        id: &UserId,
+        change: SettingsChange,
+    ) -> Result<Settings, IdentityError> {
+        until_unchanged(|_| self.try_update_settings(id, &change)).await
     }
 
-    /// The ids of the news sources the user subscribes to.
-    pub async fn subscriptions(&self, user_id: &str) -> Result<Vec<String>, ApiError> {
-        Ok(self.store.subscriptions(user_id).await?)
+    async fn try_update_settings(
+        &self,
+        id: &UserId,
+        change: &SettingsChange,
+    ) -> Result<Settings, IdentityError> {
+        let read = self.store.settings(id).await?;
+        let next = change.apply(read.settings.clone());
+        if let Some(enabled) = change.enabled_source_ids() {
+            let subscribed = self.store.subscriptions(id).await?;
+            let unknown: Vec<FieldError> = enabled
+                .iter()
+                .filter(|id| !subscribed.iter().any(|s| s.as_str() == id.as_str()))
+                .map(|id| {
+                    FieldError::new("enabledSourceIds", format!("not subscribed to source {id}"))
+                })
+                .collect();
+            if !unknown.is_empty() {
+                return Err(Invalid(unknown).into());
+            }
+        }
+        self.store.save_settings(id, &read, &next).await?;
+        Ok(next)
+    }
+
+    /// Subscribes the user to `source` at the content service, then records it and enables
+    /// the source in the user's settings. Idempotent.
+    pub async fn subscribe(
+        &self,
+        content: &impl SourceSubscriptions,
+        user: &UserId,
+        source: &SourceId,
+    ) -> Result<SubscribedSource, IdentityError> {
+        let subscribed = content.subscribe(user, source).await?;
+        self.record_subscription(user, source, true).await?;
+        Ok(subscribed)
+    }
+
+    /// Unsubscribes the user from `source` at the content service (the last subscriber
+    /// leaving deletes it), then forgets it here.
+    pub async fn unsubscribe(
+        &self,
+        content: &impl SourceSubscriptions,
+        user: &UserId,
+        source: &SourceId,
+    ) -> Result<Unsubscribed, IdentityError> {
+        let outcome = match content.unsubscribe(user, source).await {
+            Ok(outcome) => outcome,
+            // Already gone on the content side: finish our half if we still hold it.
+            Err(ContentError::SourceNotFound) => {
+                if !self.store.subscriptions(user).await?.contains(source) {
+                    return Err(IdentityError::SourceNotFound);
+                }
+                Unsubscribed::SourceDeleted
+            }
+            Err(e) => return Err(e.into()),
+        };
+        self.record_subscription(user, source, false).await?;
+        Ok(outcome)
     }
 
     /// Records a subscription (or its end) and keeps `enabledSourceIds` in step: a new
     /// subscription is enabled, an ended one disappears. Idempotent.
-    pub async fn record_subscription(
+    async fn record_subscription(
         &self,
-        user_id: &str,
-        source_id: &str,
+        user: &UserId,
+        source: &SourceId,
         subscribed: bool,
-    ) -> Result<Settings, ApiError> {
-        for _ in 0..5 {
-            let (mut settings, version) = self.store.settings(user_id).await?;
-            let enabled = &mut settings.enabled_source_ids;
+    ) -> Result<(), IdentityError> {
+        until_unchanged(|_| async move {
+            let read = self.store.settings(user).await?;
+            let mut next = read.settings.clone();
+            let enabled = &mut next.enabled_source_ids;
             if subscribed {
-                if !enabled.iter().any(|id| id == source_id) {
-                    enabled.push(source_id.to_string());
+                if !enabled.iter().any(|id| id == source.as_str()) {
+                    enabled.push(source.as_str().to_string());
                 }
             } else {
-                enabled.retain(|id| id != source_id);
+                enabled.retain(|id| id != source.as_str());
             }
-            match self
-                .store
-                .save_subscription(user_id, source_id, subscribed, &settings, version)
-                .await
-            {
-                Ok(()) => return Ok(settings),
-                Err(StoreError::Contention) => continue,
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Err(StoreError::Contention.into())
+            self.store
+                .save_subscription(user, source, subscribed, &read, &next)
+                .await?;
+            Ok(())
+        })
+        .await
     }
 
-    /// Deletes the account and everything the users table holds for it. Unsubscribing from
-    /// the sources is the caller's part (it needs the content service), done first.
-    pub async fn delete_account(&self, user_id: &str) -> Result<(), ApiError> {
-        for _ in 0..3 {
-            let Some(user) = self.store.user(user_id).await? else {
-                return Err(StoreError::NotFound.into());
-            };
-            let username_key = user.username.to_ascii_lowercase();
-            let email_key = user.email.to_lowercase();
-            match self
-                .store
-                .delete_account(&user, &username_key, &email_key)
-                .await
-            {
-                Ok(()) => return Ok(()),
-                Err(StoreError::Contention) => continue,
+    /// Deletes the account: first every subscription at the content service (the
+    /// last-subscriber rule applies), then everything the users table holds for it. Safe to
+    /// repeat after a failure part-way.
+    pub async fn delete_account(
+        &self,
+        content: &impl SourceSubscriptions,
+        user: &UserId,
+    ) -> Result<(), IdentityError> {
+        for source in self.store.subscriptions(user).await? {
+            match content.unsubscribe(user, &source).await {
+                Ok(_) | Err(ContentError::SourceNotFound) => {}
                 Err(e) => return Err(e.into()),
             }
         }
-        Err(StoreError::Contention.into())
+        until_unchanged(|_| async {
+            let account = self.user(user).await?;
+            Ok(self.store.delete_account(&account).await?)
+        })
+        .await
+    }
+
+    /// A service token for an OAuth2 client (the client credentials grant), with the scopes
+    /// asked for, or all the client's when `requested` is `None`.
+    pub fn service_token(
+        &self,
+        credentials: &ClientCredentials,
+        requested: Option<Vec<String>>,
+    ) -> Result<ServiceGrant, IdentityError> {
+        let client = self
+            .clients
+            .authenticate(&credentials.id, &credentials.secret)
+            .ok_or(IdentityError::BadClientCredentials)?;
+        let scopes = match requested {
+            Some(requested) => {
+                if let Some(bad) = requested.iter().find(|s| !client.scopes.contains(s)) {
+                    return Err(IdentityError::ScopeNotAllowed(bad.clone()));
+                }
+                requested
+            }
+            None => client.scopes.clone(),
+        };
+        let token = self.issuer.service_token(&client.id, &scopes)?;
+        Ok(ServiceGrant { token, scopes })
+    }
+
+    /// The public keys tokens are verified with.
+    pub fn jwks(&self) -> Jwks {
+        self.issuer.jwks()
     }
 
     /// True when the users table answers.
@@ -363,17 +347,28 @@ impl Identity {
     }
 }
 
+/// Runs a read-modify-write of the account until it does not lose a race with another
+/// request, or the platform's conflict policy gives up ([`IdentityError::ConcurrentChange`]).
+async fn until_unchanged<T, F, Fut>(attempt: F) -> Result<T, IdentityError>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = Result<T, IdentityError>>,
+{
+    retry_on_conflict(
+        RetryPolicy::CONFLICTS,
+        IdentityError::is_concurrent_change,
+        attempt,
+    )
+    .await
+}
+
 fn to_profile(user: StoredUser) -> Profile {
     Profile {
-        id: user.id,
+        id: user.id.as_str().to_string(),
         username: user.username,
         email: user.email,
         name: user.name,
         roles: user.roles,
         created_at: user.created_at,
     }
-}
-
-fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }

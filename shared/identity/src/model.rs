@@ -1,4 +1,5 @@
-//! Accounts and settings, and the newtypes that make an invalid value unrepresentable.
+//! Accounts and settings, and the newtypes that make an invalid value unrepresentable. What
+//! clients send, and its parsing into these, is in [`crate::input`].
 
 use platform::FieldError;
 use serde::{Deserialize, Serialize};
@@ -115,6 +116,61 @@ pub fn parse_name(raw: Option<&str>) -> Result<Option<String>, FieldError> {
     }
 }
 
+/// An account's id (the tokens' `sub`), as a verified token names it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct UserId(String);
+
+impl UserId {
+    /// The subject of a verified user token; the token's signature is what vouches for it.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self(id.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for UserId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The id of a news source as the content service names them: 1-64 characters of
+/// `[A-Za-z0-9_-]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SourceId(String);
+
+impl SourceId {
+    /// `None` for anything that cannot name a source: such an id is an unknown source,
+    /// answered without asking the content service (it also keeps path tricks out of the
+    /// URL the content service is called at).
+    pub fn parse(raw: &str) -> Option<Self> {
+        let plausible = !raw.is_empty()
+            && raw.len() <= 64
+            && raw
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        plausible.then(|| Self(raw.to_string()))
+    }
+
+    /// An id the users table holds: it was parsed before it was stored.
+    pub(crate) fn stored(id: String) -> Self {
+        Self(id)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for SourceId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Role {
@@ -123,6 +179,15 @@ pub enum Role {
 }
 
 impl Role {
+    /// The role a token or a stored profile names; `None` for one this code does not know.
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            platform::tokens::ROLE_USER => Some(Role::User),
+            platform::tokens::ROLE_ADMIN => Some(Role::Admin),
+            _ => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Role::User => platform::tokens::ROLE_USER,
@@ -198,104 +263,6 @@ pub enum SummaryLength {
     Long,
 }
 
-/// A settings update: absent fields keep their current value.
-#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SettingsUpdate {
-    /// At most 500 ids.
-    #[schema(max_items = 500)]
-    pub enabled_source_ids: Option<Vec<String>>,
-    /// At most 100 topic ids.
-    #[schema(max_items = 100)]
-    pub followed_topics: Option<Vec<String>>,
-    /// A language tag such as `en` or `pt-BR`.
-    pub language: Option<String>,
-    pub theme: Option<Theme>,
-    pub summary_length: Option<SummaryLength>,
-    pub show_bookmarks: Option<bool>,
-    pub show_likes: Option<bool>,
-}
-
-pub const MAX_ENABLED_SOURCES: usize = 500;
-pub const MAX_FOLLOWED_TOPICS: usize = 100;
-
-impl SettingsUpdate {
-    /// Applies the update to `current`, or names every invalid field.
-    pub fn apply(self, current: Settings) -> Result<Settings, Vec<FieldError>> {
-        let mut errors = Vec::new();
-        let mut next = current;
-        if let Some(ids) = self.enabled_source_ids {
-            match clean_list(ids, MAX_ENABLED_SOURCES, 100) {
-                Ok(ids) => next.enabled_source_ids = ids,
-                Err(reason) => errors.push(FieldError::new("enabledSourceIds", reason)),
-            }
-        }
-        if let Some(topics) = self.followed_topics {
-            match clean_list(topics, MAX_FOLLOWED_TOPICS, 50) {
-                Ok(t) => next.followed_topics = t,
-                Err(reason) => errors.push(FieldError::new("followedTopics", reason)),
-            }
-        }
-        if let Some(language) = self.language {
-            if is_language_tag(&language) {
-                next.language = language;
-            } else {
-                errors.push(FieldError::new(
-                    "language",
-                    "must be a language code such as 'en' or 'pt-BR'",
-                ));
-            }
-        }
-        if let Some(theme) = self.theme {
-            next.theme = theme;
-        }
-        if let Some(length) = self.summary_length {
-            next.summary_length = length;
-        }
-        if let Some(v) = self.show_bookmarks {
-            next.show_bookmarks = v;
-        }
-        if let Some(v) = self.show_likes {
-            next.show_likes = v;
-        }
-        if errors.is_empty() {
-            Ok(next)
-        } else {
-            Err(errors)
-        }
-    }
-}
-
-/// Trims, drops duplicates (keeping order) and bounds a list of identifiers or names.
-fn clean_list(items: Vec<String>, max_items: usize, max_len: usize) -> Result<Vec<String>, String> {
-    let mut out: Vec<String> = Vec::with_capacity(items.len());
-    for item in items {
-        let item = item.trim().to_string();
-        if item.is_empty() {
-            return Err("must not contain blank entries".into());
-        }
-        if item.chars().count() > max_len {
-            return Err(format!("entries must be at most {max_len} characters"));
-        }
-        if !out.contains(&item) {
-            out.push(item);
-        }
-    }
-    if out.len() > max_items {
-        return Err(format!("must have at most {max_items} entries"));
-    }
-    Ok(out)
-}
-
-fn is_language_tag(tag: &str) -> bool {
-    let mut parts = tag.split('-');
-    let primary = parts.next().unwrap_or("");
-    let primary_ok =
-        (2..=3).contains(&primary.len()) && primary.chars().all(|c| c.is_ascii_lowercase());
-    primary_ok
-        && parts.all(|p| (2..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,23 +311,12 @@ mod tests {
     }
 
     #[test]
-    fn settings_update_merges_and_validates() {
-        let update = SettingsUpdate {
-            followed_topics: Some(vec![" tech ".into(), "tech".into(), "science".into()]),
-            language: Some("pt-BR".into()),
-            ..Default::default()
-        };
-        let s = update.apply(Settings::default()).expect("valid");
-        assert_eq!(s.followed_topics, vec!["tech", "science"]);
-        assert_eq!(s.language, "pt-BR");
-        assert!(s.show_likes);
-
-        let bad = SettingsUpdate {
-            language: Some("english!".into()),
-            enabled_source_ids: Some(vec!["".into()]),
-            ..Default::default()
-        };
-        let errors = bad.apply(Settings::default()).expect_err("invalid");
-        assert_eq!(errors.len(), 2);
+    fn source_ids() {
+        assert!(SourceId::parse("0123456789abcdef_-X").is_some());
+        for bad in ["", "..", "a/b", "a%2Fb", &"x".repeat(65)] {
+            assert!(SourceId::parse(bad).is_none(), "{bad}");
+        }
+        assert_eq!(Role::parse("ADMIN"), Some(Role::Admin));
+        assert_eq!(Role::parse("ROOT"), None);
     }
 }

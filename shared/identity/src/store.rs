@@ -1,65 +1,73 @@
 //! The users table (Document A's "database named users").
 //!
-//! One table, keys `pk` (partition) and `sk` (sort). Items:
+//! One table, keys `pk` (partition) and `sk` (sort). Items and the calls that serve each
+//! operation (every read is consistent):
 //!
 //! | pk | sk | holds | access pattern |
 //! |---|---|---|---|
-//! | `USER#{id}` | `PROFILE` | profile and roles | GET/PUT /users/me: GetItem |
-//! | `USER#{id}` | `SETTINGS` | settings JSON and a version | settings: GetItem, conditional Put |
-//! | `USERNAME#{lowercase}` | `LOGIN` | user id, username, password hash | login: one GetItem; uniqueness guard |
+//! | `USER#{id}` | `PROFILE` | profile and roles | profile, login, profile change, deletion: GetItem ([`UserStore::user`]); roles: conditional UpdateItem ([`UserStore::set_roles`]) |
+//! | `USER#{id}` | `SETTINGS` | settings JSON and a version | GetItem ([`UserStore::settings`]); written only in a transaction conditional on the version read |
+//! | `USERNAME#{lowercase}` | `LOGIN` | user id, username, password hash | login: one GetItem ([`UserStore::login_record`]); uniqueness guard |
 //! | `EMAIL#{lowercase}` | `EMAIL` | user id | uniqueness guard |
-//! | `USER#{id}` | `SUB#{sourceId}` | one news source subscription | Query `begins_with(sk, "SUB#")` |
+//! | `USER#{id}` | `SUB#{sourceId}` | one news source subscription | Query `pk = USER#{id} AND begins_with(sk, "SUB#")` ([`UserStore::subscriptions`]) |
 //!
 //! Registration writes the login, email and profile items in one transaction, each conditional
-//! on not existing, so concurrent registrations of a name create exactly one user. A
-//! subscription item changes only together with the settings item (one transaction, conditional
-//! on the settings version), so `enabledSourceIds` can be checked against the subscriptions
-//! without a race. Account deletion removes every item above in one transaction. No Scan.
+//! on not existing, so concurrent registrations of a name create exactly one user. A profile
+//! change that moves the email moves its guard in the same transaction, conditional on the
+//! profile still holding the email read. A subscription item changes only together with the
+//! settings item (one transaction, conditional on the settings version), so `enabledSourceIds`
+//! can be checked against the subscriptions without a race. Account deletion removes every
+//! item above, the profile last and conditional on its email being unchanged. No Scan.
 
-use std::collections::HashMap;
+use platform::dynamo::{
+    is_condition_failed, key, n, retry_on_conflict, s, Attributes, DynamoError, Item, RetryPolicy,
+    Table, Transaction, TransactionError, MAX_TRANSACTION_ITEMS,
+};
+use platform::Clock;
 
-use aws_sdk_dynamodb::error::SdkError;
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Update};
-use aws_sdk_dynamodb::Client;
-use platform::aws::describe;
-use platform::dynamo::{key, s, Attributes, Item};
+use crate::model::{Email, Role, Settings, SourceId, UserId};
 
-// Interim: the toolkit migration of this store replaces these.
-fn string(item: &Item, name: &str) -> Option<String> {
-    item.opt_string(name)
+/// A value only one account may hold (compared case-insensitively).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UniqueField {
+    Username,
+    Email,
 }
-fn cancellation_codes(err: &SdkError<TransactWriteItemsError>) -> Option<Vec<String>> {
-    match err.as_service_error() {
-        Some(TransactWriteItemsError::TransactionCanceledException(e)) => Some(
-            e.cancellation_reasons()
-                .iter()
-                .map(|r| r.code().unwrap_or("None").to_string())
-                .collect(),
-        ),
-        _ => None,
+
+impl std::fmt::Display for UniqueField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Username => "username",
+            Self::Email => "email",
+        })
     }
 }
 
-use crate::model::{Role, Settings};
-
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("{0} is already taken")]
-    Taken(&'static str),
-    #[error("record not found")]
-    NotFound,
-    #[error("concurrent update, try again")]
-    Contention,
-    #[error("users table: {0}")]
-    Aws(String),
-    #[error("users table holds an unreadable item: {0}")]
-    Corrupt(String),
+    #[error("the {0} is already taken")]
+    Taken(UniqueField),
+    /// A conditional write found its item changed since it was read, or lost a race with
+    /// another transaction: read again and retry.
+    #[error("the item changed since it was read")]
+    Changed,
+    /// The profile is gone (the account was deleted meanwhile).
+    #[error("no such account")]
+    NoAccount,
+    #[error(transparent)]
+    Dynamo(#[from] DynamoError),
+}
+
+impl StoreError {
+    /// True when the table could not be reached or is throttling.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, Self::Dynamo(e) if e.is_unavailable())
+    }
 }
 
 /// What registration stores.
 pub struct NewUser {
-    pub id: String,
+    pub id: UserId,
     pub username: String,
     pub username_key: String,
     pub email: String,
@@ -73,7 +81,7 @@ pub struct NewUser {
 /// A stored profile.
 #[derive(Debug, Clone)]
 pub struct StoredUser {
-    pub id: String,
+    pub id: UserId,
     pub username: String,
     pub email: String,
     pub name: Option<String>,
@@ -83,97 +91,76 @@ pub struct StoredUser {
 
 /// What login needs, in one item.
 pub struct LoginRecord {
-    pub user_id: String,
+    pub user_id: UserId,
     pub username: String,
     pub password_hash: String,
 }
 
+/// Settings as read, with the version a save is conditional on.
+#[derive(Debug, Clone, Default)]
+pub struct StoredSettings {
+    pub settings: Settings,
+    /// 0 when never saved (the defaults).
+    version: i64,
+}
+
 #[derive(Clone)]
 pub struct UserStore {
-    db: Client,
-    table: String,
+    table: Table,
+    clock: Clock,
 }
 
-fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
-fn user_pk(id: &str) -> String {
+fn user_pk(id: &UserId) -> String {
     format!("USER#{id}")
 }
 
-fn get_s(item: &Item, name: &str) -> Result<String, StoreError> {
-    string(item, name).ok_or_else(|| StoreError::Corrupt(format!("missing {name}")))
+fn profile_key(id: &UserId) -> Item {
+    key(user_pk(id), "PROFILE")
 }
 
-fn roles_value(roles: &[Role]) -> AttributeValue {
-    AttributeValue::L(roles.iter().map(|r| s(r.as_str())).collect())
+fn settings_key(id: &UserId) -> Item {
+    key(user_pk(id), "SETTINGS")
 }
 
-fn parse_roles(item: &Item) -> Vec<Role> {
-    item.get("roles")
-        .and_then(|v| v.as_l().ok())
-        .map(|l| {
-            l.iter()
-                .filter_map(|v| v.as_s().ok())
-                .filter_map(|r| match r.as_str() {
-                    "USER" => Some(Role::User),
-                    "ADMIN" => Some(Role::Admin),
-                    _ => None,
-                })
-                .collect()
-        })
-        .unwrap_or_else(|| vec![Role::User])
+fn subscription_key(id: &UserId, source: &SourceId) -> Item {
+    key(user_pk(id), format!("SUB#{source}"))
 }
 
-fn to_user(item: &Item) -> Result<StoredUser, StoreError> {
-    Ok(StoredUser {
-        id: get_s(item, "id")?,
-        username: get_s(item, "username")?,
-        email: get_s(item, "email")?,
-        name: item.get("name").and_then(|v| v.as_s().ok()).cloned(),
-        roles: parse_roles(item),
-        created_at: get_s(item, "createdAt")?,
-    })
+fn login_key(username_key: &str) -> Item {
+    key(format!("USERNAME#{username_key}"), "LOGIN")
 }
 
-/// Which transaction items failed (by index) and how, if the error is a cancellation.
-fn cancelled_indexes(err: &SdkError<TransactWriteItemsError>) -> Option<Vec<(usize, String)>> {
-    cancellation_codes(err).map(|codes| {
-        codes
-            .into_iter()
-            .enumerate()
-            .filter(|(_, c)| c != "None")
-            .collect()
-    })
+fn email_key(email_key: &str) -> Item {
+    key(format!("EMAIL#{email_key}"), "EMAIL")
 }
 
-fn is_contention(reasons: &[(usize, String)]) -> bool {
-    reasons.iter().any(|(_, c)| c == "TransactionConflict")
+fn roles_value(roles: &[Role]) -> aws_sdk_dynamodb::types::AttributeValue {
+    aws_sdk_dynamodb::types::AttributeValue::L(roles.iter().map(|r| s(r.as_str())).collect())
 }
 
-const TRANSACTION_ATTEMPTS: usize = 4;
+const IF_NEW: &str = "attribute_not_exists(pk)";
 
 impl UserStore {
-    pub fn new(db: Client, table: impl Into<String>) -> Self {
-        Self {
-            db,
-            table: table.into(),
-        }
+    pub fn new(table: Table, clock: Clock) -> Self {
+        Self { table, clock }
+    }
+
+    fn name(&self) -> &str {
+        self.table.name()
     }
 
     /// Creates the user, or says which unique field is taken.
     pub async fn create(&self, user: &NewUser) -> Result<(), StoreError> {
-        let mut login = key(format!("USERNAME#{}", user.username_key), "LOGIN");
-        login.insert("userId".into(), s(&user.id));
+        let mut login = login_key(&user.username_key);
+        login.insert("userId".into(), s(user.id.as_str()));
         login.insert("username".into(), s(&user.username));
         login.insert("passwordHash".into(), s(&user.password_hash));
 
-        let mut email = key(format!("EMAIL#{}", user.email_key), "EMAIL");
-        email.insert("userId".into(), s(&user.id));
+        let mut email = email_key(&user.email_key);
+        email.insert("userId".into(), s(user.id.as_str()));
 
-        let mut profile = key(user_pk(&user.id), "PROFILE");
-        profile.insert("id".into(), s(&user.id));
+        let mut profile = profile_key(&user.id);
+        profile.insert("id".into(), s(user.id.as_str()));
         profile.insert("username".into(), s(&user.username));
         profile.insert("email".into(), s(&user.email));
         profile.insert("roles".into(), roles_value(&user.roles));
@@ -182,91 +169,71 @@ impl UserStore {
             profile.insert("name".into(), s(name));
         }
 
-        let items = [login, email, profile]
-            .into_iter()
-            .map(|item| self.put_new(item))
-            .collect::<Result<Vec<_>, _>>()?;
-        for attempt in 1..=TRANSACTION_ATTEMPTS {
-            let result = self
-                .db
-                .transact_write_items()
-                .set_transact_items(Some(items.clone()))
-                .send()
-                .await;
-            let err = match result {
-                Ok(_) => return Ok(()),
-                Err(err) => err,
-            };
-            match cancelled_indexes(&err) {
-                Some(reasons) if is_contention(&reasons) && attempt < TRANSACTION_ATTEMPTS => {
-                    tokio::time::sleep(std::time::Duration::from_millis(20 * attempt as u64)).await;
-                }
-                Some(reasons) if reasons.iter().any(|(i, _)| *i == 0) => {
-                    return Err(StoreError::Taken("username"))
-                }
-                Some(reasons) if reasons.iter().any(|(i, _)| *i == 1) => {
-                    return Err(StoreError::Taken("email"))
-                }
-                Some(reasons) if is_contention(&reasons) => return Err(StoreError::Contention),
-                _ => return Err(StoreError::Aws(describe(&err))),
-            }
-        }
-        Err(StoreError::Contention)
-    }
-
-    fn put_new(&self, item: Item) -> Result<TransactWriteItem, StoreError> {
-        let put = Put::builder()
-            .table_name(&self.table)
-            .set_item(Some(item))
-            .condition_expression("attribute_not_exists(pk)")
-            .build()
-            .map_err(|e| StoreError::Aws(e.to_string()))?;
-        Ok(TransactWriteItem::builder().put(put).build())
+        let mut tx = Transaction::new(&self.table);
+        tx.put(login, Some(IF_NEW))?
+            .put(email, Some(IF_NEW))?
+            .put(profile, Some(IF_NEW))?;
+        let committed = retry_on_conflict(
+            RetryPolicy::CONFLICTS,
+            TransactionError::is_conflict,
+            |_| tx.commit(),
+        )
+        .await;
+        committed.map_err(|e| match e {
+            e if e.failed_at(0) => StoreError::Taken(UniqueField::Username),
+            e if e.failed_at(1) => StoreError::Taken(UniqueField::Email),
+            TransactionError::Dynamo(e) => e.into(),
+            // Races that never ended, or the profile's own guard (a repeated id).
+            TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
+        })
     }
 
     pub async fn login_record(
         &self,
         username_key: &str,
     ) -> Result<Option<LoginRecord>, StoreError> {
-        let out = self
-            .db
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key(format!("USERNAME#{username_key}"), "LOGIN")))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| StoreError::Aws(describe(&e)))?;
-        out.item
-            .map(|item| {
-                Ok(LoginRecord {
-                    user_id: get_s(&item, "userId")?,
-                    username: get_s(&item, "username")?,
-                    password_hash: get_s(&item, "passwordHash")?,
-                })
-            })
-            .transpose()
+        let Some(item) = self.table.get(login_key(username_key)).await? else {
+            return Ok(None);
+        };
+        Ok(Some(LoginRecord {
+            user_id: UserId::new(item.string(self.name(), "userId")?),
+            username: item.string(self.name(), "username")?,
+            password_hash: item.string(self.name(), "passwordHash")?,
+        }))
     }
 
-    pub async fn user(&self, id: &str) -> Result<Option<StoredUser>, StoreError> {
-        let out = self
-            .db
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key(user_pk(id), "PROFILE")))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| StoreError::Aws(describe(&e)))?;
-        out.item.as_ref().map(to_user).transpose()
+    pub async fn user(&self, id: &UserId) -> Result<Option<StoredUser>, StoreError> {
+        let Some(item) = self.table.get(profile_key(id)).await? else {
+            return Ok(None);
+        };
+        let table = self.name();
+        let roles = item
+            .strings(table, "roles")?
+            .iter()
+            .filter_map(|r| Role::parse(r))
+            .collect::<Vec<_>>();
+        Ok(Some(StoredUser {
+            id: UserId::new(item.string(table, "id")?),
+            username: item.string(table, "username")?,
+            email: item.string(table, "email")?,
+            name: item.opt_string("name"),
+            // Every account is at least a user.
+            roles: if roles.is_empty() {
+                vec![Role::User]
+            } else {
+                roles
+            },
+            created_at: item.string(table, "createdAt")?,
+        }))
     }
 
     /// Records the roles granted at login (admins come from configuration).
-    pub async fn set_roles(&self, id: &str, roles: &[Role]) -> Result<(), StoreError> {
-        self.db
+    pub async fn set_roles(&self, id: &UserId, roles: &[Role]) -> Result<(), StoreError> {
+        self.table
+            .client()
             .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key(user_pk(id), "PROFILE")))
+            .table_name(self.name())
+            .set_key(Some(profile_key(id)))
             .update_expression("SET #roles = :roles")
             .condition_expression("attribute_exists(pk)")
             .expression_attribute_names("#roles", "roles")
@@ -274,26 +241,31 @@ impl UserStore {
             .send()
             .await
             .map(|_| ())
-            .map_err(|e| StoreError::Aws(describe(&e)))
+            .map_err(|e| {
+                if is_condition_failed(&e) {
+                    StoreError::NoAccount
+                } else {
+                    self.table.fail("UpdateItem", &e).into()
+                }
+            })
     }
 
-    /// Changes name and/or email. A new email moves its uniqueness guard in the same
-    /// transaction, conditional on the profile still having the email we read.
+    /// Changes the name and/or the email of `current`, conditional on the profile still
+    /// holding the email read. A new email moves its uniqueness guard in the same transaction.
     pub async fn update_profile(
         &self,
         current: &StoredUser,
-        new_email: Option<(String, String)>,
-        new_name: Option<Option<String>>,
+        new_email: Option<&Email>,
+        new_name: Option<Option<&str>>,
     ) -> Result<(), StoreError> {
         let mut sets = Vec::new();
         let mut removes = Vec::new();
-        let mut values: HashMap<String, AttributeValue> = HashMap::new();
-        values.insert(":old".into(), s(&current.email));
-        if let Some((email, _)) = &new_email {
+        let mut values = Item::from([(":read".to_string(), s(&current.email))]);
+        if let Some(email) = new_email {
             sets.push("email = :email");
-            values.insert(":email".into(), s(email));
+            values.insert(":email".into(), s(email.as_str()));
         }
-        match &new_name {
+        match new_name {
             Some(Some(name)) => {
                 sets.push("#name = :name");
                 values.insert(":name".into(), s(name));
@@ -301,261 +273,170 @@ impl UserStore {
             Some(None) => removes.push("#name"),
             None => {}
         }
-        let mut expression = String::new();
+        let mut expression = Vec::new();
         if !sets.is_empty() {
-            expression.push_str(&format!("SET {}", sets.join(", ")));
+            expression.push(format!("SET {}", sets.join(", ")));
         }
         if !removes.is_empty() {
-            expression.push_str(&format!(" REMOVE {}", removes.join(", ")));
+            expression.push(format!("REMOVE {}", removes.join(", ")));
         }
         if expression.is_empty() {
             return Ok(());
         }
-        let mut update = Update::builder()
-            .table_name(&self.table)
-            .set_key(Some(key(user_pk(&current.id), "PROFILE")))
-            .update_expression(expression.trim())
-            .condition_expression("email = :old")
+
+        let mut tx = Transaction::new(&self.table);
+        let mut update = tx
+            .update_builder(profile_key(&current.id))
+            .update_expression(expression.join(" "))
+            .condition_expression("email = :read")
             .set_expression_attribute_values(Some(values));
         if new_name.is_some() {
             update = update.expression_attribute_names("#name", "name");
         }
-        let update = update.build().map_err(|e| StoreError::Aws(e.to_string()))?;
-
+        tx.update(update)?;
         let old_email_key = current.email.to_lowercase();
-        let mut items = vec![TransactWriteItem::builder().update(update).build()];
-        if let Some((_, email_key)) = new_email.as_ref().filter(|(_, k)| *k != old_email_key) {
-            let mut guard = key(format!("EMAIL#{email_key}"), "EMAIL");
-            guard.insert("userId".into(), s(&current.id));
-            items.push(self.put_new(guard)?);
-            let delete = Delete::builder()
-                .table_name(&self.table)
-                .set_key(Some(key(format!("EMAIL#{old_email_key}"), "EMAIL")))
-                .build()
-                .map_err(|e| StoreError::Aws(e.to_string()))?;
-            items.push(TransactWriteItem::builder().delete(delete).build());
+        if let Some(email) = new_email.filter(|e| e.key() != old_email_key) {
+            let mut guard = email_key(&email.key());
+            guard.insert("userId".into(), s(current.id.as_str()));
+            tx.put(guard, Some(IF_NEW))?
+                .delete(email_key(&old_email_key), None)?;
         }
-        let result = self
-            .db
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(err) => match cancelled_indexes(&err) {
-                Some(r) if r.iter().any(|(i, _)| *i == 1) => Err(StoreError::Taken("email")),
-                Some(_) => Err(StoreError::Contention),
-                None => Err(StoreError::Aws(describe(&err))),
-            },
-        }
+        tx.commit().await.map_err(|e| match e {
+            e if e.failed_at(1) => StoreError::Taken(UniqueField::Email),
+            TransactionError::Dynamo(e) => e.into(),
+            // The email changed since it was read, or a concurrent transaction won.
+            TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
+        })
     }
 
-    /// The settings and their version (0 when never saved: the defaults).
-    pub async fn settings(&self, id: &str) -> Result<(Settings, u64), StoreError> {
-        let out = self
-            .db
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key(user_pk(id), "SETTINGS")))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| StoreError::Aws(describe(&e)))?;
-        let Some(item) = out.item else {
-            return Ok((Settings::default(), 0));
+    /// The settings and the version a save must find.
+    pub async fn settings(&self, id: &UserId) -> Result<StoredSettings, StoreError> {
+        let Some(item) = self.table.get(settings_key(id)).await? else {
+            return Ok(StoredSettings::default());
         };
-        let json = get_s(&item, "data")?;
-        let settings =
-            serde_json::from_str(&json).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let version = item
-            .get("version")
-            .and_then(|v| v.as_n().ok())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0);
-        Ok((settings, version))
+        let data = item.string(self.name(), "data")?;
+        let settings = serde_json::from_str(&data)
+            .map_err(|e| self.table.corrupt(format!("data is not settings: {e}")))?;
+        Ok(StoredSettings {
+            settings,
+            version: item.counter(self.name(), "version")?,
+        })
     }
 
-    /// Saves settings if nobody saved since `version` was read.
+    /// Saves `next` if nobody saved since `read` was read.
     pub async fn save_settings(
         &self,
-        id: &str,
-        settings: &Settings,
-        version: u64,
+        id: &UserId,
+        read: &StoredSettings,
+        next: &Settings,
     ) -> Result<(), StoreError> {
-        self.transact_settings(id, settings, version, Vec::new())
-            .await
+        let tx = self.settings_write(id, read, next)?;
+        commit_versioned(&tx).await
     }
 
-    /// Records that `id` subscribed to (or left) `source_id`, with the settings that go with
-    /// it, if nobody saved the settings since `version` was read.
+    /// Records that `id` subscribed to (or left) `source`, with `next` settings, if nobody
+    /// saved the settings since `read` was read.
     pub async fn save_subscription(
         &self,
-        id: &str,
-        source_id: &str,
+        id: &UserId,
+        source: &SourceId,
         subscribed: bool,
-        settings: &Settings,
-        version: u64,
+        read: &StoredSettings,
+        next: &Settings,
     ) -> Result<(), StoreError> {
-        let membership = key(user_pk(id), format!("SUB#{source_id}"));
-        let change = if subscribed {
-            let mut item = membership;
-            item.insert("sourceId".into(), s(source_id));
-            item.insert("subscribedAt".into(), s(now()));
-            let put = Put::builder()
-                .table_name(&self.table)
-                .set_item(Some(item))
-                .build()
-                .map_err(|e| StoreError::Aws(e.to_string()))?;
-            TransactWriteItem::builder().put(put).build()
+        let mut tx = self.settings_write(id, read, next)?;
+        if subscribed {
+            let mut item = subscription_key(id, source);
+            item.insert("sourceId".into(), s(source.as_str()));
+            item.insert("subscribedAt".into(), s(self.clock.timestamp()));
+            tx.put(item, None)?;
         } else {
-            let delete = Delete::builder()
-                .table_name(&self.table)
-                .set_key(Some(membership))
-                .build()
-                .map_err(|e| StoreError::Aws(e.to_string()))?;
-            TransactWriteItem::builder().delete(delete).build()
-        };
-        self.transact_settings(id, settings, version, vec![change])
-            .await
+            tx.delete(subscription_key(id, source), None)?;
+        }
+        commit_versioned(&tx).await
     }
 
-    /// Writes the settings item (conditional on `version`) and `others` in one transaction.
-    async fn transact_settings(
+    /// A transaction whose first write is the settings item, conditional on the version read.
+    fn settings_write(
         &self,
-        id: &str,
-        settings: &Settings,
-        version: u64,
-        others: Vec<TransactWriteItem>,
-    ) -> Result<(), StoreError> {
-        let json =
-            serde_json::to_string(settings).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let mut item = key(user_pk(id), "SETTINGS");
-        item.insert("data".into(), s(json));
-        item.insert(
-            "version".into(),
-            AttributeValue::N((version + 1).to_string()),
-        );
-        let mut put = Put::builder().table_name(&self.table).set_item(Some(item));
-        put = if version == 0 {
-            put.condition_expression("attribute_not_exists(pk)")
+        id: &UserId,
+        read: &StoredSettings,
+        next: &Settings,
+    ) -> Result<Transaction, StoreError> {
+        let data =
+            serde_json::to_string(next).map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        let mut item = settings_key(id);
+        item.insert("data".into(), s(data));
+        item.insert("version".into(), n(read.version.saturating_add(1)));
+        let mut tx = Transaction::new(&self.table);
+        if read.version == 0 {
+            tx.put(item, Some(IF_NEW))?;
         } else {
-            put.condition_expression("version = :v")
-                .expression_attribute_values(":v", AttributeValue::N(version.to_string()))
-        };
-        let put = put.build().map_err(|e| StoreError::Aws(e.to_string()))?;
-        let mut items = vec![TransactWriteItem::builder().put(put).build()];
-        items.extend(others);
-        match self
-            .db
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .send()
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(err) => match cancelled_indexes(&err) {
-                Some(_) => Err(StoreError::Contention),
-                None => Err(StoreError::Aws(describe(&err))),
-            },
+            let values = Item::from([(":read".to_string(), n(read.version))]);
+            tx.put_if(item, "version = :read", values)?;
         }
+        Ok(tx)
     }
 
-    /// The ids of the sources `id` subscribes to, in the order of their ids.
-    pub async fn subscriptions(&self, id: &str) -> Result<Vec<String>, StoreError> {
-        let mut ids = Vec::new();
-        let mut start: Option<HashMap<String, AttributeValue>> = None;
-        loop {
-            let out = self
-                .db
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("pk = :pk AND begins_with(sk, :sub)")
-                .expression_attribute_values(":pk", s(user_pk(id)))
-                .expression_attribute_values(":sub", s("SUB#"))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::Aws(describe(&e)))?;
-            ids.extend(
-                out.items()
-                    .iter()
-                    .filter_map(|item| string(item, "sourceId")),
-            );
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                return Ok(ids);
-            }
-        }
+    /// The sources `id` subscribes to, in the order of their ids.
+    pub async fn subscriptions(&self, id: &UserId) -> Result<Vec<SourceId>, StoreError> {
+        let query = self
+            .table
+            .client()
+            .query()
+            .table_name(self.name())
+            .key_condition_expression("pk = :pk AND begins_with(sk, :sub)")
+            .expression_attribute_values(":pk", s(user_pk(id)))
+            .expression_attribute_values(":sub", s("SUB#"))
+            .consistent_read(true);
+        self.table
+            .query_all(query, None)
+            .await?
+            .iter()
+            .map(|item| Ok(SourceId::stored(item.string(self.name(), "sourceId")?)))
+            .collect()
     }
 
-    /// Deletes the account: profile, settings, login, email guard and subscription items, in
-    /// one transaction conditional on the profile still being `user` (so a concurrent email
-    /// change cannot leave its guard behind).
-    pub async fn delete_account(
-        &self,
-        user: &StoredUser,
-        username_key: &str,
-        email_key: &str,
-    ) -> Result<(), StoreError> {
-        let mut keys = vec![
-            key(format!("USERNAME#{username_key}"), "LOGIN"),
-            key(format!("EMAIL#{email_key}"), "EMAIL"),
-            key(user_pk(&user.id), "SETTINGS"),
+    /// Deletes the account: login, email guard, settings and subscription items, then the
+    /// profile, conditional on it still holding `user`'s email (so a concurrent email change
+    /// cannot leave its new guard behind).
+    pub async fn delete_account(&self, user: &StoredUser) -> Result<(), StoreError> {
+        let mut deletes = vec![
+            login_key(&user.username.to_ascii_lowercase()),
+            email_key(&user.email.to_lowercase()),
+            settings_key(&user.id),
         ];
-        // A transaction holds at most 100 items; the subscription items are the only open-ended part.
-        let subscriptions = self.subscriptions(&user.id).await?;
-        for source_id in &subscriptions {
-            keys.push(key(user_pk(&user.id), format!("SUB#{source_id}")));
+        for source in self.subscriptions(&user.id).await? {
+            deletes.push(subscription_key(&user.id, &source));
         }
-        let mut items = Vec::with_capacity(keys.len() + 1);
-        let profile = Delete::builder()
-            .table_name(&self.table)
-            .set_key(Some(key(user_pk(&user.id), "PROFILE")))
-            .condition_expression("email = :email")
-            .expression_attribute_values(":email", s(&user.email))
-            .build()
-            .map_err(|e| StoreError::Aws(e.to_string()))?;
-        items.push(TransactWriteItem::builder().delete(profile).build());
-        for k in keys {
-            let delete = Delete::builder()
-                .table_name(&self.table)
-                .set_key(Some(k))
-                .build()
-                .map_err(|e| StoreError::Aws(e.to_string()))?;
-            items.push(TransactWriteItem::builder().delete(delete).build());
-        }
-        for chunk in items.chunks(100).rev() {
-            // The chunk with the profile goes last, so a failure leaves the account in place.
-            match self
-                .db
-                .transact_write_items()
-                .set_transact_items(Some(chunk.to_vec()))
-                .send()
-                .await
-            {
-                Ok(_) => {}
-                Err(err) => {
-                    return Err(match cancelled_indexes(&err) {
-                        Some(_) => StoreError::Contention,
-                        None => StoreError::Aws(describe(&err)),
-                    })
-                }
+        // A transaction holds at most 100 items; the subscriptions are the open-ended part.
+        // The chunk with the profile goes last, so a failure leaves the account in place.
+        let mut chunks = deletes.chunks(MAX_TRANSACTION_ITEMS - 1).rev().peekable();
+        while let Some(chunk) = chunks.next() {
+            let mut tx = Transaction::new(&self.table);
+            if chunks.peek().is_none() {
+                let values = Item::from([(":read".to_string(), s(&user.email))]);
+                tx.delete_if(profile_key(&user.id), "email = :read", values)?;
             }
+            for key in chunk {
+                tx.delete(key.clone(), None)?;
+            }
+            commit_versioned(&tx).await?;
         }
         Ok(())
     }
 
     /// Reads one small item: proves the table answers.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        self.db
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key("HEALTH", "PING")))
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| StoreError::Aws(describe(&e)))
+        Ok(self.table.ping().await?)
     }
+}
+
+/// Commits a transaction whose conditions say "unchanged since read": any failed condition
+/// or lost race is [`StoreError::Changed`].
+async fn commit_versioned(tx: &Transaction) -> Result<(), StoreError> {
+    tx.commit().await.map_err(|e| match e {
+        TransactionError::Dynamo(e) => e.into(),
+        TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
+    })
 }

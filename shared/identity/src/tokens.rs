@@ -4,8 +4,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use platform::tokens::{Claims, TokenVerifier};
-use platform::{keys, ConfigError, Env};
-use serde_json::{json, Value};
+use platform::{keys, Clock, ConfigError, Env};
+use serde::Serialize;
 
 pub struct TokenIssuer {
     key: EncodingKey,
@@ -15,9 +15,11 @@ pub struct TokenIssuer {
     ttl_seconds: i64,
     /// Every key clients should trust: ours and any still-valid previous ones.
     published: Vec<[u8; 32]>,
+    clock: Clock,
 }
 
 /// A token as handed to a client.
+#[derive(Debug)]
 pub struct IssuedToken {
     pub token: String,
     pub expires_in: i64,
@@ -25,8 +27,8 @@ pub struct IssuedToken {
 
 impl TokenIssuer {
     /// From `JWT_PRIVATE_KEY` (PKCS#8 PEM), `JWT_PUBLIC_KEY` (extra published keys),
-    /// `JWT_ISSUER`, `JWT_AUDIENCE` and `JWT_TTL_SECONDS` (3600).
-    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+    /// `JWT_ISSUER`, `JWT_AUDIENCE` and `JWT_TTL_SECONDS` (3600). Tokens are dated by `clock`.
+    pub fn from_env(env: &Env, clock: Clock) -> Result<Self, ConfigError> {
         let pem = env.require("JWT_PRIVATE_KEY")?;
         let (der, public) = keys::parse_private_pem(pem).map_err(|e| ConfigError::Invalid {
             name: "JWT_PRIVATE_KEY".into(),
@@ -57,6 +59,7 @@ impl TokenIssuer {
             audience: platform::tokens::audience(env).to_string(),
             ttl_seconds,
             published,
+            clock,
         })
     }
 
@@ -89,7 +92,7 @@ impl TokenIssuer {
         roles: Vec<String>,
         scope: Option<String>,
     ) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
-        let now = chrono::Utc::now().timestamp();
+        let now = self.clock.now().timestamp();
         let claims = Claims {
             sub: sub.to_string(),
             username,
@@ -110,28 +113,59 @@ impl TokenIssuer {
     }
 
     /// The JSON Web Key Set of the published keys (RFC 8037 OKP keys).
-    pub fn jwks(&self) -> Value {
-        let keys: Vec<Value> = self
-            .published
-            .iter()
-            .map(|raw| {
-                json!({
-                    "kty": "OKP",
-                    "crv": "Ed25519",
-                    "x": URL_SAFE_NO_PAD.encode(raw),
-                    "kid": keys::key_id(raw),
-                    "alg": "EdDSA",
-                    "use": "sig",
+    pub fn jwks(&self) -> Jwks {
+        Jwks {
+            keys: self
+                .published
+                .iter()
+                .map(|raw| Jwk {
+                    kty: "OKP",
+                    crv: "Ed25519",
+                    x: URL_SAFE_NO_PAD.encode(raw),
+                    kid: keys::key_id(raw),
+                    alg: "EdDSA",
+                    key_use: "sig",
                 })
-            })
-            .collect();
-        json!({ "keys": keys })
+                .collect(),
+        }
     }
+}
+
+/// An RFC 7517 JSON Web Key Set: the public keys tokens are verified with.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Jwks {
+    pub keys: Vec<Jwk>,
+}
+
+/// One Ed25519 public key (RFC 8037).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Jwk {
+    /// Always `OKP`.
+    #[schema(example = "OKP")]
+    pub kty: &'static str,
+    /// Always `Ed25519`.
+    #[schema(example = "Ed25519")]
+    pub crv: &'static str,
+    /// The public key, base64url without padding.
+    pub x: String,
+    /// The key id tokens name in their `kid` header.
+    pub kid: String,
+    /// Always `EdDSA`.
+    #[schema(example = "EdDSA")]
+    pub alg: &'static str,
+    /// Always `sig`.
+    #[serde(rename = "use")]
+    #[schema(example = "sig")]
+    pub key_use: &'static str,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn issuer(env: &Env) -> Result<TokenIssuer, ConfigError> {
+        TokenIssuer::from_env(env, Clock::system())
+    }
 
     fn env() -> Env {
         let pair = keys::generate_ed25519().expect("key");
@@ -140,7 +174,7 @@ mod tests {
 
     #[test]
     fn issued_tokens_verify_and_carry_claims() {
-        let issuer = TokenIssuer::from_env(&env()).expect("issuer");
+        let issuer = issuer(&env()).expect("issuer");
         let t = issuer
             .user_token("id-1", "alice", vec!["USER".into()])
             .expect("sign");
@@ -153,13 +187,27 @@ mod tests {
         let claims = issuer.verifier().verify(&s.token).expect("verify");
         assert!(claims.has_scope("source.write"));
         assert!(claims.roles.is_empty());
-        assert_eq!(issuer.jwks()["keys"][0]["crv"], "Ed25519");
+        let jwks = serde_json::to_value(issuer.jwks()).expect("json");
+        assert_eq!(jwks["keys"][0]["crv"], "Ed25519");
+        assert_eq!(jwks["keys"][0]["use"], "sig");
+    }
+
+    #[test]
+    fn tokens_are_dated_by_the_clock() {
+        let at = chrono::DateTime::from_timestamp(1_800_000_000, 0).expect("instant");
+        let issuer = TokenIssuer::from_env(&env(), Clock::fixed(at)).expect("issuer");
+        let t = issuer.service_token("svc", &[]).expect("sign");
+        let payload = t.token.split('.').nth(1).expect("payload");
+        let claims: Claims =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).expect("base64"))
+                .expect("json");
+        assert_eq!((claims.iat, claims.exp), (1_800_000_000, 1_800_003_600));
     }
 
     #[test]
     fn refuses_bad_configuration() {
-        assert!(TokenIssuer::from_env(&Env::new()).is_err());
-        assert!(TokenIssuer::from_env(&Env::new().with("JWT_PRIVATE_KEY", "x")).is_err());
-        assert!(TokenIssuer::from_env(&env().with("JWT_TTL_SECONDS", "5")).is_err());
+        assert!(issuer(&Env::new()).is_err());
+        assert!(issuer(&Env::new().with("JWT_PRIVATE_KEY", "x")).is_err());
+        assert!(issuer(&env().with("JWT_TTL_SECONDS", "5")).is_err());
     }
 }

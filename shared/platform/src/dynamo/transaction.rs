@@ -80,6 +80,46 @@ impl Transaction {
         Ok(self)
     }
 
+    /// Puts `item` when `condition` holds, `condition` naming `values` as `:placeholders`
+    /// (an optimistic version check: `version = :read`).
+    pub fn put_if(
+        &mut self,
+        item: Item,
+        condition: &str,
+        values: Item,
+    ) -> Result<&mut Self, DynamoError> {
+        let put = Put::builder()
+            .table_name(self.table.name())
+            .set_item(Some(item))
+            .condition_expression(condition)
+            .set_expression_attribute_values(Some(values))
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().put(put).build());
+        Ok(self)
+    }
+
+    /// Deletes the item with `key` when `condition` holds, `condition` naming `values` as
+    /// `:placeholders` (the item still being the one that was read: `email = :read`).
+    pub fn delete_if(
+        &mut self,
+        key: Item,
+        condition: &str,
+        values: Item,
+    ) -> Result<&mut Self, DynamoError> {
+        let delete = Delete::builder()
+            .table_name(self.table.name())
+            .set_key(Some(key))
+            .condition_expression(condition)
+            .set_expression_attribute_values(Some(values))
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().delete(delete).build());
+        Ok(self)
+    }
+
     /// Adds `delta` to the number `attribute` of the item with `key` (creating both if absent),
     /// when `condition` (if any) holds.
     pub fn add(
@@ -182,5 +222,40 @@ impl Transaction {
             }
             None => Err(self.table.fail("TransactWriteItems", &err).into()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
+
+    use super::super::{key, n, s};
+    use super::*;
+
+    fn table() -> Table {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .build();
+        Table::new(aws_sdk_dynamodb::Client::from_conf(config), "t")
+    }
+
+    #[test]
+    fn conditions_with_values_build() {
+        let table = table();
+        let mut tx = Transaction::new(&table);
+        let values = Item::from([(":read".to_string(), n(3))]);
+        tx.put_if(key("a", "b"), "version = :read", values.clone())
+            .expect("put");
+        tx.delete_if(
+            key("a", "c"),
+            "email = :read",
+            Item::from([(":read".into(), s("x"))]),
+        )
+        .expect("delete");
+        assert_eq!(tx.len(), 2);
+        let put = tx.items.first().and_then(|i| i.put()).expect("a put");
+        assert_eq!(put.condition_expression(), Some("version = :read"));
+        assert_eq!(put.expression_attribute_values(), Some(&values));
     }
 }

@@ -1,0 +1,104 @@
+//! How identity's errors answer over HTTP: status, message and `details` of the error body.
+
+use axum::http::StatusCode;
+use identity::store::StoreError;
+use identity::IdentityError;
+use platform::{ApiError, ErrorKind};
+
+/// The answer to an identity operation that failed.
+pub fn to_api(e: IdentityError) -> ApiError {
+    match e {
+        IdentityError::Invalid(invalid) => invalid.into(),
+        IdentityError::UsernameTaken => taken("username"),
+        IdentityError::EmailTaken => taken("email"),
+        IdentityError::BadCredentials => ApiError::unauthorized("Invalid username or password"),
+        IdentityError::UserNotFound => ApiError::not_found("User not found"),
+        IdentityError::SourceNotFound => ApiError::not_found("Source not found"),
+        IdentityError::ConcurrentChange => {
+            ApiError::conflict("The record was changed concurrently; try again")
+        }
+        IdentityError::BadClientCredentials => oauth_error(
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+            "Client authentication failed",
+        ),
+        IdentityError::ScopeNotAllowed(scope) => oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_scope",
+            &format!("Scope {scope} is not allowed for this client"),
+        ),
+        IdentityError::Content(e) => {
+            tracing::error!(reason = %e, "content service call failed");
+            ApiError::bad_gateway("The content service could not be reached")
+        }
+        IdentityError::Store(e) => store_failure(e),
+        IdentityError::Password(e) => ApiError::internal("password hash", e),
+        IdentityError::Signing(e) => ApiError::internal("sign token", e),
+    }
+}
+
+fn taken(field: &str) -> ApiError {
+    ApiError::conflict(format!("The {field} is already taken"))
+        .with_details(vec![format!("{field}: is already taken")])
+}
+
+/// A throttled or unreachable table is worth retrying (503); anything else is a fault (500).
+fn store_failure(e: StoreError) -> ApiError {
+    if e.is_unavailable() {
+        tracing::warn!(error = %e, "users table unavailable");
+        ApiError::unavailable("The users table is unavailable; try again")
+    } else {
+        ApiError::internal("users store", e)
+    }
+}
+
+/// An RFC 6749 5.2 error: the body carries `error` and `error_description`; a 401 challenges
+/// for HTTP Basic client authentication.
+pub fn oauth_error(status: StatusCode, code: &'static str, message: &str) -> ApiError {
+    let error = ApiError::new(ErrorKind::from_status(status), message)
+        .with_extra("error", code)
+        .with_extra("error_description", message.to_string());
+    if status == StatusCode::UNAUTHORIZED {
+        error.with_challenge("Basic")
+    } else {
+        error
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use platform::{FieldError, Invalid};
+
+    use super::*;
+
+    #[test]
+    fn domain_errors_keep_their_answers() {
+        let taken = to_api(IdentityError::EmailTaken);
+        assert_eq!(taken.status(), StatusCode::CONFLICT);
+        assert_eq!(taken.details, vec!["email: is already taken"]);
+
+        let invalid = to_api(IdentityError::Invalid(Invalid(vec![FieldError::new(
+            "enabledSourceIds",
+            "not subscribed to source x",
+        )])));
+        assert_eq!(invalid.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(invalid.message, "Validation failed");
+        assert_eq!(
+            invalid.details,
+            vec!["enabledSourceIds: not subscribed to source x"]
+        );
+
+        let login = to_api(IdentityError::BadCredentials);
+        assert_eq!(login.challenge, Some("Bearer"));
+
+        let client = to_api(IdentityError::BadClientCredentials);
+        assert_eq!(client.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(client.challenge, Some("Basic"));
+        assert_eq!(client.extra.get("error"), Some(&"invalid_client".into()));
+
+        let content = to_api(IdentityError::Content(identity::ContentError::Failed(
+            "HTTP 500".into(),
+        )));
+        assert_eq!(content.status(), StatusCode::BAD_GATEWAY);
+    }
+}

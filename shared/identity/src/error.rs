@@ -1,0 +1,73 @@
+//! What an identity operation can answer instead of its result. No HTTP here: the users
+//! function maps each variant to its status and body.
+
+use platform::Invalid;
+
+use crate::password::HashError;
+use crate::store::{StoreError, UniqueField};
+use crate::subscriptions::ContentError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    /// The input broke a rule; every field problem is named.
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    #[error("the username is already taken")]
+    UsernameTaken,
+    #[error("the email is already taken")]
+    EmailTaken,
+    /// Unknown username or wrong password: deliberately one answer for both.
+    #[error("invalid username or password")]
+    BadCredentials,
+    /// The account of a valid token no longer exists.
+    #[error("user not found")]
+    UserNotFound,
+    #[error("source not found")]
+    SourceNotFound,
+    /// Other requests kept changing the account while this one tried to.
+    #[error("the account was changed concurrently")]
+    ConcurrentChange,
+    /// An OAuth2 client that is not configured, or whose secret is wrong.
+    #[error("unknown client or wrong client secret")]
+    BadClientCredentials,
+    /// An OAuth2 client asked for a scope it was not given.
+    #[error("scope {0} is not allowed for this client")]
+    ScopeNotAllowed(String),
+    /// The content service failed (it was unreachable or answered with an error).
+    #[error(transparent)]
+    Content(ContentError),
+    #[error(transparent)]
+    Store(StoreError),
+    #[error(transparent)]
+    Password(#[from] HashError),
+    #[error("signing a token failed: {0}")]
+    Signing(#[from] jsonwebtoken::errors::Error),
+}
+
+impl IdentityError {
+    /// True for a lost race with another request: the operation may be tried again.
+    pub fn is_concurrent_change(&self) -> bool {
+        matches!(self, Self::ConcurrentChange)
+    }
+}
+
+/// The store's outcomes become the domain's; only failures stay store errors.
+impl From<StoreError> for IdentityError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Taken(UniqueField::Username) => Self::UsernameTaken,
+            StoreError::Taken(UniqueField::Email) => Self::EmailTaken,
+            StoreError::Changed => Self::ConcurrentChange,
+            other => Self::Store(other),
+        }
+    }
+}
+
+impl From<ContentError> for IdentityError {
+    fn from(e: ContentError) -> Self {
+        match e {
+            ContentError::SourceNotFound => Self::SourceNotFound,
+            other => Self::Content(other),
+        }
+    }
+}

@@ -1,0 +1,369 @@
+//! What clients send, as they send it, and its parsing into the values the [`crate::Identity`]
+//! facade takes. Each `parse` names every invalid field at once ([`Invalid`]), which the edge
+//! answers with a 400.
+
+use platform::{FieldError, Invalid};
+use serde::Deserialize;
+
+use crate::model::{parse_name, Email, Password, Settings, SummaryLength, Theme, Username};
+
+/// A new account. Every field is checked and each problem named in the 400's `details`.
+// Kept as sent; `parse` checks it.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+pub struct Registration {
+    /// Unique (case-insensitively).
+    #[schema(required = true, value_type = String, min_length = 3, max_length = 50, pattern = "^[A-Za-z0-9_.-]+$", example = "alice")]
+    pub username: Option<String>,
+    /// A valid address, unique (case-insensitively).
+    #[schema(required = true, value_type = String, format = Email, max_length = 254, example = "alice@example.com")]
+    pub email: Option<String>,
+    #[schema(required = true, value_type = String, format = Password, min_length = 8, max_length = 128)]
+    pub password: Option<String>,
+    /// Display name; blank means none.
+    #[schema(max_length = 100, example = "Alice")]
+    pub name: Option<String>,
+}
+
+/// A registration whose every field is valid.
+#[derive(Debug)]
+pub struct NewAccount {
+    pub username: Username,
+    pub email: Email,
+    pub password: Password,
+    pub name: Option<String>,
+}
+
+impl Registration {
+    pub fn parse(self) -> Result<NewAccount, Invalid> {
+        let username = Username::parse(self.username.as_deref().unwrap_or(""));
+        let email = Email::parse(self.email.as_deref().unwrap_or(""));
+        let password = Password::parse(self.password.as_deref().unwrap_or(""));
+        let name = parse_name(self.name.as_deref());
+        match (username, email, password, name) {
+            (Ok(username), Ok(email), Ok(password), Ok(name)) => Ok(NewAccount {
+                username,
+                email,
+                password,
+                name,
+            }),
+            (username, email, password, name) => Err(Invalid(
+                [username.err(), email.err(), password.err(), name.err()]
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+            )),
+        }
+    }
+}
+
+/// A login: the username and password given at registration.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct Login {
+    #[schema(required = true, value_type = String)]
+    pub username: Option<String>,
+    #[schema(required = true, value_type = String, format = Password)]
+    pub password: Option<String>,
+}
+
+/// A login with both parts present. Not checked against the registration rules: a wrong
+/// password of any length is the same 401.
+pub struct Credentials {
+    /// The username's case-insensitive form, the login item's key.
+    pub username_key: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Credentials({}, ***)", self.username_key)
+    }
+}
+
+impl Login {
+    pub fn parse(self) -> Result<Credentials, Invalid> {
+        let username = self.username.filter(|u| !u.trim().is_empty());
+        let password = self.password.filter(|p| !p.is_empty());
+        match (username, password) {
+            (Some(username), Some(password)) => Ok(Credentials {
+                username_key: username.trim().to_ascii_lowercase(),
+                password,
+            }),
+            (username, password) => {
+                let mut missing = Vec::new();
+                if username.is_none() {
+                    missing.push(FieldError::new("username", "is required"));
+                }
+                if password.is_none() {
+                    missing.push(FieldError::new("password", "is required"));
+                }
+                Err(Invalid(missing))
+            }
+        }
+    }
+}
+
+/// Profile changes as sent: absent fields are unchanged; `name: null` clears the name.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileUpdate {
+    #[schema(value_type = Option<String>, format = Email)]
+    pub email: Option<String>,
+    /// Display name (at most 100 characters); `null` or blank clears it.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>, max_length = 100)]
+    pub name: Option<Option<String>>,
+}
+
+fn double_option<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<String>>, D::Error> {
+    Deserialize::deserialize(d).map(Some)
+}
+
+/// A valid profile change.
+#[derive(Debug, Default)]
+pub struct ProfileChange {
+    /// A new email, or `None` to keep it.
+    pub email: Option<Email>,
+    /// `None`: the name is unchanged; `Some(None)`: cleared; `Some(Some(n))`: set.
+    pub name: Option<Option<String>>,
+}
+
+impl ProfileUpdate {
+    pub fn parse(self) -> Result<ProfileChange, Invalid> {
+        let email = self.email.as_deref().map(Email::parse).transpose();
+        let name = self.name.map(|raw| parse_name(raw.as_deref())).transpose();
+        match (email, name) {
+            (Ok(email), Ok(name)) => Ok(ProfileChange { email, name }),
+            (email, name) => Err(Invalid(
+                [email.err(), name.err()].into_iter().flatten().collect(),
+            )),
+        }
+    }
+}
+
+/// A settings update: absent fields keep their current value.
+#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SettingsUpdate {
+    /// At most 500 ids.
+    #[schema(max_items = 500)]
+    pub enabled_source_ids: Option<Vec<String>>,
+    /// At most 100 topic ids.
+    #[schema(max_items = 100)]
+    pub followed_topics: Option<Vec<String>>,
+    /// A language tag such as `en` or `pt-BR`.
+    pub language: Option<String>,
+    pub theme: Option<Theme>,
+    pub summary_length: Option<SummaryLength>,
+    pub show_bookmarks: Option<bool>,
+    pub show_likes: Option<bool>,
+}
+
+pub const MAX_ENABLED_SOURCES: usize = 500;
+pub const MAX_FOLLOWED_TOPICS: usize = 100;
+
+/// A valid settings update, lists cleaned; applied to whatever settings are current when it
+/// is saved.
+#[derive(Debug, Clone, Default)]
+pub struct SettingsChange {
+    enabled_source_ids: Option<Vec<String>>,
+    followed_topics: Option<Vec<String>>,
+    language: Option<String>,
+    theme: Option<Theme>,
+    summary_length: Option<SummaryLength>,
+    show_bookmarks: Option<bool>,
+    show_likes: Option<bool>,
+}
+
+impl SettingsUpdate {
+    /// Checks every field; names each invalid one.
+    pub fn parse(self) -> Result<SettingsChange, Invalid> {
+        let mut errors = Vec::new();
+        let enabled_source_ids = self.enabled_source_ids.and_then(|ids| {
+            clean_list("enabledSourceIds", ids, MAX_ENABLED_SOURCES, 100)
+                .map_err(|e| errors.push(e))
+                .ok()
+        });
+        let followed_topics = self.followed_topics.and_then(|topics| {
+            clean_list("followedTopics", topics, MAX_FOLLOWED_TOPICS, 50)
+                .map_err(|e| errors.push(e))
+                .ok()
+        });
+        let language = self.language.filter(|language| {
+            let valid = is_language_tag(language);
+            if !valid {
+                errors.push(FieldError::new(
+                    "language",
+                    "must be a language code such as 'en' or 'pt-BR'",
+                ));
+            }
+            valid
+        });
+        if !errors.is_empty() {
+            return Err(Invalid(errors));
+        }
+        Ok(SettingsChange {
+            enabled_source_ids,
+            followed_topics,
+            language,
+            theme: self.theme,
+            summary_length: self.summary_length,
+            show_bookmarks: self.show_bookmarks,
+            show_likes: self.show_likes,
+        })
+    }
+}
+
+impl SettingsChange {
+    /// The enabled sources this change sets, if it sets them.
+    pub fn enabled_source_ids(&self) -> Option<&[String]> {
+        self.enabled_source_ids.as_deref()
+    }
+
+    /// `current` with this change's fields replaced.
+    pub fn apply(&self, current: Settings) -> Settings {
+        let mut next = current;
+        if let Some(ids) = &self.enabled_source_ids {
+            next.enabled_source_ids.clone_from(ids);
+        }
+        if let Some(topics) = &self.followed_topics {
+            next.followed_topics.clone_from(topics);
+        }
+        if let Some(language) = &self.language {
+            next.language.clone_from(language);
+        }
+        if let Some(theme) = self.theme {
+            next.theme = theme;
+        }
+        if let Some(length) = self.summary_length {
+            next.summary_length = length;
+        }
+        if let Some(v) = self.show_bookmarks {
+            next.show_bookmarks = v;
+        }
+        if let Some(v) = self.show_likes {
+            next.show_likes = v;
+        }
+        next
+    }
+}
+
+/// Trims, drops duplicates (keeping order) and bounds the list `field` of identifiers or
+/// names.
+fn clean_list(
+    field: &str,
+    items: Vec<String>,
+    max_items: usize,
+    max_len: usize,
+) -> Result<Vec<String>, FieldError> {
+    let mut out: Vec<String> = Vec::with_capacity(items.len());
+    for item in items {
+        let item = item.trim().to_string();
+        if item.is_empty() {
+            return Err(FieldError::new(field, "must not contain blank entries"));
+        }
+        if item.chars().count() > max_len {
+            return Err(FieldError::new(
+                field,
+                format!("entries must be at most {max_len} characters"),
+            ));
+        }
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    if out.len() > max_items {
+        return Err(FieldError::new(
+            field,
+            format!("must have at most {max_items} entries"),
+        ));
+    }
+    Ok(out)
+}
+
+fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let primary = parts.next().unwrap_or("");
+    let primary_ok =
+        (2..=3).contains(&primary.len()) && primary.chars().all(|c| c.is_ascii_lowercase());
+    primary_ok
+        && parts.all(|p| (2..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registration_names_every_invalid_field_in_order() {
+        let invalid = Registration::default().parse().expect_err("empty");
+        let fields: Vec<&str> = invalid.errors().iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["username", "email", "password"]);
+
+        let account = Registration {
+            username: Some("alice".into()),
+            email: Some(" alice@example.com ".into()),
+            password: Some("password-alice".into()),
+            name: Some("  ".into()),
+        }
+        .parse()
+        .expect("valid");
+        assert_eq!(account.email.as_str(), "alice@example.com");
+        assert_eq!(account.name, None);
+    }
+
+    #[test]
+    fn login_needs_both_parts() {
+        let missing = Login {
+            username: Some(" ".into()),
+            password: None,
+        }
+        .parse()
+        .expect_err("missing");
+        assert_eq!(
+            missing.to_string(),
+            "validation failed: username: is required; password: is required"
+        );
+        let credentials = Login {
+            username: Some(" Alice ".into()),
+            password: Some("x".into()),
+        }
+        .parse()
+        .expect("present");
+        assert_eq!(credentials.username_key, "alice");
+        assert_eq!(format!("{credentials:?}"), "Credentials(alice, ***)");
+    }
+
+    #[test]
+    fn profile_update_distinguishes_clearing_from_keeping_the_name() {
+        let keep: ProfileUpdate = serde_json::from_str("{}").expect("json");
+        assert!(keep.parse().expect("valid").name.is_none());
+        let clear: ProfileUpdate = serde_json::from_str(r#"{"name": null}"#).expect("json");
+        assert_eq!(clear.parse().expect("valid").name, Some(None));
+        let bad: ProfileUpdate =
+            serde_json::from_str(r#"{"email": "nope", "name": "ok"}"#).expect("json");
+        assert_eq!(bad.parse().expect_err("invalid").errors().len(), 1);
+    }
+
+    #[test]
+    fn settings_update_merges_and_validates() {
+        let update = SettingsUpdate {
+            followed_topics: Some(vec![" tech ".into(), "tech".into(), "science".into()]),
+            language: Some("pt-BR".into()),
+            ..Default::default()
+        };
+        let s = update.parse().expect("valid").apply(Settings::default());
+        assert_eq!(s.followed_topics, vec!["tech", "science"]);
+        assert_eq!(s.language, "pt-BR");
+        assert!(s.show_likes);
+
+        let bad = SettingsUpdate {
+            language: Some("english!".into()),
+            enabled_source_ids: Some(vec!["".into()]),
+            ..Default::default()
+        };
+        let errors = bad.parse().expect_err("invalid");
+        assert_eq!(errors.errors().len(), 2);
+    }
+}
