@@ -2,7 +2,7 @@
 //! OpenAI-compatible model server and an OTLP receiver started by the tests: the four
 //! operations under `/api/ai` and on the function URL, every status of the seed's error
 //! table, both providers, the shared answer cache, the `articleId` path through the content
-//! service, and the telemetry export.
+//! service, the telemetry export, and the router's own routes.
 // Test code: a failed unwrap, index or assertion is how a test fails.
 #![allow(
     clippy::unwrap_used,
@@ -16,4 +16,5 @@ mod articles;
 mod cache;
 mod errors;
 mod operations;
+mod routes;
 mod telemetry;
