@@ -7,18 +7,27 @@
 //!
 //! Run: `local/bench` (starts its own emulator), or with an emulator already running:
 //! `AWS_ENDPOINT_URL=http://127.0.0.1:4566 cargo bench -p stack-tests --bench content`.
+// Bench code: a failed unwrap or assertion is how it stops, and printing is its output.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stdout
+)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept};
 use news::fetch::{FeedFetcher, FetchConfig};
 use news::ingest::Ingest;
 use news::store::{ArticleFilter, ContentStore};
+use stack_tests::bench::{ms, percentile};
 use stack_tests::feeds::{generated_rss, FeedDocument, FeedServer};
-use stack_tests::TestStack;
+use stack_tests::{Call, TestStack};
 
 const ITEMS: usize = 100;
 const ROUNDS: usize = 5;
@@ -42,11 +51,6 @@ impl Intercept for CallCounter {
     }
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index.min(sorted.len() - 1)]
-}
-
 fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(run());
@@ -55,10 +59,7 @@ fn main() {
 async fn run() {
     let t = TestStack::start().await;
     let feeds = FeedServer::start().await;
-    let table = t
-        .stack
-        .physical_name("ContentTable")
-        .expect("content table");
+    let table = t.table("ContentTable");
     let sdk = aws_config::load_from_env().await;
     let counter = CallCounter::default();
     let db = aws_sdk_dynamodb::Client::from_conf(
@@ -99,7 +100,7 @@ async fn run() {
     println!(
         "parse a {ITEMS}-item RSS feed ({} KiB): {:.2} ms, {:.0} articles/s",
         document.len() / 1024,
-        parse.as_secs_f64() * 1e3,
+        ms(parse),
         ITEMS as f64 / parse.as_secs_f64()
     );
 
@@ -125,11 +126,11 @@ async fn run() {
         .map(|d| format!("{:.0}", ITEMS as f64 / d.as_secs_f64()))
         .collect();
     rounds.sort();
-    let median = percentile(&rounds, 0.5);
+    let median = percentile(&rounds, 50);
     println!(
         "fetch + parse + store {ITEMS} new articles: median {:.0} ms over {ROUNDS} feeds, {:.0} articles/s \
          (per feed, in order: {} articles/s), {calls} DynamoDB calls per feed",
-        median.as_secs_f64() * 1e3,
+        ms(median),
         ITEMS as f64 / median.as_secs_f64(),
         per_round.join(", ")
     );
@@ -141,7 +142,7 @@ async fn run() {
     let report = ingest.refresh(&source.id).await.expect("refresh");
     println!(
         "refresh of an unchanged feed: {:.1} ms, not modified: {}, {} DynamoDB calls",
-        started.elapsed().as_secs_f64() * 1e3,
+        ms(started.elapsed()),
         report.not_modified,
         counter.0.load(Ordering::Relaxed) - before
     );
@@ -175,7 +176,7 @@ async fn run() {
             let mut latencies = Vec::new();
             for _ in 0..30 {
                 let started = Instant::now();
-                let response = t.http.get(&url).send().await.expect("request");
+                let response = t.http.get(&url).call().await;
                 assert_eq!(response.status(), 200);
                 response.bytes().await.expect("body");
                 latencies.push(started.elapsed());
@@ -185,8 +186,8 @@ async fn run() {
                 "GET /articles {label}, page {page} ({} of {}): {used} DynamoDB calls; p50 {:.1} ms, p90 {:.1} ms",
                 result.content.len(),
                 result.total_elements,
-                percentile(&latencies, 0.5).as_secs_f64() * 1e3,
-                percentile(&latencies, 0.9).as_secs_f64() * 1e3,
+                ms(percentile(&latencies, 50)),
+                ms(percentile(&latencies, 90)),
             );
         }
     }

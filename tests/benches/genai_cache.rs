@@ -8,94 +8,72 @@
 //!
 //! Run with an emulator: `AWS_ENDPOINT_URL=http://127.0.0.1:4566 AWS_ACCESS_KEY_ID=test
 //! AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1 cargo bench -p stack-tests --bench genai_cache`.
+// Bench code: a failed unwrap or assertion is how it stops, and printing is its output.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stdout
+)]
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use stack_tests::llm::{FakeLlm, TEST_KEY, TEST_MODEL};
-use stack_tests::TestStack;
-use tower::ServiceExt;
+use stack_tests::bench::{mean, ms, percentile};
+use stack_tests::genai::{llm_parameters, ARTICLE, CACHE_HEADER};
+use stack_tests::llm::FakeLlm;
+use stack_tests::{router, TestStack};
 
 const WARMUP: usize = 10;
 const ROUNDS: usize = 200;
-const ARTICLE: &str = "Harbour city opens its first tidal power station\n\nThe station, built \
-    over four years under the old harbour wall, will supply 40,000 homes when the tide turns \
-    twice a day.\n\nFishermen worried about the harbour's eels; the operator says the turbines \
-    turn slowly enough for fish to pass.";
 
 fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(run());
 }
 
-async fn summarize(router: &axum::Router, text: &str) -> (Duration, String) {
-    let request = http::Request::builder()
-        .method("POST")
-        .uri("/api/ai/summarize")
-        .header("content-type", "application/json")
-        .body(axum::body::Body::from(json!({ "text": text }).to_string()))
-        .expect("request");
+async fn summarize(genai: &axum::Router, text: &str) -> (Duration, String) {
     let started = Instant::now();
-    let response = router.clone().oneshot(request).await.expect("response");
-    let status = response.status();
-    let cache = response
-        .headers()
-        .get("x-genai-cache")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
-    let _ = http_body_util::BodyExt::collect(response.into_body())
-        .await
-        .expect("body");
+    let answer = router::post_json(genai, "/api/ai/summarize", &json!({ "text": text })).await;
     let elapsed = started.elapsed();
-    assert_eq!(status, 200, "summarize failed");
-    (elapsed, cache)
+    assert_eq!(answer.status, 200, "summarize failed");
+    (elapsed, answer.header(CACHE_HEADER).to_string())
 }
 
 fn report(label: &str, mut samples: Vec<Duration>) -> Duration {
     samples.sort();
-    let pick = |p: f64| samples[((samples.len() as f64 - 1.0) * p).round() as usize];
-    let mean = samples.iter().sum::<Duration>() / samples.len() as u32;
     println!(
         "{label:<10} n={:<4} mean {:>7.2} ms  p50 {:>7.2} ms  p95 {:>7.2} ms  min {:>7.2} ms  max {:>7.2} ms",
         samples.len(),
-        mean.as_secs_f64() * 1e3,
-        pick(0.5).as_secs_f64() * 1e3,
-        pick(0.95).as_secs_f64() * 1e3,
-        pick(0.0).as_secs_f64() * 1e3,
-        pick(1.0).as_secs_f64() * 1e3,
+        ms(mean(&samples)),
+        ms(percentile(&samples, 50)),
+        ms(percentile(&samples, 95)),
+        ms(percentile(&samples, 0)),
+        ms(percentile(&samples, 100)),
     );
-    pick(0.5)
+    percentile(&samples, 50)
 }
 
 async fn run() {
     let llm = FakeLlm::start().await;
-    let t = TestStack::start_with(BTreeMap::from([
-        ("LlmBaseUrl".to_string(), llm.base_url()),
-        ("LlmApiKey".to_string(), TEST_KEY.to_string()),
-        ("LlmModel".to_string(), TEST_MODEL.to_string()),
-    ]))
-    .await;
-    let env = t
-        .stack
-        .function_env("GenAiFunction")
-        .expect("GenAI function")
-        .clone();
-    let router = genai_function::router(env).await.expect("router");
+    let t = TestStack::start_with(llm_parameters(&llm)).await;
+    let genai = genai_function::router(t.env("GenAiFunction"))
+        .await
+        .expect("router");
 
     for i in 0..WARMUP {
-        summarize(&router, &format!("{ARTICLE} (warm-up {i})")).await;
+        summarize(&genai, &format!("{ARTICLE} (warm-up {i})")).await;
     }
     let mut uncached = Vec::with_capacity(ROUNDS);
     for i in 0..ROUNDS {
-        let (elapsed, cache) = summarize(&router, &format!("{ARTICLE} (edition {i})")).await;
+        let (elapsed, cache) = summarize(&genai, &format!("{ARTICLE} (edition {i})")).await;
         assert_eq!(cache, "miss");
         uncached.push(elapsed);
     }
     let mut cached = Vec::with_capacity(ROUNDS);
     for _ in 0..ROUNDS {
-        let (elapsed, cache) = summarize(&router, &format!("{ARTICLE} (edition 0)")).await;
+        let (elapsed, cache) = summarize(&genai, &format!("{ARTICLE} (edition 0)")).await;
         assert_eq!(cache, "hit");
         cached.push(elapsed);
     }

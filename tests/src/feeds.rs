@@ -3,14 +3,14 @@
 //! what it was asked.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Router;
+
+use crate::server::{self, FakeServer};
 
 /// The RSS 2.0 fixture: six items, categories, `content:encoded` HTML with scripts and styles.
 pub const RSS2: &str = include_str!("../../shared/news/tests/fixtures/rss2.xml");
@@ -79,28 +79,19 @@ struct Inner {
 
 /// A feed server on `127.0.0.1` and a random port; stops when dropped.
 pub struct FeedServer {
-    addr: SocketAddr,
-    inner: Arc<Mutex<Inner>>,
-    task: tokio::task::JoinHandle<()>,
+    server: FakeServer<Inner>,
 }
 
 impl FeedServer {
     pub async fn start() -> Self {
-        let inner = Arc::new(Mutex::new(Inner::default()));
-        let app = Router::new().fallback(serve).with_state(Arc::clone(&inner));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind feed server");
-        let addr = listener.local_addr().expect("addr");
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        Self { addr, inner, task }
+        Self {
+            server: FakeServer::start(Inner::default(), serve).await,
+        }
     }
 
     /// The URL of `path` (which starts with `/`).
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}{}", self.addr, path)
+        self.server.url(path)
     }
 
     /// Serves `document` at `path` from now on.
@@ -114,22 +105,13 @@ impl FeedServer {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-impl Drop for FeedServer {
-    fn drop(&mut self) {
-        self.task.abort();
+        self.server.lock()
     }
 }
 
 async fn serve(State(inner): State<Arc<Mutex<Inner>>>, request: Request) -> Response {
     let path = request.uri().path().to_string();
-    let document = {
-        let guard = inner.lock().unwrap_or_else(|p| p.into_inner());
-        guard.documents.get(&path).cloned()
-    };
+    let document = server::lock(&inner).documents.get(&path).cloned();
     let Some(document) = document else {
         return StatusCode::NOT_FOUND.into_response();
     };
@@ -145,7 +127,7 @@ async fn serve(State(inner): State<Arc<Mutex<Inner>>>, request: Request) -> Resp
         _ => false,
     };
     {
-        let mut guard = inner.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = server::lock(&inner);
         let hits = guard.hits.entry(path).or_default();
         if unchanged {
             hits.not_modified += 1;

@@ -18,15 +18,15 @@
 //! one (it names the `"sentiment"` field), otherwise with [`DEFAULT_REPLY`], and reports
 //! [`DEFAULT_USAGE`] tokens.
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Router;
 use serde_json::{json, Value};
+
+use crate::server::{self, FakeServer};
 
 /// The bearer key tests configure as `LLM_API_KEY`.
 pub const TEST_KEY: &str = "test-llm-key";
@@ -128,51 +128,29 @@ struct Shared {
 
 /// The running server; stopped when dropped.
 pub struct FakeLlm {
-    addr: SocketAddr,
-    shared: Arc<Mutex<Shared>>,
-    server: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for FakeLlm {
-    fn drop(&mut self) {
-        self.server.abort();
-    }
+    server: FakeServer<Shared>,
 }
 
 impl FakeLlm {
     /// Starts on a free loopback port with the [`Behaviour::Default`] behaviour.
     pub async fn start() -> Self {
-        let shared = Arc::new(Mutex::new(Shared {
+        let shared = Shared {
             behaviour: Behaviour::Default,
             delay: None,
             calls: Vec::new(),
-        }));
-        let app = Router::new()
-            .fallback(answer)
-            .with_state(Arc::clone(&shared));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind the fake LLM server");
-        let addr = listener.local_addr().expect("address");
-        let server = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        };
         Self {
-            addr,
-            shared,
-            server,
+            server: FakeServer::start(shared, answer).await,
         }
     }
 
     /// What to configure as `LLM_BASE_URL` or `LOCAL_LLM_BASE_URL`.
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        self.server.url("/v1")
     }
 
     fn lock(&self) -> MutexGuard<'_, Shared> {
-        self.shared
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.server.lock()
     }
 
     pub fn set(&self, behaviour: Behaviour) {
@@ -243,11 +221,7 @@ async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
     }
     let authorization = header_value(request.headers(), header::AUTHORIZATION.as_str());
     let traceparent = header_value(request.headers(), "traceparent");
-    let bytes = match axum::body::to_bytes(request.into_body(), 16 * 1024 * 1024).await {
-        Ok(bytes) => bytes,
-        Err(_) => return error(StatusCode::BAD_REQUEST, "unreadable body"),
-    };
-    let Ok(body) = serde_json::from_slice::<Value>(&bytes) else {
+    let Some(body) = server::json_body(request.into_body()).await else {
         return error(StatusCode::BAD_REQUEST, "the body is not JSON");
     };
     let call = ChatCall {
@@ -257,9 +231,7 @@ async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
         body,
     };
     let (behaviour, delay) = {
-        let mut shared = shared
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut shared = server::lock(&shared);
         shared.calls.push(call.clone());
         (shared.behaviour.clone(), shared.delay)
     };

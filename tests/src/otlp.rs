@@ -13,14 +13,14 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Router;
 use serde_json::Value;
+
+use crate::server::{self, FakeServer};
 
 /// One data point of a metric, as the newest export that had it says.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,46 +61,23 @@ struct Received {
 
 /// The running receiver; stopped when dropped.
 pub struct OtlpReceiver {
-    addr: SocketAddr,
-    received: Arc<Mutex<Received>>,
-    server: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for OtlpReceiver {
-    fn drop(&mut self) {
-        self.server.abort();
-    }
+    server: FakeServer<Received>,
 }
 
 impl OtlpReceiver {
     pub async fn start() -> Self {
-        let received = Arc::new(Mutex::new(Received::default()));
-        let app = Router::new()
-            .fallback(receive)
-            .with_state(Arc::clone(&received));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind the OTLP receiver");
-        let addr = listener.local_addr().expect("address");
-        let server = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
         Self {
-            addr,
-            received,
-            server,
+            server: FakeServer::start(Received::default(), receive).await,
         }
     }
 
     /// What to configure as `OTEL_EXPORTER_OTLP_ENDPOINT`.
     pub fn endpoint(&self) -> String {
-        format!("http://{}", self.addr)
+        self.server.url("")
     }
 
     fn lock(&self) -> MutexGuard<'_, Received> {
-        self.received
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.server.lock()
     }
 
     /// Every metrics export received, oldest first.
@@ -201,15 +178,10 @@ async fn receive(State(received): State<Arc<Mutex<Received>>>, request: Request)
         // This receiver decodes OTLP/JSON only.
         return StatusCode::UNSUPPORTED_MEDIA_TYPE.into_response();
     }
-    let Ok(bytes) = axum::body::to_bytes(request.into_body(), 16 * 1024 * 1024).await else {
+    let Some(body) = server::json_body(request.into_body()).await else {
         return StatusCode::BAD_REQUEST.into_response();
     };
-    let Ok(body) = serde_json::from_slice::<Value>(&bytes) else {
-        return StatusCode::BAD_REQUEST.into_response();
-    };
-    let mut received = received
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut received = server::lock(&received);
     match path.as_str() {
         "/v1/metrics" if body["resourceMetrics"].is_array() => received.metrics.push(body),
         "/v1/traces" if body["resourceSpans"].is_array() => received.traces.push(body),

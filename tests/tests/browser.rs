@@ -5,6 +5,14 @@
 //!
 //! Needs Node.js, `npm ci` in `tests/browser` and Chromium (`/usr/bin/chromium`, or
 //! `CHROMIUM_PATH`); `local/test` installs the last two.
+// Test code: a failed unwrap, index or assertion is how a test fails.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stdout
+)]
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -17,7 +25,9 @@ use axum::http::StatusCode;
 use axum::routing::post;
 use axum::Router;
 use stack_tests::feeds::{FeedDocument, FeedServer, ATOM};
+use stack_tests::genai::llm_parameters;
 use stack_tests::llm::{FakeLlm, DEFAULT_REPLY, TEST_KEY, TEST_MODEL};
+use stack_tests::server::TestServer;
 use stack_tests::{repo_root, TestStack};
 
 /// What the model answers while the journey asks for a bulleted summary.
@@ -28,7 +38,7 @@ const BULLETS: &str = "- The loopback project shipped a new release.\n\
 /// Lets the journey (another process) steer the fake model: `POST /outage?on=1|0` makes
 /// every call fail with 503 or answer again; `POST /bullets?on=1|0` answers text tasks with
 /// a bulleted list, or with the default reply.
-async fn llm_control(llm: Arc<FakeLlm>) -> (String, tokio::task::JoinHandle<()>) {
+async fn llm_control(llm: Arc<FakeLlm>) -> TestServer {
     async fn outage(
         State(llm): State<Arc<FakeLlm>>,
         Query(q): Query<BTreeMap<String, String>>,
@@ -55,14 +65,7 @@ async fn llm_control(llm: Arc<FakeLlm>) -> (String, tokio::task::JoinHandle<()>)
         .route("/outage", post(outage))
         .route("/bullets", post(bullets))
         .with_state(llm);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind the model control");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    (url, task)
+    TestServer::start(app).await
 }
 
 /// An RSS feed of `items` articles, each with a category, so that the reader has pages to
@@ -126,14 +129,10 @@ async fn news_reader_journey_in_chromium() {
     );
 
     let llm = Arc::new(FakeLlm::start().await);
-    let (control, control_task) = llm_control(Arc::clone(&llm)).await;
-    let t = TestStack::start_with(BTreeMap::from([
-        ("LlmProvider".to_string(), "cloud".to_string()),
-        ("LlmBaseUrl".to_string(), llm.base_url()),
-        ("LlmApiKey".to_string(), TEST_KEY.to_string()),
-        ("LlmModel".to_string(), TEST_MODEL.to_string()),
-    ]))
-    .await;
+    let control = llm_control(Arc::clone(&llm)).await;
+    let mut parameters = llm_parameters(&llm);
+    parameters.insert("LlmProvider".to_string(), "cloud".to_string());
+    let t = TestStack::start_with(parameters).await;
 
     let artifacts = dir.join("artifacts");
     std::fs::create_dir_all(&artifacts).expect("artifacts dir");
@@ -145,7 +144,7 @@ async fn news_reader_journey_in_chromium() {
         .env("JOURNEY_FEED_TECH", &tech)
         .env("JOURNEY_FEED_WORLD", &world)
         .env("JOURNEY_NOT_A_FEED", &not_a_feed)
-        .env("JOURNEY_LLM_CONTROL", &control)
+        .env("JOURNEY_LLM_CONTROL", control.url(""))
         .env("JOURNEY_LLM_REPLY", DEFAULT_REPLY)
         .env("JOURNEY_ARTIFACTS", &artifacts)
         .stdin(Stdio::null())
@@ -156,7 +155,7 @@ async fn news_reader_journey_in_chromium() {
         .await
         .expect("the journey finished within 5 minutes")
         .expect("journey exit status");
-    control_task.abort();
+    drop(control);
     assert!(
         status.success(),
         "the browser journey failed ({status}); see its output above"

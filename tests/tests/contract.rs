@@ -4,6 +4,14 @@
 //!
 //! `UPDATE_CONTRACT=1 cargo test -p stack-tests --test contract` rewrites the committed
 //! contract and the API layer from the code.
+// Test code: a failed unwrap, index or assertion is how a test fails.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stdout
+)]
 
 use serde_json::Value;
 use stack_tests::apigen;

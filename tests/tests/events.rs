@@ -1,26 +1,25 @@
 //! Every file in `events/` goes through its function's handler the way `cargo lambda invoke
 //! --data-file` delivers it: an API Gateway v2 event converted by `lambda_http`.
+// Test code: a failed unwrap, index or assertion is how a test fails.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stdout
+)]
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
+use stack_tests::llm::{FakeLlm, TEST_KEY};
+use stack_tests::router::{from_api_gateway_event, send};
 use stack_tests::{repo_root, TestStack};
-use tower::ServiceExt;
 
+/// The status and JSON body (`Null` when not JSON) `router` answers to an event file.
 async fn invoke(router: &axum::Router, event: &str) -> (u16, Value) {
-    let request = lambda_http::request::from_str(event).expect("API Gateway v2 event");
-    let (parts, body) = request.into_parts();
-    let request = http::Request::from_parts(parts, axum::body::Body::from(body.to_vec()));
-    let response = router.clone().oneshot(request).await.expect("response");
-    let status = response.status().as_u16();
-    let bytes = http_body_util::BodyExt::collect(response.into_body())
-        .await
-        .expect("body")
-        .to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
+    let answer = send(router, from_api_gateway_event(event)).await;
+    (answer.status.as_u16(), answer.json_or_null())
 }
 
 #[tokio::test]
@@ -57,16 +56,12 @@ async fn every_event_file_gets_its_expected_status() {
 
     let t = TestStack::start().await;
     // The GenAI events reach this OpenAI-compatible fake instead of a real model.
-    let llm = stack_tests::llm::FakeLlm::start().await;
+    let llm = FakeLlm::start().await;
     let mut token = None;
     for entry in entries {
         let file = entry["file"].as_str().expect("file");
         let function = entry["function"].as_str().expect("function");
-        let env = t
-            .stack
-            .function_env(function)
-            .expect("function in template")
-            .clone();
+        let env = t.env(function);
         let event = std::fs::read_to_string(root.join(file)).expect("event file");
         // Workers and schedules: the event as Lambda delivers it, straight to the handler.
         match function {
@@ -75,10 +70,8 @@ async fn every_event_file_gets_its_expected_status() {
                 let batch = serde_json::from_str(&event).expect("SQS event");
                 let response = handler.handle(batch).await.expect("batch handled");
                 assert_eq!(
-                    response.batch_item_failures.len() as u64,
-                    entry["batchItemFailures"]
-                        .as_u64()
-                        .expect("batchItemFailures"),
+                    u64::try_from(response.batch_item_failures.len()).ok(),
+                    entry["batchItemFailures"].as_u64(),
                     "{file}"
                 );
                 continue;
@@ -99,7 +92,7 @@ async fn every_event_file_gets_its_expected_status() {
             "WebFunction" => web_function::router(env).await.expect("router"),
             "GenAiFunction" => genai_function::router(
                 env.with("LLM_BASE_URL", llm.base_url())
-                    .with("LLM_API_KEY", stack_tests::llm::TEST_KEY),
+                    .with("LLM_API_KEY", TEST_KEY),
             )
             .await
             .expect("router"),
@@ -107,8 +100,8 @@ async fn every_event_file_gets_its_expected_status() {
         };
         let (status, body) = invoke(&router, &event).await;
         assert_eq!(
-            status,
-            entry["status"].as_u64().expect("status") as u16,
+            Some(u64::from(status)),
+            entry["status"].as_u64(),
             "{file}: {body}"
         );
         if let Some(t) = body.get("token").and_then(Value::as_str) {
@@ -119,7 +112,8 @@ async fn every_event_file_gets_its_expected_status() {
             let event = event.replace("PASTE_THE_TOKEN_FROM_LOGIN", token);
             let (status, body) = invoke(&router, &event).await;
             assert_eq!(
-                status as u64, with_token,
+                u64::from(status),
+                with_token,
                 "{file} with a real token: {body}"
             );
         }

@@ -1,23 +1,31 @@
 //! The platform's route guards with real tokens from the stack's token issuer: a route that
 //! requires scope `source.write`, an admin route and an internal route. (The content
 //! function's own subscribe routes are tested the same way once they exist.)
+// Test code: a failed unwrap, index or assertion is how a test fails.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stdout
+)]
 
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::extract::FromRef;
 use axum::routing::get;
 use axum::Router;
 use platform::auth::{AdminUser, InternalService, RequireScope, Scope};
 use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{Env, ErrorStyle};
+use stack_tests::{router, TestStack, INTERNAL_TOKEN};
 
 struct SourceWrite;
 
 impl Scope for SourceWrite {
     const NAME: &'static str = "source.write";
 }
-use stack_tests::{TestStack, INTERNAL_TOKEN};
-use tower::ServiceExt;
 
 #[derive(Clone)]
 struct Guards {
@@ -58,19 +66,10 @@ fn guarded(t: &TestStack) -> Router {
     platform::http::finish(routes, ErrorStyle::Reason, 1024)
 }
 
-async fn status(router: &Router, path: &str, header: Option<(&str, String)>) -> u16 {
-    let mut request = http::Request::get(path);
-    if let Some((name, value)) = header {
-        request = request.header(name, value);
-    }
-    let request = request.body(axum::body::Body::empty()).expect("request");
-    router
-        .clone()
-        .oneshot(request)
-        .await
-        .expect("response")
-        .status()
-        .as_u16()
+async fn status(app: &Router, path: &str, header: Option<(&str, String)>) -> u16 {
+    let headers: Vec<(&str, &str)> = header.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let request = router::request("GET", path, &headers, Body::empty());
+    router::send(app, request).await.status.as_u16()
 }
 
 fn bearer(token: &str) -> Option<(&'static str, String)> {
@@ -80,31 +79,31 @@ fn bearer(token: &str) -> Option<(&'static str, String)> {
 #[tokio::test]
 async fn scope_admin_and_internal_guards() {
     let t = TestStack::start().await;
-    let router = guarded(&t);
+    let app = guarded(&t);
     let (_, user) = t.user("scoped_user").await;
     let (_, admin) = t.user("admin").await;
     let service = t.service_token().await;
 
-    assert_eq!(status(&router, "/scoped", None).await, 401);
-    assert_eq!(status(&router, "/scoped", bearer("nonsense")).await, 401);
-    assert_eq!(status(&router, "/scoped", bearer(&user)).await, 403);
-    assert_eq!(status(&router, "/scoped", bearer(&admin)).await, 403);
-    assert_eq!(status(&router, "/scoped", bearer(&service)).await, 200);
+    assert_eq!(status(&app, "/scoped", None).await, 401);
+    assert_eq!(status(&app, "/scoped", bearer("nonsense")).await, 401);
+    assert_eq!(status(&app, "/scoped", bearer(&user)).await, 403);
+    assert_eq!(status(&app, "/scoped", bearer(&admin)).await, 403);
+    assert_eq!(status(&app, "/scoped", bearer(&service)).await, 200);
 
-    assert_eq!(status(&router, "/admin", None).await, 401);
-    assert_eq!(status(&router, "/admin", bearer(&user)).await, 403);
-    assert_eq!(status(&router, "/admin", bearer(&service)).await, 403);
-    assert_eq!(status(&router, "/admin", bearer(&admin)).await, 200);
+    assert_eq!(status(&app, "/admin", None).await, 401);
+    assert_eq!(status(&app, "/admin", bearer(&user)).await, 403);
+    assert_eq!(status(&app, "/admin", bearer(&service)).await, 403);
+    assert_eq!(status(&app, "/admin", bearer(&admin)).await, 200);
 
     let internal = |v: &str| Some(("x-internal-service-token", v.to_string()));
-    assert_eq!(status(&router, "/internal", None).await, 401);
+    assert_eq!(status(&app, "/internal", None).await, 401);
     assert_eq!(
-        status(&router, "/internal", internal("local-internal-tokeX")).await,
+        status(&app, "/internal", internal("local-internal-tokeX")).await,
         401
     );
-    assert_eq!(status(&router, "/internal", bearer(&admin)).await, 401);
+    assert_eq!(status(&app, "/internal", bearer(&admin)).await, 401);
     assert_eq!(
-        status(&router, "/internal", internal(INTERNAL_TOKEN)).await,
+        status(&app, "/internal", internal(INTERNAL_TOKEN)).await,
         200
     );
 }
@@ -112,17 +111,9 @@ async fn scope_admin_and_internal_guards() {
 #[tokio::test]
 async fn community_routers_answer_in_the_community_shape() {
     let t = TestStack::start().await;
-    let router = guarded(&t);
-    let request = http::Request::get("/scoped")
-        .body(axum::body::Body::empty())
-        .expect("request");
-    let response = router.oneshot(request).await.expect("response");
-    assert_eq!(response.status(), 401);
-    let bytes = http_body_util::BodyExt::collect(response.into_body())
-        .await
-        .expect("body")
-        .to_bytes();
-    let body: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
+    let answer = router::get(&guarded(&t), "/scoped").await;
+    assert_eq!(answer.status, 401);
+    let body = answer.json();
     assert_eq!(body["status"], 401);
     assert_eq!(body["error"], "Unauthorized");
     assert!(body["message"].is_string() && body["timestamp"].is_string());

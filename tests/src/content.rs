@@ -1,0 +1,111 @@
+//! The content service as tests use it: submitting feeds, reading pages of articles, and
+//! SQS batches for the feed worker.
+
+use std::sync::Arc;
+
+use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
+use feed_scheduler_function::FeedScheduler;
+use platform::SqsHandler;
+use reqwest::Response;
+use serde_json::{json, Value};
+
+use crate::feeds::{FeedDocument, FeedServer};
+use crate::stack::TestStack;
+
+pub const SOURCES: &str = "/api/content/sources";
+pub const ARTICLES: &str = "/api/content/articles";
+pub const TOPICS: &str = "/api/content/topics";
+
+/// The route of one source.
+pub fn source(id: &str) -> String {
+    format!("{SOURCES}/{id}")
+}
+
+/// Submits the feed at `url` as `token`'s user, whatever the answer.
+pub async fn submit(t: &TestStack, token: &str, url: &str) -> Response {
+    t.post_json_auth(SOURCES, token, &json!({ "url": url }))
+        .await
+}
+
+/// Submits the feed at `url` and returns its source's id.
+pub async fn submit_id(t: &TestStack, token: &str, url: &str) -> String {
+    let source: Value = submit(t, token, url).await.json().await.expect("json");
+    source["id"].as_str().expect("id").to_string()
+}
+
+/// A stack, a feed server, and a new user who submitted the feed it serves.
+pub struct SubmittedFeed {
+    pub t: TestStack,
+    pub feeds: FeedServer,
+    /// The submitter's profile.
+    pub user: Value,
+    /// The submitter's token.
+    pub token: String,
+    pub source_id: String,
+}
+
+/// Starts a stack and a feed server serving `document` at `path`, registers `username`, and
+/// submits the feed as that user.
+pub async fn submitted_feed(username: &str, path: &str, document: FeedDocument) -> SubmittedFeed {
+    let t = TestStack::start().await;
+    let feeds = FeedServer::start().await;
+    let url = feeds.put(path, document);
+    let (user, token) = t.user(username).await;
+    let source_id = submit_id(&t, &token, &url).await;
+    SubmittedFeed {
+        t,
+        feeds,
+        user,
+        token,
+        source_id,
+    }
+}
+
+/// The `publishedAt` of every article of a page, in order.
+pub fn published(articles: &Value) -> Vec<String> {
+    field_of_each(articles, "publishedAt")
+}
+
+/// The `id` of every article of a page, in order.
+pub fn ids(articles: &Value) -> Vec<String> {
+    field_of_each(articles, "id")
+}
+
+fn field_of_each(articles: &Value, field: &str) -> Vec<String> {
+    articles["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .map(|a| a[field].as_str().expect(field).to_string())
+        .collect()
+}
+
+/// The feed worker's handler, configured as the stack configures it.
+pub async fn feed_worker(t: &TestStack) -> Arc<dyn SqsHandler> {
+    feed_worker_function::handler(t.env("FeedWorkerFunction"))
+        .await
+        .expect("worker")
+}
+
+/// The feed scheduler, configured as the stack configures it.
+pub async fn feed_scheduler(t: &TestStack) -> FeedScheduler {
+    FeedScheduler::from_env(&t.env("FeedSchedulerFunction"))
+        .await
+        .expect("scheduler")
+}
+
+/// An SQS batch of `(message id, body)` as Lambda delivers it to the feed worker.
+pub fn sqs_event(bodies: &[(&str, String)]) -> SqsEvent {
+    let mut event = SqsEvent::default();
+    event.records = bodies
+        .iter()
+        .map(|(id, body)| {
+            let mut message = SqsMessage::default();
+            message.message_id = Some(id.to_string());
+            message.body = Some(body.clone());
+            message.event_source = Some("aws:sqs".into());
+            message
+        })
+        .collect();
+    event
+}

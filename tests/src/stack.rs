@@ -1,0 +1,229 @@
+//! A whole local stack (every function of `template.yaml`) started in-process on a random
+//! port against the emulator, with its own tables, and the requests tests send it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::path::PathBuf;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use local_stack::{RunningStack, StackOptions};
+use platform::keys::{self, GeneratedKeyPair};
+use platform::Env;
+use reqwest::{Client, RequestBuilder, Response};
+use serde_json::Value;
+
+use crate::{emulator, repo_root};
+
+pub const SERVICE_CLIENT: &str = "local-service";
+pub const SERVICE_SECRET: &str = "local-service-secret";
+pub const INTERNAL_TOKEN: &str = "local-internal-token";
+
+/// One DynamoDB item as the SDK returns it.
+pub type Item = HashMap<String, AttributeValue>;
+
+/// The stack's warnings (an IAM refusal, a failed batch) in a failing test's output; RUST_LOG
+/// chooses others.
+pub fn show_stack_warnings() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_test_writer()
+        .try_init();
+}
+
+pub struct TestStack {
+    pub stack: RunningStack,
+    pub http: Client,
+    pub keys: GeneratedKeyPair,
+    pub stack_name: String,
+}
+
+impl TestStack {
+    pub async fn start() -> Self {
+        Self::start_with(BTreeMap::new()).await
+    }
+
+    pub async fn start_with(extra_parameters: BTreeMap<String, String>) -> Self {
+        Self::start_from(repo_root().join("template.yaml"), extra_parameters).await
+    }
+
+    /// The stack of another template (say, an edited copy of the repository's).
+    pub async fn start_from(template: PathBuf, extra_parameters: BTreeMap<String, String>) -> Self {
+        show_stack_warnings();
+        let keys = keys::generate_ed25519().expect("generate key");
+        let stack_name = format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..10]);
+        let mut parameters = BTreeMap::from([
+            ("JwtPrivateKey".to_string(), keys.private_pem.clone()),
+            ("JwtPublicKey".to_string(), keys.public_pem.clone()),
+            ("AdminUsernames".to_string(), "admin".to_string()),
+            (
+                "ServiceClients".to_string(),
+                format!("{SERVICE_CLIENT}:{SERVICE_SECRET}:source.write"),
+            ),
+            (
+                "InternalServiceToken".to_string(),
+                INTERNAL_TOKEN.to_string(),
+            ),
+            // The tests serve their feeds on loopback.
+            ("FeedAllowPrivateNetworks".to_string(), "true".to_string()),
+        ]);
+        parameters.extend(extra_parameters);
+        let options = StackOptions {
+            template,
+            stack_name: stack_name.clone(),
+            bind: "127.0.0.1:0".parse().expect("addr"),
+            aws_endpoint: emulator(),
+            region: std::env::var("AWS_REGION").unwrap_or_else(|_| "us-east-1".into()),
+            env_file: None,
+            parameters,
+            process_env_overrides: false,
+            run_schedules: false,
+            run_queue_pollers: true,
+        };
+        let stack = local_stack::start(options, local_stack::registry())
+            .await
+            .expect("start local stack");
+        let http = Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client");
+        Self {
+            stack,
+            http,
+            keys,
+            stack_name,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.stack.base_url(), path)
+    }
+
+    /// The environment the stack gives function `logical_id` (to build its handler with
+    /// changes the stack was not started with).
+    pub fn env(&self, logical_id: &str) -> Env {
+        self.stack
+            .function_env(logical_id)
+            .unwrap_or_else(|| panic!("{logical_id} is not a function of the template"))
+            .clone()
+    }
+
+    /// The base URL of function `logical_id`'s own URL (its `FunctionUrlConfig`).
+    pub fn function_url(&self, logical_id: &str) -> String {
+        self.stack
+            .function_url(logical_id)
+            .unwrap_or_else(|| panic!("{logical_id} has no function URL"))
+            .to_string()
+    }
+
+    /// The physical name of table `logical_id` in this stack.
+    pub fn table(&self, logical_id: &str) -> String {
+        self.stack
+            .physical_name(logical_id)
+            .unwrap_or_else(|| panic!("{logical_id} is not a resource of the template"))
+    }
+
+    /// A DynamoDB client of the emulator, to look behind the API.
+    pub async fn dynamodb(&self) -> aws_sdk_dynamodb::Client {
+        aws_sdk_dynamodb::Client::new(&aws_config::load_from_env().await)
+    }
+
+    /// Every item of table `logical_id` (a Scan is fine in a test).
+    pub async fn scan(&self, logical_id: &str) -> Vec<Item> {
+        self.dynamodb()
+            .await
+            .scan()
+            .table_name(self.table(logical_id))
+            .send()
+            .await
+            .expect("scan")
+            .items
+            .unwrap_or_default()
+    }
+
+    pub async fn get(&self, path: &str) -> Response {
+        self.http.get(self.url(path)).call().await
+    }
+
+    /// `GET path` anonymously, which must answer 200; its JSON body.
+    pub async fn get_json(&self, path: &str) -> Value {
+        let response = self.get(path).await;
+        assert_eq!(response.status(), 200, "GET {path}");
+        response.json().await.expect("json")
+    }
+
+    pub async fn get_auth(&self, path: &str, token: &str) -> Response {
+        self.http
+            .get(self.url(path))
+            .bearer_auth(token)
+            .call()
+            .await
+    }
+
+    pub async fn post_json(&self, path: &str, body: &Value) -> Response {
+        self.http.post(self.url(path)).json(body).call().await
+    }
+
+    pub async fn post_json_auth(&self, path: &str, token: &str, body: &Value) -> Response {
+        self.http
+            .post(self.url(path))
+            .bearer_auth(token)
+            .json(body)
+            .call()
+            .await
+    }
+
+    pub async fn put_json_auth(&self, path: &str, token: &str, body: &Value) -> Response {
+        self.http
+            .put(self.url(path))
+            .bearer_auth(token)
+            .json(body)
+            .call()
+            .await
+    }
+
+    /// `POST path` with `body` as it is and this content type (for malformed, oversized or
+    /// empty bodies, or other media types).
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        content_type: &str,
+        body: impl Into<String>,
+    ) -> Response {
+        self.http
+            .post(self.url(path))
+            .header("content-type", content_type)
+            .body(body.into())
+            .call()
+            .await
+    }
+
+    /// `POST path` with a token and no body.
+    pub async fn post_auth(&self, path: &str, token: &str) -> Response {
+        self.http
+            .post(self.url(path))
+            .bearer_auth(token)
+            .call()
+            .await
+    }
+
+    pub async fn delete_auth(&self, path: &str, token: &str) -> Response {
+        self.http
+            .delete(self.url(path))
+            .bearer_auth(token)
+            .call()
+            .await
+    }
+}
+
+/// Sends a request a test built itself; only a transport failure panics, any status returns.
+pub trait Call {
+    fn call(self) -> impl Future<Output = Response> + Send;
+}
+
+impl Call for RequestBuilder {
+    async fn call(self) -> Response {
+        self.send().await.expect("request")
+    }
+}

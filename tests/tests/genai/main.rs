@@ -1,0 +1,20 @@
+//! The GenAI function through the local stack, against the emulator, with a fake
+//! OpenAI-compatible model server and an OTLP receiver started by the tests: the four
+//! operations under `/api/ai` and on the function URL, every status of the seed's error
+//! table, both providers, the shared answer cache, the `articleId` path through the content
+//! service, the telemetry export, and the router's own routes.
+// Test code: a failed unwrap, index or assertion is how a test fails.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
+mod articles;
+mod cache;
+mod errors;
+mod operations;
+mod routes;
+mod telemetry;

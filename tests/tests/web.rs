@@ -1,0 +1,181 @@
+//! The web function's router on its own (it needs no AWS): the client's pages and hashed
+//! assets with their caching, the committed contract, Swagger UI, and the reserved prefixes
+//! answering in the news error shape. Moved from the function crate's unit tests.
+// Test code: a failed unwrap, index or assertion is how a test fails.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
+use axum::body::Body;
+use axum::http::StatusCode;
+use stack_tests::contract::{self, CONTRACT_FILE};
+use stack_tests::router::{self, Answer};
+use web_function::{CLIENT_CSP, SWAGGER_CSP};
+
+/// What hashed assets are served with: they never change under their name.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+async fn call(method: &str, uri: &str, headers: &[(&str, &str)]) -> Answer {
+    router::send(
+        &web_function::app(),
+        router::request(method, uri, headers, Body::empty()),
+    )
+    .await
+}
+
+/// The URL of the first `src="…"` of a page.
+fn first_src(html: &str) -> &str {
+    html.split("src=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a src attribute")
+}
+
+#[tokio::test]
+async fn health_is_up() {
+    let answer = call("GET", "/actuator/health", &[]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.json(), serde_json::json!({"status": "UP"}));
+}
+
+#[tokio::test]
+async fn client_pages_deep_link_and_are_revalidated() {
+    for path in [
+        "/",
+        "/articles/abc",
+        "/sources/x/y?page=2",
+        "/settings",
+        "/apis",
+        "/healthz",
+    ] {
+        let answer = call("GET", path, &[]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{path}");
+        assert_eq!(answer.header("content-type"), "text/html; charset=utf-8");
+        assert_eq!(answer.header("cache-control"), "no-cache");
+        assert_eq!(answer.header("content-security-policy"), CLIENT_CSP);
+        assert_eq!(answer.header("x-content-type-options"), "nosniff");
+        let html = String::from_utf8(answer.body).expect("identity-encoded html");
+        assert!(
+            html.contains("<script type=\"module\" src=\"/assets/app."),
+            "{html}"
+        );
+        assert!(!html.contains("<script>"), "no inline scripts: {html}");
+    }
+}
+
+#[tokio::test]
+async fn revalidation_answers_304() {
+    let etag = call("GET", "/", &[]).await.header("etag").to_string();
+    assert!(etag.starts_with("W/\""), "{etag}");
+    let answer = call("GET", "/sources", &[("if-none-match", &etag)]).await;
+    assert_eq!(answer.status, StatusCode::NOT_MODIFIED);
+    assert!(answer.body.is_empty());
+    let answer = call("GET", "/", &[("if-none-match", "W/\"other\"")]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn hashed_assets_are_immutable_and_gzip_when_accepted() {
+    let html = String::from_utf8(call("GET", "/", &[]).await.body).expect("utf-8");
+    let src = first_src(&html);
+    let plain = call("GET", src, &[]).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert_eq!(plain.header("cache-control"), IMMUTABLE);
+    assert_eq!(
+        plain.header("content-type"),
+        "text/javascript; charset=utf-8"
+    );
+    assert!(plain.headers.get("content-encoding").is_none());
+    let gz = call("GET", src, &[("accept-encoding", "br, gzip")]).await;
+    assert_eq!(gz.header("content-encoding"), "gzip");
+    assert_eq!(gz.header("vary"), "Accept-Encoding");
+    let mut inflated = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(&gz.body[..]),
+        &mut inflated,
+    )
+    .expect("gzip");
+    assert_eq!(inflated, plain.body);
+    let refused = call("GET", src, &[("accept-encoding", "gzip;q=0")]).await;
+    assert!(refused.headers.get("content-encoding").is_none());
+}
+
+#[tokio::test]
+async fn contract_is_served_as_committed() {
+    let answer = call("GET", "/v3/api-docs", &[]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.header("content-type"), "application/json");
+    let committed = std::fs::read(contract::path(CONTRACT_FILE)).expect("the committed contract");
+    assert_eq!(answer.body, committed);
+}
+
+#[tokio::test]
+async fn swagger_ui_redirects_and_serves_its_embedded_files() {
+    let answer = call("GET", "/swagger-ui.html", &[]).await;
+    assert_eq!(answer.status, StatusCode::FOUND);
+    assert_eq!(answer.header("location"), "/swagger-ui/");
+    let answer = call("GET", "/swagger-ui/", &[]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.header("content-security-policy"), SWAGGER_CSP);
+    let html = String::from_utf8(answer.body).expect("utf-8");
+    let bundle = first_src(&html);
+    assert!(
+        bundle.starts_with("/swagger-ui/swagger-ui-bundle."),
+        "{bundle}"
+    );
+    let answer = call("GET", bundle, &[]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.header("cache-control"), IMMUTABLE);
+    let answer = call("GET", "/swagger-ui/swagger-initializer.js", &[]).await;
+    assert_eq!(
+        answer.status,
+        StatusCode::NOT_FOUND,
+        "only hashed names are served"
+    );
+    assert_eq!(answer.json()["path"], "/swagger-ui/swagger-initializer.js");
+}
+
+#[tokio::test]
+async fn reserved_prefixes_answer_404_in_the_news_error_shape() {
+    for path in [
+        "/api",
+        "/api/unknown/thing",
+        "/actuator/info",
+        "/v3/api-docs/extra",
+        "/health",
+        "/prometheus",
+        "/grafana/d/x",
+        "/assets/app.js",
+    ] {
+        let answer = call("GET", path, &[]).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
+        assert!(answer
+            .header("content-type")
+            .starts_with("application/json"));
+        let body = answer.json();
+        assert_eq!(body["code"], 404, "{body}");
+        assert_eq!(body["path"], path, "{body}");
+        assert!(
+            body["details"].is_array() && body["timestamp"].is_string(),
+            "{body}"
+        );
+    }
+    let answer = call("POST", "/api/unknown", &[]).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert_eq!(answer.json()["code"], 404);
+}
+
+#[tokio::test]
+async fn writes_to_client_pages_are_405() {
+    let answer = call("POST", "/articles/1", &[]).await;
+    assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(answer.header("allow"), "GET, HEAD");
+    assert_eq!(answer.json()["code"], 405);
+    let answer = call("DELETE", "/actuator/health", &[]).await;
+    assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(answer.json()["path"], "/actuator/health");
+}
