@@ -27,8 +27,6 @@ pub mod http;
 pub mod keys;
 #[cfg(feature = "edge")]
 pub mod lambda;
-#[cfg(feature = "llm")]
-pub mod llm;
 pub mod logging;
 #[cfg(feature = "edge")]
 pub mod openapi;
