@@ -1,12 +1,8 @@
-//! The edge's reading of the assistant's failures: each one's status and message, and the
-//! error responses every operation documents.
-
-use std::collections::BTreeMap;
+//! The edge's reading of the assistant's failures: each one's status and message.
 
 use assistant::{ArticleError, AssistantError};
 use llm::{LlmError, ProviderFailure};
 use platform::ApiError;
-use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 
 /// 400 for an article without text, 404 for an unknown article, 502 for a content service
 /// or model provider that failed, 500 for configuration problems.
@@ -50,40 +46,6 @@ pub fn llm_error(e: LlmError) -> ApiError {
             };
             ApiError::bad_gateway(message)
         }
-    }
-}
-
-/// The error responses of every GenAI operation, in Document A's `ErrorBody`.
-pub struct OperationErrors;
-
-impl utoipa::IntoResponses for OperationErrors {
-    fn responses() -> BTreeMap<String, RefOr<Response>> {
-        [
-            (
-                400,
-                "Invalid request (for qa, also a missing question), blank text, or the article \
-                 has no content",
-            ),
-            (404, "articleId not found in the content service"),
-            (500, "Internal error, for example an invalid LLM_PROVIDER"),
-            (
-                502,
-                "The content service or the model provider failed, or the model's answer could \
-                 not be used",
-            ),
-        ]
-        .into_iter()
-        .map(|(status, description)| {
-            let body = ContentBuilder::new()
-                .schema(Some(Ref::from_schema_name("ErrorBody")))
-                .build();
-            let response = ResponseBuilder::new()
-                .description(description)
-                .content("application/json", body)
-                .build();
-            (status.to_string(), RefOr::T(response))
-        })
-        .collect()
     }
 }
 

@@ -8,6 +8,7 @@
 //! assistant's port to the content service ([`content`]).
 
 pub mod content;
+pub mod docs;
 pub mod errors;
 
 use std::sync::Arc;
@@ -33,7 +34,7 @@ use utoipa::OpenApi;
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::content::ContentApi;
-use crate::errors::OperationErrors;
+use crate::docs::{Answers, OperationErrors};
 
 /// The public path prefix of this route family (the gateway's `/api/ai`).
 pub const PREFIX: &str = "/api/ai";
@@ -107,7 +108,14 @@ fn docs(path: &str) -> Router {
             one news article (Document A). Give exactly one of articleId or text."
     ),
     paths(summarize, explain, sentiment, qa, health),
-    components(schemas(ErrorBody, Health)),
+    components(schemas(
+        ErrorBody,
+        Health,
+        SummarizeResponse,
+        ExplainResponse,
+        SentimentResponse,
+        QaResponse
+    )),
     tags((name = "genai", description = "The AI assistant on one article"))
 )]
 struct GenAiApi;
@@ -177,11 +185,7 @@ fn api_origin(extensions: &Extensions) -> Option<String> {
     operation_id = "aiSummarize",
     tag = "genai",
     request_body = GenAiRequest,
-    responses(
-        (status = 200, description = "The summary", body = SummarizeResponse,
-            headers(("x-genai-cache" = String, description = "hit when answered from the cache, else miss"))),
-        OperationErrors,
-    )
+    responses(Answers<SummarizeResponse>, OperationErrors)
 )]
 async fn summarize(
     State(genai): State<Arc<GenAi>>,
@@ -200,11 +204,7 @@ async fn summarize(
     operation_id = "aiExplain",
     tag = "genai",
     request_body = GenAiRequest,
-    responses(
-        (status = 200, description = "The explanation", body = ExplainResponse,
-            headers(("x-genai-cache" = String, description = "hit when answered from the cache, else miss"))),
-        OperationErrors,
-    )
+    responses(Answers<ExplainResponse>, OperationErrors)
 )]
 async fn explain(
     State(genai): State<Arc<GenAi>>,
@@ -223,11 +223,7 @@ async fn explain(
     operation_id = "aiSentiment",
     tag = "genai",
     request_body = GenAiRequest,
-    responses(
-        (status = 200, description = "The rating", body = SentimentResponse,
-            headers(("x-genai-cache" = String, description = "hit when answered from the cache, else miss"))),
-        OperationErrors,
-    )
+    responses(Answers<SentimentResponse>, OperationErrors)
 )]
 async fn sentiment(
     State(genai): State<Arc<GenAi>>,
@@ -247,11 +243,7 @@ async fn sentiment(
     operation_id = "aiQa",
     tag = "genai",
     request_body = GenAiRequest,
-    responses(
-        (status = 200, description = "The answer", body = QaResponse,
-            headers(("x-genai-cache" = String, description = "hit when answered from the cache, else miss"))),
-        OperationErrors,
-    )
+    responses(Answers<QaResponse>, OperationErrors)
 )]
 async fn qa(
     State(genai): State<Arc<GenAi>>,

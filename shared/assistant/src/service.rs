@@ -175,7 +175,8 @@ mod tests {
         }
     }
 
-    fn assistant(pairs: &[(&str, &str)]) -> Assistant {
+    /// The error of asking, with the settings `pairs`, about article `id`.
+    async fn failure(pairs: &[(&str, &str)], id: &str) -> AssistantError {
         let env: Env = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -185,46 +186,29 @@ mod tests {
             LlmConfig::from_env(&env),
             Otel::default(),
         );
-        Assistant::new(llm, None)
-    }
-
-    fn job(body: serde_json::Value, operation: Operation) -> Job {
-        serde_json::from_value::<GenAiRequest>(body)
+        let job = serde_json::from_value::<GenAiRequest>(serde_json::json!({"articleId": id}))
             .expect("request")
-            .into_job(operation)
-            .expect("job")
+            .into_job(Operation::Sentiment)
+            .expect("job");
+        Assistant::new(llm, None)
+            .answer(job, &Shelf)
+            .await
+            .expect_err("no answer")
     }
 
     #[tokio::test]
     async fn articles_are_read_through_the_port_before_the_model_is_asked() {
+        // Nothing listens there: reaching the model would fail otherwise.
         let local = [
             ("LLM_PROVIDER", "local"),
             ("LOCAL_LLM_BASE_URL", "http://127.0.0.1:9/v1"),
         ];
-        let missing = assistant(&local)
-            .answer(
-                job(
-                    serde_json::json!({"articleId": "gone"}),
-                    Operation::Summarize,
-                ),
-                &Shelf,
-            )
-            .await
-            .expect_err("missing");
+        let missing = failure(&local, "gone").await;
         assert!(
             matches!(missing, AssistantError::Article(ArticleError::NotFound(_))),
             "{missing}"
         );
-        let empty = assistant(&local)
-            .answer(
-                job(
-                    serde_json::json!({"articleId": "empty"}),
-                    Operation::Sentiment,
-                ),
-                &Shelf,
-            )
-            .await
-            .expect_err("no content");
+        let empty = failure(&local, "empty").await;
         assert!(
             matches!(empty, AssistantError::NoContent(ref id) if id.as_str() == "empty"),
             "{empty}"
@@ -233,16 +217,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_bad_provider_setting_fails_before_the_article_is_read() {
-        let err = assistant(&[("LLM_PROVIDER", "mistral")])
-            .answer(
-                job(
-                    serde_json::json!({"articleId": "gone"}),
-                    Operation::Summarize,
-                ),
-                &Shelf,
-            )
-            .await
-            .expect_err("config");
+        let err = failure(&[("LLM_PROVIDER", "mistral")], "gone").await;
         assert!(
             matches!(err, AssistantError::Llm(LlmError::Config(_))),
             "{err}"
