@@ -59,7 +59,7 @@ fn run() -> BuildResult<()> {
     let swagger_dir = manifest.join("swagger");
     let contract = manifest.join("openapi.json");
     for path in [&client_dir, &swagger_dir, &contract] {
-        println!("cargo:rerun-if-changed={}", path.display());
+        rerun_if_changed(path);
     }
 
     let mut assets = Vec::new();
@@ -189,6 +189,11 @@ fn read_dir_files(dir: &Path) -> BuildResult<BTreeMap<String, Vec<u8>>> {
     Ok(files)
 }
 
+#[allow(clippy::print_stdout)] // cargo reads a build script's instructions from its stdout
+fn rerun_if_changed(path: &Path) {
+    println!("cargo:rerun-if-changed={}", path.display());
+}
+
 fn text(files: &BTreeMap<String, Vec<u8>>, name: &str, dir: &Path) -> BuildResult<String> {
     let bytes = files
         .get(name)
@@ -208,18 +213,21 @@ fn content_type(name: &str) -> BuildResult<&'static str> {
     })
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
+/// The first `digits` hex digits of the SHA-256 of `bytes` (at most 64).
+fn sha256_hex(bytes: &[u8], digits: usize) -> String {
+    let mut hex = Sha256::digest(bytes)
         .iter()
         .fold(String::new(), |mut s, b| {
             let _ = write!(s, "{b:02x}");
             s
-        })
+        });
+    hex.truncate(digits);
+    hex
 }
 
 /// `/assets/` + `app.js` → `/assets/app.<10 hex digits>.js`.
 fn hashed_url(prefix: &str, name: &str, bytes: &[u8]) -> String {
-    let hash = &sha256_hex(bytes)[..10];
+    let hash = sha256_hex(bytes, 10);
     match name.rsplit_once('.') {
         Some((stem, ext)) => format!("{prefix}{stem}.{hash}.{ext}"),
         None => format!("{prefix}{name}.{hash}"),
@@ -230,18 +238,16 @@ fn hashed_url(prefix: &str, name: &str, bytes: &[u8]) -> String {
 fn fill(template: &str, urls: &BTreeMap<String, String>, what: &str) -> BuildResult<String> {
     let mut result = String::with_capacity(template.len());
     let mut rest = template;
-    while let Some(start) = rest.find("{{asset:") {
-        result.push_str(&rest[..start]);
-        let after = &rest[start + "{{asset:".len()..];
-        let end = after
-            .find("}}")
+    while let Some((before, after)) = rest.split_once("{{asset:") {
+        result.push_str(before);
+        let (name, tail) = after
+            .split_once("}}")
             .ok_or_else(|| format!("{what}: unclosed {{{{asset:"))?;
-        let name = &after[..end];
         let url = urls
             .get(name)
             .ok_or_else(|| format!("{what}: {{{{asset:{name}}}}} names no file"))?;
         result.push_str(url);
-        rest = &after[end + 2..];
+        rest = tail;
     }
     result.push_str(rest);
     Ok(result)
@@ -253,10 +259,13 @@ fn module_imports(source: &str) -> BTreeSet<String> {
     for quote in ['"', '\''] {
         let opener = format!("{quote}./");
         let mut rest = source;
-        while let Some(start) = rest.find(&opener) {
-            let after = &rest[start + opener.len()..];
-            let Some(end) = after.find(quote) else { break };
-            let name = &after[..end];
+        while let Some((_, after)) = rest.split_once(opener.as_str()) {
+            let Some((name, tail)) = after
+                .find(quote)
+                .and_then(|end| after.split_at_checked(end))
+            else {
+                break;
+            };
             if name.ends_with(".js")
                 && name
                     .chars()
@@ -264,7 +273,7 @@ fn module_imports(source: &str) -> BTreeSet<String> {
             {
                 found.insert(name.to_string());
             }
-            rest = &after[end..];
+            rest = tail;
         }
     }
     found
@@ -289,7 +298,9 @@ fn hash_modules(
         hash_module(name, &sources, prefix, &mut urls, &mut visiting)?;
     }
     for name in sources.keys() {
-        let (url, rewritten) = &urls[name];
+        let (url, rewritten) = urls
+            .get(name)
+            .ok_or_else(|| format!("{name} was not hashed"))?;
         assets.push(embed(out, url, content_type(name)?, rewritten.as_bytes())?);
     }
     Ok(urls
@@ -324,7 +335,9 @@ fn hash_module(
     let mut rewritten = source.clone();
     for import in module_imports(source) {
         hash_module(&import, sources, prefix, done, visiting)?;
-        let url = &done[&import].0;
+        let (url, _) = done
+            .get(&import)
+            .ok_or_else(|| format!("{import} was not hashed"))?;
         for quote in ['"', '\''] {
             rewritten = rewritten.replace(
                 &format!("{quote}./{import}{quote}"),
@@ -340,20 +353,20 @@ fn hash_module(
 
 /// Writes `bytes` (gzip-compressed when that saves a tenth or more) under `out`.
 fn embed(out: &Path, key: &str, content_type: &'static str, bytes: &[u8]) -> BuildResult<Embedded> {
-    let hash = sha256_hex(bytes);
+    let hash = sha256_hex(bytes, 24);
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     encoder.write_all(bytes).map_err(|e| e.to_string())?;
     let compressed = encoder.finish().map_err(|e| e.to_string())?;
     let gzip = compressed.len() * 10 <= bytes.len() * 9;
-    let file = out.join(format!("{}{}", &hash[..24], if gzip { ".gz" } else { "" }));
-    std::fs::write(&file, if gzip { &compressed[..] } else { bytes })
+    let file = out.join(format!("{hash}{}", if gzip { ".gz" } else { "" }));
+    std::fs::write(&file, if gzip { compressed.as_slice() } else { bytes })
         .map_err(|e| format!("write {}: {e}", file.display()))?;
     Ok(Embedded {
         key: key.to_string(),
         content_type,
         file,
         gzip,
-        etag: format!("W/\"{}\"", &hash[..20]),
+        etag: format!("W/\"{}\"", hash.get(..20).unwrap_or(&hash)),
     })
 }
 

@@ -3,7 +3,13 @@
 //!
 //! `POST /summarize`, `/explain`, `/sentiment`, `/qa`, `GET /health`, and the interactive
 //! docs at `/docs` (the document at `/docs/openapi.json`). Everything but HTTP lives in the
-//! `assistant` crate; the LLM client and the telemetry exporter are `platform`'s.
+//! `assistant` crate and the LLM client in the `llm` crate; this crate maps HTTP to
+//! [`Assistant::answer`], its failures to statuses ([`errors`]), and implements the
+//! assistant's port to the content service ([`content`]).
+
+pub mod content;
+pub mod docs;
+pub mod errors;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,12 +17,13 @@ use std::time::Duration;
 use assistant::model::{
     ExplainResponse, GenAiRequest, QaResponse, SentimentResponse, SummarizeResponse,
 };
-use assistant::{Assistant, Operation};
+use assistant::{Answered, Assistant, Operation};
 use axum::extract::State;
 use axum::http::{Extensions, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
+use llm::{Llm, LlmConfig};
 use platform::aws::AwsClients;
 use platform::http::Json;
 use platform::openapi::{ErrorBody, Health};
@@ -25,6 +32,9 @@ use platform::{ApiError, BoxError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
 use utoipa::OpenApi;
 use utoipa_swagger_ui::{Config, SwaggerUi};
+
+use crate::content::ContentApi;
+use crate::docs::{Answers, OperationErrors};
 
 /// The public path prefix of this route family (the gateway's `/api/ai`).
 pub const PREFIX: &str = "/api/ai";
@@ -44,20 +54,28 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         .user_agent(concat!("news-platform-genai/", env!("CARGO_PKG_VERSION")))
         .build()?;
     let otel = Otel::from_env(&env, SERVICE_NAME, http.clone());
-    let assistant = Assistant::from_env(&env, &aws, http, otel.clone())?;
-    Ok(app(assistant, &otel))
+    let llm = Llm::new(http.clone(), LlmConfig::from_env(&env), otel.clone());
+    let assistant = Assistant::from_env(&env, &aws, llm)?;
+    let content = ContentApi::from_env(&env, http, otel.clone());
+    Ok(app(assistant, content, &otel))
+}
+
+/// What the handlers share: the facade, and the content service it reads articles from.
+struct GenAi {
+    assistant: Assistant,
+    content: ContentApi,
 }
 
 /// The routes, answered both under [`PREFIX`] and unprefixed, errors in Document A's shape
 /// with the unprefixed `path`, each request traced when telemetry is on.
-pub fn app(assistant: Assistant, otel: &Otel) -> Router {
+pub fn app(assistant: Assistant, content: ContentApi, otel: &Otel) -> Router {
     let routes = Router::new()
         .route("/summarize", post(summarize))
         .route("/explain", post(explain))
         .route("/sentiment", post(sentiment))
         .route("/qa", post(qa))
         .route("/health", get(health))
-        .with_state(Arc::new(assistant));
+        .with_state(Arc::new(GenAi { assistant, content }));
     let router = Router::new()
         .nest(PREFIX, routes.clone())
         .merge(routes)
@@ -90,7 +108,14 @@ fn docs(path: &str) -> Router {
             one news article (Document A). Give exactly one of articleId or text."
     ),
     paths(summarize, explain, sentiment, qa, health),
-    components(schemas(ErrorBody, Health)),
+    components(schemas(
+        ErrorBody,
+        Health,
+        SummarizeResponse,
+        ExplainResponse,
+        SentimentResponse,
+        QaResponse
+    )),
     tags((name = "genai", description = "The AI assistant on one article"))
 )]
 struct GenAiApi;
@@ -113,22 +138,37 @@ pub fn service_openapi() -> utoipa::openapi::OpenApi {
     doc
 }
 
-async fn respond(
-    assistant: &Assistant,
-    extensions: &Extensions,
-    request: GenAiRequest,
-    operation: Operation,
-) -> Result<Response, ApiError> {
-    let job = request.into_job(operation)?;
-    let answered = assistant
-        .answer(job, api_origin(extensions).as_deref())
-        .await?;
-    let mut response = axum::Json(answered.answer).into_response();
-    response.headers_mut().insert(
-        CACHE_HEADER,
-        HeaderValue::from_static(if answered.cached { "hit" } else { "miss" }),
-    );
-    Ok(response)
+impl GenAi {
+    /// Every operation: the request validated into a job, then one call on the facade, with
+    /// the articles read as this request reaches the content service.
+    async fn respond(
+        &self,
+        extensions: &Extensions,
+        request: GenAiRequest,
+        operation: Operation,
+    ) -> Result<AnswerResponse, ApiError> {
+        let job = request.into_job(operation)?;
+        let articles = self.content.via(api_origin(extensions));
+        self.assistant
+            .answer(job, &articles)
+            .await
+            .map(AnswerResponse)
+            .map_err(errors::to_api)
+    }
+}
+
+/// An operation's response body, with [`CACHE_HEADER`].
+struct AnswerResponse(Answered);
+
+impl IntoResponse for AnswerResponse {
+    fn into_response(self) -> Response {
+        let cache = if self.0.cached { "hit" } else { "miss" };
+        let mut response = axum::Json(self.0.answer).into_response();
+        response
+            .headers_mut()
+            .insert(CACHE_HEADER, HeaderValue::from_static(cache));
+        response
+    }
 }
 
 /// The public URL of the API Gateway the request came through; `None` on the function URL
@@ -145,21 +185,16 @@ fn api_origin(extensions: &Extensions) -> Option<String> {
     operation_id = "aiSummarize",
     tag = "genai",
     request_body = GenAiRequest,
-    responses(
-        (status = 200, description = "The summary", body = SummarizeResponse,
-            headers(("x-genai-cache" = String, description = "hit when answered from the cache, else miss"))),
-        (status = 400, description = "Invalid request, blank text, or the article has no content", body = ErrorBody),
-        (status = 404, description = "articleId not found in the content service", body = ErrorBody),
-        (status = 500, description = "Internal error, for example an invalid LLM_PROVIDER", body = ErrorBody),
-        (status = 502, description = "The content service or the model provider failed", body = ErrorBody),
-    )
+    responses(Answers<SummarizeResponse>, OperationErrors)
 )]
 async fn summarize(
-    State(assistant): State<Arc<Assistant>>,
+    State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<Response, ApiError> {
-    respond(&assistant, &extensions, request, Operation::Summarize).await
+) -> Result<AnswerResponse, ApiError> {
+    genai
+        .respond(&extensions, request, Operation::Summarize)
+        .await
 }
 
 /// Explains the article for a `knowledgeLevel` (child, beginner, intermediate, expert).
@@ -169,21 +204,16 @@ async fn summarize(
     operation_id = "aiExplain",
     tag = "genai",
     request_body = GenAiRequest,
-    responses(
-        (status = 200, description = "The explanation", body = ExplainResponse,
-            headers(("x-genai-cache" = String, description = "hit or miss"))),
-        (status = 400, description = "Invalid request, blank text, or the article has no content", body = ErrorBody),
-        (status = 404, description = "articleId not found in the content service", body = ErrorBody),
-        (status = 500, description = "Internal error, for example an invalid LLM_PROVIDER", body = ErrorBody),
-        (status = 502, description = "The content service or the model provider failed", body = ErrorBody),
-    )
+    responses(Answers<ExplainResponse>, OperationErrors)
 )]
 async fn explain(
-    State(assistant): State<Arc<Assistant>>,
+    State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<Response, ApiError> {
-    respond(&assistant, &extensions, request, Operation::Explain).await
+) -> Result<AnswerResponse, ApiError> {
+    genai
+        .respond(&extensions, request, Operation::Explain)
+        .await
 }
 
 /// Rates the article's tone (sentiment and score) and political bias.
@@ -193,21 +223,16 @@ async fn explain(
     operation_id = "aiSentiment",
     tag = "genai",
     request_body = GenAiRequest,
-    responses(
-        (status = 200, description = "The rating", body = SentimentResponse,
-            headers(("x-genai-cache" = String, description = "hit or miss"))),
-        (status = 400, description = "Invalid request, blank text, or the article has no content", body = ErrorBody),
-        (status = 404, description = "articleId not found in the content service", body = ErrorBody),
-        (status = 500, description = "Internal error, for example an invalid LLM_PROVIDER", body = ErrorBody),
-        (status = 502, description = "The content service or the model provider failed, or the model's rating could not be read", body = ErrorBody),
-    )
+    responses(Answers<SentimentResponse>, OperationErrors)
 )]
 async fn sentiment(
-    State(assistant): State<Arc<Assistant>>,
+    State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<Response, ApiError> {
-    respond(&assistant, &extensions, request, Operation::Sentiment).await
+) -> Result<AnswerResponse, ApiError> {
+    genai
+        .respond(&extensions, request, Operation::Sentiment)
+        .await
 }
 
 /// Answers a `question` from the article's text only; says so when the article does not
@@ -218,21 +243,14 @@ async fn sentiment(
     operation_id = "aiQa",
     tag = "genai",
     request_body = GenAiRequest,
-    responses(
-        (status = 200, description = "The answer", body = QaResponse,
-            headers(("x-genai-cache" = String, description = "hit or miss"))),
-        (status = 400, description = "Invalid request, missing question, blank text, or the article has no content", body = ErrorBody),
-        (status = 404, description = "articleId not found in the content service", body = ErrorBody),
-        (status = 500, description = "Internal error, for example an invalid LLM_PROVIDER", body = ErrorBody),
-        (status = 502, description = "The content service or the model provider failed", body = ErrorBody),
-    )
+    responses(Answers<QaResponse>, OperationErrors)
 )]
 async fn qa(
-    State(assistant): State<Arc<Assistant>>,
+    State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<Response, ApiError> {
-    respond(&assistant, &extensions, request, Operation::Qa).await
+) -> Result<AnswerResponse, ApiError> {
+    genai.respond(&extensions, request, Operation::Qa).await
 }
 
 /// The GenAI service is up (it does not call the model).

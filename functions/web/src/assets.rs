@@ -38,7 +38,8 @@ pub fn find(path: &str) -> Option<&'static File> {
     ASSETS
         .binary_search_by(|asset| asset.path.cmp(path))
         .ok()
-        .map(|i| &ASSETS[i].file)
+        .and_then(|i| ASSETS.get(i))
+        .map(|asset| &asset.file)
 }
 
 #[cfg(test)]

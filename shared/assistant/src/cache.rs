@@ -8,23 +8,22 @@
 //! | `pk` | hex SHA-256 of the [`CacheKey`] inputs |
 //! | `operation` | `summarize`, `explain`, `sentiment` or `qa` |
 //! | `answer` | the response body, JSON |
-//! | `createdAt` | ISO 8601 UTC |
+//! | `createdAt` | RFC 3339 UTC, milliseconds |
 //! | `expiresAt` | epoch seconds; the table's TTL attribute |
 //!
-//! Access patterns: read an answer (GetItem on `pk`); store an answer (PutItem, last writer
-//! wins: two concurrent misses store equivalent answers). DynamoDB deletes expired items
-//! within days, not at once (and emulators never do), so a read checks `expiresAt` too.
-//! The cache never fails a request: a read or write error is logged and the request goes on
-//! as a miss.
+//! Access patterns: read an answer ([`AnswerCache::get`]: GetItem on `pk`); store an answer
+//! ([`AnswerCache::put`]: PutItem, last writer wins: two concurrent misses store equivalent
+//! answers). DynamoDB deletes expired items within days, not at once (and emulators never
+//! do), so a read checks `expiresAt` too. The cache never fails a request: a read or write
+//! error is logged and the request goes on as a miss.
 
 use std::time::Duration;
 
 use aws_lc_rs::digest;
-use aws_sdk_dynamodb::types::AttributeValue;
-use aws_sdk_dynamodb::Client;
-use platform::aws::describe;
-use platform::dynamo::{n, s, Attributes, Item};
-use platform::llm::Provider;
+use llm::Provider;
+use platform::clock::rfc3339;
+use platform::dynamo::{n, s, Attributes, Item, Table};
+use platform::Clock;
 
 use crate::model::{Answer, Task};
 use crate::prompt::PROMPT_VERSION;
@@ -65,48 +64,65 @@ impl CacheKey {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    fn item_key(&self) -> Item {
+        Item::from([("pk".to_string(), s(self.as_str()))])
+    }
 }
 
 /// The cache table.
 #[derive(Clone, Debug)]
 pub struct AnswerCache {
-    db: Client,
-    table: String,
+    table: Table,
     ttl: Duration,
+    clock: Clock,
 }
 
 impl AnswerCache {
-    pub fn new(db: Client, table: impl Into<String>, ttl: Duration) -> Self {
-        Self {
-            db,
-            table: table.into(),
-            ttl,
-        }
+    pub fn new(table: Table, ttl: Duration, clock: Clock) -> Self {
+        Self { table, ttl, clock }
     }
 
     /// The stored answer of `task`'s operation under `key`, unless absent, expired or
     /// unreadable.
     pub async fn get(&self, key: &CacheKey, task: &Task) -> Option<Answer> {
-        let out = self
-            .db
-            .get_item()
-            .table_name(&self.table)
-            .key("pk", s(key.as_str()))
+        match self.table.get(key.item_key()).await {
+            Ok(item) => self.answer_in(&item?, key, task),
+            Err(e) => {
+                tracing::warn!(error = %e, "answer cache read failed; treating it as a miss");
+                None
+            }
+        }
+    }
+
+    /// Stores `answer` under `key` until the TTL runs out.
+    pub async fn put(&self, key: &CacheKey, answer: &Answer) {
+        let Some(item) = self.item_for(key, answer) else {
+            return;
+        };
+        let written = self
+            .table
+            .client()
+            .put_item()
+            .table_name(self.table.name())
+            .set_item(Some(item))
             .send()
             .await;
-        let item = match out {
-            Ok(out) => out.item?,
-            Err(e) => {
-                tracing::warn!(error = %describe(&e), "answer cache read failed; treating it as a miss");
-                return None;
-            }
-        };
+        if let Err(e) = written {
+            let error = self.table.fail("PutItem", &e);
+            tracing::warn!(%error, "answer not cached: write failed");
+        }
+    }
+
+    /// The answer a stored item holds, if it is still fresh and of `task`'s operation.
+    fn answer_in(&self, item: &Item, key: &CacheKey, task: &Task) -> Option<Answer> {
+        // An unreadable expiry counts as expired.
         let expires_at = item
-            .get("expiresAt")
-            .and_then(|v| v.as_n().ok())
-            .and_then(|v| v.parse::<i64>().ok())
+            .opt_int(self.table.name(), "expiresAt")
+            .ok()
+            .flatten()
             .unwrap_or(0);
-        if expires_at <= chrono::Utc::now().timestamp() {
+        if expires_at <= self.clock.now().timestamp() {
             return None;
         }
         let operation = task.operation();
@@ -123,48 +139,37 @@ impl AnswerCache {
         }
     }
 
-    /// Stores `answer` under `key` until the TTL runs out.
-    pub async fn put(&self, key: &CacheKey, answer: &Answer) {
+    /// The item that stores `answer` from now until the TTL runs out.
+    fn item_for(&self, key: &CacheKey, answer: &Answer) -> Option<Item> {
         let json = match serde_json::to_string(answer) {
             Ok(json) => json,
             Err(e) => {
                 tracing::warn!(error = %e, "answer not cached: cannot serialise it");
-                return;
+                return None;
             }
         };
-        let now = chrono::Utc::now();
+        let now = self.clock.now();
         let ttl = i64::try_from(self.ttl.as_secs()).unwrap_or(i64::MAX / 2);
-        let item: Item = [
-            ("pk", s(key.as_str())),
-            ("operation", s(answer.operation().as_str())),
-            ("answer", s(json)),
+        let mut item = key.item_key();
+        item.extend([
+            ("operation".to_string(), s(answer.operation().as_str())),
+            ("answer".to_string(), s(json)),
+            ("createdAt".to_string(), s(rfc3339(now))),
             (
-                "createdAt",
-                s(now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+                "expiresAt".to_string(),
+                n(now.timestamp().saturating_add(ttl)),
             ),
-            ("expiresAt", n(now.timestamp().saturating_add(ttl))),
-        ]
-        .into_iter()
-        .map(|(k, v): (&str, AttributeValue)| (k.to_string(), v))
-        .collect();
-        if let Err(e) = self
-            .db
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(item))
-            .send()
-            .await
-        {
-            tracing::warn!(error = %describe(&e), "answer not cached: write failed");
-        }
+        ]);
+        Some(item)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{KnowledgeLevel, Question, SummaryLength, SummaryStyle};
-    use platform::llm::LlmConfig;
+    use crate::model::{KnowledgeLevel, QaResponse, Question, SummaryLength, SummaryStyle};
+    use chrono::{TimeZone, Utc};
+    use llm::{LlmConfig, ProviderKind};
     use platform::Env;
 
     fn provider(pairs: &[(&str, &str)]) -> Provider {
@@ -224,5 +229,41 @@ mod tests {
         for (i, other) in others.iter().enumerate() {
             assert_ne!(&key, other, "variant {i}");
         }
+    }
+
+    #[test]
+    fn a_stored_answer_is_served_until_it_expires() {
+        let start = Utc
+            .with_ymd_and_hms(2026, 11, 23, 12, 0, 0)
+            .single()
+            .expect("date");
+        let clock = Clock::fixed(start);
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version_latest()
+            .build();
+        let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), "cache");
+        let cache = AnswerCache::new(table, Duration::from_secs(60), clock.clone());
+        let qa = Task::Qa {
+            question: Question::parse("Who?").expect("q"),
+        };
+        let key = CacheKey::new(&qa, "text", &provider(&[]));
+        let answer = Answer::Qa(QaResponse {
+            answer: "Nobody.".into(),
+            model: "m".into(),
+            provider: ProviderKind::Cloud,
+        });
+        let item = cache.item_for(&key, &answer).expect("item");
+        assert_eq!(
+            item.opt_string("createdAt").as_deref(),
+            Some("2026-11-23T12:00:00.000Z")
+        );
+        assert_eq!(cache.answer_in(&item, &key, &qa), Some(answer));
+        assert_eq!(
+            cache.answer_in(&item, &key, &Task::Sentiment),
+            None,
+            "another operation's answer is not served"
+        );
+        clock.advance(chrono::Duration::seconds(60));
+        assert_eq!(cache.answer_in(&item, &key, &qa), None, "expired");
     }
 }

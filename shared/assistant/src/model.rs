@@ -1,8 +1,10 @@
 //! The GenAI request and responses (Document A, "GenAI request fields" and "GenAI response
 //! fields"), and the validated job a request becomes.
 
-use platform::llm::ProviderKind;
-use platform::{ApiError, FieldErrors};
+use std::fmt;
+
+use llm::ProviderKind;
+use platform::{FieldError, FieldErrors, Invalid};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -84,14 +86,18 @@ impl Operation {
 pub struct ArticleId(String);
 
 impl ArticleId {
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    /// The request's `articleId`.
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
         let id = raw.trim();
+        let problem = |reason: String| FieldError::new("articleId", reason);
         if id.is_empty() {
-            Err("must not be blank".into())
+            Err(problem("must not be blank".into()))
         } else if id.chars().count() > MAX_ARTICLE_ID_CHARS {
-            Err(format!("must be at most {MAX_ARTICLE_ID_CHARS} characters"))
+            Err(problem(format!(
+                "must be at most {MAX_ARTICLE_ID_CHARS} characters"
+            )))
         } else if id.chars().any(char::is_control) {
-            Err("must not contain control characters".into())
+            Err(problem("must not contain control characters".into()))
         } else {
             Ok(Self(id.to_string()))
         }
@@ -102,17 +108,27 @@ impl ArticleId {
     }
 }
 
+impl fmt::Display for ArticleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// The text the model works on: not blank, at most [`MAX_TEXT_CHARS`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArticleText(String);
 
 impl ArticleText {
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    /// The request's `text`.
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
         let text = raw.trim();
         if text.is_empty() {
-            Err("must not be blank".into())
+            Err(FieldError::new("text", "must not be blank"))
         } else if text.chars().count() > MAX_TEXT_CHARS {
-            Err(format!("must be at most {MAX_TEXT_CHARS} characters"))
+            Err(FieldError::new(
+                "text",
+                format!("must be at most {MAX_TEXT_CHARS} characters"),
+            ))
         } else {
             Ok(Self(text.to_string()))
         }
@@ -153,12 +169,16 @@ impl ArticleText {
 pub struct Question(String);
 
 impl Question {
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    /// The request's `question`.
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
         let question = raw.split_whitespace().collect::<Vec<_>>().join(" ");
         if question.is_empty() {
-            Err("must not be blank".into())
+            Err(FieldError::new("question", "must not be blank"))
         } else if question.chars().count() > MAX_QUESTION_CHARS {
-            Err(format!("must be at most {MAX_QUESTION_CHARS} characters"))
+            Err(FieldError::new(
+                "question",
+                format!("must be at most {MAX_QUESTION_CHARS} characters"),
+            ))
         } else {
             Ok(Self(question))
         }
@@ -222,15 +242,11 @@ pub struct Job {
 
 impl GenAiRequest {
     /// Validates the request for `operation`, reporting every field problem at once.
-    pub fn into_job(self, operation: Operation) -> Result<Job, ApiError> {
+    pub fn into_job(self, operation: Operation) -> Result<Job, Invalid> {
         let mut errors = FieldErrors::new();
         let input = match (&self.article_id, &self.text) {
-            (Some(id), None) => errors
-                .check(ArticleId::parse(id).map_err(|e| field("articleId", e)))
-                .map(Input::Article),
-            (None, Some(text)) => errors
-                .check(ArticleText::parse(text).map_err(|e| field("text", e)))
-                .map(Input::Text),
+            (Some(id), None) => errors.check(ArticleId::parse(id)).map(Input::Article),
+            (None, Some(text)) => errors.check(ArticleText::parse(text)).map(Input::Text),
             (Some(_), Some(_)) => {
                 errors.add("articleId", "give either articleId or text, not both");
                 None
@@ -255,20 +271,17 @@ impl GenAiRequest {
                     None
                 }
                 Some(q) => errors
-                    .check(Question::parse(q).map_err(|e| field("question", e)))
+                    .check(Question::parse(q))
                     .map(|question| Task::Qa { question }),
             },
         };
         errors.finish()?;
-        match (input, task) {
-            (Some(input), Some(task)) => Ok(Job { input, task }),
-            _ => Err(ApiError::bad_request("Validation failed")),
-        }
+        // Both are set when nothing was recorded; the else branch only satisfies the types.
+        let (Some(input), Some(task)) = (input, task) else {
+            return Err(Invalid::field("body", "is invalid"));
+        };
+        Ok(Job { input, task })
     }
-}
-
-fn field(name: &str, reason: String) -> platform::FieldError {
-    platform::FieldError::new(name, reason)
 }
 
 /// The `summarize` response.
@@ -375,9 +388,8 @@ mod tests {
         serde_json::from_value(json).expect("request")
     }
 
-    fn details(err: ApiError) -> Vec<String> {
-        assert_eq!(err.status().as_u16(), 400);
-        err.details
+    fn details(err: Invalid) -> Vec<String> {
+        err.errors().iter().map(ToString::to_string).collect()
     }
 
     #[test]

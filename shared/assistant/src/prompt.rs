@@ -5,7 +5,7 @@
 //! tags make clear where it starts and ends. Change [`PROMPT_VERSION`] whenever a prompt
 //! changes, so cached answers of the old prompt are not served.
 
-use platform::llm::Message;
+use llm::Message;
 
 use crate::model::{KnowledgeLevel, SummaryLength, SummaryStyle, Task};
 
@@ -147,7 +147,7 @@ fn qa_rules() -> String {
 mod tests {
     use super::*;
     use crate::model::{Question, Task};
-    use platform::llm::Role;
+    use llm::Role;
 
     fn prompt(task: &Task) -> (String, String) {
         let m = messages(task, "Headline\n\nBody text.");

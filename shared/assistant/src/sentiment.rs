@@ -5,7 +5,7 @@
 //! clamped, an unknown bias is `unclear`), strict where it is not: without a recognisable
 //! sentiment and a numeric score the answer cannot be used (the caller answers 502).
 
-use platform::llm::json_in_answer;
+use llm::json_in_answer;
 use serde_json::Value;
 
 use crate::model::{Bias, Sentiment};
@@ -19,8 +19,19 @@ pub struct Reading {
     pub rationale: String,
 }
 
+/// Why a sentiment answer cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnreadableRating(String);
+
+impl From<&str> for UnreadableRating {
+    fn from(reason: &str) -> Self {
+        Self(reason.to_string())
+    }
+}
+
 /// Parses the model's answer, or says why it cannot be used.
-pub fn parse(answer: &str) -> Result<Reading, String> {
+pub fn parse(answer: &str) -> Result<Reading, UnreadableRating> {
     let value = json_in_answer(answer).ok_or("the answer holds no JSON object")?;
     let Value::Object(object) = value else {
         return Err("the answer's JSON is not an object".into());
@@ -31,9 +42,9 @@ pub fn parse(answer: &str) -> Result<Reading, String> {
             "neutral" => Sentiment::Neutral,
             "negative" => Sentiment::Negative,
             other => {
-                return Err(format!(
+                return Err(UnreadableRating(format!(
                     "sentiment {other:?} is not positive, neutral or negative"
-                ))
+                )))
             }
         },
         None => return Err("sentiment is missing or not a string".into()),
@@ -121,7 +132,7 @@ mod tests {
             (r#"{"sentiment": "positive"}"#, "score"),
             (r#"{"sentiment": "positive", "score": "very"}"#, "score"),
         ] {
-            let err = parse(answer).expect_err(answer);
+            let err = parse(answer).expect_err(answer).to_string();
             assert!(err.contains(why), "{answer}: {err}");
         }
     }

@@ -1,15 +1,16 @@
-//! One GenAI request from validated job to answer.
+//! The facade: one GenAI request from validated job to answer.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use llm::{ChatRequest, Llm, Provider, ProviderOverride};
 use platform::aws::AwsClients;
-use platform::llm::{ChatRequest, Llm, LlmConfig, LlmError, Provider, ProviderOverride};
-use platform::otel::Otel;
-use platform::{ApiError, BoxError, ConfigError, Env};
+use platform::dynamo::Table;
+use platform::{Clock, ConfigError, Env};
 
-use crate::article::ContentClient;
+use crate::article::ArticleSource;
 use crate::cache::{AnswerCache, CacheKey, DEFAULT_TTL};
+use crate::error::AssistantError;
 use crate::model::{
     Answer, ArticleText, ExplainResponse, Input, Job, QaResponse, SentimentResponse,
     SummarizeResponse, Task,
@@ -27,50 +28,37 @@ pub struct Answered {
 #[derive(Clone)]
 pub struct Assistant {
     llm: Llm,
-    content: ContentClient,
     cache: Option<AnswerCache>,
 }
 
 impl Assistant {
-    pub fn new(llm: Llm, content: ContentClient, cache: Option<AnswerCache>) -> Self {
-        Self {
-            llm,
-            content,
-            cache,
-        }
+    pub fn new(llm: Llm, cache: Option<AnswerCache>) -> Self {
+        Self { llm, cache }
     }
 
-    /// From the function's environment: the `LLM_*` settings (checked per request),
-    /// `INTERNAL_API_URL` (optional), and the cache table `GENAI_CACHE_TABLE` (unset: no cache) with
-    /// `GENAI_CACHE_TTL_SECONDS` (a week).
-    pub fn from_env(
-        env: &Env,
-        aws: &AwsClients,
-        http: reqwest::Client,
-        otel: Otel,
-    ) -> Result<Self, BoxError> {
+    /// The cache from the function's environment: the table `GENAI_CACHE_TABLE` (unset: no
+    /// cache) with `GENAI_CACHE_TTL_SECONDS` (a week). The `LLM_*` settings are `llm`'s,
+    /// checked per request.
+    pub fn from_env(env: &Env, aws: &AwsClients, llm: Llm) -> Result<Self, ConfigError> {
         let ttl = env.parse_or("GENAI_CACHE_TTL_SECONDS", DEFAULT_TTL.as_secs())?;
         if ttl == 0 {
             return Err(ConfigError::Invalid {
                 name: "GENAI_CACHE_TTL_SECONDS".into(),
                 reason: "must be at least 1".into(),
-            }
-            .into());
+            });
         }
         let cache = match env.get("GENAI_CACHE_TABLE") {
             Some(table) => Some(AnswerCache::new(
-                aws.dynamodb.clone(),
-                table,
+                Table::new(aws.dynamodb.clone(), table),
                 Duration::from_secs(ttl),
+                Clock::system(),
             )),
             None => {
                 tracing::warn!("GENAI_CACHE_TABLE is unset: every request calls the model");
                 None
             }
         };
-        let content = ContentClient::new(http.clone(), env.get("INTERNAL_API_URL"), otel.clone());
-        let llm = Llm::new(http, LlmConfig::from_env(env), otel);
-        Ok(Self::new(llm, content, cache))
+        Ok(Self::new(llm, cache))
     }
 
     /// Where Document B's per-deployment provider setting plugs in.
@@ -79,15 +67,22 @@ impl Assistant {
         self
     }
 
-    /// Answers `job`: provider (500 when misconfigured), text (the article's, 404/400/502),
-    /// cache, model (502 when it fails or its answer cannot be used), cache again.
-    /// `api_origin` is the public URL of the API the request came through, if it did: where
-    /// articles are read when `INTERNAL_API_URL` is unset.
-    pub async fn answer(&self, job: Job, api_origin: Option<&str>) -> Result<Answered, ApiError> {
+    /// Answers `job`, reading an article from `articles` when the job names one: provider
+    /// (a configuration error when misconfigured), text, cache, model (a provider failure
+    /// when it fails or its answer cannot be used), cache again.
+    pub async fn answer(
+        &self,
+        job: Job,
+        articles: &impl ArticleSource,
+    ) -> Result<Answered, AssistantError> {
         let provider = self.llm.provider().await?;
         let text = match job.input {
             Input::Text(text) => text,
-            Input::Article(id) => self.content.article_text(&id, api_origin).await?,
+            Input::Article(id) => {
+                let article = articles.article(&id).await?;
+                ArticleText::from_article(&article.title, &article.paragraphs)
+                    .ok_or(AssistantError::NoContent(id))?
+            }
         };
         let key = CacheKey::new(&job.task, text.as_str(), &provider);
         if let Some(cache) = &self.cache {
@@ -113,17 +108,13 @@ impl Assistant {
         provider: &Provider,
         task: &Task,
         text: &ArticleText,
-    ) -> Result<Answer, ApiError> {
+    ) -> Result<Answer, AssistantError> {
         let operation = task.operation().as_str();
         let request = ChatRequest {
             operation,
             messages: prompt::messages(task, text.as_str()),
         };
-        let completion = self
-            .llm
-            .complete(provider, &request)
-            .await
-            .map_err(|e| e.into_api_error(Some(provider.kind)))?;
+        let completion = self.llm.complete(provider, &request).await?;
         let model = provider.model.clone();
         let provider_kind = provider.kind;
         Ok(match task {
@@ -144,10 +135,9 @@ impl Assistant {
                 provider: provider_kind,
             }),
             Task::Sentiment => {
-                let reading = sentiment::parse(&completion.content).map_err(|reason| {
-                    let error = LlmError::Unusable(reason);
-                    self.llm.count_error(operation, provider_kind, &error);
-                    error.into_api_error(Some(provider_kind))
+                let reading = sentiment::parse(&completion.content).map_err(|unreadable| {
+                    self.llm
+                        .unusable_answer(operation, provider, unreadable.to_string())
                 })?;
                 Answer::Sentiment(SentimentResponse {
                     sentiment: reading.sentiment,
@@ -159,5 +149,78 @@ impl Assistant {
                 })
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::article::{Article, ArticleError};
+    use crate::model::{ArticleId, GenAiRequest, Operation};
+    use llm::{LlmConfig, LlmError};
+    use platform::otel::Otel;
+
+    /// Articles from memory: `empty` has no body, every other id is missing.
+    struct Shelf;
+
+    impl ArticleSource for Shelf {
+        async fn article(&self, id: &ArticleId) -> Result<Article, ArticleError> {
+            match id.as_str() {
+                "empty" => Ok(Article {
+                    title: "Only a title".into(),
+                    paragraphs: vec![],
+                }),
+                _ => Err(ArticleError::NotFound(id.clone())),
+            }
+        }
+    }
+
+    /// The error of asking, with the settings `pairs`, about article `id`.
+    async fn failure(pairs: &[(&str, &str)], id: &str) -> AssistantError {
+        let env: Env = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let llm = Llm::new(
+            reqwest::Client::new(),
+            LlmConfig::from_env(&env),
+            Otel::default(),
+        );
+        let job = serde_json::from_value::<GenAiRequest>(serde_json::json!({"articleId": id}))
+            .expect("request")
+            .into_job(Operation::Sentiment)
+            .expect("job");
+        Assistant::new(llm, None)
+            .answer(job, &Shelf)
+            .await
+            .expect_err("no answer")
+    }
+
+    #[tokio::test]
+    async fn articles_are_read_through_the_port_before_the_model_is_asked() {
+        // Nothing listens there: reaching the model would fail otherwise.
+        let local = [
+            ("LLM_PROVIDER", "local"),
+            ("LOCAL_LLM_BASE_URL", "http://127.0.0.1:9/v1"),
+        ];
+        let missing = failure(&local, "gone").await;
+        assert!(
+            matches!(missing, AssistantError::Article(ArticleError::NotFound(_))),
+            "{missing}"
+        );
+        let empty = failure(&local, "empty").await;
+        assert!(
+            matches!(empty, AssistantError::NoContent(ref id) if id.as_str() == "empty"),
+            "{empty}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_bad_provider_setting_fails_before_the_article_is_read() {
+        let err = failure(&[("LLM_PROVIDER", "mistral")], "gone").await;
+        assert!(
+            matches!(err, AssistantError::Llm(LlmError::Config(_))),
+            "{err}"
+        );
     }
 }

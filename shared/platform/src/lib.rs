@@ -4,6 +4,8 @@
 //! input validation ([`FieldError`], [`Invalid`]) and [`logging`]. Behind features:
 //! - `aws`: the AWS clients and the DynamoDB toolkit ([`dynamo`]);
 //! - `tokens`: token verification ([`tokens`], [`keys`]);
+//! - `otel`: metrics and traces exported as OTLP JSON ([`otel`]); its router layer needs
+//!   `edge` too;
 //! - `edge` (function crates only): the error type and its body shapes ([`ApiError`]), the
 //!   router glue ([`http`]), the route guards ([`auth`]), OpenAPI pieces and the Lambda runtime.
 
@@ -25,8 +27,6 @@ pub mod http;
 pub mod keys;
 #[cfg(feature = "edge")]
 pub mod lambda;
-#[cfg(feature = "llm")]
-pub mod llm;
 pub mod logging;
 #[cfg(feature = "edge")]
 pub mod openapi;

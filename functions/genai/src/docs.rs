@@ -1,0 +1,89 @@
+//! The responses every GenAI operation documents, declared once: its answer with the cache
+//! header ([`Answers`]) and its errors ([`OperationErrors`]).
+
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+
+use assistant::model::{ExplainResponse, QaResponse, SentimentResponse, SummarizeResponse};
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::{ContentBuilder, Object, Ref, RefOr, Response, ResponseBuilder, Type};
+use utoipa::{IntoResponses, ToSchema};
+
+use crate::CACHE_HEADER;
+
+/// What an operation's 200 says it holds.
+pub trait AnswerBody: ToSchema {
+    const DESCRIPTION: &'static str;
+}
+
+impl AnswerBody for SummarizeResponse {
+    const DESCRIPTION: &'static str = "The summary";
+}
+
+impl AnswerBody for ExplainResponse {
+    const DESCRIPTION: &'static str = "The explanation";
+}
+
+impl AnswerBody for SentimentResponse {
+    const DESCRIPTION: &'static str = "The rating";
+}
+
+impl AnswerBody for QaResponse {
+    const DESCRIPTION: &'static str = "The answer";
+}
+
+/// An operation's 200: `T` as JSON, and whether it came from the cache.
+pub struct Answers<T>(PhantomData<T>);
+
+impl<T: AnswerBody> IntoResponses for Answers<T> {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        let cache = HeaderBuilder::new()
+            .schema(Some(Object::with_type(Type::String)))
+            .description(Some("hit when answered from the cache, else miss"))
+            .build();
+        let response = ResponseBuilder::new()
+            .description(T::DESCRIPTION)
+            .header(CACHE_HEADER, cache)
+            .content("application/json", json_of(&T::name()))
+            .build();
+        BTreeMap::from([("200".to_string(), RefOr::T(response))])
+    }
+}
+
+/// The error responses of every GenAI operation, in Document A's `ErrorBody`.
+pub struct OperationErrors;
+
+impl IntoResponses for OperationErrors {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        [
+            (
+                400,
+                "Invalid request (for qa, also a missing question), blank text, or the article \
+                 has no content",
+            ),
+            (404, "articleId not found in the content service"),
+            (500, "Internal error, for example an invalid LLM_PROVIDER"),
+            (
+                502,
+                "The content service or the model provider failed, or the model's answer could \
+                 not be used",
+            ),
+        ]
+        .into_iter()
+        .map(|(status, description)| {
+            let response = ResponseBuilder::new()
+                .description(description)
+                .content("application/json", json_of("ErrorBody"))
+                .build();
+            (status.to_string(), RefOr::T(response))
+        })
+        .collect()
+    }
+}
+
+/// A JSON body of the schema component `name`.
+fn json_of(name: &str) -> utoipa::openapi::Content {
+    ContentBuilder::new()
+        .schema(Some(Ref::from_schema_name(name)))
+        .build()
+}

@@ -1,0 +1,124 @@
+//! The edge's reading of the assistant's failures: each one's status and message.
+
+use assistant::{ArticleError, AssistantError};
+use llm::{LlmError, ProviderFailure};
+use platform::ApiError;
+
+/// 400 for an article without text, 404 for an unknown article, 502 for a content service
+/// or model provider that failed, 500 for configuration problems.
+pub fn to_api(e: AssistantError) -> ApiError {
+    match e {
+        AssistantError::NoContent(id) => {
+            ApiError::bad_request(format!("Article {id} has no content")).with_details(vec![
+                format!("articleId: article {id} has no body text to work on"),
+            ])
+        }
+        AssistantError::Article(e) => article_error(e),
+        AssistantError::Llm(e) => llm_error(e),
+    }
+}
+
+fn article_error(e: ArticleError) -> ApiError {
+    match e {
+        ArticleError::NotFound(id) => ApiError::not_found(format!("Article {id} not found")),
+        ArticleError::Unavailable { id, reason } => ApiError::bad_gateway(format!(
+            "The content service could not provide article {id}: {reason}"
+        )),
+        ArticleError::Misconfigured(reason) => ApiError::internal("configuration", reason),
+    }
+}
+
+/// 500 for the operator's settings, 502 for everything the provider did; the provider's own
+/// words (a refusal's body) stay in the log.
+pub fn llm_error(e: LlmError) -> ApiError {
+    match e {
+        LlmError::Config(setting) => ApiError::internal("LLM configuration", setting),
+        LlmError::Provider { provider, failure } => {
+            tracing::warn!(error = ?failure, %provider, "LLM call failed");
+            let message = match &failure {
+                ProviderFailure::NotConfigured(reason) => {
+                    format!("The LLM provider ({provider}) is not configured: {reason}")
+                }
+                ProviderFailure::Status { status, .. } => {
+                    format!("The LLM provider ({provider}) answered HTTP {status}")
+                }
+                other => format!("The LLM provider ({provider}) failed: {other}"),
+            };
+            ApiError::bad_gateway(message)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use assistant::ArticleId;
+    use llm::{InvalidSetting, ProviderKind};
+
+    #[test]
+    fn configuration_is_500_and_the_provider_502() {
+        let config = llm_error(LlmError::Config(InvalidSetting {
+            variable: "LLM_PROVIDER",
+            reason: "\"openai\" is not a provider".into(),
+        }));
+        assert_eq!(config.status().as_u16(), 500);
+        assert!(
+            !config.message.contains("openai"),
+            "internals stay in the log"
+        );
+        for failure in [
+            ProviderFailure::Timeout(Duration::from_secs(1)),
+            ProviderFailure::Unreachable("refused".into()),
+            ProviderFailure::Status {
+                status: 401,
+                body: "bad key".into(),
+            },
+            ProviderFailure::InvalidResponse("x".into()),
+            ProviderFailure::Unusable("x".into()),
+            ProviderFailure::NotConfigured("no key".into()),
+        ] {
+            let api = llm_error(LlmError::Provider {
+                provider: ProviderKind::Cloud,
+                failure,
+            });
+            assert_eq!(api.status().as_u16(), 502);
+            assert!(api.message.contains("(cloud)"), "{}", api.message);
+            assert!(
+                !api.message.contains("bad key"),
+                "provider bodies stay in the log"
+            );
+        }
+    }
+
+    #[test]
+    fn article_failures_keep_their_seed_statuses() {
+        let id = ArticleId::parse("a1").expect("id");
+        let cases = [
+            (AssistantError::NoContent(id.clone()), 400),
+            (ArticleError::NotFound(id.clone()).into(), 404),
+            (
+                ArticleError::Unavailable {
+                    id,
+                    reason: "unreachable".into(),
+                }
+                .into(),
+                502,
+            ),
+            (ArticleError::Misconfigured("no URL".into()).into(), 500),
+        ];
+        for (error, status) in cases {
+            let text = error.to_string();
+            let api = to_api(error);
+            assert_eq!(api.status().as_u16(), status, "{text}");
+        }
+        let no_content = to_api(AssistantError::NoContent(
+            ArticleId::parse("x").expect("id"),
+        ));
+        assert_eq!(
+            no_content.details,
+            ["articleId: article x has no body text to work on"]
+        );
+    }
+}

@@ -1,0 +1,298 @@
+//! The chat-completions call: one provider, one request, a timeout, the metrics and a client
+//! span.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use platform::otel::{Otel, SpanKind, TRACEPARENT};
+
+use crate::config::{LlmConfig, NoOverride, Provider, ProviderKind, ProviderOverride};
+use crate::error::{LlmError, ProviderFailure};
+use crate::message::{parse_completion, ChatRequest, Completion};
+use crate::metrics::{COMPLETION_TOKENS, ERRORS, LATENCY, PROMPT_TOKENS, REQUESTS};
+
+/// A chat completion larger than this is not an answer but a fault.
+const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+/// How much of a refusal's body is kept for the log.
+const LOGGED_BODY_BYTES: usize = 500;
+
+/// The client: one per cold start, cheap to clone.
+#[derive(Clone)]
+pub struct Llm {
+    http: reqwest::Client,
+    config: Arc<LlmConfig>,
+    overrides: Arc<dyn ProviderOverride>,
+    otel: Otel,
+}
+
+impl Llm {
+    /// The environment's settings, no override, `http` shared with the function's other
+    /// outbound calls (its timeout is set per call).
+    pub fn new(http: reqwest::Client, config: LlmConfig, otel: Otel) -> Self {
+        Self {
+            http,
+            config: Arc::new(config),
+            overrides: Arc::new(NoOverride),
+            otel,
+        }
+    }
+
+    pub fn with_override(mut self, overrides: Arc<dyn ProviderOverride>) -> Self {
+        self.overrides = overrides;
+        self
+    }
+
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    /// The provider this request uses (override first, then the environment).
+    pub async fn provider(&self) -> Result<Provider, LlmError> {
+        let choice = match self.overrides.current().await {
+            Ok(choice) => choice,
+            Err(reason) => {
+                tracing::warn!(%reason, "provider override unavailable; using the environment's provider");
+                None
+            }
+        };
+        self.config.resolve(choice.as_ref())
+    }
+
+    /// Asks `provider` for a chat completion, with its timeout, and records the metrics and a
+    /// client span.
+    pub async fn complete(
+        &self,
+        provider: &Provider,
+        request: &ChatRequest,
+    ) -> Result<Completion, LlmError> {
+        let failed = |failure| LlmError::Provider {
+            provider: provider.kind,
+            failure,
+        };
+        if provider.kind == ProviderKind::Cloud && provider.api_key.is_none() {
+            // Nothing is sent: a keyless call to the cloud provider can only be refused.
+            return Err(failed(ProviderFailure::NotConfigured(
+                "LLM_API_KEY is empty; set it, or use LLM_PROVIDER=local".into(),
+            )));
+        }
+        let labels = [
+            ("endpoint", request.operation),
+            ("provider", provider.kind.as_str()),
+        ];
+        let mut span = self
+            .otel
+            .span(SpanKind::Client, || format!("chat {}", provider.model));
+        span.attr("gen_ai.operation.name", "chat");
+        span.attr("gen_ai.request.model", &provider.model);
+        span.attr("gen_ai.provider", provider.kind.as_str());
+        span.attr("gen_ai.endpoint", request.operation);
+        self.otel.add(&REQUESTS, 1, &labels);
+        let started = Instant::now();
+        let result = self.call(provider, request, span.traceparent()).await;
+        self.otel
+            .record(&LATENCY, started.elapsed().as_secs_f64(), &labels);
+        match &result {
+            Ok(completion) => {
+                if let Some(usage) = completion.usage {
+                    self.otel.add(&PROMPT_TOKENS, usage.prompt_tokens, &labels);
+                    self.otel
+                        .add(&COMPLETION_TOKENS, usage.completion_tokens, &labels);
+                    span.attr_i64(
+                        "gen_ai.usage.input_tokens",
+                        saturating_i64(usage.prompt_tokens),
+                    );
+                    span.attr_i64(
+                        "gen_ai.usage.output_tokens",
+                        saturating_i64(usage.completion_tokens),
+                    );
+                }
+            }
+            Err(failure) => {
+                self.count_failure(request.operation, provider.kind, failure);
+                span.error(&failure.to_string());
+            }
+        }
+        span.end();
+        result.map_err(failed)
+    }
+
+    /// The error of an answer the caller cannot use (`reason` says why), counted in
+    /// `gen_ai.llm.errors` like the provider's own failures.
+    pub fn unusable_answer(
+        &self,
+        operation: &'static str,
+        provider: &Provider,
+        reason: impl Into<String>,
+    ) -> LlmError {
+        let failure = ProviderFailure::Unusable(reason.into());
+        self.count_failure(operation, provider.kind, &failure);
+        LlmError::Provider {
+            provider: provider.kind,
+            failure,
+        }
+    }
+
+    fn count_failure(
+        &self,
+        operation: &'static str,
+        provider: ProviderKind,
+        failure: &ProviderFailure,
+    ) {
+        self.otel.add(
+            &ERRORS,
+            1,
+            &[
+                ("endpoint", operation),
+                ("provider", provider.as_str()),
+                ("error.type", failure.kind()),
+            ],
+        );
+    }
+
+    async fn call(
+        &self,
+        provider: &Provider,
+        request: &ChatRequest,
+        traceparent: Option<String>,
+    ) -> Result<Completion, ProviderFailure> {
+        let body = serde_json::json!({
+            "model": provider.model,
+            "messages": request.messages,
+            "temperature": provider.temperature,
+            "stream": false,
+        });
+        let mut builder = self
+            .http
+            .post(&provider.chat_url)
+            .timeout(provider.timeout)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .json(&body);
+        if let Some(key) = &provider.api_key {
+            builder = builder.bearer_auth(key);
+        }
+        if let Some(value) = traceparent {
+            builder = builder.header(TRACEPARENT, value);
+        }
+        let started = Instant::now();
+        let failure = |e: &reqwest::Error| {
+            if e.is_timeout() || started.elapsed() >= provider.timeout {
+                ProviderFailure::Timeout(provider.timeout)
+            } else {
+                ProviderFailure::Unreachable(error_chain(e))
+            }
+        };
+        let mut response = builder.send().await.map_err(|e| failure(&e))?;
+        let status = response.status();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| failure(&e))? {
+            if bytes.len() + chunk.len() > MAX_RESPONSE_BYTES {
+                return Err(ProviderFailure::InvalidResponse(format!(
+                    "the answer is larger than {MAX_RESPONSE_BYTES} bytes"
+                )));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        if !status.is_success() {
+            let start = bytes.get(..LOGGED_BODY_BYTES).unwrap_or(&bytes);
+            return Err(ProviderFailure::Status {
+                status: status.as_u16(),
+                body: String::from_utf8_lossy(start).into_owned(),
+            });
+        }
+        parse_completion(&bytes)
+    }
+}
+
+fn saturating_i64(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
+}
+
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Message;
+    use platform::Env;
+
+    fn llm(pairs: &[(&str, &str)]) -> Llm {
+        let env: Env = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Llm::new(
+            reqwest::Client::new(),
+            LlmConfig::from_env(&env),
+            Otel::default(),
+        )
+    }
+
+    fn request() -> ChatRequest {
+        ChatRequest {
+            operation: "test",
+            messages: vec![Message::user("Hi")],
+        }
+    }
+
+    #[tokio::test]
+    async fn the_cloud_provider_without_a_key_is_not_called() {
+        let llm = llm(&[("LLM_BASE_URL", "http://127.0.0.1:9/v1")]);
+        let provider = llm.provider().await.expect("provider");
+        let err = llm
+            .complete(&provider, &request())
+            .await
+            .expect_err("no key");
+        assert!(
+            matches!(
+                &err,
+                LlmError::Provider {
+                    provider: ProviderKind::Cloud,
+                    failure: ProviderFailure::NotConfigured(reason)
+                } if reason.contains("LLM_API_KEY")
+            ),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_provider_is_a_provider_failure() {
+        // A port that was free a moment ago: connecting is refused.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port")
+            .port();
+        let llm = llm(&[
+            ("LLM_PROVIDER", "local"),
+            ("LOCAL_LLM_BASE_URL", &format!("http://127.0.0.1:{port}/v1")),
+        ]);
+        let provider = llm.provider().await.expect("provider");
+        let err = llm
+            .complete(&provider, &request())
+            .await
+            .expect_err("refused");
+        assert!(
+            matches!(
+                &err,
+                LlmError::Provider {
+                    provider: ProviderKind::Local,
+                    failure: ProviderFailure::Unreachable(_)
+                }
+            ),
+            "{err}"
+        );
+        let unusable = llm.unusable_answer("test", &provider, "no JSON");
+        assert_eq!(
+            unusable.to_string(),
+            "the LLM provider (local) failed: unusable answer: no JSON"
+        );
+    }
+}

@@ -1,0 +1,126 @@
+//! What a chat completion sends and what comes back.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::ProviderFailure;
+
+/// Who says a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::System,
+            content: content.into(),
+        }
+    }
+
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+}
+
+/// One chat completion to ask for.
+#[derive(Clone, Debug)]
+pub struct ChatRequest {
+    /// What the call is for (`summarize`, `digest`, ...): the `endpoint` label of the metrics.
+    pub operation: &'static str,
+    pub messages: Vec<Message>,
+}
+
+/// Token counts, when the provider reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// The model's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Completion {
+    pub content: String,
+    pub usage: Option<Usage>,
+}
+
+/// Reads an OpenAI chat-completions body.
+pub fn parse_completion(bytes: &[u8]) -> Result<Completion, ProviderFailure> {
+    #[derive(Deserialize)]
+    struct Body {
+        choices: Vec<Choice>,
+        usage: Option<Value>,
+    }
+    #[derive(Deserialize)]
+    struct Choice {
+        message: ChoiceMessage,
+    }
+    #[derive(Deserialize)]
+    struct ChoiceMessage {
+        content: Option<String>,
+    }
+    let body: Body = serde_json::from_slice(bytes)
+        .map_err(|e| ProviderFailure::InvalidResponse(format!("not a chat completion: {e}")))?;
+    let content = body
+        .choices
+        .into_iter()
+        .next()
+        .and_then(|c| c.message.content)
+        .map(|c| c.trim().to_string())
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| ProviderFailure::InvalidResponse("the completion has no content".into()))?;
+    // Usage is optional and some servers send partial or null counts: use it only when whole.
+    let usage = body.usage.and_then(|u| serde_json::from_value(u).ok());
+    Ok(Completion { content, usage })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_completions() {
+        let c = parse_completion(
+            br#"{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":" Hi. "}}],
+                "usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}"#,
+        )
+        .expect("completion");
+        assert_eq!(c.content, "Hi.");
+        assert_eq!(
+            c.usage,
+            Some(Usage {
+                prompt_tokens: 12,
+                completion_tokens: 3
+            })
+        );
+        let no_usage =
+            parse_completion(br#"{"choices":[{"message":{"content":"ok"}}],"usage":null}"#)
+                .expect("completion");
+        assert_eq!(no_usage.usage, None);
+        for bad in [
+            &b"not json"[..],
+            br#"{"choices":[]}"#,
+            br#"{"choices":[{"message":{"content":null}}]}"#,
+            br#"{"choices":[{"message":{"content":"  "}}]}"#,
+        ] {
+            assert!(matches!(
+                parse_completion(bad),
+                Err(ProviderFailure::InvalidResponse(_))
+            ));
+        }
+    }
+}
