@@ -30,7 +30,9 @@ pub mod users;
 use std::path::PathBuf;
 
 pub use errors::{assert_news_error, details};
-pub use stack::{show_stack_warnings, Call, TestStack, INTERNAL_TOKEN, SERVICE_CLIENT, SERVICE_SECRET};
+pub use stack::{
+    show_stack_warnings, Call, TestStack, INTERNAL_TOKEN, SERVICE_CLIENT, SERVICE_SECRET,
+};
 
 /// The repository root (this crate lives in `tests/`).
 pub fn repo_root() -> PathBuf {

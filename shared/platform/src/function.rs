@@ -35,3 +35,21 @@ pub enum Function {
     /// A scheduled job.
     Schedule(Arc<dyn ScheduleHandler>),
 }
+
+impl From<axum::Router> for Function {
+    fn from(router: axum::Router) -> Self {
+        Self::Http(router)
+    }
+}
+
+impl From<Arc<dyn SqsHandler>> for Function {
+    fn from(handler: Arc<dyn SqsHandler>) -> Self {
+        Self::Sqs(handler)
+    }
+}
+
+impl From<Arc<dyn ScheduleHandler>> for Function {
+    fn from(handler: Arc<dyn ScheduleHandler>) -> Self {
+        Self::Schedule(handler)
+    }
+}
