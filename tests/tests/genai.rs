@@ -579,8 +579,11 @@ async fn article_ids_are_read_through_the_content_service() {
         .physical_name("ContentTable")
         .expect("content table");
     let store = ContentStore::new(
-        aws_sdk_dynamodb::Client::new(&aws_config::load_from_env().await),
-        table,
+        platform::dynamo::Table::new(
+            aws_sdk_dynamodb::Client::new(&aws_config::load_from_env().await),
+            table,
+        ),
+        platform::Clock::system(),
     );
     store
         .create_source(NewSource {

@@ -2,7 +2,8 @@
 //! feed queue (`FEED_QUEUE_URL`) as a [`FeedRefresh`] message for the feed worker.
 //!
 //! A source is due when it has never been fetched or its `nextFetchAt` (set by the worker:
-//! the refresh interval after a success, a growing back-off after failures) has passed.
+//! the refresh interval after a success, a growing back-off after failures) has passed
+//! (`news::ingest::is_due`).
 //! Enqueuing a source twice is harmless: the worker's refresh is idempotent.
 
 use std::sync::Arc;
@@ -12,18 +13,20 @@ use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use news::store::{ContentStore, FetchState};
+use news::store::ContentStore;
+use news::RefreshSchedule;
 use platform::aws::{describe, AwsClients};
-use platform::{BoxError, Env, ScheduleHandler};
+use platform::{BoxError, Clock, Env, ScheduleHandler};
 
 /// SQS takes at most ten messages per batch.
 const SQS_BATCH: usize = 10;
 
 #[derive(Clone)]
 pub struct FeedScheduler {
-    store: ContentStore,
+    schedule: RefreshSchedule,
     sqs: aws_sdk_sqs::Client,
     queue_url: String,
+    clock: Clock,
 }
 
 /// Builds the handler from its environment: what a cold start does.
@@ -31,25 +34,14 @@ pub async fn handler(env: Env) -> Result<Arc<dyn ScheduleHandler>, BoxError> {
     Ok(Arc::new(FeedScheduler::from_env(&env).await?))
 }
 
-/// Whether a source with this fetch state should be refreshed at `now`.
-pub fn is_due(state: &FetchState, now: DateTime<Utc>) -> bool {
-    match state
-        .next_fetch_at
-        .as_deref()
-        .map(DateTime::parse_from_rfc3339)
-    {
-        Some(Ok(next)) => next <= now,
-        // Never fetched, or an unreadable time: fetch rather than let the source go stale.
-        _ => true,
-    }
-}
-
 impl FeedScheduler {
     /// From `CONTENT_TABLE` and `FEED_QUEUE_URL`.
     pub async fn from_env(env: &Env) -> Result<Self, BoxError> {
         let aws = AwsClients::from_env(env).await;
+        let store = ContentStore::from_env(env, &aws)?;
         Ok(Self {
-            store: ContentStore::from_env(env, &aws)?,
+            clock: store.clock().clone(),
+            schedule: RefreshSchedule::new(store),
             sqs: aws.sqs.clone(),
             queue_url: env.require("FEED_QUEUE_URL")?.to_string(),
         })
@@ -57,14 +49,7 @@ impl FeedScheduler {
 
     /// Enqueues every due source; returns how many were enqueued.
     pub async fn run(&self, now: DateTime<Utc>) -> Result<usize, BoxError> {
-        let due: Vec<String> = self
-            .store
-            .sources_for_fetch()
-            .await?
-            .into_iter()
-            .filter(|(_, state)| is_due(state, now))
-            .map(|(source, _)| source.id)
-            .collect();
+        let due = self.schedule.due_sources(now).await?;
         for chunk in due.chunks(SQS_BATCH) {
             let entries = chunk
                 .iter()
@@ -104,30 +89,6 @@ impl ScheduleHandler for FeedScheduler {
         _event: EventBridgeEvent<serde_json::Value>,
     ) -> BoxFuture<'static, Result<(), BoxError>> {
         let this = self.clone();
-        async move { this.run(Utc::now()).await.map(|_| ()) }.boxed()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn state(next: Option<&str>) -> FetchState {
-        FetchState {
-            next_fetch_at: next.map(str::to_string),
-            ..FetchState::default()
-        }
-    }
-
-    #[test]
-    fn due_when_never_fetched_or_time_passed() {
-        let now = DateTime::parse_from_rfc3339("2026-01-01T12:00:00Z")
-            .map(|t| t.with_timezone(&Utc))
-            .unwrap_or_default();
-        assert!(is_due(&state(None), now));
-        assert!(is_due(&state(Some("2026-01-01T11:59:59.000Z")), now));
-        assert!(is_due(&state(Some("2026-01-01T12:00:00.000Z")), now));
-        assert!(!is_due(&state(Some("2026-01-01T12:00:00.001Z")), now));
-        assert!(is_due(&state(Some("garbage")), now));
+        async move { this.run(this.clock.now()).await.map(|_| ()) }.boxed()
     }
 }
