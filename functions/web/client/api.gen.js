@@ -36,7 +36,7 @@ import { request } from "./http.js";
  */
 
 /**
- * Document A's (and C's) error body.
+ * The detailed error body (Documents A and C).
  * @typedef {Object} ErrorBody
  * @property {number} code The HTTP status.
  * @property {Array<string>} details `field: reason` entries; empty when none.
