@@ -13,13 +13,26 @@ use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use news::store::ContentStore;
+use news::store::{ContentStore, StoreError};
 use news::RefreshSchedule;
 use platform::aws::{describe, AwsClients};
 use platform::{BoxError, Clock, Env, ScheduleHandler};
 
 /// SQS takes at most ten messages per batch.
 const SQS_BATCH: usize = 10;
+
+/// Why a run enqueued less than every due source.
+#[derive(Debug, thiserror::Error)]
+pub enum ScheduleError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The SendMessageBatch call failed (or could not be built).
+    #[error("feed queue: {0}")]
+    Queue(String),
+    /// SQS took the call but refused some of its messages.
+    #[error("feed queue refused messages: {0}")]
+    Refused(String),
+}
 
 #[derive(Clone)]
 pub struct FeedScheduler {
@@ -48,7 +61,7 @@ impl FeedScheduler {
     }
 
     /// Enqueues every due source; returns how many were enqueued.
-    pub async fn run(&self, now: DateTime<Utc>) -> Result<usize, BoxError> {
+    pub async fn run(&self, now: DateTime<Utc>) -> Result<usize, ScheduleError> {
         let due = self.schedule.due_sources(now).await?;
         for chunk in due.chunks(SQS_BATCH) {
             let entries = chunk
@@ -60,7 +73,8 @@ impl FeedScheduler {
                         .message_body(news::FeedRefresh::new(id).to_json())
                         .build()
                 })
-                .collect::<Result<Vec<_>, _>>()?;
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| ScheduleError::Queue(describe(&e)))?;
             let out = self
                 .sqs
                 .send_message_batch()
@@ -68,14 +82,14 @@ impl FeedScheduler {
                 .set_entries(Some(entries))
                 .send()
                 .await
-                .map_err(|e| describe(&e))?;
+                .map_err(|e| ScheduleError::Queue(describe(&e)))?;
             if !out.failed.is_empty() {
                 let reasons: Vec<String> = out
                     .failed
                     .iter()
                     .map(|f| format!("{}: {}", f.id, f.message.as_deref().unwrap_or(&f.code)))
                     .collect();
-                return Err(format!("feed queue refused messages: {}", reasons.join("; ")).into());
+                return Err(ScheduleError::Refused(reasons.join("; ")));
             }
         }
         tracing::info!(enqueued = due.len(), "due feeds enqueued");
@@ -89,6 +103,10 @@ impl ScheduleHandler for FeedScheduler {
         _event: EventBridgeEvent<serde_json::Value>,
     ) -> BoxFuture<'static, Result<(), BoxError>> {
         let this = self.clone();
-        async move { this.run(this.clock.now()).await.map(|_| ()) }.boxed()
+        async move {
+            this.run(this.clock.now()).await?;
+            Ok(())
+        }
+        .boxed()
     }
 }
