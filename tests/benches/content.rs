@@ -67,16 +67,16 @@ async fn run() {
             .interceptor(counter.clone())
             .build(),
     );
-    let store = ContentStore::new(db, table);
+    let store = ContentStore::new(
+        platform::dynamo::Table::new(db, table),
+        platform::Clock::system(),
+    );
     let fetcher = FeedFetcher::new(FetchConfig {
         allow_private_networks: true,
         ..FetchConfig::default()
     })
     .expect("fetcher");
-    let ingest = Ingest {
-        store: store.clone(),
-        fetcher,
-    };
+    let ingest = Ingest::new(store.clone(), fetcher);
 
     println!(
         "content benchmark ({} build)",

@@ -1,28 +1,34 @@
 //! The content function: Document A's content service behind `/api/content/{proxy+}`.
 //!
-//! Shared RSS sources and their subscribers, articles and topics. Storage, fetching and
-//! parsing live in the `news` crate (its `store` module documents the table's access
-//! patterns); this crate maps HTTP to it.
+//! Shared RSS sources and their subscribers, articles and topics. Each handler parses its
+//! input into the `news` crate's types and makes one call on [`news::News`] (which owns
+//! storage, fetching and parsing; its `store` module documents the table's access patterns);
+//! [`errors`] turns the domain's errors into HTTP answers.
+
+pub mod errors;
+pub mod responses;
 
 use std::sync::Arc;
 
 use axum::extract::{FromRef, Path, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
-use news::ingest::{Ingest, IngestError};
-use news::model::{Article, Page, Source, TopicRef, TopicSummary};
-use news::store::{ArticleFilter, StoreError};
+use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
+use news::store::ArticleFilter;
+use news::{ArticleId, FeedUrl, News, PageRequest, SavedArticleIds, SourceId, Submitted, UserId};
 use platform::auth::{AuthUser, RequireScope, Scope};
 use platform::aws::AwsClients;
 use platform::http::{Json, Query};
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme};
 use platform::tokens::TokenVerifier;
-use platform::{ApiError, BoxError, Env, ErrorStyle, FieldErrors};
+use platform::{ApiError, BoxError, Env, ErrorStyle};
 use serde::Deserialize;
-use serde_json::json;
 use utoipa::{IntoParams, OpenApi, ToSchema};
+
+use crate::errors::to_api;
+use crate::responses::{NoSuchArticle, NoSuchSource, ServiceTokenRequired, UserTokenRequired};
 
 /// The scope that lets a service subscribe and unsubscribe users to sources.
 pub struct SourceWrite;
@@ -42,15 +48,11 @@ const SOURCE_WRITE_SCHEME: ServiceTokenScheme = ServiceTokenScheme {
 
 /// The public path prefix of this route family.
 pub const PREFIX: &str = "/api/content";
-/// Page size when none is asked for, and the largest allowed.
-pub const DEFAULT_PAGE_SIZE: u32 = 20;
-pub const MAX_PAGE_SIZE: u32 = 100;
-/// Most ids one saved-articles request may ask for.
-pub const MAX_SAVED_IDS: usize = 100;
+pub use news::input::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SAVED_IDS};
 
 #[derive(Clone)]
 pub struct AppState {
-    ingest: Arc<Ingest>,
+    news: Arc<News>,
     verifier: Arc<TokenVerifier>,
 }
 
@@ -63,13 +65,13 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 /// Builds the function's router from its environment: what a cold start does.
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    let ingest = Ingest::from_env(&env, &aws)?;
+    let news = News::from_env(&env, &aws)?;
     let verifier = TokenVerifier::from_env(&env, &[])?;
-    Ok(app(Arc::new(ingest), Arc::new(verifier)))
+    Ok(app(Arc::new(news), Arc::new(verifier)))
 }
 
-pub fn app(ingest: Arc<Ingest>, verifier: Arc<TokenVerifier>) -> Router {
-    let state = AppState { ingest, verifier };
+pub fn app(news: Arc<News>, verifier: Arc<TokenVerifier>) -> Router {
+    let state = AppState { news, verifier };
     let routes = Router::new()
         .route("/sources", get(sources).post(submit_source))
         .route("/sources/{id}", get(source))
@@ -129,13 +131,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     ContentApi::openapi()
 }
 
-fn store_error(error: StoreError) -> ApiError {
-    match error {
-        StoreError::SourceNotFound => ApiError::not_found("Source not found"),
-        StoreError::Contention => ApiError::unavailable("The source is busy, try again"),
-        other => ApiError::internal("content table", other),
-    }
-}
+type Answer<T> = Result<axum::Json<T>, ApiError>;
 
 /// Every source.
 #[utoipa::path(
@@ -145,9 +141,8 @@ fn store_error(error: StoreError) -> ApiError {
     tag = "content",
     responses((status = 200, description = "Every source", body = Vec<Source>))
 )]
-async fn sources(State(state): State<AppState>) -> Result<Response, ApiError> {
-    let sources = state.ingest.store.sources().await.map_err(store_error)?;
-    Ok(axum::Json(sources).into_response())
+async fn sources(State(state): State<AppState>) -> Answer<Vec<Source>> {
+    state.news.sources().await.map(axum::Json).map_err(to_api)
 }
 
 /// One source, with its subscriber count.
@@ -159,17 +154,12 @@ async fn sources(State(state): State<AppState>) -> Result<Response, ApiError> {
     params(("id" = String, Path, description = "The source's id")),
     responses(
         (status = 200, description = "The source", body = Source),
-        (status = 404, description = "No such source", body = ErrorBody),
+        NoSuchSource,
     )
 )]
-async fn source(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    match state.ingest.store.source(&id).await.map_err(store_error)? {
-        Some(source) => Ok(axum::Json(source).into_response()),
-        None => Err(ApiError::not_found("Source not found")),
-    }
+async fn source(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Source> {
+    let id = SourceId::new(id);
+    state.news.source(&id).await.map(axum::Json).map_err(to_api)
 }
 
 /// A feed to add.
@@ -194,25 +184,22 @@ struct SourceSubmission {
         (status = 201, description = "A new source", body = Source),
         (status = 200, description = "The URL (normalised) is already a source: that source", body = Source),
         (status = 400, description = "The URL is invalid, cannot be fetched, or does not serve a feed (`details`: `url: reason`)", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        UserTokenRequired,
     )
 )]
 async fn submit_source(
     State(state): State<AppState>,
     _user: AuthUser,
     Json(input): Json<SourceSubmission>,
-) -> Result<Response, ApiError> {
-    let Some(url) = input.url else {
-        return Err(ApiError::field("url", "must not be blank"));
+) -> Result<(StatusCode, axum::Json<Source>), ApiError> {
+    let url = FeedUrl::parse(input.url)?;
+    let Submitted { source, created } = state.news.submit(&url).await.map_err(to_api)?;
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
     };
-    match state.ingest.submit(&url).await {
-        Ok((source, true)) => Ok((StatusCode::CREATED, axum::Json(source)).into_response()),
-        Ok((source, false)) => Ok(axum::Json(source).into_response()),
-        Err(IngestError::InvalidUrl(e)) => Err(ApiError::field("url", e.to_string())),
-        Err(IngestError::Fetch(e)) => Err(ApiError::field("url", e.to_string())),
-        Err(IngestError::NotAFeed(e)) => Err(ApiError::field("url", e.to_string())),
-        Err(IngestError::Store(e)) => Err(store_error(e)),
-    }
+    Ok((status, axum::Json(source)))
 }
 
 /// Adds a subscriber to a source (idempotent per user); for services with `source.write`.
@@ -228,37 +215,22 @@ async fn submit_source(
     ),
     responses(
         (status = 200, description = "The source with its subscriberCount", body = Source),
-        (status = 401, description = "No valid token", body = ErrorBody),
-        (status = 403, description = "The token lacks the source.write scope (user tokens never have it)", body = ErrorBody),
-        (status = 404, description = "No such source", body = ErrorBody),
+        ServiceTokenRequired,
+        NoSuchSource,
     )
 )]
 async fn subscribe(
     State(state): State<AppState>,
     _caller: RequireScope<SourceWrite>,
     Path((id, user_id)): Path<(String, String)>,
-) -> Result<Response, ApiError> {
-    let source = state
-        .ingest
-        .store
-        .subscribe(&id, &user_id)
+) -> Answer<Source> {
+    let (source, user) = (SourceId::new(id), UserId::new(user_id));
+    state
+        .news
+        .subscribe(&source, &user)
         .await
-        .map_err(store_error)?;
-    Ok(axum::Json(source).into_response())
-}
-
-/// What an unsubscribe left.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-#[schema(
-    description = "What an unsubscribe left: when the source survives, every Source field too; when the last subscriber left, only these three, with deleted true."
-)]
-struct Unsubscribed {
-    id: String,
-    #[schema(rename = "subscriberCount")]
-    subscriber_count: i64,
-    /// The last subscriber left: the source and its articles are gone.
-    deleted: bool,
+        .map(axum::Json)
+        .map_err(to_api)
 }
 
 /// Removes a subscriber from a source; the last one leaving deletes the source and its
@@ -275,37 +247,22 @@ struct Unsubscribed {
     ),
     responses(
         (status = 200, description = "What is left of the source", body = Unsubscribed),
-        (status = 401, description = "No valid token", body = ErrorBody),
-        (status = 403, description = "The token lacks the source.write scope", body = ErrorBody),
-        (status = 404, description = "No such source", body = ErrorBody),
+        ServiceTokenRequired,
+        NoSuchSource,
     )
 )]
 async fn unsubscribe(
     State(state): State<AppState>,
     _caller: RequireScope<SourceWrite>,
     Path((id, user_id)): Path<(String, String)>,
-) -> Result<Response, ApiError> {
-    let store = &state.ingest.store;
-    let (count, deleted) = store
-        .unsubscribe(&id, &user_id)
+) -> Answer<Unsubscribed> {
+    let (source, user) = (SourceId::new(id), UserId::new(user_id));
+    state
+        .news
+        .unsubscribe(&source, &user)
         .await
-        .map_err(store_error)?;
-    if deleted {
-        return Ok(
-            axum::Json(json!({"id": id, "subscriberCount": 0, "deleted": true})).into_response(),
-        );
-    }
-    // The remaining source, so callers can show it without a second request.
-    let body = match store.source(&id).await.map_err(store_error)? {
-        Some(source) => {
-            let mut body = serde_json::to_value(source)
-                .map_err(|e| ApiError::internal("serialise source", e))?;
-            body["deleted"] = json!(false);
-            body
-        }
-        None => json!({"id": id, "subscriberCount": count, "deleted": false}),
-    };
-    Ok(axum::Json(body).into_response())
+        .map(axum::Json)
+        .map_err(to_api)
 }
 
 /// Every topic with its number of articles.
@@ -316,9 +273,8 @@ async fn unsubscribe(
     tag = "content",
     responses((status = 200, description = "Every topic", body = Vec<TopicSummary>))
 )]
-async fn topics(State(state): State<AppState>) -> Result<Response, ApiError> {
-    let topics = state.ingest.store.topics().await.map_err(store_error)?;
-    Ok(axum::Json(topics).into_response())
+async fn topics(State(state): State<AppState>) -> Answer<Vec<TopicSummary>> {
+    state.news.topics().await.map(axum::Json).map_err(to_api)
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -352,25 +308,15 @@ struct ArticleQuery {
 async fn articles(
     State(state): State<AppState>,
     Query(query): Query<ArticleQuery>,
-) -> Result<Response, ApiError> {
-    let size = query.size.unwrap_or(DEFAULT_PAGE_SIZE);
-    if !(1..=MAX_PAGE_SIZE).contains(&size) {
-        return Err(ApiError::field(
-            "size",
-            format!("must be between 1 and {MAX_PAGE_SIZE}"),
-        ));
-    }
-    let filter = ArticleFilter {
-        source_id: query.source_id.filter(|s| !s.trim().is_empty()),
-        topic_id: query.topic_id.filter(|s| !s.trim().is_empty()),
-    };
-    let page = state
-        .ingest
-        .store
-        .articles_page(&filter, query.page.unwrap_or(0), size)
+) -> Answer<Page<Article>> {
+    let page = PageRequest::parse(query.page, query.size)?;
+    let filter = ArticleFilter::parse(query.source_id, query.topic_id);
+    state
+        .news
+        .articles(&filter, page)
         .await
-        .map_err(store_error)?;
-    Ok(axum::Json(page).into_response())
+        .map(axum::Json)
+        .map_err(to_api)
 }
 
 /// One article with its body paragraphs.
@@ -382,17 +328,17 @@ async fn articles(
     params(("id" = String, Path, description = "The article's id")),
     responses(
         (status = 200, description = "The article", body = Article),
-        (status = 404, description = "No such article", body = ErrorBody),
+        NoSuchArticle,
     )
 )]
-async fn article(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    match state.ingest.store.article(&id).await.map_err(store_error)? {
-        Some(article) => Ok(axum::Json(article).into_response()),
-        None => Err(ApiError::not_found("Article not found")),
-    }
+async fn article(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Article> {
+    let id = ArticleId::new(id);
+    state
+        .news
+        .article(&id)
+        .await
+        .map(axum::Json)
+        .map_err(to_api)
 }
 
 /// The articles to get.
@@ -415,32 +361,21 @@ struct SavedArticles {
     responses(
         (status = 200, description = "The articles found, in the order of `ids` (ids of deleted articles are left out)", body = Vec<Article>),
         (status = 400, description = "`ids` is missing, too long or has a blank id", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        UserTokenRequired,
     )
 )]
 async fn saved_articles(
     State(state): State<AppState>,
     _user: AuthUser,
     Json(input): Json<SavedArticles>,
-) -> Result<Response, ApiError> {
-    let mut errors = FieldErrors::new();
-    let Some(ids) = input.ids else {
-        return Err(ApiError::field("ids", "is required"));
-    };
-    if ids.len() > MAX_SAVED_IDS {
-        errors.add("ids", format!("must list at most {MAX_SAVED_IDS} ids"));
-    }
-    if ids.iter().any(|id| id.trim().is_empty()) {
-        errors.add("ids", "must not contain blank ids");
-    }
-    errors.finish()?;
-    let articles = state
-        .ingest
-        .store
-        .articles_by_ids(&ids, false)
+) -> Answer<Vec<Article>> {
+    let ids = SavedArticleIds::parse(input.ids)?;
+    state
+        .news
+        .saved_articles(&ids)
         .await
-        .map_err(store_error)?;
-    Ok(axum::Json(articles).into_response())
+        .map(axum::Json)
+        .map_err(to_api)
 }
 
 /// The content service and its table.
@@ -455,7 +390,7 @@ async fn saved_articles(
     )
 )]
 async fn health(State(state): State<AppState>) -> Response {
-    let up = match state.ingest.store.ping().await {
+    let up = match state.news.health().await {
         Ok(()) => true,
         Err(e) => {
             tracing::warn!(error = %e, "content table health check failed");

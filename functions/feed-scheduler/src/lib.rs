@@ -2,7 +2,8 @@
 //! feed queue (`FEED_QUEUE_URL`) as a [`FeedRefresh`] message for the feed worker.
 //!
 //! A source is due when it has never been fetched or its `nextFetchAt` (set by the worker:
-//! the refresh interval after a success, a growing back-off after failures) has passed.
+//! the refresh interval after a success, a growing back-off after failures) has passed
+//! (`news::ingest::is_due`).
 //! Enqueuing a source twice is harmless: the worker's refresh is idempotent.
 
 use std::sync::Arc;
@@ -12,18 +13,33 @@ use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use news::store::{ContentStore, FetchState};
+use news::store::{ContentStore, StoreError};
+use news::RefreshSchedule;
 use platform::aws::{describe, AwsClients};
-use platform::{BoxError, Env, ScheduleHandler};
+use platform::{BoxError, Clock, Env, ScheduleHandler};
 
 /// SQS takes at most ten messages per batch.
 const SQS_BATCH: usize = 10;
 
+/// Why a run enqueued less than every due source.
+#[derive(Debug, thiserror::Error)]
+pub enum ScheduleError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The SendMessageBatch call failed (or could not be built).
+    #[error("feed queue: {0}")]
+    Queue(String),
+    /// SQS took the call but refused some of its messages.
+    #[error("feed queue refused messages: {0}")]
+    Refused(String),
+}
+
 #[derive(Clone)]
 pub struct FeedScheduler {
-    store: ContentStore,
+    schedule: RefreshSchedule,
     sqs: aws_sdk_sqs::Client,
     queue_url: String,
+    clock: Clock,
 }
 
 /// Builds the handler from its environment: what a cold start does.
@@ -31,40 +47,22 @@ pub async fn handler(env: Env) -> Result<Arc<dyn ScheduleHandler>, BoxError> {
     Ok(Arc::new(FeedScheduler::from_env(&env).await?))
 }
 
-/// Whether a source with this fetch state should be refreshed at `now`.
-pub fn is_due(state: &FetchState, now: DateTime<Utc>) -> bool {
-    match state
-        .next_fetch_at
-        .as_deref()
-        .map(DateTime::parse_from_rfc3339)
-    {
-        Some(Ok(next)) => next <= now,
-        // Never fetched, or an unreadable time: fetch rather than let the source go stale.
-        _ => true,
-    }
-}
-
 impl FeedScheduler {
     /// From `CONTENT_TABLE` and `FEED_QUEUE_URL`.
     pub async fn from_env(env: &Env) -> Result<Self, BoxError> {
         let aws = AwsClients::from_env(env).await;
+        let store = ContentStore::from_env(env, &aws)?;
         Ok(Self {
-            store: ContentStore::from_env(env, &aws)?,
+            clock: store.clock().clone(),
+            schedule: RefreshSchedule::new(store),
             sqs: aws.sqs.clone(),
             queue_url: env.require("FEED_QUEUE_URL")?.to_string(),
         })
     }
 
     /// Enqueues every due source; returns how many were enqueued.
-    pub async fn run(&self, now: DateTime<Utc>) -> Result<usize, BoxError> {
-        let due: Vec<String> = self
-            .store
-            .sources_for_fetch()
-            .await?
-            .into_iter()
-            .filter(|(_, state)| is_due(state, now))
-            .map(|(source, _)| source.id)
-            .collect();
+    pub async fn run(&self, now: DateTime<Utc>) -> Result<usize, ScheduleError> {
+        let due = self.schedule.due_sources(now).await?;
         for chunk in due.chunks(SQS_BATCH) {
             let entries = chunk
                 .iter()
@@ -75,7 +73,8 @@ impl FeedScheduler {
                         .message_body(news::FeedRefresh::new(id).to_json())
                         .build()
                 })
-                .collect::<Result<Vec<_>, _>>()?;
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| ScheduleError::Queue(describe(&e)))?;
             let out = self
                 .sqs
                 .send_message_batch()
@@ -83,14 +82,14 @@ impl FeedScheduler {
                 .set_entries(Some(entries))
                 .send()
                 .await
-                .map_err(|e| describe(&e))?;
+                .map_err(|e| ScheduleError::Queue(describe(&e)))?;
             if !out.failed.is_empty() {
                 let reasons: Vec<String> = out
                     .failed
                     .iter()
                     .map(|f| format!("{}: {}", f.id, f.message.as_deref().unwrap_or(&f.code)))
                     .collect();
-                return Err(format!("feed queue refused messages: {}", reasons.join("; ")).into());
+                return Err(ScheduleError::Refused(reasons.join("; ")));
             }
         }
         tracing::info!(enqueued = due.len(), "due feeds enqueued");
@@ -104,30 +103,10 @@ impl ScheduleHandler for FeedScheduler {
         _event: EventBridgeEvent<serde_json::Value>,
     ) -> BoxFuture<'static, Result<(), BoxError>> {
         let this = self.clone();
-        async move { this.run(Utc::now()).await.map(|_| ()) }.boxed()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn state(next: Option<&str>) -> FetchState {
-        FetchState {
-            next_fetch_at: next.map(str::to_string),
-            ..FetchState::default()
+        async move {
+            this.run(this.clock.now()).await?;
+            Ok(())
         }
-    }
-
-    #[test]
-    fn due_when_never_fetched_or_time_passed() {
-        let now = DateTime::parse_from_rfc3339("2026-01-01T12:00:00Z")
-            .map(|t| t.with_timezone(&Utc))
-            .unwrap_or_default();
-        assert!(is_due(&state(None), now));
-        assert!(is_due(&state(Some("2026-01-01T11:59:59.000Z")), now));
-        assert!(is_due(&state(Some("2026-01-01T12:00:00.000Z")), now));
-        assert!(!is_due(&state(Some("2026-01-01T12:00:00.001Z")), now));
-        assert!(is_due(&state(Some("garbage")), now));
+        .boxed()
     }
 }

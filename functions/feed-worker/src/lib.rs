@@ -14,6 +14,7 @@ use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use news::ingest::{Ingest, IngestError};
+use news::store::StoreError;
 use platform::aws::AwsClients;
 use platform::{BoxError, Env, SqsHandler};
 
@@ -37,8 +38,9 @@ impl FeedWorker {
         Self { ingest }
     }
 
-    /// Refreshes one source; `Err` means "deliver its messages again".
-    pub async fn refresh(ingest: &Ingest, source_id: &str) -> Result<(), String> {
+    /// Refreshes one source. Only a content table failure is an `Err`, which means "deliver
+    /// its messages again": a failed feed has already been backed off by the refresh.
+    pub async fn refresh(ingest: &Ingest, source_id: &str) -> Result<(), StoreError> {
         match ingest.refresh(source_id).await {
             Ok(report) => {
                 tracing::info!(
@@ -50,7 +52,7 @@ impl FeedWorker {
                 );
                 Ok(())
             }
-            Err(IngestError::Store(e)) => Err(e.to_string()),
+            Err(IngestError::Store(e)) => Err(e),
             Err(other) => {
                 tracing::info!(source_id, error = %other, "feed failed; backed off");
                 Ok(())
@@ -70,8 +72,8 @@ fn group_by_source(records: Vec<SqsMessage>) -> (Vec<(String, Vec<String>)>, Vec
                 Some((_, ids)) => ids.push(id),
                 None => sources.push((refresh.source_id, vec![id])),
             },
-            Err(reason) => {
-                tracing::warn!(message_id = %id, %reason, "unreadable feed message");
+            Err(error) => {
+                tracing::warn!(message_id = %id, %error, "unreadable feed message");
                 unreadable.push(id);
             }
         }
@@ -92,8 +94,8 @@ impl SqsHandler for FeedWorker {
                     async move {
                         match FeedWorker::refresh(&ingest, &source_id).await {
                             Ok(()) => Vec::new(),
-                            Err(reason) => {
-                                tracing::warn!(%source_id, %reason, "feed messages will be retried");
+                            Err(error) => {
+                                tracing::warn!(%source_id, %error, "feed messages will be retried");
                                 message_ids
                             }
                         }

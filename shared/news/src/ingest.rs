@@ -1,6 +1,8 @@
 //! Feed ingestion: what happens when a feed is submitted and whenever it is refreshed.
 
-use chrono::{Duration, Utc};
+use chrono::{DateTime, Duration, Utc};
+use platform::clock::rfc3339;
+use platform::Clock;
 
 use crate::fetch::{FeedFetcher, FetchError, FetchOutcome, Validators};
 use crate::model::{Source, TopicRef};
@@ -12,6 +14,7 @@ use crate::url::{normalise_feed_url, source_id, FeedUrlError};
 pub const REFRESH_INTERVAL_MINUTES: i64 = 15;
 pub const MAX_BACKOFF_MINUTES: i64 = 24 * 60;
 
+/// Why a submission or a refresh failed.
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
     #[error("{0}")]
@@ -22,6 +25,15 @@ pub enum IngestError {
     NotAFeed(#[from] ParseError),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// Why a feed queue message could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum MessageError {
+    #[error("not a feed refresh message: {0}")]
+    Malformed(#[from] serde_json::Error),
+    #[error("sourceId must not be blank")]
+    BlankSourceId,
 }
 
 /// What one refresh did.
@@ -51,18 +63,58 @@ impl FeedRefresh {
     }
 
     /// Reads a message body; the source id must be present and not blank.
-    pub fn parse(body: &str) -> Result<Self, String> {
-        let refresh: Self = serde_json::from_str(body).map_err(|e| e.to_string())?;
+    pub fn parse(body: &str) -> Result<Self, MessageError> {
+        let refresh: Self = serde_json::from_str(body)?;
         if refresh.source_id.trim().is_empty() {
-            return Err("sourceId must not be blank".into());
+            return Err(MessageError::BlankSourceId);
         }
         Ok(refresh)
     }
 }
 
+/// Fetching, parsing and storing feeds: for a submitted URL and for each refresh.
+#[derive(Clone, Debug)]
 pub struct Ingest {
-    pub store: ContentStore,
-    pub fetcher: FeedFetcher,
+    store: ContentStore,
+    fetcher: FeedFetcher,
+    clock: Clock,
+}
+
+/// Whether a source with this fetch state should be refreshed at `now`.
+pub fn is_due(state: &FetchState, now: DateTime<Utc>) -> bool {
+    match state
+        .next_fetch_at
+        .as_deref()
+        .map(DateTime::parse_from_rfc3339)
+    {
+        Some(Ok(next)) => next <= now,
+        // Never fetched, or an unreadable time: fetch rather than let the source go stale.
+        _ => true,
+    }
+}
+
+/// The scheduler's side of ingestion: which sources are due for a refresh.
+#[derive(Clone, Debug)]
+pub struct RefreshSchedule {
+    store: ContentStore,
+}
+
+impl RefreshSchedule {
+    pub fn new(store: ContentStore) -> Self {
+        Self { store }
+    }
+
+    /// The ids of the sources due at `now` (see [`is_due`]), oldest source first.
+    pub async fn due_sources(&self, now: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        Ok(self
+            .store
+            .sources_for_fetch()
+            .await?
+            .into_iter()
+            .filter(|(_, state)| is_due(state, now))
+            .map(|(source, _)| source.id)
+            .collect())
+    }
 }
 
 /// A stable article id: the same entry of the same source always gets the same id, so a
@@ -72,15 +124,29 @@ pub fn article_id(source_id: &str, guid: &str) -> String {
 }
 
 impl Ingest {
+    /// Stores with `store` and tells the time by its clock.
+    pub fn new(store: ContentStore, fetcher: FeedFetcher) -> Self {
+        let clock = store.clock().clone();
+        Self {
+            store,
+            fetcher,
+            clock,
+        }
+    }
+
     /// The content table (`CONTENT_TABLE`) and a fetcher configured by the `FEED_*` variables.
     pub fn from_env(
         env: &platform::Env,
         aws: &platform::aws::AwsClients,
-    ) -> Result<Self, platform::BoxError> {
-        Ok(Self {
-            store: ContentStore::from_env(env, aws)?,
-            fetcher: FeedFetcher::new(crate::fetch::FetchConfig::from_env(env)?)?,
-        })
+    ) -> Result<Self, crate::StartError> {
+        Ok(Self::new(
+            ContentStore::from_env(env, aws)?,
+            FeedFetcher::new(crate::fetch::FetchConfig::from_env(env)?)?,
+        ))
+    }
+
+    pub fn store(&self) -> &ContentStore {
+        &self.store
     }
 
     /// Submits a feed URL: the existing source when the URL is known (`false`), else fetches,
@@ -120,7 +186,7 @@ impl Ingest {
             .await?;
         if created {
             self.store_entries(&source, &feed).await?;
-            let state = healthy_state(validators);
+            let state = self.healthy_state(validators);
             self.store.record_fetch(&id, &state, true, None).await?;
         }
         let source = self.store.source(&id).await?.unwrap_or(source);
@@ -140,7 +206,7 @@ impl Ingest {
         let parsed = match outcome {
             Ok(FetchOutcome::NotModified) => {
                 self.store
-                    .record_fetch(source_id, &healthy_state(validators), true, None)
+                    .record_fetch(source_id, &self.healthy_state(validators), true, None)
                     .await?;
                 return Ok(RefreshReport {
                     not_modified: true,
@@ -171,7 +237,7 @@ impl Ingest {
                 self.store
                     .record_fetch(
                         source_id,
-                        &healthy_state(validators),
+                        &self.healthy_state(validators),
                         true,
                         Some(&feed.title),
                     )
@@ -184,7 +250,7 @@ impl Ingest {
                     (REFRESH_INTERVAL_MINUTES << failures.min(7)).min(MAX_BACKOFF_MINUTES);
                 let failed = FetchState {
                     failures,
-                    next_fetch_at: Some(stamp(Utc::now() + Duration::minutes(backoff))),
+                    next_fetch_at: Some(rfc3339(self.clock.now() + Duration::minutes(backoff))),
                     ..state
                 };
                 tracing::warn!(source_id, failures, backoff_minutes = backoff, error = %error, "feed refresh failed");
@@ -202,7 +268,8 @@ impl Ingest {
         feed: &ParsedFeed,
     ) -> Result<RefreshReport, StoreError> {
         let mut report = RefreshReport::default();
-        let fallback_time = Utc::now();
+        // Entries without a date count as published now.
+        let fallback_time: DateTime<Utc> = self.clock.now();
         let articles: Vec<NewArticle> = feed
             .entries
             .iter()
@@ -213,7 +280,7 @@ impl Ingest {
                 title: entry.title.clone(),
                 link: entry.link.clone(),
                 author: entry.author.clone(),
-                published_at: stamp(entry.published_at.unwrap_or(fallback_time)),
+                published_at: rfc3339(entry.published_at.unwrap_or(fallback_time)),
                 summary: entry.summary.clone(),
                 paragraphs: entry.paragraphs.clone(),
                 topics: entry
@@ -236,21 +303,18 @@ impl Ingest {
         }
         Ok(report)
     }
-}
 
-fn healthy_state(validators: Validators) -> FetchState {
-    FetchState {
-        etag: validators.etag,
-        last_modified: validators.last_modified,
-        failures: 0,
-        next_fetch_at: Some(stamp(
-            Utc::now() + Duration::minutes(REFRESH_INTERVAL_MINUTES),
-        )),
+    /// The state after a successful fetch: these validators, due again after the interval.
+    fn healthy_state(&self, validators: Validators) -> FetchState {
+        FetchState {
+            etag: validators.etag,
+            last_modified: validators.last_modified,
+            failures: 0,
+            next_fetch_at: Some(rfc3339(
+                self.clock.now() + Duration::minutes(REFRESH_INTERVAL_MINUTES),
+            )),
+        }
     }
-}
-
-fn stamp(t: chrono::DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 #[cfg(test)]
@@ -260,10 +324,32 @@ mod tests {
     #[test]
     fn feed_refresh_round_trips_and_refuses_junk() {
         let body = FeedRefresh::new("abc").to_json();
-        assert_eq!(FeedRefresh::parse(&body), Ok(FeedRefresh::new("abc")));
+        assert_eq!(
+            FeedRefresh::parse(&body).ok(),
+            Some(FeedRefresh::new("abc"))
+        );
         assert!(FeedRefresh::parse("{}").is_err());
         assert!(FeedRefresh::parse(r#"{"sourceId": " "}"#).is_err());
         assert!(FeedRefresh::parse("not json").is_err());
+    }
+
+    fn state(next: Option<&str>) -> FetchState {
+        FetchState {
+            next_fetch_at: next.map(str::to_string),
+            ..FetchState::default()
+        }
+    }
+
+    #[test]
+    fn due_when_never_fetched_or_time_passed() {
+        let now = DateTime::parse_from_rfc3339("2026-01-01T12:00:00Z")
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_default();
+        assert!(is_due(&state(None), now));
+        assert!(is_due(&state(Some("2026-01-01T11:59:59.000Z")), now));
+        assert!(is_due(&state(Some("2026-01-01T12:00:00.000Z")), now));
+        assert!(!is_due(&state(Some("2026-01-01T12:00:00.001Z")), now));
+        assert!(is_due(&state(Some("garbage")), now));
     }
 
     #[test]

@@ -1,13 +1,16 @@
-//! News feeds: from a URL a user submits to plain-text articles.
+//! News feeds: from a URL a user submits to plain-text articles, and the content service that
+//! shows them.
 //!
-//! The content service uses these modules in this order:
+//! [`News`] is the content service's facade: the content function's handlers each make one
+//! call on it, with inputs already parsed into the types of [`input`]. Beneath it, in the
+//! order a feed travels:
 //!
 //! 1. [`url`](mod@crate::url): [`normalise_feed_url`] gives every feed URL one canonical
 //!    spelling (refusing what cannot be fetched), and [`source_id`] derives the source's
 //!    stable id from it, so the same feed submitted twice is the same source.
 //! 2. [`fetch`]: [`FeedFetcher`] downloads the document with a total deadline, a size cap,
 //!    hand-followed redirects, conditional requests ([`Validators`] → [`FetchOutcome::NotModified`])
-//!    and a guard against fetching private or reserved addresses (SSRF).
+//!    and a guard against fetching private or reserved addresses (SSRF, [`fetch::guard`]).
 //! 3. [`parse`]: [`parse_feed`] reads RSS 0.9x/1.0/2.0, Atom and JSON Feed into a
 //!    [`ParsedFeed`] of [`ParsedEntry`]s with absolute links, dates, plain-text summaries and
 //!    paragraphs, topics and an image; anything else is [`ParseError::NotAFeed`].
@@ -15,18 +18,21 @@
 //!    paragraphs (scripts, styles and the like dropped, entities decoded).
 //! 5. [`topic`]: [`normalise_topic`] folds category labels onto stable topic ids
 //!    ("Tech", "TECH" → `tech`).
-//!
 //! 6. [`store`]: the content table (sources, subscribers, articles, topics); its access
 //!    patterns are documented there. [`ingest`] ties fetching, parsing and storage together
-//!    for a submitted feed and for each refresh.
+//!    for a submitted feed, for each refresh ([`Ingest`], the feed worker's side) and for the
+//!    schedule ([`RefreshSchedule`], the scheduler's side).
 //!
-//! Everything but [`store`] and [`ingest`] is free of AWS calls.
+//! Everything but [`store`], [`ingest`] and [`News`] is free of AWS calls. Errors are this
+//! crate's own enums; the function crates map them to HTTP answers or queue outcomes.
 
 pub mod fetch;
 pub mod html;
 pub mod ingest;
+pub mod input;
 pub mod model;
 pub mod parse;
+mod service;
 pub mod store;
 pub mod topic;
 pub mod url;
@@ -35,7 +41,18 @@ pub use self::fetch::{
     is_blocked_ip, FeedFetcher, FetchConfig, FetchError, FetchOutcome, Validators,
 };
 pub use self::html::{html_to_paragraphs, html_to_text};
-pub use self::ingest::FeedRefresh;
+pub use self::ingest::{FeedRefresh, Ingest, RefreshSchedule};
+pub use self::input::{ArticleId, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId};
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
+pub use self::service::{News, NewsError, Submitted};
 pub use self::topic::{normalise_topic, normalise_topics, Topic};
 pub use self::url::{normalise_feed_url, source_id, FeedUrlError};
+
+/// Why a function could not build its part of the news service at a cold start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Config(#[from] platform::ConfigError),
+    #[error("the feed fetcher could not start: {0}")]
+    Fetcher(#[from] FetchError),
+}

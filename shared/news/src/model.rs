@@ -1,6 +1,7 @@
 //! What the content service shows: sources, articles, topics, pages.
 
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
 /// A shared RSS/Atom/JSON feed source (one per normalised URL).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
@@ -21,6 +22,88 @@ pub struct Source {
     pub last_fetched_at: Option<String>,
     #[schema(format = DateTime)]
     pub created_at: String,
+}
+
+/// What an unsubscribe left: the source with `deleted: false` when it survives, or only its
+/// id, a zero count and `deleted: true` when the last subscriber left.
+#[derive(Debug, Clone, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(
+    description = "What an unsubscribe left: when the source survives, every Source field too; when the last subscriber left, only these three, with deleted true."
+)]
+pub struct Unsubscribed {
+    id: String,
+    #[schema(rename = "subscriberCount")]
+    subscriber_count: i64,
+    /// The last subscriber left: the source and its articles are gone.
+    deleted: bool,
+    #[schema(ignore)]
+    remaining: Option<Source>,
+}
+
+impl Unsubscribed {
+    /// The source survives, with its current fields.
+    pub fn remaining(source: Source) -> Self {
+        Self {
+            id: source.id.clone(),
+            subscriber_count: source.subscriber_count,
+            deleted: false,
+            remaining: Some(source),
+        }
+    }
+
+    /// The last subscriber left: the source and its articles are deleted.
+    pub fn deleted(id: impl Into<String>) -> Self {
+        Self::without_source(id, 0, true)
+    }
+
+    /// The source was not deleted by this call but could not be read back (a concurrent
+    /// unsubscribe deleted it meanwhile).
+    pub fn without_source(id: impl Into<String>, subscriber_count: i64, deleted: bool) -> Self {
+        Self {
+            id: id.into(),
+            subscriber_count,
+            deleted,
+            remaining: None,
+        }
+    }
+
+    pub fn is_deleted(&self) -> bool {
+        self.deleted
+    }
+
+    pub fn subscriber_count(&self) -> i64 {
+        self.subscriber_count
+    }
+
+    /// The surviving source, when it was read back.
+    pub fn source(&self) -> Option<&Source> {
+        self.remaining.as_ref()
+    }
+}
+
+impl Serialize for Unsubscribed {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct WithSource<'a> {
+            #[serde(flatten)]
+            source: &'a Source,
+            deleted: bool,
+        }
+        match &self.remaining {
+            Some(source) => WithSource {
+                source,
+                deleted: self.deleted,
+            }
+            .serialize(serializer),
+            None => {
+                let mut body = serializer.serialize_struct("Unsubscribed", 3)?;
+                body.serialize_field("id", &self.id)?;
+                body.serialize_field("subscriberCount", &self.subscriber_count)?;
+                body.serialize_field("deleted", &self.deleted)?;
+                body.end()
+            }
+        }
+    }
 }
 
 /// A topic an article belongs to.
@@ -97,6 +180,30 @@ impl<T> Page<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unsubscribed_shows_the_surviving_source_or_only_what_is_left() {
+        let source = Source {
+            id: "s".into(),
+            url: "https://example.com/feed".into(),
+            title: "T".into(),
+            site_url: None,
+            description: None,
+            subscriber_count: 2,
+            last_fetched_at: None,
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+        };
+        let mut expected = serde_json::to_value(&source).unwrap();
+        expected["deleted"] = false.into();
+        assert_eq!(
+            serde_json::to_value(Unsubscribed::remaining(source)).unwrap(),
+            expected
+        );
+        assert_eq!(
+            serde_json::to_value(Unsubscribed::deleted("s")).unwrap(),
+            serde_json::json!({"id": "s", "subscriberCount": 0, "deleted": true})
+        );
+    }
 
     #[test]
     fn total_pages_round_up() {

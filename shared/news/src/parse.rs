@@ -133,7 +133,8 @@ fn sniff(body: &[u8]) -> Result<(), ParseError> {
         .iter()
         .position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF)
         .unwrap_or(body.len());
-    let head = &body[start..body.len().min(start + 1024)];
+    let head = body.get(start..).unwrap_or_default();
+    let head = head.get(..1024).unwrap_or(head);
     if head.is_empty() {
         return Err(ParseError::NotAFeed("the document is empty".into()));
     }

@@ -1,5 +1,13 @@
 //! The fetcher against a tiny hand-written HTTP/1.1 server on 127.0.0.1.
 
+// All test code (helpers too): a failed unwrap, expect or index is a failed test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

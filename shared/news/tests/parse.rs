@@ -1,5 +1,13 @@
 //! Parsing realistic feeds (fixtures in `tests/fixtures`).
 
+// All test code (helpers too): a failed unwrap, expect or index is a failed test.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use chrono::{TimeZone, Utc};
 use news::{parse_feed, ParseError, ParsedEntry, ParsedFeed, Topic};
 

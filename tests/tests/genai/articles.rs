@@ -13,7 +13,10 @@ use stack_tests::{assert_news_error, details, router};
 async fn article_ids_are_read_through_the_content_service() {
     let llm = FakeLlm::start().await;
     let t = stack(&llm, &[]).await;
-    let store = ContentStore::new(t.dynamodb().await, t.table("ContentTable"));
+    let store = ContentStore::new(
+        platform::dynamo::Table::new(t.dynamodb().await, t.table("ContentTable")),
+        platform::Clock::system(),
+    );
     store
         .create_source(NewSource {
             id: "genai-src".into(),

@@ -14,117 +14,34 @@
 //! the check are the very addresses the connection is made to, so a DNS answer that changes
 //! between check and connect (DNS rebinding) cannot slip a private address through. IP-literal
 //! hosts never reach a resolver and are checked before each request. No proxy is used.
+//!
+//! The settings are in [`config`], the address guard in [`guard`].
+
+mod config;
+pub mod guard;
 
 use std::error::Error as StdError;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::BytesMut;
 use reqwest::header::{
     HeaderValue, ACCEPT, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, LOCATION,
 };
 use reqwest::StatusCode;
 use url::{Host, Url};
 
+pub use self::config::FetchConfig;
+pub use self::guard::is_blocked_ip;
+use self::guard::{BlockedAddress, GuardedResolver};
+
 /// Most redirects followed for one fetch.
 pub const MAX_REDIRECTS: usize = 5;
-/// Default total time for one fetch.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Default largest body accepted, in bytes (5 MiB).
-pub const DEFAULT_MAX_BYTES: usize = 5 * 1024 * 1024;
-/// Default `User-Agent`.
-pub const DEFAULT_USER_AGENT: &str =
-    concat!("NewsReader/", env!("CARGO_PKG_VERSION"), " (feed fetcher)");
+pub use self::config::{DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_USER_AGENT};
 
 const ACCEPT_FEEDS: &str = "application/rss+xml, application/atom+xml, application/feed+json, \
                             application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, \
                             application/json;q=0.8, */*;q=0.5";
-
-/// How feeds are fetched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FetchConfig {
-    /// Total time for one fetch, redirects and body included.
-    pub timeout: Duration,
-    /// Largest body accepted, in bytes.
-    pub max_bytes: usize,
-    /// Whether loopback, private and other reserved addresses may be fetched (local stacks and
-    /// tests only).
-    pub allow_private_networks: bool,
-    pub user_agent: String,
-}
-
-impl Default for FetchConfig {
-    fn default() -> Self {
-        Self {
-            timeout: DEFAULT_TIMEOUT,
-            max_bytes: DEFAULT_MAX_BYTES,
-            allow_private_networks: false,
-            user_agent: DEFAULT_USER_AGENT.to_string(),
-        }
-    }
-}
-
-impl FetchConfig {
-    /// Reads `FEED_FETCH_TIMEOUT_SECONDS` (seconds, fractions allowed; default 10),
-    /// `FEED_MAX_BYTES` (default 5 MiB), `FEED_ALLOW_PRIVATE_NETWORKS` (`true`/`false`, default
-    /// false) and `FEED_USER_AGENT` (optional).
-    pub fn from_env(env: &platform::Env) -> Result<Self, platform::ConfigError> {
-        let invalid = |name: &str, reason: &str| platform::ConfigError::Invalid {
-            name: name.to_string(),
-            reason: reason.to_string(),
-        };
-        let defaults = Self::default();
-
-        let timeout = match env.get("FEED_FETCH_TIMEOUT_SECONDS") {
-            None => defaults.timeout,
-            Some(raw) => {
-                let secs: f64 = raw
-                    .trim()
-                    .parse()
-                    .map_err(|_| invalid("FEED_FETCH_TIMEOUT_SECONDS", "not a number"))?;
-                if !(secs > 0.0 && secs <= 3600.0) {
-                    return Err(invalid(
-                        "FEED_FETCH_TIMEOUT_SECONDS",
-                        "must be more than 0 and at most 3600",
-                    ));
-                }
-                Duration::from_secs_f64(secs)
-            }
-        };
-
-        let max_bytes: usize = env.parse_or("FEED_MAX_BYTES", defaults.max_bytes)?;
-        if max_bytes == 0 {
-            return Err(invalid("FEED_MAX_BYTES", "must be more than 0"));
-        }
-
-        let allow_private_networks = match env.get("FEED_ALLOW_PRIVATE_NETWORKS") {
-            None => false,
-            Some(raw) => match raw.trim().to_ascii_lowercase().as_str() {
-                "true" | "1" | "yes" => true,
-                "false" | "0" | "no" => false,
-                _ => {
-                    return Err(invalid(
-                        "FEED_ALLOW_PRIVATE_NETWORKS",
-                        "must be true or false",
-                    ))
-                }
-            },
-        };
-
-        let user_agent = env
-            .get("FEED_USER_AGENT")
-            .map(str::to_string)
-            .unwrap_or(defaults.user_agent);
-
-        Ok(Self {
-            timeout,
-            max_bytes,
-            allow_private_networks,
-            user_agent,
-        })
-    }
-}
 
 /// Cache validators from an earlier fetch, sent as `If-None-Match` and `If-Modified-Since`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -141,7 +58,7 @@ pub enum FetchOutcome {
     /// The server answered 2xx with the feed document.
     Fetched {
         /// The raw body, undecoded (feed parsers read the encoding from the document).
-        body: Bytes,
+        body: bytes::Bytes,
         /// Validators for the next fetch.
         etag: Option<String>,
         last_modified: Option<String>,
@@ -265,13 +182,13 @@ impl FeedFetcher {
             let max = self.config.max_bytes;
             if response
                 .content_length()
-                .is_some_and(|len| len > max as u64)
+                .is_some_and(|len| usize::try_from(len).map_or(true, |len| len > max))
             {
                 return Err(FetchError::TooLarge);
             }
             let capacity = response
                 .content_length()
-                .map(|len| len as usize)
+                .and_then(|len| usize::try_from(len).ok())
                 .unwrap_or(64 * 1024)
                 .min(max);
             let etag = header_string(response.headers().get(ETAG));
@@ -360,189 +277,9 @@ fn map_reqwest_error(error: reqwest::Error) -> FetchError {
     }
 }
 
-/// Raised by [`GuardedResolver`] when a host resolves to a blocked address.
-#[derive(Debug)]
-struct BlockedAddress {
-    host: String,
-    ip: IpAddr,
-}
-
-impl std::fmt::Display for BlockedAddress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} resolves to the blocked address {}",
-            self.host, self.ip
-        )
-    }
-}
-
-impl StdError for BlockedAddress {}
-
-/// The HTTP client's resolver: system DNS through `tokio::net::lookup_host`, refusing hosts
-/// with any blocked address unless private networks are allowed.
-#[derive(Debug)]
-struct GuardedResolver {
-    allow_private_networks: bool,
-}
-
-impl reqwest::dns::Resolve for GuardedResolver {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let host = name.as_str().to_string();
-        let allow = self.allow_private_networks;
-        Box::pin(async move {
-            let addrs: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            if addrs.is_empty() {
-                return Err(format!("{host} has no address").into());
-            }
-            if !allow {
-                if let Some(bad) = addrs.iter().find(|a| is_blocked_ip(a.ip())) {
-                    return Err(Box::new(BlockedAddress { host, ip: bad.ip() })
-                        as Box<dyn StdError + Send + Sync>);
-                }
-            }
-            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
-        })
-    }
-}
-
-/// Whether an address is refused when private networks are not allowed: anything that is not
-/// an ordinary public unicast address.
-pub fn is_blocked_ip(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => is_blocked_v4(v4),
-        IpAddr::V6(v6) => is_blocked_v6(v6),
-    }
-}
-
-fn is_blocked_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, c, _] = ip.octets();
-    a == 0 // "this network", includes the unspecified address
-        || a == 10 // private
-        || a == 127 // loopback
-        || (a == 100 && (64..128).contains(&b)) // shared address space (CGNAT)
-        || (a == 169 && b == 254) // link-local, cloud metadata
-        || (a == 172 && (16..32).contains(&b)) // private
-        || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
-        || (a == 192 && b == 0 && c == 2) // documentation
-        || (a == 192 && b == 88 && c == 99) // 6to4 relay anycast
-        || (a == 192 && b == 168) // private
-        || (a == 198 && (b == 18 || b == 19)) // benchmarking
-        || (a == 198 && b == 51 && c == 100) // documentation
-        || (a == 203 && b == 0 && c == 113) // documentation
-        || a >= 224 // multicast, reserved, broadcast
-}
-
-fn is_blocked_v6(ip: Ipv6Addr) -> bool {
-    let segments = ip.segments();
-    if ip.is_unspecified() || ip.is_loopback() {
-        return true;
-    }
-    // Addresses that embed an IPv4 address are judged by it.
-    if let Some(v4) = ip.to_ipv4_mapped() {
-        return is_blocked_v4(v4);
-    }
-    if segments[..6] == [0, 0, 0, 0, 0, 0] {
-        // IPv4-compatible (deprecated): ::a.b.c.d
-        return is_blocked_v4(embedded_v4(segments[6], segments[7]));
-    }
-    if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-        // NAT64
-        return is_blocked_v4(embedded_v4(segments[6], segments[7]));
-    }
-    if segments[0] == 0x2002 {
-        // 6to4
-        return is_blocked_v4(embedded_v4(segments[1], segments[2]));
-    }
-    let first = segments[0];
-    (first & 0xfe00) == 0xfc00 // unique local fc00::/7
-        || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
-        || (first & 0xffc0) == 0xfec0 // site-local fec0::/10 (deprecated)
-        || (first & 0xff00) == 0xff00 // multicast
-        || (first == 0x2001 && segments[1] == 0x0db8) // documentation
-        || (first == 0x0100 && segments[1..4] == [0, 0, 0]) // discard-only 100::/64
-}
-
-fn embedded_v4(high: u16, low: u16) -> Ipv4Addr {
-    let [a, b] = high.to_be_bytes();
-    let [c, d] = low.to_be_bytes();
-    Ipv4Addr::new(a, b, c, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn blocked_address_table() {
-        let blocked = [
-            "0.0.0.0",
-            "0.1.2.3",
-            "10.0.0.1",
-            "10.255.255.255",
-            "100.64.0.1",
-            "100.127.255.254",
-            "127.0.0.1",
-            "127.8.9.10",
-            "169.254.169.254",
-            "169.254.0.1",
-            "172.16.0.1",
-            "172.31.255.255",
-            "192.0.0.8",
-            "192.0.2.1",
-            "192.168.1.1",
-            "198.18.0.1",
-            "198.51.100.7",
-            "203.0.113.9",
-            "224.0.0.1",
-            "239.255.255.250",
-            "240.0.0.1",
-            "255.255.255.255",
-            "::",
-            "::1",
-            "fc00::1",
-            "fd12:3456:789a::1",
-            "fe80::1",
-            "febf::1",
-            "fec0::1",
-            "ff02::1",
-            "::ffff:127.0.0.1",
-            "::ffff:10.0.0.1",
-            "::ffff:169.254.169.254",
-            "::ffff:192.168.0.1",
-            "::127.0.0.1",
-            "64:ff9b::a9fe:a9fe",
-            "2002:c0a8:0101::1",
-            "2001:db8::1",
-        ];
-        for ip in blocked {
-            assert!(is_blocked_ip(ip.parse().unwrap()), "{ip} should be blocked");
-        }
-        let allowed = [
-            "1.1.1.1",
-            "8.8.8.8",
-            "93.184.216.34",
-            "100.63.255.255",
-            "100.128.0.1",
-            "172.15.255.255",
-            "172.32.0.1",
-            "169.253.1.1",
-            "192.169.0.1",
-            "11.0.0.1",
-            "2606:4700:4700::1111",
-            "2a00:1450:4001:80b::200e",
-            "::ffff:8.8.8.8",
-            "64:ff9b::808:808",
-            "2002:0808:0808::1",
-        ];
-        for ip in allowed {
-            assert!(
-                !is_blocked_ip(ip.parse().unwrap()),
-                "{ip} should be allowed"
-            );
-        }
-    }
 
     #[tokio::test]
     async fn every_hop_is_checked() {
@@ -577,39 +314,6 @@ mod tests {
             assert!(
                 matches!(check(&open, raw), Err(FetchError::InvalidUrl(_))),
                 "{raw}"
-            );
-        }
-    }
-
-    #[test]
-    fn config_from_env() {
-        let env = platform::Env::new();
-        assert_eq!(FetchConfig::from_env(&env).unwrap(), FetchConfig::default());
-
-        let env = platform::Env::new()
-            .with("FEED_FETCH_TIMEOUT_SECONDS", "2.5")
-            .with("FEED_MAX_BYTES", "1024")
-            .with("FEED_ALLOW_PRIVATE_NETWORKS", "TRUE")
-            .with("FEED_USER_AGENT", "test-agent");
-        let config = FetchConfig::from_env(&env).unwrap();
-        assert_eq!(config.timeout, Duration::from_millis(2500));
-        assert_eq!(config.max_bytes, 1024);
-        assert!(config.allow_private_networks);
-        assert_eq!(config.user_agent, "test-agent");
-
-        for (key, value) in [
-            ("FEED_FETCH_TIMEOUT_SECONDS", "0"),
-            ("FEED_FETCH_TIMEOUT_SECONDS", "-1"),
-            ("FEED_FETCH_TIMEOUT_SECONDS", "soon"),
-            ("FEED_FETCH_TIMEOUT_SECONDS", "NaN"),
-            ("FEED_MAX_BYTES", "0"),
-            ("FEED_MAX_BYTES", "lots"),
-            ("FEED_ALLOW_PRIVATE_NETWORKS", "maybe"),
-        ] {
-            let env = platform::Env::new().with(key, value);
-            assert!(
-                FetchConfig::from_env(&env).is_err(),
-                "{key}={value} should be refused"
             );
         }
     }

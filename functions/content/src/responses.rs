@@ -1,0 +1,32 @@
+//! The error answers several routes share, declared once for the OpenAPI contract
+//! (`responses(..., NoSuchSource)` in a route's `#[utoipa::path]`).
+
+use platform::openapi::ErrorBody;
+use utoipa::IntoResponses;
+
+/// The 404 of a route naming a source.
+#[derive(IntoResponses)]
+#[response(status = 404, description = "No such source")]
+pub struct NoSuchSource(pub ErrorBody);
+
+/// The 404 of a route naming an article.
+#[derive(IntoResponses)]
+#[response(status = 404, description = "No such article")]
+pub struct NoSuchArticle(pub ErrorBody);
+
+/// The 401 of a route for signed-in users.
+#[derive(IntoResponses)]
+#[response(status = 401, description = "No valid user token")]
+pub struct UserTokenRequired(pub ErrorBody);
+
+/// The 401 and 403 of a route for services holding the `source.write` scope.
+#[derive(IntoResponses)]
+pub enum ServiceTokenRequired {
+    #[response(status = 401, description = "No valid token")]
+    Unauthorized(ErrorBody),
+    #[response(
+        status = 403,
+        description = "The token lacks the source.write scope (user tokens never have it)"
+    )]
+    Forbidden(ErrorBody),
+}

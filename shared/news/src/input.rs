@@ -1,0 +1,193 @@
+//! What the content service is asked, parsed: ids, a page, a list of saved articles, a feed
+//! URL. Handlers build these before calling [`crate::News`]; a bad input is an [`Invalid`]
+//! naming the field, with the messages clients already know.
+
+use platform::Invalid;
+
+use crate::store::ArticleFilter;
+
+/// Page size when none is asked for, and the largest allowed.
+pub const DEFAULT_PAGE_SIZE: u32 = 20;
+pub const MAX_PAGE_SIZE: u32 = 100;
+/// Most ids one saved-articles request may ask for.
+pub const MAX_SAVED_IDS: usize = 100;
+
+macro_rules! id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn new(id: impl Into<String>) -> Self {
+                Self(id.into())
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+id!(
+    /// A source's id (from its normalised feed URL).
+    SourceId
+);
+id!(
+    /// An article's id (from its source and its entry's guid).
+    ArticleId
+);
+id!(
+    /// A subscribing user's id, as the users service knows it.
+    UserId
+);
+
+/// Which page of a list, and how long a page is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRequest {
+    /// From 0.
+    pub page: u32,
+    /// From 1 to [`MAX_PAGE_SIZE`].
+    pub size: u32,
+}
+
+impl PageRequest {
+    /// The page asked for (default the first) with the size asked for (default
+    /// [`DEFAULT_PAGE_SIZE`]).
+    pub fn parse(page: Option<u32>, size: Option<u32>) -> Result<Self, Invalid> {
+        let size = size.unwrap_or(DEFAULT_PAGE_SIZE);
+        if !(1..=MAX_PAGE_SIZE).contains(&size) {
+            return Err(Invalid::field(
+                "size",
+                format!("must be between 1 and {MAX_PAGE_SIZE}"),
+            ));
+        }
+        Ok(Self {
+            page: page.unwrap_or(0),
+            size,
+        })
+    }
+}
+
+impl ArticleFilter {
+    /// Articles of this source and/or topic; a blank id filters nothing.
+    pub fn parse(source_id: Option<String>, topic_id: Option<String>) -> Self {
+        let given = |id: Option<String>| id.filter(|id| !id.trim().is_empty());
+        Self {
+            source_id: given(source_id),
+            topic_id: given(topic_id),
+        }
+    }
+}
+
+/// The ids of a user's saved articles: at most [`MAX_SAVED_IDS`], none blank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedArticleIds(Vec<String>);
+
+impl SavedArticleIds {
+    pub fn parse(ids: Option<Vec<String>>) -> Result<Self, Invalid> {
+        let Some(ids) = ids else {
+            return Err(Invalid::field("ids", "is required"));
+        };
+        let mut errors = platform::FieldErrors::new();
+        if ids.len() > MAX_SAVED_IDS {
+            errors.add("ids", format!("must list at most {MAX_SAVED_IDS} ids"));
+        }
+        if ids.iter().any(|id| id.trim().is_empty()) {
+            errors.add("ids", "must not contain blank ids");
+        }
+        errors.finish()?;
+        Ok(Self(ids))
+    }
+
+    pub fn as_slice(&self) -> &[String] {
+        &self.0
+    }
+}
+
+/// A submitted feed URL, present and not blank (normalised and checked when submitted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedUrl(String);
+
+impl FeedUrl {
+    pub fn parse(url: Option<String>) -> Result<Self, Invalid> {
+        match url {
+            Some(url) => Ok(Self(url)),
+            None => Err(Invalid::field("url", "must not be blank")),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_requests_keep_their_limits() {
+        assert_eq!(
+            PageRequest::parse(None, None),
+            Ok(PageRequest { page: 0, size: 20 })
+        );
+        assert_eq!(
+            PageRequest::parse(Some(3), Some(100)),
+            Ok(PageRequest { page: 3, size: 100 })
+        );
+        for size in [0, 101] {
+            assert_eq!(
+                PageRequest::parse(None, Some(size))
+                    .map_err(|e| e.to_string())
+                    .err()
+                    .as_deref(),
+                Some("validation failed: size: must be between 1 and 100")
+            );
+        }
+    }
+
+    #[test]
+    fn saved_ids_are_required_bounded_and_not_blank() {
+        assert!(SavedArticleIds::parse(Some(vec!["a".into()])).is_ok());
+        let problems = |ids| {
+            SavedArticleIds::parse(ids)
+                .err()
+                .map(|e| {
+                    e.errors()
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        };
+        assert_eq!(problems(None), vec!["ids: is required"]);
+        let mut many = vec![" ".to_string()];
+        many.extend((0..100).map(|i| i.to_string()));
+        assert_eq!(
+            problems(Some(many)),
+            vec![
+                "ids: must list at most 100 ids",
+                "ids: must not contain blank ids"
+            ]
+        );
+    }
+
+    #[test]
+    fn blank_filters_filter_nothing() {
+        assert_eq!(
+            ArticleFilter::parse(Some(" ".into()), Some("tech".into())),
+            ArticleFilter {
+                source_id: None,
+                topic_id: Some("tech".into())
+            }
+        );
+    }
+}

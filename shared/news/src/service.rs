@@ -1,0 +1,163 @@
+//! The content service as one facade: what each route of the content function asks.
+
+use platform::aws::AwsClients;
+use platform::{Env, Invalid};
+
+use crate::fetch::FeedFetcher;
+use crate::ingest::{Ingest, IngestError};
+use crate::input::{ArticleId, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId};
+use crate::model::{Article, Page, Source, TopicSummary, Unsubscribed};
+use crate::store::{ArticleFilter, ContentStore, StoreError};
+use crate::StartError;
+
+/// Why the content service could not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum NewsError {
+    /// The input names its bad fields; for a submission, a URL that cannot be fetched or does
+    /// not serve a feed is one too.
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    #[error("source not found")]
+    SourceNotFound,
+    #[error("article not found")]
+    ArticleNotFound,
+    /// Concurrent updates of one source kept conflicting.
+    #[error("the source is busy")]
+    Busy,
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+impl From<StoreError> for NewsError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::SourceNotFound => Self::SourceNotFound,
+            StoreError::Contention => Self::Busy,
+            other => Self::Store(other),
+        }
+    }
+}
+
+impl NewsError {
+    /// True when the content table could not be reached or is throttling.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, Self::Store(e) if e.is_unavailable())
+    }
+}
+
+/// A submitted feed: its source, and whether the submission created it.
+#[derive(Debug, Clone)]
+pub struct Submitted {
+    pub source: Source,
+    pub created: bool,
+}
+
+/// Document A's content service: shared sources and their subscribers, articles, topics.
+#[derive(Clone, Debug)]
+pub struct News {
+    store: ContentStore,
+    ingest: Ingest,
+}
+
+impl News {
+    pub fn new(store: ContentStore, fetcher: FeedFetcher) -> Self {
+        Self {
+            ingest: Ingest::new(store.clone(), fetcher),
+            store,
+        }
+    }
+
+    /// The content table (`CONTENT_TABLE`) and a fetcher configured by the `FEED_*` variables.
+    pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, StartError> {
+        let ingest = Ingest::from_env(env, aws)?;
+        Ok(Self {
+            store: ingest.store().clone(),
+            ingest,
+        })
+    }
+
+    /// Every source, oldest first.
+    pub async fn sources(&self) -> Result<Vec<Source>, NewsError> {
+        Ok(self.store.sources().await?)
+    }
+
+    pub async fn source(&self, id: &SourceId) -> Result<Source, NewsError> {
+        self.store
+            .source(id.as_str())
+            .await?
+            .ok_or(NewsError::SourceNotFound)
+    }
+
+    /// The source of a feed URL: the existing one, else a new one fetched, parsed and stored
+    /// with its articles before this answers.
+    pub async fn submit(&self, url: &FeedUrl) -> Result<Submitted, NewsError> {
+        match self.ingest.submit(url.as_str()).await {
+            Ok((source, created)) => Ok(Submitted { source, created }),
+            Err(IngestError::InvalidUrl(e)) => Err(Invalid::field("url", e.to_string()).into()),
+            Err(IngestError::Fetch(e)) => Err(Invalid::field("url", e.to_string()).into()),
+            Err(IngestError::NotAFeed(e)) => Err(Invalid::field("url", e.to_string()).into()),
+            Err(IngestError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    /// Adds a subscriber (a repeat changes nothing); the source with its new count.
+    pub async fn subscribe(&self, source: &SourceId, user: &UserId) -> Result<Source, NewsError> {
+        Ok(self.store.subscribe(source.as_str(), user.as_str()).await?)
+    }
+
+    /// Removes a subscriber (a repeat changes nothing); the last one leaving deletes the
+    /// source and its articles.
+    pub async fn unsubscribe(
+        &self,
+        source: &SourceId,
+        user: &UserId,
+    ) -> Result<Unsubscribed, NewsError> {
+        let left = self
+            .store
+            .unsubscribe(source.as_str(), user.as_str())
+            .await?;
+        if left.source_deleted {
+            return Ok(Unsubscribed::deleted(source.as_str()));
+        }
+        // The remaining source, so callers can show it without a second request.
+        Ok(match self.store.source(source.as_str()).await? {
+            Some(remaining) => Unsubscribed::remaining(remaining),
+            None => Unsubscribed::without_source(source.as_str(), left.subscriber_count, false),
+        })
+    }
+
+    /// Every topic that has articles.
+    pub async fn topics(&self) -> Result<Vec<TopicSummary>, NewsError> {
+        Ok(self.store.topics().await?)
+    }
+
+    /// A page of articles (without paragraphs), newest first.
+    pub async fn articles(
+        &self,
+        filter: &ArticleFilter,
+        page: PageRequest,
+    ) -> Result<Page<Article>, NewsError> {
+        Ok(self
+            .store
+            .articles_page(filter, page.page, page.size)
+            .await?)
+    }
+
+    /// One article with its paragraphs.
+    pub async fn article(&self, id: &ArticleId) -> Result<Article, NewsError> {
+        self.store
+            .article(id.as_str())
+            .await?
+            .ok_or(NewsError::ArticleNotFound)
+    }
+
+    /// The saved articles still stored (without paragraphs), in the order asked.
+    pub async fn saved_articles(&self, ids: &SavedArticleIds) -> Result<Vec<Article>, NewsError> {
+        Ok(self.store.articles_by_ids(ids.as_slice(), false).await?)
+    }
+
+    /// Whether the content table answers.
+    pub async fn health(&self) -> Result<(), NewsError> {
+        Ok(self.store.ping().await?)
+    }
+}

@@ -1,0 +1,180 @@
+//! The content table (Document A's "database named content").
+//!
+//! Keys `pk`/`sk`, and one index `gsi1` (`gsi1pk`/`gsi1sk`) for the three lists. Items:
+//!
+//! | pk | sk | gsi1pk / gsi1sk | holds |
+//! |---|---|---|---|
+//! | `SOURCE#{id}` | `META` | `SOURCES` / `{createdAt}#{id}` | a source, its counters and fetch state |
+//! | `SOURCE#{id}` | `SUB#{userId}` | | one subscriber (membership as items) |
+//! | `SOURCE#{id}` | `ART#{publishedAt}#{articleId}` | | the source's articles (with their topic ids) |
+//! | `ARTICLE#{id}` | `META` | `ARTICLES` / `{publishedAt}#{id}` | an article |
+//! | `TOPIC#{id}` | `META` | `TOPICS` / `{name}` | a topic and its article count |
+//! | `TOPIC#{id}` | `ART#{publishedAt}#{articleId}` | | the topic's articles (with their source id) |
+//! | `STATS` | `ARTICLES` | | the number of articles |
+//!
+//! Access patterns (no Scan anywhere), and the call that serves each:
+//! - list sources, topics ([`ContentStore::sources`], [`ContentStore::topics`], and the
+//!   scheduler's [`ContentStore::sources_for_fetch`]): Query `gsi1` on `SOURCES` / `TOPICS`,
+//!   every page;
+//! - one source, one article ([`ContentStore::source`], [`ContentStore::article`]): GetItem;
+//! - saved articles ([`ContentStore::articles_by_ids`]): BatchGetItem, answered in the order
+//!   asked;
+//! - articles newest first ([`ContentStore::articles_page`]): Query `gsi1` on `ARTICLES`, or the
+//!   `ART#` rows of a source or topic descending, as far as the page reaches, then BatchGetItem
+//!   of the page; totals from the counters above (GetItem). By source and topic together: the
+//!   topic's rows filtered by source, all read and counted;
+//! - subscribe / unsubscribe ([`ContentStore::subscribe`], [`ContentStore::unsubscribe`]): one
+//!   transaction puts or deletes the membership item and adds ±1 to `subscriberCount`, so
+//!   concurrent and repeated calls never drift the count; the last subscriber leaving deletes
+//!   the source (DeleteItem conditional on no subscriber) and then every row of its partition,
+//!   each article with its topic rows and counters in one transaction;
+//! - store articles ([`ContentStore::upsert_articles`]): one BatchGetItem finds the articles
+//!   already stored; the new ones go several to a transaction, each conditional on the article
+//!   not existing and on the source existing, with every counter they change: redelivery is a
+//!   no-op;
+//! - fetch bookkeeping ([`ContentStore::record_fetch`]): UpdateItem on the source, conditional
+//!   on it existing.
+
+mod articles;
+mod items;
+mod sources;
+mod subscriptions;
+
+use platform::aws::AwsClients;
+use platform::dynamo::{s, DynamoError, Item, Table, TransactionError};
+use platform::{Clock, ConfigError, Env};
+
+use crate::model::TopicRef;
+
+/// Why the content table could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("source not found")]
+    SourceNotFound,
+    /// Concurrent writers kept winning the race for the same items.
+    #[error("concurrent updates kept conflicting; try again")]
+    Contention,
+    #[error(transparent)]
+    Dynamo(#[from] DynamoError),
+}
+
+impl StoreError {
+    /// True when DynamoDB could not be reached or is throttling: worth answering 503.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, Self::Dynamo(e) if e.is_unavailable())
+    }
+}
+
+impl From<TransactionError> for StoreError {
+    /// For the outcomes a caller did not single out: a lost race, or a condition that changed
+    /// underneath it, both worth trying again later.
+    fn from(e: TransactionError) -> Self {
+        match e {
+            TransactionError::Conflict | TransactionError::Condition { .. } => Self::Contention,
+            TransactionError::Dynamo(e) => Self::Dynamo(e),
+        }
+    }
+}
+
+/// A source as first stored.
+#[derive(Debug, Clone)]
+pub struct NewSource {
+    pub id: String,
+    pub url: String,
+    pub title: String,
+    pub site_url: Option<String>,
+    pub description: Option<String>,
+}
+
+/// An article as the feed worker stores it.
+#[derive(Debug, Clone)]
+pub struct NewArticle {
+    pub id: String,
+    pub source_id: String,
+    pub source_title: String,
+    pub title: String,
+    pub link: Option<String>,
+    pub author: Option<String>,
+    pub published_at: String,
+    pub summary: Option<String>,
+    pub paragraphs: Vec<String>,
+    pub topics: Vec<TopicRef>,
+    pub image_url: Option<String>,
+}
+
+/// What storing one article did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Upsert {
+    Inserted,
+    AlreadyStored,
+    SourceGone,
+}
+
+/// What an unsubscribe left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unsubscription {
+    /// Subscribers left (0 once the source is deleted).
+    pub subscriber_count: i64,
+    /// The last subscriber left: the source and its articles are deleted.
+    pub source_deleted: bool,
+}
+
+/// Fetch bookkeeping of a source.
+#[derive(Debug, Clone, Default)]
+pub struct FetchState {
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    /// Fetches failed in a row.
+    pub failures: u32,
+    pub next_fetch_at: Option<String>,
+}
+
+/// Which articles a page lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArticleFilter {
+    pub source_id: Option<String>,
+    pub topic_id: Option<String>,
+}
+
+/// The content table. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct ContentStore {
+    table: Table,
+    clock: Clock,
+}
+
+impl ContentStore {
+    pub fn new(table: Table, clock: Clock) -> Self {
+        Self { table, clock }
+    }
+
+    /// The table named by `CONTENT_TABLE`, on the system clock.
+    pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, ConfigError> {
+        Ok(Self::new(
+            Table::from_env(env, aws, "CONTENT_TABLE")?,
+            Clock::system(),
+        ))
+    }
+
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// Every item of one `gsi1` list, in index order.
+    async fn list(&self, partition: &str) -> Result<Vec<Item>, StoreError> {
+        let query = self
+            .table
+            .client()
+            .query()
+            .table_name(self.table.name())
+            .index_name("gsi1")
+            .key_condition_expression("gsi1pk = :list")
+            .expression_attribute_values(":list", s(partition));
+        Ok(self.table.query_all(query, None).await?)
+    }
+
+    /// Reads one small item: proves the table answers.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        Ok(self.table.ping().await?)
+    }
+}
