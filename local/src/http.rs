@@ -279,10 +279,10 @@ mod tests {
             }
             "unreachable"
         }));
-        let redirecting = axum::Router::new().route(
-            "/docs",
-            axum::routing::get(|| async { axum::response::Redirect::to("/docs/") }),
-        );
+        let to_docs = || async { axum::response::Redirect::to("/docs/") };
+        let redirecting = axum::Router::new()
+            .route("/docs", axum::routing::get(to_docs))
+            .route("/", axum::routing::get(to_docs));
         app(Arc::new(Dispatcher {
             routes: RouteTable::new(routes).expect("table"),
             functions: BTreeMap::from([
@@ -370,18 +370,26 @@ mod tests {
                 .0,
             404
         );
-        let request = http::Request::builder()
-            .uri("/lambda-url/redirecting-bin/docs")
-            .body(Body::empty())
-            .expect("request");
-        let response = app.clone().oneshot(request).await.expect("infallible");
-        assert_eq!(
-            response
-                .headers()
-                .get("location")
-                .and_then(|v| v.to_str().ok()),
-            Some("/lambda-url/redirecting-bin/docs/")
-        );
+        // A redirect to the function's own path comes back under its prefix, also when the
+        // URL was given without a trailing slash.
+        for uri in [
+            "/lambda-url/redirecting-bin/docs",
+            "/lambda-url/redirecting-bin",
+        ] {
+            let request = http::Request::builder()
+                .uri(uri)
+                .body(Body::empty())
+                .expect("request");
+            let response = app.clone().oneshot(request).await.expect("infallible");
+            assert_eq!(
+                response
+                    .headers()
+                    .get("location")
+                    .and_then(|v| v.to_str().ok()),
+                Some("/lambda-url/redirecting-bin/docs/"),
+                "{uri}"
+            );
+        }
     }
 
     #[tokio::test]
