@@ -292,9 +292,39 @@ fn plan_events(decl: FunctionDecl, env: Env, ctx: &Context) -> Result<FunctionPl
 mod tests {
     use super::*;
 
+    /// The template's only function, and a context for it with every resource active.
+    fn only_function(yaml: &str) -> (Context, FunctionDecl) {
+        let template = Template::parse(yaml).expect("template");
+        let mut ctx = Context::new(&template, "s", "us-east-1", &BTreeMap::new());
+        let active: Vec<_> = template
+            .resources
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        register_apis_and_functions(&mut ctx, &active, "http://127.0.0.1:1234");
+        let decl = template.functions().expect("functions").remove(0);
+        (ctx, decl)
+    }
+
+    fn env_of(decl: &FunctionDecl, ctx: &Context) -> Result<Env, StackError> {
+        let credentials = ProcessCredentials {
+            access_key_id: "a".into(),
+            secret_access_key: "b".into(),
+            session_token: None,
+        };
+        function_env(
+            decl,
+            ctx,
+            &StackOptions::default(),
+            &credentials,
+            None,
+            None,
+        )
+    }
+
     #[test]
     fn plans_events_from_the_template() {
-        let template = Template::parse(
+        let (ctx, decl) = only_function(
             r#"
 Resources:
   Api:
@@ -320,23 +350,8 @@ Resources:
         Two: {Type: HttpApi}
         Bucket: {Type: S3, Properties: {Bucket: !Ref Nothing}}
 "#,
-        )
-        .expect("template");
-        let mut ctx = Context::new(&template, "s", "us-east-1", &BTreeMap::new());
-        let active: Vec<_> = template
-            .resources
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        register_apis_and_functions(&mut ctx, &active, "http://127.0.0.1:1234");
-        let decl = template.functions().expect("functions").remove(0);
-        let opts = StackOptions::default();
-        let creds = ProcessCredentials {
-            access_key_id: "a".into(),
-            secret_access_key: "b".into(),
-            session_token: None,
-        };
-        let env = function_env(&decl, &ctx, &opts, &creds, None, None).expect("env");
+        );
+        let env = env_of(&decl, &ctx).expect("env");
         assert_eq!(env.get("URL"), Some("http://127.0.0.1:1234"));
         assert_eq!(env.get("IMPLICIT"), Some("local"));
         assert_eq!(
@@ -355,7 +370,7 @@ Resources:
 
     #[test]
     fn foreign_events_are_the_runnable_ones_a_handler_does_not_serve() {
-        let template = Template::parse(
+        let (ctx, decl) = only_function(
             r#"
 Resources:
   Fn:
@@ -367,10 +382,7 @@ Resources:
         Get: {Type: HttpApi}
         Jobs: {Type: SQS, Properties: {Queue: arn:aws:sqs:us-east-1:123456789012:q}}
 "#,
-        )
-        .expect("template");
-        let ctx = Context::new(&template, "s", "us-east-1", &BTreeMap::new());
-        let decl = template.functions().expect("functions").remove(0);
+        );
         let plan = plan_events(decl, Env::default(), &ctx).expect("plan");
         assert_eq!(plan.foreign_event(HTTP_EVENTS), Some("Jobs"));
         assert_eq!(plan.foreign_event(SQS_EVENTS), Some("Get"));
@@ -379,19 +391,10 @@ Resources:
 
     #[test]
     fn unresolvable_variables_name_function_and_variable() {
-        let template = Template::parse(
+        let (ctx, decl) = only_function(
             "Resources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Metadata: {BuildProperties: {Binary: b}}\n    Properties:\n      Environment:\n        Variables:\n          TABLE: !Ref Missing\n",
-        )
-        .expect("template");
-        let ctx = Context::new(&template, "s", "us-east-1", &BTreeMap::new());
-        let decl = template.functions().expect("functions").remove(0);
-        let creds = ProcessCredentials {
-            access_key_id: "a".into(),
-            secret_access_key: "b".into(),
-            session_token: None,
-        };
-        let err = function_env(&decl, &ctx, &StackOptions::default(), &creds, None, None)
-            .expect_err("unresolvable");
+        );
+        let err = env_of(&decl, &ctx).expect_err("unresolvable");
         let message = err.to_string();
         assert!(
             message.contains("Fn") && message.contains("TABLE") && message.contains("Missing"),
