@@ -28,6 +28,7 @@ use tokio::time::Instant;
 use tower::ServiceExt;
 use tracing::{error, info, warn};
 
+use crate::invoke;
 use crate::routes::RouteTable;
 use crate::shutdown;
 
@@ -77,16 +78,28 @@ pub struct Dispatcher {
     pub function_urls: BTreeMap<String, String>,
 }
 
+/// A request to a function URL: which function, the prefix it is served under locally, and
+/// the path the function itself sees.
+struct FunctionUrlRequest<'a> {
+    function: &'a str,
+    prefix: String,
+    own_path: &'a str,
+}
+
 impl Dispatcher {
     /// The function a `/lambda-url/{binary}/...` path names, and the path it sees.
-    fn function_url<'a>(&self, path: &'a str) -> Option<(&str, &'a str)> {
+    fn function_url<'a>(&'a self, path: &'a str) -> Option<FunctionUrlRequest<'a>> {
         let rest = path.strip_prefix(FUNCTION_URL_PREFIX)?;
-        let (binary, tail) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
+        let (binary, own_path) = match rest.find('/') {
+            Some(i) => rest.split_at(i),
             None => (rest, "/"),
         };
         let function = self.function_urls.get(binary)?;
-        Some((function.as_str(), tail))
+        Some(FunctionUrlRequest {
+            function,
+            prefix: format!("{FUNCTION_URL_PREFIX}{binary}"),
+            own_path,
+        })
     }
 }
 
@@ -121,37 +134,33 @@ async fn dispatch(State(dispatcher): State<Arc<Dispatcher>>, request: Request) -
     let started = Instant::now();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
-    if let Some((function, own_path)) = dispatcher.function_url(&path) {
-        let function = function.to_string();
-        let response = match dispatcher.functions.get(&function) {
-            Some(router) => {
-                let prefix = &path[..path.len() - own_path.len()];
-                let prefix = prefix.trim_end_matches('/').to_string();
-                forward_to_url(router.clone(), request, own_path.to_string(), &prefix).await
+    let (function, response) = match dispatcher.function_url(&path) {
+        Some(url) => {
+            let response = match dispatcher.functions.get(url.function) {
+                Some(router) => {
+                    let own_path = url.own_path.to_string();
+                    forward_to_url(router.clone(), request, own_path, &url.prefix).await
+                }
+                None => gateway_error(StatusCode::NOT_FOUND, "Not Found"),
+            };
+            (format!("{} (function URL)", url.function), response)
+        }
+        None => {
+            let target = dispatcher.routes.find(&method, &path).and_then(|route| {
+                let router = dispatcher.functions.get(&route.function)?;
+                Some((route.function.clone(), router.clone()))
+            });
+            match target {
+                None => (
+                    "-".to_string(),
+                    gateway_error(StatusCode::NOT_FOUND, "Not Found"),
+                ),
+                Some((function, router)) => (function, forward(router, request).await),
             }
-            None => gateway_error(StatusCode::NOT_FOUND, "Not Found"),
-        };
-        let status = response.status().as_u16();
-        let latency_ms = started.elapsed().as_millis() as u64;
-        info!(%method, %path, function = %format!("{function} (function URL)"), status, latency_ms, "request");
-        return response;
-    }
-    let target = dispatcher.routes.find(&method, &path).and_then(|route| {
-        let router = dispatcher.functions.get(&route.function)?;
-        Some((route.function.clone(), router.clone()))
-    });
-    let (function, response) = match target {
-        None => (
-            "-".to_string(),
-            gateway_error(StatusCode::NOT_FOUND, "Not Found"),
-        ),
-        Some((function, router)) => {
-            let response = forward(router, request).await;
-            (function, response)
         }
     };
     let status = response.status().as_u16();
-    let latency_ms = started.elapsed().as_millis() as u64;
+    let latency_ms = invoke::elapsed_ms(started);
     info!(%method, %path, %function, status, latency_ms, "request");
     response
 }
@@ -270,10 +279,10 @@ mod tests {
             }
             "unreachable"
         }));
-        let redirecting = axum::Router::new().route(
-            "/docs",
-            axum::routing::get(|| async { axum::response::Redirect::to("/docs/") }),
-        );
+        let to_docs = || async { axum::response::Redirect::to("/docs/") };
+        let redirecting = axum::Router::new()
+            .route("/docs", axum::routing::get(to_docs))
+            .route("/", axum::routing::get(to_docs));
         app(Arc::new(Dispatcher {
             routes: RouteTable::new(routes).expect("table"),
             functions: BTreeMap::from([
@@ -361,18 +370,26 @@ mod tests {
                 .0,
             404
         );
-        let request = http::Request::builder()
-            .uri("/lambda-url/redirecting-bin/docs")
-            .body(Body::empty())
-            .expect("request");
-        let response = app.clone().oneshot(request).await.expect("infallible");
-        assert_eq!(
-            response
-                .headers()
-                .get("location")
-                .and_then(|v| v.to_str().ok()),
-            Some("/lambda-url/redirecting-bin/docs/")
-        );
+        // A redirect to the function's own path comes back under its prefix, also when the
+        // URL was given without a trailing slash.
+        for uri in [
+            "/lambda-url/redirecting-bin/docs",
+            "/lambda-url/redirecting-bin",
+        ] {
+            let request = http::Request::builder()
+                .uri(uri)
+                .body(Body::empty())
+                .expect("request");
+            let response = app.clone().oneshot(request).await.expect("infallible");
+            assert_eq!(
+                response
+                    .headers()
+                    .get("location")
+                    .and_then(|v| v.to_str().ok()),
+                Some("/lambda-url/redirecting-bin/docs/"),
+                "{uri}"
+            );
+        }
     }
 
     #[tokio::test]

@@ -320,11 +320,13 @@ impl Context {
                 Some((r, a)) => Ok((r.to_string(), a.to_string())),
                 None => fail(format!("Fn::GetAtt {s} has no attribute")),
             },
-            Value::Sequence(items) if items.len() == 2 => {
-                let resource = self.required_string(&items[0], "Fn::GetAtt resource")?;
-                let attribute = self.required_string(&items[1], "Fn::GetAtt attribute")?;
-                Ok((resource, attribute))
-            }
+            Value::Sequence(items) => match items.as_slice() {
+                [resource, attribute] => Ok((
+                    self.required_string(resource, "Fn::GetAtt resource")?,
+                    self.required_string(attribute, "Fn::GetAtt attribute")?,
+                )),
+                _ => fail("Fn::GetAtt takes Resource.Attribute"),
+            },
             _ => fail("Fn::GetAtt takes Resource.Attribute"),
         }
     }
@@ -402,12 +404,15 @@ impl Context {
     fn sub(&self, arg: &Value) -> Result<String, ResolveError> {
         let (text, vars) = match arg {
             Value::String(s) => (s.as_str(), BTreeMap::new()),
-            Value::Sequence(items) if items.len() == 2 => {
-                let Some(text) = items[0].as_str() else {
+            Value::Sequence(items) => {
+                let [text, variables] = items.as_slice() else {
+                    return fail("Fn::Sub takes a string or [string, variables]");
+                };
+                let Some(text) = text.as_str() else {
                     return fail("Fn::Sub text must be a string");
                 };
                 let mut vars = BTreeMap::new();
-                if let Some(map) = items[1].as_mapping() {
+                if let Some(map) = variables.as_mapping() {
                     for (k, v) in map {
                         let key = k
                             .as_str()
@@ -425,13 +430,12 @@ impl Context {
 
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
-        while let Some(start) = rest.find("${") {
-            out.push_str(&rest[..start]);
-            let after = &rest[start + 2..];
-            let Some(end) = after.find('}') else {
+        while let Some((before, after)) = rest.split_once("${") {
+            out.push_str(before);
+            let Some((name, remainder)) = after.split_once('}') else {
                 return fail(format!("Fn::Sub: unclosed ${{ in {text:?}"));
             };
-            let name = after[..end].trim();
+            let name = name.trim();
             if let Some(literal) = name.strip_prefix('!') {
                 out.push_str("${");
                 out.push_str(literal);
@@ -448,7 +452,7 @@ impl Context {
                     None => return fail(format!("Fn::Sub: ${{{name}}} is AWS::NoValue")),
                 }
             }
-            rest = &after[end + 1..];
+            rest = remainder;
         }
         out.push_str(rest);
         Ok(out)

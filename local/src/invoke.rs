@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use platform::BoxError;
+use tokio::time::Instant;
 
 #[derive(Debug, thiserror::Error)]
 pub enum InvokeError {
@@ -32,6 +33,11 @@ pub async fn guarded<T: Send + 'static>(
         Ok(Ok(Err(e))) => Err(InvokeError::Failed(e.to_string())),
         Ok(Ok(Ok(value))) => Ok(value),
     }
+}
+
+/// Milliseconds since `started`, for the latency field of a log line.
+pub fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 fn panic_message(join: tokio::task::JoinError) -> String {

@@ -1,11 +1,13 @@
 //! `local-stack`: serves the whole stack on one port until Ctrl-C or SIGTERM.
 
+use std::io::Write;
 use std::process::ExitCode;
 
-use local_stack::cli::{self, Command};
+use local_stack::cli::{self, CliArgs, Command};
 use local_stack::dev_key::{self, DevKey};
 use local_stack::template::Template;
-use local_stack::{registry, start, StackOptions};
+use local_stack::{registry, start, RunningStack, StackOptions};
+use tracing::warn;
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -36,7 +38,7 @@ fn init_tracing() {
 async fn run() -> Result<(), String> {
     let args = match cli::parse(std::env::args().skip(1), |k| std::env::var(k).ok())? {
         Command::Help => {
-            println!("{}", cli::USAGE);
+            say(cli::USAGE);
             return Ok(());
         }
         Command::Run(args) => *args,
@@ -65,14 +67,14 @@ async fn run() -> Result<(), String> {
     {
         let key_file = cli::beside_template(&args.template, dev_key::DEV_KEY_PATH);
         match dev_key::fill_jwt_parameters(&mut parameters, &key_file)? {
-            Some(DevKey::Created(path)) => println!(
+            Some(DevKey::Created(path)) => say(format_args!(
                 "local-stack: created a DEVELOPMENT-ONLY signing key in {} (never use it elsewhere)",
                 path.display()
-            ),
-            Some(DevKey::Loaded(path)) => println!(
+            )),
+            Some(DevKey::Loaded(path)) => say(format_args!(
                 "local-stack: signing tokens with the DEVELOPMENT-ONLY key in {}",
                 path.display()
-            ),
+            )),
             None => {}
         }
     }
@@ -95,27 +97,47 @@ async fn run() -> Result<(), String> {
     };
     let stack = start(opts, registry()).await.map_err(|e| e.to_string())?;
 
-    println!(
+    say(banner(&args, &stack));
+
+    wait_for_stop().await;
+    say("local-stack: stopping");
+    stack.shutdown().await;
+    Ok(())
+}
+
+/// Where the stack serves what: every route and function URL, for the developer to click.
+fn banner(args: &CliArgs, stack: &RunningStack) -> String {
+    let mut lines = vec![format!(
         "local-stack: stack {:?} serving on {} (AWS emulator {})",
         args.stack_name,
         stack.base_url(),
         args.endpoint
+    )];
+    lines.extend(
+        stack
+            .routes()
+            .iter()
+            .map(|(route, function)| format!("  {route:<40} -> {function}")),
     );
-    for (route, function) in stack.routes() {
-        println!("  {route:<40} -> {function}");
-    }
-    for (function, url) in stack.function_urls() {
-        println!("  function URL {url}/ -> {function}");
-    }
+    lines.extend(
+        stack
+            .function_urls()
+            .iter()
+            .map(|(function, url)| format!("  function URL {url}/ -> {function}")),
+    );
     if !args.schedules {
-        println!("  schedules are not fired (--no-schedules)");
+        lines.push("  schedules are not fired (--no-schedules)".to_string());
     }
-    println!("Press Ctrl-C to stop.");
+    lines.push("Press Ctrl-C to stop.".to_string());
+    lines.join("\n")
+}
 
-    wait_for_stop().await;
-    println!("local-stack: stopping");
-    stack.shutdown().await;
-    Ok(())
+/// One message on stdout (usage, banner, dev-key notice): printing them is this binary's job.
+/// A closed stdout must not stop the stack, so a failed write is only logged.
+fn say(text: impl std::fmt::Display) {
+    if let Err(e) = writeln!(std::io::stdout().lock(), "{text}") {
+        warn!(error = %e, "could not write to stdout");
+    }
 }
 
 async fn wait_for_stop() {

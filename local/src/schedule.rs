@@ -127,7 +127,7 @@ impl ScheduleTarget {
             self.timeout,
         )
         .await;
-        let latency_ms = started.elapsed().as_millis() as u64;
+        let latency_ms = invoke::elapsed_ms(started);
         match &outcome {
             Ok(()) => info!(function = %self.function, event, latency_ms, "schedule fired"),
             Err(e) => warn!(function = %self.function, event, latency_ms, error = %e,

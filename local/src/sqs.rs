@@ -222,7 +222,7 @@ impl Poller {
             messages = records.len(),
             deleted,
             ok = outcome.is_ok(),
-            latency_ms = started.elapsed().as_millis() as u64,
+            latency_ms = invoke::elapsed_ms(started),
             "sqs batch"
         );
     }

@@ -3,12 +3,19 @@
 //!
 //! Needs `AWS_ENDPOINT_URL` (the project's `local/test` script starts the emulator and sets it).
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+// Test code: a failed unwrap or an out-of-range index is a failed test, which is the point.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use aws_config::{BehaviorVersion, Region};
 use aws_lambda_events::event::eventbridge::EventBridgeEvent;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use aws_sdk_sqs::types::{QueueAttributeName, SendMessageBatchRequestEntry};
@@ -17,9 +24,10 @@ use axum::routing::{any, get};
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use http_body_util::BodyExt;
-use local_stack::{start, Registry, RunningStack, StackError, StackOptions};
+use local_stack::{start, Registry, RunningStack, StackError};
 use platform::{BoxError, Env, ScheduleHandler, SqsHandler};
 use serde_json::{json, Value};
+use support::{aws_config, endpoint, options, random_stack, write_template};
 
 const TEMPLATE: &str = r#"
 AWSTemplateFormatVersion: "2010-09-09"
@@ -169,64 +177,12 @@ Resources:
             Input: '{"kind": "daily"}'
 "#;
 
-fn endpoint() -> String {
-    match std::env::var("AWS_ENDPOINT_URL") {
-        Ok(url) if !url.is_empty() => url,
-        _ => panic!(
-            "AWS_ENDPOINT_URL is not set: these tests need the AWS emulator. Run them through \
-             local/test, or start `moto_server -p 4566` and export AWS_ENDPOINT_URL"
-        ),
-    }
-}
-
-/// A template file in its own temporary directory, removed on drop.
-struct TempTemplate(PathBuf);
-
-impl TempTemplate {
-    fn path(&self) -> PathBuf {
-        self.0.join("template.yaml")
-    }
-}
-
-impl Drop for TempTemplate {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn write_template(text: &str) -> TempTemplate {
-    let dir = std::env::temp_dir().join(format!("local-stack-test-{}", uuid::Uuid::new_v4()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let template = TempTemplate(dir);
-    std::fs::write(template.path(), text).expect("write template");
-    template
-}
-
-fn options(template: PathBuf, stack_name: &str) -> StackOptions {
-    StackOptions {
-        template,
-        stack_name: stack_name.to_string(),
-        bind: "127.0.0.1:0".parse().expect("addr"),
-        aws_endpoint: endpoint(),
-        region: "us-east-1".to_string(),
-        env_file: None,
-        parameters: BTreeMap::new(),
-        process_env_overrides: false,
-        run_schedules: false,
-        run_queue_pollers: true,
-    }
-}
-
-fn random_stack() -> String {
-    format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..12])
-}
-
 /// What the in-test functions saw.
 #[derive(Clone, Default)]
 struct Seen {
     /// (body, ApproximateReceiveCount) per record the worker was given.
     work: Arc<Mutex<Vec<(String, String)>>>,
-    poison: Arc<Mutex<u32>>,
+    poison: Arc<Mutex<usize>>,
     schedules: Arc<Mutex<Vec<EventBridgeEvent<Value>>>>,
 }
 
@@ -264,7 +220,7 @@ struct FailingWorker(Seen);
 
 impl SqsHandler for FailingWorker {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
-        *self.0.poison.lock().expect("lock") += event.records.len() as u32;
+        *self.0.poison.lock().expect("lock") += event.records.len();
         async { Err::<SqsBatchResponse, BoxError>("cannot process this".into()) }.boxed()
     }
 }
@@ -340,15 +296,18 @@ async fn start_stack(stack_name: &str, seen: &Seen) -> RunningStack {
         .expect("stack starts")
 }
 
-async fn aws_config() -> aws_config::SdkConfig {
-    aws_config::defaults(BehaviorVersion::latest())
-        .endpoint_url(endpoint())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_sqs::config::Credentials::new(
-            "test", "test", None, None, "test",
-        ))
-        .load()
+async fn queue_attributes(
+    sqs: &aws_sdk_sqs::Client,
+    url: &str,
+) -> std::collections::HashMap<QueueAttributeName, String> {
+    sqs.get_queue_attributes()
+        .queue_url(url)
+        .attribute_names(QueueAttributeName::All)
+        .send()
         .await
+        .expect("attributes")
+        .attributes
+        .expect("attributes")
 }
 
 /// Polls `check` until it holds or `timeout` passes.
@@ -401,15 +360,7 @@ async fn provisions_resources_and_resolves_environments() {
         "{dlq_url}"
     );
     let failing_url = stack.physical_name("FailingQueue").expect("queue url");
-    let attributes = sqs
-        .get_queue_attributes()
-        .queue_url(&failing_url)
-        .attribute_names(QueueAttributeName::All)
-        .send()
-        .await
-        .expect("attributes")
-        .attributes
-        .expect("attributes");
+    let attributes = queue_attributes(&sqs, &failing_url).await;
     let redrive: Value = serde_json::from_str(
         attributes
             .get(&QueueAttributeName::RedrivePolicy)
@@ -568,15 +519,7 @@ async fn partial_batch_failure_redelivers_only_the_failed_message() {
             ("ok-2".to_string(), "1".to_string()),
         ]
     );
-    let attributes = sqs
-        .get_queue_attributes()
-        .queue_url(&url)
-        .attribute_names(QueueAttributeName::All)
-        .send()
-        .await
-        .expect("attributes")
-        .attributes
-        .expect("attributes");
+    let attributes = queue_attributes(&sqs, &url).await;
     for key in [
         QueueAttributeName::ApproximateNumberOfMessages,
         QueueAttributeName::ApproximateNumberOfMessagesNotVisible,

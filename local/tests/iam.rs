@@ -5,11 +5,18 @@
 //!
 //! Needs `AWS_ENDPOINT_URL` (the project's `local/test` script starts the emulator and sets it).
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+// Test code: a failed unwrap or an out-of-range index is a failed test, which is the point.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod support;
+
 use std::sync::Arc;
 
-use aws_config::{BehaviorVersion, Region};
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::{
     AttributeValue, ConditionCheck, KeysAndAttributes, Put, TransactWriteItem,
@@ -22,6 +29,7 @@ use local_stack::{start, Registry, StackOptions};
 use platform::aws::AwsClients;
 use platform::Env;
 use serde_json::{json, Value};
+use support::{aws_config, options, random_stack, write_template};
 
 const TEMPLATE: &str = r#"
 AWSTemplateFormatVersion: "2010-09-09"
@@ -100,33 +108,6 @@ Resources:
             Path: /probe/{op}
             Method: POST
 "#;
-
-fn endpoint() -> String {
-    match std::env::var("AWS_ENDPOINT_URL") {
-        Ok(url) if !url.is_empty() => url,
-        _ => panic!(
-            "AWS_ENDPOINT_URL is not set: these tests need the AWS emulator. Run them through \
-             local/test, or start `moto_server -p 4566` and export AWS_ENDPOINT_URL"
-        ),
-    }
-}
-
-/// A template file in its own temporary directory, removed on drop.
-struct TempTemplate(PathBuf);
-
-impl Drop for TempTemplate {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn write_template(text: &str) -> (TempTemplate, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("local-stack-iam-{}", uuid::Uuid::new_v4()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("template.yaml");
-    std::fs::write(&path, text).expect("write template");
-    (TempTemplate(dir), path)
-}
 
 /// What one call gave: `ok`, or the error's code and HTTP status.
 fn outcome<T, E: ProvideErrorMetadata>(result: Result<T, SdkError<E, HttpResponse>>) -> Value {
@@ -315,19 +296,11 @@ fn registry() -> Registry {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_the_policy_does_not_grant_are_refused_as_aws_refuses_them() {
-    let stack_name = format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
-    let (_dir, template) = write_template(TEMPLATE);
+    let stack_name = random_stack();
+    let template = write_template(TEMPLATE);
     let options = StackOptions {
-        template,
-        stack_name: stack_name.clone(),
-        bind: "127.0.0.1:0".parse().expect("addr"),
-        aws_endpoint: endpoint(),
-        region: "us-east-1".to_string(),
-        env_file: None,
-        parameters: BTreeMap::new(),
-        process_env_overrides: false,
-        run_schedules: false,
         run_queue_pollers: false,
+        ..options(template.path(), &stack_name)
     };
     let stack = start(options, registry()).await.expect("stack starts");
     let http = reqwest::Client::new();
@@ -452,14 +425,7 @@ async fn calls_the_policy_does_not_grant_are_refused_as_aws_refuses_them() {
     assert_eq!(refused.code(), Some("AccessDeniedException"));
 
     // The tests' (and the stack's) own clients are not the function's: not enforced.
-    let config = aws_config::defaults(BehaviorVersion::latest())
-        .endpoint_url(endpoint())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-            "test", "test", None, None, "test",
-        ))
-        .load()
-        .await;
+    let config = aws_config().await;
     aws_sdk_dynamodb::Client::new(&config)
         .put_item()
         .table_name(&items)

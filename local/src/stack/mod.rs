@@ -1,0 +1,189 @@
+//! Starting and stopping the whole stack: template → emulator resources → function
+//! environments → cold starts → HTTP routes, queue pollers and schedule timers.
+//!
+//! Everything that can be wrong with the template (an unknown binary, an unresolvable
+//! variable, a bad route or event source) is found before the stack serves anything, and the
+//! error names the function and the variable or event.
+//!
+//! [`plan`] resolves what the template says about each function, [`instances`] cold-starts
+//! and wires them, [`running`] is the started stack.
+
+mod instances;
+mod plan;
+mod running;
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tracing::{info, warn};
+
+use crate::aws::{AwsClients, ProcessCredentials};
+use crate::error::StackError;
+use crate::http::{self, Dispatcher};
+use crate::iam::{self, DenialLog};
+use crate::intrinsics::Context;
+use crate::provision;
+use crate::registry::Registry;
+use crate::routes::RouteTable;
+use crate::shutdown;
+use crate::template::Template;
+
+pub use running::RunningStack;
+
+/// A template parameter that, left empty, is set to the local base URL.
+pub const PUBLIC_API_URL_PARAMETER: &str = "PublicApiUrl";
+
+/// How to run the stack.
+#[derive(Clone, Debug)]
+pub struct StackOptions {
+    pub template: PathBuf,
+    /// Prefix of every physical name, so stacks sharing an emulator stay apart.
+    pub stack_name: String,
+    /// Where the local API Gateway listens (port 0 picks a free port).
+    pub bind: SocketAddr,
+    /// The emulator's endpoint URL.
+    pub aws_endpoint: String,
+    pub region: String,
+    /// SAM `--env-vars` file: `{"Parameters": {...}, "<FunctionLogicalId>": {...}}`.
+    pub env_file: Option<PathBuf>,
+    /// Template parameter values (over the template's Defaults).
+    pub parameters: BTreeMap<String, String>,
+    /// Let declared variables present in this process's environment override the template.
+    pub process_env_overrides: bool,
+    /// Fire schedules on their timers (off in tests: use `fire_schedule`).
+    pub run_schedules: bool,
+    pub run_queue_pollers: bool,
+}
+
+impl Default for StackOptions {
+    fn default() -> Self {
+        Self {
+            template: PathBuf::from("template.yaml"),
+            stack_name: "local".to_string(),
+            bind: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 8080),
+            aws_endpoint: "http://127.0.0.1:4566".to_string(),
+            region: "us-east-1".to_string(),
+            env_file: None,
+            parameters: BTreeMap::new(),
+            process_env_overrides: false,
+            run_schedules: true,
+            run_queue_pollers: true,
+        }
+    }
+}
+
+/// Provisions the template's resources, starts every function, and serves.
+pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStack, StackError> {
+    let template = Template::load(&opts.template)?;
+    let mut ctx = Context::new(&template, &opts.stack_name, &opts.region, &opts.parameters);
+    for name in opts.parameters.keys() {
+        if !template.parameters.contains_key(name) {
+            warn!(parameter = %name, "parameter is not declared in the template; ignored");
+        }
+    }
+    let active = plan::active_resources(&template, &ctx)?;
+    let functions = plan::active_functions(&template, &active, &registry)?;
+
+    // Bound first: functions may need the public base URL at cold start.
+    let bind_error = |source| StackError::Bind {
+        addr: opts.bind,
+        source,
+    };
+    let listener = TcpListener::bind(opts.bind).await.map_err(bind_error)?;
+    let local_addr = listener.local_addr().map_err(bind_error)?;
+    let base_url = base_url_for(local_addr);
+    // The deployed stack cannot name its own API in a function's environment (a dependency
+    // cycle), so it takes the URL as a parameter; locally the stack knows it.
+    if let Some(value) = ctx.parameters.get_mut(PUBLIC_API_URL_PARAMETER) {
+        if value.as_deref().is_none_or(str::is_empty) {
+            *value = Some(base_url.clone());
+        }
+    }
+
+    let credentials = ProcessCredentials::from_process();
+    let aws = AwsClients::new(&opts.aws_endpoint, &opts.region, &credentials).await;
+    let physical = provision::provision(&active, &mut ctx, &aws).await?;
+    plan::register_apis_and_functions(&mut ctx, &active, &base_url);
+    let denials = DenialLog::default();
+    let (policies, policy_keys) = iam::register(
+        &opts.stack_name,
+        plan::function_guards(&functions, &template, &ctx, &denials)?,
+    );
+    let plans = plan::plan_functions(functions, &ctx, &opts, &credentials, &policy_keys)?;
+    let routes = RouteTable::new(plans.iter().flat_map(|p| p.routes.clone()).collect())
+        .map_err(StackError::Routes)?;
+    let instances = instances::start_all(plans, &registry, &ctx, &aws).await?;
+
+    let route_list: Vec<(String, String)> = routes
+        .iter()
+        .map(|r| (r.to_string(), r.function.clone()))
+        .collect();
+    let function_urls: BTreeMap<String, String> = instances
+        .url_binaries
+        .iter()
+        .map(|(binary, id)| (id.clone(), plan::function_url_for(&base_url, binary)))
+        .collect();
+    let dispatcher = Arc::new(Dispatcher {
+        routes,
+        functions: instances.routers,
+        function_urls: instances.url_binaries,
+    });
+    let (stop, stop_rx) = shutdown::channel();
+    let server = http::serve(listener, http::app(dispatcher), stop_rx.clone());
+
+    let mut tasks = Vec::new();
+    if opts.run_queue_pollers {
+        for poller in instances.pollers {
+            info!(function = %poller.source.function, event = %poller.source.event,
+                queue = %poller.queue_url, "polling queue");
+            tasks.push(poller.spawn(stop_rx.clone()));
+        }
+    }
+    if opts.run_schedules {
+        for target in instances.schedules.values() {
+            tasks.extend(target.spawn_timers(&stop_rx));
+        }
+    }
+    info!(base_url = %base_url, stack = %opts.stack_name, functions = instances.envs.len(), "local stack started");
+
+    Ok(RunningStack {
+        base_url,
+        local_addr,
+        physical,
+        envs: instances.envs,
+        routes: route_list,
+        function_urls,
+        schedules: instances.schedules,
+        stop,
+        server,
+        tasks,
+        denials,
+        _policies: policies,
+    })
+}
+
+/// A wildcard bind address is reached through loopback.
+fn base_url_for(addr: SocketAddr) -> String {
+    let ip = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    format!("http://{}", SocketAddr::new(ip, addr.port()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_use_loopback_for_wildcards() {
+        let url = |s: &str| base_url_for(s.parse().expect("addr"));
+        assert_eq!(url("127.0.0.1:8080"), "http://127.0.0.1:8080");
+        assert_eq!(url("0.0.0.0:9000"), "http://127.0.0.1:9000");
+        assert_eq!(url("[::]:9000"), "http://[::1]:9000");
+    }
+}
