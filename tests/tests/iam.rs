@@ -1,6 +1,14 @@
 //! The local stack enforces the repository's template: take a permission away from a copy of
 //! it, and the function's call is refused with AccessDeniedException, so enforcement cannot
 //! silently stop.
+// Test code: a failed unwrap, index or assertion is how a test fails.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stdout
+)]
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
