@@ -20,8 +20,8 @@
 //! item above, the profile last and conditional on its email being unchanged. No Scan.
 
 use platform::dynamo::{
-    is_condition_failed, key, n, retry_on_conflict, s, Attributes, DynamoError, Item, RetryPolicy,
-    Table, Transaction, TransactionError, MAX_TRANSACTION_ITEMS,
+    is_condition_failed, key, n, s, Attributes, DynamoError, Item, Table, Transaction,
+    TransactionError, MAX_TRANSACTION_ITEMS,
 };
 use platform::Clock;
 
@@ -173,12 +173,7 @@ impl UserStore {
         tx.put(login, Some(IF_NEW))?
             .put(email, Some(IF_NEW))?
             .put(profile, Some(IF_NEW))?;
-        let committed = retry_on_conflict(
-            RetryPolicy::CONFLICTS,
-            TransactionError::is_conflict,
-            |_| tx.commit(),
-        )
-        .await;
+        let committed = tx.commit_retrying().await;
         committed.map_err(|e| match e {
             e if e.failed_at(0) => StoreError::Taken(UniqueField::Username),
             e if e.failed_at(1) => StoreError::Taken(UniqueField::Email),

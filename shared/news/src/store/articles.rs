@@ -3,8 +3,7 @@
 use std::collections::{HashMap, HashSet};
 
 use platform::dynamo::{
-    n, retry_on_conflict, s, Attributes, Item, RetryPolicy, Transaction, TransactionError,
-    MAX_TRANSACTION_ITEMS,
+    n, s, Attributes, Item, Transaction, TransactionError, MAX_TRANSACTION_ITEMS,
 };
 
 use super::items::{
@@ -52,13 +51,7 @@ impl ContentStore {
             return Ok(Upsert::AlreadyStored);
         };
         let position = built.article_positions.first().copied().unwrap_or_default();
-        let tx = &built.tx;
-        let outcome = retry_on_conflict(
-            RetryPolicy::CONFLICTS,
-            TransactionError::is_conflict,
-            |_| tx.commit(),
-        )
-        .await;
+        let outcome = built.tx.commit_retrying().await;
         match outcome {
             Ok(()) => Ok(Upsert::Inserted),
             Err(e) if e.failed_at(position) => Ok(Upsert::AlreadyStored),

@@ -1,10 +1,7 @@
 //! Subscriptions: membership items with an exact count, and the last subscriber taking the
 //! source and its articles with them.
 
-use platform::dynamo::{
-    is_condition_failed, key, n, retry_on_conflict, s, Attributes, Item, RetryPolicy, Transaction,
-    TransactionError,
-};
+use platform::dynamo::{is_condition_failed, key, n, s, Attributes, Item, Transaction};
 
 use super::items::{
     article_count_key, article_key, membership_key, source_key, source_pk, topic_key, topic_pk,
@@ -26,13 +23,7 @@ impl ContentStore {
             1,
             Some("attribute_exists(pk)"),
         )?;
-        let tx = &tx;
-        let outcome = retry_on_conflict(
-            RetryPolicy::CONFLICTS,
-            TransactionError::is_conflict,
-            |_| tx.commit(),
-        )
-        .await;
+        let outcome = tx.commit_retrying().await;
         match outcome {
             Ok(()) => {}
             Err(e) if e.failed_at(1) => return Err(StoreError::SourceNotFound),
@@ -70,13 +61,7 @@ impl ContentStore {
             -1,
             Some("attribute_exists(pk)"),
         )?;
-        let tx = &tx;
-        let outcome = retry_on_conflict(
-            RetryPolicy::CONFLICTS,
-            TransactionError::is_conflict,
-            |_| tx.commit(),
-        )
-        .await;
+        let outcome = tx.commit_retrying().await;
         match outcome {
             Ok(()) => {}
             // Deleted meanwhile by a concurrent last unsubscribe.
@@ -172,13 +157,7 @@ impl ContentStore {
                 None,
             )?;
         }
-        let tx = &tx;
-        let outcome = retry_on_conflict(
-            RetryPolicy::CONFLICTS,
-            TransactionError::is_conflict,
-            |_| tx.commit(),
-        )
-        .await;
+        let outcome = tx.commit_retrying().await;
         match outcome {
             Ok(()) => Ok(()),
             // Already deleted by a concurrent cleanup: only the row may remain.

@@ -1,7 +1,7 @@
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem, Update};
 
-use super::{n, DynamoError, Item, Table};
+use super::{n, retry_on_conflict, DynamoError, Item, RetryPolicy, Table};
 
 /// DynamoDB's limit on the items of one transaction.
 pub const MAX_ITEMS: usize = 100;
@@ -174,6 +174,18 @@ impl Transaction {
         self.items
             .push(TransactWriteItem::builder().condition_check(check).build());
         Ok(self)
+    }
+
+    /// [`Transaction::commit`], tried again on conflicts under the platform's policy
+    /// ([`RetryPolicy::CONFLICTS`]): what a store calls unless it must rebuild the writes
+    /// between attempts.
+    pub async fn commit_retrying(&self) -> Result<(), TransactionError> {
+        retry_on_conflict(
+            RetryPolicy::CONFLICTS,
+            TransactionError::is_conflict,
+            |_| self.commit(),
+        )
+        .await
     }
 
     /// Writes every item or none. Can be called again after a [`TransactionError::Conflict`].
