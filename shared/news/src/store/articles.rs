@@ -279,9 +279,7 @@ impl ContentStore {
     async fn newest_article_ids(&self, limit: usize) -> Result<Vec<String>, StoreError> {
         let query = self
             .table
-            .client()
             .query()
-            .table_name(self.table.name())
             .index_name("gsi1")
             .key_condition_expression("gsi1pk = :list")
             .expression_attribute_values(":list", s(ARTICLES))
@@ -307,9 +305,7 @@ impl ContentStore {
     ) -> Result<Vec<String>, StoreError> {
         let mut query = self
             .table
-            .client()
             .query()
-            .table_name(self.table.name())
             .key_condition_expression("pk = :pk AND begins_with(sk, :rows)")
             .expression_attribute_values(":pk", s(pk))
             .expression_attribute_values(":rows", s(ARTICLE_ROW))

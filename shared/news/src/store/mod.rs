@@ -164,9 +164,7 @@ impl ContentStore {
     async fn list(&self, partition: &str) -> Result<Vec<Item>, StoreError> {
         let query = self
             .table
-            .client()
             .query()
-            .table_name(self.table.name())
             .index_name("gsi1")
             .key_condition_expression("gsi1pk = :list")
             .expression_attribute_values(":list", s(partition));

@@ -123,9 +123,7 @@ impl ContentStore {
         let pk = source_pk(source_id);
         let query = self
             .table
-            .client()
             .query()
-            .table_name(self.table.name())
             .key_condition_expression("pk = :pk")
             .expression_attribute_values(":pk", s(&pk));
         for row in self.table.query_all(query, None).await? {

@@ -66,6 +66,11 @@ impl Table {
         }
     }
 
+    /// A Query on this table, for [`Table::query_all`].
+    pub fn query(&self) -> QueryFluentBuilder {
+        self.client.query().table_name(self.name())
+    }
+
     /// The item with `key`, read consistently.
     pub async fn get(&self, key: Item) -> Result<Option<Item>, DynamoError> {
         self.client
