@@ -451,6 +451,17 @@ def vm_hwm_kb(pid: int) -> int | None:
     return None
 
 
+def child_pids(pid: int) -> list[int]:
+    kids = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                kids += [int(k) for k in f.read().split()]
+    except OSError:
+        pass
+    return kids
+
+
 def cold_start(bootstrap: Path, env: dict, event: bytes, arn: str,
                logfile: Path, init_timeout: float, answer_timeout: float,
                wrap: list[str] | None = None) -> Run:
@@ -499,10 +510,13 @@ def cold_start(bootstrap: Path, env: dict, event: bytes, arn: str,
         return run
     finally:
         if proc.returncode is None and wrap:
-            # A profiler (strace, valgrind, perf) writes its output on SIGTERM: stop the group
-            # gently, then for good.
+            # Stop the profiled bootstrap gently, so that the tool can write its output: SIGTERM
+            # to the wrapper's children (strace, perf stat), or to the wrapper itself when it
+            # runs the program in its own process (valgrind); then the whole group for good.
             try:
-                os.killpg(proc.pid, signal.SIGTERM)
+                kids = child_pids(proc.pid)
+                for pid in kids or [proc.pid]:
+                    os.kill(pid, signal.SIGTERM)
                 proc.wait(120)
             except (ProcessLookupError, subprocess.TimeoutExpired):
                 pass
@@ -545,6 +559,12 @@ def build(arch: str, binaries: list[str]) -> tuple[bool, float]:
            "--lambda-dir", str(lambda_dir(arch))]
     for b in binaries:
         cmd += ["--bin", b]
+    if arch == "arm64" and shutil.which("rustup"):
+        installed = subprocess.run(["rustup", "target", "list", "--installed"], capture_output=True,
+                                   text=True).stdout.split()
+        if TRIPLES[arch] not in installed:
+            log(f"bench-coldstart: rustup target add {TRIPLES[arch]}")
+            subprocess.run(["rustup", "target", "add", TRIPLES[arch]])
     log(f"bench-coldstart: {' '.join(cmd)}")
     t0 = time.monotonic()
     result = subprocess.run(cmd, cwd=ROOT)
@@ -665,9 +685,13 @@ def main(argv=None) -> int:
                     help="take bootstraps from DIR/<binary>/bootstrap or DIR/<binary> instead of "
                          "$CARGO_TARGET_DIR/coldstart/x86_64 (experiments)")
     ap.add_argument("--wrap", metavar="COMMAND",
-                    help="run each bootstrap under COMMAND, e.g. 'strace -f -tt -o /tmp/st' or "
-                         "'valgrind --tool=callgrind' (timings then include the tool's overhead; "
-                         "the group gets SIGTERM so the tool can write its output)")
+                    help="run each bootstrap under COMMAND, e.g. 'strace -f -tt -o /tmp/{binary}.st' or "
+                         "'valgrind --tool=callgrind --callgrind-out-file=/tmp/{binary}.cg' ({binary} "
+                         "is replaced; timings and RSS are then the tool's; the bootstrap gets SIGTERM "
+                         "so that the tool writes its output)")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="add or override a variable in every bootstrap's environment (experiments, "
+                         "e.g. SSL_CERT_FILE=...); an empty VALUE removes the variable")
     ap.add_argument("--template", default=str(ROOT / "template.yaml"))
     args = ap.parse_args(argv)
 
@@ -775,9 +799,14 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
             env.update({k: resolver.resolve(v) for k, v in f.env.items()})
             if emulator:
                 env["AWS_ENDPOINT_URL"] = emulator.url
+            for item in args.set:
+                key, _, value = item.partition("=")
+                if value:
+                    env[key] = value
+                else:
+                    env.pop(key, None)
             arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
             plan.append((f, path, env, event_file.read_bytes() if not problem else b"", arn, problem))
-        wrap = shlex.split(args.wrap) if args.wrap else None
         runs = {f.binary: [] for f in subjects}
         problems = {f.binary: p for f, _, _, _, _, p in plan if p}
         live = [p for p in plan if not p[5]]
@@ -785,6 +814,7 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
         for round_no in range(args.runs + 1):
             order = live[round_no % len(live):] + live[:round_no % len(live)] if live else []
             for f, path, env, event, arn, _ in order:
+                wrap = shlex.split(args.wrap.replace("{binary}", f.binary)) if args.wrap else None
                 slow = 30 if wrap else 1
                 r = cold_start(path, env, event, arn, logs / f"{f.binary}.log",
                                init_timeout=10 * slow, answer_timeout=20 * slow, wrap=wrap)
