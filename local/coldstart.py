@@ -572,7 +572,9 @@ def build(arch: str, binaries: list[str]) -> tuple[bool, float]:
 
 
 def lambda_dir(arch: str) -> Path:
-    return target_dir() / "coldstart" / arch
+    # In this clone (git-ignored), not in the shared target directory: clones that share
+    # CARGO_TARGET_DIR must not measure each other's bootstraps.
+    return ROOT / "local" / ".state" / "coldstart" / arch
 
 
 def bootstrap_path(arch: str, binary: str) -> Path:
@@ -683,7 +685,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="FILE", help="write every run's figures to FILE")
     ap.add_argument("--bootstrap-dir", metavar="DIR",
                     help="take bootstraps from DIR/<binary>/bootstrap or DIR/<binary> instead of "
-                         "$CARGO_TARGET_DIR/coldstart/x86_64 (experiments)")
+                         "local/.state/coldstart/x86_64 (experiments)")
     ap.add_argument("--wrap", metavar="COMMAND",
                     help="run each bootstrap under COMMAND, e.g. 'strace -f -tt -o /tmp/{binary}.st' or "
                          "'valgrind --tool=callgrind --callgrind-out-file=/tmp/{binary}.cg' ({binary} "
