@@ -572,7 +572,9 @@ def build(arch: str, binaries: list[str]) -> tuple[bool, float]:
 
 
 def lambda_dir(arch: str) -> Path:
-    return target_dir() / "coldstart" / arch
+    # In this clone (git-ignored), not in the shared target directory: clones that share
+    # CARGO_TARGET_DIR must not measure each other's bootstraps.
+    return ROOT / "local" / ".state" / "coldstart" / arch
 
 
 def bootstrap_path(arch: str, binary: str) -> Path:
@@ -683,7 +685,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="FILE", help="write every run's figures to FILE")
     ap.add_argument("--bootstrap-dir", metavar="DIR",
                     help="take bootstraps from DIR/<binary>/bootstrap or DIR/<binary> instead of "
-                         "$CARGO_TARGET_DIR/coldstart/x86_64 (experiments)")
+                         "local/.state/coldstart/x86_64 (experiments)")
     ap.add_argument("--wrap", metavar="COMMAND",
                     help="run each bootstrap under COMMAND, e.g. 'strace -f -tt -o /tmp/{binary}.st' or "
                          "'valgrind --tool=callgrind --callgrind-out-file=/tmp/{binary}.cg' ({binary} "
@@ -692,6 +694,9 @@ def main(argv=None) -> int:
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                     help="add or override a variable in every bootstrap's environment (experiments, "
                          "e.g. SSL_CERT_FILE=...); an empty VALUE removes the variable")
+    ap.add_argument("--timeout", type=float, default=10, metavar="SECONDS",
+                    help="a bootstrap that has not asked for an event after SECONDS (or not answered "
+                         "after twice that) counts as failed (default 10; x30 under --wrap)")
     ap.add_argument("--template", default=str(ROOT / "template.yaml"))
     args = ap.parse_args(argv)
 
@@ -817,7 +822,7 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
                 wrap = shlex.split(args.wrap.replace("{binary}", f.binary)) if args.wrap else None
                 slow = 30 if wrap else 1
                 r = cold_start(path, env, event, arn, logs / f"{f.binary}.log",
-                               init_timeout=10 * slow, answer_timeout=20 * slow, wrap=wrap)
+                               init_timeout=args.timeout * slow, answer_timeout=2 * args.timeout * slow, wrap=wrap)
                 if round_no > 0:
                     runs[f.binary].append(r)
                 elif not r.ok:
