@@ -86,7 +86,7 @@ impl AnswerCache {
     /// The stored answer of `task`'s operation under `key`, unless absent, expired or
     /// unreadable.
     pub async fn get(&self, key: &CacheKey, task: &Task) -> Option<Answer> {
-        match self.table.get(key.item_key()).await {
+        match self.table.get_eventual(key.item_key()).await {
             Ok(item) => self.answer_in(&item?, key, task),
             Err(e) => {
                 tracing::warn!(error = %e, "answer cache read failed; treating it as a miss");

@@ -206,7 +206,7 @@ impl ContentStore {
 
     /// One article with its body paragraphs.
     pub async fn article(&self, id: &str) -> Result<Option<Article>, StoreError> {
-        match self.table.get(article_key(id)).await? {
+        match self.table.get_eventual(article_key(id)).await? {
             Some(item) => Ok(Some(to_article(self.table.name(), &item, true)?)),
             None => Ok(None),
         }
@@ -268,7 +268,7 @@ impl ContentStore {
 
     /// The `articleCount` of the item with `key` (0 when it does not exist).
     async fn count(&self, key: Item) -> Result<u64, StoreError> {
-        let count = match self.table.get(key).await? {
+        let count = match self.table.get_eventual(key).await? {
             Some(item) => item.counter(self.table.name(), "articleCount")?,
             None => 0,
         };

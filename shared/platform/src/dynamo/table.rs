@@ -71,13 +71,23 @@ impl Table {
         self.client.query().table_name(self.name())
     }
 
-    /// The item with `key`, read consistently.
+    /// The item with `key`, read consistently (sees every write acknowledged before it).
     pub async fn get(&self, key: Item) -> Result<Option<Item>, DynamoError> {
+        self.get_item(key, true).await
+    }
+
+    /// The item with `key`, read eventually consistently: half the read cost, for reads where
+    /// an answer a moment old is fine (published articles, counters shown in lists, caches).
+    pub async fn get_eventual(&self, key: Item) -> Result<Option<Item>, DynamoError> {
+        self.get_item(key, false).await
+    }
+
+    async fn get_item(&self, key: Item, consistent: bool) -> Result<Option<Item>, DynamoError> {
         self.client
             .get_item()
             .table_name(self.name())
             .set_key(Some(key))
-            .consistent_read(true)
+            .consistent_read(consistent)
             .send()
             .await
             .map(|out| out.item)
