@@ -179,3 +179,37 @@ async fn writes_to_client_pages_are_405() {
     assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(answer.json()["path"], "/actuator/health");
 }
+
+#[tokio::test]
+async fn every_answer_carries_hsts() {
+    let html = String::from_utf8(call("GET", "/", &[]).await.body).expect("utf-8");
+    let asset = first_src(&html).to_string();
+    let etag = call("GET", "/", &[]).await.header("etag").to_string();
+    for (method, path, headers, status) in [
+        ("GET", "/", vec![], StatusCode::OK),
+        (
+            "GET",
+            "/",
+            vec![("if-none-match", etag.as_str())],
+            StatusCode::NOT_MODIFIED,
+        ),
+        ("GET", asset.as_str(), vec![], StatusCode::OK),
+        ("GET", "/swagger-ui.html", vec![], StatusCode::FOUND),
+        ("GET", "/v3/api-docs", vec![], StatusCode::OK),
+        ("GET", "/api/unknown", vec![], StatusCode::NOT_FOUND),
+        (
+            "POST",
+            "/articles/1",
+            vec![],
+            StatusCode::METHOD_NOT_ALLOWED,
+        ),
+    ] {
+        let answer = call(method, path, &headers).await;
+        assert_eq!(answer.status, status, "{method} {path}");
+        assert_eq!(
+            answer.header("strict-transport-security"),
+            "max-age=63072000; includeSubDomains",
+            "{method} {path}"
+        );
+    }
+}

@@ -74,6 +74,9 @@ pub fn app() -> Router {
             ErrorStyle::Detailed { strip_prefix: "" },
             platform::http::render_errors,
         ))
+        .layer(axum::middleware::map_response(
+            platform::http::strict_transport_security,
+        ))
 }
 
 /// The gateway's own operations, for the platform's contract.
