@@ -213,3 +213,23 @@ async fn every_answer_carries_hsts() {
         );
     }
 }
+
+/// The client's `next=` rule and navigation in Node (`tests/browser/client.test.mjs`): only
+/// paths on the page's origin, never `/\host`, `/<tab>/host` or `/..//host`.
+#[test]
+fn client_follows_next_to_this_origin_only() {
+    let dir = stack_tests::repo_root().join("tests").join("browser");
+    let output = std::process::Command::new("node")
+        .arg("--test")
+        .arg("client.test.mjs")
+        .current_dir(&dir)
+        .output()
+        .expect("run node (Node.js 20 or newer is needed)");
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "node --test client.test.mjs failed:\n{report}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(report.contains("# pass 4"), "{report}");
+}

@@ -50,12 +50,40 @@ export function isServerPath(pathname) {
 }
 
 /**
- * Shows `to` (a path with an optional query) and records it in the history.
+ * `target` as a path on `origin` (path, query and fragment), or `null` when it is not one: it
+ * must start with a single `/`, and hold no backslash or control character (browsers read
+ * `/\host` as `//host`, and drop tabs and newlines, so `/<tab>/host` is `//host` too).
+ * @param {string} target
+ * @param {string} origin
+ * @returns {string | null}
+ */
+export function sameOriginPath(target, origin) {
+  if (!target.startsWith("/") || target.startsWith("//") || target.includes("\\")) {
+    return null;
+  }
+  // C0 controls and DEL: the URL parser strips or drops some of them.
+  if (/[\u0000-\u001f\u007f]/.test(target)) {
+    return null;
+  }
+  let url;
+  try {
+    url = new URL(target, origin);
+  } catch {
+    return null;
+  }
+  const path = url.pathname + url.search + url.hash;
+  // `/..//host` normalises to `//host`, which is another origin once used as a link.
+  return url.origin === origin && !path.startsWith("//") ? path : null;
+}
+
+/**
+ * Shows `to` (a path with an optional query) and records it in the history; anything that is
+ * not a path on this origin shows the home page instead.
  * @param {string} to
  * @param {{replace?: boolean}} [options]
  */
 export function navigate(to, { replace = false } = {}) {
-  const url = new URL(to, window.location.origin);
+  const url = new URL(sameOriginPath(to, window.location.origin) ?? "/", window.location.origin);
   if (isServerPath(url.pathname)) {
     window.location.assign(url.href);
     return;

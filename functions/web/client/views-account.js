@@ -3,17 +3,16 @@
 import * as api from "./api.gen.js";
 import { announce, h, mount } from "./dom.js";
 import { ApiError } from "./http.js";
-import { navigate } from "./router.js";
+import { navigate, sameOriginPath } from "./router.js";
 import * as account from "./session.js";
 import { articleCard, busy, clearFormErrors, empty, errorBox, field, formError, loading, showFormError } from "./ui.js";
 
 /**
- * Where to go after logging in: a local path from `?next=`, else home.
+ * Where to go after logging in: a path on this origin from `?next=`, else home.
  * @param {URLSearchParams} query
  */
 function nextPath(query) {
-  const next = query.get("next") ?? "/";
-  return next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  return sameOriginPath(query.get("next") ?? "/", window.location.origin) ?? "/";
 }
 
 /**
