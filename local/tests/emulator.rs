@@ -615,6 +615,25 @@ async fn start_up_errors_name_what_to_fix() {
         "{message}"
     );
 
+    // A secret read from a store by CloudFormation: never sent to a function as the literal.
+    let stored = TEMPLATE.replace(
+        "TABLE: !Ref ItemsTable",
+        "TABLE: !Sub \"{{resolve:secretsmanager:${ItemsTable}}}\"",
+    );
+    let stored = write_template(&stored);
+    let err = start(options(stored.path(), &random_stack()), registry.clone())
+        .await
+        .err()
+        .expect("a dynamic reference");
+    let message = err.to_string();
+    assert!(
+        message.contains("ItemsFunction")
+            && message.contains("TABLE")
+            && message.contains("{{resolve:secretsmanager:")
+            && message.contains("dynamic reference"),
+        "{message}"
+    );
+
     // An SQS event on a function whose binary builds an HTTP router.
     registry.http("worker", |_env| async { Ok(axum::Router::new()) });
     let err = start(options(template.path(), &random_stack()), registry)

@@ -218,6 +218,17 @@ fn function_env(
             Ok(None) => {}
             Ok(Some(v)) => {
                 let text = json_text(&v).map_err(|e| fail(name, e.0))?;
+                if let Some(at) = text.find("{{resolve:") {
+                    let reference = text.get(at..).unwrap_or_default();
+                    return Err(fail(
+                        name,
+                        format!(
+                            "{reference} is a dynamic reference, which CloudFormation resolves \
+                             at deploy time and the local stack does not: leave the parameter \
+                             that names it (a ...From parameter) empty locally"
+                        ),
+                    ));
+                }
                 template_vars.insert(name.clone(), text);
             }
             Err(e) => return Err(fail(name, e.0)),
