@@ -196,9 +196,10 @@ def template_parameters(template, keys) -> dict:
     local = ROOT / "local" / "parameters.json"
     if local.exists():
         params.update({k: str(v) for k, v in json.loads(local.read_text()).items()})
-    # Secrets the template has no default for: throwaway values.
-    params.setdefault("JwtPrivateKey", keys[0])
-    params.setdefault("JwtPublicKey", keys[1])
+    # The key pair, which the template leaves empty (or without a default): throwaway values.
+    for name, key in (("JwtPrivateKey", keys[0]), ("JwtPublicKey", keys[1])):
+        if not params.get(name):
+            params[name] = key
     return params
 
 
