@@ -275,6 +275,49 @@ mod tests {
         assert!(err.details[0].starts_with("body: invalid type"), "{err}");
     }
 
+    #[tokio::test]
+    async fn a_rate_limited_request_is_429_with_retry_after_in_both_body_shapes() {
+        use tower::ServiceExt;
+        for (style, path) in [
+            (
+                ErrorStyle::Detailed {
+                    strip_prefix: "/api/ai",
+                },
+                "/api/ai/qa",
+            ),
+            (ErrorStyle::Reason, "/api/v1/ai/qa"),
+        ] {
+            let router = finish(
+                Router::new().route(
+                    path,
+                    axum::routing::post(|| async { ApiError::too_many_requests(42) }),
+                ),
+                style.clone(),
+                DEFAULT_BODY_LIMIT,
+            );
+            let request = Request::post(path).body(axum::body::Body::empty()).unwrap();
+            let response = router.oneshot(request).await.unwrap();
+            assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+            assert_eq!(response.headers()[header::RETRY_AFTER], "42");
+            let bytes = axum::body::to_bytes(response.into_body(), 1 << 16)
+                .await
+                .unwrap();
+            let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            match style {
+                ErrorStyle::Detailed { .. } => {
+                    assert_eq!(body["code"], 429);
+                    assert_eq!(body["path"], "/qa");
+                    assert_eq!(body["message"], "Too many requests; retry in 42 seconds");
+                }
+                ErrorStyle::Reason => {
+                    assert_eq!(body["status"], 429);
+                    assert_eq!(body["error"], "Too Many Requests");
+                    assert_eq!(body["message"], "Too many requests; retry in 42 seconds");
+                }
+            }
+        }
+    }
+
     #[test]
     fn decodes_form_pairs() {
         assert_eq!(
