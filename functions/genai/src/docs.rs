@@ -77,6 +77,22 @@ impl IntoResponses for OperationErrors {
                 .build();
             (status.to_string(), RefOr::T(response))
         })
+        .chain([
+            platform::openapi::too_many_requests(
+                "A rate limit of this client (its address, or its user when a valid user token \
+                 is sent) is spent; retry after Retry-After seconds",
+                "ErrorBody",
+            ),
+            (
+                "503".to_string(),
+                RefOr::T(
+                    ResponseBuilder::new()
+                        .description("The rate limits cannot be checked (the model is not called)")
+                        .content("application/json", json_of("ErrorBody"))
+                        .build(),
+                ),
+            ),
+        ])
         .collect()
     }
 }

@@ -238,6 +238,34 @@ pub fn api_origin(extensions: &axum::http::Extensions) -> Option<String> {
     }
 }
 
+/// The client's address as API Gateway or the function URL saw it (`requestContext.http.
+/// sourceIp`). Never a header: `X-Forwarded-For` is whatever the client wrote. `None` outside
+/// both (a request built in a test).
+pub fn client_address(extensions: &axum::http::Extensions) -> Option<String> {
+    match extensions.get::<lambda_http::request::RequestContext>()? {
+        lambda_http::request::RequestContext::ApiGatewayV2(context) => context
+            .http
+            .source_ip
+            .as_deref()
+            .map(str::trim)
+            .filter(|ip| !ip.is_empty())
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+/// True when the request came through a function URL (`<id>.lambda-url.<region>.on.aws`)
+/// rather than the HTTP API.
+pub fn is_function_url(extensions: &axum::http::Extensions) -> bool {
+    match extensions.get::<lambda_http::request::RequestContext>() {
+        Some(lambda_http::request::RequestContext::ApiGatewayV2(context)) => context
+            .domain_name
+            .as_deref()
+            .is_some_and(|d| d.contains(".lambda-url.")),
+        _ => false,
+    }
+}
+
 /// The base URL other route families are called through: `configured` (the function's
 /// `INTERNAL_API_URL`) when set, else the API the request came through.
 pub fn internal_api_base(

@@ -1,39 +1,8 @@
-//! The limits at the edge: who the client is (from the request context API Gateway or the
-//! function URL gives the function), and the 429 or 503 a refused request gets.
-
-use axum::http::Extensions;
-use lambda_http::request::RequestContext;
+//! The limits at the edge: the 429 or 503 a refused request gets. Who the client is comes
+//! from [`crate::http::client_address`].
 
 use super::{ClientKey, Limit, RateLimiter, Verdict};
 use crate::error::ApiError;
-
-/// The client's address as API Gateway or the function URL saw it (`requestContext.http.
-/// sourceIp`). Never a header: `X-Forwarded-For` is whatever the client wrote. `None` outside
-/// both (a request built in a test).
-pub fn client_address(extensions: &Extensions) -> Option<String> {
-    match extensions.get::<RequestContext>()? {
-        RequestContext::ApiGatewayV2(context) => context
-            .http
-            .source_ip
-            .as_deref()
-            .map(str::trim)
-            .filter(|ip| !ip.is_empty())
-            .map(str::to_string),
-        _ => None,
-    }
-}
-
-/// True when the request came through a function URL (`<id>.lambda-url.<region>.on.aws`)
-/// rather than the HTTP API.
-pub fn is_function_url(extensions: &Extensions) -> bool {
-    match extensions.get::<RequestContext>() {
-        Some(RequestContext::ApiGatewayV2(context)) => context
-            .domain_name
-            .as_deref()
-            .is_some_and(|d| d.contains(".lambda-url.")),
-        _ => false,
-    }
-}
 
 /// What a route does when the limits table cannot answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -27,7 +27,7 @@ use crate::dynamo::{is_condition_failed, n, s, DynamoError, Table};
 use crate::{Clock, ConfigError, Env};
 
 #[cfg(feature = "edge")]
-pub use edge::{client_address, enforce, is_function_url, WhenUnavailable};
+pub use edge::{enforce, WhenUnavailable};
 
 /// The environment variable naming the limits table (`!Ref RateLimitTable`).
 pub const TABLE_VARIABLE: &str = "RATE_LIMIT_TABLE";
