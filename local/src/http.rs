@@ -238,7 +238,7 @@ fn source_ip(request: &Request) -> String {
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(','))
             .filter_map(|ip| ip.trim().parse::<IpAddr>().ok())
-            .last()
+            .next_back()
     };
     let client = if peer.is_loopback() {
         forwarded().unwrap_or(peer)

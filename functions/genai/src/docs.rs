@@ -65,8 +65,9 @@ impl IntoResponses for OperationErrors {
             (500, "Internal error, for example an invalid LLM_PROVIDER"),
             (
                 502,
-                "The content service or the model provider failed, or the model's answer could \
-                 not be used",
+                "The content service or the model provider failed or was too slow (through \
+                 /api/ai, the model must answer within LLM_API_TIMEOUT_SECONDS of the request), \
+                 or the model's answer could not be used",
             ),
         ]
         .into_iter()
