@@ -184,7 +184,9 @@ impl GenAi {
         request: GenAiRequest,
         operation: Operation,
     ) -> Result<AnswerResponse, ApiError> {
-        let arrived = Instant::now();
+        let arrived = extensions
+            .get::<limits::Arrival>()
+            .map_or_else(Instant::now, |a| a.0);
         let job = request.into_job(operation)?;
         let articles = self.content.via(api_origin(extensions));
         // API Gateway ends the request at 30 s with a bare 503: answer the seed's 502 first.

@@ -8,6 +8,7 @@
 //! bill.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
@@ -81,9 +82,19 @@ impl AiLimits {
     }
 }
 
+/// When the request reached the function: the model's budget through the API counts from
+/// here, the limit check included.
+#[derive(Clone, Copy, Debug)]
+pub struct Arrival(pub Instant);
+
 /// The middleware in front of the operations: a 429 (or 503) instead of the handler when a
 /// limit is spent.
-pub async fn brake(State(limits): State<Arc<AiLimits>>, request: Request, next: Next) -> Response {
+pub async fn brake(
+    State(limits): State<Arc<AiLimits>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    request.extensions_mut().insert(Arrival(Instant::now()));
     let Some(limiter) = &limits.limiter else {
         return next.run(request).await;
     };

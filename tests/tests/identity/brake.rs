@@ -23,7 +23,7 @@ fn with(limits: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
 
 #[tokio::test]
 async fn guessing_one_username_is_braked_from_every_address() {
-    let t = TestStack::start_with(with(&[("LoginRateLimitPerUsername", "3/60")])).await;
+    let t = TestStack::start_with(with(&[("LoginRateLimitPerUsername", "3/86400")])).await;
     t.register("alice").await;
     t.register("bob").await;
     for (n, ip) in ["203.0.113.1", "203.0.113.2", "203.0.113.3"]
@@ -37,7 +37,7 @@ async fn guessing_one_username_is_braked_from_every_address() {
     assert_rate_limited(
         login(&t, "198.51.100.4", "ALICE", &password("alice")).await,
         "/auth/login",
-        60,
+        86_400,
     )
     .await;
     // Another username is not braked.
@@ -51,7 +51,7 @@ async fn guessing_one_username_is_braked_from_every_address() {
 
 #[tokio::test]
 async fn one_address_trying_many_usernames_is_braked() {
-    let t = TestStack::start_with(with(&[("LoginRateLimitPerAddress", "3/60")])).await;
+    let t = TestStack::start_with(with(&[("LoginRateLimitPerAddress", "3/86400")])).await;
     t.register("carol").await;
     for name in ["x1", "x2", "x3"] {
         assert_eq!(
@@ -64,7 +64,7 @@ async fn one_address_trying_many_usernames_is_braked() {
     assert_rate_limited(
         login(&t, "203.0.113.9", "carol", &password("carol")).await,
         "/auth/login",
-        60,
+        86_400,
     )
     .await;
     // Carol from her own address logs in.
@@ -78,7 +78,7 @@ async fn one_address_trying_many_usernames_is_braked() {
 
 #[tokio::test]
 async fn logins_go_on_when_the_limits_table_fails() {
-    let t = TestStack::start_with(with(&[("LoginRateLimitPerUsername", "1/60")])).await;
+    let t = TestStack::start_with(with(&[("LoginRateLimitPerUsername", "1/86400")])).await;
     t.register("dave").await;
     let env = t.env("UsersFunction").with(
         "RATE_LIMIT_TABLE",
