@@ -9,19 +9,30 @@
 //! Functions with a `FunctionUrlConfig` are also reachable on their "own URL", which locally is
 //! the path prefix `/lambda-url/{binary}` on the same listener (as `cargo lambda watch` serves
 //! function URLs): the prefix is stripped, so the function sees the path it sees in Lambda.
+//!
+//! Each forwarded request carries the request context Lambda gives the function
+//! (`lambda_http::request::RequestContext`): the client's address as `http.sourceIp`, and the
+//! domain it called, a function URL's being `<binary>.lambda-url.local.on.aws` as AWS's are
+//! `<id>.lambda-url.<region>.on.aws`. The address is the socket peer's; when the peer is on
+//! loopback (a proxy on this machine, or the tests), the last address of its
+//! `X-Forwarded-For` (the one that proxy added) stands for the client. Deployed, API Gateway
+//! sets `sourceIp` itself and no header can change it.
 
 use std::collections::BTreeMap;
+use std::net::{IpAddr, SocketAddr};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::response::{IntoResponse, Response};
 use bytes::{Bytes, BytesMut};
 use futures::FutureExt;
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http::StatusCode;
 use http_body_util::BodyExt;
+use lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpRequestContext;
+use lambda_http::request::RequestContext;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -112,6 +123,7 @@ pub fn app(dispatcher: Arc<Dispatcher>) -> axum::Router {
 
 pub fn serve(listener: TcpListener, app: axum::Router, stop: shutdown::Receiver) -> JoinHandle<()> {
     tokio::spawn(async move {
+        let app = app.into_make_service_with_connect_info::<SocketAddr>();
         if let Err(e) = axum::serve(listener, app)
             .with_graceful_shutdown(shutdown::wait(stop))
             .await
@@ -134,12 +146,16 @@ async fn dispatch(State(dispatcher): State<Arc<Dispatcher>>, request: Request) -
     let started = Instant::now();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
+    let source_ip = source_ip(&request);
     let (function, response) = match dispatcher.function_url(&path) {
         Some(url) => {
             let response = match dispatcher.functions.get(url.function) {
                 Some(router) => {
                     let own_path = url.own_path.to_string();
-                    forward_to_url(router.clone(), request, own_path, &url.prefix).await
+                    let binary = url.prefix.trim_start_matches(FUNCTION_URL_PREFIX);
+                    let context =
+                        request_context(&format!("{binary}.lambda-url.local.on.aws"), &source_ip);
+                    forward_to_url(router.clone(), request, own_path, &url.prefix, context).await
                 }
                 None => gateway_error(StatusCode::NOT_FOUND, "Not Found"),
             };
@@ -155,7 +171,16 @@ async fn dispatch(State(dispatcher): State<Arc<Dispatcher>>, request: Request) -
                     "-".to_string(),
                     gateway_error(StatusCode::NOT_FOUND, "Not Found"),
                 ),
-                Some((function, router)) => (function, forward(router, request).await),
+                Some((function, router)) => {
+                    let host = request
+                        .headers()
+                        .get(http::header::HOST)
+                        .and_then(|h| h.to_str().ok())
+                        .unwrap_or("localhost")
+                        .to_string();
+                    let context = request_context(&host, &source_ip);
+                    (function, forward(router, request, context).await)
+                }
             }
         }
     };
@@ -172,6 +197,7 @@ async fn forward_to_url(
     request: Request,
     own_path: String,
     prefix: &str,
+    context: RequestContext,
 ) -> Response {
     let (mut parts, body) = request.into_parts();
     let path_and_query = match parts.uri.query() {
@@ -182,7 +208,7 @@ async fn forward_to_url(
         Ok(uri) => parts.uri = uri,
         Err(_) => return gateway_error(StatusCode::BAD_REQUEST, "Bad Request"),
     }
-    let mut response = forward(router, Request::from_parts(parts, body)).await;
+    let mut response = forward(router, Request::from_parts(parts, body), context).await;
     let relocated = response
         .headers()
         .get(http::header::LOCATION)
@@ -197,7 +223,42 @@ async fn forward_to_url(
     response
 }
 
-async fn forward(router: axum::Router, request: Request) -> Response {
+/// The client's address: the socket peer, or, from a loopback peer, the last address of its
+/// `X-Forwarded-For`. Requests built without a socket (unit tests) come from loopback.
+fn source_ip(request: &Request) -> String {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::from([127, 0, 0, 1]), |info| info.0.ip());
+    let forwarded = || {
+        request
+            .headers()
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|ip| ip.trim().parse::<IpAddr>().ok())
+            .next_back()
+    };
+    let client = if peer.is_loopback() {
+        forwarded().unwrap_or(peer)
+    } else {
+        peer
+    };
+    client.to_string()
+}
+
+/// What Lambda tells a function about an HTTP API or function URL request (the parts the
+/// platform reads).
+fn request_context(domain_name: &str, source_ip: &str) -> RequestContext {
+    let mut context = ApiGatewayV2httpRequestContext::default();
+    context.stage = Some("$default".to_string());
+    context.domain_name = Some(domain_name.to_string());
+    context.http.source_ip = Some(source_ip.to_string());
+    RequestContext::ApiGatewayV2(context)
+}
+
+async fn forward(router: axum::Router, request: Request, context: RequestContext) -> Response {
     let declared_length = request
         .headers()
         .get(CONTENT_LENGTH)
@@ -224,6 +285,7 @@ async fn forward(router: axum::Router, request: Request) -> Response {
     *forwarded.uri_mut() = parts.uri;
     *forwarded.version_mut() = parts.version;
     *forwarded.headers_mut() = parts.headers;
+    forwarded.extensions_mut().insert(context);
 
     match AssertUnwindSafe(router.oneshot(forwarded))
         .catch_unwind()
@@ -390,6 +452,72 @@ mod tests {
                 "{uri}"
             );
         }
+    }
+
+    /// A function answering what its request context says: the domain and the client address.
+    fn context_echo() -> axum::Router {
+        axum::Router::new().fallback(any(|request: Request| async move {
+            match request.extensions().get::<RequestContext>() {
+                Some(RequestContext::ApiGatewayV2(c)) => format!(
+                    "{} {}",
+                    c.domain_name.clone().unwrap_or_default(),
+                    c.http.source_ip.clone().unwrap_or_default()
+                ),
+                _ => "no context".to_string(),
+            }
+        }))
+    }
+
+    #[tokio::test]
+    async fn functions_get_the_request_context_lambda_gives_them() {
+        let routes =
+            vec![Route::parse(Some("ANY"), Some("/api/x/{proxy+}"), "Ctx").expect("route")];
+        let app = app(Arc::new(Dispatcher {
+            routes: RouteTable::new(routes).expect("table"),
+            functions: BTreeMap::from([("Ctx".to_string(), context_echo())]),
+            function_urls: BTreeMap::from([("ctx-bin".to_string(), "Ctx".to_string())]),
+        }));
+        let send = |uri: &str, peer: [u8; 4], forwarded: Option<&str>| {
+            let mut request = http::Request::builder()
+                .uri(uri)
+                .header("host", "127.0.0.1:8080");
+            if let Some(f) = forwarded {
+                request = request.header("x-forwarded-for", f);
+            }
+            let mut request = request.body(Body::empty()).expect("request");
+            request
+                .extensions_mut()
+                .insert(ConnectInfo(SocketAddr::from((peer, 50_000))));
+            let app = app.clone();
+            async move {
+                let response = app.oneshot(request).await.expect("infallible");
+                let bytes = response
+                    .into_body()
+                    .collect()
+                    .await
+                    .expect("body")
+                    .to_bytes();
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+        };
+        assert_eq!(
+            send("/api/x/a", [127, 0, 0, 1], None).await,
+            "127.0.0.1:8080 127.0.0.1"
+        );
+        // A loopback peer is a proxy on this machine: the address it added is the client.
+        assert_eq!(
+            send("/api/x/a", [127, 0, 0, 1], Some("10.9.9.9, 203.0.113.7")).await,
+            "127.0.0.1:8080 203.0.113.7"
+        );
+        // Anyone else's X-Forwarded-For is ignored, as API Gateway ignores it.
+        assert_eq!(
+            send("/api/x/a", [192, 0, 2, 10], Some("203.0.113.7")).await,
+            "127.0.0.1:8080 192.0.2.10"
+        );
+        assert_eq!(
+            send("/lambda-url/ctx-bin/a", [127, 0, 0, 1], Some("garbage")).await,
+            "ctx-bin.lambda-url.local.on.aws 127.0.0.1"
+        );
     }
 
     #[tokio::test]

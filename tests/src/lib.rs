@@ -19,6 +19,7 @@ pub mod contract;
 pub mod errors;
 pub mod feeds;
 pub mod genai;
+pub mod limits;
 pub mod llm;
 pub mod otlp;
 pub mod router;

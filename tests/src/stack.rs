@@ -68,6 +68,11 @@ impl TestStack {
             // The tests serve their feeds on loopback.
             ("FeedAllowPrivateNetworks".to_string(), "true".to_string()),
         ]);
+        parameters.extend(
+            crate::limits::OUT_OF_THE_WAY
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
         parameters.extend(extra_parameters);
         let options = StackOptions {
             template,

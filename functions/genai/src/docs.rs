@@ -65,8 +65,9 @@ impl IntoResponses for OperationErrors {
             (500, "Internal error, for example an invalid LLM_PROVIDER"),
             (
                 502,
-                "The content service or the model provider failed, or the model's answer could \
-                 not be used",
+                "The content service or the model provider failed or was too slow (through \
+                 /api/ai, the model must answer within LLM_API_TIMEOUT_SECONDS of the request), \
+                 or the model's answer could not be used",
             ),
         ]
         .into_iter()
@@ -77,6 +78,22 @@ impl IntoResponses for OperationErrors {
                 .build();
             (status.to_string(), RefOr::T(response))
         })
+        .chain([
+            platform::openapi::too_many_requests(
+                "A rate limit of this client (its address, or its user when a valid user token \
+                 is sent) is spent; retry after Retry-After seconds",
+                "ErrorBody",
+            ),
+            (
+                "503".to_string(),
+                RefOr::T(
+                    ResponseBuilder::new()
+                        .description("The rate limits cannot be checked (the model is not called)")
+                        .content("application/json", json_of("ErrorBody"))
+                        .build(),
+                ),
+            ),
+        ])
         .collect()
     }
 }

@@ -10,9 +10,10 @@
 pub mod content;
 pub mod docs;
 pub mod errors;
+pub mod limits;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use assistant::model::{
     ExplainResponse, GenAiRequest, QaResponse, SentimentResponse, SummarizeResponse,
@@ -28,13 +29,14 @@ use platform::aws::AwsClients;
 use platform::http::Json;
 use platform::openapi::{ErrorBody, Health};
 use platform::otel::{self, Otel};
-use platform::{ApiError, BoxError, Env, ErrorStyle};
+use platform::{ApiError, BoxError, ConfigError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
 use utoipa::OpenApi;
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::content::ContentApi;
 use crate::docs::{Answers, OperationErrors};
+use crate::limits::AiLimits;
 
 /// The public path prefix of this route family (the gateway's `/api/ai`).
 pub const PREFIX: &str = "/api/ai";
@@ -44,6 +46,10 @@ pub const SERVICE_NAME: &str = "gen-ai";
 pub const CACHE_HEADER: &str = "x-genai-cache";
 /// A request body beyond this is a 413 (the longest accepted text is 100000 characters).
 const BODY_LIMIT: usize = 1024 * 1024;
+/// `LLM_API_TIMEOUT_SECONDS` when unset: API Gateway answers 503 itself at 30 s.
+pub const DEFAULT_API_TIMEOUT: Duration = Duration::from_secs(25);
+/// The largest `LLM_API_TIMEOUT_SECONDS` that still leaves time to answer before 30 s.
+const MAX_API_TIMEOUT_SECONDS: u64 = 28;
 
 /// Builds the function's router from its environment: what a cold start does. Nothing about
 /// the LLM settings is checked here: a bad `LLM_PROVIDER` is a 500 per request, not a crash.
@@ -57,25 +63,56 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let llm = Llm::new(http.clone(), LlmConfig::from_env(&env), otel.clone());
     let assistant = Assistant::from_env(&env, &aws, llm)?;
     let content = ContentApi::from_env(&env, http, otel.clone());
-    Ok(app(assistant, content, &otel))
+    let limits = AiLimits::from_env(&env, &aws)?;
+    let api_timeout = api_timeout(&env)?;
+    Ok(app(
+        GenAi {
+            assistant,
+            content,
+            api_timeout,
+        },
+        limits,
+        &otel,
+    ))
 }
 
-/// What the handlers share: the facade, and the content service it reads articles from.
-struct GenAi {
-    assistant: Assistant,
-    content: ContentApi,
+/// `LLM_API_TIMEOUT_SECONDS`: 1 to 28 seconds.
+fn api_timeout(env: &Env) -> Result<Duration, ConfigError> {
+    let seconds = env.parse_or("LLM_API_TIMEOUT_SECONDS", DEFAULT_API_TIMEOUT.as_secs())?;
+    if !(1..=MAX_API_TIMEOUT_SECONDS).contains(&seconds) {
+        return Err(ConfigError::Invalid {
+            name: "LLM_API_TIMEOUT_SECONDS".into(),
+            reason: format!("{seconds} is not from 1 to {MAX_API_TIMEOUT_SECONDS}"),
+        });
+    }
+    Ok(Duration::from_secs(seconds))
+}
+
+/// What the handlers share: the facade, the content service it reads articles from, and how
+/// long a request through the HTTP API may wait for the model.
+pub struct GenAi {
+    pub assistant: Assistant,
+    pub content: ContentApi,
+    /// Counted from the request's arrival; the function URL waits the provider's timeout.
+    pub api_timeout: Duration,
 }
 
 /// The routes, answered both under [`PREFIX`] and unprefixed, errors in Document A's shape
-/// with the unprefixed `path`, each request traced when telemetry is on.
-pub fn app(assistant: Assistant, content: ContentApi, otel: &Otel) -> Router {
-    let routes = Router::new()
+/// with the unprefixed `path`, the operations behind `limits`, each request traced when
+/// telemetry is on.
+pub fn app(genai: GenAi, limits: AiLimits, otel: &Otel) -> Router {
+    let operations = Router::new()
         .route("/summarize", post(summarize))
         .route("/explain", post(explain))
         .route("/sentiment", post(sentiment))
         .route("/qa", post(qa))
+        .route_layer(axum::middleware::from_fn_with_state(
+            Arc::new(limits),
+            limits::brake,
+        ));
+    let routes = operations
         .route("/health", get(health))
-        .with_state(Arc::new(GenAi { assistant, content }));
+        .with_state(Arc::new(genai));
     let router = Router::new()
         .nest(PREFIX, routes.clone())
         .merge(routes)
@@ -147,10 +184,16 @@ impl GenAi {
         request: GenAiRequest,
         operation: Operation,
     ) -> Result<AnswerResponse, ApiError> {
+        let arrived = extensions
+            .get::<limits::Arrival>()
+            .map_or_else(Instant::now, |a| a.0);
         let job = request.into_job(operation)?;
         let articles = self.content.via(api_origin(extensions));
+        // API Gateway ends the request at 30 s with a bare 503: answer the seed's 502 first.
+        let deadline =
+            (!platform::http::is_function_url(extensions)).then(|| arrived + self.api_timeout);
         self.assistant
-            .answer(job, &articles)
+            .answer_by(job, &articles, deadline)
             .await
             .map(AnswerResponse)
             .map_err(errors::to_api)

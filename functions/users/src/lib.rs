@@ -6,6 +6,7 @@
 //! [`Identity`] facade. This crate maps HTTP to it ([`errors`]), speaks OAuth2 ([`oauth`]) and
 //! implements identity's port to the content service over HTTP ([`content`]).
 
+pub mod brake;
 pub mod content;
 pub mod errors;
 pub mod oauth;
@@ -32,10 +33,11 @@ use platform::{ApiError, BoxError, Clock, Env, ErrorStyle};
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
+use crate::brake::LoginBrake;
 use crate::content::{ContentApi, ContentService};
 use crate::errors::to_api;
 use crate::oauth::{ServiceToken, TokenRequest};
-use crate::responses::{NeedsUser, SubscriptionErrors};
+use crate::responses::{NeedsUser, SubscriptionErrors, TooManyLogins};
 
 /// The public path prefix of this route family.
 pub const PREFIX: &str = "/api/users";
@@ -50,6 +52,7 @@ pub struct AppState {
     content: ContentService,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
+    login_brake: Arc<LoginBrake>,
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -73,18 +76,25 @@ impl AppState {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let identity = Identity::from_env(&env, &aws, Clock::system())?;
+    let login_brake = LoginBrake::from_env(&env, &aws)?;
     app(
         Arc::new(identity),
         env.get("INTERNAL_API_URL").map(str::to_string),
+        login_brake,
     )
 }
 
-pub fn app(identity: Arc<Identity>, internal_api_url: Option<String>) -> Result<Router, BoxError> {
+pub fn app(
+    identity: Arc<Identity>,
+    internal_api_url: Option<String>,
+    login_brake: LoginBrake,
+) -> Result<Router, BoxError> {
     let state = AppState {
         verifier: Arc::new(identity.verifier()),
         content: ContentService::new(CONTENT_TIMEOUT, identity.issuer())?,
         identity,
         internal_api_url,
+        login_brake: Arc::new(login_brake),
     };
     let routes = Router::new()
         .route("/auth/register", post(register))
@@ -209,13 +219,19 @@ struct LoginToken {
         (status = 200, description = "A user token (lifetime JWT_TTL_SECONDS)", body = LoginToken),
         (status = 400, description = "The body is not a login", body = ErrorBody),
         (status = 401, description = "Unknown user or wrong password (the same answer for both)", body = ErrorBody),
+        TooManyLogins,
     )
 )]
 async fn login(
     State(state): State<AppState>,
+    extensions: Extensions,
     Json(input): Json<Login>,
 ) -> Result<impl IntoResponse, ApiError> {
     let credentials = input.parse()?;
+    state
+        .login_brake
+        .admit(&extensions, &credentials.username_key)
+        .await?;
     let issued = state.identity.login(credentials).await.map_err(to_api)?;
     Ok(no_store(axum::Json(LoginToken {
         token: issued.token,

@@ -21,8 +21,10 @@ pub mod model;
 pub mod prompt;
 pub mod sentiment;
 pub mod service;
+pub mod tokens;
 
 pub use article::{Article, ArticleError, ArticleSource};
 pub use error::AssistantError;
 pub use model::{Answer, ArticleId, GenAiRequest, Job, Operation};
 pub use service::{Answered, Assistant};
+pub use tokens::MaxTokens;

@@ -1,7 +1,7 @@
 //! The facade: one GenAI request from validated job to answer.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use llm::{ChatRequest, Llm, Provider, ProviderOverride};
 use platform::aws::AwsClients;
@@ -15,6 +15,7 @@ use crate::model::{
     Answer, ArticleText, ExplainResponse, Input, Job, QaResponse, SentimentResponse,
     SummarizeResponse, Task,
 };
+use crate::tokens::MaxTokens;
 use crate::{prompt, sentiment};
 
 /// An answer and whether it came from the cache.
@@ -29,17 +30,29 @@ pub struct Answered {
 pub struct Assistant {
     llm: Llm,
     cache: Option<AnswerCache>,
+    max_tokens: MaxTokens,
 }
 
 impl Assistant {
     pub fn new(llm: Llm, cache: Option<AnswerCache>) -> Self {
-        Self { llm, cache }
+        Self {
+            llm,
+            cache,
+            max_tokens: MaxTokens::default(),
+        }
+    }
+
+    /// The `max_tokens` each operation's model call is sent with.
+    pub fn with_max_tokens(mut self, max_tokens: MaxTokens) -> Self {
+        self.max_tokens = max_tokens;
+        self
     }
 
     /// The cache from the function's environment: the table `GENAI_CACHE_TABLE` (unset: no
-    /// cache) with `GENAI_CACHE_TTL_SECONDS` (a week). The `LLM_*` settings are `llm`'s,
-    /// checked per request.
+    /// cache) with `GENAI_CACHE_TTL_SECONDS` (a week), and `LLM_MAX_TOKENS`. The other
+    /// `LLM_*` settings are `llm`'s, checked per request.
     pub fn from_env(env: &Env, aws: &AwsClients, llm: Llm) -> Result<Self, ConfigError> {
+        let max_tokens = MaxTokens::from_env(env)?;
         let ttl = env.parse_or("GENAI_CACHE_TTL_SECONDS", DEFAULT_TTL.as_secs())?;
         if ttl == 0 {
             return Err(ConfigError::Invalid {
@@ -58,7 +71,7 @@ impl Assistant {
                 None
             }
         };
-        Ok(Self::new(llm, cache))
+        Ok(Self::new(llm, cache).with_max_tokens(max_tokens))
     }
 
     /// Where Document B's per-deployment provider setting plugs in.
@@ -75,7 +88,19 @@ impl Assistant {
         job: Job,
         articles: &impl ArticleSource,
     ) -> Result<Answered, AssistantError> {
-        let provider = self.llm.provider().await?;
+        self.answer_by(job, articles, None).await
+    }
+
+    /// [`Assistant::answer`], with the model's answer due by `deadline` at the latest: the
+    /// model call's timeout is what is left of it (never more than the provider's own), so a
+    /// caller behind a gateway with a hard limit gets the provider's timeout error in time.
+    pub async fn answer_by(
+        &self,
+        job: Job,
+        articles: &impl ArticleSource,
+        deadline: Option<Instant>,
+    ) -> Result<Answered, AssistantError> {
+        let mut provider = self.llm.provider().await?;
         let text = match job.input {
             Input::Text(text) => text,
             Input::Article(id) => {
@@ -92,6 +117,10 @@ impl Assistant {
                     cached: true,
                 });
             }
+        }
+        if let Some(deadline) = deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            provider.timeout = provider.timeout.min(left.max(Duration::from_millis(1)));
         }
         let answer = self.ask(&provider, &job.task, &text).await?;
         if let Some(cache) = &self.cache {
@@ -113,6 +142,7 @@ impl Assistant {
         let request = ChatRequest {
             operation,
             messages: prompt::messages(task, text.as_str()),
+            max_tokens: Some(self.max_tokens.of(task.operation())),
         };
         let completion = self.llm.complete(provider, &request).await?;
         let model = provider.model.clone();

@@ -155,12 +155,15 @@ impl Llm {
         request: &ChatRequest,
         traceparent: Option<String>,
     ) -> Result<Completion, ProviderFailure> {
-        let body = serde_json::json!({
+        let mut body = serde_json::json!({
             "model": provider.model,
             "messages": request.messages,
             "temperature": provider.temperature,
             "stream": false,
         });
+        if let (Some(max_tokens), Some(fields)) = (request.max_tokens, body.as_object_mut()) {
+            fields.insert("max_tokens".into(), max_tokens.into());
+        }
         let mut builder = self
             .http
             .post(&provider.chat_url)
@@ -240,6 +243,7 @@ mod tests {
         ChatRequest {
             operation: "test",
             messages: vec![Message::user("Hi")],
+            max_tokens: Some(16),
         }
     }
 

@@ -33,7 +33,7 @@ pub enum ProviderFailure {
     /// The provider cannot be called as configured (the cloud provider without a key).
     #[error("not configured: {0}")]
     NotConfigured(String),
-    #[error("no answer within {} s", .0.as_secs_f64())]
+    #[error("no answer within {} s", seconds(.0))]
     Timeout(Duration),
     #[error("unreachable: {0}")]
     Unreachable(String),
@@ -59,4 +59,10 @@ impl ProviderFailure {
             Self::Unusable(_) => "unusable_output",
         }
     }
+}
+
+/// Seconds to a tenth, without a trailing `.0` (`1`, `2.5`).
+fn seconds(d: &Duration) -> String {
+    let text = format!("{:.1}", d.as_secs_f64());
+    text.strip_suffix(".0").map(str::to_string).unwrap_or(text)
 }

@@ -42,6 +42,9 @@ pub struct ChatRequest {
     /// What the call is for (`summarize`, `digest`, ...): the `endpoint` label of the metrics.
     pub operation: &'static str,
     pub messages: Vec<Message>,
+    /// The most tokens the answer may take (`max_tokens`): what one call can cost at most.
+    /// `None` leaves it to the provider (unbounded up to the model's context).
+    pub max_tokens: Option<u32>,
 }
 
 /// Token counts, when the provider reports them.

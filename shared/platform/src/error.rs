@@ -78,6 +78,8 @@ pub struct ApiError {
     pub extra: Map<String, Value>,
     /// `WWW-Authenticate` challenge sent with a 401.
     pub challenge: Option<&'static str>,
+    /// `Retry-After` seconds sent with a 429.
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -88,6 +90,7 @@ impl ApiError {
             details: Vec::new(),
             extra: Map::new(),
             challenge: None,
+            retry_after: None,
         }
     }
 
@@ -125,6 +128,16 @@ impl ApiError {
 
     pub fn bad_gateway(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::BadGateway, message)
+    }
+
+    /// 429: a rate limit refused the request; the client may retry in `retry_after` seconds.
+    pub fn too_many_requests(retry_after: u64) -> Self {
+        let mut e = Self::new(
+            ErrorKind::TooManyRequests,
+            format!("Too many requests; retry in {retry_after} seconds"),
+        );
+        e.retry_after = Some(retry_after);
+        e
     }
 
     pub fn unavailable(message: impl Into<String>) -> Self {
@@ -226,6 +239,11 @@ impl IntoResponse for ApiError {
                 axum::http::header::WWW_AUTHENTICATE,
                 HeaderValue::from_static(challenge),
             );
+        }
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response.extensions_mut().insert(self);
         response

@@ -254,6 +254,34 @@ pub fn api_origin(extensions: &axum::http::Extensions) -> Option<String> {
     }
 }
 
+/// The client's address as API Gateway or the function URL saw it (`requestContext.http.
+/// sourceIp`). Never a header: `X-Forwarded-For` is whatever the client wrote. `None` outside
+/// both (a request built in a test).
+pub fn client_address(extensions: &axum::http::Extensions) -> Option<String> {
+    match extensions.get::<lambda_http::request::RequestContext>()? {
+        lambda_http::request::RequestContext::ApiGatewayV2(context) => context
+            .http
+            .source_ip
+            .as_deref()
+            .map(str::trim)
+            .filter(|ip| !ip.is_empty())
+            .map(str::to_string),
+        _ => None,
+    }
+}
+
+/// True when the request came through a function URL (`<id>.lambda-url.<region>.on.aws`)
+/// rather than the HTTP API.
+pub fn is_function_url(extensions: &axum::http::Extensions) -> bool {
+    match extensions.get::<lambda_http::request::RequestContext>() {
+        Some(lambda_http::request::RequestContext::ApiGatewayV2(context)) => context
+            .domain_name
+            .as_deref()
+            .is_some_and(|d| d.contains(".lambda-url.")),
+        _ => false,
+    }
+}
+
 /// The base URL other route families are called through: `configured` (the function's
 /// `INTERNAL_API_URL`) when set, else the API the request came through.
 pub fn internal_api_base(
@@ -289,6 +317,49 @@ mod tests {
         assert_eq!(err.details, vec!["body: must not be empty"]);
         let err = parse_json::<Body>(b"\"text\"").unwrap_err();
         assert!(err.details[0].starts_with("body: invalid type"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_rate_limited_request_is_429_with_retry_after_in_both_body_shapes() {
+        use tower::ServiceExt;
+        for (style, path) in [
+            (
+                ErrorStyle::Detailed {
+                    strip_prefix: "/api/ai",
+                },
+                "/api/ai/qa",
+            ),
+            (ErrorStyle::Reason, "/api/v1/ai/qa"),
+        ] {
+            let router = finish(
+                Router::new().route(
+                    path,
+                    axum::routing::post(|| async { ApiError::too_many_requests(42) }),
+                ),
+                style.clone(),
+                DEFAULT_BODY_LIMIT,
+            );
+            let request = Request::post(path).body(axum::body::Body::empty()).unwrap();
+            let response = router.oneshot(request).await.unwrap();
+            assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+            assert_eq!(response.headers()[header::RETRY_AFTER], "42");
+            let bytes = axum::body::to_bytes(response.into_body(), 1 << 16)
+                .await
+                .unwrap();
+            let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            match style {
+                ErrorStyle::Detailed { .. } => {
+                    assert_eq!(body["code"], 429);
+                    assert_eq!(body["path"], "/qa");
+                    assert_eq!(body["message"], "Too many requests; retry in 42 seconds");
+                }
+                ErrorStyle::Reason => {
+                    assert_eq!(body["status"], 429);
+                    assert_eq!(body["error"], "Too Many Requests");
+                    assert_eq!(body["message"], "Too many requests; retry in 42 seconds");
+                }
+            }
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! input validation ([`FieldError`], [`Invalid`]) and [`logging`]. Behind features:
 //! - `aws`: the AWS clients and the DynamoDB toolkit ([`dynamo`]);
 //! - `tokens`: token verification ([`tokens`], [`keys`]);
+//! - `ratelimit`: per-client limits in a DynamoDB table ([`ratelimit`]); its 429 needs `edge`;
 //! - `otel`: metrics and traces exported as OTLP JSON ([`otel`]); its router layer needs
 //!   `edge` too;
 //! - `edge` (function crates only): the error type and its body shapes ([`ApiError`]), the
@@ -32,6 +33,8 @@ pub mod logging;
 pub mod openapi;
 #[cfg(feature = "otel")]
 pub mod otel;
+#[cfg(feature = "ratelimit")]
+pub mod ratelimit;
 #[cfg(feature = "tokens")]
 pub mod tokens;
 pub mod validation;

@@ -63,6 +63,31 @@ pub struct Health {
     pub status: HealthStatus,
 }
 
+/// The documented 429 of a rate-limited operation: `body` (`ErrorBody` or `ReasonErrorBody`)
+/// and the `Retry-After` header. Use it in an `IntoResponses` beside the operation's others.
+pub fn too_many_requests(
+    description: &str,
+    body: &str,
+) -> (String, utoipa::openapi::RefOr<utoipa::openapi::Response>) {
+    use utoipa::openapi::header::HeaderBuilder;
+    use utoipa::openapi::{ContentBuilder, Object, Ref, ResponseBuilder, Type};
+    let retry_after = HeaderBuilder::new()
+        .schema(Some(Object::with_type(Type::Integer)))
+        .description(Some("Seconds until the spent limit's window ends"))
+        .build();
+    let response = ResponseBuilder::new()
+        .description(description)
+        .header("Retry-After", retry_after)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name(body)))
+                .build(),
+        )
+        .build();
+    ("429".to_string(), utoipa::openapi::RefOr::T(response))
+}
+
 /// Adds the platform's security schemes to a function's document; use it as
 /// `#[openapi(modifiers(&platform::openapi::SecuritySchemes))]`.
 pub struct SecuritySchemes;

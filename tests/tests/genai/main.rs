@@ -15,6 +15,7 @@
 mod articles;
 mod cache;
 mod errors;
+mod limits;
 mod operations;
 mod routes;
 mod telemetry;

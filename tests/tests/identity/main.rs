@@ -10,6 +10,7 @@
 )]
 
 mod accounts;
+mod brake;
 mod service;
 mod settings;
 mod tokens;

@@ -1,0 +1,295 @@
+//! Per-client rate limits, kept in one DynamoDB table: the platform's brake on what costs
+//! money or guards secrets (the paid model, password checks). Every system that needs one
+//! names a [`Limit`] and asks [`RateLimiter::check`] before doing the work.
+//!
+//! Fixed windows: a request counts in the window `floor(now / window)`, one item per (limit,
+//! rule, client key, window), incremented with one conditional `UpdateItem` (`ADD hits :one`
+//! if `hits < limit`): atomic across concurrent Lambdas, one write and no read per rule. A
+//! sliding window would need a second read of the previous window for a smoother edge; at
+//! worst a fixed window lets `2 × limit` through around a window's boundary, which the
+//! limits below are sized for. The window is part of the key, so an item's TTL
+//! (`expiresAt`) is only cleanup: a table that never expires items (the emulator) limits the
+//! same way.
+//!
+//! Keys are bounded: client keys longer than [`MAX_CLIENT_KEY`] bytes, or holding characters
+//! outside a safe set, are replaced by a hash, so a client cannot grow an item key towards
+//! DynamoDB's 2,048-byte limit.
+
+#[cfg(feature = "edge")]
+mod edge;
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::types::ReturnValue;
+
+use crate::aws::AwsClients;
+use crate::dynamo::{is_condition_failed, n, s, DynamoError, Table};
+use crate::{Clock, ConfigError, Env};
+
+#[cfg(feature = "edge")]
+pub use edge::{enforce, WhenUnavailable};
+
+/// The environment variable naming the limits table (`!Ref RateLimitTable`).
+pub const TABLE_VARIABLE: &str = "RATE_LIMIT_TABLE";
+/// Longest client key kept as given; longer ones are hashed.
+pub const MAX_CLIENT_KEY: usize = 128;
+/// Longest accepted window: a day is what the limits are written in; a week is plenty.
+const MAX_WINDOW_SECONDS: u64 = 7 * 86_400;
+/// How long an item outlives its window before TTL may remove it.
+const EXPIRY_GRACE_SECONDS: i64 = 60;
+
+/// At most `limit` requests per `window`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub limit: u32,
+    pub window: Duration,
+}
+
+/// A named set of rules (`ai-anonymous`: 10 a minute and 100 a day), all of which a request
+/// must pass. No rules: no limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limit {
+    name: &'static str,
+    rules: Vec<Rule>,
+}
+
+impl Limit {
+    pub fn new(name: &'static str, rules: Vec<Rule>) -> Self {
+        Self { name, rules }
+    }
+
+    /// Reads `spec`: rules `COUNT/SECONDS` separated by commas (`10/60,100/86400`); empty is
+    /// no limit.
+    pub fn parse(name: &'static str, spec: &str) -> Result<Self, String> {
+        let mut rules = Vec::new();
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (count, seconds) = part
+                .split_once('/')
+                .ok_or_else(|| format!("{part:?} is not COUNT/SECONDS"))?;
+            let limit = count
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|c| *c > 0)
+                .ok_or_else(|| format!("{count:?} is not a count of at least 1"))?;
+            let window = seconds
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|s| (1..=MAX_WINDOW_SECONDS).contains(s))
+                .ok_or_else(|| {
+                    format!("{seconds:?} is not a number of seconds from 1 to {MAX_WINDOW_SECONDS}")
+                })?;
+            rules.push(Rule {
+                limit,
+                window: Duration::from_secs(window),
+            });
+        }
+        Ok(Self { name, rules })
+    }
+
+    /// The limit in environment variable `variable`, `default` when unset.
+    pub fn from_env(
+        env: &Env,
+        variable: &str,
+        name: &'static str,
+        default: &str,
+    ) -> Result<Self, ConfigError> {
+        Self::parse(name, env.get(variable).unwrap_or(default)).map_err(|reason| {
+            ConfigError::Invalid {
+                name: variable.to_string(),
+                reason,
+            }
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    pub fn is_unlimited(&self) -> bool {
+        self.rules.is_empty()
+    }
+}
+
+/// Who a limit counts: a client address, a user id or a username, bounded in length.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClientKey(String);
+
+impl ClientKey {
+    /// A client's IP address (as API Gateway saw it).
+    pub fn address(ip: &str) -> Self {
+        Self::bounded("ip", ip.trim())
+    }
+
+    /// A signed-in user, by id.
+    pub fn user(id: &str) -> Self {
+        Self::bounded("user", id.trim())
+    }
+
+    /// A username as typed at login (case-insensitive, as usernames are).
+    pub fn username(name: &str) -> Self {
+        Self::bounded("name", &name.trim().to_lowercase())
+    }
+
+    fn bounded(kind: &str, raw: &str) -> Self {
+        let safe = !raw.is_empty()
+            && raw.len() <= MAX_CLIENT_KEY
+            && raw
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b".:-_@+".contains(&b));
+        if safe {
+            Self(format!("{kind}:{raw}"))
+        } else {
+            let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, raw.as_bytes());
+            let hex: String = digest
+                .as_ref()
+                .iter()
+                .take(16)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            Self(format!("{kind}#{hex}"))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The outcome of a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed,
+    /// Over a limit; the window that refused ends in `retry_after` seconds (at least 1).
+    Limited {
+        retry_after: u64,
+    },
+}
+
+/// The limits table and the clock windows are read from. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct RateLimiter {
+    table: Table,
+    clock: Clock,
+}
+
+impl RateLimiter {
+    pub fn new(table: Table, clock: Clock) -> Self {
+        Self { table, clock }
+    }
+
+    /// The table named by `RATE_LIMIT_TABLE`; `None` when it is unset (no limits: the
+    /// operator's choice, logged by the caller).
+    pub fn from_env(env: &Env, aws: &AwsClients) -> Option<Self> {
+        env.get(TABLE_VARIABLE)
+            .map(|name| Self::new(Table::new(aws.dynamodb.clone(), name), Clock::system()))
+    }
+
+    /// Counts one request of `key` against every rule of `limit`, in order; the first rule
+    /// that is exhausted refuses (later rules are not counted). An exhausted rule is not
+    /// incremented further.
+    pub async fn check(&self, limit: &Limit, key: &ClientKey) -> Result<Verdict, DynamoError> {
+        for rule in limit.rules() {
+            if let Verdict::Limited { retry_after } = self.hit(limit.name(), rule, key).await? {
+                return Ok(Verdict::Limited { retry_after });
+            }
+        }
+        Ok(Verdict::Allowed)
+    }
+
+    async fn hit(&self, name: &str, rule: &Rule, key: &ClientKey) -> Result<Verdict, DynamoError> {
+        let now_ms = self.clock.now().timestamp_millis();
+        let window_ms = i64::try_from(rule.window.as_millis())
+            .unwrap_or(i64::MAX)
+            .max(1);
+        let window = now_ms.div_euclid(window_ms);
+        let window_end_ms = window.saturating_add(1).saturating_mul(window_ms);
+        let item_key = format!("{name}#{}#{}#{window}", rule.window.as_secs(), key.as_str());
+        let result = self
+            .table
+            .client()
+            .update_item()
+            .table_name(self.table.name())
+            .key("pk", s(item_key))
+            .update_expression("ADD hits :one SET expiresAt = :expires")
+            .condition_expression("attribute_not_exists(hits) OR hits < :limit")
+            .expression_attribute_values(":one", n(1))
+            .expression_attribute_values(":limit", n(i64::from(rule.limit)))
+            .expression_attribute_values(":expires", n(window_end_ms / 1000 + EXPIRY_GRACE_SECONDS))
+            .return_values(ReturnValue::None)
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(Verdict::Allowed),
+            Err(e) if is_condition_failed(&e) => {
+                let left_ms = (window_end_ms - now_ms).max(1);
+                let retry_after = u64::try_from((left_ms + 999) / 1000).unwrap_or(1).max(1);
+                Ok(Verdict::Limited { retry_after })
+            }
+            Err(e) => Err(self.table.fail("UpdateItem", &e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_read_count_per_seconds_rules() {
+        let limit = Limit::parse("ai", " 10/60, 100/86400 ").unwrap();
+        assert_eq!(
+            limit.rules(),
+            [
+                Rule {
+                    limit: 10,
+                    window: Duration::from_secs(60)
+                },
+                Rule {
+                    limit: 100,
+                    window: Duration::from_secs(86_400)
+                }
+            ]
+        );
+        assert!(Limit::parse("ai", "").unwrap().is_unlimited());
+        for bad in ["10", "0/60", "10/0", "x/60", "10/604801", "-1/60"] {
+            assert!(Limit::parse("ai", bad).is_err(), "{bad}");
+        }
+        let env = Env::new().with("AI", "5/1");
+        let err = Limit::from_env(&env.clone().with("AI", "5"), "AI", "ai", "1/1").unwrap_err();
+        assert!(err.to_string().contains("AI"), "{err}");
+        assert_eq!(
+            Limit::from_env(&env, "AI", "ai", "1/1").unwrap().rules()[0].limit,
+            5
+        );
+        assert_eq!(
+            Limit::from_env(&Env::new(), "AI", "ai", "7/1")
+                .unwrap()
+                .rules()[0]
+                .limit,
+            7
+        );
+    }
+
+    #[test]
+    fn client_keys_are_bounded() {
+        assert_eq!(ClientKey::address("203.0.113.7").as_str(), "ip:203.0.113.7");
+        assert_eq!(ClientKey::address("2001:db8::1").as_str(), "ip:2001:db8::1");
+        assert_eq!(ClientKey::username(" Alice ").as_str(), "name:alice");
+        let long = ClientKey::username(&"a".repeat(5000));
+        assert!(
+            long.as_str().starts_with("name#") && long.as_str().len() <= 40,
+            "{long:?}"
+        );
+        assert_ne!(long, ClientKey::username(&"a".repeat(5001)));
+        // A separator or odd character cannot make one key look like another's.
+        let odd = ClientKey::username("bob#1");
+        assert!(odd.as_str().starts_with("name#"), "{odd:?}");
+        assert!(ClientKey::user("").as_str().starts_with("user#"));
+    }
+}
