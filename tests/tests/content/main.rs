@@ -13,3 +13,4 @@ mod articles;
 mod refresh;
 mod sources;
 mod subscriptions;
+mod sweep;

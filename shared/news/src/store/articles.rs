@@ -408,3 +408,58 @@ fn set(results: &mut [Option<Upsert>], group: &[(usize, &NewArticle)], outcome: 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use platform::dynamo::MAX_TRANSACTION_ITEMS;
+
+    use super::*;
+    use crate::store::fit_article;
+
+    fn article(i: usize, text_bytes: usize, topics: usize) -> NewArticle {
+        let mut a = NewArticle {
+            id: format!("{i:032}"),
+            source_id: "s".repeat(32),
+            source_title: "Source".into(),
+            title: format!("Article {i}"),
+            link: None,
+            author: None,
+            published_at: "2026-01-01T00:00:00.000Z".into(),
+            summary: None,
+            paragraphs: vec!["é".repeat(text_bytes / 2)],
+            topics: (0..topics)
+                .map(|t| TopicRef {
+                    id: format!("topic-{t}"),
+                    name: format!("Topic {t}"),
+                })
+                .collect(),
+            image_url: None,
+        };
+        fit_article(&mut a);
+        a
+    }
+
+    #[test]
+    fn transactions_are_grouped_by_bytes_as_well_as_by_items() {
+        // Twenty articles at the item budget: about 7 MB, in transactions under 4 MB.
+        let big: Vec<NewArticle> = (0..20).map(|i| article(i, 1_000_000, 1)).collect();
+        let groups = transaction_groups(big.iter().enumerate());
+        assert!(groups.len() >= 2, "{}", groups.len());
+        for group in &groups {
+            let bytes: usize = group.iter().map(|(_, a)| article_writes(a).1).sum();
+            assert!(bytes + 2 * COUNTER_UPDATE_BYTES <= TRANSACTION_BYTES_BUDGET, "{bytes}");
+            assert!(TRANSACTION_BYTES_BUDGET < MAX_TRANSACTION_BYTES);
+        }
+        let members: usize = groups.iter().map(Vec::len).sum();
+        assert_eq!(members, 20, "every article in one group");
+
+        // Small articles with ten topics each: 22 items apiece, four to a transaction.
+        let small: Vec<NewArticle> = (0..10).map(|i| article(i, 100, 10)).collect();
+        let groups = transaction_groups(small.iter().enumerate());
+        for group in &groups {
+            let items: usize = 2 + group.iter().map(|(_, a)| article_writes(a).0).sum::<usize>();
+            assert!(items <= MAX_TRANSACTION_ITEMS, "{items}");
+        }
+        assert_eq!(groups.iter().map(Vec::len).collect::<Vec<_>>(), vec![4, 4, 2]);
+    }
+}

@@ -264,3 +264,66 @@ pub fn fit_article(a: &mut NewArticle) -> bool {
     }
     a.paragraphs.len() != total
 }
+
+#[cfg(test)]
+mod tests {
+    use platform::dynamo::item_size;
+
+    use super::*;
+
+    fn article(paragraphs: Vec<String>) -> NewArticle {
+        NewArticle {
+            id: "a".repeat(32),
+            source_id: "s".repeat(32),
+            source_title: "Source".into(),
+            title: "T".repeat(10_000),
+            link: Some(format!("https://example.com/{}", "x".repeat(3000))),
+            author: None,
+            published_at: "2026-01-01T00:00:00.000Z".into(),
+            summary: None,
+            paragraphs,
+            topics: vec![TopicRef {
+                id: "tech".into(),
+                name: "Tech".into(),
+            }],
+            image_url: Some("https://example.com/i.png".into()),
+        }
+    }
+
+    #[test]
+    fn an_oversized_article_is_cut_to_fit_an_item_on_a_character_boundary() {
+        // 3-byte characters, so that a cut by bytes would land inside one.
+        let huge = "日".repeat(300_000);
+        let mut a = article(vec!["intro".into(), huge.clone(), "after".into()]);
+        assert!(fit_article(&mut a));
+        let size = item_size(&article_item(&a));
+        assert!(size <= ARTICLE_ITEM_BUDGET, "{size}");
+        assert!(size > ARTICLE_ITEM_BUDGET - 4, "cut at the budget, not below: {size}");
+        assert_eq!(a.paragraphs.len(), 2);
+        assert_eq!(a.paragraphs[0], "intro");
+        assert!(huge.starts_with(&a.paragraphs[1]));
+        assert_eq!(a.title.len(), MAX_TITLE_BYTES);
+        assert_eq!(a.link, None, "a cut URL would point elsewhere");
+        assert!(a.image_url.is_some());
+    }
+
+    #[test]
+    fn an_article_that_fits_is_left_alone() {
+        let mut a = article(vec!["one".into(), "two".into()]);
+        a.title = "Short".into();
+        assert!(!fit_article(&mut a));
+        assert_eq!(a.paragraphs, vec!["one", "two"]);
+        assert_eq!(a.title, "Short");
+    }
+
+    #[test]
+    fn cuts_respect_character_boundaries() {
+        let mut text = "aé日".to_string();
+        cut_to_bytes(&mut text, 5);
+        assert_eq!(text, "aé");
+        cut_to_bytes(&mut text, 2);
+        assert_eq!(text, "a");
+        cut_to_bytes(&mut text, 10);
+        assert_eq!(text, "a");
+    }
+}
