@@ -10,6 +10,7 @@
 )]
 
 mod articles;
+mod limits;
 mod refresh;
 mod sources;
 mod subscriptions;
