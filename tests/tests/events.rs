@@ -77,7 +77,9 @@ async fn every_event_file_gets_its_expected_status() {
                 continue;
             }
             "SourceSweeperFunction" => {
-                let handler = source_sweeper_function::handler(env).await.expect("handler");
+                let handler = source_sweeper_function::handler(env)
+                    .await
+                    .expect("handler");
                 let batch = serde_json::from_str(&event).expect("SQS event");
                 let response = handler.handle(batch).await.expect("batch handled");
                 assert_eq!(

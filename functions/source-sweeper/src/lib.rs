@@ -55,7 +55,11 @@ impl SourceSweeper {
 async fn sweep(sweeper: &Sweeper, queue: &SweepQueue, source_id: &str) -> Result<(), BoxError> {
     match sweeper.step(source_id).await? {
         SweepStep::Swept { articles } => {
-            tracing::info!(source_id, articles, "source sweep step done; enqueuing the next");
+            tracing::info!(
+                source_id,
+                articles,
+                "source sweep step done; enqueuing the next"
+            );
             queue.enqueue(source_id).await?;
         }
         SweepStep::Finished => tracing::info!(source_id, "source swept"),

@@ -8,8 +8,8 @@ use crate::fetch::{FeedFetcher, FetchError, FetchOutcome, Validators};
 use crate::model::{Source, TopicRef};
 use crate::parse::{parse_feed, ParseError, ParsedFeed};
 use crate::store::{
-    cut_to_bytes, fit_article, ContentStore, FetchState, NewArticle, NewSource, StoreError,
-    Upsert, MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
+    cut_to_bytes, fit_article, ContentStore, FetchState, NewArticle, NewSource, StoreError, Upsert,
+    MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
 };
 use crate::url::{normalise_feed_url, source_id, FeedUrlError};
 

@@ -171,7 +171,10 @@ mod tests {
     #[test]
     fn sweep_messages_round_trip_and_refuse_junk() {
         let body = SourceSweep::new("abc").to_json();
-        assert_eq!(SourceSweep::parse(&body).ok(), Some(SourceSweep::new("abc")));
+        assert_eq!(
+            SourceSweep::parse(&body).ok(),
+            Some(SourceSweep::new("abc"))
+        );
         assert!(SourceSweep::parse("{}").is_err());
         assert!(SourceSweep::parse(r#"{"sourceId": ""}"#).is_err());
     }

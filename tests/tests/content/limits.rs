@@ -48,13 +48,13 @@ async fn only_the_newest_entries_of_a_feed_are_stored() {
         FeedDocument::rss(generated_rss("Capped", 0, 130)),
     )
     .await;
-    assert_eq!(
-        story_numbers(&t, &id).await,
-        (30..130).collect::<Vec<_>>()
-    );
+    assert_eq!(story_numbers(&t, &id).await, (30..130).collect::<Vec<_>>());
 
     // A refresh with 5 newer entries stores those, and still none of the old ones.
-    feeds.put("/capped.xml", FeedDocument::rss(generated_rss("Capped", 0, 135)));
+    feeds.put(
+        "/capped.xml",
+        FeedDocument::rss(generated_rss("Capped", 0, 135)),
+    );
     let worker = feed_worker(&t).await;
     let response = worker
         .handle(sqs_event(&[("m1", news::FeedRefresh::new(&id).to_json())]))
@@ -64,7 +64,11 @@ async fn only_the_newest_entries_of_a_feed_are_stored() {
     let t_page = t.get_json(&format!("{ARTICLES}?sourceId={id}")).await;
     assert_eq!(t_page["totalElements"], 105);
     let numbers = story_numbers(&t, &id).await;
-    assert_eq!(numbers.first(), Some(&35), "the 100 newest of 105: {numbers:?}");
+    assert_eq!(
+        numbers.first(),
+        Some(&35),
+        "the 100 newest of 105: {numbers:?}"
+    );
 }
 
 /// An RSS feed of `entries` entries, each a short paragraph, then one of `chars` copies of
@@ -102,7 +106,10 @@ async fn oversized_articles_are_cut_to_fit_an_item_and_stored_in_bounded_transac
         let size = item_size(item);
         assert!(size <= ARTICLE_ITEM_BUDGET, "{size} bytes");
         assert!(ARTICLE_ITEM_BUDGET < MAX_ITEM_BYTES);
-        assert!(size > ARTICLE_ITEM_BUDGET - 16, "cut at the budget: {size} bytes");
+        assert!(
+            size > ARTICLE_ITEM_BUDGET - 16,
+            "cut at the budget: {size} bytes"
+        );
         let Some(AttributeValue::L(paragraphs)) = item.get("paragraphs") else {
             panic!("paragraphs");
         };
@@ -110,7 +117,10 @@ async fn oversized_articles_are_cut_to_fit_an_item_and_stored_in_bounded_transac
         assert_eq!(texts.len(), 2, "the closing paragraph is left out");
         assert!(texts[0].starts_with("Opening of "));
         assert!(texts[1].len() > 300_000);
-        assert!(heavy.starts_with(texts[1].as_str()), "cut on a character boundary");
+        assert!(
+            heavy.starts_with(texts[1].as_str()),
+            "cut on a character boundary"
+        );
     }
     let page = t.get_json(&format!("{ARTICLES}?sourceId={id}")).await;
     let first = page["content"][0]["id"].as_str().unwrap().to_string();

@@ -54,7 +54,9 @@ async fn assert_hidden(t: &TestStack, token: &str, id: &str, article_ids: &[Stri
     let by_source = t.get_json(&format!("{ARTICLES}?sourceId={id}")).await;
     assert_eq!(by_source["totalElements"], 0);
     assert_eq!(by_source["content"], json!([]));
-    let by_topic = t.get_json(&format!("{ARTICLES}?topicId=tech&size=100")).await;
+    let by_topic = t
+        .get_json(&format!("{ARTICLES}?topicId=tech&size=100"))
+        .await;
     assert_eq!(by_topic["content"], json!([]), "{by_topic}");
     let first = &article_ids[0];
     assert_eq!(t.get(&format!("{ARTICLES}/{first}")).await.status(), 404);
@@ -71,7 +73,9 @@ async fn assert_hidden(t: &TestStack, token: &str, id: &str, article_ids: &[Stri
 
 /// The articles of source `id`, all of them (at most 100).
 async fn article_ids(t: &TestStack, id: &str) -> Vec<String> {
-    ids(&t.get_json(&format!("{ARTICLES}?sourceId={id}&size=100")).await)
+    ids(&t
+        .get_json(&format!("{ARTICLES}?sourceId={id}&size=100"))
+        .await)
 }
 
 #[tokio::test]
@@ -186,7 +190,13 @@ async fn sources_nobody_subscribes_to_are_not_refreshed_and_go_after_the_grace_p
 
     // Not refreshed: the scheduler does not enqueue it, the worker does not fetch it.
     let scheduler = feed_scheduler(&t).await;
-    assert_eq!(scheduler.run(now + chrono::Duration::minutes(16)).await.unwrap(), 0);
+    assert_eq!(
+        scheduler
+            .run(now + chrono::Duration::minutes(16))
+            .await
+            .unwrap(),
+        0
+    );
     let worker = feed_worker(&t).await;
     let response = worker
         .handle(sqs_event(&[("m1", news::FeedRefresh::new(&id).to_json())]))
@@ -205,9 +215,15 @@ async fn sources_nobody_subscribes_to_are_not_refreshed_and_go_after_the_grace_p
     // Within the grace period (60 minutes by default) it stays; after it, it is swept.
     let store = content_store(&t).await;
     let grace = chrono::Duration::minutes(60);
-    assert!(sweep_candidates(&store, now, grace).await.unwrap().is_empty());
+    assert!(sweep_candidates(&store, now, grace)
+        .await
+        .unwrap()
+        .is_empty());
     let later = now + chrono::Duration::minutes(61);
-    assert_eq!(sweep_candidates(&store, later, grace).await.unwrap(), vec![id.clone()]);
+    assert_eq!(
+        sweep_candidates(&store, later, grace).await.unwrap(),
+        vec![id.clone()]
+    );
     assert_eq!(scheduler.run_sweeps(now).await.unwrap(), 0);
     let sweeper = Sweeper::new(store.clone(), grace, DEFAULT_SWEEP_BATCH);
     assert_eq!(sweeper.step_at(&id, now).await.unwrap(), SweepStep::Kept);
@@ -221,7 +237,10 @@ async fn sources_nobody_subscribes_to_are_not_refreshed_and_go_after_the_grace_p
     // The scheduler's rescue enqueues it once it has been retired a while; its step goes
     // through the stack's sweeper.
     assert_eq!(
-        scheduler.run_sweeps(later + chrono::Duration::minutes(15)).await.unwrap(),
+        scheduler
+            .run_sweeps(later + chrono::Duration::minutes(15))
+            .await
+            .unwrap(),
         1
     );
     wait_until_swept(&t, &id).await;
@@ -288,7 +307,11 @@ async fn a_retired_source_is_gone_and_its_url_submitted_again_is_a_fresh_source(
         .iter()
         .map(|t| t["articleCount"].as_u64().unwrap())
         .sum();
-    assert_eq!(counted, 2 * ITEMS as u64, "two topics per article: {topics}");
+    assert_eq!(
+        counted,
+        2 * ITEMS as u64,
+        "two topics per article: {topics}"
+    );
 }
 
 #[tokio::test]
@@ -324,7 +347,10 @@ async fn unsubscribing_without_a_subscription_changes_nothing() {
     // With one subscriber, a non-subscriber leaving changes no count either.
     assert_eq!(t.subscribe(&token, &id).await.status(), 200);
     let response = t.delete_auth(&member, &service).await;
-    assert_eq!(response.json::<Value>().await.unwrap()["subscriberCount"], 1);
+    assert_eq!(
+        response.json::<Value>().await.unwrap()["subscriberCount"],
+        1
+    );
     assert_eq!(
         t.get_json(&content::source(&id)).await["subscriberCount"],
         1

@@ -383,11 +383,7 @@ pub fn transaction_groups<'a>(
 /// The items and bytes one more article adds to a transaction: its item, its row under the
 /// source, a row and (at most) a counter per topic.
 pub fn article_writes(a: &NewArticle) -> (usize, usize) {
-    let rows: usize = a
-        .topics
-        .iter()
-        .map(|t| item_size(&topic_row(a, t)))
-        .sum();
+    let rows: usize = a.topics.iter().map(|t| item_size(&topic_row(a, t))).sum();
     let items = 2 + 2 * a.topics.len();
     let bytes = item_size(&article_item(a))
         + item_size(&source_row(a))
@@ -447,7 +443,10 @@ mod tests {
         assert!(groups.len() >= 2, "{}", groups.len());
         for group in &groups {
             let bytes: usize = group.iter().map(|(_, a)| article_writes(a).1).sum();
-            assert!(bytes + 2 * COUNTER_UPDATE_BYTES <= TRANSACTION_BYTES_BUDGET, "{bytes}");
+            assert!(
+                bytes + 2 * COUNTER_UPDATE_BYTES <= TRANSACTION_BYTES_BUDGET,
+                "{bytes}"
+            );
             assert!(TRANSACTION_BYTES_BUDGET < MAX_TRANSACTION_BYTES);
         }
         let members: usize = groups.iter().map(Vec::len).sum();
@@ -457,9 +456,15 @@ mod tests {
         let small: Vec<NewArticle> = (0..10).map(|i| article(i, 100, 10)).collect();
         let groups = transaction_groups(small.iter().enumerate());
         for group in &groups {
-            let items: usize = 2 + group.iter().map(|(_, a)| article_writes(a).0).sum::<usize>();
+            let items: usize = 2 + group
+                .iter()
+                .map(|(_, a)| article_writes(a).0)
+                .sum::<usize>();
             assert!(items <= MAX_TRANSACTION_ITEMS, "{items}");
         }
-        assert_eq!(groups.iter().map(Vec::len).collect::<Vec<_>>(), vec![4, 4, 2]);
+        assert_eq!(
+            groups.iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![4, 4, 2]
+        );
     }
 }

@@ -298,7 +298,10 @@ mod tests {
         assert!(fit_article(&mut a));
         let size = item_size(&article_item(&a));
         assert!(size <= ARTICLE_ITEM_BUDGET, "{size}");
-        assert!(size > ARTICLE_ITEM_BUDGET - 4, "cut at the budget, not below: {size}");
+        assert!(
+            size > ARTICLE_ITEM_BUDGET - 4,
+            "cut at the budget, not below: {size}"
+        );
         assert_eq!(a.paragraphs.len(), 2);
         assert_eq!(a.paragraphs[0], "intro");
         assert!(huge.starts_with(&a.paragraphs[1]));

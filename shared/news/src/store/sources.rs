@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use platform::dynamo::{is_condition_failed, n, s, Attributes, Item, Transaction};
 
 use super::items::{
-    article_count_key, is_retired, new_source_item, source_key, to_fetch_state, to_source,
-    RETIRED, RETIRED_AT, SOURCES,
+    article_count_key, is_retired, new_source_item, source_key, to_fetch_state, to_source, RETIRED,
+    RETIRED_AT, SOURCES,
 };
 use super::{ContentStore, FetchState, NewSource, StoreError};
 use crate::model::Source;
@@ -95,7 +95,11 @@ impl ContentStore {
         let mut tx = Transaction::new(&self.table);
         let update = tx
             .update_builder(source_key(&new.id))
-            .update_expression(format!("SET {} REMOVE {}", sets.join(", "), removes.join(", ")))
+            .update_expression(format!(
+                "SET {} REMOVE {}",
+                sets.join(", "),
+                removes.join(", ")
+            ))
             .condition_expression("#retiredAt = :stamp AND articleCount = :articles")
             .expression_attribute_names("#url", "url")
             .expression_attribute_names("#title", "title")

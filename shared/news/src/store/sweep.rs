@@ -118,7 +118,10 @@ impl ContentStore {
         self.retire_into(&mut tx, source_id, item, subscribers)?;
         match tx.commit_retrying().await {
             Ok(()) => {
-                tracing::info!(source_id, "nobody subscribed within the grace period; source retired");
+                tracing::info!(
+                    source_id,
+                    "nobody subscribed within the grace period; source retired"
+                );
                 Ok(SweepStep::Swept { articles: 0 })
             }
             // Subscribed, or changed, meanwhile: the scheduler asks again if it stays unwanted.

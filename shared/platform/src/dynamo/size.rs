@@ -81,7 +81,10 @@ mod tests {
         assert_eq!(value_size(&n(1200)), 2);
         assert_eq!(value_size(&AttributeValue::Bool(true)), 1);
         // A list: 3 bytes, plus each element and a byte for it.
-        assert_eq!(value_size(&AttributeValue::L(vec![s("ab"), s("c")])), 3 + 3 + 2);
+        assert_eq!(
+            value_size(&AttributeValue::L(vec![s("ab"), s("c")])),
+            3 + 3 + 2
+        );
         let map = AttributeValue::M(HashMap::from([("id".to_string(), s("xyz"))]));
         assert_eq!(value_size(&map), 3 + 2 + 3 + 1);
         assert_eq!(value_size(&AttributeValue::L(Vec::new())), 3);
