@@ -96,6 +96,7 @@ pub fn registry() -> Registry {
     registry.http("content", content_function::router);
     registry.schedule("feed-scheduler", feed_scheduler_function::handler);
     registry.sqs("feed-worker", feed_worker_function::handler);
+    registry.sqs("source-sweeper", source_sweeper_function::handler);
     registry.http("genai", genai_function::router);
     registry
 }

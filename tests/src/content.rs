@@ -109,3 +109,83 @@ pub fn sqs_event(bodies: &[(&str, String)]) -> SqsEvent {
         .collect();
     event
 }
+
+/// [`submitted_feed`], and the submitter subscribed: a source the scheduler and the worker
+/// keep fresh (sources nobody subscribes to are not refreshed).
+pub async fn subscribed_feed(username: &str, path: &str, document: FeedDocument) -> SubmittedFeed {
+    let feed = submitted_feed(username, path, document).await;
+    let response = feed.t.subscribe(&feed.token, &feed.source_id).await;
+    assert_eq!(response.status(), 200, "subscribe");
+    feed
+}
+
+/// The content table of the stack, as the content function's store sees it.
+pub async fn content_store(t: &TestStack) -> news::store::ContentStore {
+    news::store::ContentStore::new(
+        platform::dynamo::Table::new(t.dynamodb().await, t.table("ContentTable")),
+        platform::Clock::system(),
+    )
+}
+
+/// The source sweeper's handler, configured as the stack configures it.
+pub async fn source_sweeper(t: &TestStack) -> Arc<dyn SqsHandler> {
+    source_sweeper_function::handler(t.env("SourceSweeperFunction"))
+        .await
+        .expect("sweeper")
+}
+
+/// Every item of the content table whose partition key is `pk` (a Query, every page).
+pub async fn partition(t: &TestStack, pk: &str) -> Vec<platform::dynamo::Item> {
+    let db = t.dynamodb().await;
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let page = db
+            .query()
+            .table_name(t.table("ContentTable"))
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(
+                ":pk",
+                aws_sdk_dynamodb::types::AttributeValue::S(pk.to_string()),
+            )
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .expect("query");
+        items.extend(page.items.unwrap_or_default());
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return items;
+        }
+    }
+}
+
+/// The article items of the content table that belong to source `id` (a Scan, every page).
+pub async fn article_items_of(t: &TestStack, id: &str) -> Vec<platform::dynamo::Item> {
+    let db = t.dynamodb().await;
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let page = db
+            .scan()
+            .table_name(t.table("ContentTable"))
+            .filter_expression("sourceId = :id AND begins_with(pk, :article)")
+            .expression_attribute_values(
+                ":id",
+                aws_sdk_dynamodb::types::AttributeValue::S(id.to_string()),
+            )
+            .expression_attribute_values(
+                ":article",
+                aws_sdk_dynamodb::types::AttributeValue::S("ARTICLE#".into()),
+            )
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .expect("scan");
+        items.extend(page.items.unwrap_or_default());
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return items;
+        }
+    }
+}

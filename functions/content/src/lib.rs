@@ -202,7 +202,8 @@ async fn submit_source(
     Ok((status, axum::Json(source)))
 }
 
-/// Adds a subscriber to a source (idempotent per user); for services with `source.write`.
+/// Adds a subscriber to a source (idempotent per user); for services with `source.write`. A
+/// deleted source, even one whose rows are still being removed, is not found.
 #[utoipa::path(
     post,
     path = "/api/content/sources/{id}/subscribers/{userId}",
@@ -234,7 +235,9 @@ async fn subscribe(
 }
 
 /// Removes a subscriber from a source; the last one leaving deletes the source and its
-/// articles. For services with `source.write`.
+/// articles: they disappear from every read at once, and their rows are removed in the
+/// background. A user who is not a subscriber changes nothing (200 with the source as it is).
+/// For services with `source.write`.
 #[utoipa::path(
     delete,
     path = "/api/content/sources/{id}/subscribers/{userId}",
@@ -246,7 +249,7 @@ async fn subscribe(
         ("userId" = String, Path, description = "The leaving user's id"),
     ),
     responses(
-        (status = 200, description = "What is left of the source", body = Unsubscribed),
+        (status = 200, description = "What is left of the source (unchanged when the user was not a subscriber)", body = Unsubscribed),
         ServiceTokenRequired,
         NoSuchSource,
     )

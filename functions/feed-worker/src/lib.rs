@@ -2,11 +2,14 @@
 //! each source (conditional GET, parse, idempotent article upserts; see `news::ingest`).
 //!
 //! Outcomes per message, reported with `ReportBatchItemFailures`:
-//! - refreshed, not modified, or the source is gone: done;
-//! - the feed failed (unreachable, timed out, too large, not a feed): done, because the refresh
-//!   has recorded a back-off and the scheduler retries the source when it is due again;
-//! - the content table failed, or the message is unreadable: a batch item failure, so SQS
-//!   redelivers it and, after `maxReceiveCount`, moves it to the dead-letter queue.
+//! - refreshed, not modified, the source is gone or retired, or nobody subscribes to it (not
+//!   fetched): done;
+//! - the feed failed (unreachable, timed out, too large, not a feed), or its entries could
+//!   not be stored: done, because the refresh has recorded a back-off and the scheduler
+//!   retries the source when it is due again;
+//! - the content table is unavailable (throttled, unreachable), or the message is unreadable:
+//!   a batch item failure, so SQS redelivers it and, after `maxReceiveCount`, moves it to the
+//!   dead-letter queue.
 
 use std::sync::Arc;
 
@@ -38,21 +41,29 @@ impl FeedWorker {
         Self { ingest }
     }
 
-    /// Refreshes one source. Only a content table failure is an `Err`, which means "deliver
-    /// its messages again": a failed feed has already been backed off by the refresh.
+    /// Refreshes one source. Only an unavailable content table is an `Err`, which means
+    /// "deliver its messages again": a failed feed, or one whose entries could not be stored,
+    /// has already been backed off by the refresh, and a retried poison would only fail again.
     pub async fn refresh(ingest: &Ingest, source_id: &str) -> Result<(), StoreError> {
         match ingest.refresh(source_id).await {
             Ok(report) => {
                 tracing::info!(
                     source_id,
                     not_modified = report.not_modified,
+                    unsubscribed = report.unsubscribed,
                     inserted = report.inserted,
                     already_stored = report.already_stored,
+                    left_out = report.left_out,
+                    cut = report.cut,
                     "feed refreshed"
                 );
                 Ok(())
             }
-            Err(IngestError::Store(e)) => Err(e),
+            Err(IngestError::Store(StoreError::SourceNotFound)) => {
+                tracing::info!(source_id, "source retired during its refresh");
+                Ok(())
+            }
+            Err(IngestError::Store(e)) if e.is_unavailable() => Err(e),
             Err(other) => {
                 tracing::info!(source_id, error = %other, "feed failed; backed off");
                 Ok(())

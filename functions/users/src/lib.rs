@@ -331,7 +331,7 @@ async fn subscribe(
     security(("bearerJwt" = [])),
     params(("sourceId" = String, Path, description = "The source's id")),
     responses(
-        (status = 200, description = "The remaining source, with its new subscriberCount", body = ref("#/components/schemas/Source")),
+        (status = 200, description = "The remaining source, with its new subscriberCount (unchanged when the user was not subscribed)", body = ref("#/components/schemas/Source")),
         (status = 204, description = "The user was the last subscriber: the source is deleted"),
         NeedsUser,
         SubscriptionErrors,

@@ -285,7 +285,7 @@ import { request } from "./http.js";
 /**
  * What an unsubscribe left: when the source survives, every Source field too; when the last subscriber left, only these three, with deleted true.
  * @typedef {Object} Unsubscribed
- * @property {boolean} deleted The last subscriber left: the source and its articles are gone.
+ * @property {boolean} deleted The last subscriber left: the source and its articles are gone from every read (their rows are removed in the background).
  * @property {string} id
  * @property {number} subscriberCount
  */

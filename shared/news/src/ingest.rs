@@ -7,7 +7,10 @@ use platform::Clock;
 use crate::fetch::{FeedFetcher, FetchError, FetchOutcome, Validators};
 use crate::model::{Source, TopicRef};
 use crate::parse::{parse_feed, ParseError, ParsedFeed};
-use crate::store::{ContentStore, FetchState, NewArticle, NewSource, StoreError, Upsert};
+use crate::store::{
+    cut_to_bytes, fit_article, ContentStore, FetchState, NewArticle, NewSource, StoreError, Upsert,
+    MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
+};
 use crate::url::{normalise_feed_url, source_id, FeedUrlError};
 
 /// How often a healthy source is refreshed, and the longest back-off for a failing one.
@@ -40,8 +43,14 @@ pub enum MessageError {
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct RefreshReport {
     pub not_modified: bool,
+    /// The source has no subscriber: not fetched.
+    pub unsubscribed: bool,
     pub inserted: usize,
     pub already_stored: usize,
+    /// Entries older than the newest `FEED_MAX_ENTRIES`, not stored.
+    pub left_out: usize,
+    /// Articles whose text was cut to fit an item.
+    pub cut: usize,
 }
 
 /// The feed queue's message: refresh this source.
@@ -104,14 +113,15 @@ impl RefreshSchedule {
         Self { store }
     }
 
-    /// The ids of the sources due at `now` (see [`is_due`]), oldest source first.
+    /// The ids of the sources due at `now` (see [`is_due`]) that someone subscribes to,
+    /// oldest source first.
     pub async fn due_sources(&self, now: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
         Ok(self
             .store
             .sources_for_fetch()
             .await?
             .into_iter()
-            .filter(|(_, state)| is_due(state, now))
+            .filter(|(source, state)| source.subscriber_count > 0 && is_due(state, now))
             .map(|(source, _)| source.id)
             .collect())
     }
@@ -174,16 +184,18 @@ impl Ingest {
                 return Err(FetchError::Network("unexpected 304 without validators".into()).into())
             }
         };
-        let (source, created) = self
-            .store
-            .create_source(NewSource {
-                id: id.clone(),
-                url,
-                title: feed.title.clone(),
-                site_url: feed.site_url.clone(),
-                description: feed.description.clone(),
-            })
-            .await?;
+        let mut new = NewSource {
+            id: id.clone(),
+            url,
+            title: feed.title.clone(),
+            site_url: feed.site_url.clone(),
+            description: feed.description.clone(),
+        };
+        cut_to_bytes(&mut new.title, MAX_TITLE_BYTES);
+        if let Some(description) = new.description.as_mut() {
+            cut_to_bytes(description, MAX_TEXT_FIELD_BYTES);
+        }
+        let (source, created) = self.store.create_source(new).await?;
         if created {
             self.store_entries(&source, &feed).await?;
             let state = self.healthy_state(validators);
@@ -193,11 +205,18 @@ impl Ingest {
         Ok((source, created))
     }
 
-    /// Refreshes one source with a conditional GET; a failure backs the source off.
+    /// Refreshes one source with a conditional GET; a failure to fetch, parse or store the
+    /// feed backs the source off. A source without subscribers is not fetched.
     pub async fn refresh(&self, source_id: &str) -> Result<RefreshReport, IngestError> {
         let Some((source, state)) = self.store.source_for_fetch(source_id).await? else {
             return Ok(RefreshReport::default());
         };
+        if source.subscriber_count <= 0 {
+            return Ok(RefreshReport {
+                unsubscribed: true,
+                ..Default::default()
+            });
+        }
         let validators = Validators {
             etag: state.etag.clone(),
             last_modified: state.last_modified.clone(),
@@ -231,35 +250,39 @@ impl Ingest {
                 .map_err(IngestError::from),
             Err(e) => Err(e.into()),
         };
-        match parsed {
-            Ok((feed, validators)) => {
-                let report = self.store_entries(&source, &feed).await?;
-                self.store
-                    .record_fetch(
-                        source_id,
-                        &self.healthy_state(validators),
-                        true,
-                        Some(&feed.title),
-                    )
-                    .await?;
-                Ok(report)
-            }
-            Err(error) => {
-                let failures = state.failures.saturating_add(1);
-                let backoff =
-                    (REFRESH_INTERVAL_MINUTES << failures.min(7)).min(MAX_BACKOFF_MINUTES);
-                let failed = FetchState {
-                    failures,
-                    next_fetch_at: Some(rfc3339(self.clock.now() + Duration::minutes(backoff))),
-                    ..state
-                };
-                tracing::warn!(source_id, failures, backoff_minutes = backoff, error = %error, "feed refresh failed");
-                self.store
-                    .record_fetch(source_id, &failed, false, None)
-                    .await?;
-                Err(error)
-            }
-        }
+        let error = match parsed {
+            Ok((feed, validators)) => match self.store_entries(&source, &feed).await {
+                Ok(report) => {
+                    let mut title = feed.title.clone();
+                    cut_to_bytes(&mut title, MAX_TITLE_BYTES);
+                    self.store
+                        .record_fetch(
+                            source_id,
+                            &self.healthy_state(validators),
+                            true,
+                            Some(&title),
+                        )
+                        .await?;
+                    return Ok(report);
+                }
+                // A feed whose entries cannot be stored is backed off like one that cannot be
+                // fetched, or it would be tried again on every run.
+                Err(e) => IngestError::Store(e),
+            },
+            Err(error) => error,
+        };
+        let failures = state.failures.saturating_add(1);
+        let backoff = (REFRESH_INTERVAL_MINUTES << failures.min(7)).min(MAX_BACKOFF_MINUTES);
+        let failed = FetchState {
+            failures,
+            next_fetch_at: Some(rfc3339(self.clock.now() + Duration::minutes(backoff))),
+            ..state
+        };
+        tracing::warn!(source_id, failures, backoff_minutes = backoff, error = %error, "feed refresh failed");
+        self.store
+            .record_fetch(source_id, &failed, false, None)
+            .await?;
+        Err(error)
     }
 
     async fn store_entries(
@@ -270,9 +293,14 @@ impl Ingest {
         let mut report = RefreshReport::default();
         // Entries without a date count as published now.
         let fallback_time: DateTime<Utc> = self.clock.now();
-        let articles: Vec<NewArticle> = feed
-            .entries
-            .iter()
+        let mut entries: Vec<_> = feed.entries.iter().collect();
+        // The newest first (a stable sort keeps the feed's order among equals), then the cap.
+        entries.sort_by_key(|e| std::cmp::Reverse(e.published_at.unwrap_or(fallback_time)));
+        let max_entries = self.fetcher.config().max_entries;
+        report.left_out = entries.len().saturating_sub(max_entries);
+        entries.truncate(max_entries);
+        let mut articles: Vec<NewArticle> = entries
+            .into_iter()
             .map(|entry| NewArticle {
                 id: article_id(&source.id, &entry.guid),
                 source_id: source.id.clone(),
@@ -294,6 +322,14 @@ impl Ingest {
                 image_url: entry.image_url.clone(),
             })
             .collect();
+        for article in &mut articles {
+            if fit_article(article) {
+                report.cut += 1;
+            }
+        }
+        if report.left_out > 0 || report.cut > 0 {
+            tracing::info!(source_id = %source.id, left_out = report.left_out, cut = report.cut, "feed entries capped");
+        }
         for outcome in self.store.upsert_articles(&articles).await? {
             match outcome {
                 Upsert::Inserted => report.inserted += 1,

@@ -19,7 +19,8 @@
 //! 5. [`topic`]: [`normalise_topic`] folds category labels onto stable topic ids
 //!    ("Tech", "TECH" → `tech`).
 //! 6. [`store`]: the content table (sources, subscribers, articles, topics); its access
-//!    patterns are documented there. [`ingest`] ties fetching, parsing and storage together
+//!    patterns are documented there. [`sweep`] removes retired sources' rows in bounded
+//!    steps driven by the sweep queue. [`ingest`] ties fetching, parsing and storage together
 //!    for a submitted feed, for each refresh ([`Ingest`], the feed worker's side) and for the
 //!    schedule ([`RefreshSchedule`], the scheduler's side).
 //!
@@ -34,6 +35,7 @@ pub mod model;
 pub mod parse;
 mod service;
 pub mod store;
+pub mod sweep;
 pub mod topic;
 pub mod url;
 
@@ -45,6 +47,7 @@ pub use self::ingest::{FeedRefresh, Ingest, RefreshSchedule};
 pub use self::input::{ArticleId, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId};
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
 pub use self::service::{News, NewsError, Submitted};
+pub use self::sweep::{SourceSweep, SweepQueue, Sweeper};
 pub use self::topic::{normalise_topic, normalise_topics, Topic};
 pub use self::url::{normalise_feed_url, source_id, FeedUrlError};
 

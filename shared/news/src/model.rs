@@ -34,7 +34,8 @@ pub struct Unsubscribed {
     id: String,
     #[schema(rename = "subscriberCount")]
     subscriber_count: i64,
-    /// The last subscriber left: the source and its articles are gone.
+    /// The last subscriber left: the source and its articles are gone from every read (their
+    /// rows are removed in the background).
     deleted: bool,
     #[schema(ignore)]
     remaining: Option<Source>,

@@ -8,6 +8,7 @@ use crate::ingest::{Ingest, IngestError};
 use crate::input::{ArticleId, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId};
 use crate::model::{Article, Page, Source, TopicSummary, Unsubscribed};
 use crate::store::{ArticleFilter, ContentStore, StoreError};
+use crate::sweep::SweepQueue;
 use crate::StartError;
 
 /// Why the content service could not answer.
@@ -57,22 +58,26 @@ pub struct Submitted {
 pub struct News {
     store: ContentStore,
     ingest: Ingest,
+    sweeps: SweepQueue,
 }
 
 impl News {
-    pub fn new(store: ContentStore, fetcher: FeedFetcher) -> Self {
+    pub fn new(store: ContentStore, fetcher: FeedFetcher, sweeps: SweepQueue) -> Self {
         Self {
             ingest: Ingest::new(store.clone(), fetcher),
             store,
+            sweeps,
         }
     }
 
-    /// The content table (`CONTENT_TABLE`) and a fetcher configured by the `FEED_*` variables.
+    /// The content table (`CONTENT_TABLE`), a fetcher configured by the `FEED_*` variables,
+    /// and the sweep queue (`SWEEP_QUEUE_URL`).
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, StartError> {
         let ingest = Ingest::from_env(env, aws)?;
         Ok(Self {
             store: ingest.store().clone(),
             ingest,
+            sweeps: SweepQueue::from_env(env, aws.sqs.clone())?,
         })
     }
 
@@ -105,8 +110,9 @@ impl News {
         Ok(self.store.subscribe(source.as_str(), user.as_str()).await?)
     }
 
-    /// Removes a subscriber (a repeat changes nothing); the last one leaving deletes the
-    /// source and its articles.
+    /// Removes a subscriber (a repeat, or a user who never subscribed, changes nothing); the
+    /// last one leaving retires the source (gone from every read at once) and enqueues the
+    /// sweep of its rows.
     pub async fn unsubscribe(
         &self,
         source: &SourceId,
@@ -117,6 +123,10 @@ impl News {
             .unsubscribe(source.as_str(), user.as_str())
             .await?;
         if left.source_deleted {
+            if let Err(error) = self.sweeps.enqueue(source.as_str()).await {
+                // The scheduler enqueues the sweeps of sources retired for a while again.
+                tracing::warn!(source_id = source.as_str(), %error, "sweep not enqueued; the scheduler will");
+            }
             return Ok(Unsubscribed::deleted(source.as_str()));
         }
         // The remaining source, so callers can show it without a second request.

@@ -10,6 +10,8 @@
 )]
 
 mod articles;
+mod limits;
 mod refresh;
 mod sources;
 mod subscriptions;
+mod sweep;

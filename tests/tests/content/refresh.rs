@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use stack_tests::content::{
-    feed_scheduler, feed_worker, ids, sqs_event, submitted_feed, SubmittedFeed, ARTICLES, SOURCES,
+    feed_scheduler, feed_worker, ids, sqs_event, subscribed_feed, SubmittedFeed, ARTICLES, SOURCES,
 };
 use stack_tests::feeds::{generated_rss, FeedDocument, Hits};
 
@@ -16,7 +16,7 @@ async fn worker_refreshes_conditionally_and_redelivery_never_duplicates() {
         feeds,
         source_id: id,
         ..
-    } = submitted_feed(
+    } = subscribed_feed(
         "wire",
         "/news.xml",
         FeedDocument::rss(generated_rss("Wire", 0, 10)),
@@ -88,7 +88,7 @@ async fn a_failing_feed_is_backed_off() {
         feeds,
         source_id: id,
         ..
-    } = submitted_feed(
+    } = subscribed_feed(
         "flaky",
         "/flaky.xml",
         FeedDocument::rss(generated_rss("Flaky", 0, 3)),
@@ -136,7 +136,7 @@ async fn scheduler_enqueues_due_sources_for_the_worker() {
         feeds,
         source_id: id,
         ..
-    } = submitted_feed(
+    } = subscribed_feed(
         "due",
         "/due.xml",
         FeedDocument::rss(generated_rss("Due", 0, 4)),

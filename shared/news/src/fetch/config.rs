@@ -6,6 +6,8 @@ use std::time::Duration;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default largest body accepted, in bytes (5 MiB).
 pub const DEFAULT_MAX_BYTES: usize = 5 * 1024 * 1024;
+/// Default number of a feed's newest entries stored per fetch.
+pub const DEFAULT_MAX_ENTRIES: usize = 100;
 /// Default `User-Agent`.
 pub const DEFAULT_USER_AGENT: &str =
     concat!("NewsReader/", env!("CARGO_PKG_VERSION"), " (feed fetcher)");
@@ -21,6 +23,8 @@ pub struct FetchConfig {
     /// tests only).
     pub allow_private_networks: bool,
     pub user_agent: String,
+    /// How many of a feed's newest entries one fetch stores; older ones are left out.
+    pub max_entries: usize,
 }
 
 impl Default for FetchConfig {
@@ -30,6 +34,7 @@ impl Default for FetchConfig {
             max_bytes: DEFAULT_MAX_BYTES,
             allow_private_networks: false,
             user_agent: DEFAULT_USER_AGENT.to_string(),
+            max_entries: DEFAULT_MAX_ENTRIES,
         }
     }
 }
@@ -37,7 +42,7 @@ impl Default for FetchConfig {
 impl FetchConfig {
     /// Reads `FEED_FETCH_TIMEOUT_SECONDS` (seconds, fractions allowed; default 10),
     /// `FEED_MAX_BYTES` (default 5 MiB), `FEED_ALLOW_PRIVATE_NETWORKS` (`true`/`false`, default
-    /// false) and `FEED_USER_AGENT` (optional).
+    /// false), `FEED_USER_AGENT` (optional) and `FEED_MAX_ENTRIES` (default 100).
     pub fn from_env(env: &platform::Env) -> Result<Self, platform::ConfigError> {
         let invalid = |name: &str, reason: &str| platform::ConfigError::Invalid {
             name: name.to_string(),
@@ -86,11 +91,17 @@ impl FetchConfig {
             .map(str::to_string)
             .unwrap_or(defaults.user_agent);
 
+        let max_entries: usize = env.parse_or("FEED_MAX_ENTRIES", defaults.max_entries)?;
+        if max_entries == 0 {
+            return Err(invalid("FEED_MAX_ENTRIES", "must be more than 0"));
+        }
+
         Ok(Self {
             timeout,
             max_bytes,
             allow_private_networks,
             user_agent,
+            max_entries,
         })
     }
 }
@@ -108,12 +119,14 @@ mod tests {
             .with("FEED_FETCH_TIMEOUT_SECONDS", "2.5")
             .with("FEED_MAX_BYTES", "1024")
             .with("FEED_ALLOW_PRIVATE_NETWORKS", "TRUE")
-            .with("FEED_USER_AGENT", "test-agent");
+            .with("FEED_USER_AGENT", "test-agent")
+            .with("FEED_MAX_ENTRIES", "7");
         let config = FetchConfig::from_env(&env).unwrap();
         assert_eq!(config.timeout, Duration::from_millis(2500));
         assert_eq!(config.max_bytes, 1024);
         assert!(config.allow_private_networks);
         assert_eq!(config.user_agent, "test-agent");
+        assert_eq!(config.max_entries, 7);
 
         for (key, value) in [
             ("FEED_FETCH_TIMEOUT_SECONDS", "0"),
@@ -123,6 +136,8 @@ mod tests {
             ("FEED_MAX_BYTES", "0"),
             ("FEED_MAX_BYTES", "lots"),
             ("FEED_ALLOW_PRIVATE_NETWORKS", "maybe"),
+            ("FEED_MAX_ENTRIES", "0"),
+            ("FEED_MAX_ENTRIES", "-3"),
         ] {
             let env = platform::Env::new().with(key, value);
             assert!(

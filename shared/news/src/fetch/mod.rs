@@ -37,7 +37,9 @@ use self::guard::{BlockedAddress, GuardedResolver};
 
 /// Most redirects followed for one fetch.
 pub const MAX_REDIRECTS: usize = 5;
-pub use self::config::{DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, DEFAULT_USER_AGENT};
+pub use self::config::{
+    DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES, DEFAULT_TIMEOUT, DEFAULT_USER_AGENT,
+};
 
 const ACCEPT_FEEDS: &str = "application/rss+xml, application/atom+xml, application/feed+json, \
                             application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, \

@@ -3,12 +3,13 @@
 use std::collections::{HashMap, HashSet};
 
 use platform::dynamo::{
-    n, s, Attributes, Item, Transaction, TransactionError, MAX_TRANSACTION_ITEMS,
+    item_size, n, s, Attributes, Item, Transaction, TransactionError, MAX_TRANSACTION_BYTES,
+    MAX_TRANSACTION_ITEMS,
 };
 
 use super::items::{
-    article_count_key, article_item, article_key, source_key, source_pk, source_row, to_article,
-    topic_key, topic_pk, topic_row, ARTICLES, ARTICLE_ROW, TOPICS,
+    article_count_key, article_item, article_key, is_retired, source_key, source_pk, source_row,
+    to_article, topic_key, topic_pk, topic_row, ARTICLES, ARTICLE_ROW, RETIRED_AT, TOPICS,
 };
 use super::{ArticleFilter, ContentStore, NewArticle, StoreError, Upsert};
 use crate::model::{Article, Page, TopicRef, TopicSummary};
@@ -24,8 +25,16 @@ struct ArticlesTransaction {
 }
 
 /// The counter item every article transaction starts with: the source's, conditional on the
-/// source existing, so a failure at this index means the source is gone.
+/// source existing and not being retired, so a failure at this index means the source is gone.
 const SOURCE_COUNTER: usize = 0;
+
+/// The bytes one article transaction may write: DynamoDB's 4 MB, less a margin for the
+/// counter updates, whose size is estimated.
+pub const TRANSACTION_BYTES_BUDGET: usize = MAX_TRANSACTION_BYTES - 64 * 1024;
+
+/// The estimated size of one counter update in an article transaction (its key, attribute
+/// names and values; topic ids are at most 60 bytes, names 100 characters).
+const COUNTER_UPDATE_BYTES: usize = 1024;
 
 impl ContentStore {
     /// Every topic that has articles, by name.
@@ -86,19 +95,7 @@ impl ContentStore {
             .filter(|(_, (_, result))| result.is_none())
             .map(|(i, (article, _))| (i, article));
 
-        let mut groups: Vec<Vec<(usize, &NewArticle)>> = Vec::new();
-        let mut size = 0;
-        for (i, article) in fresh {
-            let needed = Self::items_for(article);
-            if groups.is_empty() || size + needed > MAX_TRANSACTION_ITEMS - 2 {
-                groups.push(Vec::new());
-                size = 0;
-            }
-            size += needed;
-            if let Some(group) = groups.last_mut() {
-                group.push((i, article));
-            }
-        }
+        let groups = transaction_groups(fresh);
         for group in groups {
             let members: Vec<&NewArticle> = group.iter().map(|(_, a)| *a).collect();
             let Some(built) = self.articles_transaction(&members)? else {
@@ -141,12 +138,6 @@ impl ContentStore {
             .collect()
     }
 
-    /// At most how many items [`Self::articles_transaction`] writes for one more article: its
-    /// own writes and a counter per topic (the source and total counters come once).
-    fn items_for(a: &NewArticle) -> usize {
-        2 + 2 * a.topics.len()
-    }
-
     /// One transaction storing `articles` (all of one source) with every counter they change:
     /// the source's (conditional on the source existing), the total, each topic's. `None` for
     /// no articles.
@@ -163,7 +154,7 @@ impl ContentStore {
             source_key(&first.source_id),
             "articleCount",
             count,
-            Some("attribute_exists(pk)"),
+            Some(LIVE_SOURCE),
         )?
         .add(article_count_key(), "articleCount", count, None)?;
         let mut topics: Vec<(&TopicRef, i64)> = Vec::new();
@@ -204,15 +195,41 @@ impl ContentStore {
         }))
     }
 
-    /// One article with its body paragraphs.
+    /// One article with its body paragraphs; none when its source is retired.
     pub async fn article(&self, id: &str) -> Result<Option<Article>, StoreError> {
-        match self.table.get_eventual(article_key(id)).await? {
-            Some(item) => Ok(Some(to_article(self.table.name(), &item, true)?)),
-            None => Ok(None),
-        }
+        let article = match self.table.get_eventual(article_key(id)).await? {
+            Some(item) => to_article(self.table.name(), &item, true)?,
+            None => return Ok(None),
+        };
+        Ok(self.without_retired(vec![article]).await?.pop())
     }
 
-    /// The articles with these ids, in the order asked; unknown ids are skipped.
+    /// `articles` without those of retired sources (one BatchGetItem of their sources), so a
+    /// retired source's articles disappear from every read before the sweep removes them.
+    async fn without_retired(&self, articles: Vec<Article>) -> Result<Vec<Article>, StoreError> {
+        let mut sources: Vec<&str> = articles.iter().map(|a| a.source_id.as_str()).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        if sources.is_empty() {
+            return Ok(articles);
+        }
+        let keys = sources.iter().map(|id| source_key(id)).collect();
+        let live: HashSet<String> = self
+            .table
+            .batch_get_all(keys, Some(&format!("id, {RETIRED_AT}")))
+            .await?
+            .iter()
+            .filter(|item| !is_retired(item))
+            .filter_map(|item| item.opt_string("id"))
+            .collect();
+        Ok(articles
+            .into_iter()
+            .filter(|a| live.contains(&a.source_id))
+            .collect())
+    }
+
+    /// The articles with these ids, in the order asked; unknown ids, and articles of retired
+    /// sources, are skipped.
     pub async fn articles_by_ids(
         &self,
         ids: &[String],
@@ -224,7 +241,8 @@ impl ContentStore {
             let article = to_article(self.table.name(), &item, with_body)?;
             found.insert(article.id.clone(), article);
         }
-        Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+        let ordered = ids.iter().filter_map(|id| found.remove(id)).collect();
+        self.without_retired(ordered).await
     }
 
     /// One page of articles (without paragraphs), newest first.
@@ -266,11 +284,12 @@ impl ContentStore {
         Ok(Page::new(content, page, size, total))
     }
 
-    /// The `articleCount` of the item with `key` (0 when it does not exist).
+    /// The `articleCount` of the item with `key` (0 when it does not exist, or is a retired
+    /// source).
     async fn count(&self, key: Item) -> Result<u64, StoreError> {
         let count = match self.table.get_eventual(key).await? {
-            Some(item) => item.counter(self.table.name(), "articleCount")?,
-            None => 0,
+            Some(item) if !is_retired(&item) => item.counter(self.table.name(), "articleCount")?,
+            _ => 0,
         };
         Ok(u64::try_from(count).unwrap_or(0))
     }
@@ -327,6 +346,52 @@ impl ContentStore {
     }
 }
 
+/// The condition on the source's counter in an article transaction.
+const LIVE_SOURCE: &str = "attribute_exists(pk) AND attribute_not_exists(retiredAt)";
+
+/// The new articles of one source (with their positions in the input) grouped into
+/// transactions: each group within DynamoDB's 100 items and [`TRANSACTION_BYTES_BUDGET`]
+/// bytes, counting each article's puts by their item sizes and each counter update by an
+/// estimate. An article too large for a transaction of its own still gets one (it cannot,
+/// once capped by [`super::fit_article`]).
+pub fn transaction_groups<'a>(
+    articles: impl IntoIterator<Item = (usize, &'a NewArticle)>,
+) -> Vec<Vec<(usize, &'a NewArticle)>> {
+    // The source and total counters come once per transaction.
+    const FIXED_ITEMS: usize = 2;
+    let mut groups: Vec<Vec<(usize, &NewArticle)>> = Vec::new();
+    let (mut items, mut bytes) = (0, 0);
+    for (i, article) in articles {
+        let (needed_items, needed_bytes) = article_writes(article);
+        if groups.is_empty()
+            || items + needed_items > MAX_TRANSACTION_ITEMS
+            || bytes + needed_bytes > TRANSACTION_BYTES_BUDGET
+        {
+            groups.push(Vec::new());
+            items = FIXED_ITEMS;
+            bytes = FIXED_ITEMS * COUNTER_UPDATE_BYTES;
+        }
+        items += needed_items;
+        bytes += needed_bytes;
+        if let Some(group) = groups.last_mut() {
+            group.push((i, article));
+        }
+    }
+    groups
+}
+
+/// The items and bytes one more article adds to a transaction: its item, its row under the
+/// source, a row and (at most) a counter per topic.
+pub fn article_writes(a: &NewArticle) -> (usize, usize) {
+    let rows: usize = a.topics.iter().map(|t| item_size(&topic_row(a, t))).sum();
+    let items = 2 + 2 * a.topics.len();
+    let bytes = item_size(&article_item(a))
+        + item_size(&source_row(a))
+        + rows
+        + a.topics.len() * COUNTER_UPDATE_BYTES;
+    (items, bytes)
+}
+
 /// A query page's `Limit` when `limit` items are wanted in all.
 fn page_limit(limit: usize) -> i32 {
     i32::try_from(limit.clamp(1, IDS_PER_QUERY)).unwrap_or(1)
@@ -337,5 +402,69 @@ fn set(results: &mut [Option<Upsert>], group: &[(usize, &NewArticle)], outcome: 
         if let Some(result) = results.get_mut(*i) {
             *result = Some(outcome);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use platform::dynamo::MAX_TRANSACTION_ITEMS;
+
+    use super::*;
+    use crate::store::fit_article;
+
+    fn article(i: usize, text_bytes: usize, topics: usize) -> NewArticle {
+        let mut a = NewArticle {
+            id: format!("{i:032}"),
+            source_id: "s".repeat(32),
+            source_title: "Source".into(),
+            title: format!("Article {i}"),
+            link: None,
+            author: None,
+            published_at: "2026-01-01T00:00:00.000Z".into(),
+            summary: None,
+            paragraphs: vec!["é".repeat(text_bytes / 2)],
+            topics: (0..topics)
+                .map(|t| TopicRef {
+                    id: format!("topic-{t}"),
+                    name: format!("Topic {t}"),
+                })
+                .collect(),
+            image_url: None,
+        };
+        fit_article(&mut a);
+        a
+    }
+
+    #[test]
+    fn transactions_are_grouped_by_bytes_as_well_as_by_items() {
+        // Twenty articles at the item budget: about 7 MB, in transactions under 4 MB.
+        let big: Vec<NewArticle> = (0..20).map(|i| article(i, 1_000_000, 1)).collect();
+        let groups = transaction_groups(big.iter().enumerate());
+        assert!(groups.len() >= 2, "{}", groups.len());
+        for group in &groups {
+            let bytes: usize = group.iter().map(|(_, a)| article_writes(a).1).sum();
+            assert!(
+                bytes + 2 * COUNTER_UPDATE_BYTES <= TRANSACTION_BYTES_BUDGET,
+                "{bytes}"
+            );
+            assert!(bytes < MAX_TRANSACTION_BYTES - 32 * 1024);
+        }
+        let members: usize = groups.iter().map(Vec::len).sum();
+        assert_eq!(members, 20, "every article in one group");
+
+        // Small articles with ten topics each: 22 items apiece, four to a transaction.
+        let small: Vec<NewArticle> = (0..10).map(|i| article(i, 100, 10)).collect();
+        let groups = transaction_groups(small.iter().enumerate());
+        for group in &groups {
+            let items: usize = 2 + group
+                .iter()
+                .map(|(_, a)| article_writes(a).0)
+                .sum::<usize>();
+            assert!(items <= MAX_TRANSACTION_ITEMS, "{items}");
+        }
+        assert_eq!(
+            groups.iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![4, 4, 2]
+        );
     }
 }

@@ -11,6 +11,11 @@ use crate::model::{Article, Source, TopicRef};
 pub(super) const SOURCES: &str = "SOURCES";
 pub(super) const ARTICLES: &str = "ARTICLES";
 pub(super) const TOPICS: &str = "TOPICS";
+/// The `gsi1` list of retired sources (the last subscriber left, or none came): hidden from
+/// every read, waiting for the sweep that removes their rows.
+pub(super) const RETIRED: &str = "RETIRED";
+/// The attribute that marks a source retired, holding when it was retired.
+pub(super) const RETIRED_AT: &str = "retiredAt";
 /// The sort-key prefix of an article's index rows under its source and its topics.
 pub(super) const ARTICLE_ROW: &str = "ART#";
 
@@ -66,6 +71,11 @@ pub(super) fn new_source_item(new: &NewSource, created_at: &str) -> Item {
     item.insert("gsi1pk".into(), s(SOURCES));
     item.insert("gsi1sk".into(), s(format!("{created_at}#{}", new.id)));
     item
+}
+
+/// True when the source item is retired: it answers no read.
+pub(super) fn is_retired(item: &Item) -> bool {
+    item.contains_key(RETIRED_AT)
 }
 
 pub(super) fn to_source(table: &str, item: &Item) -> Result<Source, DynamoError> {
@@ -187,4 +197,136 @@ pub(super) fn topic_row(a: &NewArticle, topic: &TopicRef) -> Item {
     row.insert("articleId".into(), s(&a.id));
     row.insert("sourceId".into(), s(&a.source_id));
     row
+}
+
+/// The most an article item may take: DynamoDB's 400 KB, less a margin (for attributes a
+/// later version adds, and numbers whose size is estimated).
+pub const ARTICLE_ITEM_BUDGET: usize = platform::dynamo::MAX_ITEM_BYTES - 50 * 1024;
+/// The most a title (an article's, a source's) keeps, in bytes.
+pub const MAX_TITLE_BYTES: usize = 2048;
+/// The most an author or a feed's description keeps, in bytes.
+pub const MAX_TEXT_FIELD_BYTES: usize = 4096;
+/// A longer link or image URL is dropped: cut, it would point elsewhere.
+pub const MAX_URL_BYTES: usize = 2048;
+
+/// Cuts `text` to at most `max` bytes, on a character boundary.
+pub fn cut_to_bytes(text: &mut String, max: usize) {
+    if text.len() <= max {
+        return;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end = end.saturating_sub(1);
+    }
+    text.truncate(end);
+}
+
+fn drop_long_url(url: &mut Option<String>) {
+    if url.as_ref().is_some_and(|u| u.len() > MAX_URL_BYTES) {
+        *url = None;
+    }
+}
+
+/// Caps an article so that its item fits [`ARTICLE_ITEM_BUDGET`] as DynamoDB measures it:
+/// the title and author are cut, overlong URLs dropped, and the paragraphs kept in order
+/// while they fit, the first that does not cut on a character boundary and the rest left
+/// out. Returns whether the body was cut.
+pub fn fit_article(a: &mut NewArticle) -> bool {
+    cut_to_bytes(&mut a.title, MAX_TITLE_BYTES);
+    cut_to_bytes(&mut a.source_title, MAX_TITLE_BYTES);
+    if let Some(author) = a.author.as_mut() {
+        cut_to_bytes(author, MAX_TEXT_FIELD_BYTES);
+    }
+    if let Some(summary) = a.summary.as_mut() {
+        cut_to_bytes(summary, MAX_TEXT_FIELD_BYTES);
+    }
+    drop_long_url(&mut a.link);
+    drop_long_url(&mut a.image_url);
+    let paragraphs = std::mem::take(&mut a.paragraphs);
+    let fixed = platform::dynamo::item_size(&article_item(a));
+    let mut room = ARTICLE_ITEM_BUDGET.saturating_sub(fixed);
+    let total = paragraphs.len();
+    for mut paragraph in paragraphs {
+        // Each list element costs one byte besides its text.
+        let cost = paragraph.len().saturating_add(1);
+        if cost <= room {
+            room -= cost;
+            a.paragraphs.push(paragraph);
+            continue;
+        }
+        if room > 1 {
+            cut_to_bytes(&mut paragraph, room - 1);
+            if !paragraph.is_empty() {
+                a.paragraphs.push(paragraph);
+            }
+        }
+        return true;
+    }
+    a.paragraphs.len() != total
+}
+
+#[cfg(test)]
+mod tests {
+    use platform::dynamo::item_size;
+
+    use super::*;
+
+    fn article(paragraphs: Vec<String>) -> NewArticle {
+        NewArticle {
+            id: "a".repeat(32),
+            source_id: "s".repeat(32),
+            source_title: "Source".into(),
+            title: "T".repeat(10_000),
+            link: Some(format!("https://example.com/{}", "x".repeat(3000))),
+            author: None,
+            published_at: "2026-01-01T00:00:00.000Z".into(),
+            summary: None,
+            paragraphs,
+            topics: vec![TopicRef {
+                id: "tech".into(),
+                name: "Tech".into(),
+            }],
+            image_url: Some("https://example.com/i.png".into()),
+        }
+    }
+
+    #[test]
+    fn an_oversized_article_is_cut_to_fit_an_item_on_a_character_boundary() {
+        // 3-byte characters, so that a cut by bytes would land inside one.
+        let huge = "日".repeat(300_000);
+        let mut a = article(vec!["intro".into(), huge.clone(), "after".into()]);
+        assert!(fit_article(&mut a));
+        let size = item_size(&article_item(&a));
+        assert!(size <= ARTICLE_ITEM_BUDGET, "{size}");
+        assert!(
+            size > ARTICLE_ITEM_BUDGET - 4,
+            "cut at the budget, not below: {size}"
+        );
+        assert_eq!(a.paragraphs.len(), 2);
+        assert_eq!(a.paragraphs[0], "intro");
+        assert!(huge.starts_with(&a.paragraphs[1]));
+        assert_eq!(a.title.len(), MAX_TITLE_BYTES);
+        assert_eq!(a.link, None, "a cut URL would point elsewhere");
+        assert!(a.image_url.is_some());
+    }
+
+    #[test]
+    fn an_article_that_fits_is_left_alone() {
+        let mut a = article(vec!["one".into(), "two".into()]);
+        a.title = "Short".into();
+        assert!(!fit_article(&mut a));
+        assert_eq!(a.paragraphs, vec!["one", "two"]);
+        assert_eq!(a.title, "Short");
+    }
+
+    #[test]
+    fn cuts_respect_character_boundaries() {
+        let mut text = "aé日".to_string();
+        cut_to_bytes(&mut text, 5);
+        assert_eq!(text, "aé");
+        cut_to_bytes(&mut text, 2);
+        assert_eq!(text, "a");
+        cut_to_bytes(&mut text, 10);
+        assert_eq!(text, "a");
+    }
 }

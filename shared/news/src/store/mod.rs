@@ -4,7 +4,7 @@
 //!
 //! | pk | sk | gsi1pk / gsi1sk | holds |
 //! |---|---|---|---|
-//! | `SOURCE#{id}` | `META` | `SOURCES` / `{createdAt}#{id}` | a source, its counters and fetch state |
+//! | `SOURCE#{id}` | `META` | `SOURCES` / `{createdAt}#{id}`, or `RETIRED` / `{retiredAt}#{id}` | a source, its counters and fetch state; `retiredAt` once retired |
 //! | `SOURCE#{id}` | `SUB#{userId}` | | one subscriber (membership as items) |
 //! | `SOURCE#{id}` | `ART#{publishedAt}#{articleId}` | | the source's articles (with their topic ids) |
 //! | `ARTICLE#{id}` | `META` | `ARTICLES` / `{publishedAt}#{id}` | an article |
@@ -24,21 +24,38 @@
 //!   of the page; totals from the counters above (GetItem). By source and topic together: the
 //!   topic's rows filtered by source, all read and counted;
 //! - subscribe / unsubscribe ([`ContentStore::subscribe`], [`ContentStore::unsubscribe`]): one
-//!   transaction puts or deletes the membership item and adds ±1 to `subscriberCount`, so
-//!   concurrent and repeated calls never drift the count; the last subscriber leaving deletes
-//!   the source (DeleteItem conditional on no subscriber) and then every row of its partition,
-//!   each article with its topic rows and counters in one transaction;
+//!   transaction puts or deletes the membership item and adds ±1 to `subscriberCount`
+//!   (conditional on the count read), so concurrent and repeated calls never drift the count;
+//!   unsubscribing a non-subscriber changes nothing. The last subscriber leaving retires the
+//!   source in the same transaction: `retiredAt` set, moved to the `RETIRED` list, its
+//!   articles taken off the total. A retired source answers no read (its articles are
+//!   filtered out by their source, one BatchGetItem per read) and takes no subscriber;
+//! - the sweep ([`ContentStore::sweep_step`], driven by the source-sweeper function from its
+//!   queue): a bounded batch of a retired source's articles per step, each transaction
+//!   conditional on the same retirement; the source item goes last. Retires first a source
+//!   nobody subscribed to within the grace period. Submitting a retired source's URL again
+//!   revives it ([`ContentStore::create_source`]);
 //! - store articles ([`ContentStore::upsert_articles`]): one BatchGetItem finds the articles
-//!   already stored; the new ones go several to a transaction, each conditional on the article
-//!   not existing and on the source existing, with every counter they change: redelivery is a
-//!   no-op;
+//!   already stored; the new ones go several to a transaction (at most 100 items and
+//!   [`TRANSACTION_BYTES_BUDGET`] bytes, each article capped by [`fit_article`] to fit an
+//!   item), each conditional on the article not existing and on the source existing and not
+//!   retired, with every counter they change: redelivery is a no-op;
 //! - fetch bookkeeping ([`ContentStore::record_fetch`]): UpdateItem on the source, conditional
-//!   on it existing.
+//!   on it existing and not being retired;
+//! - retired sources ([`ContentStore::retired_sources`]): Query `gsi1` on `RETIRED`.
 
 mod articles;
 mod items;
 mod sources;
 mod subscriptions;
+mod sweep;
+
+pub use articles::{article_writes, transaction_groups, TRANSACTION_BYTES_BUDGET};
+pub use items::{
+    cut_to_bytes, fit_article, ARTICLE_ITEM_BUDGET, MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
+    MAX_URL_BYTES,
+};
+pub use sweep::SweepStep;
 
 use platform::aws::AwsClients;
 use platform::dynamo::{s, DynamoError, Item, Table, TransactionError};
@@ -113,9 +130,10 @@ pub enum Upsert {
 /// What an unsubscribe left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Unsubscription {
-    /// Subscribers left (0 once the source is deleted).
+    /// Subscribers left (0 once the source is retired).
     pub subscriber_count: i64,
-    /// The last subscriber left: the source and its articles are deleted.
+    /// The last subscriber left: the source is retired (gone from every read) and its rows
+    /// are for the sweep.
     pub source_deleted: bool,
 }
 

@@ -1,28 +1,36 @@
-//! Subscriptions: membership items with an exact count, and the last subscriber taking the
-//! source and its articles with them.
+//! Subscriptions: membership items with an exact count, and the last subscriber leaving
+//! retiring the source (its rows are removed later by the sweep, see `sweep.rs`).
 
-use platform::dynamo::{is_condition_failed, key, n, s, Attributes, Item, Transaction};
+use platform::dynamo::{n, s, Attributes, Item, Transaction};
 
 use super::items::{
-    article_count_key, article_key, membership_key, source_key, source_pk, topic_key, topic_pk,
-    ARTICLE_ROW,
+    article_count_key, is_retired, membership_key, source_key, RETIRED, RETIRED_AT,
 };
 use super::{ContentStore, StoreError, Unsubscription};
 use crate::model::Source;
 
+/// How often an unsubscribe reads the count again after a concurrent change before giving up.
+const UNSUBSCRIBE_ATTEMPTS: usize = 8;
+
+/// The condition of every write that needs the source to exist and not be retired.
+const LIVE_SOURCE: &str = "attribute_exists(pk) AND attribute_not_exists(#retiredAt)";
+
 impl ContentStore {
-    /// Adds `user_id` as a subscriber; a repeat is a no-op. Returns the source.
+    /// Adds `user_id` as a subscriber; a repeat is a no-op. Returns the source. A retired
+    /// source is not found.
     pub async fn subscribe(&self, source_id: &str, user_id: &str) -> Result<Source, StoreError> {
         let mut membership = membership_key(source_id, user_id);
         membership.insert("userId".into(), s(user_id));
         membership.insert("subscribedAt".into(), s(self.clock.timestamp()));
         let mut tx = Transaction::new(&self.table);
-        tx.put(membership, Some("attribute_not_exists(pk)"))?.add(
-            source_key(source_id),
-            "subscriberCount",
-            1,
-            Some("attribute_exists(pk)"),
-        )?;
+        let count = tx
+            .update_builder(source_key(source_id))
+            .update_expression("ADD subscriberCount :one")
+            .condition_expression(LIVE_SOURCE)
+            .expression_attribute_names("#retiredAt", RETIRED_AT)
+            .expression_attribute_values(":one", n(1));
+        tx.put(membership, Some("attribute_not_exists(pk)"))?
+            .update(count)?;
         let outcome = tx.commit_retrying().await;
         match outcome {
             Ok(()) => {}
@@ -36,143 +44,104 @@ impl ContentStore {
             .ok_or(StoreError::SourceNotFound)
     }
 
-    /// Removes `user_id`; a repeat is a no-op. When the last subscriber leaves, deletes the
-    /// source and its articles.
+    /// Removes `user_id`. Not a subscriber (a repeat, or never subscribed): a no-op that
+    /// changes nothing. When the last subscriber leaves, the same transaction retires the
+    /// source: it disappears from every read at once, and the caller has its rows swept.
     pub async fn unsubscribe(
         &self,
         source_id: &str,
         user_id: &str,
     ) -> Result<Unsubscription, StoreError> {
-        const DELETED: Unsubscription = Unsubscription {
-            subscriber_count: 0,
-            source_deleted: true,
-        };
-        if self.source_item(source_id).await?.is_none() {
-            return Err(StoreError::SourceNotFound);
-        }
-        let mut tx = Transaction::new(&self.table);
-        tx.delete(
-            membership_key(source_id, user_id),
-            Some("attribute_exists(pk)"),
-        )?
-        .add(
-            source_key(source_id),
-            "subscriberCount",
-            -1,
-            Some("attribute_exists(pk)"),
-        )?;
-        let outcome = tx.commit_retrying().await;
-        match outcome {
-            Ok(()) => {}
-            // Deleted meanwhile by a concurrent last unsubscribe.
-            Err(e) if e.failed_at(1) => return Ok(DELETED),
-            // Not a subscriber.
-            Err(e) if e.failed_at(0) => {}
-            Err(e) => return Err(e.into()),
-        }
-        let Some(item) = self.source_item(source_id).await? else {
-            return Ok(DELETED);
-        };
-        let count = item.counter(self.table.name(), "subscriberCount")?;
-        if count > 0 {
-            return Ok(Unsubscription {
-                subscriber_count: count,
-                source_deleted: false,
-            });
-        }
-        let deleted = self.delete_source_if_unsubscribed(source_id).await?;
-        Ok(Unsubscription {
-            subscriber_count: 0,
-            source_deleted: deleted,
-        })
-    }
-
-    /// Deletes the source when it still has no subscriber (a subscribe racing in keeps it),
-    /// then its articles.
-    async fn delete_source_if_unsubscribed(&self, source_id: &str) -> Result<bool, StoreError> {
-        let result = self
-            .table
-            .client()
-            .delete_item()
-            .table_name(self.table.name())
-            .set_key(Some(source_key(source_id)))
-            .condition_expression("subscriberCount <= :zero")
-            .expression_attribute_values(":zero", n(0))
-            .send()
-            .await;
-        match result {
-            Ok(_) => {}
-            Err(e) if is_condition_failed(&e) => {
-                // Either a subscriber arrived (the source stays) or a concurrent unsubscribe
-                // deleted it.
-                return Ok(self.source_item(source_id).await?.is_none());
-            }
-            Err(e) => return Err(self.table.fail("DeleteItem", &e).into()),
-        }
-        tracing::info!(
-            source_id,
-            "last subscriber left; deleting source and its articles"
-        );
-        self.delete_partition(source_id).await?;
-        Ok(true)
-    }
-
-    /// Deletes every row under the source's partition (memberships, and articles with their
-    /// topic rows and counters). Safe to run twice.
-    async fn delete_partition(&self, source_id: &str) -> Result<(), StoreError> {
-        let pk = source_pk(source_id);
-        let query = self
-            .table
-            .query()
-            .key_condition_expression("pk = :pk")
-            .expression_attribute_values(":pk", s(&pk));
-        for row in self.table.query_all(query, None).await? {
-            let sk = row.string(self.table.name(), "sk")?;
-            if sk.starts_with(ARTICLE_ROW) {
-                self.delete_article(&row).await?;
-            } else {
-                self.delete_item(key(&pk, &sk)).await?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Deletes the article of a source's `ART#` row, its topic rows and the row itself, and
-    /// takes it off every counter, in one transaction.
-    async fn delete_article(&self, row: &Item) -> Result<(), StoreError> {
         let table = self.table.name();
-        let (pk, sk) = (row.string(table, "pk")?, row.string(table, "sk")?);
-        let article_id = row.string(table, "articleId")?;
-        let mut tx = Transaction::new(&self.table);
-        tx.delete(article_key(&article_id), Some("attribute_exists(pk)"))?
-            .delete(key(&pk, &sk), None)?
-            .add(article_count_key(), "articleCount", -1, None)?;
-        for topic in row.strings(table, "topicIds")? {
-            tx.delete(key(topic_pk(&topic), &sk), None)?.add(
-                topic_key(&topic),
-                "articleCount",
-                -1,
-                None,
+        for _ in 0..UNSUBSCRIBE_ATTEMPTS {
+            let item = match self.source_item(source_id).await? {
+                Some(item) if !is_retired(&item) => item,
+                _ => return Err(StoreError::SourceNotFound),
+            };
+            let count = item.counter(table, "subscriberCount")?;
+            let last = count <= 1;
+            let mut tx = Transaction::new(&self.table);
+            tx.delete(
+                membership_key(source_id, user_id),
+                Some("attribute_exists(pk)"),
             )?;
+            if last {
+                self.retire_into(&mut tx, source_id, &item, count)?;
+            } else {
+                let leave = tx
+                    .update_builder(source_key(source_id))
+                    .update_expression("ADD subscriberCount :minus")
+                    .condition_expression(
+                        "attribute_not_exists(#retiredAt) AND subscriberCount = :read",
+                    )
+                    .expression_attribute_names("#retiredAt", RETIRED_AT)
+                    .expression_attribute_values(":minus", n(-1))
+                    .expression_attribute_values(":read", n(count));
+                tx.update(leave)?;
+            }
+            match tx.commit_retrying().await {
+                Ok(()) if last => {
+                    tracing::info!(source_id, "last subscriber left; source retired");
+                    return Ok(Unsubscription {
+                        subscriber_count: 0,
+                        source_deleted: true,
+                    });
+                }
+                Ok(()) => {
+                    return Ok(Unsubscription {
+                        subscriber_count: count.saturating_sub(1),
+                        source_deleted: false,
+                    })
+                }
+                // Not a subscriber: nothing to do, whatever the count.
+                Err(e) if e.failed_at(0) => {
+                    return Ok(Unsubscription {
+                        subscriber_count: count,
+                        source_deleted: false,
+                    })
+                }
+                // The count or the source changed since it was read: read again.
+                Err(e) if e.failed_at(1) => continue,
+                Err(e) => return Err(e.into()),
+            }
         }
-        let outcome = tx.commit_retrying().await;
-        match outcome {
-            Ok(()) => Ok(()),
-            // Already deleted by a concurrent cleanup: only the row may remain.
-            Err(e) if e.failed_at(0) => self.delete_item(key(&pk, &sk)).await,
-            Err(e) => Err(e.into()),
-        }
+        Err(StoreError::Contention)
     }
 
-    async fn delete_item(&self, key: Item) -> Result<(), StoreError> {
-        self.table
-            .client()
-            .delete_item()
-            .table_name(self.table.name())
-            .set_key(Some(key))
-            .send()
-            .await
-            .map_err(|e| self.table.fail("DeleteItem", &e))?;
+    /// Adds to `tx` the retirement of the source read as `item` with `subscribers`
+    /// subscribers (the last one leaving in the same transaction, or none): the source leaves
+    /// the source list for the retired one, and its articles leave the article total, both
+    /// conditional on nothing having changed since the read (the feed worker's inserts
+    /// change `articleCount`, which keeps the total exact).
+    pub(super) fn retire_into(
+        &self,
+        tx: &mut Transaction,
+        source_id: &str,
+        item: &Item,
+        subscribers: i64,
+    ) -> Result<(), StoreError> {
+        let articles = item.counter(self.table.name(), "articleCount")?;
+        let now = self.clock.timestamp();
+        let retire = tx
+            .update_builder(source_key(source_id))
+            .update_expression(
+                "SET #retiredAt = :now, subscriberCount = :zero, gsi1pk = :list, gsi1sk = :sk",
+            )
+            .condition_expression(
+                "attribute_exists(pk) AND attribute_not_exists(#retiredAt) \
+                 AND subscriberCount = :read AND articleCount = :articles",
+            )
+            .expression_attribute_names("#retiredAt", RETIRED_AT)
+            .expression_attribute_values(":now", s(&now))
+            .expression_attribute_values(":zero", n(0))
+            .expression_attribute_values(":list", s(RETIRED))
+            .expression_attribute_values(":sk", s(format!("{now}#{source_id}")))
+            .expression_attribute_values(":read", n(subscribers))
+            .expression_attribute_values(":articles", n(articles));
+        tx.update(retire)?;
+        if articles != 0 {
+            tx.add(article_count_key(), "articleCount", -articles, None)?;
+        }
         Ok(())
     }
 }

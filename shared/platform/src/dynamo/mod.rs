@@ -10,6 +10,7 @@
 mod attributes;
 mod error;
 mod retry;
+mod size;
 mod table;
 mod transaction;
 
@@ -20,6 +21,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 pub use attributes::Attributes;
 pub use error::{is_condition_failed, DynamoError};
 pub use retry::{retry_on_conflict, RetryPolicy};
+pub use size::{item_size, value_size, MAX_ITEM_BYTES, MAX_TRANSACTION_BYTES};
 pub use table::Table;
 pub use transaction::{Transaction, TransactionError, MAX_ITEMS as MAX_TRANSACTION_ITEMS};
 

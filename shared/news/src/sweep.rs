@@ -1,0 +1,195 @@
+//! Removing retired sources: the sweep queue's message, the queue itself, and the sweeper
+//! that takes one bounded step per message (see `store::sweep` for the steps' guarantees).
+//!
+//! A source is retired by its last subscriber leaving (the content function then enqueues
+//! its sweep), or, when nobody subscribed within the grace period, by the sweeper itself on
+//! a message from the scheduler. The scheduler also enqueues again the sweep of any source
+//! retired for a while, in case an enqueue was lost: every step is safe to repeat.
+
+use chrono::{DateTime, Duration, Utc};
+use platform::aws::describe;
+use platform::{ConfigError, Env};
+
+use crate::ingest::MessageError;
+use crate::store::{ContentStore, StoreError, SweepStep};
+
+/// Default grace period of a source nobody subscribed to, in minutes.
+pub const DEFAULT_GRACE_MINUTES: i64 = 60;
+/// Articles deleted per sweep step (one message): a few transactions, well within a second.
+pub const DEFAULT_SWEEP_BATCH: usize = 25;
+/// How long after its retirement the scheduler enqueues a source's sweep again, in case its
+/// enqueue was lost; a sweep still running only repeats harmless steps.
+pub const RESCUE_AFTER_MINUTES: i64 = 15;
+
+/// The sweep queue's message: sweep this source.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceSweep {
+    pub source_id: String,
+}
+
+impl SourceSweep {
+    pub fn new(source_id: impl Into<String>) -> Self {
+        Self {
+            source_id: source_id.into(),
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::json!({ "sourceId": self.source_id }).to_string()
+    }
+
+    /// Reads a message body; the source id must be present and not blank.
+    pub fn parse(body: &str) -> Result<Self, MessageError> {
+        let sweep: Self = serde_json::from_str(body)?;
+        if sweep.source_id.trim().is_empty() {
+            return Err(MessageError::BlankSourceId);
+        }
+        Ok(sweep)
+    }
+}
+
+/// The grace period of a source nobody subscribed to: `SOURCE_GRACE_MINUTES` (default 60).
+pub fn grace_from_env(env: &Env) -> Result<Duration, ConfigError> {
+    let minutes: i64 = env.parse_or("SOURCE_GRACE_MINUTES", DEFAULT_GRACE_MINUTES)?;
+    if !(1..=525_600).contains(&minutes) {
+        return Err(ConfigError::Invalid {
+            name: "SOURCE_GRACE_MINUTES".into(),
+            reason: "must be from 1 to 525600 (a year)".into(),
+        });
+    }
+    Ok(Duration::minutes(minutes))
+}
+
+/// Why a sweep could not be enqueued.
+#[derive(Debug, thiserror::Error)]
+#[error("sweep queue: {0}")]
+pub struct EnqueueError(String);
+
+/// The sweep queue (`SWEEP_QUEUE_URL`).
+#[derive(Clone, Debug)]
+pub struct SweepQueue {
+    sqs: aws_sdk_sqs::Client,
+    url: String,
+}
+
+impl SweepQueue {
+    pub fn new(sqs: aws_sdk_sqs::Client, url: impl Into<String>) -> Self {
+        Self {
+            sqs,
+            url: url.into(),
+        }
+    }
+
+    /// The queue named by `SWEEP_QUEUE_URL`.
+    pub fn from_env(env: &Env, sqs: aws_sdk_sqs::Client) -> Result<Self, ConfigError> {
+        Ok(Self::new(sqs, env.require("SWEEP_QUEUE_URL")?))
+    }
+
+    /// Asks for (another step of) the sweep of `source_id`.
+    pub async fn enqueue(&self, source_id: &str) -> Result<(), EnqueueError> {
+        self.sqs
+            .send_message()
+            .queue_url(&self.url)
+            .message_body(SourceSweep::new(source_id).to_json())
+            .send()
+            .await
+            .map_err(|e| EnqueueError(describe(&e)))?;
+        Ok(())
+    }
+}
+
+/// The sweeper's side: one bounded step per message.
+#[derive(Clone, Debug)]
+pub struct Sweeper {
+    store: ContentStore,
+    grace: Duration,
+    batch: usize,
+}
+
+impl Sweeper {
+    pub fn new(store: ContentStore, grace: Duration, batch: usize) -> Self {
+        Self {
+            store,
+            grace,
+            batch: batch.max(1),
+        }
+    }
+
+    /// One step of the sweep of `source_id` at the store's clock's time.
+    pub async fn step(&self, source_id: &str) -> Result<SweepStep, StoreError> {
+        self.step_at(source_id, self.store.clock().now()).await
+    }
+
+    /// One step of the sweep of `source_id` at `now`.
+    pub async fn step_at(
+        &self,
+        source_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<SweepStep, StoreError> {
+        self.store
+            .sweep_step(source_id, now, self.grace, self.batch)
+            .await
+    }
+}
+
+/// The scheduler's side: which sources to sweep at `now`. Sources nobody subscribed to for
+/// `grace` since they were created, and sources retired at least [`RESCUE_AFTER_MINUTES`] ago
+/// (their sweep may have been lost).
+pub async fn sweep_candidates(
+    store: &ContentStore,
+    now: DateTime<Utc>,
+    grace: Duration,
+) -> Result<Vec<String>, StoreError> {
+    let older_than = |time: &str, age: Duration| {
+        DateTime::parse_from_rfc3339(time).is_ok_and(|t| t.with_timezone(&Utc) + age <= now)
+    };
+    let mut ids: Vec<String> = store
+        .sources()
+        .await?
+        .into_iter()
+        .filter(|s| s.subscriber_count <= 0 && older_than(&s.created_at, grace))
+        .map(|s| s.id)
+        .collect();
+    ids.extend(
+        store
+            .retired_sources()
+            .await?
+            .into_iter()
+            .filter(|(_, retired_at)| {
+                older_than(retired_at, Duration::minutes(RESCUE_AFTER_MINUTES))
+            })
+            .map(|(id, _)| id),
+    );
+    Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sweep_messages_round_trip_and_refuse_junk() {
+        let body = SourceSweep::new("abc").to_json();
+        assert_eq!(
+            SourceSweep::parse(&body).ok(),
+            Some(SourceSweep::new("abc"))
+        );
+        assert!(SourceSweep::parse("{}").is_err());
+        assert!(SourceSweep::parse(r#"{"sourceId": ""}"#).is_err());
+    }
+
+    #[test]
+    fn grace_is_configurable_and_bounded() {
+        assert_eq!(
+            grace_from_env(&Env::new()).ok(),
+            Some(Duration::minutes(DEFAULT_GRACE_MINUTES))
+        );
+        let env = Env::new().with("SOURCE_GRACE_MINUTES", "5");
+        assert_eq!(grace_from_env(&env).ok(), Some(Duration::minutes(5)));
+        for bad in ["0", "-1", "soon", "999999"] {
+            let env = Env::new().with("SOURCE_GRACE_MINUTES", bad);
+            assert!(grace_from_env(&env).is_err(), "{bad}");
+        }
+    }
+}
