@@ -21,7 +21,7 @@ use news::{ArticleId, FeedUrl, News, PageRequest, SavedArticleIds, SourceId, Sub
 use platform::auth::{AuthUser, RequireScope, Scope};
 use platform::aws::AwsClients;
 use platform::http::{Json, Query};
-use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme};
+use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
 use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Env, ErrorStyle};
 use serde::Deserialize;
@@ -121,7 +121,7 @@ pub fn app(news: Arc<News>, verifier: Arc<TokenVerifier>) -> Router {
         ErrorBody,
         Health
     )),
-    modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME),
+    modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME, &TableUnavailable { except: &[] }),
     tags((name = "content", description = "Document A's content service: shared sources, their subscribers, articles and topics"))
 )]
 struct ContentApi;

@@ -26,7 +26,7 @@ use axum::Router;
 use llm::{Llm, LlmConfig};
 use platform::aws::AwsClients;
 use platform::http::Json;
-use platform::openapi::{ErrorBody, Health};
+use platform::openapi::{ErrorBody, Health, TableUnavailable};
 use platform::otel::{self, Otel};
 use platform::{ApiError, BoxError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
@@ -116,6 +116,8 @@ fn docs(path: &str) -> Router {
         SentimentResponse,
         QaResponse
     )),
+    // The answer cache: the operations refuse to ask the model without it.
+    modifiers(&TableUnavailable { except: &["aiHealth"] }),
     tags((name = "genai", description = "The AI assistant on one article"))
 )]
 struct GenAiApi;

@@ -26,7 +26,7 @@ use identity::{Identity, IdentityError, SubscribedSource, Unsubscribed};
 use platform::auth::AuthUser;
 use platform::aws::AwsClients;
 use platform::http::Json;
-use platform::openapi::{ErrorBody, Health, SecuritySchemes};
+use platform::openapi::{ErrorBody, Health, SecuritySchemes, TableUnavailable};
 use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle};
 use serde::Serialize;
@@ -143,7 +143,8 @@ pub fn app(identity: Arc<Identity>, internal_api_url: Option<String>) -> Result<
         ErrorBody,
         Health
     )),
-    modifiers(&SecuritySchemes),
+    // The JWKS and the token endpoint read configuration only.
+    modifiers(&SecuritySchemes, &TableUnavailable { except: &["getJwks", "issueServiceToken"] }),
     tags((name = "users", description = "Document A's user service: accounts, tokens, profile, settings and source subscriptions"))
 )]
 struct UsersApi;
