@@ -94,6 +94,9 @@ pub fn app(news: Arc<News>, verifier: Arc<TokenVerifier>) -> Router {
     )
 }
 
+/// Every operation reads or writes the content table.
+const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
+
 /// This function's part of the platform's OpenAPI contract.
 #[derive(OpenApi)]
 #[openapi(
@@ -121,7 +124,7 @@ pub fn app(news: Arc<News>, verifier: Arc<TokenVerifier>) -> Router {
         ErrorBody,
         Health
     )),
-    modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME, &TableUnavailable { except: &[] }),
+    modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME, &TABLE_UNAVAILABLE),
     tags((name = "content", description = "Document A's content service: shared sources, their subscribers, articles and topics"))
 )]
 struct ContentApi;

@@ -100,6 +100,11 @@ fn docs(path: &str) -> Router {
         .into()
 }
 
+/// The answer cache: the operations refuse to ask the model without it (503).
+const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
+    except: &["aiHealth"],
+};
+
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -116,8 +121,7 @@ fn docs(path: &str) -> Router {
         SentimentResponse,
         QaResponse
     )),
-    // The answer cache: the operations refuse to ask the model without it.
-    modifiers(&TableUnavailable { except: &["aiHealth"] }),
+    modifiers(&TABLE_UNAVAILABLE),
     tags((name = "genai", description = "The AI assistant on one article"))
 )]
 struct GenAiApi;

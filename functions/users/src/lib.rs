@@ -108,6 +108,11 @@ pub fn app(identity: Arc<Identity>, internal_api_url: Option<String>) -> Result<
     ))
 }
 
+/// The JWKS and the token endpoint read configuration only.
+const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
+    except: &["getJwks", "issueServiceToken"],
+};
+
 /// This function's part of the platform's OpenAPI contract.
 #[derive(OpenApi)]
 #[openapi(
@@ -143,8 +148,7 @@ pub fn app(identity: Arc<Identity>, internal_api_url: Option<String>) -> Result<
         ErrorBody,
         Health
     )),
-    // The JWKS and the token endpoint read configuration only.
-    modifiers(&SecuritySchemes, &TableUnavailable { except: &["getJwks", "issueServiceToken"] }),
+    modifiers(&SecuritySchemes, &TABLE_UNAVAILABLE),
     tags((name = "users", description = "Document A's user service: accounts, tokens, profile, settings and source subscriptions"))
 )]
 struct UsersApi;
