@@ -356,6 +356,7 @@ async fn unsubscribe(
     responses(
         (status = 204, description = "The account is deleted"),
         NeedsUser,
+        (status = 404, description = "The token's account is already deleted", body = ErrorBody),
         (status = 502, description = "The content service failed; nothing of the account was deleted yet, or the rest can be deleted by repeating the call", body = ErrorBody),
     )
 )]
