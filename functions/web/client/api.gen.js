@@ -57,13 +57,8 @@ import { request } from "./http.js";
 /**
  * The request body every GenAI operation takes. Exactly one of `articleId` or `text`;
  * the other fields are read by the operation they belong to and ignored by the others.
- * @typedef {Object} GenAiRequest
- * @property {(string|null)} [articleId] An article of the content service; its headline and body paragraphs are the text.
- * @property {(KnowledgeLevel|null)} [knowledgeLevel]
- * @property {(SummaryLength|null)} [length]
- * @property {(string|null)} [question] QA only, required there (at most 2000 characters).
- * @property {(SummaryStyle|null)} [style]
- * @property {(string|null)} [text] Raw article text (at most 100000 characters).
+ * (The function's contract adds the "exactly one" and, for `qa`, the required `question`.)
+ * @typedef {({articleId?: string, knowledgeLevel?: (KnowledgeLevel|null), length?: (SummaryLength|null), question?: (string|null), style?: (SummaryStyle|null), text?: string} & Object<string, unknown>)} GenAiRequest
  */
 
 /**
@@ -142,6 +137,11 @@ import { request } from "./http.js";
 /**
  * Which provider answers: the values of `LLM_PROVIDER` and of the responses' `provider`.
  * @typedef {("cloud"|"local")} ProviderKind
+ */
+
+/**
+ * The body of `qa`: a GenAI request whose question is required.
+ * @typedef {({articleId?: string, knowledgeLevel?: (KnowledgeLevel|null), length?: (SummaryLength|null), question: string, style?: (SummaryStyle|null), text?: string} & Object<string, unknown>)} QaRequest
  */
 
 /**
@@ -333,7 +333,7 @@ export function aiHealth(options = {}) {
  * contain the answer.
  *
  * `POST /api/ai/qa`
- * @param {GenAiRequest} body
+ * @param {QaRequest} body
  * @param {RequestOptions} [options]
  * @returns {Promise<QaResponse>}
  */
