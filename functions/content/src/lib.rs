@@ -29,7 +29,9 @@ use serde::Deserialize;
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
 use crate::errors::to_api;
-use crate::responses::{NoSuchArticle, NoSuchSource, ServiceTokenRequired, UserTokenRequired};
+use crate::responses::{
+    IdTooLong, NoSuchArticle, NoSuchSource, ServiceTokenRequired, UserTokenRequired,
+};
 
 /// The scope that lets a service subscribe and unsubscribe users to sources.
 pub struct SourceWrite;
@@ -159,6 +161,7 @@ async fn sources(State(state): State<AppState>) -> Answer<Vec<Source>> {
     responses(
         (status = 200, description = "The source", body = Source),
         NoSuchSource,
+        IdTooLong,
     )
 )]
 async fn source(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Source> {
@@ -221,6 +224,7 @@ async fn submit_source(
         (status = 200, description = "The source with its subscriberCount", body = Source),
         ServiceTokenRequired,
         NoSuchSource,
+        IdTooLong,
     )
 )]
 async fn subscribe(
@@ -256,6 +260,7 @@ async fn subscribe(
         (status = 200, description = "What is left of the source", body = Unsubscribed),
         ServiceTokenRequired,
         NoSuchSource,
+        IdTooLong,
     )
 )]
 async fn unsubscribe(
@@ -353,6 +358,7 @@ async fn articles(
     responses(
         (status = 200, description = "The article", body = Article),
         NoSuchArticle,
+        IdTooLong,
     )
 )]
 async fn article(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Article> {
