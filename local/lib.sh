@@ -2,6 +2,7 @@
 # Shared helpers for local/run and local/test. Source it; don't execute it.
 #
 #   ensure_venv            create/refresh local/.venv from local/requirements.txt and put it on PATH
+#   ensure_venv_at DIR REQ create/refresh the virtual environment DIR from requirements file REQ
 #   free_port              print a free TCP port on 127.0.0.1 (never 4566)
 #   port_answers PORT      true if an HTTP server answers on 127.0.0.1:PORT
 #   start_emulator PORT    start moto_server on 127.0.0.1:PORT in the background, wait until ready
@@ -36,8 +37,8 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # Virtual environment
 
 _requirements_stamp() {
-    # Hash of requirements.txt plus the interpreter's version: either changing rebuilds the venv.
-    "$PYTHON" - "$REQUIREMENTS" <<'PY'
+    # Hash of a requirements file plus the interpreter's version: either changing rebuilds the venv.
+    "$PYTHON" - "$1" <<'PY'
 import hashlib, sys
 h = hashlib.sha256()
 h.update(sys.version.encode())
@@ -57,9 +58,9 @@ _venv_activate() {
     export PIP_DISABLE_PIP_VERSION_CHECK=1
 }
 
-# Lock so that local/run and local/test started together don't build the venv twice.
+# Lock so that local/run and local/test started together don't build a venv twice.
 _venv_lock() {
-    local lock="$STATE_DIR/venv.lock" waited=0 holder
+    local lock="$STATE_DIR/$1.lock" waited=0 holder
     mkdir -p "$STATE_DIR"
     until mkdir "$lock" 2>/dev/null; do
         holder="$(cat "$lock/pid" 2>/dev/null || true)"
@@ -67,7 +68,7 @@ _venv_lock() {
             rm -rf "$lock"   # left behind by a process that died
             continue
         fi
-        if (( waited == 0 )); then log "Waiting for another process to finish installing local/.venv ..."; fi
+        if (( waited == 0 )); then log "Waiting for another process to finish installing local/$1 ..."; fi
         if (( waited >= 900 )); then die "timed out waiting for $lock (remove it if no install is running)"; fi
         sleep 1
         waited=$((waited + 1))
@@ -75,43 +76,49 @@ _venv_lock() {
     echo "$$" >"$lock/pid"
 }
 
-_venv_unlock() { rm -rf "$STATE_DIR/venv.lock"; }
+_venv_unlock() { rm -rf "$STATE_DIR/$1.lock"; }
 
-ensure_venv() {
+# ensure_venv_at DIR REQUIREMENTS: create or refresh the virtual environment DIR from the
+# pinned REQUIREMENTS file (without activating it).
+ensure_venv_at() {
     command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found (Python 3.9 or newer is needed)"
-    local want stamp_file="$VENV_DIR/.requirements.sha256"
-    want="$(_requirements_stamp)"
-    if [[ -x "$VENV_DIR/bin/python" && -f "$stamp_file" && "$(cat "$stamp_file")" == "$want" ]]; then
-        _venv_activate
+    local dir="$1" requirements="$2" want name stamp_file="$1/.requirements.sha256"
+    name="$(basename "$dir")"
+    want="$(_requirements_stamp "$requirements")"
+    if [[ -x "$dir/bin/python" && -f "$stamp_file" && "$(cat "$stamp_file")" == "$want" ]]; then
         return 0
     fi
 
-    _venv_lock
+    _venv_lock "$name"
     # Another process may have finished the install while we waited for the lock.
-    if [[ -x "$VENV_DIR/bin/python" && -f "$stamp_file" && "$(cat "$stamp_file")" == "$want" ]]; then
-        _venv_unlock
-        _venv_activate
+    if [[ -x "$dir/bin/python" && -f "$stamp_file" && "$(cat "$stamp_file")" == "$want" ]]; then
+        _venv_unlock "$name"
         return 0
     fi
 
-    local pip_log="$STATE_DIR/pip-install.log" started=$SECONDS
-    log "Installing the local tools into local/.venv (moto, cfn-lint, SAM CLI, cargo-lambda, zig)."
-    log "This takes a minute or two the first time; the log is local/.state/pip-install.log."
-    rm -rf "$VENV_DIR"
-    if ! "$PYTHON" -m venv "$VENV_DIR" >"$pip_log" 2>&1; then
-        _venv_unlock
+    local pip_log="$STATE_DIR/pip-install-$name.log" started=$SECONDS
+    log "Installing local/$name from ${requirements#"$LOCAL_DIR"/}."
+    log "This takes a minute or two the first time; the log is local/.state/pip-install-$name.log."
+    rm -rf "$dir"
+    if ! "$PYTHON" -m venv "$dir" >"$pip_log" 2>&1; then
+        _venv_unlock "$name"
         cat "$pip_log" >&2
-        die "could not create local/.venv (on Debian/Ubuntu: apt-get install python3-venv)"
+        die "could not create local/$name (on Debian/Ubuntu: apt-get install python3-venv)"
     fi
-    if ! "$VENV_DIR/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-            -r "$REQUIREMENTS" >>"$pip_log" 2>&1; then
-        _venv_unlock
+    if ! "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+            -r "$requirements" >>"$pip_log" 2>&1; then
+        _venv_unlock "$name"
         tail -n 40 "$pip_log" >&2
-        die "pip install -r local/requirements.txt failed (full log: local/.state/pip-install.log)"
+        die "pip install -r ${requirements#"$LOCAL_DIR"/} failed (full log: local/.state/pip-install-$name.log)"
     fi
     echo "$want" >"$stamp_file"
-    _venv_unlock
-    log "local/.venv is ready ($((SECONDS - started)) s)."
+    _venv_unlock "$name"
+    log "local/$name is ready ($((SECONDS - started)) s)."
+}
+
+# ensure_venv: local/.venv (the emulator, linters, SAM, cargo-lambda) ready and on PATH.
+ensure_venv() {
+    ensure_venv_at "$VENV_DIR" "$REQUIREMENTS"
     _venv_activate
 }
 

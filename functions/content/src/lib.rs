@@ -21,14 +21,17 @@ use news::{ArticleId, FeedUrl, News, PageRequest, SavedArticleIds, SourceId, Sub
 use platform::auth::{AuthUser, RequireScope, Scope};
 use platform::aws::AwsClients;
 use platform::http::{Json, Query};
-use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme};
+use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
 use platform::tokens::TokenVerifier;
-use platform::{ApiError, BoxError, Env, ErrorStyle};
+use platform::validation::MAX_ID_CHARS;
+use platform::{ApiError, BoxError, Env, ErrorStyle, Invalid};
 use serde::Deserialize;
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
 use crate::errors::to_api;
-use crate::responses::{NoSuchArticle, NoSuchSource, ServiceTokenRequired, UserTokenRequired};
+use crate::responses::{
+    IdTooLong, NoSuchArticle, NoSuchSource, ServiceTokenRequired, UserTokenRequired,
+};
 
 /// The scope that lets a service subscribe and unsubscribe users to sources.
 pub struct SourceWrite;
@@ -94,6 +97,9 @@ pub fn app(news: Arc<News>, verifier: Arc<TokenVerifier>) -> Router {
     )
 }
 
+/// Every operation reads or writes the content table.
+const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
+
 /// This function's part of the platform's OpenAPI contract.
 #[derive(OpenApi)]
 #[openapi(
@@ -121,7 +127,7 @@ pub fn app(news: Arc<News>, verifier: Arc<TokenVerifier>) -> Router {
         ErrorBody,
         Health
     )),
-    modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME),
+    modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME, &TABLE_UNAVAILABLE),
     tags((name = "content", description = "Document A's content service: shared sources, their subscribers, articles and topics"))
 )]
 struct ContentApi;
@@ -151,14 +157,15 @@ async fn sources(State(state): State<AppState>) -> Answer<Vec<Source>> {
     path = "/api/content/sources/{id}",
     operation_id = "getSource",
     tag = "content",
-    params(("id" = String, Path, description = "The source's id")),
+    params(("id" = String, Path, max_length = 200, description = "The source's id")),
     responses(
         (status = 200, description = "The source", body = Source),
         NoSuchSource,
+        IdTooLong,
     )
 )]
 async fn source(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Source> {
-    let id = SourceId::new(id);
+    let id = SourceId::parse("id", id)?;
     state.news.source(&id).await.map(axum::Json).map_err(to_api)
 }
 
@@ -166,8 +173,8 @@ async fn source(State(state): State<AppState>, Path(id): Path<String>) -> Answer
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct SourceSubmission {
-    /// An http(s) URL serving an RSS, Atom or JSON Feed document.
-    #[schema(required = true, value_type = String, format = "uri", example = "https://example.com/feed.xml")]
+    /// An http(s) URL serving an RSS, Atom or JSON Feed document (at most 2048 characters).
+    #[schema(required = true, value_type = String, format = "uri", max_length = 2048, example = "https://example.com/feed.xml")]
     url: Option<String>,
 }
 
@@ -211,13 +218,14 @@ async fn submit_source(
     tag = "content",
     security(("sourceWrite" = ["source.write"])),
     params(
-        ("id" = String, Path, description = "The source's id"),
-        ("userId" = String, Path, description = "The subscribing user's id"),
+        ("id" = String, Path, max_length = 200, description = "The source's id"),
+        ("userId" = String, Path, max_length = 200, description = "The subscribing user's id"),
     ),
     responses(
         (status = 200, description = "The source with its subscriberCount", body = Source),
         ServiceTokenRequired,
         NoSuchSource,
+        IdTooLong,
     )
 )]
 async fn subscribe(
@@ -225,7 +233,10 @@ async fn subscribe(
     _caller: RequireScope<SourceWrite>,
     Path((id, user_id)): Path<(String, String)>,
 ) -> Answer<Source> {
-    let (source, user) = (SourceId::new(id), UserId::new(user_id));
+    let (source, user) = (
+        SourceId::parse("id", id)?,
+        UserId::parse("userId", user_id)?,
+    );
     state
         .news
         .subscribe(&source, &user)
@@ -245,13 +256,14 @@ async fn subscribe(
     tag = "content",
     security(("sourceWrite" = ["source.write"])),
     params(
-        ("id" = String, Path, description = "The source's id"),
-        ("userId" = String, Path, description = "The leaving user's id"),
+        ("id" = String, Path, max_length = 200, description = "The source's id"),
+        ("userId" = String, Path, max_length = 200, description = "The leaving user's id"),
     ),
     responses(
         (status = 200, description = "What is left of the source (unchanged when the user was not a subscriber)", body = Unsubscribed),
         ServiceTokenRequired,
         NoSuchSource,
+        IdTooLong,
     )
 )]
 async fn unsubscribe(
@@ -259,7 +271,10 @@ async fn unsubscribe(
     _caller: RequireScope<SourceWrite>,
     Path((id, user_id)): Path<(String, String)>,
 ) -> Answer<Unsubscribed> {
-    let (source, user) = (SourceId::new(id), UserId::new(user_id));
+    let (source, user) = (
+        SourceId::parse("id", id)?,
+        UserId::parse("userId", user_id)?,
+    );
     state
         .news
         .unsubscribe(&source, &user)
@@ -285,11 +300,13 @@ async fn topics(State(state): State<AppState>) -> Answer<Vec<TopicSummary>> {
 #[into_params(parameter_in = Query, rename_all = "camelCase")]
 struct ArticleQuery {
     /// Only this source's articles.
+    #[param(max_length = 200)]
     source_id: Option<String>,
     /// Only this topic's articles.
+    #[param(max_length = 200)]
     topic_id: Option<String>,
     /// The page, from 0 (default 0).
-    #[param(minimum = 0)]
+    #[param(minimum = 0, maximum = 2147483647)]
     page: Option<u32>,
     /// Articles per page (default 20).
     #[param(minimum = 1, maximum = 100)]
@@ -313,6 +330,18 @@ async fn articles(
     Query(query): Query<ArticleQuery>,
 ) -> Answer<Page<Article>> {
     let page = PageRequest::parse(query.page, query.size)?;
+    for (field, id) in [("sourceId", &query.source_id), ("topicId", &query.topic_id)] {
+        if id
+            .as_deref()
+            .is_some_and(|id| id.chars().count() > MAX_ID_CHARS)
+        {
+            return Err(Invalid::field(
+                field,
+                format!("must be at most {MAX_ID_CHARS} characters"),
+            )
+            .into());
+        }
+    }
     let filter = ArticleFilter::parse(query.source_id, query.topic_id);
     state
         .news
@@ -328,14 +357,15 @@ async fn articles(
     path = "/api/content/articles/{id}",
     operation_id = "getArticle",
     tag = "content",
-    params(("id" = String, Path, description = "The article's id")),
+    params(("id" = String, Path, max_length = 200, description = "The article's id")),
     responses(
         (status = 200, description = "The article", body = Article),
         NoSuchArticle,
+        IdTooLong,
     )
 )]
 async fn article(State(state): State<AppState>, Path(id): Path<String>) -> Answer<Article> {
-    let id = ArticleId::new(id);
+    let id = ArticleId::parse("id", id)?;
     state
         .news
         .article(&id)
@@ -348,10 +378,18 @@ async fn article(State(state): State<AppState>, Path(id): Path<String>) -> Answe
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct SavedArticles {
-    /// Article ids, at most 100.
-    #[schema(required = true, value_type = Vec<String>, max_items = 100)]
+    /// Article ids, at most 100, each not blank and at most 200 characters.
+    #[schema(required = true, value_type = Vec<SavedArticleId>, max_items = 100)]
     ids: Option<Vec<String>>,
 }
+
+/// One id of [`SavedArticles`] (the schema of the list's items).
+#[derive(ToSchema)]
+#[schema(
+    max_length = 200,
+    pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+)]
+pub struct SavedArticleId(pub String);
 
 /// Gets a batch of articles by id (a user's saved articles).
 #[utoipa::path(

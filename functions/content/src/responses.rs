@@ -30,3 +30,11 @@ pub enum ServiceTokenRequired {
     )]
     Forbidden(ErrorBody),
 }
+
+/// The 400 of a route whose path names something by an id longer than any id can be.
+#[derive(IntoResponses)]
+#[response(
+    status = 400,
+    description = "An id in the path is longer than 200 characters (`details`: `field: reason`)"
+)]
+pub struct IdTooLong(pub ErrorBody);

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 
 use assistant::model::{ExplainResponse, QaResponse, SentimentResponse, SummarizeResponse};
 use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, OneOfBuilder, Schema};
 use utoipa::openapi::{ContentBuilder, Object, Ref, RefOr, Response, ResponseBuilder, Type};
 use utoipa::{IntoResponses, ToSchema};
 
@@ -103,4 +104,78 @@ fn json_of(name: &str) -> utoipa::openapi::Content {
     ContentBuilder::new()
         .schema(Some(Ref::from_schema_name(name)))
         .build()
+}
+
+/// What the request schemas cannot say through derive: exactly one of `articleId` or `text`
+/// (`oneOf` over which is present), and `qa`'s own request, `QaRequest`, in which `question` is
+/// required and not blank. Apply to the unprefixed document (paths `/qa`, ...).
+pub struct RequestRules;
+
+/// The schema of a required, non-blank question of at most 2000 characters.
+fn question_schema() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some("The question: not blank, at most 2000 characters."))
+        .max_length(Some(assistant::model::MAX_QUESTION_CHARS))
+        .pattern(Some(
+            "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]",
+        ))
+        .build()
+}
+
+/// `base` and exactly one of its `articleId` and `text`.
+fn exactly_one_input(base: Object) -> Schema {
+    let has = |field: &str| Schema::Object(ObjectBuilder::new().required(field).build());
+    let description = base.description.clone();
+    Schema::AllOf(
+        AllOfBuilder::new()
+            .description(description)
+            .item(Schema::Object(base))
+            .item(Schema::OneOf(
+                OneOfBuilder::new()
+                    .item(has("articleId"))
+                    .item(has("text"))
+                    .build(),
+            ))
+            .build(),
+    )
+}
+
+impl utoipa::Modify for RequestRules {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let Some(components) = openapi.components.as_mut() else {
+            return;
+        };
+        let Some(RefOr::T(Schema::Object(base))) = components.schemas.remove("GenAiRequest") else {
+            return;
+        };
+        let mut qa = base.clone();
+        qa.required.push("question".to_string());
+        qa.properties.insert(
+            "question".to_string(),
+            RefOr::T(Schema::Object(question_schema())),
+        );
+        qa.description =
+            Some("The body of `qa`: a GenAI request whose question is required.".into());
+        components.schemas.insert(
+            "GenAiRequest".to_string(),
+            RefOr::T(exactly_one_input(base)),
+        );
+        components
+            .schemas
+            .insert("QaRequest".to_string(), RefOr::T(exactly_one_input(qa)));
+        let qa_body = openapi
+            .paths
+            .paths
+            .get_mut("/qa")
+            .and_then(|item| item.post.as_mut())
+            .and_then(|operation| operation.request_body.as_mut());
+        if let Some(RefOr::T(body)) = qa_body {
+            for content in body.content.values_mut() {
+                if let RefOr::T(content) = content {
+                    content.schema = Some(RefOr::Ref(Ref::from_schema_name("QaRequest")));
+                }
+            }
+        }
+    }
 }

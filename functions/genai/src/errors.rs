@@ -5,7 +5,8 @@ use llm::{LlmError, ProviderFailure};
 use platform::ApiError;
 
 /// 400 for an article without text, 404 for an unknown article, 502 for a content service
-/// or model provider that failed, 500 for configuration problems.
+/// or model provider that failed, 503 when the answer cache cannot be reached (the model is
+/// not asked then), 500 for configuration problems.
 pub fn to_api(e: AssistantError) -> ApiError {
     match e {
         AssistantError::NoContent(id) => {
@@ -15,6 +16,11 @@ pub fn to_api(e: AssistantError) -> ApiError {
         }
         AssistantError::Article(e) => article_error(e),
         AssistantError::Llm(e) => llm_error(e),
+        AssistantError::Cache(e) if e.is_unavailable() => {
+            tracing::warn!(error = %e, "answer cache unavailable; the model is not asked");
+            ApiError::unavailable("The answer cache is unavailable, try again")
+        }
+        AssistantError::Cache(e) => ApiError::internal("answer cache", e),
     }
 }
 

@@ -27,7 +27,7 @@ use axum::Router;
 use llm::{Llm, LlmConfig};
 use platform::aws::AwsClients;
 use platform::http::Json;
-use platform::openapi::{ErrorBody, Health};
+use platform::openapi::{ErrorBody, Health, TableUnavailable};
 use platform::otel::{self, Otel};
 use platform::{ApiError, BoxError, ConfigError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
@@ -44,8 +44,9 @@ pub const PREFIX: &str = "/api/ai";
 pub const SERVICE_NAME: &str = "gen-ai";
 /// Says whether an answer came from the cache (`hit`) or from the model (`miss`).
 pub const CACHE_HEADER: &str = "x-genai-cache";
-/// A request body beyond this is a 413 (the longest accepted text is 100000 characters).
-const BODY_LIMIT: usize = 1024 * 1024;
+/// A request body beyond this is a 413: the longest accepted text, 100000 characters, takes
+/// 1.2 MB escaped as JSON surrogate pairs (12 bytes each).
+const BODY_LIMIT: usize = 2 * 1024 * 1024;
 /// `LLM_API_TIMEOUT_SECONDS` when unset: API Gateway answers 503 itself at 30 s.
 pub const DEFAULT_API_TIMEOUT: Duration = Duration::from_secs(25);
 /// The largest `LLM_API_TIMEOUT_SECONDS` that still leaves time to answer before 30 s.
@@ -137,6 +138,14 @@ fn docs(path: &str) -> Router {
         .into()
 }
 
+/// Exactly one of `articleId` or `text`; `qa`'s required question.
+const REQUEST_RULES: docs::RequestRules = docs::RequestRules;
+
+/// The answer cache: the operations refuse to ask the model without it (503).
+const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
+    except: &["aiHealth"],
+};
+
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -153,6 +162,7 @@ fn docs(path: &str) -> Router {
         SentimentResponse,
         QaResponse
     )),
+    modifiers(&TABLE_UNAVAILABLE, &REQUEST_RULES),
     tags((name = "genai", description = "The AI assistant on one article"))
 )]
 struct GenAiApi;

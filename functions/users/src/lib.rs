@@ -27,7 +27,7 @@ use identity::{Identity, IdentityError, SubscribedSource, Unsubscribed};
 use platform::auth::AuthUser;
 use platform::aws::AwsClients;
 use platform::http::Json;
-use platform::openapi::{ErrorBody, Health, SecuritySchemes};
+use platform::openapi::{ErrorBody, Health, SecuritySchemes, TableUnavailable};
 use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle};
 use serde::Serialize;
@@ -118,6 +118,11 @@ pub fn app(
     ))
 }
 
+/// The JWKS and the token endpoint read configuration only.
+const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
+    except: &["getJwks", "issueServiceToken"],
+};
+
 /// This function's part of the platform's OpenAPI contract.
 #[derive(OpenApi)]
 #[openapi(
@@ -153,7 +158,7 @@ pub fn app(
         ErrorBody,
         Health
     )),
-    modifiers(&SecuritySchemes),
+    modifiers(&SecuritySchemes, &TABLE_UNAVAILABLE),
     tags((name = "users", description = "Document A's user service: accounts, tokens, profile, settings and source subscriptions"))
 )]
 struct UsersApi;
@@ -367,6 +372,7 @@ async fn unsubscribe(
     responses(
         (status = 204, description = "The account is deleted"),
         NeedsUser,
+        (status = 404, description = "The token's account is already deleted", body = ErrorBody),
         (status = 502, description = "The content service failed; nothing of the account was deleted yet, or the rest can be deleted by repeating the call", body = ErrorBody),
     )
 )]

@@ -22,7 +22,7 @@ use std::time::Duration;
 use aws_lc_rs::digest;
 use llm::Provider;
 use platform::clock::rfc3339;
-use platform::dynamo::{n, s, Attributes, Item, Table};
+use platform::dynamo::{n, s, Attributes, DynamoError, Item, Table};
 use platform::Clock;
 
 use crate::model::{Answer, Task};
@@ -84,15 +84,10 @@ impl AnswerCache {
     }
 
     /// The stored answer of `task`'s operation under `key`, unless absent, expired or
-    /// unreadable.
-    pub async fn get(&self, key: &CacheKey, task: &Task) -> Option<Answer> {
-        match self.table.get_eventual(key.item_key()).await {
-            Ok(item) => self.answer_in(&item?, key, task),
-            Err(e) => {
-                tracing::warn!(error = %e, "answer cache read failed; treating it as a miss");
-                None
-            }
-        }
+    /// unreadable; an error when the table cannot be read (never a miss: a miss pays the model).
+    pub async fn get(&self, key: &CacheKey, task: &Task) -> Result<Option<Answer>, DynamoError> {
+        let item = self.table.get_eventual(key.item_key()).await?;
+        Ok(item.and_then(|item| self.answer_in(&item, key, task)))
     }
 
     /// Stores `answer` under `key` until the TTL runs out.

@@ -16,13 +16,18 @@ pub const MAX_ARTICLE_ID_CHARS: usize = 200;
 
 /// The request body every GenAI operation takes. Exactly one of `articleId` or `text`;
 /// the other fields are read by the operation they belong to and ignored by the others.
+/// (The function's contract adds the "exactly one" and, for `qa`, the required `question`.)
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GenAiRequest {
     /// An article of the content service; its headline and body paragraphs are the text.
-    #[schema(example = "3f2b9c0d1e")]
+    /// Not blank, at most 200 characters, no control characters.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = String, max_length = 200, pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$", example = "3f2b9c0d1e")]
     pub article_id: Option<String>,
-    /// Raw article text (at most 100000 characters).
+    /// Raw article text: not blank, at most 100000 characters.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = String, max_length = 100000, pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]")]
     pub text: Option<String>,
     /// Summarize only (default `medium`).
     pub length: Option<SummaryLength>,
@@ -30,8 +35,13 @@ pub struct GenAiRequest {
     pub style: Option<SummaryStyle>,
     /// Explain only (default `beginner`).
     pub knowledge_level: Option<KnowledgeLevel>,
-    /// QA only, required there (at most 2000 characters).
+    /// QA only, required there (not blank, at most 2000 characters).
     pub question: Option<String>,
+}
+
+/// A field that may be absent but, when present, is not `null` (as the contract says).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -90,14 +100,14 @@ impl ArticleId {
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
         let id = raw.trim();
         let problem = |reason: String| FieldError::new("articleId", reason);
-        if id.is_empty() {
+        if raw.chars().any(char::is_control) {
+            Err(problem("must not contain control characters".into()))
+        } else if id.is_empty() {
             Err(problem("must not be blank".into()))
         } else if id.chars().count() > MAX_ARTICLE_ID_CHARS {
             Err(problem(format!(
                 "must be at most {MAX_ARTICLE_ID_CHARS} characters"
             )))
-        } else if id.chars().any(char::is_control) {
-            Err(problem("must not contain control characters".into()))
         } else {
             Ok(Self(id.to_string()))
         }

@@ -111,7 +111,7 @@ impl Assistant {
         };
         let key = CacheKey::new(&job.task, text.as_str(), &provider);
         if let Some(cache) = &self.cache {
-            if let Some(answer) = cache.get(&key, &job.task).await {
+            if let Some(answer) = cache.get(&key, &job.task).await? {
                 return Ok(Answered {
                     answer,
                     cached: true,

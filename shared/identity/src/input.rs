@@ -59,11 +59,18 @@ impl Registration {
 /// A login: the username and password given at registration.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct Login {
-    #[schema(required = true, value_type = String)]
+    /// Not blank; at most 50 characters, as at registration.
+    #[schema(required = true, value_type = String, max_length = 50, pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]")]
     pub username: Option<String>,
-    #[schema(required = true, value_type = String, format = Password)]
+    /// At most 128 characters, as at registration.
+    #[schema(required = true, value_type = String, format = Password, min_length = 1, max_length = 128)]
     pub password: Option<String>,
 }
+
+/// The longest username and password a login accepts: those of a registration, so a longer
+/// one can belong to no account (and never reaches the table or Argon2).
+const MAX_LOGIN_USERNAME: usize = 50;
+const MAX_LOGIN_PASSWORD: usize = 128;
 
 /// A login with both parts present. Not checked against the registration rules: a wrong
 /// password of any length is the same 401.
@@ -83,6 +90,28 @@ impl Login {
     pub fn parse(self) -> Result<Credentials, Invalid> {
         let username = self.username.filter(|u| !u.trim().is_empty());
         let password = self.password.filter(|p| !p.is_empty());
+        let mut too_long = Vec::new();
+        if username
+            .as_ref()
+            .is_some_and(|u| u.chars().count() > MAX_LOGIN_USERNAME)
+        {
+            too_long.push(FieldError::new(
+                "username",
+                format!("must be at most {MAX_LOGIN_USERNAME} characters"),
+            ));
+        }
+        if password
+            .as_ref()
+            .is_some_and(|p| p.chars().count() > MAX_LOGIN_PASSWORD)
+        {
+            too_long.push(FieldError::new(
+                "password",
+                format!("must be at most {MAX_LOGIN_PASSWORD} characters"),
+            ));
+        }
+        if !too_long.is_empty() {
+            return Err(Invalid(too_long));
+        }
         match (username, password) {
             (Some(username), Some(password)) => Ok(Credentials {
                 username_key: username.trim().to_ascii_lowercase(),
@@ -146,19 +175,36 @@ impl ProfileUpdate {
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SettingsUpdate {
-    /// At most 500 ids.
-    #[schema(max_items = 500)]
+    /// At most 500 ids, each not blank and at most 100 characters.
+    #[schema(max_items = 500, value_type = Option<Vec<SourceIdEntry>>)]
     pub enabled_source_ids: Option<Vec<String>>,
-    /// At most 100 topic ids.
-    #[schema(max_items = 100)]
+    /// At most 100 topic ids, each not blank and at most 50 characters.
+    #[schema(max_items = 100, value_type = Option<Vec<TopicIdEntry>>)]
     pub followed_topics: Option<Vec<String>>,
     /// A language tag such as `en` or `pt-BR`.
+    #[schema(pattern = "^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$", example = "pt-BR")]
     pub language: Option<String>,
     pub theme: Option<Theme>,
     pub summary_length: Option<SummaryLength>,
     pub show_bookmarks: Option<bool>,
     pub show_likes: Option<bool>,
 }
+
+/// One entry of `enabledSourceIds` (the schema of the list's items).
+#[derive(utoipa::ToSchema)]
+#[schema(
+    max_length = 100,
+    pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+)]
+pub struct SourceIdEntry(pub String);
+
+/// One entry of `followedTopics` (the schema of the list's items).
+#[derive(utoipa::ToSchema)]
+#[schema(
+    max_length = 50,
+    pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+)]
+pub struct TopicIdEntry(pub String);
 
 pub const MAX_ENABLED_SOURCES: usize = 500;
 pub const MAX_FOLLOWED_TOPICS: usize = 100;

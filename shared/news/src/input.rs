@@ -23,6 +23,14 @@ macro_rules! id {
                 Self(id.into())
             }
 
+            /// The id a client sent as `field`: at most [`platform::validation::MAX_ID_CHARS`]
+            /// characters (a longer one names nothing and would break DynamoDB's key limit).
+            pub fn parse(field: &str, raw: String) -> Result<Self, Invalid> {
+                platform::validation::bounded_id(field, raw)
+                    .map(Self)
+                    .map_err(|e| Invalid(vec![e]))
+            }
+
             pub fn as_str(&self) -> &str {
                 &self.0
             }
@@ -69,10 +77,15 @@ impl PageRequest {
                 format!("must be between 1 and {MAX_PAGE_SIZE}"),
             ));
         }
-        Ok(Self {
-            page: page.unwrap_or(0),
-            size,
-        })
+        let page = page.unwrap_or(0);
+        // The contract's `int32`; the list's own page cap comes on top.
+        if page > i32::MAX.unsigned_abs() {
+            return Err(Invalid::field(
+                "page",
+                format!("must be at most {}", i32::MAX),
+            ));
+        }
+        Ok(Self { page, size })
     }
 }
 
@@ -103,6 +116,18 @@ impl SavedArticleIds {
         if ids.iter().any(|id| id.trim().is_empty()) {
             errors.add("ids", "must not contain blank ids");
         }
+        if ids
+            .iter()
+            .any(|id| id.chars().count() > platform::validation::MAX_ID_CHARS)
+        {
+            errors.add(
+                "ids",
+                format!(
+                    "ids must be at most {} characters",
+                    platform::validation::MAX_ID_CHARS
+                ),
+            );
+        }
         errors.finish()?;
         Ok(Self(ids))
     }
@@ -116,9 +141,17 @@ impl SavedArticleIds {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeedUrl(String);
 
+/// The longest feed URL accepted, in characters (browsers and CDNs draw the line near here;
+/// the source id is a hash of it, so the key stays short whatever its length).
+pub const MAX_FEED_URL_CHARS: usize = 2048;
+
 impl FeedUrl {
     pub fn parse(url: Option<String>) -> Result<Self, Invalid> {
         match url {
+            Some(url) if url.chars().count() > MAX_FEED_URL_CHARS => Err(Invalid::field(
+                "url",
+                format!("must be at most {MAX_FEED_URL_CHARS} characters"),
+            )),
             Some(url) => Ok(Self(url)),
             None => Err(Invalid::field("url", "must not be blank")),
         }

@@ -33,6 +33,16 @@ where
         let bytes = Bytes::from_request(req, state)
             .await
             .map_err(|rejection| ApiError::from_status(rejection.status()))?;
+        // Every request body of the platform is a JSON object; serde would read a struct from
+        // an array too (`[null, null]` as a profile update).
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if first.is_some_and(|b| *b != b'{')
+            && serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok()
+        {
+            return Err(ApiError::validation(vec![
+                crate::validation::FieldError::new("body", "must be a JSON object"),
+            ]));
+        }
         parse_json(&bytes).map(Json)
     }
 }

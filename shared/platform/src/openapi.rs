@@ -153,3 +153,49 @@ impl utoipa::Modify for ServiceTokenScheme {
         );
     }
 }
+
+/// Documents the 503 a function answers when its table cannot be reached or is throttling
+/// (`DynamoError::is_unavailable`), in the detailed error body, on every operation but those
+/// in `except` (operations that touch no table) and those that document a 503 of their own.
+pub struct TableUnavailable {
+    pub except: &'static [&'static str],
+}
+
+impl utoipa::Modify for TableUnavailable {
+    fn modify(&self, openapi: &mut OpenApi) {
+        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+        for item in openapi.paths.paths.values_mut() {
+            let operations = [
+                &mut item.get,
+                &mut item.put,
+                &mut item.post,
+                &mut item.delete,
+                &mut item.patch,
+            ];
+            for operation in operations.into_iter().flatten() {
+                let excepted = operation
+                    .operation_id
+                    .as_deref()
+                    .is_some_and(|id| self.except.contains(&id));
+                if excepted || operation.responses.responses.contains_key("503") {
+                    continue;
+                }
+                let response = ResponseBuilder::new()
+                    .description(
+                        "The service's table cannot be reached or is throttling: retry later",
+                    )
+                    .content(
+                        "application/json",
+                        ContentBuilder::new()
+                            .schema(Some(Ref::from_schema_name("ErrorBody")))
+                            .build(),
+                    )
+                    .build();
+                operation
+                    .responses
+                    .responses
+                    .insert("503".to_string(), response.into());
+            }
+        }
+    }
+}

@@ -2,6 +2,28 @@
 //! some. Domain crates return [`Invalid`] inside their own error enums; the edge renders it as a
 //! 400 that names every field.
 
+/// The longest id (of a source, an article, a user, a topic) any route accepts, in characters:
+/// at most 800 bytes of UTF-8, far below DynamoDB's 2,048-byte partition key limit.
+pub const MAX_ID_CHARS: usize = 200;
+
+/// An OpenAPI `pattern` (ECMA and Python regular expressions alike) for a string that is not
+/// blank: at least one character outside Rust's `char::is_whitespace`, the set `trim` removes.
+/// utoipa takes only literals: annotations repeat it, and the contract test checks they agree.
+pub const NOT_BLANK_PATTERN: &str =
+    "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+
+/// `raw` as an id of `field`: at most [`MAX_ID_CHARS`] characters.
+pub fn bounded_id(field: &str, raw: String) -> Result<String, FieldError> {
+    if raw.chars().count() > MAX_ID_CHARS {
+        Err(FieldError::new(
+            field,
+            format!("must be at most {MAX_ID_CHARS} characters"),
+        ))
+    } else {
+        Ok(raw)
+    }
+}
+
 /// A problem with one input field, shown to clients as `field: reason`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
