@@ -10,17 +10,20 @@ pub mod responses;
 
 use std::sync::Arc;
 
-use axum::extract::{FromRef, Path, State};
+use axum::extract::{FromRef, Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
 use news::store::ArticleFilter;
-use news::{ArticleId, FeedUrl, News, PageRequest, SavedArticleIds, SourceId, Submitted, UserId};
+use news::{
+    ArticleId, FeedSources, FeedUrl, News, PageRequest, SavedArticleIds, SourceId, Submitted,
+    UserId,
+};
 use platform::auth::{AuthUser, RequireScope, Scope};
 use platform::aws::AwsClients;
-use platform::http::{Json, Query};
+use platform::http::Json;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme};
 use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Env, ErrorStyle};
@@ -281,19 +284,24 @@ async fn topics(State(state): State<AppState>) -> Answer<Vec<TopicSummary>> {
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query, rename_all = "camelCase")]
 struct ArticleQuery {
-    /// Only this source's articles.
-    source_id: Option<String>,
-    /// Only this topic's articles.
+    /// Only this source's articles; repeated (`sourceId=a&sourceId=b`, at most 50 distinct
+    /// ids), the personal feed: the articles of all of them merged newest first. Unknown
+    /// sources add nothing.
+    #[param(style = Form, explode, max_items = 50)]
+    source_id: Option<Vec<String>>,
+    /// Only this topic's articles (with at most one `sourceId`).
     topic_id: Option<String>,
-    /// The page, from 0 (default 0).
-    #[param(minimum = 0)]
+    /// The page, from 0 (default 0); pages past 49 are refused, so `totalPages` counts at
+    /// most 50.
+    #[param(minimum = 0, maximum = 49)]
     page: Option<u32>,
     /// Articles per page (default 20).
     #[param(minimum = 1, maximum = 100)]
     size: Option<u32>,
 }
 
-/// Articles, newest first, a page at a time; by source or by topic.
+/// Articles, newest first, a page at a time; by source or by topic, or a personal feed of
+/// several sources.
 #[utoipa::path(
     get,
     path = "/api/content/articles",
@@ -302,21 +310,35 @@ struct ArticleQuery {
     params(ArticleQuery),
     responses(
         (status = 200, description = "A page of articles (without paragraphs)", body = Page<Article>),
-        (status = 400, description = "A query parameter is invalid", body = ErrorBody),
+        (status = 400, description = "A query parameter is invalid: `page` past 49, `size` outside 1 to 100, more than 50 `sourceId`s, or several `sourceId`s with a `topicId`", body = ErrorBody),
     )
 )]
-async fn articles(
-    State(state): State<AppState>,
-    Query(query): Query<ArticleQuery>,
-) -> Answer<Page<Article>> {
+async fn articles(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Answer<Page<Article>> {
+    let (query, listed): (ArticleQuery, Vec<String>) =
+        platform::http::query_with_list(raw.as_deref(), "sourceId")?;
+    // The list's values are taken out before `query` is read, so its field is always empty.
+    let source_ids: Vec<String> = query
+        .source_id
+        .into_iter()
+        .flatten()
+        .chain(listed)
+        .collect();
     let page = PageRequest::parse(query.page, query.size)?;
-    let filter = ArticleFilter::parse(query.source_id, query.topic_id);
-    state
-        .news
-        .articles(&filter, page)
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    let answer = if source_ids.len() > 1 {
+        if query.topic_id.is_some() {
+            return Err(platform::Invalid::field(
+                "topicId",
+                "cannot be combined with more than one sourceId",
+            )
+            .into());
+        }
+        let sources = FeedSources::parse(source_ids)?;
+        state.news.feed(&sources, page).await
+    } else {
+        let filter = ArticleFilter::parse(source_ids.into_iter().next(), query.topic_id);
+        state.news.articles(&filter, page).await
+    };
+    answer.map(axum::Json).map_err(to_api)
 }
 
 /// One article with its body paragraphs.

@@ -42,7 +42,9 @@ pub use self::fetch::{
 };
 pub use self::html::{html_to_paragraphs, html_to_text};
 pub use self::ingest::{FeedRefresh, Ingest, RefreshSchedule};
-pub use self::input::{ArticleId, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId};
+pub use self::input::{
+    ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId,
+};
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
 pub use self::service::{News, NewsError, Submitted};
 pub use self::topic::{normalise_topic, normalise_topics, Topic};

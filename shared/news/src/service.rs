@@ -5,7 +5,9 @@ use platform::{Env, Invalid};
 
 use crate::fetch::FeedFetcher;
 use crate::ingest::{Ingest, IngestError};
-use crate::input::{ArticleId, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId};
+use crate::input::{
+    ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId, MAX_PAGE,
+};
 use crate::model::{Article, Page, Source, TopicSummary, Unsubscribed};
 use crate::store::{ArticleFilter, ContentStore, StoreError};
 use crate::StartError;
@@ -43,6 +45,13 @@ impl NewsError {
     pub fn is_unavailable(&self) -> bool {
         matches!(self, Self::Store(e) if e.is_unavailable())
     }
+}
+
+/// A page whose `totalPages` counts only the pages that may be asked for (up to
+/// [`MAX_PAGE`]), so a client paging by it never meets the cap's 400.
+fn reachable(mut page: Page<Article>) -> Page<Article> {
+    page.total_pages = page.total_pages.min(u64::from(MAX_PAGE) + 1);
+    page
 }
 
 /// A submitted feed: its source, and whether the submission created it.
@@ -137,10 +146,24 @@ impl News {
         filter: &ArticleFilter,
         page: PageRequest,
     ) -> Result<Page<Article>, NewsError> {
-        Ok(self
+        let page = self
             .store
             .articles_page(filter, page.page, page.size)
-            .await?)
+            .await?;
+        Ok(reachable(page))
+    }
+
+    /// A page of a personal feed: the articles of `sources`, merged newest first.
+    pub async fn feed(
+        &self,
+        sources: &FeedSources,
+        page: PageRequest,
+    ) -> Result<Page<Article>, NewsError> {
+        let feed = self
+            .store
+            .feed_page(sources.as_slice(), page.page, page.size)
+            .await?;
+        Ok(reachable(feed.page))
     }
 
     /// One article with its paragraphs.

@@ -125,6 +125,30 @@ where
     }
 }
 
+/// Query parameters `T` (each at most once, as [`Query`] reads them) beside every value of the
+/// repeatable parameter `list` (`?sourceId=a&sourceId=b`), in the order given.
+pub fn query_with_list<T: DeserializeOwned>(
+    query: Option<&str>,
+    list: &str,
+) -> Result<(T, Vec<String>), ApiError> {
+    let mut values = Vec::new();
+    let mut rest = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+        if name == list {
+            values.push(value.into_owned());
+        } else {
+            rest.append_pair(&name, &value);
+        }
+    }
+    let rest = rest.finish();
+    let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(rest.as_bytes()));
+    let parsed = serde_path_to_error::deserialize(de).map_err(|err| {
+        let field = err.path().to_string();
+        ApiError::field(field, err.into_inner().to_string())
+    })?;
+    Ok((parsed, values))
+}
+
 /// Decodes `a=1&b=x%20y` into pairs (`+` is a space, as in HTML forms).
 pub fn form_pairs(raw: &str) -> Vec<(String, String)> {
     form_urlencoded::parse(raw.as_bytes())
