@@ -5,13 +5,14 @@
 //! storage, fetching and parsing; its `store` module documents the table's access patterns);
 //! [`errors`] turns the domain's errors into HTTP answers.
 
+pub mod accounts;
 pub mod errors;
 pub mod responses;
 
 use std::sync::Arc;
 
 use axum::extract::{FromRef, Path, RawQuery, State};
-use axum::http::StatusCode;
+use axum::http::{header, Extensions, HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
@@ -30,8 +31,11 @@ use platform::{ApiError, BoxError, Env, ErrorStyle};
 use serde::Deserialize;
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
+use crate::accounts::UsersService;
 use crate::errors::to_api;
-use crate::responses::{NoSuchArticle, NoSuchSource, ServiceTokenRequired, UserTokenRequired};
+use crate::responses::{
+    LiveUserRequired, NoSuchArticle, NoSuchSource, ServiceTokenRequired, UserTokenRequired,
+};
 
 /// The scope that lets a service subscribe and unsubscribe users to sources.
 pub struct SourceWrite;
@@ -53,10 +57,16 @@ const SOURCE_WRITE_SCHEME: ServiceTokenScheme = ServiceTokenScheme {
 pub const PREFIX: &str = "/api/content";
 pub use news::input::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SAVED_IDS};
 
+/// How long the users service may take to say whether an account exists.
+const USERS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 #[derive(Clone)]
 pub struct AppState {
     news: Arc<News>,
     verifier: Arc<TokenVerifier>,
+    users: UsersService,
+    /// `INTERNAL_API_URL`; when unset, the API the request came through.
+    internal_api_url: Option<String>,
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -70,11 +80,24 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let news = News::from_env(&env, &aws)?;
     let verifier = TokenVerifier::from_env(&env, &[])?;
-    Ok(app(Arc::new(news), Arc::new(verifier)))
+    app(
+        Arc::new(news),
+        Arc::new(verifier),
+        env.get("INTERNAL_API_URL").map(str::to_string),
+    )
 }
 
-pub fn app(news: Arc<News>, verifier: Arc<TokenVerifier>) -> Router {
-    let state = AppState { news, verifier };
+pub fn app(
+    news: Arc<News>,
+    verifier: Arc<TokenVerifier>,
+    internal_api_url: Option<String>,
+) -> Result<Router, BoxError> {
+    let state = AppState {
+        news,
+        verifier,
+        users: UsersService::new(USERS_TIMEOUT)?,
+        internal_api_url,
+    };
     let routes = Router::new()
         .route("/sources", get(sources).post(submit_source))
         .route("/sources/{id}", get(source))
@@ -88,13 +111,13 @@ pub fn app(news: Arc<News>, verifier: Arc<TokenVerifier>) -> Router {
         .route("/articles/{id}", get(article))
         .route("/actuator/health", get(health))
         .with_state(state);
-    platform::http::finish(
+    Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
         ErrorStyle::Detailed {
             strip_prefix: PREFIX,
         },
         64 * 1024,
-    )
+    ))
 }
 
 /// This function's part of the platform's OpenAPI contract.
@@ -187,16 +210,31 @@ struct SourceSubmission {
         (status = 201, description = "A new source", body = Source),
         (status = 200, description = "The URL (normalised) is already a source: that source", body = Source),
         (status = 400, description = "The URL is invalid, cannot be fetched, or does not serve a feed (`details`: `url: reason`)", body = ErrorBody),
-        UserTokenRequired,
+        LiveUserRequired,
+        (status = 502, description = "The users service could not say whether the token's account exists", body = ErrorBody),
     )
 )]
 async fn submit_source(
     State(state): State<AppState>,
     _user: AuthUser,
+    headers: HeaderMap,
+    extensions: Extensions,
     Json(input): Json<SourceSubmission>,
 ) -> Result<(StatusCode, axum::Json<Source>), ApiError> {
     let url = FeedUrl::parse(input.url)?;
-    let Submitted { source, created } = state.news.submit(&url).await.map_err(to_api)?;
+    // AuthUser accepted it, so the header is there; the users service judges the account.
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
+    let accounts = state.users.caller(base, authorization);
+    let Submitted { source, created } = state
+        .news
+        .submit_as_user(&accounts, &url)
+        .await
+        .map_err(to_api)?;
     let status = if created {
         StatusCode::CREATED
     } else {

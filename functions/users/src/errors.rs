@@ -13,6 +13,13 @@ pub fn to_api(e: IdentityError) -> ApiError {
         IdentityError::EmailTaken => taken("email"),
         IdentityError::BadCredentials => ApiError::unauthorized("Invalid username or password"),
         IdentityError::UserNotFound => ApiError::not_found("User not found"),
+        IdentityError::AccountGone => {
+            ApiError::unauthorized("The account of this token no longer exists")
+        }
+        IdentityError::TooManySaved(max) => ApiError::from(platform::Invalid::field(
+            "articleId",
+            format!("at most {max} articles can be saved; remove one first"),
+        )),
         IdentityError::SourceNotFound => ApiError::not_found("Source not found"),
         IdentityError::ConcurrentChange => {
             ApiError::conflict("The record was changed concurrently; try again")

@@ -22,6 +22,12 @@ pub enum IdentityError {
     /// The account of a valid token no longer exists.
     #[error("user not found")]
     UserNotFound,
+    /// A write with a valid token whose account no longer exists: refused like a bad token.
+    #[error("the account of this token no longer exists")]
+    AccountGone,
+    /// The user already saved as many articles as an account may keep.
+    #[error("at most {0} saved articles")]
+    TooManySaved(usize),
     #[error("source not found")]
     SourceNotFound,
     /// Other requests kept changing the account while this one tried to.
@@ -58,6 +64,7 @@ impl From<StoreError> for IdentityError {
             StoreError::Taken(UniqueField::Username) => Self::UsernameTaken,
             StoreError::Taken(UniqueField::Email) => Self::EmailTaken,
             StoreError::Changed => Self::ConcurrentChange,
+            StoreError::NoAccount => Self::AccountGone,
             other => Self::Store(other),
         }
     }

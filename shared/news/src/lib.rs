@@ -26,6 +26,7 @@
 //! Everything but [`store`], [`ingest`] and [`News`] is free of AWS calls. Errors are this
 //! crate's own enums; the function crates map them to HTTP answers or queue outcomes.
 
+pub mod accounts;
 pub mod fetch;
 pub mod html;
 pub mod ingest;
@@ -37,6 +38,7 @@ pub mod store;
 pub mod topic;
 pub mod url;
 
+pub use self::accounts::{Accounts, AccountsError};
 pub use self::fetch::{
     is_blocked_ip, FeedFetcher, FetchConfig, FetchError, FetchOutcome, Validators,
 };

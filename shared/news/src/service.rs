@@ -3,6 +3,7 @@
 use platform::aws::AwsClients;
 use platform::{Env, Invalid};
 
+use crate::accounts::{Accounts, AccountsError};
 use crate::fetch::FeedFetcher;
 use crate::ingest::{Ingest, IngestError};
 use crate::input::{
@@ -26,6 +27,12 @@ pub enum NewsError {
     /// Concurrent updates of one source kept conflicting.
     #[error("the source is busy")]
     Busy,
+    /// A user token whose account no longer exists asked to write.
+    #[error("the account of this token no longer exists")]
+    AccountGone,
+    /// The users service could not tell whether the caller's account exists.
+    #[error(transparent)]
+    Accounts(#[from] AccountsError),
     #[error(transparent)]
     Store(StoreError),
 }
@@ -95,6 +102,19 @@ impl News {
             .source(id.as_str())
             .await?
             .ok_or(NewsError::SourceNotFound)
+    }
+
+    /// [`News::submit`] for a user: refused when the caller's account is gone, so a token
+    /// that outlives its account cannot add sources.
+    pub async fn submit_as_user(
+        &self,
+        accounts: &impl Accounts,
+        url: &FeedUrl,
+    ) -> Result<Submitted, NewsError> {
+        if !accounts.caller_exists().await? {
+            return Err(NewsError::AccountGone);
+        }
+        self.submit(url).await
     }
 
     /// The source of a feed URL: the existing one, else a new one fetched, parsed and stored
