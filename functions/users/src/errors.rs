@@ -16,9 +16,12 @@ pub fn to_api(e: IdentityError) -> ApiError {
         IdentityError::AccountGone => {
             ApiError::unauthorized("The account of this token no longer exists")
         }
-        IdentityError::TooManySaved(max) => ApiError::from(platform::Invalid::field(
-            "articleId",
-            format!("at most {max} articles can be saved; remove one first"),
+        IdentityError::TooManySaved(field) => ApiError::from(platform::Invalid::field(
+            field,
+            format!(
+                "at most {} articles can be saved; remove one first",
+                identity::model::MAX_SAVED_ARTICLES
+            ),
         )),
         IdentityError::SourceNotFound => ApiError::not_found("Source not found"),
         IdentityError::ConcurrentChange => {

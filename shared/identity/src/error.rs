@@ -25,9 +25,9 @@ pub enum IdentityError {
     /// A write with a valid token whose account no longer exists: refused like a bad token.
     #[error("the account of this token no longer exists")]
     AccountGone,
-    /// The user already saved as many articles as an account may keep.
-    #[error("at most {0} saved articles")]
-    TooManySaved(usize),
+    /// The change would keep more saved articles than an account may (the field that asked).
+    #[error("{0}: at most {max} saved articles", max = crate::model::MAX_SAVED_ARTICLES)]
+    TooManySaved(&'static str),
     #[error("source not found")]
     SourceNotFound,
     /// Other requests kept changing the account while this one tried to.

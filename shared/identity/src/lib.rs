@@ -179,7 +179,7 @@ impl Identity {
         id: &UserId,
         article: &SavedArticleId,
     ) -> Result<SavedArticles, IdentityError> {
-        self.change_saved(id, |ids| {
+        self.change_saved(id, "articleId", |ids| {
             if !ids.iter().any(|a| a == article.as_str()) {
                 ids.insert(0, article.as_str().to_string());
             }
@@ -193,8 +193,10 @@ impl Identity {
         id: &UserId,
         article: &SavedArticleId,
     ) -> Result<SavedArticles, IdentityError> {
-        self.change_saved(id, |ids| ids.retain(|a| a != article.as_str()))
-            .await
+        self.change_saved(id, "articleId", |ids| {
+            ids.retain(|a| a != article.as_str());
+        })
+        .await
     }
 
     /// Adds the articles not saved yet after the saved ones (a browser's list at login).
@@ -203,7 +205,7 @@ impl Identity {
         id: &UserId,
         articles: &[SavedArticleId],
     ) -> Result<SavedArticles, IdentityError> {
-        self.change_saved(id, |ids| {
+        self.change_saved(id, "ids", |ids| {
             for article in articles {
                 if !ids.iter().any(|a| a == article.as_str()) {
                     ids.push(article.as_str().to_string());
@@ -218,6 +220,7 @@ impl Identity {
     async fn change_saved(
         &self,
         id: &UserId,
+        field: &'static str,
         change: impl Fn(&mut Vec<String>),
     ) -> Result<SavedArticles, IdentityError> {
         until_unchanged(|_| async {
@@ -225,7 +228,7 @@ impl Identity {
             let mut next = read.ids.clone();
             change(&mut next);
             if next.len() > MAX_SAVED_ARTICLES && next.len() > read.ids.len() {
-                return Err(IdentityError::TooManySaved(MAX_SAVED_ARTICLES));
+                return Err(IdentityError::TooManySaved(field));
             }
             if next == read.ids {
                 // Nothing to write, but a gone account must not pass as a quiet success.

@@ -10,6 +10,8 @@
 )]
 
 mod accounts;
+mod saved;
 mod service;
+mod sessions;
 mod settings;
 mod tokens;
