@@ -10,6 +10,7 @@
 )]
 
 mod articles;
+mod feed;
 mod refresh;
 mod sources;
 mod subscriptions;
