@@ -19,9 +19,10 @@ use axum::http::{header, Extensions, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use identity::input::{Login, ProfileUpdate, Registration, SavedArticlesMerge, SettingsUpdate};
+use identity::input::{Login, ProfileUpdate, Registration, SavedArticleIdsMerge, SettingsUpdate};
 use identity::model::{
-    Profile, Role, SavedArticleId, SavedArticles, Settings, SourceId, SummaryLength, Theme, UserId,
+    Profile, Role, SavedArticleId, SavedArticleIds, Settings, SourceId, SummaryLength, Theme,
+    UserId,
 };
 use identity::tokens::{Jwk, Jwks};
 use identity::{Identity, IdentityError, SubscribedSource, Unsubscribed};
@@ -147,8 +148,8 @@ pub fn app(identity: Arc<Identity>, internal_api_url: Option<String>) -> Result<
         Role,
         Settings,
         SettingsUpdate,
-        SavedArticles,
-        SavedArticlesMerge,
+        SavedArticleIds,
+        SavedArticleIdsMerge,
         Theme,
         SummaryLength,
         Jwks,
@@ -459,14 +460,14 @@ async fn update_settings(
     tag = "users",
     security(("bearerJwt" = [])),
     responses(
-        (status = 200, description = "Saved article ids, newest first", body = SavedArticles),
+        (status = 200, description = "Saved article ids, newest first", body = SavedArticleIds),
         NeedsUser,
     )
 )]
 async fn saved(
     State(state): State<AppState>,
     Me(me): Me,
-) -> Result<axum::Json<SavedArticles>, ApiError> {
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
     let saved = state.identity.saved_articles(&me).await.map_err(to_api)?;
     Ok(axum::Json(saved))
 }
@@ -479,9 +480,9 @@ async fn saved(
     operation_id = "mergeMySavedArticles",
     tag = "users",
     security(("bearerJwt" = [])),
-    request_body = SavedArticlesMerge,
+    request_body = SavedArticleIdsMerge,
     responses(
-        (status = 200, description = "Saved article ids after the merge", body = SavedArticles),
+        (status = 200, description = "Saved article ids after the merge", body = SavedArticleIds),
         (status = 400, description = "`ids` is missing, has an invalid id, or the account would keep more than 100", body = ErrorBody),
         NeedsLiveUser,
     )
@@ -489,8 +490,8 @@ async fn saved(
 async fn merge_saved(
     State(state): State<AppState>,
     Me(me): Me,
-    Json(input): Json<SavedArticlesMerge>,
-) -> Result<axum::Json<SavedArticles>, ApiError> {
+    Json(input): Json<SavedArticleIdsMerge>,
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
     let ids = input.parse()?;
     let saved = state
         .identity
@@ -514,7 +515,7 @@ fn saved_article_id(raw: &str) -> Result<SavedArticleId, ApiError> {
     security(("bearerJwt" = [])),
     params(("articleId" = String, Path, description = "The article's id", max_length = 64, pattern = "^[A-Za-z0-9_-]+$")),
     responses(
-        (status = 200, description = "Saved article ids, this one first", body = SavedArticles),
+        (status = 200, description = "Saved article ids, this one first", body = SavedArticleIds),
         (status = 400, description = "The id is invalid, or 100 articles are saved already", body = ErrorBody),
         NeedsLiveUser,
     )
@@ -523,7 +524,7 @@ async fn save_article(
     State(state): State<AppState>,
     Me(me): Me,
     Path(article_id): Path<String>,
-) -> Result<axum::Json<SavedArticles>, ApiError> {
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
     let article = saved_article_id(&article_id)?;
     let saved = state
         .identity
@@ -542,7 +543,7 @@ async fn save_article(
     security(("bearerJwt" = [])),
     params(("articleId" = String, Path, description = "The article's id", max_length = 64, pattern = "^[A-Za-z0-9_-]+$")),
     responses(
-        (status = 200, description = "Saved article ids without this one", body = SavedArticles),
+        (status = 200, description = "Saved article ids without this one", body = SavedArticleIds),
         (status = 400, description = "The id is invalid", body = ErrorBody),
         NeedsLiveUser,
     )
@@ -551,7 +552,7 @@ async fn unsave_article(
     State(state): State<AppState>,
     Me(me): Me,
     Path(article_id): Path<String>,
-) -> Result<axum::Json<SavedArticles>, ApiError> {
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
     let article = saved_article_id(&article_id)?;
     let saved = state
         .identity

@@ -166,6 +166,18 @@ import { request } from "./http.js";
  */
 
 /**
+ * A user's saved articles, newest first.
+ * @typedef {Object} SavedArticleIds
+ * @property {Array<string>} ids Article ids, newest saved first; at most 100.
+ */
+
+/**
+ * Article ids to add to the saved articles (a browser's own list, when its user logs in).
+ * @typedef {Object} SavedArticleIdsMerge
+ * @property {Array<string>} ids Article ids, newest first; those already saved are skipped, the rest are kept after the saved ones.
+ */
+
+/**
  * The articles to get.
  * @typedef {Object} SavedArticles
  * @property {Array<string>} ids Article ids, at most 100.
@@ -363,10 +375,11 @@ export function contentHealth(options = {}) {
 }
 
 /**
- * Articles, newest first, a page at a time; by source or by topic.
+ * Articles, newest first, a page at a time; by source or by topic, or a personal feed of
+ * several sources.
  *
  * `GET /api/content/articles`
- * @param {{sourceId?: string, topicId?: string, page?: number, size?: number}} [query]
+ * @param {{sourceId?: Array<string>, topicId?: string, page?: number, size?: number}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Page_Article>}
  */
@@ -480,6 +493,18 @@ export function loginUser(body, options = {}) {
 }
 
 /**
+ * Renews a session: a fresh user token for a valid, unexpired one, so a reader in the middle
+ * of an article is not logged out. Refused when the token's account is gone.
+ *
+ * `POST /api/users/auth/refresh`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<LoginToken>}
+ */
+export function refreshToken(options = {}) {
+  return request("POST", `/api/users/auth/refresh`, { ...options, auth: "required" });
+}
+
+/**
  * Registers an account.
  *
  * `POST /api/users/auth/register`
@@ -524,6 +549,54 @@ export function getMyProfile(options = {}) {
  */
 export function updateMyProfile(body, options = {}) {
   return request("PUT", `/api/users/users/me`, { ...options, body, auth: "required" });
+}
+
+/**
+ * The user's saved articles (ids; `POST /api/content/articles/saved` gets the articles).
+ *
+ * `GET /api/users/users/me/saved`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<SavedArticleIds>}
+ */
+export function getMySavedArticles(options = {}) {
+  return request("GET", `/api/users/users/me/saved`, { ...options, auth: "required" });
+}
+
+/**
+ * Adds articles to the saved ones (those already saved are skipped, the others kept after
+ * them): how a browser's own list joins the account at login.
+ *
+ * `POST /api/users/users/me/saved`
+ * @param {SavedArticleIdsMerge} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<SavedArticleIds>}
+ */
+export function mergeMySavedArticles(body, options = {}) {
+  return request("POST", `/api/users/users/me/saved`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Forgets a saved article (idempotent).
+ *
+ * `DELETE /api/users/users/me/saved/{articleId}`
+ * @param {string} articleId The article's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<SavedArticleIds>}
+ */
+export function unsaveArticle(articleId, options = {}) {
+  return request("DELETE", `/api/users/users/me/saved/${encodeURIComponent(articleId)}`, { ...options, auth: "required" });
+}
+
+/**
+ * Saves an article for the user, on every device (idempotent).
+ *
+ * `PUT /api/users/users/me/saved/{articleId}`
+ * @param {string} articleId The article's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<SavedArticleIds>}
+ */
+export function saveArticle(articleId, options = {}) {
+  return request("PUT", `/api/users/users/me/saved/${encodeURIComponent(articleId)}`, { ...options, auth: "required" });
 }
 
 /**

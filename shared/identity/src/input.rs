@@ -374,14 +374,14 @@ mod tests {
 /// Article ids to add to the saved articles (a browser's own list, when its user logs in).
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SavedArticlesMerge {
+pub struct SavedArticleIdsMerge {
     /// Article ids, newest first; those already saved are skipped, the rest are kept after
     /// the saved ones.
     #[schema(required = true, value_type = Vec<String>, max_items = 100)]
     pub ids: Option<Vec<String>>,
 }
 
-impl SavedArticlesMerge {
+impl SavedArticleIdsMerge {
     pub fn parse(self) -> Result<Vec<SavedArticleId>, Invalid> {
         let Some(ids) = self.ids else {
             return Err(Invalid::field("ids", "is required"));

@@ -29,7 +29,7 @@ pub use crate::subscriptions::{ContentError, SourceSubscriptions, SubscribedSour
 use crate::clients::{ClientCredentials, ServiceClients};
 use crate::input::{Credentials, NewAccount, ProfileChange, SettingsChange};
 use crate::model::{
-    Profile, Role, SavedArticleId, SavedArticles, Settings, SourceId, UserId, MAX_SAVED_ARTICLES,
+    Profile, Role, SavedArticleId, SavedArticleIds, Settings, SourceId, UserId, MAX_SAVED_ARTICLES,
 };
 use crate::store::{NewUser, StoredUser, UserStore};
 use crate::tokens::{IssuedToken, Jwks, TokenIssuer};
@@ -167,8 +167,8 @@ impl Identity {
     }
 
     /// The user's saved article ids, newest first.
-    pub async fn saved_articles(&self, id: &UserId) -> Result<SavedArticles, IdentityError> {
-        Ok(SavedArticles {
+    pub async fn saved_articles(&self, id: &UserId) -> Result<SavedArticleIds, IdentityError> {
+        Ok(SavedArticleIds {
             ids: self.store.saved(id).await?.ids,
         })
     }
@@ -178,7 +178,7 @@ impl Identity {
         &self,
         id: &UserId,
         article: &SavedArticleId,
-    ) -> Result<SavedArticles, IdentityError> {
+    ) -> Result<SavedArticleIds, IdentityError> {
         self.change_saved(id, "articleId", |ids| {
             if !ids.iter().any(|a| a == article.as_str()) {
                 ids.insert(0, article.as_str().to_string());
@@ -192,7 +192,7 @@ impl Identity {
         &self,
         id: &UserId,
         article: &SavedArticleId,
-    ) -> Result<SavedArticles, IdentityError> {
+    ) -> Result<SavedArticleIds, IdentityError> {
         self.change_saved(id, "articleId", |ids| {
             ids.retain(|a| a != article.as_str());
         })
@@ -204,7 +204,7 @@ impl Identity {
         &self,
         id: &UserId,
         articles: &[SavedArticleId],
-    ) -> Result<SavedArticles, IdentityError> {
+    ) -> Result<SavedArticleIds, IdentityError> {
         self.change_saved(id, "ids", |ids| {
             for article in articles {
                 if !ids.iter().any(|a| a == article.as_str()) {
@@ -222,7 +222,7 @@ impl Identity {
         id: &UserId,
         field: &'static str,
         change: impl Fn(&mut Vec<String>),
-    ) -> Result<SavedArticles, IdentityError> {
+    ) -> Result<SavedArticleIds, IdentityError> {
         until_unchanged(|_| async {
             let read = self.store.saved(id).await?;
             let mut next = read.ids.clone();
@@ -236,7 +236,7 @@ impl Identity {
             } else {
                 self.store.save_saved(id, &read, &next).await?;
             }
-            Ok(SavedArticles { ids: next })
+            Ok(SavedArticleIds { ids: next })
         })
         .await
     }

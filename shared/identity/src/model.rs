@@ -204,7 +204,7 @@ impl SavedArticleId {
 
 /// A user's saved articles, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-pub struct SavedArticles {
+pub struct SavedArticleIds {
     /// Article ids, newest saved first; at most 100.
     #[schema(max_items = 100)]
     pub ids: Vec<String>,
