@@ -21,8 +21,8 @@ use axum::routing::{get, post};
 use axum::Router;
 use identity::input::{Login, ProfileUpdate, Registration, SavedArticleIdsMerge, SettingsUpdate};
 use identity::model::{
-    Profile, Role, SavedArticleId, SavedArticleIds, Settings, SourceId, SummaryLength, Theme,
-    UserId,
+    Profile, Role, SavedArticleId, SavedArticleIds, Settings, SourceId, Subscriptions,
+    SummaryLength, Theme, UserId,
 };
 use identity::tokens::{Jwk, Jwks};
 use identity::{Identity, IdentityError, SubscribedSource, Unsubscribed};
@@ -94,6 +94,7 @@ pub fn app(identity: Arc<Identity>, internal_api_url: Option<String>) -> Result<
         .route("/auth/login", post(login))
         .route("/auth/refresh", post(refresh))
         .route("/users/me", get(me).put(update_me).delete(delete_me))
+        .route("/users/me/subscriptions", get(subscriptions))
         .route(
             "/users/me/subscriptions/{source_id}",
             post(subscribe).delete(unsubscribe),
@@ -127,6 +128,7 @@ pub fn app(identity: Arc<Identity>, internal_api_url: Option<String>) -> Result<
         me,
         update_me,
         delete_me,
+        subscriptions,
         subscribe,
         unsubscribe,
         settings,
@@ -150,6 +152,7 @@ pub fn app(identity: Arc<Identity>, internal_api_url: Option<String>) -> Result<
         SettingsUpdate,
         SavedArticleIds,
         SavedArticleIdsMerge,
+        Subscriptions,
         Theme,
         SummaryLength,
         Jwks,
@@ -308,6 +311,26 @@ async fn update_me(
 /// A source id from the path; one that cannot name a source is an unknown source.
 fn source_id(raw: &str) -> Result<SourceId, ApiError> {
     SourceId::parse(raw).ok_or_else(|| to_api(IdentityError::SourceNotFound))
+}
+
+/// The sources the user subscribes to, enabled or not.
+#[utoipa::path(
+    get,
+    path = "/api/users/users/me/subscriptions",
+    operation_id = "getMySubscriptions",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The subscribed source ids", body = Subscriptions),
+        NeedsUser,
+    )
+)]
+async fn subscriptions(
+    State(state): State<AppState>,
+    Me(me): Me,
+) -> Result<axum::Json<Subscriptions>, ApiError> {
+    let subscriptions = state.identity.subscriptions(&me).await.map_err(to_api)?;
+    Ok(axum::Json(subscriptions))
 }
 
 /// Subscribes the user to a source (through the content service, with a `source.write`

@@ -251,6 +251,13 @@ import { request } from "./http.js";
  */
 
 /**
+ * The sources a user subscribes to (enabled or not: `enabledSourceIds` in the settings says
+ * which of them the personal feed shows).
+ * @typedef {Object} Subscriptions
+ * @property {Array<string>} sourceIds Source ids, in id order.
+ */
+
+/**
  * The `summarize` response.
  * @typedef {Object} SummarizeResponse
  * @property {string} model The model that answered.
@@ -620,6 +627,17 @@ export function getMySettings(options = {}) {
  */
 export function updateMySettings(body, options = {}) {
   return request("PUT", `/api/users/users/me/settings`, { ...options, body, auth: "required" });
+}
+
+/**
+ * The sources the user subscribes to, enabled or not.
+ *
+ * `GET /api/users/users/me/subscriptions`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Subscriptions>}
+ */
+export function getMySubscriptions(options = {}) {
+  return request("GET", `/api/users/users/me/subscriptions`, { ...options, auth: "required" });
 }
 
 /**

@@ -29,7 +29,8 @@ pub use crate::subscriptions::{ContentError, SourceSubscriptions, SubscribedSour
 use crate::clients::{ClientCredentials, ServiceClients};
 use crate::input::{Credentials, NewAccount, ProfileChange, SettingsChange};
 use crate::model::{
-    Profile, Role, SavedArticleId, SavedArticleIds, Settings, SourceId, UserId, MAX_SAVED_ARTICLES,
+    Profile, Role, SavedArticleId, SavedArticleIds, Settings, SourceId, Subscriptions, UserId,
+    MAX_SAVED_ARTICLES,
 };
 use crate::store::{NewUser, StoredUser, UserStore};
 use crate::tokens::{IssuedToken, Jwks, TokenIssuer};
@@ -164,6 +165,14 @@ impl Identity {
         }
         let roles = roles.iter().map(|r| r.as_str().to_string()).collect();
         Ok(self.issuer.user_token(id.as_str(), &user.username, roles)?)
+    }
+
+    /// The sources the user subscribes to.
+    pub async fn subscriptions(&self, id: &UserId) -> Result<Subscriptions, IdentityError> {
+        let source_ids = self.store.subscriptions(id).await?;
+        Ok(Subscriptions {
+            source_ids: source_ids.iter().map(|s| s.as_str().to_string()).collect(),
+        })
     }
 
     /// The user's saved article ids, newest first.

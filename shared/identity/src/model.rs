@@ -210,6 +210,15 @@ pub struct SavedArticleIds {
     pub ids: Vec<String>,
 }
 
+/// The sources a user subscribes to (enabled or not: `enabledSourceIds` in the settings says
+/// which of them the personal feed shows).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Subscriptions {
+    /// Source ids, in id order.
+    pub source_ids: Vec<String>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Role {
