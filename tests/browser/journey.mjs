@@ -485,7 +485,10 @@ try {
 
   await step(mobile, "phone: an active session is renewed before its token expires", async () => {
     const before = await mobile.evaluate(() => localStorage.getItem("newsReader.token"));
-    const reading = await phone.newPage();
+    // The same session in a context of its own: a fake clock applies to a whole context.
+    const renewal = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, baseURL: base, storageState: await phone.storageState() });
+    await watch(renewal, "renewal");
+    const reading = await renewal.newPage();
     await reading.clock.install();
     await reading.goto(`/articles/${encodeURIComponent(articleId)}`);
     await waitForText(reading.locator("h1"), articleTitle);
@@ -495,7 +498,7 @@ try {
     await reading.keyboard.press("Tab");
     await renewed;
     await reading.waitForFunction((old) => Boolean(localStorage.getItem("newsReader.token")) && localStorage.getItem("newsReader.token") !== old, before);
-    await reading.close();
+    await renewal.close();
   });
 
   await step(mobile, "phone: read with the assistant below the article", async () => {

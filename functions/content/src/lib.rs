@@ -7,6 +7,7 @@
 
 pub mod accounts;
 pub mod errors;
+pub mod query;
 pub mod responses;
 
 use std::sync::Arc;
@@ -353,7 +354,7 @@ struct ArticleQuery {
 )]
 async fn articles(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Answer<Page<Article>> {
     let (query, listed): (ArticleQuery, Vec<String>) =
-        platform::http::query_with_list(raw.as_deref(), "sourceId")?;
+        query::with_list(raw.as_deref(), "sourceId")?;
     // The list's values are taken out before `query` is read, so its field is always empty.
     let source_ids: Vec<String> = query
         .source_id

@@ -1,5 +1,5 @@
 //! Router glue shared by every HTTP function: JSON and query extraction with field-level
-//! 400s, the error-rendering layer, fallbacks, body limits, request logging and health.
+//! 400s, the error-rendering layer, fallbacks, body limits, request logging, HSTS and health.
 
 use std::time::Instant;
 
@@ -125,30 +125,6 @@ where
     }
 }
 
-/// Query parameters `T` (each at most once, as [`Query`] reads them) beside every value of the
-/// repeatable parameter `list` (`?sourceId=a&sourceId=b`), in the order given.
-pub fn query_with_list<T: DeserializeOwned>(
-    query: Option<&str>,
-    list: &str,
-) -> Result<(T, Vec<String>), ApiError> {
-    let mut values = Vec::new();
-    let mut rest = form_urlencoded::Serializer::new(String::new());
-    for (name, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
-        if name == list {
-            values.push(value.into_owned());
-        } else {
-            rest.append_pair(&name, &value);
-        }
-    }
-    let rest = rest.finish();
-    let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(rest.as_bytes()));
-    let parsed = serde_path_to_error::deserialize(de).map_err(|err| {
-        let field = err.path().to_string();
-        ApiError::field(field, err.into_inner().to_string())
-    })?;
-    Ok((parsed, values))
-}
-
 /// Decodes `a=1&b=x%20y` into pairs (`+` is a space, as in HTML forms).
 pub fn form_pairs(raw: &str) -> Vec<(String, String)> {
     form_urlencoded::parse(raw.as_bytes())
@@ -156,13 +132,29 @@ pub fn form_pairs(raw: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `Strict-Transport-Security` of every answer: two years, subdomains included. API Gateway
+/// and function URLs serve HTTPS only and add no such header themselves; browsers ignore it
+/// over plain HTTP, so the local stack is unaffected.
+pub const STRICT_TRANSPORT_SECURITY: &str = "max-age=63072000; includeSubDomains";
+
 /// Finishes a function's router: unknown routes 404, the error layer in `style`, the body
-/// limit, and a log line per request. Every HTTP function goes through this.
+/// limit, a log line per request, and HSTS on every answer. Every HTTP function goes
+/// through this.
 pub fn finish(router: Router, style: ErrorStyle, body_limit: usize) -> Router {
     router
         .fallback(not_found)
         .layer(axum::extract::DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::from_fn_with_state(style, render_errors))
+        .layer(axum::middleware::map_response(strict_transport_security))
+}
+
+/// Adds [`STRICT_TRANSPORT_SECURITY`] to a response (a layer of every HTTP function).
+pub async fn strict_transport_security(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        header::STRICT_TRANSPORT_SECURITY,
+        header::HeaderValue::from_static(STRICT_TRANSPORT_SECURITY),
+    );
+    response
 }
 
 async fn not_found(method: Method) -> ApiError {
