@@ -240,12 +240,11 @@ async fn disabling_a_source_keeps_the_subscription() {
     }
     let mut both = vec![one.clone(), two.clone()];
     both.sort();
-    let subscribed = |t: &TestStack| {
-        let token = token.clone();
-        let t = t.get_auth(SUBSCRIPTIONS, &token);
-        async move { t.await.json::<Value>().await.expect("json")["sourceIds"].clone() }
-    };
-    assert_eq!(subscribed(&t).await, json!(both));
+    async fn subscribed(t: &TestStack, token: &str) -> Value {
+        let response = t.get_auth(SUBSCRIPTIONS, token).await;
+        response.json::<Value>().await.expect("json")["sourceIds"].clone()
+    }
+    assert_eq!(subscribed(&t, &token).await, json!(both));
 
     // Disabled: out of enabledSourceIds, still a subscriber, the source still counts it.
     let settings = t
@@ -253,7 +252,7 @@ async fn disabling_a_source_keeps_the_subscription() {
         .await;
     assert_eq!(settings.status(), 200);
     assert_eq!(t.settings(&token).await["enabledSourceIds"], json!([two]));
-    assert_eq!(subscribed(&t).await, json!(both));
+    assert_eq!(subscribed(&t, &token).await, json!(both));
     assert_eq!(subscriber_count(&t, &one).await, 1);
     // Enabled again.
     let settings = t
