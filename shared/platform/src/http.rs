@@ -1,5 +1,5 @@
 //! Router glue shared by every HTTP function: JSON and query extraction with field-level
-//! 400s, the error-rendering layer, fallbacks, body limits, request logging, HSTS and health.
+//! 400s, the error-rendering layer, fallbacks, body limits, request logging and health.
 
 use std::time::Instant;
 
@@ -132,29 +132,13 @@ pub fn form_pairs(raw: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// `Strict-Transport-Security` of every answer: two years, subdomains included. API Gateway
-/// and function URLs serve HTTPS only and add no such header themselves; browsers ignore it
-/// over plain HTTP, so the local stack is unaffected.
-pub const STRICT_TRANSPORT_SECURITY: &str = "max-age=63072000; includeSubDomains";
-
 /// Finishes a function's router: unknown routes 404, the error layer in `style`, the body
-/// limit, a log line per request, and HSTS on every answer. Every HTTP function goes
-/// through this.
+/// limit, and a log line per request. Every HTTP function goes through this.
 pub fn finish(router: Router, style: ErrorStyle, body_limit: usize) -> Router {
     router
         .fallback(not_found)
         .layer(axum::extract::DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::from_fn_with_state(style, render_errors))
-        .layer(axum::middleware::map_response(strict_transport_security))
-}
-
-/// Adds [`STRICT_TRANSPORT_SECURITY`] to a response (a layer of every HTTP function).
-pub async fn strict_transport_security(mut response: Response) -> Response {
-    response.headers_mut().insert(
-        header::STRICT_TRANSPORT_SECURITY,
-        header::HeaderValue::from_static(STRICT_TRANSPORT_SECURITY),
-    );
-    response
 }
 
 async fn not_found(method: Method) -> ApiError {
