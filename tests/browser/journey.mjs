@@ -1,7 +1,8 @@
 // A reader's journey through the news reader in headless Chromium, on a desktop and a phone
 // viewport: register, add feeds, subscribe, browse by source, topic and page, read, the AI
-// assistant (and its outage message), save, settings, deep links, log out and in, delete
-// the account, keyboard use, and the API docs. Run by tests/tests/browser.rs against a local
+// assistant (and its outage message), save, settings, the personal feed and its source
+// toggle, deep links, log out and in, saved articles on a second device, session renewal,
+// delete the account, keyboard use, and the API docs. Run by tests/tests/browser.rs against a local
 // stack: node journey.mjs <base-url>. Screenshots go to JOURNEY_ARTIFACTS.
 //
 // Every page is watched: an uncaught exception, a Content-Security-Policy violation or a
@@ -380,6 +381,32 @@ try {
     await shot(page, "08-settings-dark-desktop.png", true);
   });
 
+  await step(page, "the personal feed: hide a source from it, staying subscribed", async () => {
+    const world = await (await page.request.get(`/api/content/sources/${encodeURIComponent(worldSourceId)}`)).json();
+    await nav.getByRole("link", { name: "Articles" }).click();
+    await waitForPath(page, "/");
+    await waitForText(page.locator("h1"), "Your feed");
+    await waitForText(page.locator(".page-head .lede"), "From the 2 sources you enabled");
+    await nav.getByRole("link", { name: "Settings" }).click();
+    await waitForPath(page, "/settings");
+    const toggle = page.getByLabel(`Show ${world.title} in my feed`);
+    assert(await toggle.isChecked(), "a new subscription shows in the feed");
+    await toggle.uncheck();
+    await waitForText(announcer(page), "hidden from your feed");
+    await nav.getByRole("link", { name: "Articles" }).click();
+    await waitForPath(page, "/");
+    await waitForText(page.locator(".page-head .lede"), "From the 1 source you enabled");
+    await page.locator(".cards .article-card").first().waitFor();
+    const cards = await page.locator(".cards .article-card").evaluateAll((all) => all.map((c) => c.textContent ?? ""));
+    assert(cards.length > 0 && cards.every((text) => text.includes("Loopback Tech Daily")), "the feed shows only the enabled source");
+    await shot(page, "13-personal-feed-desktop.png");
+    await page.getByRole("link", { name: "Show every source" }).click();
+    await waitForText(page.locator("h1"), "Latest articles");
+    await page.goto(`/sources/${encodeURIComponent(worldSourceId)}`);
+    await page.getByRole("button", { name: "Unsubscribe" }).waitFor();
+    assert(!(await page.getByLabel(`Show ${world.title} in my feed`).isChecked()), "the source page shows it hidden, still subscribed");
+  });
+
   await step(page, "unsubscribing the last subscriber removes the source", async () => {
     await page.goto(`/sources/${encodeURIComponent(worldSourceId)}`);
     await page.getByRole("button", { name: "Unsubscribe" }).click();
@@ -450,6 +477,29 @@ try {
     await mobileNav.getByRole("link", { name: "Sources" }).tap();
     await waitForPath(mobile, "/sources");
     assert(!(await mobileNav.isVisible()), "the menu closes after navigating");
+  });
+
+  await step(mobile, "phone: the articles saved on the desktop are here too", async () => {
+    await mobile.goto("/saved");
+    await waitForText(mobile.locator(".cards"), articleTitle);
+  });
+
+  await step(mobile, "phone: an active session is renewed before its token expires", async () => {
+    const before = await mobile.evaluate(() => localStorage.getItem("newsReader.token"));
+    // The same session in a context of its own: a fake clock applies to a whole context.
+    const renewal = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, baseURL: base, storageState: await phone.storageState() });
+    await watch(renewal, "renewal");
+    const reading = await renewal.newPage();
+    await reading.clock.install();
+    await reading.goto(`/articles/${encodeURIComponent(articleId)}`);
+    await waitForText(reading.locator("h1"), articleTitle);
+    // Fifty-five minutes into an hour's token, the reader is still reading.
+    await reading.clock.fastForward("55:00");
+    const renewed = reading.waitForResponse((r) => r.url().endsWith("/api/users/auth/refresh") && r.status() === 200);
+    await reading.keyboard.press("Tab");
+    await renewed;
+    await reading.waitForFunction((old) => Boolean(localStorage.getItem("newsReader.token")) && localStorage.getItem("newsReader.token") !== old, before);
+    await renewal.close();
   });
 
   await step(mobile, "phone: read with the assistant below the article", async () => {

@@ -11,6 +11,13 @@ pub fn to_api(error: NewsError) -> ApiError {
         NewsError::SourceNotFound => ApiError::not_found("Source not found"),
         NewsError::ArticleNotFound => ApiError::not_found("Article not found"),
         NewsError::Busy => ApiError::unavailable("The source is busy, try again"),
+        NewsError::AccountGone => {
+            ApiError::unauthorized("The account of this token no longer exists")
+        }
+        NewsError::Accounts(e) => {
+            tracing::error!(reason = %e, "users service call failed");
+            ApiError::bad_gateway("The users service could not be reached")
+        }
         NewsError::Store(e) if e.is_unavailable() => {
             tracing::warn!(error = %e, "content table unavailable");
             ApiError::unavailable("The content service is unavailable, try again")
@@ -37,5 +44,6 @@ mod tests {
             "Article not found"
         );
         assert_eq!(to_api(NewsError::Busy).kind, ErrorKind::ServiceUnavailable);
+        assert_eq!(to_api(NewsError::AccountGone).kind, ErrorKind::Unauthorized);
     }
 }

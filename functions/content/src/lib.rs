@@ -5,22 +5,28 @@
 //! storage, fetching and parsing; its `store` module documents the table's access patterns);
 //! [`errors`] turns the domain's errors into HTTP answers.
 
+pub mod accounts;
 pub mod errors;
+pub mod query;
 pub mod responses;
 
 use std::sync::Arc;
 
-use axum::extract::{FromRef, Path, State};
-use axum::http::StatusCode;
+use axum::extract::{FromRef, Path, RawQuery, State};
+use axum::http::{header, Extensions, HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
 use news::store::ArticleFilter;
-use news::{ArticleId, FeedUrl, News, PageRequest, SavedArticleIds, SourceId, Submitted, UserId};
+use news::MAX_FEED_SOURCES;
+use news::{
+    ArticleId, FeedSources, FeedUrl, News, PageRequest, SavedArticleIds, SourceId, Submitted,
+    UserId,
+};
 use platform::auth::{AuthUser, RequireScope, Scope};
 use platform::aws::AwsClients;
-use platform::http::{Json, Query};
+use platform::http::Json;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
 use platform::tokens::TokenVerifier;
 use platform::validation::MAX_ID_CHARS;
@@ -28,9 +34,11 @@ use platform::{ApiError, BoxError, Env, ErrorStyle, Invalid};
 use serde::Deserialize;
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
+use crate::accounts::UsersService;
 use crate::errors::to_api;
 use crate::responses::{
-    IdTooLong, NoSuchArticle, NoSuchSource, ServiceTokenRequired, UserTokenRequired,
+    IdTooLong, LiveUserRequired, NoSuchArticle, NoSuchSource, ServiceTokenRequired,
+    UserTokenRequired,
 };
 
 /// The scope that lets a service subscribe and unsubscribe users to sources.
@@ -53,10 +61,16 @@ const SOURCE_WRITE_SCHEME: ServiceTokenScheme = ServiceTokenScheme {
 pub const PREFIX: &str = "/api/content";
 pub use news::input::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SAVED_IDS};
 
+/// How long the users service may take to say whether an account exists.
+const USERS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 #[derive(Clone)]
 pub struct AppState {
     news: Arc<News>,
     verifier: Arc<TokenVerifier>,
+    users: UsersService,
+    /// `INTERNAL_API_URL`; when unset, the API the request came through.
+    internal_api_url: Option<String>,
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -70,11 +84,24 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let news = News::from_env(&env, &aws)?;
     let verifier = TokenVerifier::from_env(&env, &[])?;
-    Ok(app(Arc::new(news), Arc::new(verifier)))
+    app(
+        Arc::new(news),
+        Arc::new(verifier),
+        env.get("INTERNAL_API_URL").map(str::to_string),
+    )
 }
 
-pub fn app(news: Arc<News>, verifier: Arc<TokenVerifier>) -> Router {
-    let state = AppState { news, verifier };
+pub fn app(
+    news: Arc<News>,
+    verifier: Arc<TokenVerifier>,
+    internal_api_url: Option<String>,
+) -> Result<Router, BoxError> {
+    let state = AppState {
+        news,
+        verifier,
+        users: UsersService::new(USERS_TIMEOUT)?,
+        internal_api_url,
+    };
     let routes = Router::new()
         .route("/sources", get(sources).post(submit_source))
         .route("/sources/{id}", get(source))
@@ -88,13 +115,13 @@ pub fn app(news: Arc<News>, verifier: Arc<TokenVerifier>) -> Router {
         .route("/articles/{id}", get(article))
         .route("/actuator/health", get(health))
         .with_state(state);
-    platform::http::finish(
+    Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
         ErrorStyle::Detailed {
             strip_prefix: PREFIX,
         },
         64 * 1024,
-    )
+    ))
 }
 
 /// Every operation reads or writes the content table.
@@ -191,16 +218,31 @@ struct SourceSubmission {
         (status = 201, description = "A new source", body = Source),
         (status = 200, description = "The URL (normalised) is already a source: that source", body = Source),
         (status = 400, description = "The URL is invalid, cannot be fetched, or does not serve a feed (`details`: `url: reason`)", body = ErrorBody),
-        UserTokenRequired,
+        LiveUserRequired,
+        (status = 502, description = "The users service could not say whether the token's account exists", body = ErrorBody),
     )
 )]
 async fn submit_source(
     State(state): State<AppState>,
     _user: AuthUser,
+    headers: HeaderMap,
+    extensions: Extensions,
     Json(input): Json<SourceSubmission>,
 ) -> Result<(StatusCode, axum::Json<Source>), ApiError> {
     let url = FeedUrl::parse(input.url)?;
-    let Submitted { source, created } = state.news.submit(&url).await.map_err(to_api)?;
+    // AuthUser accepted it, so the header is there; the users service judges the account.
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
+    let accounts = state.users.caller(base, authorization);
+    let Submitted { source, created } = state
+        .news
+        .submit_as_user(&accounts, &url)
+        .await
+        .map_err(to_api)?;
     let status = if created {
         StatusCode::CREATED
     } else {
@@ -299,21 +341,38 @@ async fn topics(State(state): State<AppState>) -> Answer<Vec<TopicSummary>> {
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query, rename_all = "camelCase")]
 struct ArticleQuery {
-    /// Only this source's articles.
-    #[param(max_length = 200)]
-    source_id: Option<String>,
-    /// Only this topic's articles.
+    /// Only this source's articles; repeated (`sourceId=a&sourceId=b`, at most 50 distinct
+    /// ids), the personal feed: the articles of all of them merged newest first. Unknown
+    /// sources add nothing.
+    #[param(style = Form, explode, schema_with = feed_source_ids)]
+    source_id: Option<Vec<String>>,
+    /// Only this topic's articles (with at most one `sourceId`).
     #[param(max_length = 200)]
     topic_id: Option<String>,
-    /// The page, from 0 (default 0).
-    #[param(minimum = 0, maximum = 2147483647)]
+    /// The page, from 0 (default 0); pages past 49 are refused, so `totalPages` counts at
+    /// most 50.
+    #[param(minimum = 0, maximum = 49)]
     page: Option<u32>,
     /// Articles per page (default 20).
     #[param(minimum = 1, maximum = 100)]
     size: Option<u32>,
 }
 
-/// Articles, newest first, a page at a time; by source or by topic.
+/// `sourceId` as the contract shows it: repeatable, each at most [`MAX_ID_CHARS`] characters.
+fn feed_source_ids() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    ArrayBuilder::new()
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .max_length(Some(MAX_ID_CHARS)),
+        )
+        .max_items(Some(MAX_FEED_SOURCES))
+        .build()
+}
+
+/// Articles, newest first, a page at a time; by source or by topic, or a personal feed of
+/// several sources.
 #[utoipa::path(
     get,
     path = "/api/content/articles",
@@ -322,19 +381,34 @@ struct ArticleQuery {
     params(ArticleQuery),
     responses(
         (status = 200, description = "A page of articles (without paragraphs)", body = Page<Article>),
-        (status = 400, description = "A query parameter is invalid", body = ErrorBody),
+        (status = 400, description = "A query parameter is invalid: `page` past 49, `size` outside 1 to 100, more than 50 `sourceId`s, or several `sourceId`s with a `topicId`", body = ErrorBody),
     )
 )]
-async fn articles(
-    State(state): State<AppState>,
-    Query(query): Query<ArticleQuery>,
-) -> Answer<Page<Article>> {
+async fn articles(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Answer<Page<Article>> {
+    let (query, listed): (ArticleQuery, Vec<String>) =
+        query::with_list(raw.as_deref(), "sourceId")?;
+    // The list's values are taken out before `query` is read, so its field is always empty.
+    let source_ids: Vec<String> = query
+        .source_id
+        .into_iter()
+        .flatten()
+        .chain(listed)
+        .collect();
     let page = PageRequest::parse(query.page, query.size)?;
-    for (field, id) in [("sourceId", &query.source_id), ("topicId", &query.topic_id)] {
-        if id
-            .as_deref()
-            .is_some_and(|id| id.chars().count() > MAX_ID_CHARS)
-        {
+    // Counted and measured as the contract says, before blanks (which filter nothing) go.
+    if source_ids.len() > MAX_FEED_SOURCES {
+        return Err(Invalid::field(
+            "sourceId",
+            format!("must be given at most {MAX_FEED_SOURCES} times"),
+        )
+        .into());
+    }
+    let too_long = |id: &String| id.chars().count() > MAX_ID_CHARS;
+    for (field, long) in [
+        ("sourceId", source_ids.iter().any(too_long)),
+        ("topicId", query.topic_id.as_ref().is_some_and(too_long)),
+    ] {
+        if long {
             return Err(Invalid::field(
                 field,
                 format!("must be at most {MAX_ID_CHARS} characters"),
@@ -342,13 +416,25 @@ async fn articles(
             .into());
         }
     }
-    let filter = ArticleFilter::parse(query.source_id, query.topic_id);
-    state
-        .news
-        .articles(&filter, page)
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    let source_ids: Vec<String> = source_ids
+        .into_iter()
+        .filter(|id| !id.trim().is_empty())
+        .collect();
+    let answer = if source_ids.len() > 1 {
+        if query.topic_id.is_some() {
+            return Err(platform::Invalid::field(
+                "topicId",
+                "cannot be combined with more than one sourceId",
+            )
+            .into());
+        }
+        let sources = FeedSources::parse(source_ids)?;
+        state.news.feed(&sources, page).await
+    } else {
+        let filter = ArticleFilter::parse(source_ids.into_iter().next(), query.topic_id);
+        state.news.articles(&filter, page).await
+    };
+    answer.map(axum::Json).map_err(to_api)
 }
 
 /// One article with its body paragraphs.

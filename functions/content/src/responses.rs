@@ -19,6 +19,14 @@ pub struct NoSuchArticle(pub ErrorBody);
 #[response(status = 401, description = "No valid user token")]
 pub struct UserTokenRequired(pub ErrorBody);
 
+/// The 401 of a write for signed-in users, whose account must still exist.
+#[derive(IntoResponses)]
+#[response(
+    status = 401,
+    description = "No valid user token, or the token's account no longer exists"
+)]
+pub struct LiveUserRequired(pub ErrorBody);
+
 /// The 401 and 403 of a route for services holding the `source.write` scope.
 #[derive(IntoResponses)]
 pub enum ServiceTokenRequired {

@@ -13,6 +13,16 @@ pub fn to_api(e: IdentityError) -> ApiError {
         IdentityError::EmailTaken => taken("email"),
         IdentityError::BadCredentials => ApiError::unauthorized("Invalid username or password"),
         IdentityError::UserNotFound => ApiError::not_found("User not found"),
+        IdentityError::AccountGone => {
+            ApiError::unauthorized("The account of this token no longer exists")
+        }
+        IdentityError::TooManySaved(field) => ApiError::from(platform::Invalid::field(
+            field,
+            format!(
+                "at most {} articles can be saved; remove one first",
+                identity::model::MAX_SAVED_ARTICLES
+            ),
+        )),
         IdentityError::SourceNotFound => ApiError::not_found("Source not found"),
         IdentityError::ConcurrentChange => {
             ApiError::conflict("The record was changed concurrently; try again")

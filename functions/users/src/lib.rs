@@ -20,8 +20,11 @@ use axum::http::{header, Extensions, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use identity::input::{Login, ProfileUpdate, Registration, SettingsUpdate};
-use identity::model::{Profile, Role, Settings, SourceId, SummaryLength, Theme, UserId};
+use identity::input::{Login, ProfileUpdate, Registration, SavedArticleIdsMerge, SettingsUpdate};
+use identity::model::{
+    Profile, Role, SavedArticleId, SavedArticleIds, Settings, SourceId, Subscriptions,
+    SummaryLength, Theme, UserId,
+};
 use identity::tokens::{Jwk, Jwks};
 use identity::{Identity, IdentityError, SubscribedSource, Unsubscribed};
 use platform::auth::AuthUser;
@@ -37,7 +40,7 @@ use crate::brake::LoginBrake;
 use crate::content::{ContentApi, ContentService};
 use crate::errors::to_api;
 use crate::oauth::{ServiceToken, TokenRequest};
-use crate::responses::{NeedsUser, SubscriptionErrors, TooManyLogins};
+use crate::responses::{NeedsLiveUser, NeedsUser, SubscriptionErrors, TooManyLogins};
 
 /// The public path prefix of this route family.
 pub const PREFIX: &str = "/api/users";
@@ -99,12 +102,19 @@ pub fn app(
     let routes = Router::new()
         .route("/auth/register", post(register))
         .route("/auth/login", post(login))
+        .route("/auth/refresh", post(refresh))
         .route("/users/me", get(me).put(update_me).delete(delete_me))
+        .route("/users/me/subscriptions", get(subscriptions))
         .route(
             "/users/me/subscriptions/{source_id}",
             post(subscribe).delete(unsubscribe),
         )
         .route("/users/me/settings", get(settings).put(update_settings))
+        .route("/users/me/saved", get(saved).post(merge_saved))
+        .route(
+            "/users/me/saved/{article_id}",
+            axum::routing::put(save_article).delete(unsave_article),
+        )
         .route("/.well-known/jwks.json", get(jwks))
         .route("/oauth2/token", post(oauth::token))
         .route("/actuator/health", get(health))
@@ -129,13 +139,19 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
     paths(
         register,
         login,
+        refresh,
         me,
         update_me,
         delete_me,
+        subscriptions,
         subscribe,
         unsubscribe,
         settings,
         update_settings,
+        saved,
+        merge_saved,
+        save_article,
+        unsave_article,
         jwks,
         oauth::token,
         health
@@ -149,6 +165,9 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         Role,
         Settings,
         SettingsUpdate,
+        SavedArticleIds,
+        SavedArticleIdsMerge,
+        Subscriptions,
         Theme,
         SummaryLength,
         Jwks,
@@ -243,6 +262,26 @@ async fn login(
     })))
 }
 
+/// Renews a session: a fresh user token for a valid, unexpired one, so a reader in the middle
+/// of an article is not logged out. Refused when the token's account is gone.
+#[utoipa::path(
+    post,
+    path = "/api/users/auth/refresh",
+    operation_id = "refreshToken",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "A new user token (lifetime JWT_TTL_SECONDS from now)", body = LoginToken),
+        NeedsLiveUser,
+    )
+)]
+async fn refresh(State(state): State<AppState>, Me(me): Me) -> Result<impl IntoResponse, ApiError> {
+    let issued = state.identity.refresh(&me).await.map_err(to_api)?;
+    Ok(no_store(axum::Json(LoginToken {
+        token: issued.token,
+    })))
+}
+
 /// The logged-in user's profile.
 #[utoipa::path(
     get,
@@ -272,7 +311,7 @@ async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<Prof
     responses(
         (status = 200, description = "The updated profile", body = Profile),
         (status = 400, description = "A field is invalid", body = ErrorBody),
-        NeedsUser,
+        NeedsLiveUser,
         (status = 409, description = "The email is taken", body = ErrorBody),
     )
 )]
@@ -295,6 +334,26 @@ fn source_id(raw: &str) -> Result<SourceId, ApiError> {
     SourceId::parse(raw).ok_or_else(|| to_api(IdentityError::SourceNotFound))
 }
 
+/// The sources the user subscribes to, enabled or not.
+#[utoipa::path(
+    get,
+    path = "/api/users/users/me/subscriptions",
+    operation_id = "getMySubscriptions",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The subscribed source ids", body = Subscriptions),
+        NeedsUser,
+    )
+)]
+async fn subscriptions(
+    State(state): State<AppState>,
+    Me(me): Me,
+) -> Result<axum::Json<Subscriptions>, ApiError> {
+    let subscriptions = state.identity.subscriptions(&me).await.map_err(to_api)?;
+    Ok(axum::Json(subscriptions))
+}
+
 /// Subscribes the user to a source (through the content service, with a `source.write`
 /// service token) and enables it in the user's settings.
 #[utoipa::path(
@@ -306,7 +365,7 @@ fn source_id(raw: &str) -> Result<SourceId, ApiError> {
     params(("sourceId" = String, Path, description = "The source's id")),
     responses(
         (status = 200, description = "The source, with its new subscriberCount (subscribing twice changes nothing)", body = ref("#/components/schemas/Source")),
-        NeedsUser,
+        NeedsLiveUser,
         SubscriptionErrors,
     )
 )]
@@ -338,7 +397,7 @@ async fn subscribe(
     responses(
         (status = 200, description = "The remaining source, with its new subscriberCount (unchanged when the user was not subscribed)", body = ref("#/components/schemas/Source")),
         (status = 204, description = "The user was the last subscriber: the source is deleted"),
-        NeedsUser,
+        NeedsLiveUser,
         SubscriptionErrors,
     )
 )]
@@ -371,8 +430,7 @@ async fn unsubscribe(
     security(("bearerJwt" = [])),
     responses(
         (status = 204, description = "The account is deleted"),
-        NeedsUser,
-        (status = 404, description = "The token's account is already deleted", body = ErrorBody),
+        NeedsLiveUser,
         (status = 502, description = "The content service failed; nothing of the account was deleted yet, or the rest can be deleted by repeating the call", body = ErrorBody),
     )
 )]
@@ -421,7 +479,7 @@ async fn settings(
     responses(
         (status = 200, description = "The settings after the change", body = Settings),
         (status = 400, description = "A field is invalid or unknown", body = ErrorBody),
-        NeedsUser,
+        NeedsLiveUser,
     )
 )]
 async fn update_settings(
@@ -436,6 +494,116 @@ async fn update_settings(
         .await
         .map_err(to_api)?;
     Ok(axum::Json(settings))
+}
+
+/// The user's saved articles (ids; `POST /api/content/articles/saved` gets the articles).
+#[utoipa::path(
+    get,
+    path = "/api/users/users/me/saved",
+    operation_id = "getMySavedArticles",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "Saved article ids, newest first", body = SavedArticleIds),
+        NeedsUser,
+    )
+)]
+async fn saved(
+    State(state): State<AppState>,
+    Me(me): Me,
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
+    let saved = state.identity.saved_articles(&me).await.map_err(to_api)?;
+    Ok(axum::Json(saved))
+}
+
+/// Adds articles to the saved ones (those already saved are skipped, the others kept after
+/// them): how a browser's own list joins the account at login.
+#[utoipa::path(
+    post,
+    path = "/api/users/users/me/saved",
+    operation_id = "mergeMySavedArticles",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    request_body = SavedArticleIdsMerge,
+    responses(
+        (status = 200, description = "Saved article ids after the merge", body = SavedArticleIds),
+        (status = 400, description = "`ids` is missing, has an invalid id, or the account would keep more than 100", body = ErrorBody),
+        NeedsLiveUser,
+    )
+)]
+async fn merge_saved(
+    State(state): State<AppState>,
+    Me(me): Me,
+    Json(input): Json<SavedArticleIdsMerge>,
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
+    let ids = input.parse()?;
+    let saved = state
+        .identity
+        .merge_saved_articles(&me, &ids)
+        .await
+        .map_err(to_api)?;
+    Ok(axum::Json(saved))
+}
+
+/// An article id from the path, or a 400 naming it.
+fn saved_article_id(raw: &str) -> Result<SavedArticleId, ApiError> {
+    SavedArticleId::parse("articleId", raw).map_err(|e| ApiError::from(platform::Invalid(vec![e])))
+}
+
+/// Saves an article for the user, on every device (idempotent).
+#[utoipa::path(
+    put,
+    path = "/api/users/users/me/saved/{articleId}",
+    operation_id = "saveArticle",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    params(("articleId" = String, Path, description = "The article's id", max_length = 64, pattern = "^[A-Za-z0-9_-]+$")),
+    responses(
+        (status = 200, description = "Saved article ids, this one first", body = SavedArticleIds),
+        (status = 400, description = "The id is invalid, or 100 articles are saved already", body = ErrorBody),
+        NeedsLiveUser,
+    )
+)]
+async fn save_article(
+    State(state): State<AppState>,
+    Me(me): Me,
+    Path(article_id): Path<String>,
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
+    let article = saved_article_id(&article_id)?;
+    let saved = state
+        .identity
+        .save_article(&me, &article)
+        .await
+        .map_err(to_api)?;
+    Ok(axum::Json(saved))
+}
+
+/// Forgets a saved article (idempotent).
+#[utoipa::path(
+    delete,
+    path = "/api/users/users/me/saved/{articleId}",
+    operation_id = "unsaveArticle",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    params(("articleId" = String, Path, description = "The article's id", max_length = 64, pattern = "^[A-Za-z0-9_-]+$")),
+    responses(
+        (status = 200, description = "Saved article ids without this one", body = SavedArticleIds),
+        (status = 400, description = "The id is invalid", body = ErrorBody),
+        NeedsLiveUser,
+    )
+)]
+async fn unsave_article(
+    State(state): State<AppState>,
+    Me(me): Me,
+    Path(article_id): Path<String>,
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
+    let article = saved_article_id(&article_id)?;
+    let saved = state
+        .identity
+        .unsave_article(&me, &article)
+        .await
+        .map_err(to_api)?;
+    Ok(axum::Json(saved))
 }
 
 /// The public keys tokens are verified with.

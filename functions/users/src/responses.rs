@@ -29,6 +29,18 @@ impl IntoResponses for NeedsUser {
     }
 }
 
+/// 401 of a write: it needs a user token whose account still exists.
+pub struct NeedsLiveUser;
+
+impl IntoResponses for NeedsLiveUser {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        BTreeMap::from([(
+            "401".to_string(),
+            error("No valid user token, or the token's account no longer exists"),
+        )])
+    }
+}
+
 /// 404 and 502 of a subscription change, which the content service makes.
 pub struct SubscriptionErrors;
 

@@ -57,8 +57,13 @@ import { request } from "./http.js";
 /**
  * The request body every GenAI operation takes. Exactly one of `articleId` or `text`;
  * the other fields are read by the operation they belong to and ignored by the others.
- * (The function's contract adds the "exactly one" and, for `qa`, the required `question`.)
- * @typedef {({articleId?: string, knowledgeLevel?: (KnowledgeLevel|null), length?: (SummaryLength|null), question?: (string|null), style?: (SummaryStyle|null), text?: string} & Object<string, unknown>)} GenAiRequest
+ * @typedef {Object} GenAiRequest
+ * @property {(string|null)} [articleId] An article of the content service; its headline and body paragraphs are the text.
+ * @property {(KnowledgeLevel|null)} [knowledgeLevel]
+ * @property {(SummaryLength|null)} [length]
+ * @property {(string|null)} [question] QA only, required there (at most 2000 characters).
+ * @property {(SummaryStyle|null)} [style]
+ * @property {(string|null)} [text] Raw article text (at most 100000 characters).
  */
 
 /**
@@ -96,8 +101,8 @@ import { request } from "./http.js";
 /**
  * A login: the username and password given at registration.
  * @typedef {Object} Login
- * @property {string} password At most 128 characters, as at registration.
- * @property {string} username Not blank; at most 50 characters, as at registration.
+ * @property {string} password
+ * @property {string} username
  */
 
 /**
@@ -140,11 +145,6 @@ import { request } from "./http.js";
  */
 
 /**
- * The body of `qa`: a GenAI request whose question is required.
- * @typedef {({articleId?: string, knowledgeLevel?: (KnowledgeLevel|null), length?: (SummaryLength|null), question: string, style?: (SummaryStyle|null), text?: string} & Object<string, unknown>)} QaRequest
- */
-
-/**
  * The `qa` response.
  * @typedef {Object} QaResponse
  * @property {string} answer Taken only from the article; says so when the article does not answer the question.
@@ -166,14 +166,21 @@ import { request } from "./http.js";
  */
 
 /**
- * One id of [`SavedArticles`] (the schema of the list's items).
- * @typedef {string} SavedArticleId
+ * A user's saved articles, newest first.
+ * @typedef {Object} SavedArticleIds
+ * @property {Array<string>} ids Article ids, newest saved first; at most 100.
+ */
+
+/**
+ * Article ids to add to the saved articles (a browser's own list, when its user logs in).
+ * @typedef {Object} SavedArticleIdsMerge
+ * @property {Array<string>} ids Article ids, newest first; those already saved are skipped, the rest are kept after the saved ones.
  */
 
 /**
  * The articles to get.
  * @typedef {Object} SavedArticles
- * @property {Array<SavedArticleId>} ids Article ids, at most 100, each not blank and at most 200 characters.
+ * @property {Array<string>} ids Article ids, at most 100.
  */
 
 /**
@@ -215,8 +222,8 @@ import { request } from "./http.js";
 /**
  * A settings update: absent fields keep their current value.
  * @typedef {Object} SettingsUpdate
- * @property {(Array<SourceIdEntry>|null)} [enabledSourceIds] At most 500 ids, each not blank and at most 100 characters.
- * @property {(Array<TopicIdEntry>|null)} [followedTopics] At most 100 topic ids, each not blank and at most 50 characters.
+ * @property {(Array<string>|null)} [enabledSourceIds] At most 500 ids.
+ * @property {(Array<string>|null)} [followedTopics] At most 100 topic ids.
  * @property {(string|null)} [language] A language tag such as `en` or `pt-BR`.
  * @property {(boolean|null)} [showBookmarks]
  * @property {(boolean|null)} [showLikes]
@@ -238,14 +245,16 @@ import { request } from "./http.js";
  */
 
 /**
- * One entry of `enabledSourceIds` (the schema of the list's items).
- * @typedef {string} SourceIdEntry
+ * A feed to add.
+ * @typedef {Object} SourceSubmission
+ * @property {string} url An http(s) URL serving an RSS, Atom or JSON Feed document.
  */
 
 /**
- * A feed to add.
- * @typedef {Object} SourceSubmission
- * @property {string} url An http(s) URL serving an RSS, Atom or JSON Feed document (at most 2048 characters).
+ * The sources a user subscribes to (enabled or not: `enabledSourceIds` in the settings says
+ * which of them the personal feed shows).
+ * @typedef {Object} Subscriptions
+ * @property {Array<string>} sourceIds Source ids, in id order.
  */
 
 /**
@@ -278,11 +287,6 @@ import { request } from "./http.js";
  */
 
 /**
- * One entry of `followedTopics` (the schema of the list's items).
- * @typedef {string} TopicIdEntry
- */
-
-/**
  * A topic an article belongs to.
  * @typedef {Object} TopicRef
  * @property {string} id The topic's slug, e.g. `open-source`.
@@ -300,7 +304,7 @@ import { request } from "./http.js";
 /**
  * What an unsubscribe left: when the source survives, every Source field too; when the last subscriber left, only these three, with deleted true.
  * @typedef {Object} Unsubscribed
- * @property {boolean} deleted The last subscriber left: the source and its articles are gone from every read (their rows are removed in the background).
+ * @property {boolean} deleted The last subscriber left: the source and its articles are gone.
  * @property {string} id
  * @property {number} subscriberCount
  */
@@ -333,7 +337,7 @@ export function aiHealth(options = {}) {
  * contain the answer.
  *
  * `POST /api/ai/qa`
- * @param {QaRequest} body
+ * @param {GenAiRequest} body
  * @param {RequestOptions} [options]
  * @returns {Promise<QaResponse>}
  */
@@ -378,10 +382,11 @@ export function contentHealth(options = {}) {
 }
 
 /**
- * Articles, newest first, a page at a time; by source or by topic.
+ * Articles, newest first, a page at a time; by source or by topic, or a personal feed of
+ * several sources.
  *
  * `GET /api/content/articles`
- * @param {{sourceId?: string, topicId?: string, page?: number, size?: number}} [query]
+ * @param {{sourceId?: Array<string>, topicId?: string, page?: number, size?: number}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Page_Article>}
  */
@@ -495,6 +500,18 @@ export function loginUser(body, options = {}) {
 }
 
 /**
+ * Renews a session: a fresh user token for a valid, unexpired one, so a reader in the middle
+ * of an article is not logged out. Refused when the token's account is gone.
+ *
+ * `POST /api/users/auth/refresh`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<LoginToken>}
+ */
+export function refreshToken(options = {}) {
+  return request("POST", `/api/users/auth/refresh`, { ...options, auth: "required" });
+}
+
+/**
  * Registers an account.
  *
  * `POST /api/users/auth/register`
@@ -542,6 +559,54 @@ export function updateMyProfile(body, options = {}) {
 }
 
 /**
+ * The user's saved articles (ids; `POST /api/content/articles/saved` gets the articles).
+ *
+ * `GET /api/users/users/me/saved`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<SavedArticleIds>}
+ */
+export function getMySavedArticles(options = {}) {
+  return request("GET", `/api/users/users/me/saved`, { ...options, auth: "required" });
+}
+
+/**
+ * Adds articles to the saved ones (those already saved are skipped, the others kept after
+ * them): how a browser's own list joins the account at login.
+ *
+ * `POST /api/users/users/me/saved`
+ * @param {SavedArticleIdsMerge} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<SavedArticleIds>}
+ */
+export function mergeMySavedArticles(body, options = {}) {
+  return request("POST", `/api/users/users/me/saved`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Forgets a saved article (idempotent).
+ *
+ * `DELETE /api/users/users/me/saved/{articleId}`
+ * @param {string} articleId The article's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<SavedArticleIds>}
+ */
+export function unsaveArticle(articleId, options = {}) {
+  return request("DELETE", `/api/users/users/me/saved/${encodeURIComponent(articleId)}`, { ...options, auth: "required" });
+}
+
+/**
+ * Saves an article for the user, on every device (idempotent).
+ *
+ * `PUT /api/users/users/me/saved/{articleId}`
+ * @param {string} articleId The article's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<SavedArticleIds>}
+ */
+export function saveArticle(articleId, options = {}) {
+  return request("PUT", `/api/users/users/me/saved/${encodeURIComponent(articleId)}`, { ...options, auth: "required" });
+}
+
+/**
  * The logged-in user's settings.
  *
  * `GET /api/users/users/me/settings`
@@ -562,6 +627,17 @@ export function getMySettings(options = {}) {
  */
 export function updateMySettings(body, options = {}) {
   return request("PUT", `/api/users/users/me/settings`, { ...options, body, auth: "required" });
+}
+
+/**
+ * The sources the user subscribes to, enabled or not.
+ *
+ * `GET /api/users/users/me/subscriptions`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Subscriptions>}
+ */
+export function getMySubscriptions(options = {}) {
+  return request("GET", `/api/users/users/me/subscriptions`, { ...options, auth: "required" });
 }
 
 /**

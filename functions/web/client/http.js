@@ -70,8 +70,11 @@ export function configureAuth(source, rejected) {
 export async function request(method, path, init = {}) {
   const url = new URL(path, window.location.origin);
   for (const [key, value] of Object.entries(init.query ?? {})) {
-    if (value !== undefined && value !== null && value !== "") {
-      url.searchParams.set(key, String(value));
+    // An array is the parameter repeated (`sourceId=a&sourceId=b`).
+    for (const one of Array.isArray(value) ? value : [value]) {
+      if (one !== undefined && one !== null && one !== "") {
+        url.searchParams.append(key, String(one));
+      }
     }
   }
   /** @type {Record<string, string>} */

@@ -1,23 +1,31 @@
-// Who is logged in: the token (kept in localStorage so a reload keeps the session), the
-// profile and settings, and the articles the user saved on this device.
+// Who is logged in: the token (kept in localStorage so a reload keeps the session, renewed
+// while the reader is active), the profile, settings, subscriptions, and the saved articles
+// (kept by the account, so they follow the user across devices).
 
 import * as api from "./api.gen.js";
 import { configureAuth } from "./http.js";
 
 const TOKEN_KEY = "newsReader.token";
+/** Where earlier versions kept saved articles on the device; merged into the account. */
 const SAVED_PREFIX = "newsReader.saved.";
-/** The saved-articles endpoint takes at most this many ids. */
+/** An account keeps at most this many saved articles. */
 export const MAX_SAVED = 100;
+/** A token with less than this left (seconds) is renewed when the reader is active. */
+const RENEW_WITHIN = 600;
+/** Activity checks the token at most this often (ms). */
+const ACTIVITY_CHECK_EVERY = 15_000;
 
 /**
  * @typedef {Object} State
  * @property {string|null} token
  * @property {api.Profile|null} user
  * @property {api.Settings|null} settings
+ * @property {string[]} subscriptions Ids of the sources the user subscribes to.
+ * @property {string[]} saved Ids of the saved articles, newest first.
  */
 
 /** @type {State} */
-export const session = { token: null, user: null, settings: null };
+export const session = { token: null, user: null, settings: null, subscriptions: [], saved: [] };
 
 /** @type {Set<() => void>} */
 const listeners = new Set();
@@ -35,17 +43,25 @@ function changed() {
 }
 
 /**
- * The token's expiry (seconds since the epoch), or 0 when it cannot be read.
+ * The token's `iat` and `exp` (seconds since the epoch), 0 when they cannot be read.
  * @param {string} token
  */
-function expiry(token) {
+function lifetime(token) {
   try {
     const payload = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
     const claims = JSON.parse(atob(payload));
-    return typeof claims.exp === "number" ? claims.exp : 0;
+    return {
+      issued: typeof claims.iat === "number" ? claims.iat : 0,
+      expires: typeof claims.exp === "number" ? claims.exp : 0,
+    };
   } catch {
-    return 0;
+    return { issued: 0, expires: 0 };
   }
+}
+
+/** @param {string} token */
+function expiry(token) {
+  return lifetime(token).expires;
 }
 
 function currentToken() {
@@ -53,13 +69,61 @@ function currentToken() {
     clear();
     changed();
   }
+  maybeRenew();
   return session.token;
+}
+
+/** @type {Promise<void>|null} */
+let renewing = null;
+let lastActivityCheck = 0;
+
+/**
+ * Renews the token when little of it is left (under ten minutes, or under half its lifetime
+ * for short-lived tokens), once at a time; the reader is active because this runs on API
+ * calls and on input.
+ */
+function maybeRenew() {
+  const token = session.token;
+  if (!token || renewing) {
+    return;
+  }
+  const { issued, expires } = lifetime(token);
+  const left = expires - Date.now() / 1000;
+  if (left <= 0 || left > Math.min(RENEW_WITHIN, (expires - issued) / 2)) {
+    return;
+  }
+  renewing = api
+    .refreshToken()
+    .then(({ token: fresh }) => {
+      // Logged out or in as someone else meanwhile: keep what is there now.
+      if (session.token === token) {
+        session.token = fresh;
+        localStorage.setItem(TOKEN_KEY, fresh);
+      }
+    })
+    .catch(() => {
+      // A refused renewal (the account is gone) already logged the user out through the
+      // 401 handler; anything else is retried on the next activity.
+    })
+    .finally(() => {
+      renewing = null;
+    });
+}
+
+function onActivity() {
+  const now = Date.now();
+  if (now - lastActivityCheck >= ACTIVITY_CHECK_EVERY) {
+    lastActivityCheck = now;
+    currentToken();
+  }
 }
 
 function clear() {
   session.token = null;
   session.user = null;
   session.settings = null;
+  session.subscriptions = [];
+  session.saved = [];
   localStorage.removeItem(TOKEN_KEY);
 }
 
@@ -69,6 +133,9 @@ export async function restore() {
     clear();
     changed();
   });
+  for (const event of ["pointerdown", "keydown", "scroll", "focus"]) {
+    window.addEventListener(event, onActivity, { passive: true, capture: true });
+  }
   const stored = localStorage.getItem(TOKEN_KEY);
   if (stored && expiry(stored) * 1000 > Date.now()) {
     session.token = stored;
@@ -84,9 +151,37 @@ export async function restore() {
 }
 
 async function loadAccount() {
-  const [user, settings] = await Promise.all([api.getMyProfile(), api.getMySettings()]);
+  const [user, settings, subscriptions, saved] = await Promise.all([api.getMyProfile(), api.getMySettings(), api.getMySubscriptions(), api.getMySavedArticles()]);
   session.user = user;
   session.settings = settings;
+  session.subscriptions = subscriptions.sourceIds;
+  session.saved = saved.ids;
+  await adoptDeviceSaved(user.id);
+}
+
+/**
+ * Saved articles an earlier version kept on this device join the account, once.
+ * @param {string} userId
+ */
+async function adoptDeviceSaved(userId) {
+  /** @type {string[]} */
+  let ids = [];
+  try {
+    const stored = JSON.parse(localStorage.getItem(SAVED_PREFIX + userId) ?? "[]");
+    ids = Array.isArray(stored) ? stored.filter((id) => typeof id === "string") : [];
+  } catch {
+    ids = [];
+  }
+  if (!ids.length) {
+    localStorage.removeItem(SAVED_PREFIX + userId);
+    return;
+  }
+  try {
+    session.saved = (await api.mergeMySavedArticles({ ids: ids.slice(0, MAX_SAVED) })).ids;
+    localStorage.removeItem(SAVED_PREFIX + userId);
+  } catch {
+    // Over the account's limit or offline: the device's list stays for the next login.
+  }
 }
 
 /**
@@ -147,7 +242,30 @@ export async function saveProfile(update) {
 
 /** @param {string} sourceId */
 export function isSubscribed(sourceId) {
+  return session.subscriptions.includes(sourceId);
+}
+
+/**
+ * Whether a subscribed source shows in the personal feed.
+ * @param {string} sourceId
+ */
+export function isEnabled(sourceId) {
   return Boolean(session.settings?.enabledSourceIds.includes(sourceId));
+}
+
+/** The sources of the personal feed: the subscribed ones the user has not disabled. */
+export function enabledSources() {
+  return session.settings?.enabledSourceIds ?? [];
+}
+
+/**
+ * Shows or hides a subscribed source in the personal feed, staying subscribed.
+ * @param {string} sourceId
+ * @param {boolean} enabled
+ */
+export async function setEnabled(sourceId, enabled) {
+  const current = enabledSources().filter((id) => id !== sourceId);
+  return saveSettings({ enabledSourceIds: enabled ? [...current, sourceId] : current });
 }
 
 /**
@@ -161,7 +279,9 @@ export async function setSubscribed(sourceId, subscribe) {
     ? await api.subscribeToSource(sourceId)
     : await api.unsubscribeFromSource(sourceId);
   // The users service keeps enabledSourceIds in step; read them back.
-  session.settings = await api.getMySettings();
+  const [settings, subscriptions] = await Promise.all([api.getMySettings(), api.getMySubscriptions()]);
+  session.settings = settings;
+  session.subscriptions = subscriptions.sourceIds;
   changed();
   return source;
 }
@@ -183,15 +303,7 @@ export async function setFollowed(topicId, follow) {
 
 /** The ids of the user's saved articles, newest first. */
 export function savedIds() {
-  if (!session.user) {
-    return [];
-  }
-  try {
-    const ids = JSON.parse(localStorage.getItem(SAVED_PREFIX + session.user.id) ?? "[]");
-    return Array.isArray(ids) ? ids.filter((id) => typeof id === "string") : [];
-  } catch {
-    return [];
-  }
+  return session.user ? session.saved : [];
 }
 
 /** @param {string} articleId */
@@ -200,18 +312,26 @@ export function isSaved(articleId) {
 }
 
 /**
- * Saves or unsaves an article; returns whether it is saved now.
+ * Saves or unsaves an article for the account (every device sees it); resolves to whether it
+ * is saved now.
  * @param {string} articleId
  * @param {boolean} save
  */
-export function setSaved(articleId, save) {
+export async function setSaved(articleId, save) {
   if (!session.user) {
     return false;
   }
-  const rest = savedIds().filter((id) => id !== articleId);
-  const ids = save ? [articleId, ...rest].slice(0, MAX_SAVED) : rest;
-  localStorage.setItem(SAVED_PREFIX + session.user.id, JSON.stringify(ids));
-  return save;
+  const { ids } = save ? await api.saveArticle(articleId) : await api.unsaveArticle(articleId);
+  session.saved = ids;
+  return ids.includes(articleId);
+}
+
+/** Reads the saved articles again (another device may have changed them). */
+export async function reloadSaved() {
+  if (session.user) {
+    session.saved = (await api.getMySavedArticles()).ids;
+  }
+  return savedIds();
 }
 
 function applyTheme() {

@@ -4,7 +4,7 @@ import { aiPanel } from "./ai-panel.js";
 import * as api from "./api.gen.js";
 import { announce, h, mount, safeUrl, time } from "./dom.js";
 import * as account from "./session.js";
-import { errorBox, loading, topicChips } from "./ui.js";
+import { busy, describe, errorAfter, errorBox, loading, topicChips } from "./ui.js";
 
 /**
  * `/articles/{id}`.
@@ -77,10 +77,16 @@ function saveButton(found) {
     button.setAttribute("aria-pressed", String(saved));
     button.setAttribute("aria-label", saved ? "Saved — remove from saved articles" : "Save this article");
   };
-  button.addEventListener("click", () => {
-    const saved = account.setSaved(found.id, !account.isSaved(found.id));
-    render();
-    announce(saved ? "Article saved" : "Removed from saved articles");
+  button.addEventListener("click", async () => {
+    try {
+      const saved = await busy(button, "Saving…", () => account.setSaved(found.id, !account.isSaved(found.id)));
+      render();
+      announce(saved ? "Article saved" : "Removed from saved articles");
+    } catch (error) {
+      render();
+      announce(describe(error).text);
+      errorAfter(button, error);
+    }
   });
   render();
   return button;

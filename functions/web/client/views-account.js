@@ -5,7 +5,8 @@ import { announce, h, mount } from "./dom.js";
 import { ApiError } from "./http.js";
 import { navigate, sameOriginPath } from "./router.js";
 import * as account from "./session.js";
-import { articleCard, busy, clearFormErrors, empty, errorBox, field, formError, loading, showFormError } from "./ui.js";
+import { feedToggle } from "./views-browse.js";
+import { articleCard, busy, clearFormErrors, empty, errorAfter, errorBox, field, formError, loading, showFormError } from "./ui.js";
 
 /**
  * Where to go after logging in: a path on this origin from `?next=`, else home.
@@ -112,7 +113,7 @@ export function register(main, match, { title }) {
 }
 
 /**
- * `/saved`: the articles the user saved on this device.
+ * `/saved`: the articles the user saved, on any device.
  * @param {HTMLElement} main
  * @param {import("./router.js").Match} _match
  * @param {import("./views-browse.js").ViewContext} context
@@ -124,15 +125,15 @@ export async function saved(main, _match, { signal, title }) {
     return;
   }
   const list = h("section", { "aria-label": "Saved articles" });
-  mount(main, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Saved articles"), h("p", { class: "lede" }, `Articles you saved on this device (up to ${account.MAX_SAVED}).`)), list);
+  mount(main, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Saved articles"), h("p", { class: "lede" }, `Articles you saved, on every device you log in on (up to ${account.MAX_SAVED}).`)), list);
   const load = async () => {
-    const ids = account.savedIds();
-    if (!ids.length) {
-      mount(list, empty("Nothing saved yet", "Use ☆ Save on an article to keep it here."));
-      return;
-    }
     mount(list, loading("Loading saved articles"));
     try {
+      const ids = await account.reloadSaved();
+      if (!ids.length) {
+        mount(list, empty("Nothing saved yet", "Use ☆ Save on an article to keep it here."));
+        return;
+      }
       const articles = await api.getSavedArticles({ ids }, { signal });
       const gone = ids.length - articles.length;
       mount(
@@ -144,11 +145,15 @@ export async function saved(main, _match, { signal, title }) {
               { class: "cards" },
               articles.map((a) => {
                 const card = articleCard(a);
-                const remove = h("button", { type: "button", class: "button secondary", "aria-label": `Remove “${a.title}” from saved articles` }, "Remove");
-                remove.addEventListener("click", () => {
-                  account.setSaved(a.id, false);
-                  announce("Removed from saved articles");
-                  void load();
+                const remove = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary", "aria-label": `Remove “${a.title}” from saved articles` }, "Remove"));
+                remove.addEventListener("click", async () => {
+                  try {
+                    await busy(remove, "Removing…", () => account.setSaved(a.id, false));
+                    announce("Removed from saved articles");
+                    void load();
+                  } catch (error) {
+                    errorAfter(remove, error);
+                  }
                 });
                 card.querySelector("article")?.append(h("div", { class: "actions" }, remove));
                 return card;
@@ -208,7 +213,10 @@ export async function settings(main, _match, { signal, title }) {
     mount(
       sourcesSlot,
       mine.length
-        ? h("ul", { class: "plain-list" }, mine.map((s) => h("li", null, h("a", { href: `/sources/${encodeURIComponent(s.id)}` }, s.title))))
+        ? [
+            h("p", { class: "hint" }, "Your feed on the home page shows the sources ticked here; unticking one hides it without unsubscribing."),
+            h("ul", { class: "plain-list" }, mine.map((s) => h("li", { class: "source-toggle" }, feedToggle(s), " ", h("a", { href: `/sources/${encodeURIComponent(s.id)}` }, s.title)))),
+          ]
         : h("p", { class: "hint" }, "You are not subscribed to any source. ", h("a", { href: "/sources" }, "Browse sources"), "."),
     );
   } else {

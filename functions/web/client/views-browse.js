@@ -23,16 +23,17 @@ function pageOf(query) {
 }
 
 /**
- * A paged list of articles into `container`.
+ * A paged list of articles into `container`; several `sourceId`s make a personal feed.
  * @param {HTMLElement} container
- * @param {{sourceId?: string, topicId?: string, page: number, href: (page: number) => string, signal: AbortSignal, emptyText: string}} options
+ * @param {{sourceId?: string|string[], topicId?: string, page: number, href: (page: number) => string, signal: AbortSignal, emptyText: string}} options
  */
 async function articleList(container, { sourceId, topicId, page, href, signal, emptyText }) {
   const load = async () => {
     mount(container, loading("Loading articles"));
     container.setAttribute("aria-busy", "true");
     try {
-      const envelope = await api.listArticles({ sourceId, topicId, page, size: PAGE_SIZE }, { signal });
+      const sourceIds = sourceId === undefined ? undefined : Array.isArray(sourceId) ? sourceId : [sourceId];
+      const envelope = await api.listArticles({ sourceId: sourceIds, topicId, page, size: PAGE_SIZE }, { signal });
       if (!envelope.content.length) {
         mount(container, empty(page > 0 ? "No articles on this page" : emptyText, page > 0 ? h("a", { href: href(0) }, "Back to the first page") : null));
         return;
@@ -50,25 +51,47 @@ async function articleList(container, { sourceId, topicId, page, href, signal, e
 }
 
 /**
- * `/`: the newest articles of every source.
+ * `/`: for a reader with enabled sources, their personal feed (those sources merged newest
+ * first, one request per page); otherwise, and on `?all=1`, the newest articles of every
+ * source.
  * @param {HTMLElement} main
  * @param {import("./router.js").Match} match
  * @param {ViewContext} context
  */
 export async function home(main, match, { signal, title }) {
-  title("Latest articles");
   const page = pageOf(match.query);
+  const mine = account.enabledSources();
+  const personal = Boolean(account.session.user) && mine.length > 0 && match.query.get("all") !== "1";
+  const heading = personal ? "Your feed" : "Latest articles";
+  title(heading);
   const topicsSlot = h("div", { class: "topic-strip" });
   const list = h("section", { "aria-labelledby": "latest-heading" });
+  const switcher = account.session.user && mine.length
+    ? h("p", { class: "feed-switch" }, personal ? h("a", { href: "/?all=1" }, "Show every source") : h("a", { href: "/" }, "Show your feed"))
+    : null;
   mount(
     main,
-    h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Latest articles"), h("p", { class: "lede" }, "From every source readers share here, newest first.")),
+    h(
+      "div",
+      { class: "page-head" },
+      h("h1", { tabindex: "-1" }, heading),
+      h("p", { class: "lede" }, personal ? `From the ${plural(mine.length, "source")} you enabled, newest first.` : "From every source readers share here, newest first."),
+      switcher,
+    ),
     topicsSlot,
     h("h2", { id: "latest-heading", class: "visually-hidden" }, "Articles"),
     list,
   );
   void showTopicStrip(topicsSlot, signal);
-  await articleList(list, { page, href: (p) => (p ? `/?page=${p}` : "/"), signal, emptyText: "No articles yet — add a feed on the Sources page." });
+  const base = personal ? "/" : account.session.user && mine.length ? "/?all=1" : "/";
+  const href = (/** @type {number} */ p) => (p ? `${base}${base.includes("?") ? "&" : "?"}page=${p}` : base);
+  await articleList(list, {
+    sourceId: personal ? mine : undefined,
+    page,
+    href,
+    signal,
+    emptyText: personal ? "Your sources have no articles yet." : "No articles yet — add a feed on the Sources page.",
+  });
 }
 
 /**
@@ -93,6 +116,28 @@ async function showTopicStrip(slot, signal) {
     // The strip is a shortcut; the article list shows its own errors.
     mount(slot);
   }
+}
+
+/**
+ * A checkbox that shows or hides a subscribed source in the personal feed, saved at once.
+ * @param {api.Source} source
+ */
+export function feedToggle(source) {
+  const box = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "enabledSourceIds", value: source.id, checked: account.isEnabled(source.id), "aria-label": `Show ${source.title} in my feed` }));
+  box.addEventListener("change", async () => {
+    const want = box.checked;
+    box.disabled = true;
+    try {
+      await account.setEnabled(source.id, want);
+      announce(want ? `${source.title} shows in your feed` : `${source.title} is hidden from your feed`);
+    } catch (error) {
+      box.checked = !want;
+      errorAfter(box, error);
+    } finally {
+      box.disabled = false;
+    }
+  });
+  return box;
 }
 
 /**
@@ -268,6 +313,7 @@ export async function source(main, match, { signal, title }) {
               render({ ...current, subscriberCount: changed.subscriberCount });
             }
           }),
+          account.isSubscribed(current.id) ? h("label", { class: "check feed-toggle" }, feedToggle(current), " In my feed") : null,
         ),
       );
     };

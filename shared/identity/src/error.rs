@@ -22,6 +22,12 @@ pub enum IdentityError {
     /// The account of a valid token no longer exists.
     #[error("user not found")]
     UserNotFound,
+    /// A write with a valid token whose account no longer exists: refused like a bad token.
+    #[error("the account of this token no longer exists")]
+    AccountGone,
+    /// The change would keep more saved articles than an account may (the field that asked).
+    #[error("{0}: at most {max} saved articles", max = crate::model::MAX_SAVED_ARTICLES)]
+    TooManySaved(&'static str),
     #[error("source not found")]
     SourceNotFound,
     /// Other requests kept changing the account while this one tried to.
@@ -58,6 +64,7 @@ impl From<StoreError> for IdentityError {
             StoreError::Taken(UniqueField::Username) => Self::UsernameTaken,
             StoreError::Taken(UniqueField::Email) => Self::EmailTaken,
             StoreError::Changed => Self::ConcurrentChange,
+            StoreError::NoAccount => Self::AccountGone,
             other => Self::Store(other),
         }
     }

@@ -5,7 +5,10 @@
 use platform::{FieldError, Invalid};
 use serde::Deserialize;
 
-use crate::model::{parse_name, Email, Password, Settings, SummaryLength, Theme, Username};
+use crate::model::{
+    parse_name, Email, Password, SavedArticleId, Settings, SummaryLength, Theme, Username,
+    MAX_SAVED_ARTICLES,
+};
 
 /// A new account. Every field is checked and each problem named in the 400's `details`.
 // Kept as sent; `parse` checks it.
@@ -411,5 +414,36 @@ mod tests {
         };
         let errors = bad.parse().expect_err("invalid");
         assert_eq!(errors.errors().len(), 2);
+    }
+}
+
+/// Article ids to add to the saved articles (a browser's own list, when its user logs in).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SavedArticleIdsMerge {
+    /// Article ids, newest first; those already saved are skipped, the rest are kept after
+    /// the saved ones.
+    #[schema(required = true, value_type = Vec<String>, max_items = 100)]
+    pub ids: Option<Vec<String>>,
+}
+
+impl SavedArticleIdsMerge {
+    pub fn parse(self) -> Result<Vec<SavedArticleId>, Invalid> {
+        let Some(ids) = self.ids else {
+            return Err(Invalid::field("ids", "is required"));
+        };
+        if ids.len() > MAX_SAVED_ARTICLES {
+            return Err(Invalid::field(
+                "ids",
+                format!("must list at most {MAX_SAVED_ARTICLES} ids"),
+            ));
+        }
+        let mut errors = platform::FieldErrors::new();
+        let parsed: Vec<SavedArticleId> = ids
+            .iter()
+            .filter_map(|id| errors.check(SavedArticleId::parse("ids", id)))
+            .collect();
+        errors.finish()?;
+        Ok(parsed)
     }
 }

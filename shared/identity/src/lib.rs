@@ -28,7 +28,10 @@ pub use crate::subscriptions::{ContentError, SourceSubscriptions, SubscribedSour
 
 use crate::clients::{ClientCredentials, ServiceClients};
 use crate::input::{Credentials, NewAccount, ProfileChange, SettingsChange};
-use crate::model::{Profile, Role, Settings, SourceId, UserId};
+use crate::model::{
+    Profile, Role, SavedArticleId, SavedArticleIds, Settings, SourceId, Subscriptions, UserId,
+    MAX_SAVED_ARTICLES,
+};
 use crate::store::{NewUser, StoredUser, UserStore};
 use crate::tokens::{IssuedToken, Jwks, TokenIssuer};
 
@@ -146,6 +149,107 @@ impl Identity {
             .ok_or(IdentityError::UserNotFound)
     }
 
+    /// The account a write acts for: a valid token whose account is gone is refused
+    /// ([`IdentityError::AccountGone`]) before anything is written.
+    async fn live_user(&self, id: &UserId) -> Result<StoredUser, IdentityError> {
+        self.store.user(id).await?.ok_or(IdentityError::AccountGone)
+    }
+
+    /// A fresh token for the account of a valid, unexpired user token (a session in use is
+    /// renewed before it expires); refused when the account is gone. Roles are read again.
+    pub async fn refresh(&self, id: &UserId) -> Result<IssuedToken, IdentityError> {
+        let user = self.live_user(id).await?;
+        let roles = self.roles_for(&user.username);
+        if user.roles != roles {
+            self.store.set_roles(id, &roles).await?;
+        }
+        let roles = roles.iter().map(|r| r.as_str().to_string()).collect();
+        Ok(self.issuer.user_token(id.as_str(), &user.username, roles)?)
+    }
+
+    /// The sources the user subscribes to.
+    pub async fn subscriptions(&self, id: &UserId) -> Result<Subscriptions, IdentityError> {
+        let source_ids = self.store.subscriptions(id).await?;
+        Ok(Subscriptions {
+            source_ids: source_ids.iter().map(|s| s.as_str().to_string()).collect(),
+        })
+    }
+
+    /// The user's saved article ids, newest first.
+    pub async fn saved_articles(&self, id: &UserId) -> Result<SavedArticleIds, IdentityError> {
+        Ok(SavedArticleIds {
+            ids: self.store.saved(id).await?.ids,
+        })
+    }
+
+    /// Saves an article (first in the list; saving it again changes nothing).
+    pub async fn save_article(
+        &self,
+        id: &UserId,
+        article: &SavedArticleId,
+    ) -> Result<SavedArticleIds, IdentityError> {
+        self.change_saved(id, "articleId", |ids| {
+            if !ids.iter().any(|a| a == article.as_str()) {
+                ids.insert(0, article.as_str().to_string());
+            }
+        })
+        .await
+    }
+
+    /// Forgets a saved article (forgetting one not saved changes nothing).
+    pub async fn unsave_article(
+        &self,
+        id: &UserId,
+        article: &SavedArticleId,
+    ) -> Result<SavedArticleIds, IdentityError> {
+        self.change_saved(id, "articleId", |ids| {
+            ids.retain(|a| a != article.as_str());
+        })
+        .await
+    }
+
+    /// Adds the articles not saved yet after the saved ones (a browser's list at login).
+    pub async fn merge_saved_articles(
+        &self,
+        id: &UserId,
+        articles: &[SavedArticleId],
+    ) -> Result<SavedArticleIds, IdentityError> {
+        self.change_saved(id, "ids", |ids| {
+            for article in articles {
+                if !ids.iter().any(|a| a == article.as_str()) {
+                    ids.push(article.as_str().to_string());
+                }
+            }
+        })
+        .await
+    }
+
+    /// Applies `change` to the saved ids as stored, retrying when another device saved first;
+    /// refused past [`MAX_SAVED_ARTICLES`] and when the account is gone.
+    async fn change_saved(
+        &self,
+        id: &UserId,
+        field: &'static str,
+        change: impl Fn(&mut Vec<String>),
+    ) -> Result<SavedArticleIds, IdentityError> {
+        until_unchanged(|_| async {
+            let read = self.store.saved(id).await?;
+            let mut next = read.ids.clone();
+            change(&mut next);
+            if next.len() > MAX_SAVED_ARTICLES && next.len() > read.ids.len() {
+                return Err(IdentityError::TooManySaved(field));
+            }
+            if next == read.ids {
+                // Nothing to write, but a gone account must not pass as a quiet success.
+                self.live_user(id).await?;
+            } else {
+                self.store.save_saved(id, &read, &next).await?;
+            }
+            Ok(SavedArticleIds { ids: next })
+        })
+        .await
+    }
+
     pub async fn profile(&self, id: &UserId) -> Result<Profile, IdentityError> {
         Ok(to_profile(self.user(id).await?))
     }
@@ -165,7 +269,7 @@ impl Identity {
         id: &UserId,
         change: &ProfileChange,
     ) -> Result<Profile, IdentityError> {
-        let current = self.user(id).await?;
+        let current = self.live_user(id).await?;
         let new_email = change
             .email
             .as_ref()
@@ -230,8 +334,18 @@ impl Identity {
         user: &UserId,
         source: &SourceId,
     ) -> Result<SubscribedSource, IdentityError> {
+        // A dead account's token must not add a subscriber at the content service.
+        self.live_user(user).await?;
         let subscribed = content.subscribe(user, source).await?;
-        self.record_subscription(user, source, true).await?;
+        if let Err(e) = self.record_subscription(user, source, true).await {
+            if matches!(e, IdentityError::AccountGone) {
+                // Deleted meanwhile: take back the subscriber its deletion could not see.
+                if let Err(undo) = content.unsubscribe(user, source).await {
+                    tracing::warn!(error = %undo, "undoing a deleted account's subscription failed");
+                }
+            }
+            return Err(e);
+        }
         Ok(subscribed)
     }
 
@@ -243,6 +357,7 @@ impl Identity {
         user: &UserId,
         source: &SourceId,
     ) -> Result<Unsubscribed, IdentityError> {
+        self.live_user(user).await?;
         let outcome = match content.unsubscribe(user, source).await {
             Ok(outcome) => outcome,
             // Already gone on the content side: finish our half if we still hold it.
@@ -293,6 +408,7 @@ impl Identity {
         content: &impl SourceSubscriptions,
         user: &UserId,
     ) -> Result<(), IdentityError> {
+        self.live_user(user).await?;
         for source in self.store.subscriptions(user).await? {
             match content.unsubscribe(user, &source).await {
                 Ok(_) | Err(ContentError::SourceNotFound) => {}

@@ -171,6 +171,54 @@ impl std::fmt::Display for SourceId {
     }
 }
 
+/// The id of an article a user saves: the content service's id format (at most 64 letters,
+/// digits, `-` and `_`). Whether the article still exists is the content service's business:
+/// `POST /api/content/articles/saved` leaves out deleted ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedArticleId(String);
+
+/// The most articles one account keeps saved.
+pub const MAX_SAVED_ARTICLES: usize = 100;
+
+impl SavedArticleId {
+    pub fn parse(field: &str, raw: &str) -> Result<Self, platform::FieldError> {
+        let plausible = !raw.is_empty()
+            && raw.len() <= 64
+            && raw
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if plausible {
+            Ok(Self(raw.to_string()))
+        } else {
+            Err(platform::FieldError::new(
+                field,
+                "must be 1 to 64 letters, digits, '-' or '_'",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A user's saved articles, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct SavedArticleIds {
+    /// Article ids, newest saved first; at most 100.
+    #[schema(max_items = 100)]
+    pub ids: Vec<String>,
+}
+
+/// The sources a user subscribes to (enabled or not: `enabledSourceIds` in the settings says
+/// which of them the personal feed shows).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Subscriptions {
+    /// Source ids, in id order.
+    pub source_ids: Vec<String>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Role {

@@ -10,13 +10,16 @@
 //! | `USERNAME#{lowercase}` | `LOGIN` | user id, username, password hash | login: one GetItem ([`UserStore::login_record`]); uniqueness guard |
 //! | `EMAIL#{lowercase}` | `EMAIL` | user id | uniqueness guard |
 //! | `USER#{id}` | `SUB#{sourceId}` | one news source subscription | Query `pk = USER#{id} AND begins_with(sk, "SUB#")` ([`UserStore::subscriptions`]) |
+//! | `USER#{id}` | `SAVED` | saved article ids (newest first, at most 100) and a version | GetItem ([`UserStore::saved`]); written conditional on the version read ([`UserStore::save_saved`]) |
 //!
 //! Registration writes the login, email and profile items in one transaction, each conditional
 //! on not existing, so concurrent registrations of a name create exactly one user. A profile
 //! change that moves the email moves its guard in the same transaction, conditional on the
 //! profile still holding the email read. A subscription item changes only together with the
 //! settings item (one transaction, conditional on the settings version), so `enabledSourceIds`
-//! can be checked against the subscriptions without a race. Account deletion removes every
+//! can be checked against the subscriptions without a race. Every write of settings, subscriptions
+//! and saved articles also checks, in its transaction, that the profile exists: a token that
+//! outlives its account cannot write rows under a deleted user. Account deletion removes every
 //! item above, the profile last and conditional on its email being unchanged. No Scan.
 
 use platform::dynamo::{
@@ -51,7 +54,7 @@ pub enum StoreError {
     /// another transaction: read again and retry.
     #[error("the item changed since it was read")]
     Changed,
-    /// The profile is gone (the account was deleted meanwhile).
+    /// The profile is gone (the account was deleted, possibly meanwhile).
     #[error("no such account")]
     NoAccount,
     #[error(transparent)]
@@ -96,6 +99,15 @@ pub struct LoginRecord {
     pub password_hash: String,
 }
 
+/// Saved article ids as read, with the version a save is conditional on.
+#[derive(Debug, Clone, Default)]
+pub struct StoredSaved {
+    /// Newest first.
+    pub ids: Vec<String>,
+    /// 0 when never saved.
+    version: i64,
+}
+
 /// Settings as read, with the version a save is conditional on.
 #[derive(Debug, Clone, Default)]
 pub struct StoredSettings {
@@ -120,6 +132,10 @@ fn profile_key(id: &UserId) -> Item {
 
 fn settings_key(id: &UserId) -> Item {
     key(user_pk(id), "SETTINGS")
+}
+
+fn saved_key(id: &UserId) -> Item {
+    key(user_pk(id), "SAVED")
 }
 
 fn subscription_key(id: &UserId, source: &SourceId) -> Item {
@@ -326,7 +342,7 @@ impl UserStore {
         next: &Settings,
     ) -> Result<(), StoreError> {
         let tx = self.settings_write(id, read, next)?;
-        commit_versioned(&tx).await
+        commit_for_account(&tx).await
     }
 
     /// Records that `id` subscribed to (or left) `source`, with `next` settings, if nobody
@@ -348,7 +364,7 @@ impl UserStore {
         } else {
             tx.delete(subscription_key(id, source), None)?;
         }
-        commit_versioned(&tx).await
+        commit_for_account(&tx).await
     }
 
     /// A transaction whose first write is the settings item, conditional on the version read.
@@ -363,14 +379,47 @@ impl UserStore {
         let mut item = settings_key(id);
         item.insert("data".into(), s(data));
         item.insert("version".into(), n(read.version.saturating_add(1)));
-        let mut tx = Transaction::new(&self.table);
-        if read.version == 0 {
-            tx.put(item, Some(IF_NEW))?;
-        } else {
-            let values = Item::from([(":read".to_string(), n(read.version))]);
-            tx.put_if(item, "version = :read", values)?;
-        }
+        let mut tx = self.account_transaction(id)?;
+        put_versioned(&mut tx, item, read.version)?;
         Ok(tx)
+    }
+
+    /// A transaction whose first item checks that `id`'s profile exists
+    /// ([`commit_for_account`] tells that failure apart).
+    fn account_transaction(&self, id: &UserId) -> Result<Transaction, StoreError> {
+        let mut tx = Transaction::new(&self.table);
+        tx.check(profile_key(id), "attribute_exists(pk)")?;
+        Ok(tx)
+    }
+
+    /// The saved article ids and the version a save must find.
+    pub async fn saved(&self, id: &UserId) -> Result<StoredSaved, StoreError> {
+        let Some(item) = self.table.get(saved_key(id)).await? else {
+            return Ok(StoredSaved::default());
+        };
+        Ok(StoredSaved {
+            ids: item.strings(self.name(), "ids")?,
+            version: item.counter(self.name(), "version")?,
+        })
+    }
+
+    /// Saves `next` as the saved article ids if the account exists and nobody saved since
+    /// `read` was read.
+    pub async fn save_saved(
+        &self,
+        id: &UserId,
+        read: &StoredSaved,
+        next: &[String],
+    ) -> Result<(), StoreError> {
+        let mut item = saved_key(id);
+        item.insert(
+            "ids".into(),
+            aws_sdk_dynamodb::types::AttributeValue::L(next.iter().map(s).collect()),
+        );
+        item.insert("version".into(), n(read.version.saturating_add(1)));
+        let mut tx = self.account_transaction(id)?;
+        put_versioned(&mut tx, item, read.version)?;
+        commit_for_account(&tx).await
     }
 
     /// The sources `id` subscribes to, in the order of their ids.
@@ -400,6 +449,7 @@ impl UserStore {
             login_key(&user.username.to_ascii_lowercase()),
             email_key(&user.email.to_lowercase()),
             settings_key(&user.id),
+            saved_key(&user.id),
         ];
         for source in self.subscriptions(&user.id).await? {
             deletes.push(subscription_key(&user.id, &source));
@@ -425,6 +475,28 @@ impl UserStore {
     pub async fn ping(&self) -> Result<(), StoreError> {
         Ok(self.table.ping().await?)
     }
+}
+
+/// Puts `item` conditional on its `version` still being `read` (absent when 0).
+fn put_versioned(tx: &mut Transaction, item: Item, read: i64) -> Result<(), StoreError> {
+    if read == 0 {
+        tx.put(item, Some(IF_NEW))?;
+    } else {
+        let values = Item::from([(":read".to_string(), n(read))]);
+        tx.put_if(item, "version = :read", values)?;
+    }
+    Ok(())
+}
+
+/// Commits a transaction built by [`UserStore::account_transaction`]: its first item failing
+/// is [`StoreError::NoAccount`], any other failed condition or lost race
+/// [`StoreError::Changed`].
+async fn commit_for_account(tx: &Transaction) -> Result<(), StoreError> {
+    tx.commit().await.map_err(|e| match e {
+        e if e.failed_at(0) => StoreError::NoAccount,
+        TransactionError::Dynamo(e) => e.into(),
+        TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
+    })
 }
 
 /// Commits a transaction whose conditions say "unchanged since read": any failed condition

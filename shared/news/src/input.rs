@@ -9,8 +9,13 @@ use crate::store::ArticleFilter;
 /// Page size when none is asked for, and the largest allowed.
 pub const DEFAULT_PAGE_SIZE: u32 = 20;
 pub const MAX_PAGE_SIZE: u32 = 100;
+/// The last page a list serves: a page is read through every entry before it, so the page
+/// number bounds what one request reads (at most `(MAX_PAGE + 1) * MAX_PAGE_SIZE` index entries).
+pub const MAX_PAGE: u32 = 49;
 /// Most ids one saved-articles request may ask for.
 pub const MAX_SAVED_IDS: usize = 100;
+/// Most sources one personal feed merges.
+pub const MAX_FEED_SOURCES: usize = 50;
 
 macro_rules! id {
     ($(#[$doc:meta])* $name:ident) => {
@@ -78,14 +83,48 @@ impl PageRequest {
             ));
         }
         let page = page.unwrap_or(0);
-        // The contract's `int32`; the list's own page cap comes on top.
-        if page > i32::MAX.unsigned_abs() {
+        if page > MAX_PAGE {
             return Err(Invalid::field(
                 "page",
-                format!("must be at most {}", i32::MAX),
+                format!("must be between 0 and {MAX_PAGE}"),
             ));
         }
         Ok(Self { page, size })
+    }
+}
+
+/// The sources of a personal feed: 1 to [`MAX_FEED_SOURCES`] distinct ids, none blank, in the
+/// order first given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedSources(Vec<String>);
+
+impl FeedSources {
+    pub fn parse(ids: Vec<String>) -> Result<Self, Invalid> {
+        let mut errors = platform::FieldErrors::new();
+        if ids.iter().any(|id| id.trim().is_empty()) {
+            errors.add("sourceId", "must not be blank");
+        }
+        let mut unique: Vec<String> = Vec::with_capacity(ids.len());
+        for id in ids {
+            if !unique.contains(&id) {
+                unique.push(id);
+            }
+        }
+        if unique.is_empty() {
+            errors.add("sourceId", "is required");
+        }
+        if unique.len() > MAX_FEED_SOURCES {
+            errors.add(
+                "sourceId",
+                format!("must name at most {MAX_FEED_SOURCES} sources"),
+            );
+        }
+        errors.finish()?;
+        Ok(Self(unique))
+    }
+
+    pub fn as_slice(&self) -> &[String] {
+        &self.0
     }
 }
 
@@ -185,6 +224,41 @@ mod tests {
                 Some("validation failed: size: must be between 1 and 100")
             );
         }
+    }
+
+    #[test]
+    fn pages_past_the_last_are_refused() {
+        assert!(PageRequest::parse(Some(MAX_PAGE), Some(100)).is_ok());
+        assert_eq!(
+            PageRequest::parse(Some(MAX_PAGE + 1), None)
+                .map_err(|e| e.to_string())
+                .err()
+                .as_deref(),
+            Some("validation failed: page: must be between 0 and 49")
+        );
+    }
+
+    #[test]
+    fn feed_sources_are_distinct_bounded_and_not_blank() {
+        assert_eq!(
+            FeedSources::parse(vec!["a".into(), "b".into(), "a".into()])
+                .map(|s| s.as_slice().to_vec()),
+            Ok(vec!["a".to_string(), "b".to_string()])
+        );
+        let problem = |ids: Vec<String>| {
+            FeedSources::parse(ids)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            problem(vec![" ".into()]),
+            "validation failed: sourceId: must not be blank"
+        );
+        assert_eq!(
+            problem((0..51).map(|i| i.to_string()).collect()),
+            "validation failed: sourceId: must name at most 50 sources"
+        );
     }
 
     #[test]

@@ -27,6 +27,7 @@
 //! Everything but [`store`], [`ingest`] and [`News`] is free of AWS calls. Errors are this
 //! crate's own enums; the function crates map them to HTTP answers or queue outcomes.
 
+pub mod accounts;
 pub mod fetch;
 pub mod html;
 pub mod ingest;
@@ -39,12 +40,16 @@ pub mod sweep;
 pub mod topic;
 pub mod url;
 
+pub use self::accounts::{Accounts, AccountsError};
 pub use self::fetch::{
     is_blocked_ip, FeedFetcher, FetchConfig, FetchError, FetchOutcome, Validators,
 };
 pub use self::html::{html_to_paragraphs, html_to_text};
 pub use self::ingest::{FeedRefresh, Ingest, RefreshSchedule};
-pub use self::input::{ArticleId, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId};
+pub use self::input::{
+    ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId,
+    MAX_FEED_SOURCES,
+};
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
 pub use self::service::{News, NewsError, Submitted};
 pub use self::sweep::{SourceSweep, SweepQueue, Sweeper};

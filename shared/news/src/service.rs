@@ -3,9 +3,12 @@
 use platform::aws::AwsClients;
 use platform::{Env, Invalid};
 
+use crate::accounts::{Accounts, AccountsError};
 use crate::fetch::FeedFetcher;
 use crate::ingest::{Ingest, IngestError};
-use crate::input::{ArticleId, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId};
+use crate::input::{
+    ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId, MAX_PAGE,
+};
 use crate::model::{Article, Page, Source, TopicSummary, Unsubscribed};
 use crate::store::{ArticleFilter, ContentStore, StoreError};
 use crate::sweep::SweepQueue;
@@ -25,6 +28,12 @@ pub enum NewsError {
     /// Concurrent updates of one source kept conflicting.
     #[error("the source is busy")]
     Busy,
+    /// A user token whose account no longer exists asked to write.
+    #[error("the account of this token no longer exists")]
+    AccountGone,
+    /// The users service could not tell whether the caller's account exists.
+    #[error(transparent)]
+    Accounts(#[from] AccountsError),
     #[error(transparent)]
     Store(StoreError),
 }
@@ -44,6 +53,13 @@ impl NewsError {
     pub fn is_unavailable(&self) -> bool {
         matches!(self, Self::Store(e) if e.is_unavailable())
     }
+}
+
+/// A page whose `totalPages` counts only the pages that may be asked for (up to
+/// [`MAX_PAGE`]), so a client paging by it never meets the cap's 400.
+fn reachable(mut page: Page<Article>) -> Page<Article> {
+    page.total_pages = page.total_pages.min(u64::from(MAX_PAGE) + 1);
+    page
 }
 
 /// A submitted feed: its source, and whether the submission created it.
@@ -91,6 +107,19 @@ impl News {
             .source(id.as_str())
             .await?
             .ok_or(NewsError::SourceNotFound)
+    }
+
+    /// [`News::submit`] for a user: refused when the caller's account is gone, so a token
+    /// that outlives its account cannot add sources.
+    pub async fn submit_as_user(
+        &self,
+        accounts: &impl Accounts,
+        url: &FeedUrl,
+    ) -> Result<Submitted, NewsError> {
+        if !accounts.caller_exists().await? {
+            return Err(NewsError::AccountGone);
+        }
+        self.submit(url).await
     }
 
     /// The source of a feed URL: the existing one, else a new one fetched, parsed and stored
@@ -147,10 +176,24 @@ impl News {
         filter: &ArticleFilter,
         page: PageRequest,
     ) -> Result<Page<Article>, NewsError> {
-        Ok(self
+        let page = self
             .store
             .articles_page(filter, page.page, page.size)
-            .await?)
+            .await?;
+        Ok(reachable(page))
+    }
+
+    /// A page of a personal feed: the articles of `sources`, merged newest first.
+    pub async fn feed(
+        &self,
+        sources: &FeedSources,
+        page: PageRequest,
+    ) -> Result<Page<Article>, NewsError> {
+        let feed = self
+            .store
+            .feed_page(sources.as_slice(), page.page, page.size)
+            .await?;
+        Ok(reachable(feed.page))
     }
 
     /// One article with its paragraphs.

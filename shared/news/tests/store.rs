@@ -313,3 +313,53 @@ async fn batch_upserts_store_each_article_once_with_exact_counters() {
         vec![Upsert::SourceGone]
     );
 }
+
+#[tokio::test]
+async fn a_personal_feed_merges_its_sources_newest_first_reading_a_bounded_number_of_rows() {
+    let store = store().await;
+    let sources = ["fa", "fb", "fc"];
+    for id in sources {
+        source(&store, id).await;
+    }
+    // Interleaved: source i holds the articles n with n % 3 == i, so the merge alternates.
+    let mut all = Vec::new();
+    for n in 0..30 {
+        let a = article(sources[usize::try_from(n % 3).unwrap()], n, &[]);
+        all.push(a.clone());
+        assert_eq!(store.upsert_article(&a).await.unwrap(), Upsert::Inserted);
+    }
+    all.sort_by(|a, b| (&b.published_at, &b.id).cmp(&(&a.published_at, &a.id)));
+    let asked: Vec<String> = ["fc", "no-such-source", "fa", "fb"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+
+    let mut seen = Vec::new();
+    for page in 0..6 {
+        let feed = store.feed_page(&asked, page, 5).await.unwrap();
+        assert_eq!(feed.page.total_elements, 30);
+        assert_eq!(feed.page.total_pages, 6);
+        // Rows up to the page's end plus at most one page size of read-ahead per source.
+        let bound = (usize::try_from(page).unwrap() + 1) * 5 + 3 * 5;
+        assert!(
+            feed.rows_read <= bound,
+            "page {page} read {} rows (bound {bound})",
+            feed.rows_read
+        );
+        seen.extend(feed.page.content.into_iter().map(|a| a.id));
+    }
+    let expected: Vec<String> = all.iter().map(|a| a.id.clone()).collect();
+    assert_eq!(seen, expected);
+
+    let past_the_end = store.feed_page(&asked, 6, 5).await.unwrap();
+    assert!(past_the_end.page.content.is_empty());
+    let one_source = store.feed_page(&["fb".to_string()], 0, 100).await.unwrap();
+    assert_eq!(one_source.page.total_elements, 10);
+    assert_eq!(one_source.page.content.len(), 10);
+    assert!(one_source.rows_read <= 10);
+    let nothing = store
+        .feed_page(&["no-such-source".to_string()], 0, 20)
+        .await
+        .unwrap();
+    assert_eq!((nothing.page.total_elements, nothing.rows_read), (0, 0));
+}

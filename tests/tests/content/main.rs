@@ -10,6 +10,7 @@
 )]
 
 mod articles;
+mod feed;
 mod limits;
 mod refresh;
 mod sources;

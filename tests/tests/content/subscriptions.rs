@@ -235,3 +235,38 @@ async fn deleting_an_account_unsubscribes_everything() {
     // The name and email are free again.
     t.register("carol").await;
 }
+
+#[tokio::test]
+async fn disabling_a_source_keeps_the_subscription() {
+    const SUBSCRIPTIONS: &str = "/api/users/users/me/subscriptions";
+    let t = TestStack::start().await;
+    let feeds = FeedServer::start().await;
+    let (_, token) = t.user("toggler").await;
+    let one = submit_id(&t, &token, &feeds.put("/one.xml", FeedDocument::rss(RSS2))).await;
+    let two = submit_id(&t, &token, &feeds.put("/two.xml", FeedDocument::atom(ATOM))).await;
+    for id in [&one, &two] {
+        assert_eq!(t.subscribe(&token, id).await.status(), 200);
+    }
+    let mut both = vec![one.clone(), two.clone()];
+    both.sort();
+    async fn subscribed(t: &TestStack, token: &str) -> Value {
+        let response = t.get_auth(SUBSCRIPTIONS, token).await;
+        response.json::<Value>().await.expect("json")["sourceIds"].clone()
+    }
+    assert_eq!(subscribed(&t, &token).await, json!(both));
+
+    // Disabled: out of enabledSourceIds, still a subscriber, the source still counts it.
+    let settings = t
+        .put_json_auth(SETTINGS, &token, &json!({"enabledSourceIds": [two]}))
+        .await;
+    assert_eq!(settings.status(), 200);
+    assert_eq!(t.settings(&token).await["enabledSourceIds"], json!([two]));
+    assert_eq!(subscribed(&t, &token).await, json!(both));
+    assert_eq!(subscriber_count(&t, &one).await, 1);
+    // Enabled again.
+    let settings = t
+        .put_json_auth(SETTINGS, &token, &json!({"enabledSourceIds": [two, one]}))
+        .await;
+    assert_eq!(settings.status(), 200);
+    assert_news_error(t.get(SUBSCRIPTIONS).await, 401, "/users/me/subscriptions").await;
+}

@@ -54,6 +54,12 @@ async fn assert_hidden(t: &TestStack, token: &str, id: &str, article_ids: &[Stri
     let by_source = t.get_json(&format!("{ARTICLES}?sourceId={id}")).await;
     assert_eq!(by_source["totalElements"], 0);
     assert_eq!(by_source["content"], json!([]));
+    // In a personal feed too (its sources are read first, so the retired one adds nothing).
+    let feed = t
+        .get_json(&format!("{ARTICLES}?sourceId={id}&sourceId=another-source"))
+        .await;
+    assert_eq!(feed["totalElements"], 0, "{feed}");
+    assert_eq!(feed["content"], json!([]), "{feed}");
     let by_topic = t
         .get_json(&format!("{ARTICLES}?topicId=tech&size=100"))
         .await;

@@ -11,6 +11,8 @@
 
 mod accounts;
 mod brake;
+mod saved;
 mod service;
+mod sessions;
 mod settings;
 mod tokens;

@@ -22,7 +22,11 @@
 //! - articles newest first ([`ContentStore::articles_page`]): Query `gsi1` on `ARTICLES`, or the
 //!   `ART#` rows of a source or topic descending, as far as the page reaches, then BatchGetItem
 //!   of the page; totals from the counters above (GetItem). By source and topic together: the
-//!   topic's rows filtered by source, all read and counted;
+//!   topic's rows filtered by source, all read and counted; the page number is capped
+//!   ([`crate::input::MAX_PAGE`]), so no request reads further than the cap;
+//! - a personal feed, several sources newest first ([`ContentStore::feed_page`]): the
+//!   sources' counters (BatchGetItem), then their `ART#` rows read lazily and merged (see
+//!   [`feed`]), then BatchGetItem of the page;
 //! - subscribe / unsubscribe ([`ContentStore::subscribe`], [`ContentStore::unsubscribe`]): one
 //!   transaction puts or deletes the membership item and adds ±1 to `subscriberCount`
 //!   (conditional on the count read), so concurrent and repeated calls never drift the count;
@@ -45,6 +49,7 @@
 //! - retired sources ([`ContentStore::retired_sources`]): Query `gsi1` on `RETIRED`.
 
 mod articles;
+mod feed;
 mod items;
 mod sources;
 mod subscriptions;
@@ -62,6 +67,8 @@ use platform::dynamo::{s, DynamoError, Item, Table, TransactionError};
 use platform::{Clock, ConfigError, Env};
 
 use crate::model::TopicRef;
+
+pub use self::feed::FeedPage;
 
 /// Why the content table could not do what was asked.
 #[derive(Debug, thiserror::Error)]
