@@ -57,13 +57,8 @@ import { request } from "./http.js";
 /**
  * The request body every GenAI operation takes. Exactly one of `articleId` or `text`;
  * the other fields are read by the operation they belong to and ignored by the others.
- * @typedef {Object} GenAiRequest
- * @property {(string|null)} [articleId] An article of the content service; its headline and body paragraphs are the text.
- * @property {(KnowledgeLevel|null)} [knowledgeLevel]
- * @property {(SummaryLength|null)} [length]
- * @property {(string|null)} [question] QA only, required there (at most 2000 characters).
- * @property {(SummaryStyle|null)} [style]
- * @property {(string|null)} [text] Raw article text (at most 100000 characters).
+ * (The function's contract adds the "exactly one" and, for `qa`, the required `question`.)
+ * @typedef {({articleId?: string, knowledgeLevel?: (KnowledgeLevel|null), length?: (SummaryLength|null), question?: (string|null), style?: (SummaryStyle|null), text?: string} & Object<string, unknown>)} GenAiRequest
  */
 
 /**
@@ -101,8 +96,8 @@ import { request } from "./http.js";
 /**
  * A login: the username and password given at registration.
  * @typedef {Object} Login
- * @property {string} password
- * @property {string} username
+ * @property {string} password At most 128 characters, as at registration.
+ * @property {string} username Not blank; at most 50 characters, as at registration.
  */
 
 /**
@@ -145,6 +140,11 @@ import { request } from "./http.js";
  */
 
 /**
+ * The body of `qa`: a GenAI request whose question is required.
+ * @typedef {({articleId?: string, knowledgeLevel?: (KnowledgeLevel|null), length?: (SummaryLength|null), question: string, style?: (SummaryStyle|null), text?: string} & Object<string, unknown>)} QaRequest
+ */
+
+/**
  * The `qa` response.
  * @typedef {Object} QaResponse
  * @property {string} answer Taken only from the article; says so when the article does not answer the question.
@@ -166,6 +166,11 @@ import { request } from "./http.js";
  */
 
 /**
+ * One id of [`SavedArticles`] (the schema of the list's items).
+ * @typedef {string} SavedArticleId
+ */
+
+/**
  * A user's saved articles, newest first.
  * @typedef {Object} SavedArticleIds
  * @property {Array<string>} ids Article ids, newest saved first; at most 100.
@@ -180,7 +185,7 @@ import { request } from "./http.js";
 /**
  * The articles to get.
  * @typedef {Object} SavedArticles
- * @property {Array<string>} ids Article ids, at most 100.
+ * @property {Array<SavedArticleId>} ids Article ids, at most 100, each not blank and at most 200 characters.
  */
 
 /**
@@ -222,8 +227,8 @@ import { request } from "./http.js";
 /**
  * A settings update: absent fields keep their current value.
  * @typedef {Object} SettingsUpdate
- * @property {(Array<string>|null)} [enabledSourceIds] At most 500 ids.
- * @property {(Array<string>|null)} [followedTopics] At most 100 topic ids.
+ * @property {(Array<SourceIdEntry>|null)} [enabledSourceIds] At most 500 ids, each not blank and at most 100 characters.
+ * @property {(Array<TopicIdEntry>|null)} [followedTopics] At most 100 topic ids, each not blank and at most 50 characters.
  * @property {(string|null)} [language] A language tag such as `en` or `pt-BR`.
  * @property {(boolean|null)} [showBookmarks]
  * @property {(boolean|null)} [showLikes]
@@ -245,9 +250,14 @@ import { request } from "./http.js";
  */
 
 /**
+ * One entry of `enabledSourceIds` (the schema of the list's items).
+ * @typedef {string} SourceIdEntry
+ */
+
+/**
  * A feed to add.
  * @typedef {Object} SourceSubmission
- * @property {string} url An http(s) URL serving an RSS, Atom or JSON Feed document.
+ * @property {string} url An http(s) URL serving an RSS, Atom or JSON Feed document (at most 2048 characters).
  */
 
 /**
@@ -287,6 +297,11 @@ import { request } from "./http.js";
  */
 
 /**
+ * One entry of `followedTopics` (the schema of the list's items).
+ * @typedef {string} TopicIdEntry
+ */
+
+/**
  * A topic an article belongs to.
  * @typedef {Object} TopicRef
  * @property {string} id The topic's slug, e.g. `open-source`.
@@ -304,7 +319,7 @@ import { request } from "./http.js";
 /**
  * What an unsubscribe left: when the source survives, every Source field too; when the last subscriber left, only these three, with deleted true.
  * @typedef {Object} Unsubscribed
- * @property {boolean} deleted The last subscriber left: the source and its articles are gone.
+ * @property {boolean} deleted The last subscriber left: the source and its articles are gone from every read (their rows are removed in the background).
  * @property {string} id
  * @property {number} subscriberCount
  */
@@ -337,7 +352,7 @@ export function aiHealth(options = {}) {
  * contain the answer.
  *
  * `POST /api/ai/qa`
- * @param {GenAiRequest} body
+ * @param {QaRequest} body
  * @param {RequestOptions} [options]
  * @returns {Promise<QaResponse>}
  */
