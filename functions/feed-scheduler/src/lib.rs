@@ -55,7 +55,7 @@ impl FeedScheduler {
         Ok(Self {
             clock: store.clock().clone(),
             schedule: RefreshSchedule::new(store),
-            sqs: aws.sqs.clone(),
+            sqs: aws.sqs(),
             queue_url: env.require("FEED_QUEUE_URL")?.to_string(),
         })
     }

@@ -49,7 +49,7 @@ const BODY_LIMIT: usize = 1024 * 1024;
 /// the LLM settings is checked here: a bad `LLM_PROVIDER` is a 500 per request, not a crash.
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    let http = reqwest::Client::builder()
+    let http = platform::tls::http_client()
         .connect_timeout(Duration::from_secs(5))
         .user_agent(concat!("news-platform-genai/", env!("CARGO_PKG_VERSION")))
         .build()?;

@@ -19,7 +19,7 @@
 
 use std::time::Duration;
 
-use aws_lc_rs::digest;
+use ring::digest;
 use llm::Provider;
 use platform::clock::rfc3339;
 use platform::dynamo::{n, s, Attributes, Item, Table};

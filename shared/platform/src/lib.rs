@@ -3,7 +3,8 @@
 //! Always here, and all a domain crate may use: configuration ([`Env`]), the [`clock`],
 //! input validation ([`FieldError`], [`Invalid`]) and [`logging`]. Behind features:
 //! - `aws`: the AWS clients and the DynamoDB toolkit ([`dynamo`]);
-//! - `tokens`: token verification ([`tokens`], [`keys`]);
+//! - `tokens`: token verification ([`tokens`], [`keys`], [`jwt`], ring as the JWT backend);
+//! - `http-client`: the reqwest client builder every function uses ([`tls`]);
 //! - `otel`: metrics and traces exported as OTLP JSON ([`otel`]); its router layer needs
 //!   `edge` too;
 //! - `edge` (function crates only): the error type and its body shapes ([`ApiError`]), the
@@ -24,6 +25,8 @@ pub mod function;
 #[cfg(feature = "edge")]
 pub mod http;
 #[cfg(feature = "tokens")]
+pub mod jwt;
+#[cfg(feature = "tokens")]
 pub mod keys;
 #[cfg(feature = "edge")]
 pub mod lambda;
@@ -32,6 +35,8 @@ pub mod logging;
 pub mod openapi;
 #[cfg(feature = "otel")]
 pub mod otel;
+#[cfg(feature = "http-client")]
+pub mod tls;
 #[cfg(feature = "tokens")]
 pub mod tokens;
 pub mod validation;
