@@ -10,6 +10,7 @@
 pub mod content;
 pub mod docs;
 pub mod errors;
+mod swagger;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,7 +32,6 @@ use platform::otel::{self, Otel};
 use platform::{ApiError, BoxError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
 use utoipa::OpenApi;
-use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::content::ContentApi;
 use crate::docs::{Answers, OperationErrors};
@@ -94,10 +94,7 @@ pub fn app(assistant: Assistant, content: ContentApi, otel: &Otel) -> Router {
 /// Swagger UI at `path`, reading the document next to it (a relative URL, so the same page
 /// works behind the gateway prefix and on a local `/lambda-url/genai` prefix).
 fn docs(path: &str) -> Router {
-    SwaggerUi::new(path.to_string())
-        .url(format!("{path}/openapi.json"), service_openapi())
-        .config(Config::new(["openapi.json"]))
-        .into()
+    swagger::routes(path, service_openapi())
 }
 
 #[derive(OpenApi)]
