@@ -42,7 +42,8 @@ fn run() -> Result<(), String> {
         encoder.write_all(&bytes).map_err(|e| e.to_string())?;
         let compressed = encoder.finish().map_err(|e| e.to_string())?;
         let target = out.join(format!("{file}.gz"));
-        std::fs::write(&target, compressed).map_err(|e| format!("write {}: {e}", target.display()))?;
+        std::fs::write(&target, compressed)
+            .map_err(|e| format!("write {}: {e}", target.display()))?;
         found.push(file.clone());
     }
     for name in FILES {

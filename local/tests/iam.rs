@@ -303,7 +303,7 @@ async fn calls_the_policy_does_not_grant_are_refused_as_aws_refuses_them() {
         ..options(template.path(), &stack_name)
     };
     let stack = start(options, registry()).await.expect("stack starts");
-    let http = reqwest::Client::new();
+    let http = platform::tls::http_client().build().expect("client");
     let probe = |op: &'static str| {
         let http = http.clone();
         let url = format!("{}/probe/{op}", stack.base_url());

@@ -117,7 +117,7 @@ impl HttpConnector for RecordingConnector {
                 .into_body()
                 .collect()
                 .await
-                .map_err(|e| aws_smithy_runtime_api::client::result::ConnectorError::io(e.into()))?
+                .map_err(aws_smithy_runtime_api::client::result::ConnectorError::io)?
                 .to_bytes();
             let elapsed = started.elapsed();
             let received: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
@@ -295,7 +295,13 @@ impl Route {
         }
         self.calls
             .iter()
-            .map(|(op, n)| if *n == 1 { op.clone() } else { format!("{op} x{n}") })
+            .map(|(op, n)| {
+                if *n == 1 {
+                    op.clone()
+                } else {
+                    format!("{op} x{n}")
+                }
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -323,14 +329,17 @@ fn main() {
         "the recording hook must be the first"
     );
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let json_out = std::env::args()
-        .skip_while(|a| a != "--json")
-        .nth(1);
+    let json_out = std::env::args().skip_while(|a| a != "--json").nth(1);
     runtime.block_on(run(json_out));
 }
 
 fn ok(answer: &Answer, what: &str) {
-    assert!(answer.status.is_success(), "{what}: {} {}", answer.status, answer.text());
+    assert!(
+        answer.status.is_success(),
+        "{what}: {} {}",
+        answer.status,
+        answer.text()
+    );
 }
 
 async fn run(json_out: Option<String>) {
@@ -341,12 +350,23 @@ async fn run(json_out: Option<String>) {
     let (_, token) = t.user("warm").await;
     let source_id = submit_id(&t, &token, &url).await;
     let page = t.get_json(&format!("{ARTICLES}?size=1")).await;
-    let article_id = page["content"][0]["id"].as_str().expect("an article").to_string();
+    let article_id = page["content"][0]["id"]
+        .as_str()
+        .expect("an article")
+        .to_string();
 
-    let users = users_function::router(t.env("UsersFunction")).await.expect("users");
-    let content = content_function::router(t.env("ContentFunction")).await.expect("content");
-    let genai = genai_function::router(t.env("GenAiFunction")).await.expect("genai");
-    let web = web_function::router(t.env("WebFunction")).await.expect("web");
+    let users = users_function::router(t.env("UsersFunction"))
+        .await
+        .expect("users");
+    let content = content_function::router(t.env("ContentFunction"))
+        .await
+        .expect("content");
+    let genai = genai_function::router(t.env("GenAiFunction"))
+        .await
+        .expect("genai");
+    let web = web_function::router(t.env("WebFunction"))
+        .await
+        .expect("web");
     let worker = feed_worker(&t).await;
 
     let login_body = json!({"username": "warm", "password": password("warm")}).to_string();
@@ -378,7 +398,10 @@ async fn run(json_out: Option<String>) {
     routes.push(
         Route::new("users", "POST /api/users/auth/login")
             .measure(|_| async {
-                ok(&router::json(&users, "POST", LOGIN, &login_body).await, "login")
+                ok(
+                    &router::json(&users, "POST", LOGIN, &login_body).await,
+                    "login",
+                )
             })
             .await,
     );

@@ -31,7 +31,7 @@ const PAGE: &str = r#"<!doctype html>
 
 /// Relative URLs throughout, so the same page works under `/docs/`, `/api/ai/docs/` and a
 /// local `/lambda-url/genai` prefix.
-const INITIALIZER: &str = r#"window.addEventListener("load", () => {
+const INITIALIZER: &str = r##"window.addEventListener("load", () => {
   window.ui = SwaggerUIBundle({
     url: "openapi.json",
     dom_id: "#swagger-ui",
@@ -41,7 +41,7 @@ const INITIALIZER: &str = r#"window.addEventListener("load", () => {
     validatorUrl: null,
   });
 });
-"#;
+"##;
 
 /// The docs routes under `base` (`/docs` or `/api/ai/docs`), serving `document`.
 pub fn routes(base: &str, document: utoipa::openapi::OpenApi) -> Router {
@@ -132,9 +132,15 @@ mod tests {
     fn gzip_is_sent_only_to_clients_that_accept_it() {
         let mut h = HeaderMap::new();
         assert!(!accepts_gzip(&h));
-        h.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("br, gzip;q=0.8"));
+        h.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("br, gzip;q=0.8"),
+        );
         assert!(accepts_gzip(&h));
-        h.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("gzip;q=0, br"));
+        h.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("gzip;q=0, br"),
+        );
         assert!(!accepts_gzip(&h));
     }
 

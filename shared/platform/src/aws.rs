@@ -14,11 +14,11 @@ use aws_credential_types::Credentials;
 use aws_smithy_async::rt::sleep::default_async_sleep;
 use aws_smithy_async::time::SystemTimeSource;
 use aws_smithy_http_client::tls::{rustls_provider::CryptoMode, Provider, TlsContext, TrustStore};
+use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use aws_smithy_types::retry::RetryConfig;
 use aws_smithy_types::timeout::TimeoutConfig;
 use aws_types::region::Region;
-use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
 use aws_types::sdk_config::SdkConfig;
 
 use crate::config::Env;
@@ -126,9 +126,10 @@ fn credentials(env: &Env) -> Option<Credentials> {
     Some(Credentials::new(id, secret, token, None, "environment"))
 }
 
-/// rustls over ring trusting the Amazon roots; an `https` endpoint outside AWS (an emulator
-/// behind its own CA) gets the system store instead.
-fn https_client(endpoint: Option<&str>) -> SharedHttpClient {
+/// The SDK's HTTPS client: rustls over ring trusting the Amazon roots; an `https` endpoint
+/// outside AWS (an emulator behind its own CA) gets the system store instead. Any other
+/// `aws_config` loader in the workspace (local/, the tests) must be given this one.
+pub fn https_client(endpoint: Option<&str>) -> SharedHttpClient {
     let trust = if endpoint.is_some_and(trusts_system_store) {
         TrustStore::default()
     } else {
@@ -163,7 +164,9 @@ mod tests {
 
     #[test]
     fn the_amazon_roots_parse_as_five_certificates() {
-        let certs = AMAZON_ROOTS_PEM.matches("-----BEGIN CERTIFICATE-----").count();
+        let certs = AMAZON_ROOTS_PEM
+            .matches("-----BEGIN CERTIFICATE-----")
+            .count();
         assert_eq!(certs, 5);
         assert!(TlsContext::builder()
             .with_trust_store(TrustStore::empty().with_pem_certificate(AMAZON_ROOTS_PEM.as_bytes()))
@@ -174,8 +177,12 @@ mod tests {
     #[test]
     fn only_an_https_endpoint_outside_aws_reads_the_system_store() {
         assert!(!trusts_system_store("http://127.0.0.1:4566"));
-        assert!(!trusts_system_store("https://dynamodb.us-east-1.amazonaws.com"));
-        assert!(trusts_system_store("https://localhost.localstack.cloud:4566"));
+        assert!(!trusts_system_store(
+            "https://dynamodb.us-east-1.amazonaws.com"
+        ));
+        assert!(trusts_system_store(
+            "https://localhost.localstack.cloud:4566"
+        ));
     }
 
     #[test]

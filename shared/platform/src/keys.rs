@@ -1,9 +1,9 @@
 //! Ed25519 signing keys in PEM, the form operators pass through template parameters.
 
-use ring::rand::SystemRandom;
-use ring::signature::{Ed25519KeyPair, KeyPair};
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
+use ring::rand::SystemRandom;
+use ring::signature::{Ed25519KeyPair, KeyPair};
 
 /// DER prefix of an Ed25519 SubjectPublicKeyInfo; the 32 key bytes follow it.
 const ED25519_SPKI_PREFIX: [u8; 12] = [
@@ -27,8 +27,8 @@ pub struct GeneratedKeyPair {
 pub fn generate_ed25519() -> Result<GeneratedKeyPair, KeyError> {
     let pkcs8 = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new())
         .map_err(|e| KeyError::Invalid(e.to_string()))?;
-    let pair = Ed25519KeyPair::from_pkcs8(pkcs8.as_ref())
-        .map_err(|e| KeyError::Invalid(e.to_string()))?;
+    let pair =
+        Ed25519KeyPair::from_pkcs8(pkcs8.as_ref()).map_err(|e| KeyError::Invalid(e.to_string()))?;
     let public = public_key_bytes_of(&pair);
     Ok(GeneratedKeyPair {
         private_pem: to_pem("PRIVATE KEY", pkcs8.as_ref()),

@@ -42,7 +42,10 @@ mod tests {
     #[test]
     fn trusts_the_compiled_in_roots_and_offers_both_protocols() {
         let config = client_config().expect("config");
-        assert_eq!(config.alpn_protocols, [b"h2".to_vec(), b"http/1.1".to_vec()]);
+        assert_eq!(
+            config.alpn_protocols,
+            [b"h2".to_vec(), b"http/1.1".to_vec()]
+        );
         assert!(http_client().build().is_ok());
     }
 }
