@@ -737,6 +737,7 @@ def main(argv=None) -> int:
           f"{os.getloadavg()[0]:.2f}; {args.runs} runs per function, alternating; "
           f"release profile of Cargo.toml; sizes in MB (10^6 bytes).")
     hello_init = (results.get(HELLO) or {}).get("init_median")
+    over_budget = []
     rows = []
     for f in subjects:
         s = results.get(f.binary) or {}
@@ -749,10 +750,11 @@ def main(argv=None) -> int:
             fmt(s.get("answer_median")), fmt(s.get("total_median")),
             fmt(s.get("rss_mb")), fmt(s.get("cpu_median"), ".0f"),
             fmt(ratio, ".2f") + ("x" if ratio else ""),
+            budget(f.binary, size, ratio, over_budget),
             (f"{s['ok']}/{s['runs']} " if s else "") + (s.get("outcome") or "not run"),
         ])
     print_table(rows, ["function", "MB", "init med ms", "min", "max", "1st answer ms", "total ms",
-                       "RSS MB", "CPU ms", "init/hello", "answer (ok runs)"], args.markdown)
+                       "RSS MB", "CPU ms", "init/hello", "budget", "answer (ok runs)"], args.markdown)
     for f in subjects:
         s = results.get(f.binary) or {}
         for failure in s.get("failures", []):
@@ -766,16 +768,38 @@ def main(argv=None) -> int:
         rows = []
         for f in subjects:
             x86, arm = size_mb(bootstrap_path("x86_64", f.binary)), size_mb(bootstrap_path("arm64", f.binary))
-            rows.append([f.binary, fmt(x86, ".2f", "missing"), fmt(arm, ".2f", "missing")])
-        print_table(rows, ["function", "x86_64", "arm64"], args.markdown)
+            rows.append([f.binary, fmt(x86, ".2f", "missing"), fmt(arm, ".2f", "missing"),
+                         budget(f.binary + " arm64", arm, None, over_budget)])
+        print_table(rows, ["function", "x86_64", "arm64", "budget"], args.markdown)
         if build_ok["arm64"] is False:
             print("  the arm64 build failed; sizes are of earlier builds, if any")
     for arch, secs in build_time.items():
         print(f"build {arch}: {secs:.0f} s{'' if build_ok[arch] else ' (FAILED)'}")
 
+    print(f"budget (issue 11): every bootstrap at most {SIZE_BUDGET_MB:g} MB, every init at most "
+          f"{INIT_BUDGET_RATIO:g}x the hello-world's: "
+          + ("met" if not over_budget else "OVER for " + ", ".join(over_budget)))
+
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
-    return 0
+    return 3 if over_budget else 0
+
+
+SIZE_BUDGET_MB = 4.0
+INIT_BUDGET_RATIO = 2.0
+
+
+def budget(name: str, size: float | None, ratio: float | None, over: list) -> str:
+    """`ok`, or what is over the issue's budget (noted in `over` as well)."""
+    problems = []
+    if size is not None and size > SIZE_BUDGET_MB:
+        problems.append("size")
+    if ratio is not None and ratio > INIT_BUDGET_RATIO:
+        problems.append("init")
+    if problems:
+        over.append(f"{name} ({'+'.join(problems)})")
+        return "OVER " + "+".join(problems)
+    return "ok" if size is not None else "-"
 
 
 def measure(args, template, subjects, bootstrap, overrides) -> dict:

@@ -59,6 +59,7 @@ impl AwsClients {
             .region(Region::new(region.to_string()))
             .credentials_provider(creds)
             .timeout_config(timeouts)
+            .http_client(platform::aws::https_client(Some(endpoint)))
             .load()
             .await;
         let s3_config = aws_sdk_s3::config::Builder::from(&config)

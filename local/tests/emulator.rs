@@ -409,7 +409,7 @@ async fn routes_http_requests_like_api_gateway() {
     let seen = Seen::default();
     let stack = start_stack(&random_stack(), &seen).await;
     let base = stack.base_url().to_string();
-    let client = reqwest::Client::new();
+    let client = platform::tls::http_client().build().expect("client");
     let get = |path: &str| client.get(format!("{base}{path}")).send();
 
     let items: Value = get("/items/42?x=1")

@@ -232,7 +232,7 @@ impl Probe {
             }
             "send-work" => outcome(
                 self.aws
-                    .sqs
+                    .sqs()
                     .send_message()
                     .queue_url(&self.work_queue)
                     .message_body("hello")
@@ -241,7 +241,7 @@ impl Probe {
             ),
             "send-other" => outcome(
                 self.aws
-                    .sqs
+                    .sqs()
                     .send_message()
                     .queue_url(&self.other_queue)
                     .message_body("hello")
@@ -250,7 +250,7 @@ impl Probe {
             ),
             "s3-get" => outcome(
                 self.aws
-                    .s3
+                    .s3()
                     .get_object()
                     .bucket(&self.bucket)
                     .key("cats/missing.png")
@@ -259,7 +259,7 @@ impl Probe {
             ),
             "s3-put" => outcome(
                 self.aws
-                    .s3
+                    .s3()
                     .put_object()
                     .bucket(&self.bucket)
                     .key("cats/new.png")
@@ -303,7 +303,7 @@ async fn calls_the_policy_does_not_grant_are_refused_as_aws_refuses_them() {
         ..options(template.path(), &stack_name)
     };
     let stack = start(options, registry()).await.expect("stack starts");
-    let http = reqwest::Client::new();
+    let http = platform::tls::http_client().build().expect("client");
     let probe = |op: &'static str| {
         let http = http.clone();
         let url = format!("{}/probe/{op}", stack.base_url());

@@ -60,7 +60,7 @@ async fn run() {
     let t = TestStack::start().await;
     let feeds = FeedServer::start().await;
     let table = t.table("ContentTable");
-    let sdk = aws_config::load_from_env().await;
+    let sdk = platform::aws::sdk_config(&platform::Env::from_process());
     let counter = CallCounter::default();
     let db = aws_sdk_dynamodb::Client::from_conf(
         aws_sdk_dynamodb::config::Builder::from(&sdk)

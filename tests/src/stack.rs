@@ -89,7 +89,7 @@ impl TestStack {
         let stack = local_stack::start(options, local_stack::registry())
             .await
             .expect("start local stack");
-        let http = Client::builder()
+        let http = platform::tls::http_client()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("client");
@@ -131,7 +131,7 @@ impl TestStack {
 
     /// A DynamoDB client of the emulator, to look behind the API.
     pub async fn dynamodb(&self) -> aws_sdk_dynamodb::Client {
-        aws_sdk_dynamodb::Client::new(&aws_config::load_from_env().await)
+        aws_sdk_dynamodb::Client::new(&platform::aws::sdk_config(&Env::from_process()))
     }
 
     /// Every item of table `logical_id` (a Scan is fine in a test).

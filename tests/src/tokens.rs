@@ -35,6 +35,7 @@ pub fn claims_for(profile: &Value, exp_offset: i64, aud: &str) -> Value {
 /// `claims` signed with EdDSA by the Ed25519 key in `private_pem`.
 pub fn sign(private_pem: &str, claims: &Value) -> String {
     let (der, _) = platform::keys::parse_private_pem(private_pem).expect("key");
+    platform::jwt::install();
     jsonwebtoken::encode(
         &Header::new(Algorithm::EdDSA),
         claims,

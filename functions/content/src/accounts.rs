@@ -14,7 +14,7 @@ pub struct UsersService {
 
 impl UsersService {
     pub fn new(timeout: Duration) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
+        let http = platform::tls::http_client()
             .timeout(timeout)
             .connect_timeout(timeout)
             .build()?;

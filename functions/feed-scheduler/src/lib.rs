@@ -65,7 +65,7 @@ impl FeedScheduler {
             clock: store.clock().clone(),
             schedule: RefreshSchedule::new(store.clone()),
             store,
-            sqs: aws.sqs.clone(),
+            sqs: aws.sqs(),
             queue_url: env.require("FEED_QUEUE_URL")?.to_string(),
             sweep_queue_url: env.require("SWEEP_QUEUE_URL")?.to_string(),
             grace: grace_from_env(env)?,

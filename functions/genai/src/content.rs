@@ -179,7 +179,11 @@ mod tests {
     use super::*;
 
     fn api(base: &str) -> ContentApi {
-        ContentApi::new(reqwest::Client::new(), Some(base), Otel::default())
+        ContentApi::new(
+            platform::tls::http_client().build().expect("client"),
+            Some(base),
+            Otel::default(),
+        )
     }
 
     fn id(raw: &str) -> ArticleId {
@@ -202,7 +206,11 @@ mod tests {
             prefixed.as_str(),
             "http://127.0.0.1:8080/base/api/content/articles/x"
         );
-        let unset = ContentApi::new(reqwest::Client::new(), None, Otel::default());
+        let unset = ContentApi::new(
+            platform::tls::http_client().build().expect("client"),
+            None,
+            Otel::default(),
+        );
         let through_api = unset
             .article_url(
                 &id("x"),

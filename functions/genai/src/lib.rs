@@ -11,6 +11,7 @@ pub mod content;
 pub mod docs;
 pub mod errors;
 pub mod limits;
+mod swagger;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,7 +33,6 @@ use platform::otel::{self, Otel};
 use platform::{ApiError, BoxError, ConfigError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
 use utoipa::OpenApi;
-use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::content::ContentApi;
 use crate::docs::{Answers, OperationErrors};
@@ -56,7 +56,7 @@ const MAX_API_TIMEOUT_SECONDS: u64 = 28;
 /// the LLM settings is checked here: a bad `LLM_PROVIDER` is a 500 per request, not a crash.
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    let http = reqwest::Client::builder()
+    let http = platform::tls::http_client()
         .connect_timeout(Duration::from_secs(5))
         .user_agent(concat!("news-platform-genai/", env!("CARGO_PKG_VERSION")))
         .build()?;
@@ -132,10 +132,7 @@ pub fn app(genai: GenAi, limits: AiLimits, otel: &Otel) -> Router {
 /// Swagger UI at `path`, reading the document next to it (a relative URL, so the same page
 /// works behind the gateway prefix and on a local `/lambda-url/genai` prefix).
 fn docs(path: &str) -> Router {
-    SwaggerUi::new(path.to_string())
-        .url(format!("{path}/openapi.json"), service_openapi())
-        .config(Config::new(["openapi.json"]))
-        .into()
+    swagger::routes(path, service_openapi())
 }
 
 /// Exactly one of `articleId` or `text`; `qa`'s required question.

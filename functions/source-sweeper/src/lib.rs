@@ -38,7 +38,7 @@ pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let store = ContentStore::from_env(&env, &aws)?;
     let sweeper = Sweeper::new(store, grace_from_env(&env)?, DEFAULT_SWEEP_BATCH);
-    let queue = SweepQueue::from_env(&env, aws.sqs.clone())?;
+    let queue = SweepQueue::from_env(&env, aws.sqs())?;
     Ok(Arc::new(SourceSweeper::new(sweeper, queue)))
 }
 

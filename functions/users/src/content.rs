@@ -25,7 +25,7 @@ pub struct ContentService {
 
 impl ContentService {
     pub fn new(timeout: Duration, issuer: Arc<TokenIssuer>) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
+        let http = platform::tls::http_client()
             .timeout(timeout)
             .connect_timeout(timeout)
             .build()?;

@@ -21,7 +21,7 @@ use serde_json::json;
 use super::request::{Outgoing, Protocol};
 use super::{Guard, Refusal};
 
-/// Wraps the SDK's default HTTPS client (rustls on aws-lc, as the functions use in Lambda).
+/// Wraps an HTTPS client like the functions' own (rustls on ring).
 #[derive(Debug)]
 pub(super) struct EnforcingClient {
     inner: SharedHttpClient,
@@ -31,7 +31,7 @@ pub(super) struct EnforcingClient {
 impl EnforcingClient {
     pub(super) fn new(guard: Arc<Guard>) -> Self {
         let inner = aws_smithy_http_client::Builder::new()
-            .tls_provider(tls::Provider::Rustls(CryptoMode::AwsLc))
+            .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
             .build_https();
         Self { inner, guard }
     }

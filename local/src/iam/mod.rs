@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, RwLock};
 
+use platform::aws::ConfigBuilder;
 use platform::Env;
 use tracing::{error, warn};
 
@@ -199,9 +200,9 @@ pub fn install() {
     let _ = platform::aws::set_config_hook(enforce_policy);
 }
 
-fn enforce_policy(env: &Env, loader: aws_config::ConfigLoader) -> aws_config::ConfigLoader {
+fn enforce_policy(env: &Env, config: ConfigBuilder) -> ConfigBuilder {
     let Some(key) = env.get(FUNCTION_KEY) else {
-        return loader;
+        return config;
     };
     let guard = GUARDS
         .read()
@@ -221,7 +222,7 @@ fn enforce_policy(env: &Env, loader: aws_config::ConfigLoader) -> aws_config::Co
             DenialLog::default(),
         ))
     });
-    loader.http_client(client::EnforcingClient::new(guard))
+    config.http_client(client::EnforcingClient::new(guard))
 }
 
 #[cfg(test)]

@@ -19,11 +19,11 @@
 
 use std::time::Duration;
 
-use aws_lc_rs::digest;
 use llm::Provider;
 use platform::clock::rfc3339;
 use platform::dynamo::{n, s, Attributes, DynamoError, Item, Table};
 use platform::Clock;
+use ring::digest;
 
 use crate::model::{Answer, Task};
 use crate::prompt::PROMPT_VERSION;

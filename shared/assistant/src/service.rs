@@ -212,7 +212,7 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let llm = Llm::new(
-            reqwest::Client::new(),
+            platform::tls::http_client().build().expect("client"),
             LlmConfig::from_env(&env),
             Otel::default(),
         );

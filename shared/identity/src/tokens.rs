@@ -52,6 +52,7 @@ impl TokenIssuer {
                 reason: "must be at least 60".into(),
             });
         }
+        platform::jwt::install();
         Ok(Self {
             key: EncodingKey::from_ed_der(&der),
             kid: keys::key_id(&public),

@@ -93,7 +93,7 @@ impl News {
         Ok(Self {
             store: ingest.store().clone(),
             ingest,
-            sweeps: SweepQueue::from_env(env, aws.sqs.clone())?,
+            sweeps: SweepQueue::from_env(env, aws.sqs())?,
         })
     }
 

@@ -68,7 +68,7 @@ pub fn source_id(normalised: &str) -> String {
 
 /// The first 16 bytes of the SHA-256 of `data`, as 32 lowercase hex characters.
 pub(crate) fn short_hash(data: &[u8]) -> String {
-    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, data);
+    let digest = ring::digest::digest(&ring::digest::SHA256, data);
     digest
         .as_ref()
         .iter()

@@ -50,7 +50,8 @@ async fn store() -> ContentStore {
             .collect()
     };
     let name = format!("news-store-{}", uuid::Uuid::new_v4().simple());
-    let db = aws_sdk_dynamodb::Client::new(&aws_config::load_from_env().await);
+    let db =
+        aws_sdk_dynamodb::Client::new(&platform::aws::sdk_config(&platform::Env::from_process()));
     let mut create = db
         .create_table()
         .table_name(&name)

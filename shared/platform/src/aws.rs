@@ -1,15 +1,32 @@
 //! AWS clients, built once per cold start from a function's environment.
+//!
+//! Built without `aws-config`: in Lambda the region and credentials are environment variables,
+//! so the default provider chain (profile files, SSO, web identity with its STS client, IMDS)
+//! is neither needed nor linked. The HTTPS client trusts the Amazon root CAs compiled in
+//! instead of reading the system certificate store (~150 files, most of a cold start's CPU
+//! before this), over rustls with ring.
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use aws_config::timeout::TimeoutConfig;
-use aws_config::{BehaviorVersion, Region, SdkConfig};
+use aws_credential_types::provider::SharedCredentialsProvider;
+use aws_credential_types::Credentials;
+use aws_smithy_async::rt::sleep::default_async_sleep;
+use aws_smithy_async::time::SystemTimeSource;
+use aws_smithy_http_client::tls::{rustls_provider::CryptoMode, Provider, TlsContext, TrustStore};
+use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
+use aws_smithy_runtime_api::client::http::SharedHttpClient;
+use aws_smithy_types::retry::RetryConfig;
+use aws_smithy_types::timeout::TimeoutConfig;
+use aws_types::region::Region;
+use aws_types::sdk_config::SdkConfig;
 
 use crate::config::Env;
 
-/// Adjusts a function's AWS config before it is loaded.
-pub type ConfigHook = fn(&Env, aws_config::ConfigLoader) -> aws_config::ConfigLoader;
+pub use aws_types::sdk_config::Builder as ConfigBuilder;
+
+/// Adjusts a function's AWS config before it is built (the local stack swaps the HTTP client).
+pub type ConfigHook = fn(&Env, ConfigBuilder) -> ConfigBuilder;
 
 // Process-wide: the local stack runs all functions in one process and enforces their IAM policies.
 static CONFIG_HOOK: OnceLock<ConfigHook> = OnceLock::new();
@@ -19,53 +36,164 @@ pub fn set_config_hook(hook: ConfigHook) -> bool {
     CONFIG_HOOK.set(hook).is_ok()
 }
 
-/// The clients a function may use. Constructing a client is cheap; the connection pool and
-/// credentials are shared through the one `SdkConfig`.
+/// Amazon Root CA 1-4 and Starfield Services Root G2: every AWS service endpoint chains to one.
+const AMAZON_ROOTS_PEM: &str = include_str!("amazon-roots.pem");
+
+/// The clients a function may use. DynamoDB, which every function with AWS calls uses, is
+/// built with the config; the others only when asked for ([`Self::sqs`], ...), so a function
+/// neither pays for nor links a client it does not call. All share the one `SdkConfig`
+/// (connection pool, credentials).
 #[derive(Clone, Debug)]
 pub struct AwsClients {
     pub config: SdkConfig,
     pub dynamodb: aws_sdk_dynamodb::Client,
-    pub s3: aws_sdk_s3::Client,
-    pub sqs: aws_sdk_sqs::Client,
-    pub eventbridge: aws_sdk_eventbridge::Client,
 }
 
 impl AwsClients {
-    /// Region and endpoint come from `env` (`AWS_REGION`, `AWS_ENDPOINT_URL`), credentials from
-    /// the default chain. With an endpoint set (an emulator), S3 uses path-style addressing.
+    /// Region (`AWS_REGION`, `AWS_DEFAULT_REGION`), endpoint (`AWS_ENDPOINT_URL`) and
+    /// credentials (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, which
+    /// Lambda sets) come from `env`. Without credentials every call fails as unauthorised.
     pub async fn from_env(env: &Env) -> Self {
-        let mut loader = aws_config::defaults(BehaviorVersion::latest()).timeout_config(
+        let config = sdk_config(env);
+        Self {
+            dynamodb: aws_sdk_dynamodb::Client::new(&config),
+            config,
+        }
+    }
+
+    /// An SQS client (built on each call: keep the one you need).
+    pub fn sqs(&self) -> aws_sdk_sqs::Client {
+        aws_sdk_sqs::Client::new(&self.config)
+    }
+
+    /// An S3 client; with an endpoint set (an emulator), path-style addressing.
+    pub fn s3(&self) -> aws_sdk_s3::Client {
+        let config = aws_sdk_s3::config::Builder::from(&self.config)
+            .force_path_style(self.config.endpoint_url().is_some())
+            .build();
+        aws_sdk_s3::Client::from_conf(config)
+    }
+
+    /// An EventBridge client.
+    pub fn eventbridge(&self) -> aws_sdk_eventbridge::Client {
+        aws_sdk_eventbridge::Client::new(&self.config)
+    }
+}
+
+/// The shared config of every client: what `aws_config::load()` would give a Lambda function.
+pub fn sdk_config(env: &Env) -> SdkConfig {
+    let endpoint = env.get("AWS_ENDPOINT_URL");
+    let mut builder = SdkConfig::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .retry_config(RetryConfig::standard())
+        .timeout_config(
             TimeoutConfig::builder()
                 .connect_timeout(Duration::from_secs(3))
                 .operation_attempt_timeout(Duration::from_secs(5))
                 .operation_timeout(Duration::from_secs(12))
                 .build(),
-        );
-        if let Some(region) = env.get("AWS_REGION").or(env.get("AWS_DEFAULT_REGION")) {
-            loader = loader.region(Region::new(region.to_string()));
-        }
-        let endpoint = env.get("AWS_ENDPOINT_URL");
-        if let Some(url) = endpoint {
-            loader = loader.endpoint_url(url);
-        }
-        if let Some(hook) = CONFIG_HOOK.get() {
-            loader = hook(env, loader);
-        }
-        let config = loader.load().await;
-        let s3_config = aws_sdk_s3::config::Builder::from(&config)
-            .force_path_style(endpoint.is_some())
-            .build();
-        Self {
-            dynamodb: aws_sdk_dynamodb::Client::new(&config),
-            s3: aws_sdk_s3::Client::from_conf(s3_config),
-            sqs: aws_sdk_sqs::Client::new(&config),
-            eventbridge: aws_sdk_eventbridge::Client::new(&config),
-            config,
-        }
+        )
+        .time_source(SystemTimeSource::new())
+        .http_client(https_client(endpoint));
+    builder.set_sleep_impl(default_async_sleep());
+    if let Some(region) = env.get("AWS_REGION").or(env.get("AWS_DEFAULT_REGION")) {
+        builder = builder.region(Region::new(region.to_string()));
     }
+    if let Some(url) = endpoint {
+        builder = builder.endpoint_url(url);
+    }
+    match credentials(env) {
+        Some(credentials) => {
+            builder = builder.credentials_provider(SharedCredentialsProvider::new(credentials));
+        }
+        None => tracing::warn!(
+            "AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY is not set: AWS calls will fail"
+        ),
+    }
+    if let Some(hook) = CONFIG_HOOK.get() {
+        builder = hook(env, builder);
+    }
+    builder.build()
+}
+
+fn credentials(env: &Env) -> Option<Credentials> {
+    let id = env.get("AWS_ACCESS_KEY_ID").filter(|v| !v.is_empty())?;
+    let secret = env.get("AWS_SECRET_ACCESS_KEY").filter(|v| !v.is_empty())?;
+    let token = env
+        .get("AWS_SESSION_TOKEN")
+        .filter(|v| !v.is_empty())
+        .map(str::to_string);
+    Some(Credentials::new(id, secret, token, None, "environment"))
+}
+
+/// The SDK's HTTPS client: rustls over ring trusting the Amazon roots; an `https` endpoint
+/// outside AWS (an emulator behind its own CA) gets the system store instead. Any other
+/// `aws_config` loader in the workspace (local/, the tests) must be given this one.
+pub fn https_client(endpoint: Option<&str>) -> SharedHttpClient {
+    let trust = if endpoint.is_some_and(trusts_system_store) {
+        TrustStore::default()
+    } else {
+        TrustStore::empty().with_pem_certificate(AMAZON_ROOTS_PEM.as_bytes())
+    };
+    let tls = TlsContext::builder()
+        .with_trust_store(trust)
+        .build()
+        .unwrap_or_default();
+    aws_smithy_http_client::Builder::new()
+        .tls_provider(Provider::Rustls(CryptoMode::Ring))
+        .tls_context(tls)
+        .build_https()
+}
+
+fn trusts_system_store(endpoint: &str) -> bool {
+    let Some(rest) = endpoint.strip_prefix("https://") else {
+        return false;
+    };
+    let host = rest.split(['/', ':']).next().unwrap_or_default();
+    !(host.ends_with(".amazonaws.com") || host.ends_with(".amazonaws.com.cn"))
 }
 
 /// The full text of an SDK error (its `Display` says only "service error").
 pub fn describe<E: std::error::Error>(err: &E) -> String {
     aws_smithy_types::error::display::DisplayErrorContext(err).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_amazon_roots_parse_as_five_certificates() {
+        let certs = AMAZON_ROOTS_PEM
+            .matches("-----BEGIN CERTIFICATE-----")
+            .count();
+        assert_eq!(certs, 5);
+        assert!(TlsContext::builder()
+            .with_trust_store(TrustStore::empty().with_pem_certificate(AMAZON_ROOTS_PEM.as_bytes()))
+            .build()
+            .is_ok());
+    }
+
+    #[test]
+    fn only_an_https_endpoint_outside_aws_reads_the_system_store() {
+        assert!(!trusts_system_store("http://127.0.0.1:4566"));
+        assert!(!trusts_system_store(
+            "https://dynamodb.us-east-1.amazonaws.com"
+        ));
+        assert!(trusts_system_store(
+            "https://localhost.localstack.cloud:4566"
+        ));
+    }
+
+    #[test]
+    fn credentials_come_from_the_environment() {
+        let env = Env::new()
+            .with("AWS_ACCESS_KEY_ID", "AKID")
+            .with("AWS_SECRET_ACCESS_KEY", "secret")
+            .with("AWS_SESSION_TOKEN", "token");
+        let found = credentials(&env).expect("credentials");
+        assert_eq!(found.access_key_id(), "AKID");
+        assert_eq!(found.session_token(), Some("token"));
+        assert!(credentials(&Env::new().with("AWS_ACCESS_KEY_ID", "AKID")).is_none());
+    }
 }

@@ -1,8 +1,9 @@
 //! Ed25519 signing keys in PEM, the form operators pass through template parameters.
 
-use aws_lc_rs::signature::{Ed25519KeyPair, KeyPair};
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
+use ring::rand::SystemRandom;
+use ring::signature::{Ed25519KeyPair, KeyPair};
 
 /// DER prefix of an Ed25519 SubjectPublicKeyInfo; the 32 key bytes follow it.
 const ED25519_SPKI_PREFIX: [u8; 12] = [
@@ -24,10 +25,10 @@ pub struct GeneratedKeyPair {
 }
 
 pub fn generate_ed25519() -> Result<GeneratedKeyPair, KeyError> {
-    let pair = Ed25519KeyPair::generate().map_err(|e| KeyError::Invalid(e.to_string()))?;
-    let pkcs8 = pair
-        .to_pkcs8v1()
+    let pkcs8 = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new())
         .map_err(|e| KeyError::Invalid(e.to_string()))?;
+    let pair =
+        Ed25519KeyPair::from_pkcs8(pkcs8.as_ref()).map_err(|e| KeyError::Invalid(e.to_string()))?;
     let public = public_key_bytes_of(&pair);
     Ok(GeneratedKeyPair {
         private_pem: to_pem("PRIVATE KEY", pkcs8.as_ref()),
@@ -66,7 +67,7 @@ pub fn public_pem_from_raw(raw: &[u8; 32]) -> String {
 
 /// A stable key id: the first 16 characters of the base64url SHA-256 of the public key.
 pub fn key_id(raw_public: &[u8; 32]) -> String {
-    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, raw_public);
+    let digest = ring::digest::digest(&ring::digest::SHA256, raw_public);
     URL_SAFE_NO_PAD.encode(digest.as_ref())[..16].to_string()
 }
 

@@ -18,7 +18,9 @@ where
     Fut: Future<Output = Result<H, BoxError>>,
     H: Into<Function>,
 {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    // Lambda sends one event at a time: worker threads would only cost start-up time and
+    // context switches (`spawn_blocking` still has its own pool).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async move {

@@ -3,7 +3,8 @@
 //! Always here, and all a domain crate may use: configuration ([`Env`]), the [`clock`],
 //! input validation ([`FieldError`], [`Invalid`]) and [`logging`]. Behind features:
 //! - `aws`: the AWS clients and the DynamoDB toolkit ([`dynamo`]);
-//! - `tokens`: token verification ([`tokens`], [`keys`]);
+//! - `tokens`: token verification ([`tokens`], [`keys`], [`jwt`], ring as the JWT backend);
+//! - `http-client`: the reqwest client builder every function uses ([`tls`]);
 //! - `ratelimit`: per-client limits in a DynamoDB table ([`ratelimit`]); its 429 needs `edge`;
 //! - `otel`: metrics and traces exported as OTLP JSON ([`otel`]); its router layer needs
 //!   `edge` too;
@@ -25,6 +26,8 @@ pub mod function;
 #[cfg(feature = "edge")]
 pub mod http;
 #[cfg(feature = "tokens")]
+pub mod jwt;
+#[cfg(feature = "tokens")]
 pub mod keys;
 #[cfg(feature = "edge")]
 pub mod lambda;
@@ -35,6 +38,8 @@ pub mod openapi;
 pub mod otel;
 #[cfg(feature = "ratelimit")]
 pub mod ratelimit;
+#[cfg(feature = "http-client")]
+pub mod tls;
 #[cfg(feature = "tokens")]
 pub mod tokens;
 pub mod validation;

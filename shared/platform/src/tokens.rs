@@ -69,6 +69,7 @@ pub struct TokenVerifier {
 
 impl TokenVerifier {
     pub fn new(public_keys: &[[u8; 32]], issuer: &str, audience: &str) -> Self {
+        crate::jwt::install();
         let keys = public_keys
             .iter()
             .map(|raw| (keys::key_id(raw), DecodingKey::from_ed_der(raw)))
@@ -166,6 +167,7 @@ mod tests {
     use jsonwebtoken::{EncodingKey, Header};
 
     fn pair() -> (EncodingKey, [u8; 32]) {
+        crate::jwt::install();
         let generated = keys::generate_ed25519().expect("key");
         let (der, public) = keys::parse_private_pem(&generated.private_pem).expect("parse");
         (EncodingKey::from_ed_der(&der), public)

@@ -104,7 +104,7 @@ impl FeedFetcher {
         let resolver = GuardedResolver {
             allow_private_networks: config.allow_private_networks,
         };
-        let client = reqwest::Client::builder()
+        let client = platform::tls::http_client()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(config.timeout)
             .connect_timeout(config.timeout)

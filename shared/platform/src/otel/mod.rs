@@ -226,13 +226,17 @@ pub(crate) mod tests {
         Otel::from_env(
             &env.with("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9/"),
             "svc",
-            reqwest::Client::new(),
+            crate::tls::http_client().build().expect("client"),
         )
     }
 
     #[test]
     fn unset_endpoint_is_off() {
-        let otel = Otel::from_env(&Env::new(), "svc", reqwest::Client::new());
+        let otel = Otel::from_env(
+            &Env::new(),
+            "svc",
+            crate::tls::http_client().build().expect("client"),
+        );
         assert!(!otel.is_enabled());
         otel.add(&COUNT, 1, &[("a", "b")]);
         let mut span = otel.span(SpanKind::Client, || unreachable!("name not built when off"));
@@ -241,7 +245,12 @@ pub(crate) mod tests {
         let disabled = Env::new()
             .with("OTEL_EXPORTER_OTLP_ENDPOINT", "http://x")
             .with("OTEL_SDK_DISABLED", "true");
-        assert!(!Otel::from_env(&disabled, "svc", reqwest::Client::new()).is_enabled());
+        assert!(!Otel::from_env(
+            &disabled,
+            "svc",
+            crate::tls::http_client().build().expect("client")
+        )
+        .is_enabled());
     }
 
     #[test]

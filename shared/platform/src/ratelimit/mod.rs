@@ -145,7 +145,7 @@ impl ClientKey {
         if safe {
             Self(format!("{kind}:{raw}"))
         } else {
-            let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, raw.as_bytes());
+            let digest = ring::digest::digest(&ring::digest::SHA256, raw.as_bytes());
             let hex: String = digest
                 .as_ref()
                 .iter()

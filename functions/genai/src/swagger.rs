@@ -1,0 +1,156 @@
+//! The interactive docs at `/docs/`: Swagger UI reading the document next to it. Its two
+//! large files are embedded gzip-compressed (see `build.rs`) and sent as they are to clients
+//! that accept gzip (every browser), inflated for the others.
+
+use std::io::Read;
+
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use platform::ApiError;
+
+const BUNDLE_JS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/swagger-ui-bundle.js.gz"));
+const CSS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/swagger-ui.css.gz"));
+
+const PAGE: &str = r#"<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>GenAI service API</title>
+<link rel="stylesheet" href="swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="swagger-ui-bundle.js"></script>
+<script src="swagger-initializer.js"></script>
+</body>
+</html>
+"#;
+
+/// Relative URLs throughout, so the same page works under `/docs/`, `/api/ai/docs/` and a
+/// local `/lambda-url/genai` prefix.
+const INITIALIZER: &str = r##"window.addEventListener("load", () => {
+  window.ui = SwaggerUIBundle({
+    url: "openapi.json",
+    dom_id: "#swagger-ui",
+    deepLinking: true,
+    layout: "BaseLayout",
+    presets: [SwaggerUIBundle.presets.apis],
+    validatorUrl: null,
+  });
+});
+"##;
+
+/// The docs routes under `base` (`/docs` or `/api/ai/docs`), serving `document`.
+pub fn routes(base: &str, document: utoipa::openapi::OpenApi) -> Router {
+    let index = format!("{base}/");
+    let redirect_to = index.clone();
+    Router::new()
+        .route(base, get(move || async move { Redirect::to(&redirect_to) }))
+        .route(&index, get(|| async { html(PAGE) }))
+        .route(&format!("{base}/index.html"), get(|| async { html(PAGE) }))
+        .route(
+            &format!("{base}/swagger-initializer.js"),
+            get(|| async { text("text/javascript; charset=utf-8", INITIALIZER) }),
+        )
+        .route(
+            &format!("{base}/swagger-ui-bundle.js"),
+            get(|headers: HeaderMap| async move {
+                gzipped(&headers, "text/javascript; charset=utf-8", BUNDLE_JS)
+            }),
+        )
+        .route(
+            &format!("{base}/swagger-ui.css"),
+            get(|headers: HeaderMap| async move { gzipped(&headers, "text/css; charset=utf-8", CSS) }),
+        )
+        .route(
+            &format!("{base}/openapi.json"),
+            get(move || std::future::ready(Json(document.clone()))),
+        )
+}
+
+fn html(page: &'static str) -> Response {
+    text("text/html; charset=utf-8", page)
+}
+
+fn text(content_type: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type)], body).into_response()
+}
+
+fn gzipped(headers: &HeaderMap, content_type: &'static str, bytes: &'static [u8]) -> Response {
+    let mut response = if accepts_gzip(headers) {
+        let mut response = bytes.into_response();
+        response
+            .headers_mut()
+            .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        response
+    } else {
+        let mut out = Vec::with_capacity(bytes.len() * 4);
+        match flate2::read::GzDecoder::new(bytes).read_to_end(&mut out) {
+            Ok(_) => out.into_response(),
+            Err(e) => return ApiError::internal("inflate an embedded file", e).into_response(),
+        }
+    };
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=3600"),
+    );
+    *response.status_mut() = StatusCode::OK;
+    response
+}
+
+/// `Accept-Encoding` names gzip (or `*`) without `q=0`.
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| {
+            let mut parts = item.split(';');
+            let coding = parts.next().unwrap_or("").trim();
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q == 0.0)
+            });
+            (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gzip_is_sent_only_to_clients_that_accept_it() {
+        let mut h = HeaderMap::new();
+        assert!(!accepts_gzip(&h));
+        h.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("br, gzip;q=0.8"),
+        );
+        assert!(accepts_gzip(&h));
+        h.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("gzip;q=0, br"),
+        );
+        assert!(!accepts_gzip(&h));
+    }
+
+    #[test]
+    fn the_embedded_files_inflate_to_swagger_ui() {
+        let mut js = String::new();
+        flate2::read::GzDecoder::new(BUNDLE_JS)
+            .read_to_string(&mut js)
+            .expect("inflate");
+        assert!(js.contains("SwaggerUIBundle"));
+        assert!(BUNDLE_JS.len() * 3 < js.len(), "stored compressed");
+    }
+}
