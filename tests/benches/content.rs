@@ -154,7 +154,7 @@ async fn run() {
         (
             "by source",
             ArticleFilter {
-                source_id: Some(source.id.clone()),
+                source_ids: vec![source.id.clone()],
                 topic_id: None,
             },
             format!("sourceId={}&", source.id),
@@ -162,7 +162,7 @@ async fn run() {
         (
             "by topic",
             ArticleFilter {
-                source_id: None,
+                source_ids: Vec::new(),
                 topic_id: Some(topic.id.clone()),
             },
             format!("topicId={}&", topic.id),

@@ -38,7 +38,7 @@ async fn every_http_answer_carries_hsts() {
     );
     let template = Template::load(&repo_root().join("template.yaml")).expect("template.yaml");
     let t = TestStack::start().await;
-    let client = reqwest::Client::new();
+    let client = platform::tls::http_client().build().unwrap();
 
     let mut urls = Vec::new();
     for function in template.functions().expect("functions") {

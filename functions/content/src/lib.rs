@@ -346,7 +346,7 @@ struct ArticleQuery {
     /// sources add nothing.
     #[param(style = Form, explode, schema_with = feed_source_ids)]
     source_id: Option<Vec<String>>,
-    /// Only this topic's articles (with at most one `sourceId`).
+    /// Only this topic's articles (with `sourceId`s: the topic's articles from those sources).
     #[param(max_length = 200)]
     topic_id: Option<String>,
     /// The page, from 0 (default 0); pages past 49 are refused, so `totalPages` counts at
@@ -381,7 +381,7 @@ fn feed_source_ids() -> utoipa::openapi::schema::Array {
     params(ArticleQuery),
     responses(
         (status = 200, description = "A page of articles (without paragraphs)", body = Page<Article>),
-        (status = 400, description = "A query parameter is invalid: `page` past 49, `size` outside 1 to 100, more than 50 `sourceId`s, or several `sourceId`s with a `topicId`", body = ErrorBody),
+        (status = 400, description = "A query parameter is invalid: `page` past 49, `size` outside 1 to 100, or more than 50 `sourceId`s", body = ErrorBody),
     )
 )]
 async fn articles(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Answer<Page<Article>> {
@@ -420,18 +420,11 @@ async fn articles(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Ans
         .into_iter()
         .filter(|id| !id.trim().is_empty())
         .collect();
-    let answer = if source_ids.len() > 1 {
-        if query.topic_id.is_some() {
-            return Err(platform::Invalid::field(
-                "topicId",
-                "cannot be combined with more than one sourceId",
-            )
-            .into());
-        }
+    let answer = if source_ids.len() > 1 && query.topic_id.is_none() {
         let sources = FeedSources::parse(source_ids)?;
         state.news.feed(&sources, page).await
     } else {
-        let filter = ArticleFilter::parse(source_ids.into_iter().next(), query.topic_id);
+        let filter = ArticleFilter::parse(source_ids, query.topic_id);
         state.news.articles(&filter, page).await
     };
     answer.map(axum::Json).map_err(to_api)

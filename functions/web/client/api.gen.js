@@ -171,6 +171,11 @@ import { request } from "./http.js";
  */
 
 /**
+ * One entry of a saved-articles list: the content service's article id format.
+ * @typedef {string} SavedArticleIdEntry
+ */
+
+/**
  * A user's saved articles, newest first.
  * @typedef {Object} SavedArticleIds
  * @property {Array<string>} ids Article ids, newest saved first; at most 100.
@@ -179,7 +184,7 @@ import { request } from "./http.js";
 /**
  * Article ids to add to the saved articles (a browser's own list, when its user logs in).
  * @typedef {Object} SavedArticleIdsMerge
- * @property {Array<string>} ids Article ids, newest first; those already saved are skipped, the rest are kept after the saved ones.
+ * @property {Array<SavedArticleIdEntry>} ids Article ids, newest first; those already saved are skipped, the rest are kept after the saved ones.
  */
 
 /**

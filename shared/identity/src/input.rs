@@ -423,9 +423,14 @@ mod tests {
 pub struct SavedArticleIdsMerge {
     /// Article ids, newest first; those already saved are skipped, the rest are kept after
     /// the saved ones.
-    #[schema(required = true, value_type = Vec<String>, max_items = 100)]
+    #[schema(required = true, value_type = Vec<SavedArticleIdEntry>, max_items = 100)]
     pub ids: Option<Vec<String>>,
 }
+
+/// One entry of a saved-articles list: the content service's article id format.
+#[derive(utoipa::ToSchema)]
+#[schema(min_length = 1, max_length = 64, pattern = "^[A-Za-z0-9_-]+$")]
+pub struct SavedArticleIdEntry(pub String);
 
 impl SavedArticleIdsMerge {
     pub fn parse(self) -> Result<Vec<SavedArticleId>, Invalid> {

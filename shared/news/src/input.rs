@@ -129,12 +129,18 @@ impl FeedSources {
 }
 
 impl ArticleFilter {
-    /// Articles of this source and/or topic; a blank id filters nothing.
-    pub fn parse(source_id: Option<String>, topic_id: Option<String>) -> Self {
-        let given = |id: Option<String>| id.filter(|id| !id.trim().is_empty());
+    /// Articles of these sources and/or this topic; a blank id filters nothing. Several
+    /// sources without a topic are a personal feed ([`FeedSources`]), not a filter.
+    pub fn parse(source_ids: Vec<String>, topic_id: Option<String>) -> Self {
+        let mut sources: Vec<String> = Vec::with_capacity(source_ids.len());
+        for id in source_ids {
+            if !id.trim().is_empty() && !sources.contains(&id) {
+                sources.push(id);
+            }
+        }
         Self {
-            source_id: given(source_id),
-            topic_id: given(topic_id),
+            source_ids: sources,
+            topic_id: topic_id.filter(|id| !id.trim().is_empty()),
         }
     }
 }
@@ -290,10 +296,17 @@ mod tests {
     #[test]
     fn blank_filters_filter_nothing() {
         assert_eq!(
-            ArticleFilter::parse(Some(" ".into()), Some("tech".into())),
+            ArticleFilter::parse(vec![" ".into()], Some("tech".into())),
             ArticleFilter {
-                source_id: None,
+                source_ids: Vec::new(),
                 topic_id: Some("tech".into())
+            }
+        );
+        assert_eq!(
+            ArticleFilter::parse(vec!["a".into(), "".into(), "a".into(), "b".into()], None),
+            ArticleFilter {
+                source_ids: vec!["a".into(), "b".into()],
+                topic_id: None
             }
         );
     }

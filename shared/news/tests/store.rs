@@ -193,7 +193,7 @@ async fn upserts_are_idempotent_and_pages_are_newest_first() {
         .articles_page(
             &ArticleFilter {
                 topic_id: Some("science".into()),
-                source_id: None,
+                source_ids: Vec::new(),
             },
             0,
             10,
@@ -295,7 +295,7 @@ async fn batch_upserts_store_each_article_once_with_exact_counters() {
     let by_source = store
         .articles_page(
             &ArticleFilter {
-                source_id: Some("b1".into()),
+                source_ids: vec!["b1".into()],
                 topic_id: None,
             },
             0,

@@ -255,25 +255,27 @@ impl ContentStore {
         let skip = usize::try_from(u64::from(page) * u64::from(size)).unwrap_or(usize::MAX);
         let size_wanted = usize::try_from(size).unwrap_or(usize::MAX);
         let wanted = skip.saturating_add(size_wanted);
-        let (ids, total) = match (&filter.source_id, &filter.topic_id) {
-            (None, None) => (
+        let (ids, total) = match (filter.source_ids.as_slice(), &filter.topic_id) {
+            ([], None) => (
                 self.newest_article_ids(wanted).await?,
                 self.count(article_count_key()).await?,
             ),
-            (Some(source), None) => (
-                self.row_article_ids(&source_pk(source), None, Some(wanted))
+            // Several sources without a topic are a personal feed (`feed_page`), which the
+            // edge routes there; here they would read like the first alone, never more.
+            ([source, ..], None) => (
+                self.row_article_ids(&source_pk(source), &[], Some(wanted))
                     .await?,
                 self.count(source_key(source)).await?,
             ),
-            (None, Some(topic)) => (
-                self.row_article_ids(&topic_pk(topic), None, Some(wanted))
+            ([], Some(topic)) => (
+                self.row_article_ids(&topic_pk(topic), &[], Some(wanted))
                     .await?,
                 self.count(topic_key(topic)).await?,
             ),
-            (Some(source), Some(topic)) => {
+            (sources, Some(topic)) => {
                 // The topic's rows filtered by source: counted as they are read, all of them.
                 let ids = self
-                    .row_article_ids(&topic_pk(topic), Some(source), None)
+                    .row_article_ids(&topic_pk(topic), sources, None)
                     .await?;
                 let total = u64::try_from(ids.len()).unwrap_or(u64::MAX);
                 (ids, total)
@@ -319,7 +321,7 @@ impl ContentStore {
     async fn row_article_ids(
         &self,
         pk: &str,
-        source: Option<&str>,
+        sources: &[String],
         limit: Option<usize>,
     ) -> Result<Vec<String>, StoreError> {
         let mut query = self
@@ -329,10 +331,13 @@ impl ContentStore {
             .expression_attribute_values(":pk", s(pk))
             .expression_attribute_values(":rows", s(ARTICLE_ROW))
             .scan_index_forward(false);
-        if let Some(source) = source {
-            query = query
-                .filter_expression("sourceId = :source")
-                .expression_attribute_values(":source", s(source));
+        if !sources.is_empty() {
+            // At most 50 sources (the feed's cap): within `IN`'s 100 operands.
+            let names: Vec<String> = (0..sources.len()).map(|i| format!(":source{i}")).collect();
+            query = query.filter_expression(format!("sourceId IN ({})", names.join(", ")));
+            for (name, source) in names.iter().zip(sources) {
+                query = query.expression_attribute_values(name.as_str(), s(source));
+            }
         } else if let Some(limit) = limit {
             query = query.limit(page_limit(limit));
         }

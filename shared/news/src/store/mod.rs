@@ -157,7 +157,8 @@ pub struct FetchState {
 /// Which articles a page lists.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ArticleFilter {
-    pub source_id: Option<String>,
+    /// No source, one, or (with a topic) several: the topic's articles from any of them.
+    pub source_ids: Vec<String>,
     pub topic_id: Option<String>,
 }
 
