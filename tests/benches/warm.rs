@@ -350,6 +350,9 @@ async fn run(json_out: Option<String>) {
     let url = feeds.put("/wire.xml", FeedDocument::rss(generated_rss("Wire", 0, 20)));
     let (_, token) = t.user("warm").await;
     let source_id = submit_id(&t, &token, &url).await;
+    // A source nobody subscribes to is not refreshed: subscribe, as a reader would.
+    let subscribed = t.subscribe(&token, &source_id).await;
+    assert_eq!(subscribed.status(), 200, "subscribe");
     let page = t.get_json(&format!("{ARTICLES}?size=1")).await;
     let article_id = page["content"][0]["id"]
         .as_str()
