@@ -8,6 +8,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::{Json, Router};
+use platform::http::accepts_gzip;
 use platform::ApiError;
 
 const BUNDLE_JS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/swagger-ui-bundle.js.gz"));
@@ -104,45 +105,9 @@ fn gzipped(headers: &HeaderMap, content_type: &'static str, bytes: &'static [u8]
     response
 }
 
-/// `Accept-Encoding` names gzip (or `*`) without `q=0`.
-fn accepts_gzip(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::ACCEPT_ENCODING)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|item| {
-            let mut parts = item.split(';');
-            let coding = parts.next().unwrap_or("").trim();
-            let refused = parts.any(|p| {
-                p.trim()
-                    .strip_prefix("q=")
-                    .and_then(|q| q.trim().parse::<f32>().ok())
-                    .is_some_and(|q| q == 0.0)
-            });
-            (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gzip_is_sent_only_to_clients_that_accept_it() {
-        let mut h = HeaderMap::new();
-        assert!(!accepts_gzip(&h));
-        h.insert(
-            header::ACCEPT_ENCODING,
-            HeaderValue::from_static("br, gzip;q=0.8"),
-        );
-        assert!(accepts_gzip(&h));
-        h.insert(
-            header::ACCEPT_ENCODING,
-            HeaderValue::from_static("gzip;q=0, br"),
-        );
-        assert!(!accepts_gzip(&h));
-    }
 
     #[test]
     fn the_embedded_files_inflate_to_swagger_ui() {

@@ -20,6 +20,7 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use platform::http::accepts_gzip;
 use platform::openapi::{ErrorBody, Health};
 use platform::{ApiError, BoxError, Env, ErrorKind, ErrorStyle};
 use utoipa::OpenApi;
@@ -229,26 +230,6 @@ fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .any(|candidate| candidate.trim() == "*" || tag(candidate) == tag(etag))
-}
-
-/// `Accept-Encoding` lists gzip (or `*`) without `q=0`.
-fn accepts_gzip(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::ACCEPT_ENCODING)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|item| {
-            let mut parts = item.split(';');
-            let coding = parts.next().unwrap_or("").trim();
-            let refused = parts.any(|p| {
-                p.trim()
-                    .strip_prefix("q=")
-                    .and_then(|q| q.trim().parse::<f32>().ok())
-                    .is_some_and(|q| q == 0.0)
-            });
-            (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
-        })
 }
 
 fn set(response: &mut Response, name: HeaderName, value: &'static str) {

@@ -304,8 +304,44 @@ pub fn internal_api_base(
         .or_else(|| api_origin(extensions))
 }
 
+/// `Accept-Encoding` lists gzip (or `*`) without `q=0`: whether a gzipped asset may be sent.
+pub fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| {
+            let mut parts = item.split(';');
+            let coding = parts.next().unwrap_or("").trim();
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q == 0.0)
+            });
+            (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
+        })
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn gzip_is_sent_only_to_clients_that_accept_it() {
+        let mut h = HeaderMap::new();
+        assert!(!accepts_gzip(&h));
+        h.insert(
+            header::ACCEPT_ENCODING,
+            axum::http::HeaderValue::from_static("br, gzip;q=0.8"),
+        );
+        assert!(accepts_gzip(&h));
+        h.insert(
+            header::ACCEPT_ENCODING,
+            axum::http::HeaderValue::from_static("gzip;q=0, br"),
+        );
+        assert!(!accepts_gzip(&h));
+    }
+
     use super::*;
 
     #[derive(serde::Deserialize, Debug)]
