@@ -412,6 +412,8 @@ try {
     await page.getByRole("button", { name: "Unsubscribe" }).click();
     await waitForPath(page, "/sources");
     await waitForText(announcer(page), "was removed");
+    // The announcement can come before the list is drawn: wait for its first card.
+    await page.locator(".source-card h3").first().waitFor();
     const listed = await page.locator(".source-card h3").allTextContents();
     assert(listed.length === 1 && listed[0].includes("Loopback Tech Daily"), `only the tech source is left (${listed})`);
   });
