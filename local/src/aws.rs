@@ -54,14 +54,16 @@ impl AwsClients {
             .connect_timeout(Duration::from_secs(3))
             .operation_attempt_timeout(Duration::from_secs(20))
             .build();
-        let config = aws_config::defaults(BehaviorVersion::latest())
+        let mut loader = aws_config::defaults(BehaviorVersion::latest())
             .endpoint_url(endpoint)
             .region(Region::new(region.to_string()))
             .credentials_provider(creds)
-            .timeout_config(timeouts)
-            .http_client(platform::aws::https_client(Some(endpoint)))
-            .load()
-            .await;
+            .timeout_config(timeouts);
+        match platform::aws::AwsHttpClient::new(None) {
+            Ok(client) => loader = loader.http_client(client),
+            Err(e) => tracing::error!(error = %e, "the AWS HTTP client could not be built"),
+        }
+        let config = loader.load().await;
         let s3_config = aws_sdk_s3::config::Builder::from(&config)
             .force_path_style(true)
             .build();

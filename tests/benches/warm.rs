@@ -67,7 +67,9 @@ fn take_calls() -> Vec<AwsCall> {
 }
 
 fn record(_env: &Env, config: ConfigBuilder) -> ConfigBuilder {
-    let inner = aws_smithy_http_client::Builder::new().build_http();
+    let inner = SharedHttpClient::new(
+        platform::aws::AwsHttpClient::new(None).expect("the functions' AWS HTTP client"),
+    );
     config.http_client(Recording { inner })
 }
 

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use aws_smithy_http_client::tls::{self, rustls_provider::CryptoMode};
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
 use aws_smithy_runtime_api::client::http::{
@@ -21,7 +20,7 @@ use serde_json::json;
 use super::request::{Outgoing, Protocol};
 use super::{Guard, Refusal};
 
-/// Wraps an HTTPS client like the functions' own (rustls on ring).
+/// Wraps the functions' own HTTPS client (`platform::aws::AwsHttpClient`).
 #[derive(Debug)]
 pub(super) struct EnforcingClient {
     inner: SharedHttpClient,
@@ -29,11 +28,11 @@ pub(super) struct EnforcingClient {
 }
 
 impl EnforcingClient {
-    pub(super) fn new(guard: Arc<Guard>) -> Self {
-        let inner = aws_smithy_http_client::Builder::new()
-            .tls_provider(tls::Provider::Rustls(CryptoMode::Ring))
-            .build_https();
-        Self { inner, guard }
+    pub(super) fn new(guard: Arc<Guard>, inner: platform::aws::AwsHttpClient) -> Self {
+        Self {
+            inner: SharedHttpClient::new(inner),
+            guard,
+        }
     }
 }
 

@@ -222,7 +222,14 @@ fn enforce_policy(env: &Env, config: ConfigBuilder) -> ConfigBuilder {
             DenialLog::default(),
         ))
     });
-    config.http_client(client::EnforcingClient::new(guard))
+    match platform::aws::https_client(env) {
+        Ok(inner) => config.http_client(client::EnforcingClient::new(guard, inner)),
+        Err(e) => {
+            // Without a client of its own every call fails; none goes out unchecked.
+            error!(key, error = %e, "the AWS HTTP client could not be built");
+            config
+        }
+    }
 }
 
 #[cfg(test)]

@@ -71,7 +71,7 @@ pub async fn aws_config() -> aws_config::SdkConfig {
         .credentials_provider(aws_sdk_sqs::config::Credentials::new(
             "test", "test", None, None, "test",
         ))
-        .http_client(platform::aws::https_client(None))
+        .http_client(platform::aws::AwsHttpClient::new(None).expect("AWS HTTP client"))
         .load()
         .await
 }

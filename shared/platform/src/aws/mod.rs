@@ -2,9 +2,11 @@
 //!
 //! Built without `aws-config`: in Lambda the region and credentials are environment variables,
 //! so the default provider chain (profile files, SSO, web identity with its STS client, IMDS)
-//! is neither needed nor linked. The HTTPS client trusts the Amazon root CAs compiled in
-//! instead of reading the system certificate store (~150 files, most of a cold start's CPU
-//! before this), over rustls with ring.
+//! is neither needed nor linked. The HTTPS client ([`AwsHttpClient`]) trusts the Amazon root
+//! CAs compiled in instead of reading the system certificate store (~150 files, most of a cold
+//! start's CPU before this), over rustls with ring.
+
+mod http;
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -13,9 +15,7 @@ use aws_credential_types::provider::SharedCredentialsProvider;
 use aws_credential_types::Credentials;
 use aws_smithy_async::rt::sleep::default_async_sleep;
 use aws_smithy_async::time::SystemTimeSource;
-use aws_smithy_http_client::tls::{rustls_provider::CryptoMode, Provider, TlsContext, TrustStore};
 use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
-use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use aws_smithy_types::retry::RetryConfig;
 use aws_smithy_types::timeout::TimeoutConfig;
 use aws_types::region::Region;
@@ -24,6 +24,7 @@ use aws_types::sdk_config::SdkConfig;
 use crate::config::Env;
 
 pub use aws_types::sdk_config::Builder as ConfigBuilder;
+pub use http::{AwsHttpClient, AwsHttpError};
 
 /// Adjusts a function's AWS config before it is built (the local stack swaps the HTTP client).
 pub type ConfigHook = fn(&Env, ConfigBuilder) -> ConfigBuilder;
@@ -35,9 +36,6 @@ static CONFIG_HOOK: OnceLock<ConfigHook> = OnceLock::new();
 pub fn set_config_hook(hook: ConfigHook) -> bool {
     CONFIG_HOOK.set(hook).is_ok()
 }
-
-/// Amazon Root CA 1-4 and Starfield Services Root G2: every AWS service endpoint chains to one.
-const AMAZON_ROOTS_PEM: &str = include_str!("amazon-roots.pem");
 
 /// The clients a function may use. DynamoDB, which every function with AWS calls uses, is
 /// built with the config; the others only when asked for ([`Self::sqs`], ...), so a function
@@ -93,9 +91,13 @@ pub fn sdk_config(env: &Env) -> SdkConfig {
                 .operation_timeout(Duration::from_secs(12))
                 .build(),
         )
-        .time_source(SystemTimeSource::new())
-        .http_client(https_client(endpoint));
+        .time_source(SystemTimeSource::new());
     builder.set_sleep_impl(default_async_sleep());
+    match https_client(env) {
+        Ok(client) => builder = builder.http_client(client),
+        // Every call then fails naming the missing client; the cause is in this line.
+        Err(e) => tracing::error!(error = %e, "the AWS HTTP client could not be built"),
+    }
     if let Some(region) = env.get("AWS_REGION").or(env.get("AWS_DEFAULT_REGION")) {
         builder = builder.region(Region::new(region.to_string()));
     }
@@ -126,31 +128,17 @@ fn credentials(env: &Env) -> Option<Credentials> {
     Some(Credentials::new(id, secret, token, None, "environment"))
 }
 
-/// The SDK's HTTPS client: rustls over ring trusting the Amazon roots; an `https` endpoint
-/// outside AWS (an emulator behind its own CA) gets the system store instead. Any other
-/// `aws_config` loader in the workspace (local/, the tests) must be given this one.
-pub fn https_client(endpoint: Option<&str>) -> SharedHttpClient {
-    let trust = if endpoint.is_some_and(trusts_system_store) {
-        TrustStore::default()
-    } else {
-        TrustStore::empty().with_pem_certificate(AMAZON_ROOTS_PEM.as_bytes())
-    };
-    let tls = TlsContext::builder()
-        .with_trust_store(trust)
-        .build()
-        .unwrap_or_default();
-    aws_smithy_http_client::Builder::new()
-        .tls_provider(Provider::Rustls(CryptoMode::Ring))
-        .tls_context(tls)
-        .build_https()
-}
-
-fn trusts_system_store(endpoint: &str) -> bool {
-    let Some(rest) = endpoint.strip_prefix("https://") else {
-        return false;
-    };
-    let host = rest.split(['/', ':']).next().unwrap_or_default();
-    !(host.ends_with(".amazonaws.com") || host.ends_with(".amazonaws.com.cn"))
+/// The SDK's HTTPS client: rustls over ring trusting the Amazon roots, and the certificates of
+/// the PEM file `AWS_CA_BUNDLE` names (the SDKs' variable for an endpoint behind a private CA).
+pub fn https_client(env: &Env) -> Result<AwsHttpClient, AwsHttpError> {
+    match env.get("AWS_CA_BUNDLE").filter(|v| !v.is_empty()) {
+        None => AwsHttpClient::new(None),
+        Some(path) => {
+            let pem = std::fs::read(path)
+                .map_err(|e| AwsHttpError::Pem(format!("AWS_CA_BUNDLE {path}: {e}")))?;
+            AwsHttpClient::new(Some(&pem))
+        }
+    }
 }
 
 /// The full text of an SDK error (its `Display` says only "service error").
@@ -163,26 +151,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_amazon_roots_parse_as_five_certificates() {
-        let certs = AMAZON_ROOTS_PEM
-            .matches("-----BEGIN CERTIFICATE-----")
-            .count();
-        assert_eq!(certs, 5);
-        assert!(TlsContext::builder()
-            .with_trust_store(TrustStore::empty().with_pem_certificate(AMAZON_ROOTS_PEM.as_bytes()))
-            .build()
-            .is_ok());
-    }
-
-    #[test]
-    fn only_an_https_endpoint_outside_aws_reads_the_system_store() {
-        assert!(!trusts_system_store("http://127.0.0.1:4566"));
-        assert!(!trusts_system_store(
-            "https://dynamodb.us-east-1.amazonaws.com"
-        ));
-        assert!(trusts_system_store(
-            "https://localhost.localstack.cloud:4566"
-        ));
+    fn a_ca_bundle_that_cannot_be_read_is_reported() {
+        let env = Env::new().with("AWS_CA_BUNDLE", "/nonexistent/bundle.pem");
+        let error = https_client(&env).expect_err("unreadable bundle");
+        assert!(error.to_string().contains("AWS_CA_BUNDLE"), "{error}");
+        assert!(https_client(&Env::new()).is_ok());
     }
 
     #[test]
