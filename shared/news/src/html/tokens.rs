@@ -1,62 +1,343 @@
-//! The HTML tokenizer: html5gum, a WHATWG-compliant tokenizer with the full table of
-//! character references, told to read CDATA sections as text (feeds wrap HTML in them) and
-//! to read the content of `script`, `style` and the other raw-text elements as text.
+//! The HTML tokenizer: the tokenization rules of the HTML standard that matter for reading
+//! the text, images and links of feed HTML, in one forward pass (time linear in the input,
+//! no error is fatal).
+//!
+//! - Start tags: lowercased name, attributes (names lowercased; double-quoted, single-quoted,
+//!   unquoted or no value; references decoded; the first of duplicates kept) and the
+//!   self-closing flag. End tags: the lowercased name (attributes are read and ignored).
+//! - Text, references decoded ([`super::references`]). A `<` that opens no tag (`< p`, `<3`,
+//!   `<` at the end) is text; a tag cut off by the end of the input is dropped, as browsers do.
+//! - Comments, doctypes, processing instructions and other `<!...>` / `<?...>` declarations
+//!   are dropped; `<![CDATA[...]]>` is text, as an XML reader sees it (feeds wrap HTML in it).
+//! - The content of `script`, `style`, `xmp`, `iframe`, `noembed`, `noframes` and `noscript`
+//!   is text up to the matching end tag; of `title` and `textarea` too, references decoded;
+//!   after `plaintext` everything is text. A self-closing spelling opens them as well.
+//!
+//! Left out, because the readers of this module never see the difference: the tree-building
+//! stage (which this is not), the script-data escape states (`<!--` inside a `script` does not
+//! hide its `</script>`), the CR LF → LF and NUL → U+FFFD input clean-up (text is collapsed
+//! later), parse errors, and spans.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use html5gum::{DefaultEmitter, Emitter, ForwardingEmitter, HtmlString, Spanned, State, Tokenizer};
+use super::references::decode;
 
-pub(super) use html5gum::Token;
+/// A start tag's attributes, by lowercased name, values decoded.
+pub(crate) type Attributes = BTreeMap<String, String>;
 
-/// A start tag's attributes, by lowercased name.
-pub(crate) type Attributes = BTreeMap<HtmlString, Spanned<HtmlString, ()>>;
+/// A token of markup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Token<'a> {
+    StartTag(StartTag),
+    /// The lowercased name of an end tag.
+    EndTag(String),
+    /// Text, references decoded (a run of text may come as several tokens).
+    Text(Cow<'a, str>),
+}
 
-/// The default emitter, reading `<![CDATA[...]]>` as text, as an XML reader would.
-#[derive(Debug, Default)]
-struct FeedHtml(DefaultEmitter);
+/// A start tag, `<name attributes>` or `<name attributes/>`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(super) struct StartTag {
+    /// Lowercased.
+    pub(super) name: String,
+    pub(super) attributes: Attributes,
+    /// Written `<name/>` (which opens a raw-text element all the same).
+    pub(super) self_closing: bool,
+}
 
-impl ForwardingEmitter for FeedHtml {
-    type Token = Token;
+/// Elements whose content is text up to their end tag, and whether its references are
+/// decoded in it (RCDATA) or not (RAWTEXT and script data).
+const RAW_TEXT: &[(&str, bool)] = &[
+    ("script", false),
+    ("style", false),
+    ("xmp", false),
+    ("iframe", false),
+    ("noembed", false),
+    ("noframes", false),
+    ("noscript", false),
+    ("title", true),
+    ("textarea", true),
+];
 
-    fn inner(&mut self) -> &mut impl Emitter<Token = Self::Token> {
-        &mut self.0
-    }
-
-    fn adjusted_current_node_present_but_not_in_html_namespace(&mut self) -> bool {
-        true
+/// The tokens of a markup document.
+pub(super) fn tokens(src: &str) -> Tokens<'_> {
+    Tokens {
+        src,
+        pos: 0,
+        after_text: None,
+        raw_text: None,
     }
 }
 
-/// The tokens of a markup document (parse errors are recovered from and left out).
-pub(super) fn tokens(src: &str) -> impl Iterator<Item = Token> + '_ {
-    let mut emitter = FeedHtml::default();
-    emitter.0.naively_switch_states(true);
-    Tokenizer::new_with_emitter(src, emitter)
-        .flatten()
-        .filter(|token| !matches!(token, Token::Error(_)))
+/// The tokens of a markup document, an iterator.
+#[derive(Debug)]
+pub(super) struct Tokens<'a> {
+    src: &'a str,
+    /// Where the next token starts.
+    pos: usize,
+    /// A tag found after a run of text: the next token.
+    after_text: Option<Token<'a>>,
+    /// The raw-text element just opened: its content is read next.
+    raw_text: Option<RawText>,
 }
 
-/// Bytes from the tokenizer as text (they are UTF-8: the input was).
-pub(super) fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+/// How the content of a raw-text element ends.
+#[derive(Debug, Clone, Copy)]
+enum RawText {
+    /// At the end tag of this name (lowercase); references decoded or not.
+    EndTag(&'static str, bool),
+    /// With the document (`plaintext`).
+    Never,
 }
 
-/// Decodes HTML character references as a browser does in text: every named and numeric
-/// one, the legacy names without their semicolon too. Unknown references are left as they
-/// are; soft hyphens are dropped.
-pub fn decode_entities(src: &str) -> String {
-    if !src.contains('&') {
-        return src.to_string();
+impl<'a> Iterator for Tokens<'a> {
+    type Item = Token<'a>;
+
+    fn next(&mut self) -> Option<Token<'a>> {
+        if let Some(token) = self.after_text.take() {
+            return Some(token);
+        }
+        let src = self.src;
+        if let Some(raw_text) = self.raw_text.take() {
+            let rest = src.get(self.pos..).unwrap_or_default();
+            let (content, references) = match raw_text {
+                RawText::EndTag(name, references) => (
+                    rest.get(..raw_text_len(rest, name)).unwrap_or(rest),
+                    references,
+                ),
+                RawText::Never => (rest, false),
+            };
+            self.pos += content.len();
+            if !content.is_empty() {
+                return Some(Token::Text(if references {
+                    decode(content, false)
+                } else {
+                    Cow::Borrowed(content)
+                }));
+            }
+        }
+        let bytes = src.as_bytes();
+        let mut text_start = self.pos;
+        let mut from = self.pos;
+        while let Some(lt) = find_byte(bytes, from, b'<') {
+            let Some((token, end)) = self.markup(lt) else {
+                from = lt + 1; // not markup: the `<` is text
+                continue;
+            };
+            self.pos = end;
+            if lt > text_start {
+                self.after_text = token;
+                return Some(text(src.get(text_start..lt).unwrap_or_default()));
+            }
+            if token.is_some() {
+                return token;
+            }
+            // A comment or the like between two runs of text.
+            text_start = end;
+            from = end;
+        }
+        self.pos = src.len();
+        let rest = src.get(text_start..).unwrap_or_default();
+        (!rest.is_empty()).then(|| text(rest))
     }
-    let mut tokenizer = Tokenizer::new(src);
-    // Text in which markup is not markup (as inside <textarea>), but references are decoded.
-    tokenizer.set_state(State::RcData);
-    let mut out = String::with_capacity(src.len());
-    for token in tokenizer.flatten() {
-        if let Token::String(decoded) = token {
-            out.push_str(&String::from_utf8_lossy(&decoded.value));
+}
+
+impl<'a> Tokens<'a> {
+    /// The markup starting with the `<` at `lt`: its token (none for a comment, a doctype or
+    /// a tag cut off by the end of the input) and where it ends; `None` if the `<` is text.
+    /// Opening a raw-text element switches to reading its content.
+    fn markup(&mut self, lt: usize) -> Option<(Option<Token<'a>>, usize)> {
+        let src = self.src;
+        let bytes = src.as_bytes();
+        let at = lt + 1;
+        match *bytes.get(at)? {
+            b if b.is_ascii_alphabetic() => {
+                let Some((tag, end)) = tag(src, at) else {
+                    return Some((None, src.len()));
+                };
+                self.raw_text = raw_text(&tag.name);
+                Some((Some(Token::StartTag(tag)), end))
+            }
+            b'/' => match *bytes.get(at + 1)? {
+                b if b.is_ascii_alphabetic() => Some(match tag(src, at + 1) {
+                    Some((tag, end)) => (Some(Token::EndTag(tag.name)), end),
+                    None => (None, src.len()),
+                }),
+                // `</>` is dropped.
+                b'>' => Some((None, at + 2)),
+                _ => Some((None, bogus_comment_end(bytes, at + 1))),
+            },
+            b'!' => {
+                let rest = bytes.get(at + 1..).unwrap_or_default();
+                if rest.starts_with(b"--") {
+                    Some((None, comment_end(bytes, at + 3)))
+                } else if rest.starts_with(b"[CDATA[") {
+                    let start = at + 8;
+                    let content = src.get(start..).unwrap_or_default();
+                    Some(match content.find("]]>") {
+                        Some(len) => (
+                            cdata(content.get(..len).unwrap_or_default()),
+                            start + len + 3,
+                        ),
+                        None => (cdata(content), src.len()),
+                    })
+                } else {
+                    Some((None, bogus_comment_end(bytes, at + 1)))
+                }
+            }
+            b'?' => Some((None, bogus_comment_end(bytes, at + 1))),
+            _ => None,
         }
     }
+}
+
+/// The tag whose name starts at `start` (after `<` or `</`) and where it ends; `None` when
+/// the input ends inside it.
+fn tag(src: &str, start: usize) -> Option<(StartTag, usize)> {
+    let bytes = src.as_bytes();
+    let name_end = find(bytes, start, |b| is_space(b) || b == b'/' || b == b'>')?;
+    let mut tag = StartTag {
+        name: src.get(start..name_end)?.to_ascii_lowercase(),
+        ..StartTag::default()
+    };
+    let mut at = name_end;
+    loop {
+        at = skip_spaces(bytes, at);
+        match *bytes.get(at)? {
+            b'>' => return Some((tag, at + 1)),
+            b'/' => {
+                at += 1;
+                tag.self_closing = *bytes.get(at)? == b'>';
+            }
+            _ => {
+                // The first character of a name may be anything, `=` included.
+                let name_end = find(bytes, at + 1, |b| {
+                    is_space(b) || matches!(b, b'/' | b'>' | b'=')
+                })?;
+                let name = src.get(at..name_end)?.to_ascii_lowercase();
+                at = skip_spaces(bytes, name_end);
+                let mut value = Cow::Borrowed("");
+                if *bytes.get(at)? == b'=' {
+                    at = skip_spaces(bytes, at + 1);
+                    match *bytes.get(at)? {
+                        quote @ (b'"' | b'\'') => {
+                            let close = find_byte(bytes, at + 1, quote)?;
+                            value = decode(src.get(at + 1..close)?, true);
+                            at = close + 1;
+                        }
+                        // `<a href=>`: an empty value.
+                        b'>' => {}
+                        _ => {
+                            let end = find(bytes, at, |b| is_space(b) || b == b'>')?;
+                            value = decode(src.get(at..end)?, true);
+                            at = end;
+                        }
+                    }
+                }
+                tag.attributes
+                    .entry(name)
+                    .or_insert_with(|| value.into_owned());
+            }
+        }
+    }
+}
+
+/// How the content of an element of this (lowercase) name is read, if it is raw text.
+fn raw_text(name: &str) -> Option<RawText> {
+    if name == "plaintext" {
+        return Some(RawText::Never);
+    }
+    RAW_TEXT
+        .iter()
+        .find(|(raw, _)| *raw == name)
+        .map(|&(raw, references)| RawText::EndTag(raw, references))
+}
+
+/// The length of the content of a raw-text element: up to its end tag, `</name` followed by
+/// a space, `/` or `>` (in any case), or all of `src`.
+fn raw_text_len(src: &str, name: &str) -> usize {
+    let bytes = src.as_bytes();
+    let mut from = 0;
+    while let Some(lt) = find_byte(bytes, from, b'<') {
+        let name_end = lt + 2 + name.len();
+        let ends = bytes.get(lt + 1) == Some(&b'/')
+            && bytes
+                .get(lt + 2..name_end)
+                .is_some_and(|n| n.eq_ignore_ascii_case(name.as_bytes()))
+            && bytes
+                .get(name_end)
+                .is_some_and(|&b| is_space(b) || b == b'/' || b == b'>');
+        if ends {
+            return lt;
+        }
+        from = lt + 1;
+    }
+    src.len()
+}
+
+/// Where a comment whose text starts at `start` (after `<!--`) ends: after `-->` or `--!>`
+/// (`<!-->` and `<!--->` are empty comments), or at the end of the input.
+fn comment_end(bytes: &[u8], start: usize) -> usize {
+    let rest = bytes.get(start..).unwrap_or_default();
+    if rest.starts_with(b">") {
+        return start + 1;
+    }
+    if rest.starts_with(b"->") {
+        return start + 2;
+    }
+    let mut from = start;
+    while let Some(dash) = find_byte(bytes, from, b'-') {
+        let after = bytes.get(dash..).unwrap_or_default();
+        if after.starts_with(b"-->") {
+            return dash + 3;
+        }
+        if after.starts_with(b"--!>") {
+            return dash + 4;
+        }
+        from = dash + 1;
+    }
+    bytes.len()
+}
+
+/// Where a bogus comment (a doctype, `<?xml ...?>`, `</3`) ends: after the next `>`.
+fn bogus_comment_end(bytes: &[u8], start: usize) -> usize {
+    find_byte(bytes, start, b'>').map_or(bytes.len(), |gt| gt + 1)
+}
+
+fn text(src: &str) -> Token<'_> {
+    Token::Text(decode(src, false))
+}
+
+/// A CDATA section's content: text as it is (an empty one is no token).
+fn cdata(content: &str) -> Option<Token<'_>> {
+    (!content.is_empty()).then_some(Token::Text(Cow::Borrowed(content)))
+}
+
+/// Whitespace in HTML (with CR, which the standard turns into LF first).
+fn is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
+}
+
+fn skip_spaces(bytes: &[u8], from: usize) -> usize {
+    find(bytes, from, |b| !is_space(b)).unwrap_or(bytes.len())
+}
+
+/// The index of the first byte at or after `from` that matches.
+fn find(bytes: &[u8], from: usize, matches: impl Fn(u8) -> bool) -> Option<usize> {
+    let position = bytes.get(from..)?.iter().position(|&b| matches(b))?;
+    Some(from + position)
+}
+
+fn find_byte(bytes: &[u8], from: usize, byte: u8) -> Option<usize> {
+    find(bytes, from, |b| b == byte)
+}
+
+/// Decodes HTML character references as a browser does in text: the named ones of
+/// [`super::references`] (the legacy names without their semicolon too) and every numeric
+/// one. Unknown references are left as they are; soft hyphens are dropped.
+pub fn decode_entities(src: &str) -> String {
+    let mut out = decode(src, false).into_owned();
     out.retain(|c| c != '\u{AD}');
     out
 }
@@ -66,16 +347,15 @@ pub fn decode_entities(src: &str) -> String {
 pub(crate) fn for_each_start_tag(src: &str, mut visit: impl FnMut(&str, &Attributes)) {
     for token in tokens(src) {
         if let Token::StartTag(tag) = token {
-            visit(&text(&tag.name), &tag.attributes);
+            visit(&tag.name, &tag.attributes);
         }
     }
 }
 
 /// The decoded value of attribute `name` (lowercase).
 pub(crate) fn attribute(attributes: &Attributes, name: &str) -> Option<String> {
-    attributes.get(name.as_bytes()).map(|v| text(&v.value))
+    attributes.get(name).cloned()
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
