@@ -10,13 +10,15 @@
 //! - Comments, doctypes, processing instructions and other `<!...>` / `<?...>` declarations
 //!   are dropped; `<![CDATA[...]]>` is text, as an XML reader sees it (feeds wrap HTML in it).
 //! - The content of `script`, `style`, `xmp`, `iframe`, `noembed`, `noframes` and `noscript`
-//!   is text up to the matching end tag; of `title` and `textarea` too, references decoded;
-//!   after `plaintext` everything is text. A self-closing spelling opens them as well.
+//!   is text up to the matching end tag (for `script`, one not hidden in an old-style
+//!   `<!-- ... -->`); of `title` and `textarea` too, references decoded; after `plaintext`
+//!   everything is text. A self-closing spelling opens them as well (as html5gum's naive state
+//!   switching did: this tokenizer has no tree to know the foreign elements where it does not).
 //!
 //! Left out, because the readers of this module never see the difference: the tree-building
-//! stage (which this is not), the script-data escape states (`<!--` inside a `script` does not
-//! hide its `</script>`), the CR LF → LF and NUL → U+FFFD input clean-up (text is collapsed
-//! later), parse errors, and spans.
+//! stage (which this is not), the CR LF → LF and NUL → U+FFFD input clean-up in text (it is
+//! done in names and attribute values; whitespace and controls in text are collapsed later),
+//! doctype fields, parse errors and spans.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -49,7 +51,6 @@ pub(super) struct StartTag {
 /// Elements whose content is text up to their end tag, and whether its references are
 /// decoded in it (RCDATA) or not (RAWTEXT and script data).
 const RAW_TEXT: &[(&str, bool)] = &[
-    ("script", false),
     ("style", false),
     ("xmp", false),
     ("iframe", false),
@@ -87,6 +88,8 @@ pub(super) struct Tokens<'a> {
 enum RawText {
     /// At the end tag of this name (lowercase); references decoded or not.
     EndTag(&'static str, bool),
+    /// At `</script>`, unless it is inside `<!--` `<script>` ... `-->` (script data).
+    Script,
     /// With the document (`plaintext`).
     Never,
 }
@@ -106,6 +109,7 @@ impl<'a> Iterator for Tokens<'a> {
                     rest.get(..raw_text_len(rest, name)).unwrap_or(rest),
                     references,
                 ),
+                RawText::Script => (rest.get(..script_len(rest)).unwrap_or(rest), false),
                 RawText::Never => (rest, false),
             };
             self.pos += content.len();
@@ -198,7 +202,7 @@ fn tag(src: &str, start: usize) -> Option<(StartTag, usize)> {
     let bytes = src.as_bytes();
     let name_end = find(bytes, start, |b| is_space(b) || b == b'/' || b == b'>')?;
     let mut tag = StartTag {
-        name: src.get(start..name_end)?.to_ascii_lowercase(),
+        name: clean(src.get(start..name_end)?).to_ascii_lowercase(),
         ..StartTag::default()
     };
     let mut at = name_end;
@@ -215,29 +219,27 @@ fn tag(src: &str, start: usize) -> Option<(StartTag, usize)> {
                 let name_end = find(bytes, at + 1, |b| {
                     is_space(b) || matches!(b, b'/' | b'>' | b'=')
                 })?;
-                let name = src.get(at..name_end)?.to_ascii_lowercase();
+                let name = clean(src.get(at..name_end)?).to_ascii_lowercase();
                 at = skip_spaces(bytes, name_end);
-                let mut value = Cow::Borrowed("");
+                let mut value = String::new();
                 if *bytes.get(at)? == b'=' {
                     at = skip_spaces(bytes, at + 1);
                     match *bytes.get(at)? {
                         quote @ (b'"' | b'\'') => {
                             let close = find_byte(bytes, at + 1, quote)?;
-                            value = decode(src.get(at + 1..close)?, true);
+                            value = attribute_value(src.get(at + 1..close)?);
                             at = close + 1;
                         }
                         // `<a href=>`: an empty value.
                         b'>' => {}
                         _ => {
                             let end = find(bytes, at, |b| is_space(b) || b == b'>')?;
-                            value = decode(src.get(at..end)?, true);
+                            value = attribute_value(src.get(at..end)?);
                             at = end;
                         }
                     }
                 }
-                tag.attributes
-                    .entry(name)
-                    .or_insert_with(|| value.into_owned());
+                tag.attributes.entry(name).or_insert(value);
             }
         }
     }
@@ -245,8 +247,10 @@ fn tag(src: &str, start: usize) -> Option<(StartTag, usize)> {
 
 /// How the content of an element of this (lowercase) name is read, if it is raw text.
 fn raw_text(name: &str) -> Option<RawText> {
-    if name == "plaintext" {
-        return Some(RawText::Never);
+    match name {
+        "plaintext" => return Some(RawText::Never),
+        "script" => return Some(RawText::Script),
+        _ => {}
     }
     RAW_TEXT
         .iter()
@@ -254,26 +258,78 @@ fn raw_text(name: &str) -> Option<RawText> {
         .map(|&(raw, references)| RawText::EndTag(raw, references))
 }
 
-/// The length of the content of a raw-text element: up to its end tag, `</name` followed by
-/// a space, `/` or `>` (in any case), or all of `src`.
+/// The length of the content of a raw-text element: up to its end tag, or all of `src`.
 fn raw_text_len(src: &str, name: &str) -> usize {
     let bytes = src.as_bytes();
     let mut from = 0;
     while let Some(lt) = find_byte(bytes, from, b'<') {
-        let name_end = lt + 2 + name.len();
-        let ends = bytes.get(lt + 1) == Some(&b'/')
-            && bytes
-                .get(lt + 2..name_end)
-                .is_some_and(|n| n.eq_ignore_ascii_case(name.as_bytes()))
-            && bytes
-                .get(name_end)
-                .is_some_and(|&b| is_space(b) || b == b'/' || b == b'>');
-        if ends {
+        if tag_named(bytes, lt + 1, b"/", name) {
             return lt;
         }
         from = lt + 1;
     }
     src.len()
+}
+
+/// The length of the content of a `script`: up to `</script>`, except that an old-style
+/// `<!-- document.write("<script>...</script>") -->` hides the end tags it holds, as in
+/// browsers (the script data escape states of the standard).
+fn script_len(src: &str) -> usize {
+    #[derive(PartialEq)]
+    enum State {
+        Data,
+        /// After `<!--`.
+        Escaped,
+        /// After `<!--` and `<script>`: `</script>` goes back to `Escaped`.
+        DoubleEscaped,
+    }
+    let bytes = src.as_bytes();
+    let mut state = State::Data;
+    let mut dashes = 0; // the `-` just before, which with a `>` close the `<!--`
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        match (&state, b) {
+            (_, b'-') => {
+                dashes += 1;
+                at += 1;
+                continue;
+            }
+            (State::Escaped | State::DoubleEscaped, b'>') if dashes >= 2 => state = State::Data,
+            (State::Data, b'<') if bytes.get(at..).is_some_and(|r| r.starts_with(b"<!--")) => {
+                state = State::Escaped;
+                at += 4;
+                dashes = 2; // `<!-->` is closed at once
+                continue;
+            }
+            (State::Data | State::Escaped, b'<') if tag_named(bytes, at + 1, b"/", "script") => {
+                return at;
+            }
+            (State::Escaped, b'<') if tag_named(bytes, at + 1, b"", "script") => {
+                state = State::DoubleEscaped;
+            }
+            (State::DoubleEscaped, b'<') if tag_named(bytes, at + 1, b"/", "script") => {
+                state = State::Escaped;
+            }
+            _ => {}
+        }
+        dashes = 0;
+        at += 1;
+    }
+    src.len()
+}
+
+/// Whether `bytes` from `at` hold `prefix` and then the tag name `name` (in any case) ended
+/// by a space, `/` or `>`: `</name>` or `<name ` after the `<`.
+fn tag_named(bytes: &[u8], at: usize, prefix: &[u8], name: &str) -> bool {
+    let name_at = at + prefix.len();
+    let name_end = name_at + name.len();
+    bytes.get(at..name_at) == Some(prefix)
+        && bytes
+            .get(name_at..name_end)
+            .is_some_and(|n| n.eq_ignore_ascii_case(name.as_bytes()))
+        && bytes
+            .get(name_end)
+            .is_some_and(|&b| is_space(b) || b == b'/' || b == b'>')
 }
 
 /// Where a comment whose text starts at `start` (after `<!--`) ends: after `-->` or `--!>`
@@ -303,6 +359,33 @@ fn comment_end(bytes: &[u8], start: usize) -> usize {
 /// Where a bogus comment (a doctype, `<?xml ...?>`, `</3`) ends: after the next `>`.
 fn bogus_comment_end(bytes: &[u8], start: usize) -> usize {
     find_byte(bytes, start, b'>').map_or(bytes.len(), |gt| gt + 1)
+}
+
+/// An attribute value as a browser sees it: cleaned up, references decoded.
+fn attribute_value(src: &str) -> String {
+    decode(&clean(src), true).into_owned()
+}
+
+/// The standard's clean-up of the input, for the names and values callers read as they are
+/// (text is not cleaned up: whitespace and controls are collapsed later): CR LF and CR
+/// become LF, NUL becomes U+FFFD.
+fn clean(src: &str) -> Cow<'_, str> {
+    if !src.contains(['\r', '\0']) {
+        return Cow::Borrowed(src);
+    }
+    let mut out = String::with_capacity(src.len());
+    let mut chars = src.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                chars.next_if_eq(&'\n');
+                out.push('\n');
+            }
+            '\0' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 fn text(src: &str) -> Token<'_> {
@@ -335,9 +418,10 @@ fn find_byte(bytes: &[u8], from: usize, byte: u8) -> Option<usize> {
 
 /// Decodes HTML character references as a browser does in text: the named ones of
 /// [`super::references`] (the legacy names without their semicolon too) and every numeric
-/// one. Unknown references are left as they are; soft hyphens are dropped.
+/// one. Unknown references are left as they are; soft hyphens are dropped; CR LF and CR
+/// become LF and NUL becomes U+FFFD (as in a browser's text).
 pub fn decode_entities(src: &str) -> String {
-    let mut out = decode(src, false).into_owned();
+    let mut out = decode(&clean(src), false).into_owned();
     out.retain(|c| c != '\u{AD}');
     out
 }
