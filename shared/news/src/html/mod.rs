@@ -231,6 +231,12 @@ mod tests {
     }
 
     #[test]
+    fn old_style_scripts_do_not_leak_into_the_text() {
+        let html = "<p>Before</p><script><!--\ndocument.write('<script src=\"x.js\"></script>');\n//--></script><p>After</p>";
+        assert_eq!(html_to_paragraphs(html), vec!["Before", "After"]);
+    }
+
+    #[test]
     fn head_without_end_tag_ends_at_body() {
         assert_eq!(
             html_to_paragraphs("<head><meta charset=utf-8><body><p>Body text"),

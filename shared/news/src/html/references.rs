@@ -628,3 +628,99 @@ const NAMED: &[(&str, &str, bool)] = &[
     ("zwj", "\u{200d}", false),
     ("zwnj", "\u{200c}", false),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 252 names of HTML 4.01 (Latin-1, symbols, special) and XHTML's `apos`.
+    const HTML4: &str = "nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not
+        shy reg macr deg plusmn sup2 sup3 acute micro para middot cedil sup1 ordm raquo frac14
+        frac12 frac34 iquest Agrave Aacute Acirc Atilde Auml Aring AElig Ccedil Egrave Eacute
+        Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times
+        Oslash Ugrave Uacute Ucirc Uuml Yacute THORN szlig agrave aacute acirc atilde auml aring
+        aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml eth ntilde ograve oacute
+        ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml
+        fnof Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota Kappa Lambda Mu Nu Xi Omicron Pi
+        Rho Sigma Tau Upsilon Phi Chi Psi Omega alpha beta gamma delta epsilon zeta eta theta
+        iota kappa lambda mu nu xi omicron pi rho sigmaf sigma tau upsilon phi chi psi omega
+        thetasym upsih piv bull hellip prime Prime oline frasl weierp image real trade alefsym
+        larr uarr rarr darr harr crarr lArr uArr rArr dArr hArr forall part exist empty nabla
+        isin notin ni prod sum minus lowast radic prop infin ang and or cap cup int there4 sim
+        cong asymp ne equiv le ge sub sup nsub sube supe oplus otimes perp sdot lceil rceil
+        lfloor rfloor lang rang loz spades clubs hearts diams
+        quot amp lt gt OElig oelig Scaron scaron Yuml circ tilde ensp emsp thinsp zwnj zwj lrm
+        rlm ndash mdash lsquo rsquo sbquo ldquo rdquo bdquo dagger Dagger permil lsaquo rsaquo
+        euro apos";
+
+    /// The names the HTML standard also reads without their semicolon.
+    const LEGACY: &str = "AElig AMP Aacute Acirc Agrave Aring Atilde Auml COPY Ccedil ETH
+        Eacute Ecirc Egrave Euml GT Iacute Icirc Igrave Iuml LT Ntilde Oacute Ocirc Ograve Oslash
+        Otilde Ouml QUOT REG THORN Uacute Ucirc Ugrave Uuml Yacute aacute acirc acute aelig
+        agrave amp aring atilde auml brvbar ccedil cedil cent copy curren deg divide eacute ecirc
+        egrave eth euml frac12 frac14 frac34 gt iacute icirc iexcl igrave iquest iuml laquo lt
+        macr micro middot nbsp not ntilde oacute ocirc ograve ordf ordm oslash otilde ouml para
+        plusmn pound quot raquo reg sect shy sup1 sup2 sup3 szlig thorn times uacute ucirc ugrave
+        uml uuml yacute yen yuml";
+
+    #[test]
+    fn the_table_is_sorted_and_its_limits_are_right() {
+        assert!(NAMED.windows(2).all(|w| matches!(w, [a, b] if a.0 < b.0)));
+        assert!(NAMED.iter().all(|(name, text, _)| name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric())
+            && !text.is_empty()));
+        let longest = |legacy_only: bool| {
+            NAMED
+                .iter()
+                .filter(|(_, _, legacy)| *legacy || !legacy_only)
+                .map(|(name, _, _)| name.len())
+                .max()
+        };
+        assert_eq!(longest(false), Some(LONGEST_NAME));
+        assert_eq!(longest(true), Some(LONGEST_LEGACY_NAME));
+        assert_eq!(NAMED.len(), 472, "the module documentation gives the count");
+    }
+
+    #[test]
+    fn every_html4_name_is_in_the_table() {
+        let names: Vec<&str> = HTML4.split_whitespace().collect();
+        assert_eq!(names.len(), 253);
+        for name in names {
+            assert!(named(name).is_some(), "{name}");
+        }
+        // HTML5's values where they differ from HTML 4's (as browsers decode them).
+        assert_eq!(named("lang").map(|n| n.1), Some("\u{27E8}"));
+    }
+
+    #[test]
+    fn the_legacy_names_are_the_standards() {
+        let legacy: Vec<&str> = LEGACY.split_whitespace().collect();
+        assert_eq!(legacy.len(), 106);
+        let flagged: Vec<&str> = NAMED
+            .iter()
+            .filter(|(_, _, legacy)| *legacy)
+            .map(|(name, _, _)| *name)
+            .collect();
+        assert_eq!(flagged, legacy);
+    }
+
+    #[test]
+    fn a_reference_cut_short_or_unknown_stays() {
+        for text in [
+            "&",
+            "a&",
+            "&#",
+            "&#x",
+            "&am",
+            "&unknown;",
+            "&;",
+            "&é;",
+            "&\u{1F600}",
+        ] {
+            assert_eq!(decode(text, false), text);
+            assert_eq!(decode(text, true), text);
+        }
+        assert!(matches!(decode("no references", false), Cow::Borrowed(_)));
+    }
+}
