@@ -12,8 +12,8 @@
 //! - The content of `script`, `style`, `xmp`, `iframe`, `noembed`, `noframes` and `noscript`
 //!   is text up to the matching end tag (for `script`, one not hidden in an old-style
 //!   `<!-- ... -->`); of `title` and `textarea` too, references decoded; after `plaintext`
-//!   everything is text. A self-closing spelling opens them as well (as html5gum's naive state
-//!   switching did: this tokenizer has no tree to know the foreign elements where it does not).
+//!   everything is text. A self-closing spelling opens them as well (browsers ignore the `/`
+//!   on HTML elements; with no tree, this cannot tell the SVG/MathML ones where they would not).
 //!
 //! Left out, because the readers of this module never see the difference: the tree-building
 //! stage (which this is not), the CR LF → LF and NUL → U+FFFD input clean-up in text (it is
