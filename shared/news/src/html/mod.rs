@@ -1,19 +1,22 @@
 //! HTML fragments from feeds turned into plain text.
 //!
 //! Feed bodies are untrusted, often malformed HTML. This is not a browser: the fragment is
-//! tokenized as a browser would ([`tokens`], on the html5gum tokenizer) and walked once,
+//! tokenized as a browser would ([`tokens`], references decoded by [`references`]) and walked once,
 //! keeping the readable text, splitting it into paragraphs at block elements and throwing away
 //! everything that is not prose (scripts, styles, embedded frames and graphics, the document
 //! head). It never panics and runs in time linear in the input. [`text`] holds the helpers for
 //! text without markup.
 
+mod references;
 mod text;
 mod tokens;
+
+use std::borrow::Cow;
 
 pub use self::text::{collapse_whitespace, text_to_paragraphs, truncate_words};
 pub use self::tokens::decode_entities;
 pub(crate) use self::tokens::{attribute, for_each_start_tag};
-use self::tokens::{text, tokens, Attributes, Token};
+use self::tokens::{tokens, Attributes, Token};
 
 /// Elements whose whole content is discarded.
 const DROPPED: &[&str] = &[
@@ -133,9 +136,9 @@ fn flush(current: &mut String, paragraphs: &mut Vec<String>) {
 }
 
 /// What the walker reports to its caller.
-enum Event {
+enum Event<'a> {
     /// Decoded text.
-    Text(String),
+    Text(Cow<'a, str>),
     /// A word separator.
     Space,
     /// A paragraph boundary.
@@ -145,37 +148,34 @@ enum Event {
 }
 
 /// Walks the fragment, skipping dropped elements, and reports text, breaks and images.
-fn walk(html: &str, mut emit: impl FnMut(Event)) {
+fn walk(html: &str, mut emit: impl FnMut(Event<'_>)) {
     // The dropped element being skipped, and how deeply it is nested in itself.
     let mut skipping: Option<(String, usize)> = None;
     for token in tokens(html) {
         if let Some((name, depth)) = skipping.as_mut() {
             match &token {
-                Token::StartTag(tag) if !tag.self_closing && text(&tag.name) == *name => {
-                    *depth += 1
-                }
-                Token::EndTag(tag) if text(&tag.name) == *name => {
+                Token::StartTag(tag) if !tag.self_closing && tag.name == *name => *depth += 1,
+                Token::EndTag(end) if end == name => {
                     *depth -= 1;
                     if *depth == 0 {
                         skipping = None;
                     }
                 }
                 // A missing </head> ends at <body>.
-                Token::StartTag(tag) if name == "head" && &*tag.name == b"body" => skipping = None,
+                Token::StartTag(tag) if name == "head" && tag.name == "body" => skipping = None,
                 _ => {}
             }
             continue;
         }
         match token {
-            Token::String(s) => emit(Event::Text(text(&s.value))),
+            Token::Text(text) => emit(Event::Text(text)),
             Token::StartTag(tag) => {
-                let name = text(&tag.name);
-                let name = name.as_str();
+                let name = tag.name.as_str();
                 if DROPPED.contains(&name) {
                     if tag.self_closing && !RAW_TEXT.contains(&name) {
                         continue;
                     }
-                    skipping = Some((name.to_string(), 1));
+                    skipping = Some((tag.name, 1));
                     emit(Event::Break);
                 } else if name == "img" {
                     emit(Event::Image(tag.attributes));
@@ -185,15 +185,13 @@ fn walk(html: &str, mut emit: impl FnMut(Event)) {
                     emit(Event::Space);
                 }
             }
-            Token::EndTag(tag) => {
-                let name = text(&tag.name);
+            Token::EndTag(name) => {
                 if BLOCKS.contains(&name.as_str()) {
                     emit(Event::Break);
                 } else if SPACERS.contains(&name.as_str()) {
                     emit(Event::Space);
                 }
             }
-            Token::Comment(_) | Token::Doctype(_) | Token::Error(_) => {}
         }
     }
 }
@@ -230,6 +228,12 @@ mod tests {
             <svg viewBox="0 0 1 1"><svg><text>inner</text></svg><text>outer</text></svg>
             <SCRIPT>alert(1)</SCRIPT ><p>Also kept</p></body></html>"#;
         assert_eq!(html_to_paragraphs(html), vec!["Keep", "Also kept"]);
+    }
+
+    #[test]
+    fn old_style_scripts_do_not_leak_into_the_text() {
+        let html = "<p>Before</p><script><!--\ndocument.write('<script src=\"x.js\"></script>');\n//--></script><p>After</p>";
+        assert_eq!(html_to_paragraphs(html), vec!["Before", "After"]);
     }
 
     #[test]
