@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 pub use self::text::{collapse_whitespace, text_to_paragraphs, truncate_words};
 pub use self::tokens::decode_entities;
-pub(crate) use self::tokens::{attribute, for_each_start_tag};
+pub(crate) use self::tokens::attribute;
 use self::tokens::{tokens, Attributes, Token};
 
 /// Elements whose whole content is discarded.
