@@ -271,13 +271,8 @@ pub(super) fn parse(text: &str) -> Result<Document, String> {
                 }
                 let (element, bound) = element(&start, &mut bindings);
                 let index = elements.len();
-                if let Some((parent, _)) = open.last() {
-                    if let Some(parent) = elements.get_mut(*parent) {
-                        parent.children.push(Node::Element(index));
-                    }
-                } else if index > 0 {
-                    // Content after the root element is not part of the feed.
-                    break;
+                if let Some(parent) = open.last().and_then(|(p, _)| elements.get_mut(*p)) {
+                    parent.children.push(Node::Element(index));
                 }
                 elements.push(element);
                 open.push((index, bound));
@@ -291,6 +286,7 @@ pub(super) fn parse(text: &str) -> Result<Document, String> {
                     }
                 }
                 if open.is_empty() {
+                    // The root is closed: whatever follows is not part of the feed.
                     break;
                 }
             }
@@ -393,8 +389,11 @@ fn push_text(elements: &mut [Element], open: &[(usize, Vec<String>)], text: &str
 
 /// "line L, column C" (1-based, columns in characters) of byte offset `at`.
 fn line_and_column(text: &str, at: usize) -> String {
-    let at = at.min(text.len());
-    let before = text.get(..at).unwrap_or(text);
+    let at = (0..=at.min(text.len()))
+        .rev()
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(0);
+    let before = text.get(..at).unwrap_or_default();
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     format!("line {line}, column {column}")
