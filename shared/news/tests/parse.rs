@@ -874,6 +874,12 @@ fn deep_nesting_is_refused_without_overflowing_the_stack() {
     );
     let feed = parse_feed(body.as_bytes(), "https://example.com/feed").unwrap();
     assert_eq!(feed.entries[0].paragraphs, vec!["deep"]);
+    // JSON: serde_json's own recursion limit.
+    let body = format!(
+        r#"{{"version": "https://jsonfeed.org/version/1.1", "items": [], "x": {}}}"#,
+        "[".repeat(200_000)
+    );
+    assert!(not_a_feed(body.as_bytes()).contains("not a JSON Feed"));
 }
 
 #[test]

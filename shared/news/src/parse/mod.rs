@@ -1,4 +1,8 @@
 //! Feed documents (RSS 0.9x/1.0/2.0, Atom, JSON Feed) turned into plain-text entries.
+//!
+//! Our own reader (no feed library): `xml` transcodes a document to UTF-8 and reads it into a
+//! small element tree, `rss`, `atom` and `json` read each format into `model`'s terms
+//! (`date` reads their dates), and this module turns those into plain text.
 
 mod atom;
 mod date;

@@ -92,7 +92,7 @@ impl Person {
             after
         };
         let name = name
-            .trim_matches(|c: char| c.is_whitespace() || "<>[]\"".contains(c))
+            .trim_matches(|c: char| c.is_whitespace() || "<>[]()\"".contains(c))
             .to_string();
         Person {
             name: Some(name).filter(|n| !n.is_empty()),
@@ -176,7 +176,7 @@ mod tests {
             ("Priya Raman", Some("Priya Raman"), None),
             (
                 "editor@circuit.example.com (Sam Okafor)",
-                Some("(Sam Okafor)"),
+                Some("Sam Okafor"),
                 Some("editor@circuit.example.com"),
             ),
             (
@@ -185,6 +185,11 @@ mod tests {
                 Some("sam@example.com"),
             ),
             ("mailto:desk@example.org", None, Some("desk@example.org")),
+            (
+                "Desk (mailto:desk@example.org)",
+                Some("Desk"),
+                Some("desk@example.org"),
+            ),
             ("@handle on Mastodon", Some("@handle on Mastodon"), None),
             ("  ", None, None),
         ];
