@@ -899,3 +899,17 @@ fn huge_attribute_and_namespace_counts_take_linear_time() {
     // Quadratic handling of 100 000 attributes or bindings would take minutes.
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }
+
+#[test]
+fn element_floods_are_refused_before_they_fill_memory() {
+    // 5 MB of empty elements (the fetcher's cap) would be a tree of ~200 MB.
+    let body = format!(
+        r#"<rss version="2.0"><channel><title>T</title><item><guid>g</guid>{}</item></channel></rss>"#,
+        "<x/>".repeat(5 * 1024 * 1024 / 4)
+    );
+    let why = not_a_feed(body.as_bytes());
+    assert!(
+        why.contains("more than 400000 elements and attributes"),
+        "{why}"
+    );
+}

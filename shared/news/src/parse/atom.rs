@@ -12,14 +12,14 @@ pub(super) fn read(doc: &Document, base: Option<&Url>) -> Feed {
     let root = doc.root();
     let base = element_base(doc.get(root).and_then(|r| r.attr("xml:base")), base);
     let mut feed = Feed::default();
-    if doc.get(root).is_some_and(|r| r.name == "entry") {
+    if doc.get(root).is_some_and(|r| r.name() == "entry") {
         feed.entries.push(read_entry(doc, root, base.as_ref()));
         return feed;
     }
     for (id, child) in doc.children(root) {
         let base = element_base(child.attr("xml:base"), base.as_ref());
         let base = base.as_ref();
-        match (atom_ns(child), child.name.as_str()) {
+        match (atom_ns(child), child.name()) {
             (Ns::Atom, "title") => feed.title = Some(text_construct(doc, id, child)),
             (Ns::Atom, "subtitle") => {
                 feed.description = Some(text_construct(doc, id, child));
@@ -46,7 +46,7 @@ fn read_entry(doc: &Document, entry_id: Id, base: Option<&Url>) -> Entry {
     for (id, child) in doc.children(entry_id) {
         let base = element_base(child.attr("xml:base"), base);
         let base = base.as_ref();
-        match (atom_ns(child), child.name.as_str()) {
+        match (atom_ns(child), child.name()) {
             (Ns::Atom, "id") => entry.id = doc.text(id),
             (Ns::Atom, "title") => entry.title = Some(text_construct(doc, id, child)),
             (Ns::Atom, "updated") => entry.updated = parse_date(&doc.text(id)),
@@ -94,7 +94,7 @@ fn person(doc: &Document, id: Id) -> Option<Person> {
     };
     for (child_id, child) in doc.children(id) {
         let text = Some(doc.text(child_id)).filter(|t| !t.is_empty());
-        match child.name.as_str() {
+        match child.name() {
             "name" => person.name = text,
             "email" => person.email = text,
             _ => {}

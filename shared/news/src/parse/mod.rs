@@ -122,7 +122,7 @@ fn read_document(text: &str, base: Option<&Url>) -> Result<Feed, String> {
         Syntax::Json => json::read(text),
         Syntax::Xml => {
             let doc = xml::parse(text)?;
-            let root = doc.get(doc.root()).map(|r| (r.ns, r.name.as_str()));
+            let root = doc.get(doc.root()).map(|r| (r.ns, r.name()));
             match root {
                 Some((Ns::Plain, "rss") | (Ns::Rdf | Ns::Plain, "RDF")) => {
                     Ok(rss::read(&doc, base))

@@ -15,7 +15,7 @@ pub(super) fn read(doc: &Document, base: Option<&Url>) -> Feed {
     let root = doc.root();
     let base = element_base(doc.get(root).and_then(|r| r.attr("xml:base")), base);
     // RSS 1.0 descriptions are plain text; RSS 2.0 ones are HTML.
-    let rdf = doc.get(root).is_some_and(|r| r.name == "RDF");
+    let rdf = doc.get(root).is_some_and(|r| r.name() == "RDF");
     let mut feed = Feed::default();
     for (id, child) in doc.children(root) {
         let child_base = element_base(child.attr("xml:base"), base.as_ref());
@@ -34,7 +34,7 @@ fn read_channel(doc: &Document, channel: Id, base: Option<&Url>, rdf: bool, feed
     for (id, child) in doc.children(channel) {
         let base = element_base(child.attr("xml:base"), base);
         let base = base.as_ref();
-        match (child.ns, child.name.as_str()) {
+        match (child.ns, child.name()) {
             (Ns::Plain, "title") => feed.title = Some(plain(doc.text(id))),
             (Ns::Plain, "link") => feed.links.push(Link::new(&doc.text(id), base)),
             (Ns::Atom, "link") => feed.links.extend(atom::link(child, base)),
@@ -52,7 +52,7 @@ fn read_item(doc: &Document, item: Id, base: Option<&Url>, rdf: bool) -> Entry {
     for (id, child) in doc.children(item) {
         let base = element_base(child.attr("xml:base"), base);
         let base = base.as_ref();
-        match (child.ns, child.name.as_str()) {
+        match (child.ns, child.name()) {
             (Ns::Plain, "title") => entry.title = Some(plain(doc.text(id))),
             (Ns::Plain, "link") => entry.links.push(Link::new(&doc.text(id), base)),
             (Ns::Plain, "description") => {
@@ -117,7 +117,7 @@ pub(super) fn read_media(doc: &Document, element: Id, base: Option<&Url>, entry:
     while let Some((id, parent_base)) = pending.pop() {
         let Some(el) = doc.get(id) else { continue };
         let base = element_base(el.attr("xml:base"), parent_base.as_ref());
-        match (el.ns, el.name.as_str()) {
+        match (el.ns, el.name()) {
             (Ns::Media, "thumbnail") => {
                 if let Some(url) = el.attr("url") {
                     entry.thumbnails.push(resolve(url, base.as_ref()));

@@ -3,7 +3,9 @@
 //!
 //! Built without recursion and in time linear in the document: attributes are not checked for
 //! duplicates (quick-xml's check is quadratic in their number), namespace bindings are looked
-//! up in a map, and nesting deeper than [`MAX_DEPTH`] is refused.
+//! up in a map, and nesting deeper than [`MAX_DEPTH`] is refused. Memory is bounded too (a
+//! tree costs more than its text): at most [`MAX_ATTRIBUTES`] attributes are kept per element
+//! and [`MAX_NODES`] elements and attributes per document.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -14,6 +16,11 @@ use quick_xml::{Reader, XmlVersion};
 
 /// Deepest element nesting accepted; real feeds, XHTML content included, stay far below.
 pub(super) const MAX_DEPTH: usize = 256;
+/// Attributes (namespace declarations included) kept per element; the rest are skipped.
+pub(super) const MAX_ATTRIBUTES: usize = 64;
+/// Elements and attributes kept per document (~60 MB at most): a 5 MB feed of real articles
+/// has tens of thousands, a flood of `<x/>` over a million.
+pub(super) const MAX_NODES: usize = 400_000;
 
 /// The document as UTF-8: the encoding comes from the byte-order mark, else from the XML
 /// declaration, else UTF-8; bytes that do not decode become U+FFFD.
@@ -103,8 +110,9 @@ impl Ns {
 #[derive(Debug)]
 pub(super) struct Element {
     pub ns: Ns,
-    pub name: String,
+    /// The qualified name; the local name starts at `local`.
     qname: String,
+    local: usize,
     attributes: Vec<(String, String)>,
     children: Vec<Node>,
 }
@@ -116,6 +124,11 @@ enum Node {
 }
 
 impl Element {
+    /// The local name (`encoded` of `content:encoded`).
+    pub fn name(&self) -> &str {
+        self.qname.get(self.local..).unwrap_or_default()
+    }
+
     /// The value of the attribute with this qualified name (`href`, `xml:base`).
     pub fn attr(&self, name: &str) -> Option<&str> {
         self.attributes
@@ -125,7 +138,7 @@ impl Element {
     }
 
     pub fn is(&self, ns: Ns, name: &str) -> bool {
-        self.ns == ns && self.name == name
+        self.ns == ns && self.name() == name
     }
 }
 
@@ -190,7 +203,7 @@ impl Document {
             .filter(|n| !matches!(n, Node::Text(t) if t.trim().is_empty()))
             .collect();
         match significant.as_slice() {
-            [Node::Element(div)] if self.elements.get(*div).is_some_and(|d| d.name == "div") => {
+            [Node::Element(div)] if self.elements.get(*div).is_some_and(|d| d.name() == "div") => {
                 self.text(Id(*div))
             }
             _ => self.text(id),
@@ -258,6 +271,7 @@ pub(super) fn parse(text: &str) -> Result<Document, String> {
     // Open elements: arena index and the prefixes they bound (unbound again when they close).
     let mut open: Vec<(usize, Vec<String>)> = Vec::new();
     let mut bindings: HashMap<String, Vec<Option<Ns>>> = HashMap::new();
+    let mut nodes = 0_usize;
 
     loop {
         let event = reader.read_event().map_err(|e| {
@@ -270,6 +284,12 @@ pub(super) fn parse(text: &str) -> Result<Document, String> {
                     return Err(format!("the XML nests elements more than {MAX_DEPTH} deep"));
                 }
                 let (element, bound) = element(&start, &mut bindings);
+                nodes += 1 + element.attributes.len();
+                if nodes > MAX_NODES {
+                    return Err(format!(
+                        "the XML has more than {MAX_NODES} elements and attributes"
+                    ));
+                }
                 let index = elements.len();
                 if let Some(parent) = open.last().and_then(|(p, _)| elements.get_mut(*p)) {
                     parent.children.push(Node::Element(index));
@@ -334,7 +354,12 @@ fn element(
 ) -> (Element, Vec<String>) {
     let mut attributes = Vec::new();
     let mut bound = Vec::new();
-    for attribute in start.attributes().with_checks(false).flatten() {
+    for attribute in start
+        .attributes()
+        .with_checks(false)
+        .flatten()
+        .take(MAX_ATTRIBUTES)
+    {
         let name: &str = attribute.key.as_ref();
         let value = attribute
             .normalized_value(XmlVersion::Implicit1_0)
@@ -357,8 +382,8 @@ fn element(
     let qname = start.name();
     let qname: &str = qname.as_ref();
     let (prefix, local) = match qname.split_once(':') {
-        Some((prefix, local)) => (prefix, local),
-        None => ("", qname),
+        Some((prefix, _)) => (prefix, prefix.len() + 1),
+        None => ("", 0),
     };
     let declared = bindings.get(prefix).and_then(|s| s.last()).copied();
     let ns = match (prefix, declared) {
@@ -369,8 +394,8 @@ fn element(
     };
     let element = Element {
         ns,
-        name: local.to_string(),
         qname: qname.to_string(),
+        local,
         attributes,
         children: Vec::new(),
     };
