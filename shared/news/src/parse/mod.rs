@@ -1,7 +1,17 @@
 //! Feed documents (RSS 0.9x/1.0/2.0, Atom, JSON Feed) turned into plain-text entries.
+//!
+//! Our own reader (no feed library): `xml` transcodes a document to UTF-8 and reads it into a
+//! small element tree, `rss`, `atom` and `json` read each format into `model`'s terms
+//! (`date` reads their dates), and this module turns those into plain text.
+
+mod atom;
+mod date;
+mod json;
+mod model;
+mod rss;
+mod xml;
 
 use chrono::{DateTime, Utc};
-use feed_rs::model::{Entry, Feed, FeedType, Link, Text};
 use serde::Serialize;
 use url::Url;
 
@@ -10,6 +20,9 @@ use crate::html::{
     truncate_words,
 };
 use crate::topic::{normalise_topics, Topic};
+
+use self::model::{Entry, Feed, Link, Text, TextKind};
+use self::xml::Ns;
 
 /// Longest summary kept, in characters.
 pub const MAX_SUMMARY_CHARS: usize = 500;
@@ -67,25 +80,9 @@ pub enum ParseError {
 /// Parses a feed document fetched from `feed_url` (the URL relative links are resolved
 /// against; pass the final URL after redirects).
 pub fn parse_feed(body: &[u8], feed_url: &str) -> Result<ParsedFeed, ParseError> {
-    sniff(body)?;
+    let text = xml::decode(body);
     let base = Url::parse(feed_url).ok();
-    let parser = feed_rs::parser::Builder::new()
-        .base_uri(base.as_ref().map(Url::as_str))
-        // Leave missing ids empty: they are derived below, deterministically.
-        .id_generator(|_, _, _| String::new())
-        .sanitize_content(false)
-        .build();
-    let feed = parser
-        .parse(body)
-        .map_err(|e| ParseError::NotAFeed(describe_feed_error(&e)))?;
-
-    // Images feed-rs does not report: JSON Feed `image`, and MediaRSS thumbnails that stand
-    // alone (outside a media:content or media:group).
-    let extra_images = if feed.feed_type == FeedType::JSON {
-        json_feed_images(body)
-    } else {
-        xml_item_thumbnails(body, feed.entries.len())
-    };
+    let feed = read_document(&text, base.as_ref()).map_err(ParseError::NotAFeed)?;
 
     let site_url = feed
         .links
@@ -108,11 +105,7 @@ pub fn parse_feed(body: &[u8], feed_url: &str) -> Result<ParsedFeed, ParseError>
     let entries = feed
         .entries
         .iter()
-        .enumerate()
-        .map(|(i, entry)| {
-            let extra_image = extra_images.get(i).cloned().flatten();
-            convert_entry(entry, &feed, base.as_ref(), extra_image)
-        })
+        .map(|entry| convert_entry(entry, &feed, base.as_ref()))
         .collect();
 
     Ok(ParsedFeed {
@@ -123,46 +116,50 @@ pub fn parse_feed(body: &[u8], feed_url: &str) -> Result<ParsedFeed, ParseError>
     })
 }
 
-/// Quick checks that give a clearer reason than the parser would.
-fn sniff(body: &[u8]) -> Result<(), ParseError> {
-    if body.starts_with(&[0xFF, 0xFE]) || body.starts_with(&[0xFE, 0xFF]) {
-        // UTF-16 with a byte-order mark: left to the XML reader.
-        return Ok(());
+/// Reads the document in whichever format it is in; the reason when it is in none.
+fn read_document(text: &str, base: Option<&Url>) -> Result<Feed, String> {
+    match sniff(text)? {
+        Syntax::Json => json::read(text),
+        Syntax::Xml => {
+            let doc = xml::parse(text)?;
+            let root = doc.get(doc.root()).map(|r| (r.ns, r.name()));
+            match root {
+                Some((Ns::Plain, "rss") | (Ns::Rdf | Ns::Plain, "RDF")) => {
+                    Ok(rss::read(&doc, base))
+                }
+                Some((Ns::Plain | Ns::Atom, "feed" | "entry")) => Ok(atom::read(&doc, base)),
+                Some((_, "html")) => Err(NOT_HTML.into()),
+                _ => Err("no <rss>, <feed>, <rdf:RDF> or JSON Feed root was found".into()),
+            }
+        }
     }
-    let start = body
-        .iter()
-        .position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF)
-        .unwrap_or(body.len());
-    let head = body.get(start..).unwrap_or_default();
-    let head = head.get(..1024).unwrap_or(head);
-    if head.is_empty() {
-        return Err(ParseError::NotAFeed("the document is empty".into()));
-    }
-    let lower = String::from_utf8_lossy(head).to_ascii_lowercase();
-    if lower.starts_with("<!doctype html") || lower.starts_with("<html") {
-        return Err(ParseError::NotAFeed(
-            "the document is an HTML page, not a feed".into(),
-        ));
-    }
-    if !lower.starts_with('<') && !lower.starts_with('{') {
-        return Err(ParseError::NotAFeed(
-            "the document is neither XML nor JSON".into(),
-        ));
-    }
-    Ok(())
 }
 
-fn describe_feed_error(error: &feed_rs::parser::ParseFeedError) -> String {
-    use feed_rs::parser::{ParseErrorKind, ParseFeedError};
-    match error {
-        ParseFeedError::ParseError(ParseErrorKind::NoFeedRoot) => {
-            "no <rss>, <feed>, <rdf:RDF> or JSON Feed root was found".into()
-        }
-        ParseFeedError::JsonSerde(_) | ParseFeedError::JsonUnsupportedVersion(_) => {
-            "the JSON document is not a JSON Feed".into()
-        }
-        ParseFeedError::XmlReader(e) => format!("the XML is malformed ({e})"),
-        other => other.to_string(),
+const NOT_HTML: &str = "the document is an HTML page, not a feed";
+
+enum Syntax {
+    Xml,
+    Json,
+}
+
+/// Quick checks that give a clearer reason than the parsers would.
+fn sniff(text: &str) -> Result<Syntax, String> {
+    let head = text.trim_start_matches(|c: char| c.is_ascii_whitespace() || c == '\u{FEFF}');
+    if head.is_empty() {
+        return Err("the document is empty".into());
+    }
+    let prefix: String = head
+        .chars()
+        .take(16)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if prefix.starts_with("<!doctype html") || prefix.starts_with("<html") {
+        return Err(NOT_HTML.into());
+    }
+    match head.chars().next() {
+        Some('<') => Ok(Syntax::Xml),
+        Some('{') => Ok(Syntax::Json),
+        _ => Err("the document is neither XML nor JSON".into()),
     }
 }
 
@@ -175,12 +172,7 @@ fn fallback_feed_title(site_url: Option<&str>, base: Option<&Url>) -> String {
         .unwrap_or_else(|| "Untitled feed".to_string())
 }
 
-fn convert_entry(
-    entry: &Entry,
-    feed: &Feed,
-    base: Option<&Url>,
-    extra_image: Option<String>,
-) -> ParsedEntry {
+fn convert_entry(entry: &Entry, feed: &Feed, base: Option<&Url>) -> ParsedEntry {
     let link = entry
         .links
         .iter()
@@ -191,28 +183,21 @@ fn convert_entry(
     let link_url = link.as_deref().and_then(|l| Url::parse(l).ok());
     let content_base = link_url.as_ref().or(base);
 
-    let body_html = entry
-        .content
-        .as_ref()
-        .and_then(|c| c.body.as_deref().map(|b| (b, c.content_type.to_string())));
-    let summary_text: Option<&Text> = entry.summary.as_ref();
+    let body = entry.content.as_ref();
+    let summary_text = entry.summary.as_ref();
 
-    let paragraphs = match &body_html {
-        Some((body, ct)) if !body.trim().is_empty() => text_paragraphs(body, ct),
-        _ => summary_text
-            .map(|t| text_paragraphs(&t.content, t.content_type.as_str()))
-            .unwrap_or_default(),
+    let paragraphs = match body {
+        Some(body) if !body.content.trim().is_empty() => text_paragraphs(body),
+        _ => summary_text.map(text_paragraphs).unwrap_or_default(),
     };
     let paragraphs = if paragraphs.is_empty() {
-        summary_text
-            .map(|t| text_paragraphs(&t.content, t.content_type.as_str()))
-            .unwrap_or_default()
+        summary_text.map(text_paragraphs).unwrap_or_default()
     } else {
         paragraphs
     };
 
     let summary_source = summary_text
-        .map(|t| text_paragraphs(&t.content, t.content_type.as_str()).join(" "))
+        .map(|t| text_paragraphs(t).join(" "))
         .filter(|s| !s.is_empty())
         .or_else(|| Some(paragraphs.join(" ")).filter(|s| !s.is_empty()));
     let summary = summary_source.map(|s| truncate_words(&s, MAX_SUMMARY_CHARS));
@@ -252,13 +237,7 @@ fn convert_entry(
             .unwrap_or(&c.term)
     }));
 
-    let image_url = entry_image(
-        entry,
-        extra_image,
-        body_html.as_ref().map(|(b, _)| *b),
-        base,
-        content_base,
-    );
+    let image_url = entry_image(entry, base, content_base);
 
     let guid = entry_guid(entry, link.as_deref(), &title, published_at, &paragraphs);
 
@@ -275,11 +254,11 @@ fn convert_entry(
     }
 }
 
-fn text_paragraphs(text: &str, content_type: &str) -> Vec<String> {
-    if content_type.starts_with("text/plain") && !looks_like_html(text) {
-        text_to_paragraphs(text)
+fn text_paragraphs(text: &Text) -> Vec<String> {
+    if text.kind == TextKind::Plain && !looks_like_html(&text.content) {
+        text_to_paragraphs(&text.content)
     } else {
-        html_to_paragraphs(text)
+        html_to_paragraphs(&text.content)
     }
 }
 
@@ -323,40 +302,29 @@ fn entry_guid(
     }
 }
 
+/// The entry's picture, first found of: a MediaRSS thumbnail (else `itunes:image`), the JSON
+/// Feed `image`, an image `media:content` or `enclosure`, an image link (Atom enclosure, JSON
+/// Feed attachment), the first `<img>` of the body or summary.
 fn entry_image(
     entry: &Entry,
-    extra_image: Option<String>,
-    body_html: Option<&str>,
     feed_base: Option<&Url>,
     content_base: Option<&Url>,
 ) -> Option<String> {
-    let thumbnail = || {
-        entry
-            .media
-            .iter()
-            .flat_map(|m| m.thumbnails.iter())
-            .find_map(|t| absolute(&t.image.uri, feed_base))
-    };
-    // media:content and enclosures (feed-rs reports both as media content).
+    let thumbnail = || entry.thumbnails.iter().find_map(|t| absolute(t, feed_base));
+    let json_image = || entry.image.as_deref().and_then(|i| absolute(i, feed_base));
     let media_image = || {
-        entry
-            .media
-            .iter()
-            .flat_map(|m| m.content.iter())
-            .find_map(|c| {
-                let url = c.url.as_ref()?;
-                let is_image = match &c.content_type {
-                    Some(ct) => ct.ty() == "image",
-                    None => has_image_extension(url.path()),
-                };
-                if is_image {
-                    absolute(url.as_str(), feed_base)
-                } else {
-                    None
-                }
-            })
+        entry.media.iter().find_map(|m| {
+            let is_image = match m.media_type.as_deref().and_then(|t| t.split_once('/')) {
+                Some((kind, _)) => kind.trim().eq_ignore_ascii_case("image"),
+                None => Url::parse(&m.url).is_ok_and(|u| has_image_extension(u.path())),
+            };
+            if is_image {
+                absolute(&m.url, feed_base)
+            } else {
+                None
+            }
+        })
     };
-    // Atom enclosures and JSON Feed attachments.
     let linked_image = || {
         entry.links.iter().find_map(|l| {
             let image_type = l
@@ -373,14 +341,15 @@ fn entry_image(
         })
     };
     let inline_image = || {
-        body_html
-            .into_iter()
-            .chain(entry.summary.as_ref().map(|t| t.content.as_str()))
-            .filter_map(first_image_src)
+        entry
+            .content
+            .iter()
+            .chain(entry.summary.iter())
+            .filter_map(|t| first_image_src(&t.content))
             .find_map(|src| absolute(&src, content_base))
     };
     thumbnail()
-        .or_else(|| extra_image.and_then(|i| absolute(&i, feed_base)))
+        .or_else(json_image)
         .or_else(media_image)
         .or_else(linked_image)
         .or_else(inline_image)
@@ -391,59 +360,6 @@ fn has_image_extension(path: &str) -> bool {
     [".jpg", ".jpeg", ".png", ".gif", ".webp", ".avif"]
         .iter()
         .any(|ext| lower.ends_with(ext))
-}
-
-/// `image` (else `banner_image`) of each item of a JSON Feed, in item order; feed-rs does
-/// not read these fields.
-fn json_feed_images(body: &[u8]) -> Vec<Option<String>> {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
-        return Vec::new();
-    };
-    value
-        .get("items")
-        .and_then(|items| items.as_array())
-        .map(|items| {
-            items
-                .iter()
-                .map(|item| {
-                    ["image", "banner_image"]
-                        .iter()
-                        .find_map(|k| item.get(*k).and_then(|v| v.as_str()))
-                        .map(str::to_string)
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The first `<media:thumbnail url>` of each `<item>` / `<entry>` of an XML feed, in document
-/// order; empty unless the document has exactly `entries` items (so that the positions match
-/// feed-rs's entries).
-fn xml_item_thumbnails(body: &[u8], entries: usize) -> Vec<Option<String>> {
-    if entries == 0
-        || !body
-            .windows(10)
-            .any(|w| w.eq_ignore_ascii_case(b":thumbnail"))
-    {
-        return Vec::new();
-    }
-    let text = String::from_utf8_lossy(body);
-    let mut items: Vec<Option<String>> = Vec::new();
-    crate::html::for_each_start_tag(&text, |name, attrs| {
-        let local = name.rsplit(':').next().unwrap_or(name);
-        if local == "item" || local == "entry" {
-            items.push(None);
-        } else if name == "media:thumbnail" {
-            if let Some(slot @ None) = items.last_mut() {
-                *slot = crate::html::attribute(attrs, "url");
-            }
-        }
-    });
-    if items.len() == entries {
-        items
-    } else {
-        Vec::new()
-    }
 }
 
 fn is_alternate(link: &Link) -> bool {
