@@ -16,6 +16,7 @@ use aws_credential_types::Credentials;
 use aws_smithy_async::rt::sleep::default_async_sleep;
 use aws_smithy_async::time::SystemTimeSource;
 use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
+use aws_smithy_runtime_api::client::stalled_stream_protection::StalledStreamProtectionConfig;
 use aws_smithy_types::retry::RetryConfig;
 use aws_smithy_types::timeout::TimeoutConfig;
 use aws_types::region::Region;
@@ -91,7 +92,10 @@ pub fn sdk_config(env: &Env) -> SdkConfig {
                 .operation_timeout(Duration::from_secs(12))
                 .build(),
         )
-        .time_source(SystemTimeSource::new());
+        .time_source(SystemTimeSource::new())
+        // The attempt and operation timeouts above already end a stalled call; the stream
+        // monitor would add a timer and a wrapped body to every call for nothing.
+        .stalled_stream_protection(StalledStreamProtectionConfig::disabled());
     builder.set_sleep_impl(default_async_sleep());
     match https_client(env) {
         Ok(client) => builder = builder.http_client(client),
