@@ -9,7 +9,8 @@
 //! Capacity is computed from the items the calls read and write, with DynamoDB's rules (reads
 //! in 4 KB units, halved when eventually consistent; writes in 1 KB units; transactions
 //! double), because the emulator's `ConsumedCapacity` is a constant. Index writes are not
-//! counted. `--json FILE` (after `--`) writes the figures for `local/cost`.
+//! counted. `--json FILE` (after `--`) writes the figures for `local/cost`; `--only TEXT` runs
+//! only the routes whose name contains TEXT (to profile one).
 //!
 //! Run: `local/bench-warm` (starts its own emulator), or with an emulator running:
 //! `AWS_ENDPOINT_URL=http://127.0.0.1:4566 AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test
@@ -50,6 +51,8 @@ use stack_tests::TestStack;
 
 const WARMUP: usize = 20;
 const ROUNDS: usize = 200;
+/// `--only TEXT`: measure only the routes whose name contains TEXT (for a profiler).
+static ONLY: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
 
 /// One AWS call as the recording client saw it.
 #[derive(Debug, Clone)]
@@ -264,11 +267,19 @@ impl Route {
     }
 
     /// Times `call` WARMUP + ROUNDS times; the calls of the last round name the route's calls.
+    /// Under `--only TEXT` (profiling one route) other routes are not called at all.
     async fn measure<F, Fut>(mut self, mut call: F) -> Self
     where
         F: FnMut(usize) -> Fut,
         Fut: std::future::Future<Output = ()>,
     {
+        if ONLY
+            .get()
+            .and_then(Option::as_deref)
+            .is_some_and(|only| !format!("{} {}", self.function, self.name).contains(only))
+        {
+            return self;
+        }
         for i in 0..WARMUP {
             call(i).await;
         }
@@ -333,8 +344,13 @@ fn main() {
         platform::aws::set_config_hook(record),
         "the recording hook must be the first"
     );
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    // The runtime a function runs on (`platform::lambda::start`): one thread, no hand-offs.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     let json_out = std::env::args().skip_while(|a| a != "--json").nth(1);
+    ONLY.get_or_init(|| std::env::args().skip_while(|a| a != "--only").nth(1));
     runtime.block_on(run(json_out));
 }
 
@@ -458,7 +474,7 @@ async fn run(json_out: Option<String>) {
         "{:<46} {:>9} {:>9} {:>11} {:>11} {:>6} {:>6}  AWS calls",
         "route", "p50 ms", "p95 ms", "handler p50", "handler p95", "RCU", "WCU"
     );
-    for r in &routes {
+    for r in routes.iter().filter(|r| !r.total.is_empty()) {
         println!(
             "{:<46} {:>9.2} {:>9.2} {:>11.3} {:>11.3} {:>6.1} {:>6.1}  {}",
             format!("{} {}", r.function, r.name),
@@ -474,7 +490,11 @@ async fn run(json_out: Option<String>) {
     if let Some(path) = json_out {
         let figures = json!({
             "rounds": ROUNDS,
-            "routes": routes.iter().map(Route::json).collect::<Vec<_>>(),
+            "routes": routes
+                .iter()
+                .filter(|r| !r.total.is_empty())
+                .map(Route::json)
+                .collect::<Vec<_>>(),
         });
         std::fs::write(&path, serde_json::to_string_pretty(&figures).unwrap()).unwrap();
         println!("figures written to {path}");
