@@ -1,4 +1,4 @@
-//! Running a [`Function`] under the Lambda runtime.
+//! Running a function's handler (HTTP router, SQS or schedule handler) under Lambda.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -8,7 +8,7 @@ use aws_lambda_events::event::sqs::SqsEvent;
 use lambda_runtime::{service_fn, LambdaEvent};
 
 use crate::config::Env;
-use crate::function::{BoxError, Function};
+use crate::function::{BoxError, ScheduleHandler, SqsHandler};
 
 /// A function's whole `main`: reads the process environment, installs logging, builds the
 /// handler once (the cold start) and serves it until the runtime stops the process.
@@ -16,7 +16,7 @@ pub fn start<F, Fut, H>(build: F) -> Result<(), BoxError>
 where
     F: FnOnce(Env) -> Fut,
     Fut: Future<Output = Result<H, BoxError>>,
-    H: Into<Function>,
+    H: Serve,
 {
     // Lambda sends one event at a time: worker threads would only cost start-up time and
     // context switches (`spawn_blocking` still has its own pool).
@@ -26,30 +26,43 @@ where
     runtime.block_on(async move {
         let env = Env::from_process();
         crate::logging::init(&env);
-        let function = build(env).await?.into();
-        run(function).await
+        build(env).await?.serve().await
     })
 }
 
-/// Serves `function` until the runtime stops the process.
-pub async fn run(function: Function) -> Result<(), BoxError> {
-    match function {
-        Function::Http(router) => lambda_http::run(router).await,
-        Function::Sqs(handler) => {
-            lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
-                let handler = Arc::clone(&handler);
+/// What a function's `build` returns, served by its own kind of runtime. Dispatch is static so
+/// that a bootstrap links only that runtime: matching a `Function` at run time linked all three
+/// into every function (lambda_http and its text decoding into the queue workers, the SQS and
+/// EventBridge event types into the HTTP ones).
+pub trait Serve {
+    /// Serves until the runtime stops the process.
+    fn serve(self) -> impl Future<Output = Result<(), BoxError>>;
+}
+
+impl Serve for axum::Router {
+    fn serve(self) -> impl Future<Output = Result<(), BoxError>> {
+        lambda_http::run(self)
+    }
+}
+
+impl Serve for Arc<dyn SqsHandler> {
+    async fn serve(self) -> Result<(), BoxError> {
+        lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| {
+            let handler = Arc::clone(&self);
+            async move { handler.handle(event.payload).await }
+        }))
+        .await
+    }
+}
+
+impl Serve for Arc<dyn ScheduleHandler> {
+    async fn serve(self) -> Result<(), BoxError> {
+        lambda_runtime::run(service_fn(
+            move |event: LambdaEvent<EventBridgeEvent<serde_json::Value>>| {
+                let handler = Arc::clone(&self);
                 async move { handler.handle(event.payload).await }
-            }))
-            .await
-        }
-        Function::Schedule(handler) => {
-            lambda_runtime::run(service_fn(
-                move |event: LambdaEvent<EventBridgeEvent<serde_json::Value>>| {
-                    let handler = Arc::clone(&handler);
-                    async move { handler.handle(event.payload).await }
-                },
-            ))
-            .await
-        }
+            },
+        ))
+        .await
     }
 }
