@@ -98,6 +98,7 @@ pub fn registry() -> Registry {
     registry.sqs("feed-worker", feed_worker_function::handler);
     registry.sqs("source-sweeper", source_sweeper_function::handler);
     registry.http("genai", genai_function::router);
+    registry.http("community", community_function::router);
     registry
 }
 

@@ -83,6 +83,9 @@ pub struct FunctionDecl {
     pub condition: Option<String>,
     /// The function has a `FunctionUrlConfig`: it is also reachable on its own URL.
     pub function_url: bool,
+    /// `AutoPublishAlias` (its own or `Globals.Function`'s): each deployment publishes a new
+    /// version behind this alias.
+    pub auto_publish_alias: Option<String>,
 }
 
 /// One entry of a function's `Events`.
@@ -226,6 +229,11 @@ impl Template {
                 events,
                 condition: res.condition.clone(),
                 function_url: res.property("FunctionUrlConfig").is_some(),
+                auto_publish_alias: res
+                    .property("AutoPublishAlias")
+                    .or_else(|| self.globals_function.get("AutoPublishAlias"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
             });
         }
         Ok(out)

@@ -2,8 +2,8 @@
 //!
 //! 1. ingestion: articles per second the feed worker's refresh parses and stores for a
 //!    100-item feed (fetched from a loopback server), and parsing alone;
-//! 2. DynamoDB calls per `GET /api/content/articles` (all, by source, by topic), counted by an
-//!    SDK interceptor on the store's client, and the request's latency through the stack.
+//! 2. DynamoDB calls per `GET /api/content/articles` (all, by source, by topic), counted on
+//!    the store's client's transport, and the request's latency through the stack.
 //!
 //! Run: `local/bench` (starts its own emulator), or with an emulator already running:
 //! `AWS_ENDPOINT_URL=http://127.0.0.1:4566 cargo bench -p stack-tests --bench content`.
@@ -20,11 +20,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef;
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept};
 use news::fetch::{FeedFetcher, FetchConfig};
 use news::ingest::Ingest;
 use news::store::{ArticleFilter, ContentStore};
+use platform::aws::{AwsClients, SharedTransport, Transport, TransportFuture};
 use stack_tests::bench::{ms, percentile};
 use stack_tests::feeds::{generated_rss, FeedDocument, FeedServer};
 use stack_tests::{Call, TestStack};
@@ -32,22 +31,20 @@ use stack_tests::{Call, TestStack};
 const ITEMS: usize = 100;
 const ROUNDS: usize = 5;
 
-/// Counts DynamoDB operations sent by one client.
+/// Counts the requests one client sends (a retried call counts each attempt).
 #[derive(Debug, Clone, Default)]
 struct CallCounter(Arc<AtomicUsize>);
 
-impl Intercept for CallCounter {
-    fn name(&self) -> &'static str {
-        "CallCounter"
-    }
+#[derive(Debug)]
+struct Counting {
+    inner: SharedTransport,
+    counter: CallCounter,
+}
 
-    fn read_before_execution(
-        &self,
-        _context: &BeforeSerializationInterceptorContextRef<'_>,
-        _cfg: &mut ConfigBag,
-    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
-        self.0.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+impl Transport for Counting {
+    fn send(&self, request: http::Request<bytes::Bytes>) -> TransportFuture {
+        self.counter.0.fetch_add(1, Ordering::Relaxed);
+        self.inner.send(request)
     }
 }
 
@@ -60,15 +57,15 @@ async fn run() {
     let t = TestStack::start().await;
     let feeds = FeedServer::start().await;
     let table = t.table("ContentTable");
-    let sdk = platform::aws::sdk_config(&platform::Env::from_process());
     let counter = CallCounter::default();
-    let db = aws_sdk_dynamodb::Client::from_conf(
-        aws_sdk_dynamodb::config::Builder::from(&sdk)
-            .interceptor(counter.clone())
-            .build(),
-    );
+    let aws = AwsClients::from_env_with(&platform::Env::from_process(), |inner| {
+        Arc::new(Counting {
+            inner,
+            counter: counter.clone(),
+        })
+    });
     let store = ContentStore::new(
-        platform::dynamo::Table::new(db, table),
+        platform::dynamo::Table::new(aws.dynamodb, table),
         platform::Clock::system(),
     );
     let fetcher = FeedFetcher::new(FetchConfig {

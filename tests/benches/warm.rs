@@ -1,8 +1,8 @@
 //! The warm path of every HTTP function and of a feed refresh (not a test; prints figures).
 //!
 //! Each route is called in-process through its function's router (the code Lambda runs), its
-//! AWS calls going to the emulator through a recording HTTP client installed with
-//! `platform::aws::set_config_hook`. Per route it prints: the AWS calls made (named), the time
+//! AWS calls going to the emulator through a recording transport installed with
+//! `platform::aws::set_transport_hook`. Per route it prints: the AWS calls made (named), the time
 //! outside them (the handler's own work: routing, token checks, JSON, password hashing),
 //! p50/p95 of the whole request, and the DynamoDB capacity the calls consume.
 //!
@@ -28,16 +28,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use aws_smithy_runtime_api::client::http::{
-    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient,
-    SharedHttpConnector,
-};
-use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
-use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
-use aws_smithy_types::body::SdkBody;
 use axum::body::Body;
-use http_body_util::BodyExt;
-use platform::aws::ConfigBuilder;
+use platform::aws::{SharedTransport, Transport, TransportFuture};
 use platform::Env;
 use serde_json::{json, Value};
 use stack_tests::bench::{ms, percentile};
@@ -69,75 +61,45 @@ fn take_calls() -> Vec<AwsCall> {
     std::mem::take(&mut *CALLS.lock().unwrap())
 }
 
-fn record(_env: &Env, config: ConfigBuilder) -> ConfigBuilder {
-    let inner = SharedHttpClient::new(
-        platform::aws::AwsHttpClient::new(None).expect("the functions' AWS HTTP client"),
-    );
-    config.http_client(Recording { inner })
+fn record(_env: &Env, inner: SharedTransport) -> SharedTransport {
+    Arc::new(Recording { inner })
 }
 
 #[derive(Debug)]
 struct Recording {
-    inner: SharedHttpClient,
+    inner: SharedTransport,
 }
 
-impl HttpClient for Recording {
-    fn http_connector(
-        &self,
-        settings: &HttpConnectorSettings,
-        components: &RuntimeComponents,
-    ) -> SharedHttpConnector {
-        SharedHttpConnector::new(RecordingConnector {
-            inner: self.inner.http_connector(settings, components),
-        })
-    }
-}
-
-#[derive(Debug)]
-struct RecordingConnector {
-    inner: SharedHttpConnector,
-}
-
-impl HttpConnector for RecordingConnector {
-    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+impl Transport for Recording {
+    fn send(&self, request: http::Request<bytes::Bytes>) -> TransportFuture {
         // The recording's own work (parsing both bodies, counting units) is timed as part of the
         // call, so that "handler" is only what a deployed function also does.
         let started = Instant::now();
-        let target = request.headers().get("x-amz-target").map(str::to_string);
+        let target = request
+            .headers()
+            .get("x-amz-target")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
         // DynamoDB calls by operation ("GetItem"); other services prefixed ("SQS SendMessage").
         let operation = match target.as_deref().and_then(|t| t.split_once('.')) {
             Some((service, op)) if service.starts_with("DynamoDB") => op.to_string(),
             Some((service, op)) => format!("{} {op}", service.trim_start_matches("Amazon")),
             None => format!("{} {}", request.method(), request.uri()),
         };
-        let sent: Value = request
-            .body()
-            .bytes()
-            .and_then(|b| serde_json::from_slice(b).ok())
-            .unwrap_or(Value::Null);
-        let call = self.inner.call(request);
-        HttpConnectorFuture::new(async move {
+        let sent: Value = serde_json::from_slice(request.body()).unwrap_or(Value::Null);
+        let call = self.inner.send(request);
+        Box::pin(async move {
             let response = call.await?;
-            let status = response.status();
-            let headers = response.headers().clone();
-            let bytes = response
-                .into_body()
-                .collect()
-                .await
-                .map_err(aws_smithy_runtime_api::client::result::ConnectorError::io)?
-                .to_bytes();
-            let received: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            let received: Value = serde_json::from_slice(response.body()).unwrap_or(Value::Null);
             let (read_units, write_units) = if target
                 .as_deref()
                 .is_some_and(|t| t.starts_with("DynamoDB_"))
-                && status.is_success()
+                && response.status().is_success()
             {
                 capacity(&operation, &sent, &received)
             } else {
                 (0.0, 0.0)
             };
-            let mut rebuilt = HttpResponse::new(status, SdkBody::from(bytes));
-            *rebuilt.headers_mut() = headers;
             let elapsed = started.elapsed();
             CALLS.lock().unwrap().push(AwsCall {
                 operation,
@@ -145,7 +107,7 @@ impl HttpConnector for RecordingConnector {
                 read_units,
                 write_units,
             });
-            Ok(rebuilt)
+            Ok(response)
         })
     }
 }
@@ -341,7 +303,7 @@ impl Route {
 
 fn main() {
     assert!(
-        platform::aws::set_config_hook(record),
+        platform::aws::set_transport_hook(record),
         "the recording hook must be the first"
     );
     // The runtime a function runs on (`platform::lambda::start`): one thread, no hand-offs.

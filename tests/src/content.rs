@@ -122,7 +122,7 @@ pub async fn subscribed_feed(username: &str, path: &str, document: FeedDocument)
 /// The content table of the stack, as the content function's store sees it.
 pub async fn content_store(t: &TestStack) -> news::store::ContentStore {
     news::store::ContentStore::new(
-        platform::dynamo::Table::new(t.dynamodb().await, t.table("ContentTable")),
+        platform::dynamo::Table::new(t.aws().await.dynamodb, t.table("ContentTable")),
         platform::Clock::system(),
     )
 }
@@ -135,7 +135,7 @@ pub async fn source_sweeper(t: &TestStack) -> Arc<dyn SqsHandler> {
 }
 
 /// Every item of the content table whose partition key is `pk` (a Query, every page).
-pub async fn partition(t: &TestStack, pk: &str) -> Vec<platform::dynamo::Item> {
+pub async fn partition(t: &TestStack, pk: &str) -> Vec<crate::stack::Item> {
     let db = t.dynamodb().await;
     let mut items = Vec::new();
     let mut start = None;
@@ -161,7 +161,7 @@ pub async fn partition(t: &TestStack, pk: &str) -> Vec<platform::dynamo::Item> {
 }
 
 /// The article items of the content table that belong to source `id` (a Scan, every page).
-pub async fn article_items_of(t: &TestStack, id: &str) -> Vec<platform::dynamo::Item> {
+pub async fn article_items_of(t: &TestStack, id: &str) -> Vec<crate::stack::Item> {
     let db = t.dynamodb().await;
     let mut items = Vec::new();
     let mut start = None;

@@ -31,6 +31,7 @@ pub fn documents() -> Vec<(&'static str, OpenApi)> {
         ("UsersFunction", users_function::openapi()),
         ("ContentFunction", content_function::openapi()),
         ("GenAiFunction", genai_function::openapi()),
+        ("CommunityFunction", community_function::openapi()),
     ]
 }
 

@@ -14,6 +14,7 @@
 
 pub mod apigen;
 pub mod bench;
+pub mod community;
 pub mod content;
 pub mod contract;
 pub mod errors;

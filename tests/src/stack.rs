@@ -134,6 +134,12 @@ impl TestStack {
         aws_sdk_dynamodb::Client::new(&platform::aws::sdk_config(&Env::from_process()))
     }
 
+    /// The functions' own AWS clients, built from the process's environment (so not under a
+    /// function's IAM policy): stores built on them read and write as the functions do.
+    pub async fn aws(&self) -> platform::aws::AwsClients {
+        platform::aws::AwsClients::from_env(&Env::from_process()).await
+    }
+
     /// Every item of table `logical_id` (a Scan is fine in a test).
     pub async fn scan(&self, logical_id: &str) -> Vec<Item> {
         self.dynamodb()
@@ -230,5 +236,29 @@ pub trait Call {
 impl Call for RequestBuilder {
     async fn call(self) -> Response {
         self.send().await.expect("request")
+    }
+}
+
+/// An item the SDK read, as `platform::dynamo` holds it (to size it with `item_size`, say).
+pub fn platform_item(item: &Item) -> platform::dynamo::Item {
+    item.iter()
+        .map(|(name, value)| (name.clone(), platform_value(value)))
+        .collect()
+}
+
+fn platform_value(value: &AttributeValue) -> platform::dynamo::AttributeValue {
+    use platform::dynamo::AttributeValue as P;
+    match value {
+        AttributeValue::S(v) => P::S(v.clone()),
+        AttributeValue::N(v) => P::N(v.clone()),
+        AttributeValue::B(v) => P::B(v.as_ref().to_vec()),
+        AttributeValue::Bool(v) => P::Bool(*v),
+        AttributeValue::Null(v) => P::Null(*v),
+        AttributeValue::L(v) => P::L(v.iter().map(platform_value).collect()),
+        AttributeValue::M(v) => P::M(platform_item(v)),
+        AttributeValue::Ss(v) => P::Ss(v.clone()),
+        AttributeValue::Ns(v) => P::Ns(v.clone()),
+        AttributeValue::Bs(v) => P::Bs(v.iter().map(|b| b.as_ref().to_vec()).collect()),
+        other => panic!("an attribute type platform::dynamo does not know: {other:?}"),
     }
 }

@@ -143,3 +143,70 @@ async fn bodies_are_json_objects() {
         .await;
     assert_names(response, "/auth/login", "body").await;
 }
+
+/// Document B: every id in a path or a list is a UUID (any case), every page 0 to 49 and size
+/// 1 to 20, every id list within its count; anything else is a 400 in the reason body naming
+/// the field, before any table is read.
+#[tokio::test]
+async fn community_ids_pages_and_sizes_at_every_edge() {
+    use stack_tests::community::{assert_reason_error, message, post_path, POSTS, TOPICS};
+
+    async fn refused(t: &TestStack, path: &str, field: &str) {
+        let body = assert_reason_error(t.get(path).await, 400).await;
+        assert!(
+            message(&body).contains(&format!("{field}: ")),
+            "{path}: {body}"
+        );
+    }
+
+    let t = TestStack::start().await;
+    let (_, token) = t.member("bounds").await;
+    for id in [
+        ascii_over_key_limit(),
+        utf8_over_key_limit(),
+        "not-a-uuid".to_string(),
+        "00000000-0000-4000-8000-0000000000000".to_string(),
+    ] {
+        refused(&t, &post_path(&id), "id").await;
+        let patch = t
+            .patch_json_auth(&post_path(&id), &token, &json!({"title": "Valid title"}))
+            .await;
+        assert_reason_error(patch, 400).await;
+        refused(&t, &format!("{POSTS}/cards?ids={id}"), "ids").await;
+        refused(&t, &format!("{TOPICS}/names?ids={id}"), "ids").await;
+    }
+    let missing = "0000000A-0000-4000-8000-000000000000";
+    assert_reason_error(t.get(&post_path(missing)).await, 404).await;
+
+    for (query, field) in [
+        ("page=-1", "page"),
+        ("page=50", "page"),
+        ("page=1.5", "page"),
+        ("size=0", "size"),
+        ("size=21", "size"),
+        ("size=99999999999999999999", "size"),
+    ] {
+        refused(&t, &format!("{POSTS}?{query}"), field).await;
+    }
+    for query in ["page=0&size=1", "page=49&size=20"] {
+        assert_eq!(
+            t.get(&format!("{POSTS}?{query}")).await.status(),
+            200,
+            "{query}"
+        );
+    }
+
+    let id = |i: usize| format!("00000000-0000-4000-8000-{i:012}");
+    let list = |n: usize| (0..n).map(id).collect::<Vec<_>>().join(",");
+    for (path, max) in [
+        (format!("{POSTS}/cards"), 50),
+        (format!("{TOPICS}/names"), 100),
+    ] {
+        refused(&t, &format!("{path}?ids="), "ids").await;
+        refused(&t, &format!("{path}?ids={}", list(max + 1)), "ids").await;
+        for n in [1, max] {
+            let response = t.get(&format!("{path}?ids={}", list(n))).await;
+            assert_eq!(response.status(), 200, "{path} with {n} ids");
+        }
+    }
+}

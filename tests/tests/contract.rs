@@ -46,6 +46,15 @@ fn committed_contract_is_what_the_code_documents() {
     check_committed(CONTRACT_FILE, &text);
 }
 
+/// The GenAI function serves its own `/docs/openapi.json` from a committed file (no document
+/// built at cold start): it must be what the annotations produce.
+#[test]
+fn genai_service_document_is_what_the_code_documents() {
+    let doc = genai_function::service_openapi();
+    let text = serde_json::to_string_pretty(&doc).expect("document is JSON") + "\n";
+    check_committed(genai_function::SERVICE_DOCUMENT_FILE, &text);
+}
+
 #[test]
 fn contract_and_template_agree_both_ways() {
     if let Err(problems) = contract::check_against_template() {

@@ -102,6 +102,7 @@ async fn every_event_file_gets_its_expected_status() {
         let router = match function {
             "UsersFunction" => users_function::router(env).await.expect("router"),
             "ContentFunction" => content_function::router(env).await.expect("router"),
+            "CommunityFunction" => community_function::router(env).await.expect("router"),
             "WebFunction" => web_function::router(env).await.expect("router"),
             "GenAiFunction" => genai_function::router(
                 env.with("LLM_BASE_URL", llm.base_url())

@@ -14,14 +14,14 @@
 use std::sync::Arc;
 
 use aws_lambda_events::event::eventbridge::EventBridgeEvent;
-use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
 use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use news::store::{ContentStore, StoreError};
 use news::sweep::{grace_from_env, sweep_candidates};
 use news::{RefreshSchedule, SourceSweep};
-use platform::aws::{describe, AwsClients};
+use platform::aws::sqs::BatchEntry;
+use platform::aws::{AwsClients, Sqs};
 use platform::{BoxError, Clock, Env, ScheduleHandler};
 
 /// SQS takes at most ten messages per batch.
@@ -44,7 +44,7 @@ pub enum ScheduleError {
 pub struct FeedScheduler {
     schedule: RefreshSchedule,
     store: ContentStore,
-    sqs: aws_sdk_sqs::Client,
+    sqs: Sqs,
     queue_url: String,
     sweep_queue_url: String,
     grace: chrono::Duration,
@@ -102,25 +102,19 @@ impl FeedScheduler {
     /// Sends `bodies` to the queue at `queue_url`, ten to a batch.
     async fn send(&self, queue_url: &str, bodies: &[String]) -> Result<(), ScheduleError> {
         for chunk in bodies.chunks(SQS_BATCH) {
-            let entries = chunk
+            let entries: Vec<BatchEntry> = chunk
                 .iter()
                 .enumerate()
-                .map(|(i, body)| {
-                    SendMessageBatchRequestEntry::builder()
-                        .id(i.to_string())
-                        .message_body(body)
-                        .build()
+                .map(|(i, body)| BatchEntry {
+                    id: i.to_string(),
+                    message_body: body.clone(),
                 })
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| ScheduleError::Queue(describe(&e)))?;
+                .collect();
             let out = self
                 .sqs
-                .send_message_batch()
-                .queue_url(queue_url)
-                .set_entries(Some(entries))
-                .send()
+                .send_message_batch(queue_url, &entries)
                 .await
-                .map_err(|e| ScheduleError::Queue(describe(&e)))?;
+                .map_err(|e| ScheduleError::Queue(e.to_string()))?;
             if !out.failed.is_empty() {
                 let reasons: Vec<String> = out
                     .failed

@@ -2,11 +2,14 @@
 //! unprefixed on the function's own URL (the seed's "GenAI service itself").
 //!
 //! `POST /summarize`, `/explain`, `/sentiment`, `/qa`, `GET /health`, and the interactive
-//! docs at `/docs` (the document at `/docs/openapi.json`). Everything but HTTP lives in the
+//! docs at `/docs` (the document at `/docs/openapi.json`). Also Document B's admin provider
+//! configuration at `/api/v1/admin/ai/provider` ([`admin`], Reason error bodies): the one
+//! Document B route not in a `community-` function, because the provider is GenAI's own state. Everything but HTTP lives in the
 //! `assistant` crate and the LLM client in the `llm` crate; this crate maps HTTP to
 //! [`Assistant::answer`], its failures to statuses ([`errors`]), and implements the
 //! assistant's port to the content service ([`content`]).
 
+pub mod admin;
 pub mod content;
 pub mod docs;
 pub mod errors;
@@ -25,12 +28,14 @@ use axum::http::{Extensions, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
+use llm::provider_override::{Deployment, StoredOverride};
 use llm::{Llm, LlmConfig};
 use platform::aws::AwsClients;
-use platform::http::Json;
-use platform::openapi::{ErrorBody, Health, TableUnavailable};
+use platform::dynamo::Table;
+use platform::http::{ErrorStyles, Json};
+use platform::openapi::{ErrorBody, Health, ReasonErrorBody, SecuritySchemes, TableUnavailable};
 use platform::otel::{self, Otel};
-use platform::{ApiError, BoxError, ConfigError, Env, ErrorStyle};
+use platform::{ApiError, BoxError, Clock, ConfigError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
 use utoipa::OpenApi;
 
@@ -61,7 +66,23 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         .user_agent(concat!("news-platform-genai/", env!("CARGO_PKG_VERSION")))
         .build()?;
     let otel = Otel::from_env(&env, SERVICE_NAME, http.clone());
-    let llm = Llm::new(http.clone(), LlmConfig::from_env(&env), otel.clone());
+    // The admin's choice for this deployment, in the answer cache's table.
+    let overrides = env.get("GENAI_CACHE_TABLE").map(|table| {
+        Arc::new(StoredOverride::new(
+            Table::new(aws.dynamodb.clone(), table),
+            Deployment::from_env(&env),
+            Clock::system(),
+        ))
+    });
+    let mut llm = Llm::new(http.clone(), LlmConfig::from_env(&env), otel.clone());
+    if let Some(overrides) = &overrides {
+        llm = llm.with_override(overrides.clone());
+    }
+    let admin = admin::AdminState {
+        llm: llm.clone(),
+        overrides,
+        verifier: Arc::new(admin::verifier(&env)?),
+    };
     let assistant = Assistant::from_env(&env, &aws, llm)?;
     let content = ContentApi::from_env(&env, http, otel.clone());
     let limits = AiLimits::from_env(&env, &aws)?;
@@ -73,6 +94,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
             api_timeout,
         },
         limits,
+        admin,
         &otel,
     ))
 }
@@ -99,9 +121,9 @@ pub struct GenAi {
 }
 
 /// The routes, answered both under [`PREFIX`] and unprefixed, errors in Document A's shape
-/// with the unprefixed `path`, the operations behind `limits`, each request traced when
-/// telemetry is on.
-pub fn app(genai: GenAi, limits: AiLimits, otel: &Otel) -> Router {
+/// with the unprefixed `path`, the operations behind `limits`; the admin routes under
+/// [`admin::PREFIX`] with Document B's Reason errors; each request traced when telemetry is on.
+pub fn app(genai: GenAi, limits: AiLimits, admin: admin::AdminState, otel: &Otel) -> Router {
     let operations = Router::new()
         .route("/summarize", post(summarize))
         .route("/explain", post(explain))
@@ -118,12 +140,16 @@ pub fn app(genai: GenAi, limits: AiLimits, otel: &Otel) -> Router {
         .nest(PREFIX, routes.clone())
         .merge(routes)
         .merge(docs(&format!("{PREFIX}/docs")))
-        .merge(docs("/docs"));
-    let router = platform::http::finish(
+        .merge(docs("/docs"))
+        .merge(admin::routes(admin));
+    let router = platform::http::finish_styled(
         router,
-        ErrorStyle::Detailed {
-            strip_prefix: PREFIX,
-        },
+        ErrorStyles::new(
+            &[(admin::PREFIX, ErrorStyle::Reason)],
+            ErrorStyle::Detailed {
+                strip_prefix: PREFIX,
+            },
+        ),
         BODY_LIMIT,
     );
     otel::instrument(router, otel)
@@ -132,8 +158,15 @@ pub fn app(genai: GenAi, limits: AiLimits, otel: &Otel) -> Router {
 /// Swagger UI at `path`, reading the document next to it (a relative URL, so the same page
 /// works behind the gateway prefix and on a local `/lambda-url/genai` prefix).
 fn docs(path: &str) -> Router {
-    swagger::routes(path, service_openapi())
+    swagger::routes(path, SERVICE_DOCUMENT)
 }
+
+/// [`service_openapi`] as committed (the contract test keeps it equal): served as it is, so
+/// no cold start builds the document and no bootstrap links utoipa's builders.
+pub const SERVICE_DOCUMENT: &str = include_str!("../openapi.json");
+
+/// Where [`SERVICE_DOCUMENT`] is committed, relative to the repository.
+pub const SERVICE_DOCUMENT_FILE: &str = "functions/genai/openapi.json";
 
 /// Exactly one of `articleId` or `text`; `qa`'s required question.
 const REQUEST_RULES: docs::RequestRules = docs::RequestRules;
@@ -164,13 +197,29 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
 )]
 struct GenAiApi;
 
+/// Document B's provider configuration, at its absolute path, with Reason error bodies.
+#[derive(OpenApi)]
+#[openapi(
+    paths(admin::read_provider, admin::set_provider),
+    components(schemas(
+        ReasonErrorBody,
+        admin::ProviderConfig,
+        admin::AvailableProvider,
+        admin::ProviderUpdate,
+        llm::ProviderKind
+    )),
+    modifiers(&SecuritySchemes),
+    tags((name = "admin-ai", description = "The GenAI provider configuration (admin, Document B)"))
+)]
+struct AdminAiApi;
+
 /// This function's part of the platform's OpenAPI contract: its routes at their public paths
-/// (`/api/ai/...`).
+/// (`/api/ai/...`), and the admin provider configuration (`/api/v1/admin/ai/provider`).
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let own = GenAiApi::openapi();
     let mut public = own.clone();
     public.paths = utoipa::openapi::Paths::new();
-    public.nest(PREFIX, own)
+    public.nest(PREFIX, own).merge_from(AdminAiApi::openapi())
 }
 
 /// The document the function's own `/docs` shows: unprefixed paths, with the server given
@@ -350,6 +399,71 @@ mod tests {
         assert_eq!(
             schemas["SummaryLength"]["enum"],
             serde_json::json!(["short", "medium", "long"])
+        );
+    }
+
+    #[test]
+    fn the_contract_part_has_the_admin_provider_routes_with_reason_bodies() {
+        let doc = serde_json::to_value(openapi()).expect("json");
+        let provider = &doc["paths"]["/api/v1/admin/ai/provider"];
+        for (method, id, statuses) in [
+            (
+                "get",
+                "getAiProviderConfig",
+                &["401", "403", "500", "503"][..],
+            ),
+            (
+                "put",
+                "setAiProviderConfig",
+                &["400", "401", "403", "415", "503"][..],
+            ),
+        ] {
+            let operation = &provider[method];
+            assert_eq!(operation["operationId"], id);
+            assert_eq!(
+                operation["security"],
+                serde_json::json!([{"bearerJwt": []}])
+            );
+            for status in statuses {
+                assert_eq!(
+                    operation["responses"][status]["content"]["application/json"]["schema"]["$ref"],
+                    "#/components/schemas/ReasonErrorBody",
+                    "{id} {status}"
+                );
+            }
+        }
+        let schemas = &doc["components"]["schemas"];
+        for schema in [
+            "ProviderConfig",
+            "AvailableProvider",
+            "ProviderUpdate",
+            "ReasonErrorBody",
+        ] {
+            assert!(schemas[schema].is_object(), "{schema}");
+        }
+        let update = &schemas["ProviderUpdate"];
+        assert_eq!(update["required"], serde_json::json!(["provider", "model"]));
+        assert_eq!(
+            update["properties"]["provider"]["$ref"],
+            "#/components/schemas/ProviderKind"
+        );
+        let model = &update["properties"]["model"];
+        assert_eq!(
+            (&model["minLength"], &model["maxLength"], &model["pattern"]),
+            (
+                &serde_json::json!(1),
+                &serde_json::json!(200),
+                &serde_json::json!("\\S")
+            )
+        );
+        assert!(doc["components"]["securitySchemes"]["bearerJwt"].is_object());
+        assert!(
+            service_openapi()
+                .paths
+                .paths
+                .keys()
+                .all(|p| !p.starts_with("/api/v1")),
+            "the function's own docs show Document A's operations only"
         );
     }
 }

@@ -7,7 +7,7 @@ use std::io::Read;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
-use axum::{Json, Router};
+use axum::Router;
 use platform::http::accepts_gzip;
 use platform::ApiError;
 
@@ -44,8 +44,8 @@ const INITIALIZER: &str = r##"window.addEventListener("load", () => {
 });
 "##;
 
-/// The docs routes under `base` (`/docs` or `/api/ai/docs`), serving `document`.
-pub fn routes(base: &str, document: utoipa::openapi::OpenApi) -> Router {
+/// The docs routes under `base` (`/docs` or `/api/ai/docs`), serving `document` (JSON).
+pub fn routes(base: &str, document: &'static str) -> Router {
     let index = format!("{base}/");
     let redirect_to = index.clone();
     Router::new()
@@ -68,7 +68,7 @@ pub fn routes(base: &str, document: utoipa::openapi::OpenApi) -> Router {
         )
         .route(
             &format!("{base}/openapi.json"),
-            get(move || std::future::ready(Json(document.clone()))),
+            get(move || async move { text("application/json", document) }),
         )
 }
 

@@ -7,6 +7,7 @@
 //! implements identity's port to the content service over HTTP ([`content`]).
 
 pub mod brake;
+pub mod community;
 pub mod content;
 pub mod errors;
 pub mod oauth;
@@ -27,16 +28,17 @@ use identity::model::{
 };
 use identity::tokens::{Jwk, Jwks};
 use identity::{Identity, IdentityError, SubscribedSource, Unsubscribed};
-use platform::auth::AuthUser;
+use platform::auth::{AuthUser, InternalService};
 use platform::aws::AwsClients;
 use platform::http::Json;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, TableUnavailable};
-use platform::tokens::TokenVerifier;
+use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle};
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
 use crate::brake::LoginBrake;
+use crate::community::{CommunityApi, CommunityService};
 use crate::content::{ContentApi, ContentService};
 use crate::errors::to_api;
 use crate::oauth::{ServiceToken, TokenRequest};
@@ -56,6 +58,15 @@ pub struct AppState {
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
     login_brake: Arc<LoginBrake>,
+    /// The shared secret of internal calls (`INTERNAL_SERVICE_TOKEN`).
+    internal_token: InternalToken,
+    community: CommunityService,
+}
+
+impl FromRef<AppState> for InternalToken {
+    fn from_ref(state: &AppState) -> Self {
+        state.internal_token.clone()
+    }
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -67,6 +78,13 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 impl AppState {
     /// The content service, reached through the API this request came through (or
     /// `INTERNAL_API_URL`).
+    fn community(&self, extensions: &Extensions) -> CommunityApi<'_> {
+        self.community.at(platform::http::internal_api_base(
+            self.internal_api_url.as_deref(),
+            extensions,
+        ))
+    }
+
     fn content(&self, extensions: &Extensions) -> ContentApi<'_> {
         self.content.at(platform::http::internal_api_base(
             self.internal_api_url.as_deref(),
@@ -84,6 +102,8 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         Arc::new(identity),
         env.get("INTERNAL_API_URL").map(str::to_string),
         login_brake,
+        InternalToken::from_env(&env),
+        env.get("INTERNAL_SERVICE_TOKEN").map(str::to_string),
     )
 }
 
@@ -91,6 +111,8 @@ pub fn app(
     identity: Arc<Identity>,
     internal_api_url: Option<String>,
     login_brake: LoginBrake,
+    internal_token: InternalToken,
+    community_token: Option<String>,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         verifier: Arc::new(identity.verifier()),
@@ -98,6 +120,8 @@ pub fn app(
         identity,
         internal_api_url,
         login_brake: Arc::new(login_brake),
+        internal_token,
+        community: CommunityService::new(CONTENT_TIMEOUT, community_token)?,
     };
     let routes = Router::new()
         .route("/auth/register", post(register))
@@ -117,6 +141,7 @@ pub fn app(
         )
         .route("/.well-known/jwks.json", get(jwks))
         .route("/oauth2/token", post(oauth::token))
+        .route("/internal/users/{id}", get(internal_user))
         .route("/actuator/health", get(health))
         .with_state(state);
     Ok(platform::http::finish(
@@ -154,9 +179,11 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         unsave_article,
         jwks,
         oauth::token,
+        internal_user,
         health
     ),
     components(schemas(
+        InternalUser,
         Registration,
         Login,
         LoginToken,
@@ -280,6 +307,61 @@ async fn refresh(State(state): State<AppState>, Me(me): Me) -> Result<impl IntoR
     Ok(no_store(axum::Json(LoginToken {
         token: issued.token,
     })))
+}
+
+/// A user as other services of the platform see them (Document B's authors and list
+/// privacy).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct InternalUser {
+    #[schema(format = Uuid)]
+    id: String,
+    username: String,
+    /// The profile's name, else the username.
+    display_name: String,
+    roles: Vec<Role>,
+    show_bookmarks: bool,
+    show_likes: bool,
+}
+
+/// A user's public profile and list-privacy settings, for the platform's own services.
+#[utoipa::path(
+    get,
+    path = "/api/users/internal/users/{id}",
+    operation_id = "internalUser",
+    tag = "users",
+    security(("internalToken" = [])),
+    params(("id" = String, Path, max_length = 200, description = "The user's id")),
+    responses(
+        (status = 200, description = "The user", body = InternalUser),
+        (status = 400, description = "The id is longer than 200 characters", body = ErrorBody),
+        (status = 401, description = "No valid X-Internal-Service-Token", body = ErrorBody),
+        (status = 404, description = "No such user", body = ErrorBody),
+    )
+)]
+async fn internal_user(
+    State(state): State<AppState>,
+    _service: InternalService,
+    Path(id): Path<String>,
+) -> Result<axum::Json<InternalUser>, ApiError> {
+    let id = UserId::new(
+        platform::validation::bounded_id("id", id)
+            .map_err(|e| ApiError::field(e.field, e.reason))?,
+    );
+    let (profile, settings) =
+        tokio::try_join!(state.identity.profile(&id), state.identity.settings(&id))
+            .map_err(to_api)?;
+    Ok(axum::Json(InternalUser {
+        display_name: profile
+            .name
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| profile.username.clone()),
+        id: profile.id,
+        username: profile.username,
+        roles: profile.roles,
+        show_bookmarks: settings.show_bookmarks,
+        show_likes: settings.show_likes,
+    }))
 }
 
 /// The logged-in user's profile.
@@ -485,6 +567,7 @@ async fn settings(
 async fn update_settings(
     State(state): State<AppState>,
     Me(me): Me,
+    extensions: Extensions,
     Json(update): Json<SettingsUpdate>,
 ) -> Result<axum::Json<Settings>, ApiError> {
     let change = update.parse()?;
@@ -493,6 +576,15 @@ async fn update_settings(
         .update_settings(&me, change)
         .await
         .map_err(to_api)?;
+    // Followed-topic changes (this one and any a failed send left) go to the community
+    // service; the settings are saved either way, and a change not delivered stays queued.
+    if let Err(e) = state
+        .identity
+        .flush_follow_deltas(&state.community(&extensions), &me)
+        .await
+    {
+        tracing::warn!(reason = %e, "followed-topic changes not flushed");
+    }
     Ok(axum::Json(settings))
 }
 

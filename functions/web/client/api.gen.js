@@ -7,7 +7,9 @@
 //   gatewayHealth (platform surface, not an API call)
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
+//   internalUser (service or internal credentials only)
 //   issueServiceToken (not a JSON request body)
+//   followerDeltas (service or internal credentials only)
 //   swaggerUi (platform surface, not an API call)
 //   apiDocs (platform surface, not an API call)
 
@@ -32,7 +34,80 @@ import { request } from "./http.js";
  */
 
 /**
+ * A post's author, as snapshotted when the post was written.
+ * @typedef {Object} Author
+ * @property {string} displayName
+ * @property {string} id
+ * @property {(string|null)} [organisation] Always null: the platform has no organisations.
+ * @property {string} role `USER` or `ADMIN`.
+ * @property {string} username
+ */
+
+/**
+ * A provider and whether it can be chosen (the cloud provider needs `LLM_API_KEY`).
+ * @typedef {Object} AvailableProvider
+ * @property {boolean} configured
+ * @property {ProviderKind} name
+ */
+
+/**
  * @typedef {("left"|"center"|"right"|"unclear")} Bias
+ */
+
+/**
+ * A post's bookmark count and whether the caller has bookmarked it.
+ * @typedef {Object} BookmarkResult
+ * @property {boolean} isBookmarkedByMe
+ * @property {number} saveCount
+ */
+
+/**
+ * A like of a comment.
+ * @typedef {Object} CommentLikeRequest
+ * @property {string} type `LIKE`, or `NONE` to take it back.
+ */
+
+/**
+ * A comment to add.
+ * @typedef {Object} CommentRequest
+ * @property {(string|null)} [parentId] The comment replied to, on the same post (nesting at most 16 deep), or null.
+ * @property {string} text 1 to 500 characters (trimmed).
+ */
+
+/**
+ * A comment on a post, with its replies.
+ * @typedef {Object} CommunityComment
+ * @property {Author} author
+ * @property {string} createdAt
+ * @property {string} id
+ * @property {boolean} isLikedByMe
+ * @property {number} likeCount
+ * @property {Array<CommunityComment>} replies Replies, oldest first.
+ * @property {string} text `[deleted]` for a deleted comment kept for its replies.
+ */
+
+/**
+ * A topic with its statistics (how they are computed: [`crate::stats`]).
+ * @typedef {Object} CommunityTopic
+ * @property {number} activityScore Posts of the last 14 days, each weighted `2^(-age/7)`; 2 decimals.
+ * @property {string} categoryId
+ * @property {string} displayName
+ * @property {number} followerCount
+ * @property {string} id
+ * @property {boolean} isHot At least 3 posts this week and at least 1.5 times the week before.
+ * @property {string} name
+ * @property {number} postsPrevWeek The same over the 7 days before.
+ * @property {number} postsThisWeek Posts first published into the topic in the last 7 UTC days, today included.
+ * @property {string} slug The slug of the name (API.md), the topic's identity across systems.
+ * @property {number} sortOrder
+ * @property {number} totalPostCount Published live posts in the topic now.
+ */
+
+/**
+ * A topic by id and name.
+ * @typedef {Object} CommunityTopicRef
+ * @property {string} id
+ * @property {string} name
  */
 
 /**
@@ -55,6 +130,12 @@ import { request } from "./http.js";
  */
 
 /**
+ * Follower count changes by topic name.
+ * @typedef {Object} FollowerDeltasRequest
+ * @property {Object<string, number>} deltas Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 100 names.
+ */
+
+/**
  * The request body every GenAI operation takes. Exactly one of `articleId` or `text`;
  * the other fields are read by the operation they belong to and ignored by the others.
  * (The function's contract adds the "exactly one" and, for `qa`, the required `question`.)
@@ -70,6 +151,18 @@ import { request } from "./http.js";
 /**
  * `UP`, or `DOWN` when a dependency (the function's table) cannot be reached.
  * @typedef {("UP"|"DOWN")} HealthStatus
+ */
+
+/**
+ * A user as other services of the platform see them (Document B's authors and list
+ * privacy).
+ * @typedef {Object} InternalUser
+ * @property {string} displayName The profile's name, else the username.
+ * @property {string} id
+ * @property {Array<Role>} roles
+ * @property {boolean} showBookmarks
+ * @property {boolean} showLikes
+ * @property {string} username
  */
 
 /**
@@ -91,6 +184,13 @@ import { request } from "./http.js";
 
 /**
  * @typedef {("child"|"beginner"|"intermediate"|"expert")} KnowledgeLevel
+ */
+
+/**
+ * A comment's like count and whether the caller likes it.
+ * @typedef {Object} LikeResult
+ * @property {boolean} isLikedByMe
+ * @property {number} likeCount
  */
 
 /**
@@ -117,6 +217,85 @@ import { request } from "./http.js";
  */
 
 /**
+ * A full post.
+ * @typedef {Object} Post
+ * @property {Author} author
+ * @property {number} commentCount
+ * @property {string} content
+ * @property {(string|null)} [coverImageUrl]
+ * @property {string} createdAt
+ * @property {number} dislikeCount
+ * @property {string} excerpt
+ * @property {string} id
+ * @property {boolean} isBookmarkedByMe
+ * @property {boolean} isDislikedByMe
+ * @property {boolean} isLikedByMe
+ * @property {number} likeCount
+ * @property {number} readTimeMinutes
+ * @property {number} saveCount
+ * @property {Array<string>} sourceUrl
+ * @property {string} status `DRAFT` or `PUBLISHED`.
+ * @property {(string|null)} [summary] The AI summary (not produced yet: null).
+ * @property {(string|null)} [summaryGeneratedAt]
+ * @property {(string|null)} [summaryModel]
+ * @property {(string|null)} [summaryStatus]
+ * @property {string} title
+ * @property {Array<CommunityTopicRef>} topics
+ * @property {string} updatedAt
+ * @property {number} viewCount
+ */
+
+/**
+ * A post without its body, for lists of cards.
+ * @typedef {Object} PostCard
+ * @property {Author} author
+ * @property {number} commentCount
+ * @property {string} createdAt
+ * @property {string} excerpt
+ * @property {string} id
+ * @property {boolean} isLikedByMe
+ * @property {number} likeCount
+ * @property {number} readTimeMinutes
+ * @property {string} title
+ * @property {Array<CommunityTopicRef>} topics
+ * @property {number} viewCount
+ */
+
+/**
+ * One page of posts.
+ * @typedef {Object} PostPage
+ * @property {Array<Post>} content
+ * @property {number} page
+ * @property {number} size
+ * @property {number} totalElements
+ * @property {number} totalPages
+ */
+
+/**
+ * The fields of a post to change; absent ones are kept.
+ * @typedef {Object} PostPatchRequest
+ * @property {(string|null)} [content] 1 to 50,000 characters; not null.
+ * @property {(string|null)} [coverImageUrl] An absolute http(s) URI; null clears it.
+ * @property {(string|null)} [excerpt] At most 500 characters; null generates it from the content again.
+ * @property {(Array<string>|null)} [sourceUrl] Replaces the source links (null: none).
+ * @property {(string|null)} [status] `DRAFT` or `PUBLISHED`; no default; not null.
+ * @property {(string|null)} [title] 5 to 100 characters; not null.
+ * @property {(Array<string>|null)} [topics] Replaces the post's topics (null: none).
+ */
+
+/**
+ * A post to create, or the whole new state of one.
+ * @typedef {Object} PostRequest
+ * @property {string} content 1 to 50,000 characters, not blank.
+ * @property {(string|null)} [coverImageUrl] An absolute http(s) URI, or null.
+ * @property {(string|null)} [excerpt] At most 500 characters; generated from the content when omitted.
+ * @property {(Array<string>|null)} [sourceUrl] At most 10 http(s) URIs.
+ * @property {(string|null)} [status] `DRAFT` or `PUBLISHED` (default).
+ * @property {string} title 5 to 100 characters (trimmed).
+ * @property {(Array<string>|null)} [topics] At most 10 topic names (1 to 50 characters); unknown names are created.
+ */
+
+/**
  * A user's profile as the API shows it.
  * @typedef {Object} Profile
  * @property {string} createdAt
@@ -135,8 +314,25 @@ import { request } from "./http.js";
  */
 
 /**
+ * The provider configuration: the provider and model in use, the temperature, and which
+ * providers could be chosen.
+ * @typedef {Object} ProviderConfig
+ * @property {Array<AvailableProvider>} availableProviders
+ * @property {string} model The model they ask: the override's, else `LLM_MODEL`.
+ * @property {ProviderKind} provider The provider the GenAI operations use now: the override, else `LLM_PROVIDER`.
+ * @property {number} temperature `LLM_TEMPERATURE`.
+ */
+
+/**
  * Which provider answers: the values of `LLM_PROVIDER` and of the responses' `provider`.
  * @typedef {("cloud"|"local")} ProviderKind
+ */
+
+/**
+ * A new provider choice for this deployment.
+ * @typedef {Object} ProviderUpdate
+ * @property {string} model 1 to 200 characters, trimmed; not blank.
+ * @property {ProviderKind} provider `cloud` or `local`; the cloud provider only with a key configured. Read as text, so a wrong or missing value is the field's own 400.
  */
 
 /**
@@ -150,6 +346,30 @@ import { request } from "./http.js";
  * @property {string} answer Taken only from the article; says so when the article does not answer the question.
  * @property {string} model
  * @property {ProviderKind} provider
+ */
+
+/**
+ * A reaction to a post.
+ * @typedef {Object} ReactionRequest
+ * @property {string} type `LIKE`, `DISLIKE`, or `NONE` to take a reaction back.
+ */
+
+/**
+ * A post's reaction counts and the caller's own reaction.
+ * @typedef {Object} ReactionResult
+ * @property {number} dislikeCount
+ * @property {boolean} isDislikedByMe
+ * @property {boolean} isLikedByMe
+ * @property {number} likeCount
+ */
+
+/**
+ * The reason error body (Document B).
+ * @typedef {Object} ReasonErrorBody
+ * @property {string} error The status's reason phrase.
+ * @property {string} message
+ * @property {number} status The HTTP status.
+ * @property {string} timestamp ISO 8601 UTC.
  */
 
 /**
@@ -299,6 +519,15 @@ import { request } from "./http.js";
  * @property {(string|null)} [client_secret]
  * @property {string} grant_type Always `client_credentials`.
  * @property {(string|null)} [scope] Space-separated scopes; all the client's scopes when absent.
+ */
+
+/**
+ * A category of the catalog with its topics.
+ * @typedef {Object} TopicCategory
+ * @property {string} id
+ * @property {string} label
+ * @property {number} sortOrder
+ * @property {Array<CommunityTopic>} topics
  */
 
 /**
@@ -684,4 +913,251 @@ export function unsubscribeFromSource(sourceId, options = {}) {
  */
 export function subscribeToSource(sourceId, options = {}) {
   return request("POST", `/api/users/users/me/subscriptions/${encodeURIComponent(sourceId)}`, { ...options, auth: "required" });
+}
+
+/**
+ * The provider configuration in effect for this deployment.
+ *
+ * `GET /api/v1/admin/ai/provider`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<ProviderConfig>}
+ */
+export function getAiProviderConfig(options = {}) {
+  return request("GET", `/api/v1/admin/ai/provider`, { ...options, auth: "required" });
+}
+
+/**
+ * Chooses the provider and model for this deployment (every instance; until the next
+ * deployment).
+ *
+ * `PUT /api/v1/admin/ai/provider`
+ * @param {ProviderUpdate} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<ProviderConfig>}
+ */
+export function setAiProviderConfig(body, options = {}) {
+  return request("PUT", `/api/v1/admin/ai/provider`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Likes a comment or takes the like back.
+ *
+ * `PUT /api/v1/comments/{id}/reaction`
+ * @param {string} id The comment's id
+ * @param {CommentLikeRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<LikeResult>}
+ */
+export function likeComment(id, body, options = {}) {
+  return request("PUT", `/api/v1/comments/${encodeURIComponent(id)}/reaction`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Published posts, newest first: of one topic, or of all.
+ *
+ * `GET /api/v1/posts`
+ * @param {{page?: number, size?: number, topic?: string}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<PostPage>}
+ */
+export function listPosts(query = {}, options = {}) {
+  return request("GET", `/api/v1/posts`, { ...options, query, auth: "optional" });
+}
+
+/**
+ * Creates a post by the caller.
+ *
+ * `POST /api/v1/posts`
+ * @param {PostRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Post>}
+ */
+export function createPost(body, options = {}) {
+  return request("POST", `/api/v1/posts`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Cards (no body) of these posts, in the order of `ids`; unknown and draft posts left out.
+ *
+ * `GET /api/v1/posts/cards`
+ * @param {{ids: string}} query
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<PostCard>>}
+ */
+export function postCards(query, options = {}) {
+  return request("GET", `/api/v1/posts/cards`, { ...options, query, auth: "optional" });
+}
+
+/**
+ * One post. A draft is visible to its author only; a view by anyone else is counted.
+ *
+ * `GET /api/v1/posts/{id}`
+ * @param {string} id The post's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Post>}
+ */
+export function getPost(id, options = {}) {
+  return request("GET", `/api/v1/posts/${encodeURIComponent(id)}`, { ...options, auth: "optional" });
+}
+
+/**
+ * Changes the given fields of the caller's post (author only).
+ *
+ * `PATCH /api/v1/posts/{id}`
+ * @param {string} id The post's id
+ * @param {PostPatchRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Post>}
+ */
+export function patchPost(id, body, options = {}) {
+  return request("PATCH", `/api/v1/posts/${encodeURIComponent(id)}`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Replaces every field of the caller's post; status defaults to PUBLISHED.
+ *
+ * `PUT /api/v1/posts/{id}`
+ * @param {string} id The post's id
+ * @param {PostRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Post>}
+ */
+export function replacePost(id, body, options = {}) {
+  return request("PUT", `/api/v1/posts/${encodeURIComponent(id)}`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Removes the caller's bookmark; removing a missing one changes nothing.
+ *
+ * `DELETE /api/v1/posts/{id}/bookmark`
+ * @param {string} id The post's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<BookmarkResult>}
+ */
+export function unbookmarkPost(id, options = {}) {
+  return request("DELETE", `/api/v1/posts/${encodeURIComponent(id)}/bookmark`, { ...options, auth: "required" });
+}
+
+/**
+ * Bookmarks a published post; bookmarking twice changes nothing.
+ *
+ * `PUT /api/v1/posts/{id}/bookmark`
+ * @param {string} id The post's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<BookmarkResult>}
+ */
+export function bookmarkPost(id, options = {}) {
+  return request("PUT", `/api/v1/posts/${encodeURIComponent(id)}/bookmark`, { ...options, auth: "required" });
+}
+
+/**
+ * A post's comments as a tree.
+ *
+ * `GET /api/v1/posts/{id}/comments`
+ * @param {string} id The post's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<CommunityComment>>}
+ */
+export function listComments(id, options = {}) {
+  return request("GET", `/api/v1/posts/${encodeURIComponent(id)}/comments`, { ...options, auth: "optional" });
+}
+
+/**
+ * Adds the caller's comment to a published post.
+ *
+ * `POST /api/v1/posts/{id}/comments`
+ * @param {string} id The post's id
+ * @param {CommentRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<CommunityComment>}
+ */
+export function addComment(id, body, options = {}) {
+  return request("POST", `/api/v1/posts/${encodeURIComponent(id)}/comments`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Sets the caller's reaction to a published post (one per user; NONE removes it).
+ *
+ * `PUT /api/v1/posts/{id}/reaction`
+ * @param {string} id The post's id
+ * @param {ReactionRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<ReactionResult>}
+ */
+export function reactToPost(id, body, options = {}) {
+  return request("PUT", `/api/v1/posts/${encodeURIComponent(id)}/reaction`, { ...options, body, auth: "required" });
+}
+
+/**
+ * The topic catalog: categories in order, each with its topics and their statistics.
+ *
+ * `GET /api/v1/topics`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<TopicCategory>>}
+ */
+export function topicCatalog(options = {}) {
+  return request("GET", `/api/v1/topics`, { ...options, auth: "optional" });
+}
+
+/**
+ * The names of these topics, in the order of `ids`; unknown ids left out.
+ *
+ * `GET /api/v1/topics/names`
+ * @param {{ids: string}} query
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<CommunityTopicRef>>}
+ */
+export function topicNames(query, options = {}) {
+  return request("GET", `/api/v1/topics/names`, { ...options, query, auth: "optional" });
+}
+
+/**
+ * Every topic with its statistics, in catalog order.
+ *
+ * `GET /api/v1/topics/stats`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<CommunityTopic>>}
+ */
+export function topicStats(options = {}) {
+  return request("GET", `/api/v1/topics/stats`, { ...options, auth: "optional" });
+}
+
+/**
+ * Posts a user bookmarked, newest bookmark first; others see it only when the user shows
+ * their bookmarks.
+ *
+ * `GET /api/v1/users/{id}/bookmarks`
+ * @param {string} id The user's id
+ * @param {{page?: number, size?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<PostPage>}
+ */
+export function userBookmarks(id, query = {}, options = {}) {
+  return request("GET", `/api/v1/users/${encodeURIComponent(id)}/bookmarks`, { ...options, query, auth: "optional" });
+}
+
+/**
+ * Posts a user liked, newest like first; others see it only when the user shows their likes.
+ *
+ * `GET /api/v1/users/{id}/likes`
+ * @param {string} id The user's id
+ * @param {{page?: number, size?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<PostPage>}
+ */
+export function userLikes(id, query = {}, options = {}) {
+  return request("GET", `/api/v1/users/${encodeURIComponent(id)}/likes`, { ...options, query, auth: "optional" });
+}
+
+/**
+ * Posts by a user, newest first: published for everyone, drafts for the owner only.
+ *
+ * `GET /api/v1/users/{id}/posts`
+ * @param {string} id The user's id
+ * @param {{page?: number, size?: number, status?: string}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<PostPage>}
+ */
+export function userPosts(id, query = {}, options = {}) {
+  return request("GET", `/api/v1/users/${encodeURIComponent(id)}/posts`, { ...options, query, auth: "optional" });
 }

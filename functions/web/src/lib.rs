@@ -174,6 +174,13 @@ async fn fallback(request: Request) -> Response {
             return serve(request.headers(), file, IMMUTABLE);
         }
     }
+    if is_document_b(path) {
+        // Rendered here, not by the detailed error layer: Document B's families answer in
+        // their own body, unknown paths included. A JSON answer is left as it is by the layer.
+        let body = ApiError::not_found(format!("No route for {method} {path}"))
+            .body(&ErrorStyle::Reason, path);
+        return (StatusCode::NOT_FOUND, axum::Json(body)).into_response();
+    }
     if is_reserved(path) {
         return ApiError::not_found(format!("No route for {method} {path}")).into_response();
     }
@@ -187,6 +194,27 @@ async fn fallback(request: Request) -> Response {
         return response;
     }
     client_page(request.headers())
+}
+
+/// The first path segments under `/api/v1/` that belong to Document C's incident platform,
+/// whose errors keep the detailed body.
+const INCIDENT_FAMILIES: [&str; 7] = [
+    "logs",
+    "incidents",
+    "alerts",
+    "logbook",
+    "analyze",
+    "analyses",
+    "rag",
+];
+
+/// Whether `path` is under Document B's `/api/v1/` (and not an incident family).
+pub fn is_document_b(path: &str) -> bool {
+    let Some(rest) = path.strip_prefix("/api/v1/") else {
+        return path == "/api/v1";
+    };
+    let family = rest.split('/').next().unwrap_or_default();
+    !INCIDENT_FAMILIES.contains(&family)
 }
 
 /// Whether `path` is `prefix` or below it, for one of the reserved prefixes.
@@ -263,6 +291,17 @@ mod tests {
 
     // The router's own tests, which send requests through it, are black-box tests in
     // `tests/tests/web.rs`.
+
+    #[test]
+    fn document_b_paths_are_under_api_v1_except_incident_families() {
+        assert!(is_document_b("/api/v1"));
+        assert!(is_document_b("/api/v1/nope"));
+        assert!(is_document_b("/api/v1/digests/me"));
+        assert!(!is_document_b("/api/v1/logs"));
+        assert!(!is_document_b("/api/v1/incidents/1"));
+        assert!(!is_document_b("/api/v10/x"));
+        assert!(!is_document_b("/api/users/x"));
+    }
 
     #[test]
     fn reserved_prefixes_match_whole_segments() {

@@ -1,101 +1,49 @@
-//! The HTTP client a function's AWS SDK clients send through locally: a call its policy allows
+//! The transport a function's AWS clients send through locally: a call its policy allows
 //! goes on to the emulator; a refused one is answered here, as AWS answers it, and never sent.
 
 use std::sync::Arc;
 
-use aws_smithy_runtime_api::box_error::BoxError;
-use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
-use aws_smithy_runtime_api::client::http::{
-    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient,
-    SharedHttpConnector,
-};
-use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
-use aws_smithy_runtime_api::client::runtime_components::{
-    RuntimeComponents, RuntimeComponentsBuilder,
-};
-use aws_smithy_types::body::SdkBody;
-use aws_smithy_types::config_bag::ConfigBag;
+use bytes::Bytes;
+use platform::aws::{SharedTransport, Transport, TransportFuture};
 use serde_json::json;
 
 use super::request::{Outgoing, Protocol};
 use super::{Guard, Refusal};
 
-/// Wraps the functions' own HTTPS client (`platform::aws::AwsHttpClient`).
+/// Wraps the functions' own transport (`platform::aws::AwsHttpClient`).
 #[derive(Debug)]
 pub(super) struct EnforcingClient {
-    inner: SharedHttpClient,
+    inner: SharedTransport,
     guard: Arc<Guard>,
 }
 
 impl EnforcingClient {
-    pub(super) fn new(guard: Arc<Guard>, inner: platform::aws::AwsHttpClient) -> Self {
-        Self {
-            inner: SharedHttpClient::new(inner),
-            guard,
-        }
+    pub(super) fn new(guard: Arc<Guard>, inner: SharedTransport) -> Self {
+        Self { inner, guard }
     }
 }
 
-impl HttpClient for EnforcingClient {
-    fn http_connector(
-        &self,
-        settings: &HttpConnectorSettings,
-        components: &RuntimeComponents,
-    ) -> SharedHttpConnector {
-        SharedHttpConnector::new(EnforcingConnector {
-            inner: self.inner.http_connector(settings, components),
-            guard: Arc::clone(&self.guard),
-        })
-    }
-
-    fn validate_base_client_config(
-        &self,
-        runtime_components: &RuntimeComponentsBuilder,
-        cfg: &ConfigBag,
-    ) -> Result<(), BoxError> {
-        self.inner
-            .validate_base_client_config(runtime_components, cfg)
-    }
-
-    fn validate_final_config(
-        &self,
-        runtime_components: &RuntimeComponents,
-        cfg: &ConfigBag,
-    ) -> Result<(), BoxError> {
-        self.inner.validate_final_config(runtime_components, cfg)
-    }
-
-    fn connector_metadata(&self) -> Option<ConnectorMetadata> {
-        self.inner.connector_metadata()
-    }
-}
-
-#[derive(Debug)]
-struct EnforcingConnector {
-    inner: SharedHttpConnector,
-    guard: Arc<Guard>,
-}
-
-impl HttpConnector for EnforcingConnector {
-    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
-        let headers = request.headers();
+impl Transport for EnforcingClient {
+    fn send(&self, request: http::Request<Bytes>) -> TransportFuture {
+        let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
+        let uri = request.uri().to_string();
         let outgoing = Outgoing {
-            method: request.method(),
-            uri: request.uri(),
-            authorization: headers.get("authorization"),
-            target: headers.get("x-amz-target"),
-            copy_source: headers.get("x-amz-copy-source"),
-            body: request.body().bytes(),
+            method: request.method().as_str(),
+            uri: &uri,
+            authorization: header("authorization"),
+            target: header("x-amz-target"),
+            copy_source: header("x-amz-copy-source"),
+            body: Some(request.body().as_ref()),
         };
         match self.guard.check(&outgoing) {
-            Ok(()) => self.inner.call(request),
+            Ok(()) => self.inner.send(request),
             Err(refusal) => {
                 let response = refusal_response(
                     &refusal,
-                    headers.get("content-type"),
-                    request.method().eq_ignore_ascii_case("HEAD"),
+                    header("content-type"),
+                    request.method() == http::Method::HEAD,
                 );
-                HttpConnectorFuture::ready(Ok(response))
+                Box::pin(std::future::ready(Ok(response)))
             }
         }
     }
@@ -103,7 +51,11 @@ impl HttpConnector for EnforcingConnector {
 
 /// AWS's own answer: 400 `AccessDeniedException` for the JSON protocols, 403 `AccessDenied`
 /// for S3 and the query protocols.
-fn refusal_response(refusal: &Refusal, content_type: Option<&str>, head: bool) -> HttpResponse {
+fn refusal_response(
+    refusal: &Refusal,
+    content_type: Option<&str>,
+    head: bool,
+) -> http::Response<Bytes> {
     let request_id = uuid::Uuid::new_v4().to_string();
     let message = &refusal.message;
     let (status, content_type, body) = match refusal.protocol {
@@ -141,7 +93,8 @@ fn refusal_response(refusal: &Refusal, content_type: Option<&str>, head: bool) -
     };
     let body = if head { String::new() } else { body };
     let length = body.len().to_string();
-    let mut response = HttpResponse::new(status.into(), SdkBody::from(body));
+    let mut response = http::Response::new(Bytes::from(body));
+    *response.status_mut() = status;
     let headers = response.headers_mut();
     let error_type = match refusal.protocol {
         Protocol::Json => "AccessDeniedException",
@@ -155,7 +108,9 @@ fn refusal_response(refusal: &Refusal, content_type: Option<&str>, head: bool) -
         ("x-amz-request-id", request_id),
     ] {
         // Every value here is plain ASCII; a refused one would only lose a header.
-        let _ = headers.try_insert(name, value);
+        if let Ok(value) = http::HeaderValue::from_str(&value) {
+            headers.insert(name, value);
+        }
     }
     response
 }
@@ -187,11 +142,10 @@ mod tests {
         );
         assert_eq!(r.status().as_u16(), 400);
         assert_eq!(
-            r.headers().get("content-type"),
+            r.headers().get("content-type").map(|v| v.to_str().unwrap()),
             Some("application/x-amz-json-1.1")
         );
-        let body: serde_json::Value =
-            serde_json::from_slice(r.body().bytes().expect("in memory")).expect("json");
+        let body: serde_json::Value = serde_json::from_slice(r.body()).expect("json");
         assert_eq!(
             body["__type"],
             "com.amazon.coral.service#AccessDeniedException"
@@ -203,10 +157,10 @@ mod tests {
     fn s3_refusals_are_403_access_denied_with_an_empty_head() {
         let r = refusal_response(&refusal(Protocol::RestXml), None, false);
         assert_eq!(r.status().as_u16(), 403);
-        let body = String::from_utf8_lossy(r.body().bytes().expect("in memory")).into_owned();
+        let body = String::from_utf8_lossy(r.body()).into_owned();
         assert!(body.contains("<Code>AccessDenied</Code>"), "{body}");
         assert!(body.contains("&lt;r&gt;"), "{body}");
         let head = refusal_response(&refusal(Protocol::RestXml), None, true);
-        assert_eq!(head.body().bytes(), Some(&b""[..]));
+        assert_eq!(head.body().as_ref(), b"");
     }
 }

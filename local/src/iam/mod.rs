@@ -6,7 +6,7 @@
 //! function's AWS clients an HTTP client ([`client`]) that reads every signed request
 //! ([`request`]), asks the function's policy ([`sam`], [`policy`]) about each action and resource,
 //! and answers a refusal itself, as AWS would, without sending it. The functions find that HTTP
-//! client through `platform::aws`'s config hook, keyed by [`FUNCTION_KEY`] in their environment.
+//! client through `platform::aws`'s transport hook, keyed by [`FUNCTION_KEY`] in their environment.
 //! The stack's own clients (provisioning, queue polling) and the tests' are not enforced.
 
 mod client;
@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, RwLock};
 
-use platform::aws::ConfigBuilder;
+use platform::aws::SharedTransport;
 use platform::Env;
 use tracing::{error, warn};
 
@@ -197,12 +197,12 @@ pub fn register(
 /// Makes every `platform::aws::AwsClients::from_env` consult [`FUNCTION_KEY`].
 pub fn install() {
     // Only this hook is ever installed, so "already set" is success too.
-    let _ = platform::aws::set_config_hook(enforce_policy);
+    let _ = platform::aws::set_transport_hook(enforce_policy);
 }
 
-fn enforce_policy(env: &Env, config: ConfigBuilder) -> ConfigBuilder {
+fn enforce_policy(env: &Env, transport: SharedTransport) -> SharedTransport {
     let Some(key) = env.get(FUNCTION_KEY) else {
-        return config;
+        return transport;
     };
     let guard = GUARDS
         .read()
@@ -222,14 +222,7 @@ fn enforce_policy(env: &Env, config: ConfigBuilder) -> ConfigBuilder {
             DenialLog::default(),
         ))
     });
-    match platform::aws::https_client(env) {
-        Ok(inner) => config.http_client(client::EnforcingClient::new(guard, inner)),
-        Err(e) => {
-            // Without a client of its own every call fails; none goes out unchecked.
-            error!(key, error = %e, "the AWS HTTP client could not be built");
-            config
-        }
-    }
+    Arc::new(client::EnforcingClient::new(guard, transport))
 }
 
 #[cfg(test)]

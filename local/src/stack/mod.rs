@@ -107,12 +107,21 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
     let aws = AwsClients::new(&opts.aws_endpoint, &opts.region, &credentials).await;
     let physical = provision::provision(&active, &mut ctx, &aws).await?;
     plan::register_apis_and_functions(&mut ctx, &active, &base_url);
+    let published_version = plan::published_version(std::time::SystemTime::now());
+    plan::register_published_versions(&mut ctx, &functions, &published_version);
     let denials = DenialLog::default();
     let (policies, policy_keys) = iam::register(
         &opts.stack_name,
         plan::function_guards(&functions, &template, &ctx, &denials)?,
     );
-    let plans = plan::plan_functions(functions, &ctx, &opts, &credentials, &policy_keys)?;
+    let plans = plan::plan_functions(
+        functions,
+        &ctx,
+        &opts,
+        &credentials,
+        &policy_keys,
+        &published_version,
+    )?;
     let routes = RouteTable::new(plans.iter().flat_map(|p| p.routes.clone()).collect())
         .map_err(StackError::Routes)?;
     let instances = instances::start_all(plans, &registry, &ctx, &aws).await?;

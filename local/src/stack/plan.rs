@@ -128,6 +128,7 @@ pub(super) fn plan_functions(
     opts: &StackOptions,
     credentials: &ProcessCredentials,
     policy_keys: &BTreeMap<String, String>,
+    published_version: &str,
 ) -> Result<Vec<FunctionPlan>, StackError> {
     let env_file = opts.env_file.as_deref().map(EnvFile::load).transpose()?;
     let process_env: Option<BTreeMap<String, String>> = opts
@@ -143,6 +144,7 @@ pub(super) fn plan_functions(
                 credentials,
                 env_file.as_ref(),
                 process_env.as_ref(),
+                published_version,
             )?;
             if let Some(key) = policy_keys.get(&decl.logical_id) {
                 env.set(iam::FUNCTION_KEY, key.clone());
@@ -193,6 +195,41 @@ pub(super) fn register_apis_and_functions(
     }
 }
 
+/// The version every function with `AutoPublishAlias` runs as in this start of the stack:
+/// `local-{startMillis}`, so a restart is a new deployment (state kept per deployment, like
+/// GenAI's provider override, starts afresh). Other functions run as `$LATEST`, as in Lambda.
+pub(super) fn published_version(started: std::time::SystemTime) -> String {
+    let millis = started
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    format!("local-{millis}")
+}
+
+/// What `!Ref X.Version` and `!Ref X.Alias` give for each function with `AutoPublishAlias`:
+/// the ARNs of its version `version` and of its alias (SAM's generated resources).
+pub(super) fn register_published_versions(
+    ctx: &mut Context,
+    functions: &[FunctionDecl],
+    version: &str,
+) {
+    for decl in functions {
+        let Some(alias) = &decl.auto_publish_alias else {
+            continue;
+        };
+        let id = &decl.logical_id;
+        let arn = format!("arn:aws:lambda:{}:{ACCOUNT_ID}:function:{id}", ctx.region);
+        ctx.resources.insert(
+            format!("{id}.Version"),
+            ResourceAttrs::new("AWS::Lambda::Version", format!("{arn}:{version}"))
+                .attr("Version", version),
+        );
+        ctx.resources.insert(
+            format!("{id}.Alias"),
+            ResourceAttrs::new("AWS::Lambda::Alias", format!("{arn}:{alias}")),
+        );
+    }
+}
+
 /// Where the local stack serves a function URL (see [`crate::http::FUNCTION_URL_PREFIX`]).
 pub(super) fn function_url_for(base_url: &str, binary: &str) -> String {
     format!("{base_url}{}{binary}", crate::http::FUNCTION_URL_PREFIX)
@@ -206,6 +243,7 @@ fn function_env(
     credentials: &ProcessCredentials,
     env_file: Option<&EnvFile>,
     process_env: Option<&BTreeMap<String, String>>,
+    published_version: &str,
 ) -> Result<Env, StackError> {
     let fail = |variable: &str, reason: String| StackError::Environment {
         function: decl.logical_id.clone(),
@@ -235,11 +273,19 @@ fn function_env(
         }
     }
     let declared: BTreeSet<String> = decl.variables.keys().cloned().collect();
-    let lambda = lambda_variables(
+    let mut lambda = lambda_variables(
         &decl.logical_id,
         &opts.region,
         &opts.aws_endpoint,
         credentials,
+    );
+    let version = match decl.auto_publish_alias {
+        Some(_) => published_version,
+        None => "$LATEST",
+    };
+    lambda.insert(
+        "AWS_LAMBDA_FUNCTION_VERSION".to_string(),
+        version.to_string(),
     );
     Ok(Layers {
         function: &decl.logical_id,
@@ -313,7 +359,9 @@ mod tests {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         register_apis_and_functions(&mut ctx, &active, "http://127.0.0.1:1234");
-        let decl = template.functions().expect("functions").remove(0);
+        let functions = template.functions().expect("functions");
+        register_published_versions(&mut ctx, &functions, "local-42");
+        let decl = functions.into_iter().next().expect("a function");
         (ctx, decl)
     }
 
@@ -330,6 +378,7 @@ mod tests {
             &credentials,
             None,
             None,
+            "local-42",
         )
     }
 
@@ -377,6 +426,45 @@ Resources:
         let plan = plan_events(decl, env, &ctx).expect("plan");
         let keys: Vec<String> = plan.routes.iter().map(|r| r.to_string()).collect();
         assert_eq!(keys, ["GET /a/{id}", "$default"]);
+    }
+
+    #[test]
+    fn auto_published_functions_run_as_this_starts_version() {
+        let (ctx, decl) = only_function(
+            r#"
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Metadata: {BuildProperties: {Binary: b}}
+    Properties:
+      AutoPublishAlias: live
+      Environment:
+        Variables:
+          VERSION: !Ref Fn.Version
+          ALIAS: !Ref Fn.Alias
+"#,
+        );
+        let env = env_of(&decl, &ctx).expect("env");
+        assert_eq!(env.get("AWS_LAMBDA_FUNCTION_VERSION"), Some("local-42"));
+        assert_eq!(
+            env.get("VERSION"),
+            Some("arn:aws:lambda:us-east-1:123456789012:function:Fn:local-42")
+        );
+        assert_eq!(
+            env.get("ALIAS"),
+            Some("arn:aws:lambda:us-east-1:123456789012:function:Fn:live")
+        );
+        let (ctx, plain) = only_function(
+            "Resources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Metadata: {BuildProperties: {Binary: b}}\n",
+        );
+        let env = env_of(&plain, &ctx).expect("env");
+        assert_eq!(env.get("AWS_LAMBDA_FUNCTION_VERSION"), Some("$LATEST"));
+        assert!(ctx
+            .resolve(&serde_yaml::from_str("!Ref Fn.Version").expect("yaml"))
+            .is_err());
+        let first =
+            published_version(std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_700));
+        assert_eq!(first, "local-1700");
     }
 
     #[test]

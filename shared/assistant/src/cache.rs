@@ -95,14 +95,7 @@ impl AnswerCache {
         let Some(item) = self.item_for(key, answer) else {
             return;
         };
-        let written = self
-            .table
-            .client()
-            .put_item()
-            .table_name(self.table.name())
-            .set_item(Some(item))
-            .send()
-            .await;
+        let written = self.table.put_item().set_item(Some(item)).send().await;
         if let Err(e) = written {
             let error = self.table.fail("PutItem", &e);
             tracing::warn!(%error, "answer not cached: write failed");
@@ -165,6 +158,7 @@ mod tests {
     use crate::model::{KnowledgeLevel, QaResponse, Question, SummaryLength, SummaryStyle};
     use chrono::{TimeZone, Utc};
     use llm::{LlmConfig, ProviderKind};
+    use platform::aws::json::{self, JsonClient};
     use platform::Env;
 
     fn provider(pairs: &[(&str, &str)]) -> Provider {
@@ -233,10 +227,7 @@ mod tests {
             .single()
             .expect("date");
         let clock = Clock::fixed(start);
-        let config = aws_sdk_dynamodb::Config::builder()
-            .behavior_version_latest()
-            .build();
-        let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), "cache");
+        let table = Table::new(JsonClient::disconnected(json::DYNAMODB), "cache");
         let cache = AnswerCache::new(table, Duration::from_secs(60), clock.clone());
         let qa = Task::Qa {
             question: Question::parse("Who?").expect("q"),

@@ -8,6 +8,7 @@
 
 pub mod clients;
 pub mod error;
+pub mod follows;
 pub mod input;
 pub mod model;
 pub mod password;
@@ -24,6 +25,7 @@ use platform::tokens::TokenVerifier;
 use platform::{Clock, ConfigError, Env, FieldError, Invalid};
 
 pub use crate::error::IdentityError;
+pub use crate::follows::{FollowersError, TopicFollowers};
 pub use crate::subscriptions::{ContentError, SourceSubscriptions, SubscribedSource, Unsubscribed};
 
 use crate::clients::{ClientCredentials, ServiceClients};
@@ -324,6 +326,27 @@ impl Identity {
         }
         self.store.save_settings(id, &read, &next).await?;
         Ok(next)
+    }
+
+    /// Sends the user's pending followed-topic changes (oldest first) to the community
+    /// service, each with the key `{userId}:{version}`, and forgets each once delivered. A
+    /// failed send stops the flush and stays for the next one; answers how many were sent.
+    pub async fn flush_follow_deltas(
+        &self,
+        followers: &impl TopicFollowers,
+        id: &UserId,
+    ) -> Result<usize, IdentityError> {
+        let pending = self.store.pending_follow_deltas(id).await?;
+        let mut sent = 0;
+        for (version, deltas) in pending {
+            if let Err(e) = followers.apply(&format!("{id}:{version}"), &deltas).await {
+                tracing::warn!(user = %id, version, reason = %e, "followed topics not delivered; kept for the next flush");
+                break;
+            }
+            self.store.delete_follow_delta(id, version).await?;
+            sent += 1;
+        }
+        Ok(sent)
     }
 
     /// Subscribes the user to `source` at the content service, then records it and enables

@@ -23,8 +23,8 @@
 //! item above, the profile last and conditional on its email being unchanged. No Scan.
 
 use platform::dynamo::{
-    is_condition_failed, key, n, s, Attributes, DynamoError, Item, Table, Transaction,
-    TransactionError, MAX_TRANSACTION_ITEMS,
+    is_condition_failed, key, n, s, AttributeValue, Attributes, DynamoError, Item, Table,
+    Transaction, TransactionError, MAX_TRANSACTION_ITEMS,
 };
 use platform::Clock;
 
@@ -134,6 +134,14 @@ fn settings_key(id: &UserId) -> Item {
     key(user_pk(id), "SETTINGS")
 }
 
+const FOLLOW_DELTA_PREFIX: &str = "FOLLOWDELTA#";
+
+/// A pending followed-topic change, by the settings version that made it (zero-padded, so
+/// the outbox reads oldest first).
+fn follow_delta_key(id: &UserId, version: i64) -> Item {
+    key(user_pk(id), format!("{FOLLOW_DELTA_PREFIX}{version:012}"))
+}
+
 fn saved_key(id: &UserId) -> Item {
     key(user_pk(id), "SAVED")
 }
@@ -150,8 +158,8 @@ fn email_key(email_key: &str) -> Item {
     key(format!("EMAIL#{email_key}"), "EMAIL")
 }
 
-fn roles_value(roles: &[Role]) -> aws_sdk_dynamodb::types::AttributeValue {
-    aws_sdk_dynamodb::types::AttributeValue::L(roles.iter().map(|r| s(r.as_str())).collect())
+fn roles_value(roles: &[Role]) -> AttributeValue {
+    AttributeValue::L(roles.iter().map(|r| s(r.as_str())).collect())
 }
 
 const IF_NEW: &str = "attribute_not_exists(pk)";
@@ -241,9 +249,7 @@ impl UserStore {
     /// Records the roles granted at login (admins come from configuration).
     pub async fn set_roles(&self, id: &UserId, roles: &[Role]) -> Result<(), StoreError> {
         self.table
-            .client()
             .update_item()
-            .table_name(self.name())
             .set_key(Some(profile_key(id)))
             .update_expression("SET #roles = :roles")
             .condition_expression("attribute_exists(pk)")
@@ -381,7 +387,56 @@ impl UserStore {
         item.insert("version".into(), n(read.version.saturating_add(1)));
         let mut tx = self.account_transaction(id)?;
         put_versioned(&mut tx, item, read.version)?;
+        // The outbox of followed-topic changes (crate::follows), written with the settings.
+        let deltas =
+            crate::follows::follow_deltas(&read.settings.followed_topics, &next.followed_topics);
+        if !deltas.is_empty() {
+            let version = read.version.saturating_add(1);
+            let data = serde_json::to_string(&deltas)
+                .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+            let mut outbox = follow_delta_key(id, version);
+            outbox.insert("deltas".into(), s(data));
+            outbox.insert("version".into(), n(version));
+            tx.put(outbox, Some(IF_NEW))?;
+        }
         Ok(tx)
+    }
+
+    /// The followed-topic changes not yet delivered, oldest first: (settings version, slug →
+    /// change).
+    pub async fn pending_follow_deltas(
+        &self,
+        id: &UserId,
+    ) -> Result<Vec<(i64, std::collections::BTreeMap<String, i64>)>, StoreError> {
+        let query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk AND begins_with(sk, :outbox)")
+            .expression_attribute_values(":pk", s(user_pk(id)))
+            .expression_attribute_values(":outbox", s(FOLLOW_DELTA_PREFIX))
+            .consistent_read(true);
+        self.table
+            .query_all(query, None)
+            .await?
+            .iter()
+            .map(|item| {
+                let data = item.string(self.name(), "deltas")?;
+                let deltas = serde_json::from_str(&data)
+                    .map_err(|e| self.table.corrupt(format!("deltas are not a map: {e}")))?;
+                Ok((item.counter(self.name(), "version")?, deltas))
+            })
+            .collect()
+    }
+
+    /// Forgets a delivered followed-topic change.
+    pub async fn delete_follow_delta(&self, id: &UserId, version: i64) -> Result<(), StoreError> {
+        self.table
+            .delete_item()
+            .set_key(Some(follow_delta_key(id, version)))
+            .send()
+            .await
+            .map_err(|e| self.table.fail("DeleteItem", &e))?;
+        Ok(())
     }
 
     /// A transaction whose first item checks that `id`'s profile exists
@@ -414,7 +469,7 @@ impl UserStore {
         let mut item = saved_key(id);
         item.insert(
             "ids".into(),
-            aws_sdk_dynamodb::types::AttributeValue::L(next.iter().map(s).collect()),
+            AttributeValue::L(next.iter().map(s).collect()),
         );
         item.insert("version".into(), n(read.version.saturating_add(1)));
         let mut tx = self.account_transaction(id)?;
@@ -426,9 +481,7 @@ impl UserStore {
     pub async fn subscriptions(&self, id: &UserId) -> Result<Vec<SourceId>, StoreError> {
         let query = self
             .table
-            .client()
             .query()
-            .table_name(self.name())
             .key_condition_expression("pk = :pk AND begins_with(sk, :sub)")
             .expression_attribute_values(":pk", s(user_pk(id)))
             .expression_attribute_values(":sub", s("SUB#"))

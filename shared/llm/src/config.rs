@@ -147,6 +147,15 @@ impl LlmConfig {
         }
     }
 
+    /// Whether `kind` has what it needs to be called: the cloud provider a key
+    /// (`LLM_API_KEY`); the local one only its URL, which has a default.
+    pub fn configured(&self, kind: ProviderKind) -> bool {
+        match kind {
+            ProviderKind::Cloud => self.api_key.is_some(),
+            ProviderKind::Local => !self.local_base_url.trim().is_empty(),
+        }
+    }
+
     /// The provider a request uses: `choice` when given, else `LLM_PROVIDER`.
     pub fn resolve(&self, choice: Option<&ProviderChoice>) -> Result<Provider, LlmError> {
         let kind = match choice {
@@ -266,6 +275,15 @@ mod tests {
             );
             assert!(err.to_string().contains(value), "{err}");
         }
+    }
+
+    #[test]
+    fn the_cloud_provider_is_configured_only_with_a_key() {
+        let keyless = LlmConfig::from_env(&env(&[("LLM_API_KEY", "")]));
+        assert!(!keyless.configured(ProviderKind::Cloud));
+        assert!(keyless.configured(ProviderKind::Local));
+        let keyed = LlmConfig::from_env(&env(&[("LLM_API_KEY", "k")]));
+        assert!(keyed.configured(ProviderKind::Cloud));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! The provider is resolved per request, not at start-up: a wrong `LLM_PROVIDER` (or
 //! temperature, or timeout) fails the request that needs it, while the function starts and
 //! serves its other routes. Resolution asks a [`ProviderOverride`] first, the seam for
-//! Document B's admin setting (`GET/PUT /api/v1/admin/ai/provider`, stored per deployment).
+//! Document B's admin setting (`GET/PUT /api/v1/admin/ai/provider`, stored per deployment:
+//! [`provider_override::StoredOverride`]).
 //!
 //! Every call has a timeout, and every failure is an [`LlmError`]: a configuration problem
 //! ([`LlmError::Config`], the edge answers 500) or a provider that gave no usable answer
@@ -16,7 +17,8 @@
 //! - [`message`]: what is sent and what comes back;
 //! - [`client`]: the call itself ([`Llm`]);
 //! - [`json`]: finding the JSON in a model's answer;
-//! - [`metrics`]: the instruments recorded through `platform::otel`.
+//! - [`metrics`]: the instruments recorded through `platform::otel`;
+//! - [`provider_override`]: the admin's choice, stored per deployment in DynamoDB.
 
 pub mod client;
 pub mod config;
@@ -24,6 +26,7 @@ pub mod error;
 pub mod json;
 pub mod message;
 pub mod metrics;
+pub mod provider_override;
 
 pub use client::Llm;
 pub use config::{

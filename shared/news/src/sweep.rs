@@ -7,7 +7,7 @@
 //! retired for a while, in case an enqueue was lost: every step is safe to repeat.
 
 use chrono::{DateTime, Duration, Utc};
-use platform::aws::describe;
+use platform::aws::Sqs;
 use platform::{ConfigError, Env};
 
 use crate::ingest::MessageError;
@@ -69,12 +69,12 @@ pub struct EnqueueError(String);
 /// The sweep queue (`SWEEP_QUEUE_URL`).
 #[derive(Clone, Debug)]
 pub struct SweepQueue {
-    sqs: aws_sdk_sqs::Client,
+    sqs: Sqs,
     url: String,
 }
 
 impl SweepQueue {
-    pub fn new(sqs: aws_sdk_sqs::Client, url: impl Into<String>) -> Self {
+    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
         Self {
             sqs,
             url: url.into(),
@@ -82,19 +82,16 @@ impl SweepQueue {
     }
 
     /// The queue named by `SWEEP_QUEUE_URL`.
-    pub fn from_env(env: &Env, sqs: aws_sdk_sqs::Client) -> Result<Self, ConfigError> {
+    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
         Ok(Self::new(sqs, env.require("SWEEP_QUEUE_URL")?))
     }
 
     /// Asks for (another step of) the sweep of `source_id`.
     pub async fn enqueue(&self, source_id: &str) -> Result<(), EnqueueError> {
         self.sqs
-            .send_message()
-            .queue_url(&self.url)
-            .message_body(SourceSweep::new(source_id).to_json())
-            .send()
+            .send_message(&self.url, &SourceSweep::new(source_id).to_json())
             .await
-            .map_err(|e| EnqueueError(describe(&e)))?;
+            .map_err(|e| EnqueueError(e.to_string()))?;
         Ok(())
     }
 }

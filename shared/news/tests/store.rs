@@ -89,7 +89,8 @@ async fn store() -> ContentStore {
         );
     }
     create.send().await.expect("create table");
-    ContentStore::new(Table::new(db, name), Clock::system())
+    let aws = platform::aws::AwsClients::from_env(&platform::Env::from_process()).await;
+    ContentStore::new(Table::new(aws.dynamodb, name), Clock::system())
 }
 
 async fn source(store: &ContentStore, id: &str) {

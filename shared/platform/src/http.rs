@@ -149,13 +149,69 @@ pub const STRICT_TRANSPORT_SECURITY: &str = "max-age=63072000; includeSubDomains
 
 /// Finishes a function's router: unknown routes 404, the error layer in `style`, the body
 /// limit, a log line per request, and HSTS on every answer. Every HTTP function goes
-/// through this.
+/// through this (or [`finish_styled`]).
 pub fn finish(router: Router, style: ErrorStyle, body_limit: usize) -> Router {
+    finish_styled(router, ErrorStyles::single(style), body_limit)
+}
+
+/// [`finish`] for a router serving more than one system's paths: each error is rendered in
+/// the style of the first of `styles`' prefixes its path falls under.
+pub fn finish_styled(router: Router, styles: ErrorStyles, body_limit: usize) -> Router {
     router
         .fallback(not_found)
         .layer(axum::extract::DefaultBodyLimit::max(body_limit))
-        .layer(axum::middleware::from_fn_with_state(style, render_errors))
+        .layer(axum::middleware::from_fn_with_state(
+            styles,
+            render_styled_errors,
+        ))
         .layer(axum::middleware::map_response(strict_transport_security))
+}
+
+/// Which [`ErrorStyle`] a path's errors are rendered in: an ordered list of path prefixes,
+/// the first match winning, and a default for every other path. A prefix matches at a
+/// segment boundary (`/api/v1/admin/ai` matches `/api/v1/admin/ai/provider`, not
+/// `/api/v1/admin/aix`).
+#[derive(Clone, Debug)]
+pub struct ErrorStyles {
+    // Shared: the error layer clones its state for every request.
+    prefixes: std::sync::Arc<[(&'static str, ErrorStyle)]>,
+    default: ErrorStyle,
+}
+
+impl ErrorStyles {
+    /// Every path in `style`.
+    pub fn single(style: ErrorStyle) -> Self {
+        Self {
+            prefixes: std::sync::Arc::new([]),
+            default: style,
+        }
+    }
+
+    /// Paths under the given prefixes (checked in order) in their style, the rest in
+    /// `default`.
+    pub fn new(prefixes: &[(&'static str, ErrorStyle)], default: ErrorStyle) -> Self {
+        let prefixes = prefixes
+            .iter()
+            .map(|(prefix, style)| (prefix.trim_end_matches('/'), style.clone()))
+            .collect();
+        Self { prefixes, default }
+    }
+
+    /// The style of `path`'s errors.
+    pub fn for_path(&self, path: &str) -> &ErrorStyle {
+        self.prefixes
+            .iter()
+            .find(|(prefix, _)| under(path, prefix))
+            .map_or(&self.default, |(_, style)| style)
+    }
+}
+
+/// `path` is `prefix` or below it.
+fn under(path: &str, prefix: &str) -> bool {
+    match path.strip_prefix(prefix) {
+        Some(rest) => rest.is_empty() || rest.starts_with('/') || prefix.is_empty(),
+        None => false,
+    }
 }
 
 /// Adds [`STRICT_TRANSPORT_SECURITY`] to a response (a layer of every HTTP function).
@@ -174,16 +230,33 @@ async fn not_found(method: Method) -> ApiError {
 /// Renders every error response of the router in its seed's shape: errors raised by handlers
 /// (carrying an [`ApiError`]) and the framework's own bare 4xx/5xx responses alike.
 pub async fn render_errors(State(style): State<ErrorStyle>, req: Request, next: Next) -> Response {
+    render(req, next, |_| &style).await
+}
+
+/// [`render_errors`] with the style chosen by the request's path.
+pub async fn render_styled_errors(
+    State(styles): State<ErrorStyles>,
+    req: Request,
+    next: Next,
+) -> Response {
+    render(req, next, |path| styles.for_path(path)).await
+}
+
+async fn render<'s>(
+    req: Request,
+    next: Next,
+    style_of: impl FnOnce(&str) -> &'s ErrorStyle,
+) -> Response {
     let path = req.uri().path().to_string();
     let method = req.method().clone();
     let started = Instant::now();
     let response = next.run(req).await;
     let status = response.status();
     let response = if let Some(error) = response.extensions().get::<ApiError>().cloned() {
-        rerender(response, &error, &style, &path)
+        rerender(response, &error, style_of(&path), &path)
     } else if (status.is_client_error() || status.is_server_error()) && !is_json(&response) {
         let error = framework_error(status);
-        rerender(response, &error, &style, &path)
+        rerender(response, &error, style_of(&path), &path)
     } else {
         response
     };
@@ -405,6 +478,118 @@ mod tests {
                     assert_eq!(body["message"], "Too many requests; retry in 42 seconds");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn error_styles_take_the_first_matching_prefix_at_a_segment_boundary() {
+        let detailed = ErrorStyle::Detailed {
+            strip_prefix: "/api/ai",
+        };
+        let styles = ErrorStyles::new(
+            &[
+                ("/api/v1/logs", detailed.clone()),
+                ("/api/v1/", ErrorStyle::Reason),
+            ],
+            detailed.clone(),
+        );
+        let reason = |path| matches!(styles.for_path(path), ErrorStyle::Reason);
+        assert!(reason("/api/v1"));
+        assert!(reason("/api/v1/posts/1"));
+        assert!(reason("/api/v1/logsx"), "not under /api/v1/logs");
+        assert!(!reason("/api/v1/logs"));
+        assert!(!reason("/api/v1/logs/7"), "the earlier prefix wins");
+        assert!(!reason("/api/v1x/posts"));
+        assert!(!reason("/api/ai/qa"));
+        assert!(!reason("/"));
+        let single = ErrorStyles::single(ErrorStyle::Reason);
+        assert!(matches!(single.for_path("/anything"), ErrorStyle::Reason));
+    }
+
+    #[tokio::test]
+    async fn a_styled_router_renders_framework_and_handler_errors_per_prefix() {
+        use tower::ServiceExt;
+        let router = finish_styled(
+            Router::new()
+                .route(
+                    "/api/v1/admin/ai/provider",
+                    axum::routing::get(|| async { "ok" }).put(|Json(_): Json<Body>| async {
+                        ApiError::validation(vec![crate::validation::FieldError::new(
+                            "provider",
+                            "must be cloud or local",
+                        )])
+                    }),
+                )
+                .route(
+                    "/api/ai/qa",
+                    axum::routing::post(|| async { ApiError::bad_request("no") }),
+                ),
+            ErrorStyles::new(
+                &[("/api/v1/admin/ai", ErrorStyle::Reason)],
+                ErrorStyle::Detailed {
+                    strip_prefix: "/api/ai",
+                },
+            ),
+            DEFAULT_BODY_LIMIT,
+        );
+        let send = |method: Method, path: &str, content_type: Option<&str>, body: &str| {
+            let mut request = Request::builder().method(method).uri(path);
+            if let Some(content_type) = content_type {
+                request = request.header(header::CONTENT_TYPE, content_type);
+            }
+            let request = request
+                .body(axum::body::Body::from(body.to_string()))
+                .unwrap();
+            let router = router.clone();
+            async move {
+                let response = router.oneshot(request).await.unwrap();
+                let status = response.status().as_u16();
+                let bytes = axum::body::to_bytes(response.into_body(), 1 << 16)
+                    .await
+                    .unwrap();
+                (
+                    status,
+                    serde_json::from_slice::<serde_json::Value>(&bytes).unwrap(),
+                )
+            }
+        };
+        let reason_cases = [
+            (Method::GET, "/api/v1/admin/ai/nothing", None, "", 404),
+            (Method::DELETE, "/api/v1/admin/ai/provider", None, "", 405),
+            (
+                Method::PUT,
+                "/api/v1/admin/ai/provider",
+                Some("text/xml"),
+                "<a/>",
+                415,
+            ),
+            (Method::PUT, "/api/v1/admin/ai/provider", None, "{}", 400),
+        ];
+        for (method, path, content_type, body, status) in reason_cases {
+            let (got, body) = send(method, path, content_type, body).await;
+            assert_eq!(got, status, "{path}: {body}");
+            assert_eq!(body["status"], status, "{body}");
+            assert!(body["error"].is_string(), "{body}");
+            assert!(
+                body.get("code").is_none() && body.get("path").is_none(),
+                "{body}"
+            );
+        }
+        let (_, body) = send(Method::PUT, "/api/v1/admin/ai/provider", None, "{}").await;
+        assert_eq!(
+            body["message"],
+            "Validation failed: provider: must be cloud or local"
+        );
+        for (method, path, status) in [
+            (Method::GET, "/api/ai/nothing", 404),
+            (Method::POST, "/api/ai/qa", 400),
+            (Method::GET, "/api/v1/admin/aix", 404),
+        ] {
+            let (got, body) = send(method, path, None, "").await;
+            assert_eq!(got, status, "{path}: {body}");
+            assert_eq!(body["code"], status, "{body}");
+            assert!(body["details"].is_array(), "{body}");
+            assert!(body.get("error").is_none(), "{body}");
         }
     }
 

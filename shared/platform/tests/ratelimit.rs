@@ -17,6 +17,11 @@ use platform::ratelimit::{ClientKey, Limit, RateLimiter, Rule, Verdict};
 use platform::{Clock, Env};
 
 /// A new limits table in the emulator, and a clock standing at 12:00:10 (10 s into a minute).
+/// The SDK, an independent client, to set up and check the table.
+async fn sdk() -> aws_sdk_dynamodb::Client {
+    aws_sdk_dynamodb::Client::new(&platform::aws::sdk_config(&Env::from_process()))
+}
+
 async fn limiter() -> (RateLimiter, Clock, Table) {
     assert!(
         std::env::var_os("AWS_ENDPOINT_URL").is_some(),
@@ -28,7 +33,8 @@ async fn limiter() -> (RateLimiter, Clock, Table) {
         .unwrap()
         .as_nanos();
     let name = format!("ratelimit-{}-{nanos}", std::process::id());
-    aws.dynamodb
+    sdk()
+        .await
         .create_table()
         .table_name(&name)
         .billing_mode(BillingMode::PayPerRequest)
@@ -103,8 +109,8 @@ async fn the_limit_refuses_until_the_window_ends_then_counts_afresh() {
     ));
 
     // Each item expires (TTL) a minute after its window; refused hits were not counted.
-    let items = table
-        .client()
+    let items = sdk()
+        .await
         .scan()
         .table_name(table.name())
         .send()

@@ -14,7 +14,7 @@ async fn article_ids_are_read_through_the_content_service() {
     let llm = FakeLlm::start().await;
     let t = stack(&llm, &[]).await;
     let store = ContentStore::new(
-        platform::dynamo::Table::new(t.dynamodb().await, t.table("ContentTable")),
+        platform::dynamo::Table::new(t.aws().await.dynamodb, t.table("ContentTable")),
         platform::Clock::system(),
     );
     store

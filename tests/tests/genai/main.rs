@@ -2,7 +2,8 @@
 //! OpenAI-compatible model server and an OTLP receiver started by the tests: the four
 //! operations under `/api/ai` and on the function URL, every status of the seed's error
 //! table, both providers, the shared answer cache, the `articleId` path through the content
-//! service, the telemetry export, and the router's own routes.
+//! service, the telemetry export, the router's own routes, and Document B's admin provider
+//! configuration on the same function.
 // Test code: a failed unwrap, index or assertion is how a test fails.
 #![allow(
     clippy::unwrap_used,
@@ -17,5 +18,6 @@ mod cache;
 mod errors;
 mod limits;
 mod operations;
+mod provider;
 mod routes;
 mod telemetry;

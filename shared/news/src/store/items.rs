@@ -2,8 +2,7 @@
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::AttributeValue;
-use platform::dynamo::{key, n, s, Attributes, DynamoError, Item};
+use platform::dynamo::{key, n, s, AttributeValue, Attributes, DynamoError, Item};
 
 use super::{FetchState, NewArticle, NewSource};
 use crate::model::{Article, Source, TopicRef};

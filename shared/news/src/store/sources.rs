@@ -19,9 +19,7 @@ impl ContentStore {
         let item = new_source_item(&new, &self.clock.timestamp());
         let result = self
             .table
-            .client()
             .put_item()
-            .table_name(self.table.name())
             .set_item(Some(item.clone()))
             .condition_expression("attribute_not_exists(pk)")
             .send()
@@ -216,9 +214,7 @@ impl ContentStore {
         }
         let result = self
             .table
-            .client()
             .update_item()
-            .table_name(self.table.name())
             .set_key(Some(source_key(source_id)))
             .update_expression(expression)
             .condition_expression("attribute_exists(pk) AND attribute_not_exists(#retiredAt)")

@@ -178,9 +178,7 @@ impl ContentStore {
     async fn delete_retired(&self, source_id: &str, stamp: &str) -> Result<SweepStep, StoreError> {
         let outcome = self
             .table
-            .client()
             .delete_item()
-            .table_name(self.table.name())
             .set_key(Some(source_key(source_id)))
             .condition_expression("#retiredAt = :stamp")
             .expression_attribute_names("#retiredAt", RETIRED_AT)

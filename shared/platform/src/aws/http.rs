@@ -1,29 +1,23 @@
-//! The HTTP client under every AWS SDK client: reqwest, the same hyper stack as the functions'
-//! other outbound calls, so a bootstrap links one HTTP client, not two. The SDK's own
-//! (`aws-smithy-http-client`) would add a second hyper client and HTTP/2 (~0.5 MB of each
-//! bootstrap) for endpoints that all speak HTTP/1.1.
+//! The HTTP client under the functions' AWS calls: reqwest, the same hyper stack as the
+//! functions' other outbound calls, so a bootstrap links one HTTP client, not two.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use aws_smithy_runtime_api::client::http::{
-    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpConnector,
-};
-use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
-use aws_smithy_runtime_api::client::result::ConnectorError;
-use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
-use aws_smithy_types::body::SdkBody;
+use bytes::Bytes;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::CertificateDer;
 use rustls::{ClientConfig, RootCertStore};
 
+use super::transport::{Transport, TransportError, TransportFuture};
+
 /// Amazon Root CA 1-4 and Starfield Services Root G2: every AWS service endpoint chains to one.
 const AMAZON_ROOTS_PEM: &str = include_str!("amazon-roots.pem");
 
-/// How long a TCP and TLS handshake may take before the SDK's retry takes over.
+/// How long a TCP and TLS handshake may take before the client's retry takes over.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// The SDK's HTTP client (clone it freely: one connection pool behind it).
+/// The AWS HTTPS client (clone it freely: one connection pool behind it).
 #[derive(Clone, Debug)]
 pub struct AwsHttpClient {
     client: reqwest::Client,
@@ -54,16 +48,21 @@ impl AwsHttpClient {
             .connect_timeout(CONNECT_TIMEOUT)
             // AWS closes idle connections after about 60 s; never reuse one it may have closed.
             .pool_idle_timeout(Duration::from_secs(50))
-            // The SDK signs the exact request: no redirects, no proxies read from the environment.
+            // Requests are signed as they are: no redirects, no proxies read from the environment.
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .build()
             .map_err(AwsHttpError::Client)?;
         Ok(Self { client })
     }
+
+    /// The reqwest client underneath.
+    pub fn reqwest(&self) -> &reqwest::Client {
+        &self.client
+    }
 }
 
-/// Why the SDK's HTTP client could not be built.
+/// Why the AWS HTTPS client could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum AwsHttpError {
     #[error("a certificate bundle could not be read: {0}")]
@@ -82,56 +81,37 @@ fn pem_certificates(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, AwsHttpE
         .map_err(|e| AwsHttpError::Pem(e.to_string()))
 }
 
-impl HttpClient for AwsHttpClient {
-    fn http_connector(
-        &self,
-        _settings: &HttpConnectorSettings,
-        _components: &RuntimeComponents,
-    ) -> SharedHttpConnector {
-        SharedHttpConnector::new(self.clone())
-    }
-}
-
-impl HttpConnector for AwsHttpClient {
-    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+impl Transport for AwsHttpClient {
+    fn send(&self, request: http::Request<Bytes>) -> TransportFuture {
         let client = self.client.clone();
-        HttpConnectorFuture::new(async move { send(&client, request).await })
+        Box::pin(async move { send(&client, request).await })
     }
 }
 
 async fn send(
     client: &reqwest::Client,
-    request: HttpRequest,
-) -> Result<HttpResponse, ConnectorError> {
-    let request = request
-        .try_into_http1x()
-        .map_err(|e| ConnectorError::other(e.into(), None))?;
-    let (parts, body) = request.into_parts();
-    // In-memory bodies (every JSON call) keep their length; S3 streams are passed through.
-    let body = match body.bytes() {
-        Some(bytes) => reqwest::Body::from(bytes.to_vec()),
-        None => reqwest::Body::wrap(body),
-    };
-    let request = reqwest::Request::try_from(http::Request::from_parts(parts, body))
-        .map_err(|e| ConnectorError::other(e.into(), None))?;
-    let response = client.execute(request).await.map_err(connector_error)?;
-    let response: http::Response<reqwest::Body> = response.into();
-    let (parts, body) = response.into_parts();
-    HttpResponse::try_from(http::Response::from_parts(
-        parts,
-        SdkBody::from_body_1_x(body),
-    ))
-    .map_err(|e| ConnectorError::other(e.into(), None))
+    request: http::Request<Bytes>,
+) -> Result<http::Response<Bytes>, TransportError> {
+    let request =
+        reqwest::Request::try_from(request).map_err(|e| TransportError::Other(e.to_string()))?;
+    let response = client.execute(request).await.map_err(transport_error)?;
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = response.bytes().await.map_err(transport_error)?;
+    let mut out = http::Response::new(body);
+    *out.status_mut() = status;
+    *out.headers_mut() = headers;
+    Ok(out)
 }
 
-/// Timeouts and broken connections are transient (the SDK retries them); the rest is not.
-fn connector_error(error: reqwest::Error) -> ConnectorError {
+/// Timeouts and broken connections are transient (retried); the rest is not.
+fn transport_error(error: reqwest::Error) -> TransportError {
     if error.is_timeout() {
-        ConnectorError::timeout(error.into())
+        TransportError::Timeout(error.to_string())
     } else if error.is_connect() || error.is_request() || error.is_body() {
-        ConnectorError::io(error.into())
+        TransportError::Io(error.to_string())
     } else {
-        ConnectorError::other(error.into(), None)
+        TransportError::Other(error.to_string())
     }
 }
 

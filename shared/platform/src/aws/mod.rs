@@ -1,51 +1,50 @@
 //! AWS clients, built once per cold start from a function's environment.
 //!
-//! Built without `aws-config`: in Lambda the region and credentials are environment variables,
-//! so the default provider chain (profile files, SSO, web identity with its STS client, IMDS)
-//! is neither needed nor linked. The HTTPS client ([`AwsHttpClient`]) trusts the Amazon root
-//! CAs compiled in instead of reading the system certificate store (~150 files, most of a cold
-//! start's CPU before this), over rustls with ring.
+//! Not the AWS SDK: the functions call two JSON-protocol services (DynamoDB, SQS), which a
+//! signed POST ([`sigv4`], [`json`]) covers for a fraction of the SDK's size and per-call
+//! CPU. In Lambda the region and credentials are environment variables, so no provider chain
+//! (profile files, SSO, STS, IMDS) is needed either. The HTTPS client ([`AwsHttpClient`])
+//! trusts the Amazon root CAs compiled in instead of reading the system certificate store
+//! (~150 files, most of a cold start's CPU before this), over rustls with ring.
 
 mod http;
+pub mod json;
+#[cfg(feature = "sdk-http")]
+mod sdk_http;
+pub mod sigv4;
+pub mod sqs;
+mod transport;
 
-use std::sync::OnceLock;
-use std::time::Duration;
-
-use aws_credential_types::provider::SharedCredentialsProvider;
-use aws_credential_types::Credentials;
-use aws_smithy_async::rt::sleep::default_async_sleep;
-use aws_smithy_async::time::SystemTimeSource;
-use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
-use aws_smithy_runtime_api::client::stalled_stream_protection::StalledStreamProtectionConfig;
-use aws_smithy_types::retry::RetryConfig;
-use aws_smithy_types::timeout::TimeoutConfig;
-use aws_types::region::Region;
-use aws_types::sdk_config::SdkConfig;
+use std::sync::{Arc, OnceLock};
 
 use crate::config::Env;
 
-pub use aws_types::sdk_config::Builder as ConfigBuilder;
 pub use http::{AwsHttpClient, AwsHttpError};
+pub use json::{AwsError, JsonClient, ServiceError};
+#[cfg(feature = "sdk-http")]
+pub use sdk_http::sdk_config;
+pub use sigv4::Credentials;
+pub use sqs::Sqs;
+pub use transport::{SharedTransport, Transport, TransportError, TransportFuture};
 
-/// Adjusts a function's AWS config before it is built (the local stack swaps the HTTP client).
-pub type ConfigHook = fn(&Env, ConfigBuilder) -> ConfigBuilder;
+/// Wraps the transport of a function's AWS clients as they are built (the local stack
+/// enforces IAM policies with it, the warm bench records calls).
+pub type TransportHook = fn(&Env, SharedTransport) -> SharedTransport;
 
 // Process-wide: the local stack runs all functions in one process and enforces their IAM policies.
-static CONFIG_HOOK: OnceLock<ConfigHook> = OnceLock::new();
+static TRANSPORT_HOOK: OnceLock<TransportHook> = OnceLock::new();
 
 /// Installs the hook every later `AwsClients::from_env` applies; the first one installed stays.
-pub fn set_config_hook(hook: ConfigHook) -> bool {
-    CONFIG_HOOK.set(hook).is_ok()
+pub fn set_transport_hook(hook: TransportHook) -> bool {
+    TRANSPORT_HOOK.set(hook).is_ok()
 }
 
-/// The clients a function may use. DynamoDB, which every function with AWS calls uses, is
-/// built with the config; the others only when asked for ([`Self::sqs`], ...), so a function
-/// neither pays for nor links a client it does not call. All share the one `SdkConfig`
-/// (connection pool, credentials).
+/// The clients a function may use, sharing one transport (connection pool) and credentials.
+/// Building them does no I/O; a missing setting fails each call, naming it.
 #[derive(Clone, Debug)]
 pub struct AwsClients {
-    pub config: SdkConfig,
-    pub dynamodb: aws_sdk_dynamodb::Client,
+    pub dynamodb: JsonClient,
+    sqs: JsonClient,
 }
 
 impl AwsClients {
@@ -53,73 +52,58 @@ impl AwsClients {
     /// credentials (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, which
     /// Lambda sets) come from `env`. Without credentials every call fails as unauthorised.
     pub async fn from_env(env: &Env) -> Self {
-        let config = sdk_config(env);
+        Self::from_env_with(env, |transport| match TRANSPORT_HOOK.get() {
+            Some(hook) => hook(env, transport),
+            None => transport,
+        })
+    }
+
+    /// [`Self::from_env`] with the transport wrapped by `wrap` instead of the installed hook
+    /// (a bench counting calls, say).
+    pub fn from_env_with(env: &Env, wrap: impl FnOnce(SharedTransport) -> SharedTransport) -> Self {
+        let region = env
+            .get("AWS_REGION")
+            .or(env.get("AWS_DEFAULT_REGION"))
+            .filter(|v| !v.is_empty());
+        let credentials = credentials(env);
+        if credentials.is_none() {
+            tracing::warn!(
+                "AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY is not set: AWS calls will fail"
+            );
+        }
+        let transport: Result<SharedTransport, String> = match https_client(env) {
+            Ok(client) => Ok(wrap(Arc::new(client))),
+            Err(e) => {
+                // Every call then fails naming the missing client; the cause is in this line.
+                tracing::error!(error = %e, "the AWS HTTP client could not be built");
+                Err(format!("no AWS HTTP client: {e}"))
+            }
+        };
+        let endpoint_url = env.get("AWS_ENDPOINT_URL").filter(|v| !v.is_empty());
+        let client = |service: json::Service| {
+            let endpoint = match region {
+                Some(region) => json::Endpoint::new(service, region, endpoint_url),
+                None => Err("AWS_REGION is not set".to_string()),
+            };
+            JsonClient::new(
+                service,
+                region.unwrap_or_default(),
+                endpoint,
+                credentials.clone(),
+                transport.clone(),
+                json::RetryConfig::STANDARD,
+            )
+        };
         Self {
-            dynamodb: aws_sdk_dynamodb::Client::new(&config),
-            config,
+            dynamodb: client(json::DYNAMODB),
+            sqs: client(json::SQS),
         }
     }
 
-    /// An SQS client (built on each call: keep the one you need).
-    pub fn sqs(&self) -> aws_sdk_sqs::Client {
-        aws_sdk_sqs::Client::new(&self.config)
+    /// The SQS client.
+    pub fn sqs(&self) -> Sqs {
+        Sqs::new(self.sqs.clone())
     }
-
-    /// An S3 client; with an endpoint set (an emulator), path-style addressing.
-    pub fn s3(&self) -> aws_sdk_s3::Client {
-        let config = aws_sdk_s3::config::Builder::from(&self.config)
-            .force_path_style(self.config.endpoint_url().is_some())
-            .build();
-        aws_sdk_s3::Client::from_conf(config)
-    }
-
-    /// An EventBridge client.
-    pub fn eventbridge(&self) -> aws_sdk_eventbridge::Client {
-        aws_sdk_eventbridge::Client::new(&self.config)
-    }
-}
-
-/// The shared config of every client: what `aws_config::load()` would give a Lambda function.
-pub fn sdk_config(env: &Env) -> SdkConfig {
-    let endpoint = env.get("AWS_ENDPOINT_URL");
-    let mut builder = SdkConfig::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .retry_config(RetryConfig::standard())
-        .timeout_config(
-            TimeoutConfig::builder()
-                .connect_timeout(Duration::from_secs(3))
-                .operation_attempt_timeout(Duration::from_secs(5))
-                .operation_timeout(Duration::from_secs(12))
-                .build(),
-        )
-        .time_source(SystemTimeSource::new())
-        // The attempt and operation timeouts above already end a stalled call; the stream
-        // monitor would add a timer and a wrapped body to every call for nothing.
-        .stalled_stream_protection(StalledStreamProtectionConfig::disabled());
-    builder.set_sleep_impl(default_async_sleep());
-    match https_client(env) {
-        Ok(client) => builder = builder.http_client(client),
-        // Every call then fails naming the missing client; the cause is in this line.
-        Err(e) => tracing::error!(error = %e, "the AWS HTTP client could not be built"),
-    }
-    if let Some(region) = env.get("AWS_REGION").or(env.get("AWS_DEFAULT_REGION")) {
-        builder = builder.region(Region::new(region.to_string()));
-    }
-    if let Some(url) = endpoint {
-        builder = builder.endpoint_url(url);
-    }
-    match credentials(env) {
-        Some(credentials) => {
-            builder = builder.credentials_provider(SharedCredentialsProvider::new(credentials));
-        }
-        None => tracing::warn!(
-            "AWS_ACCESS_KEY_ID or AWS_SECRET_ACCESS_KEY is not set: AWS calls will fail"
-        ),
-    }
-    if let Some(hook) = CONFIG_HOOK.get() {
-        builder = hook(env, builder);
-    }
-    builder.build()
 }
 
 fn credentials(env: &Env) -> Option<Credentials> {
@@ -129,10 +113,14 @@ fn credentials(env: &Env) -> Option<Credentials> {
         .get("AWS_SESSION_TOKEN")
         .filter(|v| !v.is_empty())
         .map(str::to_string);
-    Some(Credentials::new(id, secret, token, None, "environment"))
+    Some(Credentials {
+        access_key_id: id.to_string(),
+        secret_access_key: secret.to_string(),
+        session_token: token,
+    })
 }
 
-/// The SDK's HTTPS client: rustls over ring trusting the Amazon roots, and the certificates of
+/// The AWS HTTPS client: rustls over ring trusting the Amazon roots, and the certificates of
 /// the PEM file `AWS_CA_BUNDLE` names (the SDKs' variable for an endpoint behind a private CA).
 pub fn https_client(env: &Env) -> Result<AwsHttpClient, AwsHttpError> {
     match env.get("AWS_CA_BUNDLE").filter(|v| !v.is_empty()) {
@@ -143,11 +131,6 @@ pub fn https_client(env: &Env) -> Result<AwsHttpClient, AwsHttpError> {
             AwsHttpClient::new(Some(&pem))
         }
     }
-}
-
-/// The full text of an SDK error (its `Display` says only "service error").
-pub fn describe<E: std::error::Error>(err: &E) -> String {
-    aws_smithy_types::error::display::DisplayErrorContext(err).to_string()
 }
 
 #[cfg(test)]
@@ -162,6 +145,82 @@ mod tests {
         assert!(https_client(&Env::new()).is_ok());
     }
 
+    /// Answers every request with `body`, keeping what was sent.
+    #[derive(Debug, Default)]
+    struct Canned {
+        sent: std::sync::Mutex<Vec<(String, String)>>,
+    }
+
+    impl Transport for Canned {
+        fn send(&self, request: ::http::Request<bytes::Bytes>) -> TransportFuture {
+            let target = request
+                .headers()
+                .get("x-amz-target")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string();
+            self.sent
+                .lock()
+                .unwrap()
+                .push((request.uri().to_string(), target));
+            Box::pin(std::future::ready(Ok(::http::Response::new(
+                bytes::Bytes::from_static(br#"{"MessageId":"m-1"}"#),
+            ))))
+        }
+    }
+
+    #[tokio::test]
+    async fn clients_send_through_the_wrapped_transport_to_the_environments_endpoint() {
+        let env = Env::new()
+            .with("AWS_REGION", "eu-west-1")
+            .with("AWS_ACCESS_KEY_ID", "AKID")
+            .with("AWS_SECRET_ACCESS_KEY", "secret");
+        let canned = Arc::new(Canned::default());
+        let shared: SharedTransport = canned.clone();
+        let aws = AwsClients::from_env_with(&env, |_| shared);
+        let id = aws.sqs().send_message("https://queue", "hello").await;
+        assert_eq!(id.ok().as_deref(), Some("m-1"));
+        let local = env
+            .clone()
+            .with("AWS_ENDPOINT_URL", "http://127.0.0.1:4566");
+        let shared: SharedTransport = canned.clone();
+        let aws = AwsClients::from_env_with(&local, |_| shared);
+        let _ = aws
+            .dynamodb
+            .call::<_, serde_json::Value>("GetItem", &serde_json::json!({}))
+            .await;
+        assert_eq!(
+            *canned.sent.lock().unwrap(),
+            [
+                (
+                    "https://sqs.eu-west-1.amazonaws.com/".to_string(),
+                    "AmazonSQS.SendMessage".to_string()
+                ),
+                (
+                    "http://127.0.0.1:4566/".to_string(),
+                    "DynamoDB_20120810.GetItem".to_string()
+                ),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_missing_region_fails_each_call_naming_it() {
+        let env = Env::new()
+            .with("AWS_ACCESS_KEY_ID", "AKID")
+            .with("AWS_SECRET_ACCESS_KEY", "secret");
+        let canned = Arc::new(Canned::default());
+        let shared: SharedTransport = canned.clone();
+        let aws = AwsClients::from_env_with(&env, |_| shared);
+        let error = aws
+            .sqs()
+            .send_message("https://queue", "hello")
+            .await
+            .expect_err("no region");
+        assert!(error.to_string().contains("AWS_REGION"), "{error}");
+        assert!(canned.sent.lock().unwrap().is_empty());
+    }
+
     #[test]
     fn credentials_come_from_the_environment() {
         let env = Env::new()
@@ -169,8 +228,8 @@ mod tests {
             .with("AWS_SECRET_ACCESS_KEY", "secret")
             .with("AWS_SESSION_TOKEN", "token");
         let found = credentials(&env).expect("credentials");
-        assert_eq!(found.access_key_id(), "AKID");
-        assert_eq!(found.session_token(), Some("token"));
+        assert_eq!(found.access_key_id, "AKID");
+        assert_eq!(found.session_token.as_deref(), Some("token"));
         assert!(credentials(&Env::new().with("AWS_ACCESS_KEY_ID", "AKID")).is_none());
     }
 }

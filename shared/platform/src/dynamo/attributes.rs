@@ -1,6 +1,4 @@
-use aws_sdk_dynamodb::types::AttributeValue;
-
-use super::{DynamoError, Item};
+use super::{AttributeValue, DynamoError, Item};
 
 /// Typed reads of an item's attributes. A required attribute that is missing or of the wrong
 /// type is a [`DynamoError::Corrupt`] naming the table and the attribute.

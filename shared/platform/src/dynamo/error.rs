@@ -1,10 +1,4 @@
-use aws_sdk_dynamodb::config::http::HttpResponse;
-use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
-use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-
-use crate::aws::describe;
+use crate::aws::AwsError;
 
 /// A DynamoDB call that failed, or an item that cannot be read back.
 #[derive(Debug, thiserror::Error)]
@@ -18,7 +12,7 @@ pub enum DynamoError {
         message: String,
         unavailable: bool,
     },
-    /// A request the SDK refused to build (a missing required field: a bug).
+    /// A request that could not be built (a bug).
     #[error("DynamoDB {operation} request on {table} is invalid: {message}")]
     Build {
         operation: &'static str,
@@ -34,37 +28,12 @@ pub enum DynamoError {
 }
 
 impl DynamoError {
-    pub(crate) fn call<E>(
-        operation: &'static str,
-        table: &str,
-        err: &SdkError<E, HttpResponse>,
-    ) -> Self
-    where
-        E: ProvideErrorMetadata + std::error::Error + 'static,
-    {
-        let unavailable = match err {
-            SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) => true,
-            SdkError::ResponseError(_) => true,
-            SdkError::ServiceError(e) => {
-                e.raw().status().is_server_error()
-                    || matches!(
-                        e.err().code(),
-                        Some(
-                            "ProvisionedThroughputExceededException"
-                                | "ThrottlingException"
-                                | "RequestLimitExceeded"
-                                | "InternalServerError"
-                                | "ServiceUnavailable"
-                        )
-                    )
-            }
-            _ => false,
-        };
+    pub(crate) fn call(operation: &'static str, table: &str, err: &AwsError) -> Self {
         Self::Call {
             operation,
             table: table.to_string(),
-            message: describe(err),
-            unavailable,
+            message: err.to_string(),
+            unavailable: err.is_unavailable(),
         }
     }
 
@@ -88,31 +57,7 @@ impl DynamoError {
     }
 }
 
-/// The service errors that can say "the condition expression was false".
-pub trait ConditionalError {
-    fn is_condition_failure(&self) -> bool;
-}
-
-impl ConditionalError for PutItemError {
-    fn is_condition_failure(&self) -> bool {
-        self.is_conditional_check_failed_exception()
-    }
-}
-
-impl ConditionalError for UpdateItemError {
-    fn is_condition_failure(&self) -> bool {
-        self.is_conditional_check_failed_exception()
-    }
-}
-
-impl ConditionalError for DeleteItemError {
-    fn is_condition_failure(&self) -> bool {
-        self.is_conditional_check_failed_exception()
-    }
-}
-
 /// True when a conditional PutItem, UpdateItem or DeleteItem failed its condition.
-pub fn is_condition_failed<E: ConditionalError, R>(err: &SdkError<E, R>) -> bool {
-    err.as_service_error()
-        .is_some_and(ConditionalError::is_condition_failure)
+pub fn is_condition_failed(err: &AwsError) -> bool {
+    err.code() == Some("ConditionalCheckFailedException")
 }

@@ -9,14 +9,14 @@
 
 mod attributes;
 mod error;
+pub mod request;
 mod retry;
 mod size;
 mod table;
 mod transaction;
+mod value;
 
 use std::collections::HashMap;
-
-use aws_sdk_dynamodb::types::AttributeValue;
 
 pub use attributes::Attributes;
 pub use error::{is_condition_failed, DynamoError};
@@ -24,8 +24,9 @@ pub use retry::{retry_on_conflict, RetryPolicy};
 pub use size::{item_size, value_size, MAX_ITEM_BYTES, MAX_TRANSACTION_BYTES};
 pub use table::Table;
 pub use transaction::{Transaction, TransactionError, MAX_ITEMS as MAX_TRANSACTION_ITEMS};
+pub use value::AttributeValue;
 
-/// One item, as the SDK reads and writes it.
+/// One item, as DynamoDB reads and writes it.
 pub type Item = HashMap<String, AttributeValue>;
 
 /// A string attribute value.

@@ -1,9 +1,7 @@
 //! Item sizes as DynamoDB counts them, to stay under its limits before a write is refused:
 //! 400 KB per item ([`MAX_ITEM_BYTES`]) and 4 MB per transaction ([`MAX_TRANSACTION_BYTES`]).
 
-use aws_sdk_dynamodb::types::AttributeValue;
-
-use super::Item;
+use super::{AttributeValue, Item};
 
 /// The largest item DynamoDB stores: 400 KB, attribute names included.
 pub const MAX_ITEM_BYTES: usize = 400 * 1024;
@@ -26,17 +24,14 @@ pub fn value_size(value: &AttributeValue) -> usize {
     match value {
         AttributeValue::S(s) => s.len(),
         AttributeValue::N(n) => number_size(n),
-        AttributeValue::B(b) => b.as_ref().len(),
+        AttributeValue::B(b) => b.len(),
         AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
         AttributeValue::Ss(set) => set.iter().map(String::len).fold(0, usize::saturating_add),
         AttributeValue::Ns(set) => set
             .iter()
             .map(|n| number_size(n))
             .fold(0, usize::saturating_add),
-        AttributeValue::Bs(set) => set
-            .iter()
-            .map(|b| b.as_ref().len())
-            .fold(0, usize::saturating_add),
+        AttributeValue::Bs(set) => set.iter().map(Vec::len).fold(0, usize::saturating_add),
         AttributeValue::L(list) => list
             .iter()
             .map(|v| value_size(v).saturating_add(1))
@@ -45,8 +40,6 @@ pub fn value_size(value: &AttributeValue) -> usize {
             .iter()
             .map(|(k, v)| k.len().saturating_add(value_size(v)).saturating_add(1))
             .fold(3, usize::saturating_add),
-        // A type this SDK version does not know: count it as the largest number.
-        _ => 21,
     }
 }
 

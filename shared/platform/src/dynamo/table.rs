@@ -1,12 +1,11 @@
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use aws_sdk_dynamodb::config::http::HttpResponse;
-use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
-use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
-use aws_sdk_dynamodb::types::KeysAndAttributes;
-use aws_sdk_dynamodb::Client;
+use serde::{Deserialize, Serialize};
 
+use super::request::{Call, Delete, DeleteItem, Put, PutItem, Query, Update, UpdateItem};
 use super::{DynamoError, Item, RetryPolicy};
+use crate::aws::{AwsError, JsonClient};
 
 /// DynamoDB's limit on the keys of one BatchGetItem.
 const BATCH_GET_KEYS: usize = 100;
@@ -16,12 +15,12 @@ const BATCH_GET_ROUNDS: u32 = 8;
 /// One table: the client and the table's name. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Table {
-    client: Client,
+    client: JsonClient,
     name: Arc<str>,
 }
 
 impl Table {
-    pub fn new(client: Client, name: impl Into<String>) -> Self {
+    pub fn new(client: JsonClient, name: impl Into<String>) -> Self {
         Self {
             client,
             name: Arc::from(name.into()),
@@ -41,19 +40,16 @@ impl Table {
         &self.name
     }
 
-    pub fn client(&self) -> &Client {
+    pub fn client(&self) -> &JsonClient {
         &self.client
     }
 
     /// The error of a failed call on this table, classified (see [`DynamoError::is_unavailable`]).
-    pub fn fail<E>(&self, operation: &'static str, err: &SdkError<E, HttpResponse>) -> DynamoError
-    where
-        E: ProvideErrorMetadata + std::error::Error + 'static,
-    {
+    pub fn fail(&self, operation: &'static str, err: &AwsError) -> DynamoError {
         DynamoError::call(operation, &self.name, err)
     }
 
-    /// A request the SDK refused to build.
+    /// A request that could not be built.
     pub fn invalid(&self, operation: &'static str, err: impl std::fmt::Display) -> DynamoError {
         DynamoError::build(operation, &self.name, err)
     }
@@ -67,8 +63,35 @@ impl Table {
     }
 
     /// A Query on this table, for [`Table::query_all`].
-    pub fn query(&self) -> QueryFluentBuilder {
-        self.client.query().table_name(self.name())
+    pub fn query(&self) -> Query {
+        Query::new(self.client.clone(), self.name())
+    }
+
+    /// A PutItem on this table.
+    pub fn put_item(&self) -> PutItem {
+        Call::new(
+            self.client.clone(),
+            "PutItem",
+            Put::default().table_name(self.name()),
+        )
+    }
+
+    /// An UpdateItem on this table.
+    pub fn update_item(&self) -> UpdateItem {
+        Call::new(
+            self.client.clone(),
+            "UpdateItem",
+            Update::default().table_name(self.name()),
+        )
+    }
+
+    /// A DeleteItem on this table.
+    pub fn delete_item(&self) -> DeleteItem {
+        Call::new(
+            self.client.clone(),
+            "DeleteItem",
+            Delete::default().table_name(self.name()),
+        )
     }
 
     /// The item with `key`, read consistently (sees every write acknowledged before it).
@@ -88,13 +111,29 @@ impl Table {
         consistent: bool,
         projection: Option<&str>,
     ) -> Result<Option<Item>, DynamoError> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct Input<'a> {
+            table_name: &'a str,
+            key: Item,
+            consistent_read: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            projection_expression: Option<&'a str>,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct Output {
+            #[serde(default)]
+            item: Option<Item>,
+        }
+        let input = Input {
+            table_name: self.name(),
+            key,
+            consistent_read: consistent,
+            projection_expression: projection,
+        };
         self.client
-            .get_item()
-            .table_name(self.name())
-            .set_key(Some(key))
-            .consistent_read(consistent)
-            .set_projection_expression(projection.map(str::to_string))
-            .send()
+            .call::<_, Output>("GetItem", &input)
             .await
             .map(|out| out.item)
             .map_err(|e| self.fail("GetItem", &e))
@@ -104,7 +143,7 @@ impl Table {
     /// `limit` items are read or the results end. The caller bounds `limit`; `None` reads all.
     pub async fn query_all(
         &self,
-        query: QueryFluentBuilder,
+        query: Query,
         limit: Option<usize>,
     ) -> Result<Vec<Item>, DynamoError> {
         let mut items = Vec::new();
@@ -174,16 +213,16 @@ impl Table {
                 if round > 1 {
                     tokio::time::sleep(RetryPolicy::CONFLICTS.backoff(round - 1)).await;
                 }
-                let request = KeysAndAttributes::builder()
-                    .set_keys(Some(pending))
-                    .set_projection_expression(projection.map(str::to_string))
-                    .build()
-                    .map_err(|e| self.invalid("BatchGetItem", e))?;
-                let out = self
+                let request = KeysAndAttributes {
+                    keys: pending,
+                    projection_expression: projection.map(str::to_string),
+                };
+                let input = BatchGetInput {
+                    request_items: HashMap::from([(self.name().to_string(), request)]),
+                };
+                let out: BatchGetOutput = self
                     .client
-                    .batch_get_item()
-                    .request_items(self.name(), request)
-                    .send()
+                    .call("BatchGetItem", &input)
                     .await
                     .map_err(|e| self.fail("BatchGetItem", &e))?;
                 items.extend(
@@ -205,4 +244,27 @@ impl Table {
     pub async fn ping(&self) -> Result<(), DynamoError> {
         self.get(super::key("HEALTH", "PING")).await.map(|_| ())
     }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct KeysAndAttributes {
+    keys: Vec<Item>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    projection_expression: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct BatchGetInput {
+    request_items: HashMap<String, KeysAndAttributes>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct BatchGetOutput {
+    #[serde(default)]
+    responses: Option<HashMap<String, Vec<Item>>>,
+    #[serde(default)]
+    unprocessed_keys: Option<HashMap<String, KeysAndAttributes>>,
 }

@@ -1,6 +1,6 @@
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem, Update};
+use serde::Serialize;
 
+use super::request::{ConditionCheck, Delete, Put, TransactWriteItem, Update};
 use super::{n, retry_on_conflict, DynamoError, Item, RetryPolicy, Table};
 
 /// DynamoDB's limit on the items of one transaction.
@@ -56,27 +56,21 @@ impl Transaction {
 
     /// Puts `item`, when `condition` (if any) holds.
     pub fn put(&mut self, item: Item, condition: Option<&str>) -> Result<&mut Self, DynamoError> {
-        let put = Put::builder()
+        let put = Put::default()
             .table_name(self.table.name())
             .set_item(Some(item))
-            .set_condition_expression(condition.map(str::to_string))
-            .build()
-            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
-        self.items
-            .push(TransactWriteItem::builder().put(put).build());
+            .set_condition_expression(condition.map(str::to_string));
+        self.items.push(TransactWriteItem::Put(put));
         Ok(self)
     }
 
     /// Deletes the item with `key`, when `condition` (if any) holds.
     pub fn delete(&mut self, key: Item, condition: Option<&str>) -> Result<&mut Self, DynamoError> {
-        let delete = Delete::builder()
+        let delete = Delete::default()
             .table_name(self.table.name())
             .set_key(Some(key))
-            .set_condition_expression(condition.map(str::to_string))
-            .build()
-            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
-        self.items
-            .push(TransactWriteItem::builder().delete(delete).build());
+            .set_condition_expression(condition.map(str::to_string));
+        self.items.push(TransactWriteItem::Delete(delete));
         Ok(self)
     }
 
@@ -88,15 +82,12 @@ impl Transaction {
         condition: &str,
         values: Item,
     ) -> Result<&mut Self, DynamoError> {
-        let put = Put::builder()
+        let put = Put::default()
             .table_name(self.table.name())
             .set_item(Some(item))
             .condition_expression(condition)
-            .set_expression_attribute_values(Some(values))
-            .build()
-            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
-        self.items
-            .push(TransactWriteItem::builder().put(put).build());
+            .set_expression_attribute_values(Some(values));
+        self.items.push(TransactWriteItem::Put(put));
         Ok(self)
     }
 
@@ -108,15 +99,12 @@ impl Transaction {
         condition: &str,
         values: Item,
     ) -> Result<&mut Self, DynamoError> {
-        let delete = Delete::builder()
+        let delete = Delete::default()
             .table_name(self.table.name())
             .set_key(Some(key))
             .condition_expression(condition)
-            .set_expression_attribute_values(Some(values))
-            .build()
-            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
-        self.items
-            .push(TransactWriteItem::builder().delete(delete).build());
+            .set_expression_attribute_values(Some(values));
+        self.items.push(TransactWriteItem::Delete(delete));
         Ok(self)
     }
 
@@ -129,50 +117,44 @@ impl Transaction {
         delta: i64,
         condition: Option<&str>,
     ) -> Result<&mut Self, DynamoError> {
-        let update = Update::builder()
+        let update = Update::default()
             .table_name(self.table.name())
             .set_key(Some(key))
             .update_expression("ADD #counter :delta")
             .expression_attribute_names("#counter", attribute)
             .expression_attribute_values(":delta", n(delta))
-            .set_condition_expression(condition.map(str::to_string))
-            .build()
-            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
-        self.items
-            .push(TransactWriteItem::builder().update(update).build());
+            .set_condition_expression(condition.map(str::to_string));
+        self.items.push(TransactWriteItem::Update(update));
         Ok(self)
     }
 
     /// An update built by the caller from [`Transaction::update_builder`].
-    pub fn update(
-        &mut self,
-        update: aws_sdk_dynamodb::types::builders::UpdateBuilder,
-    ) -> Result<&mut Self, DynamoError> {
-        let update = update
-            .build()
-            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
-        self.items
-            .push(TransactWriteItem::builder().update(update).build());
+    /// An update without an update expression is refused here, not by DynamoDB.
+    pub fn update(&mut self, update: Update) -> Result<&mut Self, DynamoError> {
+        if update.update_expression.is_empty() {
+            return Err(self.table.invalid(
+                "TransactWriteItems",
+                "an update without an update expression",
+            ));
+        }
+        self.items.push(TransactWriteItem::Update(update));
         Ok(self)
     }
 
     /// An `Update` on this transaction's table, for [`Transaction::update`].
-    pub fn update_builder(&self, key: Item) -> aws_sdk_dynamodb::types::builders::UpdateBuilder {
-        Update::builder()
+    pub fn update_builder(&self, key: Item) -> Update {
+        Update::default()
             .table_name(self.table.name())
             .set_key(Some(key))
     }
 
     /// Requires `condition` to hold on the item with `key`, without writing it.
     pub fn check(&mut self, key: Item, condition: &str) -> Result<&mut Self, DynamoError> {
-        let check = ConditionCheck::builder()
+        let check = ConditionCheck::default()
             .table_name(self.table.name())
             .set_key(Some(key))
-            .condition_expression(condition)
-            .build()
-            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
-        self.items
-            .push(TransactWriteItem::builder().condition_check(check).build());
+            .condition_expression(condition);
+        self.items.push(TransactWriteItem::ConditionCheck(check));
         Ok(self)
     }
 
@@ -193,25 +175,33 @@ impl Transaction {
         if self.items.is_empty() {
             return Ok(());
         }
+        #[derive(Serialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct Input<'a> {
+            transact_items: &'a [TransactWriteItem],
+        }
         let result = self
             .table
             .client()
-            .transact_write_items()
-            .set_transact_items(Some(self.items.clone()))
-            .send()
+            .call::<_, serde::de::IgnoredAny>(
+                "TransactWriteItems",
+                &Input {
+                    transact_items: &self.items,
+                },
+            )
             .await;
         let err = match result {
             Ok(_) => return Ok(()),
             Err(err) => err,
         };
-        let codes: Option<Vec<String>> = match err.as_service_error() {
-            Some(TransactWriteItemsError::TransactionCanceledException(e)) => Some(
-                e.cancellation_reasons()
+        let codes: Option<Vec<String>> = match err.service_error() {
+            Some(e) if e.code == "TransactionCanceledException" => Some(
+                e.cancellation_reasons
                     .iter()
-                    .map(|r| r.code().unwrap_or("None").to_string())
+                    .map(|r| r.code.clone().unwrap_or_else(|| "None".to_string()))
                     .collect(),
             ),
-            Some(TransactWriteItemsError::TransactionInProgressException(_)) => {
+            Some(e) if e.code == "TransactionInProgressException" => {
                 return Err(TransactionError::Conflict)
             }
             _ => None,
@@ -239,17 +229,12 @@ impl Transaction {
 
 #[cfg(test)]
 mod tests {
-    use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
-
     use super::super::{key, n, s};
     use super::*;
+    use crate::aws::json::{self, JsonClient};
 
     fn table() -> Table {
-        let config = aws_sdk_dynamodb::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .build();
-        Table::new(aws_sdk_dynamodb::Client::from_conf(config), "t")
+        Table::new(JsonClient::disconnected(json::DYNAMODB), "t")
     }
 
     #[test]
@@ -266,8 +251,12 @@ mod tests {
         )
         .expect("delete");
         assert_eq!(tx.len(), 2);
-        let put = tx.items.first().and_then(|i| i.put()).expect("a put");
-        assert_eq!(put.condition_expression(), Some("version = :read"));
-        assert_eq!(put.expression_attribute_values(), Some(&values));
+        let Some(TransactWriteItem::Put(put)) = tx.items.first() else {
+            panic!("a put first");
+        };
+        assert_eq!(put.condition_expression.as_deref(), Some("version = :read"));
+        assert_eq!(put.expression_attribute_values, values);
+        let empty = tx.update_builder(key("a", "d"));
+        assert!(tx.update(empty).is_err());
     }
 }

@@ -20,8 +20,6 @@ mod edge;
 
 use std::time::Duration;
 
-use aws_sdk_dynamodb::types::ReturnValue;
-
 use crate::aws::AwsClients;
 use crate::dynamo::{is_condition_failed, n, s, DynamoError, Table};
 use crate::{Clock, ConfigError, Env};
@@ -212,16 +210,13 @@ impl RateLimiter {
         let item_key = format!("{name}#{}#{}#{window}", rule.window.as_secs(), key.as_str());
         let result = self
             .table
-            .client()
             .update_item()
-            .table_name(self.table.name())
             .key("pk", s(item_key))
             .update_expression("ADD hits :one SET expiresAt = :expires")
             .condition_expression("attribute_not_exists(hits) OR hits < :limit")
             .expression_attribute_values(":one", n(1))
             .expression_attribute_values(":limit", n(i64::from(rule.limit)))
             .expression_attribute_values(":expires", n(window_end_ms / 1000 + EXPIRY_GRACE_SECONDS))
-            .return_values(ReturnValue::None)
             .send()
             .await;
         match result {

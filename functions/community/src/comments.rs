@@ -1,0 +1,152 @@
+//! Comments: `GET` and `POST /posts/{id}/comments`, `PUT /comments/{id}/reaction`.
+
+use axum::extract::{Path, State};
+use axum::http::{Extensions, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, put};
+use axum::Router;
+use community::comments::{Comment, CommentLike, CommentText, LikeResult};
+use community::input::{CommentId, PostId};
+use platform::auth::{AuthUser, MaybeUser};
+use platform::http::Json;
+use platform::openapi::ReasonErrorBody;
+use platform::ApiError;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::errors::to_api;
+use crate::{maybe_user_id, user_id, Answer, AppState};
+
+/// The comment routes, relative to `/api/v1`.
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/posts/{id}/comments", get(list_comments).post(add_comment))
+        .route("/comments/{id}/reaction", put(like_comment))
+}
+
+/// A post's comments as a tree.
+#[utoipa::path(
+    get,
+    path = "/api/v1/posts/{id}/comments",
+    operation_id = "listComments",
+    tag = "community",
+    params(("id" = String, Path, format = "uuid", description = "The post's id")),
+    security((), ("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "Top-level comments oldest first, each with its replies", body = Vec<Comment>),
+        (status = 400, description = "id is not a UUID", body = ReasonErrorBody),
+        (status = 401, description = "A bad token", body = ReasonErrorBody),
+        (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn list_comments(
+    State(state): State<AppState>,
+    user: MaybeUser,
+    Path(id): Path<String>,
+) -> Answer<Vec<Comment>> {
+    let id = PostId::parse("id", &id)?;
+    let caller = maybe_user_id(&user)?;
+    state
+        .community
+        .comments(&id, caller.as_ref())
+        .await
+        .map(axum::Json)
+        .map_err(to_api)
+}
+
+/// A comment to add.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(crate) struct CommentRequest {
+    /// 1 to 500 characters (trimmed).
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 500)]
+    text: Option<String>,
+    /// The comment replied to, on the same post (nesting at most 16 deep), or null.
+    #[schema(value_type = Option<String>, format = "uuid")]
+    parent_id: Option<String>,
+}
+
+/// Adds the caller's comment to a published post.
+#[utoipa::path(
+    post,
+    path = "/api/v1/posts/{id}/comments",
+    operation_id = "addComment",
+    tag = "community",
+    params(("id" = String, Path, format = "uuid", description = "The post's id")),
+    security(("bearerJwt" = [])),
+    request_body = CommentRequest,
+    responses(
+        (status = 201, description = "The new comment", body = Comment),
+        (status = 400, description = "text or parentId is invalid (`message` names it)", body = ReasonErrorBody),
+        (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
+        (status = 404, description = "No such post, or not published", body = ReasonErrorBody),
+        (status = 409, description = "The post has 1,000 comments", body = ReasonErrorBody),
+        (status = 502, description = "The identity service could not be reached", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn add_comment(
+    State(state): State<AppState>,
+    user: AuthUser,
+    extensions: Extensions,
+    Path(id): Path<String>,
+    Json(body): Json<CommentRequest>,
+) -> Result<Response, ApiError> {
+    let id = PostId::parse("id", &id)?;
+    let caller = user_id(&user)?;
+    let text = CommentText::parse(body.text.as_deref())?;
+    let parent = body
+        .parent_id
+        .as_deref()
+        .map(|p| CommentId::parse("parentId", p))
+        .transpose()?;
+    let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
+    let comment = state
+        .community
+        .add_comment(&state.users.at(base), &caller, &id, &text, parent.as_ref())
+        .await
+        .map_err(to_api)?;
+    Ok((StatusCode::CREATED, axum::Json(comment)).into_response())
+}
+
+/// A like of a comment.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CommentLikeRequest {
+    /// `LIKE`, or `NONE` to take it back.
+    #[serde(rename = "type")]
+    #[schema(required = true, value_type = String, example = "LIKE")]
+    kind: Option<String>,
+}
+
+/// Likes a comment or takes the like back.
+#[utoipa::path(
+    put,
+    path = "/api/v1/comments/{id}/reaction",
+    operation_id = "likeComment",
+    tag = "community",
+    params(("id" = String, Path, format = "uuid", description = "The comment's id")),
+    security(("bearerJwt" = [])),
+    request_body = CommentLikeRequest,
+    responses(
+        (status = 200, description = "The comment's like count and the caller's like", body = LikeResult),
+        (status = 400, description = "type (LIKE or NONE) or the id is invalid", body = ReasonErrorBody),
+        (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
+        (status = 404, description = "No such comment", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn like_comment(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+    Json(body): Json<CommentLikeRequest>,
+) -> Answer<LikeResult> {
+    let id = CommentId::parse("id", &id)?;
+    let caller = user_id(&user)?;
+    let like = CommentLike::parse(body.kind.as_deref())?;
+    state
+        .community
+        .like_comment(&id, &caller, like)
+        .await
+        .map(axum::Json)
+        .map_err(to_api)
+}

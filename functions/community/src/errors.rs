@@ -1,0 +1,64 @@
+//! The community service's errors as HTTP answers (rendered in Document B's reason body by
+//! the router's error layer).
+
+use community::CommunityError;
+use platform::ApiError;
+
+/// 400 naming the fields, 401, 403, 404, 502 when identity cannot be asked, 503 when the
+/// table is busy or unreachable, else 500 with the details logged.
+pub fn to_api(error: CommunityError) -> ApiError {
+    match error {
+        CommunityError::Invalid(invalid) => invalid.into(),
+        CommunityError::PostNotFound => ApiError::not_found("Post not found"),
+        CommunityError::CommentNotFound => ApiError::not_found("Comment not found"),
+        CommunityError::UserNotFound => ApiError::not_found("User not found"),
+        CommunityError::PrivateList => ApiError::forbidden("This list is private"),
+        CommunityError::Conflict(reason) => ApiError::conflict(reason),
+        CommunityError::NotAuthor => ApiError::forbidden("Only the author may change this post"),
+        CommunityError::AccountGone => {
+            ApiError::unauthorized("The account of this token no longer exists")
+        }
+        CommunityError::Identity(reason) => {
+            tracing::error!(%reason, "identity service call failed");
+            ApiError::bad_gateway("The identity service could not be reached")
+        }
+        CommunityError::Busy => ApiError::unavailable("The post is busy, try again"),
+        CommunityError::Store(e) if e.is_unavailable() => {
+            tracing::warn!(error = %e, "community table unavailable");
+            ApiError::unavailable("The community service is unavailable, try again")
+        }
+        CommunityError::Store(e) => ApiError::internal("community table", e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use platform::ErrorKind;
+
+    #[test]
+    fn domain_errors_become_statuses() {
+        let invalid = to_api(CommunityError::Invalid(platform::Invalid::field(
+            "title", "too long",
+        )));
+        assert_eq!(invalid.kind, ErrorKind::BadRequest);
+        assert_eq!(invalid.details, vec!["title: too long"]);
+        assert_eq!(
+            to_api(CommunityError::PostNotFound).kind,
+            ErrorKind::NotFound
+        );
+        assert_eq!(to_api(CommunityError::NotAuthor).kind, ErrorKind::Forbidden);
+        assert_eq!(
+            to_api(CommunityError::AccountGone).kind,
+            ErrorKind::Unauthorized
+        );
+        assert_eq!(
+            to_api(CommunityError::Identity("down".into())).kind,
+            ErrorKind::BadGateway
+        );
+        assert_eq!(
+            to_api(CommunityError::Busy).kind,
+            ErrorKind::ServiceUnavailable
+        );
+    }
+}

@@ -1,0 +1,130 @@
+//! Reactions and bookmarks on posts: `PUT /posts/{id}/reaction`, `PUT` and `DELETE
+//! /posts/{id}/bookmark`.
+
+use axum::extract::{Path, State};
+use axum::routing::put;
+use axum::Router;
+use community::input::PostId;
+use community::social::{BookmarkResult, PostReaction, ReactionResult};
+use platform::auth::AuthUser;
+use platform::http::Json;
+use platform::openapi::ReasonErrorBody;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::errors::to_api;
+use crate::{user_id, Answer, AppState};
+
+/// The social routes, relative to `/api/v1`.
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/posts/{id}/reaction", put(react))
+        .route("/posts/{id}/bookmark", put(bookmark).delete(unbookmark))
+}
+
+/// A reaction to a post.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReactionRequest {
+    /// `LIKE`, `DISLIKE`, or `NONE` to take a reaction back.
+    #[serde(rename = "type")]
+    #[schema(required = true, value_type = String, example = "LIKE")]
+    kind: Option<String>,
+}
+
+/// Sets the caller's reaction to a published post (one per user; NONE removes it).
+#[utoipa::path(
+    put,
+    path = "/api/v1/posts/{id}/reaction",
+    operation_id = "reactToPost",
+    tag = "community",
+    params(("id" = String, Path, format = "uuid", description = "The post's id")),
+    security(("bearerJwt" = [])),
+    request_body = ReactionRequest,
+    responses(
+        (status = 200, description = "The post's counts and the caller's reaction", body = ReactionResult),
+        (status = 400, description = "type or the id is invalid", body = ReasonErrorBody),
+        (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
+        (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
+        (status = 409, description = "The caller's own draft", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn react(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+    Json(body): Json<ReactionRequest>,
+) -> Answer<ReactionResult> {
+    let id = PostId::parse("id", &id)?;
+    let caller = user_id(&user)?;
+    let reaction = PostReaction::parse(body.kind.as_deref())?;
+    state
+        .community
+        .react(&id, &caller, reaction)
+        .await
+        .map(axum::Json)
+        .map_err(to_api)
+}
+
+/// Bookmarks a published post; bookmarking twice changes nothing.
+#[utoipa::path(
+    put,
+    path = "/api/v1/posts/{id}/bookmark",
+    operation_id = "bookmarkPost",
+    tag = "community",
+    params(("id" = String, Path, format = "uuid", description = "The post's id")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The post's bookmark count, bookmarked by the caller", body = BookmarkResult),
+        (status = 400, description = "id is not a UUID", body = ReasonErrorBody),
+        (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
+        (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
+        (status = 409, description = "The caller's own draft", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn bookmark(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+) -> Answer<BookmarkResult> {
+    mark(state, user, id, true).await
+}
+
+/// Removes the caller's bookmark; removing a missing one changes nothing.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/posts/{id}/bookmark",
+    operation_id = "unbookmarkPost",
+    tag = "community",
+    params(("id" = String, Path, format = "uuid", description = "The post's id")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The post's bookmark count, not bookmarked by the caller", body = BookmarkResult),
+        (status = 400, description = "id is not a UUID", body = ReasonErrorBody),
+        (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
+        (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn unbookmark(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+) -> Answer<BookmarkResult> {
+    mark(state, user, id, false).await
+}
+
+async fn mark(
+    state: AppState,
+    user: AuthUser,
+    id: String,
+    bookmarked: bool,
+) -> Answer<BookmarkResult> {
+    let id = PostId::parse("id", &id)?;
+    let caller = user_id(&user)?;
+    state
+        .community
+        .bookmark(&id, &caller, bookmarked)
+        .await
+        .map(axum::Json)
+        .map_err(to_api)
+}

@@ -1,0 +1,359 @@
+//! Comments on posts: threaded replies returned as a tree, and comment likes.
+
+use std::collections::{HashMap, HashSet};
+
+use platform::Invalid;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::error::CommunityError;
+use crate::identity::Identity;
+use crate::input::{CommentId, PostId, UserId};
+use crate::model::Author;
+use crate::store::comments::{CommentError, StoredComment};
+use crate::Community;
+
+/// The most characters a comment may have.
+pub const MAX_COMMENT_CHARS: usize = 500;
+/// The most comments a post may have (409 beyond).
+pub const MAX_COMMENTS_PER_POST: i64 = 1_000;
+
+/// A comment's text: trimmed, 1 to 500 characters, no control characters but line breaks
+/// and tabs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommentText(String);
+
+impl CommentText {
+    pub fn parse(raw: Option<&str>) -> Result<Self, Invalid> {
+        let text = raw
+            .ok_or_else(|| Invalid::field("text", "is required"))?
+            .trim();
+        let chars = text.chars().count();
+        if !(1..=MAX_COMMENT_CHARS).contains(&chars) {
+            return Err(Invalid::field(
+                "text",
+                format!("must be 1 to {MAX_COMMENT_CHARS} characters"),
+            ));
+        }
+        if text
+            .chars()
+            .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+        {
+            return Err(Invalid::field(
+                "text",
+                "must not contain control characters",
+            ));
+        }
+        Ok(Self(text.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A comment on a post, with its replies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = CommunityComment)]
+pub struct Comment {
+    #[schema(format = "uuid")]
+    pub id: String,
+    pub author: Author,
+    /// `[deleted]` for a deleted comment kept for its replies.
+    pub text: String,
+    pub like_count: i64,
+    pub is_liked_by_me: bool,
+    #[schema(format = "date-time")]
+    pub created_at: String,
+    /// Replies, oldest first.
+    #[schema(no_recursion)]
+    pub replies: Vec<Comment>,
+}
+
+/// A comment's like count and whether the caller likes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LikeResult {
+    pub like_count: i64,
+    pub is_liked_by_me: bool,
+}
+
+/// A like asked for on a comment: LIKE, or NONE to take it back (DISLIKE is refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommentLike(bool);
+
+impl CommentLike {
+    pub fn parse(raw: Option<&str>) -> Result<Self, Invalid> {
+        match raw {
+            Some("LIKE") => Ok(Self(true)),
+            Some("NONE") => Ok(Self(false)),
+            Some(_) => Err(Invalid::field("type", "must be LIKE or NONE")),
+            None => Err(Invalid::field("type", "is required")),
+        }
+    }
+}
+
+impl Community {
+    /// Adds the caller's comment to a published post, as a reply when `parent` is given.
+    pub async fn add_comment(
+        &self,
+        identity: &impl Identity,
+        caller: &UserId,
+        post: &PostId,
+        text: &CommentText,
+        parent: Option<&CommentId>,
+    ) -> Result<Comment, CommunityError> {
+        self.add_comment_capped(identity, caller, post, text, parent, MAX_COMMENTS_PER_POST)
+            .await
+    }
+
+    /// [`Community::add_comment`] with another cap (tests reach it without 1,000 writes).
+    pub async fn add_comment_capped(
+        &self,
+        identity: &impl Identity,
+        caller: &UserId,
+        post: &PostId,
+        text: &CommentText,
+        parent: Option<&CommentId>,
+        cap: i64,
+    ) -> Result<Comment, CommunityError> {
+        // The post first: a comment on an invisible post is 404 whatever its parent.
+        let visible = self
+            .store()
+            .post(post.as_str())
+            .await?
+            .is_some_and(|p| p.is_public());
+        if !visible {
+            return Err(CommunityError::PostNotFound);
+        }
+        let profile = identity
+            .profile(caller)
+            .await
+            .map_err(|e| CommunityError::Identity(e.0))?
+            .ok_or(CommunityError::AccountGone)?;
+        let author = crate::service::author_of(&profile);
+        let stored = self
+            .store()
+            .add_comment(
+                post.as_str(),
+                &author,
+                text.as_str(),
+                parent.map(CommentId::as_str),
+                cap,
+            )
+            .await
+            .map_err(comment_error)?;
+        Ok(Comment {
+            id: stored.id,
+            author: stored.author,
+            text: stored.text,
+            like_count: 0,
+            is_liked_by_me: false,
+            created_at: stored.created_at,
+            replies: Vec::new(),
+        })
+    }
+
+    /// A post's comments as a tree, oldest first at each level, with the caller's likes.
+    pub async fn comments(
+        &self,
+        post: &PostId,
+        caller: Option<&UserId>,
+    ) -> Result<Vec<Comment>, CommunityError> {
+        let store = self.store();
+        let meta = store
+            .post(post.as_str())
+            .await?
+            .filter(|p| p.visible_to(caller.map(UserId::as_str)))
+            .ok_or(CommunityError::PostNotFound)?;
+        let (comments, liked) = futures::try_join!(store.comments(&meta.id), async {
+            match caller {
+                Some(c) => store.comment_likes_in(&meta.id, c.as_str()).await,
+                None => Ok(HashSet::new()),
+            }
+        })?;
+        Ok(tree(comments, &liked))
+    }
+
+    /// Likes (`LIKE`) or un-likes (`NONE`) a comment as the caller.
+    pub async fn like_comment(
+        &self,
+        comment: &CommentId,
+        caller: &UserId,
+        like: CommentLike,
+    ) -> Result<LikeResult, CommunityError> {
+        let store = self.store();
+        let post_id = store
+            .comment_post(comment.as_str())
+            .await?
+            .ok_or(CommunityError::CommentNotFound)?;
+        let visible = store
+            .post(&post_id)
+            .await?
+            .is_some_and(|p| p.visible_to(Some(caller.as_str())));
+        if !visible {
+            return Err(CommunityError::CommentNotFound);
+        }
+        let (like_count, is_liked_by_me) = store
+            .like_comment(comment.as_str(), caller.as_str(), like.0)
+            .await
+            .map_err(comment_error)?;
+        Ok(LikeResult {
+            like_count,
+            is_liked_by_me,
+        })
+    }
+}
+
+fn comment_error(e: CommentError) -> CommunityError {
+    match e {
+        CommentError::PostNotOpen => CommunityError::PostNotFound,
+        CommentError::Full(cap) => {
+            CommunityError::Conflict(format!("The post has {cap} comments, the most it may have"))
+        }
+        CommentError::BadParent => {
+            Invalid::field("parentId", "must be a comment on this post").into()
+        }
+        CommentError::TooDeep => Invalid::field(
+            "parentId",
+            format!(
+                "replies nest at most {} deep",
+                crate::store::comments::MAX_DEPTH
+            ),
+        )
+        .into(),
+        CommentError::CommentNotFound => CommunityError::CommentNotFound,
+        CommentError::AccountGone => CommunityError::AccountGone,
+        CommentError::Busy => CommunityError::Busy,
+        CommentError::Store(e) => CommunityError::Store(e),
+    }
+}
+
+/// The author shown for a deleted comment kept for its replies.
+fn deleted_author() -> Author {
+    Author {
+        id: "00000000-0000-0000-0000-000000000000".into(),
+        username: "[deleted]".into(),
+        display_name: "[deleted]".into(),
+        role: "USER".into(),
+        organisation: None,
+    }
+}
+
+/// Builds the tree from comments in creation order. A deleted comment with live replies
+/// shows as `[deleted]`; one without is left out.
+fn tree(comments: Vec<StoredComment>, liked: &HashSet<String>) -> Vec<Comment> {
+    let mut children: HashMap<Option<String>, Vec<StoredComment>> = HashMap::new();
+    for c in comments {
+        children.entry(c.parent_id.clone()).or_default().push(c);
+    }
+    fn build(
+        parent: Option<String>,
+        children: &mut HashMap<Option<String>, Vec<StoredComment>>,
+        liked: &HashSet<String>,
+    ) -> Vec<Comment> {
+        let Some(level) = children.remove(&parent) else {
+            return Vec::new();
+        };
+        level
+            .into_iter()
+            .filter_map(|c| {
+                let replies = build(Some(c.id.clone()), children, liked);
+                if c.deleted && replies.is_empty() {
+                    return None;
+                }
+                Some(Comment {
+                    is_liked_by_me: !c.deleted && liked.contains(&c.id),
+                    text: if c.deleted {
+                        "[deleted]".into()
+                    } else {
+                        c.text
+                    },
+                    author: if c.deleted {
+                        deleted_author()
+                    } else {
+                        c.author
+                    },
+                    like_count: c.like_count,
+                    created_at: c.created_at,
+                    id: c.id,
+                    replies,
+                })
+            })
+            .collect()
+    }
+    build(None, &mut children, liked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(id: &str, parent: Option<&str>, deleted: bool) -> StoredComment {
+        StoredComment {
+            id: id.into(),
+            post_id: "p".into(),
+            parent_id: parent.map(str::to_string),
+            depth: 1,
+            author: Author {
+                id: "a".into(),
+                username: "ann".into(),
+                display_name: "Ann".into(),
+                role: "USER".into(),
+                organisation: None,
+            },
+            text: format!("text {id}"),
+            like_count: 0,
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            deleted,
+        }
+    }
+
+    #[test]
+    fn tree_nests_keeps_order_and_hides_dead_leaves() {
+        let comments = vec![
+            stored("a", None, false),
+            stored("b", None, true),
+            stored("c", Some("a"), false),
+            stored("d", Some("b"), false),
+            stored("e", None, true),
+            stored("f", Some("a"), false),
+        ];
+        let liked = HashSet::from(["c".to_string()]);
+        let t = tree(comments, &liked);
+        let ids: Vec<&str> = t.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["a", "b"],
+            "a deleted comment without replies is left out"
+        );
+        let replies: Vec<(&str, bool)> = t[0]
+            .replies
+            .iter()
+            .map(|c| (c.id.as_str(), c.is_liked_by_me))
+            .collect();
+        assert_eq!(replies, [("c", true), ("f", false)]);
+        assert_eq!(t[1].text, "[deleted]");
+        assert_eq!(t[1].author.username, "[deleted]");
+        assert_eq!(t[1].replies[0].id, "d");
+    }
+
+    #[test]
+    fn text_bounds() {
+        assert!(CommentText::parse(Some(&"x".repeat(500))).is_ok());
+        assert_eq!(CommentText::parse(Some("  hi  ")).unwrap().as_str(), "hi");
+        for bad in [
+            Some(""),
+            Some("   "),
+            Some(&"x".repeat(501)[..]),
+            Some("a\u{0}b"),
+            None,
+        ] {
+            let e = CommentText::parse(bad).unwrap_err();
+            assert!(e.to_string().contains("text"), "{e}");
+        }
+        assert!(CommentLike::parse(Some("DISLIKE")).is_err());
+        assert_eq!(CommentLike::parse(Some("NONE")), Ok(CommentLike(false)));
+    }
+}

@@ -1,0 +1,51 @@
+//! The community service's one error enum; the function maps each variant to a status.
+
+use platform::dynamo::DynamoError;
+use platform::Invalid;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CommunityError {
+    /// 400 naming the fields.
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    /// 404: missing, deleted, or another author's draft.
+    #[error("post not found")]
+    PostNotFound,
+    /// 404: a comment that is missing, deleted, or on a post the caller cannot see.
+    #[error("comment not found")]
+    CommentNotFound,
+    /// 404: no such user.
+    #[error("user not found")]
+    UserNotFound,
+    /// 403: another user's list they do not show (or their drafts).
+    #[error("this list is private")]
+    PrivateList,
+    /// 409: reacting to or bookmarking one's own draft.
+    #[error("{0}")]
+    Conflict(String),
+    /// 403: only the author may change a post.
+    #[error("only the author may change this post")]
+    NotAuthor,
+    /// 401: the token's account was deleted (or never existed in identity).
+    #[error("the account of this token no longer exists")]
+    AccountGone,
+    /// 502: the identity service could not be asked.
+    #[error("identity service: {0}")]
+    Identity(String),
+    /// 503: contention outlasted the retries.
+    #[error("the post is busy, try again")]
+    Busy,
+    /// A table call failed (503 when unavailable, else 500).
+    #[error(transparent)]
+    Store(#[from] DynamoError),
+}
+
+impl From<platform::dynamo::TransactionError> for CommunityError {
+    fn from(e: platform::dynamo::TransactionError) -> Self {
+        match e {
+            platform::dynamo::TransactionError::Dynamo(d) => Self::Store(d),
+            platform::dynamo::TransactionError::Conflict
+            | platform::dynamo::TransactionError::Condition { .. } => Self::Busy,
+        }
+    }
+}

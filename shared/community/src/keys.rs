@@ -1,0 +1,151 @@
+//! Every key and key-shaped attribute of `CommunityTable` (the design's table, section 2), in
+//! one place: stores build keys only through these functions.
+
+use platform::dynamo::{key, Item};
+
+pub const META: &str = "META";
+pub const BODY: &str = "BODY";
+/// The GSI holding per-author lists and the topic catalog (KEYS_ONLY).
+pub const GSI1: &str = "gsi1";
+/// The partition of every topic in `gsi1`.
+pub const TOPICS: &str = "TOPICS";
+/// The number of `STATS#{n}` shards the published-post count is spread over.
+pub const STATS_SHARDS: u32 = 8;
+
+pub fn post(post_id: &str) -> Item {
+    key(format!("POST#{post_id}"), META)
+}
+
+pub fn post_body(post_id: &str) -> Item {
+    key(format!("POST#{post_id}"), BODY)
+}
+
+/// The list of every published post (`None`) or of one topic's.
+pub fn feed_pk(topic_id: Option<&str>) -> String {
+    match topic_id {
+        Some(t) => format!("FEED#{t}"),
+        None => "FEED#ALL".to_string(),
+    }
+}
+
+/// A post's row in a list: sorted by first publication, then id.
+pub fn feed(topic_id: Option<&str>, first_published_at: &str, post_id: &str) -> Item {
+    key(feed_pk(topic_id), format!("{first_published_at}#{post_id}"))
+}
+
+/// The post id of a feed row's sort key.
+pub fn post_of_feed_sk(sk: &str) -> Option<&str> {
+    sk.rsplit_once('#').map(|(_, id)| id)
+}
+
+pub fn topic(topic_id: &str) -> Item {
+    key(format!("TOPIC#{topic_id}"), META)
+}
+
+pub fn topic_slug(slug: &str) -> Item {
+    key(format!("TOPICSLUG#{slug}"), META)
+}
+
+/// The catalog order of a topic in `gsi1`.
+pub fn topic_gsi1sk(category_id: &str, sort_order: u32, slug: &str) -> String {
+    format!("{category_id}#{sort_order:05}#{slug}")
+}
+
+pub fn profile(user_id: &str) -> Item {
+    key(format!("USER#{user_id}"), "PROFILE")
+}
+
+pub fn stats_shard(shard: u32) -> Item {
+    key(format!("STATS#{shard}"), "POSTS")
+}
+
+/// The shard a post's publication is counted in: a stable hash of its id.
+pub fn stats_shard_of(post_id: &str) -> u32 {
+    // FNV-1a: stable across builds and platforms, unlike std's hasher.
+    let hash = post_id.bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    hash % STATS_SHARDS
+}
+
+/// An applied chunk of follower deltas, kept a week so a repeat is a no-op.
+pub fn delta(idempotency_key: &str, chunk: usize) -> Item {
+    key(format!("DELTA#{idempotency_key}#{chunk}"), META)
+}
+
+/// The author lists of `gsi1`.
+pub fn author_list(author_id: &str, published: bool) -> String {
+    let state = if published { "PUBLISHED" } else { "DRAFT" };
+    format!("AUTHOR#{author_id}#{state}")
+}
+
+/// The owner index (`gsi2`) partition of a user's items, for account cleanup.
+pub fn owner(user_id: &str) -> String {
+    format!("OWNER#{user_id}")
+}
+
+/// A user's one reaction to a post (`reaction` LIKE or DISLIKE).
+pub fn reaction(post_id: &str, user_id: &str) -> Item {
+    key(format!("POST#{post_id}"), format!("R#{user_id}"))
+}
+
+/// A user's bookmark of a post.
+pub fn bookmark(post_id: &str, user_id: &str) -> Item {
+    key(format!("POST#{post_id}"), format!("B#{user_id}"))
+}
+
+/// The `gsi1` lists of a user's likes, dislikes and bookmarks.
+pub fn user_list(kind: &str, user_id: &str) -> String {
+    format!("{kind}#{user_id}")
+}
+
+/// A comment under its post, sorted by creation.
+pub fn comment(post_id: &str, created_at: &str, comment_id: &str) -> Item {
+    key(
+        format!("POST#{post_id}"),
+        format!("C#{created_at}#{comment_id}"),
+    )
+}
+
+/// The sort-key prefix of a post's comments.
+pub const COMMENT_PREFIX: &str = "C#";
+
+/// A comment's pointer: where it is, for a consistent lookup by id.
+pub fn comment_pointer(comment_id: &str) -> Item {
+    key(format!("COMMENT#{comment_id}"), META)
+}
+
+/// A user's like of a comment.
+pub fn comment_like(comment_id: &str, user_id: &str) -> Item {
+    key(format!("COMMENT#{comment_id}"), format!("L#{user_id}"))
+}
+
+/// The `gsi1` partition of a user's comment likes in one post's thread.
+pub fn comment_likes_list(user_id: &str, post_id: &str) -> String {
+    format!("CLIKES#{user_id}#{post_id}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_are_stable_and_in_range() {
+        let a = stats_shard_of("5b0f3c1e-0000-4000-8000-000000000001");
+        assert_eq!(a, stats_shard_of("5b0f3c1e-0000-4000-8000-000000000001"));
+        let spread: std::collections::BTreeSet<u32> = (0..64)
+            .map(|i| stats_shard_of(&format!("post-{i}")))
+            .collect();
+        assert!(spread.iter().all(|s| *s < STATS_SHARDS));
+        assert!(spread.len() > 4, "the hash spreads posts over the shards");
+    }
+
+    #[test]
+    fn feed_keys_sort_newest_last_and_give_back_the_post() {
+        let k = feed(Some("t"), "2026-01-01T00:00:00.000Z", "p1");
+        let sk = k["sk"].as_s().expect("a string").clone();
+        assert_eq!(post_of_feed_sk(&sk), Some("p1"));
+        assert_eq!(k["pk"].as_s().map(String::as_str), Ok("FEED#t"));
+        assert_eq!(topic_gsi1sk("science", 7, "space"), "science#00007#space");
+    }
+}

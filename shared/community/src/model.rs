@@ -1,0 +1,131 @@
+//! What the community service answers, in the seed's field names. Schema names that would
+//! clash with the news reader's in the merged contract take a `Community` prefix.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// A post's author, as snapshotted when the post was written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Author {
+    #[schema(format = "uuid")]
+    pub id: String,
+    pub username: String,
+    pub display_name: String,
+    /// `USER` or `ADMIN`.
+    #[schema(example = "USER")]
+    pub role: String,
+    /// Always null: the platform has no organisations.
+    pub organisation: Option<String>,
+}
+
+/// A topic by id and name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(as = CommunityTopicRef)]
+pub struct TopicRef {
+    #[schema(format = "uuid")]
+    pub id: String,
+    pub name: String,
+}
+
+/// A full post.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Post {
+    #[schema(format = "uuid")]
+    pub id: String,
+    pub author: Author,
+    /// `DRAFT` or `PUBLISHED`.
+    #[schema(example = "PUBLISHED")]
+    pub status: String,
+    pub title: String,
+    pub excerpt: String,
+    /// The AI summary (not produced yet: null).
+    pub summary: Option<String>,
+    pub summary_status: Option<String>,
+    pub summary_generated_at: Option<String>,
+    pub summary_model: Option<String>,
+    pub content: String,
+    pub cover_image_url: Option<String>,
+    pub source_url: Vec<String>,
+    pub topics: Vec<TopicRef>,
+    pub read_time_minutes: i64,
+    pub like_count: i64,
+    pub dislike_count: i64,
+    pub comment_count: i64,
+    pub view_count: i64,
+    pub save_count: i64,
+    pub is_liked_by_me: bool,
+    pub is_disliked_by_me: bool,
+    pub is_bookmarked_by_me: bool,
+    #[schema(format = "date-time")]
+    pub created_at: String,
+    #[schema(format = "date-time")]
+    pub updated_at: String,
+}
+
+/// A post without its body, for lists of cards.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PostCard {
+    #[schema(format = "uuid")]
+    pub id: String,
+    pub author: Author,
+    pub title: String,
+    pub excerpt: String,
+    pub topics: Vec<TopicRef>,
+    pub read_time_minutes: i64,
+    pub like_count: i64,
+    pub comment_count: i64,
+    pub view_count: i64,
+    pub is_liked_by_me: bool,
+    #[schema(format = "date-time")]
+    pub created_at: String,
+}
+
+/// One page of posts.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PostPage {
+    pub content: Vec<Post>,
+    pub page: u32,
+    pub size: u32,
+    pub total_pages: u64,
+    pub total_elements: u64,
+}
+
+/// A topic with its statistics (how they are computed: [`crate::stats`]).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = CommunityTopic)]
+pub struct Topic {
+    #[schema(format = "uuid")]
+    pub id: String,
+    pub name: String,
+    pub display_name: String,
+    /// The slug of the name (API.md), the topic's identity across systems.
+    pub slug: String,
+    pub category_id: String,
+    pub sort_order: u32,
+    /// Published live posts in the topic now.
+    pub total_post_count: i64,
+    /// Posts first published into the topic in the last 7 UTC days, today included.
+    pub posts_this_week: i64,
+    /// The same over the 7 days before.
+    pub posts_prev_week: i64,
+    /// Posts of the last 14 days, each weighted `2^(-age/7)`; 2 decimals.
+    pub activity_score: f64,
+    /// At least 3 posts this week and at least 1.5 times the week before.
+    pub is_hot: bool,
+    pub follower_count: i64,
+}
+
+/// A category of the catalog with its topics.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TopicCategory {
+    pub id: String,
+    pub label: String,
+    pub sort_order: u32,
+    pub topics: Vec<Topic>,
+}

@@ -1,0 +1,77 @@
+//! `CommunityTable` (keys in [`crate::keys`]): posts and their lists ([`posts`]) and topics
+//! with their statistics and followers ([`topics`]).
+//!
+//! Access patterns of this part:
+//! - a post: `POST#{p}`/`META` (everything but the body) and `POST#{p}`/`BODY` (content,
+//!   sources), so cards and lists of counters read 1-2 KB, not up to 200 KB;
+//! - lists: `FEED#ALL` and `FEED#{topicId}`, sort key `{firstPublishedAt}#{p}`, one row per
+//!   published live post, read newest first with a Query and then one BatchGet;
+//! - counters: `TOPIC#{t}`/`META` (`totalPostCount`, the day ring, `followerCount`),
+//!   `USER#{u}`/`PROFILE` (`publishedCount`, `draftCount`; its `deletedAt` guards every write
+//!   of a deleted account), `STATS#{0..7}`/`POSTS` (`publishedCount`, sharded by post);
+//! - topic names are unique by slug: `TOPICSLUG#{slug}`/`META` holds the topic's id;
+//! - the catalog: `gsi1` partition `TOPICS`, sorted `{categoryId}#{sortOrder:05}#{slug}`.
+//! - social ([`social`], [`comments`]): under the post, `R#{u}` (one reaction), `B#{u}`
+//!   (bookmark) and `C#{createdAt}#{c}` (comments, so a thread is one Query in order);
+//!   `COMMENT#{c}`/`META` points to a comment, `COMMENT#{c}`/`L#{u}` is a like of it. Each
+//!   write moves the post's or comment's counter and the user's `PROFILE` counter in the same
+//!   transaction;
+//! - per-user lists in `gsi1`: `AUTHOR#{u}#PUBLISHED|DRAFT`, `LIKES#{u}`, `DISLIKES#{u}`,
+//!   `BOOKMARKS#{u}` (sorted `{at}#{p}`), `CLIKES#{u}#{p}` (my likes in one thread); every
+//!   user-owned item is also in `gsi2` under `OWNER#{u}` for account cleanup.
+//!
+//! Every post write is one TransactWriteItems; [`posts`] checks DynamoDB's item and
+//! transaction limits before sending one.
+
+pub mod comments;
+pub mod posts;
+pub mod social;
+pub mod topics;
+
+use platform::dynamo::{AttributeValue, DynamoError, Item, Table};
+use platform::Clock;
+
+/// The community table and the clock its writes are stamped with.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pub(crate) table: Table,
+    pub(crate) clock: Clock,
+}
+
+impl Store {
+    pub fn new(table: Table, clock: Clock) -> Self {
+        Self { table, clock }
+    }
+
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+}
+
+/// The attribute `name` of `item` as a string, or a corrupt-item error.
+pub(crate) fn string(table: &Table, item: &Item, name: &str) -> Result<String, DynamoError> {
+    match item.get(name) {
+        Some(AttributeValue::S(v)) => Ok(v.clone()),
+        _ => Err(table.corrupt(format!("{name} is missing or not a string"))),
+    }
+}
+
+/// A list of numbers (the topic ring), absent or malformed read as empty.
+pub(crate) fn numbers(item: &Item, name: &str) -> Vec<i64> {
+    match item.get(name) {
+        Some(AttributeValue::L(list)) => list
+            .iter()
+            .filter_map(|v| v.as_n().ok().and_then(|n| n.parse().ok()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A list of numbers as DynamoDB holds it.
+pub(crate) fn number_list(values: &[i64]) -> AttributeValue {
+    AttributeValue::L(values.iter().map(|v| platform::dynamo::n(*v)).collect())
+}

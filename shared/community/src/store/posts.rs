@@ -1,0 +1,678 @@
+//! Posts: the one-transaction writes (create, replace, patch) with their lists and counters,
+//! the counted read, lists by topic and cards.
+
+use std::collections::HashMap;
+
+use platform::dynamo::{
+    item_size, n, s, AttributeValue, Attributes, DynamoError, Item, Transaction, TransactionError,
+    MAX_ITEM_BYTES, MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS,
+};
+use serde::Deserialize;
+
+use super::topics::{new_topic_item, ring_update, slug_item, ResolvedTopic};
+use super::{string, Store};
+use crate::input::{PageRequest, PostStatus};
+use crate::keys;
+use crate::model::{Author, TopicRef};
+use crate::stats::{day_of, Ring};
+
+/// A post's META item, read back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredPost {
+    pub id: String,
+    pub author_id: String,
+    pub author: Author,
+    pub status: PostStatus,
+    pub title: String,
+    pub excerpt: String,
+    pub excerpt_generated: bool,
+    pub cover_image_url: Option<String>,
+    pub topics: Vec<TopicRef>,
+    pub read_time_minutes: i64,
+    pub word_count: i64,
+    pub like_count: i64,
+    pub dislike_count: i64,
+    pub comment_count: i64,
+    pub view_count: i64,
+    pub save_count: i64,
+    pub created_at: String,
+    pub updated_at: String,
+    pub first_published_at: Option<String>,
+    pub version: i64,
+    pub deleted: bool,
+}
+
+/// A post's BODY item.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PostBody {
+    pub content: String,
+    pub source_urls: Vec<String>,
+}
+
+/// Everything a write sets on a post (the full state after a create, replace or patch).
+#[derive(Debug, Clone)]
+pub struct PostState {
+    pub title: String,
+    pub excerpt: String,
+    pub excerpt_generated: bool,
+    pub cover_image_url: Option<String>,
+    pub body: PostBody,
+    pub read_time_minutes: i64,
+    pub word_count: i64,
+    pub status: PostStatus,
+    pub topics: Vec<ResolvedTopic>,
+}
+
+/// Why a post write did not commit.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The post changed (or appeared) since it was read: read again and retry.
+    #[error("the post changed since it was read")]
+    Stale,
+    /// A topic changed since it was resolved, or the write lost a race: retry.
+    #[error("a concurrent write won")]
+    Race,
+    /// The writer's account is deleted.
+    #[error("the account is deleted")]
+    AccountGone,
+    /// Too large for one transaction (a bug: input bounds prevent it).
+    #[error("the write exceeds DynamoDB's limits: {0}")]
+    TooLarge(String),
+    #[error(transparent)]
+    Store(#[from] DynamoError),
+}
+
+/// What each item of a post transaction is, to read a failed condition.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Meta,
+    Topic,
+    Profile,
+    Other,
+}
+
+pub(super) fn author_item(author: &Author) -> AttributeValue {
+    AttributeValue::M(HashMap::from([
+        ("id".to_string(), s(&author.id)),
+        ("username".to_string(), s(&author.username)),
+        ("displayName".to_string(), s(&author.display_name)),
+        ("role".to_string(), s(&author.role)),
+        ("organisation".to_string(), AttributeValue::Null(true)),
+    ]))
+}
+
+fn topics_item(topics: &[TopicRef]) -> AttributeValue {
+    AttributeValue::L(
+        topics
+            .iter()
+            .map(|t| {
+                AttributeValue::M(HashMap::from([
+                    ("id".to_string(), s(&t.id)),
+                    ("name".to_string(), s(&t.name)),
+                ]))
+            })
+            .collect(),
+    )
+}
+
+fn optional(value: Option<&str>) -> AttributeValue {
+    value.map_or(AttributeValue::Null(true), s)
+}
+
+pub(super) fn map_string(map: &HashMap<String, AttributeValue>, name: &str) -> String {
+    map.get(name)
+        .and_then(|v| v.as_s().ok())
+        .cloned()
+        .unwrap_or_default()
+}
+
+impl StoredPost {
+    pub(crate) fn from_item(store: &Store, item: &Item) -> Result<Self, DynamoError> {
+        let t = &store.table;
+        let table = t.name();
+        let author = match item.get("author") {
+            Some(AttributeValue::M(m)) => Author {
+                id: map_string(m, "id"),
+                username: map_string(m, "username"),
+                display_name: map_string(m, "displayName"),
+                role: map_string(m, "role"),
+                organisation: None,
+            },
+            _ => return Err(t.corrupt("author is missing")),
+        };
+        let topics = match item.get("topics") {
+            Some(AttributeValue::L(list)) => list
+                .iter()
+                .filter_map(|v| v.as_m().ok())
+                .map(|m| TopicRef {
+                    id: map_string(m, "id"),
+                    name: map_string(m, "name"),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let status = match string(t, item, "status")?.as_str() {
+            "DRAFT" => PostStatus::Draft,
+            _ => PostStatus::Published,
+        };
+        Ok(Self {
+            id: string(t, item, "id")?,
+            author_id: string(t, item, "authorId")?,
+            author,
+            status,
+            title: string(t, item, "title")?,
+            excerpt: item.opt_string("excerpt").unwrap_or_default(),
+            excerpt_generated: item.opt_bool("excerptGenerated").unwrap_or(false),
+            cover_image_url: item.opt_string("coverImageUrl"),
+            topics,
+            read_time_minutes: item.counter(table, "readTimeMinutes")?,
+            word_count: item.counter(table, "wordCount")?,
+            like_count: item.counter(table, "likeCount")?.max(0),
+            dislike_count: item.counter(table, "dislikeCount")?.max(0),
+            comment_count: item.counter(table, "commentCount")?.max(0),
+            view_count: item.counter(table, "viewCount")?.max(0),
+            save_count: item.counter(table, "saveCount")?.max(0),
+            created_at: string(t, item, "createdAt")?,
+            updated_at: string(t, item, "updatedAt")?,
+            first_published_at: item.opt_string("firstPublishedAt"),
+            version: item.counter(table, "version")?,
+            deleted: item.contains_key("deletedAt"),
+        })
+    }
+
+    /// Visible to `caller`: live, and published or theirs.
+    pub fn visible_to(&self, caller: Option<&str>) -> bool {
+        !self.deleted && (self.status == PostStatus::Published || caller == Some(&self.author_id))
+    }
+
+    /// Listed for everyone: live and published.
+    pub fn is_public(&self) -> bool {
+        !self.deleted && self.status == PostStatus::Published
+    }
+}
+
+impl PostBody {
+    fn from_item(item: &Item) -> Self {
+        Self {
+            content: item.opt_string("content").unwrap_or_default(),
+            source_urls: item.strings("", "sourceUrls").unwrap_or_default(),
+        }
+    }
+
+    fn item(&self, post_id: &str) -> Item {
+        let mut item = keys::post_body(post_id);
+        item.insert("content".to_string(), s(&self.content));
+        item.insert(
+            "sourceUrls".to_string(),
+            AttributeValue::L(self.source_urls.iter().map(s).collect()),
+        );
+        item
+    }
+}
+
+/// The feeds (`None`: all) a post is listed in when it is published.
+fn feeds_of(published: bool, topics: &[String]) -> Vec<Option<String>> {
+    if !published {
+        return Vec::new();
+    }
+    std::iter::once(None)
+        .chain(topics.iter().cloned().map(Some))
+        .collect()
+}
+
+impl Store {
+    /// The post's META, read consistently (`None`: no such post).
+    pub async fn post(&self, id: &str) -> Result<Option<StoredPost>, DynamoError> {
+        match self.table.get(keys::post(id)).await? {
+            Some(item) => StoredPost::from_item(self, &item).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The post's BODY, read consistently.
+    pub async fn body(&self, id: &str) -> Result<PostBody, DynamoError> {
+        Ok(self
+            .table
+            .get(keys::post_body(id))
+            .await?
+            .map(|item| PostBody::from_item(&item))
+            .unwrap_or_default())
+    }
+
+    /// Reads a post for `caller`, counting the view when the post is published and live and
+    /// the caller is not its author: one UpdateItem returning the new item. A failed
+    /// condition falls back to a consistent read (the author's own view, or not visible).
+    pub async fn view(
+        &self,
+        id: &str,
+        caller: Option<&str>,
+    ) -> Result<Option<StoredPost>, DynamoError> {
+        let update = platform::dynamo::request::Update::default()
+            .table_name(self.table.name())
+            .set_key(Some(keys::post(id)))
+            .update_expression("ADD viewCount :one")
+            .condition_expression(
+                "attribute_exists(pk) AND #status = :published AND attribute_not_exists(deletedAt) AND authorId <> :caller",
+            )
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":one", n(1))
+            .expression_attribute_values(":published", s(PostStatus::Published.as_str()))
+            .expression_attribute_values(":caller", s(caller.unwrap_or("")));
+        let mut input =
+            serde_json::to_value(&update).map_err(|e| self.table.invalid("UpdateItem", e))?;
+        if let serde_json::Value::Object(map) = &mut input {
+            map.insert("ReturnValues".into(), "ALL_NEW".into());
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct Output {
+            #[serde(default)]
+            attributes: Option<Item>,
+        }
+        match self
+            .table
+            .client()
+            .call::<_, Output>("UpdateItem", &input)
+            .await
+        {
+            Ok(out) => match out.attributes {
+                Some(item) => StoredPost::from_item(self, &item).map(Some),
+                None => Err(self.table.corrupt("UpdateItem returned no attributes")),
+            },
+            Err(e) if platform::dynamo::is_condition_failed(&e) => {
+                let post = self.post(id).await?;
+                Ok(post.filter(|p| p.visible_to(caller)))
+            }
+            Err(e) => Err(self.table.fail("UpdateItem", &e)),
+        }
+    }
+
+    /// Writes a post in one transaction: created (`before` is `None`) by `author`, or
+    /// replaced over `before` (read at its version) by its author. Lists, topic counts and
+    /// rings, the author's and the global counts follow the status and topic changes.
+    pub async fn write_post(
+        &self,
+        id: &str,
+        author: &Author,
+        before: Option<&StoredPost>,
+        state: &PostState,
+        body_changed: bool,
+    ) -> Result<StoredPost, WriteError> {
+        let now_at = self.clock.now();
+        let now = self.clock.timestamp();
+        let today = day_of(now_at);
+        let published = state.status == PostStatus::Published;
+        let was_published = before.is_some_and(|b| b.status == PostStatus::Published);
+        let first_published_at = before
+            .and_then(|b| b.first_published_at.clone())
+            .or_else(|| published.then(|| now.clone()));
+        let first_publish =
+            published && before.and_then(|b| b.first_published_at.as_ref()).is_none();
+        let topic_refs: Vec<TopicRef> = state
+            .topics
+            .iter()
+            .map(|t| TopicRef {
+                id: t.id.clone(),
+                name: t.name.clone(),
+            })
+            .collect();
+        let topic_ids: Vec<String> = topic_refs.iter().map(|t| t.id.clone()).collect();
+        let before_topic_ids: Vec<String> = before
+            .map(|b| b.topics.iter().map(|t| t.id.clone()).collect())
+            .unwrap_or_default();
+        let counted_before: Vec<String> = if was_published {
+            before_topic_ids.clone()
+        } else {
+            Vec::new()
+        };
+        let (gsi1pk, gsi1sk) = if published {
+            (
+                keys::author_list(&author.id, true),
+                format!("{}#{id}", first_published_at.as_deref().unwrap_or(&now)),
+            )
+        } else {
+            (keys::author_list(&author.id, false), format!("{now}#{id}"))
+        };
+
+        let mut tx = Transaction::new(&self.table);
+        let mut roles: Vec<Role> = Vec::new();
+        let mut bytes = 0usize;
+
+        // 0: META.
+        match before {
+            None => {
+                let mut meta = keys::post(id);
+                meta.extend([
+                    ("id".to_string(), s(id)),
+                    ("authorId".to_string(), s(&author.id)),
+                    ("author".to_string(), author_item(author)),
+                    ("status".to_string(), s(state.status.as_str())),
+                    ("title".to_string(), s(&state.title)),
+                    ("excerpt".to_string(), s(&state.excerpt)),
+                    (
+                        "excerptGenerated".to_string(),
+                        AttributeValue::Bool(state.excerpt_generated),
+                    ),
+                    (
+                        "coverImageUrl".to_string(),
+                        optional(state.cover_image_url.as_deref()),
+                    ),
+                    ("topics".to_string(), topics_item(&topic_refs)),
+                    ("readTimeMinutes".to_string(), n(state.read_time_minutes)),
+                    ("wordCount".to_string(), n(state.word_count)),
+                    ("likeCount".to_string(), n(0)),
+                    ("dislikeCount".to_string(), n(0)),
+                    ("commentCount".to_string(), n(0)),
+                    ("viewCount".to_string(), n(0)),
+                    ("saveCount".to_string(), n(0)),
+                    ("createdAt".to_string(), s(&now)),
+                    ("updatedAt".to_string(), s(&now)),
+                    ("version".to_string(), n(1)),
+                    ("gsi1pk".to_string(), s(&gsi1pk)),
+                    ("gsi1sk".to_string(), s(&gsi1sk)),
+                    ("gsi2pk".to_string(), s(keys::owner(&author.id))),
+                    ("gsi2sk".to_string(), s(format!("POST#{id}"))),
+                ]);
+                if let Some(at) = &first_published_at {
+                    meta.insert("firstPublishedAt".to_string(), s(at));
+                }
+                bytes += checked_size(&meta)?;
+                tx.put(meta, Some("attribute_not_exists(pk)"))?;
+            }
+            Some(b) => {
+                let mut set = String::from(
+                    "SET title = :title, excerpt = :excerpt, excerptGenerated = :eg, coverImageUrl = :cover, topics = :topics, readTimeMinutes = :rt, wordCount = :wc, #status = :status, updatedAt = :now, gsi1pk = :g1pk, gsi1sk = :g1sk, version = version + :one",
+                );
+                if first_publish {
+                    set.push_str(", firstPublishedAt = :fpa");
+                }
+                let mut update = tx
+                    .update_builder(keys::post(id))
+                    .update_expression(set)
+                    .condition_expression(
+                        "version = :read AND authorId = :caller AND attribute_not_exists(deletedAt)",
+                    )
+                    .expression_attribute_names("#status", "status")
+                    .expression_attribute_values(":title", s(&state.title))
+                    .expression_attribute_values(":excerpt", s(&state.excerpt))
+                    .expression_attribute_values(":eg", AttributeValue::Bool(state.excerpt_generated))
+                    .expression_attribute_values(":cover", optional(state.cover_image_url.as_deref()))
+                    .expression_attribute_values(":topics", topics_item(&topic_refs))
+                    .expression_attribute_values(":rt", n(state.read_time_minutes))
+                    .expression_attribute_values(":wc", n(state.word_count))
+                    .expression_attribute_values(":status", s(state.status.as_str()))
+                    .expression_attribute_values(":now", s(&now))
+                    .expression_attribute_values(":g1pk", s(&gsi1pk))
+                    .expression_attribute_values(":g1sk", s(&gsi1sk))
+                    .expression_attribute_values(":one", n(1))
+                    .expression_attribute_values(":read", n(b.version))
+                    .expression_attribute_values(":caller", s(&author.id));
+                if first_publish {
+                    update = update.expression_attribute_values(":fpa", s(now.clone()));
+                }
+                bytes += 2048;
+                tx.update(update)?;
+            }
+        }
+        roles.push(Role::Meta);
+
+        if before.is_none() || body_changed {
+            let body = state.body.item(id);
+            bytes += checked_size(&body)?;
+            tx.put(body, None)?;
+            roles.push(Role::Other);
+        }
+
+        // The lists the post is in: before and after.
+        let fpa = first_published_at.clone().unwrap_or_else(|| now.clone());
+        let feeds_before = feeds_of(was_published, &before_topic_ids);
+        let feeds_after = feeds_of(published, &topic_ids);
+        for feed in feeds_before.iter().filter(|f| !feeds_after.contains(f)) {
+            tx.delete(keys::feed(feed.as_deref(), &fpa, id), None)?;
+            roles.push(Role::Other);
+        }
+        for feed in feeds_after.iter().filter(|f| !feeds_before.contains(f)) {
+            let mut row = keys::feed(feed.as_deref(), &fpa, id);
+            row.insert("postId".to_string(), s(id));
+            bytes += 200;
+            tx.put(row, None)?;
+            roles.push(Role::Other);
+        }
+
+        // Topics: the census (totalPostCount) and, on first publication, the day ring.
+        for topic in &state.topics {
+            let newly_counted = published && !counted_before.contains(&topic.id);
+            let ring_day = (published && first_publish).then_some(today);
+            match &topic.existing {
+                None => {
+                    let mut ring = Ring::default();
+                    if let Some(day) = ring_day {
+                        ring.record(day);
+                    }
+                    tx.put(
+                        slug_item(&topic.slug, &topic.id),
+                        Some("attribute_not_exists(pk)"),
+                    )?;
+                    roles.push(Role::Topic);
+                    let item = new_topic_item(
+                        &topic.id,
+                        &topic.name,
+                        &topic.slug,
+                        &now,
+                        i64::from(newly_counted),
+                        &ring,
+                        0,
+                    );
+                    bytes += checked_size(&item)?;
+                    tx.put(item, Some("attribute_not_exists(pk)"))?;
+                    roles.push(Role::Topic);
+                }
+                Some(stored) => {
+                    if !newly_counted && ring_day.is_none() {
+                        continue;
+                    }
+                    let mut expression = String::new();
+                    let mut condition = String::from("attribute_exists(pk)");
+                    let mut values: Vec<(String, AttributeValue)> = Vec::new();
+                    if let Some(day) = ring_day {
+                        let (set, cond, vals) = ring_update(&stored.ring, day);
+                        expression.push_str(&set);
+                        condition.push_str(" AND ");
+                        condition.push_str(&cond);
+                        values.extend(vals);
+                    }
+                    if newly_counted {
+                        expression.push_str(" ADD totalPostCount :delta");
+                        values.push((":delta".into(), n(1)));
+                    }
+                    let mut update = tx
+                        .update_builder(keys::topic(&topic.id))
+                        .update_expression(expression.trim())
+                        .condition_expression(condition);
+                    for (k, v) in values {
+                        update = update.expression_attribute_values(k, v);
+                    }
+                    bytes += 300;
+                    tx.update(update)?;
+                    roles.push(Role::Topic);
+                }
+            }
+        }
+        let still_counted: &[String] = if published { &topic_ids } else { &[] };
+        for gone in counted_before.iter().filter(|t| !still_counted.contains(t)) {
+            tx.add(
+                keys::topic(gone),
+                "totalPostCount",
+                -1,
+                Some("attribute_exists(pk)"),
+            )?;
+            roles.push(Role::Topic);
+        }
+
+        // The author's counts; its condition refuses a deleted account's writes.
+        let published_delta = i64::from(published) - i64::from(was_published);
+        let drafts_delta = i64::from(!published) - i64::from(before.is_some() && !was_published);
+        if published_delta == 0 && drafts_delta == 0 {
+            tx.check(keys::profile(&author.id), "attribute_not_exists(deletedAt)")?;
+        } else {
+            let update = tx
+                .update_builder(keys::profile(&author.id))
+                .update_expression("ADD publishedCount :p, draftCount :d")
+                .condition_expression("attribute_not_exists(deletedAt)")
+                .expression_attribute_values(":p", n(published_delta))
+                .expression_attribute_values(":d", n(drafts_delta));
+            tx.update(update)?;
+        }
+        roles.push(Role::Profile);
+        if published_delta != 0 {
+            tx.add(
+                keys::stats_shard(keys::stats_shard_of(id)),
+                "publishedCount",
+                published_delta,
+                None,
+            )?;
+            roles.push(Role::Other);
+        }
+
+        if tx.len() > MAX_TRANSACTION_ITEMS || bytes > MAX_TRANSACTION_BYTES {
+            return Err(WriteError::TooLarge(format!(
+                "{} items, about {bytes} bytes",
+                tx.len()
+            )));
+        }
+        match tx.commit().await {
+            Ok(()) => {}
+            Err(TransactionError::Condition { failed }) => {
+                let role = |i: &usize| roles.get(*i).copied().unwrap_or(Role::Other);
+                return Err(if failed.iter().any(|i| role(i) == Role::Profile) {
+                    WriteError::AccountGone
+                } else if failed.iter().any(|i| role(i) == Role::Meta) {
+                    WriteError::Stale
+                } else {
+                    WriteError::Race
+                });
+            }
+            Err(TransactionError::Conflict) => return Err(WriteError::Race),
+            Err(TransactionError::Dynamo(e)) => return Err(e.into()),
+        }
+        Ok(StoredPost {
+            id: id.to_string(),
+            author_id: author.id.clone(),
+            author: before.map_or_else(|| author.clone(), |b| b.author.clone()),
+            status: state.status,
+            title: state.title.clone(),
+            excerpt: state.excerpt.clone(),
+            excerpt_generated: state.excerpt_generated,
+            cover_image_url: state.cover_image_url.clone(),
+            topics: topic_refs,
+            read_time_minutes: state.read_time_minutes,
+            word_count: state.word_count,
+            like_count: before.map_or(0, |b| b.like_count),
+            dislike_count: before.map_or(0, |b| b.dislike_count),
+            comment_count: before.map_or(0, |b| b.comment_count),
+            view_count: before.map_or(0, |b| b.view_count),
+            save_count: before.map_or(0, |b| b.save_count),
+            created_at: before.map_or_else(|| now.clone(), |b| b.created_at.clone()),
+            updated_at: now,
+            first_published_at,
+            version: before.map_or(1, |b| b.version + 1),
+            deleted: false,
+        })
+    }
+
+    /// The page of a list (`topic_id` `None`: every published post), newest first, with
+    /// bodies: a Query of the feed to the page's end (keys only) and one BatchGet.
+    pub async fn feed_page(
+        &self,
+        topic_id: Option<&str>,
+        page: PageRequest,
+    ) -> Result<Vec<(StoredPost, PostBody)>, DynamoError> {
+        let query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", s(keys::feed_pk(topic_id)))
+            .scan_index_forward(false)
+            .limit(i32::try_from(page.end()).unwrap_or(i32::MAX));
+        let rows = self.table.query_all(query, Some(page.end())).await?;
+        let ids: Vec<String> = rows
+            .iter()
+            .skip(page.offset())
+            .filter_map(|row| row.opt_string("sk"))
+            .filter_map(|sk| keys::post_of_feed_sk(&sk).map(str::to_string))
+            .collect();
+        self.posts_with_bodies(&ids).await
+    }
+
+    /// These posts with their bodies, in the order of `ids`; missing ones left out.
+    pub async fn posts_with_bodies(
+        &self,
+        ids: &[String],
+    ) -> Result<Vec<(StoredPost, PostBody)>, DynamoError> {
+        let keys_: Vec<Item> = ids
+            .iter()
+            .flat_map(|id| [keys::post(id), keys::post_body(id)])
+            .collect();
+        let items = self.table.batch_get_all(keys_, None).await?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let pk = format!("POST#{id}");
+            let find = |sk: &str| {
+                items.iter().find(|i| {
+                    i.opt_string("pk").as_deref() == Some(pk.as_str())
+                        && i.opt_string("sk").as_deref() == Some(sk)
+                })
+            };
+            if let Some(meta) = find(keys::META) {
+                let body = find(keys::BODY)
+                    .map(PostBody::from_item)
+                    .unwrap_or_default();
+                out.push((StoredPost::from_item(self, meta)?, body));
+            }
+        }
+        Ok(out)
+    }
+
+    /// These posts' META items (no bodies), in the order of `ids`; missing ones left out.
+    pub async fn posts(&self, ids: &[String]) -> Result<Vec<StoredPost>, DynamoError> {
+        let items = self
+            .table
+            .batch_get_all(ids.iter().map(|id| keys::post(id)).collect(), None)
+            .await?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(item) = items
+                .iter()
+                .find(|i| i.opt_string("id").as_deref() == Some(id.as_str()))
+            {
+                out.push(StoredPost::from_item(self, item)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Published live posts in all: the sum of the `STATS` shards.
+    pub async fn published_count(&self) -> Result<i64, DynamoError> {
+        let shards = self
+            .table
+            .batch_get_all(
+                (0..keys::STATS_SHARDS).map(keys::stats_shard).collect(),
+                None,
+            )
+            .await?;
+        let mut total = 0;
+        for shard in &shards {
+            total += shard.counter(self.table.name(), "publishedCount")?;
+        }
+        Ok(total.max(0))
+    }
+}
+
+/// An item's size, refused past DynamoDB's 400 KB.
+fn checked_size(item: &Item) -> Result<usize, WriteError> {
+    let size = item_size(item);
+    if size > MAX_ITEM_BYTES {
+        return Err(WriteError::TooLarge(format!("an item of {size} bytes")));
+    }
+    Ok(size)
+}

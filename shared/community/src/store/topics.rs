@@ -1,0 +1,316 @@
+//! Topics: name resolution by slug (creating unknown names), the statistics a post write
+//! moves, the catalog, names by id, and follower deltas.
+
+use futures::future::try_join_all;
+use platform::dynamo::{
+    n, s, AttributeValue, Attributes, DynamoError, Item, Transaction, TransactionError,
+};
+
+use super::{number_list, numbers, string, Store};
+use crate::input::{IdempotencyKey, TopicId, TopicName};
+use crate::keys;
+use crate::stats::{placement, Ring, RING_DAYS};
+
+/// How long an applied delta chunk is remembered (seconds): a week of redeliveries.
+const DELTA_MEMORY_SECONDS: i64 = 7 * 86_400;
+/// Topics per follower-delta transaction (2 items each for a new one, plus the marker).
+pub const DELTA_CHUNK: usize = 30;
+/// Attempts of one chunk against concurrent writers before giving up (503).
+const DELTA_ATTEMPTS: u32 = 5;
+
+/// A topic as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredTopic {
+    pub id: String,
+    pub name: String,
+    pub display_name: String,
+    pub slug: String,
+    pub category_id: String,
+    pub sort_order: u32,
+    pub total_post_count: i64,
+    pub follower_count: i64,
+    pub ring: Ring,
+}
+
+impl StoredTopic {
+    pub(crate) fn from_item(store: &Store, item: &Item) -> Result<Self, DynamoError> {
+        let t = &store.table;
+        Ok(Self {
+            id: string(t, item, "id")?,
+            name: string(t, item, "name")?,
+            display_name: item
+                .opt_string("displayName")
+                .unwrap_or_else(|| item.opt_string("name").unwrap_or_default()),
+            slug: string(t, item, "slug")?,
+            category_id: item
+                .opt_string("categoryId")
+                .unwrap_or_else(|| "other".into()),
+            sort_order: u32::try_from(item.counter(t.name(), "sortOrder")?).unwrap_or(u32::MAX),
+            total_post_count: item.counter(t.name(), "totalPostCount")?.max(0),
+            follower_count: item.counter(t.name(), "followerCount")?.max(0),
+            ring: Ring::from_lists(&numbers(item, "ringDays"), &numbers(item, "ringCounts")),
+        })
+    }
+}
+
+/// A topic named by a write: known (with its stored state) or to be created.
+#[derive(Debug, Clone)]
+pub struct ResolvedTopic {
+    pub id: String,
+    pub name: String,
+    pub slug: String,
+    /// `None`: the write creates it.
+    pub existing: Option<StoredTopic>,
+}
+
+/// A new topic's META item.
+pub(crate) fn new_topic_item(
+    id: &str,
+    name: &str,
+    slug: &str,
+    now: &str,
+    total_post_count: i64,
+    ring: &Ring,
+    follower_count: i64,
+) -> Item {
+    let (category, sort_order) = placement(slug);
+    let mut item = keys::topic(id);
+    item.extend([
+        ("id".to_string(), s(id)),
+        ("name".to_string(), s(name)),
+        ("displayName".to_string(), s(name)),
+        ("slug".to_string(), s(slug)),
+        ("categoryId".to_string(), s(category)),
+        ("sortOrder".to_string(), n(i64::from(sort_order))),
+        ("totalPostCount".to_string(), n(total_post_count)),
+        ("followerCount".to_string(), n(follower_count)),
+        ("ringDays".to_string(), number_list(&ring.days)),
+        ("ringCounts".to_string(), number_list(&ring.counts)),
+        ("gsi1pk".to_string(), s(keys::TOPICS)),
+        (
+            "gsi1sk".to_string(),
+            s(keys::topic_gsi1sk(category, sort_order, slug)),
+        ),
+        ("createdAt".to_string(), s(now)),
+    ]);
+    item
+}
+
+/// The slug guard of a new topic.
+pub(crate) fn slug_item(slug: &str, topic_id: &str) -> Item {
+    let mut item = keys::topic_slug(slug);
+    item.insert("topicId".to_string(), s(topic_id));
+    item
+}
+
+impl Store {
+    /// The topic with this slug, read consistently.
+    pub async fn topic_by_slug(&self, slug: &str) -> Result<Option<StoredTopic>, DynamoError> {
+        let Some(pointer) = self.table.get(keys::topic_slug(slug)).await? else {
+            return Ok(None);
+        };
+        let topic_id = string(&self.table, &pointer, "topicId")?;
+        match self.table.get(keys::topic(&topic_id)).await? {
+            Some(item) => StoredTopic::from_item(self, &item).map(Some),
+            None => Err(self
+                .table
+                .corrupt(format!("TOPICSLUG#{slug} names a missing topic {topic_id}"))),
+        }
+    }
+
+    /// Each name's topic, known ones by slug (consistent reads, in parallel), unknown ones
+    /// given a new id.
+    pub async fn resolve_topics(
+        &self,
+        names: &[TopicName],
+    ) -> Result<Vec<ResolvedTopic>, DynamoError> {
+        let found = try_join_all(names.iter().map(|name| self.topic_by_slug(name.slug()))).await?;
+        Ok(names
+            .iter()
+            .zip(found)
+            .map(|(name, existing)| match existing {
+                Some(topic) => ResolvedTopic {
+                    id: topic.id.clone(),
+                    name: topic.name.clone(),
+                    slug: topic.slug.clone(),
+                    existing: Some(topic),
+                },
+                None => ResolvedTopic {
+                    id: TopicId::generate().to_string(),
+                    name: name.name().to_string(),
+                    slug: name.slug().to_string(),
+                    existing: None,
+                },
+            })
+            .collect())
+    }
+
+    /// Every topic, in catalog order (category, sort order, slug): a Query of `gsi1`
+    /// (keys only) and BatchGets of the topics.
+    pub async fn all_topics(&self) -> Result<Vec<StoredTopic>, DynamoError> {
+        let query = self
+            .table
+            .query()
+            .index_name(keys::GSI1)
+            .key_condition_expression("gsi1pk = :pk")
+            .expression_attribute_values(":pk", s(keys::TOPICS));
+        let rows = self.table.query_all(query, None).await?;
+        let order: Vec<String> = rows.iter().filter_map(|row| row.opt_string("pk")).collect();
+        let keys_: Vec<Item> = rows
+            .iter()
+            .filter_map(|row| {
+                let pk = row.opt_string("pk")?;
+                let sk = row.opt_string("sk")?;
+                Some(platform::dynamo::key(pk, sk))
+            })
+            .collect();
+        let items = self.table.batch_get_all(keys_, None).await?;
+        let mut topics = Vec::with_capacity(items.len());
+        for pk in &order {
+            if let Some(item) = items
+                .iter()
+                .find(|i| i.opt_string("pk").as_deref() == Some(pk))
+            {
+                topics.push(StoredTopic::from_item(self, item)?);
+            }
+        }
+        Ok(topics)
+    }
+
+    /// The topics with these ids, in the order asked; unknown ids are left out.
+    pub async fn topics_by_ids(&self, ids: &[TopicId]) -> Result<Vec<StoredTopic>, DynamoError> {
+        let items = self
+            .table
+            .batch_get_all(
+                ids.iter().map(|id| keys::topic(id.as_str())).collect(),
+                None,
+            )
+            .await?;
+        let mut topics = Vec::with_capacity(items.len());
+        for id in ids {
+            if let Some(item) = items
+                .iter()
+                .find(|i| i.opt_string("id").as_deref() == Some(id.as_str()))
+            {
+                topics.push(StoredTopic::from_item(self, item)?);
+            }
+        }
+        Ok(topics)
+    }
+
+    /// Adds each delta to its topic's follower count (at least 0), creating unknown topics
+    /// (in `other` unless the slug is a known one). Chunks of [`DELTA_CHUNK`] topics, one
+    /// transaction each, each a compare-and-set on the counts read just before. With `key`,
+    /// each chunk also writes its marker, so a repeated delivery changes nothing.
+    pub async fn apply_follower_deltas(
+        &self,
+        deltas: &[(TopicName, i64)],
+        key: Option<&IdempotencyKey>,
+    ) -> Result<(), ApplyError> {
+        for (index, chunk) in deltas.chunks(DELTA_CHUNK).enumerate() {
+            self.apply_delta_chunk(index, chunk, key).await?;
+        }
+        Ok(())
+    }
+
+    async fn apply_delta_chunk(
+        &self,
+        index: usize,
+        chunk: &[(TopicName, i64)],
+        key: Option<&IdempotencyKey>,
+    ) -> Result<(), ApplyError> {
+        for attempt in 1..=DELTA_ATTEMPTS {
+            let names: Vec<TopicName> = chunk.iter().map(|(t, _)| t.clone()).collect();
+            let resolved = self.resolve_topics(&names).await?;
+            let now = self.clock.timestamp();
+            let mut tx = Transaction::new(&self.table);
+            if let Some(key) = key {
+                let mut marker = keys::delta(key.as_str(), index);
+                marker.insert(
+                    "expiresAt".to_string(),
+                    n(self.clock.now().timestamp() + DELTA_MEMORY_SECONDS),
+                );
+                tx.put(marker, Some("attribute_not_exists(pk)"))?;
+            }
+            for (topic, (_, delta)) in resolved.iter().zip(chunk) {
+                match &topic.existing {
+                    Some(stored) => {
+                        let new = (stored.follower_count + delta).max(0);
+                        let update = tx
+                            .update_builder(keys::topic(&topic.id))
+                            .update_expression("SET followerCount = :new")
+                            .condition_expression(
+                                "attribute_exists(pk) AND (followerCount = :cur OR attribute_not_exists(followerCount))",
+                            )
+                            .expression_attribute_values(":new", n(new))
+                            .expression_attribute_values(":cur", n(stored.follower_count));
+                        tx.update(update)?;
+                    }
+                    None => {
+                        tx.put(
+                            slug_item(&topic.slug, &topic.id),
+                            Some("attribute_not_exists(pk)"),
+                        )?;
+                        tx.put(
+                            new_topic_item(
+                                &topic.id,
+                                &topic.name,
+                                &topic.slug,
+                                &now,
+                                0,
+                                &Ring::default(),
+                                (*delta).max(0),
+                            ),
+                            Some("attribute_not_exists(pk)"),
+                        )?;
+                    }
+                }
+            }
+            match tx.commit().await {
+                Ok(()) => return Ok(()),
+                // The marker exists: this chunk was applied by an earlier delivery.
+                Err(e) if key.is_some() && e.failed_at(0) => return Ok(()),
+                Err(TransactionError::Condition { .. } | TransactionError::Conflict) => {
+                    tracing::debug!(attempt, "follower deltas raced a concurrent write; again");
+                    tokio::time::sleep(platform::dynamo::RetryPolicy::CONFLICTS.backoff(attempt))
+                        .await;
+                }
+                Err(TransactionError::Dynamo(e)) => return Err(e.into()),
+            }
+        }
+        Err(ApplyError::Busy)
+    }
+}
+
+/// Why deltas were not applied.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    #[error("concurrent writes kept winning")]
+    Busy,
+    #[error(transparent)]
+    Store(#[from] DynamoError),
+}
+
+/// The ring update of a topic a post is first published into on `day`: add to the day's
+/// slot when it holds `day`, else restart the slot; the condition proves the branch read is
+/// still true (else the write is retried on a fresh read).
+pub(crate) fn ring_update(
+    ring: &Ring,
+    day: i64,
+) -> (String, String, Vec<(String, AttributeValue)>) {
+    let i = crate::stats::slot_of(day);
+    debug_assert!(i < RING_DAYS);
+    if ring.holds(day) {
+        (
+            format!("SET ringCounts[{i}] = ringCounts[{i}] + :one"),
+            format!("ringDays[{i}] = :day"),
+            vec![(":one".into(), n(1)), (":day".into(), n(day))],
+        )
+    } else {
+        (
+            format!("SET ringDays[{i}] = :day, ringCounts[{i}] = :one"),
+            format!("ringDays[{i}] <> :day"),
+            vec![(":one".into(), n(1)), (":day".into(), n(day))],
+        )
+    }
+}

@@ -1,0 +1,103 @@
+//! Following topics in the users service's settings moves Document B's follower counts,
+//! through the settings outbox.
+
+use serde_json::{json, Value};
+use stack_tests::router::{request, send};
+use stack_tests::TestStack;
+
+const SETTINGS: &str = "/api/users/users/me/settings";
+
+async fn followers(t: &TestStack, slug: &str) -> Value {
+    t.topic(slug)
+        .await
+        .map_or(Value::Null, |topic| topic["followerCount"].clone())
+}
+
+#[tokio::test]
+async fn following_in_settings_sends_delta() {
+    let t = TestStack::start().await;
+    let (_, alice) = t.member("alice").await;
+    let (_, bob) = t.member("bob").await;
+    let follow = |token: String, topics: Value| {
+        let t = &t;
+        async move {
+            let response = t
+                .put_json_auth(SETTINGS, &token, &json!({ "followedTopics": topics }))
+                .await;
+            assert_eq!(response.status(), 200);
+        }
+    };
+    follow(alice.clone(), json!(["space", "public-transport"])).await;
+    assert_eq!(followers(&t, "space").await, 1);
+    assert_eq!(followers(&t, "public-transport").await, 1);
+    follow(bob.clone(), json!(["space"])).await;
+    assert_eq!(followers(&t, "space").await, 2);
+    // The same list again changes nothing; unfollowing gives it back.
+    follow(bob.clone(), json!(["space"])).await;
+    assert_eq!(followers(&t, "space").await, 2);
+    follow(alice.clone(), json!(["space"])).await;
+    assert_eq!(followers(&t, "public-transport").await, 0);
+    follow(alice, json!([])).await;
+    follow(bob, json!([])).await;
+    assert_eq!(followers(&t, "space").await, 0);
+    // Nothing is left in the outbox once delivered.
+    let outbox = t
+        .scan("UsersTable")
+        .await
+        .into_iter()
+        .filter(|item| {
+            item["sk"]
+                .as_s()
+                .is_ok_and(|sk| sk.starts_with("FOLLOWDELTA#"))
+        })
+        .count();
+    assert_eq!(outbox, 0);
+}
+
+#[tokio::test]
+async fn undelivered_follow_is_sent_by_the_next_settings_save() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("alice").await;
+    // A users function that cannot reach the community service.
+    let env = t
+        .env("UsersFunction")
+        .with("INTERNAL_API_URL", "http://127.0.0.1:9");
+    let cut_off = users_function::router(env).await.unwrap();
+    let body = json!({"followedTopics": ["climate"]}).to_string();
+    let answer = send(
+        &cut_off,
+        request(
+            "PUT",
+            SETTINGS,
+            &[
+                ("authorization", &format!("Bearer {token}")),
+                ("content-type", "application/json"),
+            ],
+            body,
+        ),
+    )
+    .await;
+    assert_eq!(
+        answer.status.as_u16(),
+        200,
+        "the settings are saved: {}",
+        answer.text()
+    );
+    assert_eq!(
+        followers(&t, "climate").await,
+        Value::Null,
+        "not delivered yet"
+    );
+
+    // The next save through the stack delivers the queued change (once), then its own.
+    let response = t
+        .put_json_auth(SETTINGS, &token, &json!({"language": "fr"}))
+        .await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(followers(&t, "climate").await, 1);
+    let response = t
+        .put_json_auth(SETTINGS, &token, &json!({"language": "de"}))
+        .await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(followers(&t, "climate").await, 1, "sent once");
+}

@@ -1,0 +1,20 @@
+//! Document B's community service (posts and topics), black-box through the local stack
+//! against the emulator, plus store tests on the stack's table with a fixed clock.
+// Test code: a failed unwrap, index or assertion is how a test fails.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
+mod aws_limits;
+mod bookmarks;
+mod comments;
+mod errors;
+mod follows;
+mod identity;
+mod posts;
+mod reactions;
+mod topics;

@@ -1,0 +1,220 @@
+//! Post reactions: one per user, exact counts under concurrency, flags on reads.
+
+use serde_json::{json, Value};
+use stack_tests::community::{assert_reason_error, message, post_input, post_path};
+use stack_tests::TestStack;
+
+async fn published(t: &TestStack, token: &str) -> String {
+    let post = t
+        .create_post(token, &post_input("Reactions here", &[]))
+        .await;
+    post["id"].as_str().unwrap().to_string()
+}
+
+fn counts(r: &Value) -> (i64, i64, bool, bool) {
+    (
+        r["likeCount"].as_i64().unwrap(),
+        r["dislikeCount"].as_i64().unwrap(),
+        r["isLikedByMe"].as_bool().unwrap(),
+        r["isDislikedByMe"].as_bool().unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn like_dislike_none_counts_and_flags() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (_, bob) = t.member("bob").await;
+    let (_, carol) = t.member("carol").await;
+    let id = published(&t, &author).await;
+
+    assert_eq!(
+        counts(&t.react_ok(&id, &bob, "LIKE").await),
+        (1, 0, true, false)
+    );
+    assert_eq!(
+        counts(&t.react_ok(&id, &carol, "DISLIKE").await),
+        (1, 1, false, true)
+    );
+
+    // Reads carry the caller's own flags; anonymous reads none.
+    let as_bob = t.get_ok(&post_path(&id), Some(&bob)).await;
+    assert_eq!(counts(&as_bob), (1, 1, true, false));
+    assert_eq!(as_bob["isBookmarkedByMe"], false);
+    let as_carol = t.get_ok(&post_path(&id), Some(&carol)).await;
+    assert_eq!(counts(&as_carol), (1, 1, false, true));
+    let anonymous = t.get_ok(&post_path(&id), None).await;
+    assert_eq!(counts(&anonymous), (1, 1, false, false));
+
+    assert_eq!(
+        counts(&t.react_ok(&id, &bob, "NONE").await),
+        (0, 1, false, false)
+    );
+    assert_eq!(
+        counts(&t.react_ok(&id, &carol, "NONE").await),
+        (0, 0, false, false)
+    );
+    // NONE without a reaction changes nothing.
+    assert_eq!(
+        counts(&t.react_ok(&id, &carol, "NONE").await),
+        (0, 0, false, false)
+    );
+    let after = t.get_ok(&post_path(&id), Some(&bob)).await;
+    assert_eq!(counts(&after), (0, 0, false, false));
+
+    // Bad input names the field; no token is 401.
+    for body in [json!({"type": "LOVE"}), json!({}), json!({"type": "like"})] {
+        let response = t
+            .put_json_auth(&format!("{}/reaction", post_path(&id)), &bob, &body)
+            .await;
+        let error = assert_reason_error(response, 400).await;
+        assert!(message(&error).contains("type"), "{error}");
+    }
+    let response = t.react("not-a-uuid", &bob, "LIKE").await;
+    let error = assert_reason_error(response, 400).await;
+    assert!(message(&error).contains("id"), "{error}");
+    let response = t
+        .http
+        .put(t.url(&format!("{}/reaction", post_path(&id))))
+        .json(&json!({"type": "LIKE"}))
+        .send()
+        .await
+        .unwrap();
+    assert_reason_error(response, 401).await;
+}
+
+#[tokio::test]
+async fn concurrent_likes_from_20_users_give_20() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let id = published(&t, &author).await;
+    let mut tokens = Vec::new();
+    for i in 0..20 {
+        tokens.push(t.member(&format!("fan{i}")).await.1);
+    }
+    let likes = tokens.iter().map(|token| t.react(&id, token, "LIKE"));
+    for response in futures::future::join_all(likes).await {
+        assert_eq!(response.status(), 200);
+    }
+    let post = t.get_ok(&post_path(&id), None).await;
+    assert_eq!(post["likeCount"], 20);
+    assert_eq!(post["dislikeCount"], 0);
+    // And all 20 take it back at once.
+    let nones = tokens.iter().map(|token| t.react(&id, token, "NONE"));
+    for response in futures::future::join_all(nones).await {
+        assert_eq!(response.status(), 200);
+    }
+    let post = t.get_ok(&post_path(&id), None).await;
+    assert_eq!(post["likeCount"], 0);
+}
+
+#[tokio::test]
+async fn switching_like_to_dislike_moves_the_count() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (_, bob) = t.member("bob").await;
+    let id = published(&t, &author).await;
+    t.react_ok(&id, &bob, "LIKE").await;
+    assert_eq!(
+        counts(&t.react_ok(&id, &bob, "DISLIKE").await),
+        (0, 1, false, true)
+    );
+    assert_eq!(
+        counts(&t.react_ok(&id, &bob, "LIKE").await),
+        (1, 0, true, false)
+    );
+    let post = t.get_ok(&post_path(&id), Some(&bob)).await;
+    assert_eq!(counts(&post), (1, 0, true, false));
+}
+
+#[tokio::test]
+async fn same_reaction_twice_is_idempotent() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (_, bob) = t.member("bob").await;
+    let id = published(&t, &author).await;
+    t.react_ok(&id, &bob, "LIKE").await;
+    assert_eq!(
+        counts(&t.react_ok(&id, &bob, "LIKE").await),
+        (1, 0, true, false)
+    );
+    t.react_ok(&id, &bob, "DISLIKE").await;
+    assert_eq!(
+        counts(&t.react_ok(&id, &bob, "DISLIKE").await),
+        (0, 1, false, true)
+    );
+}
+
+#[tokio::test]
+async fn concurrent_switches_by_one_user_leave_one_vote() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (_, bob) = t.member("bob").await;
+    let id = published(&t, &author).await;
+    let kinds = [
+        "LIKE", "DISLIKE", "LIKE", "DISLIKE", "LIKE", "DISLIKE", "LIKE", "DISLIKE",
+    ];
+    let votes = kinds.iter().map(|kind| t.react(&id, &bob, kind));
+    for response in futures::future::join_all(votes).await {
+        assert_eq!(response.status(), 200);
+    }
+    let post = t.get_ok(&post_path(&id), Some(&bob)).await;
+    let (likes, dislikes, liked, disliked) = counts(&post);
+    assert_eq!(likes + dislikes, 1, "{post}");
+    assert_eq!((liked, disliked), (likes == 1, dislikes == 1), "{post}");
+}
+
+#[tokio::test]
+async fn react_to_others_draft_404() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (_, bob) = t.member("bob").await;
+    let mut input = post_input("A draft to react to", &[]);
+    input["status"] = json!("DRAFT");
+    let draft = t.create_post(&author, &input).await;
+    let id = draft["id"].as_str().unwrap();
+    assert_reason_error(t.react(id, &bob, "LIKE").await, 404).await;
+    // The same answer as an unknown post, and for taking a reaction back.
+    assert_reason_error(t.react(id, &bob, "NONE").await, 404).await;
+    let unknown = "5b0f3c1e-0000-4000-8000-000000000001";
+    assert_reason_error(t.react(unknown, &bob, "LIKE").await, 404).await;
+    // The author's own draft: 409.
+    assert_reason_error(t.react(id, &author, "LIKE").await, 409).await;
+    let read = t.get_ok(&post_path(id), Some(&author)).await;
+    assert_eq!(read["likeCount"], 0);
+}
+
+#[tokio::test]
+async fn lists_and_cards_carry_the_callers_flags() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (_, bob) = t.member("bob").await;
+    let liked = published(&t, &author).await;
+    let other = published(&t, &author).await;
+    t.react_ok(&liked, &bob, "LIKE").await;
+    assert_eq!(t.bookmark(&other, &bob, true).await.status(), 200);
+    let flags = |page: &Value, id: &str| {
+        let post = page["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == id)
+            .unwrap()
+            .clone();
+        (
+            post["isLikedByMe"].clone(),
+            post["isBookmarkedByMe"].clone(),
+        )
+    };
+    let as_bob = t.get_ok("/api/v1/posts", Some(&bob)).await;
+    assert_eq!(flags(&as_bob, &liked), (json!(true), json!(false)));
+    assert_eq!(flags(&as_bob, &other), (json!(false), json!(true)));
+    let anonymous = t.get_ok("/api/v1/posts", None).await;
+    assert_eq!(flags(&anonymous, &liked), (json!(false), json!(false)));
+    let cards = format!("/api/v1/posts/cards?ids={liked},{other}");
+    let as_bob = t.get_ok(&cards, Some(&bob)).await;
+    assert_eq!(as_bob[0]["isLikedByMe"], true);
+    assert_eq!(as_bob[1]["isLikedByMe"], false);
+    let as_author = t.get_ok(&cards, Some(&author)).await;
+    assert_eq!(as_author[0]["isLikedByMe"], false);
+}

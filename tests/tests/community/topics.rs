@@ -1,0 +1,347 @@
+//! Topics: the catalog and its statistics, names by id, and follower deltas.
+
+use chrono::{Duration, TimeZone, Utc};
+use community::input::{PostInput, RawPost, UserId};
+use community::store::Store;
+use community::{Community, Identity, IdentityError, Profile};
+use platform::dynamo::Table;
+use platform::Clock;
+use serde_json::{json, Value};
+use stack_tests::community::{assert_reason_error, message, post_input, post_path, TOPICS};
+use stack_tests::{header, TestStack};
+
+#[tokio::test]
+async fn catalog_grouped_by_category_with_stats() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("alice").await;
+    t.create_post(&token, &post_input("To the stars", &["Space", "Knitting"]))
+        .await;
+    t.create_post(&token, &post_input("Wool again", &["knitting"]))
+        .await;
+    let response = t.get(TOPICS).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        header(response.headers(), "cache-control"),
+        "public, max-age=30"
+    );
+    let catalog: Value = response.json().await.unwrap();
+    let categories: Vec<&str> = catalog
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        categories,
+        [
+            "technology",
+            "science",
+            "business",
+            "world",
+            "culture",
+            "sports",
+            "health",
+            "other"
+        ]
+    );
+    let science = &catalog[1];
+    assert_eq!(science["label"], "Science");
+    let space = &science["topics"][0];
+    assert_eq!(space["name"], "Space");
+    assert_eq!(space["categoryId"], "science");
+    assert_eq!(space["totalPostCount"], 1);
+    assert_eq!(space["postsThisWeek"], 1);
+    assert_eq!(space["postsPrevWeek"], 0);
+    assert_eq!(space["activityScore"], 1.0);
+    assert_eq!(space["isHot"], false);
+    assert_eq!(space["followerCount"], 0);
+    let other = &catalog[7];
+    assert_eq!(other["topics"][0]["name"], "Knitting");
+    assert_eq!(other["topics"][0]["totalPostCount"], 2);
+    assert_eq!(other["topics"][0]["sortOrder"], 1000);
+}
+
+#[tokio::test]
+async fn flat_stats_list() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("alice").await;
+    for i in 0..3 {
+        t.create_post(&token, &post_input(&format!("Hot post {i}"), &["Climate"]))
+            .await;
+    }
+    t.create_post(&token, &post_input("Lonely post", &["Zebras"]))
+        .await;
+    let stats = t.topic_stats().await;
+    let slugs: Vec<&str> = stats.iter().map(|t| t["slug"].as_str().unwrap()).collect();
+    assert_eq!(
+        slugs,
+        ["climate", "zebras"],
+        "catalog order: science before other"
+    );
+    let climate = &stats[0];
+    assert_eq!(climate["totalPostCount"], 3);
+    assert_eq!(climate["postsThisWeek"], 3);
+    assert_eq!(climate["activityScore"], 3.0);
+    assert_eq!(climate["isHot"], true, "3 this week against none before");
+    assert_eq!(stats[1]["isHot"], false);
+    // A bad token is 401 even on an open read.
+    assert_reason_error(t.get_auth(&format!("{TOPICS}/stats"), "bad").await, 401).await;
+}
+
+#[tokio::test]
+async fn total_post_count_follows_publish_unpublish() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("alice").await;
+    let post = t
+        .create_post(&token, &post_input("Counted post", &["Census"]))
+        .await;
+    let path = post_path(post["id"].as_str().unwrap());
+    assert_eq!(t.topic("census").await.unwrap()["totalPostCount"], 1);
+    t.patch_json_auth(&path, &token, &json!({"status": "DRAFT"}))
+        .await;
+    assert_eq!(t.topic("census").await.unwrap()["totalPostCount"], 0);
+    t.put_json_auth(&path, &token, &post_input("Counted post", &["Census"]))
+        .await;
+    assert_eq!(t.topic("census").await.unwrap()["totalPostCount"], 1);
+    t.patch_json_auth(&path, &token, &json!({"topics": []}))
+        .await;
+    assert_eq!(t.topic("census").await.unwrap()["totalPostCount"], 0);
+    assert_eq!(
+        t.topic("census").await.unwrap()["postsThisWeek"],
+        1,
+        "never decremented"
+    );
+}
+
+#[tokio::test]
+async fn names_by_ids_order_kept_unknown_omitted() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("alice").await;
+    let post = t
+        .create_post(&token, &post_input("Named topics", &["Alpha", "Beta"]))
+        .await;
+    let alpha = post["topics"][0]["id"].as_str().unwrap();
+    let beta = post["topics"][1]["id"].as_str().unwrap();
+    let unknown = "00000000-0000-4000-8000-000000000009";
+    let names = t
+        .get_ok(
+            &format!(
+                "{TOPICS}/names?ids={beta},{unknown},{},{beta}",
+                alpha.to_uppercase()
+            ),
+            None,
+        )
+        .await;
+    assert_eq!(
+        names,
+        json!([{"id": beta, "name": "Beta"}, {"id": alpha, "name": "Alpha"}])
+    );
+}
+
+#[tokio::test]
+async fn names_0_and_101_ids_400() {
+    let t = TestStack::start().await;
+    let id = |i: usize| format!("00000000-0000-4000-8000-{i:012}");
+    let hundred: Vec<String> = (0..100).map(id).collect();
+    assert_eq!(
+        t.get_ok(&format!("{TOPICS}/names?ids={}", hundred.join(",")), None)
+            .await,
+        json!([])
+    );
+    let hundred_one: Vec<String> = (0..101).map(id).collect();
+    for query in [
+        String::new(),
+        "?ids=".into(),
+        format!("?ids={}", hundred_one.join(",")),
+        "?ids=x".into(),
+    ] {
+        let response = t.get(&format!("{TOPICS}/names{query}")).await;
+        let body = assert_reason_error(response, 400).await;
+        assert!(message(&body).contains("ids: "), "{body}");
+    }
+}
+
+#[tokio::test]
+async fn deltas_need_internal_token() {
+    let t = TestStack::start().await;
+    let (_, user) = t.member("alice").await;
+    let path = stack_tests::community::FOLLOWER_DELTAS;
+    let body = json!({"deltas": {"Space": 1}});
+    assert_reason_error(t.post_json(path, &body).await, 401).await;
+    assert_reason_error(t.post_json_auth(path, &user, &body).await, 401).await;
+    let wrong = t
+        .http
+        .post(t.url(path))
+        .header("x-internal-service-token", "guess")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_reason_error(wrong, 401).await;
+    assert!(t.topic("space").await.is_none(), "nothing applied");
+}
+
+#[tokio::test]
+async fn deltas_by_slug_clamped_at_zero() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("alice").await;
+    t.create_post(
+        &token,
+        &post_input("Buses and trams", &["Public Transport"]),
+    )
+    .await;
+    let response = t
+        .follower_deltas(&json!({"public transport": 2, "PUBLIC-TRANSPORT": 1}), None)
+        .await;
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["status"], 200);
+    assert_eq!(body["error"], "OK");
+    assert_eq!(body["message"], "1 topic follower counts updated");
+    assert_eq!(
+        t.topic("public-transport").await.unwrap()["followerCount"],
+        3
+    );
+    t.follower_deltas(&json!({"Public Transport": -5}), None)
+        .await;
+    assert_eq!(
+        t.topic("public-transport").await.unwrap()["followerCount"],
+        0,
+        "clamped"
+    );
+    // Unknown names create the topic (in `other` unless known), with the count.
+    let response = t
+        .follower_deltas(&json!({"Brand New": 4, "Never Seen": -2}), None)
+        .await;
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["message"], "2 topic follower counts updated");
+    let new = t.topic("brand-new").await.unwrap();
+    assert_eq!(
+        (new["followerCount"].clone(), new["categoryId"].clone()),
+        (json!(4), json!("other"))
+    );
+    assert_eq!(t.topic("never-seen").await.unwrap()["followerCount"], 0);
+    // Bounds.
+    let many: serde_json::Map<String, Value> =
+        (0..101).map(|i| (format!("t{i}"), json!(1))).collect();
+    for bad in [
+        json!({"x": 1001}),
+        json!({"x": -1001}),
+        json!({"!!": 1}),
+        Value::Object(many),
+        json!({"x": "one"}),
+    ] {
+        let response = t.follower_deltas(&bad, None).await;
+        let body = assert_reason_error(response, 400).await;
+        assert!(message(&body).contains("deltas"), "{body}");
+    }
+    // More than one chunk of 30 in one call.
+    let sixty: serde_json::Map<String, Value> =
+        (0..60).map(|i| (format!("bulk {i}"), json!(1))).collect();
+    let response = t.follower_deltas(&Value::Object(sixty), None).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(t.topic("bulk-59").await.unwrap()["followerCount"], 1);
+}
+
+#[tokio::test]
+async fn deltas_idempotency_key_applies_once() {
+    let t = TestStack::start().await;
+    let deltas = json!({"Space": 1});
+    for _ in 0..3 {
+        let response = t.follower_deltas(&deltas, Some("user-1:7")).await;
+        assert_eq!(response.status(), 200);
+    }
+    assert_eq!(t.topic("space").await.unwrap()["followerCount"], 1);
+    t.follower_deltas(&deltas, Some("user-1:8")).await;
+    assert_eq!(t.topic("space").await.unwrap()["followerCount"], 2);
+    // A repeated key in parallel still applies once.
+    let racing =
+        futures::future::join_all((0..5).map(|_| t.follower_deltas(&deltas, Some("user-2:1"))))
+            .await;
+    assert!(racing.iter().all(|r| r.status() == 200));
+    assert_eq!(t.topic("space").await.unwrap()["followerCount"], 3);
+    for bad in ["has space", "", &"k".repeat(101)] {
+        let response = t.follower_deltas(&deltas, Some(bad)).await;
+        let body = assert_reason_error(response, 400).await;
+        assert!(message(&body).contains("Idempotency-Key"), "{body}");
+    }
+}
+
+/// Anyone is a user named after their id.
+struct EveryoneExists;
+
+impl Identity for EveryoneExists {
+    async fn profile(&self, user: &UserId) -> Result<Option<Profile>, IdentityError> {
+        Ok(Some(Profile {
+            id: user.to_string(),
+            username: "writer".into(),
+            display_name: "Writer".into(),
+            roles: vec!["USER".into()],
+            show_bookmarks: true,
+            show_likes: true,
+        }))
+    }
+}
+
+#[tokio::test]
+async fn week_buckets_activity_and_hot_with_fixed_clock() {
+    let t = TestStack::start().await;
+    let aws = t.aws().await;
+    let day0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+    let clock = Clock::fixed(day0);
+    let table = Table::new(aws.dynamodb.clone(), t.table("CommunityTable"));
+    let community = Community::new(Store::new(table, clock.clone()));
+    let writer = UserId::generate();
+    let publish = |title: String| {
+        let community = community.clone();
+        let writer = writer.clone();
+        async move {
+            let input = PostInput::parse(RawPost {
+                title: Some(title),
+                content: Some("text".into()),
+                topics: Some(vec!["Fixed Clock".into()]),
+                ..RawPost::default()
+            })
+            .unwrap();
+            community
+                .create_post(&EveryoneExists, &writer, input)
+                .await
+                .unwrap();
+        }
+    };
+    // Two posts 13 days ago, one 8 days ago (the previous week), three today.
+    publish("Old one a".into()).await;
+    publish("Old one b".into()).await;
+    clock.advance(Duration::days(5));
+    publish("Older week".into()).await;
+    clock.advance(Duration::days(8));
+    for i in 0..3 {
+        publish(format!("Today {i}")).await;
+    }
+    let stats = community.topic_stats().await.unwrap();
+    let topic = stats.iter().find(|t| t.slug == "fixed-clock").unwrap();
+    assert_eq!(topic.total_post_count, 6);
+    assert_eq!(topic.posts_this_week, 3);
+    assert_eq!(topic.posts_prev_week, 3);
+    let expected = 3.0 + (-8.0f64 / 7.0).exp2() + 2.0 * (-13.0f64 / 7.0).exp2();
+    assert_eq!(topic.activity_score, (expected * 100.0).round() / 100.0);
+    assert!(!topic.is_hot, "as many as the week before is not growth");
+
+    for i in 3..5 {
+        publish(format!("Today {i}")).await;
+    }
+    let stats = community.topic_stats().await.unwrap();
+    let topic = stats.iter().find(|t| t.slug == "fixed-clock").unwrap();
+    assert_eq!((topic.posts_this_week, topic.posts_prev_week), (5, 3));
+    assert!(topic.is_hot, "5 against 3 is growth");
+
+    // A day later the first day's slot is reused: its two old posts stop counting.
+    clock.advance(Duration::days(1));
+    publish("Next day".into()).await;
+    let stats = community.topic_stats().await.unwrap();
+    let topic = stats.iter().find(|t| t.slug == "fixed-clock").unwrap();
+    assert_eq!(topic.total_post_count, 9);
+    assert_eq!((topic.posts_this_week, topic.posts_prev_week), (6, 1));
+    let expected = 1.0 + 5.0 * (-1.0f64 / 7.0).exp2() + (-9.0f64 / 7.0).exp2();
+    assert_eq!(topic.activity_score, (expected * 100.0).round() / 100.0);
+}
