@@ -99,6 +99,11 @@ pub fn registry() -> Registry {
     registry.sqs("source-sweeper", source_sweeper_function::handler);
     registry.http("genai", genai_function::router);
     registry.http("community", community_function::router);
+    registry.sqs("community-indexer", community_indexer_function::handler);
+    registry.schedule(
+        "community-index-scheduler",
+        community_index_scheduler_function::handler,
+    );
     registry
 }
 

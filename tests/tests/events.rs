@@ -89,6 +89,27 @@ async fn every_event_file_gets_its_expected_status() {
                 );
                 continue;
             }
+            "CommunityIndexerFunction" => {
+                let handler = community_indexer_function::handler(env)
+                    .await
+                    .expect("handler");
+                let batch = serde_json::from_str(&event).expect("SQS event");
+                let response = handler.handle(batch).await.expect("batch handled");
+                assert_eq!(
+                    u64::try_from(response.batch_item_failures.len()).ok(),
+                    entry["batchItemFailures"].as_u64(),
+                    "{file}"
+                );
+                continue;
+            }
+            "CommunityIndexSchedulerFunction" => {
+                let handler = community_index_scheduler_function::handler(env)
+                    .await
+                    .expect("handler");
+                let scheduled = serde_json::from_str(&event).expect("EventBridge event");
+                handler.handle(scheduled).await.expect("schedule handled");
+                continue;
+            }
             "FeedSchedulerFunction" => {
                 let handler = feed_scheduler_function::handler(env)
                     .await

@@ -79,7 +79,7 @@ pub(crate) struct CommentRequest {
         (status = 201, description = "The new comment", body = Comment),
         (status = 400, description = "text or parentId is invalid (`message` names it)", body = ReasonErrorBody),
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
-        (status = 404, description = "No such post, or not published", body = ReasonErrorBody),
+        (status = 404, description = "No such post or not published, or `parentId` names no comment on this post", body = ReasonErrorBody),
         (status = 409, description = "The post has 1,000 comments", body = ReasonErrorBody),
         (status = 502, description = "The identity service could not be reached", body = ReasonErrorBody),
     )
@@ -114,7 +114,7 @@ pub(crate) async fn add_comment(
 pub(crate) struct CommentLikeRequest {
     /// `LIKE`, or `NONE` to take it back.
     #[serde(rename = "type")]
-    #[schema(required = true, value_type = String, example = "LIKE")]
+    #[schema(required = true, value_type = crate::schema::CommentLikeName, example = "LIKE")]
     kind: Option<String>,
 }
 

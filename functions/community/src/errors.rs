@@ -11,6 +11,9 @@ pub fn to_api(error: CommunityError) -> ApiError {
         CommunityError::Invalid(invalid) => invalid.into(),
         CommunityError::PostNotFound => ApiError::not_found("Post not found"),
         CommunityError::CommentNotFound => ApiError::not_found("Comment not found"),
+        CommunityError::ParentNotFound => {
+            ApiError::not_found("parentId: no such comment on this post")
+        }
         CommunityError::UserNotFound => ApiError::not_found("User not found"),
         CommunityError::PrivateList => ApiError::forbidden("This list is private"),
         CommunityError::Conflict(reason) => ApiError::conflict(reason),
@@ -28,6 +31,11 @@ pub fn to_api(error: CommunityError) -> ApiError {
             ApiError::unavailable("The community service is unavailable, try again")
         }
         CommunityError::Store(e) => ApiError::internal("community table", e),
+        CommunityError::Search(e) if e.is_unavailable() => {
+            tracing::warn!(error = %e, "search index unavailable");
+            ApiError::unavailable("Search is unavailable, try again")
+        }
+        CommunityError::Search(e) => ApiError::internal("search index", e),
     }
 }
 

@@ -12,6 +12,8 @@ mod comments;
 pub mod errors;
 pub mod identity;
 mod lists;
+mod schema;
+mod search;
 mod social;
 
 use std::collections::BTreeMap;
@@ -28,9 +30,11 @@ use community::input::{
     RawPost, TopicIds, UserId,
 };
 use community::model::{Author, Post, PostCard, PostPage, Topic, TopicCategory, TopicRef};
-use community::Community;
+use community::{Community, IndexQueue, PostSearch};
+use community_search::DynamoSearchIndex;
 use platform::auth::{AuthUser, InternalService, MaybeUser};
 use platform::aws::AwsClients;
+use platform::dynamo::Table;
 use platform::http::{Json, Query, DEFAULT_BODY_LIMIT};
 use platform::openapi::{ReasonErrorBody, SecuritySchemes};
 use platform::tokens::{InternalToken, TokenVerifier};
@@ -51,6 +55,8 @@ const TOPICS_CACHE_CONTROL: &str = "public, max-age=30";
 #[derive(Clone)]
 pub struct AppState {
     community: Arc<Community>,
+    search: Arc<PostSearch<DynamoSearchIndex>>,
+    index_queue: IndexQueue,
     verifier: Arc<TokenVerifier>,
     internal_token: InternalToken,
     users: UsersDirectory,
@@ -74,13 +80,23 @@ impl FromRef<AppState> for InternalToken {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let community = Community::from_env(&env, &aws)?;
-    app(Arc::new(community), &env)
+    let index = DynamoSearchIndex::new(Table::from_env(&env, &aws, "SEARCH_INDEX_TABLE")?);
+    let search = PostSearch::new(community.store().clone(), index);
+    let index_queue = IndexQueue::from_env(&env, aws.sqs())?;
+    app(Arc::new(community), Arc::new(search), index_queue, &env)
 }
 
-/// The router over a given service (tests build it with their own clock).
-pub fn app(community: Arc<Community>, env: &Env) -> Result<Router, BoxError> {
+/// The router over given services.
+pub fn app(
+    community: Arc<Community>,
+    search: Arc<PostSearch<DynamoSearchIndex>>,
+    index_queue: IndexQueue,
+    env: &Env,
+) -> Result<Router, BoxError> {
     let state = AppState {
         community,
+        search,
+        index_queue,
         verifier: Arc::new(TokenVerifier::from_env(env, &[])?),
         internal_token: InternalToken::from_env(env),
         users: UsersDirectory::new(
@@ -100,6 +116,7 @@ pub fn app(community: Arc<Community>, env: &Env) -> Result<Router, BoxError> {
         .route("/topics/names", get(topic_names))
         .route("/topics/stats", get(topic_stats))
         .route("/internal/topics/follower-deltas", post(follower_deltas))
+        .merge(search::routes())
         .merge(social::routes())
         .merge(comments::routes())
         .merge(lists::routes())
@@ -158,6 +175,7 @@ impl utoipa::Modify for Unavailable {
         get_post,
         replace_post,
         patch_post,
+        search::search,
         topic_catalog,
         topic_names,
         topic_stats,
@@ -294,7 +312,7 @@ struct PostRequest {
     #[schema(max_items = 10)]
     topics: Option<Vec<String>>,
     /// `DRAFT` or `PUBLISHED` (default).
-    #[schema(example = "PUBLISHED")]
+    #[schema(value_type = Option<schema::PostStatusName>, example = "PUBLISHED")]
     status: Option<String>,
 }
 
@@ -342,6 +360,7 @@ async fn create_post(
         .create_post(&state.users.at(base), &caller, input)
         .await
         .map_err(to_api)?;
+    search::request_index(&state, &post.id).await;
     let location = HeaderValue::from_str(&format!("{PREFIX}/posts/{}", post.id))
         .map_err(|e| ApiError::internal("location", e))?;
     Ok((
@@ -450,12 +469,13 @@ async fn replace_post(
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let input = PostInput::parse(body.into())?;
-    state
+    let post = state
         .community
         .replace_post(&id, &caller, input)
         .await
-        .map(axum::Json)
-        .map_err(to_api)
+        .map_err(to_api)?;
+    search::request_index(&state, &post.id).await;
+    Ok(axum::Json(post))
 }
 
 /// A field that may be absent (unchanged) or null: `Some(None)` for null.
@@ -497,7 +517,7 @@ struct PostPatchRequest {
     topics: Option<Option<Vec<String>>>,
     /// `DRAFT` or `PUBLISHED`; no default; not null.
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<schema::PostStatusName>)]
     status: Option<Option<String>>,
 }
 
@@ -535,12 +555,13 @@ async fn patch_post(
         topics: body.topics,
         status: body.status,
     })?;
-    state
+    let post = state
         .community
         .patch_post(&id, &caller, patch)
         .await
-        .map(axum::Json)
-        .map_err(to_api)
+        .map_err(to_api)?;
+    search::request_index(&state, &post.id).await;
+    Ok(axum::Json(post))
 }
 
 fn cached<T: serde::Serialize>(value: T) -> Response {

@@ -47,6 +47,7 @@ pub(crate) struct UserPostsQuery {
     #[param(value_type = Option<i32>, minimum = 1, maximum = 20)]
     size: Option<String>,
     /// `PUBLISHED` (default) or `DRAFT` (the owner only).
+    #[param(value_type = Option<crate::schema::PostStatusName>)]
     status: Option<String>,
 }
 

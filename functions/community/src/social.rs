@@ -28,7 +28,7 @@ pub(crate) fn routes() -> Router<AppState> {
 pub(crate) struct ReactionRequest {
     /// `LIKE`, `DISLIKE`, or `NONE` to take a reaction back.
     #[serde(rename = "type")]
-    #[schema(required = true, value_type = String, example = "LIKE")]
+    #[schema(required = true, value_type = crate::schema::PostReactionName, example = "LIKE")]
     kind: Option<String>,
 }
 

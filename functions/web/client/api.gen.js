@@ -62,9 +62,14 @@ import { request } from "./http.js";
  */
 
 /**
+ * A like of a comment; `NONE` takes it back.
+ * @typedef {("LIKE"|"NONE")} CommentLikeName
+ */
+
+/**
  * A like of a comment.
  * @typedef {Object} CommentLikeRequest
- * @property {string} type `LIKE`, or `NONE` to take it back.
+ * @property {CommentLikeName} type `LIKE`, or `NONE` to take it back.
  */
 
 /**
@@ -278,9 +283,14 @@ import { request } from "./http.js";
  * @property {(string|null)} [coverImageUrl] An absolute http(s) URI; null clears it.
  * @property {(string|null)} [excerpt] At most 500 characters; null generates it from the content again.
  * @property {(Array<string>|null)} [sourceUrl] Replaces the source links (null: none).
- * @property {(string|null)} [status] `DRAFT` or `PUBLISHED`; no default; not null.
+ * @property {(PostStatusName|null)} [status]
  * @property {(string|null)} [title] 5 to 100 characters; not null.
  * @property {(Array<string>|null)} [topics] Replaces the post's topics (null: none).
+ */
+
+/**
+ * A reaction to a post; `NONE` takes it back.
+ * @typedef {("LIKE"|"DISLIKE"|"NONE")} PostReactionName
  */
 
 /**
@@ -290,9 +300,14 @@ import { request } from "./http.js";
  * @property {(string|null)} [coverImageUrl] An absolute http(s) URI, or null.
  * @property {(string|null)} [excerpt] At most 500 characters; generated from the content when omitted.
  * @property {(Array<string>|null)} [sourceUrl] At most 10 http(s) URIs.
- * @property {(string|null)} [status] `DRAFT` or `PUBLISHED` (default).
+ * @property {(PostStatusName|null)} [status]
  * @property {string} title 5 to 100 characters (trimmed).
  * @property {(Array<string>|null)} [topics] At most 10 topic names (1 to 50 characters); unknown names are created.
+ */
+
+/**
+ * Whether a post is visible to everyone.
+ * @typedef {("DRAFT"|"PUBLISHED")} PostStatusName
  */
 
 /**
@@ -351,7 +366,7 @@ import { request } from "./http.js";
 /**
  * A reaction to a post.
  * @typedef {Object} ReactionRequest
- * @property {string} type `LIKE`, `DISLIKE`, or `NONE` to take a reaction back.
+ * @property {PostReactionName} type `LIKE`, `DISLIKE`, or `NONE` to take a reaction back.
  */
 
 /**
@@ -989,6 +1004,20 @@ export function postCards(query, options = {}) {
 }
 
 /**
+ * Published posts holding every word of `q`, best first: a word in the title counts more
+ * than one in the body; ties go to the newer post. With a valid token, `isLikedByMe` and
+ * `isBookmarkedByMe` are the caller's.
+ *
+ * `GET /api/v1/posts/search`
+ * @param {{q: string, page?: number, size?: number}} query
+ * @param {RequestOptions} [options]
+ * @returns {Promise<PostPage>}
+ */
+export function searchPosts(query, options = {}) {
+  return request("GET", `/api/v1/posts/search`, { ...options, query, auth: "optional" });
+}
+
+/**
  * One post. A draft is visible to its author only; a view by anyone else is counted.
  *
  * `GET /api/v1/posts/{id}`
@@ -1154,7 +1183,7 @@ export function userLikes(id, query = {}, options = {}) {
  *
  * `GET /api/v1/users/{id}/posts`
  * @param {string} id The user's id
- * @param {{page?: number, size?: number, status?: string}} [query]
+ * @param {{page?: number, size?: number, status?: PostStatusName}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<PostPage>}
  */

@@ -212,9 +212,7 @@ fn comment_error(e: CommentError) -> CommunityError {
         CommentError::Full(cap) => {
             CommunityError::Conflict(format!("The post has {cap} comments, the most it may have"))
         }
-        CommentError::BadParent => {
-            Invalid::field("parentId", "must be a comment on this post").into()
-        }
+        CommentError::BadParent => CommunityError::ParentNotFound,
         CommentError::TooDeep => Invalid::field(
             "parentId",
             format!(

@@ -14,6 +14,9 @@ pub enum CommunityError {
     /// 404: a comment that is missing, deleted, or on a post the caller cannot see.
     #[error("comment not found")]
     CommentNotFound,
+    /// 404: a reply's `parentId` names no comment on this post.
+    #[error("parentId: no such comment on this post")]
+    ParentNotFound,
     /// 404: no such user.
     #[error("user not found")]
     UserNotFound,
@@ -35,6 +38,9 @@ pub enum CommunityError {
     /// 503: contention outlasted the retries.
     #[error("the post is busy, try again")]
     Busy,
+    /// The search index failed (503 when unavailable, else 500).
+    #[error(transparent)]
+    Search(#[from] community_search::SearchError),
     /// A table call failed (503 when unavailable, else 500).
     #[error(transparent)]
     Store(#[from] DynamoError),

@@ -68,6 +68,19 @@ pub fn stats_shard_of(post_id: &str) -> u32 {
     hash % STATS_SHARDS
 }
 
+/// The number of `IDXQ#{n}` partitions the search outbox is spread over.
+pub const INDEX_QUEUE_SHARDS: u32 = 8;
+
+/// A post's row in the search outbox: its latest write not yet in the search index.
+pub fn index_pending(post_id: &str) -> Item {
+    key(index_pending_pk(stats_shard_of(post_id)), post_id)
+}
+
+/// One partition of the search outbox.
+pub fn index_pending_pk(shard: u32) -> String {
+    format!("IDXQ#{shard}")
+}
+
 /// An applied chunk of follower deltas, kept a week so a repeat is a no-op.
 pub fn delta(idempotency_key: &str, chunk: usize) -> Item {
     key(format!("DELTA#{idempotency_key}#{chunk}"), META)

@@ -11,6 +11,8 @@
 //! - [`identity`]: the [`Identity`] port (who a user is), implemented at the edge over the
 //!   users service's internal route;
 //! - [`model`]: what the service answers (OpenAPI schemas);
+//! - [`search`]: ranked search of published posts over the `community-search` port, and
+//!   how each write reaches the index (an outbox row and a queue);
 //! - [`CommunityError`]: the one error enum, which the function maps to statuses.
 //!
 //! # Topic activity and hotness
@@ -31,6 +33,7 @@ pub mod input;
 pub mod keys;
 pub mod lists;
 pub mod model;
+pub mod search;
 mod service;
 pub mod social;
 pub mod stats;
@@ -38,4 +41,5 @@ pub mod store;
 
 pub use error::CommunityError;
 pub use identity::{Identity, IdentityError, Profile};
+pub use search::{IndexQueue, PostSearch, SearchText};
 pub use service::Community;

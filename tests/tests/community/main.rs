@@ -17,4 +17,5 @@ mod follows;
 mod identity;
 mod posts;
 mod reactions;
+mod search;
 mod topics;

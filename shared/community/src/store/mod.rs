@@ -16,6 +16,8 @@
 //!   `COMMENT#{c}`/`META` points to a comment, `COMMENT#{c}`/`L#{u}` is a like of it. Each
 //!   write moves the post's or comment's counter and the user's `PROFILE` counter in the same
 //!   transaction;
+//! - the search outbox ([`index_queue`]): `IDXQ#{0..7}`/`{p}` while the search index lags a
+//!   post's latest write;
 //! - per-user lists in `gsi1`: `AUTHOR#{u}#PUBLISHED|DRAFT`, `LIKES#{u}`, `DISLIKES#{u}`,
 //!   `BOOKMARKS#{u}` (sorted `{at}#{p}`), `CLIKES#{u}#{p}` (my likes in one thread); every
 //!   user-owned item is also in `gsi2` under `OWNER#{u}` for account cleanup.
@@ -24,6 +26,7 @@
 //! transaction limits before sending one.
 
 pub mod comments;
+pub mod index_queue;
 pub mod posts;
 pub mod social;
 pub mod topics;

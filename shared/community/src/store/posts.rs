@@ -192,7 +192,7 @@ impl StoredPost {
 }
 
 impl PostBody {
-    fn from_item(item: &Item) -> Self {
+    pub(crate) fn from_item(item: &Item) -> Self {
         Self {
             content: item.opt_string("content").unwrap_or_default(),
             source_urls: item.strings("", "sourceUrls").unwrap_or_default(),
@@ -534,6 +534,13 @@ impl Store {
             roles.push(Role::Other);
         }
 
+        // The search outbox: the index catches up with this version (see `index_queue`).
+        let version = before.map_or(1, |b| b.version + 1);
+        let pending = super::index_queue::pending_row(id, version, &now);
+        bytes += 200;
+        tx.put(pending, None)?;
+        roles.push(Role::Other);
+
         if tx.len() > MAX_TRANSACTION_ITEMS || bytes > MAX_TRANSACTION_BYTES {
             return Err(WriteError::TooLarge(format!(
                 "{} items, about {bytes} bytes",
@@ -575,7 +582,7 @@ impl Store {
             created_at: before.map_or_else(|| now.clone(), |b| b.created_at.clone()),
             updated_at: now,
             first_published_at,
-            version: before.map_or(1, |b| b.version + 1),
+            version,
             deleted: false,
         })
     }

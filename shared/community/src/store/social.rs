@@ -26,7 +26,7 @@ impl ReactionKind {
         }
     }
 
-    fn parse(raw: &str) -> Option<Self> {
+    pub(crate) fn parse(raw: &str) -> Option<Self> {
         match raw {
             "LIKE" => Some(Self::Like),
             "DISLIKE" => Some(Self::Dislike),

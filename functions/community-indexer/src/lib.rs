@@ -1,0 +1,166 @@
+//! The community indexer: consumes [`IndexRequest`] messages from the search index queue
+//! and brings the search index up to date with each post as the posts table holds it now
+//! (`community::search`), then clears the post's outbox row.
+//!
+//! Outcomes per message, reported with `ReportBatchItemFailures`:
+//! - indexed, already up to date, or a post that never existed: done;
+//! - the post needs more index writes than one message may spend (a long post): the request
+//!   is sent again and this message is done; if that send fails, it is a batch item failure;
+//! - the tables are unavailable or the index stayed contended, or the message is unreadable:
+//!   a batch item failure, redelivered and, after `maxReceiveCount`, dead-lettered. The
+//!   post's outbox row stays, so the index scheduler asks again later.
+//!
+//! A batch naming a post twice indexes it once. Its own function (not the community
+//! function's): only it writes the index, and its concurrency is capped so the index's
+//! shared counters rarely conflict.
+
+use std::sync::Arc;
+
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
+use community::search::{IndexOutcome, IndexRequest};
+use community::store::Store;
+use community::{IndexQueue, PostSearch};
+use community_search::DynamoSearchIndex;
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use platform::aws::AwsClients;
+use platform::dynamo::Table;
+use platform::{BoxError, Clock, Env, SqsHandler};
+
+/// Index transactions one message may spend: a 50,000-character post fits in about 45,
+/// a few seconds of the function's timeout.
+pub const MAX_TRANSACTIONS_PER_MESSAGE: usize = 60;
+
+pub struct CommunityIndexer {
+    search: Arc<PostSearch<DynamoSearchIndex>>,
+    queue: Arc<IndexQueue>,
+    budget: usize,
+}
+
+/// Builds the handler from its environment (`COMMUNITY_TABLE`, `SEARCH_INDEX_TABLE`,
+/// `SEARCH_INDEX_QUEUE_URL`): what a cold start does.
+pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
+    let aws = AwsClients::from_env(&env).await;
+    let store = Store::new(
+        Table::from_env(&env, &aws, "COMMUNITY_TABLE")?,
+        Clock::system(),
+    );
+    let index = DynamoSearchIndex::new(Table::from_env(&env, &aws, "SEARCH_INDEX_TABLE")?);
+    let queue = IndexQueue::from_env(&env, aws.sqs())?;
+    Ok(Arc::new(CommunityIndexer::new(
+        PostSearch::new(store, index),
+        queue,
+        MAX_TRANSACTIONS_PER_MESSAGE,
+    )))
+}
+
+impl CommunityIndexer {
+    pub fn new(search: PostSearch<DynamoSearchIndex>, queue: IndexQueue, budget: usize) -> Self {
+        Self {
+            search: Arc::new(search),
+            queue: Arc::new(queue),
+            budget: budget.max(1),
+        }
+    }
+}
+
+/// The batch's posts in first-seen order with their message ids, and the unreadable ones.
+fn group_by_post(records: Vec<SqsMessage>) -> (Vec<(String, Vec<String>)>, Vec<String>) {
+    let mut posts: Vec<(String, Vec<String>)> = Vec::new();
+    let mut unreadable = Vec::new();
+    for record in records {
+        let id = record.message_id.unwrap_or_default();
+        match IndexRequest::parse(record.body.as_deref().unwrap_or("")) {
+            Ok(request) => match posts.iter_mut().find(|(p, _)| *p == request.post_id) {
+                Some((_, ids)) => ids.push(id),
+                None => posts.push((request.post_id, vec![id])),
+            },
+            Err(error) => {
+                tracing::warn!(message_id = %id, %error, "unreadable index request");
+                unreadable.push(id);
+            }
+        }
+    }
+    (posts, unreadable)
+}
+
+impl SqsHandler for CommunityIndexer {
+    fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
+        let search = Arc::clone(&self.search);
+        let queue = Arc::clone(&self.queue);
+        let budget = self.budget;
+        async move {
+            let (posts, mut failures) = group_by_post(event.records);
+            // One post at a time: posts share the index's counters, and a batch is small.
+            for (post_id, message_ids) in posts {
+                let ok = match search.index(&post_id, budget).await {
+                    Ok(IndexOutcome::Done) => {
+                        tracing::info!(%post_id, "post indexed");
+                        true
+                    }
+                    Ok(IndexOutcome::Paused) => match queue.request(&post_id).await {
+                        Ok(()) => {
+                            tracing::info!(%post_id, "long post: indexing continues");
+                            true
+                        }
+                        Err(error) => {
+                            tracing::warn!(%post_id, %error, "could not continue indexing");
+                            false
+                        }
+                    },
+                    Err(error) => {
+                        tracing::warn!(%post_id, %error, "indexing failed; will be retried");
+                        false
+                    }
+                };
+                if !ok {
+                    failures.extend(message_ids);
+                }
+            }
+            let mut response = SqsBatchResponse::default();
+            for id in failures {
+                response.add_failure(id);
+            }
+            Ok(response)
+        }
+        .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(id: &str, body: &str) -> SqsMessage {
+        let mut m = SqsMessage::default();
+        m.message_id = Some(id.into());
+        m.body = Some(body.into());
+        m
+    }
+
+    #[test]
+    fn repeated_posts_are_indexed_once_and_junk_is_set_aside() {
+        let a = IndexRequest::new("5b0f3c1e-0000-4000-8000-00000000000a").to_json();
+        let b = IndexRequest::new("5b0f3c1e-0000-4000-8000-00000000000b").to_json();
+        let (posts, unreadable) = group_by_post(vec![
+            message("1", &a),
+            message("2", "junk"),
+            message("3", &b),
+            message("4", &a),
+        ]);
+        assert_eq!(
+            posts,
+            vec![
+                (
+                    "5b0f3c1e-0000-4000-8000-00000000000a".to_string(),
+                    vec!["1".to_string(), "4".to_string()]
+                ),
+                (
+                    "5b0f3c1e-0000-4000-8000-00000000000b".to_string(),
+                    vec!["3".to_string()]
+                ),
+            ]
+        );
+        assert_eq!(unreadable, vec!["2".to_string()]);
+    }
+}

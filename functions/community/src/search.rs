@@ -1,0 +1,79 @@
+//! `GET /posts/search`: published posts ranked by relevance, and the index requests the
+//! post writes send.
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::Router;
+use community::input::PageRequest;
+use community::model::PostPage;
+use community::SearchText;
+use platform::auth::MaybeUser;
+use platform::openapi::ReasonErrorBody;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::errors::to_api;
+use crate::{maybe_user_id, number, Answer, AppState};
+
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new().route("/posts/search", get(search))
+}
+
+/// The query of a search.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct SearchQuery {
+    /// The words to find, 1 to 200 characters: every word must occur (case, accents and
+    /// word endings do not matter: "Cafés running" finds "café" and "runs").
+    #[param(required = true, value_type = String, min_length = 1, max_length = 200)]
+    q: Option<String>,
+    /// From 0 to 49 (default 0).
+    #[param(value_type = Option<i32>, minimum = 0, maximum = 49)]
+    page: Option<String>,
+    /// From 1 to 20 (default 10).
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 20)]
+    size: Option<String>,
+}
+
+/// Published posts holding every word of `q`, best first: a word in the title counts more
+/// than one in the body; ties go to the newer post. With a valid token, `isLikedByMe` and
+/// `isBookmarkedByMe` are the caller's.
+#[utoipa::path(
+    get,
+    path = "/api/v1/posts/search",
+    operation_id = "searchPosts",
+    tag = "community",
+    params(SearchQuery),
+    security((), ("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "A page of matching posts ranked by relevance (at most the 1,000 best matches are paged)", body = PostPage),
+        (status = 400, description = "q missing, blank, over 200 characters or over 8 distinct words; page or size out of bounds", body = ReasonErrorBody),
+        (status = 401, description = "A bad token", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn search(
+    State(state): State<AppState>,
+    user: MaybeUser,
+    platform::http::Query(query): platform::http::Query<SearchQuery>,
+) -> Answer<PostPage> {
+    let text = SearchText::parse(query.q.as_deref())?;
+    let page = PageRequest::parse(
+        number("page", query.page.as_deref())?,
+        number("size", query.size.as_deref())?,
+    )?;
+    let caller = maybe_user_id(&user)?;
+    state
+        .search
+        .search(&text, page, caller.as_ref())
+        .await
+        .map(axum::Json)
+        .map_err(to_api)
+}
+
+/// Asks the indexer to catch up with a post just written. A failure is only logged: the
+/// post's outbox row makes the index scheduler send it again.
+pub(crate) async fn request_index(state: &AppState, post_id: &str) {
+    if let Err(error) = state.index_queue.request(post_id).await {
+        tracing::warn!(post_id, %error, "index request not sent; the index scheduler will");
+    }
+}
