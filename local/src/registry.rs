@@ -100,6 +100,7 @@ pub fn registry() -> Registry {
     registry.http("genai", genai_function::router);
     registry.http("community", community_function::router);
     registry.sqs("community-indexer", community_indexer_function::handler);
+    registry.sqs("community-sweeper", community_sweeper_function::handler);
     registry.schedule(
         "community-index-scheduler",
         community_index_scheduler_function::handler,

@@ -31,6 +31,10 @@ pub fn to_api(error: CommunityError) -> ApiError {
             ApiError::unavailable("The community service is unavailable, try again")
         }
         CommunityError::Store(e) => ApiError::internal("community table", e),
+        CommunityError::Queue(reason) => {
+            tracing::warn!(%reason, "queue send failed");
+            ApiError::unavailable("The community service is unavailable, try again")
+        }
         CommunityError::Search(e) if e.is_unavailable() => {
             tracing::warn!(error = %e, "search index unavailable");
             ApiError::unavailable("Search is unavailable, try again")

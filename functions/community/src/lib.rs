@@ -8,6 +8,7 @@
 //! renders in Document B's body `{timestamp, status, error, message}`, framework errors
 //! (404, 405, 413, 415) included.
 
+mod accounts;
 mod comments;
 pub mod errors;
 pub mod identity;
@@ -30,7 +31,7 @@ use community::input::{
     RawPost, TopicIds, UserId,
 };
 use community::model::{Author, Post, PostCard, PostPage, Topic, TopicCategory, TopicRef};
-use community::{Community, IndexQueue, PostSearch};
+use community::{CleanupQueue, Community, IndexQueue, PostSearch};
 use community_search::DynamoSearchIndex;
 use platform::auth::{AuthUser, InternalService, MaybeUser};
 use platform::aws::AwsClients;
@@ -57,6 +58,7 @@ pub struct AppState {
     community: Arc<Community>,
     search: Arc<PostSearch<DynamoSearchIndex>>,
     index_queue: IndexQueue,
+    cleanup_queue: CleanupQueue,
     verifier: Arc<TokenVerifier>,
     internal_token: InternalToken,
     users: UsersDirectory,
@@ -82,21 +84,33 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let community = Community::from_env(&env, &aws)?;
     let index = DynamoSearchIndex::new(Table::from_env(&env, &aws, "SEARCH_INDEX_TABLE")?);
     let search = PostSearch::new(community.store().clone(), index);
-    let index_queue = IndexQueue::from_env(&env, aws.sqs())?;
-    app(Arc::new(community), Arc::new(search), index_queue, &env)
+    let queues = Queues {
+        index: IndexQueue::from_env(&env, aws.sqs())?,
+        cleanup: CleanupQueue::from_env(&env, aws.sqs())?,
+    };
+    app(Arc::new(community), Arc::new(search), queues, &env)
+}
+
+/// The queues the community function sends to.
+pub struct Queues {
+    /// Post writes ask the indexer to catch up.
+    pub index: IndexQueue,
+    /// Account deletions ask the community sweeper to clean up.
+    pub cleanup: CleanupQueue,
 }
 
 /// The router over given services.
 pub fn app(
     community: Arc<Community>,
     search: Arc<PostSearch<DynamoSearchIndex>>,
-    index_queue: IndexQueue,
+    queues: Queues,
     env: &Env,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         community,
         search,
-        index_queue,
+        index_queue: queues.index,
+        cleanup_queue: queues.cleanup,
         verifier: Arc::new(TokenVerifier::from_env(env, &[])?),
         internal_token: InternalToken::from_env(env),
         users: UsersDirectory::new(
@@ -117,6 +131,7 @@ pub fn app(
         .route("/topics/stats", get(topic_stats))
         .route("/internal/topics/follower-deltas", post(follower_deltas))
         .merge(search::routes())
+        .merge(accounts::routes())
         .merge(social::routes())
         .merge(comments::routes())
         .merge(lists::routes())
@@ -180,6 +195,7 @@ impl utoipa::Modify for Unavailable {
         topic_names,
         topic_stats,
         follower_deltas,
+        accounts::forget_account,
         social::react,
         social::bookmark,
         social::unbookmark,

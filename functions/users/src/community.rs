@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use identity::{FollowersError, TopicFollowers};
+use identity::{CommunityAccounts, FollowersError, TopicFollowers};
 use platform::auth::INTERNAL_TOKEN_HEADER;
 
 /// The HTTP client and the token, built once per cold start.
@@ -39,8 +39,9 @@ pub struct CommunityApi<'a> {
     base: Option<String>,
 }
 
-impl TopicFollowers for CommunityApi<'_> {
-    async fn apply(&self, key: &str, deltas: &BTreeMap<String, i64>) -> Result<(), FollowersError> {
+impl CommunityApi<'_> {
+    /// The base URL and the internal token, or why a call cannot be made.
+    fn target(&self) -> Result<(&str, &str), FollowersError> {
         let base = self.base.as_deref().ok_or_else(|| {
             FollowersError(
                 "INTERNAL_API_URL is not set and the request did not come through API Gateway"
@@ -52,6 +53,32 @@ impl TopicFollowers for CommunityApi<'_> {
             .token
             .as_deref()
             .ok_or_else(|| FollowersError("INTERNAL_SERVICE_TOKEN is not set".into()))?;
+        Ok((base, token))
+    }
+}
+
+impl CommunityAccounts for CommunityApi<'_> {
+    async fn forget(&self, user_id: &str) -> Result<(), FollowersError> {
+        let (base, token) = self.target()?;
+        let response = self
+            .service
+            .http
+            .delete(format!("{base}/api/v1/internal/users/{user_id}"))
+            .header(INTERNAL_TOKEN_HEADER, token)
+            .send()
+            .await
+            .map_err(|e| FollowersError(e.to_string()))?;
+        if response.status().is_success() {
+            Ok(())
+        } else {
+            Err(FollowersError(format!("HTTP {}", response.status())))
+        }
+    }
+}
+
+impl TopicFollowers for CommunityApi<'_> {
+    async fn apply(&self, key: &str, deltas: &BTreeMap<String, i64>) -> Result<(), FollowersError> {
+        let (base, token) = self.target()?;
         let response = self
             .service
             .http

@@ -41,6 +41,10 @@ pub fn to_api(e: IdentityError) -> ApiError {
             tracing::error!(reason = %e, "content service call failed");
             ApiError::bad_gateway("The content service could not be reached")
         }
+        IdentityError::Community(e) => {
+            tracing::error!(reason = %e, "community service call failed");
+            ApiError::bad_gateway("The community service could not be reached")
+        }
         IdentityError::Store(e) => store_failure(e),
         IdentityError::Password(e) => ApiError::internal("password hash", e),
         IdentityError::Signing(e) => ApiError::internal("sign token", e),

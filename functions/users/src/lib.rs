@@ -503,7 +503,9 @@ async fn unsubscribe(
 }
 
 /// Deletes the account: first every subscription (the last-subscriber rule applies), then
-/// the user's records. Safe to repeat after a failure part-way.
+/// the community's side (followed topics' counts, and the cleanup of the user's posts,
+/// comments, reactions and bookmarks), then the user's records. Safe to repeat after a
+/// failure part-way.
 #[utoipa::path(
     delete,
     path = "/api/users/users/me",
@@ -513,7 +515,7 @@ async fn unsubscribe(
     responses(
         (status = 204, description = "The account is deleted"),
         NeedsLiveUser,
-        (status = 502, description = "The content service failed; nothing of the account was deleted yet, or the rest can be deleted by repeating the call", body = ErrorBody),
+        (status = 502, description = "The content or community service failed; the account is not deleted, and repeating the call finishes it", body = ErrorBody),
     )
 )]
 async fn delete_me(
@@ -522,9 +524,10 @@ async fn delete_me(
     extensions: Extensions,
 ) -> Result<StatusCode, ApiError> {
     let content = state.content(&extensions);
+    let community = state.community(&extensions);
     state
         .identity
-        .delete_account(&content, &me)
+        .delete_account(&content, &community, &me)
         .await
         .map_err(to_api)?;
     Ok(StatusCode::NO_CONTENT)

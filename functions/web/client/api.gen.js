@@ -10,6 +10,7 @@
 //   internalUser (service or internal credentials only)
 //   issueServiceToken (not a JSON request body)
 //   followerDeltas (service or internal credentials only)
+//   cleanupDeletedAccount (service or internal credentials only)
 //   swaggerUi (platform surface, not an API call)
 //   apiDocs (platform surface, not an API call)
 
@@ -789,7 +790,9 @@ export function registerUser(body, options = {}) {
 
 /**
  * Deletes the account: first every subscription (the last-subscriber rule applies), then
- * the user's records. Safe to repeat after a failure part-way.
+ * the community's side (followed topics' counts, and the cleanup of the user's posts,
+ * comments, reactions and bookmarks), then the user's records. Safe to repeat after a
+ * failure part-way.
  *
  * `DELETE /api/users/users/me`
  * @param {RequestOptions} [options]

@@ -38,6 +38,9 @@ pub enum CommunityError {
     /// 503: contention outlasted the retries.
     #[error("the post is busy, try again")]
     Busy,
+    /// A queue could not take a message (503: retry).
+    #[error("queue: {0}")]
+    Queue(String),
     /// The search index failed (503 when unavailable, else 500).
     #[error(transparent)]
     Search(#[from] community_search::SearchError),

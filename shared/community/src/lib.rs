@@ -26,6 +26,7 @@
 //! from an older fortnight are recognised by the day they hold and ignored, so no job ever
 //! sweeps the ring. See [`stats`].
 
+pub mod cleanup;
 pub mod comments;
 pub mod error;
 pub mod identity;
@@ -39,6 +40,7 @@ pub mod social;
 pub mod stats;
 pub mod store;
 
+pub use cleanup::{AccountCleanup, CleanupQueue};
 pub use error::CommunityError;
 pub use identity::{Identity, IdentityError, Profile};
 pub use search::{IndexQueue, PostSearch, SearchText};

@@ -42,6 +42,9 @@ pub enum IdentityError {
     /// The content service failed (it was unreachable or answered with an error).
     #[error(transparent)]
     Content(ContentError),
+    /// The community service failed an account deletion's cleanup.
+    #[error(transparent)]
+    Community(crate::follows::FollowersError),
     #[error(transparent)]
     Store(StoreError),
     #[error(transparent)]

@@ -18,7 +18,15 @@ pub trait TopicFollowers: Send + Sync {
     ) -> impl Future<Output = Result<(), FollowersError>> + Send;
 }
 
-/// The community service could not take the deltas.
+/// The community service's side of an account deletion (Document B's account-deletion
+/// cleanup): once it answers, the user's community writes are refused and their items are
+/// being undone.
+pub trait CommunityAccounts: Send + Sync {
+    /// Starts the cleanup of `user_id`'s community items; idempotent.
+    fn forget(&self, user_id: &str) -> impl Future<Output = Result<(), FollowersError>> + Send;
+}
+
+/// The community service could not take the deltas (or the cleanup).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("community service: {0}")]
 pub struct FollowersError(pub String);

@@ -25,7 +25,7 @@ use platform::tokens::TokenVerifier;
 use platform::{Clock, ConfigError, Env, FieldError, Invalid};
 
 pub use crate::error::IdentityError;
-pub use crate::follows::{FollowersError, TopicFollowers};
+pub use crate::follows::{CommunityAccounts, FollowersError, TopicFollowers};
 pub use crate::subscriptions::{ContentError, SourceSubscriptions, SubscribedSource, Unsubscribed};
 
 use crate::clients::{ClientCredentials, ServiceClients};
@@ -429,6 +429,7 @@ impl Identity {
     pub async fn delete_account(
         &self,
         content: &impl SourceSubscriptions,
+        community: &(impl CommunityAccounts + TopicFollowers),
         user: &UserId,
     ) -> Result<(), IdentityError> {
         self.live_user(user).await?;
@@ -438,6 +439,28 @@ impl Identity {
                 Err(e) => return Err(e.into()),
             }
         }
+        // The community side before any record goes, so a failure leaves the account
+        // deletable again: changes of followed topics still pending, the followed topics'
+        // counts (once, by their key), then the cleanup of the user's posts and marks.
+        self.flush_follow_deltas(community, user).await?;
+        if !self.store.pending_follow_deltas(user).await?.is_empty() {
+            return Err(IdentityError::Community(FollowersError(
+                "followed topics could not be delivered".into(),
+            )));
+        }
+        let followed = self.settings(user).await?.followed_topics;
+        if !followed.is_empty() {
+            let deltas: std::collections::BTreeMap<String, i64> =
+                followed.into_iter().map(|topic| (topic, -1)).collect();
+            community
+                .apply(&format!("{user}:deleted"), &deltas)
+                .await
+                .map_err(IdentityError::Community)?;
+        }
+        community
+            .forget(user.as_str())
+            .await
+            .map_err(IdentityError::Community)?;
         until_unchanged(|_| async {
             let account = self.user(user).await?;
             Ok(self.store.delete_account(&account).await?)

@@ -11,6 +11,7 @@
 
 mod aws_limits;
 mod bookmarks;
+mod cleanup;
 mod comments;
 mod errors;
 mod follows;

@@ -25,6 +25,7 @@
 //! Every post write is one TransactWriteItems; [`posts`] checks DynamoDB's item and
 //! transaction limits before sending one.
 
+pub mod cleanup;
 pub mod comments;
 pub mod index_queue;
 pub mod posts;
