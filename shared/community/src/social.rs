@@ -101,12 +101,11 @@ impl Community {
         posts: Vec<crate::model::Post>,
         caller: Option<&UserId>,
     ) -> Result<Vec<crate::model::Post>, CommunityError> {
-        if caller.is_none() {
+        let Some(caller) = caller else {
             return Ok(posts);
-        }
-        let marks =
-            futures::future::try_join_all(posts.iter().map(|p| self.marks_of(&p.id, caller)))
-                .await?;
+        };
+        let ids: Vec<String> = posts.iter().map(|p| p.id.clone()).collect();
+        let marks = self.store().marks_on(&ids, caller.as_str()).await?;
         Ok(posts
             .into_iter()
             .zip(marks)
@@ -120,12 +119,11 @@ impl Community {
         cards: Vec<crate::model::PostCard>,
         caller: Option<&UserId>,
     ) -> Result<Vec<crate::model::PostCard>, CommunityError> {
-        if caller.is_none() {
+        let Some(caller) = caller else {
             return Ok(cards);
-        }
-        let marks =
-            futures::future::try_join_all(cards.iter().map(|c| self.marks_of(&c.id, caller)))
-                .await?;
+        };
+        let ids: Vec<String> = cards.iter().map(|c| c.id.clone()).collect();
+        let marks = self.store().marks_on(&ids, caller.as_str()).await?;
         Ok(cards
             .into_iter()
             .zip(marks)

@@ -110,6 +110,40 @@ impl Store {
         })
     }
 
+    /// `user_id`'s marks on each of `post_ids`, in order: one BatchGetItem per 50 posts
+    /// (a reaction and a bookmark row each) instead of two reads a post.
+    pub async fn marks_on(
+        &self,
+        post_ids: &[String],
+        user_id: &str,
+    ) -> Result<Vec<Marks>, DynamoError> {
+        let keys_: Vec<Item> = post_ids
+            .iter()
+            .flat_map(|p| [keys::reaction(p, user_id), keys::bookmark(p, user_id)])
+            .collect();
+        let rows = self.table.batch_get_all(keys_, None).await?;
+        let sk_reaction = format!("R#{user_id}");
+        let sk_bookmark = format!("B#{user_id}");
+        Ok(post_ids
+            .iter()
+            .map(|p| {
+                let pk = format!("POST#{p}");
+                let row = |sk: &str| {
+                    rows.iter().find(|r| {
+                        r.opt_string("pk").as_deref() == Some(pk.as_str())
+                            && r.opt_string("sk").as_deref() == Some(sk)
+                    })
+                };
+                Marks {
+                    reaction: row(&sk_reaction)
+                        .and_then(|r| r.opt_string("reaction"))
+                        .and_then(|r| ReactionKind::parse(&r)),
+                    bookmarked: row(&sk_bookmark).is_some(),
+                }
+            })
+            .collect())
+    }
+
     /// Sets `user`'s reaction to a published live post (`None`: removes it). Nothing is
     /// written when it is already so.
     pub async fn react(
