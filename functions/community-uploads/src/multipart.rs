@@ -384,7 +384,9 @@ mod tests {
     #[test]
     fn a_large_binary_file_is_sliced_not_copied() {
         let mut raw = b"--XyZ\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n".to_vec();
-        let file: Vec<u8> = (0..2_000_000u32).map(|i| (i % 251) as u8).collect();
+        let file: Vec<u8> = (0..2_000_000u32)
+            .map(|i| u8::try_from(i % 251).unwrap())
+            .collect();
         raw.extend_from_slice(&file);
         raw.extend_from_slice(b"\r\n--XyZ--\r\n");
         let raw = Bytes::from(raw);

@@ -19,3 +19,4 @@ mod posts;
 mod reactions;
 mod search;
 mod topics;
+mod uploads;
