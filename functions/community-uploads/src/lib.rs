@@ -159,9 +159,10 @@ impl IntoResponses for TooManyUploads {
 /// Stores one image and answers its public URL.
 ///
 /// The image is recognised by its first bytes (PNG, JPEG, GIF or WebP), never by the declared
-/// type or file name, and may be at most 5 MiB. Deployed behind API Gateway, a binary body
-/// reaches Lambda base64-encoded within Lambda's 6 MB synchronous payload limit, so a file over
-/// about 4.4 MiB is refused by AWS before this function sees it (not with this API's 413 body).
+/// type or file name, and may be at most 5 MiB. Deployed behind API Gateway, though, a binary
+/// body reaches Lambda base64-encoded (4/3 of its size) inside an event that must fit Lambda's
+/// 6 MB synchronous payload limit: a file over about 4.4 MiB never reaches this function, and
+/// API Gateway answers with its own error body, not this API's 413.
 #[utoipa::path(
     post,
     path = "/api/v1/uploads/images",
