@@ -460,20 +460,29 @@ async fn s3_put_object_stores_the_body_with_its_headers_and_the_sdk_reads_it() {
     let bytes = read.body.collect().await.unwrap().into_bytes();
     assert_eq!(bytes.as_ref(), body.as_slice());
 
-    // The object's URL is path-style on the emulator, and serves it.
+    // The object's URL is path-style on the emulator, and serves it to anyone once a bucket
+    // policy lets them (the emulator, like S3, refuses anonymous reads otherwise).
     let url = s3.object_url(&bucket, key).unwrap();
+    let anonymous = platform::tls::http_client().build().unwrap();
+    let refused = anonymous.get(&url).send().await.unwrap();
+    assert_eq!(refused.status().as_u16(), 403);
+    let policy = serde_json::json!({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+                       "Resource": format!("arn:aws:s3:::{bucket}/images/*")}]
+    });
+    sdk.put_bucket_policy()
+        .bucket(&bucket)
+        .policy(policy.to_string())
+        .send()
+        .await
+        .unwrap();
     let endpoint = std::env::var("AWS_ENDPOINT_URL").unwrap();
     assert!(
         url.starts_with(&format!("{}/{bucket}/", endpoint.trim_end_matches('/'))),
         "{url}"
     );
-    let served = platform::tls::http_client()
-        .build()
-        .unwrap()
-        .get(&url)
-        .send()
-        .await
-        .unwrap();
+    let served = anonymous.get(&url).send().await.unwrap();
     assert_eq!(served.status().as_u16(), 200);
     assert_eq!(served.bytes().await.unwrap().as_ref(), body.as_slice());
 
