@@ -105,6 +105,7 @@ pub fn registry() -> Registry {
         "community-index-scheduler",
         community_index_scheduler_function::handler,
     );
+    registry.http("community-uploads", community_uploads_function::router);
     registry
 }
 

@@ -168,3 +168,93 @@ impl TestStack {
             .find(|t| t["slug"] == slug)
     }
 }
+
+/// Document B's image upload.
+pub const UPLOAD_IMAGES: &str = "/api/v1/uploads/images";
+/// The boundary of the forms [`form`] writes.
+pub const BOUNDARY: &str = "----stack-tests-7MA4YWxkTrZu0gW";
+
+/// One part of a `multipart/form-data` body: field name, file name, declared type, bytes.
+pub struct FormPart<'a> {
+    pub name: &'a str,
+    pub filename: Option<&'a str>,
+    pub content_type: Option<&'a str>,
+    pub bytes: &'a [u8],
+}
+
+impl<'a> FormPart<'a> {
+    /// The field `file` holding `bytes`, named and typed as `filename` and `content_type`.
+    pub fn file(filename: &'a str, content_type: &'a str, bytes: &'a [u8]) -> Self {
+        Self {
+            name: "file",
+            filename: Some(filename),
+            content_type: Some(content_type),
+            bytes,
+        }
+    }
+}
+
+/// A `multipart/form-data` body of `parts` with [`BOUNDARY`], as a browser writes it.
+pub fn form(parts: &[FormPart<'_>]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for part in parts {
+        body.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
+        let mut disposition = format!("Content-Disposition: form-data; name=\"{}\"", part.name);
+        if let Some(filename) = part.filename {
+            disposition.push_str(&format!("; filename=\"{filename}\""));
+        }
+        body.extend_from_slice(disposition.as_bytes());
+        body.extend_from_slice(b"\r\n");
+        if let Some(content_type) = part.content_type {
+            body.extend_from_slice(format!("Content-Type: {content_type}\r\n").as_bytes());
+        }
+        body.extend_from_slice(b"\r\n");
+        body.extend_from_slice(part.bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+    body
+}
+
+/// The content type of a [`form`] body.
+pub fn form_content_type() -> String {
+    format!("multipart/form-data; boundary={BOUNDARY}")
+}
+
+/// A 1×1 PNG.
+pub const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89\0\0\0\rIDATx\x9cc\xf8\x9f\xc6\xf0\x1f\0\x062\x02e3\t\xc2e\0\0\0\0IEND\xaeB`\x82";
+/// A 1×1 GIF.
+pub const GIF: &[u8] = b"GIF89a\x01\0\x01\0\x80\0\0\xff\xff\xff\0\0\0!\xf9\x04\x01\0\0\0\0,\0\0\0\0\x01\0\x01\0\0\x02\x02D\x01\0;";
+/// A 1×1 lossless WebP.
+pub const WEBP: &[u8] =
+    b"RIFF\x1a\0\0\0WEBPVP8L\r\0\0\0/\0\0\0\x10\x07\x10\x11\x11\x88\x88\xfe\x07\0";
+/// The start of a JFIF JPEG through its end marker (what sniffing reads is its first bytes).
+pub const JPEG: &[u8] = b"\xff\xd8\xff\xe0\0\x10JFIF\0\x01\x01\0\0\x01\0\x01\0\0\xff\xd9";
+
+impl TestStack {
+    /// `POST /api/v1/uploads/images` with `body` as a [`form`], with a token when given.
+    pub async fn upload(&self, token: Option<&str>, body: Vec<u8>) -> Response {
+        let mut request = self
+            .http
+            .post(self.url(UPLOAD_IMAGES))
+            .header("content-type", form_content_type())
+            .body(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.call().await
+    }
+
+    /// Uploads one file as `token`, which must answer 201 with a `Location` equal to its
+    /// `url`; the url.
+    pub async fn upload_ok(&self, token: &str, file: FormPart<'_>) -> String {
+        let response = self.upload(Some(token), form(&[file])).await;
+        let status = response.status().as_u16();
+        let location = header(response.headers(), "location").to_string();
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(status, 201, "upload: {body}");
+        let url = body["url"].as_str().expect("url").to_string();
+        assert_eq!(location, url);
+        url
+    }
+}

@@ -32,6 +32,10 @@ pub fn documents() -> Vec<(&'static str, OpenApi)> {
         ("ContentFunction", content_function::openapi()),
         ("GenAiFunction", genai_function::openapi()),
         ("CommunityFunction", community_function::openapi()),
+        (
+            "CommunityUploadsFunction",
+            community_uploads_function::openapi(),
+        ),
     ]
 }
 

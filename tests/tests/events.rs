@@ -137,6 +137,9 @@ async fn every_event_file_gets_its_expected_status() {
             "UsersFunction" => users_function::router(env).await.expect("router"),
             "ContentFunction" => content_function::router(env).await.expect("router"),
             "CommunityFunction" => community_function::router(env).await.expect("router"),
+            "CommunityUploadsFunction" => community_uploads_function::router(env)
+                .await
+                .expect("router"),
             "WebFunction" => web_function::router(env).await.expect("router"),
             "GenAiFunction" => genai_function::router(
                 env.with("LLM_BASE_URL", llm.base_url())

@@ -11,6 +11,7 @@
 //   issueServiceToken (not a JSON request body)
 //   followerDeltas (service or internal credentials only)
 //   cleanupDeletedAccount (service or internal credentials only)
+//   uploadImage (not a JSON request body)
 //   swaggerUi (platform surface, not an API call)
 //   apiDocs (platform surface, not an API call)
 
@@ -157,6 +158,12 @@ import { request } from "./http.js";
 /**
  * `UP`, or `DOWN` when a dependency (the function's table) cannot be reached.
  * @typedef {("UP"|"DOWN")} HealthStatus
+ */
+
+/**
+ * The form of an upload: one image in the field `file`. Other fields are ignored.
+ * @typedef {Object} ImageUpload
+ * @property {string} file A PNG, JPEG, GIF or WebP image of 1 byte to 5 MiB, recognised by its content (the part's declared type and file name are ignored).
  */
 
 /**
@@ -572,6 +579,12 @@ import { request } from "./http.js";
  * @property {boolean} deleted The last subscriber left: the source and its articles are gone from every read (their rows are removed in the background).
  * @property {string} id
  * @property {number} subscriberCount
+ */
+
+/**
+ * A stored image.
+ * @typedef {Object} UploadedImage
+ * @property {string} url Where the image is served, publicly: `images/{uuid}.{png|jpg|gif|webp}` under the uploads CDN (`UPLOADS_PUBLIC_BASE_URL`) or the bucket.
  */
 
 /**

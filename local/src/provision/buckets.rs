@@ -1,9 +1,12 @@
-//! S3 buckets: what `!Ref` and `!GetAtt` of a bucket give.
+//! S3 buckets: what `!Ref` and `!GetAtt` of a bucket give, and their bucket policies.
 
+use aws_sdk_dynamodb::error::DisplayErrorContext;
 use aws_sdk_s3::types::{BucketLocationConstraint, CreateBucketConfiguration};
+use tracing::info;
 
 use super::{Creation, Props, Result};
 use crate::aws::AwsClients;
+use crate::error::StackError;
 use crate::intrinsics::{Context, ResourceAttrs};
 use crate::names;
 use crate::template::Resource;
@@ -46,4 +49,38 @@ pub(super) async fn bucket(
             "WebsiteURL",
             format!("http://{name}.s3-website-{region}.amazonaws.com"),
         ))
+}
+
+/// A bucket's policy, put as the template resolves it: the emulator evaluates it for requests
+/// without credentials, so an object is publicly readable locally exactly where it is deployed
+/// (and refused elsewhere).
+pub(super) async fn policy(
+    id: &str,
+    res: &Resource,
+    ctx: &Context,
+    aws: &AwsClients,
+) -> Result<()> {
+    let props = Props::resolve(ctx, id, res, &["Bucket", "PolicyDocument"])?;
+    let bucket = props
+        .text("Bucket")
+        .ok_or_else(|| StackError::resource(id, "Bucket is required"))?;
+    let document = props
+        .get("PolicyDocument")
+        .ok_or_else(|| StackError::resource(id, "PolicyDocument is required"))?;
+    let policy = serde_json::to_string(document)
+        .map_err(|e| StackError::resource(id, format!("PolicyDocument: {e}")))?;
+    aws.s3
+        .put_bucket_policy()
+        .bucket(&bucket)
+        .policy(policy)
+        .send()
+        .await
+        .map_err(|e| {
+            StackError::resource(
+                id,
+                format!("PutBucketPolicy {bucket}: {}", DisplayErrorContext(&e)),
+            )
+        })?;
+    info!(bucket, logical_id = id, "put bucket policy");
+    Ok(())
 }

@@ -1,5 +1,5 @@
-//! Creates the template's tables, buckets, queues, event buses and pattern rules in the
-//! emulator, and records what `!Ref`/`!GetAtt` of each returns.
+//! Creates the template's tables, buckets (and their policies), queues, event buses and
+//! pattern rules in the emulator, and records what `!Ref`/`!GetAtt` of each returns.
 //!
 //! Idempotent: what already exists is kept (restarting the stack keeps local data). Queues are
 //! created first and get their `RedrivePolicy` afterwards, because a policy names its
@@ -28,6 +28,7 @@ use crate::template::Resource;
 pub const DYNAMODB_TABLE: &str = "AWS::DynamoDB::Table";
 pub const SIMPLE_TABLE: &str = "AWS::Serverless::SimpleTable";
 pub const S3_BUCKET: &str = "AWS::S3::Bucket";
+pub const S3_BUCKET_POLICY: &str = "AWS::S3::BucketPolicy";
 pub const SQS_QUEUE: &str = "AWS::SQS::Queue";
 pub const EVENT_BUS: &str = "AWS::Events::EventBus";
 pub const EVENT_RULE: &str = "AWS::Events::Rule";
@@ -55,6 +56,9 @@ pub async fn provision(
     for (id, res) in of_kind(&[S3_BUCKET]) {
         let attrs = buckets::bucket(id, res, ctx, aws).await?;
         record(id, attrs, ctx, &mut physical);
+    }
+    for (id, res) in of_kind(&[S3_BUCKET_POLICY]) {
+        buckets::policy(id, res, ctx, aws).await?;
     }
     for (id, res) in of_kind(&[SQS_QUEUE]) {
         let attrs = queues::queue(id, res, ctx, aws).await?;

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
 };
+use platform::aws::s3::PutObject;
 use platform::aws::sqs::BatchEntry;
 use platform::aws::AwsClients;
 use platform::dynamo::{
@@ -417,4 +418,84 @@ async fn sqs_sends_single_messages_and_batches() {
             .is_some_and(|c| c.contains("NonExistentQueue") || c.contains("QueueDoesNotExist")),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn s3_put_object_stores_the_body_with_its_headers_and_the_sdk_reads_it() {
+    let env = env();
+    let sdk = aws_sdk_s3::Client::from_conf(
+        aws_sdk_s3::config::Builder::from(&platform::aws::sdk_config(&env))
+            .force_path_style(true)
+            .build(),
+    );
+    let bucket = unique("aws-client").to_lowercase();
+    sdk.create_bucket().bucket(&bucket).send().await.unwrap();
+    let s3 = AwsClients::from_env(&env).await.s3();
+    let body: Vec<u8> = (0..300_000u32)
+        .map(|i| u8::try_from(i % 253).unwrap())
+        .collect();
+    let key = "images/a-key with spaces+plus.png";
+    s3.put_object(PutObject {
+        bucket: &bucket,
+        key,
+        body: body.clone().into(),
+        content_type: "image/png",
+        cache_control: Some("public, max-age=31536000, immutable"),
+    })
+    .await
+    .expect("put");
+
+    let read = sdk
+        .get_object()
+        .bucket(&bucket)
+        .key(key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read.content_type(), Some("image/png"));
+    assert_eq!(
+        read.cache_control(),
+        Some("public, max-age=31536000, immutable")
+    );
+    let bytes = read.body.collect().await.unwrap().into_bytes();
+    assert_eq!(bytes.as_ref(), body.as_slice());
+
+    // The object's URL is path-style on the emulator, and serves it to anyone once a bucket
+    // policy lets them (the emulator, like S3, refuses anonymous reads otherwise).
+    let url = s3.object_url(&bucket, key).unwrap();
+    let anonymous = platform::tls::http_client().build().unwrap();
+    let refused = anonymous.get(&url).send().await.unwrap();
+    assert_eq!(refused.status().as_u16(), 403);
+    let policy = serde_json::json!({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+                       "Resource": format!("arn:aws:s3:::{bucket}/images/*")}]
+    });
+    sdk.put_bucket_policy()
+        .bucket(&bucket)
+        .policy(policy.to_string())
+        .send()
+        .await
+        .unwrap();
+    let endpoint = std::env::var("AWS_ENDPOINT_URL").unwrap();
+    assert!(
+        url.starts_with(&format!("{}/{bucket}/", endpoint.trim_end_matches('/'))),
+        "{url}"
+    );
+    let served = anonymous.get(&url).send().await.unwrap();
+    assert_eq!(served.status().as_u16(), 200);
+    assert_eq!(served.bytes().await.unwrap().as_ref(), body.as_slice());
+
+    let error = s3
+        .put_object(PutObject {
+            bucket: &format!("{bucket}-missing"),
+            key: "k",
+            body: bytes::Bytes::from_static(b"x"),
+            content_type: "text/plain",
+            cache_control: None,
+        })
+        .await
+        .expect_err("no such bucket");
+    assert_eq!(error.code(), Some("NoSuchBucket"), "{error}");
+    assert!(!error.is_unavailable());
 }

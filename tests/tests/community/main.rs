@@ -20,3 +20,4 @@ mod posts;
 mod reactions;
 mod search;
 mod topics;
+mod uploads;

@@ -288,41 +288,10 @@ impl JsonClient {
 
     /// Calls `operation` with a JSON body; the successful response's status and body.
     pub async fn call_raw(&self, operation: &str, body: Bytes) -> Result<(u16, Bytes), AwsError> {
-        let retry = self.inner.retry;
-        match tokio::time::timeout(retry.operation_timeout, self.attempts(operation, body)).await {
-            Ok(result) => result,
-            Err(_) => Err(AwsError::Transport(TransportError::Timeout(format!(
-                "{operation} took longer than {:?}",
-                retry.operation_timeout
-            )))),
-        }
-    }
-
-    async fn attempts(&self, operation: &str, body: Bytes) -> Result<(u16, Bytes), AwsError> {
-        let retry = self.inner.retry;
-        let mut attempt = 1;
-        loop {
-            let outcome = match tokio::time::timeout(
-                retry.attempt_timeout,
-                self.attempt(operation, body.clone()),
-            )
-            .await
-            {
-                Ok(outcome) => outcome,
-                Err(_) => Err(AwsError::Transport(TransportError::Timeout(format!(
-                    "{operation} attempt took longer than {:?}",
-                    retry.attempt_timeout
-                )))),
-            };
-            match outcome {
-                Err(e) if e.is_retryable() && attempt < retry.attempts => {
-                    tracing::debug!(operation, attempt, error = %e, "AWS call retried");
-                    tokio::time::sleep(retry.backoff(attempt)).await;
-                    attempt += 1;
-                }
-                other => return other,
-            }
-        }
+        retrying(self.inner.retry, operation, || {
+            self.attempt(operation, body.clone())
+        })
+        .await
     }
 
     async fn attempt(&self, operation: &str, body: Bytes) -> Result<(u16, Bytes), AwsError> {
@@ -367,6 +336,47 @@ impl JsonClient {
             return Ok((status, response.into_body()));
         }
         Err(service_error(status, response.headers(), response.body()))
+    }
+}
+
+/// Runs `attempt` under `retry`: each attempt within its timeout, retryable failures
+/// (throttling, 5xx, timeouts, broken connections) tried again after a jittered backoff, the
+/// whole call within the operation's timeout. Shared by every protocol's client.
+pub(crate) async fn retrying<T, F, Fut>(
+    retry: RetryConfig,
+    operation: &str,
+    mut attempt: F,
+) -> Result<T, AwsError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, AwsError>>,
+{
+    let attempts = async {
+        let mut number = 1;
+        loop {
+            let outcome = match tokio::time::timeout(retry.attempt_timeout, attempt()).await {
+                Ok(outcome) => outcome,
+                Err(_) => Err(AwsError::Transport(TransportError::Timeout(format!(
+                    "{operation} attempt took longer than {:?}",
+                    retry.attempt_timeout
+                )))),
+            };
+            match outcome {
+                Err(e) if e.is_retryable() && number < retry.attempts => {
+                    tracing::debug!(operation, attempt = number, error = %e, "AWS call retried");
+                    tokio::time::sleep(retry.backoff(number)).await;
+                    number += 1;
+                }
+                other => return other,
+            }
+        }
+    };
+    match tokio::time::timeout(retry.operation_timeout, attempts).await {
+        Ok(result) => result,
+        Err(_) => Err(AwsError::Transport(TransportError::Timeout(format!(
+            "{operation} took longer than {:?}",
+            retry.operation_timeout
+        )))),
     }
 }
 

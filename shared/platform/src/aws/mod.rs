@@ -2,13 +2,14 @@
 //!
 //! Not the AWS SDK: the functions call two JSON-protocol services (DynamoDB, SQS), which a
 //! signed POST ([`sigv4`], [`json`]) covers for a fraction of the SDK's size and per-call
-//! CPU. In Lambda the region and credentials are environment variables, so no provider chain
+//! CPU, and S3's PutObject, one signed PUT ([`s3`]). In Lambda the region and credentials are environment variables, so no provider chain
 //! (profile files, SSO, STS, IMDS) is needed either. The HTTPS client ([`AwsHttpClient`])
 //! trusts the Amazon root CAs compiled in instead of reading the system certificate store
 //! (~150 files, most of a cold start's CPU before this), over rustls with ring.
 
 mod http;
 pub mod json;
+pub mod s3;
 #[cfg(feature = "sdk-http")]
 mod sdk_http;
 pub mod sigv4;
@@ -21,6 +22,7 @@ use crate::config::Env;
 
 pub use http::{AwsHttpClient, AwsHttpError};
 pub use json::{AwsError, JsonClient, ServiceError};
+pub use s3::S3;
 #[cfg(feature = "sdk-http")]
 pub use sdk_http::sdk_config;
 pub use sigv4::Credentials;
@@ -45,6 +47,7 @@ pub fn set_transport_hook(hook: TransportHook) -> bool {
 pub struct AwsClients {
     pub dynamodb: JsonClient,
     sqs: JsonClient,
+    s3: S3,
 }
 
 impl AwsClients {
@@ -94,15 +97,28 @@ impl AwsClients {
                 json::RetryConfig::STANDARD,
             )
         };
+        let s3 = S3::new(
+            region.unwrap_or_default(),
+            endpoint_url,
+            credentials.clone(),
+            transport.clone(),
+            s3::PUT_RETRY,
+        );
         Self {
             dynamodb: client(json::DYNAMODB),
             sqs: client(json::SQS),
+            s3,
         }
     }
 
     /// The SQS client.
     pub fn sqs(&self) -> Sqs {
         Sqs::new(self.sqs.clone())
+    }
+
+    /// The S3 client (path-style when `AWS_ENDPOINT_URL` is set).
+    pub fn s3(&self) -> S3 {
+        self.s3.clone()
     }
 }
 
