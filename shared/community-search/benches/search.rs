@@ -165,9 +165,25 @@ async fn main() {
         })
         .collect();
     let mut transactions = 0usize;
+    // Two at a time, as the indexer's MaximumConcurrency; a timed-out or contended apply is
+    // applied again (it resumes where it stopped), as a redelivered message would be.
+    let apply = |doc: &'static IndexDoc| {
+        let index = index.clone();
+        async move {
+            let mut attempt = 0;
+            loop {
+                attempt += 1;
+                match index.apply(doc).await {
+                    Err(e) if e.is_unavailable() && attempt < 5 => continue,
+                    other => return other,
+                }
+            }
+        }
+    };
+    let docs: &'static [IndexDoc] = docs.leak();
     let mut stream = futures::stream::iter(docs.iter())
-        .map(|doc| index.apply(doc))
-        .buffer_unordered(8);
+        .map(apply)
+        .buffer_unordered(2);
     let mut done = 0;
     while let Some(applied) = stream.next().await {
         if let community_search::Applied::Indexed { transactions: t } = applied.unwrap() {
