@@ -7,14 +7,12 @@
 use std::sync::Arc;
 
 use aws_lambda_events::event::eventbridge::EventBridgeEvent;
-use community::store::Store;
 use community::{IndexQueue, PostSearch};
 use community_search::DynamoSearchIndex;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use platform::aws::AwsClients;
-use platform::dynamo::Table;
-use platform::{BoxError, Clock, ConfigError, Env, ScheduleHandler};
+use platform::{BoxError, ConfigError, Env, ScheduleHandler};
 
 /// Default wait before a post's index request is sent again.
 pub const DEFAULT_RESCUE_MINUTES: i64 = 2;
@@ -31,14 +29,9 @@ pub struct CommunityIndexScheduler {
 /// Builds the handler from its environment: what a cold start does.
 pub async fn handler(env: Env) -> Result<Arc<dyn ScheduleHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    let store = Store::new(
-        Table::from_env(&env, &aws, "COMMUNITY_TABLE")?,
-        Clock::system(),
-    );
-    let index = DynamoSearchIndex::new(Table::from_env(&env, &aws, "SEARCH_INDEX_TABLE")?);
     let queue = IndexQueue::from_env(&env, aws.sqs())?;
     Ok(Arc::new(CommunityIndexScheduler::new(
-        PostSearch::new(store, index),
+        PostSearch::from_env(&env, &aws)?,
         queue,
         wait_from_env(&env)?,
     )))

@@ -18,14 +18,12 @@ use std::sync::Arc;
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
 use community::search::{IndexOutcome, IndexRequest};
-use community::store::Store;
 use community::{IndexQueue, PostSearch};
 use community_search::DynamoSearchIndex;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use platform::aws::AwsClients;
-use platform::dynamo::Table;
-use platform::{BoxError, Clock, Env, SqsHandler};
+use platform::{BoxError, Env, SqsHandler};
 
 /// Index transactions one message may spend: a 50,000-character post fits in about 45,
 /// a few seconds of the function's timeout.
@@ -41,14 +39,9 @@ pub struct CommunityIndexer {
 /// `SEARCH_INDEX_QUEUE_URL`): what a cold start does.
 pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    let store = Store::new(
-        Table::from_env(&env, &aws, "COMMUNITY_TABLE")?,
-        Clock::system(),
-    );
-    let index = DynamoSearchIndex::new(Table::from_env(&env, &aws, "SEARCH_INDEX_TABLE")?);
     let queue = IndexQueue::from_env(&env, aws.sqs())?;
     Ok(Arc::new(CommunityIndexer::new(
-        PostSearch::new(store, index),
+        PostSearch::from_env(&env, &aws)?,
         queue,
         MAX_TRANSACTIONS_PER_MESSAGE,
     )))

@@ -35,7 +35,6 @@ use community::{CleanupQueue, Community, IndexQueue, PostSearch};
 use community_search::DynamoSearchIndex;
 use platform::auth::{AuthUser, InternalService, MaybeUser};
 use platform::aws::AwsClients;
-use platform::dynamo::Table;
 use platform::http::{Json, Query, DEFAULT_BODY_LIMIT};
 use platform::openapi::{ReasonErrorBody, SecuritySchemes};
 use platform::tokens::{InternalToken, TokenVerifier};
@@ -82,8 +81,7 @@ impl FromRef<AppState> for InternalToken {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let community = Community::from_env(&env, &aws)?;
-    let index = DynamoSearchIndex::new(Table::from_env(&env, &aws, "SEARCH_INDEX_TABLE")?);
-    let search = PostSearch::new(community.store().clone(), index);
+    let search = PostSearch::from_env(&env, &aws)?;
     let queues = Queues {
         index: IndexQueue::from_env(&env, aws.sqs())?,
         cleanup: CleanupQueue::from_env(&env, aws.sqs())?,

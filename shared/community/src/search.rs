@@ -174,6 +174,22 @@ pub struct PostSearch<I> {
     index: I,
 }
 
+impl PostSearch<community_search::DynamoSearchIndex> {
+    /// Search over `COMMUNITY_TABLE` and `SEARCH_INDEX_TABLE`, with the system clock.
+    pub fn from_env(env: &Env, aws: &platform::aws::AwsClients) -> Result<Self, ConfigError> {
+        let store = Store::new(
+            platform::dynamo::Table::from_env(env, aws, "COMMUNITY_TABLE")?,
+            platform::Clock::system(),
+        );
+        let index = community_search::DynamoSearchIndex::new(platform::dynamo::Table::from_env(
+            env,
+            aws,
+            "SEARCH_INDEX_TABLE",
+        )?);
+        Ok(Self::new(store, index))
+    }
+}
+
 impl<I: SearchIndex> PostSearch<I> {
     pub fn new(store: Store, index: I) -> Self {
         Self { store, index }
