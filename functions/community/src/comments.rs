@@ -14,6 +14,7 @@ use platform::ApiError;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use crate::brake::{TooManyWrites, Write};
 use crate::errors::to_api;
 use crate::{maybe_user_id, user_id, Answer, AppState};
 
@@ -81,7 +82,9 @@ pub(crate) struct CommentRequest {
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
         (status = 404, description = "No such post or not published, or `parentId` names no comment on this post", body = ReasonErrorBody),
         (status = 409, description = "The post has 1,000 comments", body = ReasonErrorBody),
+        TooManyWrites,
         (status = 502, description = "The identity service could not be reached", body = ReasonErrorBody),
+        (status = 503, description = "The limits table cannot be reached: retry later", body = ReasonErrorBody),
     )
 )]
 pub(crate) async fn add_comment(
@@ -99,6 +102,7 @@ pub(crate) async fn add_comment(
         .as_deref()
         .map(|p| CommentId::parse("parentId", p))
         .transpose()?;
+    state.brake.admit(Write::Comment, caller.as_str()).await?;
     let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
     let comment = state
         .community
@@ -132,6 +136,7 @@ pub(crate) struct CommentLikeRequest {
         (status = 400, description = "type (LIKE or NONE) or the id is invalid", body = ReasonErrorBody),
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
         (status = 404, description = "No such comment", body = ReasonErrorBody),
+        TooManyWrites,
     )
 )]
 pub(crate) async fn like_comment(
@@ -143,6 +148,7 @@ pub(crate) async fn like_comment(
     let id = CommentId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let like = CommentLike::parse(body.kind.as_deref())?;
+    state.brake.admit(Write::Reaction, caller.as_str()).await?;
     state
         .community
         .like_comment(&id, &caller, like)

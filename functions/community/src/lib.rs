@@ -9,6 +9,7 @@
 //! (404, 405, 413, 415) included.
 
 mod accounts;
+pub mod brake;
 mod comments;
 pub mod errors;
 pub mod identity;
@@ -42,6 +43,7 @@ use platform::{ApiError, BoxError, Env, ErrorStyle};
 use serde::{Deserialize, Deserializer};
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
+use crate::brake::{TooManyWrites, Write, WriteBrake};
 use crate::errors::to_api;
 use crate::identity::UsersDirectory;
 
@@ -61,6 +63,7 @@ pub struct AppState {
     verifier: Arc<TokenVerifier>,
     internal_token: InternalToken,
     users: UsersDirectory,
+    brake: Arc<WriteBrake>,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
 }
@@ -86,7 +89,8 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         index: IndexQueue::from_env(&env, aws.sqs())?,
         cleanup: CleanupQueue::from_env(&env, aws.sqs())?,
     };
-    app(Arc::new(community), Arc::new(search), queues, &env)
+    let brake = WriteBrake::from_env(&env, &aws)?;
+    app(Arc::new(community), Arc::new(search), queues, brake, &env)
 }
 
 /// The queues the community function sends to.
@@ -102,6 +106,7 @@ pub fn app(
     community: Arc<Community>,
     search: Arc<PostSearch<DynamoSearchIndex>>,
     queues: Queues,
+    brake: WriteBrake,
     env: &Env,
 ) -> Result<Router, BoxError> {
     let state = AppState {
@@ -115,6 +120,7 @@ pub fn app(
             IDENTITY_TIMEOUT,
             env.get("INTERNAL_SERVICE_TOKEN").map(str::to_string),
         )?,
+        brake: Arc::new(brake),
         internal_api_url: env.get("INTERNAL_API_URL").map(str::to_string),
     };
     let routes = Router::new()
@@ -357,7 +363,9 @@ impl From<PostRequest> for RawPost {
         (status = 400, description = "A field is invalid (`message` names it)", body = ReasonErrorBody),
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
         (status = 415, description = "Not JSON", body = ReasonErrorBody),
+        TooManyWrites,
         (status = 502, description = "The identity service could not be reached", body = ReasonErrorBody),
+        (status = 503, description = "The limits table cannot be reached: retry later", body = ReasonErrorBody),
     )
 )]
 async fn create_post(
@@ -368,6 +376,7 @@ async fn create_post(
 ) -> Result<Response, ApiError> {
     let caller = user_id(&user)?;
     let input = PostInput::parse(body.into())?;
+    state.brake.admit(Write::Post, caller.as_str()).await?;
     let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
     let post = state
         .community
@@ -472,6 +481,8 @@ async fn get_post(
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
         (status = 403, description = "Not the author", body = ReasonErrorBody),
         (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
+        TooManyWrites,
+        (status = 503, description = "The limits table cannot be reached: retry later", body = ReasonErrorBody),
     )
 )]
 async fn replace_post(
@@ -483,6 +494,7 @@ async fn replace_post(
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let input = PostInput::parse(body.into())?;
+    state.brake.admit(Write::Post, caller.as_str()).await?;
     let post = state
         .community
         .replace_post(&id, &caller, input)
@@ -550,6 +562,8 @@ struct PostPatchRequest {
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
         (status = 403, description = "Not the author", body = ReasonErrorBody),
         (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
+        TooManyWrites,
+        (status = 503, description = "The limits table cannot be reached: retry later", body = ReasonErrorBody),
     )
 )]
 async fn patch_post(
@@ -569,6 +583,7 @@ async fn patch_post(
         topics: body.topics,
         status: body.status,
     })?;
+    state.brake.admit(Write::Post, caller.as_str()).await?;
     let post = state
         .community
         .patch_post(&id, &caller, patch)

@@ -12,6 +12,7 @@ use platform::openapi::ReasonErrorBody;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use crate::brake::{TooManyWrites, Write};
 use crate::errors::to_api;
 use crate::{user_id, Answer, AppState};
 
@@ -47,6 +48,7 @@ pub(crate) struct ReactionRequest {
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
         (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
         (status = 409, description = "The caller's own draft", body = ReasonErrorBody),
+        TooManyWrites,
     )
 )]
 pub(crate) async fn react(
@@ -58,6 +60,7 @@ pub(crate) async fn react(
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let reaction = PostReaction::parse(body.kind.as_deref())?;
+    state.brake.admit(Write::Reaction, caller.as_str()).await?;
     state
         .community
         .react(&id, &caller, reaction)
@@ -80,6 +83,7 @@ pub(crate) async fn react(
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
         (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
         (status = 409, description = "The caller's own draft", body = ReasonErrorBody),
+        TooManyWrites,
     )
 )]
 pub(crate) async fn bookmark(
@@ -103,6 +107,7 @@ pub(crate) async fn bookmark(
         (status = 400, description = "id is not a UUID", body = ReasonErrorBody),
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
         (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
+        TooManyWrites,
     )
 )]
 pub(crate) async fn unbookmark(
@@ -121,6 +126,7 @@ async fn mark(
 ) -> Answer<BookmarkResult> {
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
+    state.brake.admit(Write::Reaction, caller.as_str()).await?;
     state
         .community
         .bookmark(&id, &caller, bookmarked)

@@ -21,3 +21,4 @@ mod reactions;
 mod search;
 mod topics;
 mod uploads;
+mod write_limits;

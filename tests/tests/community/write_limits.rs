@@ -1,0 +1,105 @@
+//! The per-user brake on community writes (`CommunityRateLimit*`): past a limit a 429 with
+//! `Retry-After` in Document B's body; counted per user and per kind of write; a refused
+//! input (400) costs nothing.
+
+use reqwest::Response;
+use serde_json::{json, Value};
+use stack_tests::community::{assert_reason_error, message, post_input, post_path, POSTS};
+use stack_tests::{header, TestStack};
+
+/// Asserts the brake's 429: `Retry-After` within the day's window, named in the message.
+async fn assert_limited(response: Response) {
+    let retry_after: u64 = header(response.headers(), "retry-after")
+        .parse()
+        .expect("Retry-After seconds");
+    assert!((1..=86_400).contains(&retry_after), "{retry_after}");
+    let body: Value = assert_reason_error(response, 429).await;
+    assert!(message(&body).contains(&retry_after.to_string()), "{body}");
+}
+
+fn status(response: &Response) -> u16 {
+    response.status().as_u16()
+}
+
+#[tokio::test]
+async fn community_writes_are_limited_per_user_and_kind() {
+    let parameters = [
+        ("CommunityRateLimitPosts", "3/86400"),
+        ("CommunityRateLimitComments", "2/86400"),
+        ("CommunityRateLimitReactions", "3/86400"),
+    ];
+    let t = TestStack::start_with(
+        parameters
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    )
+    .await;
+    let (_, alice) = t.member("alice").await;
+    let (_, bob) = t.member("bob").await;
+
+    // Posts: a refused input does not count; create, replace and patch do.
+    let bad = t
+        .post_json_auth(POSTS, &alice, &json!({"title": "x", "content": "y"}))
+        .await;
+    assert_reason_error(bad, 400).await;
+    let post = t.create_post(&alice, &post_input("Limits apply", &[])).await;
+    let id = post["id"].as_str().unwrap();
+    let replaced = t
+        .put_json_auth(&post_path(id), &alice, &post_input("Limits replaced", &[]))
+        .await;
+    assert_eq!(status(&replaced), 200);
+    let patched = t
+        .patch_json_auth(&post_path(id), &alice, &json!({"title": "Limits patched"}))
+        .await;
+    assert_eq!(status(&patched), 200);
+    let refused = t
+        .post_json_auth(POSTS, &alice, &post_input("One too many", &[]))
+        .await;
+    assert_limited(refused).await;
+    let refused_patch = t
+        .patch_json_auth(&post_path(id), &alice, &json!({"title": "Patched again"}))
+        .await;
+    assert_limited(refused_patch).await;
+    // Another user writes on.
+    t.create_post(&bob, &post_input("Bob is not limited", &[]))
+        .await;
+
+    // Comments, counted apart from posts.
+    let comments = format!("{}/comments", post_path(id));
+    for text in ["first", "second"] {
+        let added = t
+            .post_json_auth(&comments, &alice, &json!({ "text": text }))
+            .await;
+        assert_eq!(status(&added), 201, "{text}");
+    }
+    let refused = t
+        .post_json_auth(&comments, &alice, &json!({"text": "third"}))
+        .await;
+    assert_limited(refused).await;
+    let by_bob = t
+        .post_json_auth(&comments, &bob, &json!({"text": "bob's"}))
+        .await;
+    assert_eq!(status(&by_bob), 201);
+    let comment: Value = by_bob.json().await.unwrap();
+    let comment_id = comment["id"].as_str().unwrap();
+
+    // Reactions, comment likes and bookmarks share one limit.
+    assert_eq!(status(&t.react(id, &bob, "LIKE").await), 200);
+    assert_eq!(status(&t.bookmark(id, &bob, true).await), 200);
+    let liked = t
+        .put_json_auth(
+            &format!("/api/v1/comments/{comment_id}/reaction"),
+            &bob,
+            &json!({"type": "LIKE"}),
+        )
+        .await;
+    assert_eq!(status(&liked), 200);
+    assert_limited(t.react(id, &bob, "DISLIKE").await).await;
+    assert_limited(t.bookmark(id, &bob, false).await).await;
+    // The refused switch changed nothing.
+    let shown = t.get_ok(&post_path(id), Some(&bob)).await;
+    assert_eq!(shown["likeCount"], 1, "{shown}");
+    assert_eq!(shown["dislikeCount"], 0, "{shown}");
+    assert_eq!(status(&t.react(id, &alice, "LIKE").await), 200);
+}
