@@ -11,6 +11,10 @@ costs time in the size of its tables (100-item transactions took over 12 s on a 
 of a few hundred posts). Here a transaction backs up only the items it names and puts them
 back when it is cancelled: the same outcome, in time of the transaction's size.
 
+moto ignores TransactWriteItems' ClientRequestToken; DynamoDB answers a repeated token (within
+10 minutes) with success without writing again, which makes a retry after a timeout safe. Here
+too: a token whose transaction succeeded is remembered for 10 minutes.
+
 Usage: python local/emulator.py -H 127.0.0.1 -p PORT   (the same arguments as moto_server)
 """
 
@@ -18,10 +22,12 @@ import copy
 import functools
 import sys
 import threading
+import time
 
 import moto.dynamodb.models as dynamodb_models
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.table import Table
+from moto.dynamodb.responses import DynamoHandler
 from moto.server import main
 
 _WRITES = threading.RLock()
@@ -98,6 +104,28 @@ DynamoDBBackend.transact_write_items = _transact_with_item_backups
 
 for _name in ("put_item", "update_item", "delete_item", "transact_write_items"):
     setattr(DynamoDBBackend, _name, _serialised(getattr(DynamoDBBackend, _name)))
+
+_TOKEN_SECONDS = 600
+_succeeded = {}  # ClientRequestToken -> (monotonic time, the answer)
+_handle_transaction = DynamoHandler.transact_write_items
+
+
+def _idempotent_transaction(self):
+    token = self.body.get("ClientRequestToken")
+    if not token:
+        return _handle_transaction(self)
+    with _WRITES:
+        now = time.monotonic()
+        for old in [t for t, (at, _) in _succeeded.items() if now - at > _TOKEN_SECONDS]:
+            del _succeeded[old]
+        if token in _succeeded:
+            return _succeeded[token][1]
+        answer = _handle_transaction(self)
+        _succeeded[token] = (now, answer)
+        return answer
+
+
+DynamoHandler.transact_write_items = _idempotent_transaction
 
 if __name__ == "__main__":
     sys.exit(main())

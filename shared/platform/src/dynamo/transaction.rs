@@ -170,7 +170,8 @@ impl Transaction {
         .await
     }
 
-    /// Writes every item or none. Can be called again after a [`TransactionError::Conflict`].
+    /// Writes every item or none. Can be called again after a [`TransactionError::Conflict`]
+    /// (a new call is a new request: it has its own idempotency token).
     pub async fn commit(&self) -> Result<(), TransactionError> {
         if self.items.is_empty() {
             return Ok(());
@@ -179,7 +180,11 @@ impl Transaction {
         #[serde(rename_all = "PascalCase")]
         struct Input<'a> {
             transact_items: &'a [TransactWriteItem],
+            client_request_token: String,
         }
+        // One token for this commit's attempts: an attempt retried after a timeout, whose
+        // first try did apply, succeeds without applying twice (or failing its own conditions).
+        let token = request_token();
         let result = self
             .table
             .client()
@@ -187,6 +192,7 @@ impl Transaction {
                 "TransactWriteItems",
                 &Input {
                     transact_items: &self.items,
+                    client_request_token: token,
                 },
             )
             .await;
@@ -227,6 +233,17 @@ impl Transaction {
     }
 }
 
+/// A fresh idempotency token: 32 random hex digits (DynamoDB takes 1 to 36 characters).
+fn request_token() -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes: [u8; 16] = rand::random();
+    bytes
+        .iter()
+        .flat_map(|b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])
+        .map(char::from)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{key, n, s};
@@ -235,6 +252,14 @@ mod tests {
 
     fn table() -> Table {
         Table::new(JsonClient::disconnected(json::DYNAMODB), "t")
+    }
+
+    #[test]
+    fn each_commit_has_its_own_request_token() {
+        let (a, b) = (request_token(), request_token());
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert_ne!(a, b);
     }
 
     #[test]
