@@ -24,9 +24,12 @@ pub const MAX_TERMS: usize = 64;
 pub const MAX_NEIGHBOURS: usize = 32;
 /// Pairs less similar than this are not kept (they count as 0 in average linkage).
 pub const EDGE_FLOOR: f64 = 0.05;
-/// A term in more articles than `max(MIN_POSTINGS_CAP, articles / 10)` does not propose
-/// candidate pairs (it still counts in the similarity of pairs found through other terms).
-pub const MIN_POSTINGS_CAP: usize = 100;
+/// A term held by more than `max(MAX_DF_FLOOR, articles / MAX_DF_SHARE)` of the day's
+/// articles is ignored, like a stop word ("football" on a day of football): it would weigh
+/// little anyway (idf), and it bounds the pairs the inverted index proposes.
+pub const MAX_DF_FLOOR: usize = 100;
+/// See [`MAX_DF_FLOOR`].
+pub const MAX_DF_SHARE: usize = 10;
 /// The default threshold, chosen on the labelled set (see the crate docs).
 pub const DEFAULT_THRESHOLD: f64 = 0.2;
 
@@ -140,8 +143,13 @@ pub fn cluster_with(mut articles: Vec<Article>, options: &Options) -> Vec<Story>
 /// A sparse unit vector: (term, weight), sorted by term.
 type Vector = Vec<(u32, f64)>;
 
-/// TF-IDF vectors (idf from the day's articles themselves), `(1 + ln tf)·idf`, the heaviest
-/// [`MAX_TERMS`] kept, L2-normalised.
+/// The most articles a term may be in and still count (see [`MAX_DF_FLOOR`]).
+fn max_df(articles: usize) -> usize {
+    MAX_DF_FLOOR.max(articles / MAX_DF_SHARE)
+}
+
+/// TF-IDF vectors (idf from the day's articles themselves), `(1 + ln tf)·idf·name`, without
+/// the terms of more than [`max_df`] articles, the heaviest [`MAX_TERMS`] kept, L2-normalised.
 fn vectorize(articles: &[Article]) -> Vec<Vector> {
     let mut dictionary: HashMap<String, u32> = HashMap::new();
     let mut counts: Vec<BTreeMap<u32, u32>> = Vec::with_capacity(articles.len());
@@ -179,6 +187,7 @@ fn vectorize(articles: &[Article]) -> Vec<Vector> {
             *df.entry(*term).or_default() += 1;
         }
     }
+    let max_df = u32::try_from(max_df(articles.len())).unwrap_or(u32::MAX);
     let n = articles.len() as f64;
     counts
         .into_iter()
@@ -186,8 +195,11 @@ fn vectorize(articles: &[Article]) -> Vec<Vector> {
         .map(|(tf, named)| {
             let mut weights: Vec<(u32, f64)> = tf
                 .into_iter()
-                .map(|(term, count)| {
-                    let d = f64::from(df.get(&term).copied().unwrap_or(1));
+                .filter_map(|(term, count)| {
+                    let d = df.get(&term).copied().unwrap_or(1);
+                    (d <= max_df).then_some((term, count, f64::from(d)))
+                })
+                .map(|(term, count, d)| {
                     let idf = ((n + 1.0) / (d + 1.0)).ln() + 1.0;
                     let name = if named.binary_search(&term).is_ok() {
                         NAME_WEIGHT
@@ -211,51 +223,27 @@ fn vectorize(articles: &[Article]) -> Vec<Vector> {
         .collect()
 }
 
-fn dot(a: &Vector, b: &Vector) -> f64 {
-    let (mut i, mut j, mut sum) = (a.iter().peekable(), b.iter().peekable(), 0.0);
-    while let (Some(&&(ta, wa)), Some(&&(tb, wb))) = (i.peek(), j.peek()) {
-        match ta.cmp(&tb) {
-            Ordering::Less => {
-                i.next();
-            }
-            Ordering::Greater => {
-                j.next();
-            }
-            Ordering::Equal => {
-                sum += wa * wb;
-                i.next();
-                j.next();
-            }
-        }
-    }
-    sum
-}
-
 /// Each article's most similar others (cosine ≥ [`EDGE_FLOOR`], at most [`MAX_NEIGHBOURS`]),
 /// made symmetric: `result[i]` holds `(j, similarity)` sorted by `j`.
 ///
-/// Candidates come from an inverted index of the terms held by at most
-/// `max(MIN_POSTINGS_CAP, n / 10)` articles, so the work is Σ df² over those terms rather than
-/// n² pairs; the similarity of a candidate pair is then exact (over all their terms).
+/// The dot products are accumulated over an inverted index, so the work is Σ df² over the
+/// terms, each df at most [`max_df`], rather than n² pairs, and only pairs that share a term
+/// are ever looked at.
 fn neighbours(vectors: &[Vector]) -> Vec<Vec<(usize, f64)>> {
     let n = vectors.len();
-    let cap = MIN_POSTINGS_CAP.max(n / 10);
     let mut postings: HashMap<u32, Vec<(usize, f64)>> = HashMap::new();
     for (doc, vector) in vectors.iter().enumerate() {
         for &(term, weight) in vector {
             postings.entry(term).or_default().push((doc, weight));
         }
     }
-    postings.retain(|_, list| list.len() <= cap);
 
     let mut accumulated = vec![0.0_f64; n];
     let mut touched: Vec<usize> = Vec::new();
     let mut edges: Vec<(usize, usize, f64)> = Vec::new();
     for (i, vector) in vectors.iter().enumerate() {
-        let mut partial = true;
         for (term, weight) in vector {
             let Some(list) = postings.get(term) else {
-                partial = false;
                 continue;
             };
             for &(j, other) in list {
@@ -275,11 +263,7 @@ fn neighbours(vectors: &[Vector]) -> Vec<Vec<(usize, f64)>> {
             let Some(slot) = accumulated.get_mut(j) else {
                 continue;
             };
-            let similarity = match (partial, vectors.get(j)) {
-                (false, Some(other)) => dot(vector, other),
-                _ => *slot,
-            };
-            *slot = 0.0;
+            let similarity = std::mem::take(slot);
             if similarity >= EDGE_FLOOR {
                 nearest.push((j, similarity.min(1.0)));
             }
@@ -289,7 +273,7 @@ fn neighbours(vectors: &[Vector]) -> Vec<Vec<(usize, f64)>> {
         nearest.truncate(MAX_NEIGHBOURS);
         edges.extend(nearest.into_iter().map(|(j, s)| (i.min(j), i.max(j), s)));
     }
-    edges.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    edges.sort_by_key(|a| (a.0, a.1));
     edges.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
 
     let mut adjacency: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];

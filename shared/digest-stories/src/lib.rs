@@ -12,6 +12,6 @@ pub mod text;
 pub use article::{Article, ArticleId, SourceId, TopicId};
 pub use cluster::{
     cluster, cluster_with, InvalidThreshold, Linkage, Options, Story, StorySource, Threshold,
-    DEFAULT_THRESHOLD, EDGE_FLOOR, MAX_NEIGHBOURS, MAX_TERMS, MAX_TEXT_TOKENS, MIN_POSTINGS_CAP,
-    NAME_WEIGHT, TITLE_WEIGHT,
+    DEFAULT_THRESHOLD, EDGE_FLOOR, MAX_DF_FLOOR, MAX_DF_SHARE, MAX_NEIGHBOURS, MAX_TERMS,
+    MAX_TEXT_TOKENS, NAME_WEIGHT, TITLE_WEIGHT,
 };

@@ -296,12 +296,10 @@ pub fn stem(word: &str) -> String {
     let n = b.len();
     if n >= 4 {
         if let (Some(&last), Some(&before)) = (b.get(n - 1), b.get(n - 2)) {
-            if last == before && !is_vowel(last) && !matches!(last, b'l' | b's' | b'z') {
-                stem.pop();
-            } else if last == b'e'
-                && before != b'e'
-                && has_vowel(stem.get(..n - 1).unwrap_or_default())
-            {
+            let doubled = last == before && !is_vowel(last) && !matches!(last, b'l' | b's' | b'z');
+            let silent_e =
+                last == b'e' && before != b'e' && has_vowel(stem.get(..n - 1).unwrap_or_default());
+            if doubled || silent_e {
                 stem.pop();
             }
         }
