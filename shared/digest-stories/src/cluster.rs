@@ -105,7 +105,7 @@ pub struct StorySource {
 pub struct Story {
     /// Oldest first (then by id); never empty.
     pub articles: Vec<Article>,
-    /// Distinct sources, in the order they first reported the story (then by id).
+    /// Distinct sources, in the order they first reported the story (ties: the article id).
     pub sources: Vec<StorySource>,
     /// The headline of the representative article.
     pub headline: String,

@@ -1,5 +1,5 @@
 //! Text normalisation: lowercase, accent folding, tokens, stop words, light English stemming.
-//! "Séisme: 6.1 quakes KILLED three" → `seism`, `6.1`, `quake`, `kill`, `three`.
+//! "Séisme: 6.1 quakes KILLED three" → `seism`, `6.1`, `quak`, `kill`, `three`.
 //!
 //! Deliberately smaller than `community-search`'s analyzer (Porter2, a full folding table):
 //! that crate links the platform's DynamoDB client, and clustering headlines needs only that
