@@ -1167,6 +1167,24 @@ export function topicStats(options = {}) {
 }
 
 /**
+ * Stores one image and answers its public URL.
+ *
+ * The image is recognised by its first bytes (PNG, JPEG, GIF or WebP), never by the declared
+ * type or file name, and may be at most 5 MiB. Deployed behind API Gateway, though, a binary
+ * body reaches Lambda base64-encoded (4/3 of its size) inside an event that must fit Lambda's
+ * 6 MB synchronous payload limit: a file over about 4.4 MiB never reaches this function, and
+ * API Gateway answers with its own error body, not this API's 413.
+ *
+ * `POST /api/v1/uploads/images`
+ * @param {FormData} form Sent as multipart/form-data: the fields of `ImageUpload`.
+ * @param {RequestOptions} [options]
+ * @returns {Promise<UploadedImage>}
+ */
+export function uploadImage(form, options = {}) {
+  return request("POST", `/api/v1/uploads/images`, { ...options, form, auth: "required" });
+}
+
+/**
  * Posts a user bookmarked, newest bookmark first; others see it only when the user shows
  * their bookmarks.
  *
@@ -1204,22 +1222,4 @@ export function userLikes(id, query = {}, options = {}) {
  */
 export function userPosts(id, query = {}, options = {}) {
   return request("GET", `/api/v1/users/${encodeURIComponent(id)}/posts`, { ...options, query, auth: "optional" });
-}
-
-/**
- * Stores one image and answers its public URL.
- *
- * The image is recognised by its first bytes (PNG, JPEG, GIF or WebP), never by the declared
- * type or file name, and may be at most 5 MiB. Deployed behind API Gateway, though, a binary
- * body reaches Lambda base64-encoded (4/3 of its size) inside an event that must fit Lambda's
- * 6 MB synchronous payload limit: a file over about 4.4 MiB never reaches this function, and
- * API Gateway answers with its own error body, not this API's 413.
- *
- * `POST /api/v1/uploads/images`
- * @param {FormData} form Sent as multipart/form-data: the fields of `ImageUpload`.
- * @param {RequestOptions} [options]
- * @returns {Promise<UploadedImage>}
- */
-export function uploadImage(form, options = {}) {
-  return request("POST", `/api/v1/uploads/images`, { ...options, form, auth: "required" });
 }

@@ -25,7 +25,12 @@ export async function communityPost(main, match, { signal, title }) {
       heading.textContent = post.title;
       title(post.title);
       const thread = h("section", { class: "comments", "aria-labelledby": "comments-heading" });
+      // The heading moves into the post: keep the focus the page change gave it.
+      const focused = document.activeElement === heading;
       mount(main, reader(post, heading), post.status === "PUBLISHED" ? thread : null);
+      if (focused) {
+        heading.focus();
+      }
       if (post.status === "PUBLISHED") {
         await commentThread(thread, post.id, signal);
       }

@@ -41,28 +41,46 @@ export async function communityEdit(main, match, { signal, title }) {
     needsLogin(main, "Edit post");
     return;
   }
-  mount(main, head("Edit post"), loading("Loading the post"));
+  const heading = h("h1", { tabindex: "-1" }, "Edit post");
+  /** Shows `content` under the heading, keeping the focus the page change gave it. */
+  const show = (/** @type {string|null} */ lede, /** @type {import("./dom.js").Children} */ content) => {
+    const focused = document.activeElement === heading;
+    mount(main, head(heading, lede), content);
+    if (focused) {
+      heading.focus();
+    }
+  };
+  show(null, loading("Loading the post"));
   try {
     const post = await api.getPost(match.params.id, { signal });
     if (post.author.id !== user.id) {
-      mount(main, head("Edit post"), errorBox(null, null, { title: "Not your post", text: "Only its author can edit a post." }));
+      show(null, errorBox(null, null, { title: "Not your post", text: "Only its author can edit a post." }));
       return;
     }
+    const draft = post.status === "DRAFT";
+    heading.textContent = draft ? "Edit draft" : "Edit post";
     title(`Edit: ${post.title}`);
-    mount(main, head(post.status === "DRAFT" ? "Edit draft" : "Edit post", post.status === "DRAFT" ? "A draft: only you can see it until you publish it." : "Published: changes show at once."), postForm(post));
+    show(draft ? "A draft: only you can see it until you publish it." : "Published: changes show at once.", postForm(post));
   } catch (error) {
     if (!signal.aborted) {
-      mount(main, head("Edit post"), errorBox(error));
+      show(null, errorBox(error));
     }
   }
 }
 
 /**
- * @param {string} text
- * @param {string} [lede]
+ * The page's head: a way back to the community, the heading and an optional lede.
+ * @param {string|HTMLElement} heading
+ * @param {string|null} [lede]
  */
-function head(text, lede) {
-  return h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, h("a", { href: "/community" }, "Community")), h("h1", { tabindex: "-1" }, text), lede ? h("p", { class: "lede" }, lede) : null);
+function head(heading, lede = null) {
+  return h(
+    "div",
+    { class: "page-head" },
+    h("p", { class: "eyebrow" }, h("a", { href: "/community" }, "Community")),
+    typeof heading === "string" ? h("h1", { tabindex: "-1" }, heading) : heading,
+    lede ? h("p", { class: "lede" }, lede) : null,
+  );
 }
 
 /**
