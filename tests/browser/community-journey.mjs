@@ -170,7 +170,7 @@ try {
     await form
       .getByLabel("Content", { exact: true })
       .fill("Hollyhocks grow tall along the loopback fence, and the gardens need little water.\n\nEvery spring the gardeners trade seeds by the river.");
-    await form.getByLabel("Topics", { exact: true }).fill(`${topics.gardens}, ${topics.rivers}`);
+    await form.getByLabel("Topics (optional)", { exact: true }).fill(`${topics.gardens}, ${topics.rivers}`);
     const uploaded = page.waitForResponse((r) => r.url().endsWith("/api/v1/uploads/images") && r.request().method() === "POST");
     await form.getByLabel("Cover image").setInputFiles({ name: "cover.png", mimeType: "image/png", buffer: png(COVER.width, COVER.height) });
     const answer = await uploaded;
@@ -303,7 +303,7 @@ try {
     const form = page.locator("form.write-form");
     await form.getByLabel("Title", { exact: true }).fill(titles.draft);
     await form.getByLabel("Content", { exact: true }).fill("Slow water, stones and reeds: notes still being written.");
-    await form.getByLabel("Topics", { exact: true }).fill(topics.rivers);
+    await form.getByLabel("Topics (optional)", { exact: true }).fill(topics.rivers);
     await form.getByRole("button", { name: "Save draft" }).click();
     await page.waitForURL(/\/community\/posts\/[^/]+$/);
     await waitForText(announcer(page), "Draft saved");
@@ -328,7 +328,7 @@ try {
     await page.waitForURL(/\/community\/posts\/[^/]+\/edit$/);
     await waitForText(page.locator("h1"), "Edit draft");
     const form = page.locator("form.write-form");
-    assert((await form.getByLabel("Topics", { exact: true }).inputValue()) === topics.rivers, "the form holds the draft's topics");
+    assert((await form.getByLabel("Topics (optional)", { exact: true }).inputValue()) === topics.rivers, "the form holds the draft's topics");
     await form.getByLabel("Title", { exact: true }).fill(titles.published);
     await form.getByRole("button", { name: "Publish", exact: true }).click();
     await page.waitForURL(/\/community\/posts\/[^/]+$/);
@@ -345,7 +345,8 @@ try {
     await page.goto("/community");
     assert((await catalogEntry(page, "quiet-rivers")).includes("2 posts · 2 this week"), "the topic's statistics count the published draft");
     assert((await catalogEntry(page, "loopback-gardens")).includes("1 post"), "the other topic is unchanged");
-    await page.getByRole("link", { name: topics.rivers }).click();
+    await page.locator(".topic-catalog").getByRole("link", { name: topics.rivers, exact: true }).click();
+    await waitForPath(page, "/community/topics/quiet-rivers");
     await waitForText(page.locator(".topic-figures"), "2 posts");
     const feed = await cardTitles(page);
     assert(feed[0] === titles.published && feed[1] === titles.post, `the topic's feed is newest first (${feed})`);
