@@ -252,7 +252,6 @@ try {
     assert((await bookmark.getAttribute("aria-pressed")) === "true", "the bookmark button is pressed");
 
     // Search: the index catches up asynchronously; ask again until the post is found.
-    await page.locator("#community-q").waitFor({ state: "detached" }).catch(() => {});
     await page.goto("/community");
     await page.locator("#community-q").fill("hollyhock GARDENS");
     await page.locator("#community-q").press("Enter");

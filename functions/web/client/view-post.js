@@ -97,8 +97,8 @@ function reactions(post) {
   const like = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary reaction like" }));
   const dislike = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary reaction dislike" }));
   const render = () => {
-    mount(like, h("span", { "aria-hidden": "true" }, "👍"), " Like ", h("span", { class: "count" }, state.likeCount.toLocaleString()));
-    mount(dislike, h("span", { "aria-hidden": "true" }, "👎"), " Dislike ", h("span", { class: "count" }, state.dislikeCount.toLocaleString()));
+    mount(like, h("span", { "aria-hidden": "true" }, "▲"), " Like ", h("span", { class: "count" }, state.likeCount.toLocaleString()));
+    mount(dislike, h("span", { "aria-hidden": "true" }, "▼"), " Dislike ", h("span", { class: "count" }, state.dislikeCount.toLocaleString()));
     like.setAttribute("aria-pressed", String(state.isLikedByMe));
     dislike.setAttribute("aria-pressed", String(state.isDislikedByMe));
   };
