@@ -1,5 +1,4 @@
-// A post's comment thread: the tree (oldest first), adding a comment, replying to one, and
-// liking comments.
+// A post's comment thread: the tree (oldest first), commenting, replying and liking comments.
 
 import * as api from "./api.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";

@@ -1,5 +1,4 @@
-// Pieces the community pages share: topic slugs and chips, post cards, paged post lists, and
-// when to bypass the browser's cache of topic statistics after the user's own writes.
+// Shared community pieces: topic slugs and chips, post cards, paged post lists, topic-cache freshness.
 
 import * as api from "./api.gen.js";
 import { h, mount, plural, safeUrl, time } from "./dom.js";

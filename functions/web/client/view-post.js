@@ -1,5 +1,4 @@
-// Reading one community post: its body and cover, reacting (like or dislike, with counts),
-// bookmarking, the author's edit link, and the comment thread below.
+// One community post: body and cover, like/dislike with counts, bookmark, edit link, comment thread.
 
 import * as api from "./api.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";

@@ -1,5 +1,4 @@
-// Writing and editing a community post: title, content, excerpt, topics by name, a cover
-// image uploaded as soon as it is chosen, and publishing or keeping it as a draft.
+// Writing and editing a post or draft: fields, topics by name, a cover uploaded when chosen.
 
 import * as api from "./api.gen.js";
 import { announce, h, mount } from "./dom.js";

@@ -1,5 +1,4 @@
-// A member's lists: their published posts, and for the member themselves (or where they show
-// them) their drafts, bookmarked and liked posts.
+// A member's lists: published posts, and (their own, or where they show them) drafts, bookmarks, likes.
 
 import * as api from "./api.gen.js";
 import { h, mount } from "./dom.js";

@@ -1,5 +1,4 @@
-// The community's reading pages: the topic catalog with the latest posts, one topic's posts,
-// and search.
+// The community's reading pages: topic catalog with the latest posts, one topic's posts, search.
 
 import * as api from "./api.gen.js";
 import { announce, h, mount, plural } from "./dom.js";
