@@ -3,7 +3,7 @@
 // uploaded as multipart and served by the emulator over plain http, which the page's CSP must
 // allow), the topic's feed and statistics, search, comments and a reply, liking a comment,
 // liking then disliking the post, bookmarks, drafts (only their author sees them), editing
-// and publishing a draft, and a second member who sees the published post but not the
+// and publishing a draft, following a topic, and a second member who sees the published post but not the
 // drafts. Run by tests/tests/browser.rs: node community-journey.mjs <base-url>.
 //
 // Every page is watched as in journey.mjs: an uncaught exception, a CSP violation or a request
@@ -349,6 +349,13 @@ try {
     await waitForText(page.locator(".topic-figures"), "2 posts");
     const feed = await cardTitles(page);
     assert(feed[0] === titles.published && feed[1] === titles.post, `the topic's feed is newest first (${feed})`);
+    // Following is a setting; the users service sends the community the follower delta.
+    await page.getByRole("button", { name: "Follow topic" }).click();
+    await waitForText(announcer(page), `Following ${topics.rivers}`);
+    await waitForText(page.locator(".topic-figures"), "2 posts · 2 this week · 1 follower");
+    await page.getByRole("button", { name: "Unfollow topic" }).waitFor();
+    await nav.getByRole("link", { name: "Community" }).click();
+    assert((await catalogEntry(page, "quiet-rivers")).includes("1 follower"), "the catalog counts the follower");
   });
 
   await step(page, "keep one more draft, then log out", async () => {

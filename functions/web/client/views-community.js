@@ -4,7 +4,8 @@ import * as api from "./api.gen.js";
 import { announce, h, mount, plural } from "./dom.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
-import { POSTS_PER_PAGE, pageOf, postList, topicFigures, topicHref, topicSlug, topicsCache, withPage } from "./community.js";
+import { POSTS_PER_PAGE, markChanged, pageOf, postList, topicFigures, topicHref, topicSlug, topicsCache, withPage } from "./community.js";
+import { followButton } from "./views-browse.js";
 import { empty, errorBox, loading } from "./ui.js";
 
 /**
@@ -119,14 +120,14 @@ async function showCatalog(slot, signal) {
 export async function communityTopic(main, match, { signal, title }) {
   const slug = topicSlug(match.params.name);
   const heading = h("h1", { tabindex: "-1" }, match.params.name);
-  const figures = h("p", { class: "meta topic-figures" });
+  const figures = h("p", { class: "meta topic-figures", "aria-live": "polite" });
+  const actions = h("div", { class: "actions" });
   const posts = h("section", { "aria-label": "Posts on this topic" });
   title(match.params.name);
-  mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, h("a", { href: "/community" }, "Community")), heading, figures), posts);
-  void api
-    .topicStats({ signal, cache: topicsCache() })
-    .then((all) => {
-      const found = all.find((t) => t.slug === slug);
+  mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, h("a", { href: "/community" }, "Community")), heading, figures, actions), posts);
+  const showFigures = async () => {
+    try {
+      const found = (await api.topicStats({ signal, cache: topicsCache() })).find((t) => t.slug === slug);
       if (found) {
         heading.textContent = found.displayName;
         title(found.displayName);
@@ -134,10 +135,19 @@ export async function communityTopic(main, match, { signal, title }) {
       } else {
         mount(figures, "No posts have named this topic yet.");
       }
-    })
-    .catch(() => {
+      // Following is kept in the settings by slug; the follower count moves with it.
+      mount(
+        actions,
+        followButton({ id: slug, name: found?.displayName ?? slug }, () => {
+          markChanged();
+          void showFigures();
+        }),
+      );
+    } catch {
       // The figures are extra; the list below shows its own errors.
-    });
+    }
+  };
+  void showFigures();
   await postList(posts, {
     fetch: (p) => api.listPosts({ topic: slug, page: p, size: POSTS_PER_PAGE }, { signal }),
     page: pageOf(match.query),
