@@ -4,6 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { pageOf, topicSlug, withPage } from "../../functions/web/client/community.js";
+import { reasonDetails } from "../../functions/web/client/http.js";
 import { navigate, sameOriginPath } from "../../functions/web/client/router.js";
 
 const ORIGIN = "https://news.example.com";
@@ -79,4 +81,36 @@ test("navigate never leaves the origin, even to a server path", () => {
   }
   assert.deepEqual(assigned, [`${ORIGIN}/api/users/x`]);
   assert.deepEqual(pushed, ["/", "/"]);
+});
+
+test("topic slugs are the API's: lowercase ASCII letters and digits, other runs one dash", () => {
+  for (const [name, slug] of [
+    ["Public Transport", "public-transport"],
+    ["  Rust -- Tips! ", "rust-tips"],
+    ["C++ & Go 2", "c-go-2"],
+    ["Cafés", "caf-s"],
+    ["public-transport", "public-transport"],
+    ["!!!", ""],
+  ]) {
+    assert.equal(topicSlug(name), slug, name);
+  }
+});
+
+test("Document B's validation message is split into field errors only when every part names a field", () => {
+  assert.deepEqual(reasonDetails("Validation failed: title: must be 5 to 100 characters; topics: must be at most 10 names"), [
+    "title: must be 5 to 100 characters",
+    "topics: must be at most 10 names",
+  ]);
+  assert.deepEqual(reasonDetails("Validation failed: text: must be 1 to 500 characters"), ["text: must be 1 to 500 characters"]);
+  assert.deepEqual(reasonDetails("Validation failed: title: too short; and then something else"), []);
+  assert.deepEqual(reasonDetails("Post not found"), []);
+});
+
+test("community list links keep their query and leave out the first page", () => {
+  assert.equal(withPage("/community", {}, 0), "/community");
+  assert.equal(withPage("/community/search", { q: "rust & go" }, 2), "/community/search?q=rust+%26+go&page=2");
+  assert.equal(pageOf(new URLSearchParams("page=3")), 3);
+  assert.equal(pageOf(new URLSearchParams("page=-1")), 0);
+  assert.equal(pageOf(new URLSearchParams("page=x")), 0);
+  assert.equal(pageOf(new URLSearchParams("page=99")), 49);
 });

@@ -9,139 +9,24 @@
 // request to any host but the stack's (other than a publisher's article image) fails the
 // journey.
 
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
-import { chromium } from "playwright-core";
+import { announcer, assert, env, launch, problems, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch as watchOn } from "./support.mjs";
 
-const base = process.argv[2]?.replace(/\/$/, "");
-if (!base) {
-  console.error("usage: node journey.mjs <base-url>");
-  process.exit(2);
-}
-
-/** @param {string} name */
-function env(name) {
-  const value = process.env[name];
-  if (!value) {
-    throw new Error(`${name} is not set (tests/tests/browser.rs sets it)`);
-  }
-  return value;
-}
+const { base, artifacts } = await setup("journey.mjs");
 
 const feeds = { tech: env("JOURNEY_FEED_TECH"), world: env("JOURNEY_FEED_WORLD"), notAFeed: env("JOURNEY_NOT_A_FEED") };
 const llmControl = env("JOURNEY_LLM_CONTROL");
 const llmReply = env("JOURNEY_LLM_REPLY");
-const artifacts = process.env.JOURNEY_ARTIFACTS ?? path.join(import.meta.dirname, "artifacts");
-await mkdir(artifacts, { recursive: true });
 
 const username = `reader_${Date.now().toString(36)}`;
 const password = "correct-horse-battery";
 const baseHost = new URL(base).host;
 
-/** @type {string[]} */
-const problems = [];
-
-/**
- * @param {unknown} condition
- * @param {string} message
- */
-function assert(condition, message) {
-  if (!condition) {
-    throw new Error(`assertion failed: ${message}`);
-  }
-}
-
-/**
- * Waits until `locator`'s text contains `expected`.
- * @param {import("playwright-core").Locator} locator
- * @param {string} expected
- */
-async function waitForText(locator, expected, timeout = 15000) {
-  const deadline = Date.now() + timeout;
-  let last = "";
-  while (Date.now() < deadline) {
-    last = (await locator.first().textContent({ timeout: 1000 }).catch(() => "")) ?? "";
-    if (last.includes(expected)) {
-      return last;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for "${expected}"; last text: "${last.slice(0, 300)}"`);
-}
-
-/**
- * @param {import("playwright-core").Page} page
- * @param {string} pathname
- */
-async function waitForPath(page, pathname) {
-  await page.waitForURL((url) => url.pathname + url.search === pathname || url.pathname === pathname, { timeout: 15000 });
-}
-
-/**
- * @param {import("playwright-core").Page} page
- * @param {string} name
- * @param {boolean} [fullPage]
- */
-async function shot(page, name, fullPage = false) {
-  await page.screenshot({ path: path.join(artifacts, name), fullPage });
-  console.log(`  screenshot ${name}`);
-}
-
-/** @param {import("playwright-core").Page} page */
-function announcer(page) {
-  return page.locator("#announcer");
-}
-
-/**
- * Watches a context: requests to other hosts are refused and recorded, page errors and
- * CSP violations are recorded.
- * @param {import("playwright-core").BrowserContext} context
- * @param {string} label
- */
-async function watch(context, label) {
-  await context.route("**/*", (route) => {
-    const url = new URL(route.request().url());
-    if (url.host === baseHost || url.protocol === "data:") {
-      return route.continue();
-    }
-    // Article images are the publishers' own (https only, by the CSP); everything the
-    // platform itself needs (scripts, styles, fonts, API calls) must come from its origin.
-    if (route.request().resourceType() !== "image") {
-      problems.push(`${label}: request to another host: ${url.href}`);
-    }
-    return route.abort();
-  });
-  await context.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (event) => {
-      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
-    });
-  });
-  context.on("page", (page) => {
-    page.on("pageerror", (error) => problems.push(`${label}: uncaught error on ${page.url()}: ${error.message}`));
-    page.on("console", (message) => {
-      const text = message.text();
-      if (message.type() === "error" && (text.includes("CSP violation") || text.includes("Content Security Policy"))) {
-        problems.push(`${label}: ${text}`);
-      }
-    });
-  });
-}
-
-/**
- * Runs one named step; on failure saves a screenshot named after it.
- * @param {import("playwright-core").Page} page
- * @param {string} name
- * @param {() => Promise<void>} body
- */
-async function step(page, name, body) {
-  console.log(`- ${name}`);
-  try {
-    await body();
-  } catch (error) {
-    await page.screenshot({ path: path.join(artifacts, `failed-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}.png`), fullPage: true }).catch(() => {});
-    throw new Error(`step "${name}" failed: ${error instanceof Error ? error.message : error}`);
-  }
-}
+/** @type {(page: import("playwright-core").Page, name: string, body: () => Promise<void>) => Promise<void>} */
+const step = (page, name, body) => stepIn(artifacts, page, name, body);
+/** @type {(page: import("playwright-core").Page, name: string, fullPage?: boolean) => Promise<void>} */
+const shot = (page, name, fullPage) => shotIn(artifacts, page, name, fullPage);
+/** @type {(context: import("playwright-core").BrowserContext, label: string) => Promise<void>} */
+const watch = (context, label) => watchOn(context, label, baseHost);
 
 /**
  * Steers the test's model server: `outage` (every call fails) or `bullets` (a bulleted
@@ -154,12 +39,7 @@ async function llm(what, on) {
   assert(response.ok, `switching the model's ${what} ${on ? "on" : "off"}`);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  headless: true,
-  // A fresh profile every run (Playwright's default); no background traffic to Google.
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 
 let exitCode = 0;
 try {

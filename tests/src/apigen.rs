@@ -11,6 +11,8 @@ use crate::contract::operations;
 
 /// The security scheme of user tokens (see `platform::openapi`).
 const BEARER_JWT: &str = "bearerJwt";
+/// A body the browser sends as a `FormData` (an image upload).
+const FORM_DATA: &str = "multipart/form-data";
 
 /// The generated module for `contract` (an OpenAPI 3.1 document as JSON).
 pub fn generate(contract: &Value) -> Result<String, String> {
@@ -73,8 +75,8 @@ fn skip_reason(path: &str, operation: &Value) -> Option<&'static str> {
         .pointer("/requestBody/content")
         .and_then(Value::as_object)
     {
-        if !content.contains_key("application/json") {
-            return Some("not a JSON request body");
+        if !content.contains_key("application/json") && !content.contains_key(FORM_DATA) {
+            return Some("not a JSON or multipart request body");
         }
     }
     None
@@ -157,12 +159,27 @@ fn operation_function(
 
     let mut call = vec!["...options".to_string()];
     if let Some(body) = operation.get("requestBody") {
-        let schema = &body["content"]["application/json"]["schema"];
         let required = body["required"].as_bool().unwrap_or(false);
-        let name = if required { "body" } else { "[body]" };
-        let _ = writeln!(doc, " * @param {{{}}} {name}", ts_type(schema));
-        args.push("body".to_string());
-        call.push("body".to_string());
+        match body["content"].get("application/json") {
+            Some(json) => {
+                let name = if required { "body" } else { "[body]" };
+                let _ = writeln!(doc, " * @param {{{}}} {name}", ts_type(&json["schema"]));
+                args.push("body".to_string());
+                call.push("body".to_string());
+            }
+            None => {
+                // A multipart body: the fields of its schema, in a FormData.
+                let schema = &body["content"][FORM_DATA]["schema"];
+                let name = if required { "form" } else { "[form]" };
+                let _ = writeln!(
+                    doc,
+                    " * @param {{FormData}} {name} Sent as {FORM_DATA}: the fields of `{}`.",
+                    ts_type(schema)
+                );
+                args.push("form".to_string());
+                call.push("form".to_string());
+            }
+        }
     }
     if !query_params.is_empty() {
         let fields: Vec<String> = query_params
@@ -468,6 +485,17 @@ mod tests {
                         "204": {"description": "deleted"}
                     }
                 }},
+                "/api/v1/uploads/images": {"post": {
+                    "operationId": "uploadImage",
+                    "security": [{"bearerJwt": []}],
+                    "requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"$ref": "#/components/schemas/ImageUpload"}}}},
+                    "responses": {"201": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/UploadedImage"}}}}}
+                }},
+                "/api/users/oauth2/token": {"post": {
+                    "operationId": "issueServiceToken",
+                    "requestBody": {"required": true, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object"}}}},
+                    "responses": {"200": {}}
+                }},
                 "/api/content/articles": {"get": {
                     "operationId": "listArticles",
                     "parameters": [{"name": "page", "in": "query", "schema": {"type": "integer"}}],
@@ -490,6 +518,12 @@ mod tests {
             "{js}"
         );
         assert!(!js.contains("export function addSourceSubscriber"), "{js}");
+        assert!(js.contains(" * @param {FormData} form Sent as multipart/form-data: the fields of `ImageUpload`.\n"), "{js}");
+        assert!(js.contains("export function uploadImage(form, options = {}) {\n  return request(\"POST\", `/api/v1/uploads/images`, { ...options, form, auth: \"required\" });\n}"), "{js}");
+        assert!(
+            js.contains("//   issueServiceToken (not a JSON or multipart request body)"),
+            "{js}"
+        );
         assert!(js.contains(" * @typedef {Object} Article\n * @property {(string|null)} [author]\n * @property {string} id\n"), "{js}");
     }
 

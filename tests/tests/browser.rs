@@ -1,7 +1,8 @@
 //! The web client in a real browser: the whole stack (every function of `template.yaml`)
 //! against the emulator, real feeds served on loopback and an OpenAI-compatible server, and
 //! `tests/browser/journey.mjs` driving headless Chromium through every feature of the news
-//! reader on a desktop and a phone viewport. Screenshots land in `tests/browser/artifacts/`.
+//! reader on a desktop and a phone viewport; `tests/browser/community-journey.mjs` does the
+//! same for the community pages (Document B). Screenshots land in `tests/browser/artifacts/`.
 //!
 //! Needs Node.js, `npm ci` in `tests/browser` and Chromium (`/usr/bin/chromium`, or
 //! `CHROMIUM_PATH`); `local/test` installs the last two.
@@ -104,8 +105,8 @@ fn browser_dir() -> PathBuf {
     repo_root().join("tests").join("browser")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn news_reader_journey_in_chromium() {
+/// Chromium's path, after checking that the journey's npm packages and the browser are there.
+fn chromium() -> String {
     let dir = browser_dir();
     assert!(
         dir.join("node_modules").join("playwright-core").exists(),
@@ -116,6 +117,22 @@ async fn news_reader_journey_in_chromium() {
         PathBuf::from(&chromium).exists(),
         "{chromium} is missing: install Debian's chromium (local/test does) or set CHROMIUM_PATH"
     );
+    chromium
+}
+
+/// Asserts that the journey wrote each of `names` in `artifacts`.
+fn assert_screenshots(artifacts: &std::path::Path, names: &[&str]) {
+    for name in names {
+        let shot = artifacts.join(name);
+        let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
+        assert!(size > 1000, "screenshot {name} was not written");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn news_reader_journey_in_chromium() {
+    let dir = browser_dir();
+    let chromium = chromium();
 
     let feeds = FeedServer::start().await;
     let tech = feeds.put(
@@ -161,19 +178,18 @@ async fn news_reader_journey_in_chromium() {
         "the browser journey failed ({status}); see its output above"
     );
 
-    for name in [
-        "01-register-errors-desktop.png",
-        "03-articles-desktop.png",
-        "05-ai-panel-desktop.png",
-        "06-ai-error-desktop.png",
-        "09-articles-phone.png",
-        "10-article-phone.png",
-        "12-swagger-ui-desktop.png",
-    ] {
-        let shot = artifacts.join(name);
-        let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
-        assert!(size > 1000, "screenshot {name} was not written");
-    }
+    assert_screenshots(
+        &artifacts,
+        &[
+            "01-register-errors-desktop.png",
+            "03-articles-desktop.png",
+            "05-ai-panel-desktop.png",
+            "06-ai-error-desktop.png",
+            "09-articles-phone.png",
+            "10-article-phone.png",
+            "12-swagger-ui-desktop.png",
+        ],
+    );
 
     // The assistant really asked the model for each kind of answer, with the key and model
     // the stack was configured with.
@@ -192,4 +208,57 @@ async fn news_reader_journey_in_chromium() {
     assert!(calls
         .iter()
         .all(|c| c.bearer() == Some(TEST_KEY) && c.model() == Some(TEST_MODEL)));
+}
+
+/// The community pages in Chromium: writing a post with new topics and an uploaded cover
+/// (served by the emulator over plain http, which the page's CSP must allow exactly), topic
+/// feeds and statistics, search, comments and replies, reactions, bookmarks, drafts and
+/// their privacy, on a desktop and a phone, as two users.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn community_journey_in_chromium() {
+    let dir = browser_dir();
+    let chromium = chromium();
+    let t = TestStack::start().await;
+    // Where the uploads function's image URLs point, as the web function allows them.
+    let uploads = web_function::csp::uploads_image_source(&t.env("WebFunction"))
+        .expect("the web function's uploads settings")
+        .expect("the local stack gives the web function the uploads bucket");
+    assert!(
+        uploads.starts_with("http://"),
+        "locally the emulator serves uploads over plain http: {uploads}"
+    );
+
+    let artifacts = dir.join("artifacts");
+    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
+    let mut child = tokio::process::Command::new("node")
+        .arg("community-journey.mjs")
+        .arg(t.stack.base_url())
+        .current_dir(&dir)
+        .env("CHROMIUM_PATH", &chromium)
+        .env("JOURNEY_UPLOADS_IMAGES", &uploads)
+        .env("JOURNEY_ARTIFACTS", &artifacts)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("run node (Node.js 20 or newer is needed)");
+    let status = tokio::time::timeout(Duration::from_secs(300), child.wait())
+        .await
+        .expect("the community journey finished within 5 minutes")
+        .expect("journey exit status");
+    assert!(
+        status.success(),
+        "the community journey failed ({status}); see its output above"
+    );
+    assert_screenshots(
+        &artifacts,
+        &[
+            "c01-write-desktop.png",
+            "c02-post-desktop.png",
+            "c03-community-desktop.png",
+            "c04-comments-desktop.png",
+            "c05-drafts-desktop.png",
+            "c06-community-phone.png",
+            "c07-post-phone.png",
+        ],
+    );
 }

@@ -67,6 +67,54 @@ async fn client_pages_deep_link_and_are_revalidated() {
     }
 }
 
+/// Locally the uploads bucket is served by the emulator over plain http: the client's pages
+/// allow images from exactly its `images/` path, not from every `http:` host; the docs UI
+/// keeps its own policy. A base URL that cannot be a CSP source stops the cold start.
+#[tokio::test]
+async fn client_pages_allow_images_from_exactly_the_uploads_base() {
+    let env = platform::Env::new()
+        .with("UPLOADS_BUCKET", "local-uploadsbucket")
+        .with("UPLOADS_PUBLIC_BASE_URL", "")
+        .with("AWS_ENDPOINT_URL", "http://127.0.0.1:4566")
+        .with("AWS_REGION", "us-east-1");
+    let app = web_function::router(env).await.expect("router");
+    let answer = router::send(
+        &app,
+        router::request("GET", "/community/write", &[], Body::empty()),
+    )
+    .await;
+    let csp = answer.header("content-security-policy");
+    assert!(
+        csp.contains(
+            "img-src 'self' data: https: http://127.0.0.1:4566/local-uploadsbucket/images/;"
+        ),
+        "{csp}"
+    );
+    assert!(
+        !csp.split(';')
+            .any(|d| d.split_whitespace().any(|s| s == "http:")),
+        "{csp}"
+    );
+    let docs = router::send(
+        &app,
+        router::request("GET", "/swagger-ui/", &[], Body::empty()),
+    )
+    .await;
+    assert_eq!(docs.header("content-security-policy"), SWAGGER_CSP);
+
+    let cdn = platform::Env::new()
+        .with("UPLOADS_BUCKET", "b")
+        .with("UPLOADS_PUBLIC_BASE_URL", "https://img.example.com/");
+    let app = web_function::router(cdn).await.expect("router");
+    let answer = router::send(&app, router::request("GET", "/", &[], Body::empty())).await;
+    assert!(answer
+        .header("content-security-policy")
+        .contains("https: https://img.example.com/images/;"));
+
+    let bad = platform::Env::new().with("UPLOADS_PUBLIC_BASE_URL", "http://x.example/a;b");
+    assert!(web_function::router(bad).await.is_err());
+}
+
 #[tokio::test]
 async fn revalidation_answers_304() {
     let etag = call("GET", "/", &[]).await.header("etag").to_string();
@@ -214,8 +262,9 @@ async fn every_answer_carries_hsts() {
     }
 }
 
-/// The client's `next=` rule and navigation in Node (`tests/browser/client.test.mjs`): only
-/// paths on the page's origin, never `/\host`, `/<tab>/host` or `/..//host`.
+/// The client's pure functions in Node (`tests/browser/client.test.mjs`): the `next=` rule and
+/// navigation (only paths on the page's origin, never `/\host`, `/<tab>/host` or
+/// `/..//host`), and the community's topic slugs, error details and page links.
 #[test]
 fn client_follows_next_to_this_origin_only() {
     let dir = stack_tests::repo_root().join("tests").join("browser");
@@ -231,5 +280,5 @@ fn client_follows_next_to_this_origin_only() {
         "node --test client.test.mjs failed:\n{report}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(report.contains("# pass 4"), "{report}");
+    assert!(report.contains("# pass 7"), "{report}");
 }

@@ -8,10 +8,9 @@
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
 //   internalUser (service or internal credentials only)
-//   issueServiceToken (not a JSON request body)
+//   issueServiceToken (not a JSON or multipart request body)
 //   followerDeltas (service or internal credentials only)
 //   cleanupDeletedAccount (service or internal credentials only)
-//   uploadImage (not a JSON request body)
 //   swaggerUi (platform surface, not an API call)
 //   apiDocs (platform surface, not an API call)
 
@@ -1165,6 +1164,24 @@ export function topicNames(query, options = {}) {
  */
 export function topicStats(options = {}) {
   return request("GET", `/api/v1/topics/stats`, { ...options, auth: "optional" });
+}
+
+/**
+ * Stores one image and answers its public URL.
+ *
+ * The image is recognised by its first bytes (PNG, JPEG, GIF or WebP), never by the declared
+ * type or file name, and may be at most 5 MiB. Deployed behind API Gateway, though, a binary
+ * body reaches Lambda base64-encoded (4/3 of its size) inside an event that must fit Lambda's
+ * 6 MB synchronous payload limit: a file over about 4.4 MiB never reaches this function, and
+ * API Gateway answers with its own error body, not this API's 413.
+ *
+ * `POST /api/v1/uploads/images`
+ * @param {FormData} form Sent as multipart/form-data: the fields of `ImageUpload`.
+ * @param {RequestOptions} [options]
+ * @returns {Promise<UploadedImage>}
+ */
+export function uploadImage(form, options = {}) {
+  return request("POST", `/api/v1/uploads/images`, { ...options, form, auth: "required" });
 }
 
 /**

@@ -6,8 +6,12 @@ import { dispatch, fallback, navigate, route, start } from "./router.js";
 import * as account from "./session.js";
 import { empty, loading } from "./ui.js";
 import { article } from "./view-article.js";
+import { communityPost } from "./view-post.js";
+import { communityEdit, communityWrite } from "./view-write.js";
 import { login, register, saved, settings } from "./views-account.js";
 import { home, source, sources, topic, topics } from "./views-browse.js";
+import { communityHome, communitySearch, communityTopic } from "./views-community.js";
+import { communityMe, communityUser } from "./views-community-user.js";
 
 const APP_NAME = "News reader";
 
@@ -22,6 +26,7 @@ const LINKS = [
   ["/sources", "Sources"],
   ["/topics", "Topics"],
   ["/saved", "Saved"],
+  ["/community", "Community"],
   ["/settings", "Settings"],
 ];
 
@@ -107,11 +112,22 @@ route("/saved", page(saved));
 route("/settings", page(settings));
 route("/login", page(login));
 route("/register", page(register));
+route("/community", page(communityHome));
+route("/community/topics/:name", page(communityTopic));
+route("/community/search", page(communitySearch));
+route("/community/posts/:id", page(communityPost));
+route("/community/posts/:id/edit", page(communityEdit));
+route("/community/write", page(communityWrite));
+route("/community/me", page(communityMe));
+route("/community/users/:id", page(communityUser));
 fallback(page(notFound));
+
+/** Pages whose content depends on who is logged in: drawn again when the session ends. */
+const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write"];
 
 account.onSessionChange(() => {
   renderNav();
-  if (!account.session.user && ["/saved", "/settings"].includes(window.location.pathname)) {
+  if (!account.session.user && (ACCOUNT_PAGES.includes(window.location.pathname) || window.location.pathname.endsWith("/edit"))) {
     // The session ended (logged out, or the token expired): show the page's logged-out state.
     dispatch();
   }

@@ -5,12 +5,16 @@
  * Options every generated API function takes.
  * @typedef {Object} RequestOptions
  * @property {AbortSignal} [signal] Cancels the request (the view navigated away).
+ * @property {RequestCache} [cache] The browser cache's mode, e.g. "no-cache" to revalidate
+ *   a list the API lets caches keep, right after the user changed it.
  */
 
 /**
  * @typedef {Object} RequestInit
  * @property {AbortSignal} [signal]
+ * @property {RequestCache} [cache]
  * @property {unknown} [body] Sent as JSON.
+ * @property {FormData} [form] Sent as multipart/form-data (the browser writes the boundary).
  * @property {Object<string, unknown>} [query] Empty values are left out.
  * @property {"required"|"optional"} [auth] Whether the operation takes the user's token.
  */
@@ -86,15 +90,18 @@ export async function request(method, path, init = {}) {
   if (token) {
     headers.authorization = `Bearer ${token}`;
   }
+  /** @type {string|FormData|undefined} */
   let body;
-  if (init.body !== undefined) {
+  if (init.form !== undefined) {
+    body = init.form;
+  } else if (init.body !== undefined) {
     headers["content-type"] = "application/json";
     body = JSON.stringify(init.body);
   }
 
   let response;
   try {
-    response = await fetch(url, { method, headers, body, signal: init.signal });
+    response = await fetch(url, { method, headers, body, signal: init.signal, cache: init.cache });
   } catch (error) {
     if (error instanceof DOMException && error.name === "AbortError") {
       throw error;
@@ -123,6 +130,22 @@ export async function request(method, path, init = {}) {
       : `The server answered ${response.status} ${response.statusText}`.trim();
   const details = Array.isArray(data?.details)
     ? data.details.filter((/** @type {unknown} */ d) => typeof d === "string")
-    : [];
+    : reasonDetails(message);
   throw new ApiError(response.status, message, details);
+}
+
+/**
+ * The `field: reason` entries inside a message of Document B's error body, which has no
+ * `details`: "Validation failed: title: must be 5 to 100 characters; topics: ...". Empty
+ * unless every part names a field, so a message is never cut up wrongly.
+ * @param {string} message
+ * @returns {string[]}
+ */
+export function reasonDetails(message) {
+  const prefix = "Validation failed: ";
+  if (!message.startsWith(prefix)) {
+    return [];
+  }
+  const parts = message.slice(prefix.length).split("; ");
+  return parts.every((part) => /^[A-Za-z][\w.[\]]*: \S/.test(part)) ? parts : [];
 }

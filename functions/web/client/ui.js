@@ -29,7 +29,7 @@ export function describe(error) {
     case 401:
       return { title: "Please log in", text: "Your session has ended or you are not logged in." };
     case 403:
-      return { title: "Not allowed", text: "Your account may not do this." };
+      return { title: "Not allowed", text: `Your account may not do this: ${error.message}` };
     case 404:
       return { title: "Not found", text: error.message };
     case 502:
@@ -116,17 +116,18 @@ export function articleCard(article) {
  * Previous and next links for a page envelope; `href(page)` makes a page's URL.
  * @param {{page: number, totalPages: number, totalElements: number}} envelope
  * @param {(page: number) => string} href
+ * @param {string} [noun] What the list holds, singular.
  */
-export function pager(envelope, href) {
+export function pager(envelope, href, noun = "article") {
   const { page, totalPages, totalElements } = envelope;
   if (totalPages <= 1) {
-    return h("p", { class: "pager-summary" }, plural(totalElements, "article"));
+    return h("p", { class: "pager-summary" }, plural(totalElements, noun));
   }
   return h(
     "nav",
     { class: "pager", "aria-label": "Pages" },
     page > 0 ? h("a", { class: "button secondary", href: href(page - 1), rel: "prev" }, "← Newer") : h("span"),
-    h("span", { class: "pager-summary", "aria-current": "page" }, `Page ${page + 1} of ${totalPages} · ${plural(totalElements, "article")}`),
+    h("span", { class: "pager-summary", "aria-current": "page" }, `Page ${page + 1} of ${totalPages} · ${plural(totalElements, noun)}`),
     page + 1 < totalPages ? h("a", { class: "button secondary", href: href(page + 1), rel: "next" }, "Older →") : h("span"),
   );
 }
@@ -156,6 +157,24 @@ export function field({ label, name, type = "text", value = "", required = false
       inputmode,
       "aria-describedby": [hintId, errorId].filter(Boolean).join(" "),
     }),
+    h("p", { class: "field-error", id: errorId, hidden: true }),
+  );
+}
+
+/**
+ * A labelled multi-line field with its error slot, like `field`.
+ * @param {{label: string, name: string, value?: string, required?: boolean, hint?: string, maxlength?: number, rows?: number}} area
+ */
+export function textArea({ label, name, value = "", required = false, hint, maxlength, rows = 4 }) {
+  const id = `field-${name}`;
+  const hintId = hint ? `${id}-hint` : null;
+  const errorId = `${id}-error`;
+  return h(
+    "div",
+    { class: "field", dataset: { field: name } },
+    h("label", { for: id }, label, required ? null : h("span", { class: "optional" }, " (optional)")),
+    hint ? h("p", { class: "hint", id: hintId }, hint) : null,
+    h("textarea", { id, name, required, maxlength, rows, value, "aria-describedby": [hintId, errorId].filter(Boolean).join(" ") }),
     h("p", { class: "field-error", id: errorId, hidden: true }),
   );
 }

@@ -21,7 +21,7 @@ function nextPath(query) {
  * @param {HTMLElement} main
  * @param {string} heading
  */
-function needsLogin(main, heading) {
+export function needsLogin(main, heading) {
   const here = encodeURIComponent(window.location.pathname + window.location.search);
   mount(
     main,

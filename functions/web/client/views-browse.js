@@ -392,9 +392,9 @@ export async function topic(main, match, { signal, title }) {
         heading.textContent = found.name;
         title(found.name);
       }
-      mount(actions, followButton(found ?? { id, name: id, articleCount: 0 }));
+      mount(actions, followButton(found ?? { id, name: id }));
     })
-    .catch(() => mount(actions, followButton({ id, name: id, articleCount: 0 })));
+    .catch(() => mount(actions, followButton({ id, name: id })));
   await articleList(list, {
     topicId: id,
     page: pageOf(match.query),
@@ -404,8 +404,13 @@ export async function topic(main, match, { signal, title }) {
   });
 }
 
-/** @param {api.TopicSummary} t */
-function followButton(t) {
+/**
+ * Follow or unfollow a topic (by its slug, as the settings keep it); the news reader's and
+ * the community's topic of one slug are one topic. `onChange` runs after each change.
+ * @param {{id: string, name: string}} t
+ * @param {() => void} [onChange]
+ */
+export function followButton(t, onChange = () => {}) {
   if (!account.session.user) {
     return null;
   }
@@ -416,6 +421,7 @@ function followButton(t) {
       try {
         await busy(button, "Saving…", () => account.setFollowed(t.id, !following));
         announce(following ? `Stopped following ${t.name}` : `Following ${t.name}`);
+        onChange();
         const next = render();
         button.replaceWith(next);
         next.focus();

@@ -11,10 +11,14 @@
 //!   cached without revalidation, so client-side routes deep-link.
 //! - Reserved prefixes that no function serves (an unknown `/api/...` family, say): 404 in
 //!   Document A's error body.
+//!
+//! The client's pages allow images from exactly one plain-http place besides https hosts:
+//! where uploaded images are served (`csp`), read from the environment at a cold start.
 
 pub mod assets;
+pub mod csp;
 
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -44,23 +48,33 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// Pages and the contract: always revalidated (cheaply, with the ETag).
 const REVALIDATE: &str = "no-cache";
 
-/// The client's policy: its own scripts and styles only (no inline ones); article images
-/// from https hosts; API calls to this origin only.
-pub const CLIENT_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
-     img-src 'self' data: https:; connect-src 'self'; base-uri 'none'; form-action 'self'; \
-     frame-ancestors 'none'";
+pub use crate::csp::CLIENT_CSP;
 
 /// Swagger UI's policy: as strict (its icons are data: URIs).
 pub const SWAGGER_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
      img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; \
      frame-ancestors 'none'";
 
-/// Builds the function's router: what a cold start does (nothing to connect to).
-pub async fn router(_env: Env) -> Result<Router, BoxError> {
-    Ok(app())
+/// Builds the function's router: what a cold start does (nothing to connect to; the
+/// uploads' image source is read from `UPLOADS_PUBLIC_BASE_URL`, `UPLOADS_BUCKET`,
+/// `AWS_ENDPOINT_URL` and `AWS_REGION`, see [`csp`]).
+pub async fn router(env: Env) -> Result<Router, BoxError> {
+    let uploads = csp::uploads_image_source(&env)?;
+    app_with(uploads.as_deref())
 }
 
+/// The router without an uploads image source: the client's policy is [`CLIENT_CSP`].
 pub fn app() -> Router {
+    app_parts(HeaderValue::from_static(CLIENT_CSP))
+}
+
+/// The router whose client pages also allow images from `uploads` (a CSP source).
+pub fn app_with(uploads: Option<&str>) -> Result<Router, BoxError> {
+    let policy = HeaderValue::from_str(&csp::client_csp(uploads))?;
+    Ok(app_parts(policy))
+}
+
+fn app_parts(client_policy: HeaderValue) -> Router {
     Router::new()
         .route("/actuator/health", get(health))
         .route("/v3/api-docs", get(api_docs))
@@ -70,6 +84,7 @@ pub fn app() -> Router {
         .route("/swagger-ui/index.html", get(swagger_page))
         .route("/", get(client))
         .fallback(fallback)
+        .with_state(ClientPolicy(client_policy))
         .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn_with_state(
             ErrorStyle::Detailed { strip_prefix: "" },
@@ -79,6 +94,10 @@ pub fn app() -> Router {
             platform::http::strict_transport_security,
         ))
 }
+
+/// The Content-Security-Policy of the client's pages.
+#[derive(Clone)]
+struct ClientPolicy(HeaderValue);
 
 /// The gateway's own operations, for the platform's contract.
 #[derive(OpenApi)]
@@ -155,17 +174,19 @@ async fn swagger_page(headers: HeaderMap) -> Response {
     tag = "gateway",
     responses((status = 200, description = "The web client's HTML", content_type = "text/html", body = String))
 )]
-async fn client(headers: HeaderMap) -> Response {
-    client_page(&headers)
+async fn client(State(policy): State<ClientPolicy>, headers: HeaderMap) -> Response {
+    client_page(&headers, &policy)
 }
 
-fn client_page(headers: &HeaderMap) -> Response {
+fn client_page(headers: &HeaderMap, policy: &ClientPolicy) -> Response {
     let mut response = serve(headers, &assets::CLIENT_HTML, REVALIDATE);
-    set(&mut response, header::CONTENT_SECURITY_POLICY, CLIENT_CSP);
+    response
+        .headers_mut()
+        .insert(header::CONTENT_SECURITY_POLICY, policy.0.clone());
     response
 }
 
-async fn fallback(request: Request) -> Response {
+async fn fallback(State(policy): State<ClientPolicy>, request: Request) -> Response {
     let path = request.uri().path();
     let method = request.method();
     let readable = method == Method::GET || method == Method::HEAD;
@@ -193,7 +214,7 @@ async fn fallback(request: Request) -> Response {
         set(&mut response, header::ALLOW, "GET, HEAD");
         return response;
     }
-    client_page(request.headers())
+    client_page(request.headers(), &policy)
 }
 
 /// The first path segments under `/api/v1/` that belong to Document C's incident platform,

@@ -1,0 +1,166 @@
+//! The client page's Content-Security-Policy, with the one extra image source it needs:
+//! where uploaded images (post covers) are served.
+//!
+//! The uploads function answers each image's URL under `UPLOADS_PUBLIC_BASE_URL` when that
+//! is set (a CDN), else under the bucket's own URL: path-style on the emulator
+//! (`{AWS_ENDPOINT_URL}/{bucket}/images/...`, plain http locally), virtual-hosted deployed
+//! (`https://{bucket}.s3.{region}.amazonaws.com/images/...`). This module finds the same
+//! base from the same variables and allows exactly its `images/` path, so a plain-http
+//! emulator or CDN does not open `img-src` to every `http:` host.
+
+use platform::config::ConfigError;
+use platform::Env;
+
+/// The client's policy without the uploads source: its own scripts and styles only (no
+/// inline ones); article images from https hosts; API calls to this origin only.
+pub const CLIENT_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self' data: https:; connect-src 'self'; base-uri 'none'; form-action 'self'; \
+     frame-ancestors 'none'";
+
+/// The client's policy with `uploads` (a CSP source expression) allowed for images too.
+pub fn client_csp(uploads: Option<&str>) -> String {
+    match uploads {
+        Some(source) => CLIENT_CSP.replacen(
+            "img-src 'self' data: https:;",
+            &format!("img-src 'self' data: https: {source};"),
+            1,
+        ),
+        None => CLIENT_CSP.to_string(),
+    }
+}
+
+/// The CSP source of uploaded images: `{base}/images/` (a path ending in `/` matches every
+/// file below it), from `UPLOADS_PUBLIC_BASE_URL`, else `UPLOADS_BUCKET` with
+/// `AWS_ENDPOINT_URL` or `AWS_REGION` as the uploads function addresses it. `None` when no
+/// bucket is configured. A value that cannot be a CSP source (not http(s), or holding
+/// spaces, quotes, `;` or `,`) is a configuration error, as it is for the uploads function.
+pub fn uploads_image_source(env: &Env) -> Result<Option<String>, ConfigError> {
+    let set = |name: &str| env.get(name).map(str::trim).filter(|v| !v.is_empty());
+    let base = if let Some(url) = set("UPLOADS_PUBLIC_BASE_URL") {
+        url.trim_end_matches('/').to_string()
+    } else if let Some(bucket) = set("UPLOADS_BUCKET") {
+        if let Some(endpoint) = set("AWS_ENDPOINT_URL") {
+            format!("{}/{bucket}", origin_of(endpoint, "AWS_ENDPOINT_URL")?)
+        } else if let Some(region) = set("AWS_REGION") {
+            format!("https://{bucket}.s3.{region}.amazonaws.com")
+        } else {
+            return Ok(None);
+        }
+    } else {
+        return Ok(None);
+    };
+    let source = format!("{base}/images/");
+    check_source(&source).map_err(|reason| ConfigError::Invalid {
+        name: "UPLOADS_PUBLIC_BASE_URL".into(),
+        reason,
+    })?;
+    Ok(Some(source))
+}
+
+/// `scheme://host[:port]` of an endpoint URL (S3 path-style addressing drops its path).
+fn origin_of(url: &str, name: &str) -> Result<String, ConfigError> {
+    let invalid = |reason: &str| ConfigError::Invalid {
+        name: name.into(),
+        reason: reason.into(),
+    };
+    let (scheme, rest) = url
+        .split_once("://")
+        .ok_or_else(|| invalid("must be an http(s) URL"))?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    if host.is_empty() {
+        return Err(invalid("names no host"));
+    }
+    Ok(format!("{}://{host}", scheme.to_ascii_lowercase()))
+}
+
+/// Whether `source` can stand in a CSP source list as one http(s) host source.
+fn check_source(source: &str) -> Result<(), String> {
+    let lower = source.to_ascii_lowercase();
+    let Some(rest) = lower
+        .strip_prefix("https://")
+        .or_else(|| lower.strip_prefix("http://"))
+    else {
+        return Err("must be an http(s) URL".into());
+    };
+    if rest.starts_with('/') {
+        return Err("names no host".into());
+    }
+    if let Some(bad) = source
+        .chars()
+        .find(|c| !c.is_ascii_graphic() || matches!(c, ';' | ',' | '\'' | '"' | '\\'))
+    {
+        return Err(format!(
+            "holds {bad:?}, which a Content-Security-Policy source cannot"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Env {
+        let mut env = Env::new();
+        for (k, v) in pairs {
+            env.set(*k, *v);
+        }
+        env
+    }
+
+    #[test]
+    fn the_public_base_url_wins() {
+        let e = env(&[
+            ("UPLOADS_PUBLIC_BASE_URL", "http://img.example.com/cdn/"),
+            ("UPLOADS_BUCKET", "b-1"),
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:4566"),
+        ]);
+        assert_eq!(
+            uploads_image_source(&e).unwrap().as_deref(),
+            Some("http://img.example.com/cdn/images/")
+        );
+    }
+
+    #[test]
+    fn the_emulator_serves_path_style_and_aws_virtual_hosted() {
+        let local = env(&[
+            ("UPLOADS_PUBLIC_BASE_URL", ""),
+            ("UPLOADS_BUCKET", "local-uploadsbucket"),
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:4566/"),
+            ("AWS_REGION", "us-east-1"),
+        ]);
+        assert_eq!(
+            uploads_image_source(&local).unwrap().as_deref(),
+            Some("http://127.0.0.1:4566/local-uploadsbucket/images/")
+        );
+        let aws = env(&[("UPLOADS_BUCKET", "up-1"), ("AWS_REGION", "eu-west-1")]);
+        assert_eq!(
+            uploads_image_source(&aws).unwrap().as_deref(),
+            Some("https://up-1.s3.eu-west-1.amazonaws.com/images/")
+        );
+        assert_eq!(uploads_image_source(&env(&[])).unwrap(), None);
+    }
+
+    #[test]
+    fn a_base_that_cannot_be_a_source_is_refused() {
+        for bad in [
+            "ftp://x.example",
+            "http://x.example/a b",
+            "http://x.example/;script-src *",
+            "https://x.example/a,b",
+            "http:///x",
+        ] {
+            let e = env(&[("UPLOADS_PUBLIC_BASE_URL", bad)]);
+            assert!(uploads_image_source(&e).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_policy_adds_exactly_the_source() {
+        let csp = client_csp(Some("http://127.0.0.1:4566/b/images/"));
+        assert!(csp.contains("img-src 'self' data: https: http://127.0.0.1:4566/b/images/;"));
+        assert!(!csp.contains("http:;") && !csp.contains(" http: "));
+        assert_eq!(client_csp(None), CLIENT_CSP);
+    }
+}

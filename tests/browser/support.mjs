@@ -1,0 +1,154 @@
+// What both browser journeys share: launching Chromium, watching every page (uncaught errors,
+// Content-Security-Policy violations, requests leaving the stack), named steps with a
+// screenshot on failure, and waiting for text and paths.
+
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+/** What the pages reported; a journey fails when this is not empty at its end. */
+export const problems = /** @type {string[]} */ ([]);
+
+/**
+ * The journey's base URL (its first argument) and artifacts directory, created.
+ * @param {string} script
+ */
+export async function setup(script) {
+  const base = process.argv[2]?.replace(/\/$/, "");
+  if (!base) {
+    console.error(`usage: node ${script} <base-url>`);
+    process.exit(2);
+  }
+  const artifacts = process.env.JOURNEY_ARTIFACTS ?? path.join(import.meta.dirname, "artifacts");
+  await mkdir(artifacts, { recursive: true });
+  return { base, artifacts };
+}
+
+/** @param {string} name */
+export function env(name) {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set (tests/tests/browser.rs sets it)`);
+  }
+  return value;
+}
+
+/**
+ * @param {unknown} condition
+ * @param {string} message
+ */
+export function assert(condition, message) {
+  if (!condition) {
+    throw new Error(`assertion failed: ${message}`);
+  }
+}
+
+/**
+ * Waits until `locator`'s text contains `expected`.
+ * @param {import("playwright-core").Locator} locator
+ * @param {string} expected
+ */
+export async function waitForText(locator, expected, timeout = 15000) {
+  const deadline = Date.now() + timeout;
+  let last = "";
+  while (Date.now() < deadline) {
+    last = (await locator.first().textContent({ timeout: 1000 }).catch(() => "")) ?? "";
+    if (last.includes(expected)) {
+      return last;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for "${expected}"; last text: "${last.slice(0, 300)}"`);
+}
+
+/**
+ * @param {import("playwright-core").Page} page
+ * @param {string} pathname
+ */
+export async function waitForPath(page, pathname) {
+  await page.waitForURL((url) => url.pathname + url.search === pathname || url.pathname === pathname, { timeout: 15000 });
+}
+
+/**
+ * @param {string} artifacts
+ * @param {import("playwright-core").Page} page
+ * @param {string} name
+ * @param {boolean} [fullPage]
+ */
+export async function shot(artifacts, page, name, fullPage = false) {
+  await page.screenshot({ path: path.join(artifacts, name), fullPage });
+  console.log(`  screenshot ${name}`);
+}
+
+/** @param {import("playwright-core").Page} page */
+export function announcer(page) {
+  return page.locator("#announcer");
+}
+
+/**
+ * Watches a context: requests to other hosts are refused and recorded (images from other
+ * hosts are refused silently, unless `allowImage` lets them through), page errors and CSP
+ * violations are recorded.
+ * @param {import("playwright-core").BrowserContext} context
+ * @param {string} label
+ * @param {string} baseHost
+ * @param {(url: string) => boolean} [allowImage]
+ */
+export async function watch(context, label, baseHost, allowImage = () => false) {
+  await context.route("**/*", (route) => {
+    const url = new URL(route.request().url());
+    if (url.host === baseHost || url.protocol === "data:") {
+      return route.continue();
+    }
+    const image = route.request().resourceType() === "image";
+    if (image && allowImage(url.href)) {
+      return route.continue();
+    }
+    // Article images are the publishers' own (https only, by the CSP); everything the
+    // platform itself needs (scripts, styles, fonts, API calls) must come from its origin.
+    if (!image) {
+      problems.push(`${label}: request to another host: ${url.href}`);
+    }
+    return route.abort();
+  });
+  await context.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`);
+    });
+  });
+  context.on("page", (page) => {
+    page.on("pageerror", (error) => problems.push(`${label}: uncaught error on ${page.url()}: ${error.message}`));
+    page.on("console", (message) => {
+      const text = message.text();
+      if (message.type() === "error" && (text.includes("CSP violation") || text.includes("Content Security Policy"))) {
+        problems.push(`${label}: ${text}`);
+      }
+    });
+  });
+}
+
+/**
+ * Runs one named step; on failure saves a screenshot named after it.
+ * @param {string} artifacts
+ * @param {import("playwright-core").Page} page
+ * @param {string} name
+ * @param {() => Promise<void>} body
+ */
+export async function step(artifacts, page, name, body) {
+  console.log(`- ${name}`);
+  try {
+    await body();
+  } catch (error) {
+    await page.screenshot({ path: path.join(artifacts, `failed-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}.png`), fullPage: true }).catch(() => {});
+    throw new Error(`step "${name}" failed: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
+/** Headless Chromium: a fresh profile every run (Playwright's default), no background traffic. */
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
