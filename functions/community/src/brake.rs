@@ -79,7 +79,12 @@ impl WriteBrake {
             Write::Comment => (&self.comments, WhenUnavailable::Refuse),
             Write::Reaction => (&self.reactions, WhenUnavailable::Allow),
         };
-        ratelimit::enforce(limiter, &[(limit, ClientKey::user(user_id))], when_unavailable).await
+        ratelimit::enforce(
+            limiter,
+            &[(limit, ClientKey::user(user_id))],
+            when_unavailable,
+        )
+        .await
     }
 }
 

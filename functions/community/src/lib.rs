@@ -691,7 +691,7 @@ async fn topic_names(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct FollowerDeltasRequest {
-    /// Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 100 names.
+    /// Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 200 names.
     #[schema(required = true, value_type = BTreeMap<String, i64>, example = json!({"Space": 1, "public-transport": -1}))]
     deltas: Option<BTreeMap<String, i64>>,
 }

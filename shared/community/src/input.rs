@@ -18,7 +18,8 @@ pub const MAX_PAGE_SIZE: u32 = 20;
 pub const DEFAULT_PAGE_SIZE: u32 = 10;
 pub const MAX_CARD_IDS: usize = 50;
 pub const MAX_TOPIC_NAME_IDS: usize = 100;
-pub const MAX_DELTA_NAMES: usize = 100;
+/// One settings change can unfollow identity's 100 followed topics and follow 100 others.
+pub const MAX_DELTA_NAMES: usize = 200;
 pub const MAX_DELTA: i64 = 1_000;
 pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 100;
 /// Words read per minute, for `readTimeMinutes`.

@@ -181,7 +181,8 @@ pub struct SettingsUpdate {
     /// At most 500 ids, each not blank and at most 100 characters.
     #[schema(max_items = 500, value_type = Option<Vec<SourceIdEntry>>)]
     pub enabled_source_ids: Option<Vec<String>>,
-    /// At most 100 topic ids, each not blank and at most 50 characters.
+    /// At most 100 topics, each at most 50 characters with an ASCII letter or digit; kept
+    /// as their slugs ("Public Transport" is `public-transport`), one per slug.
     #[schema(max_items = 100, value_type = Option<Vec<TopicIdEntry>>)]
     pub followed_topics: Option<Vec<String>>,
     /// A language tag such as `en` or `pt-BR`.
@@ -201,12 +202,10 @@ pub struct SettingsUpdate {
 )]
 pub struct SourceIdEntry(pub String);
 
-/// One entry of `followedTopics` (the schema of the list's items).
+/// One entry of `followedTopics` (the schema of the list's items): a topic's slug, or a
+/// name that becomes one.
 #[derive(utoipa::ToSchema)]
-#[schema(
-    max_length = 50,
-    pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
-)]
+#[schema(max_length = 50, pattern = "[A-Za-z0-9]", example = "public-transport")]
 pub struct TopicIdEntry(pub String);
 
 pub const MAX_ENABLED_SOURCES: usize = 500;
@@ -236,6 +235,7 @@ impl SettingsUpdate {
         });
         let followed_topics = self.followed_topics.and_then(|topics| {
             clean_list("followedTopics", topics, MAX_FOLLOWED_TOPICS, 50)
+                .and_then(topic_slugs)
                 .map_err(|e| errors.push(e))
                 .ok()
         });
@@ -300,6 +300,42 @@ impl SettingsChange {
 
 /// Trims, drops duplicates (keeping order) and bounds the list `field` of identifiers or
 /// names.
+/// Followed topics as slugs (API.md: lowercase ASCII letters and digits, every other run of
+/// characters one `-`), one per slug; an entry without a letter or digit names no topic.
+fn topic_slugs(topics: Vec<String>) -> Result<Vec<String>, FieldError> {
+    let mut out: Vec<String> = Vec::with_capacity(topics.len());
+    for topic in topics {
+        let slug = topic_slug(&topic);
+        if slug.is_empty() {
+            return Err(FieldError::new(
+                "followedTopics",
+                "entries must name a topic: at least one ASCII letter or digit",
+            ));
+        }
+        if !out.contains(&slug) {
+            out.push(slug);
+        }
+    }
+    Ok(out)
+}
+
+fn topic_slug(name: &str) -> String {
+    let mut out = String::new();
+    let mut gap = false;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            if gap && !out.is_empty() {
+                out.push('-');
+            }
+            gap = false;
+            out.push(c.to_ascii_lowercase());
+        } else {
+            gap = true;
+        }
+    }
+    out
+}
+
 fn clean_list(
     field: &str,
     items: Vec<String>,
@@ -398,12 +434,26 @@ mod tests {
     #[test]
     fn settings_update_merges_and_validates() {
         let update = SettingsUpdate {
-            followed_topics: Some(vec![" tech ".into(), "tech".into(), "science".into()]),
+            followed_topics: Some(vec![
+                " tech ".into(),
+                "Tech".into(),
+                "science".into(),
+                "Public  Transport!".into(),
+            ]),
             language: Some("pt-BR".into()),
             ..Default::default()
         };
         let s = update.parse().expect("valid").apply(Settings::default());
-        assert_eq!(s.followed_topics, vec!["tech", "science"]);
+        assert_eq!(
+            s.followed_topics,
+            vec!["tech", "science", "public-transport"]
+        );
+        let no_topic = SettingsUpdate {
+            followed_topics: Some(vec!["ok".into(), "--!".into()]),
+            ..Default::default()
+        };
+        let errors = no_topic.parse().expect_err("invalid");
+        assert_eq!(errors.errors().len(), 1);
         assert_eq!(s.language, "pt-BR");
         assert!(s.show_likes);
 

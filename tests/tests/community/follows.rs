@@ -101,3 +101,45 @@ async fn undelivered_follow_is_sent_by_the_next_settings_save() {
     assert_eq!(response.status(), 200);
     assert_eq!(followers(&t, "climate").await, 1, "sent once");
 }
+
+/// Settings hold slugs; the largest change identity allows (100 followed topics swapped for
+/// 100 others: 200 deltas) reaches the community service whole.
+#[tokio::test]
+async fn followed_topics_are_slugs_and_a_full_swap_is_delivered() {
+    let t = TestStack::start().await;
+    let (_, alice) = t.member("alice").await;
+    let save = |topics: Vec<String>| {
+        let t = &t;
+        let alice = &alice;
+        async move {
+            let response = t
+                .put_json_auth(SETTINGS, alice, &json!({ "followedTopics": topics }))
+                .await;
+            let status = response.status().as_u16();
+            let body: Value = response.json().await.unwrap();
+            assert_eq!(status, 200, "{body}");
+            body
+        }
+    };
+    let saved = save(vec!["Public  Transport!".into(), "public-transport".into()]).await;
+    assert_eq!(saved["followedTopics"], json!(["public-transport"]));
+    assert_eq!(followers(&t, "public-transport").await, 1);
+
+    let old: Vec<String> = (0..100).map(|i| format!("old-{i}")).collect();
+    let new: Vec<String> = (0..100).map(|i| format!("new-{i}")).collect();
+    save(old).await;
+    assert_eq!(followers(&t, "old-7").await, 1);
+    assert_eq!(followers(&t, "public-transport").await, 0);
+    save(new).await;
+    for slug in ["old-0", "old-99"] {
+        assert_eq!(followers(&t, slug).await, 0, "{slug}");
+    }
+    for slug in ["new-0", "new-99"] {
+        assert_eq!(followers(&t, slug).await, 1, "{slug}");
+    }
+
+    let refused = t
+        .put_json_auth(SETTINGS, &alice, &json!({ "followedTopics": ["--"] }))
+        .await;
+    assert_eq!(refused.status(), 400);
+}

@@ -43,7 +43,9 @@ async fn community_writes_are_limited_per_user_and_kind() {
         .post_json_auth(POSTS, &alice, &json!({"title": "x", "content": "y"}))
         .await;
     assert_reason_error(bad, 400).await;
-    let post = t.create_post(&alice, &post_input("Limits apply", &[])).await;
+    let post = t
+        .create_post(&alice, &post_input("Limits apply", &[]))
+        .await;
     let id = post["id"].as_str().unwrap();
     let replaced = t
         .put_json_auth(&post_path(id), &alice, &post_input("Limits replaced", &[]))

@@ -258,7 +258,9 @@ mod tests {
     fn each_commit_has_its_own_request_token() {
         let (a, b) = (request_token(), request_token());
         assert_eq!(a.len(), 32);
-        assert!(a.bytes().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert!(a
+            .bytes()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
         assert_ne!(a, b);
     }
 
