@@ -16,6 +16,7 @@ mod lists;
 mod schema;
 mod search;
 mod social;
+mod summaries;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -31,7 +32,7 @@ use community::input::{
     RawPost, TopicIds, UserId,
 };
 use community::model::{Author, Post, PostCard, PostPage, Topic, TopicCategory, TopicRef};
-use community::{CleanupQueue, Community, IndexQueue, PostSearch};
+use community::{CleanupQueue, Community, IndexQueue, PostSearch, SummaryQueue};
 use community_search::DynamoSearchIndex;
 use platform::auth::{AuthUser, InternalService, MaybeUser};
 use platform::aws::AwsClients;
@@ -58,6 +59,7 @@ pub struct AppState {
     search: Arc<PostSearch<DynamoSearchIndex>>,
     index_queue: IndexQueue,
     cleanup_queue: CleanupQueue,
+    summary_queue: SummaryQueue,
     verifier: Arc<TokenVerifier>,
     internal_token: InternalToken,
     users: UsersDirectory,
@@ -85,6 +87,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let queues = Queues {
         index: IndexQueue::from_env(&env, aws.sqs())?,
         cleanup: CleanupQueue::from_env(&env, aws.sqs())?,
+        summary: SummaryQueue::from_env(&env, aws.sqs())?,
     };
     app(Arc::new(community), Arc::new(search), queues, &env)
 }
@@ -95,6 +98,8 @@ pub struct Queues {
     pub index: IndexQueue,
     /// Account deletions ask the community sweeper to clean up.
     pub cleanup: CleanupQueue,
+    /// Post writes that want a summary ask the summarizer.
+    pub summary: SummaryQueue,
 }
 
 /// The router over given services.
@@ -109,6 +114,7 @@ pub fn app(
         search,
         index_queue: queues.index,
         cleanup_queue: queues.cleanup,
+        summary_queue: queues.summary,
         verifier: Arc::new(TokenVerifier::from_env(env, &[])?),
         internal_token: InternalToken::from_env(env),
         users: UsersDirectory::new(
@@ -133,6 +139,7 @@ pub fn app(
         .merge(social::routes())
         .merge(comments::routes())
         .merge(lists::routes())
+        .merge(summaries::routes())
         .with_state(state);
     Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
@@ -202,7 +209,10 @@ impl utoipa::Modify for Unavailable {
         comments::like_comment,
         lists::user_posts,
         lists::user_bookmarks,
-        lists::user_likes
+        lists::user_likes,
+        summaries::post_summary,
+        summaries::retry_summary,
+        summaries::failed_summaries
     ),
     components(schemas(
         Author,
@@ -222,10 +232,17 @@ impl utoipa::Modify for Unavailable {
         comments::CommentLikeRequest,
         community::comments::Comment,
         community::comments::LikeResult,
+        community::summary::PostSummary,
+        community::summary::SummaryStatusName,
+        community::summary::FailedSummary,
+        community::summary::FailedSummaryPage,
         ReasonErrorBody
     )),
     modifiers(&SecuritySchemes, &Unavailable),
-    tags((name = "community", description = "Document B's community service: posts and topics"))
+    tags(
+        (name = "community", description = "Document B's community service: posts and topics"),
+        (name = "community-admin", description = "Document B's admin operations on post summaries")
+    )
 )]
 struct CommunityApi;
 
@@ -369,12 +386,13 @@ async fn create_post(
     let caller = user_id(&user)?;
     let input = PostInput::parse(body.into())?;
     let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
-    let post = state
+    let (post, summary) = state
         .community
         .create_post(&state.users.at(base), &caller, input)
         .await
         .map_err(to_api)?;
     search::request_index(&state, &post.id).await;
+    summaries::request_summary(&state, summary.as_ref()).await;
     let location = HeaderValue::from_str(&format!("{PREFIX}/posts/{}", post.id))
         .map_err(|e| ApiError::internal("location", e))?;
     Ok((
@@ -483,12 +501,13 @@ async fn replace_post(
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let input = PostInput::parse(body.into())?;
-    let post = state
+    let (post, summary) = state
         .community
         .replace_post(&id, &caller, input)
         .await
         .map_err(to_api)?;
     search::request_index(&state, &post.id).await;
+    summaries::request_summary(&state, summary.as_ref()).await;
     Ok(axum::Json(post))
 }
 
@@ -569,12 +588,13 @@ async fn patch_post(
         topics: body.topics,
         status: body.status,
     })?;
-    let post = state
+    let (post, summary) = state
         .community
         .patch_post(&id, &caller, patch)
         .await
         .map_err(to_api)?;
     search::request_index(&state, &post.id).await;
+    summaries::request_summary(&state, summary.as_ref()).await;
     Ok(axum::Json(post))
 }
 
