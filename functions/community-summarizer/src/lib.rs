@@ -302,7 +302,7 @@ impl Summarizer {
         Ok(applied)
     }
 
-    fn from_dead_letters(&self, record: &SqsMessage) -> bool {
+    fn is_dead_letter(&self, record: &SqsMessage) -> bool {
         self.dead_letter_arn.is_some()
             && record.event_source_arn.as_deref() == self.dead_letter_arn.as_deref()
     }
@@ -314,7 +314,7 @@ impl Summarizer {
         let mut seen: Vec<(bool, SummaryRequest, Vec<String>)> = Vec::new();
         for record in &records {
             let id = record.message_id.clone().unwrap_or_default();
-            let dead = self.from_dead_letters(record);
+            let dead = self.is_dead_letter(record);
             match SummaryRequest::parse(record.body.as_deref().unwrap_or("")) {
                 Ok(request) => match seen.iter_mut().find(|(d, r, _)| *d == dead && *r == request) {
                     Some((_, _, ids)) => ids.push(id),

@@ -19,5 +19,6 @@ mod identity;
 mod posts;
 mod reactions;
 mod search;
+mod summaries;
 mod topics;
 mod uploads;
