@@ -28,11 +28,28 @@ fn retry_path(id: &str) -> String {
     format!("/api/v1/admin/posts/{id}/summary/retry")
 }
 
+/// A stack whose model is `llm`, with the summary queue's retries `retry_seconds` apart.
+async fn stack_retrying(llm: &FakeLlm, retry_seconds: &str) -> TestStack {
+    let mut parameters: BTreeMap<String, String> = llm_parameters(llm);
+    parameters.insert("SummaryRetryDelaySeconds".into(), retry_seconds.into());
+    TestStack::start_with(parameters).await
+}
+
 /// A stack whose model is `llm`, with the summary queue's retries a second apart.
 async fn stack(llm: &FakeLlm) -> TestStack {
-    let mut parameters: BTreeMap<String, String> = llm_parameters(llm);
-    parameters.insert("SummaryRetryDelaySeconds".into(), "1".into());
-    TestStack::start_with(parameters).await
+    stack_retrying(llm, "1").await
+}
+
+/// The local stack's retry delay (`local/parameters.json`), which must bring a failing
+/// summary to FAILED within two minutes.
+fn local_retry_seconds() -> String {
+    let path = stack_tests::repo_root().join("local/parameters.json");
+    let parameters: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    parameters["SummaryRetryDelaySeconds"]
+        .as_str()
+        .expect("local/parameters.json sets SummaryRetryDelaySeconds")
+        .to_string()
 }
 
 /// Polls the summary of `id` until `done` holds (at most `within`); the last state.
@@ -204,7 +221,8 @@ async fn summary_success() {
 async fn provider_failing_until_failed_then_retrigger() {
     let llm = FakeLlm::start().await;
     llm.fail(500);
-    let t = stack(&llm).await;
+    // With the local stack's own retry delay.
+    let t = stack_retrying(&llm, &local_retry_seconds()).await;
     t.register("admin").await;
     let admin = t.login("admin").await;
     let (author_id, token) = t.member("unlucky").await;
