@@ -48,7 +48,10 @@ impl SummaryRescue {
         let lagging = self.store.summaries_lagging(&before, MAX_PER_RUN).await?;
         self.queue.request_all(&lagging).await?;
         if !lagging.is_empty() {
-            tracing::info!(sent = lagging.len(), "lagging summaries sent to the summarizer again");
+            tracing::info!(
+                sent = lagging.len(),
+                "lagging summaries sent to the summarizer again"
+            );
         }
         Ok(lagging.len())
     }

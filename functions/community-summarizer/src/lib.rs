@@ -251,7 +251,10 @@ impl Summarizer {
         if content_hash(&body.content) != request.content_hash {
             // Edited as a draft since: its next publication asks again.
             self.store.drop_summary_request(request).await?;
-            tracing::info!(post_id = id, "the content is not the request's any more: skipped");
+            tracing::info!(
+                post_id = id,
+                "the content is not the request's any more: skipped"
+            );
             return Ok(Outcome::Skipped);
         }
         self.brake.allow(&post.author_id).await?;
@@ -287,8 +290,11 @@ impl Summarizer {
                 Ok(Outcome::Stored)
             }
             Applied::Stale => {
-                tracing::info!(post_id = id, version = request.version,
-                    "the post moved on while the model answered: summary discarded");
+                tracing::info!(
+                    post_id = id,
+                    version = request.version,
+                    "the post moved on while the model answered: summary discarded"
+                );
                 Ok(Outcome::Skipped)
             }
         }
@@ -316,7 +322,10 @@ impl Summarizer {
             let id = record.message_id.clone().unwrap_or_default();
             let dead = self.is_dead_letter(record);
             match SummaryRequest::parse(record.body.as_deref().unwrap_or("")) {
-                Ok(request) => match seen.iter_mut().find(|(d, r, _)| *d == dead && *r == request) {
+                Ok(request) => match seen
+                    .iter_mut()
+                    .find(|(d, r, _)| *d == dead && *r == request)
+                {
                     Some((_, _, ids)) => ids.push(id),
                     None => seen.push((dead, request, vec![id])),
                 },

@@ -1,6 +1,8 @@
-//! The community function: Document B's posts, comments, reactions, bookmarks, user lists
-//! and topics behind `/api/v1/posts`, `/api/v1/comments`, `/api/v1/users`, `/api/v1/topics`
-//! and `/api/v1/internal/topics`.
+//! The community function: Document B's posts, comments, reactions, bookmarks, user lists,
+//! topics and post summaries behind `/api/v1/posts`, `/api/v1/comments`, `/api/v1/users`,
+//! `/api/v1/topics`, `/api/v1/internal/topics`, and the admin's summary routes under
+//! `/api/v1/admin/summaries` and `/api/v1/admin/posts` ([`summaries`]; the summaries are
+//! written by the `community-summarizer` function).
 //!
 //! Each handler parses its input into `community::input` types and makes one call on
 //! [`community::Community`], which owns storage (its `store` module documents the table's

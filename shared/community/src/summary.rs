@@ -166,7 +166,10 @@ impl SummaryQueue {
     }
 
     /// Sends several, ten to a SendMessageBatch.
-    pub async fn request_all(&self, requests: &[SummaryRequest]) -> Result<(), SummaryEnqueueError> {
+    pub async fn request_all(
+        &self,
+        requests: &[SummaryRequest],
+    ) -> Result<(), SummaryEnqueueError> {
         use platform::aws::sqs::BatchEntry;
         for chunk in requests.chunks(10) {
             let entries: Vec<BatchEntry> = chunk
@@ -365,7 +368,10 @@ mod tests {
             version: 3,
             content_hash: content_hash("Hello"),
         };
-        assert_eq!(SummaryRequest::parse(&request.to_json()), Ok(request.clone()));
+        assert_eq!(
+            SummaryRequest::parse(&request.to_json()),
+            Ok(request.clone())
+        );
         for bad in [
             "junk",
             r#"{"postId":"x","version":1,"contentHash":"00"}"#,
@@ -379,7 +385,10 @@ mod tests {
 
     #[test]
     fn failed_pages_default_to_20_and_are_bounded() {
-        assert_eq!(failed_page(None, None).unwrap(), PageRequest { page: 0, size: 20 });
+        assert_eq!(
+            failed_page(None, None).unwrap(),
+            PageRequest { page: 0, size: 20 }
+        );
         assert!(failed_page(Some(49), Some(100)).is_ok());
         assert!(failed_page(Some(50), None).is_err());
         assert!(failed_page(None, Some(0)).is_err());

@@ -44,8 +44,7 @@ async fn stack(llm: &FakeLlm) -> TestStack {
 /// summary to FAILED within two minutes.
 fn local_retry_seconds() -> String {
     let path = stack_tests::repo_root().join("local/parameters.json");
-    let parameters: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let parameters: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     parameters["SummaryRetryDelaySeconds"]
         .as_str()
         .expect("local/parameters.json sets SummaryRetryDelaySeconds")
@@ -128,12 +127,21 @@ async fn summary_success() {
     assert_eq!(post["summary"], Value::Null);
 
     // Anyone may read a published post's summary.
-    let summary = summary_until(&t, id, None, Duration::from_secs(30), status_is("COMPLETED"))
-        .await;
+    let summary = summary_until(
+        &t,
+        id,
+        None,
+        Duration::from_secs(30),
+        status_is("COMPLETED"),
+    )
+    .await;
     assert_eq!(summary["summary"], "A harbour gets tidal power.");
     assert_eq!(summary["model"], TEST_MODEL);
     let generated = summary["generatedAt"].as_str().unwrap();
-    assert!(chrono::DateTime::parse_from_rfc3339(generated).is_ok(), "{generated}");
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(generated).is_ok(),
+        "{generated}"
+    );
     assert_eq!(
         summary.as_object().unwrap().len(),
         4,
@@ -143,7 +151,9 @@ async fn summary_success() {
     assert_eq!(llm.call_count(), 1);
     assert!(call.prompt().contains(content), "{}", call.prompt());
     assert!(call.prompt().contains("Tidal power at last"));
-    assert!(call.body["max_tokens"].as_u64().is_some_and(|m| m > 0 && m <= 4096));
+    assert!(call.body["max_tokens"]
+        .as_u64()
+        .is_some_and(|m| m > 0 && m <= 4096));
 
     // The post carries the same state.
     let full = t.get_ok(&post_path(id), None).await;
@@ -154,7 +164,11 @@ async fn summary_success() {
 
     // A title edit asks for nothing; a content edit asks again.
     let r = t
-        .patch_json_auth(&post_path(id), &token, &json!({"title": "Tidal power, finally"}))
+        .patch_json_auth(
+            &post_path(id),
+            &token,
+            &json!({"title": "Tidal power, finally"}),
+        )
         .await;
     assert_eq!(r.status(), 200);
     llm.reply("The station now powers 40,000 homes.");
@@ -176,7 +190,11 @@ async fn summary_success() {
     })
     .await;
     assert_eq!(renewed["status"], "COMPLETED");
-    assert_eq!(llm.call_count(), 2, "the title edit asked the model nothing");
+    assert_eq!(
+        llm.call_count(),
+        2,
+        "the title edit asked the model nothing"
+    );
 
     // A draft has no summary (its author alone sees it) until it is published.
     let draft = t
@@ -196,14 +214,22 @@ async fn summary_success() {
     assert_reason_error(t.get_auth(&summary_path(draft_id), &other).await, 404).await;
     llm.reply("Thoughts, unfinished.");
     let r = t
-        .patch_json_auth(&post_path(draft_id), &token, &json!({"status": "PUBLISHED"}))
+        .patch_json_auth(
+            &post_path(draft_id),
+            &token,
+            &json!({"status": "PUBLISHED"}),
+        )
         .await;
     assert_eq!(r.status(), 200);
     summary_until(&t, draft_id, None, Duration::from_secs(30), |s| {
         s["summary"] == "Thoughts, unfinished."
     })
     .await;
-    assert_eq!(llm.call_count(), 3, "the draft was summarised once, when published");
+    assert_eq!(
+        llm.call_count(),
+        3,
+        "the draft was summarised once, when published"
+    );
 
     // Bad and unknown ids.
     let bad = assert_reason_error(t.get(&summary_path("not-a-uuid")).await, 400).await;
@@ -233,11 +259,14 @@ async fn provider_failing_until_failed_then_retrigger() {
 
     // Five deliveries fail, then the dead-letter consumer gives up: well within two minutes.
     let started = Instant::now();
-    let failed =
-        summary_until(&t, id, None, Duration::from_secs(120), status_is("FAILED")).await;
+    let failed = summary_until(&t, id, None, Duration::from_secs(120), status_is("FAILED")).await;
     println!("FAILED after {:?}", started.elapsed());
     assert_eq!(failed["summary"], Value::Null);
-    assert_eq!(llm.call_count(), 5, "one model call per delivery, five deliveries");
+    assert_eq!(
+        llm.call_count(),
+        5,
+        "one model call per delivery, five deliveries"
+    );
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(llm.call_count(), 5, "nothing asks again once FAILED");
 
@@ -255,11 +284,11 @@ async fn provider_failing_until_failed_then_retrigger() {
     assert!(chrono::DateTime::parse_from_rfc3339(row["updatedAt"].as_str().unwrap()).is_ok());
     assert_reason_error(t.get(FAILED).await, 401).await;
     assert_reason_error(t.get_auth(FAILED, &token).await, 403).await;
-    let bad = assert_reason_error(t.get_auth(&format!("{FAILED}?size=101"), &admin).await, 400)
-        .await;
+    let bad =
+        assert_reason_error(t.get_auth(&format!("{FAILED}?size=101"), &admin).await, 400).await;
     assert!(message(&bad).contains("size"), "{bad}");
-    let bad = assert_reason_error(t.get_auth(&format!("{FAILED}?page=50"), &admin).await, 400)
-        .await;
+    let bad =
+        assert_reason_error(t.get_auth(&format!("{FAILED}?page=50"), &admin).await, 400).await;
     assert!(message(&bad).contains("page"), "{bad}");
 
     // The re-trigger: admins only, 202, PENDING, then the outcome on the summary endpoint.
@@ -279,8 +308,14 @@ async fn provider_failing_until_failed_then_retrigger() {
     assert_eq!(accepted["status"], "PENDING", "{accepted}");
     let list = t.get_ok(FAILED, Some(&admin)).await;
     assert_eq!(list["totalElements"], 0, "off the failed list: {list}");
-    let done =
-        summary_until(&t, id, None, Duration::from_secs(30), status_is("COMPLETED")).await;
+    let done = summary_until(
+        &t,
+        id,
+        None,
+        Duration::from_secs(30),
+        status_is("COMPLETED"),
+    )
+    .await;
     assert_eq!(done["summary"], "Saved at the second attempt.");
     assert_eq!(llm.call_count(), 6);
 
@@ -310,8 +345,14 @@ async fn duplicate_summary_message() {
         .create_post(&token, &json!({"title": "Said twice", "content": first}))
         .await;
     let id = post["id"].as_str().unwrap().to_string();
-    let done =
-        summary_until(&t, &id, None, Duration::from_secs(30), status_is("COMPLETED")).await;
+    let done = summary_until(
+        &t,
+        &id,
+        None,
+        Duration::from_secs(30),
+        status_is("COMPLETED"),
+    )
+    .await;
     assert_eq!(llm.call_count(), 1);
 
     // The same request again (SQS delivers at least once), twice in one batch and once more:
@@ -324,7 +365,9 @@ async fn duplicate_summary_message() {
     .to_json();
     let failures = through_summarizer(&t, &[request.clone(), request.clone()], false).await;
     assert!(failures.is_empty(), "{failures:?}");
-    assert!(through_summarizer(&t, &[request.clone()], false).await.is_empty());
+    assert!(through_summarizer(&t, &[request.clone()], false)
+        .await
+        .is_empty());
     assert_eq!(llm.call_count(), 1, "a duplicate never reaches the model");
     assert_eq!(t.get_ok(&summary_path(&id), None).await, done);
 
@@ -341,15 +384,21 @@ async fn duplicate_summary_message() {
     })
     .await;
     assert_eq!(llm.call_count(), 2);
-    assert!(through_summarizer(&t, &[request.clone()], false).await.is_empty());
-    assert!(through_summarizer(&t, &[request.clone()], true).await.is_empty());
+    assert!(through_summarizer(&t, &[request.clone()], false)
+        .await
+        .is_empty());
+    assert!(through_summarizer(&t, &[request.clone()], true)
+        .await
+        .is_empty());
     let current = SummaryRequest {
         post_id: id.clone(),
         version: 2,
         content_hash: content_hash(second),
     }
     .to_json();
-    assert!(through_summarizer(&t, &[current.clone()], true).await.is_empty());
+    assert!(through_summarizer(&t, &[current.clone()], true)
+        .await
+        .is_empty());
     assert_eq!(llm.call_count(), 2);
     assert_eq!(
         t.get_ok(&summary_path(&id), None).await,
@@ -362,5 +411,7 @@ async fn duplicate_summary_message() {
         through_summarizer(&t, &["junk".to_string()], false).await,
         ["m0"]
     );
-    assert!(through_summarizer(&t, &["junk".to_string()], true).await.is_empty());
+    assert!(through_summarizer(&t, &["junk".to_string()], true)
+        .await
+        .is_empty());
 }

@@ -475,8 +475,14 @@ impl Store {
                     .expression_attribute_names("#status", "status")
                     .expression_attribute_values(":title", s(&state.title))
                     .expression_attribute_values(":excerpt", s(&state.excerpt))
-                    .expression_attribute_values(":eg", AttributeValue::Bool(state.excerpt_generated))
-                    .expression_attribute_values(":cover", optional(state.cover_image_url.as_deref()))
+                    .expression_attribute_values(
+                        ":eg",
+                        AttributeValue::Bool(state.excerpt_generated),
+                    )
+                    .expression_attribute_values(
+                        ":cover",
+                        optional(state.cover_image_url.as_deref()),
+                    )
                     .expression_attribute_values(":topics", topics_item(&topic_refs))
                     .expression_attribute_values(":rt", n(state.read_time_minutes))
                     .expression_attribute_values(":wc", n(state.word_count))

@@ -12,9 +12,7 @@
 //! Every state change is one transaction conditioned on `summaryVersion` (and the status),
 //! so a late or repeated message changes nothing.
 
-use platform::dynamo::{
-    n, s, Attributes, DynamoError, Item, Transaction, TransactionError,
-};
+use platform::dynamo::{n, s, Attributes, DynamoError, Item, Transaction, TransactionError};
 
 use super::posts::StoredPost;
 use super::Store;
@@ -245,13 +243,10 @@ impl Store {
         let out = rows
             .into_iter()
             .filter_map(|(id, at)| {
-                posts
-                    .iter()
-                    .find(|p| p.id == id)
-                    .map(|p| FailedRow {
-                        post: p.clone(),
-                        failed_at: at,
-                    })
+                posts.iter().find(|p| p.id == id).map(|p| FailedRow {
+                    post: p.clone(),
+                    failed_at: at,
+                })
             })
             .collect();
         Ok((out, u64::try_from(all.len()).unwrap_or(u64::MAX)))
