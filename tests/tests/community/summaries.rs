@@ -365,9 +365,11 @@ async fn duplicate_summary_message() {
     .to_json();
     let failures = through_summarizer(&t, &[request.clone(), request.clone()], false).await;
     assert!(failures.is_empty(), "{failures:?}");
-    assert!(through_summarizer(&t, &[request.clone()], false)
-        .await
-        .is_empty());
+    assert!(
+        through_summarizer(&t, std::slice::from_ref(&request), false)
+            .await
+            .is_empty()
+    );
     assert_eq!(llm.call_count(), 1, "a duplicate never reaches the model");
     assert_eq!(t.get_ok(&summary_path(&id), None).await, done);
 
@@ -384,10 +386,12 @@ async fn duplicate_summary_message() {
     })
     .await;
     assert_eq!(llm.call_count(), 2);
-    assert!(through_summarizer(&t, &[request.clone()], false)
-        .await
-        .is_empty());
-    assert!(through_summarizer(&t, &[request.clone()], true)
+    assert!(
+        through_summarizer(&t, std::slice::from_ref(&request), false)
+            .await
+            .is_empty()
+    );
+    assert!(through_summarizer(&t, std::slice::from_ref(&request), true)
         .await
         .is_empty());
     let current = SummaryRequest {
@@ -396,7 +400,7 @@ async fn duplicate_summary_message() {
         content_hash: content_hash(second),
     }
     .to_json();
-    assert!(through_summarizer(&t, &[current.clone()], true)
+    assert!(through_summarizer(&t, std::slice::from_ref(&current), true)
         .await
         .is_empty());
     assert_eq!(llm.call_count(), 2);
