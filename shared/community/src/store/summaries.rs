@@ -211,7 +211,8 @@ impl Store {
     }
 
     /// A page of the failed-summary list, most recently failed first, with each post as it
-    /// is now, and the list's length.
+    /// is now, and the list's length. A post deleted since (account cleanup) is left out of
+    /// the page but still counted: its row stays (a re-trigger of it is a 404).
     pub async fn failed_summaries(
         &self,
         page: PageRequest,
@@ -243,10 +244,13 @@ impl Store {
         let out = rows
             .into_iter()
             .filter_map(|(id, at)| {
-                posts.iter().find(|p| p.id == id).map(|p| FailedRow {
-                    post: p.clone(),
-                    failed_at: at,
-                })
+                posts
+                    .iter()
+                    .find(|p| p.id == id && !p.deleted)
+                    .map(|p| FailedRow {
+                        post: p.clone(),
+                        failed_at: at,
+                    })
             })
             .collect();
         Ok((out, u64::try_from(all.len()).unwrap_or(u64::MAX)))
