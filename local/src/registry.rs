@@ -101,6 +101,10 @@ pub fn registry() -> Registry {
     registry.http("community", community_function::router);
     registry.sqs("community-indexer", community_indexer_function::handler);
     registry.sqs("community-sweeper", community_sweeper_function::handler);
+    registry.sqs(
+        "community-summarizer",
+        community_summarizer_function::handler,
+    );
     registry.schedule(
         "community-index-scheduler",
         community_index_scheduler_function::handler,

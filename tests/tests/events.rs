@@ -102,6 +102,19 @@ async fn every_event_file_gets_its_expected_status() {
                 );
                 continue;
             }
+            "CommunitySummarizerFunction" => {
+                let handler = community_summarizer_function::handler(env)
+                    .await
+                    .expect("handler");
+                let batch = serde_json::from_str(&event).expect("SQS event");
+                let response = handler.handle(batch).await.expect("batch handled");
+                assert_eq!(
+                    u64::try_from(response.batch_item_failures.len()).ok(),
+                    entry["batchItemFailures"].as_u64(),
+                    "{file}"
+                );
+                continue;
+            }
             "CommunitySweeperFunction" => {
                 let handler = community_sweeper_function::handler(env)
                     .await

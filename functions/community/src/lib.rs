@@ -1,6 +1,8 @@
-//! The community function: Document B's posts, comments, reactions, bookmarks, user lists
-//! and topics behind `/api/v1/posts`, `/api/v1/comments`, `/api/v1/users`, `/api/v1/topics`
-//! and `/api/v1/internal/topics`.
+//! The community function: Document B's posts, comments, reactions, bookmarks, user lists,
+//! topics and post summaries behind `/api/v1/posts`, `/api/v1/comments`, `/api/v1/users`,
+//! `/api/v1/topics`, `/api/v1/internal/topics`, and the admin's summary routes under
+//! `/api/v1/admin/summaries` and `/api/v1/admin/posts` ([`summaries`]; the summaries are
+//! written by the `community-summarizer` function).
 //!
 //! Each handler parses its input into `community::input` types and makes one call on
 //! [`community::Community`], which owns storage (its `store` module documents the table's
@@ -17,6 +19,7 @@ mod lists;
 mod schema;
 mod search;
 mod social;
+mod summaries;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -32,7 +35,7 @@ use community::input::{
     RawPost, TopicIds, UserId,
 };
 use community::model::{Author, Post, PostCard, PostPage, Topic, TopicCategory, TopicRef};
-use community::{CleanupQueue, Community, IndexQueue, PostSearch};
+use community::{CleanupQueue, Community, IndexQueue, PostSearch, SummaryQueue};
 use community_search::DynamoSearchIndex;
 use platform::auth::{AuthUser, InternalService, MaybeUser};
 use platform::aws::AwsClients;
@@ -60,6 +63,7 @@ pub struct AppState {
     search: Arc<PostSearch<DynamoSearchIndex>>,
     index_queue: IndexQueue,
     cleanup_queue: CleanupQueue,
+    summary_queue: SummaryQueue,
     verifier: Arc<TokenVerifier>,
     internal_token: InternalToken,
     users: UsersDirectory,
@@ -88,6 +92,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let queues = Queues {
         index: IndexQueue::from_env(&env, aws.sqs())?,
         cleanup: CleanupQueue::from_env(&env, aws.sqs())?,
+        summary: SummaryQueue::from_env(&env, aws.sqs())?,
     };
     let brake = WriteBrake::from_env(&env, &aws)?;
     app(Arc::new(community), Arc::new(search), queues, brake, &env)
@@ -99,6 +104,8 @@ pub struct Queues {
     pub index: IndexQueue,
     /// Account deletions ask the community sweeper to clean up.
     pub cleanup: CleanupQueue,
+    /// Post writes that want a summary ask the summarizer.
+    pub summary: SummaryQueue,
 }
 
 /// The router over given services.
@@ -114,6 +121,7 @@ pub fn app(
         search,
         index_queue: queues.index,
         cleanup_queue: queues.cleanup,
+        summary_queue: queues.summary,
         verifier: Arc::new(TokenVerifier::from_env(env, &[])?),
         internal_token: InternalToken::from_env(env),
         users: UsersDirectory::new(
@@ -139,6 +147,7 @@ pub fn app(
         .merge(social::routes())
         .merge(comments::routes())
         .merge(lists::routes())
+        .merge(summaries::routes())
         .with_state(state);
     Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
@@ -208,7 +217,10 @@ impl utoipa::Modify for Unavailable {
         comments::like_comment,
         lists::user_posts,
         lists::user_bookmarks,
-        lists::user_likes
+        lists::user_likes,
+        summaries::post_summary,
+        summaries::retry_summary,
+        summaries::failed_summaries
     ),
     components(schemas(
         Author,
@@ -228,10 +240,17 @@ impl utoipa::Modify for Unavailable {
         comments::CommentLikeRequest,
         community::comments::Comment,
         community::comments::LikeResult,
+        community::summary::PostSummary,
+        community::summary::SummaryStatusName,
+        community::summary::FailedSummary,
+        community::summary::FailedSummaryPage,
         ReasonErrorBody
     )),
     modifiers(&SecuritySchemes, &Unavailable),
-    tags((name = "community", description = "Document B's community service: posts and topics"))
+    tags(
+        (name = "community", description = "Document B's community service: posts and topics"),
+        (name = "community-admin", description = "Document B's admin operations on post summaries")
+    )
 )]
 struct CommunityApi;
 
@@ -378,12 +397,13 @@ async fn create_post(
     let input = PostInput::parse(body.into())?;
     state.brake.admit(Write::Post, caller.as_str()).await?;
     let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
-    let post = state
+    let (post, summary) = state
         .community
         .create_post(&state.users.at(base), &caller, input)
         .await
         .map_err(to_api)?;
     search::request_index(&state, &post.id).await;
+    summaries::request_summary(&state, summary.as_ref()).await;
     let location = HeaderValue::from_str(&format!("{PREFIX}/posts/{}", post.id))
         .map_err(|e| ApiError::internal("location", e))?;
     Ok((
@@ -495,12 +515,13 @@ async fn replace_post(
     let caller = user_id(&user)?;
     let input = PostInput::parse(body.into())?;
     state.brake.admit(Write::Post, caller.as_str()).await?;
-    let post = state
+    let (post, summary) = state
         .community
         .replace_post(&id, &caller, input)
         .await
         .map_err(to_api)?;
     search::request_index(&state, &post.id).await;
+    summaries::request_summary(&state, summary.as_ref()).await;
     Ok(axum::Json(post))
 }
 
@@ -584,12 +605,13 @@ async fn patch_post(
         status: body.status,
     })?;
     state.brake.admit(Write::Post, caller.as_str()).await?;
-    let post = state
+    let (post, summary) = state
         .community
         .patch_post(&id, &caller, patch)
         .await
         .map_err(to_api)?;
     search::request_index(&state, &post.id).await;
+    summaries::request_summary(&state, summary.as_ref()).await;
     Ok(axum::Json(post))
 }
 

@@ -136,6 +136,26 @@ import { request } from "./http.js";
  */
 
 /**
+ * A post whose summary failed (the seed's "Failed-summary row").
+ * @typedef {Object} FailedSummary
+ * @property {string} authorId
+ * @property {string} id
+ * @property {string} summaryStatus
+ * @property {string} title The post's title now.
+ * @property {string} updatedAt When the summary was given up.
+ */
+
+/**
+ * A page of failed summaries, most recently failed first.
+ * @typedef {Object} FailedSummaryPage
+ * @property {Array<FailedSummary>} content
+ * @property {number} page
+ * @property {number} size
+ * @property {number} totalElements
+ * @property {number} totalPages
+ */
+
+/**
  * Follower count changes by topic name.
  * @typedef {Object} FollowerDeltasRequest
  * @property {Object<string, number>} deltas Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 100 names.
@@ -247,10 +267,10 @@ import { request } from "./http.js";
  * @property {number} saveCount
  * @property {Array<string>} sourceUrl
  * @property {string} status `DRAFT` or `PUBLISHED`.
- * @property {(string|null)} [summary] The AI summary (not produced yet: null).
+ * @property {(string|null)} [summary] The AI summary of the content (null before the first; while PENDING, the previous).
  * @property {(string|null)} [summaryGeneratedAt]
- * @property {(string|null)} [summaryModel]
- * @property {(string|null)} [summaryStatus]
+ * @property {(string|null)} [summaryModel] The model that wrote the summary.
+ * @property {(SummaryStatusName|null)} [summaryStatus]
  * @property {string} title
  * @property {Array<CommunityTopicRef>} topics
  * @property {string} updatedAt
@@ -315,6 +335,15 @@ import { request } from "./http.js";
 /**
  * Whether a post is visible to everyone.
  * @typedef {("DRAFT"|"PUBLISHED")} PostStatusName
+ */
+
+/**
+ * A post's AI summary (the seed's "Summary state").
+ * @typedef {Object} PostSummary
+ * @property {(string|null)} [generatedAt]
+ * @property {(string|null)} [model] The model that wrote it.
+ * @property {(SummaryStatusName|null)} [status]
+ * @property {(string|null)} [summary] The summary; while PENDING, the previous one (null before the first).
  */
 
 /**
@@ -524,6 +553,11 @@ import { request } from "./http.js";
 
 /**
  * @typedef {("short"|"medium"|"long")} SummaryLength
+ */
+
+/**
+ * The states of a summary.
+ * @typedef {("PENDING"|"COMPLETED"|"FAILED")} SummaryStatusName
  */
 
 /**
@@ -970,6 +1004,33 @@ export function setAiProviderConfig(body, options = {}) {
 }
 
 /**
+ * Generates a post's summary again (admin): the state becomes PENDING and the summary event
+ * is sent again (a newer request: one still on its way is then ignored); the outcome is read
+ * from `GET /posts/{id}/summary`.
+ *
+ * `POST /api/v1/admin/posts/{id}/summary/retry`
+ * @param {string} id The post's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<PostSummary>}
+ */
+export function retryPostSummary(id, options = {}) {
+  return request("POST", `/api/v1/admin/posts/${encodeURIComponent(id)}/summary/retry`, { ...options, auth: "required" });
+}
+
+/**
+ * Posts whose summary failed (every retry of the queue), most recently failed first
+ * (admin).
+ *
+ * `GET /api/v1/admin/summaries/failed`
+ * @param {{page?: number, size?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<FailedSummaryPage>}
+ */
+export function failedSummaries(query = {}, options = {}) {
+  return request("GET", `/api/v1/admin/summaries/failed`, { ...options, query, auth: "required" });
+}
+
+/**
  * Likes a comment or takes the like back.
  *
  * `PUT /api/v1/comments/{id}/reaction`
@@ -1130,6 +1191,19 @@ export function addComment(id, body, options = {}) {
  */
 export function reactToPost(id, body, options = {}) {
   return request("PUT", `/api/v1/posts/${encodeURIComponent(id)}/reaction`, { ...options, body, auth: "required" });
+}
+
+/**
+ * The AI summary of a post: its state, and the summary once generated. A draft's is visible
+ * to its author only.
+ *
+ * `GET /api/v1/posts/{id}/summary`
+ * @param {string} id The post's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<PostSummary>}
+ */
+export function getPostSummary(id, options = {}) {
+  return request("GET", `/api/v1/posts/${encodeURIComponent(id)}/summary`, { ...options, auth: "optional" });
 }
 
 /**

@@ -81,6 +81,32 @@ pub fn index_pending_pk(shard: u32) -> String {
     format!("IDXQ#{shard}")
 }
 
+/// The number of `SUMQ#{n}` partitions the summary outbox is spread over.
+pub const SUMMARY_QUEUE_SHARDS: u32 = 8;
+
+/// A post's row in the summary outbox: a summary wanted and not yet generated nor given up.
+pub fn summary_pending(post_id: &str) -> Item {
+    key(summary_pending_pk(stats_shard_of(post_id)), post_id)
+}
+
+/// One partition of the summary outbox.
+pub fn summary_pending_pk(shard: u32) -> String {
+    format!("SUMQ#{shard}")
+}
+
+/// The partition of the failed-summary list, sorted `{failedAt}#{postId}`.
+pub const SUMMARY_FAILED_PK: &str = "SUMFAILED";
+
+/// A post's row in the failed-summary list.
+pub fn summary_failed(sk: &str) -> Item {
+    key(SUMMARY_FAILED_PK, sk)
+}
+
+/// The sort key of a failed summary's row.
+pub fn summary_failed_sk(failed_at: &str, post_id: &str) -> String {
+    format!("{failed_at}#{post_id}")
+}
+
 /// An applied chunk of follower deltas, kept a week so a repeat is a no-op.
 pub fn delta(idempotency_key: &str, chunk: usize) -> Item {
     key(format!("DELTA#{idempotency_key}#{chunk}"), META)

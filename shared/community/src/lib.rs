@@ -13,6 +13,8 @@
 //! - [`model`]: what the service answers (OpenAPI schemas);
 //! - [`search`]: ranked search of published posts over the `community-search` port, and
 //!   how each write reaches the index (an outbox row and a queue);
+//! - [`summary`]: AI summaries of posts: their states, the queue's request, the admin's
+//!   re-trigger and failed list (written by the `community-summarizer` function);
 //! - [`CommunityError`]: the one error enum, which the function maps to statuses.
 //!
 //! # Topic activity and hotness
@@ -39,9 +41,11 @@ mod service;
 pub mod social;
 pub mod stats;
 pub mod store;
+pub mod summary;
 
 pub use cleanup::{AccountCleanup, CleanupQueue};
 pub use error::CommunityError;
 pub use identity::{Identity, IdentityError, Profile};
 pub use search::{IndexQueue, PostSearch, SearchText};
 pub use service::Community;
+pub use summary::{SummaryQueue, SummaryRequest};

@@ -40,10 +40,14 @@ pub struct Post {
     pub status: String,
     pub title: String,
     pub excerpt: String,
-    /// The AI summary (not produced yet: null).
+    /// The AI summary of the content (null before the first; while PENDING, the previous).
     pub summary: Option<String>,
+    /// `PENDING`, `COMPLETED` or `FAILED`; null for a post never published.
+    #[schema(value_type = Option<crate::summary::SummaryStatusName>)]
     pub summary_status: Option<String>,
+    #[schema(format = "date-time")]
     pub summary_generated_at: Option<String>,
+    /// The model that wrote the summary.
     pub summary_model: Option<String>,
     pub content: String,
     pub cover_image_url: Option<String>,

@@ -16,6 +16,7 @@ use crate::stats::{day_of, CATEGORIES};
 use crate::store::posts::{PostBody, PostState, StoredPost, WriteError};
 use crate::store::topics::{ApplyError, StoredTopic};
 use crate::store::Store;
+use crate::summary::{summary_of, SummaryRequest};
 
 /// Attempts of a post write against concurrent writers (a version or topic race) before
 /// answering 503.
@@ -44,12 +45,15 @@ impl Community {
 
     /// Creates a post by `caller`, snapshotting their name from identity. Status defaults to
     /// PUBLISHED; the excerpt is generated when omitted; unknown topics are created.
+    ///
+    /// Answers the post and, when it wants a summary, the request to send to the summary
+    /// queue (its outbox row is already written).
     pub async fn create_post(
         &self,
         identity: &impl Identity,
         caller: &UserId,
         input: PostInput,
-    ) -> Result<Post, CommunityError> {
+    ) -> Result<(Post, Option<SummaryRequest>), CommunityError> {
         let profile = identity
             .profile(caller)
             .await
@@ -64,7 +68,7 @@ impl Community {
                 .write_post(id.as_str(), &author, None, &state, true)
                 .await
             {
-                Ok(post) => return Ok(full(post, state.body)),
+                Ok((post, summary)) => return Ok((full(post, state.body), summary)),
                 Err(e) => retry_or_fail(e, attempt).await?,
             }
         }
@@ -89,23 +93,24 @@ impl Community {
         Ok(with_marks(full(post, body), marks))
     }
 
-    /// Replaces every field of the caller's post (status defaulting to PUBLISHED).
+    /// Replaces every field of the caller's post (status defaulting to PUBLISHED); with the
+    /// summary request to send, as [`Community::create_post`].
     pub async fn replace_post(
         &self,
         id: &PostId,
         caller: &UserId,
         input: PostInput,
-    ) -> Result<Post, CommunityError> {
+    ) -> Result<(Post, Option<SummaryRequest>), CommunityError> {
         self.edit(id, caller, || Edit::Replace(input.clone())).await
     }
 
-    /// Changes the given fields of the caller's post.
+    /// Changes the given fields of the caller's post; with the summary request to send.
     pub async fn patch_post(
         &self,
         id: &PostId,
         caller: &UserId,
         patch: PostPatch,
-    ) -> Result<Post, CommunityError> {
+    ) -> Result<(Post, Option<SummaryRequest>), CommunityError> {
         self.edit(id, caller, || Edit::Patch(patch.clone())).await
     }
 
@@ -114,7 +119,7 @@ impl Community {
         id: &PostId,
         caller: &UserId,
         edit: impl Fn() -> Edit,
-    ) -> Result<Post, CommunityError> {
+    ) -> Result<(Post, Option<SummaryRequest>), CommunityError> {
         for attempt in 1..=WRITE_ATTEMPTS {
             let (before, body) =
                 futures::try_join!(self.store.post(id.as_str()), self.store.body(id.as_str()))?;
@@ -150,7 +155,7 @@ impl Community {
                 )
                 .await
             {
-                Ok(post) => return Ok(full(post, state.body)),
+                Ok((post, summary)) => return Ok((full(post, state.body), summary)),
                 Err(e) => retry_or_fail(e, attempt).await?,
             }
         }
@@ -451,16 +456,17 @@ pub(crate) fn author_of(profile: &Profile) -> Author {
 }
 
 pub(crate) fn full(post: StoredPost, body: PostBody) -> Post {
+    let summary = summary_of(&post.summary);
     Post {
         id: post.id,
         author: post.author,
         status: post.status.as_str().to_string(),
         title: post.title,
         excerpt: post.excerpt,
-        summary: None,
-        summary_status: None,
-        summary_generated_at: None,
-        summary_model: None,
+        summary: summary.summary,
+        summary_status: summary.status,
+        summary_generated_at: summary.generated_at,
+        summary_model: summary.model,
         content: body.content,
         cover_image_url: post.cover_image_url,
         source_url: body.source_urls,

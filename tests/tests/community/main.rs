@@ -19,6 +19,7 @@ mod identity;
 mod posts;
 mod reactions;
 mod search;
+mod summaries;
 mod topics;
 mod uploads;
 mod write_limits;

@@ -18,6 +18,8 @@
 //!   transaction;
 //! - the search outbox ([`index_queue`]): `IDXQ#{0..7}`/`{p}` while the search index lags a
 //!   post's latest write;
+//! - summaries ([`summaries`]): the state on META, the outbox `SUMQ#{0..7}`/`{p}` while a
+//!   summary is wanted, the failed list `SUMFAILED`/`{failedAt}#{p}`;
 //! - per-user lists in `gsi1`: `AUTHOR#{u}#PUBLISHED|DRAFT`, `LIKES#{u}`, `DISLIKES#{u}`,
 //!   `BOOKMARKS#{u}` (sorted `{at}#{p}`), `CLIKES#{u}#{p}` (my likes in one thread); every
 //!   user-owned item is also in `gsi2` under `OWNER#{u}` for account cleanup.
@@ -30,6 +32,7 @@ pub mod comments;
 pub mod index_queue;
 pub mod posts;
 pub mod social;
+pub mod summaries;
 pub mod topics;
 
 use platform::dynamo::{AttributeValue, DynamoError, Item, Table};

@@ -15,6 +15,7 @@ use crate::input::{PageRequest, PostStatus};
 use crate::keys;
 use crate::model::{Author, TopicRef};
 use crate::stats::{day_of, Ring};
+use crate::summary::{content_hash, SummaryRequest, SummaryStatus};
 
 /// A post's META item, read back.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +41,44 @@ pub struct StoredPost {
     pub first_published_at: Option<String>,
     pub version: i64,
     pub deleted: bool,
+    /// The AI summary's state (`shared/community/src/summary.rs`).
+    pub summary: SummaryState,
+}
+
+/// A post's AI summary as its META item holds it: absent (`status` `None`) until the post is
+/// first published.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SummaryState {
+    pub status: Option<SummaryStatus>,
+    pub text: Option<String>,
+    pub generated_at: Option<String>,
+    pub model: Option<String>,
+    /// Bumped by every request for a summary (new content, publication, re-trigger): the
+    /// version the queue's messages carry, so an older message never overwrites a newer one.
+    pub version: i64,
+    /// SHA-256 (hex) of the content the wanted summary describes.
+    pub content_hash: Option<String>,
+    /// While FAILED: the sort key of the post's row in the failed-summary list.
+    pub failed_sk: Option<String>,
+}
+
+impl SummaryState {
+    pub(crate) fn from_item(item: &Item) -> Self {
+        Self {
+            status: item
+                .opt_string("summaryStatus")
+                .and_then(|s| SummaryStatus::parse(&s)),
+            text: item.opt_string("summary"),
+            generated_at: item.opt_string("summaryGeneratedAt"),
+            model: item.opt_string("summaryModel"),
+            version: match item.get("summaryVersion") {
+                Some(AttributeValue::N(v)) => v.parse().unwrap_or(0),
+                _ => 0,
+            },
+            content_hash: item.opt_string("summaryHash"),
+            failed_sk: item.opt_string("summaryFailedSk"),
+        }
+    }
 }
 
 /// A post's BODY item.
@@ -177,6 +216,7 @@ impl StoredPost {
             first_published_at: item.opt_string("firstPublishedAt"),
             version: item.counter(table, "version")?,
             deleted: item.contains_key("deletedAt"),
+            summary: SummaryState::from_item(item),
         })
     }
 
@@ -290,6 +330,11 @@ impl Store {
     /// Writes a post in one transaction: created (`before` is `None`) by `author`, or
     /// replaced over `before` (read at its version) by its author. Lists, topic counts and
     /// rings, the author's and the global counts follow the status and topic changes.
+    ///
+    /// A published post whose content has no summary yet (created published, published
+    /// from a draft, content changed while published) gets one wanted in the same
+    /// transaction: `summaryStatus` PENDING at a new summary version, and the post's row in
+    /// the summary outbox; the [`SummaryRequest`] answered is what to send to the queue.
     pub async fn write_post(
         &self,
         id: &str,
@@ -297,7 +342,7 @@ impl Store {
         before: Option<&StoredPost>,
         state: &PostState,
         body_changed: bool,
-    ) -> Result<StoredPost, WriteError> {
+    ) -> Result<(StoredPost, Option<SummaryRequest>), WriteError> {
         let now_at = self.clock.now();
         let now = self.clock.timestamp();
         let today = day_of(now_at);
@@ -333,6 +378,19 @@ impl Store {
         } else {
             (keys::author_list(&author.id, false), format!("{now}#{id}"))
         };
+
+        // The summary: wanted when a published post's content differs from the content
+        // its summary (wanted, generated or failed) describes.
+        let hash = content_hash(&state.body.content);
+        let before_summary = before.map(|b| b.summary.clone()).unwrap_or_default();
+        let summary_wanted =
+            published && before_summary.content_hash.as_deref() != Some(hash.as_str());
+        let summary_version = before_summary.version + 1;
+        let summary_request = summary_wanted.then(|| SummaryRequest {
+            post_id: id.to_string(),
+            version: summary_version,
+            content_hash: hash.clone(),
+        });
 
         let mut tx = Transaction::new(&self.table);
         let mut roles: Vec<Role> = Vec::new();
@@ -376,6 +434,16 @@ impl Store {
                 if let Some(at) = &first_published_at {
                     meta.insert("firstPublishedAt".to_string(), s(at));
                 }
+                if summary_wanted {
+                    meta.extend([
+                        (
+                            "summaryStatus".to_string(),
+                            s(SummaryStatus::Pending.as_str()),
+                        ),
+                        ("summaryVersion".to_string(), n(summary_version)),
+                        ("summaryHash".to_string(), s(&hash)),
+                    ]);
+                }
                 bytes += checked_size(&meta)?;
                 tx.put(meta, Some("attribute_not_exists(pk)"))?;
             }
@@ -386,17 +454,35 @@ impl Store {
                 if first_publish {
                     set.push_str(", firstPublishedAt = :fpa");
                 }
+                let mut condition = String::from(
+                    "version = :read AND authorId = :caller AND attribute_not_exists(deletedAt)",
+                );
+                if summary_wanted {
+                    // A re-trigger in between moved the summary version: read again.
+                    set.push_str(
+                        ", summaryStatus = :sst, summaryVersion = :sv, summaryHash = :sh REMOVE summaryFailedSk",
+                    );
+                    condition.push_str(if before_summary.version == 0 {
+                        " AND attribute_not_exists(summaryVersion)"
+                    } else {
+                        " AND summaryVersion = :svread"
+                    });
+                }
                 let mut update = tx
                     .update_builder(keys::post(id))
                     .update_expression(set)
-                    .condition_expression(
-                        "version = :read AND authorId = :caller AND attribute_not_exists(deletedAt)",
-                    )
+                    .condition_expression(condition)
                     .expression_attribute_names("#status", "status")
                     .expression_attribute_values(":title", s(&state.title))
                     .expression_attribute_values(":excerpt", s(&state.excerpt))
-                    .expression_attribute_values(":eg", AttributeValue::Bool(state.excerpt_generated))
-                    .expression_attribute_values(":cover", optional(state.cover_image_url.as_deref()))
+                    .expression_attribute_values(
+                        ":eg",
+                        AttributeValue::Bool(state.excerpt_generated),
+                    )
+                    .expression_attribute_values(
+                        ":cover",
+                        optional(state.cover_image_url.as_deref()),
+                    )
                     .expression_attribute_values(":topics", topics_item(&topic_refs))
                     .expression_attribute_values(":rt", n(state.read_time_minutes))
                     .expression_attribute_values(":wc", n(state.word_count))
@@ -410,11 +496,35 @@ impl Store {
                 if first_publish {
                     update = update.expression_attribute_values(":fpa", s(now.clone()));
                 }
+                if summary_wanted {
+                    update = update
+                        .expression_attribute_values(":sst", s(SummaryStatus::Pending.as_str()))
+                        .expression_attribute_values(":sv", n(summary_version))
+                        .expression_attribute_values(":sh", s(&hash));
+                    if before_summary.version != 0 {
+                        update = update
+                            .expression_attribute_values(":svread", n(before_summary.version));
+                    }
+                }
                 bytes += 2048;
                 tx.update(update)?;
             }
         }
         roles.push(Role::Meta);
+
+        // The summary outbox (see `summaries`), and the failed list the post leaves.
+        if summary_wanted {
+            tx.put(
+                super::summaries::pending_row(id, summary_version, &hash, &now),
+                None,
+            )?;
+            roles.push(Role::Other);
+            if let Some(sk) = &before_summary.failed_sk {
+                tx.delete(keys::summary_failed(sk), None)?;
+                roles.push(Role::Other);
+            }
+            bytes += 400;
+        }
 
         if before.is_none() || body_changed {
             let body = state.body.item(id);
@@ -562,7 +672,18 @@ impl Store {
             Err(TransactionError::Conflict) => return Err(WriteError::Race),
             Err(TransactionError::Dynamo(e)) => return Err(e.into()),
         }
-        Ok(StoredPost {
+        let summary = if summary_wanted {
+            SummaryState {
+                status: Some(SummaryStatus::Pending),
+                version: summary_version,
+                content_hash: Some(hash),
+                failed_sk: None,
+                ..before_summary
+            }
+        } else {
+            before_summary
+        };
+        let post = StoredPost {
             id: id.to_string(),
             author_id: author.id.clone(),
             author: before.map_or_else(|| author.clone(), |b| b.author.clone()),
@@ -584,7 +705,9 @@ impl Store {
             first_published_at,
             version,
             deleted: false,
-        })
+            summary,
+        };
+        Ok((post, summary_request))
     }
 
     /// The page of a list (`topic_id` `None`: every published post), newest first, with

@@ -1,0 +1,145 @@
+//! Post summaries: `GET /posts/{id}/summary`, the admin's re-trigger
+//! `POST /admin/posts/{id}/summary/retry` (202) and failed list `GET /admin/summaries/failed`,
+//! and the summary requests the post writes send (`community::summary` has the design).
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use community::input::PostId;
+use community::summary::{failed_page, FailedSummaryPage, PostSummary};
+use community::SummaryRequest;
+use platform::auth::{AdminUser, MaybeUser};
+use platform::openapi::ReasonErrorBody;
+use platform::ApiError;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::errors::to_api;
+use crate::{maybe_user_id, number, Answer, AppState};
+
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/posts/{id}/summary", get(post_summary))
+        .route("/admin/posts/{id}/summary/retry", post(retry_summary))
+        .route("/admin/summaries/failed", get(failed_summaries))
+}
+
+/// Asks the summarizer for the summary a post write wants. A failure is only logged: the
+/// post's outbox row makes the index scheduler send it again.
+pub(crate) async fn request_summary(state: &AppState, request: Option<&SummaryRequest>) {
+    let Some(request) = request else { return };
+    if let Err(error) = state.summary_queue.request(request).await {
+        tracing::warn!(post_id = %request.post_id, %error,
+            "summary request not sent; the index scheduler will");
+    }
+}
+
+/// The AI summary of a post: its state, and the summary once generated. A draft's is visible
+/// to its author only.
+#[utoipa::path(
+    get,
+    path = "/api/v1/posts/{id}/summary",
+    operation_id = "getPostSummary",
+    tag = "community",
+    params(("id" = String, Path, format = "uuid", description = "The post's id")),
+    security((), ("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The summary's state", body = PostSummary),
+        (status = 400, description = "id is not a UUID", body = ReasonErrorBody),
+        (status = 401, description = "A bad token", body = ReasonErrorBody),
+        (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn post_summary(
+    State(state): State<AppState>,
+    user: MaybeUser,
+    Path(id): Path<String>,
+) -> Answer<PostSummary> {
+    let id = PostId::parse("id", &id)?;
+    let caller = maybe_user_id(&user)?;
+    state
+        .community
+        .summary(&id, caller.as_ref())
+        .await
+        .map(axum::Json)
+        .map_err(to_api)
+}
+
+/// Generates a post's summary again (admin): the state becomes PENDING and the summary event
+/// is sent again (a newer request: one still on its way is then ignored); the outcome is read
+/// from `GET /posts/{id}/summary`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/admin/posts/{id}/summary/retry",
+    operation_id = "retryPostSummary",
+    tag = "community-admin",
+    params(("id" = String, Path, format = "uuid", description = "The post's id")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 202, description = "Accepted: the summary is PENDING", body = PostSummary),
+        (status = 400, description = "id is not a UUID", body = ReasonErrorBody),
+        (status = 401, description = "No token, or a bad one", body = ReasonErrorBody),
+        (status = 403, description = "Not an admin", body = ReasonErrorBody),
+        (status = 404, description = "No such post", body = ReasonErrorBody),
+        (status = 409, description = "The post is a draft: drafts have no summary", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn retry_summary(
+    State(state): State<AppState>,
+    AdminUser(admin): AdminUser,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = PostId::parse("id", &id)?;
+    let (request, summary) = state.community.retry_summary(&id).await.map_err(to_api)?;
+    tracing::info!(post_id = %request.post_id, version = request.version, admin = %admin.id,
+        "summary re-triggered");
+    request_summary(&state, Some(&request)).await;
+    Ok((StatusCode::ACCEPTED, axum::Json(summary)).into_response())
+}
+
+/// The query of the failed-summary list.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct FailedQuery {
+    /// From 0 to 49 (default 0).
+    #[param(value_type = Option<i32>, minimum = 0, maximum = 49)]
+    page: Option<String>,
+    /// From 1 to 100 (default 20).
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
+    size: Option<String>,
+}
+
+/// Posts whose summary failed (every retry of the queue), most recently failed first
+/// (admin).
+#[utoipa::path(
+    get,
+    path = "/api/v1/admin/summaries/failed",
+    operation_id = "failedSummaries",
+    tag = "community-admin",
+    params(FailedQuery),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "A page of failed summaries", body = FailedSummaryPage),
+        (status = 400, description = "page or size out of bounds", body = ReasonErrorBody),
+        (status = 401, description = "No token, or a bad one", body = ReasonErrorBody),
+        (status = 403, description = "Not an admin", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn failed_summaries(
+    State(state): State<AppState>,
+    AdminUser(_admin): AdminUser,
+    platform::http::Query(query): platform::http::Query<FailedQuery>,
+) -> Answer<FailedSummaryPage> {
+    let page = failed_page(
+        number("page", query.page.as_deref())?,
+        number("size", query.size.as_deref())?,
+    )?;
+    state
+        .community
+        .failed_summaries(page)
+        .await
+        .map(axum::Json)
+        .map_err(to_api)
+}
