@@ -413,10 +413,10 @@ struct PersistRequest {
             headers(("Deprecation" = String, description = "`true`: the operation is deprecated"))),
         (status = 400, description = "A field is invalid, or targetUserId does not fit digestType", body = ReasonErrorBody),
         (status = 401, description = "No valid X-Internal-Service-Token", body = ReasonErrorBody),
+        (status = 413, description = "The body is larger than 1 MiB", body = ReasonErrorBody),
         (status = 415, description = "Not JSON", body = ReasonErrorBody),
     )
 )]
-#[allow(deprecated)]
 async fn persist(
     State(state): State<AppState>,
     _service: InternalService,

@@ -12,6 +12,7 @@
 mod aws_limits;
 mod bookmarks;
 mod cleanup;
+mod digests;
 mod comments;
 mod errors;
 mod follows;
