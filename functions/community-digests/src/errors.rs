@@ -42,11 +42,17 @@ mod tests {
 
     #[test]
     fn domain_errors_become_statuses() {
-        assert_eq!(to_api(DigestError::DigestNotFound).kind, ErrorKind::NotFound);
+        assert_eq!(
+            to_api(DigestError::DigestNotFound).kind,
+            ErrorKind::NotFound
+        );
         assert_eq!(
             to_api(DigestError::Port(digests::PortError::new("x", "down"))).kind,
             ErrorKind::BadGateway
         );
-        assert_eq!(to_api(DigestError::Busy).kind, ErrorKind::ServiceUnavailable);
+        assert_eq!(
+            to_api(DigestError::Busy).kind,
+            ErrorKind::ServiceUnavailable
+        );
     }
 }

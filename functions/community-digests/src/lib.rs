@@ -157,7 +157,10 @@ pub fn app(edge: Arc<DigestEdge>, env: &Env) -> Result<Router, BoxError> {
         .route("/digests/{id}", get(digest_by_id))
         .route("/internal/digests", post(persist))
         .route("/internal/digests/generate/users/{user_id}", post(generate))
-        .route("/admin/digests/generate/users/{user_id}", post(admin_generate))
+        .route(
+            "/admin/digests/generate/users/{user_id}",
+            post(admin_generate),
+        )
         .route("/admin/digests/jobs/{job_id}", get(job_status))
         .with_state(state);
     Ok(platform::http::finish(
@@ -490,7 +493,8 @@ async fn generate(
     let user = path_user(&user_id)?;
     let force = flag("force", query.force.as_deref())?;
     let date = parse_date(query.date.as_deref())?.unwrap_or_else(|| state.edge.digests.today());
-    let base = platform::http::internal_api_base(state.edge.internal_api_url.as_deref(), &extensions);
+    let base =
+        platform::http::internal_api_base(state.edge.internal_api_url.as_deref(), &extensions);
     let api = state.edge.api(base);
     let sources = Sources {
         news: &api,
@@ -530,8 +534,7 @@ async fn admin_generate(
 ) -> Result<Response, ApiError> {
     let user = path_user(&user_id)?;
     let force = flag("force", query.force.as_deref())?;
-    let date =
-        parse_date(query.date.as_deref())?.unwrap_or_else(|| state.edge.digests.yesterday());
+    let date = parse_date(query.date.as_deref())?.unwrap_or_else(|| state.edge.digests.yesterday());
     let job = state
         .edge
         .digests

@@ -39,7 +39,10 @@ pub struct Services {
 }
 
 impl Services {
-    pub fn new(internal_token: Option<String>, timezone: DigestTimezone) -> Result<Self, reqwest::Error> {
+    pub fn new(
+        internal_token: Option<String>,
+        timezone: DigestTimezone,
+    ) -> Result<Self, reqwest::Error> {
         let http = platform::tls::http_client()
             .timeout(CALL_TIMEOUT)
             .connect_timeout(CALL_TIMEOUT)
@@ -252,7 +255,10 @@ impl NewsArticles for Api<'_> {
             None => all = self.articles_between(None, start, end, limit).await?,
             Some(topics) => {
                 for topic in topics {
-                    for found in self.articles_between(Some(topic), start, end, limit).await? {
+                    for found in self
+                        .articles_between(Some(topic), start, end, limit)
+                        .await?
+                    {
                         if !all.iter().any(|(_, a)| a.id == found.1.id) {
                             all.push(found);
                         }

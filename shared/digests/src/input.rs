@@ -357,7 +357,10 @@ impl PersistInput {
         };
         let topics = raw.topics.unwrap_or_default();
         if topics.len() > bounds::TOPICS {
-            errors.add("topics", format!("must hold at most {} topics", bounds::TOPICS));
+            errors.add(
+                "topics",
+                format!("must hold at most {} topics", bounds::TOPICS),
+            );
         }
         for (i, topic) in topics.iter().enumerate() {
             if uuid::Uuid::parse_str(&topic.id).is_err() || topic.id.len() > 36 {
@@ -390,7 +393,10 @@ impl PersistInput {
                 model: model.flatten(),
                 generated_at,
             }),
-            _ => Err(Invalid::field("body", "digestType, digestDate and events are required")),
+            _ => Err(Invalid::field(
+                "body",
+                "digestType, digestDate and events are required",
+            )),
         }
     }
 }
@@ -478,7 +484,12 @@ pub fn clip(text: &str, max: usize) -> String {
 }
 
 /// An event source as read from a news article.
-pub fn source_of(source_name: &str, link: Option<&str>, published_at: &str, title: &str) -> EventSource {
+pub fn source_of(
+    source_name: &str,
+    link: Option<&str>,
+    published_at: &str,
+    title: &str,
+) -> EventSource {
     let provider = link
         .and_then(|l| l.split_once("://"))
         .map(|(_, rest)| rest.split(['/', '?', '#']).next().unwrap_or_default())
@@ -499,16 +510,28 @@ mod tests {
 
     #[test]
     fn timezones_are_utc_or_fixed_offsets() {
-        assert_eq!(DigestTimezone::parse("UTC"), Some(DigestTimezone::default()));
+        assert_eq!(
+            DigestTimezone::parse("UTC"),
+            Some(DigestTimezone::default())
+        );
         let plus2 = DigestTimezone::parse("+02:00").unwrap();
         assert_eq!(plus2.offset().local_minus_utc(), 7200);
-        assert_eq!(DigestTimezone::parse("UTC-5").unwrap().offset().local_minus_utc(), -18000);
+        assert_eq!(
+            DigestTimezone::parse("UTC-5")
+                .unwrap()
+                .offset()
+                .local_minus_utc(),
+            -18000
+        );
         assert!(DigestTimezone::parse("Europe/Berlin").is_none());
         assert!(DigestTimezone::parse("+25:00").is_none());
         let now = chrono::DateTime::parse_from_rfc3339("2025-09-01T23:30:00Z")
             .unwrap()
             .with_timezone(&Utc);
-        assert_eq!(DigestTimezone::default().yesterday(now).to_string(), "2025-08-31");
+        assert_eq!(
+            DigestTimezone::default().yesterday(now).to_string(),
+            "2025-08-31"
+        );
         assert_eq!(plus2.today(now).to_string(), "2025-09-02");
         let (start, end) = plus2.window(DigestDate::parse("d", "2025-09-02").unwrap());
         assert_eq!(platform::clock::rfc3339(start), "2025-09-01T22:00:00.000Z");
@@ -545,7 +568,12 @@ mod tests {
 
     #[test]
     fn providers_are_link_hosts() {
-        let s = source_of("Harbour News", Some("https://news.example.com/a?b"), "2025-09-01T10:00:00.000Z", "T");
+        let s = source_of(
+            "Harbour News",
+            Some("https://news.example.com/a?b"),
+            "2025-09-01T10:00:00.000Z",
+            "T",
+        );
         assert_eq!(s.provider, "news.example.com");
         let s = source_of("Harbour News", None, "2025-09-01T10:00:00.000Z", "T");
         assert_eq!(s.provider, "Harbour News");

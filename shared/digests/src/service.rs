@@ -154,7 +154,13 @@ impl Digests {
             )));
         }
         let detail = self
-            .compose(sources.topics, DigestType::Personal, date, &followed, &articles)
+            .compose(
+                sources.topics,
+                DigestType::Personal,
+                date,
+                &followed,
+                &articles,
+            )
             .await?;
         let (item, detail) = self.store.digest_item(detail, Some(user.as_str()))?;
         self.store
@@ -188,7 +194,10 @@ impl Digests {
         if let Some(existing) = self.store.digest(id.as_str()).await? {
             return Ok(Some(existing.detail));
         }
-        let articles = sources.news.articles_of_day(None, date, MAX_ARTICLES).await?;
+        let articles = sources
+            .news
+            .articles_of_day(None, date, MAX_ARTICLES)
+            .await?;
         if articles.is_empty() {
             return Ok(None);
         }
@@ -226,15 +235,17 @@ impl Digests {
             })
             .filter(|g: &Vec<&ArticleRef>| !g.is_empty())
             .collect();
-        let written =
-            writer::write(&self.llm, kind, date, followed, &events_articles).await?;
+        let written = writer::write(&self.llm, kind, date, followed, &events_articles).await?;
         // Topics: each event's (a PERSONAL digest keeps the followed ones), by frequency.
-        let relevant = |slug: &str| kind == DigestType::Public || followed.iter().any(|f| f == slug);
+        let relevant =
+            |slug: &str| kind == DigestType::Public || followed.iter().any(|f| f == slug);
         let mut names: BTreeMap<String, String> = BTreeMap::new();
         let mut counts: Vec<(String, usize)> = Vec::new();
         for a in events_articles.iter().flatten() {
             for t in a.topics.iter().filter(|t| relevant(&t.slug)) {
-                names.entry(t.slug.clone()).or_insert_with(|| t.name.clone());
+                names
+                    .entry(t.slug.clone())
+                    .or_insert_with(|| t.name.clone());
                 match counts.iter_mut().find(|(s, _)| *s == t.slug) {
                     Some((_, c)) => *c += 1,
                     None => counts.push((t.slug.clone(), 1)),
@@ -269,7 +280,10 @@ impl Digests {
                 let mut topic_ids: Vec<String> = Vec::new();
                 for t in articles.iter().flat_map(|a| a.topics.iter()) {
                     let id = topic_ref(&t.slug).id;
-                    if relevant(&t.slug) && !topic_ids.contains(&id) && topic_ids.len() < bounds::TOPICS {
+                    if relevant(&t.slug)
+                        && !topic_ids.contains(&id)
+                        && topic_ids.len() < bounds::TOPICS
+                    {
                         topic_ids.push(id);
                     }
                 }
@@ -279,7 +293,14 @@ impl Digests {
                     topic_ids,
                     sources: articles
                         .iter()
-                        .map(|a| source_of(&a.source_title, a.link.as_deref(), &a.published_at, &a.title))
+                        .map(|a| {
+                            source_of(
+                                &a.source_title,
+                                a.link.as_deref(),
+                                &a.published_at,
+                                &a.title,
+                            )
+                        })
                         .collect(),
                 }
             })
@@ -296,7 +317,11 @@ impl Digests {
             source_count: 0,
             read_time_minutes: 0,
             preview_headlines: Vec::new(),
-            topics: slugs.iter().take(bounds::TOPICS).map(|s| topic_ref(s)).collect(),
+            topics: slugs
+                .iter()
+                .take(bounds::TOPICS)
+                .map(|s| topic_ref(s))
+                .collect(),
             generated_at: Some(now.clone()),
             created_at: now,
         };
@@ -365,7 +390,11 @@ impl Digests {
     }
 
     /// A page of `user`'s digests, newest day first.
-    pub async fn my_digests(&self, user: &UserId, page: PageRequest) -> Result<DigestPage, DigestError> {
+    pub async fn my_digests(
+        &self,
+        user: &UserId,
+        page: PageRequest,
+    ) -> Result<DigestPage, DigestError> {
         let (content, total) = self.store.user_digests(user, page.page, page.size).await?;
         Ok(DigestPage {
             content,
@@ -386,7 +415,11 @@ impl Digests {
     }
 
     /// A digest for `caller`: PUBLIC ones for everyone, a PERSONAL one for its user only.
-    pub async fn digest(&self, id: &DigestId, caller: Option<&UserId>) -> Result<DigestDetail, DigestError> {
+    pub async fn digest(
+        &self,
+        id: &DigestId,
+        caller: Option<&UserId>,
+    ) -> Result<DigestDetail, DigestError> {
         let stored = self
             .store
             .digest(id.as_str())
@@ -426,7 +459,13 @@ impl Digests {
         Ok(job)
     }
 
-    fn new_job(&self, id: DigestId, user: &UserId, date: DigestDate, force: bool) -> DigestGenerationJob {
+    fn new_job(
+        &self,
+        id: DigestId,
+        user: &UserId,
+        date: DigestDate,
+        force: bool,
+    ) -> DigestGenerationJob {
         DigestGenerationJob {
             id: id.to_string(),
             target_user_id: user.to_string(),

@@ -163,7 +163,9 @@ impl DigestStore {
                 return Ok((item, detail));
             }
             if detail.events.pop().is_none() {
-                return Err(self.table.invalid("PutItem", "a digest without events is still too large"));
+                return Err(self
+                    .table
+                    .invalid("PutItem", "a digest without events is still too large"));
             }
             let events = std::mem::take(&mut detail.events);
             recount(&mut detail.summary, &events);
@@ -244,9 +246,17 @@ impl DigestStore {
     }
 
     /// The digest `user` has for `date`.
-    pub async fn day_row(&self, user: &UserId, date: DigestDate) -> Result<Option<DayRow>, DynamoError> {
+    pub async fn day_row(
+        &self,
+        user: &UserId,
+        date: DigestDate,
+    ) -> Result<Option<DayRow>, DynamoError> {
         let t = self.table.name();
-        match self.table.get(day_key(user.as_str(), &date.to_string())).await? {
+        match self
+            .table
+            .get(day_key(user.as_str(), &date.to_string()))
+            .await?
+        {
             None => Ok(None),
             Some(item) => Ok(Some(DayRow {
                 digest_id: item.string(t, "digestId")?,
@@ -287,7 +297,8 @@ impl DigestStore {
                     "digestId = :read",
                     Item::from([(":read".to_string(), s(&prev.digest_id))]),
                 )?;
-                if prev.digest_type == DigestType::Personal.as_str() && prev.digest_id != digest_id {
+                if prev.digest_type == DigestType::Personal.as_str() && prev.digest_id != digest_id
+                {
                     tx.delete(digest_key(&prev.digest_id), None)?;
                 }
             }
@@ -343,10 +354,7 @@ impl DigestStore {
             self.table.query_all(query, Some(wanted)),
             self.table.get_eventual(meta_key(user.as_str()))
         )?;
-        let total = meta
-            .map(|m| m.counter(t, "days"))
-            .transpose()?
-            .unwrap_or(0);
+        let total = meta.map(|m| m.counter(t, "days")).transpose()?.unwrap_or(0);
         let skip = usize::try_from(page * size).unwrap_or(usize::MAX);
         let ids: Vec<String> = rows
             .iter()
@@ -354,7 +362,10 @@ impl DigestStore {
             .map(|r| r.string(t, "digestId"))
             .collect::<Result<_, _>>()?;
         let keys = ids.iter().map(|id| digest_key(id)).collect();
-        let items = self.table.batch_get_all(keys, Some(SUMMARY_PROJECTION)).await?;
+        let items = self
+            .table
+            .batch_get_all(keys, Some(SUMMARY_PROJECTION))
+            .await?;
         let mut found: Vec<StoredDigest> = items
             .iter()
             .map(|i| self.read_digest(i))
@@ -471,18 +482,24 @@ impl DigestStore {
     /// The schedule's progress for `date`.
     pub async fn schedule_run(&self, date: DigestDate) -> Result<ScheduleRun, DynamoError> {
         let t = self.table.name();
-        Ok(match self.table.get(schedule_key(&date.to_string())).await? {
-            None => ScheduleRun::default(),
-            Some(item) => ScheduleRun {
-                cursor: item.opt_string("cursor"),
-                done: item.opt_bool("done").unwrap_or(false),
-                jobs: item.counter(t, "jobs")?,
+        Ok(
+            match self.table.get(schedule_key(&date.to_string())).await? {
+                None => ScheduleRun::default(),
+                Some(item) => ScheduleRun {
+                    cursor: item.opt_string("cursor"),
+                    done: item.opt_bool("done").unwrap_or(false),
+                    jobs: item.counter(t, "jobs")?,
+                },
             },
-        })
+        )
     }
 
     /// Saves the schedule's progress for `date`.
-    pub async fn save_schedule_run(&self, date: DigestDate, run: &ScheduleRun) -> Result<(), DynamoError> {
+    pub async fn save_schedule_run(
+        &self,
+        date: DigestDate,
+        run: &ScheduleRun,
+    ) -> Result<(), DynamoError> {
         let mut item = schedule_key(&date.to_string());
         if let Some(c) = &run.cursor {
             item.insert("cursor".into(), s(c));

@@ -54,12 +54,21 @@ const SYSTEM: &str = "You are a news editor writing a daily news digest. You onl
 facts in the articles given. Answer with one JSON object and nothing else.";
 
 /// The prompt of one digest.
-pub fn prompt(kind: DigestType, date: DigestDate, topics: &[String], events: &[Vec<&ArticleRef>]) -> String {
+pub fn prompt(
+    kind: DigestType,
+    date: DigestDate,
+    topics: &[String],
+    events: &[Vec<&ArticleRef>],
+) -> String {
     let mut text = String::new();
     let audience = match kind {
         DigestType::Personal => format!(
             "a reader who follows these topics: {}",
-            if topics.is_empty() { "(any)".to_string() } else { topics.join(", ") }
+            if topics.is_empty() {
+                "(any)".to_string()
+            } else {
+                topics.join(", ")
+            }
         ),
         DigestType::Public => "every reader".to_string(),
     };
@@ -112,7 +121,9 @@ pub async fn write(
     let completion = llm.complete(&provider, &request).await?;
     let value = llm::json_in_answer(&completion.content)
         .filter(Value::is_object)
-        .ok_or_else(|| llm.unusable_answer(OPERATION, &provider, "no JSON object in the digest answer"))?;
+        .ok_or_else(|| {
+            llm.unusable_answer(OPERATION, &provider, "no JSON object in the digest answer")
+        })?;
     Ok(read_answer(&value, events, provider.model))
 }
 
@@ -130,9 +141,10 @@ pub fn read_answer(value: &Value, events: &[Vec<&ArticleRef>], model: String) ->
         .map(|a| a.iter().collect())
         .unwrap_or_default();
     let written_for = |i: usize| -> Option<&Value> {
-        let by_index = answered.iter().copied().find(|e| {
-            e.get("index").and_then(Value::as_u64) == u64::try_from(i + 1).ok()
-        });
+        let by_index = answered
+            .iter()
+            .copied()
+            .find(|e| e.get("index").and_then(Value::as_u64) == u64::try_from(i + 1).ok());
         by_index.or_else(|| {
             // No indexes at all: take them in order.
             let indexed = answered.iter().any(|e| e.get("index").is_some());
@@ -173,7 +185,11 @@ pub fn read_answer(value: &Value, events: &[Vec<&ArticleRef>], model: String) ->
                     WrittenEvent {
                         headline: string(e.get("headline"), bounds::HEADLINE_CHARS)
                             .unwrap_or(fallback_headline),
-                        bullets: if bullets.is_empty() { fallback_bullets } else { bullets },
+                        bullets: if bullets.is_empty() {
+                            fallback_bullets
+                        } else {
+                            bullets
+                        },
                     }
                 }
                 None => WrittenEvent {

@@ -74,17 +74,42 @@ async fn the_days_news(t: &TestStack) {
         t,
         "harbour",
         &[
-            ("h1", "Harbour city opens its first tidal power station", "energy", "2025-09-01T08:00:00.000Z"),
-            ("h2", "Storm closes the coast road", "weather", "2025-09-01T12:00:00.000Z"),
-            ("h0", "Yesterday's energy prices", "energy", "2025-08-31T23:59:00.000Z"),
-            ("h3", "Tomorrow's energy prices", "energy", "2025-09-02T00:00:00.000Z"),
+            (
+                "h1",
+                "Harbour city opens its first tidal power station",
+                "energy",
+                "2025-09-01T08:00:00.000Z",
+            ),
+            (
+                "h2",
+                "Storm closes the coast road",
+                "weather",
+                "2025-09-01T12:00:00.000Z",
+            ),
+            (
+                "h0",
+                "Yesterday's energy prices",
+                "energy",
+                "2025-08-31T23:59:00.000Z",
+            ),
+            (
+                "h3",
+                "Tomorrow's energy prices",
+                "energy",
+                "2025-09-02T00:00:00.000Z",
+            ),
         ],
     )
     .await;
     news(
         t,
         "coast",
-        &[("c1", "Harbour City Opens Its First Tidal Power Station!", "energy", "2025-09-01T09:30:00.000Z")],
+        &[(
+            "c1",
+            "Harbour City Opens Its First Tidal Power Station!",
+            "energy",
+            "2025-09-01T09:30:00.000Z",
+        )],
     )
     .await;
 }
@@ -95,7 +120,11 @@ const ANSWER: &str = r#"{"subtitle": "Tides and storms", "summary": "The harbour
 
 async fn follow(t: &TestStack, token: &str, topics: Value) {
     let r = t
-        .put_json_auth("/api/users/users/me/settings", token, &json!({ "followedTopics": topics }))
+        .put_json_auth(
+            "/api/users/users/me/settings",
+            token,
+            &json!({ "followedTopics": topics }),
+        )
         .await;
     assert_eq!(r.status(), 200);
 }
@@ -144,7 +173,10 @@ async fn followers_get_a_personal_digest_and_others_the_days_public_one() {
     let digest = &outcome["digest"];
     assert_eq!(digest["digestType"], "PERSONAL");
     assert_eq!(digest["digestDate"], DAY);
-    assert_eq!(digest["title"], "Your news digest for Monday, 1 September 2025");
+    assert_eq!(
+        digest["title"],
+        "Your news digest for Monday, 1 September 2025"
+    );
     assert_eq!(digest["subtitle"], "Tides and storms");
     // Only the followed topic's story of that day, reported twice: one event, two sources.
     let events = digest["events"].as_array().unwrap();
@@ -152,12 +184,18 @@ async fn followers_get_a_personal_digest_and_others_the_days_public_one() {
     assert_eq!(events[0]["headline"], "Harbour switches on tidal power");
     assert_eq!(events[0]["summaryBullets"].as_array().unwrap().len(), 2);
     let sources = events[0]["sources"].as_array().unwrap();
-    let names: Vec<&str> = sources.iter().map(|s| s["sourceName"].as_str().unwrap()).collect();
+    let names: Vec<&str> = sources
+        .iter()
+        .map(|s| s["sourceName"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["coast News", "harbour News"], "newest report first");
     assert_eq!(sources[0]["provider"], "coast.example.com");
     assert_eq!(digest["eventCount"], 1);
     assert_eq!(digest["sourceCount"], 2);
-    assert_eq!(digest["previewHeadlines"], json!(["Harbour switches on tidal power"]));
+    assert_eq!(
+        digest["previewHeadlines"],
+        json!(["Harbour switches on tidal power"])
+    );
     assert!(digest["readTimeMinutes"].as_i64().unwrap() >= 1);
     // Following created the community's topic: the digest names it by its Document B id.
     let community_topic = t.topic("energy").await.expect("community topic");
@@ -169,22 +207,38 @@ async fn followers_get_a_personal_digest_and_others_the_days_public_one() {
     // off the day.
     assert_eq!(llm.call_count(), 1);
     let prompt = llm.last_call().prompt();
-    assert!(prompt.contains("Harbour city opens its first tidal power station"), "{prompt}");
-    assert!(prompt.contains("Harbour City Opens Its First Tidal Power Station!"), "{prompt}");
-    assert!(!prompt.contains("Storm") && !prompt.contains("prices"), "{prompt}");
+    assert!(
+        prompt.contains("Harbour city opens its first tidal power station"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("Harbour City Opens Its First Tidal Power Station!"),
+        "{prompt}"
+    );
+    assert!(
+        !prompt.contains("Storm") && !prompt.contains("prices"),
+        "{prompt}"
+    );
 
     // Bob follows nothing: the day's PUBLIC digest, generated now from all its news.
     let public = generate_ok(&t, &bob, &format!("date={DAY}")).await;
     assert_eq!(public["status"], "GENERATED", "{public}");
     assert_eq!(public["digest"]["digestType"], "PUBLIC");
-    assert_eq!(public["digest"]["title"], "News digest for Monday, 1 September 2025");
+    assert_eq!(
+        public["digest"]["title"],
+        "News digest for Monday, 1 September 2025"
+    );
     assert_eq!(public["digest"]["eventCount"], 2);
     assert_eq!(public["digest"]["sourceCount"], 2);
     assert_eq!(llm.call_count(), 2);
     // Carol too follows nothing: the same PUBLIC digest, assigned without a model call.
     let again = generate_ok(&t, &carol, &format!("date={DAY}")).await;
     assert_eq!(again["digest"]["id"], public["digest"]["id"]);
-    assert_eq!(llm.call_count(), 2, "the PUBLIC digest is generated once a day");
+    assert_eq!(
+        llm.call_count(),
+        2,
+        "the PUBLIC digest is generated once a day"
+    );
 
     // Each user's list holds their digest of the day.
     let mine = |token: String| {
@@ -198,7 +252,10 @@ async fn followers_get_a_personal_digest_and_others_the_days_public_one() {
     let alices = mine(alice_token).await;
     assert_eq!(alices["totalElements"], 1);
     assert_eq!(alices["content"][0]["id"], digest["id"]);
-    assert!(alices["content"][0].get("events").is_none(), "summaries only");
+    assert!(
+        alices["content"][0].get("events").is_none(),
+        "summaries only"
+    );
     let bobs = mine(bob_token).await;
     assert_eq!(bobs["content"][0]["id"], public["digest"]["id"]);
     assert_eq!(bobs["content"][0]["digestType"], "PUBLIC");
@@ -227,7 +284,12 @@ async fn a_second_generation_skips_unless_forced() {
     // The forced digest replaced the first: gone, and the list still holds one day.
     let old = first["digest"]["id"].as_str().unwrap();
     assert_reason_error(get_digest(&t, old, Some(&token)).await, 404).await;
-    let list: Value = t.get_auth("/api/v1/digests/me", &token).await.json().await.unwrap();
+    let list: Value = t
+        .get_auth("/api/v1/digests/me", &token)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(list["totalElements"], 1);
     assert_eq!(list["content"][0]["id"], forced["digest"]["id"]);
 
@@ -247,7 +309,12 @@ async fn a_second_generation_skips_unless_forced() {
     let (dave, dave_token) = t.member("dave").await;
     follow(&t, &dave_token, json!(["energy"])).await;
     assert_reason_error(generate(&t, &dave, &format!("date={DAY}")).await, 502).await;
-    let list: Value = t.get_auth("/api/v1/digests/me", &dave_token).await.json().await.unwrap();
+    let list: Value = t
+        .get_auth("/api/v1/digests/me", &dave_token)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(list["totalElements"], 0);
 }
 
@@ -270,7 +337,10 @@ async fn personal_digests_are_their_users_and_public_ones_everyones() {
         .unwrap()
         .to_string();
 
-    assert_eq!(get_digest(&t, &personal, Some(&alice_token)).await.status(), 200);
+    assert_eq!(
+        get_digest(&t, &personal, Some(&alice_token)).await.status(),
+        200
+    );
     assert_reason_error(get_digest(&t, &personal, Some(&bob_token)).await, 404).await;
     assert_reason_error(get_digest(&t, &personal, None).await, 404).await;
     for token in [None, Some(bob_token.as_str()), Some(alice_token.as_str())] {
@@ -281,14 +351,26 @@ async fn personal_digests_are_their_users_and_public_ones_everyones() {
     }
     assert_reason_error(get_digest(&t, &public, Some("not-a-token")).await, 401).await;
     assert_reason_error(get_digest(&t, "nope", None).await, 400).await;
-    assert_reason_error(get_digest(&t, &uuid::Uuid::new_v4().to_string(), None).await, 404).await;
+    assert_reason_error(
+        get_digest(&t, &uuid::Uuid::new_v4().to_string(), None).await,
+        404,
+    )
+    .await;
 
     let latest = t.get_json("/api/v1/digests/public/latest").await;
     assert_eq!(latest["id"], public);
     // My digests needs a user token.
     assert_reason_error(t.get("/api/v1/digests/me").await, 401).await;
-    assert_reason_error(t.get_auth("/api/v1/digests/me?size=21", &alice_token).await, 400).await;
-    assert_reason_error(t.get_auth("/api/v1/digests/me?page=50", &alice_token).await, 400).await;
+    assert_reason_error(
+        t.get_auth("/api/v1/digests/me?size=21", &alice_token).await,
+        400,
+    )
+    .await;
+    assert_reason_error(
+        t.get_auth("/api/v1/digests/me?page=50", &alice_token).await,
+        400,
+    )
+    .await;
 }
 
 async fn persist(t: &TestStack, body: &Value, token: Option<&str>) -> reqwest::Response {
@@ -318,21 +400,43 @@ async fn the_deprecated_persist_keeps_working() {
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["deprecation"], "true");
     let stored: Value = r.json().await.unwrap();
-    assert_eq!(stored["title"], "Your news digest for Monday, 1 September 2025");
+    assert_eq!(
+        stored["title"],
+        "Your news digest for Monday, 1 September 2025"
+    );
     assert_eq!(stored["eventCount"], 2);
     assert_eq!(stored["sourceCount"], 1);
-    let list: Value = t.get_auth("/api/v1/digests/me", &token).await.json().await.unwrap();
+    let list: Value = t
+        .get_auth("/api/v1/digests/me", &token)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(list["content"][0]["id"], stored["id"]);
 
     // targetUserId must fit digestType.
     let mut public_with_user = body.clone();
     public_with_user["digestType"] = json!("PUBLIC");
-    let e = assert_reason_error(persist(&t, &public_with_user, Some(INTERNAL_TOKEN)).await, 400).await;
-    assert!(e["message"].as_str().unwrap().contains("targetUserId"), "{e}");
+    let e = assert_reason_error(
+        persist(&t, &public_with_user, Some(INTERNAL_TOKEN)).await,
+        400,
+    )
+    .await;
+    assert!(
+        e["message"].as_str().unwrap().contains("targetUserId"),
+        "{e}"
+    );
     let mut personal_without = body.clone();
     personal_without["targetUserId"] = Value::Null;
-    let e = assert_reason_error(persist(&t, &personal_without, Some(INTERNAL_TOKEN)).await, 400).await;
-    assert!(e["message"].as_str().unwrap().contains("targetUserId"), "{e}");
+    let e = assert_reason_error(
+        persist(&t, &personal_without, Some(INTERNAL_TOKEN)).await,
+        400,
+    )
+    .await;
+    assert!(
+        e["message"].as_str().unwrap().contains("targetUserId"),
+        "{e}"
+    );
     assert_reason_error(persist(&t, &body, None).await, 401).await;
     assert_reason_error(persist(&t, &body, Some("wrong")).await, 401).await;
 }
@@ -373,13 +477,19 @@ async fn a_digest_with_many_long_events_fits_one_item() {
         .unwrap();
     assert!(largest <= 400 * 1024, "{largest} bytes");
     assert!(largest > 300 * 1024, "close to the bound: {largest} bytes");
-    let read: Value = get_digest(&t, stored["id"].as_str().unwrap(), None).await.json().await.unwrap();
+    let read: Value = get_digest(&t, stored["id"].as_str().unwrap(), None)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(read["events"].as_array().unwrap().len(), kept);
 }
 
 async fn admin_generate(t: &TestStack, user: &str, query: &str, token: &str) -> reqwest::Response {
     t.http
-        .post(t.url(&format!("/api/v1/admin/digests/generate/users/{user}?{query}")))
+        .post(t.url(&format!(
+            "/api/v1/admin/digests/generate/users/{user}?{query}"
+        )))
         .bearer_auth(token)
         .call()
         .await
@@ -420,7 +530,10 @@ async fn admin_jobs_run_in_the_background_to_a_final_status() {
     assert_eq!(job["targetUserId"], alice);
     assert_eq!(job["digestDate"], DAY);
     assert!(job["finishedAt"].is_null());
-    assert_eq!(location, format!("/api/v1/admin/digests/jobs/{}", job["id"].as_str().unwrap()));
+    assert_eq!(
+        location,
+        format!("/api/v1/admin/digests/jobs/{}", job["id"].as_str().unwrap())
+    );
     let done = finished(&t, job["id"].as_str().unwrap(), &admin).await;
     assert_eq!(done["status"], "GENERATED", "{done}");
     assert!(done["finishedAt"].is_string());
@@ -428,14 +541,25 @@ async fn admin_jobs_run_in_the_background_to_a_final_status() {
     assert_eq!(digest.status(), 200);
 
     // Again without force: SKIPPED; for nobody: FAILED; both with a message.
-    let again: Value = admin_generate(&t, &alice, &format!("date={DAY}"), &admin).await.json().await.unwrap();
+    let again: Value = admin_generate(&t, &alice, &format!("date={DAY}"), &admin)
+        .await
+        .json()
+        .await
+        .unwrap();
     let again = finished(&t, again["id"].as_str().unwrap(), &admin).await;
     assert_eq!(again["status"], "SKIPPED");
     assert!(again["message"].as_str().unwrap().contains(DAY));
     let nobody = uuid::Uuid::new_v4().to_string();
-    let failed: Value = admin_generate(&t, &nobody, "", &admin).await.json().await.unwrap();
+    let failed: Value = admin_generate(&t, &nobody, "", &admin)
+        .await
+        .json()
+        .await
+        .unwrap();
     let yesterday = (chrono::Utc::now().date_naive() - chrono::Duration::days(1)).to_string();
-    assert_eq!(failed["digestDate"], yesterday, "the date defaults to yesterday");
+    assert_eq!(
+        failed["digestDate"], yesterday,
+        "the date defaults to yesterday"
+    );
     let failed = finished(&t, failed["id"].as_str().unwrap(), &admin).await;
     assert_eq!(failed["status"], "FAILED");
     assert!(failed["message"].as_str().unwrap().contains("No such user"));
@@ -454,7 +578,11 @@ async fn admin_jobs_run_in_the_background_to_a_final_status() {
     assert_reason_error(t.get(&job_path).await, 401).await;
     let unknown = format!("/api/v1/admin/digests/jobs/{}", uuid::Uuid::new_v4());
     assert_reason_error(t.get_auth(&unknown, &admin).await, 404).await;
-    assert_reason_error(admin_generate(&t, &alice, "date=tomorrow", &admin).await, 400).await;
+    assert_reason_error(
+        admin_generate(&t, &alice, "date=tomorrow", &admin).await,
+        400,
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -485,7 +613,9 @@ async fn the_schedule_creates_one_job_per_user_and_day() {
     let cursor = first["nextCursor"].as_str().unwrap().to_string();
     let second: Value = t
         .http
-        .get(t.url(&format!("/api/users/internal/users?limit=2&cursor={cursor}")))
+        .get(t.url(&format!(
+            "/api/users/internal/users?limit=2&cursor={cursor}"
+        )))
         .header("x-internal-service-token", INTERNAL_TOKEN)
         .call()
         .await
@@ -497,11 +627,15 @@ async fn the_schedule_creates_one_job_per_user_and_day() {
     let no_token = t.http.get(t.url("/api/users/internal/users")).call().await;
     assert_eq!(no_token.status(), 401);
 
-    let scheduler = community_digest_scheduler_function::handler(t.env("CommunityDigestSchedulerFunction"))
-        .await
-        .unwrap();
+    let scheduler =
+        community_digest_scheduler_function::handler(t.env("CommunityDigestSchedulerFunction"))
+            .await
+            .unwrap();
     let event = || {
-        serde_json::from_str(include_str!("../../../events/community-digest-scheduler/schedule.json")).unwrap()
+        serde_json::from_str(include_str!(
+            "../../../events/community-digest-scheduler/schedule.json"
+        ))
+        .unwrap()
     };
     scheduler.handle(event()).await.unwrap();
     scheduler.handle(event()).await.unwrap();
@@ -520,5 +654,8 @@ async fn the_schedule_creates_one_job_per_user_and_day() {
         })
         .collect();
     targets.sort();
-    assert_eq!(targets, users, "exactly one job per user, though the schedule ran twice");
+    assert_eq!(
+        targets, users,
+        "exactly one job per user, though the schedule ran twice"
+    );
 }

@@ -12,8 +12,8 @@
 mod aws_limits;
 mod bookmarks;
 mod cleanup;
-mod digests;
 mod comments;
+mod digests;
 mod errors;
 mod follows;
 mod identity;
