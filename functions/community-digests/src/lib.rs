@@ -376,7 +376,6 @@ struct PersistRequest {
     digest_date: Option<String>,
     /// Deprecated and ignored: the service builds the title.
     #[schema(deprecated, max_length = 1000)]
-    #[allow(dead_code)]
     title: Option<String>,
     #[schema(max_length = 300)]
     subtitle: Option<String>,
@@ -425,6 +424,16 @@ async fn persist(
     _service: InternalService,
     Json(body): Json<PersistRequest>,
 ) -> Result<Response, ApiError> {
+    if body
+        .title
+        .as_ref()
+        .is_some_and(|t| t.chars().count() > 1000)
+    {
+        return Err(ApiError::field(
+            "title",
+            "must be at most 1000 characters (it is ignored)",
+        ));
+    }
     let input = PersistInput::parse(RawPersist {
         digest_type: body.digest_type,
         target_user_id: body.target_user_id,

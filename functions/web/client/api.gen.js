@@ -171,7 +171,7 @@ import { request } from "./http.js";
  * A topic by id and name.
  * @typedef {Object} DigestTopicRef
  * @property {string} id
- * @property {string} name
+ * @property {string} name 1 to 100 characters.
  */
 
 /**
@@ -187,19 +187,19 @@ import { request } from "./http.js";
 /**
  * One event of a digest: a story, possibly reported by several sources.
  * @typedef {Object} Event
- * @property {string} headline
- * @property {Array<EventSource>} sources
- * @property {Array<string>} summaryBullets
- * @property {Array<string>} topicIds
+ * @property {string} headline 1 to 300 characters, not blank.
+ * @property {Array<EventSource>} sources At most 10 sources.
+ * @property {Array<string>} summaryBullets At most 5 bullets of at most 500 characters.
+ * @property {Array<string>} topicIds At most 20 topic ids.
  */
 
 /**
  * One report of an event: which outlet, where, when, under which title.
  * @typedef {Object} EventSource
- * @property {string} provider The host of the article's link (`news.example.com`), else the source's name.
+ * @property {string} provider The host of the article's link (`news.example.com`), else the source's name; at most 500 characters.
  * @property {(string|null)} [publishedAt]
- * @property {string} sourceName The news source's title (the feed's name).
- * @property {string} title The article's headline at that source.
+ * @property {string} sourceName The news source's title (the feed's name); at most 500 characters.
+ * @property {string} title The article's headline at that source; at most 500 characters.
  */
 
 /**

@@ -9,6 +9,12 @@ use utoipa::ToSchema;
 pub struct TopicRef {
     #[schema(format = "uuid")]
     pub id: String,
+    /// 1 to 100 characters.
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub name: String,
 }
 
@@ -16,13 +22,17 @@ pub struct TopicRef {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventSource {
-    /// The news source's title (the feed's name).
+    /// The news source's title (the feed's name); at most 500 characters.
+    #[schema(max_length = 500)]
     pub source_name: String,
-    /// The host of the article's link (`news.example.com`), else the source's name.
+    /// The host of the article's link (`news.example.com`), else the source's name; at most
+    /// 500 characters.
+    #[schema(max_length = 500)]
     pub provider: String,
     #[schema(format = DateTime)]
     pub published_at: Option<String>,
-    /// The article's headline at that source.
+    /// The article's headline at that source; at most 500 characters.
+    #[schema(max_length = 500)]
     pub title: String,
 }
 
@@ -30,10 +40,21 @@ pub struct EventSource {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
+    /// 1 to 300 characters, not blank.
+    #[schema(
+        min_length = 1,
+        max_length = 300,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     pub headline: String,
+    /// At most 5 bullets of at most 500 characters.
+    #[schema(max_items = 5)]
     pub summary_bullets: Vec<String>,
-    #[schema(value_type = Vec<String>)]
+    /// At most 20 topic ids.
+    #[schema(max_items = 20, value_type = Vec<uuid::Uuid>)]
     pub topic_ids: Vec<String>,
+    /// At most 10 sources.
+    #[schema(max_items = 10)]
     pub sources: Vec<EventSource>,
 }
 
