@@ -266,7 +266,7 @@ impl NewsArticles for Api<'_> {
                 }
             }
         }
-        all.sort_by(|a, b| b.0.cmp(&a.0));
+        all.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
         all.truncate(limit);
         Ok(all.into_iter().map(|(_, a)| a).collect())
     }
