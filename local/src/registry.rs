@@ -110,6 +110,15 @@ pub fn registry() -> Registry {
         community_index_scheduler_function::handler,
     );
     registry.http("community-uploads", community_uploads_function::router);
+    registry.http("community-digests", community_digests_function::router);
+    registry.sqs(
+        "community-digest-worker",
+        community_digest_worker_function::handler,
+    );
+    registry.schedule(
+        "community-digest-scheduler",
+        community_digest_scheduler_function::handler,
+    );
     registry
 }
 

@@ -36,6 +36,10 @@ pub fn documents() -> Vec<(&'static str, OpenApi)> {
             "CommunityUploadsFunction",
             community_uploads_function::openapi(),
         ),
+        (
+            "CommunityDigestsFunction",
+            community_digests_function::openapi(),
+        ),
     ]
 }
 

@@ -136,6 +136,27 @@ async fn every_event_file_gets_its_expected_status() {
                 handler.handle(scheduled).await.expect("schedule handled");
                 continue;
             }
+            "CommunityDigestWorkerFunction" => {
+                let handler = community_digest_worker_function::handler(env)
+                    .await
+                    .expect("handler");
+                let batch = serde_json::from_str(&event).expect("SQS event");
+                let response = handler.handle(batch).await.expect("batch handled");
+                assert_eq!(
+                    u64::try_from(response.batch_item_failures.len()).ok(),
+                    entry["batchItemFailures"].as_u64(),
+                    "{file}"
+                );
+                continue;
+            }
+            "CommunityDigestSchedulerFunction" => {
+                let handler = community_digest_scheduler_function::handler(env)
+                    .await
+                    .expect("handler");
+                let scheduled = serde_json::from_str(&event).expect("EventBridge event");
+                handler.handle(scheduled).await.expect("schedule handled");
+                continue;
+            }
             "FeedSchedulerFunction" => {
                 let handler = feed_scheduler_function::handler(env)
                     .await
@@ -151,6 +172,9 @@ async fn every_event_file_gets_its_expected_status() {
             "ContentFunction" => content_function::router(env).await.expect("router"),
             "CommunityFunction" => community_function::router(env).await.expect("router"),
             "CommunityUploadsFunction" => community_uploads_function::router(env)
+                .await
+                .expect("router"),
+            "CommunityDigestsFunction" => community_digests_function::router(env)
                 .await
                 .expect("router"),
             "WebFunction" => web_function::router(env).await.expect("router"),

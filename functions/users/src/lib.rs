@@ -141,6 +141,7 @@ pub fn app(
         )
         .route("/.well-known/jwks.json", get(jwks))
         .route("/oauth2/token", post(oauth::token))
+        .route("/internal/users", get(internal_users))
         .route("/internal/users/{id}", get(internal_user))
         .route("/actuator/health", get(health))
         .with_state(state);
@@ -180,10 +181,12 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         jwks,
         oauth::token,
         internal_user,
+        internal_users,
         health
     ),
     components(schemas(
         InternalUser,
+        InternalUserIds,
         Registration,
         Login,
         LoginToken,
@@ -322,6 +325,8 @@ struct InternalUser {
     roles: Vec<Role>,
     show_bookmarks: bool,
     show_likes: bool,
+    /// The topic slugs the user follows (Document B's personal digests).
+    followed_topics: Vec<String>,
 }
 
 /// A user's public profile and list-privacy settings, for the platform's own services.
@@ -361,7 +366,71 @@ async fn internal_user(
         roles: profile.roles,
         show_bookmarks: settings.show_bookmarks,
         show_likes: settings.show_likes,
+        followed_topics: settings.followed_topics,
     }))
+}
+
+/// A page of the user directory.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+struct InternalUserIds {
+    /// User ids in id order.
+    ids: Vec<String>,
+    /// The `cursor` of the next page; null on the last one.
+    next_cursor: Option<String>,
+}
+
+/// The page query of the user directory.
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct DirectoryQuery {
+    /// The previous page's `nextCursor` (absent: the first page).
+    #[param(max_length = 200)]
+    cursor: Option<String>,
+    /// 1 to 100 (default 100).
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
+    limit: Option<String>,
+}
+
+/// Every account's id, a page at a time in id order, for the platform's own services (the
+/// daily digests' schedule).
+#[utoipa::path(
+    get,
+    path = "/api/users/internal/users",
+    operation_id = "internalUserIds",
+    tag = "users",
+    security(("internalToken" = [])),
+    params(DirectoryQuery),
+    responses(
+        (status = 200, description = "A page of user ids", body = InternalUserIds),
+        (status = 400, description = "limit is not 1 to 100, or cursor is longer than 200 characters", body = ErrorBody),
+        (status = 401, description = "No valid X-Internal-Service-Token", body = ErrorBody),
+    )
+)]
+async fn internal_users(
+    State(state): State<AppState>,
+    _service: InternalService,
+    platform::http::Query(query): platform::http::Query<DirectoryQuery>,
+) -> Result<axum::Json<InternalUserIds>, ApiError> {
+    let limit = match query.limit.as_deref().map(str::trim) {
+        None => 100,
+        Some(raw) => match raw.parse::<usize>() {
+            Ok(n) if (1..=100).contains(&n) => n,
+            _ => return Err(ApiError::field("limit", "must be from 1 to 100")),
+        },
+    };
+    let cursor = query
+        .cursor
+        .map(|c| platform::validation::bounded_id("cursor", c))
+        .transpose()
+        .map_err(|e| ApiError::field(e.field, e.reason))?
+        .filter(|c| !c.is_empty());
+    let (ids, next_cursor) = state
+        .identity
+        .user_ids(cursor.as_deref(), limit)
+        .await
+        .map_err(to_api)?;
+    Ok(axum::Json(InternalUserIds { ids, next_cursor }))
 }
 
 /// The logged-in user's profile.

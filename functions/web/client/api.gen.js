@@ -7,8 +7,11 @@
 //   gatewayHealth (platform surface, not an API call)
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
+//   internalUserIds (service or internal credentials only)
 //   internalUser (service or internal credentials only)
 //   issueServiceToken (not a JSON or multipart request body)
+//   persistDigest (service or internal credentials only)
+//   generateDigestForUser (service or internal credentials only)
 //   followerDeltas (service or internal credentials only)
 //   cleanupDeletedAccount (service or internal credentials only)
 //   swaggerUi (platform surface, not an API call)
@@ -117,6 +120,60 @@ import { request } from "./http.js";
  */
 
 /**
+ * A digest with its events.
+ * @typedef {({createdAt: string, digestDate: string, digestType: string, eventCount: number, generatedAt?: (string|null), id: string, previewHeadlines: Array<string>, readTimeMinutes: number, sourceCount: number, subtitle?: (string|null), summary?: (string|null), title: string, topics: Array<DigestTopicRef>} & {events: Array<Event>, model?: (string|null)})} DigestDetail
+ */
+
+/**
+ * A digest generation job.
+ * @typedef {Object} DigestGenerationJob
+ * @property {string} createdAt
+ * @property {string} digestDate
+ * @property {(string|null)} [digestId] The digest the run produced or assigned (`GENERATED` only).
+ * @property {(string|null)} [finishedAt]
+ * @property {boolean} force
+ * @property {string} id
+ * @property {(string|null)} [message]
+ * @property {string} status `PENDING`, `RUNNING`, then `GENERATED`, `SKIPPED` or `FAILED`.
+ * @property {string} targetUserId
+ */
+
+/**
+ * A page of digests, newest first.
+ * @typedef {Object} DigestPage
+ * @property {Array<DigestSummary>} content
+ * @property {number} page
+ * @property {number} size
+ * @property {number} totalElements
+ * @property {number} totalPages
+ */
+
+/**
+ * A digest without its events.
+ * @typedef {Object} DigestSummary
+ * @property {string} createdAt
+ * @property {string} digestDate
+ * @property {string} digestType `PERSONAL` or `PUBLIC`.
+ * @property {number} eventCount
+ * @property {(string|null)} [generatedAt]
+ * @property {string} id
+ * @property {Array<string>} previewHeadlines The first events' headlines (at most 3).
+ * @property {number} readTimeMinutes
+ * @property {number} sourceCount Distinct sources over all events.
+ * @property {(string|null)} [subtitle]
+ * @property {(string|null)} [summary]
+ * @property {string} title Built by the service: `Your digest for Monday, 1 September 2025` (PERSONAL) or `Daily digest for Monday, 1 September 2025` (PUBLIC).
+ * @property {Array<DigestTopicRef>} topics
+ */
+
+/**
+ * A topic by id and name.
+ * @typedef {Object} DigestTopicRef
+ * @property {string} id
+ * @property {string} name 1 to 100 characters.
+ */
+
+/**
  * The detailed error body (Documents A and C).
  * @typedef {Object} ErrorBody
  * @property {number} code The HTTP status.
@@ -124,6 +181,24 @@ import { request } from "./http.js";
  * @property {string} message
  * @property {string} path The request path as the answering service sees it (without the gateway prefix).
  * @property {string} timestamp ISO 8601 UTC.
+ */
+
+/**
+ * One event of a digest: a story, possibly reported by several sources.
+ * @typedef {Object} Event
+ * @property {string} headline 1 to 300 characters, not blank.
+ * @property {Array<EventSource>} sources At most 10 sources.
+ * @property {Array<string>} summaryBullets At most 5 bullets of at most 500 characters.
+ * @property {Array<string>} topicIds At most 20 topic ids.
+ */
+
+/**
+ * One report of an event: which outlet, where, when, under which title.
+ * @typedef {Object} EventSource
+ * @property {string} provider The host of the article's link (`news.example.com`), else the source's name; at most 500 characters.
+ * @property {(string|null)} [publishedAt]
+ * @property {string} sourceName The news source's title (the feed's name); at most 500 characters.
+ * @property {string} title The article's headline at that source; at most 500 characters.
  */
 
 /**
@@ -169,6 +244,14 @@ import { request } from "./http.js";
  */
 
 /**
+ * What a generation for one user did.
+ * @typedef {Object} GenerationOutcome
+ * @property {(DigestDetail|null)} [digest]
+ * @property {string} message
+ * @property {string} status `GENERATED` (a new PERSONAL digest, or the day's PUBLIC one assigned) or `SKIPPED`.
+ */
+
+/**
  * A health check's body.
  * @typedef {Object} Health
  * @property {HealthStatus} status
@@ -190,11 +273,19 @@ import { request } from "./http.js";
  * privacy).
  * @typedef {Object} InternalUser
  * @property {string} displayName The profile's name, else the username.
+ * @property {Array<string>} followedTopics The topic slugs the user follows (Document B's personal digests).
  * @property {string} id
  * @property {Array<Role>} roles
  * @property {boolean} showBookmarks
  * @property {boolean} showLikes
  * @property {string} username
+ */
+
+/**
+ * A page of the user directory.
+ * @typedef {Object} InternalUserIds
+ * @property {Array<string>} ids User ids in id order.
+ * @property {(string|null)} [nextCursor] The `cursor` of the next page; null on the last one.
  */
 
 /**
@@ -246,6 +337,24 @@ import { request } from "./http.js";
  * @property {number} size The page size asked for.
  * @property {number} totalElements
  * @property {number} totalPages
+ */
+
+/**
+ * A digest to persist (deprecated operation).
+ * @typedef {Object} PersistRequest
+ * @property {string} digestDate
+ * @property {string} digestType `PERSONAL` or `PUBLIC`.
+ * @property {(number|null)} [eventCount] Ignored: computed from the events.
+ * @property {(Array<Event>|null)} events At most 50 events (what does not fit one DynamoDB item is cut from the end).
+ * @property {(string|null)} [generatedAt]
+ * @property {(string|null)} [model]
+ * @property {(number|null)} [readTimeMinutes] Ignored: computed from the events.
+ * @property {(number|null)} [sourceCount] Ignored: computed from the events.
+ * @property {(string|null)} [subtitle]
+ * @property {(string|null)} [summary]
+ * @property {(string|null)} [targetUserId] Required for PERSONAL, null for PUBLIC.
+ * @property {(string|null)} [title] Deprecated and ignored: the service builds the title.
+ * @property {(Array<DigestTopicRef>|null)} [topics]
  */
 
 /**
@@ -1031,6 +1140,32 @@ export function failedSummaries(query = {}, options = {}) {
 }
 
 /**
+ * Starts a generation in the background: a PENDING job, run by the digest worker; its
+ * outcome is read from the job.
+ *
+ * `POST /api/v1/admin/digests/generate/users/{userId}`
+ * @param {string} userId The user's id
+ * @param {{force?: boolean, date?: string}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<DigestGenerationJob>}
+ */
+export function adminGenerateDigest(userId, query = {}, options = {}) {
+  return request("POST", `/api/v1/admin/digests/generate/users/${encodeURIComponent(userId)}`, { ...options, query, auth: "required" });
+}
+
+/**
+ * A generation job's status.
+ *
+ * `GET /api/v1/admin/digests/jobs/{jobId}`
+ * @param {string} jobId The job's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<DigestGenerationJob>}
+ */
+export function digestJobStatus(jobId, options = {}) {
+  return request("GET", `/api/v1/admin/digests/jobs/${encodeURIComponent(jobId)}`, { ...options, auth: "required" });
+}
+
+/**
  * Likes a comment or takes the like back.
  *
  * `PUT /api/v1/comments/{id}/reaction`
@@ -1041,6 +1176,42 @@ export function failedSummaries(query = {}, options = {}) {
  */
 export function likeComment(id, body, options = {}) {
   return request("PUT", `/api/v1/comments/${encodeURIComponent(id)}/reaction`, { ...options, body, auth: "required" });
+}
+
+/**
+ * The caller's digests (PERSONAL ones and the PUBLIC ones they were assigned), newest day
+ * first.
+ *
+ * `GET /api/v1/digests/me`
+ * @param {{page?: number, size?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<DigestPage>}
+ */
+export function myDigests(query = {}, options = {}) {
+  return request("GET", `/api/v1/digests/me`, { ...options, query, auth: "required" });
+}
+
+/**
+ * The newest PUBLIC digest. No authentication.
+ *
+ * `GET /api/v1/digests/public/latest`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<DigestDetail>}
+ */
+export function latestPublicDigest(options = {}) {
+  return request("GET", `/api/v1/digests/public/latest`, { ...options });
+}
+
+/**
+ * One digest: PUBLIC ones to everyone, a PERSONAL one to its user only (404 otherwise).
+ *
+ * `GET /api/v1/digests/{id}`
+ * @param {string} id The digest's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<DigestDetail>}
+ */
+export function getDigest(id, options = {}) {
+  return request("GET", `/api/v1/digests/${encodeURIComponent(id)}`, { ...options, auth: "optional" });
 }
 
 /**

@@ -294,6 +294,18 @@ impl Identity {
         Ok(self.store.settings(id).await?.settings)
     }
 
+    /// A page of the user directory: up to `limit` user ids after `after`, in id order, and
+    /// the cursor of the next page (the last id) when more follow.
+    pub async fn user_ids(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<String>, Option<String>), IdentityError> {
+        let (ids, more) = self.store.user_ids(after, limit).await?;
+        let next = if more { ids.last().cloned() } else { None };
+        Ok((ids, next))
+    }
+
     /// Applies `change` to the stored settings, retrying when another request saved first.
     /// `enabledSourceIds` may only name sources the user subscribes to.
     pub async fn update_settings(

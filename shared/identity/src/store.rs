@@ -5,7 +5,7 @@
 //!
 //! | pk | sk | holds | access pattern |
 //! |---|---|---|---|
-//! | `USER#{id}` | `PROFILE` | profile and roles | profile, login, profile change, deletion: GetItem ([`UserStore::user`]); roles: conditional UpdateItem ([`UserStore::set_roles`]) |
+//! | `USER#{id}` | `PROFILE` | profile and roles; `gsi1pk = USERS`, `gsi1sk = {id}` (the user directory: Query `gsi1` in id order, a page at a time, for Document B's daily digests; accounts registered before the index existed appear after a one-off backfill of these two attributes) | profile, login, profile change, deletion: GetItem ([`UserStore::user`]); roles: conditional UpdateItem ([`UserStore::set_roles`]) |
 //! | `USER#{id}` | `SETTINGS` | settings JSON and a version | GetItem ([`UserStore::settings`]); written only in a transaction conditional on the version read |
 //! | `USERNAME#{lowercase}` | `LOGIN` | user id, username, password hash | login: one GetItem ([`UserStore::login_record`]); uniqueness guard |
 //! | `EMAIL#{lowercase}` | `EMAIL` | user id | uniqueness guard |
@@ -45,6 +45,9 @@ impl std::fmt::Display for UniqueField {
         })
     }
 }
+
+/// The user directory's partition in `gsi1`.
+const DIRECTORY: &str = "USERS";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -189,6 +192,9 @@ impl UserStore {
         profile.insert("email".into(), s(&user.email));
         profile.insert("roles".into(), roles_value(&user.roles));
         profile.insert("createdAt".into(), s(&user.created_at));
+        // The user directory (gsi1): every account, by id.
+        profile.insert("gsi1pk".into(), s(DIRECTORY));
+        profile.insert("gsi1sk".into(), s(user.id.as_str()));
         if let Some(name) = &user.name {
             profile.insert("name".into(), s(name));
         }
@@ -205,6 +211,35 @@ impl UserStore {
             // Races that never ended, or the profile's own guard (a repeated id).
             TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
         })
+    }
+
+    /// Up to `limit` user ids after `after` in id order (the user directory, `gsi1`), and
+    /// whether more follow.
+    pub async fn user_ids(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<String>, bool), StoreError> {
+        let mut query = self
+            .table
+            .query()
+            .index_name("gsi1")
+            .expression_attribute_values(":pk", s(DIRECTORY))
+            .limit(i32::try_from(limit + 1).unwrap_or(i32::MAX));
+        query = match after {
+            Some(after) => query
+                .key_condition_expression("gsi1pk = :pk AND gsi1sk > :after")
+                .expression_attribute_values(":after", s(after)),
+            None => query.key_condition_expression("gsi1pk = :pk"),
+        };
+        let rows = self.table.query_all(query, Some(limit + 1)).await?;
+        let more = rows.len() > limit;
+        let ids = rows
+            .iter()
+            .take(limit)
+            .filter_map(|r| r.opt_string("gsi1sk"))
+            .collect();
+        Ok((ids, more))
     }
 
     pub async fn login_record(
