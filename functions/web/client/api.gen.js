@@ -233,7 +233,7 @@ import { request } from "./http.js";
 /**
  * Follower count changes by topic name.
  * @typedef {Object} FollowerDeltasRequest
- * @property {Object<string, number>} deltas Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 100 names.
+ * @property {Object<string, number>} deltas Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 200 names.
  */
 
 /**
@@ -613,7 +613,7 @@ import { request } from "./http.js";
  * A settings update: absent fields keep their current value.
  * @typedef {Object} SettingsUpdate
  * @property {(Array<SourceIdEntry>|null)} [enabledSourceIds] At most 500 ids, each not blank and at most 100 characters.
- * @property {(Array<TopicIdEntry>|null)} [followedTopics] At most 100 topic ids, each not blank and at most 50 characters.
+ * @property {(Array<TopicIdEntry>|null)} [followedTopics] At most 100 topics, each at most 50 characters with an ASCII letter or digit; kept as their slugs ("Public Transport" is `public-transport`), one per slug.
  * @property {(string|null)} [language] A language tag such as `en` or `pt-BR`.
  * @property {(boolean|null)} [showBookmarks]
  * @property {(boolean|null)} [showLikes]
@@ -696,7 +696,8 @@ import { request } from "./http.js";
  */
 
 /**
- * One entry of `followedTopics` (the schema of the list's items).
+ * One entry of `followedTopics` (the schema of the list's items): a topic's slug, or a
+ * name that becomes one.
  * @typedef {string} TopicIdEntry
  */
 
@@ -1113,6 +1114,32 @@ export function setAiProviderConfig(body, options = {}) {
 }
 
 /**
+ * Starts a generation in the background: a PENDING job, run by the digest worker; its
+ * outcome is read from the job.
+ *
+ * `POST /api/v1/admin/digests/generate/users/{userId}`
+ * @param {string} userId The user's id
+ * @param {{force?: boolean, date?: string}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<DigestGenerationJob>}
+ */
+export function adminGenerateDigest(userId, query = {}, options = {}) {
+  return request("POST", `/api/v1/admin/digests/generate/users/${encodeURIComponent(userId)}`, { ...options, query, auth: "required" });
+}
+
+/**
+ * A generation job's status.
+ *
+ * `GET /api/v1/admin/digests/jobs/{jobId}`
+ * @param {string} jobId The job's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<DigestGenerationJob>}
+ */
+export function digestJobStatus(jobId, options = {}) {
+  return request("GET", `/api/v1/admin/digests/jobs/${encodeURIComponent(jobId)}`, { ...options, auth: "required" });
+}
+
+/**
  * Generates a post's summary again (admin): the state becomes PENDING and the summary event
  * is sent again (a newer request: one still on its way is then ignored); the outcome is read
  * from `GET /posts/{id}/summary`.
@@ -1137,32 +1164,6 @@ export function retryPostSummary(id, options = {}) {
  */
 export function failedSummaries(query = {}, options = {}) {
   return request("GET", `/api/v1/admin/summaries/failed`, { ...options, query, auth: "required" });
-}
-
-/**
- * Starts a generation in the background: a PENDING job, run by the digest worker; its
- * outcome is read from the job.
- *
- * `POST /api/v1/admin/digests/generate/users/{userId}`
- * @param {string} userId The user's id
- * @param {{force?: boolean, date?: string}} [query]
- * @param {RequestOptions} [options]
- * @returns {Promise<DigestGenerationJob>}
- */
-export function adminGenerateDigest(userId, query = {}, options = {}) {
-  return request("POST", `/api/v1/admin/digests/generate/users/${encodeURIComponent(userId)}`, { ...options, query, auth: "required" });
-}
-
-/**
- * A generation job's status.
- *
- * `GET /api/v1/admin/digests/jobs/{jobId}`
- * @param {string} jobId The job's id
- * @param {RequestOptions} [options]
- * @returns {Promise<DigestGenerationJob>}
- */
-export function digestJobStatus(jobId, options = {}) {
-  return request("GET", `/api/v1/admin/digests/jobs/${encodeURIComponent(jobId)}`, { ...options, auth: "required" });
 }
 
 /**
