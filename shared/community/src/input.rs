@@ -933,7 +933,9 @@ mod tests {
         assert_eq!(d.deltas()[0].1, 3);
         assert!(FollowerDeltas::parse(vec![("a".into(), 1001)]).is_err());
         assert!(FollowerDeltas::parse(vec![("a".into(), -1000)]).is_ok());
-        let many: Vec<(String, i64)> = (0..101).map(|i| (format!("t{i}"), 1)).collect();
+        let most: Vec<(String, i64)> = (0..200).map(|i| (format!("t{i}"), 1)).collect();
+        assert!(FollowerDeltas::parse(most).is_ok());
+        let many: Vec<(String, i64)> = (0..201).map(|i| (format!("t{i}"), 1)).collect();
         assert!(FollowerDeltas::parse(many).is_err());
         assert!(IdempotencyKey::parse("user:1.v_2-x").is_ok());
         assert!(IdempotencyKey::parse("").is_err());

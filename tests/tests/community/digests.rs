@@ -212,7 +212,7 @@ async fn followers_get_a_personal_digest_and_others_the_days_public_one() {
         "{prompt}"
     );
     assert!(
-        prompt.contains("Harbour City Opens Its First Tidal Power Station!"),
+        prompt.contains("Tidal power station switched on in Harbour City"),
         "{prompt}"
     );
     assert!(

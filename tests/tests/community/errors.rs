@@ -67,7 +67,7 @@ async fn reason_body_on_404_405_413_415_401_403_400() {
 #[tokio::test]
 async fn unknown_api_v1_family_404_reason_body() {
     let t = TestStack::start().await;
-    for path in ["/api/v1/nope", "/api/v1/digests/nothing", "/api/v1"] {
+    for path in ["/api/v1/nope", "/api/v1/nope/nothing", "/api/v1"] {
         let body: Value = assert_reason_error(t.get(path).await, 404).await;
         assert!(body["message"].as_str().unwrap().contains(path), "{body}");
     }

@@ -42,7 +42,7 @@ async fn internal_profile_needs_the_token_and_shows_privacy_settings() {
     assert_eq!(
         user,
         json!({"id": id, "username": "alice", "displayName": "alice tester", "roles": ["USER"],
-               "showBookmarks": true, "showLikes": false})
+               "showBookmarks": true, "showLikes": false, "followedTopics": []})
     );
     let unknown = t
         .http

@@ -235,13 +235,7 @@ impl Transaction {
 
 /// A fresh idempotency token: 32 random hex digits (DynamoDB takes 1 to 36 characters).
 fn request_token() -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let bytes: [u8; 16] = rand::random();
-    bytes
-        .iter()
-        .flat_map(|b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])
-        .map(char::from)
-        .collect()
+    format!("{:032x}", rand::random::<u128>())
 }
 
 #[cfg(test)]
