@@ -2,7 +2,8 @@
 //! against the emulator, real feeds served on loopback and an OpenAI-compatible server, and
 //! `tests/browser/journey.mjs` driving headless Chromium through every feature of the news
 //! reader on a desktop and a phone viewport; `tests/browser/community-journey.mjs` does the
-//! same for the community pages (Document B). Screenshots land in `tests/browser/artifacts/`.
+//! same for the community pages (Document B), and `tests/browser/digest-journey.mjs` for the
+//! digest pages. Screenshots land in `tests/browser/artifacts/`.
 //!
 //! Needs Node.js, `npm ci` in `tests/browser` and Chromium (`/usr/bin/chromium`, or
 //! `CHROMIUM_PATH`); `local/test` installs the last two.
