@@ -34,9 +34,9 @@ export async function digest(main, match, { signal, title }) {
   await load();
 }
 
-/** Where the digest pages start: the reader's own list, or the public digest. */
+/** Where the digest pages start: the reader's own list (logged out, its login invitation). */
 export function eyebrow() {
-  return h("p", { class: "eyebrow" }, account.session.user ? h("a", { href: "/digests" }, "Your digests") : h("a", { href: "/digests/public" }, "Digests"));
+  return h("p", { class: "eyebrow" }, h("a", { href: "/digests" }, account.session.user ? "Your digests" : "Digests"));
 }
 
 function backLinks() {
