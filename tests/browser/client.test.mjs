@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { pageOf, topicSlug, withPage } from "../../functions/web/client/community.js";
+import { digestFigures, digestHref } from "../../functions/web/client/digests.js";
 import { reasonDetails } from "../../functions/web/client/http.js";
 import { navigate, sameOriginPath } from "../../functions/web/client/router.js";
 
@@ -113,4 +114,11 @@ test("community list links keep their query and leave out the first page", () =>
   assert.equal(pageOf(new URLSearchParams("page=-1")), 0);
   assert.equal(pageOf(new URLSearchParams("page=x")), 0);
   assert.equal(pageOf(new URLSearchParams("page=99")), 49);
+});
+
+test("a digest's figures and link", () => {
+  const digest = { eventCount: 1, sourceCount: 2, readTimeMinutes: 1 };
+  assert.equal(digestFigures(/** @type {any} */ (digest)), "1 story · 2 sources · 1 min read");
+  assert.equal(digestFigures(/** @type {any} */ ({ eventCount: 3, sourceCount: 1, readTimeMinutes: 4 })), "3 stories · 1 source · 4 min read");
+  assert.equal(digestHref("a/b"), "/digests/a%2Fb");
 });

@@ -2,7 +2,8 @@
 //! against the emulator, real feeds served on loopback and an OpenAI-compatible server, and
 //! `tests/browser/journey.mjs` driving headless Chromium through every feature of the news
 //! reader on a desktop and a phone viewport; `tests/browser/community-journey.mjs` does the
-//! same for the community pages (Document B). Screenshots land in `tests/browser/artifacts/`.
+//! same for the community pages (Document B), and `tests/browser/digest-journey.mjs` for the
+//! digest pages. Screenshots land in `tests/browser/artifacts/`.
 //!
 //! Needs Node.js, `npm ci` in `tests/browser` and Chromium (`/usr/bin/chromium`, or
 //! `CHROMIUM_PATH`); `local/test` installs the last two.
@@ -261,4 +262,132 @@ async fn community_journey_in_chromium() {
             "c07-post-phone.png",
         ],
     );
+}
+
+/// The day the digest journey's news is published on (a Monday).
+const DIGEST_DAY: &str = "2026-03-02";
+
+/// What the model answers for a digest, in the shape the digest worker asks for (as in
+/// `tests/community/digests.rs`): event 1 is the story two sources report, event 2 the storm.
+const DIGEST_ANSWER: &str = r#"{"subtitle": "Tides and storms", "summary": "The harbour goes tidal while a storm closes the road.",
+ "events": [{"index": 1, "headline": "Harbour switches on tidal power", "summaryBullets": ["The station powers 40,000 homes.", "It opened on Monday."]},
+            {"index": 2, "headline": "Storm shuts the coast road", "summaryBullets": ["Drivers are diverted inland."]}]}"#;
+
+/// An RSS feed of `items` (title, category, hour and minute of `DIGEST_DAY`, description),
+/// linked on `https://{slug}.example.com/`.
+fn day_feed(title: &str, slug: &str, items: &[(&str, &str, &str, &str)]) -> String {
+    let mut body = String::new();
+    for (n, (headline, category, at, text)) in items.iter().enumerate() {
+        body.push_str(&format!(
+            "<item><title>{headline}</title>\
+             <link>https://{slug}.example.com/news/{n}</link>\
+             <guid>https://{slug}.example.com/news/{n}</guid>\
+             <category>{category}</category>\
+             <pubDate>Mon, 02 Mar 2026 {at}:00 GMT</pubDate>\
+             <description>{text}</description></item>"
+        ));
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><rss version=\"2.0\">\
+         <channel><title>{title}</title><link>https://{slug}.example.com/</link>\
+         <description>{title}: the day's news.</description>{body}</channel></rss>"
+    )
+}
+
+/// Digests in Chromium: two feeds report the day's tidal power story in other words (and one
+/// of them a storm); a reader following Energy gets a PERSONAL digest from an admin's
+/// generation job (run by the digest worker, the model answering `DIGEST_ANSWER`), lists it,
+/// and reads its story with both sources; a reader following nothing is given the day's
+/// PUBLIC digest, which anyone reads at `/digests/public` (before it existed that page said
+/// so); nobody else can open the PERSONAL one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn digest_journey_in_chromium() {
+    let dir = browser_dir();
+    let chromium = chromium();
+
+    let feeds = FeedServer::start().await;
+    let harbour = feeds.put(
+        "/harbour.xml",
+        FeedDocument::rss(day_feed(
+            "Harbour Herald",
+            "harbour",
+            &[
+                (
+                    "Harbour city opens its first tidal power station",
+                    "Energy",
+                    "08:00",
+                    "Harbour City opened its first tidal power station on Monday; it will power 40,000 homes.",
+                ),
+                (
+                    "Storm closes the coast road",
+                    "Weather",
+                    "12:00",
+                    "A storm closed the coast road on Monday afternoon and drivers were sent inland.",
+                ),
+            ],
+        )),
+    );
+    let coast = feeds.put(
+        "/coast.xml",
+        FeedDocument::rss(day_feed(
+            "Coast Courier",
+            "coast",
+            &[(
+                "Tidal power station switched on in Harbour City",
+                "Energy",
+                "09:30",
+                "The tidal power station of Harbour City was switched on on Monday, powering 40,000 homes.",
+            )],
+        )),
+    );
+
+    let llm = FakeLlm::start().await;
+    llm.reply(DIGEST_ANSWER);
+    let t = TestStack::start_with(llm_parameters(&llm)).await;
+
+    let artifacts = dir.join("artifacts");
+    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
+    let mut child = tokio::process::Command::new("node")
+        .arg("digest-journey.mjs")
+        .arg(t.stack.base_url())
+        .current_dir(&dir)
+        .env("CHROMIUM_PATH", &chromium)
+        .env("JOURNEY_FEED_HARBOUR", &harbour)
+        .env("JOURNEY_FEED_COAST", &coast)
+        .env("JOURNEY_DIGEST_DAY", DIGEST_DAY)
+        .env("JOURNEY_DIGEST_ANSWER", DIGEST_ANSWER)
+        .env("JOURNEY_ARTIFACTS", &artifacts)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("run node (Node.js 20 or newer is needed)");
+    let status = tokio::time::timeout(Duration::from_secs(300), child.wait())
+        .await
+        .expect("the digest journey finished within 5 minutes")
+        .expect("journey exit status");
+    assert!(
+        status.success(),
+        "the digest journey failed ({status}); see its output above"
+    );
+    assert_screenshots(
+        &artifacts,
+        &[
+            "d01-digests-desktop.png",
+            "d02-digest-desktop.png",
+            "d03-public-digest-phone.png",
+        ],
+    );
+
+    // One model call per digest: the reader's PERSONAL one (the Energy story's two reports,
+    // not the storm), then the day's PUBLIC one (everything).
+    let calls = llm.calls();
+    assert_eq!(calls.len(), 2, "one call per generated digest");
+    let personal = calls[0].prompt();
+    assert!(
+        personal.contains("Harbour city opens its first tidal power station")
+            && personal.contains("Tidal power station switched on in Harbour City")
+            && !personal.contains("Storm closes the coast road"),
+        "{personal}"
+    );
+    assert!(calls[1].prompt().contains("Storm closes the coast road"));
 }

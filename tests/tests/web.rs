@@ -264,7 +264,8 @@ async fn every_answer_carries_hsts() {
 
 /// The client's pure functions in Node (`tests/browser/client.test.mjs`): the `next=` rule and
 /// navigation (only paths on the page's origin, never `/\host`, `/<tab>/host` or
-/// `/..//host`), and the community's topic slugs, error details and page links.
+/// `/..//host`), the community's topic slugs, error details and page links, and a digest's
+/// figures and link.
 #[test]
 fn client_follows_next_to_this_origin_only() {
     let dir = stack_tests::repo_root().join("tests").join("browser");
@@ -280,5 +281,5 @@ fn client_follows_next_to_this_origin_only() {
         "node --test client.test.mjs failed:\n{report}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(report.contains("# pass 7"), "{report}");
+    assert!(report.contains("# pass 8"), "{report}");
 }

@@ -12,6 +12,8 @@ import { login, register, saved, settings } from "./views-account.js";
 import { home, source, sources, topic, topics } from "./views-browse.js";
 import { communityHome, communitySearch, communityTopic } from "./views-community.js";
 import { communityMe, communityUser } from "./views-community-user.js";
+import { digest } from "./view-digest.js";
+import { myDigests, publicDigest } from "./views-digests.js";
 
 const APP_NAME = "News reader";
 
@@ -26,6 +28,7 @@ const LINKS = [
   ["/sources", "Sources"],
   ["/topics", "Topics"],
   ["/saved", "Saved"],
+  ["/digests", "Digests"],
   ["/community", "Community"],
   ["/settings", "Settings"],
 ];
@@ -120,14 +123,23 @@ route("/community/posts/:id/edit", page(communityEdit));
 route("/community/write", page(communityWrite));
 route("/community/me", page(communityMe));
 route("/community/users/:id", page(communityUser));
+// Before `/digests/:id`: the first route that matches a path shows it.
+route("/digests", page(myDigests));
+route("/digests/public", page(publicDigest));
+route("/digests/:id", page(digest));
 fallback(page(notFound));
 
 /** Pages whose content depends on who is logged in: drawn again when the session ends. */
-const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write"];
+const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write", "/digests"];
+
+/** A digest's page: a PERSONAL digest is its reader's only, so it is asked for again. */
+function isPersonalDigestPath(/** @type {string} */ path) {
+  return path.startsWith("/digests/") && path !== "/digests/public";
+}
 
 account.onSessionChange(() => {
   renderNav();
-  if (!account.session.user && (ACCOUNT_PAGES.includes(window.location.pathname) || window.location.pathname.endsWith("/edit"))) {
+  if (!account.session.user && (ACCOUNT_PAGES.includes(window.location.pathname) || window.location.pathname.endsWith("/edit") || isPersonalDigestPath(window.location.pathname))) {
     // The session ended (logged out, or the token expired): show the page's logged-out state.
     dispatch();
   }

@@ -201,6 +201,7 @@ export async function settings(main, _match, { signal, title }) {
     mount(
       topicsSlot,
       h("legend", null, "Followed topics"),
+      h("p", { class: "hint" }, "Your daily digest covers the topics you follow; following none, you get the day’s public digest. ", h("a", { href: "/digests" }, "Your digests"), "."),
       sorted.length
         ? h("div", { class: "checks" }, sorted.map((t) => h("label", { class: "check" }, h("input", { type: "checkbox", name: "followedTopics", value: t.id, checked: current.followedTopics.includes(t.id) }), ` ${t.name}`)))
         : h("p", { class: "hint" }, "No topics yet."),
