@@ -241,7 +241,11 @@ async fn main() {
     let db = aws_sdk_dynamodb::Client::new(&platform::aws::sdk_config(&env));
     let mut partitions: std::collections::BTreeSet<String> = docs
         .iter()
-        .flat_map(|d| community_search::analyze(&d.title, &d.body).terms.into_keys())
+        .flat_map(|d| {
+            community_search::analyze(&d.title, &d.body)
+                .terms
+                .into_keys()
+        })
         .map(|term| format!("T#{term}"))
         .collect();
     partitions.extend(docs.iter().map(|d| format!("P#{}", d.post_id)));

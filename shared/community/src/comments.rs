@@ -118,14 +118,16 @@ impl Community {
         parent: Option<&CommentId>,
         cap: i64,
     ) -> Result<Comment, CommunityError> {
-        // The post first: a comment on an invisible post is 404 whatever its parent.
-        let visible = self
-            .store()
-            .post(post.as_str())
-            .await?
-            .is_some_and(|p| p.is_public());
-        if !visible {
-            return Err(CommunityError::PostNotFound);
+        // The post first: a comment on an invisible post is 404 whatever its parent; on the
+        // caller's own draft, 409 (as a reaction or a bookmark is: the post exists for them).
+        match self.store().post(post.as_str()).await? {
+            Some(p) if p.is_public() => {}
+            Some(p) if !p.deleted && p.author_id == caller.as_str() => {
+                return Err(CommunityError::Conflict(
+                    "A draft cannot be commented on; publish it first".into(),
+                ))
+            }
+            _ => return Err(CommunityError::PostNotFound),
         }
         let profile = identity
             .profile(caller)

@@ -239,7 +239,7 @@ async fn comment_count_on_post() {
 }
 
 #[tokio::test]
-async fn comment_on_draft_404() {
+async fn comment_on_draft_404_or_409_for_its_author() {
     let t = TestStack::start().await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
@@ -247,12 +247,20 @@ async fn comment_on_draft_404() {
     input["status"] = json!("DRAFT");
     let draft = t.create_post(&author, &input).await;
     let id = draft["id"].as_str().unwrap();
-    for token in [&bob, &author] {
-        let r = t
-            .post_json_auth(&comments_path(id), token, &json!({"text": "early"}))
-            .await;
-        assert_reason_error(r, 404).await;
-    }
+    // Others cannot see the draft; its author can, and learns why it takes no comment.
+    let by_bob = t
+        .post_json_auth(&comments_path(id), &bob, &json!({"text": "early"}))
+        .await;
+    assert_reason_error(by_bob, 404).await;
+    let by_author = t
+        .post_json_auth(&comments_path(id), &author, &json!({"text": "early"}))
+        .await;
+    let body = assert_reason_error(by_author, 409).await;
+    assert!(message(&body).contains("draft"), "{body}");
+    assert_eq!(
+        t.get_ok(&post_path(id), Some(&author)).await["commentCount"],
+        0
+    );
     assert_reason_error(t.get_maybe_auth(&comments_path(id), Some(&bob)).await, 404).await;
     // The author sees the (empty) thread of their draft.
     assert_eq!(t.get_ok(&comments_path(id), Some(&author)).await, json!([]));
