@@ -67,3 +67,18 @@ impl TestStack {
         body["id"].as_i64().expect("int id")
     }
 }
+
+/// `value` with every number as a float (the service answers `2.0` for a sent `2`), for
+/// comparing what was sent with what is read back.
+pub fn numbers_as_floats(value: &Value) -> Value {
+    match value {
+        Value::Number(n) => n.as_f64().map_or(Value::Null, |f| json!(f)),
+        Value::Array(items) => Value::Array(items.iter().map(numbers_as_floats).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), numbers_as_floats(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
