@@ -24,7 +24,9 @@ impl AiBrake {
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, ConfigError> {
         let limiter = RateLimiter::from_env(env, aws);
         if limiter.is_none() {
-            tracing::warn!("RATE_LIMIT_TABLE is unset: the recipe AI operations have no rate limits");
+            tracing::warn!(
+                "RATE_LIMIT_TABLE is unset: the recipe AI operations have no rate limits"
+            );
         }
         Ok(Self {
             limiter,

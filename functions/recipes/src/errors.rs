@@ -40,12 +40,17 @@ mod tests {
 
     #[test]
     fn answers() {
-        assert_eq!(to_api(RecipesError::NotFound).status(), StatusCode::NOT_FOUND);
+        assert_eq!(
+            to_api(RecipesError::NotFound).status(),
+            StatusCode::NOT_FOUND
+        );
         assert_eq!(
             to_api(RecipesError::Unusable("x".into())).status(),
             StatusCode::BAD_GATEWAY
         );
-        let invalid = to_api(RecipesError::Invalid(platform::Invalid::field("title", "bad")));
+        let invalid = to_api(RecipesError::Invalid(platform::Invalid::field(
+            "title", "bad",
+        )));
         assert_eq!(invalid.status(), StatusCode::BAD_REQUEST);
         assert_eq!(invalid.details, vec!["title: bad"]);
     }

@@ -29,9 +29,7 @@ use platform::openapi::{ErrorBody, Health, SecuritySchemes, TableUnavailable};
 use platform::otel::Otel;
 use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle, FieldError, Invalid};
-use recipes::input::{
-    AskRequest, GenerateRequest, NutrientsRequest, RawRecipeInput, RecipePatch,
-};
+use recipes::input::{AskRequest, GenerateRequest, NutrientsRequest, RawRecipeInput, RecipePatch};
 use recipes::model::{
     InstructionStep, Language, Recipe, RecipeId, RecipeIngredient, RecipeInput, RecipeNutrients,
 };
@@ -168,7 +166,10 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 /// A path's recipe id: an integer of at least 1, else a 400 naming `recipeId`.
 fn recipe_id(raw: &str) -> Result<RecipeId, ApiError> {
     RecipeId::parse(raw).ok_or_else(|| {
-        ApiError::from(Invalid::field("recipeId", "must be an integer of at least 1"))
+        ApiError::from(Invalid::field(
+            "recipeId",
+            "must be an integer of at least 1",
+        ))
     })
 }
 
@@ -268,7 +269,10 @@ async fn create(
         .create(&user.id, input)
         .await
         .map_err(to_api)?;
-    Ok((StatusCode::CREATED, axum::Json(CreatedRecipe { id: id.get() })))
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(CreatedRecipe { id: id.get() }),
+    ))
 }
 
 /// Reads one of the caller's recipes (and records that it was opened).
@@ -447,11 +451,7 @@ async fn ask(
     let request = input.parse()?;
     state.brake.admit(&user.id).await?;
     let caller = state.caller(&extensions, &headers);
-    let response = state
-        .recipes
-        .ask(&caller, request)
-        .await
-        .map_err(to_api)?;
+    let response = state.recipes.ask(&caller, request).await.map_err(to_api)?;
     Ok(axum::Json(AskResponse { response }))
 }
 

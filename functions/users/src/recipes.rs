@@ -9,8 +9,8 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::Router;
 use identity::recipes::{
-    AboutMeEntry, PreferenceTag, PreferencesUpdate, RecipeCredentials, RecipeLanguage,
-    RecipeTheme, RecipeUser, RecipeUserUpdate, UserPreferences,
+    AboutMeEntry, PreferenceTag, PreferencesUpdate, RecipeCredentials, RecipeLanguage, RecipeTheme,
+    RecipeUser, RecipeUserUpdate, UserPreferences,
 };
 use platform::http::Json;
 use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};

@@ -302,8 +302,8 @@ impl Identity {
         let username_key = account.key();
         let roles = self.roles_for(&account.username);
         let password_hash = password::hash(account.password).await?;
-        let preferences = serde_json::to_string(&UserPreferences::default())
-            .map_err(IdentityError::Encode)?;
+        let preferences =
+            serde_json::to_string(&UserPreferences::default()).map_err(IdentityError::Encode)?;
         let user = NewUser {
             id: UserId::new(uuid::Uuid::new_v4().to_string()),
             username_key,

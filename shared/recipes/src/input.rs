@@ -6,9 +6,9 @@ use platform::{FieldError, Invalid};
 use serde::Deserialize;
 
 use crate::model::{
-    Language, RecipeIngredient, RecipeInput, RecipeNutrients, MAX_INGREDIENTS,
-    MAX_INGREDIENT_NAME, MAX_INSTRUCTION, MAX_INSTRUCTIONS, MAX_NUTRIENT, MAX_PORTIONS,
-    MAX_QUANTITY, MAX_TITLE, MAX_UNIT, MIN_PORTIONS,
+    Language, RecipeIngredient, RecipeInput, RecipeNutrients, MAX_INGREDIENTS, MAX_INGREDIENT_NAME,
+    MAX_INSTRUCTION, MAX_INSTRUCTIONS, MAX_NUTRIENT, MAX_PORTIONS, MAX_QUANTITY, MAX_TITLE,
+    MAX_UNIT, MIN_PORTIONS,
 };
 
 /// The longest generate and ask prompt.
@@ -110,7 +110,10 @@ fn text(
         return None;
     }
     if has_control(raw) {
-        errors.push(FieldError::new(field, "must not contain control characters"));
+        errors.push(FieldError::new(
+            field,
+            "must not contain control characters",
+        ));
         return None;
     }
     Some(value.to_string())
@@ -251,21 +254,23 @@ impl RawRecipeInput {
             .and_then(|i| ingredients(&i, &mut errors));
         let s = required("instructions", self.instructions, &mut errors)
             .and_then(|s| instructions(&s, &mut errors));
-        let p = required("portions", self.portions, &mut errors)
-            .and_then(|p| portions(p, &mut errors));
+        let p =
+            required("portions", self.portions, &mut errors).and_then(|p| portions(p, &mut errors));
         let n = nutrients(self.nutrients, &mut errors);
         match (t, i, s, p, n) {
-            (Some(title), Some(ingredients), Some(instructions), Some(portions), Some(nutrients))
-                if errors.is_empty() =>
-            {
-                Ok(RecipeInput {
-                    title,
-                    ingredients,
-                    instructions,
-                    portions,
-                    nutrients,
-                })
-            }
+            (
+                Some(title),
+                Some(ingredients),
+                Some(instructions),
+                Some(portions),
+                Some(nutrients),
+            ) if errors.is_empty() => Ok(RecipeInput {
+                title,
+                ingredients,
+                instructions,
+                portions,
+                nutrients,
+            }),
             _ => Err(Invalid(errors)),
         }
     }
@@ -276,9 +281,7 @@ impl RecipePatch {
         let mut errors = Vec::new();
         let change = RecipeChange {
             title: self.title.and_then(|t| title(&t, &mut errors)),
-            ingredients: self
-                .ingredients
-                .and_then(|i| ingredients(&i, &mut errors)),
+            ingredients: self.ingredients.and_then(|i| ingredients(&i, &mut errors)),
             instructions: self
                 .instructions
                 .and_then(|s| instructions(&s, &mut errors)),

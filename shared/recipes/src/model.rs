@@ -160,7 +160,16 @@ mod tests {
             RecipeId::parse("9223372036854775807").map(RecipeId::get),
             Some(i64::MAX)
         );
-        for bad in ["0", "-1", "+1", "1.0", "abc", "", "9223372036854775808", " 1"] {
+        for bad in [
+            "0",
+            "-1",
+            "+1",
+            "1.0",
+            "abc",
+            "",
+            "9223372036854775808",
+            " 1",
+        ] {
             assert!(RecipeId::parse(bad).is_none(), "{bad}");
         }
     }

@@ -14,8 +14,7 @@
 use std::collections::HashMap;
 
 use platform::dynamo::{
-    is_condition_failed, item_size, key, n, s, Attributes, DynamoError, Item, Table,
-    MAX_ITEM_BYTES,
+    is_condition_failed, item_size, key, n, s, Attributes, DynamoError, Item, Table, MAX_ITEM_BYTES,
 };
 use platform::Clock;
 use serde::Deserialize;
@@ -104,15 +103,10 @@ impl RecipeStore {
         RecipeId::new(value).ok_or_else(|| self.table.corrupt("the id counter is below 1"))
     }
 
-    fn item(
-        &self,
-        user: &str,
-        recipe: &Recipe,
-        version: i64,
-    ) -> Result<Item, DynamoError> {
+    fn item(&self, user: &str, recipe: &Recipe, version: i64) -> Result<Item, DynamoError> {
         let id = RecipeId::new(recipe.id).ok_or_else(|| self.table.corrupt("recipe id below 1"))?;
-        let data = serde_json::to_string(&recipe.input())
-            .map_err(|e| self.table.invalid("PutItem", e))?;
+        let data =
+            serde_json::to_string(&recipe.input()).map_err(|e| self.table.invalid("PutItem", e))?;
         let mut item = recipe_key(user, id);
         item.insert("id".into(), n(recipe.id));
         item.insert("data".into(), s(data));
@@ -126,7 +120,9 @@ impl RecipeStore {
         }
         if item_size(&item) > MAX_ITEM_BYTES {
             // The input bounds keep every recipe far below this; a fault if not.
-            return Err(self.table.invalid("PutItem", "the recipe item exceeds 400 KB"));
+            return Err(self
+                .table
+                .invalid("PutItem", "the recipe item exceeds 400 KB"));
         }
         Ok(item)
     }

@@ -11,13 +11,26 @@ async fn recipe_accounts_are_platform_accounts() {
     let response = t.recipe_register("cook_a", "abcd").await;
     assert_eq!(response.status(), 201);
     let body: Value = response.json().await.unwrap();
-    assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
 
     // Taken, whatever the case, and across systems.
-    let taken = assert_news_error(t.recipe_register("COOK_A", "abcd").await, 409, "/auth/register").await;
+    let taken = assert_news_error(
+        t.recipe_register("COOK_A", "abcd").await,
+        409,
+        "/auth/register",
+    )
+    .await;
     assert_eq!(details(&taken), ["username: is already taken"]);
     t.register("newsreader").await;
-    assert_news_error(t.recipe_register("newsreader", "abcd").await, 409, "/auth/register").await;
+    assert_news_error(
+        t.recipe_register("newsreader", "abcd").await,
+        409,
+        "/auth/register",
+    )
+    .await;
 
     // The recipe login's token works on the news side; the profile shows no email.
     let response = t.recipe_login("cook_a", "abcd").await;
@@ -95,9 +108,22 @@ async fn credentials_at_and_past_their_edges() {
         );
         assert_news_error(t.recipe_login(username, password).await, 400, "/auth/login").await;
     }
-    let missing = assert_news_error(t.post_json(REGISTER, &json!({})).await, 400, "/auth/register").await;
-    assert_eq!(details(&missing), ["username: is required", "password: is required"]);
-    assert_news_error(t.post_json(LOGIN, &json!({"username": "a"})).await, 400, "/auth/login").await;
+    let missing = assert_news_error(
+        t.post_json(REGISTER, &json!({})).await,
+        400,
+        "/auth/register",
+    )
+    .await;
+    assert_eq!(
+        details(&missing),
+        ["username: is required", "password: is required"]
+    );
+    assert_news_error(
+        t.post_json(LOGIN, &json!({"username": "a"})).await,
+        400,
+        "/auth/login",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -126,14 +152,19 @@ async fn update_user_and_preferences() {
 
     // A new username stays unique; the old one no longer logs in.
     let taken = assert_news_error(
-        t.patch_json_auth(ME, &token, &json!({"username": "Cook_Taken"})).await,
+        t.patch_json_auth(ME, &token, &json!({"username": "Cook_Taken"}))
+            .await,
         409,
         "/users/me",
     )
     .await;
     assert_eq!(details(&taken), ["username: is already taken"]);
     let response = t
-        .patch_json_auth(ME, &token, &json!({"username": "cook_c", "password": "newpass"}))
+        .patch_json_auth(
+            ME,
+            &token,
+            &json!({"username": "cook_c", "password": "newpass"}),
+        )
         .await;
     assert_eq!(response.status(), 200);
     assert_eq!(t.recipe_login("cook_b", "cook-cook_b").await.status(), 401);
@@ -144,7 +175,10 @@ async fn update_user_and_preferences() {
     assert_eq!(t.recipe_register("cook_b", "abcd").await.status(), 201);
     let me: Value = t.get_auth(ME, &token).await.json().await.unwrap();
     assert_eq!(me["username"], "cook_c");
-    assert_eq!(me["preferences"]["language"], "HU", "preferences survive a rename");
+    assert_eq!(
+        me["preferences"]["language"], "HU",
+        "preferences survive a rename"
+    );
 
     // Every limit, past its edge.
     let at_edge = json!({"preferences": {
@@ -158,14 +192,33 @@ async fn update_user_and_preferences() {
         (json!({"username": "c".repeat(65)}), "username"),
         (json!({"password": "abc"}), "password"),
         (json!({"password": "p".repeat(129)}), "password"),
-        (json!({"preferences": {"diet": vec!["d"; 21]}}), "preferences.diet"),
-        (json!({"preferences": {"diet": ["d".repeat(101)]}}), "preferences.diet"),
-        (json!({"preferences": {"allergies": vec!["a"; 51]}}), "preferences.allergies"),
-        (json!({"preferences": {"allergies": [" "]}}), "preferences.allergies"),
-        (json!({"preferences": {"aboutMe": vec!["m"; 21]}}), "preferences.aboutMe"),
-        (json!({"preferences": {"aboutMe": ["m".repeat(1001)]}}), "preferences.aboutMe"),
+        (
+            json!({"preferences": {"diet": vec!["d"; 21]}}),
+            "preferences.diet",
+        ),
+        (
+            json!({"preferences": {"diet": ["d".repeat(101)]}}),
+            "preferences.diet",
+        ),
+        (
+            json!({"preferences": {"allergies": vec!["a"; 51]}}),
+            "preferences.allergies",
+        ),
+        (
+            json!({"preferences": {"allergies": [" "]}}),
+            "preferences.allergies",
+        ),
+        (
+            json!({"preferences": {"aboutMe": vec!["m"; 21]}}),
+            "preferences.aboutMe",
+        ),
+        (
+            json!({"preferences": {"aboutMe": ["m".repeat(1001)]}}),
+            "preferences.aboutMe",
+        ),
     ] {
-        let error = assert_news_error(t.patch_json_auth(ME, &token, &body).await, 400, "/users/me").await;
+        let error =
+            assert_news_error(t.patch_json_auth(ME, &token, &body).await, 400, "/users/me").await;
         let details = details(&error);
         assert!(
             details.iter().any(|d| d.starts_with(&format!("{field}:"))),

@@ -28,7 +28,8 @@ async fn generation_honours_language_and_allergies() {
     let llm = FakeLlm::start().await;
     let t = stack(&llm, &[]).await;
     let token = t.cook("allergic").await;
-    let prefs = json!({"preferences": {"language": "DE", "allergies": ["peanut"], "diet": ["vegetarian"]}});
+    let prefs =
+        json!({"preferences": {"language": "DE", "allergies": ["peanut"], "diet": ["vegetarian"]}});
     assert_eq!(t.patch_json_auth(ME, &token, &prefs).await.status(), 200);
 
     // The model's first answer holds a forbidden ingredient; it never reaches the user.
@@ -40,24 +41,44 @@ async fn generation_honours_language_and_allergies() {
     assert_eq!(response.status(), 200);
     let recipes: Value = response.json().await.unwrap();
     let text = recipes.to_string().to_lowercase();
-    assert!(!text.contains("peanut") && !text.contains("erdnuss"), "{recipes}");
+    assert!(
+        !text.contains("peanut") && !text.contains("erdnuss"),
+        "{recipes}"
+    );
     assert_eq!(recipes.as_array().unwrap().len(), 1);
     assert_eq!(recipes[0]["title"], "Tomatensalat");
     // Repaired: the blank step is gone; the rest is a valid RecipeInput.
-    assert_eq!(recipes[0]["instructions"], json!(["Schneiden.", "Anrichten."]));
-    assert_eq!(llm.call_count(), 2, "asked once more after the refused answer");
+    assert_eq!(
+        recipes[0]["instructions"],
+        json!(["Schneiden.", "Anrichten."])
+    );
+    assert_eq!(
+        llm.call_count(),
+        2,
+        "asked once more after the refused answer"
+    );
     let first = &llm.calls()[0];
     let system = first.content_of("system");
     assert!(system.contains("German"), "{system}");
-    assert!(system.contains("peanut") && system.contains("vegetarian"), "{system}");
+    assert!(
+        system.contains("peanut") && system.contains("vegetarian"),
+        "{system}"
+    );
     assert!(first.prompt().contains("Etwas Schnelles"));
-    assert!(system.contains("\"ingredients\""), "asks for the API's field names: {system}");
+    assert!(
+        system.contains("\"ingredients\""),
+        "asks for the API's field names: {system}"
+    );
 
     // The request's language beats the preference.
     llm.reset();
     llm.reply(SAFE);
     let response = t
-        .post_json_auth(GENERATE, &token, &json!({"prompt": "Gyors", "language": "HU"}))
+        .post_json_auth(
+            GENERATE,
+            &token,
+            &json!({"prompt": "Gyors", "language": "HU"}),
+        )
         .await;
     assert_eq!(response.status(), 200);
     assert!(llm.last_call().content_of("system").contains("Hungarian"));
@@ -66,26 +87,35 @@ async fn generation_honours_language_and_allergies() {
     llm.reply(WITH_PEANUTS);
     let before = llm.call_count();
     let body = assert_news_error(
-        t.post_json_auth(GENERATE, &token, &json!({"prompt": "Nuts please"})).await,
+        t.post_json_auth(GENERATE, &token, &json!({"prompt": "Nuts please"}))
+            .await,
         502,
         "/recipes/generate",
     )
     .await;
-    assert!(!body.to_string().to_lowercase().contains("peanut"), "{body}");
+    assert!(
+        !body.to_string().to_lowercase().contains("peanut"),
+        "{body}"
+    );
     assert_eq!(llm.call_count(), before + 2);
     // A diet breach is caught in code too.
     llm.reply(r#"[{"title": "Bacon toast", "ingredients": [{"quantity": 2, "unit": "", "name": "bacon"}], "instructions": ["Toast."], "portions": 1}]"#);
     assert_news_error(
-        t.post_json_auth(GENERATE, &token, &json!({"prompt": "Breakfast"})).await,
+        t.post_json_auth(GENERATE, &token, &json!({"prompt": "Breakfast"}))
+            .await,
         502,
         "/recipes/generate",
     )
     .await;
     // An answer that is no recipe at all, or an invalid one.
-    for answer in ["I cannot help with that.", r#"[{"title": "", "ingredients": [], "instructions": [], "portions": 1}]"#] {
+    for answer in [
+        "I cannot help with that.",
+        r#"[{"title": "", "ingredients": [], "instructions": [], "portions": 1}]"#,
+    ] {
         llm.reply(answer);
         assert_news_error(
-            t.post_json_auth(GENERATE, &token, &json!({"prompt": "Anything"})).await,
+            t.post_json_auth(GENERATE, &token, &json!({"prompt": "Anything"}))
+                .await,
             502,
             "/recipes/generate",
         )
@@ -110,17 +140,35 @@ async fn generation_defaults_to_english_and_bounds_the_prompt() {
         (json!({"prompt": ""}), "prompt"),
         (json!({}), "prompt"),
     ] {
-        let error = assert_news_error(t.post_json_auth(GENERATE, &token, &body).await, 400, "/recipes/generate").await;
-        assert!(details(&error)[0].starts_with(&format!("{field}:")), "{error}");
+        let error = assert_news_error(
+            t.post_json_auth(GENERATE, &token, &body).await,
+            400,
+            "/recipes/generate",
+        )
+        .await;
+        assert!(
+            details(&error)[0].starts_with(&format!("{field}:")),
+            "{error}"
+        );
     }
     assert_news_error(
-        t.post_json_auth(GENERATE, &token, &json!({"prompt": "x", "language": "FR"})).await,
+        t.post_json_auth(GENERATE, &token, &json!({"prompt": "x", "language": "FR"}))
+            .await,
         400,
         "/recipes/generate",
     )
     .await;
-    assert_news_error(t.post_json(GENERATE, &json!({"prompt": "x"})).await, 401, "/recipes/generate").await;
-    assert_eq!(llm.call_count(), calls, "no refused request reached the model");
+    assert_news_error(
+        t.post_json(GENERATE, &json!({"prompt": "x"})).await,
+        401,
+        "/recipes/generate",
+    )
+    .await;
+    assert_eq!(
+        llm.call_count(),
+        calls,
+        "no refused request reached the model"
+    );
 }
 
 #[tokio::test]
@@ -135,7 +183,9 @@ async fn nutrients_of_known_foods_match_the_hand_computed_values() {
         {"quantity": 300, "unit": "ml", "name": "Milk"},
         {"quantity": 1, "unit": "tbsp", "name": "butter"}
     ]);
-    let response = t.post_json_auth(NUTRIENTS, &token, &json!({"recipe": recipe})).await;
+    let response = t
+        .post_json_auth(NUTRIENTS, &token, &json!({"recipe": recipe}))
+        .await;
     assert_eq!(response.status(), 200);
     let n: Value = response.json().await.unwrap();
     // Per 100 g: flour 364/10.3/1.0/76.3; egg 143/12.6/9.5/0.7 (50 g each); milk
@@ -149,7 +199,10 @@ async fn nutrients_of_known_foods_match_the_hand_computed_values() {
     assert_eq!(n["protein"], 43.2, "{n}");
     assert_eq!(n["fat"], 32.8, "{n}");
     assert_eq!(n["carbs"], 168.1, "{n}");
-    assert_eq!(n["fromFoodTable"], json!(["flour", "eggs", "Milk", "butter"]));
+    assert_eq!(
+        n["fromFoodTable"],
+        json!(["flour", "eggs", "Milk", "butter"])
+    );
     assert_eq!(n["estimatedByModel"], json!([]));
     assert_eq!(llm.call_count(), 0, "the table knew every ingredient");
 
@@ -170,12 +223,16 @@ async fn nutrients_of_known_foods_match_the_hand_computed_values() {
     assert_eq!(n["carbs"], 89.3, "{n}");
     assert_eq!(n["estimatedByModel"], json!(["dragon fruit"]));
     let prompt = llm.last_call().prompt();
-    assert!(prompt.contains("dragon fruit") && !prompt.contains("flour"), "{prompt}");
+    assert!(
+        prompt.contains("dragon fruit") && !prompt.contains("flour"),
+        "{prompt}"
+    );
 
     // Unusable model nutrients are a 502, never passed on.
     llm.reply(r#"{"calories": -5, "protein": 1, "fat": 1, "carbs": 1}"#);
     assert_news_error(
-        t.post_json_auth(NUTRIENTS, &token, &json!({"recipe": recipe})).await,
+        t.post_json_auth(NUTRIENTS, &token, &json!({"recipe": recipe}))
+            .await,
         502,
         "/recipes/nutrients",
     )
@@ -183,13 +240,19 @@ async fn nutrients_of_known_foods_match_the_hand_computed_values() {
     // The recipe follows the RecipeInput rules.
     recipe["portions"] = json!(0.1);
     let body = assert_news_error(
-        t.post_json_auth(NUTRIENTS, &token, &json!({"recipe": recipe})).await,
+        t.post_json_auth(NUTRIENTS, &token, &json!({"recipe": recipe}))
+            .await,
         400,
         "/recipes/nutrients",
     )
     .await;
     assert_eq!(details(&body), ["recipe.portions: must be 0.5 to 1000"]);
-    let body = assert_news_error(t.post_json_auth(NUTRIENTS, &token, &json!({})).await, 400, "/recipes/nutrients").await;
+    let body = assert_news_error(
+        t.post_json_auth(NUTRIENTS, &token, &json!({})).await,
+        400,
+        "/recipes/nutrients",
+    )
+    .await;
     assert_eq!(details(&body), ["recipe: is required"]);
 }
 
@@ -200,36 +263,62 @@ async fn questions_about_a_recipe() {
     let token = t.cook("curious").await;
     llm.reply("  Use oat milk instead.  ");
     let response = t
-        .post_json_auth(ASK, &token, &json!({"recipe": pancakes(), "prompt": "Can I make it dairy-free?"}))
+        .post_json_auth(
+            ASK,
+            &token,
+            &json!({"recipe": pancakes(), "prompt": "Can I make it dairy-free?"}),
+        )
         .await;
     assert_eq!(response.status(), 200);
-    assert_eq!(response.json::<Value>().await.unwrap(), json!({"response": "Use oat milk instead."}));
+    assert_eq!(
+        response.json::<Value>().await.unwrap(),
+        json!({"response": "Use oat milk instead."})
+    );
     let prompt = llm.last_call().prompt();
-    assert!(prompt.contains("dairy-free") && prompt.contains("Pancakes"), "{prompt}");
+    assert!(
+        prompt.contains("dairy-free") && prompt.contains("Pancakes"),
+        "{prompt}"
+    );
 
     let response = t
-        .post_json_auth(ASK, &token, &json!({"recipe": pancakes(), "prompt": "q".repeat(4096)}))
+        .post_json_auth(
+            ASK,
+            &token,
+            &json!({"recipe": pancakes(), "prompt": "q".repeat(4096)}),
+        )
         .await;
     assert_eq!(response.status(), 200);
     let calls = llm.call_count();
     for (body, expected) in [
-        (json!({"recipe": pancakes(), "prompt": "q".repeat(4097)}), vec!["prompt: must be 1 to 4096 characters"]),
+        (
+            json!({"recipe": pancakes(), "prompt": "q".repeat(4097)}),
+            vec!["prompt: must be 1 to 4096 characters"],
+        ),
         (json!({"recipe": pancakes()}), vec!["prompt: is required"]),
         (json!({"prompt": "Why?"}), vec!["recipe: is required"]),
-        (json!({"recipe": {"title": "x"}, "prompt": ""}), vec![
-            "recipe.ingredients: is required",
-            "recipe.instructions: is required",
-            "recipe.portions: is required",
-            "prompt: is required",
-        ]),
+        (
+            json!({"recipe": {"title": "x"}, "prompt": ""}),
+            vec![
+                "recipe.ingredients: is required",
+                "recipe.instructions: is required",
+                "recipe.portions: is required",
+                "prompt: is required",
+            ],
+        ),
     ] {
-        let error = assert_news_error(t.post_json_auth(ASK, &token, &body).await, 400, "/recipes/ask").await;
+        let error = assert_news_error(
+            t.post_json_auth(ASK, &token, &body).await,
+            400,
+            "/recipes/ask",
+        )
+        .await;
         assert_eq!(details(&error), expected);
     }
     assert_eq!(llm.call_count(), calls);
     llm.reply("   ");
     assert_news_error(
-        t.post_json_auth(ASK, &token, &json!({"recipe": pancakes(), "prompt": "Hm?"})).await,
+        t.post_json_auth(ASK, &token, &json!({"recipe": pancakes(), "prompt": "Hm?"}))
+            .await,
         502,
         "/recipes/ask",
     )
@@ -244,18 +333,39 @@ async fn the_ai_routes_are_rate_limited_per_user() {
     let other = t.cook("patient").await;
     let body = json!({"recipe": pancakes()});
     // A refused input costs nothing.
-    assert_eq!(t.post_json_auth(NUTRIENTS, &greedy, &json!({})).await.status(), 400);
+    assert_eq!(
+        t.post_json_auth(NUTRIENTS, &greedy, &json!({}))
+            .await
+            .status(),
+        400
+    );
     for _ in 0..2 {
-        assert_eq!(t.post_json_auth(NUTRIENTS, &greedy, &body).await.status(), 200);
+        assert_eq!(
+            t.post_json_auth(NUTRIENTS, &greedy, &body).await.status(),
+            200
+        );
     }
-    assert_rate_limited(t.post_json_auth(NUTRIENTS, &greedy, &body).await, "/recipes/nutrients", 60).await;
+    assert_rate_limited(
+        t.post_json_auth(NUTRIENTS, &greedy, &body).await,
+        "/recipes/nutrients",
+        60,
+    )
+    .await;
     llm.reply(SAFE);
     assert_rate_limited(
-        t.post_json_auth(GENERATE, &greedy, &json!({"prompt": "more"})).await,
+        t.post_json_auth(GENERATE, &greedy, &json!({"prompt": "more"}))
+            .await,
         "/recipes/generate",
         60,
     )
     .await;
-    assert_eq!(llm.call_count(), 0, "a limited request never reaches the model");
-    assert_eq!(t.post_json_auth(NUTRIENTS, &other, &body).await.status(), 200);
+    assert_eq!(
+        llm.call_count(),
+        0,
+        "a limited request never reaches the model"
+    );
+    assert_eq!(
+        t.post_json_auth(NUTRIENTS, &other, &body).await.status(),
+        200
+    );
 }

@@ -25,7 +25,10 @@ async fn create_read_update_list() {
     assert_eq!(recipe["instructions"], pancakes()["instructions"]);
     assert_eq!(recipe["portions"], 4.0);
     assert!(recipe["editedAt"].is_null(), "{recipe}");
-    let opened = recipe["openedAt"].as_str().expect("reading sets openedAt").to_string();
+    let opened = recipe["openedAt"]
+        .as_str()
+        .expect("reading sets openedAt")
+        .to_string();
     let created = recipe["createdAt"].as_str().unwrap().to_string();
     assert!(chrono::DateTime::parse_from_rfc3339(&opened).is_ok());
 
@@ -47,17 +50,32 @@ async fn create_read_update_list() {
     let response = t
         .patch_json_auth(&recipe_path(id), &token, &json!({"nutrients": null}))
         .await;
-    assert!(response.json::<Value>().await.unwrap().get("nutrients").is_none());
+    assert!(response
+        .json::<Value>()
+        .await
+        .unwrap()
+        .get("nutrients")
+        .is_none());
 
     let second = t.create_recipe(&token, &pancakes()).await;
     assert!(second > id);
     let list: Value = t.get_auth(RECIPES, &token).await.json().await.unwrap();
-    let ids: Vec<i64> = list.as_array().unwrap().iter().map(|r| r["id"].as_i64().unwrap()).collect();
+    let ids: Vec<i64> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
     assert_eq!(ids, [id, second]);
     assert_eq!(list[0]["title"], "Crêpes");
 
     // Pages: limit and after.
-    let page: Value = t.get_auth(&format!("{RECIPES}?limit=1"), &token).await.json().await.unwrap();
+    let page: Value = t
+        .get_auth(&format!("{RECIPES}?limit=1"), &token)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(page.as_array().unwrap().len(), 1);
     let page: Value = t
         .get_auth(&format!("{RECIPES}?limit=20&after={id}"), &token)
@@ -66,14 +84,23 @@ async fn create_read_update_list() {
         .await
         .unwrap();
     assert_eq!(page[0]["id"], second);
-    for (query, field) in [("limit=0", "limit"), ("limit=21", "limit"), ("limit=x", "limit"), ("after=0", "after"), ("after=-3", "after")] {
+    for (query, field) in [
+        ("limit=0", "limit"),
+        ("limit=21", "limit"),
+        ("limit=x", "limit"),
+        ("after=0", "after"),
+        ("after=-3", "after"),
+    ] {
         let body = assert_news_error(
             t.get_auth(&format!("{RECIPES}?{query}"), &token).await,
             400,
             "/recipes",
         )
         .await;
-        assert!(details(&body)[0].starts_with(&format!("{field}:")), "{query}: {body}");
+        assert!(
+            details(&body)[0].starts_with(&format!("{field}:")),
+            "{query}: {body}"
+        );
     }
     assert_news_error(t.get(RECIPES).await, 401, "/recipes").await;
 }
@@ -85,30 +112,56 @@ async fn users_see_only_their_own_recipes() {
     let bob = t.cook("bob_c").await;
     let id = t.create_recipe(&alice, &pancakes()).await;
 
-    assert_news_error(t.get_auth(&recipe_path(id), &bob).await, 404, &format!("/recipes/{id}")).await;
     assert_news_error(
-        t.patch_json_auth(&recipe_path(id), &bob, &json!({"title": "Mine now"})).await,
+        t.get_auth(&recipe_path(id), &bob).await,
+        404,
+        &format!("/recipes/{id}"),
+    )
+    .await;
+    assert_news_error(
+        t.patch_json_auth(&recipe_path(id), &bob, &json!({"title": "Mine now"}))
+            .await,
         404,
         &format!("/recipes/{id}"),
     )
     .await;
     let list: Value = t.get_auth(RECIPES, &bob).await.json().await.unwrap();
     assert_eq!(list, json!([]));
-    let mine: Value = t.get_auth(&recipe_path(id), &alice).await.json().await.unwrap();
+    let mine: Value = t
+        .get_auth(&recipe_path(id), &alice)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(mine["title"], "Pancakes", "bob's patch changed nothing");
-    assert_news_error(t.get_auth(&recipe_path(i64::MAX), &alice).await, 404, &format!("/recipes/{}", i64::MAX)).await;
+    assert_news_error(
+        t.get_auth(&recipe_path(i64::MAX), &alice).await,
+        404,
+        &format!("/recipes/{}", i64::MAX),
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn recipe_ids_in_paths_are_integers_of_at_least_one() {
     let t = TestStack::start().await;
     let token = t.cook("ids").await;
-    for bad in ["0", "-1", "abc", "1.5", "1e3", "99999999999999999999", "%201"] {
+    for bad in [
+        "0",
+        "-1",
+        "abc",
+        "1.5",
+        "1e3",
+        "99999999999999999999",
+        "%201",
+    ] {
         let response = t.get_auth(&recipe_path(bad), &token).await;
         assert_eq!(response.status(), 400, "{bad}");
         let body: Value = response.json().await.unwrap();
         assert!(details(&body)[0].starts_with("recipeId:"), "{bad}: {body}");
-        let response = t.patch_json_auth(&recipe_path(bad), &token, &json!({})).await;
+        let response = t
+            .patch_json_auth(&recipe_path(bad), &token, &json!({}))
+            .await;
         assert_eq!(response.status(), 400, "{bad}");
     }
 }
@@ -135,12 +188,21 @@ async fn every_recipe_limit_at_and_past_its_edge() {
         with("ingredients", json!(vec![ingredient("salt"); 100])),
         with("instructions", json!(vec!["Stir."; 50])),
         with("instructions", json!(["s".repeat(1000)])),
-        with("ingredients", ingredient_with("name", json!("n".repeat(100)))),
-        with("ingredients", ingredient_with("unit", json!("u".repeat(20)))),
+        with(
+            "ingredients",
+            ingredient_with("name", json!("n".repeat(100))),
+        ),
+        with(
+            "ingredients",
+            ingredient_with("unit", json!("u".repeat(20))),
+        ),
         with("ingredients", ingredient_with("unit", json!(""))),
         with("ingredients", ingredient_with("quantity", json!(100000))),
         with("ingredients", ingredient_with("quantity", json!(0))),
-        with("nutrients", json!({"calories": 0, "protein": 0, "fat": 0, "carbs": 10000000})),
+        with(
+            "nutrients",
+            json!({"calories": 0, "protein": 0, "fat": 0, "carbs": 10000000}),
+        ),
     ];
     for recipe in accepted {
         let response = t.post_json_auth(RECIPES, &token, &recipe).await;
@@ -153,36 +215,95 @@ async fn every_recipe_limit_at_and_past_its_edge() {
         (with("portions", json!(0.49)), "portions"),
         (with("portions", json!(1000.5)), "portions"),
         (with("ingredients", json!([])), "ingredients"),
-        (with("ingredients", json!(vec![ingredient("salt"); 101])), "ingredients"),
+        (
+            with("ingredients", json!(vec![ingredient("salt"); 101])),
+            "ingredients",
+        ),
         (with("instructions", json!([])), "instructions"),
-        (with("instructions", json!(vec!["Stir."; 51])), "instructions"),
+        (
+            with("instructions", json!(vec!["Stir."; 51])),
+            "instructions",
+        ),
         (with("instructions", json!(["ok", ""])), "instructions[1]"),
-        (with("instructions", json!(["s".repeat(1001)])), "instructions[0]"),
-        (with("ingredients", ingredient_with("name", json!("n".repeat(101)))), "ingredients[0].name"),
-        (with("ingredients", ingredient_with("name", json!(" "))), "ingredients[0].name"),
-        (with("ingredients", ingredient_with("unit", json!("u".repeat(21)))), "ingredients[0].unit"),
-        (with("ingredients", ingredient_with("quantity", json!(100000.5))), "ingredients[0].quantity"),
-        (with("ingredients", ingredient_with("quantity", json!(-1))), "ingredients[0].quantity"),
-        (with("nutrients", json!({"calories": -1, "protein": 0, "fat": 0, "carbs": 0})), "nutrients.calories"),
-        (with("nutrients", json!({"calories": 0, "protein": 0, "fat": 0, "carbs": 10000001})), "nutrients.carbs"),
+        (
+            with("instructions", json!(["s".repeat(1001)])),
+            "instructions[0]",
+        ),
+        (
+            with(
+                "ingredients",
+                ingredient_with("name", json!("n".repeat(101))),
+            ),
+            "ingredients[0].name",
+        ),
+        (
+            with("ingredients", ingredient_with("name", json!(" "))),
+            "ingredients[0].name",
+        ),
+        (
+            with(
+                "ingredients",
+                ingredient_with("unit", json!("u".repeat(21))),
+            ),
+            "ingredients[0].unit",
+        ),
+        (
+            with("ingredients", ingredient_with("quantity", json!(100000.5))),
+            "ingredients[0].quantity",
+        ),
+        (
+            with("ingredients", ingredient_with("quantity", json!(-1))),
+            "ingredients[0].quantity",
+        ),
+        (
+            with(
+                "nutrients",
+                json!({"calories": -1, "protein": 0, "fat": 0, "carbs": 0}),
+            ),
+            "nutrients.calories",
+        ),
+        (
+            with(
+                "nutrients",
+                json!({"calories": 0, "protein": 0, "fat": 0, "carbs": 10000001}),
+            ),
+            "nutrients.carbs",
+        ),
         (with("title", json!("a\u{0}b")), "title"),
     ];
     for (recipe, field) in &refused {
-        let body = assert_news_error(t.post_json_auth(RECIPES, &token, recipe).await, 400, "/recipes").await;
+        let body = assert_news_error(
+            t.post_json_auth(RECIPES, &token, recipe).await,
+            400,
+            "/recipes",
+        )
+        .await;
         assert!(
-            details(&body).iter().any(|d| d.starts_with(&format!("{field}:"))),
+            details(&body)
+                .iter()
+                .any(|d| d.starts_with(&format!("{field}:"))),
             "{field}: {body}"
         );
     }
     for missing in ["title", "ingredients", "instructions", "portions"] {
         let mut recipe = pancakes();
         recipe.as_object_mut().unwrap().remove(missing);
-        let body = assert_news_error(t.post_json_auth(RECIPES, &token, &recipe).await, 400, "/recipes").await;
+        let body = assert_news_error(
+            t.post_json_auth(RECIPES, &token, &recipe).await,
+            400,
+            "/recipes",
+        )
+        .await;
         assert_eq!(details(&body), [format!("{missing}: is required")]);
     }
     // Wrong types and unknown fields are 400s too.
     for recipe in [with("portions", json!("two")), with("id", json!(5))] {
-        assert_news_error(t.post_json_auth(RECIPES, &token, &recipe).await, 400, "/recipes").await;
+        assert_news_error(
+            t.post_json_auth(RECIPES, &token, &recipe).await,
+            400,
+            "/recipes",
+        )
+        .await;
     }
 
     // The same rules on a partial update; a refused update changes nothing.
@@ -194,10 +315,23 @@ async fn every_recipe_limit_at_and_past_its_edge() {
         (json!({"ingredients": []}), "ingredients"),
         (json!({"instructions": [" "]}), "instructions[0]"),
     ] {
-        let body = assert_news_error(t.patch_json_auth(&recipe_path(id), &token, &patch).await, 400, &path).await;
-        assert!(details(&body)[0].starts_with(&format!("{field}:")), "{body}");
+        let body = assert_news_error(
+            t.patch_json_auth(&recipe_path(id), &token, &patch).await,
+            400,
+            &path,
+        )
+        .await;
+        assert!(
+            details(&body)[0].starts_with(&format!("{field}:")),
+            "{body}"
+        );
     }
-    let unchanged: Value = t.get_auth(&recipe_path(id), &token).await.json().await.unwrap();
+    let unchanged: Value = t
+        .get_auth(&recipe_path(id), &token)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(unchanged["title"], "Pancakes");
     assert!(unchanged["editedAt"].is_null());
 }
@@ -216,15 +350,30 @@ async fn the_largest_recipe_is_stored_and_read_back_whole() {
         "nutrients": {"calories": 10000000, "protein": 10000000, "fat": 10000000, "carbs": 10000000}
     });
     let id = t.create_recipe(&token, &recipe).await;
-    let read: Value = t.get_auth(&recipe_path(id), &token).await.json().await.unwrap();
-    for field in ["title", "ingredients", "instructions", "portions", "nutrients"] {
+    let read: Value = t
+        .get_auth(&recipe_path(id), &token)
+        .await
+        .json()
+        .await
+        .unwrap();
+    for field in [
+        "title",
+        "ingredients",
+        "instructions",
+        "portions",
+        "nutrients",
+    ] {
         assert_eq!(read[field], floats(&recipe[field]), "{field}");
     }
     let list: Value = t.get_auth(RECIPES, &token).await.json().await.unwrap();
     assert_eq!(list[0]["instructions"], recipe["instructions"]);
     // And it can be updated to another maximal one.
     let response = t
-        .patch_json_auth(&recipe_path(id), &token, &json!({"title": "🥕".repeat(255)}))
+        .patch_json_auth(
+            &recipe_path(id),
+            &token,
+            &json!({"title": "🥕".repeat(255)}),
+        )
         .await;
     assert_eq!(response.status(), 200);
 }

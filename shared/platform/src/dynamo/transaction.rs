@@ -235,12 +235,11 @@ impl Transaction {
 
 /// A fresh idempotency token: 32 random hex digits (DynamoDB takes 1 to 36 characters).
 fn request_token() -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes: [u8; 16] = rand::random();
     bytes
         .iter()
-        .flat_map(|b| [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])
-        .map(char::from)
+        .flat_map(|b| [b >> 4, b & 0xf])
+        .filter_map(|nibble| char::from_digit(u32::from(nibble), 16))
         .collect()
 }
 
