@@ -12,4 +12,5 @@
 
 mod accounts;
 mod ai;
+mod outage;
 mod recipes;
