@@ -12,6 +12,7 @@ import { login, register, saved, settings } from "./views-account.js";
 import { home, source, sources, topic, topics } from "./views-browse.js";
 import { communityHome, communitySearch, communityTopic } from "./views-community.js";
 import { communityMe, communityUser } from "./views-community-user.js";
+import { recipe, recipes } from "./views-recipes.js";
 
 const APP_NAME = "News reader";
 
@@ -27,6 +28,7 @@ const LINKS = [
   ["/topics", "Topics"],
   ["/saved", "Saved"],
   ["/community", "Community"],
+  ["/recipes", "Recipes"],
   ["/settings", "Settings"],
 ];
 
@@ -120,10 +122,12 @@ route("/community/posts/:id/edit", page(communityEdit));
 route("/community/write", page(communityWrite));
 route("/community/me", page(communityMe));
 route("/community/users/:id", page(communityUser));
+route("/recipes", page(recipes));
+route("/recipes/:id", page(recipe));
 fallback(page(notFound));
 
 /** Pages whose content depends on who is logged in: drawn again when the session ends. */
-const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write"];
+const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write", "/recipes"];
 
 account.onSessionChange(() => {
   renderNav();
