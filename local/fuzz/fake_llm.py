@@ -1,9 +1,11 @@
 """An OpenAI-compatible model for local/fuzz: `POST .../chat/completions` on loopback answers at
-once, with a sentiment JSON object when the prompt asks for one, else a fixed sentence, so the
-GenAI operations answer 200 and their response schemas get checked. It counts the requests it
+once, with a sentiment JSON object when the prompt asks for one, a recipe array or nutrients
+object when the recipe service asks for those, else a fixed sentence, so the GenAI and recipe
+operations answer 200 and their response schemas get checked. It counts the requests it
 received (`GET /calls`). Usage: python fake_llm.py PORT"""
 
 import json
+import re
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -11,6 +13,23 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 SENTIMENT = {"sentiment": "neutral", "score": 0.0, "bias": None,
              "rationale": "The fuzzing model rates every text neutral."}
 REPLY = "The fuzzing model's answer."
+# Plant foods a generated recipe may be made of: the first no allergy of the prompt rules out
+# (the recipe service drops a recipe naming an allergy, as a word prefix).
+INGREDIENTS = ["water", "rice", "salt", "quinoa", "zucchini", "kale", "yam", "vinegar",
+               "lemon", "basil", "thyme", "oregano", "fennel", "melon", "grape"]
+NUTRIENTS = {"calories": 10, "protein": 1, "fat": 1, "carbs": 1}
+
+
+def recipes(system):
+    allergies = []
+    marker = "anything containing them: "
+    if marker in system:
+        listed = system.split(marker, 1)[1]
+        allergies = re.findall(r"\w+", listed.lower())
+    name = next((i for i in INGREDIENTS if not any(i.startswith(a) for a in allergies)), "water")
+    return [{"title": "Fuzz soup", "portions": 2,
+             "ingredients": [{"quantity": 1, "unit": "l", "name": name}],
+             "instructions": ["Boil it."]}]
 calls = 0
 lock = threading.Lock()
 
@@ -40,10 +59,19 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             calls += 1
         try:
-            prompt = json.dumps(json.loads(raw).get("messages", []))
+            messages = json.loads(raw).get("messages", [])
+            prompt = json.dumps(messages)
+            system = " ".join(m.get("content", "") for m in messages if m.get("role") == "system")
         except ValueError:
             return self.answer(400, {"error": {"message": "not JSON"}})
-        content = json.dumps(SENTIMENT) if '\\"sentiment\\"' in prompt else REPLY
+        if '\\"sentiment\\"' in prompt:
+            content = json.dumps(SENTIMENT)
+        elif '\\"ingredients\\"' in prompt:
+            content = json.dumps(recipes(system))
+        elif '\\"calories\\"' in prompt:
+            content = json.dumps(NUTRIENTS)
+        else:
+            content = REPLY
         self.answer(200, {
             "id": "fuzz", "object": "chat.completion", "model": "fuzz-model",
             "choices": [{"index": 0, "finish_reason": "stop",

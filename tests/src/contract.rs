@@ -40,6 +40,7 @@ pub fn documents() -> Vec<(&'static str, OpenApi)> {
             "CommunityDigestsFunction",
             community_digests_function::openapi(),
         ),
+        ("RecipesFunction", recipes_function::openapi()),
     ]
 }
 

@@ -23,6 +23,7 @@ pub mod genai;
 pub mod limits;
 pub mod llm;
 pub mod otlp;
+pub mod recipes;
 pub mod router;
 pub mod server;
 pub mod stack;

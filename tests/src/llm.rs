@@ -124,6 +124,8 @@ struct Shared {
     behaviour: Behaviour,
     delay: Option<Duration>,
     calls: Vec<ChatCall>,
+    /// Replies for the next requests, one each, before the behaviour applies again.
+    once: std::collections::VecDeque<String>,
 }
 
 /// The running server; stopped when dropped.
@@ -138,6 +140,7 @@ impl FakeLlm {
             behaviour: Behaviour::Default,
             delay: None,
             calls: Vec::new(),
+            once: std::collections::VecDeque::new(),
         };
         Self {
             server: FakeServer::start(shared, answer).await,
@@ -168,6 +171,12 @@ impl FakeLlm {
             content: content.to_string(),
             usage,
         });
+    }
+
+    /// Answer `content` to the next request not yet given a one-off reply, once (then the
+    /// behaviour applies again): a model that answers differently when asked again.
+    pub fn reply_once(&self, content: &str) {
+        self.lock().once.push_back(content.to_string());
     }
 
     /// Answer with HTTP `status`.
@@ -233,7 +242,14 @@ async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
     let (behaviour, delay) = {
         let mut shared = server::lock(&shared);
         shared.calls.push(call.clone());
-        (shared.behaviour.clone(), shared.delay)
+        let behaviour = match shared.once.pop_front() {
+            Some(content) => Behaviour::Reply {
+                content,
+                usage: Some(DEFAULT_USAGE),
+            },
+            None => shared.behaviour.clone(),
+        };
+        (behaviour, shared.delay)
     };
     if let Some(delay) = delay {
         tokio::time::sleep(delay).await;

@@ -2,8 +2,9 @@
 //! against the emulator, real feeds served on loopback and an OpenAI-compatible server, and
 //! `tests/browser/journey.mjs` driving headless Chromium through every feature of the news
 //! reader on a desktop and a phone viewport; `tests/browser/community-journey.mjs` does the
-//! same for the community pages (Document B), and `tests/browser/digest-journey.mjs` for the
-//! digest pages. Screenshots land in `tests/browser/artifacts/`.
+//! same for the community pages (Document B), `tests/browser/digest-journey.mjs` for the
+//! digest pages and `tests/browser/recipes-journey.mjs` for the recipe pages (Document C).
+//! Screenshots land in `tests/browser/artifacts/`.
 //!
 //! Needs Node.js, `npm ci` in `tests/browser` and Chromium (`/usr/bin/chromium`, or
 //! `CHROMIUM_PATH`); `local/test` installs the last two.
@@ -390,4 +391,51 @@ async fn digest_journey_in_chromium() {
         "{personal}"
     );
     assert!(calls[1].prompt().contains("Storm closes the coast road"));
+}
+
+/// The recipe pages in Chromium (Document C): a recipe account logs in on the web client,
+/// writes a recipe, reads its nutrients from the food table, saves a recipe the (fake) model
+/// suggested, on a desktop and a phone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn recipes_journey_in_chromium() {
+    let dir = browser_dir();
+    let chromium = chromium();
+    let llm = FakeLlm::start().await;
+    llm.reply(
+        r#"[{"title": "Tomato salad", "ingredients": [{"quantity": 3, "unit": "", "name": "tomatoes"}], "instructions": ["Slice.", "Season."], "portions": 2}]"#,
+    );
+    let t = TestStack::start_with(llm_parameters(&llm)).await;
+    let artifacts = dir.join("artifacts");
+    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
+    let mut child = tokio::process::Command::new("node")
+        .arg("recipes-journey.mjs")
+        .arg(t.stack.base_url())
+        .current_dir(&dir)
+        .env("CHROMIUM_PATH", &chromium)
+        .env("JOURNEY_ARTIFACTS", &artifacts)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("run node (Node.js 20 or newer is needed)");
+    let status = tokio::time::timeout(Duration::from_secs(300), child.wait())
+        .await
+        .expect("the recipes journey finished within 5 minutes")
+        .expect("journey exit status");
+    assert!(
+        status.success(),
+        "the recipes journey failed ({status}); see its output above"
+    );
+    assert_screenshots(
+        &artifacts,
+        &[
+            "r01-recipe-desktop.png",
+            "r02-suggestions-desktop.png",
+            "r03-recipes-phone.png",
+        ],
+    );
+    assert_eq!(
+        llm.call_count(),
+        1,
+        "one generation; the nutrients came from the table"
+    );
 }

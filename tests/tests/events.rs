@@ -178,6 +178,7 @@ async fn every_event_file_gets_its_expected_status() {
                 .await
                 .expect("router"),
             "WebFunction" => web_function::router(env).await.expect("router"),
+            "RecipesFunction" => recipes_function::router(env).await.expect("router"),
             "GenAiFunction" => genai_function::router(
                 env.with("LLM_BASE_URL", llm.base_url())
                     .with("LLM_API_KEY", TEST_KEY),

@@ -48,6 +48,7 @@ pub fn to_api(e: IdentityError) -> ApiError {
         IdentityError::Store(e) => store_failure(e),
         IdentityError::Password(e) => ApiError::internal("password hash", e),
         IdentityError::Signing(e) => ApiError::internal("sign token", e),
+        IdentityError::Encode(e) => ApiError::internal("encode preferences", e),
     }
 }
 

@@ -11,6 +11,7 @@ pub mod community;
 pub mod content;
 pub mod errors;
 pub mod oauth;
+pub mod recipes;
 pub mod responses;
 
 use std::sync::Arc;
@@ -46,6 +47,8 @@ use crate::responses::{NeedsLiveUser, NeedsUser, SubscriptionErrors, TooManyLogi
 
 /// The public path prefix of this route family.
 pub const PREFIX: &str = "/api/users";
+/// The recipe service's account routes (Document C), which this function serves too.
+pub const RECIPES_PREFIX: &str = "/api/recipes";
 
 /// How long a call to the content service may take.
 const CONTENT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -144,12 +147,23 @@ pub fn app(
         .route("/internal/users", get(internal_users))
         .route("/internal/users/{id}", get(internal_user))
         .route("/actuator/health", get(health))
-        .with_state(state);
-    Ok(platform::http::finish(
-        Router::new().nest(PREFIX, routes),
-        ErrorStyle::Detailed {
-            strip_prefix: PREFIX,
-        },
+        .with_state(state.clone());
+    let recipe_routes = recipes::routes().with_state(state);
+    Ok(platform::http::finish_styled(
+        Router::new()
+            .nest(PREFIX, routes)
+            .nest(RECIPES_PREFIX, recipe_routes),
+        platform::http::ErrorStyles::new(
+            &[(
+                RECIPES_PREFIX,
+                ErrorStyle::Detailed {
+                    strip_prefix: RECIPES_PREFIX,
+                },
+            )],
+            ErrorStyle::Detailed {
+                strip_prefix: PREFIX,
+            },
+        ),
         64 * 1024,
     ))
 }
@@ -214,12 +228,14 @@ struct UsersApi;
 
 /// The users function's part of the platform's OpenAPI contract.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    UsersApi::openapi()
+    let mut api = UsersApi::openapi();
+    api.merge(recipes::openapi());
+    api
 }
 
 /// The signed-in user's account: a verified user token's subject (401 without one, 403 for a
 /// service token, as [`AuthUser`] decides).
-struct Me(UserId);
+pub(crate) struct Me(pub(crate) UserId);
 
 impl<S> FromRequestParts<S> for Me
 where
@@ -258,8 +274,8 @@ async fn register(
 
 /// A user token: a JWT to send as `Authorization: Bearer <token>`.
 #[derive(Serialize, ToSchema)]
-struct LoginToken {
-    token: String,
+pub(crate) struct LoginToken {
+    pub(crate) token: String,
 }
 
 /// Logs in.
@@ -801,6 +817,6 @@ async fn health(State(state): State<AppState>) -> Response {
 }
 
 /// A body that must not be cached (it holds a token).
-fn no_store(body: impl IntoResponse) -> impl IntoResponse {
+pub(crate) fn no_store(body: impl IntoResponse) -> impl IntoResponse {
     ([(header::CACHE_CONTROL, "no-store")], body)
 }

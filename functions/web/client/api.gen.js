@@ -22,6 +22,11 @@ import { request } from "./http.js";
 /** @typedef {import("./http.js").RequestOptions} RequestOptions */
 
 /**
+ * An aboutMe entry: 1 to 1000 characters, not blank.
+ * @typedef {string} AboutMeEntry
+ */
+
+/**
  * A full article; lists leave `paragraphs` out.
  * @typedef {Object} Article
  * @property {(string|null)} [author]
@@ -35,6 +40,19 @@ import { request } from "./http.js";
  * @property {(string|null)} [summary] The feed's short description of the article, as plain text.
  * @property {string} title
  * @property {Array<TopicRef>} topics
+ */
+
+/**
+ * Ask about a recipe, as sent.
+ * @typedef {Object} AskRequest
+ * @property {string} prompt
+ * @property {RecipeInputBody} recipe
+ */
+
+/**
+ * The model's answer.
+ * @typedef {Object} AskResponse
+ * @property {string} response
  */
 
 /**
@@ -117,6 +135,23 @@ import { request } from "./http.js";
  * @typedef {Object} CommunityTopicRef
  * @property {string} id
  * @property {string} name
+ */
+
+/**
+ * The nutrients of a recipe, and where each ingredient's came from.
+ * @typedef {Object} ComputedNutrients
+ * @property {number} calories
+ * @property {number} carbs
+ * @property {Array<string>} estimatedByModel Ingredients the table does not know (name or unit), estimated by the model.
+ * @property {number} fat
+ * @property {Array<string>} fromFoodTable Ingredients computed from the service's food composition table (by name, with unit conversion).
+ * @property {number} protein
+ */
+
+/**
+ * The new recipe's id.
+ * @typedef {Object} CreatedRecipe
+ * @property {number} id
  */
 
 /**
@@ -244,6 +279,13 @@ import { request } from "./http.js";
  */
 
 /**
+ * Generate recipes, as sent.
+ * @typedef {Object} GenerateRequest
+ * @property {(RecipeLanguage|null)} [language]
+ * @property {string} prompt
+ */
+
+/**
  * What a generation for one user did.
  * @typedef {Object} GenerationOutcome
  * @property {(DigestDetail|null)} [digest]
@@ -266,6 +308,11 @@ import { request } from "./http.js";
  * The form of an upload: one image in the field `file`. Other fields are ignored.
  * @typedef {Object} ImageUpload
  * @property {string} file A PNG, JPEG, GIF or WebP image of 1 byte to 5 MiB, recognised by its content (the part's declared type and file name are ignored).
+ */
+
+/**
+ * One instruction: 1 to 1000 characters, not blank.
+ * @typedef {string} InstructionStep
  */
 
 /**
@@ -327,6 +374,18 @@ import { request } from "./http.js";
  * A user token: a JWT to send as `Authorization: Bearer <token>`.
  * @typedef {Object} LoginToken
  * @property {string} token
+ */
+
+/**
+ * Document C's Message.
+ * @typedef {Object} Message
+ * @property {string} message
+ */
+
+/**
+ * Compute nutrients, as sent.
+ * @typedef {Object} NutrientsRequest
+ * @property {RecipeInputBody} recipe
  */
 
 /**
@@ -456,10 +515,15 @@ import { request } from "./http.js";
  */
 
 /**
+ * A preference entry (diet, allergy): 1 to 100 characters, not blank.
+ * @typedef {string} PreferenceTag
+ */
+
+/**
  * A user's profile as the API shows it.
  * @typedef {Object} Profile
  * @property {string} createdAt
- * @property {string} email
+ * @property {(string|null)} [email] Absent on an account registered through the recipe service (until one is set).
  * @property {string} id The user id (the tokens' `sub`).
  * @property {(string|null)} [name]
  * @property {Array<Role>} roles `USER`, plus `ADMIN` for the configured administrators.
@@ -530,6 +594,99 @@ import { request } from "./http.js";
  * @property {string} message
  * @property {number} status The HTTP status.
  * @property {string} timestamp ISO 8601 UTC.
+ */
+
+/**
+ * A stored recipe.
+ * @typedef {Object} Recipe
+ * @property {string} createdAt
+ * @property {(string|null)} [editedAt] The last update, if any.
+ * @property {number} id
+ * @property {Array<RecipeIngredient>} ingredients
+ * @property {Array<string>} instructions
+ * @property {(RecipeNutrients|null)} [nutrients]
+ * @property {(string|null)} [openedAt] The last time the recipe was read on its own (`GET /recipes/{recipeId}`).
+ * @property {number} portions
+ * @property {string} title
+ */
+
+/**
+ * Document C's Credentials, as sent.
+ * @typedef {Object} RecipeCredentials
+ * @property {string} password
+ * @property {string} username Unique (case-insensitively) across the whole platform.
+ */
+
+/**
+ * One ingredient.
+ * @typedef {Object} RecipeIngredient
+ * @property {string} name
+ * @property {number} quantity
+ * @property {string} unit `g`, `kg`, `ml`, `l`, `cup`, `tbsp`, `tsp`, `oz`, `lb`, `piece`, ... or empty.
+ */
+
+/**
+ * A valid recipe without its id and times.
+ * @typedef {Object} RecipeInput
+ * @property {Array<RecipeIngredient>} ingredients
+ * @property {Array<InstructionStep>} instructions
+ * @property {(RecipeNutrients|null)} [nutrients]
+ * @property {number} portions
+ * @property {string} title
+ */
+
+/**
+ * A RecipeInput as sent.
+ * @typedef {Object} RecipeInputBody
+ * @property {Array<RecipeIngredient>} ingredients
+ * @property {Array<InstructionStep>} instructions
+ * @property {(RecipeNutrients|null)} [nutrients]
+ * @property {number} portions
+ * @property {string} title
+ */
+
+/**
+ * The language of the recipe service's UI and of generated recipes.
+ * @typedef {("EN"|"DE"|"HU")} RecipeLanguage
+ */
+
+/**
+ * Nutrients of the whole recipe (kcal and grams).
+ * @typedef {Object} RecipeNutrients
+ * @property {number} calories
+ * @property {number} carbs
+ * @property {number} fat
+ * @property {number} protein
+ */
+
+/**
+ * A partial update: absent fields keep their value; `nutrients: null` clears them.
+ * @typedef {Object} RecipePatchBody
+ * @property {(Array<RecipeIngredient>|null)} [ingredients]
+ * @property {(Array<InstructionStep>|null)} [instructions]
+ * @property {(RecipeNutrients|null)} [nutrients]
+ * @property {(number|null)} [portions]
+ * @property {(string|null)} [title]
+ */
+
+/**
+ * The recipe UI's theme.
+ * @typedef {("LIGHT"|"DARK")} RecipeTheme
+ */
+
+/**
+ * The recipe service's view of the signed-in user.
+ * @typedef {Object} RecipeUser
+ * @property {UserPreferences} preferences
+ * @property {string} username
+ */
+
+/**
+ * Update user (Document C): every field optional, each under the Credentials rules.
+ * @typedef {Object} RecipeUserUpdate
+ * @property {(string|null)} [password]
+ * @property {(UserPreferencesUpdate|null)} [preferences]
+ * @property {(string|null)} [username] A new username, unique across the platform.
  */
 
 /**
@@ -731,6 +888,26 @@ import { request } from "./http.js";
  */
 
 /**
+ * Document C's UserPreferences, as stored and shown.
+ * @typedef {Object} UserPreferences
+ * @property {Array<string>} [aboutMe]
+ * @property {Array<string>} [allergies] Ingredients the user must not get; a generated recipe naming one is never returned.
+ * @property {Array<string>} [diet] Diets the user follows (`vegetarian`, `vegan`, ...); generation honours them.
+ * @property {RecipeLanguage} [language]
+ * @property {RecipeTheme} [theme]
+ */
+
+/**
+ * Preference changes as sent: each absent field keeps its value.
+ * @typedef {Object} UserPreferencesUpdate
+ * @property {(Array<AboutMeEntry>|null)} [aboutMe]
+ * @property {(Array<PreferenceTag>|null)} [allergies]
+ * @property {(Array<PreferenceTag>|null)} [diet]
+ * @property {(RecipeLanguage|null)} [language]
+ * @property {(RecipeTheme|null)} [theme]
+ */
+
+/**
  * Explains the article for a `knowledgeLevel` (child, beginner, intermediate, expert).
  *
  * `POST /api/ai/explain`
@@ -884,6 +1061,154 @@ export function getSource(id, options = {}) {
  */
 export function listTopics(options = {}) {
   return request("GET", `/api/content/topics`, { ...options });
+}
+
+/**
+ * `UP` when the recipes table answers.
+ *
+ * `GET /api/recipes/actuator/health`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Health>}
+ */
+export function recipesHealth(options = {}) {
+  return request("GET", `/api/recipes/actuator/health`, { ...options });
+}
+
+/**
+ * Logs in with recipe credentials: the platform's user token.
+ *
+ * `POST /api/recipes/auth/login`
+ * @param {RecipeCredentials} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<LoginToken>}
+ */
+export function loginRecipeUser(body, options = {}) {
+  return request("POST", `/api/recipes/auth/login`, { ...options, body });
+}
+
+/**
+ * Registers a recipe account (an account of the whole platform, without an email).
+ *
+ * `POST /api/recipes/auth/register`
+ * @param {RecipeCredentials} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Message>}
+ */
+export function registerRecipeUser(body, options = {}) {
+  return request("POST", `/api/recipes/auth/register`, { ...options, body });
+}
+
+/**
+ * Lists the caller's own recipes, in id order, a page at a time.
+ *
+ * `GET /api/recipes/recipes`
+ * @param {{limit?: number, after?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<Recipe>>}
+ */
+export function listRecipes(query = {}, options = {}) {
+  return request("GET", `/api/recipes/recipes`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Creates a recipe of the caller's.
+ *
+ * `POST /api/recipes/recipes`
+ * @param {RecipeInputBody} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<CreatedRecipe>}
+ */
+export function createRecipe(body, options = {}) {
+  return request("POST", `/api/recipes/recipes`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Answers a free-text question about a recipe, in the user's language.
+ *
+ * `POST /api/recipes/recipes/ask`
+ * @param {AskRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<AskResponse>}
+ */
+export function askAboutRecipe(body, options = {}) {
+  return request("POST", `/api/recipes/recipes/ask`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Generates recipes for a prompt, in the request's language, else the user's preference,
+ * else EN. The user's diets and allergies are given to the model and checked in code on
+ * every recipe it answers: one that breaks them is never returned.
+ *
+ * `POST /api/recipes/recipes/generate`
+ * @param {GenerateRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<RecipeInput>>}
+ */
+export function generateRecipes(body, options = {}) {
+  return request("POST", `/api/recipes/recipes/generate`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Computes the nutrients of a whole recipe: from the service's food composition table for
+ * the ingredients it knows (name and unit), from the model for the rest; the answer says
+ * which ingredient came from where.
+ *
+ * `POST /api/recipes/recipes/nutrients`
+ * @param {NutrientsRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<ComputedNutrients>}
+ */
+export function computeNutrients(body, options = {}) {
+  return request("POST", `/api/recipes/recipes/nutrients`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Reads one of the caller's recipes (and records that it was opened).
+ *
+ * `GET /api/recipes/recipes/{recipeId}`
+ * @param {number} recipeId The recipe's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Recipe>}
+ */
+export function getRecipe(recipeId, options = {}) {
+  return request("GET", `/api/recipes/recipes/${encodeURIComponent(recipeId)}`, { ...options, auth: "required" });
+}
+
+/**
+ * Changes some fields of one of the caller's recipes.
+ *
+ * `PATCH /api/recipes/recipes/{recipeId}`
+ * @param {number} recipeId The recipe's id
+ * @param {RecipePatchBody} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Recipe>}
+ */
+export function updateRecipe(recipeId, body, options = {}) {
+  return request("PATCH", `/api/recipes/recipes/${encodeURIComponent(recipeId)}`, { ...options, body, auth: "required" });
+}
+
+/**
+ * The signed-in user: username and recipe preferences.
+ *
+ * `GET /api/recipes/users/me`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<RecipeUser>}
+ */
+export function getRecipeUser(options = {}) {
+  return request("GET", `/api/recipes/users/me`, { ...options, auth: "required" });
+}
+
+/**
+ * Changes the username, the password and/or preferences (each optional; absent preference
+ * fields keep their value).
+ *
+ * `PATCH /api/recipes/users/me`
+ * @param {RecipeUserUpdate} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Message>}
+ */
+export function updateRecipeUser(body, options = {}) {
+  return request("PATCH", `/api/recipes/users/me`, { ...options, body, auth: "required" });
 }
 
 /**

@@ -14,6 +14,7 @@ import { communityHome, communitySearch, communityTopic } from "./views-communit
 import { communityMe, communityUser } from "./views-community-user.js";
 import { digest } from "./view-digest.js";
 import { myDigests, publicDigest } from "./views-digests.js";
+import { recipe, recipes } from "./views-recipes.js";
 
 const APP_NAME = "News reader";
 
@@ -30,6 +31,7 @@ const LINKS = [
   ["/saved", "Saved"],
   ["/digests", "Digests"],
   ["/community", "Community"],
+  ["/recipes", "Recipes"],
   ["/settings", "Settings"],
 ];
 
@@ -127,10 +129,12 @@ route("/community/users/:id", page(communityUser));
 route("/digests", page(myDigests));
 route("/digests/public", page(publicDigest));
 route("/digests/:id", page(digest));
+route("/recipes", page(recipes));
+route("/recipes/:id", page(recipe));
 fallback(page(notFound));
 
 /** Pages whose content depends on who is logged in: drawn again when the session ends. */
-const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write", "/digests"];
+const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write", "/digests", "/recipes"];
 
 /** A digest's page: a PERSONAL digest is its reader's only, so it is asked for again. */
 function isPersonalDigestPath(/** @type {string} */ path) {

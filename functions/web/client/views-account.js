@@ -235,7 +235,8 @@ function profileForm(user) {
       h("h2", { id: "profile-heading" }, "Profile"),
       formError(),
       field({ label: "Name", name: "name", value: user.name ?? "", autocomplete: "name", maxlength: 100 }),
-      field({ label: "Email", name: "email", type: "email", value: user.email, required: true, autocomplete: "email" }),
+      // An account registered through the recipe service has no email until one is set here.
+      field({ label: "Email", name: "email", type: "email", value: user.email ?? "", required: user.email !== undefined, autocomplete: "email" }),
       h("div", { class: "actions" }, button),
     )
   );
@@ -244,7 +245,9 @@ function profileForm(user) {
     clearFormErrors(form);
     const data = new FormData(form);
     try {
-      await busy(button, "Saving…", () => account.saveProfile({ name: String(data.get("name") ?? "").trim(), email: String(data.get("email") ?? "").trim() }));
+      const email = String(data.get("email") ?? "").trim();
+      const name = String(data.get("name") ?? "").trim();
+      await busy(button, "Saving…", () => account.saveProfile(email || user.email !== undefined ? { name, email } : { name }));
       announce("Profile saved");
     } catch (error) {
       showFormError(form, error);

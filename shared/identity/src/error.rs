@@ -49,6 +49,9 @@ pub enum IdentityError {
     Store(StoreError),
     #[error(transparent)]
     Password(#[from] HashError),
+    /// Recipe preferences that could not be written as JSON (a fault, never the input's).
+    #[error("encoding preferences failed: {0}")]
+    Encode(serde_json::Error),
     #[error("signing a token failed: {0}")]
     Signing(#[from] jsonwebtoken::errors::Error),
 }

@@ -12,6 +12,7 @@ pub mod follows;
 pub mod input;
 pub mod model;
 pub mod password;
+pub mod recipes;
 pub mod store;
 pub mod subscriptions;
 pub mod tokens;
@@ -34,6 +35,7 @@ use crate::model::{
     Profile, Role, SavedArticleId, SavedArticleIds, Settings, SourceId, Subscriptions, UserId,
     MAX_SAVED_ARTICLES,
 };
+use crate::recipes::{RecipeAccount, RecipeUser, RecipeUserChange, UserPreferences};
 use crate::store::{NewUser, StoredUser, UserStore};
 use crate::tokens::{IssuedToken, Jwks, TokenIssuer};
 
@@ -106,12 +108,13 @@ impl Identity {
             id: UserId::new(uuid::Uuid::new_v4().to_string()),
             username_key: account.username.key(),
             username: account.username.as_str().to_string(),
-            email_key: account.email.key(),
-            email: account.email.as_str().to_string(),
+            email_key: Some(account.email.key()),
+            email: Some(account.email.as_str().to_string()),
             name: account.name,
             roles: self.roles_for(account.username.as_str()),
             password_hash,
             created_at: self.clock.timestamp(),
+            recipe_preferences: None,
         };
         self.store.create(&user).await?;
         tracing::info!(user_id = %user.id, "user registered");
@@ -275,19 +278,94 @@ impl Identity {
         let new_email = change
             .email
             .as_ref()
-            .filter(|e| e.as_str() != current.email);
+            .filter(|e| Some(e.as_str()) != current.email.as_deref());
         let new_name = change.name.as_ref().map(Option::as_deref);
         self.store
             .update_profile(&current, new_email, new_name)
             .await?;
         let mut updated = current;
         if let Some(email) = new_email {
-            updated.email = email.as_str().to_string();
+            updated.email = Some(email.as_str().to_string());
         }
         if let Some(name) = &change.name {
             updated.name.clone_from(name);
         }
         Ok(to_profile(updated))
+    }
+
+    /// Registers an account through the recipe service: no email, no name, the recipe
+    /// service's default preferences.
+    pub async fn register_recipe_account(
+        &self,
+        account: RecipeAccount,
+    ) -> Result<(), IdentityError> {
+        let username_key = account.key();
+        let roles = self.roles_for(&account.username);
+        let password_hash = password::hash(account.password).await?;
+        let preferences =
+            serde_json::to_string(&UserPreferences::default()).map_err(IdentityError::Encode)?;
+        let user = NewUser {
+            id: UserId::new(uuid::Uuid::new_v4().to_string()),
+            username_key,
+            username: account.username,
+            email_key: None,
+            email: None,
+            name: None,
+            roles,
+            password_hash,
+            created_at: self.clock.timestamp(),
+            recipe_preferences: Some(preferences),
+        };
+        self.store.create(&user).await?;
+        tracing::info!(user_id = %user.id, "user registered through the recipe service");
+        Ok(())
+    }
+
+    /// The recipe service's view of the account: its username and recipe preferences (the
+    /// defaults when never set, as for an account registered through the news reader).
+    pub async fn recipe_user(&self, id: &UserId) -> Result<RecipeUser, IdentityError> {
+        let user = self.user(id).await?;
+        Ok(RecipeUser {
+            preferences: recipe_preferences(&user),
+            username: user.username,
+        })
+    }
+
+    /// Update user (Document C): a new username (unique; its login item moves with it), a new
+    /// password, preference changes. Refused when the account is gone.
+    pub async fn update_recipe_user(
+        &self,
+        id: &UserId,
+        change: RecipeUserChange,
+    ) -> Result<(), IdentityError> {
+        let new_hash = match &change.password {
+            Some(password) => Some(password::hash(password.clone()).await?),
+            None => None,
+        };
+        until_unchanged(|_| async {
+            let current = self.live_user(id).await?;
+            let new_username = change
+                .username
+                .as_deref()
+                .filter(|u| *u != current.username)
+                .map(|u| (u.to_string(), u.to_ascii_lowercase()));
+            if new_username.is_some() || new_hash.is_some() {
+                self.store
+                    .change_login(
+                        &current,
+                        new_username.as_ref().map(|(u, k)| (u.as_str(), k.as_str())),
+                        new_hash.as_deref(),
+                    )
+                    .await?;
+            }
+            if let Some(preferences) = &change.preferences {
+                let next = preferences.apply(recipe_preferences(&current));
+                let json = serde_json::to_string(&next).map_err(IdentityError::Encode)?;
+                self.store.set_recipe_preferences(id, &json).await?;
+            }
+            Ok(())
+        })
+        .await
     }
 
     pub async fn settings(&self, id: &UserId) -> Result<Settings, IdentityError> {
@@ -534,6 +612,20 @@ where
         attempt,
     )
     .await
+}
+
+/// The stored recipe preferences, or the defaults (unreadable ones are logged and replaced).
+fn recipe_preferences(user: &StoredUser) -> UserPreferences {
+    user.recipe_preferences
+        .as_deref()
+        .and_then(|json| match serde_json::from_str(json) {
+            Ok(preferences) => Some(preferences),
+            Err(e) => {
+                tracing::warn!(user = %user.id, error = %e, "stored recipe preferences unreadable; defaults used");
+                None
+            }
+        })
+        .unwrap_or_default()
 }
 
 fn to_profile(user: StoredUser) -> Profile {

@@ -252,8 +252,10 @@ pub struct Profile {
     #[schema(format = Uuid)]
     pub id: String,
     pub username: String,
+    /// Absent on an account registered through the recipe service (until one is set).
     #[schema(format = Email)]
-    pub email: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
     pub name: Option<String>,
     /// `USER`, plus `ADMIN` for the configured administrators.
     pub roles: Vec<Role>,

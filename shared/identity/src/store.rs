@@ -76,12 +76,16 @@ pub struct NewUser {
     pub id: UserId,
     pub username: String,
     pub username_key: String,
-    pub email: String,
-    pub email_key: String,
+    /// `None` for an account registered through the recipe service (Document C's
+    /// Credentials carry no email).
+    pub email: Option<String>,
+    pub email_key: Option<String>,
     pub name: Option<String>,
     pub roles: Vec<Role>,
     pub password_hash: String,
     pub created_at: String,
+    /// The recipe service's preferences (JSON), when registered there.
+    pub recipe_preferences: Option<String>,
 }
 
 /// A stored profile.
@@ -89,10 +93,13 @@ pub struct NewUser {
 pub struct StoredUser {
     pub id: UserId,
     pub username: String,
-    pub email: String,
+    /// Absent on recipe accounts until the news reader's profile change gives one.
+    pub email: Option<String>,
     pub name: Option<String>,
     pub roles: Vec<Role>,
     pub created_at: String,
+    /// The recipe service's preferences as stored (JSON), if ever set.
+    pub recipe_preferences: Option<String>,
 }
 
 /// What login needs, in one item.
@@ -183,13 +190,15 @@ impl UserStore {
         login.insert("username".into(), s(&user.username));
         login.insert("passwordHash".into(), s(&user.password_hash));
 
-        let mut email = email_key(&user.email_key);
-        email.insert("userId".into(), s(user.id.as_str()));
-
         let mut profile = profile_key(&user.id);
         profile.insert("id".into(), s(user.id.as_str()));
         profile.insert("username".into(), s(&user.username));
-        profile.insert("email".into(), s(&user.email));
+        if let Some(email) = &user.email {
+            profile.insert("email".into(), s(email));
+        }
+        if let Some(preferences) = &user.recipe_preferences {
+            profile.insert("recipePreferences".into(), s(preferences));
+        }
         profile.insert("roles".into(), roles_value(&user.roles));
         profile.insert("createdAt".into(), s(&user.created_at));
         // The user directory (gsi1): every account, by id.
@@ -199,14 +208,19 @@ impl UserStore {
             profile.insert("name".into(), s(name));
         }
 
+        // The login item first, the profile second, the email guard (when there is an
+        // email) last: a failed condition's index says which.
         let mut tx = Transaction::new(&self.table);
-        tx.put(login, Some(IF_NEW))?
-            .put(email, Some(IF_NEW))?
-            .put(profile, Some(IF_NEW))?;
+        tx.put(login, Some(IF_NEW))?.put(profile, Some(IF_NEW))?;
+        if let Some(key) = &user.email_key {
+            let mut email = email_key(key);
+            email.insert("userId".into(), s(user.id.as_str()));
+            tx.put(email, Some(IF_NEW))?;
+        }
         let committed = tx.commit_retrying().await;
         committed.map_err(|e| match e {
             e if e.failed_at(0) => StoreError::Taken(UniqueField::Username),
-            e if e.failed_at(1) => StoreError::Taken(UniqueField::Email),
+            e if e.failed_at(2) => StoreError::Taken(UniqueField::Email),
             TransactionError::Dynamo(e) => e.into(),
             // Races that never ended, or the profile's own guard (a repeated id).
             TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
@@ -269,7 +283,7 @@ impl UserStore {
         Ok(Some(StoredUser {
             id: UserId::new(item.string(table, "id")?),
             username: item.string(table, "username")?,
-            email: item.string(table, "email")?,
+            email: item.opt_string("email"),
             name: item.opt_string("name"),
             // Every account is at least a user.
             roles: if roles.is_empty() {
@@ -278,6 +292,7 @@ impl UserStore {
                 roles
             },
             created_at: item.string(table, "createdAt")?,
+            recipe_preferences: item.opt_string("recipePreferences"),
         }))
     }
 
@@ -312,7 +327,10 @@ impl UserStore {
     ) -> Result<(), StoreError> {
         let mut sets = Vec::new();
         let mut removes = Vec::new();
-        let mut values = Item::from([(":read".to_string(), s(&current.email))]);
+        let mut values = Item::new();
+        if let Some(read) = &current.email {
+            values.insert(":read".to_string(), s(read));
+        }
         if let Some(email) = new_email {
             sets.push("email = :email");
             values.insert(":email".into(), s(email.as_str()));
@@ -340,23 +358,100 @@ impl UserStore {
         let mut update = tx
             .update_builder(profile_key(&current.id))
             .update_expression(expression.join(" "))
-            .condition_expression("email = :read")
-            .set_expression_attribute_values(Some(values));
+            .condition_expression(email_unchanged(current))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values));
         if new_name.is_some() {
             update = update.expression_attribute_names("#name", "name");
         }
         tx.update(update)?;
-        let old_email_key = current.email.to_lowercase();
-        if let Some(email) = new_email.filter(|e| e.key() != old_email_key) {
+        let old_email_key = current.email.as_deref().map(str::to_lowercase);
+        if let Some(email) = new_email.filter(|e| Some(e.key()) != old_email_key) {
             let mut guard = email_key(&email.key());
             guard.insert("userId".into(), s(current.id.as_str()));
-            tx.put(guard, Some(IF_NEW))?
-                .delete(email_key(&old_email_key), None)?;
+            tx.put(guard, Some(IF_NEW))?;
+            if let Some(old) = &old_email_key {
+                tx.delete(email_key(old), None)?;
+            }
         }
         tx.commit().await.map_err(|e| match e {
             e if e.failed_at(1) => StoreError::Taken(UniqueField::Email),
             TransactionError::Dynamo(e) => e.into(),
             // The email changed since it was read, or a concurrent transaction won.
+            TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
+        })
+    }
+
+    /// Stores the recipe service's preferences (JSON) on the profile.
+    pub async fn set_recipe_preferences(
+        &self,
+        id: &UserId,
+        preferences: &str,
+    ) -> Result<(), StoreError> {
+        self.table
+            .update_item()
+            .set_key(Some(profile_key(id)))
+            .update_expression("SET recipePreferences = :prefs")
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_values(":prefs", s(preferences))
+            .send()
+            .await
+            .map_err(|e| {
+                if is_condition_failed(&e) {
+                    StoreError::NoAccount
+                } else {
+                    self.table.fail("UpdateItem", &e).into()
+                }
+            })
+    }
+
+    /// Changes the username and/or the password hash of `current` in one transaction: the
+    /// login item moves to the new username's key (conditional on that key being free) and
+    /// the profile takes the new username, conditional on still holding the one read; a new
+    /// hash is written into the login item. `new_username` is (as given, case-insensitive
+    /// key).
+    pub async fn change_login(
+        &self,
+        current: &StoredUser,
+        new_username: Option<(&str, &str)>,
+        new_hash: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let old_key = current.username.to_ascii_lowercase();
+        let Some(record) = self.login_record(&old_key).await? else {
+            return Err(StoreError::Changed);
+        };
+        if record.user_id != current.id {
+            return Err(StoreError::Changed);
+        }
+        let hash = new_hash.unwrap_or(&record.password_hash);
+        let (username, key) = new_username.unwrap_or((&current.username, &old_key));
+        let mut tx = Transaction::new(&self.table);
+        // 0: the profile still holds the username read.
+        let profile_values = Item::from([
+            (":read".to_string(), s(&current.username)),
+            (":username".to_string(), s(username)),
+        ]);
+        let update = tx
+            .update_builder(profile_key(&current.id))
+            .update_expression("SET username = :username")
+            .condition_expression("username = :read")
+            .set_expression_attribute_values(Some(profile_values));
+        tx.update(update)?;
+        let mut login = login_key(key);
+        login.insert("userId".into(), s(current.id.as_str()));
+        login.insert("username".into(), s(username));
+        login.insert("passwordHash".into(), s(hash));
+        let owner = Item::from([(":id".to_string(), s(current.id.as_str()))]);
+        if key == old_key {
+            // 1: the same login item, still this account's.
+            tx.put_if(login, "userId = :id", owner)?;
+        } else {
+            // 1: the new name is free; 2: the old login item is still this account's.
+            tx.put(login, Some(IF_NEW))?;
+            tx.delete_if(login_key(&old_key), "userId = :id", owner)?;
+        }
+        tx.commit().await.map_err(|e| match e {
+            e if key != old_key && e.failed_at(1) => StoreError::Taken(UniqueField::Username),
+            TransactionError::Dynamo(e) => e.into(),
             TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
         })
     }
@@ -535,10 +630,12 @@ impl UserStore {
     pub async fn delete_account(&self, user: &StoredUser) -> Result<(), StoreError> {
         let mut deletes = vec![
             login_key(&user.username.to_ascii_lowercase()),
-            email_key(&user.email.to_lowercase()),
             settings_key(&user.id),
             saved_key(&user.id),
         ];
+        if let Some(email) = &user.email {
+            deletes.push(email_key(&email.to_lowercase()));
+        }
         for source in self.subscriptions(&user.id).await? {
             deletes.push(subscription_key(&user.id, &source));
         }
@@ -548,8 +645,16 @@ impl UserStore {
         while let Some(chunk) = chunks.next() {
             let mut tx = Transaction::new(&self.table);
             if chunks.peek().is_none() {
-                let values = Item::from([(":read".to_string(), s(&user.email))]);
-                tx.delete_if(profile_key(&user.id), "email = :read", values)?;
+                let mut values = Item::new();
+                if let Some(read) = &user.email {
+                    values.insert(":read".to_string(), s(read));
+                }
+                let condition = email_unchanged(user);
+                if values.is_empty() {
+                    tx.delete(profile_key(&user.id), Some(&condition))?;
+                } else {
+                    tx.delete_if(profile_key(&user.id), &condition, values)?;
+                }
             }
             for key in chunk {
                 tx.delete(key.clone(), None)?;
@@ -562,6 +667,16 @@ impl UserStore {
     /// Reads one small item: proves the table answers.
     pub async fn ping(&self) -> Result<(), StoreError> {
         Ok(self.table.ping().await?)
+    }
+}
+
+/// The condition "the profile still holds the email `user` was read with" (`:read`, or no
+/// email at all).
+fn email_unchanged(user: &StoredUser) -> String {
+    if user.email.is_some() {
+        "email = :read".to_string()
+    } else {
+        "attribute_exists(pk) AND attribute_not_exists(email)".to_string()
     }
 }
 

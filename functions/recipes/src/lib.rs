@@ -1,0 +1,471 @@
+//! The recipes function: Document C's recipe service behind `/api/recipes/{proxy+}` (its
+//! accounts, `/api/recipes/auth/*` and `/api/recipes/users/me`, are the users function's:
+//! identity owns every account).
+//!
+//! Each handler parses its input into `recipes::input` types and makes one call on
+//! [`recipes::Recipes`]; [`errors`] turns the domain's errors into Document A's detailed
+//! error body. The AI routes are braked per user ([`brake`]) and read the caller's
+//! preferences from identity ([`identity`]).
+
+pub mod brake;
+pub mod errors;
+pub mod identity;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{FromRef, Path, State};
+use axum::http::{header, Extensions, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use llm::provider_override::{Deployment, StoredOverride};
+use llm::{Llm, LlmConfig};
+use platform::auth::AuthUser;
+use platform::aws::AwsClients;
+use platform::dynamo::Table;
+use platform::http::{Json, Query};
+use platform::openapi::{ErrorBody, Health, SecuritySchemes, TableUnavailable};
+use platform::otel::Otel;
+use platform::tokens::TokenVerifier;
+use platform::{ApiError, BoxError, Clock, Env, ErrorStyle, FieldError, Invalid};
+use recipes::input::{AskRequest, GenerateRequest, NutrientsRequest, RawRecipeInput, RecipePatch};
+use recipes::model::{
+    InstructionStep, Language, Recipe, RecipeId, RecipeIngredient, RecipeInput, RecipeNutrients,
+};
+use recipes::service::ComputedNutrients;
+use recipes::Recipes;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, OpenApi, ToSchema};
+
+use crate::brake::{AiBrake, TooManyAiRequests};
+use crate::errors::to_api;
+use crate::identity::Identity;
+
+/// The public path prefix of this route family.
+pub const PREFIX: &str = "/api/recipes";
+/// The most recipes one list page holds (and its default): 20 of the largest recipes stay
+/// below Lambda's 6 MB response.
+pub const MAX_PAGE: usize = 20;
+/// How long identity may take to give the caller's preferences.
+const IDENTITY_TIMEOUT: Duration = Duration::from_secs(5);
+/// A recipe body's largest size (the largest valid recipe is about 250 KB of JSON).
+const BODY_LIMIT: usize = 512 * 1024;
+
+#[derive(Clone)]
+pub struct AppState {
+    recipes: Arc<Recipes>,
+    verifier: Arc<TokenVerifier>,
+    brake: Arc<AiBrake>,
+    identity: Identity,
+    /// `INTERNAL_API_URL`; when unset, the API the request came through.
+    internal_api_url: Option<String>,
+}
+
+impl FromRef<AppState> for Arc<TokenVerifier> {
+    fn from_ref(state: &AppState) -> Self {
+        Arc::clone(&state.verifier)
+    }
+}
+
+/// Builds the function's router from its environment: what a cold start does.
+pub async fn router(env: Env) -> Result<Router, BoxError> {
+    let aws = AwsClients::from_env(&env).await;
+    let http = platform::tls::http_client()
+        .connect_timeout(Duration::from_secs(5))
+        .build()?;
+    let mut llm = Llm::new(http, LlmConfig::from_env(&env), Otel::default());
+    let deployment = env
+        .get("GENAI_FUNCTION_VERSION")
+        .and_then(Deployment::from_version_arn);
+    if let (Some(table), Some(deployment)) = (env.get("GENAI_CACHE_TABLE"), deployment) {
+        llm = llm.with_override(Arc::new(StoredOverride::new(
+            Table::new(aws.dynamodb.clone(), table),
+            deployment,
+            Clock::system(),
+        )));
+    }
+    let recipes = Recipes::from_env(&env, &aws, llm)?;
+    let brake = AiBrake::from_env(&env, &aws)?;
+    let verifier = TokenVerifier::from_env(&env, &[])?;
+    app(
+        Arc::new(recipes),
+        verifier,
+        brake,
+        env.get("INTERNAL_API_URL").map(str::to_string),
+    )
+}
+
+/// The router over given services.
+pub fn app(
+    recipes: Arc<Recipes>,
+    verifier: TokenVerifier,
+    brake: AiBrake,
+    internal_api_url: Option<String>,
+) -> Result<Router, BoxError> {
+    let state = AppState {
+        recipes,
+        verifier: Arc::new(verifier),
+        brake: Arc::new(brake),
+        identity: Identity::new(IDENTITY_TIMEOUT)?,
+        internal_api_url,
+    };
+    let routes = Router::new()
+        .route("/recipes", get(list).post(create))
+        .route("/recipes/generate", post(generate))
+        .route("/recipes/nutrients", post(nutrients))
+        .route("/recipes/ask", post(ask))
+        .route("/recipes/{recipe_id}", get(read).patch(update))
+        .route("/actuator/health", get(health))
+        .with_state(state);
+    Ok(platform::http::finish(
+        Router::new().nest(PREFIX, routes),
+        ErrorStyle::Detailed {
+            strip_prefix: PREFIX,
+        },
+        BODY_LIMIT,
+    ))
+}
+
+/// The AI routes and the health check's own 503 are documented by themselves.
+const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
+    except: &["generateRecipes", "computeNutrients", "askAboutRecipe"],
+};
+
+#[derive(OpenApi)]
+#[openapi(
+    paths(list, create, read, update, generate, nutrients, ask, health),
+    components(schemas(
+        Recipe,
+        RecipeInput,
+        RawRecipeInput,
+        RecipePatch,
+        RecipeIngredient,
+        RecipeNutrients,
+        InstructionStep,
+        Language,
+        CreatedRecipe,
+        GenerateRequest,
+        NutrientsRequest,
+        ComputedNutrients,
+        AskRequest,
+        AskResponse,
+        ErrorBody,
+        Health
+    )),
+    modifiers(&SecuritySchemes, &TABLE_UNAVAILABLE),
+    tags((name = "recipes", description = "Document C's recipe service: recipes, generation, nutrients and questions"))
+)]
+struct RecipesApi;
+
+/// This function's part of the platform's OpenAPI contract.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    RecipesApi::openapi()
+}
+
+/// A path's recipe id: an integer of at least 1, else a 400 naming `recipeId`.
+fn recipe_id(raw: &str) -> Result<RecipeId, ApiError> {
+    RecipeId::parse(raw).ok_or_else(|| {
+        ApiError::from(Invalid::field(
+            "recipeId",
+            "must be an integer of at least 1",
+        ))
+    })
+}
+
+/// The list's page.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct ListQuery {
+    /// Recipes per page, 1 to 20 (default 20). A full page means more may follow.
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 20)]
+    limit: Option<String>,
+    /// Only recipes with a larger id (the last id of the previous page).
+    #[param(value_type = Option<i64>, minimum = 1)]
+    after: Option<String>,
+}
+
+/// Lists the caller's own recipes, in id order, a page at a time.
+#[utoipa::path(
+    get,
+    path = "/api/recipes/recipes",
+    operation_id = "listRecipes",
+    tag = "recipes",
+    params(ListQuery),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The caller's recipes (a page)", body = Vec<Recipe>),
+        (status = 400, description = "`limit` or `after` is not valid", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+    )
+)]
+async fn list(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Query(query): Query<ListQuery>,
+) -> Result<axum::Json<Vec<Recipe>>, ApiError> {
+    let mut errors = Vec::new();
+    let limit = match query.limit.as_deref() {
+        None => Some(MAX_PAGE),
+        Some(raw) => match raw.parse::<usize>() {
+            Ok(n) if (1..=MAX_PAGE).contains(&n) => Some(n),
+            _ => {
+                errors.push(FieldError::new("limit", "must be 1 to 20"));
+                None
+            }
+        },
+    };
+    let after = match query.after.as_deref() {
+        None => None,
+        Some(raw) => match RecipeId::parse(raw) {
+            Some(id) => Some(id),
+            None => {
+                errors.push(FieldError::new("after", "must be an integer of at least 1"));
+                None
+            }
+        },
+    };
+    if !errors.is_empty() {
+        return Err(Invalid(errors).into());
+    }
+    let recipes = state
+        .recipes
+        .list(&user.id, after, limit.unwrap_or(MAX_PAGE))
+        .await
+        .map_err(to_api)?;
+    Ok(axum::Json(recipes))
+}
+
+/// The new recipe's id.
+#[derive(Serialize, ToSchema)]
+struct CreatedRecipe {
+    #[schema(minimum = 1, format = Int64)]
+    id: i64,
+}
+
+/// Creates a recipe of the caller's.
+#[utoipa::path(
+    post,
+    path = "/api/recipes/recipes",
+    operation_id = "createRecipe",
+    tag = "recipes",
+    security(("bearerJwt" = [])),
+    request_body = RawRecipeInput,
+    responses(
+        (status = 201, description = "Created", body = CreatedRecipe),
+        (status = 400, description = "A field is missing or invalid (`details` names each)", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 413, description = "The body is larger than 512 KiB", body = ErrorBody),
+    )
+)]
+async fn create(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Json(input): Json<RawRecipeInput>,
+) -> Result<impl IntoResponse, ApiError> {
+    let input = input.parse()?;
+    let id = state
+        .recipes
+        .create(&user.id, input)
+        .await
+        .map_err(to_api)?;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(CreatedRecipe { id: id.get() }),
+    ))
+}
+
+/// Reads one of the caller's recipes (and records that it was opened).
+#[utoipa::path(
+    get,
+    path = "/api/recipes/recipes/{recipeId}",
+    operation_id = "getRecipe",
+    tag = "recipes",
+    params(("recipeId" = i64, Path, minimum = 1, description = "The recipe's id")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The recipe, `openedAt` now", body = Recipe),
+        (status = 400, description = "`recipeId` is not an integer of at least 1", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "The caller has no such recipe (another user's is not theirs)", body = ErrorBody),
+    )
+)]
+async fn read(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(raw): Path<String>,
+) -> Result<axum::Json<Recipe>, ApiError> {
+    let id = recipe_id(&raw)?;
+    let recipe = state.recipes.open(&user.id, id).await.map_err(to_api)?;
+    Ok(axum::Json(recipe))
+}
+
+/// Changes some fields of one of the caller's recipes.
+#[utoipa::path(
+    patch,
+    path = "/api/recipes/recipes/{recipeId}",
+    operation_id = "updateRecipe",
+    tag = "recipes",
+    params(("recipeId" = i64, Path, minimum = 1, description = "The recipe's id")),
+    security(("bearerJwt" = [])),
+    request_body = RecipePatch,
+    responses(
+        (status = 200, description = "The updated recipe, `editedAt` now", body = Recipe),
+        (status = 400, description = "`recipeId` or a field is invalid (`details` names each)", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "The caller has no such recipe", body = ErrorBody),
+        (status = 409, description = "The recipe kept changing concurrently", body = ErrorBody),
+        (status = 413, description = "The body is larger than 512 KiB", body = ErrorBody),
+    )
+)]
+async fn update(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(raw): Path<String>,
+    Json(patch): Json<RecipePatch>,
+) -> Result<axum::Json<Recipe>, ApiError> {
+    let id = recipe_id(&raw)?;
+    let change = patch.parse()?;
+    let recipe = state
+        .recipes
+        .update(&user.id, id, change)
+        .await
+        .map_err(to_api)?;
+    Ok(axum::Json(recipe))
+}
+
+impl AppState {
+    fn caller(&self, extensions: &Extensions, headers: &HeaderMap) -> identity::Caller<'_> {
+        self.identity.caller(
+            platform::http::internal_api_base(self.internal_api_url.as_deref(), extensions),
+            headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string),
+        )
+    }
+}
+
+/// Generates recipes for a prompt, in the request's language, else the user's preference,
+/// else EN. The user's diets and allergies are given to the model and checked in code on
+/// every recipe it answers: one that breaks them is never returned.
+#[utoipa::path(
+    post,
+    path = "/api/recipes/recipes/generate",
+    operation_id = "generateRecipes",
+    tag = "recipes",
+    security(("bearerJwt" = [])),
+    request_body = GenerateRequest,
+    responses(
+        (status = 200, description = "1 to 5 recipes, each a valid RecipeInput", body = Vec<RecipeInput>),
+        (status = 400, description = "`prompt` or `language` is invalid", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        TooManyAiRequests,
+        (status = 500, description = "The LLM settings are invalid", body = ErrorBody),
+        (status = 502, description = "The model gave no usable recipe (after one retry), or the preferences could not be read", body = ErrorBody),
+        (status = 503, description = "The limits table cannot be reached", body = ErrorBody),
+    )
+)]
+async fn generate(
+    State(state): State<AppState>,
+    user: AuthUser,
+    extensions: Extensions,
+    headers: HeaderMap,
+    Json(input): Json<GenerateRequest>,
+) -> Result<axum::Json<Vec<RecipeInput>>, ApiError> {
+    let request = input.parse()?;
+    state.brake.admit(&user.id).await?;
+    let caller = state.caller(&extensions, &headers);
+    let recipes = state
+        .recipes
+        .generate(&caller, request)
+        .await
+        .map_err(to_api)?;
+    Ok(axum::Json(recipes))
+}
+
+/// Computes the nutrients of a whole recipe: from the service's food composition table for
+/// the ingredients it knows (name and unit), from the model for the rest; the answer says
+/// which ingredient came from where.
+#[utoipa::path(
+    post,
+    path = "/api/recipes/recipes/nutrients",
+    operation_id = "computeNutrients",
+    tag = "recipes",
+    security(("bearerJwt" = [])),
+    request_body = NutrientsRequest,
+    responses(
+        (status = 200, description = "The whole recipe's nutrients (RecipeNutrients, plus the sources)", body = ComputedNutrients),
+        (status = 400, description = "The recipe is invalid", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        TooManyAiRequests,
+        (status = 500, description = "The LLM settings are invalid", body = ErrorBody),
+        (status = 502, description = "The model gave no usable nutrients", body = ErrorBody),
+        (status = 503, description = "The limits table cannot be reached", body = ErrorBody),
+        (status = 413, description = "The body is larger than 512 KiB", body = ErrorBody),
+    )
+)]
+async fn nutrients(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Json(input): Json<NutrientsRequest>,
+) -> Result<axum::Json<ComputedNutrients>, ApiError> {
+    let recipe = input.parse()?;
+    state.brake.admit(&user.id).await?;
+    let computed = state.recipes.nutrients(&recipe).await.map_err(to_api)?;
+    Ok(axum::Json(computed))
+}
+
+/// The model's answer.
+#[derive(Serialize, ToSchema)]
+struct AskResponse {
+    response: String,
+}
+
+/// Answers a free-text question about a recipe, in the user's language.
+#[utoipa::path(
+    post,
+    path = "/api/recipes/recipes/ask",
+    operation_id = "askAboutRecipe",
+    tag = "recipes",
+    security(("bearerJwt" = [])),
+    request_body = AskRequest,
+    responses(
+        (status = 200, description = "The answer", body = AskResponse),
+        (status = 400, description = "The recipe or the prompt is invalid", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        TooManyAiRequests,
+        (status = 500, description = "The LLM settings are invalid", body = ErrorBody),
+        (status = 502, description = "The model gave no usable answer, or the preferences could not be read", body = ErrorBody),
+        (status = 503, description = "The limits table cannot be reached", body = ErrorBody),
+        (status = 413, description = "The body is larger than 512 KiB", body = ErrorBody),
+    )
+)]
+async fn ask(
+    State(state): State<AppState>,
+    user: AuthUser,
+    extensions: Extensions,
+    headers: HeaderMap,
+    Json(input): Json<AskRequest>,
+) -> Result<axum::Json<AskResponse>, ApiError> {
+    let request = input.parse()?;
+    state.brake.admit(&user.id).await?;
+    let caller = state.caller(&extensions, &headers);
+    let response = state.recipes.ask(&caller, request).await.map_err(to_api)?;
+    Ok(axum::Json(AskResponse { response }))
+}
+
+/// `UP` when the recipes table answers.
+#[utoipa::path(
+    get,
+    path = "/api/recipes/actuator/health",
+    operation_id = "recipesHealth",
+    tag = "recipes",
+    responses(
+        (status = 200, description = "Up", body = Health),
+        (status = 503, description = "The recipes table cannot be reached", body = Health),
+    )
+)]
+async fn health(State(state): State<AppState>) -> Response {
+    platform::http::health(state.recipes.healthy().await)
+}

@@ -1,0 +1,36 @@
+//! What a recipe operation can answer instead of its result. No HTTP here: the recipes
+//! function maps each variant to its status and body.
+
+use platform::dynamo::DynamoError;
+use platform::Invalid;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecipesError {
+    /// The input broke a rule; every field problem is named.
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    /// No such recipe among the caller's own (another user's recipe is not there either).
+    #[error("recipe not found")]
+    NotFound,
+    /// Other requests kept changing the recipe while this one tried to.
+    #[error("the recipe was changed concurrently")]
+    ConcurrentChange,
+    /// The model could not be asked, or gave nothing usable.
+    #[error(transparent)]
+    Llm(#[from] llm::LlmError),
+    /// The model answered, but nothing in it passes the recipe rules and the user's diet and
+    /// allergies.
+    #[error("the model's answer is unusable: {0}")]
+    Unusable(String),
+    /// The user's preferences could not be read from identity.
+    #[error(transparent)]
+    Preferences(#[from] crate::ai::PreferencesError),
+    #[error(transparent)]
+    Store(#[from] DynamoError),
+}
+
+impl RecipesError {
+    pub fn is_concurrent_change(&self) -> bool {
+        matches!(self, Self::ConcurrentChange)
+    }
+}

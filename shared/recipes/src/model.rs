@@ -1,0 +1,176 @@
+//! Recipes as the API shows them (Document C's RecipeInput, Recipe, RecipeIngredient,
+//! RecipeNutrients) and the language generated text is written in.
+
+use serde::{Deserialize, Serialize};
+
+/// Bounds of a recipe, chosen so the largest recipe (every string at its longest, in 4-byte
+/// characters) stays far below DynamoDB's 400 KB item and 20 of them below Lambda's 6 MB
+/// response.
+pub const MAX_TITLE: usize = 255;
+pub const MAX_INGREDIENTS: usize = 100;
+pub const MAX_INGREDIENT_NAME: usize = 100;
+pub const MAX_UNIT: usize = 20;
+pub const MAX_INSTRUCTIONS: usize = 50;
+pub const MAX_INSTRUCTION: usize = 1000;
+pub const MIN_PORTIONS: f64 = 0.5;
+pub const MAX_PORTIONS: f64 = 1000.0;
+pub const MAX_QUANTITY: f64 = 100_000.0;
+pub const MAX_NUTRIENT: f64 = 10_000_000.0;
+
+/// One ingredient.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RecipeIngredient {
+    #[schema(minimum = 0, maximum = 100000)]
+    pub quantity: f64,
+    /// `g`, `kg`, `ml`, `l`, `cup`, `tbsp`, `tsp`, `oz`, `lb`, `piece`, ... or empty.
+    #[schema(max_length = 20)]
+    pub unit: String,
+    #[schema(min_length = 1, max_length = 100, pattern = "\\S")]
+    pub name: String,
+}
+
+/// Nutrients of the whole recipe (kcal and grams).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RecipeNutrients {
+    #[schema(minimum = 0, maximum = 10000000)]
+    pub calories: f64,
+    #[schema(minimum = 0, maximum = 10000000)]
+    pub protein: f64,
+    #[schema(minimum = 0, maximum = 10000000)]
+    pub fat: f64,
+    #[schema(minimum = 0, maximum = 10000000)]
+    pub carbs: f64,
+}
+
+/// A valid recipe without its id and times.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RecipeInput {
+    #[schema(min_length = 1, max_length = 255, pattern = "\\S")]
+    pub title: String,
+    #[schema(min_items = 1, max_items = 100)]
+    pub ingredients: Vec<RecipeIngredient>,
+    #[schema(min_items = 1, max_items = 50, value_type = Vec<InstructionStep>)]
+    pub instructions: Vec<String>,
+    #[schema(minimum = 0.5, maximum = 1000)]
+    pub portions: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nutrients: Option<RecipeNutrients>,
+}
+
+/// One instruction: 1 to 1000 characters, not blank.
+#[derive(utoipa::ToSchema)]
+#[schema(min_length = 1, max_length = 1000, pattern = "\\S")]
+#[allow(dead_code)]
+pub struct InstructionStep(String);
+
+/// A stored recipe.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Recipe {
+    #[schema(minimum = 1, format = Int64)]
+    pub id: i64,
+    pub title: String,
+    pub ingredients: Vec<RecipeIngredient>,
+    pub instructions: Vec<String>,
+    pub portions: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nutrients: Option<RecipeNutrients>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    /// The last update, if any.
+    #[schema(format = DateTime)]
+    pub edited_at: Option<String>,
+    /// The last time the recipe was read on its own (`GET /recipes/{recipeId}`).
+    #[schema(format = DateTime)]
+    pub opened_at: Option<String>,
+}
+
+impl Recipe {
+    pub fn input(&self) -> RecipeInput {
+        RecipeInput {
+            title: self.title.clone(),
+            ingredients: self.ingredients.clone(),
+            instructions: self.instructions.clone(),
+            portions: self.portions,
+            nutrients: self.nutrients,
+        }
+    }
+}
+
+/// The language of the recipe service's UI and of generated recipes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = RecipeLanguage)]
+pub enum Language {
+    #[default]
+    #[serde(rename = "EN")]
+    En,
+    #[serde(rename = "DE")]
+    De,
+    #[serde(rename = "HU")]
+    Hu,
+}
+
+impl Language {
+    /// The language's English name, for the model.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::En => "English",
+            Self::De => "German",
+            Self::Hu => "Hungarian",
+        }
+    }
+}
+
+/// A recipe's id: an integer of at least 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RecipeId(i64);
+
+impl RecipeId {
+    /// A path's id: a decimal integer ≥ 1 (anything else is refused by the caller as a 400).
+    pub fn parse(raw: &str) -> Option<Self> {
+        if raw.is_empty() || raw.len() > 19 || !raw.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        raw.parse::<i64>().ok().filter(|id| *id >= 1).map(Self)
+    }
+
+    pub fn new(id: i64) -> Option<Self> {
+        (id >= 1).then_some(Self(id))
+    }
+
+    pub fn get(self) -> i64 {
+        self.0
+    }
+}
+
+impl std::fmt::Display for RecipeId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recipe_ids_are_positive_integers() {
+        assert_eq!(RecipeId::parse("1").map(RecipeId::get), Some(1));
+        assert_eq!(
+            RecipeId::parse("9223372036854775807").map(RecipeId::get),
+            Some(i64::MAX)
+        );
+        for bad in [
+            "0",
+            "-1",
+            "+1",
+            "1.0",
+            "abc",
+            "",
+            "9223372036854775808",
+            " 1",
+        ] {
+            assert!(RecipeId::parse(bad).is_none(), "{bad}");
+        }
+    }
+}

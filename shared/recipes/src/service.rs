@@ -1,0 +1,288 @@
+//! [`Recipes`]: the recipe service's one entry point.
+
+use platform::aws::AwsClients;
+use platform::dynamo::{retry_on_conflict, RetryPolicy, Table};
+use platform::{Clock, ConfigError, Env};
+use serde::Serialize;
+
+use crate::ai::{self, Preferences, UserPreferences};
+use crate::error::RecipesError;
+use crate::input::{Ask, Generate, RecipeChange};
+use crate::model::{Language, Recipe, RecipeId, RecipeInput, RecipeNutrients};
+use crate::nutrients;
+use crate::store::RecipeStore;
+
+/// `max_tokens` of each operation's model call.
+const GENERATE_MAX_TOKENS: u32 = 3000;
+const NUTRIENTS_MAX_TOKENS: u32 = 200;
+const ASK_MAX_TOKENS: u32 = 800;
+/// How many times a generation asks the model when nothing it answered may be returned.
+const GENERATE_ATTEMPTS: usize = 2;
+
+/// The nutrients of a recipe, and where each ingredient's came from.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ComputedNutrients {
+    #[schema(minimum = 0)]
+    pub calories: f64,
+    #[schema(minimum = 0)]
+    pub protein: f64,
+    #[schema(minimum = 0)]
+    pub fat: f64,
+    #[schema(minimum = 0)]
+    pub carbs: f64,
+    /// Ingredients computed from the service's food composition table (by name, with unit
+    /// conversion).
+    pub from_food_table: Vec<String>,
+    /// Ingredients the table does not know (name or unit), estimated by the model.
+    pub estimated_by_model: Vec<String>,
+}
+
+/// The recipe service, built once per cold start.
+pub struct Recipes {
+    store: RecipeStore,
+    llm: llm::Llm,
+}
+
+impl Recipes {
+    pub fn new(store: RecipeStore, llm: llm::Llm) -> Self {
+        Self { store, llm }
+    }
+
+    /// From `RECIPES_TABLE`.
+    pub fn from_env(env: &Env, aws: &AwsClients, llm: llm::Llm) -> Result<Self, ConfigError> {
+        let table = Table::from_env(env, aws, "RECIPES_TABLE")?;
+        Ok(Self::new(RecipeStore::new(table, Clock::system()), llm))
+    }
+
+    pub async fn list(
+        &self,
+        user: &str,
+        after: Option<RecipeId>,
+        limit: usize,
+    ) -> Result<Vec<Recipe>, RecipesError> {
+        Ok(self.store.list(user, after, limit).await?)
+    }
+
+    pub async fn create(&self, user: &str, input: RecipeInput) -> Result<RecipeId, RecipesError> {
+        let id = self.store.create(user, input).await?;
+        tracing::info!(recipe = %id, "recipe created");
+        Ok(id)
+    }
+
+    /// The caller's recipe, marked opened.
+    pub async fn open(&self, user: &str, id: RecipeId) -> Result<Recipe, RecipesError> {
+        self.store
+            .open(user, id)
+            .await?
+            .ok_or(RecipesError::NotFound)
+    }
+
+    /// Applies `change` to the caller's recipe (retrying when another update won) and marks
+    /// it edited.
+    pub async fn update(
+        &self,
+        user: &str,
+        id: RecipeId,
+        change: RecipeChange,
+    ) -> Result<Recipe, RecipesError> {
+        retry_on_conflict(
+            RetryPolicy::CONFLICTS,
+            RecipesError::is_concurrent_change,
+            |_| async {
+                let stored = self
+                    .store
+                    .get(user, id)
+                    .await?
+                    .ok_or(RecipesError::NotFound)?;
+                let next = change.apply(stored.recipe.input());
+                let recipe = Recipe {
+                    id: stored.recipe.id,
+                    title: next.title,
+                    ingredients: next.ingredients,
+                    instructions: next.instructions,
+                    portions: next.portions,
+                    nutrients: next.nutrients,
+                    created_at: stored.recipe.created_at.clone(),
+                    edited_at: Some(self.store.clock().timestamp()),
+                    opened_at: stored.recipe.opened_at.clone(),
+                };
+                if self.store.replace(user, &recipe, stored.version).await? {
+                    Ok(recipe)
+                } else {
+                    Err(RecipesError::ConcurrentChange)
+                }
+            },
+        )
+        .await
+    }
+
+    async fn preferences(
+        &self,
+        identity: &impl Preferences,
+    ) -> Result<UserPreferences, RecipesError> {
+        Ok(identity.preferences().await?.unwrap_or_default())
+    }
+
+    /// Recipes for `request.prompt`, in the request's language, else the user's, else EN;
+    /// every one valid and free of the user's allergies and diet breaches. When the model's
+    /// answer holds none such, it is asked once more; then the request fails (502).
+    pub async fn generate(
+        &self,
+        identity: &impl Preferences,
+        request: Generate,
+    ) -> Result<Vec<RecipeInput>, RecipesError> {
+        let preferences = self.preferences(identity).await?;
+        let language = request
+            .language
+            .or(preferences.language)
+            .unwrap_or(Language::En);
+        let provider = self.llm.provider().await?;
+        let mut reasons = Vec::new();
+        for attempt in 0..GENERATE_ATTEMPTS {
+            let mut system = ai::generate_instructions(language, &preferences);
+            if attempt > 0 {
+                system.push_str(
+                    " Your previous answer could not be used: follow the format and the \
+                     user's diets and allergies exactly.",
+                );
+            }
+            let completion = self
+                .llm
+                .complete(
+                    &provider,
+                    &llm::ChatRequest {
+                        operation: "recipes-generate",
+                        messages: vec![
+                            llm::Message::system(system),
+                            llm::Message::user(request.prompt.clone()),
+                        ],
+                        max_tokens: Some(GENERATE_MAX_TOKENS),
+                    },
+                )
+                .await?;
+            match ai::generated_recipes(&completion.content, &preferences) {
+                Ok((recipes, refused)) => {
+                    if !refused.is_empty() {
+                        tracing::warn!(attempt, ?refused, "generated recipes refused");
+                    }
+                    if !recipes.is_empty() {
+                        return Ok(recipes);
+                    }
+                    reasons.extend(refused);
+                }
+                Err(reason) => {
+                    tracing::warn!(attempt, %reason, "generation answer unusable");
+                    reasons.push(reason);
+                }
+            }
+        }
+        Err(RecipesError::Llm(self.llm.unusable_answer(
+            "recipes-generate",
+            &provider,
+            format!("no usable recipe: {}", reasons.join("; ")),
+        )))
+    }
+
+    /// The whole recipe's nutrients: the food table for the ingredients it knows, one model
+    /// call for the rest (none when the table knows them all).
+    pub async fn nutrients(&self, recipe: &RecipeInput) -> Result<ComputedNutrients, RecipesError> {
+        let mut total = RecipeNutrients::default();
+        let mut known = Vec::new();
+        let mut unknown = Vec::new();
+        for ingredient in &recipe.ingredients {
+            match nutrients::from_table(ingredient) {
+                Some(n) => {
+                    total = nutrients::add(total, n);
+                    known.push(ingredient.name.clone());
+                }
+                None => unknown.push(ingredient),
+            }
+        }
+        if !unknown.is_empty() {
+            let provider = self.llm.provider().await?;
+            let list: Vec<String> = unknown
+                .iter()
+                .map(|i| format!("- {} {} {}", i.quantity, i.unit, i.name))
+                .collect();
+            let completion = self
+                .llm
+                .complete(
+                    &provider,
+                    &llm::ChatRequest {
+                        operation: "recipes-nutrients",
+                        messages: vec![
+                            llm::Message::system(ai::NUTRIENTS_INSTRUCTIONS),
+                            llm::Message::user(list.join("\n")),
+                        ],
+                        max_tokens: Some(NUTRIENTS_MAX_TOKENS),
+                    },
+                )
+                .await?;
+            let estimated = ai::model_nutrients(&completion.content).map_err(|reason| {
+                self.llm
+                    .unusable_answer("recipes-nutrients", &provider, reason)
+            })?;
+            total = nutrients::add(total, estimated);
+        }
+        let total = nutrients::rounded(total);
+        Ok(ComputedNutrients {
+            calories: total.calories,
+            protein: total.protein,
+            fat: total.fat,
+            carbs: total.carbs,
+            from_food_table: known,
+            estimated_by_model: unknown.into_iter().map(|i| i.name.clone()).collect(),
+        })
+    }
+
+    /// The model's answer to a question about a recipe, in the user's language.
+    pub async fn ask(
+        &self,
+        identity: &impl Preferences,
+        request: Ask,
+    ) -> Result<String, RecipesError> {
+        let preferences = self.preferences(identity).await?;
+        let language = preferences.language.unwrap_or(Language::En);
+        let recipe = serde_json::to_string(&request.recipe)
+            .map_err(|e| RecipesError::Unusable(e.to_string()))?;
+        let provider = self.llm.provider().await?;
+        let completion = self
+            .llm
+            .complete(
+                &provider,
+                &llm::ChatRequest {
+                    operation: "recipes-ask",
+                    messages: vec![
+                        llm::Message::system(ai::ask_instructions(language)),
+                        llm::Message::user(format!(
+                            "Recipe:\n{recipe}\n\nQuestion:\n{}",
+                            request.prompt
+                        )),
+                    ],
+                    max_tokens: Some(ASK_MAX_TOKENS),
+                },
+            )
+            .await?;
+        let answer = completion.content.trim().to_string();
+        if answer.is_empty() {
+            return Err(RecipesError::Llm(self.llm.unusable_answer(
+                "recipes-ask",
+                &provider,
+                "empty answer",
+            )));
+        }
+        Ok(answer)
+    }
+
+    /// True when the recipes table answers.
+    pub async fn healthy(&self) -> bool {
+        match self.store.ping().await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, "recipes table health check failed");
+                false
+            }
+        }
+    }
+}
