@@ -40,6 +40,11 @@ pub fn documents() -> Vec<(&'static str, OpenApi)> {
             "CommunityDigestsFunction",
             community_digests_function::openapi(),
         ),
+        (
+            "IncidentsIngestFunction",
+            incidents_ingest_function::openapi(),
+        ),
+        ("IncidentsFunction", incidents_function::openapi()),
     ]
 }
 

@@ -200,7 +200,11 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    if mime.is_empty() || mime == "application/json" || mime.ends_with("+json") || mime == "text/plain" {
+    if mime.is_empty()
+        || mime == "application/json"
+        || mime.ends_with("+json")
+        || mime == "text/plain"
+    {
         Ok(())
     } else {
         Err(ApiError::new(

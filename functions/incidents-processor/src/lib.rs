@@ -60,7 +60,10 @@ impl IncidentsProcessor {
     }
 }
 
-async fn rules(incidents: &Incidents, cache: &Mutex<Cache>) -> Result<Vec<AlertRule>, IncidentsError> {
+async fn rules(
+    incidents: &Incidents,
+    cache: &Mutex<Cache>,
+) -> Result<Vec<AlertRule>, IncidentsError> {
     let mut cache = cache.lock().await;
     if let Some((at, rules)) = &cache.rules {
         if at.elapsed() < RULES_TTL {

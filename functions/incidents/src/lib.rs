@@ -23,8 +23,8 @@ use incidents::input::{
     RawLogQuery,
 };
 use incidents::model::{
-    Alert, AlertRule, AlertStatus, Incident, IncidentDetail, IncidentEvent, IncidentStatus,
-    LogbookEntry, LogbookKind, Log, Occurrence, Severity,
+    Alert, AlertRule, AlertStatus, Incident, IncidentDetail, IncidentEvent, IncidentStatus, Log,
+    LogbookEntry, LogbookKind, Occurrence, Severity,
 };
 use incidents::service::Actor;
 use incidents::store::DEFAULT_RULE_ID;
@@ -87,7 +87,10 @@ pub fn app(incidents: Arc<Incidents>, queue: IngestQueue, env: &Env) -> Result<R
         .route("/api/v1/alerts", get(alerts))
         .route("/api/v1/alerts/{id}", patch(patch_alert))
         .route("/api/v1/incidents", get(list_incidents))
-        .route("/api/v1/incidents/{id}", get(incident).patch(patch_incident))
+        .route(
+            "/api/v1/incidents/{id}",
+            get(incident).patch(patch_incident),
+        )
         .route("/api/v1/logbook", get(entries).post(create_entry))
         .route(
             "/api/v1/logbook/{id}",
@@ -523,7 +526,11 @@ async fn alerts(
     .map_err(ApiError::from)?;
     let limit = list_limit(query.limit.as_deref())?;
     Ok(axum::Json(
-        state.incidents.alerts(status, limit).await.map_err(to_api)?,
+        state
+            .incidents
+            .alerts(status, limit)
+            .await
+            .map_err(to_api)?,
     ))
 }
 
@@ -640,7 +647,9 @@ async fn incident(
     if !is_hex_id(&id) {
         return Err(ApiError::not_found("Incident not found"));
     }
-    Ok(axum::Json(state.incidents.incident(&id).await.map_err(to_api)?))
+    Ok(axum::Json(
+        state.incidents.incident(&id).await.map_err(to_api)?,
+    ))
 }
 
 /// An incident's update.
@@ -757,7 +766,9 @@ async fn entries(
         None | Some("") => None,
         Some(id) if is_hex_id(id) => Some(id.to_string()),
         Some(_) => {
-            return Err(Invalid::field("incidentId", "must be an incident id (32 hex digits)").into())
+            return Err(
+                Invalid::field("incidentId", "must be an incident id (32 hex digits)").into(),
+            )
         }
     };
     let limit = list_limit(query.limit.as_deref())?;
@@ -820,7 +831,9 @@ async fn entry(
     Path(id): Path<String>,
 ) -> Answer<LogbookEntry> {
     entry_id(&id)?;
-    Ok(axum::Json(state.incidents.entry(&id).await.map_err(to_api)?))
+    Ok(axum::Json(
+        state.incidents.entry(&id).await.map_err(to_api)?,
+    ))
 }
 
 /// Replaces a logbook entry (its author or an admin).
@@ -887,4 +900,3 @@ async fn delete_entry(
         .map_err(to_api)?;
     Ok(StatusCode::NO_CONTENT)
 }
-

@@ -43,7 +43,11 @@ impl StoryGrouping for SimilarStories {
                 link: a.link.clone(),
                 published_at: DateTime::parse_from_rfc3339(&a.published_at)
                     .map_or(DateTime::<Utc>::UNIX_EPOCH, |t| t.with_timezone(&Utc)),
-                topics: a.topics.iter().map(|t| TopicId::new(t.slug.clone())).collect(),
+                topics: a
+                    .topics
+                    .iter()
+                    .map(|t| TopicId::new(t.slug.clone()))
+                    .collect(),
             })
             .collect();
         let mut groups: Vec<Vec<usize>> = digest_stories::cluster(input)
@@ -100,10 +104,7 @@ mod tests {
                 "Harbour City's tidal station, its first, now powers 40,000 homes.",
             ),
         ];
-        assert_eq!(
-            SimilarStories.group(&articles),
-            vec![vec![0, 2], vec![1]]
-        );
+        assert_eq!(SimilarStories.group(&articles), vec![vec![0, 2], vec![1]]);
     }
 
     #[test]

@@ -105,7 +105,10 @@ mod tests {
         let b = normalize("Timeout  after 120 ms calling 10.0.0.9 (req 9d2e3c1e-0000-4000-8000-00000000000b) at 2026-11-25T11:12:13.456Z");
         assert_eq!(a, b);
         assert_eq!(a, "Timeout after # ms calling # (req #) at #");
-        assert_eq!(normalize("user deadbeefdeadbeefdead logged in"), "user # logged in");
+        assert_eq!(
+            normalize("user deadbeefdeadbeefdead logged in"),
+            "user # logged in"
+        );
         assert_ne!(normalize("disk full"), normalize("disk empty"));
         assert_ne!(
             fingerprint("api", "APP", &a),

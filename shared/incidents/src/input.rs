@@ -163,7 +163,14 @@ fn one_log(
             None
         }
     };
-    let log_content = text(errors, object, prefix, "logContent", MAX_CONTENT_CHARS, true);
+    let log_content = text(
+        errors,
+        object,
+        prefix,
+        "logContent",
+        MAX_CONTENT_CHARS,
+        true,
+    );
     let field = format!("{prefix}timestamp");
     let timestamp = match object.get("timestamp") {
         None | Some(Value::Null) => Some(now),
@@ -282,7 +289,10 @@ fn opt_name(errors: &mut FieldErrors, field: &str, raw: Option<String>) -> Optio
         return None;
     }
     if raw.chars().count() > MAX_NAME_CHARS {
-        errors.add(field, format!("must be at most {MAX_NAME_CHARS} characters"));
+        errors.add(
+            field,
+            format!("must be at most {MAX_NAME_CHARS} characters"),
+        );
         return None;
     }
     Some(trimmed.to_string())
@@ -387,7 +397,14 @@ pub fn parse_rule(body: &Value) -> Result<RuleInput, Invalid> {
     let object = object(body, "body")?;
     let mut errors = FieldErrors::new();
     let name = text(&mut errors, object, "", "name", MAX_NAME_CHARS, true);
-    let service_name = text(&mut errors, object, "", "serviceName", MAX_NAME_CHARS, false);
+    let service_name = text(
+        &mut errors,
+        object,
+        "",
+        "serviceName",
+        MAX_NAME_CHARS,
+        false,
+    );
     let log_type = text(&mut errors, object, "", "type", MAX_NAME_CHARS, false);
     let severities = match object.get("severities") {
         Some(Value::Array(items)) if !items.is_empty() && items.len() <= Severity::ALL.len() => {
@@ -487,9 +504,8 @@ pub fn parse_incident_patch(body: &Value) -> Result<IncidentPatch, Invalid> {
 pub fn parse_alert_patch(body: &Value) -> Result<AlertStatus, Invalid> {
     let object = object(body, "body")?;
     match object.get("status") {
-        Some(Value::String(s)) => AlertStatus::parse(s.trim()).ok_or_else(|| {
-            Invalid::field("status", "must be one of OPEN, ACKNOWLEDGED, RESOLVED")
-        }),
+        Some(Value::String(s)) => AlertStatus::parse(s.trim())
+            .ok_or_else(|| Invalid::field("status", "must be one of OPEN, ACKNOWLEDGED, RESOLVED")),
         None | Some(Value::Null) => Err(Invalid::field("status", "is required")),
         Some(_) => Err(Invalid::field(
             "status",
@@ -567,7 +583,9 @@ mod tests {
     use serde_json::json;
 
     fn now() -> DateTime<Utc> {
-        Utc.with_ymd_and_hms(2026, 11, 24, 12, 0, 0).single().unwrap_or_default()
+        Utc.with_ymd_and_hms(2026, 11, 24, 12, 0, 0)
+            .single()
+            .unwrap_or_default()
     }
 
     #[test]
@@ -578,13 +596,26 @@ mod tests {
         ]);
         let err = parse_logs(&body, now()).unwrap_err();
         let fields: Vec<_> = err.errors().iter().map(|e| e.field.clone()).collect();
-        assert_eq!(fields, vec!["[1].serviceName", "[1].severity", "[1].timestamp"]);
-        let ok = parse_logs(&json!({"serviceName": "api", "type": "APP", "severity": "WARN", "logContent": "x"}), now()).unwrap();
+        assert_eq!(
+            fields,
+            vec!["[1].serviceName", "[1].severity", "[1].timestamp"]
+        );
+        let ok = parse_logs(
+            &json!({"serviceName": "api", "type": "APP", "severity": "WARN", "logContent": "x"}),
+            now(),
+        )
+        .unwrap();
         assert_eq!(ok.len(), 1);
         assert_eq!(ok[0].timestamp, now());
         assert!(parse_logs(&json!([]), now()).is_err());
         let too_many: Vec<Value> = (0..501).map(|_| json!({})).collect();
-        assert_eq!(parse_logs(&Value::Array(too_many), now()).unwrap_err().errors()[0].field, "body");
+        assert_eq!(
+            parse_logs(&Value::Array(too_many), now())
+                .unwrap_err()
+                .errors()[0]
+                .field,
+            "body"
+        );
     }
 
     #[test]
@@ -600,10 +631,16 @@ mod tests {
         let rule = parse_rule(&json!({"name": "warns", "severities": ["WARN", "WARN"], "threshold": 3, "windowSeconds": 60})).unwrap();
         assert_eq!(rule.severities, vec![Severity::Warn]);
         assert!(rule.enabled);
-        let err = parse_rule(&json!({"name": "x", "severities": [], "threshold": 0, "windowSeconds": 100000})).unwrap_err();
+        let err = parse_rule(
+            &json!({"name": "x", "severities": [], "threshold": 0, "windowSeconds": 100000}),
+        )
+        .unwrap_err();
         let fields: Vec<_> = err.errors().iter().map(|e| e.field.clone()).collect();
         assert_eq!(fields, vec!["severities", "threshold", "windowSeconds"]);
         assert!(parse_incident_patch(&json!({"status": "DONE"})).is_err());
-        assert_eq!(parse_alert_patch(&json!({"status": "RESOLVED"})).unwrap(), AlertStatus::Resolved);
+        assert_eq!(
+            parse_alert_patch(&json!({"status": "RESOLVED"})).unwrap(),
+            AlertStatus::Resolved
+        );
     }
 }

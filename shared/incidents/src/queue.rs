@@ -210,9 +210,14 @@ mod tests {
         let logs: Vec<Log> = (0..500).map(|i| log(i, 16_000)).collect();
         let messages = pack(&logs).unwrap();
         let calls = calls(messages);
-        assert!(calls.iter().all(|c| c.len() <= CALL_ENTRIES
-            && c.iter().map(String::len).sum::<usize>() <= CALL_BYTES));
-        assert_eq!(calls.iter().map(Vec::len).sum::<usize>(), pack(&logs).unwrap().len());
+        assert!(calls
+            .iter()
+            .all(|c| c.len() <= CALL_ENTRIES
+                && c.iter().map(String::len).sum::<usize>() <= CALL_BYTES));
+        assert_eq!(
+            calls.iter().map(Vec::len).sum::<usize>(),
+            pack(&logs).unwrap().len()
+        );
         // A log bigger than a message's fill size travels alone.
         let big = pack(&[log(1, 70_000), log(2, 10)]).unwrap();
         assert_eq!(big.len(), 2);

@@ -257,7 +257,11 @@ impl Incidents {
         Ok(rule)
     }
 
-    pub async fn replace_rule(&self, id: &str, input: RuleInput) -> Result<AlertRule, IncidentsError> {
+    pub async fn replace_rule(
+        &self,
+        id: &str,
+        input: RuleInput,
+    ) -> Result<AlertRule, IncidentsError> {
         let existing = self.rule(id).await?;
         let rule = rule_of(existing.id, input, &existing.created_at, &self.now());
         self.store.put_rule(&rule).await?;

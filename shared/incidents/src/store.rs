@@ -32,8 +32,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::input::{LogFilter, LogPageRequest};
 use crate::model::{
-    Alert, AlertRule, AlertStatus, Incident, IncidentEvent, IncidentStatus, LogbookEntry,
-    LogbookKind, Log, Occurrence, Severity,
+    Alert, AlertRule, AlertStatus, Incident, IncidentEvent, IncidentStatus, Log, LogbookEntry,
+    LogbookKind, Occurrence, Severity,
 };
 
 /// Partitions each hour of logs (and each service's hour) is spread over.
@@ -101,11 +101,7 @@ fn millis_of(position: &str) -> Option<i64> {
 
 /// The shard of a log id: its last hex digit modulo [`SHARDS`].
 pub fn shard_of(id: &str) -> u32 {
-    id.chars()
-        .last()
-        .and_then(|c| c.to_digit(16))
-        .unwrap_or(0)
-        % SHARDS
+    id.chars().last().and_then(|c| c.to_digit(16)).unwrap_or(0) % SHARDS
 }
 
 fn log_pk(hour: &str, shard: u32) -> String {
@@ -667,12 +663,20 @@ impl Store {
             .expression_attribute_values(":gpk", s("INCIDENTS#ACTIVE"))
             .expression_attribute_values(":gsk", s(format!("{now}#{id}")));
         tx.update(update)?;
-        tx.put(Self::event_row(id, &Self::system_event(now, None, why)), None)?;
+        tx.put(
+            Self::event_row(id, &Self::system_event(now, None, why)),
+            None,
+        )?;
         self.commit_conditional(tx).await
     }
 
     /// Reopens RESOLVED incident `id`; true when this call reopened it.
-    pub async fn reopen_incident(&self, id: &str, now: &str, why: &str) -> Result<bool, DynamoError> {
+    pub async fn reopen_incident(
+        &self,
+        id: &str,
+        now: &str,
+        why: &str,
+    ) -> Result<bool, DynamoError> {
         let mut tx = Transaction::new(&self.table);
         let update = tx
             .update_builder(key(incident_pk(id), META))
@@ -874,8 +878,7 @@ impl Store {
     pub async fn change_incident(&self, id: &str, event: &IncidentEvent) -> Result<(), StoreError> {
         let from = event.from.ok_or(StoreError::Changed)?;
         let mut tx = Transaction::new(&self.table);
-        let mut expression =
-            "SET #status = :to, updatedAt = :now, gsi1pk = :gpk".to_string();
+        let mut expression = "SET #status = :to, updatedAt = :now, gsi1pk = :gpk".to_string();
         let mut update = tx
             .update_builder(key(incident_pk(id), META))
             .condition_expression("#status = :from")
@@ -909,7 +912,10 @@ impl Store {
             "gsi1pk".into(),
             s(format!("ALERTS#{}", alert.status.as_str())),
         );
-        item.insert("gsi1sk".into(), s(format!("{}#{}", alert.raised_at, alert.id)));
+        item.insert(
+            "gsi1sk".into(),
+            s(format!("{}#{}", alert.raised_at, alert.id)),
+        );
         item.insert("id".into(), s(alert.id.as_str()));
         item.insert("ruleId".into(), s(alert.rule_id.as_str()));
         item.insert("ruleName".into(), s(alert.rule_name.as_str()));
@@ -963,7 +969,11 @@ impl Store {
     }
 
     /// Alerts with `status`, newest first.
-    pub async fn alerts(&self, status: AlertStatus, limit: usize) -> Result<Vec<Alert>, DynamoError> {
+    pub async fn alerts(
+        &self,
+        status: AlertStatus,
+        limit: usize,
+    ) -> Result<Vec<Alert>, DynamoError> {
         self.by_status(&format!("ALERTS#{}", status.as_str()), limit, None)
             .await?
             .iter()
@@ -1005,7 +1015,10 @@ impl Store {
     pub async fn put_entry(&self, entry: &LogbookEntry, create: bool) -> Result<(), StoreError> {
         let mut item = key(format!("LB#{}", entry.id), META);
         item.insert("gsi1pk".into(), s(LOGBOOK_PK));
-        item.insert("gsi1sk".into(), s(format!("{}#{}", entry.created_at, entry.id)));
+        item.insert(
+            "gsi1sk".into(),
+            s(format!("{}#{}", entry.created_at, entry.id)),
+        );
         item.insert("id".into(), s(entry.id.as_str()));
         item.insert("kind".into(), s(entry.kind.as_str()));
         item.insert("title".into(), s(entry.title.as_str()));
