@@ -56,6 +56,8 @@ const RULES_PK: &str = "RULES";
 const META: &str = "META";
 const LOGBOOK_PK: &str = "LOGBOOK";
 const HOUR_FORMAT: &str = "%Y-%m-%dT%H";
+/// The latest time a log id can spell (13 digits of milliseconds).
+const MAX_MILLIS: i64 = 9_999_999_999_999;
 /// Above every log id of a millisecond: `{millis}-~`.
 const ID_CEILING: &str = "-~";
 
@@ -304,6 +306,13 @@ impl Store {
         page: &LogPageRequest,
     ) -> Result<(Vec<Log>, Option<String>), DynamoError> {
         let filter = &page.filter;
+        // Ids carry 13 digits of milliseconds (up to the year 2286): bounds past that are
+        // the end of time.
+        let filter = &LogFilter {
+            from: filter.from.map(|f| f.clamp(0, MAX_MILLIS)),
+            to: filter.to.map(|t| t.clamp(0, MAX_MILLIS)),
+            ..filter.clone()
+        };
         let to_bound = filter
             .to
             .map(|t| format!("{t:013}{ID_CEILING}"))
@@ -313,8 +322,11 @@ impl Store {
             _ => to_bound,
         };
         let lo = format!("{:013}", filter.from.unwrap_or(0).max(0));
-        let hi_hour = hour_of(millis_of(&hi).unwrap_or(0).min(253_402_300_799_999));
-        let lo_hour = hour_of(filter.from.unwrap_or(0).max(0));
+        if lo > hi {
+            return Ok((Vec::new(), None));
+        }
+        let hi_hour = hour_of(millis_of(&hi).unwrap_or(0));
+        let lo_hour = hour_of(filter.from.unwrap_or(0));
         let hours_query = self
             .table
             .query()
