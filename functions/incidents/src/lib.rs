@@ -96,12 +96,25 @@ pub fn app(incidents: Arc<Incidents>, queue: IngestQueue, env: &Env) -> Result<R
             "/api/v1/logbook/{id}",
             get(entry).put(replace_entry).delete(delete_entry),
         )
-        .with_state(state);
+        .with_state(state)
+        .layer(axum::middleware::map_response(allow_ingestion));
     Ok(platform::http::finish(
         routes,
         ErrorStyle::Detailed { strip_prefix: "" },
         DEFAULT_BODY_LIMIT,
     ))
+}
+
+/// `POST /api/v1/logs` is the ingestion function's (the gateway routes it there): a 405 on
+/// the path names it among the allowed methods all the same.
+async fn allow_ingestion(uri: axum::http::Uri, mut response: Response) -> Response {
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED && uri.path() == "/api/v1/logs" {
+        response.headers_mut().insert(
+            axum::http::header::ALLOW,
+            HeaderValue::from_static("GET,HEAD,DELETE,POST"),
+        );
+    }
+    response
 }
 
 #[derive(OpenApi)]
@@ -177,7 +190,7 @@ fn body(bytes: &[u8]) -> Result<Value, ApiError> {
 }
 
 fn list_limit(raw: Option<&str>) -> Result<usize, ApiError> {
-    match raw.map(str::trim).filter(|s| !s.is_empty()) {
+    match raw.map(str::trim) {
         None => Ok(DEFAULT_LIST),
         Some(s) => match s.parse::<usize>() {
             Ok(n) if (1..=MAX_LIST).contains(&n) => Ok(n),

@@ -313,24 +313,18 @@ impl RawLogQuery {
     }
 
     fn parse_filter(&self, errors: &mut FieldErrors) -> LogFilter {
-        let severity = self
-            .severity
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .and_then(|s| {
-                let parsed = Severity::parse(s);
-                if parsed.is_none() {
-                    errors.add(
-                        "severity",
-                        "must be one of TRACE, DEBUG, INFO, WARN, ERROR, FATAL",
-                    );
-                }
-                parsed
-            });
+        let severity = self.severity.as_deref().map(str::trim).and_then(|s| {
+            let parsed = Severity::parse(s);
+            if parsed.is_none() {
+                errors.add(
+                    "severity",
+                    "must be one of TRACE, DEBUG, INFO, WARN, ERROR, FATAL",
+                );
+            }
+            parsed
+        });
         let mut time = |field: &str, raw: &Option<String>| {
             raw.as_deref()
-                .filter(|s| !s.trim().is_empty())
                 .and_then(|s| errors.check(parse_time(field, s)))
                 .map(|t| t.timestamp_millis())
         };
@@ -354,7 +348,7 @@ impl RawLogQuery {
         let mut errors = FieldErrors::new();
         let filter = self.parse_filter(&mut errors);
         let limit = match self.limit.as_deref().map(str::trim) {
-            None | Some("") => DEFAULT_LIMIT,
+            None => DEFAULT_LIMIT,
             Some(raw) => match raw.parse::<usize>() {
                 Ok(n) if (1..=MAX_LIMIT).contains(&n) => n,
                 _ => {
@@ -563,13 +557,13 @@ pub fn parse_logbook(body: &Value) -> Result<LogbookInput, Invalid> {
     }
 }
 
-/// The `status` filter of a list, parsed by `parse` (absent or blank: all).
+/// The `status` filter of a list, parsed by `parse` (absent: all; empty: a 400).
 pub fn status_filter<T>(
     raw: Option<&str>,
     parse: impl Fn(&str) -> Option<T>,
     allowed: &str,
 ) -> Result<Option<T>, Invalid> {
-    match raw.map(str::trim).filter(|s| !s.is_empty()) {
+    match raw.map(str::trim) {
         None => Ok(None),
         Some(s) => parse(s)
             .map(Some)

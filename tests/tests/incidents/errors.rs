@@ -96,6 +96,9 @@ async fn every_bad_input_is_a_400_naming_its_field() {
         ("limit=0", "limit"),
         ("limit=501", "limit"),
         ("limit=ten", "limit"),
+        ("limit=", "limit"),
+        ("to=", "to"),
+        ("severity=", "severity"),
         ("cursor=abc", "cursor"),
         ("from=yesterday", "from"),
         ("to=2026-13-01T00:00:00Z", "to"),
@@ -180,6 +183,7 @@ async fn every_bad_input_is_a_400_naming_its_field() {
     assert_eq!(fields_of(r, &alert).await, vec!["status"]);
     for (path, field) in [
         (format!("{INCIDENTS}?status=OPEN"), "status"),
+        (format!("{INCIDENTS}?status="), "status"),
         (format!("{INCIDENTS}?limit=101"), "limit"),
         (format!("{ALERTS}?status=ACTIVE"), "status"),
         (format!("{ALERTS}?limit=0"), "limit"),

@@ -214,6 +214,13 @@ async fn logs_are_deleted_one_by_one_and_by_filter() {
     t.timeline_with(&token, "serviceName=noisy", 0).await;
     let left = t.timeline_with(&token, "limit=500", 4).await;
     assert!(left.iter().all(|l| l["serviceName"] == "quiet"));
+    // The path is shared with the ingestion function: a 405 names its POST too.
+    let r = t.put_json_auth(LOGS, &token, &json!({})).await;
+    assert_eq!(r.status(), 405);
+    assert_eq!(
+        r.headers().get("allow").unwrap().to_str().unwrap(),
+        "GET,HEAD,DELETE,POST"
+    );
     // Deleting again finds nothing more to delete.
     assert_eq!(
         t.delete_auth(&format!("{LOGS}?serviceName=noisy"), &token)
