@@ -225,10 +225,10 @@ struct LogQuery {
     /// Logs at or before this time (RFC 3339).
     #[param(value_type = Option<String>, format = DateTime)]
     to: Option<String>,
-    /// From 1 to 500 (default 100). `GET` only.
+    /// From 1 to 500 (default 100).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 500)]
     limit: Option<String>,
-    /// The `X-Next-Cursor` of the previous page. `GET` only.
+    /// The `X-Next-Cursor` of the previous page.
     #[param(max_length = 60)]
     cursor: Option<String>,
 }
@@ -245,6 +245,29 @@ impl LogQuery {
             cursor: self.cursor,
         }
     }
+}
+
+/// The filters of a timeline deletion.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+struct LogFilterQuery {
+    /// Only this service's logs (exact, at most 100 characters).
+    #[param(max_length = 100)]
+    service_name: Option<String>,
+    /// Only logs of this severity.
+    #[param(value_type = Option<Severity>)]
+    severity: Option<String>,
+    /// Only logs of this type (exact, at most 100 characters).
+    #[serde(rename = "type")]
+    #[param(rename = "type", max_length = 100)]
+    r#type: Option<String>,
+    /// Logs at or after this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    from: Option<String>,
+    /// Logs at or before this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    to: Option<String>,
 }
 
 /// The log timeline, newest first, a page at a time.
@@ -283,7 +306,7 @@ async fn timeline(
     path = "/api/v1/logs",
     operation_id = "deleteLogs",
     tag = "incidents",
-    params(LogQuery),
+    params(LogFilterQuery),
     security(("bearerJwt" = [])),
     responses(
         (status = 204, description = "The deletion is queued: the logs disappear from the timeline within moments"),
@@ -294,9 +317,19 @@ async fn timeline(
 async fn purge(
     State(state): State<AppState>,
     user: AuthUser,
-    Query(query): Query<LogQuery>,
+    Query(query): Query<LogFilterQuery>,
 ) -> Result<StatusCode, ApiError> {
-    let filter = query.raw().filter().map_err(ApiError::from)?;
+    let filter = RawLogQuery {
+        service_name: query.service_name,
+        severity: query.severity,
+        log_type: query.r#type,
+        from: query.from,
+        to: query.to,
+        limit: None,
+        cursor: None,
+    }
+    .filter()
+    .map_err(ApiError::from)?;
     let job_id = uuid::Uuid::new_v4().to_string();
     state
         .queue

@@ -1571,7 +1571,7 @@ export function replaceLogbookEntry(id, body, options = {}) {
  * Deletes every log matching the filters (all logs without any), in the background.
  *
  * `DELETE /api/v1/logs`
- * @param {{serviceName?: string, severity?: Severity, type?: string, from?: string, to?: string, limit?: number, cursor?: string}} [query]
+ * @param {{serviceName?: string, severity?: Severity, type?: string, from?: string, to?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<null>}
  */

@@ -304,7 +304,7 @@ pub fn is_cursor(raw: &str) -> bool {
 }
 
 impl RawLogQuery {
-    /// The filters alone (`DELETE /api/v1/logs`); `limit` and `cursor` are refused there.
+    /// The filters alone (`DELETE /api/v1/logs`); `limit` and `cursor` are not read.
     pub fn filter(self) -> Result<LogFilter, Invalid> {
         let mut errors = FieldErrors::new();
         let filter = self.parse_filter(&mut errors);
