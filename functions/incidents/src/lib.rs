@@ -31,7 +31,7 @@ use incidents::store::DEFAULT_RULE_ID;
 use incidents::{Incidents, IngestMessage, IngestQueue};
 use platform::auth::AuthUser;
 use platform::aws::AwsClients;
-use platform::http::{Query, DEFAULT_BODY_LIMIT};
+use platform::http::{Json, Query, DEFAULT_BODY_LIMIT};
 use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};
 use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Env, ErrorStyle, Invalid};
@@ -178,15 +178,6 @@ fn actor(user: &AuthUser) -> Actor {
         username: user.username.clone(),
         admin: user.is_admin(),
     }
-}
-
-/// A JSON object body, parsed by the domain's parsers (which name each bad field).
-fn body(bytes: &[u8]) -> Result<Value, ApiError> {
-    let value: Value = platform::http::parse_json(bytes)?;
-    if !value.is_object() {
-        return Err(ApiError::field("body", "must be a JSON object"));
-    }
-    Ok(value)
 }
 
 fn list_limit(raw: Option<&str>) -> Result<usize, ApiError> {
@@ -442,9 +433,9 @@ async fn rules(State(state): State<AppState>, _user: AuthUser) -> Answer<Vec<Ale
 async fn create_rule(
     State(state): State<AppState>,
     _user: AuthUser,
-    bytes: axum::body::Bytes,
+    Json(body): Json<Value>,
 ) -> Result<(StatusCode, axum::Json<AlertRule>), ApiError> {
-    let input = parse_rule(&body(&bytes)?).map_err(ApiError::from)?;
+    let input = parse_rule(&body).map_err(ApiError::from)?;
     let rule = state.incidents.create_rule(input).await.map_err(to_api)?;
     Ok((StatusCode::CREATED, axum::Json(rule)))
 }
@@ -494,10 +485,10 @@ async fn replace_rule(
     State(state): State<AppState>,
     _user: AuthUser,
     Path(id): Path<String>,
-    bytes: axum::body::Bytes,
+    Json(body): Json<Value>,
 ) -> Answer<AlertRule> {
     rule_id(&id)?;
-    let input = parse_rule(&body(&bytes)?).map_err(ApiError::from)?;
+    let input = parse_rule(&body).map_err(ApiError::from)?;
     Ok(axum::Json(
         state
             .incidents
@@ -611,12 +602,12 @@ async fn patch_alert(
     State(state): State<AppState>,
     _user: AuthUser,
     Path(id): Path<String>,
-    bytes: axum::body::Bytes,
+    Json(body): Json<Value>,
 ) -> Answer<Alert> {
     if !is_hex_id(&id) {
         return Err(ApiError::not_found("Alert not found"));
     }
-    let to = parse_alert_patch(&body(&bytes)?).map_err(ApiError::from)?;
+    let to = parse_alert_patch(&body).map_err(ApiError::from)?;
     Ok(axum::Json(
         state.incidents.patch_alert(&id, to).await.map_err(to_api)?,
     ))
@@ -735,12 +726,12 @@ async fn patch_incident(
     State(state): State<AppState>,
     user: AuthUser,
     Path(id): Path<String>,
-    bytes: axum::body::Bytes,
+    Json(body): Json<Value>,
 ) -> Answer<IncidentDetail> {
     if !is_hex_id(&id) {
         return Err(ApiError::not_found("Incident not found"));
     }
-    let patch = parse_incident_patch(&body(&bytes)?).map_err(ApiError::from)?;
+    let patch = parse_incident_patch(&body).map_err(ApiError::from)?;
     Ok(axum::Json(
         state
             .incidents
@@ -846,9 +837,9 @@ async fn entries(
 async fn create_entry(
     State(state): State<AppState>,
     user: AuthUser,
-    bytes: axum::body::Bytes,
+    Json(body): Json<Value>,
 ) -> Result<(StatusCode, axum::Json<LogbookEntry>), ApiError> {
-    let input = parse_logbook(&body(&bytes)?).map_err(ApiError::from)?;
+    let input = parse_logbook(&body).map_err(ApiError::from)?;
     let entry = state
         .incidents
         .create_entry(input, &actor(&user))
@@ -905,10 +896,10 @@ async fn replace_entry(
     State(state): State<AppState>,
     user: AuthUser,
     Path(id): Path<String>,
-    bytes: axum::body::Bytes,
+    Json(body): Json<Value>,
 ) -> Answer<LogbookEntry> {
     entry_id(&id)?;
-    let input = parse_logbook(&body(&bytes)?).map_err(ApiError::from)?;
+    let input = parse_logbook(&body).map_err(ApiError::from)?;
     Ok(axum::Json(
         state
             .incidents

@@ -279,3 +279,100 @@ async fn every_route_needs_a_token_and_ingestion_takes_the_key() {
     let r = t.post_json_auth(LOGS, &token, &log("a", "INFO", "x")).await;
     assert_eq!(r.status(), 202);
 }
+
+#[tokio::test]
+async fn an_unreachable_table_or_queue_is_a_503_on_every_route() {
+    use stack_tests::router::{request, send};
+    let t = TestStack::start().await;
+    let (_, token) = t.user("outage").await;
+    let dead = format!("http://127.0.0.1:{}", stack_tests::server::closed_port());
+    let router = incidents_function::router(
+        t.env("IncidentsFunction")
+            .with("AWS_ENDPOINT_URL", dead.clone()),
+    )
+    .await
+    .unwrap();
+    let bearer = format!("Bearer {token}");
+    let id = "a".repeat(32);
+    let entry = "5b0f3c1e-0000-4000-8000-00000000000a";
+    let rule = json!({"name": "r", "severities": ["WARN"], "threshold": 1, "windowSeconds": 1});
+    let cases: Vec<(&str, String, Option<Value>)> = vec![
+        ("GET", LOGS.into(), None),
+        ("DELETE", LOGS.into(), None),
+        ("DELETE", format!("{LOGS}/1732486400000-{id}"), None),
+        ("GET", RULES.into(), None),
+        ("POST", RULES.into(), Some(rule.clone())),
+        ("GET", format!("{RULES}/default"), None),
+        ("PUT", format!("{RULES}/default"), Some(rule)),
+        ("DELETE", format!("{RULES}/default"), None),
+        ("GET", ALERTS.into(), None),
+        (
+            "PATCH",
+            format!("{ALERTS}/{id}"),
+            Some(json!({"status": "RESOLVED"})),
+        ),
+        ("GET", INCIDENTS.into(), None),
+        ("GET", format!("{INCIDENTS}/{id}"), None),
+        (
+            "PATCH",
+            format!("{INCIDENTS}/{id}"),
+            Some(json!({"status": "RESOLVED"})),
+        ),
+        ("GET", LOGBOOK.into(), None),
+        (
+            "POST",
+            LOGBOOK.into(),
+            Some(json!({"title": "t", "body": "b"})),
+        ),
+        ("GET", format!("{LOGBOOK}/{entry}"), None),
+        (
+            "PUT",
+            format!("{LOGBOOK}/{entry}"),
+            Some(json!({"title": "t", "body": "b"})),
+        ),
+        ("DELETE", format!("{LOGBOOK}/{entry}"), None),
+    ];
+    for (method, uri, body) in cases {
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let answer = send(
+            &router,
+            request(
+                method,
+                &uri,
+                &[
+                    ("authorization", &bearer),
+                    ("content-type", "application/json"),
+                ],
+                body,
+            ),
+        )
+        .await;
+        assert_eq!(
+            answer.status.as_u16(),
+            503,
+            "{method} {uri}: {}",
+            answer.text()
+        );
+        assert_eq!(answer.json()["code"], 503, "{method} {uri}");
+    }
+    let ingest = incidents_ingest_function::router(
+        t.env("IncidentsIngestFunction")
+            .with("AWS_ENDPOINT_URL", dead),
+    )
+    .await
+    .unwrap();
+    let answer = send(
+        &ingest,
+        request(
+            "POST",
+            LOGS,
+            &[
+                ("authorization", &bearer),
+                ("content-type", "application/json"),
+            ],
+            log("a", "ERROR", "x").to_string(),
+        ),
+    )
+    .await;
+    assert_eq!(answer.status.as_u16(), 503, "{}", answer.text());
+}
