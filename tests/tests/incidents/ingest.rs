@@ -234,3 +234,100 @@ async fn logs_are_deleted_one_by_one_and_by_filter() {
     })
     .await;
 }
+
+/// What the fake SQS saw, and how many more calls it refuses an entry of.
+#[derive(Default)]
+struct FakeSqs {
+    calls: Vec<(String, usize)>,
+    refuse: usize,
+}
+
+async fn fake_sqs(
+    axum::extract::State(shared): axum::extract::State<std::sync::Arc<std::sync::Mutex<FakeSqs>>>,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let target = stack_tests::header(&headers, "x-amz-target").to_string();
+    let input: Value = serde_json::from_slice(&body).unwrap_or_default();
+    let entries: Vec<String> = input["Entries"]
+        .as_array()
+        .map(|e| {
+            e.iter()
+                .map(|e| e["Id"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut state = stack_tests::server::lock(&shared);
+    state.calls.push((target, entries.len()));
+    let refuse = state.refuse > 0;
+    if refuse {
+        state.refuse -= 1;
+    }
+    let (failed, ok): (Vec<&String>, Vec<&String>) =
+        entries.iter().partition(|id| refuse && id.as_str() == "m0");
+    let answer = json!({
+        "Successful": ok.iter().map(|id| json!({"Id": id, "MessageId": format!("msg-{id}"), "MD5OfMessageBody": ""})).collect::<Vec<_>>(),
+        "Failed": failed.iter().map(|id| json!({"Id": id, "Code": "InternalError", "SenderFault": false})).collect::<Vec<_>>(),
+    });
+    (
+        [("content-type", "application/x-amz-json-1.0")],
+        answer.to_string(),
+    )
+        .into_response()
+}
+
+#[tokio::test]
+async fn a_refused_entry_is_sent_again_once_and_then_there_is_no_202() {
+    let t = TestStack::start().await;
+    let batch = Value::Array(
+        (0..500)
+            .map(|i| log("api", "INFO", &format!("request {i} served in 12 ms")))
+            .collect(),
+    );
+    for (refuse, status, calls) in [(0, 202, 1), (1, 202, 2), (usize::MAX, 503, 2)] {
+        let fake = stack_tests::server::FakeServer::start(
+            FakeSqs {
+                calls: Vec::new(),
+                refuse,
+            },
+            fake_sqs,
+        )
+        .await;
+        let router = incidents_ingest_function::router(
+            t.env("IncidentsIngestFunction")
+                .with("AWS_ENDPOINT_URL", fake.url("")),
+        )
+        .await
+        .unwrap();
+        let answer = send(
+            &router,
+            request(
+                "POST",
+                LOGS,
+                &[
+                    ("content-type", "application/json"),
+                    ("x-api-key", INGEST_KEY),
+                ],
+                batch.to_string(),
+            ),
+        )
+        .await;
+        assert_eq!(
+            answer.status.as_u16(),
+            status,
+            "refuse {refuse}: {}",
+            answer.text()
+        );
+        let seen = &fake.lock().calls;
+        assert_eq!(seen.len(), calls, "refuse {refuse}: {seen:?}");
+        assert!(seen
+            .iter()
+            .all(|(target, _)| target == "AmazonSQS.SendMessageBatch"));
+        // 500 small logs: one call of a few messages; a retry sends the refused entry alone.
+        assert!((1..=10).contains(&seen[0].1), "{seen:?}");
+        if calls == 2 {
+            assert_eq!(seen[1].1, 1, "{seen:?}");
+        }
+    }
+}
