@@ -89,7 +89,7 @@ impl utoipa::Modify for IngestKeyScheme {
 #[derive(OpenApi)]
 #[openapi(
     paths(ingest),
-    components(schemas(IngestAccepted, ErrorBody)),
+    components(schemas(IngestAccepted, LogsRequest, LogBatch, LogSubmission, ErrorBody)),
     modifiers(&SecuritySchemes, &IngestKeyScheme),
     tags((name = "incidents", description = "Document C's incident-log platform: logs, incidents, alerts, logbook"))
 )]
@@ -108,23 +108,40 @@ fn key_matches(keys: &[String], presented: &str) -> bool {
     found
 }
 
-/// One log, or an array of 1 to 500.
+/// One log as a client sends it.
 #[derive(utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
-#[schema(as = LogSubmission)]
 struct LogSubmission {
-    /// 1 to 100 characters.
+    /// 1 to 100 characters, not blank.
     #[schema(min_length = 1, max_length = 100)]
     service_name: String,
-    /// Free text (DEPLOYMENT_LOG, APPLICATION_LOG, ...), 1 to 100 characters.
+    /// Free text (DEPLOYMENT_LOG, APPLICATION_LOG, ...), 1 to 100 characters, not blank.
     #[schema(rename = "type", min_length = 1, max_length = 100)]
     log_type: String,
     severity: incidents::model::Severity,
-    /// 1 to 16384 characters.
+    /// 1 to 16384 characters, not blank.
     #[schema(min_length = 1, max_length = 16384)]
     log_content: String,
-    /// RFC 3339, at most 24 hours ahead; absent: when it was received.
+    /// When it happened: RFC 3339, in the year 2000 or later and at most 24 hours ahead;
+    /// absent: when it was received.
+    #[schema(format = DateTime)]
     timestamp: Option<String>,
+}
+
+/// 1 to 500 logs at once.
+#[derive(utoipa::ToSchema)]
+#[schema(min_items = 1, max_items = 500)]
+#[allow(dead_code)]
+struct LogBatch(Vec<LogSubmission>);
+
+/// One log, or a batch of 1 to 500.
+#[derive(utoipa::ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum LogsRequest {
+    One(LogSubmission),
+    Batch(LogBatch),
 }
 
 /// Accepts one log or a batch of up to 500 for the timeline, incidents and alerts.
@@ -133,11 +150,7 @@ struct LogSubmission {
     path = "/api/v1/logs",
     operation_id = "ingestLogs",
     tag = "incidents",
-    request_body(
-        content = serde_json::Value,
-        description = "One log `{serviceName, type, severity, logContent, timestamp?}` or an array of 1 to 500 of them",
-        content_type = "application/json"
-    ),
+    request_body = LogsRequest,
     security(("ingestApiKey" = []), ("bearerJwt" = [])),
     responses(
         (status = 202, description = "Every log is on the ingest queue; ids in the order sent", body = IngestAccepted),

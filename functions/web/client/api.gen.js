@@ -431,6 +431,21 @@ import { request } from "./http.js";
  */
 
 /**
+ * 1 to 500 logs at once.
+ * @typedef {Array<LogSubmission>} LogBatch
+ */
+
+/**
+ * One log as a client sends it.
+ * @typedef {Object} LogSubmission
+ * @property {string} logContent 1 to 16384 characters, not blank.
+ * @property {string} serviceName 1 to 100 characters, not blank.
+ * @property {Severity} severity
+ * @property {(string|null)} [timestamp] When it happened: RFC 3339, in the year 2000 or later and at most 24 hours ahead; absent: when it was received.
+ * @property {string} type Free text (DEPLOYMENT_LOG, APPLICATION_LOG, ...), 1 to 100 characters, not blank.
+ */
+
+/**
  * A note or a postmortem, optionally about one incident.
  * @typedef {Object} LogbookEntry
  * @property {string} author The username of the writer.
@@ -469,6 +484,11 @@ import { request } from "./http.js";
  * A user token: a JWT to send as `Authorization: Bearer <token>`.
  * @typedef {Object} LoginToken
  * @property {string} token
+ */
+
+/**
+ * One log, or a batch of 1 to 500.
+ * @typedef {(LogSubmission|LogBatch)} LogsRequest
  */
 
 /**
@@ -1595,7 +1615,7 @@ export function listLogs(query = {}, options = {}) {
  * Accepts one log or a batch of up to 500 for the timeline, incidents and alerts.
  *
  * `POST /api/v1/logs`
- * @param {unknown} body
+ * @param {LogsRequest} body
  * @param {RequestOptions} [options]
  * @returns {Promise<IngestAccepted>}
  */
