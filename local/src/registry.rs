@@ -120,6 +120,9 @@ pub fn registry() -> Registry {
         "community-digest-scheduler",
         community_digest_scheduler_function::handler,
     );
+    registry.http("incidents-ingest", incidents_ingest_function::router);
+    registry.http("incidents", incidents_function::router);
+    registry.sqs("incidents-processor", incidents_processor_function::handler);
     registry
 }
 

@@ -41,6 +41,11 @@ pub fn documents() -> Vec<(&'static str, OpenApi)> {
             community_digests_function::openapi(),
         ),
         ("RecipesFunction", recipes_function::openapi()),
+        (
+            "IncidentsIngestFunction",
+            incidents_ingest_function::openapi(),
+        ),
+        ("IncidentsFunction", incidents_function::openapi()),
     ]
 }
 

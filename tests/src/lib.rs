@@ -20,6 +20,7 @@ pub mod contract;
 pub mod errors;
 pub mod feeds;
 pub mod genai;
+pub mod incidents;
 pub mod limits;
 pub mod llm;
 pub mod otlp;

@@ -17,6 +17,8 @@ use crate::{emulator, repo_root};
 pub const SERVICE_CLIENT: &str = "local-service";
 pub const SERVICE_SECRET: &str = "local-service-secret";
 pub const INTERNAL_TOKEN: &str = "local-internal-token";
+/// The incident platform's ingest key in every test stack (`X-Api-Key`).
+pub const INGEST_KEY: &str = "local-ingest-key";
 
 /// One DynamoDB item as the SDK returns it.
 pub type Item = HashMap<String, AttributeValue>;
@@ -65,6 +67,7 @@ impl TestStack {
                 "InternalServiceToken".to_string(),
                 INTERNAL_TOKEN.to_string(),
             ),
+            ("IngestApiKeys".to_string(), INGEST_KEY.to_string()),
             // The tests serve their feeds on loopback.
             ("FeedAllowPrivateNetworks".to_string(), "true".to_string()),
         ]);

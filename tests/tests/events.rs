@@ -128,6 +128,19 @@ async fn every_event_file_gets_its_expected_status() {
                 );
                 continue;
             }
+            "IncidentsProcessorFunction" => {
+                let handler = incidents_processor_function::handler(env)
+                    .await
+                    .expect("handler");
+                let batch = serde_json::from_str(&event).expect("SQS event");
+                let response = handler.handle(batch).await.expect("batch handled");
+                assert_eq!(
+                    u64::try_from(response.batch_item_failures.len()).ok(),
+                    entry["batchItemFailures"].as_u64(),
+                    "{file}"
+                );
+                continue;
+            }
             "CommunityIndexSchedulerFunction" => {
                 let handler = community_index_scheduler_function::handler(env)
                     .await
@@ -177,6 +190,10 @@ async fn every_event_file_gets_its_expected_status() {
             "CommunityDigestsFunction" => community_digests_function::router(env)
                 .await
                 .expect("router"),
+            "IncidentsIngestFunction" => incidents_ingest_function::router(env)
+                .await
+                .expect("router"),
+            "IncidentsFunction" => incidents_function::router(env).await.expect("router"),
             "WebFunction" => web_function::router(env).await.expect("router"),
             "RecipesFunction" => recipes_function::router(env).await.expect("router"),
             "GenAiFunction" => genai_function::router(

@@ -22,6 +22,52 @@ import { request } from "./http.js";
 /** @typedef {import("./http.js").RequestOptions} RequestOptions */
 
 /**
+ * A rule's threshold met by one fingerprint's logs.
+ * @typedef {Object} Alert
+ * @property {number} count Matching logs counted in the window when it was raised.
+ * @property {string} id
+ * @property {string} incidentId
+ * @property {string} message
+ * @property {string} raisedAt
+ * @property {string} ruleId
+ * @property {string} ruleName
+ * @property {string} serviceName
+ * @property {Severity} severity The severity of the log that met the threshold.
+ * @property {AlertStatus} status
+ * @property {number} threshold
+ * @property {string} type
+ * @property {string} updatedAt
+ * @property {number} windowSeconds
+ */
+
+/**
+ * An alert's new status.
+ * @typedef {Object} AlertPatchRequest
+ * @property {AlertStatus} status OPEN → ACKNOWLEDGED → RESOLVED (or OPEN → RESOLVED).
+ */
+
+/**
+ * An alert rule: `threshold` logs of one fingerprint matching it within `windowSeconds`
+ * raise an alert and open (or reopen) the fingerprint's incident.
+ * @typedef {Object} AlertRule
+ * @property {string} createdAt
+ * @property {boolean} enabled
+ * @property {string} id A uuid, or `default` for the built-in rule on ERROR and FATAL.
+ * @property {string} name
+ * @property {(string|null)} [serviceName] Only logs of this service (all when absent).
+ * @property {Array<Severity>} severities
+ * @property {number} threshold
+ * @property {(string|null)} [type] Only logs of this type (all when absent).
+ * @property {string} updatedAt
+ * @property {number} windowSeconds
+ */
+
+/**
+ * Where an alert is.
+ * @typedef {("OPEN"|"ACKNOWLEDGED"|"RESOLVED")} AlertStatus
+ */
+
+/**
  * An aboutMe entry: 1 to 1000 characters, not blank.
  * @typedef {string} AboutMeEntry
  */
@@ -316,6 +362,62 @@ import { request } from "./http.js";
  */
 
 /**
+ * A problem: the logs of one fingerprint that an alert rule raised on.
+ * @typedef {Object} Incident
+ * @property {(string|null)} [assignee]
+ * @property {string} fingerprint SHA-256 of service, type and normalised message (hex).
+ * @property {string} firstSeen
+ * @property {string} groupedBy Why logs were grouped here, in words.
+ * @property {string} id 32 hex digits, derived from the fingerprint: one incident per fingerprint, ever.
+ * @property {string} lastSeen
+ * @property {string} normalizedMessage The message with numbers, ids and timestamps replaced by `#`: what grouped the logs.
+ * @property {number} occurrences Logs grouped into this incident (every log that matched an alert rule).
+ * @property {string} openedAt
+ * @property {number} reopenCount How often a new occurrence reopened it after it was RESOLVED.
+ * @property {string} sampleMessage The first grouped log's message, as it was.
+ * @property {string} serviceName
+ * @property {IncidentStatus} status
+ * @property {string} type
+ * @property {string} updatedAt
+ */
+
+/**
+ * An incident with its latest grouped logs and its history.
+ * @typedef {(Incident & {history: Array<IncidentEvent>, recentOccurrences: Array<Occurrence>})} IncidentDetail
+ */
+
+/**
+ * One change of an incident made through the API.
+ * @typedef {Object} IncidentEvent
+ * @property {(string|null)} [assignee]
+ * @property {string} at
+ * @property {string} by The user who made the change, or `system` for a log.
+ * @property {(IncidentStatus|null)} [from]
+ * @property {(string|null)} [note]
+ * @property {IncidentStatus} to
+ */
+
+/**
+ * An incident's update.
+ * @typedef {Object} IncidentPatchRequest
+ * @property {(string|null)} [assignee] At most 100 characters.
+ * @property {(string|null)} [note] At most 2000 characters, kept in the history.
+ * @property {IncidentStatus} status ACTIVE → ACKNOWLEDGED → RESOLVED (or ACTIVE → RESOLVED); a new occurrence reopens.
+ */
+
+/**
+ * Where an incident is in its lifecycle.
+ * @typedef {("ACTIVE"|"ACKNOWLEDGED"|"RESOLVED")} IncidentStatus
+ */
+
+/**
+ * The answer to an accepted ingestion: the logs are on the ingest queue.
+ * @typedef {Object} IngestAccepted
+ * @property {number} accepted
+ * @property {Array<string>} ids The ids the logs will have in the timeline, in the order sent.
+ */
+
+/**
  * A user as other services of the platform see them (Document B's authors and list
  * privacy).
  * @typedef {Object} InternalUser
@@ -364,6 +466,61 @@ import { request } from "./http.js";
  */
 
 /**
+ * One stored log of the timeline.
+ * @typedef {Object} Log
+ * @property {string} id Assigned at ingestion: the log's time in milliseconds (13 digits), `-`, 32 hex digits.
+ * @property {string} logContent
+ * @property {string} receivedAt When the platform accepted it.
+ * @property {string} serviceName
+ * @property {Severity} severity
+ * @property {string} timestamp When the log happened (RFC 3339, UTC, milliseconds), as the client sent it.
+ * @property {string} type
+ */
+
+/**
+ * 1 to 500 logs at once.
+ * @typedef {Array<LogSubmission>} LogBatch
+ */
+
+/**
+ * One log as a client sends it.
+ * @typedef {Object} LogSubmission
+ * @property {string} logContent 1 to 16384 characters, not blank.
+ * @property {string} serviceName 1 to 100 characters, not blank.
+ * @property {Severity} severity
+ * @property {(string|null)} [timestamp] When it happened: RFC 3339, in the year 2000 or later and at most 24 hours ahead; absent: when it was received.
+ * @property {string} type Free text (DEPLOYMENT_LOG, APPLICATION_LOG, ...), 1 to 100 characters, not blank.
+ */
+
+/**
+ * A note or a postmortem, optionally about one incident.
+ * @typedef {Object} LogbookEntry
+ * @property {string} author The username of the writer.
+ * @property {string} authorId
+ * @property {string} body
+ * @property {string} createdAt
+ * @property {string} id
+ * @property {(string|null)} [incidentId]
+ * @property {LogbookKind} kind
+ * @property {string} title
+ * @property {string} updatedAt
+ */
+
+/**
+ * A logbook entry's kind.
+ * @typedef {("NOTE"|"POSTMORTEM")} LogbookKind
+ */
+
+/**
+ * A logbook entry, created or replaced.
+ * @typedef {Object} LogbookRequest
+ * @property {string} body 1 to 20000 characters.
+ * @property {(string|null)} [incidentId] The incident it is about (32 hex digits; it must exist).
+ * @property {(LogbookKind|null)} [kind]
+ * @property {string} title 1 to 200 characters.
+ */
+
+/**
  * A login: the username and password given at registration.
  * @typedef {Object} Login
  * @property {string} password At most 128 characters, as at registration.
@@ -386,6 +543,21 @@ import { request } from "./http.js";
  * Compute nutrients, as sent.
  * @typedef {Object} NutrientsRequest
  * @property {RecipeInputBody} recipe
+ */
+
+/**
+ * One log, or a batch of 1 to 500.
+ * @typedef {(LogSubmission|LogBatch)} LogsRequest
+ */
+
+/**
+ * One log grouped into an incident, and why.
+ * @typedef {Object} Occurrence
+ * @property {string} logContent
+ * @property {string} logId
+ * @property {Array<string>} ruleIds The alert rules the log matched.
+ * @property {Severity} severity
+ * @property {string} timestamp
  */
 
 /**
@@ -703,6 +875,18 @@ import { request } from "./http.js";
  */
 
 /**
+ * An alert rule, created or replaced.
+ * @typedef {Object} RuleRequest
+ * @property {(boolean|null)} [enabled] Default true.
+ * @property {string} name 1 to 100 characters.
+ * @property {(string|null)} [serviceName] Only this service's logs.
+ * @property {Array<Severity>} severities The severities it counts (1 to 6).
+ * @property {number} threshold Matching logs of one fingerprint that raise the alert, 1 to 1000.
+ * @property {(string|null)} [type] Only logs of this type.
+ * @property {number} windowSeconds The window they must fall in, 1 to 86400 seconds.
+ */
+
+/**
  * One id of [`SavedArticles`] (the schema of the list's items).
  * @typedef {string} SavedArticleId
  */
@@ -776,6 +960,11 @@ import { request } from "./http.js";
  * @property {(boolean|null)} [showLikes]
  * @property {(SummaryLength|null)} [summaryLength]
  * @property {(Theme|null)} [theme]
+ */
+
+/**
+ * A log's severity, lowest first.
+ * @typedef {("TRACE"|"DEBUG"|"INFO"|"WARN"|"ERROR"|"FATAL")} Severity
  */
 
 /**
@@ -1492,6 +1681,91 @@ export function failedSummaries(query = {}, options = {}) {
 }
 
 /**
+ * Raised alerts, newest first.
+ *
+ * `GET /api/v1/alerts`
+ * @param {{status?: AlertStatus, limit?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<Alert>>}
+ */
+export function listAlerts(query = {}, options = {}) {
+  return request("GET", `/api/v1/alerts`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Every alert rule (the built-in `default` rule on ERROR and FATAL first, unless deleted).
+ *
+ * `GET /api/v1/alerts/rules`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<AlertRule>>}
+ */
+export function listAlertRules(options = {}) {
+  return request("GET", `/api/v1/alerts/rules`, { ...options, auth: "required" });
+}
+
+/**
+ * Adds an alert rule (at most 50 in all).
+ *
+ * `POST /api/v1/alerts/rules`
+ * @param {RuleRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<AlertRule>}
+ */
+export function createAlertRule(body, options = {}) {
+  return request("POST", `/api/v1/alerts/rules`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Deletes an alert rule (the built-in one too: it stays deleted).
+ *
+ * `DELETE /api/v1/alerts/rules/{id}`
+ * @param {string} id A rule id (a uuid, or `default`)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function deleteAlertRule(id, options = {}) {
+  return request("DELETE", `/api/v1/alerts/rules/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * One alert rule.
+ *
+ * `GET /api/v1/alerts/rules/{id}`
+ * @param {string} id A rule id (a uuid, or `default`)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<AlertRule>}
+ */
+export function getAlertRule(id, options = {}) {
+  return request("GET", `/api/v1/alerts/rules/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * Replaces an alert rule.
+ *
+ * `PUT /api/v1/alerts/rules/{id}`
+ * @param {string} id A rule id (a uuid, or `default`)
+ * @param {RuleRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<AlertRule>}
+ */
+export function replaceAlertRule(id, body, options = {}) {
+  return request("PUT", `/api/v1/alerts/rules/${encodeURIComponent(id)}`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Acknowledges or resolves an alert.
+ *
+ * `PATCH /api/v1/alerts/{id}`
+ * @param {string} id An alert id (32 hex digits)
+ * @param {AlertPatchRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Alert>}
+ */
+export function updateAlert(id, body, options = {}) {
+  return request("PATCH", `/api/v1/alerts/${encodeURIComponent(id)}`, { ...options, body, auth: "required" });
+}
+
+/**
  * Likes a comment or takes the like back.
  *
  * `PUT /api/v1/comments/{id}/reaction`
@@ -1538,6 +1812,152 @@ export function latestPublicDigest(options = {}) {
  */
 export function getDigest(id, options = {}) {
   return request("GET", `/api/v1/digests/${encodeURIComponent(id)}`, { ...options, auth: "optional" });
+}
+
+/**
+ * Incidents, newest opened first.
+ *
+ * `GET /api/v1/incidents`
+ * @param {{status?: IncidentStatus, limit?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<Incident>>}
+ */
+export function listIncidents(query = {}, options = {}) {
+  return request("GET", `/api/v1/incidents`, { ...options, query, auth: "required" });
+}
+
+/**
+ * One incident with its latest grouped logs (and why they were grouped) and its history.
+ *
+ * `GET /api/v1/incidents/{id}`
+ * @param {string} id An incident id (32 hex digits)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<IncidentDetail>}
+ */
+export function getIncident(id, options = {}) {
+  return request("GET", `/api/v1/incidents/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * Acknowledges or resolves an incident, with an optional note and assignee.
+ *
+ * `PATCH /api/v1/incidents/{id}`
+ * @param {string} id An incident id (32 hex digits)
+ * @param {IncidentPatchRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<IncidentDetail>}
+ */
+export function updateIncident(id, body, options = {}) {
+  return request("PATCH", `/api/v1/incidents/${encodeURIComponent(id)}`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Logbook entries, newest first.
+ *
+ * `GET /api/v1/logbook`
+ * @param {{incidentId?: string, limit?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<LogbookEntry>>}
+ */
+export function listLogbookEntries(query = {}, options = {}) {
+  return request("GET", `/api/v1/logbook`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Writes a note or a postmortem.
+ *
+ * `POST /api/v1/logbook`
+ * @param {LogbookRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<LogbookEntry>}
+ */
+export function createLogbookEntry(body, options = {}) {
+  return request("POST", `/api/v1/logbook`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Deletes a logbook entry (its author or an admin).
+ *
+ * `DELETE /api/v1/logbook/{id}`
+ * @param {string} id An entry id (uuid)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function deleteLogbookEntry(id, options = {}) {
+  return request("DELETE", `/api/v1/logbook/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * One logbook entry.
+ *
+ * `GET /api/v1/logbook/{id}`
+ * @param {string} id An entry id (uuid)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<LogbookEntry>}
+ */
+export function getLogbookEntry(id, options = {}) {
+  return request("GET", `/api/v1/logbook/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * Replaces a logbook entry (its author or an admin).
+ *
+ * `PUT /api/v1/logbook/{id}`
+ * @param {string} id An entry id (uuid)
+ * @param {LogbookRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<LogbookEntry>}
+ */
+export function replaceLogbookEntry(id, body, options = {}) {
+  return request("PUT", `/api/v1/logbook/${encodeURIComponent(id)}`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Deletes every log matching the filters (all logs without any), in the background.
+ *
+ * `DELETE /api/v1/logs`
+ * @param {{serviceName?: string, severity?: Severity, type?: string, from?: string, to?: string}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function deleteLogs(query = {}, options = {}) {
+  return request("DELETE", `/api/v1/logs`, { ...options, query, auth: "required" });
+}
+
+/**
+ * The log timeline, newest first, a page at a time.
+ *
+ * `GET /api/v1/logs`
+ * @param {{serviceName?: string, severity?: Severity, type?: string, from?: string, to?: string, limit?: number, cursor?: string}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<Log>>}
+ */
+export function listLogs(query = {}, options = {}) {
+  return request("GET", `/api/v1/logs`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Accepts one log or a batch of up to 500 for the timeline, incidents and alerts.
+ *
+ * `POST /api/v1/logs`
+ * @param {LogsRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<IngestAccepted>}
+ */
+export function ingestLogs(body, options = {}) {
+  return request("POST", `/api/v1/logs`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Deletes one log.
+ *
+ * `DELETE /api/v1/logs/{id}`
+ * @param {string} id A log id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function deleteLog(id, options = {}) {
+  return request("DELETE", `/api/v1/logs/${encodeURIComponent(id)}`, { ...options, auth: "required" });
 }
 
 /**

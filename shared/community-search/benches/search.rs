@@ -238,7 +238,17 @@ async fn main() {
     // Size: every partition the index wrote, read whole with Queries (a Scan of the emulator
     // sorts the whole table for every page, which times out at this size): each term's
     // (`T#term`: its df item and postings), each post's (`P#id`) and `GLOBAL`.
-    let db = aws_sdk_dynamodb::Client::new(&platform::aws::sdk_config(&env));
+    // Generous timeouts: a common term's partition is megabytes, which the emulator pages
+    // slowly on a loaded machine (this is the measurement, not the code under test).
+    let timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
+        .operation_attempt_timeout(Duration::from_secs(120))
+        .operation_timeout(Duration::from_secs(600))
+        .build();
+    let db = aws_sdk_dynamodb::Client::from_conf(
+        aws_sdk_dynamodb::config::Builder::from(&platform::aws::sdk_config(&env))
+            .timeout_config(timeouts)
+            .build(),
+    );
     let mut partitions: std::collections::BTreeSet<String> = docs
         .iter()
         .flat_map(|d| {
@@ -256,7 +266,7 @@ async fn main() {
             let name = name.clone();
             async move { partition_size(&db, &name, &pk).await }
         })
-        .buffer_unordered(8)
+        .buffer_unordered(2)
         .collect()
         .await;
     let items: usize = sizes.iter().map(|s| s.0).sum();

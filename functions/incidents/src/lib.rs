@@ -1,0 +1,939 @@
+//! The incidents function: Document C's incident-log platform apart from ingestion, as the
+//! seed's gateway routes it: the timeline (`GET` and `DELETE /api/v1/logs`,
+//! `DELETE /api/v1/logs/{id}`), alert rules and alerts (`/api/v1/alerts`), incidents
+//! (`/api/v1/incidents`) and the logbook (`/api/v1/logbook`). Every route needs a user token.
+//!
+//! Each handler parses its input with `incidents::input` and makes one call on
+//! [`incidents::Incidents`] (its `store` module documents the table's keys); [`errors`]
+//! turns the domain's errors into HTTP answers in Document A's body. A timeline deletion
+//! that names filters is queued (`incidents-processor` deletes it in steps) and answered 204.
+
+pub mod errors;
+
+use std::sync::Arc;
+
+use axum::extract::{FromRef, Path, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, patch};
+use axum::Router;
+use incidents::fingerprint::is_hex_id;
+use incidents::input::{
+    is_log_id, parse_alert_patch, parse_incident_patch, parse_logbook, parse_rule, status_filter,
+    RawLogQuery,
+};
+use incidents::model::{
+    Alert, AlertRule, AlertStatus, Incident, IncidentDetail, IncidentEvent, IncidentStatus, Log,
+    LogbookEntry, LogbookKind, Occurrence, Severity,
+};
+use incidents::service::Actor;
+use incidents::store::DEFAULT_RULE_ID;
+use incidents::{Incidents, IngestMessage, IngestQueue};
+use platform::auth::AuthUser;
+use platform::aws::AwsClients;
+use platform::http::{Json, Query, DEFAULT_BODY_LIMIT};
+use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};
+use platform::tokens::TokenVerifier;
+use platform::{ApiError, BoxError, Env, ErrorStyle, Invalid};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::{IntoParams, OpenApi};
+
+use crate::errors::to_api;
+
+/// The header that carries the timeline's next cursor.
+pub const NEXT_CURSOR_HEADER: &str = "x-next-cursor";
+/// The list bounds of incidents, alerts and logbook entries.
+pub const MAX_LIST: usize = 100;
+pub const DEFAULT_LIST: usize = 50;
+
+#[derive(Clone)]
+pub struct AppState {
+    incidents: Arc<Incidents>,
+    queue: IngestQueue,
+    verifier: Arc<TokenVerifier>,
+}
+
+impl FromRef<AppState> for Arc<TokenVerifier> {
+    fn from_ref(state: &AppState) -> Self {
+        Arc::clone(&state.verifier)
+    }
+}
+
+/// Builds the function's router from its environment (`INCIDENTS_TABLE`,
+/// `INGEST_QUEUE_URL`): what a cold start does.
+pub async fn router(env: Env) -> Result<Router, BoxError> {
+    let aws = AwsClients::from_env(&env).await;
+    let incidents = Incidents::from_env(&env, &aws)?;
+    let queue = IngestQueue::from_env(&env, aws.sqs())?;
+    app(Arc::new(incidents), queue, &env)
+}
+
+/// The router over given services.
+pub fn app(incidents: Arc<Incidents>, queue: IngestQueue, env: &Env) -> Result<Router, BoxError> {
+    let state = AppState {
+        incidents,
+        queue,
+        verifier: Arc::new(TokenVerifier::from_env(env, &[])?),
+    };
+    let routes = Router::new()
+        .route("/api/v1/logs", get(timeline).delete(purge))
+        .route("/api/v1/logs/{id}", delete(delete_log))
+        .route("/api/v1/alerts/rules", get(rules).post(create_rule))
+        .route(
+            "/api/v1/alerts/rules/{id}",
+            get(rule).put(replace_rule).delete(delete_rule),
+        )
+        .route("/api/v1/alerts", get(alerts))
+        .route("/api/v1/alerts/{id}", patch(patch_alert))
+        .route("/api/v1/incidents", get(list_incidents))
+        .route(
+            "/api/v1/incidents/{id}",
+            get(incident).patch(patch_incident),
+        )
+        .route("/api/v1/logbook", get(entries).post(create_entry))
+        .route(
+            "/api/v1/logbook/{id}",
+            get(entry).put(replace_entry).delete(delete_entry),
+        )
+        .with_state(state)
+        .layer(axum::middleware::map_response(allow_ingestion));
+    Ok(platform::http::finish(
+        routes,
+        ErrorStyle::Detailed { strip_prefix: "" },
+        DEFAULT_BODY_LIMIT,
+    ))
+}
+
+/// `POST /api/v1/logs` is the ingestion function's (the gateway routes it there): a 405 on
+/// the path names it among the allowed methods all the same.
+async fn allow_ingestion(uri: axum::http::Uri, mut response: Response) -> Response {
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED && uri.path() == "/api/v1/logs" {
+        response.headers_mut().insert(
+            axum::http::header::ALLOW,
+            HeaderValue::from_static("GET,HEAD,DELETE,POST"),
+        );
+    }
+    response
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    paths(
+        timeline,
+        purge,
+        delete_log,
+        rules,
+        create_rule,
+        rule,
+        replace_rule,
+        delete_rule,
+        alerts,
+        patch_alert,
+        list_incidents,
+        incident,
+        patch_incident,
+        entries,
+        create_entry,
+        entry,
+        replace_entry,
+        delete_entry
+    ),
+    components(schemas(
+        Log,
+        Severity,
+        AlertRule,
+        RuleRequest,
+        Alert,
+        AlertStatus,
+        AlertPatchRequest,
+        Incident,
+        IncidentStatus,
+        IncidentDetail,
+        IncidentEvent,
+        Occurrence,
+        IncidentPatchRequest,
+        LogbookEntry,
+        LogbookKind,
+        LogbookRequest,
+        ErrorBody
+    )),
+    modifiers(&SecuritySchemes, &TABLE_UNAVAILABLE),
+    tags((name = "incidents", description = "Document C's incident-log platform: logs, incidents, alerts, logbook"))
+)]
+struct IncidentsApi;
+
+const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
+
+/// The incidents function's part of the platform's OpenAPI contract.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    IncidentsApi::openapi()
+}
+
+type Answer<T> = Result<axum::Json<T>, ApiError>;
+
+fn actor(user: &AuthUser) -> Actor {
+    Actor {
+        id: user.id.clone(),
+        username: user.username.clone(),
+        admin: user.is_admin(),
+    }
+}
+
+fn list_limit(raw: Option<&str>) -> Result<usize, ApiError> {
+    match raw.map(str::trim) {
+        None => Ok(DEFAULT_LIST),
+        Some(s) => match s.parse::<usize>() {
+            Ok(n) if (1..=MAX_LIST).contains(&n) => Ok(n),
+            _ => Err(ApiError::field(
+                "limit",
+                format!("must be an integer from 1 to {MAX_LIST}"),
+            )),
+        },
+    }
+}
+
+// ---- the timeline -------------------------------------------------------------------------
+
+/// The timeline's filters.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+struct LogQuery {
+    /// Only this service's logs (exact, at most 100 characters).
+    #[param(max_length = 100)]
+    service_name: Option<String>,
+    /// Only logs of this severity.
+    #[param(value_type = Option<Severity>)]
+    severity: Option<String>,
+    /// Only logs of this type (exact, at most 100 characters).
+    #[serde(rename = "type")]
+    #[param(rename = "type", max_length = 100)]
+    r#type: Option<String>,
+    /// Logs at or after this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    from: Option<String>,
+    /// Logs at or before this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    to: Option<String>,
+    /// From 1 to 500 (default 100).
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 500)]
+    limit: Option<String>,
+    /// The `X-Next-Cursor` of the previous page.
+    #[param(max_length = 60)]
+    cursor: Option<String>,
+}
+
+impl LogQuery {
+    fn raw(self) -> RawLogQuery {
+        RawLogQuery {
+            service_name: self.service_name,
+            severity: self.severity,
+            log_type: self.r#type,
+            from: self.from,
+            to: self.to,
+            limit: self.limit,
+            cursor: self.cursor,
+        }
+    }
+}
+
+/// The filters of a timeline deletion.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+struct LogFilterQuery {
+    /// Only this service's logs (exact, at most 100 characters).
+    #[param(max_length = 100)]
+    service_name: Option<String>,
+    /// Only logs of this severity.
+    #[param(value_type = Option<Severity>)]
+    severity: Option<String>,
+    /// Only logs of this type (exact, at most 100 characters).
+    #[serde(rename = "type")]
+    #[param(rename = "type", max_length = 100)]
+    r#type: Option<String>,
+    /// Logs at or after this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    from: Option<String>,
+    /// Logs at or before this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    to: Option<String>,
+}
+
+/// The log timeline, newest first, a page at a time.
+#[utoipa::path(
+    get,
+    path = "/api/v1/logs",
+    operation_id = "listLogs",
+    tag = "incidents",
+    params(LogQuery),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "A page of logs, newest first. When more may follow, the `X-Next-Cursor` header holds the next page's cursor (a page can hold fewer than `limit` logs and still have one).",
+            body = Vec<Log>,
+            headers(("X-Next-Cursor" = String, description = "The cursor of the next page; absent at the end"))),
+        (status = 400, description = "A bad filter, limit or cursor (`details` name it)", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+    )
+)]
+async fn timeline(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Query(query): Query<LogQuery>,
+) -> Result<Response, ApiError> {
+    let page = query.raw().page().map_err(ApiError::from)?;
+    let (logs, next) = state.incidents.timeline(&page).await.map_err(to_api)?;
+    let mut response = axum::Json(logs).into_response();
+    if let Some(cursor) = next.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        response.headers_mut().insert(NEXT_CURSOR_HEADER, cursor);
+    }
+    Ok(response)
+}
+
+/// Deletes every log matching the filters (all logs without any), in the background.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/logs",
+    operation_id = "deleteLogs",
+    tag = "incidents",
+    params(LogFilterQuery),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 204, description = "The deletion is queued: the logs disappear from the timeline within moments"),
+        (status = 400, description = "A bad filter (`details` name it)", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+    )
+)]
+async fn purge(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Query(query): Query<LogFilterQuery>,
+) -> Result<StatusCode, ApiError> {
+    let filter = RawLogQuery {
+        service_name: query.service_name,
+        severity: query.severity,
+        log_type: query.r#type,
+        from: query.from,
+        to: query.to,
+        limit: None,
+        cursor: None,
+    }
+    .filter()
+    .map_err(ApiError::from)?;
+    let job_id = uuid::Uuid::new_v4().to_string();
+    state
+        .queue
+        .send(&IngestMessage::Purge {
+            job_id: job_id.clone(),
+            filter,
+            cursor: None,
+        })
+        .await
+        .map_err(|e| to_api(e.into()))?;
+    tracing::info!(%job_id, user = %user.id, "log deletion queued");
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Deletes one log.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/logs/{id}",
+    operation_id = "deleteLog",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "A log id")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "No such log", body = ErrorBody),
+    )
+)]
+async fn delete_log(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    if !is_log_id(&id) {
+        return Err(ApiError::not_found("Log not found"));
+    }
+    state.incidents.delete_log(&id).await.map_err(to_api)?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+// ---- alert rules ----------------------------------------------------------------------------
+
+/// An alert rule, created or replaced.
+#[derive(utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct RuleRequest {
+    /// 1 to 100 characters.
+    #[schema(min_length = 1, max_length = 100)]
+    name: String,
+    /// The severities it counts (1 to 6).
+    #[schema(min_items = 1, max_items = 6)]
+    severities: Vec<Severity>,
+    /// Only this service's logs.
+    #[schema(max_length = 100)]
+    service_name: Option<String>,
+    /// Only logs of this type.
+    #[schema(rename = "type", max_length = 100)]
+    log_type: Option<String>,
+    /// Matching logs of one fingerprint that raise the alert, 1 to 1000.
+    #[schema(minimum = 1, maximum = 1000)]
+    threshold: i64,
+    /// The window they must fall in, 1 to 86400 seconds.
+    #[schema(minimum = 1, maximum = 86400)]
+    window_seconds: i64,
+    /// Default true.
+    enabled: Option<bool>,
+}
+
+fn rule_id(id: &str) -> Result<(), ApiError> {
+    if id == DEFAULT_RULE_ID || uuid::Uuid::parse_str(id).is_ok() {
+        Ok(())
+    } else {
+        Err(ApiError::not_found("Alert rule not found"))
+    }
+}
+
+/// Every alert rule (the built-in `default` rule on ERROR and FATAL first, unless deleted).
+#[utoipa::path(
+    get,
+    path = "/api/v1/alerts/rules",
+    operation_id = "listAlertRules",
+    tag = "incidents",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The rules", body = Vec<AlertRule>),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+    )
+)]
+async fn rules(State(state): State<AppState>, _user: AuthUser) -> Answer<Vec<AlertRule>> {
+    Ok(axum::Json(state.incidents.rules().await.map_err(to_api)?))
+}
+
+/// Adds an alert rule (at most 50 in all).
+#[utoipa::path(
+    post,
+    path = "/api/v1/alerts/rules",
+    operation_id = "createAlertRule",
+    tag = "incidents",
+    request_body = RuleRequest,
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 201, description = "Created", body = AlertRule),
+        (status = 400, description = "A bad field, or 50 rules exist (`details` name it)", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+    )
+)]
+async fn create_rule(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Json(body): Json<Value>,
+) -> Result<(StatusCode, axum::Json<AlertRule>), ApiError> {
+    let input = parse_rule(&body).map_err(ApiError::from)?;
+    let rule = state.incidents.create_rule(input).await.map_err(to_api)?;
+    Ok((StatusCode::CREATED, axum::Json(rule)))
+}
+
+/// One alert rule.
+#[utoipa::path(
+    get,
+    path = "/api/v1/alerts/rules/{id}",
+    operation_id = "getAlertRule",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "A rule id (a uuid, or `default`)")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The rule", body = AlertRule),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "No such rule", body = ErrorBody),
+    )
+)]
+async fn rule(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Path(id): Path<String>,
+) -> Answer<AlertRule> {
+    rule_id(&id)?;
+    Ok(axum::Json(state.incidents.rule(&id).await.map_err(to_api)?))
+}
+
+/// Replaces an alert rule.
+#[utoipa::path(
+    put,
+    path = "/api/v1/alerts/rules/{id}",
+    operation_id = "replaceAlertRule",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "A rule id (a uuid, or `default`)")),
+    request_body = RuleRequest,
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The rule as it is now", body = AlertRule),
+        (status = 400, description = "A bad field (`details` name it)", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "No such rule", body = ErrorBody),
+        (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+    )
+)]
+async fn replace_rule(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Path(id): Path<String>,
+    Json(body): Json<Value>,
+) -> Answer<AlertRule> {
+    rule_id(&id)?;
+    let input = parse_rule(&body).map_err(ApiError::from)?;
+    Ok(axum::Json(
+        state
+            .incidents
+            .replace_rule(&id, input)
+            .await
+            .map_err(to_api)?,
+    ))
+}
+
+/// Deletes an alert rule (the built-in one too: it stays deleted).
+#[utoipa::path(
+    delete,
+    path = "/api/v1/alerts/rules/{id}",
+    operation_id = "deleteAlertRule",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "A rule id (a uuid, or `default`)")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "No such rule", body = ErrorBody),
+    )
+)]
+async fn delete_rule(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    rule_id(&id)?;
+    state.incidents.delete_rule(&id).await.map_err(to_api)?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+// ---- alerts ---------------------------------------------------------------------------------
+
+/// A list's filter and size.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct AlertQuery {
+    /// Only alerts with this status.
+    #[param(value_type = Option<AlertStatus>)]
+    status: Option<String>,
+    /// From 1 to 100 (default 50).
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
+    limit: Option<String>,
+}
+
+/// Raised alerts, newest first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/alerts",
+    operation_id = "listAlerts",
+    tag = "incidents",
+    params(AlertQuery),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "Alerts, newest first", body = Vec<Alert>),
+        (status = 400, description = "A bad status or limit", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+    )
+)]
+async fn alerts(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Query(query): Query<AlertQuery>,
+) -> Answer<Vec<Alert>> {
+    let status = status_filter(
+        query.status.as_deref(),
+        AlertStatus::parse,
+        "OPEN, ACKNOWLEDGED, RESOLVED",
+    )
+    .map_err(ApiError::from)?;
+    let limit = list_limit(query.limit.as_deref())?;
+    Ok(axum::Json(
+        state
+            .incidents
+            .alerts(status, limit)
+            .await
+            .map_err(to_api)?,
+    ))
+}
+
+/// An alert's new status.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct AlertPatchRequest {
+    /// OPEN → ACKNOWLEDGED → RESOLVED (or OPEN → RESOLVED).
+    status: AlertStatus,
+}
+
+/// Acknowledges or resolves an alert.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/alerts/{id}",
+    operation_id = "updateAlert",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "An alert id (32 hex digits)")),
+    request_body = AlertPatchRequest,
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The alert as it is now", body = Alert),
+        (status = 400, description = "A bad status, or a move the lifecycle does not allow", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "No such alert", body = ErrorBody),
+        (status = 409, description = "The alert changed meanwhile: read it again", body = ErrorBody),
+        (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+    )
+)]
+async fn patch_alert(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Path(id): Path<String>,
+    Json(body): Json<Value>,
+) -> Answer<Alert> {
+    if !is_hex_id(&id) {
+        return Err(ApiError::not_found("Alert not found"));
+    }
+    let to = parse_alert_patch(&body).map_err(ApiError::from)?;
+    Ok(axum::Json(
+        state.incidents.patch_alert(&id, to).await.map_err(to_api)?,
+    ))
+}
+
+// ---- incidents ------------------------------------------------------------------------------
+
+/// A list's filter and size.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct IncidentQuery {
+    /// Only incidents with this status.
+    #[param(value_type = Option<IncidentStatus>)]
+    status: Option<String>,
+    /// From 1 to 100 (default 50).
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
+    limit: Option<String>,
+}
+
+/// Incidents, newest opened first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/incidents",
+    operation_id = "listIncidents",
+    tag = "incidents",
+    params(IncidentQuery),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "Incidents, newest (re)opened first", body = Vec<Incident>),
+        (status = 400, description = "A bad status or limit", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+    )
+)]
+async fn list_incidents(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Query(query): Query<IncidentQuery>,
+) -> Answer<Vec<Incident>> {
+    let status = status_filter(
+        query.status.as_deref(),
+        IncidentStatus::parse,
+        "ACTIVE, ACKNOWLEDGED, RESOLVED",
+    )
+    .map_err(ApiError::from)?;
+    let limit = list_limit(query.limit.as_deref())?;
+    Ok(axum::Json(
+        state
+            .incidents
+            .incidents(status, limit)
+            .await
+            .map_err(to_api)?,
+    ))
+}
+
+/// One incident with its latest grouped logs (and why they were grouped) and its history.
+#[utoipa::path(
+    get,
+    path = "/api/v1/incidents/{id}",
+    operation_id = "getIncident",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "An incident id (32 hex digits)")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The incident", body = IncidentDetail),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "No such incident", body = ErrorBody),
+    )
+)]
+async fn incident(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Path(id): Path<String>,
+) -> Answer<IncidentDetail> {
+    if !is_hex_id(&id) {
+        return Err(ApiError::not_found("Incident not found"));
+    }
+    Ok(axum::Json(
+        state.incidents.incident(&id).await.map_err(to_api)?,
+    ))
+}
+
+/// An incident's update.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct IncidentPatchRequest {
+    /// ACTIVE → ACKNOWLEDGED → RESOLVED (or ACTIVE → RESOLVED); a new occurrence reopens.
+    status: IncidentStatus,
+    /// At most 2000 characters, kept in the history.
+    #[schema(max_length = 2000)]
+    note: Option<String>,
+    /// At most 100 characters.
+    #[schema(max_length = 100)]
+    assignee: Option<String>,
+}
+
+/// Acknowledges or resolves an incident, with an optional note and assignee.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/incidents/{id}",
+    operation_id = "updateIncident",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "An incident id (32 hex digits)")),
+    request_body = IncidentPatchRequest,
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The incident as it is now", body = IncidentDetail),
+        (status = 400, description = "A bad field, or a move the lifecycle does not allow", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "No such incident", body = ErrorBody),
+        (status = 409, description = "The incident changed meanwhile: read it again", body = ErrorBody),
+        (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+    )
+)]
+async fn patch_incident(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+    Json(body): Json<Value>,
+) -> Answer<IncidentDetail> {
+    if !is_hex_id(&id) {
+        return Err(ApiError::not_found("Incident not found"));
+    }
+    let patch = parse_incident_patch(&body).map_err(ApiError::from)?;
+    Ok(axum::Json(
+        state
+            .incidents
+            .patch_incident(&id, patch, &actor(&user))
+            .await
+            .map_err(to_api)?,
+    ))
+}
+
+// ---- logbook --------------------------------------------------------------------------------
+
+/// A logbook entry, created or replaced.
+#[derive(utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct LogbookRequest {
+    /// Default NOTE.
+    kind: Option<LogbookKind>,
+    /// 1 to 200 characters.
+    #[schema(min_length = 1, max_length = 200)]
+    title: String,
+    /// 1 to 20000 characters.
+    #[schema(min_length = 1, max_length = 20000)]
+    body: String,
+    /// The incident it is about (32 hex digits; it must exist).
+    #[schema(max_length = 32)]
+    incident_id: Option<String>,
+}
+
+/// A list's filter and size.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+struct LogbookQuery {
+    /// Only entries about this incident.
+    #[param(max_length = 60)]
+    incident_id: Option<String>,
+    /// From 1 to 100 (default 50).
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
+    limit: Option<String>,
+}
+
+fn entry_id(id: &str) -> Result<(), ApiError> {
+    uuid::Uuid::parse_str(id)
+        .map(|_| ())
+        .map_err(|_| ApiError::not_found("Logbook entry not found"))
+}
+
+/// Logbook entries, newest first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/logbook",
+    operation_id = "listLogbookEntries",
+    tag = "incidents",
+    params(LogbookQuery),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "Entries, newest first", body = Vec<LogbookEntry>),
+        (status = 400, description = "A bad incidentId or limit", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+    )
+)]
+async fn entries(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Query(query): Query<LogbookQuery>,
+) -> Answer<Vec<LogbookEntry>> {
+    let incident = match query.incident_id.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(id) if is_hex_id(id) => Some(id.to_string()),
+        Some(_) => {
+            return Err(
+                Invalid::field("incidentId", "must be an incident id (32 hex digits)").into(),
+            )
+        }
+    };
+    let limit = list_limit(query.limit.as_deref())?;
+    Ok(axum::Json(
+        state
+            .incidents
+            .entries(incident.as_deref(), limit)
+            .await
+            .map_err(to_api)?,
+    ))
+}
+
+/// Writes a note or a postmortem.
+#[utoipa::path(
+    post,
+    path = "/api/v1/logbook",
+    operation_id = "createLogbookEntry",
+    tag = "incidents",
+    request_body = LogbookRequest,
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 201, description = "Created", body = LogbookEntry),
+        (status = 400, description = "A bad field, or no such incident (`details` name it)", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+    )
+)]
+async fn create_entry(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Json(body): Json<Value>,
+) -> Result<(StatusCode, axum::Json<LogbookEntry>), ApiError> {
+    let input = parse_logbook(&body).map_err(ApiError::from)?;
+    let entry = state
+        .incidents
+        .create_entry(input, &actor(&user))
+        .await
+        .map_err(to_api)?;
+    Ok((StatusCode::CREATED, axum::Json(entry)))
+}
+
+/// One logbook entry.
+#[utoipa::path(
+    get,
+    path = "/api/v1/logbook/{id}",
+    operation_id = "getLogbookEntry",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "An entry id (uuid)")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The entry", body = LogbookEntry),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 404, description = "No such entry", body = ErrorBody),
+    )
+)]
+async fn entry(
+    State(state): State<AppState>,
+    _user: AuthUser,
+    Path(id): Path<String>,
+) -> Answer<LogbookEntry> {
+    entry_id(&id)?;
+    Ok(axum::Json(
+        state.incidents.entry(&id).await.map_err(to_api)?,
+    ))
+}
+
+/// Replaces a logbook entry (its author or an admin).
+#[utoipa::path(
+    put,
+    path = "/api/v1/logbook/{id}",
+    operation_id = "replaceLogbookEntry",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "An entry id (uuid)")),
+    request_body = LogbookRequest,
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The entry as it is now", body = LogbookEntry),
+        (status = 400, description = "A bad field, or no such incident (`details` name it)", body = ErrorBody),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 403, description = "Not the entry's author nor an admin", body = ErrorBody),
+        (status = 404, description = "No such entry", body = ErrorBody),
+        (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+    )
+)]
+async fn replace_entry(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+    Json(body): Json<Value>,
+) -> Answer<LogbookEntry> {
+    entry_id(&id)?;
+    let input = parse_logbook(&body).map_err(ApiError::from)?;
+    Ok(axum::Json(
+        state
+            .incidents
+            .replace_entry(&id, input, &actor(&user))
+            .await
+            .map_err(to_api)?,
+    ))
+}
+
+/// Deletes a logbook entry (its author or an admin).
+#[utoipa::path(
+    delete,
+    path = "/api/v1/logbook/{id}",
+    operation_id = "deleteLogbookEntry",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "An entry id (uuid)")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 403, description = "Not the entry's author nor an admin", body = ErrorBody),
+        (status = 404, description = "No such entry", body = ErrorBody),
+    )
+)]
+async fn delete_entry(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    entry_id(&id)?;
+    state
+        .incidents
+        .delete_entry(&id, &actor(&user))
+        .await
+        .map_err(to_api)?;
+    Ok(StatusCode::NO_CONTENT)
+}

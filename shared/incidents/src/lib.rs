@@ -1,0 +1,19 @@
+//! Document C's incident-log platform, first half: log ingestion (the ingest queue's
+//! messages and how a batch of logs is packed into them), the log timeline, alert rules,
+//! alerts, incidents grouped by fingerprint, and the logbook.
+//!
+//! - [`input`]: every client input parsed and bounded (a 400 names each bad field);
+//! - [`fingerprint`]: what makes two logs "the same problem";
+//! - [`queue`]: the ingest queue's messages, packed under SQS's limits;
+//! - [`store`]: the incidents table, its keys and every access pattern;
+//! - [`service`]: the facade the functions call ([`Incidents`]), with [`IncidentsError`].
+
+pub mod fingerprint;
+pub mod input;
+pub mod model;
+pub mod queue;
+pub mod service;
+pub mod store;
+
+pub use queue::{IngestMessage, IngestQueue, QueueError};
+pub use service::{Incidents, IncidentsError};

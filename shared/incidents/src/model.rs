@@ -1,0 +1,321 @@
+//! What the incident platform answers: logs, incidents and their occurrences, alert rules,
+//! alerts and logbook entries (camelCase JSON, as the contract documents them).
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A log's severity, lowest first.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Severity {
+    Trace,
+    Debug,
+    Info,
+    Warn,
+    Error,
+    Fatal,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 6] = [
+        Severity::Trace,
+        Severity::Debug,
+        Severity::Info,
+        Severity::Warn,
+        Severity::Error,
+        Severity::Fatal,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Trace => "TRACE",
+            Severity::Debug => "DEBUG",
+            Severity::Info => "INFO",
+            Severity::Warn => "WARN",
+            Severity::Error => "ERROR",
+            Severity::Fatal => "FATAL",
+        }
+    }
+
+    /// The severity named exactly (upper case) by `raw`.
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+}
+
+/// One stored log of the timeline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Log {
+    /// Assigned at ingestion: the log's time in milliseconds (13 digits), `-`, 32 hex digits.
+    #[schema(example = "1732486400000-5b0f3c1e00004000800000000000000a")]
+    pub id: String,
+    pub service_name: String,
+    #[serde(rename = "type")]
+    pub log_type: String,
+    pub severity: Severity,
+    pub log_content: String,
+    /// When the log happened (RFC 3339, UTC, milliseconds), as the client sent it.
+    pub timestamp: String,
+    /// When the platform accepted it.
+    pub received_at: String,
+}
+
+/// The answer to an accepted ingestion: the logs are on the ingest queue.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestAccepted {
+    pub accepted: usize,
+    /// The ids the logs will have in the timeline, in the order sent.
+    pub ids: Vec<String>,
+}
+
+/// Where an incident is in its lifecycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum IncidentStatus {
+    Active,
+    Acknowledged,
+    Resolved,
+}
+
+impl IncidentStatus {
+    pub const ALL: [IncidentStatus; 3] = [
+        IncidentStatus::Active,
+        IncidentStatus::Acknowledged,
+        IncidentStatus::Resolved,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IncidentStatus::Active => "ACTIVE",
+            IncidentStatus::Acknowledged => "ACKNOWLEDGED",
+            IncidentStatus::Resolved => "RESOLVED",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+
+    /// The moves a client may make: forward only. A RESOLVED incident is reopened by a new
+    /// occurrence, never by a PATCH.
+    pub fn can_move_to(self, to: IncidentStatus) -> bool {
+        matches!(
+            (self, to),
+            (IncidentStatus::Active, IncidentStatus::Acknowledged)
+                | (IncidentStatus::Active, IncidentStatus::Resolved)
+                | (IncidentStatus::Acknowledged, IncidentStatus::Resolved)
+        )
+    }
+}
+
+/// A problem: the logs of one fingerprint that an alert rule raised on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Incident {
+    /// 32 hex digits, derived from the fingerprint: one incident per fingerprint, ever.
+    pub id: String,
+    pub status: IncidentStatus,
+    /// SHA-256 of service, type and normalised message (hex).
+    pub fingerprint: String,
+    pub service_name: String,
+    #[serde(rename = "type")]
+    pub log_type: String,
+    /// The message with numbers, ids and timestamps replaced by `#`: what grouped the logs.
+    pub normalized_message: String,
+    /// The first grouped log's message, as it was.
+    pub sample_message: String,
+    /// Why logs were grouped here, in words.
+    pub grouped_by: String,
+    /// Logs grouped into this incident (every log that matched an alert rule).
+    pub occurrences: i64,
+    pub first_seen: String,
+    pub last_seen: String,
+    pub opened_at: String,
+    /// How often a new occurrence reopened it after it was RESOLVED.
+    pub reopen_count: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assignee: Option<String>,
+    pub updated_at: String,
+}
+
+/// One log grouped into an incident, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Occurrence {
+    pub log_id: String,
+    pub timestamp: String,
+    pub severity: Severity,
+    pub log_content: String,
+    /// The alert rules the log matched.
+    pub rule_ids: Vec<String>,
+}
+
+/// One change of an incident made through the API.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IncidentEvent {
+    pub at: String,
+    /// The status before (absent when the incident was opened or reopened by a log).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<IncidentStatus>,
+    pub to: IncidentStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assignee: Option<String>,
+    /// The user who made the change, or `system` for a log.
+    pub by: String,
+}
+
+/// An incident with its latest grouped logs and its history.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IncidentDetail {
+    #[serde(flatten)]
+    pub incident: Incident,
+    /// The latest 50 grouped logs, newest first.
+    pub recent_occurrences: Vec<Occurrence>,
+    /// Status changes, oldest first.
+    pub history: Vec<IncidentEvent>,
+}
+
+/// An alert rule: `threshold` logs of one fingerprint matching it within `windowSeconds`
+/// raise an alert and open (or reopen) the fingerprint's incident.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertRule {
+    /// A uuid, or `default` for the built-in rule on ERROR and FATAL.
+    pub id: String,
+    pub name: String,
+    pub severities: Vec<Severity>,
+    /// Only logs of this service (all when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_name: Option<String>,
+    /// Only logs of this type (all when absent).
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub log_type: Option<String>,
+    pub threshold: i64,
+    pub window_seconds: i64,
+    pub enabled: bool,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl AlertRule {
+    /// True when `log` is one this rule counts.
+    pub fn matches(&self, log: &Log) -> bool {
+        self.enabled
+            && self.severities.contains(&log.severity)
+            && self
+                .service_name
+                .as_ref()
+                .is_none_or(|s| *s == log.service_name)
+            && self.log_type.as_ref().is_none_or(|t| *t == log.log_type)
+    }
+}
+
+/// Where an alert is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum AlertStatus {
+    Open,
+    Acknowledged,
+    Resolved,
+}
+
+impl AlertStatus {
+    pub const ALL: [AlertStatus; 3] = [
+        AlertStatus::Open,
+        AlertStatus::Acknowledged,
+        AlertStatus::Resolved,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlertStatus::Open => "OPEN",
+            AlertStatus::Acknowledged => "ACKNOWLEDGED",
+            AlertStatus::Resolved => "RESOLVED",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+
+    /// Forward only: OPEN → ACKNOWLEDGED → RESOLVED, or OPEN → RESOLVED.
+    pub fn can_move_to(self, to: AlertStatus) -> bool {
+        matches!(
+            (self, to),
+            (AlertStatus::Open, AlertStatus::Acknowledged)
+                | (AlertStatus::Open, AlertStatus::Resolved)
+                | (AlertStatus::Acknowledged, AlertStatus::Resolved)
+        )
+    }
+}
+
+/// A rule's threshold met by one fingerprint's logs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Alert {
+    pub id: String,
+    pub rule_id: String,
+    pub rule_name: String,
+    pub incident_id: String,
+    pub service_name: String,
+    #[serde(rename = "type")]
+    pub log_type: String,
+    /// The severity of the log that met the threshold.
+    pub severity: Severity,
+    pub message: String,
+    /// Matching logs counted in the window when it was raised.
+    pub count: i64,
+    pub threshold: i64,
+    pub window_seconds: i64,
+    pub status: AlertStatus,
+    pub raised_at: String,
+    pub updated_at: String,
+}
+
+/// A logbook entry's kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum LogbookKind {
+    Note,
+    Postmortem,
+}
+
+impl LogbookKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogbookKind::Note => "NOTE",
+            LogbookKind::Postmortem => "POSTMORTEM",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        [LogbookKind::Note, LogbookKind::Postmortem]
+            .into_iter()
+            .find(|k| k.as_str() == raw)
+    }
+}
+
+/// A note or a postmortem, optionally about one incident.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LogbookEntry {
+    pub id: String,
+    pub kind: LogbookKind,
+    pub title: String,
+    pub body: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incident_id: Option<String>,
+    /// The username of the writer.
+    pub author: String,
+    pub author_id: String,
+    pub created_at: String,
+    pub updated_at: String,
+}

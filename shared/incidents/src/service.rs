@@ -1,0 +1,532 @@
+//! The facade: the incident platform's one entry point for the functions. Inputs arrive
+//! parsed ([`crate::input`]); errors are [`IncidentsError`], with no HTTP in them.
+
+use std::collections::HashSet;
+
+use platform::aws::AwsClients;
+use platform::dynamo::{DynamoError, Table};
+use platform::{Clock, Env, Invalid};
+
+use crate::fingerprint::{fingerprint, incident_id, normalize, stable_id};
+use crate::input::{
+    format_time, IncidentPatch, LogFilter, LogInput, LogPageRequest, LogbookInput, RuleInput,
+};
+use crate::model::{
+    Alert, AlertRule, AlertStatus, Incident, IncidentDetail, IncidentEvent, IncidentStatus, Log,
+    LogbookEntry,
+};
+use crate::queue::QueueError;
+use crate::store::{log_millis, Store, StoreError, DEFAULT_RULE_ID};
+
+/// The most alert rules kept (the processor reads them all for every batch).
+pub const MAX_RULES: usize = 50;
+/// Logs one purge step deletes.
+pub const PURGE_STEP: usize = 500;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IncidentsError {
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// A status change the lifecycle does not allow.
+    #[error("{0}")]
+    InvalidTransition(String),
+    #[error("{0}")]
+    Forbidden(&'static str),
+    /// The item changed between read and write: try again.
+    #[error("changed concurrently")]
+    Changed,
+    #[error(transparent)]
+    Store(#[from] DynamoError),
+    #[error(transparent)]
+    Queue(#[from] QueueError),
+}
+
+impl IncidentsError {
+    fn from_store(e: StoreError, what: &'static str) -> Self {
+        match e {
+            StoreError::Dynamo(d) => Self::Store(d),
+            StoreError::NotFound => Self::NotFound(what),
+            StoreError::Changed => Self::Changed,
+        }
+    }
+}
+
+/// Who makes a change.
+#[derive(Clone, Debug)]
+pub struct Actor {
+    pub id: String,
+    pub username: String,
+    pub admin: bool,
+}
+
+pub struct Incidents {
+    store: Store,
+    clock: Clock,
+}
+
+impl Incidents {
+    pub fn new(store: Store, clock: Clock) -> Self {
+        Self { store, clock }
+    }
+
+    /// Over `INCIDENTS_TABLE`, on the system clock.
+    pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, platform::ConfigError> {
+        Ok(Self::new(
+            Store::new(Table::from_env(env, aws, "INCIDENTS_TABLE")?),
+            Clock::system(),
+        ))
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn now(&self) -> String {
+        format_time(self.clock.now())
+    }
+
+    // ---- ingestion and timeline -------------------------------------------------------
+
+    pub async fn timeline(
+        &self,
+        page: &LogPageRequest,
+    ) -> Result<(Vec<Log>, Option<String>), IncidentsError> {
+        Ok(self.store.timeline(page).await?)
+    }
+
+    pub async fn delete_log(&self, id: &str) -> Result<(), IncidentsError> {
+        self.store
+            .delete_log(id)
+            .await
+            .map_err(|e| IncidentsError::from_store(e, "Log"))
+    }
+
+    /// Deletes one step of logs matching `filter` below `cursor`; the cursor of the next
+    /// step, if any remain.
+    pub async fn purge_step(
+        &self,
+        filter: &LogFilter,
+        cursor: Option<String>,
+    ) -> Result<Option<String>, IncidentsError> {
+        let page = LogPageRequest {
+            filter: filter.clone(),
+            limit: PURGE_STEP,
+            cursor,
+        };
+        let (logs, next) = self.store.timeline(&page).await?;
+        let ids: Vec<String> = logs.into_iter().map(|l| l.id).collect();
+        self.store.delete_logs(&ids).await?;
+        Ok(next)
+    }
+
+    /// Stores logs (idempotent) and notes their hours; `known_hours` are hours this
+    /// instance noted before, skipped.
+    pub async fn store_logs(
+        &self,
+        logs: &[Log],
+        known_hours: &mut HashSet<String>,
+    ) -> Result<(), IncidentsError> {
+        let hours = self.store.put_logs(logs).await?;
+        for hour in hours {
+            if !known_hours.contains(&hour) {
+                self.store.register_hour(&hour).await?;
+                known_hours.insert(hour);
+            }
+        }
+        Ok(())
+    }
+
+    /// Groups the logs that match `rules` into their fingerprints' incidents, opens or
+    /// reopens incidents and raises alerts whose thresholds are met. Safe to repeat for the
+    /// same logs: a log is grouped once, an incident opened once, an alert raised once per
+    /// rule and opening (a redelivered log never reopens).
+    pub async fn evaluate(&self, logs: &[Log], rules: &[AlertRule]) -> Result<(), IncidentsError> {
+        let mut raised: HashSet<String> = HashSet::new();
+        for log in logs {
+            let matching: Vec<&AlertRule> = rules.iter().filter(|r| r.matches(log)).collect();
+            if matching.is_empty() {
+                continue;
+            }
+            let normalized = normalize(&log.log_content);
+            let fp = fingerprint(&log.service_name, &log.log_type, &normalized);
+            let id = incident_id(&fp);
+            let rule_ids: Vec<String> = matching.iter().map(|r| r.id.clone()).collect();
+            let now = self.now();
+            let fresh = self
+                .store
+                .record_occurrence(&id, &fp, &normalized, log, &rule_ids, &now)
+                .await?;
+            let item = self
+                .store
+                .incident_item(&id)
+                .await?
+                .ok_or(IncidentsError::Changed)?;
+            let mut status = Store::status_of(&item);
+            let t = self.store.table().name().to_string();
+            let mut epoch = platform::dynamo::Attributes::counter(&item, &t, "reopenCount")?;
+            if status == Some(IncidentStatus::Resolved) && fresh {
+                let why = format!("reopened by log {}", log.id);
+                if self.store.reopen_incident(&id, &now, &why).await? {
+                    epoch += 1;
+                    status = Some(IncidentStatus::Active);
+                    tracing::info!(incident = %id, log = %log.id, "incident reopened");
+                }
+            }
+            let at = log_millis(&log.id).unwrap_or(0);
+            for rule in matching {
+                let alert_id = stable_id(&[&rule.id, &id, &epoch.to_string()]);
+                if raised.contains(&alert_id) {
+                    continue;
+                }
+                if self.store.alert_item(&alert_id).await?.is_some() {
+                    raised.insert(alert_id);
+                    continue;
+                }
+                let threshold = usize::try_from(rule.threshold).unwrap_or(usize::MAX);
+                let count = self
+                    .store
+                    .count_window(
+                        &id,
+                        &rule.severities,
+                        at.saturating_sub(rule.window_seconds.saturating_mul(1000)),
+                        at,
+                        threshold,
+                    )
+                    .await?;
+                if count < threshold {
+                    continue;
+                }
+                if status.is_none() {
+                    let why = format!(
+                        "opened by rule {} ({count} matching logs within {} s)",
+                        rule.name, rule.window_seconds
+                    );
+                    if self.store.open_incident(&id, &now, &why).await? {
+                        tracing::info!(incident = %id, rule = %rule.id, "incident opened");
+                    }
+                    status = Some(IncidentStatus::Active);
+                }
+                let alert = Alert {
+                    id: alert_id.clone(),
+                    rule_id: rule.id.clone(),
+                    rule_name: rule.name.clone(),
+                    incident_id: id.clone(),
+                    service_name: log.service_name.clone(),
+                    log_type: log.log_type.clone(),
+                    severity: log.severity,
+                    message: log.log_content.chars().take(1_000).collect(),
+                    count: i64::try_from(count).unwrap_or(i64::MAX),
+                    threshold: rule.threshold,
+                    window_seconds: rule.window_seconds,
+                    status: AlertStatus::Open,
+                    raised_at: now.clone(),
+                    updated_at: now.clone(),
+                };
+                if self.store.put_alert(&alert).await? {
+                    tracing::info!(alert = %alert_id, rule = %rule.id, incident = %id, "alert raised");
+                }
+                raised.insert(alert_id);
+            }
+        }
+        Ok(())
+    }
+
+    // ---- rules -----------------------------------------------------------------------
+
+    pub async fn rules(&self) -> Result<Vec<AlertRule>, IncidentsError> {
+        Ok(self.store.rules().await?)
+    }
+
+    pub async fn rule(&self, id: &str) -> Result<AlertRule, IncidentsError> {
+        self.rules()
+            .await?
+            .into_iter()
+            .find(|r| r.id == id)
+            .ok_or(IncidentsError::NotFound("Alert rule"))
+    }
+
+    pub async fn create_rule(&self, input: RuleInput) -> Result<AlertRule, IncidentsError> {
+        if self.rules().await?.len() >= MAX_RULES {
+            return Err(Invalid::field("body", format!("at most {MAX_RULES} alert rules")).into());
+        }
+        let now = self.now();
+        let rule = rule_of(uuid::Uuid::new_v4().to_string(), input, &now, &now);
+        self.store.put_rule(&rule).await?;
+        Ok(rule)
+    }
+
+    pub async fn replace_rule(
+        &self,
+        id: &str,
+        input: RuleInput,
+    ) -> Result<AlertRule, IncidentsError> {
+        let existing = self.rule(id).await?;
+        let rule = rule_of(existing.id, input, &existing.created_at, &self.now());
+        self.store.put_rule(&rule).await?;
+        Ok(rule)
+    }
+
+    pub async fn delete_rule(&self, id: &str) -> Result<(), IncidentsError> {
+        if id == DEFAULT_RULE_ID {
+            // Gone already: 404, as for any other rule.
+            self.rule(id).await?;
+        }
+        self.store
+            .delete_rule(id)
+            .await
+            .map_err(|e| IncidentsError::from_store(e, "Alert rule"))
+    }
+
+    // ---- incidents -------------------------------------------------------------------
+
+    /// Opened incidents, newest opened first: of one status, or of all.
+    pub async fn incidents(
+        &self,
+        status: Option<IncidentStatus>,
+        limit: usize,
+    ) -> Result<Vec<Incident>, IncidentsError> {
+        let statuses = match status {
+            Some(s) => vec![s],
+            None => IncidentStatus::ALL.to_vec(),
+        };
+        let mut out = Vec::new();
+        for s in statuses {
+            out.extend(self.store.incidents(s, limit).await?);
+        }
+        out.sort_by(|a, b| (&b.opened_at, &b.id).cmp(&(&a.opened_at, &a.id)));
+        out.truncate(limit);
+        Ok(out)
+    }
+
+    pub async fn incident(&self, id: &str) -> Result<IncidentDetail, IncidentsError> {
+        let (incident, recent_occurrences, history) = self
+            .store
+            .incident_detail(id)
+            .await?
+            .ok_or(IncidentsError::NotFound("Incident"))?;
+        Ok(IncidentDetail {
+            incident,
+            recent_occurrences,
+            history,
+        })
+    }
+
+    pub async fn patch_incident(
+        &self,
+        id: &str,
+        patch: IncidentPatch,
+        by: &Actor,
+    ) -> Result<IncidentDetail, IncidentsError> {
+        let item = self
+            .store
+            .incident_item(id)
+            .await?
+            .ok_or(IncidentsError::NotFound("Incident"))?;
+        let from = Store::status_of(&item).ok_or(IncidentsError::NotFound("Incident"))?;
+        if !from.can_move_to(patch.status) {
+            return Err(IncidentsError::InvalidTransition(format!(
+                "status: an incident cannot move from {} to {} (ACTIVE -> ACKNOWLEDGED -> RESOLVED; a new occurrence reopens a RESOLVED one)",
+                from.as_str(),
+                patch.status.as_str()
+            )));
+        }
+        let event = IncidentEvent {
+            at: self.now(),
+            from: Some(from),
+            to: patch.status,
+            note: patch.note,
+            assignee: patch.assignee,
+            by: by.username.clone(),
+        };
+        self.store
+            .change_incident(id, &event)
+            .await
+            .map_err(|e| IncidentsError::from_store(e, "Incident"))?;
+        self.incident(id).await
+    }
+
+    // ---- alerts ----------------------------------------------------------------------
+
+    pub async fn alerts(
+        &self,
+        status: Option<AlertStatus>,
+        limit: usize,
+    ) -> Result<Vec<Alert>, IncidentsError> {
+        let statuses = match status {
+            Some(s) => vec![s],
+            None => AlertStatus::ALL.to_vec(),
+        };
+        let mut out = Vec::new();
+        for s in statuses {
+            out.extend(self.store.alerts(s, limit).await?);
+        }
+        out.sort_by(|a, b| (&b.raised_at, &b.id).cmp(&(&a.raised_at, &a.id)));
+        out.truncate(limit);
+        Ok(out)
+    }
+
+    pub async fn patch_alert(&self, id: &str, to: AlertStatus) -> Result<Alert, IncidentsError> {
+        let item = self
+            .store
+            .alert_item(id)
+            .await?
+            .ok_or(IncidentsError::NotFound("Alert"))?;
+        let alert = self.store.alert_from(&item)?;
+        if !alert.status.can_move_to(to) {
+            return Err(IncidentsError::InvalidTransition(format!(
+                "status: an alert cannot move from {} to {} (OPEN -> ACKNOWLEDGED -> RESOLVED)",
+                alert.status.as_str(),
+                to.as_str()
+            )));
+        }
+        let now = self.now();
+        self.store
+            .change_alert(id, alert.status, to, &now)
+            .await
+            .map_err(|e| IncidentsError::from_store(e, "Alert"))?;
+        Ok(Alert {
+            status: to,
+            updated_at: now,
+            ..alert
+        })
+    }
+
+    // ---- logbook ---------------------------------------------------------------------
+
+    async fn check_incident(&self, incident: Option<&str>) -> Result<(), IncidentsError> {
+        if let Some(id) = incident {
+            let opened = self
+                .store
+                .incident_item(id)
+                .await?
+                .as_ref()
+                .and_then(Store::status_of)
+                .is_some();
+            if !opened {
+                return Err(Invalid::field("incidentId", "no such incident").into());
+            }
+        }
+        Ok(())
+    }
+
+    pub async fn entries(
+        &self,
+        incident: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<LogbookEntry>, IncidentsError> {
+        Ok(self.store.entries(incident, limit).await?)
+    }
+
+    pub async fn entry(&self, id: &str) -> Result<LogbookEntry, IncidentsError> {
+        self.store
+            .entry(id)
+            .await?
+            .ok_or(IncidentsError::NotFound("Logbook entry"))
+    }
+
+    pub async fn create_entry(
+        &self,
+        input: LogbookInput,
+        by: &Actor,
+    ) -> Result<LogbookEntry, IncidentsError> {
+        self.check_incident(input.incident_id.as_deref()).await?;
+        let now = self.now();
+        let entry = LogbookEntry {
+            id: uuid::Uuid::new_v4().to_string(),
+            kind: input.kind,
+            title: input.title,
+            body: input.body,
+            incident_id: input.incident_id,
+            author: by.username.clone(),
+            author_id: by.id.clone(),
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        self.store
+            .put_entry(&entry, true)
+            .await
+            .map_err(|e| IncidentsError::from_store(e, "Logbook entry"))?;
+        Ok(entry)
+    }
+
+    fn may_change(entry: &LogbookEntry, by: &Actor) -> Result<(), IncidentsError> {
+        if entry.author_id == by.id || by.admin {
+            Ok(())
+        } else {
+            Err(IncidentsError::Forbidden(
+                "Only the author or an admin may change this entry",
+            ))
+        }
+    }
+
+    pub async fn replace_entry(
+        &self,
+        id: &str,
+        input: LogbookInput,
+        by: &Actor,
+    ) -> Result<LogbookEntry, IncidentsError> {
+        let existing = self.entry(id).await?;
+        Self::may_change(&existing, by)?;
+        self.check_incident(input.incident_id.as_deref()).await?;
+        let entry = LogbookEntry {
+            kind: input.kind,
+            title: input.title,
+            body: input.body,
+            incident_id: input.incident_id,
+            updated_at: self.now(),
+            ..existing
+        };
+        self.store
+            .put_entry(&entry, false)
+            .await
+            .map_err(|e| IncidentsError::from_store(e, "Logbook entry"))?;
+        Ok(entry)
+    }
+
+    pub async fn delete_entry(&self, id: &str, by: &Actor) -> Result<(), IncidentsError> {
+        let existing = self.entry(id).await?;
+        Self::may_change(&existing, by)?;
+        self.store
+            .delete_entry(id)
+            .await
+            .map_err(|e| IncidentsError::from_store(e, "Logbook entry"))
+    }
+}
+
+/// Gives each log its id (its time in milliseconds, then a random part) and `receivedAt`.
+pub fn assign(inputs: Vec<LogInput>, received: chrono::DateTime<chrono::Utc>) -> Vec<Log> {
+    let received = format_time(received);
+    inputs
+        .into_iter()
+        .map(|input| Log {
+            id: format!(
+                "{:013}-{}",
+                input.timestamp.timestamp_millis().max(0),
+                uuid::Uuid::new_v4().simple()
+            ),
+            service_name: input.service_name,
+            log_type: input.log_type,
+            severity: input.severity,
+            log_content: input.log_content,
+            timestamp: format_time(input.timestamp),
+            received_at: received.clone(),
+        })
+        .collect()
+}
+
+fn rule_of(id: String, input: RuleInput, created_at: &str, updated_at: &str) -> AlertRule {
+    AlertRule {
+        id,
+        name: input.name,
+        severities: input.severities,
+        service_name: input.service_name,
+        log_type: input.log_type,
+        threshold: input.threshold,
+        window_seconds: input.window_seconds,
+        enabled: input.enabled,
+        created_at: created_at.to_string(),
+        updated_at: updated_at.to_string(),
+    }
+}

@@ -1,0 +1,1145 @@
+//! The incidents table (`INCIDENTS_TABLE`): keys `pk`/`sk`, one index `gsi1` (`gsi1pk`/`gsi1sk`,
+//! all attributes projected). Every access pattern is a GetItem, a Query or a conditional
+//! write; nothing scans.
+//!
+//! | Item | pk | sk | gsi1pk / gsi1sk |
+//! |---|---|---|---|
+//! | log | `LOG#{hour}#{shard}` | `{id}` | `SVC#{service}#{hour}#{shard}` / `{id}` |
+//! | hour with logs | `LOGHOURS` | `{hour}` | - |
+//! | alert rule | `RULES` | `{ruleId}` | - |
+//! | incident | `INC#{id}` | `META` | `INCIDENTS#{status}` / `{openedAt}#{id}` (once opened) |
+//! | grouped log | `INC#{id}` | `OCC#{logId}` | - |
+//! | incident change | `INC#{id}` | `EVT#{at}#{n}` | - |
+//! | alert | `ALERT#{id}` | `META` | `ALERTS#{status}` / `{raisedAt}#{id}` |
+//! | logbook entry | `LB#{id}` | `META` | `LOGBOOK` / `{createdAt}#{id}` |
+//!
+//! A log id is its time in milliseconds (13 digits), `-`, 32 hex digits, so ids sort by time
+//! and name their own key: `{hour}` is the log's UTC hour (`2026-11-24T22`) and `{shard}` one
+//! of [`SHARDS`] taken from the id's last hex digit. A burst of logs within one hour spreads
+//! over [`SHARDS`] partitions of the table and of the index (per service), so no key is hot;
+//! a reader merges the shards of each hour (newest first) and walks the hours that hold logs
+//! (`LOGHOURS`, one row per hour, written once per hour by each processor instance), never
+//! the empty ones.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
+use platform::dynamo::{
+    is_condition_failed, key, n, s, AttributeValue, Attributes, DynamoError, Item, RetryPolicy,
+    Table, Transaction, TransactionError,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::input::{LogFilter, LogPageRequest};
+use crate::model::{
+    Alert, AlertRule, AlertStatus, Incident, IncidentEvent, IncidentStatus, Log, LogbookEntry,
+    LogbookKind, Occurrence, Severity,
+};
+
+/// Partitions each hour of logs (and each service's hour) is spread over.
+pub const SHARDS: u32 = 4;
+/// Hours with logs one timeline page may walk; a page that reaches it ends early, with a
+/// cursor to go on from.
+pub const MAX_HOURS_PER_PAGE: usize = 48;
+/// DynamoDB's limit on the writes of one BatchWriteItem.
+const BATCH_WRITE_ITEMS: usize = 25;
+const BATCH_WRITE_ROUNDS: u32 = 8;
+/// The grouped logs an incident's detail shows.
+pub const RECENT_OCCURRENCES: usize = 50;
+/// The changes an incident's detail shows.
+pub const MAX_HISTORY: usize = 200;
+/// The built-in rule's id.
+pub const DEFAULT_RULE_ID: &str = "default";
+
+const LOG_HOURS_PK: &str = "LOGHOURS";
+const RULES_PK: &str = "RULES";
+const META: &str = "META";
+const LOGBOOK_PK: &str = "LOGBOOK";
+const HOUR_FORMAT: &str = "%Y-%m-%dT%H";
+/// The latest time a log id can spell (13 digits of milliseconds).
+const MAX_MILLIS: i64 = 9_999_999_999_999;
+/// Above every log id of a millisecond: `{millis}-~`.
+const ID_CEILING: &str = "-~";
+
+/// A store error: the table's, or a failed condition the caller cares about.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(transparent)]
+    Dynamo(#[from] DynamoError),
+    #[error("not found")]
+    NotFound,
+    /// The item changed between the read and the write.
+    #[error("changed concurrently")]
+    Changed,
+}
+
+impl From<TransactionError> for StoreError {
+    fn from(e: TransactionError) -> Self {
+        match e {
+            TransactionError::Dynamo(d) => Self::Dynamo(d),
+            TransactionError::Condition { .. } => Self::Changed,
+            TransactionError::Conflict => Self::Changed,
+        }
+    }
+}
+
+/// The UTC hour of `millis`, as the keys spell it.
+pub fn hour_of(millis: i64) -> String {
+    Utc.timestamp_millis_opt(millis)
+        .single()
+        .map(|t| t.format(HOUR_FORMAT).to_string())
+        .unwrap_or_else(|| "1970-01-01T00".to_string())
+}
+
+fn hour_start_millis(hour: &str) -> Option<i64> {
+    NaiveDateTime::parse_from_str(&format!("{hour}:00:00"), "%Y-%m-%dT%H:%M:%S")
+        .ok()
+        .map(|t| t.and_utc().timestamp_millis())
+}
+
+fn millis_of(position: &str) -> Option<i64> {
+    position.get(..13).and_then(|m| m.parse().ok())
+}
+
+/// The shard of a log id: its last hex digit modulo [`SHARDS`].
+pub fn shard_of(id: &str) -> u32 {
+    id.chars().last().and_then(|c| c.to_digit(16)).unwrap_or(0) % SHARDS
+}
+
+fn log_pk(hour: &str, shard: u32) -> String {
+    format!("LOG#{hour}#{shard}")
+}
+
+fn service_pk(service: &str, hour: &str, shard: u32) -> String {
+    format!("SVC#{service}#{hour}#{shard}")
+}
+
+/// The key of the log with `id` (a checked log id).
+pub fn log_key(id: &str) -> Item {
+    let hour = hour_of(millis_of(id).unwrap_or(0));
+    key(log_pk(&hour, shard_of(id)), id)
+}
+
+fn incident_pk(id: &str) -> String {
+    format!("INC#{id}")
+}
+
+fn log_item(log: &Log, millis: i64) -> Item {
+    let hour = hour_of(millis);
+    let shard = shard_of(&log.id);
+    let mut item = key(log_pk(&hour, shard), log.id.as_str());
+    item.insert(
+        "gsi1pk".into(),
+        s(service_pk(&log.service_name, &hour, shard)),
+    );
+    item.insert("gsi1sk".into(), s(log.id.as_str()));
+    item.insert("id".into(), s(log.id.as_str()));
+    item.insert("serviceName".into(), s(log.service_name.as_str()));
+    item.insert("type".into(), s(log.log_type.as_str()));
+    item.insert("severity".into(), s(log.severity.as_str()));
+    item.insert("logContent".into(), s(log.log_content.as_str()));
+    item.insert("timestamp".into(), s(log.timestamp.as_str()));
+    item.insert("receivedAt".into(), s(log.received_at.as_str()));
+    item
+}
+
+/// What one BatchWriteItem entry is.
+#[derive(Serialize, Deserialize, Clone)]
+#[serde(rename_all = "PascalCase")]
+struct WriteRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    put_request: Option<PutRequest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    delete_request: Option<DeleteRequest>,
+}
+
+#[derive(Serialize, Deserialize, Clone)]
+#[serde(rename_all = "PascalCase")]
+struct PutRequest {
+    item: Item,
+}
+
+#[derive(Serialize, Deserialize, Clone)]
+#[serde(rename_all = "PascalCase")]
+struct DeleteRequest {
+    key: Item,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct BatchWriteInput {
+    request_items: HashMap<String, Vec<WriteRequest>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct BatchWriteOutput {
+    #[serde(default)]
+    unprocessed_items: Option<HashMap<String, Vec<WriteRequest>>>,
+}
+
+/// The incidents table.
+#[derive(Clone, Debug)]
+pub struct Store {
+    table: Table,
+}
+
+impl Store {
+    pub fn new(table: Table) -> Self {
+        Self { table }
+    }
+
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    fn corrupt(&self, reason: impl Into<String>) -> DynamoError {
+        self.table.corrupt(reason)
+    }
+
+    /// BatchWriteItem in calls of 25, unprocessed writes retried with backoff.
+    async fn batch_write(&self, requests: Vec<WriteRequest>) -> Result<(), DynamoError> {
+        for chunk in requests.chunks(BATCH_WRITE_ITEMS) {
+            let mut pending = chunk.to_vec();
+            let mut round = 0;
+            while !pending.is_empty() {
+                round += 1;
+                if round > BATCH_WRITE_ROUNDS {
+                    return Err(DynamoError::Call {
+                        operation: "BatchWriteItem",
+                        table: self.table.name().to_string(),
+                        message: format!("{} writes still unprocessed", pending.len()),
+                        unavailable: true,
+                    });
+                }
+                if round > 1 {
+                    tokio::time::sleep(RetryPolicy::CONFLICTS.backoff(round - 1)).await;
+                }
+                let input = BatchWriteInput {
+                    request_items: HashMap::from([(self.table.name().to_string(), pending)]),
+                };
+                let out: BatchWriteOutput = self
+                    .table
+                    .client()
+                    .call("BatchWriteItem", &input)
+                    .await
+                    .map_err(|e| self.table.fail("BatchWriteItem", &e))?;
+                pending = out
+                    .unprocessed_items
+                    .and_then(|mut u| u.remove(self.table.name()))
+                    .unwrap_or_default();
+            }
+        }
+        Ok(())
+    }
+
+    // ---- logs ------------------------------------------------------------------------
+
+    /// Stores `logs` (overwriting the same ids: a redelivered message stores nothing twice)
+    /// and returns the hours they fall in.
+    pub async fn put_logs(&self, logs: &[Log]) -> Result<Vec<String>, DynamoError> {
+        let mut seen = std::collections::HashSet::new();
+        let mut hours = Vec::new();
+        let mut requests = Vec::new();
+        for log in logs {
+            if !seen.insert(log.id.as_str()) {
+                continue;
+            }
+            let millis = millis_of(&log.id).ok_or_else(|| self.corrupt("log id"))?;
+            let hour = hour_of(millis);
+            if !hours.contains(&hour) {
+                hours.push(hour);
+            }
+            requests.push(WriteRequest {
+                put_request: Some(PutRequest {
+                    item: log_item(log, millis),
+                }),
+                delete_request: None,
+            });
+        }
+        self.batch_write(requests).await?;
+        Ok(hours)
+    }
+
+    /// Notes that `hour` holds logs.
+    pub async fn register_hour(&self, hour: &str) -> Result<(), DynamoError> {
+        self.table
+            .put_item()
+            .set_item(Some(key(LOG_HOURS_PK, hour)))
+            .send()
+            .await
+            .map_err(|e| self.table.fail("PutItem", &e))
+    }
+
+    /// Deletes the logs with these ids (absent ones are no error).
+    pub async fn delete_logs(&self, ids: &[String]) -> Result<(), DynamoError> {
+        let requests = ids
+            .iter()
+            .map(|id| WriteRequest {
+                put_request: None,
+                delete_request: Some(DeleteRequest { key: log_key(id) }),
+            })
+            .collect();
+        self.batch_write(requests).await
+    }
+
+    /// Deletes one log; [`StoreError::NotFound`] when there is none.
+    pub async fn delete_log(&self, id: &str) -> Result<(), StoreError> {
+        match self
+            .table
+            .delete_item()
+            .set_key(Some(log_key(id)))
+            .condition_expression("attribute_exists(pk)")
+            .send()
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(e) if is_condition_failed(&e) => Err(StoreError::NotFound),
+            Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
+        }
+    }
+
+    /// One page of the timeline, newest first, and the cursor of the next page (absent when
+    /// the timeline ends here).
+    pub async fn timeline(
+        &self,
+        page: &LogPageRequest,
+    ) -> Result<(Vec<Log>, Option<String>), DynamoError> {
+        let filter = &page.filter;
+        // Ids carry 13 digits of milliseconds (up to the year 2286): bounds past that are
+        // the end of time.
+        let filter = &LogFilter {
+            from: filter.from.map(|f| f.clamp(0, MAX_MILLIS)),
+            to: filter.to.map(|t| t.clamp(0, MAX_MILLIS)),
+            ..filter.clone()
+        };
+        let to_bound = filter
+            .to
+            .map(|t| format!("{t:013}{ID_CEILING}"))
+            .unwrap_or_else(|| format!("9999999999999{ID_CEILING}"));
+        let hi = match &page.cursor {
+            Some(c) if *c < to_bound => c.clone(),
+            _ => to_bound,
+        };
+        let lo = format!("{:013}", filter.from.unwrap_or(0).max(0));
+        if lo > hi {
+            return Ok((Vec::new(), None));
+        }
+        let hi_hour = hour_of(millis_of(&hi).unwrap_or(0));
+        let lo_hour = hour_of(filter.from.unwrap_or(0));
+        let hours_query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+            .expression_attribute_values(":pk", s(LOG_HOURS_PK))
+            .expression_attribute_values(":lo", s(lo_hour))
+            .expression_attribute_values(":hi", s(hi_hour))
+            .scan_index_forward(false);
+        let hours: Vec<String> = self
+            .table
+            .query_all(hours_query, Some(MAX_HOURS_PER_PAGE + 1))
+            .await?
+            .iter()
+            .filter_map(|i| i.opt_string("sk"))
+            .collect();
+        let mut out: Vec<Log> = Vec::new();
+        for hour in hours.iter().take(MAX_HOURS_PER_PAGE) {
+            let remaining = page.limit.saturating_sub(out.len());
+            if remaining == 0 {
+                break;
+            }
+            let mut found = Vec::new();
+            for shard in 0..SHARDS {
+                let items = self
+                    .shard_page(hour, shard, filter, &lo, &hi, remaining + 1)
+                    .await?;
+                for item in items {
+                    let log = self.log_from(&item)?;
+                    if log.id != hi {
+                        found.push(log);
+                    }
+                }
+            }
+            found.sort_by(|a, b| b.id.cmp(&a.id));
+            found.truncate(remaining);
+            out.extend(found);
+        }
+        let next = if out.len() >= page.limit {
+            out.last().map(|l| l.id.clone())
+        } else if hours.len() > MAX_HOURS_PER_PAGE {
+            hours
+                .get(MAX_HOURS_PER_PAGE - 1)
+                .and_then(|h| hour_start_millis(h))
+                .map(|m| format!("{m:013}"))
+        } else {
+            None
+        };
+        Ok((out, next))
+    }
+
+    async fn shard_page(
+        &self,
+        hour: &str,
+        shard: u32,
+        filter: &LogFilter,
+        lo: &str,
+        hi: &str,
+        limit: usize,
+    ) -> Result<Vec<Item>, DynamoError> {
+        let mut query = self.table.query().scan_index_forward(false);
+        query = match &filter.service_name {
+            Some(service) => query
+                .index_name("gsi1")
+                .key_condition_expression("gsi1pk = :pk AND gsi1sk BETWEEN :lo AND :hi")
+                .expression_attribute_values(":pk", s(service_pk(service, hour, shard))),
+            None => query
+                .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+                .expression_attribute_values(":pk", s(log_pk(hour, shard))),
+        };
+        query = query
+            .expression_attribute_values(":lo", s(lo))
+            .expression_attribute_values(":hi", s(hi));
+        let mut conditions = Vec::new();
+        if let Some(severity) = filter.severity {
+            conditions.push("severity = :sev");
+            query = query.expression_attribute_values(":sev", s(severity.as_str()));
+        }
+        if let Some(log_type) = &filter.log_type {
+            conditions.push("#type = :type");
+            query = query
+                .expression_attribute_names("#type", "type")
+                .expression_attribute_values(":type", s(log_type.as_str()));
+        }
+        if !conditions.is_empty() {
+            query = query.filter_expression(conditions.join(" AND "));
+        }
+        self.table.query_all(query, Some(limit)).await
+    }
+
+    fn log_from(&self, item: &Item) -> Result<Log, DynamoError> {
+        let t = self.table.name();
+        let severity = item.string(t, "severity")?;
+        Ok(Log {
+            id: item.string(t, "id")?,
+            service_name: item.string(t, "serviceName")?,
+            log_type: item.string(t, "type")?,
+            severity: Severity::parse(&severity)
+                .ok_or_else(|| self.corrupt(format!("severity {severity}")))?,
+            log_content: item.string(t, "logContent")?,
+            timestamp: item.string(t, "timestamp")?,
+            received_at: item.string(t, "receivedAt")?,
+        })
+    }
+
+    // ---- rules -----------------------------------------------------------------------
+
+    /// The built-in rule: every ERROR and FATAL log opens (or adds to) an incident.
+    pub fn default_rule(at: &str) -> AlertRule {
+        AlertRule {
+            id: DEFAULT_RULE_ID.to_string(),
+            name: "Errors and fatal errors".to_string(),
+            severities: vec![Severity::Error, Severity::Fatal],
+            service_name: None,
+            log_type: None,
+            threshold: 1,
+            window_seconds: 60,
+            enabled: true,
+            created_at: at.to_string(),
+            updated_at: at.to_string(),
+        }
+    }
+
+    /// Every rule, the built-in one first unless it was deleted (one Query).
+    pub async fn rules(&self) -> Result<Vec<AlertRule>, DynamoError> {
+        let query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", s(RULES_PK));
+        let items = self.table.query_all(query, Some(1_000)).await?;
+        let mut rules = Vec::new();
+        let mut default_stored = false;
+        for item in &items {
+            if item.opt_string("sk").as_deref() == Some(DEFAULT_RULE_ID) {
+                default_stored = true;
+            }
+            if item.opt_bool("deleted") == Some(true) {
+                continue;
+            }
+            rules.push(self.rule_from(item)?);
+        }
+        if !default_stored {
+            rules.insert(0, Self::default_rule("1970-01-01T00:00:00.000Z"));
+        }
+        rules.sort_by(|a, b| {
+            (a.id != DEFAULT_RULE_ID, &a.created_at, &a.id).cmp(&(
+                b.id != DEFAULT_RULE_ID,
+                &b.created_at,
+                &b.id,
+            ))
+        });
+        Ok(rules)
+    }
+
+    fn rule_from(&self, item: &Item) -> Result<AlertRule, DynamoError> {
+        let t = self.table.name();
+        let severities = item
+            .strings(t, "severities")?
+            .iter()
+            .map(|s| Severity::parse(s).ok_or_else(|| self.corrupt(format!("severity {s}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(AlertRule {
+            id: item.string(t, "sk")?,
+            name: item.string(t, "name")?,
+            severities,
+            service_name: item.opt_string("serviceName"),
+            log_type: item.opt_string("type"),
+            threshold: item.int(t, "threshold")?,
+            window_seconds: item.int(t, "windowSeconds")?,
+            enabled: item.opt_bool("enabled").unwrap_or(true),
+            created_at: item.string(t, "createdAt")?,
+            updated_at: item.string(t, "updatedAt")?,
+        })
+    }
+
+    /// Writes `rule` (create or replace).
+    pub async fn put_rule(&self, rule: &AlertRule) -> Result<(), DynamoError> {
+        let mut item = key(RULES_PK, rule.id.as_str());
+        item.insert("name".into(), s(rule.name.as_str()));
+        item.insert(
+            "severities".into(),
+            AttributeValue::L(rule.severities.iter().map(|v| s(v.as_str())).collect()),
+        );
+        if let Some(v) = &rule.service_name {
+            item.insert("serviceName".into(), s(v.as_str()));
+        }
+        if let Some(v) = &rule.log_type {
+            item.insert("type".into(), s(v.as_str()));
+        }
+        item.insert("threshold".into(), n(rule.threshold));
+        item.insert("windowSeconds".into(), n(rule.window_seconds));
+        item.insert("enabled".into(), AttributeValue::Bool(rule.enabled));
+        item.insert("createdAt".into(), s(rule.created_at.as_str()));
+        item.insert("updatedAt".into(), s(rule.updated_at.as_str()));
+        self.table
+            .put_item()
+            .set_item(Some(item))
+            .send()
+            .await
+            .map_err(|e| self.table.fail("PutItem", &e))
+    }
+
+    /// Removes a rule; the built-in one leaves a tombstone so it stays removed.
+    pub async fn delete_rule(&self, id: &str) -> Result<(), StoreError> {
+        if id == DEFAULT_RULE_ID {
+            let mut item = key(RULES_PK, DEFAULT_RULE_ID);
+            item.insert("deleted".into(), AttributeValue::Bool(true));
+            return self
+                .table
+                .put_item()
+                .set_item(Some(item))
+                .send()
+                .await
+                .map_err(|e| self.table.fail("PutItem", &e).into());
+        }
+        match self
+            .table
+            .delete_item()
+            .set_key(Some(key(RULES_PK, id)))
+            .condition_expression("attribute_exists(pk)")
+            .send()
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(e) if is_condition_failed(&e) => Err(StoreError::NotFound),
+            Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
+        }
+    }
+
+    // ---- incidents -------------------------------------------------------------------
+
+    /// Groups `log` into incident `id`: the grouped-log row and the incident's counters, once
+    /// per log however often it is delivered. False when it was grouped before.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn record_occurrence(
+        &self,
+        id: &str,
+        fingerprint: &str,
+        normalized: &str,
+        log: &Log,
+        rule_ids: &[String],
+        now: &str,
+    ) -> Result<bool, DynamoError> {
+        let pk = incident_pk(id);
+        let mut row = key(pk.as_str(), format!("OCC#{}", log.id));
+        row.insert("logId".into(), s(log.id.as_str()));
+        row.insert("timestamp".into(), s(log.timestamp.as_str()));
+        row.insert("severity".into(), s(log.severity.as_str()));
+        row.insert("logContent".into(), s(log.log_content.as_str()));
+        row.insert(
+            "ruleIds".into(),
+            AttributeValue::L(rule_ids.iter().map(|r| s(r.as_str())).collect()),
+        );
+        let mut tx = Transaction::new(&self.table);
+        tx.put(row, Some("attribute_not_exists(pk)"))?;
+        let update = tx
+            .update_builder(key(pk.as_str(), META))
+            .update_expression(
+                "SET id = :id, fingerprint = if_not_exists(fingerprint, :fp), \
+                 serviceName = if_not_exists(serviceName, :svc), \
+                 #type = if_not_exists(#type, :type), \
+                 normalizedMessage = if_not_exists(normalizedMessage, :norm), \
+                 sampleMessage = if_not_exists(sampleMessage, :sample), \
+                 firstSeen = if_not_exists(firstSeen, :ts), lastSeen = :ts, updatedAt = :now \
+                 ADD occurrences :one",
+            )
+            .expression_attribute_names("#type", "type")
+            .expression_attribute_values(":id", s(id))
+            .expression_attribute_values(":fp", s(fingerprint))
+            .expression_attribute_values(":svc", s(log.service_name.as_str()))
+            .expression_attribute_values(":type", s(log.log_type.as_str()))
+            .expression_attribute_values(":norm", s(normalized))
+            .expression_attribute_values(":sample", s(log.log_content.as_str()))
+            .expression_attribute_values(":ts", s(log.timestamp.as_str()))
+            .expression_attribute_values(":now", s(now))
+            .expression_attribute_values(":one", n(1));
+        tx.update(update)?;
+        match tx.commit_retrying().await {
+            Ok(()) => Ok(true),
+            Err(e) if e.failed_at(0) => Ok(false),
+            Err(TransactionError::Dynamo(e)) => Err(e),
+            Err(e) => Err(DynamoError::Conflict {
+                table: format!("{} ({e})", self.table.name()),
+                attempts: RetryPolicy::CONFLICTS.attempts,
+            }),
+        }
+    }
+
+    /// The incident item of `id` (opened or not), read consistently.
+    pub async fn incident_item(&self, id: &str) -> Result<Option<Item>, DynamoError> {
+        self.table.get(key(incident_pk(id), META)).await
+    }
+
+    /// The status of an incident item; `None` while no rule has opened it.
+    pub fn status_of(item: &Item) -> Option<IncidentStatus> {
+        item.opt_string("status")
+            .as_deref()
+            .and_then(IncidentStatus::parse)
+    }
+
+    fn event_row(id: &str, event: &IncidentEvent) -> Item {
+        let mut row = key(
+            incident_pk(id),
+            format!("EVT#{}#{}", event.at, uuid::Uuid::new_v4().simple()),
+        );
+        row.insert("at".into(), s(event.at.as_str()));
+        if let Some(from) = event.from {
+            row.insert("from".into(), s(from.as_str()));
+        }
+        row.insert("to".into(), s(event.to.as_str()));
+        if let Some(note) = &event.note {
+            row.insert("note".into(), s(note.as_str()));
+        }
+        if let Some(assignee) = &event.assignee {
+            row.insert("assignee".into(), s(assignee.as_str()));
+        }
+        row.insert("by".into(), s(event.by.as_str()));
+        row
+    }
+
+    fn system_event(now: &str, from: Option<IncidentStatus>, note: &str) -> IncidentEvent {
+        IncidentEvent {
+            at: now.to_string(),
+            from,
+            to: IncidentStatus::Active,
+            note: Some(note.to_string()),
+            assignee: None,
+            by: "system".to_string(),
+        }
+    }
+
+    /// Opens incident `id` (ACTIVE) unless it is open already; true when this call opened it.
+    pub async fn open_incident(&self, id: &str, now: &str, why: &str) -> Result<bool, DynamoError> {
+        let mut tx = Transaction::new(&self.table);
+        let update = tx
+            .update_builder(key(incident_pk(id), META))
+            .update_expression(
+                "SET #status = :active, openedAt = :now, reopenCount = :zero, updatedAt = :now, \
+                 gsi1pk = :gpk, gsi1sk = :gsk",
+            )
+            .condition_expression("attribute_exists(pk) AND attribute_not_exists(#status)")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":active", s(IncidentStatus::Active.as_str()))
+            .expression_attribute_values(":now", s(now))
+            .expression_attribute_values(":zero", n(0))
+            .expression_attribute_values(":gpk", s("INCIDENTS#ACTIVE"))
+            .expression_attribute_values(":gsk", s(format!("{now}#{id}")));
+        tx.update(update)?;
+        tx.put(
+            Self::event_row(id, &Self::system_event(now, None, why)),
+            None,
+        )?;
+        self.commit_conditional(tx).await
+    }
+
+    /// Reopens RESOLVED incident `id`; true when this call reopened it.
+    pub async fn reopen_incident(
+        &self,
+        id: &str,
+        now: &str,
+        why: &str,
+    ) -> Result<bool, DynamoError> {
+        let mut tx = Transaction::new(&self.table);
+        let update = tx
+            .update_builder(key(incident_pk(id), META))
+            .update_expression(
+                "SET #status = :active, reopenedAt = :now, updatedAt = :now, gsi1pk = :gpk, \
+                 gsi1sk = :gsk ADD reopenCount :one",
+            )
+            .condition_expression("#status = :resolved")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":active", s(IncidentStatus::Active.as_str()))
+            .expression_attribute_values(":resolved", s(IncidentStatus::Resolved.as_str()))
+            .expression_attribute_values(":now", s(now))
+            .expression_attribute_values(":one", n(1))
+            .expression_attribute_values(":gpk", s("INCIDENTS#ACTIVE"))
+            .expression_attribute_values(":gsk", s(format!("{now}#{id}")));
+        tx.update(update)?;
+        tx.put(
+            Self::event_row(
+                id,
+                &Self::system_event(now, Some(IncidentStatus::Resolved), why),
+            ),
+            None,
+        )?;
+        self.commit_conditional(tx).await
+    }
+
+    async fn commit_conditional(&self, tx: Transaction) -> Result<bool, DynamoError> {
+        match tx.commit_retrying().await {
+            Ok(()) => Ok(true),
+            Err(TransactionError::Condition { .. }) => Ok(false),
+            Err(TransactionError::Dynamo(e)) => Err(e),
+            Err(TransactionError::Conflict) => Err(DynamoError::Conflict {
+                table: self.table.name().to_string(),
+                attempts: RetryPolicy::CONFLICTS.attempts,
+            }),
+        }
+    }
+
+    /// Grouped logs of incident `id` between two times (milliseconds, inclusive) with one of
+    /// `severities`, counted up to `limit`.
+    pub async fn count_window(
+        &self,
+        id: &str,
+        severities: &[Severity],
+        from: i64,
+        to: i64,
+        limit: usize,
+    ) -> Result<usize, DynamoError> {
+        let mut query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+            .projection_expression("pk")
+            .consistent_read(true)
+            .expression_attribute_values(":pk", s(incident_pk(id)))
+            .expression_attribute_values(":lo", s(format!("OCC#{:013}", from.max(0))))
+            .expression_attribute_values(":hi", s(format!("OCC#{:013}{ID_CEILING}", to.max(0))));
+        let mut names = Vec::new();
+        for (i, severity) in severities.iter().enumerate() {
+            let name = format!(":s{i}");
+            query = query.expression_attribute_values(name.as_str(), s(severity.as_str()));
+            names.push(name);
+        }
+        if !names.is_empty() {
+            query = query.filter_expression(format!("severity IN ({})", names.join(", ")));
+        }
+        Ok(self.table.query_all(query, Some(limit)).await?.len())
+    }
+
+    pub fn incident_from(&self, item: &Item) -> Result<Option<Incident>, DynamoError> {
+        let t = self.table.name();
+        let Some(status) = Self::status_of(item) else {
+            return Ok(None);
+        };
+        Ok(Some(Incident {
+            id: item.string(t, "id")?,
+            status,
+            fingerprint: item.string(t, "fingerprint")?,
+            service_name: item.string(t, "serviceName")?,
+            log_type: item.string(t, "type")?,
+            normalized_message: item.string(t, "normalizedMessage")?,
+            sample_message: item.string(t, "sampleMessage")?,
+            grouped_by: crate::fingerprint::GROUPED_BY.to_string(),
+            occurrences: item.counter(t, "occurrences")?,
+            first_seen: item.string(t, "firstSeen")?,
+            last_seen: item.string(t, "lastSeen")?,
+            opened_at: item.string(t, "openedAt")?,
+            reopen_count: item.counter(t, "reopenCount")?,
+            assignee: item.opt_string("assignee"),
+            updated_at: item.string(t, "updatedAt")?,
+        }))
+    }
+
+    /// Opened incidents with `status`, newest opened first.
+    pub async fn incidents(
+        &self,
+        status: IncidentStatus,
+        limit: usize,
+    ) -> Result<Vec<Incident>, DynamoError> {
+        let items = self
+            .by_status(&format!("INCIDENTS#{}", status.as_str()), limit, None)
+            .await?;
+        let mut out = Vec::new();
+        for item in &items {
+            if let Some(incident) = self.incident_from(item)? {
+                out.push(incident);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn by_status(
+        &self,
+        gsi1pk: &str,
+        limit: usize,
+        filter: Option<(&str, &str, &str)>,
+    ) -> Result<Vec<Item>, DynamoError> {
+        let mut query = self
+            .table
+            .query()
+            .index_name("gsi1")
+            .key_condition_expression("gsi1pk = :pk")
+            .expression_attribute_values(":pk", s(gsi1pk))
+            .scan_index_forward(false);
+        if let Some((expression, placeholder, value)) = filter {
+            query = query
+                .filter_expression(expression)
+                .expression_attribute_values(placeholder, s(value));
+        }
+        self.table.query_all(query, Some(limit)).await
+    }
+
+    /// Incident `id` with its latest grouped logs and its history; `None` unless opened.
+    pub async fn incident_detail(
+        &self,
+        id: &str,
+    ) -> Result<Option<(Incident, Vec<Occurrence>, Vec<IncidentEvent>)>, DynamoError> {
+        let Some(item) = self.incident_item(id).await? else {
+            return Ok(None);
+        };
+        let Some(incident) = self.incident_from(&item)? else {
+            return Ok(None);
+        };
+        let t = self.table.name();
+        let occurrences_query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk AND begins_with(sk, :occ)")
+            .expression_attribute_values(":pk", s(incident_pk(id)))
+            .expression_attribute_values(":occ", s("OCC#"))
+            .scan_index_forward(false);
+        let mut occurrences = Vec::new();
+        for row in self
+            .table
+            .query_all(occurrences_query, Some(RECENT_OCCURRENCES))
+            .await?
+        {
+            let severity = row.string(t, "severity")?;
+            occurrences.push(Occurrence {
+                log_id: row.string(t, "logId")?,
+                timestamp: row.string(t, "timestamp")?,
+                severity: Severity::parse(&severity)
+                    .ok_or_else(|| self.corrupt(format!("severity {severity}")))?,
+                log_content: row.string(t, "logContent")?,
+                rule_ids: row.strings(t, "ruleIds")?,
+            });
+        }
+        let history_query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk AND begins_with(sk, :evt)")
+            .expression_attribute_values(":pk", s(incident_pk(id)))
+            .expression_attribute_values(":evt", s("EVT#"));
+        let mut history = Vec::new();
+        for row in self
+            .table
+            .query_all(history_query, Some(MAX_HISTORY))
+            .await?
+        {
+            let to = row.string(t, "to")?;
+            history.push(IncidentEvent {
+                at: row.string(t, "at")?,
+                from: row
+                    .opt_string("from")
+                    .as_deref()
+                    .and_then(IncidentStatus::parse),
+                to: IncidentStatus::parse(&to)
+                    .ok_or_else(|| self.corrupt(format!("status {to}")))?,
+                note: row.opt_string("note"),
+                assignee: row.opt_string("assignee"),
+                by: row.string(t, "by")?,
+            });
+        }
+        Ok(Some((incident, occurrences, history)))
+    }
+
+    /// Moves incident `id` from `from` as `event` says; [`StoreError::Changed`] when its
+    /// status is no longer `from`.
+    pub async fn change_incident(&self, id: &str, event: &IncidentEvent) -> Result<(), StoreError> {
+        let from = event.from.ok_or(StoreError::Changed)?;
+        let mut tx = Transaction::new(&self.table);
+        let mut expression = "SET #status = :to, updatedAt = :now, gsi1pk = :gpk".to_string();
+        let mut update = tx
+            .update_builder(key(incident_pk(id), META))
+            .condition_expression("#status = :from")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":to", s(event.to.as_str()))
+            .expression_attribute_values(":from", s(from.as_str()))
+            .expression_attribute_values(":now", s(event.at.as_str()))
+            .expression_attribute_values(":gpk", s(format!("INCIDENTS#{}", event.to.as_str())));
+        if let Some(assignee) = &event.assignee {
+            expression.push_str(", assignee = :assignee");
+            update = update.expression_attribute_values(":assignee", s(assignee.as_str()));
+        }
+        if event.to == IncidentStatus::Resolved {
+            expression.push_str(", resolvedAt = :now");
+        }
+        tx.update(update.update_expression(expression))?;
+        tx.put(Self::event_row(id, event), None)?;
+        tx.commit_retrying().await.map_err(StoreError::from)
+    }
+
+    // ---- alerts ----------------------------------------------------------------------
+
+    pub async fn alert_item(&self, id: &str) -> Result<Option<Item>, DynamoError> {
+        self.table.get(key(format!("ALERT#{id}"), META)).await
+    }
+
+    /// Raises `alert` unless it was raised before; true when this call raised it.
+    pub async fn put_alert(&self, alert: &Alert) -> Result<bool, DynamoError> {
+        let mut item = key(format!("ALERT#{}", alert.id), META);
+        item.insert(
+            "gsi1pk".into(),
+            s(format!("ALERTS#{}", alert.status.as_str())),
+        );
+        item.insert(
+            "gsi1sk".into(),
+            s(format!("{}#{}", alert.raised_at, alert.id)),
+        );
+        item.insert("id".into(), s(alert.id.as_str()));
+        item.insert("ruleId".into(), s(alert.rule_id.as_str()));
+        item.insert("ruleName".into(), s(alert.rule_name.as_str()));
+        item.insert("incidentId".into(), s(alert.incident_id.as_str()));
+        item.insert("serviceName".into(), s(alert.service_name.as_str()));
+        item.insert("type".into(), s(alert.log_type.as_str()));
+        item.insert("severity".into(), s(alert.severity.as_str()));
+        item.insert("message".into(), s(alert.message.as_str()));
+        item.insert("count".into(), n(alert.count));
+        item.insert("threshold".into(), n(alert.threshold));
+        item.insert("windowSeconds".into(), n(alert.window_seconds));
+        item.insert("status".into(), s(alert.status.as_str()));
+        item.insert("raisedAt".into(), s(alert.raised_at.as_str()));
+        item.insert("updatedAt".into(), s(alert.updated_at.as_str()));
+        match self
+            .table
+            .put_item()
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(pk)")
+            .send()
+            .await
+        {
+            Ok(()) => Ok(true),
+            Err(e) if is_condition_failed(&e) => Ok(false),
+            Err(e) => Err(self.table.fail("PutItem", &e)),
+        }
+    }
+
+    pub fn alert_from(&self, item: &Item) -> Result<Alert, DynamoError> {
+        let t = self.table.name();
+        let severity = item.string(t, "severity")?;
+        let status = item.string(t, "status")?;
+        Ok(Alert {
+            id: item.string(t, "id")?,
+            rule_id: item.string(t, "ruleId")?,
+            rule_name: item.string(t, "ruleName")?,
+            incident_id: item.string(t, "incidentId")?,
+            service_name: item.string(t, "serviceName")?,
+            log_type: item.string(t, "type")?,
+            severity: Severity::parse(&severity)
+                .ok_or_else(|| self.corrupt(format!("severity {severity}")))?,
+            message: item.string(t, "message")?,
+            count: item.int(t, "count")?,
+            threshold: item.int(t, "threshold")?,
+            window_seconds: item.int(t, "windowSeconds")?,
+            status: AlertStatus::parse(&status)
+                .ok_or_else(|| self.corrupt(format!("status {status}")))?,
+            raised_at: item.string(t, "raisedAt")?,
+            updated_at: item.string(t, "updatedAt")?,
+        })
+    }
+
+    /// Alerts with `status`, newest first.
+    pub async fn alerts(
+        &self,
+        status: AlertStatus,
+        limit: usize,
+    ) -> Result<Vec<Alert>, DynamoError> {
+        self.by_status(&format!("ALERTS#{}", status.as_str()), limit, None)
+            .await?
+            .iter()
+            .map(|i| self.alert_from(i))
+            .collect()
+    }
+
+    /// Moves alert `id` from `from` to `to`.
+    pub async fn change_alert(
+        &self,
+        id: &str,
+        from: AlertStatus,
+        to: AlertStatus,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        match self
+            .table
+            .update_item()
+            .set_key(Some(key(format!("ALERT#{id}"), META)))
+            .update_expression("SET #status = :to, updatedAt = :now, gsi1pk = :gpk")
+            .condition_expression("#status = :from")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":to", s(to.as_str()))
+            .expression_attribute_values(":from", s(from.as_str()))
+            .expression_attribute_values(":now", s(now))
+            .expression_attribute_values(":gpk", s(format!("ALERTS#{}", to.as_str())))
+            .send()
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(e) if is_condition_failed(&e) => Err(StoreError::Changed),
+            Err(e) => Err(self.table.fail("UpdateItem", &e).into()),
+        }
+    }
+
+    // ---- logbook ---------------------------------------------------------------------
+
+    /// Writes `entry`; `create` refuses an id in use, otherwise the entry must exist.
+    pub async fn put_entry(&self, entry: &LogbookEntry, create: bool) -> Result<(), StoreError> {
+        let mut item = key(format!("LB#{}", entry.id), META);
+        item.insert("gsi1pk".into(), s(LOGBOOK_PK));
+        item.insert(
+            "gsi1sk".into(),
+            s(format!("{}#{}", entry.created_at, entry.id)),
+        );
+        item.insert("id".into(), s(entry.id.as_str()));
+        item.insert("kind".into(), s(entry.kind.as_str()));
+        item.insert("title".into(), s(entry.title.as_str()));
+        item.insert("body".into(), s(entry.body.as_str()));
+        if let Some(incident) = &entry.incident_id {
+            item.insert("incidentId".into(), s(incident.as_str()));
+        }
+        item.insert("author".into(), s(entry.author.as_str()));
+        item.insert("authorId".into(), s(entry.author_id.as_str()));
+        item.insert("createdAt".into(), s(entry.created_at.as_str()));
+        item.insert("updatedAt".into(), s(entry.updated_at.as_str()));
+        let condition = if create {
+            "attribute_not_exists(pk)"
+        } else {
+            "attribute_exists(pk)"
+        };
+        match self
+            .table
+            .put_item()
+            .set_item(Some(item))
+            .condition_expression(condition)
+            .send()
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(e) if is_condition_failed(&e) => Err(if create {
+                StoreError::Changed
+            } else {
+                StoreError::NotFound
+            }),
+            Err(e) => Err(self.table.fail("PutItem", &e).into()),
+        }
+    }
+
+    pub async fn entry(&self, id: &str) -> Result<Option<LogbookEntry>, DynamoError> {
+        self.table
+            .get(key(format!("LB#{id}"), META))
+            .await?
+            .map(|i| self.entry_from(&i))
+            .transpose()
+    }
+
+    fn entry_from(&self, item: &Item) -> Result<LogbookEntry, DynamoError> {
+        let t = self.table.name();
+        let kind = item.string(t, "kind")?;
+        Ok(LogbookEntry {
+            id: item.string(t, "id")?,
+            kind: LogbookKind::parse(&kind).ok_or_else(|| self.corrupt(format!("kind {kind}")))?,
+            title: item.string(t, "title")?,
+            body: item.string(t, "body")?,
+            incident_id: item.opt_string("incidentId"),
+            author: item.string(t, "author")?,
+            author_id: item.string(t, "authorId")?,
+            created_at: item.string(t, "createdAt")?,
+            updated_at: item.string(t, "updatedAt")?,
+        })
+    }
+
+    /// Logbook entries, newest first, optionally of one incident.
+    pub async fn entries(
+        &self,
+        incident_id: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<LogbookEntry>, DynamoError> {
+        let filter = incident_id.map(|id| ("incidentId = :inc", ":inc", id));
+        self.by_status(LOGBOOK_PK, limit, filter)
+            .await?
+            .iter()
+            .map(|i| self.entry_from(i))
+            .collect()
+    }
+
+    pub async fn delete_entry(&self, id: &str) -> Result<(), StoreError> {
+        match self
+            .table
+            .delete_item()
+            .set_key(Some(key(format!("LB#{id}"), META)))
+            .condition_expression("attribute_exists(pk)")
+            .send()
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(e) if is_condition_failed(&e) => Err(StoreError::NotFound),
+            Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
+        }
+    }
+}
+
+/// The time of a log id, for windows.
+pub fn log_millis(id: &str) -> Option<i64> {
+    millis_of(id)
+}
+
+/// A time in milliseconds as a UTC date-time.
+pub fn at_millis(millis: i64) -> Option<DateTime<Utc>> {
+    Utc.timestamp_millis_opt(millis).single()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_follow_the_id() {
+        let id = "1732486400000-5b0f3c1e00004000800000000000000b";
+        assert_eq!(hour_of(1_732_486_400_000), "2024-11-24T22");
+        assert_eq!(shard_of(id), 11 % SHARDS);
+        let k = log_key(id);
+        assert_eq!(k.get("pk"), Some(&s("LOG#2024-11-24T22#3")));
+        assert_eq!(hour_start_millis("2024-11-24T22"), Some(1_732_485_600_000));
+    }
+}

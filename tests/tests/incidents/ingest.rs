@@ -1,0 +1,333 @@
+//! Ingestion: a batch of 500 is queued and stored, the timeline reads it back newest first
+//! page by page, a queue that fails never gets a 202, a redelivered message stores nothing
+//! twice, and deletions.
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Value};
+use stack_tests::content::sqs_event;
+use stack_tests::incidents::{eventually, log, LOGS};
+use stack_tests::router::{request, send};
+use stack_tests::stack::INGEST_KEY;
+use stack_tests::{assert_news_error, TestStack};
+
+fn ids_of(logs: &[Value]) -> Vec<String> {
+    logs.iter()
+        .map(|l| l["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_batch_of_500_is_stored_and_read_back_newest_first_page_by_page() {
+    let t = TestStack::start().await;
+    let (_, token) = t.user("ingester").await;
+    let base = chrono::Utc::now() - chrono::Duration::hours(3);
+    // Spread over three hours, so the pages cross hour partitions.
+    let batch: Vec<Value> = (0..500)
+        .map(|i| {
+            let at = base + chrono::Duration::seconds(i * 20);
+            let severity = if i % 5 == 0 { "WARN" } else { "INFO" };
+            let mut l = log("payments", severity, &format!("request {i} served"));
+            l["timestamp"] = json!(at.to_rfc3339());
+            l
+        })
+        .collect();
+    let response = t.ingest(&Value::Array(batch)).await;
+    assert_eq!(response.status(), 202);
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(answer["accepted"], 500);
+    let ids: Vec<String> = answer["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.iter().collect::<BTreeSet<_>>().len(), 500);
+
+    let all = t
+        .timeline_with(&token, "serviceName=payments&limit=500", 500)
+        .await;
+    let got = ids_of(&all);
+    let mut newest_first = ids.clone();
+    newest_first.sort();
+    newest_first.reverse();
+    assert_eq!(got, newest_first, "newest first, every log once");
+    assert_eq!(all[0]["serviceName"], "payments");
+    assert_eq!(all[0]["logContent"], "request 499 served");
+
+    // Pages of 200 by cursor, without the service filter (the time partitions).
+    let mut paged = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..5 {
+        let path = match &cursor {
+            Some(c) => format!("{LOGS}?limit=200&cursor={c}"),
+            None => format!("{LOGS}?limit=200"),
+        };
+        let response = t.get_auth(&path, &token).await;
+        assert_eq!(response.status(), 200);
+        cursor = response
+            .headers()
+            .get("x-next-cursor")
+            .map(|v| v.to_str().unwrap().to_string());
+        let page: Vec<Value> = response.json().await.unwrap();
+        paged.extend(ids_of(&page));
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert_eq!(paged, newest_first, "pages join up without gaps or repeats");
+
+    // Filters: severity, and a time range.
+    let warns = t
+        .timeline_with(&token, "severity=WARN&limit=500", 100)
+        .await;
+    assert!(warns.iter().all(|l| l["severity"] == "WARN"));
+    let from = (base + chrono::Duration::seconds(100 * 20)).to_rfc3339();
+    let to = (base + chrono::Duration::seconds(199 * 20)).to_rfc3339();
+    let path = format!("from={}&to={}&limit=500", urlencode(&from), urlencode(&to));
+    let ranged = t.timeline_with(&token, &path, 100).await;
+    assert_eq!(ranged[0]["logContent"], "request 199 served");
+    assert_eq!(ranged[99]["logContent"], "request 100 served");
+}
+
+fn urlencode(raw: &str) -> String {
+    raw.replace('+', "%2B").replace(':', "%3A")
+}
+
+#[tokio::test]
+async fn no_202_when_the_queue_write_failed() {
+    let t = TestStack::start().await;
+    let env = t.env("IncidentsIngestFunction");
+    let good = env.get("INGEST_QUEUE_URL").unwrap().to_string();
+    // The same stack's function, its queue gone.
+    let gone = format!("{}-gone", good);
+    let router = incidents_ingest_function::router(env.with("INGEST_QUEUE_URL", gone))
+        .await
+        .unwrap();
+    let body = json!([log("api", "ERROR", "boom"), log("api", "INFO", "fine")]).to_string();
+    let answer = send(
+        &router,
+        request(
+            "POST",
+            LOGS,
+            &[
+                ("content-type", "application/json"),
+                ("x-api-key", INGEST_KEY),
+            ],
+            body,
+        ),
+    )
+    .await;
+    assert_eq!(answer.status.as_u16(), 503, "{}", answer.text());
+    let error = answer.json();
+    assert_eq!(error["code"], 503);
+    assert!(error.get("ids").is_none());
+}
+
+#[tokio::test]
+async fn a_redelivered_message_stores_and_groups_nothing_twice() {
+    let t = TestStack::start().await;
+    let (_, token) = t.user("redelivery").await;
+    let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
+        .await
+        .unwrap();
+    let now = chrono::Utc::now();
+    let millis = now.timestamp_millis();
+    let logs: Vec<Value> = (0..3)
+        .map(|i| {
+            json!({
+                "id": format!("{millis:013}-{:032x}", 0xabc0 + i),
+                "serviceName": "orders",
+                "type": "APPLICATION_LOG",
+                "severity": "ERROR",
+                "logContent": format!("order {i} failed: stock service 503"),
+                "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                "receivedAt": now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            })
+        })
+        .collect();
+    let message = json!({"kind": "logs", "logs": logs}).to_string();
+    // Twice in one batch, then the whole batch again (a lost acknowledgement).
+    for _ in 0..2 {
+        let response = processor
+            .handle(sqs_event(&[
+                ("m1", message.clone()),
+                ("m2", message.clone()),
+            ]))
+            .await
+            .unwrap();
+        assert!(response.batch_item_failures.is_empty());
+    }
+    let stored = t.timeline_with(&token, "serviceName=orders", 3).await;
+    assert_eq!(stored.len(), 3);
+    let incidents = t.incidents_when(&token, 1).await;
+    assert_eq!(incidents[0]["occurrences"], 3, "{}", incidents[0]);
+    let alerts = t.get_ok_auth("/api/v1/alerts", &token).await;
+    assert_eq!(alerts.as_array().unwrap().len(), 1, "{alerts}");
+    let detail = t
+        .get_ok_auth(
+            &format!("/api/v1/incidents/{}", incidents[0]["id"].as_str().unwrap()),
+            &token,
+        )
+        .await;
+    assert_eq!(detail["recentOccurrences"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        detail["history"].as_array().unwrap().len(),
+        1,
+        "opened once"
+    );
+
+    // An unreadable message is a batch item failure; the good one beside it is not.
+    let response = processor
+        .handle(sqs_event(&[("bad", "not json".into()), ("good", message)]))
+        .await
+        .unwrap();
+    let failed: Vec<_> = response
+        .batch_item_failures
+        .iter()
+        .map(|f| f.item_identifier.clone())
+        .collect();
+    assert_eq!(failed, vec!["bad".to_string()]);
+}
+
+#[tokio::test]
+async fn logs_are_deleted_one_by_one_and_by_filter() {
+    let t = TestStack::start().await;
+    let (_, token) = t.user("deleter").await;
+    let mut batch: Vec<Value> = (0..30)
+        .map(|i| log("noisy", "DEBUG", &format!("tick {i}")))
+        .collect();
+    batch.extend((0..5).map(|i| log("quiet", "INFO", &format!("note {i}"))));
+    let ids = t.ingest_ok(&Value::Array(batch)).await;
+    t.timeline_with(&token, "limit=500", 35).await;
+
+    let one = &ids[34];
+    let path = format!("{LOGS}/{one}");
+    assert_eq!(t.delete_auth(&path, &token).await.status(), 204);
+    assert_news_error(t.delete_auth(&path, &token).await, 404, &path).await;
+    t.timeline_with(&token, "serviceName=quiet", 4).await;
+
+    let response = t
+        .delete_auth(&format!("{LOGS}?serviceName=noisy"), &token)
+        .await;
+    assert_eq!(response.status(), 204);
+    t.timeline_with(&token, "serviceName=noisy", 0).await;
+    let left = t.timeline_with(&token, "limit=500", 4).await;
+    assert!(left.iter().all(|l| l["serviceName"] == "quiet"));
+    // The path is shared with the ingestion function: a 405 names its POST too.
+    let r = t.put_json_auth(LOGS, &token, &json!({})).await;
+    assert_eq!(r.status(), 405);
+    assert_eq!(
+        r.headers().get("allow").unwrap().to_str().unwrap(),
+        "GET,HEAD,DELETE,POST"
+    );
+    // Deleting again finds nothing more to delete.
+    assert_eq!(
+        t.delete_auth(&format!("{LOGS}?serviceName=noisy"), &token)
+            .await
+            .status(),
+        204
+    );
+    eventually("the quiet logs to stay", || async {
+        let logs = t.get_ok_auth(&format!("{LOGS}?limit=500"), &token).await;
+        (logs.as_array().unwrap().len() == 4).then_some(())
+    })
+    .await;
+}
+
+/// What the fake SQS saw, and how many more calls it refuses an entry of.
+#[derive(Default)]
+struct FakeSqs {
+    calls: Vec<(String, usize)>,
+    refuse: usize,
+}
+
+async fn fake_sqs(
+    axum::extract::State(shared): axum::extract::State<std::sync::Arc<std::sync::Mutex<FakeSqs>>>,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let target = stack_tests::header(&headers, "x-amz-target").to_string();
+    let input: Value = serde_json::from_slice(&body).unwrap_or_default();
+    let entries: Vec<String> = input["Entries"]
+        .as_array()
+        .map(|e| {
+            e.iter()
+                .map(|e| e["Id"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut state = stack_tests::server::lock(&shared);
+    state.calls.push((target, entries.len()));
+    let refuse = state.refuse > 0;
+    if refuse {
+        state.refuse -= 1;
+    }
+    let (failed, ok): (Vec<&String>, Vec<&String>) =
+        entries.iter().partition(|id| refuse && id.as_str() == "m0");
+    let answer = json!({
+        "Successful": ok.iter().map(|id| json!({"Id": id, "MessageId": format!("msg-{id}"), "MD5OfMessageBody": ""})).collect::<Vec<_>>(),
+        "Failed": failed.iter().map(|id| json!({"Id": id, "Code": "InternalError", "SenderFault": false})).collect::<Vec<_>>(),
+    });
+    (
+        [("content-type", "application/x-amz-json-1.0")],
+        answer.to_string(),
+    )
+        .into_response()
+}
+
+#[tokio::test]
+async fn a_refused_entry_is_sent_again_once_and_then_there_is_no_202() {
+    let t = TestStack::start().await;
+    let batch = Value::Array(
+        (0..500)
+            .map(|i| log("api", "INFO", &format!("request {i} served in 12 ms")))
+            .collect(),
+    );
+    for (refuse, status, calls) in [(0, 202, 1), (1, 202, 2), (usize::MAX, 503, 2)] {
+        let fake = stack_tests::server::FakeServer::start(
+            FakeSqs {
+                calls: Vec::new(),
+                refuse,
+            },
+            fake_sqs,
+        )
+        .await;
+        let router = incidents_ingest_function::router(
+            t.env("IncidentsIngestFunction")
+                .with("AWS_ENDPOINT_URL", fake.url("")),
+        )
+        .await
+        .unwrap();
+        let answer = send(
+            &router,
+            request(
+                "POST",
+                LOGS,
+                &[
+                    ("content-type", "application/json"),
+                    ("x-api-key", INGEST_KEY),
+                ],
+                batch.to_string(),
+            ),
+        )
+        .await;
+        assert_eq!(
+            answer.status.as_u16(),
+            status,
+            "refuse {refuse}: {}",
+            answer.text()
+        );
+        let seen = &fake.lock().calls;
+        assert_eq!(seen.len(), calls, "refuse {refuse}: {seen:?}");
+        assert!(seen
+            .iter()
+            .all(|(target, _)| target == "AmazonSQS.SendMessageBatch"));
+        // 500 small logs: one call of a few messages; a retry sends the refused entry alone.
+        assert!((1..=10).contains(&seen[0].1), "{seen:?}");
+        if calls == 2 {
+            assert_eq!(seen[1].1, 1, "{seen:?}");
+        }
+    }
+}
