@@ -22,6 +22,11 @@ import { request } from "./http.js";
 /** @typedef {import("./http.js").RequestOptions} RequestOptions */
 
 /**
+ * An aboutMe entry: 1 to 1000 characters, not blank.
+ * @typedef {string} AboutMeEntry
+ */
+
+/**
  * A rule's threshold met by one fingerprint's logs.
  * @typedef {Object} Alert
  * @property {number} count Matching logs counted in the window when it was raised.
@@ -65,11 +70,6 @@ import { request } from "./http.js";
 /**
  * Where an alert is.
  * @typedef {("OPEN"|"ACKNOWLEDGED"|"RESOLVED")} AlertStatus
- */
-
-/**
- * An aboutMe entry: 1 to 1000 characters, not blank.
- * @typedef {string} AboutMeEntry
  */
 
 /**
@@ -357,11 +357,6 @@ import { request } from "./http.js";
  */
 
 /**
- * One instruction: 1 to 1000 characters, not blank.
- * @typedef {string} InstructionStep
- */
-
-/**
  * A problem: the logs of one fingerprint that an alert rule raised on.
  * @typedef {Object} Incident
  * @property {(string|null)} [assignee]
@@ -415,6 +410,11 @@ import { request } from "./http.js";
  * @typedef {Object} IngestAccepted
  * @property {number} accepted
  * @property {Array<string>} ids The ids the logs will have in the timeline, in the order sent.
+ */
+
+/**
+ * One instruction: 1 to 1000 characters, not blank.
+ * @typedef {string} InstructionStep
  */
 
 /**
@@ -534,6 +534,11 @@ import { request } from "./http.js";
  */
 
 /**
+ * One log, or a batch of 1 to 500.
+ * @typedef {(LogSubmission|LogBatch)} LogsRequest
+ */
+
+/**
  * Document C's Message.
  * @typedef {Object} Message
  * @property {string} message
@@ -543,11 +548,6 @@ import { request } from "./http.js";
  * Compute nutrients, as sent.
  * @typedef {Object} NutrientsRequest
  * @property {RecipeInputBody} recipe
- */
-
-/**
- * One log, or a batch of 1 to 500.
- * @typedef {(LogSubmission|LogBatch)} LogsRequest
  */
 
 /**
