@@ -44,7 +44,7 @@ use platform::auth::{AdminUser, AuthUser, InternalService, MaybeUser};
 use platform::aws::AwsClients;
 use platform::dynamo::Table;
 use platform::http::{Json, Query, DEFAULT_BODY_LIMIT};
-use platform::openapi::{ReasonErrorBody, SecuritySchemes};
+use platform::openapi::{ReasonErrorBody, ReasonUnavailable, SecuritySchemes};
 use platform::otel::Otel;
 use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle};
@@ -170,32 +170,10 @@ pub fn app(edge: Arc<DigestEdge>, env: &Env) -> Result<Router, BoxError> {
     ))
 }
 
-/// Documents the 503 of every operation in Document B's body.
-struct Unavailable;
-
-impl utoipa::Modify for Unavailable {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
-        for item in openapi.paths.paths.values_mut() {
-            for operation in [&mut item.get, &mut item.post].into_iter().flatten() {
-                let response = ResponseBuilder::new()
-                    .description("The digests table or queue cannot be reached or is throttling: retry later")
-                    .content(
-                        "application/json",
-                        ContentBuilder::new()
-                            .schema(Some(Ref::from_schema_name("ReasonErrorBody")))
-                            .build(),
-                    )
-                    .build();
-                operation
-                    .responses
-                    .responses
-                    .entry("503".to_string())
-                    .or_insert(response.into());
-            }
-        }
-    }
-}
+/// The 503 of every operation that documents none of its own, in Document B's body.
+const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
+    description: "The digests table or queue cannot be reached or is throttling: retry later",
+};
 
 /// This function's part of the platform's OpenAPI contract.
 #[derive(OpenApi)]
@@ -221,7 +199,7 @@ impl utoipa::Modify for Unavailable {
         PersistRequest,
         ReasonErrorBody
     )),
-    modifiers(&SecuritySchemes, &Unavailable),
+    modifiers(&SecuritySchemes, &UNAVAILABLE),
     tags((name = "digests", description = "Document B's news digests: personal and public, generated daily and on demand"))
 )]
 struct DigestsApi;

@@ -40,7 +40,7 @@ use community_search::DynamoSearchIndex;
 use platform::auth::{AuthUser, InternalService, MaybeUser};
 use platform::aws::AwsClients;
 use platform::http::{Json, Query, DEFAULT_BODY_LIMIT};
-use platform::openapi::{ReasonErrorBody, SecuritySchemes};
+use platform::openapi::{ReasonErrorBody, ReasonUnavailable, SecuritySchemes};
 use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{ApiError, BoxError, Env, ErrorStyle};
 use serde::{Deserialize, Deserializer};
@@ -156,42 +156,10 @@ pub fn app(
     ))
 }
 
-/// Documents the 503 of every operation (the community table unreachable or throttling, or
-/// contention past the retries) in Document B's body.
-struct Unavailable;
-
-impl utoipa::Modify for Unavailable {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
-        for item in openapi.paths.paths.values_mut() {
-            let operations = [
-                &mut item.get,
-                &mut item.put,
-                &mut item.post,
-                &mut item.patch,
-                &mut item.delete,
-            ];
-            for operation in operations.into_iter().flatten() {
-                let response = ResponseBuilder::new()
-                    .description(
-                        "The community table cannot be reached, is throttling, or the item stayed contended: retry later",
-                    )
-                    .content(
-                        "application/json",
-                        ContentBuilder::new()
-                            .schema(Some(Ref::from_schema_name("ReasonErrorBody")))
-                            .build(),
-                    )
-                    .build();
-                operation
-                    .responses
-                    .responses
-                    .entry("503".to_string())
-                    .or_insert(response.into());
-            }
-        }
-    }
-}
+/// The 503 of every operation that documents none of its own, in Document B's body.
+const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
+    description: "The community table cannot be reached, is throttling, or the item stayed contended: retry later",
+};
 
 /// This function's part of the platform's OpenAPI contract.
 #[derive(OpenApi)]
@@ -246,7 +214,7 @@ impl utoipa::Modify for Unavailable {
         community::summary::FailedSummaryPage,
         ReasonErrorBody
     )),
-    modifiers(&SecuritySchemes, &Unavailable),
+    modifiers(&SecuritySchemes, &UNAVAILABLE),
     tags(
         (name = "community", description = "Document B's community service: posts and topics"),
         (name = "community-admin", description = "Document B's admin operations on post summaries")

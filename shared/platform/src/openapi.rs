@@ -163,39 +163,59 @@ pub struct TableUnavailable {
 
 impl utoipa::Modify for TableUnavailable {
     fn modify(&self, openapi: &mut OpenApi) {
-        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
-        for item in openapi.paths.paths.values_mut() {
-            let operations = [
-                &mut item.get,
-                &mut item.put,
-                &mut item.post,
-                &mut item.delete,
-                &mut item.patch,
-            ];
-            for operation in operations.into_iter().flatten() {
-                let excepted = operation
-                    .operation_id
-                    .as_deref()
-                    .is_some_and(|id| self.except.contains(&id));
-                if excepted || operation.responses.responses.contains_key("503") {
-                    continue;
-                }
-                let response = ResponseBuilder::new()
-                    .description(
-                        "The service's table cannot be reached or is throttling: retry later",
-                    )
-                    .content(
-                        "application/json",
-                        ContentBuilder::new()
-                            .schema(Some(Ref::from_schema_name("ErrorBody")))
-                            .build(),
-                    )
-                    .build();
-                operation
-                    .responses
-                    .responses
-                    .insert("503".to_string(), response.into());
+        document_unavailable(
+            openapi,
+            self.except,
+            "The service's table cannot be reached or is throttling: retry later",
+            "ErrorBody",
+        );
+    }
+}
+
+/// Documents a function's 503 on every operation that has none of its own, in Document B's
+/// body (`ReasonErrorBody`), with `description` saying what could not be reached.
+pub struct ReasonUnavailable {
+    pub description: &'static str,
+}
+
+impl utoipa::Modify for ReasonUnavailable {
+    fn modify(&self, openapi: &mut OpenApi) {
+        document_unavailable(openapi, &[], self.description, "ReasonErrorBody");
+    }
+}
+
+/// Adds a 503 with `body` to every operation not in `except` and without a 503 already.
+fn document_unavailable(openapi: &mut OpenApi, except: &[&str], description: &str, body: &str) {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    for item in openapi.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            let excepted = operation
+                .operation_id
+                .as_deref()
+                .is_some_and(|id| except.contains(&id));
+            if excepted || operation.responses.responses.contains_key("503") {
+                continue;
             }
+            let response = ResponseBuilder::new()
+                .description(description)
+                .content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(Ref::from_schema_name(body)))
+                        .build(),
+                )
+                .build();
+            operation
+                .responses
+                .responses
+                .insert("503".to_string(), response.into());
         }
     }
 }
