@@ -112,6 +112,7 @@ pub fn registry() -> Registry {
     registry.http("community-uploads", community_uploads_function::router);
     registry.http("community-digests", community_digests_function::router);
     registry.http("recipes", recipes_function::router);
+    registry.sqs("recipes-sweeper", recipes_sweeper_function::handler);
     registry.sqs(
         "community-digest-worker",
         community_digest_worker_function::handler,

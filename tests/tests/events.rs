@@ -115,10 +115,13 @@ async fn every_event_file_gets_its_expected_status() {
                 );
                 continue;
             }
-            "CommunitySweeperFunction" => {
-                let handler = community_sweeper_function::handler(env)
-                    .await
-                    .expect("handler");
+            "CommunitySweeperFunction" | "RecipesSweeperFunction" => {
+                let handler = if function == "CommunitySweeperFunction" {
+                    community_sweeper_function::handler(env).await
+                } else {
+                    recipes_sweeper_function::handler(env).await
+                }
+                .expect("handler");
                 let batch = serde_json::from_str(&event).expect("SQS event");
                 let response = handler.handle(batch).await.expect("batch handled");
                 assert_eq!(

@@ -91,7 +91,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let search = PostSearch::from_env(&env, &aws)?;
     let queues = Queues {
         index: IndexQueue::from_env(&env, aws.sqs())?,
-        cleanup: CleanupQueue::from_env(&env, aws.sqs())?,
+        cleanup: community::cleanup::cleanup_queue(&env, aws.sqs())?,
         summary: SummaryQueue::from_env(&env, aws.sqs())?,
     };
     let brake = WriteBrake::from_env(&env, &aws)?;

@@ -8,6 +8,11 @@ pub fn to_api(e: RecipesError) -> ApiError {
     match e {
         RecipesError::Invalid(invalid) => invalid.into(),
         RecipesError::NotFound => ApiError::not_found("Recipe not found"),
+        RecipesError::AccountDeleted => ApiError::unauthorized("The account was deleted"),
+        RecipesError::Queue(e) => {
+            tracing::error!(error = %e, "account cleanup not queued");
+            ApiError::unavailable("The account cleanup could not be queued; try again")
+        }
         RecipesError::ConcurrentChange => {
             ApiError::conflict("The recipe was changed concurrently; try again")
         }

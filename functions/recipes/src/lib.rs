@@ -5,8 +5,10 @@
 //! Each handler parses its input into `recipes::input` types and makes one call on
 //! [`recipes::Recipes`]; [`errors`] turns the domain's errors into Document A's detailed
 //! error body. The AI routes are braked per user ([`brake`]) and read the caller's
-//! preferences from identity ([`identity`]).
+//! preferences from identity ([`identity`]). `DELETE /api/recipes/internal/users/{id}` is
+//! identity's call when it deletes an account ([`accounts`]).
 
+pub mod accounts;
 pub mod brake;
 pub mod errors;
 pub mod identity;
@@ -17,17 +19,18 @@ use std::time::Duration;
 use axum::extract::{FromRef, Path, State};
 use axum::http::{header, Extensions, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::Router;
 use llm::provider_override::{Deployment, StoredOverride};
 use llm::{Llm, LlmConfig};
+use platform::accounts::CleanupQueue;
 use platform::auth::AuthUser;
 use platform::aws::AwsClients;
 use platform::dynamo::Table;
 use platform::http::{Json, Query};
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, TableUnavailable};
 use platform::otel::Otel;
-use platform::tokens::TokenVerifier;
+use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle, FieldError, Invalid};
 use recipes::input::{AskRequest, GenerateRequest, NutrientsRequest, RawRecipeInput, RecipePatch};
 use recipes::model::{
@@ -58,8 +61,16 @@ pub struct AppState {
     verifier: Arc<TokenVerifier>,
     brake: Arc<AiBrake>,
     identity: Identity,
+    cleanup_queue: CleanupQueue,
+    internal_token: InternalToken,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
+}
+
+impl FromRef<AppState> for InternalToken {
+    fn from_ref(state: &AppState) -> Self {
+        state.internal_token.clone()
+    }
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -88,12 +99,25 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let recipes = Recipes::from_env(&env, &aws, llm)?;
     let brake = AiBrake::from_env(&env, &aws)?;
     let verifier = TokenVerifier::from_env(&env, &[])?;
+    let cleanup_queue = Recipes::cleanup_queue(&env, &aws)?;
     app(
         Arc::new(recipes),
         verifier,
         brake,
-        env.get("INTERNAL_API_URL").map(str::to_string),
+        Internal {
+            cleanup_queue,
+            token: InternalToken::from_env(&env),
+            api_url: env.get("INTERNAL_API_URL").map(str::to_string),
+        },
     )
+}
+
+/// What the function needs for the platform's internal calls: the account-cleanup queue,
+/// the internal service token (`INTERNAL_SERVICE_TOKEN`) and `INTERNAL_API_URL`.
+pub struct Internal {
+    pub cleanup_queue: CleanupQueue,
+    pub token: InternalToken,
+    pub api_url: Option<String>,
 }
 
 /// The router over given services.
@@ -101,14 +125,16 @@ pub fn app(
     recipes: Arc<Recipes>,
     verifier: TokenVerifier,
     brake: AiBrake,
-    internal_api_url: Option<String>,
+    internal: Internal,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         recipes,
         verifier: Arc::new(verifier),
         brake: Arc::new(brake),
         identity: Identity::new(IDENTITY_TIMEOUT)?,
-        internal_api_url,
+        cleanup_queue: internal.cleanup_queue,
+        internal_token: internal.token,
+        internal_api_url: internal.api_url,
     };
     let routes = Router::new()
         .route("/recipes", get(list).post(create))
@@ -117,6 +143,7 @@ pub fn app(
         .route("/recipes/ask", post(ask))
         .route("/recipes/{recipe_id}", get(read).patch(update))
         .route("/actuator/health", get(health))
+        .route("/internal/users/{id}", delete(accounts::forget_account))
         .with_state(state);
     Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
@@ -129,12 +156,17 @@ pub fn app(
 
 /// The AI routes and the health check's own 503 are documented by themselves.
 const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
-    except: &["generateRecipes", "computeNutrients", "askAboutRecipe"],
+    except: &[
+        "generateRecipes",
+        "computeNutrients",
+        "askAboutRecipe",
+        "cleanupDeletedRecipeAccount",
+    ],
 };
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(list, create, read, update, generate, nutrients, ask, health),
+    paths(list, create, read, update, generate, nutrients, ask, health, accounts::forget_account),
     components(schemas(
         Recipe,
         RecipeInput,

@@ -45,6 +45,10 @@ pub fn to_api(e: IdentityError) -> ApiError {
             tracing::error!(reason = %e, "community service call failed");
             ApiError::bad_gateway("The community service could not be reached")
         }
+        IdentityError::Recipes(e) => {
+            tracing::error!(reason = %e, "recipe service call failed");
+            ApiError::bad_gateway("The recipe service could not be reached")
+        }
         IdentityError::Store(e) => store_failure(e),
         IdentityError::Password(e) => ApiError::internal("password hash", e),
         IdentityError::Signing(e) => ApiError::internal("sign token", e),

@@ -7,9 +7,9 @@
 //! implements identity's port to the content service over HTTP ([`content`]).
 
 pub mod brake;
-pub mod community;
 pub mod content;
 pub mod errors;
+pub mod internal;
 pub mod oauth;
 pub mod recipes;
 pub mod responses;
@@ -39,9 +39,9 @@ use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
 use crate::brake::LoginBrake;
-use crate::community::{CommunityApi, CommunityService};
 use crate::content::{ContentApi, ContentService};
 use crate::errors::to_api;
+use crate::internal::{InternalApi, InternalServices};
 use crate::oauth::{ServiceToken, TokenRequest};
 use crate::responses::{NeedsLiveUser, NeedsUser, SubscriptionErrors, TooManyLogins};
 
@@ -63,7 +63,8 @@ pub struct AppState {
     login_brake: Arc<LoginBrake>,
     /// The shared secret of internal calls (`INTERNAL_SERVICE_TOKEN`).
     internal_token: InternalToken,
-    community: CommunityService,
+    /// The community's and the recipe service's internal routes.
+    internal: InternalServices,
 }
 
 impl FromRef<AppState> for InternalToken {
@@ -81,8 +82,8 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 impl AppState {
     /// The content service, reached through the API this request came through (or
     /// `INTERNAL_API_URL`).
-    fn community(&self, extensions: &Extensions) -> CommunityApi<'_> {
-        self.community.at(platform::http::internal_api_base(
+    fn internal(&self, extensions: &Extensions) -> InternalApi<'_> {
+        self.internal.at(platform::http::internal_api_base(
             self.internal_api_url.as_deref(),
             extensions,
         ))
@@ -115,7 +116,7 @@ pub fn app(
     internal_api_url: Option<String>,
     login_brake: LoginBrake,
     internal_token: InternalToken,
-    community_token: Option<String>,
+    internal_service_token: Option<String>,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         verifier: Arc::new(identity.verifier()),
@@ -124,7 +125,7 @@ pub fn app(
         internal_api_url,
         login_brake: Arc::new(login_brake),
         internal_token,
-        community: CommunityService::new(CONTENT_TIMEOUT, community_token)?,
+        internal: InternalServices::new(CONTENT_TIMEOUT, internal_service_token)?,
     };
     let routes = Router::new()
         .route("/auth/register", post(register))
@@ -589,8 +590,8 @@ async fn unsubscribe(
 
 /// Deletes the account: first every subscription (the last-subscriber rule applies), then
 /// the community's side (followed topics' counts, and the cleanup of the user's posts,
-/// comments, reactions and bookmarks), then the user's records. Safe to repeat after a
-/// failure part-way.
+/// comments, reactions and bookmarks), then the recipe service's (the user's recipes), then
+/// the user's records. Safe to repeat after a failure part-way.
 #[utoipa::path(
     delete,
     path = "/api/users/users/me",
@@ -600,7 +601,7 @@ async fn unsubscribe(
     responses(
         (status = 204, description = "The account is deleted"),
         NeedsLiveUser,
-        (status = 502, description = "The content or community service failed; the account is not deleted, and repeating the call finishes it", body = ErrorBody),
+        (status = 502, description = "The content, community or recipe service failed; the account is not deleted, and repeating the call finishes it", body = ErrorBody),
     )
 )]
 async fn delete_me(
@@ -609,10 +610,10 @@ async fn delete_me(
     extensions: Extensions,
 ) -> Result<StatusCode, ApiError> {
     let content = state.content(&extensions);
-    let community = state.community(&extensions);
+    let internal = state.internal(&extensions);
     state
         .identity
-        .delete_account(&content, &community, &me)
+        .delete_account(&content, &internal, &internal, &me)
         .await
         .map_err(to_api)?;
     Ok(StatusCode::NO_CONTENT)
@@ -668,7 +669,7 @@ async fn update_settings(
     // service; the settings are saved either way, and a change not delivered stays queued.
     if let Err(e) = state
         .identity
-        .flush_follow_deltas(&state.community(&extensions), &me)
+        .flush_follow_deltas(&state.internal(&extensions), &me)
         .await
     {
         tracing::warn!(reason = %e, "followed-topic changes not flushed");

@@ -7,6 +7,7 @@
 //   gatewayHealth (platform surface, not an API call)
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
+//   cleanupDeletedRecipeAccount (service or internal credentials only)
 //   internalUserIds (service or internal credentials only)
 //   internalUser (service or internal credentials only)
 //   issueServiceToken (not a JSON or multipart request body)
@@ -524,7 +525,7 @@ import { request } from "./http.js";
  * A login: the username and password given at registration.
  * @typedef {Object} Login
  * @property {string} password At most 128 characters, as at registration.
- * @property {string} username Not blank; at most 50 characters, as at registration.
+ * @property {string} username Not blank; at most 64 characters, the longest any registration allows (the recipe service's).
  */
 
 /**
@@ -1461,8 +1462,8 @@ export function registerUser(body, options = {}) {
 /**
  * Deletes the account: first every subscription (the last-subscriber rule applies), then
  * the community's side (followed topics' counts, and the cleanup of the user's posts,
- * comments, reactions and bookmarks), then the user's records. Safe to repeat after a
- * failure part-way.
+ * comments, reactions and bookmarks), then the recipe service's (the user's recipes), then
+ * the user's records. Safe to repeat after a failure part-way.
  *
  * `DELETE /api/users/users/me`
  * @param {RequestOptions} [options]

@@ -45,6 +45,9 @@ pub enum IdentityError {
     /// The community service failed an account deletion's cleanup.
     #[error(transparent)]
     Community(crate::follows::FollowersError),
+    /// The recipe service failed an account deletion's cleanup.
+    #[error(transparent)]
+    Recipes(crate::follows::RecipesServiceError),
     #[error(transparent)]
     Store(StoreError),
     #[error(transparent)]

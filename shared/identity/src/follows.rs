@@ -26,6 +26,19 @@ pub trait CommunityAccounts: Send + Sync {
     fn forget(&self, user_id: &str) -> impl Future<Output = Result<(), FollowersError>> + Send;
 }
 
+/// The recipe service's side of an account deletion: once it answers, the user can create no
+/// recipe and their recipes are being deleted.
+pub trait RecipeAccounts: Send + Sync {
+    /// Starts the cleanup of `user_id`'s recipes; idempotent.
+    fn forget(&self, user_id: &str)
+        -> impl Future<Output = Result<(), RecipesServiceError>> + Send;
+}
+
+/// The recipe service did not take an account deletion's cleanup.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("recipe service: {0}")]
+pub struct RecipesServiceError(pub String);
+
 /// The community service could not take the deltas (or the cleanup).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("community service: {0}")]

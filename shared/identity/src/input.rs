@@ -62,17 +62,20 @@ impl Registration {
 /// A login: the username and password given at registration.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct Login {
-    /// Not blank; at most 50 characters, as at registration.
-    #[schema(required = true, value_type = String, max_length = 50, pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]")]
+    /// Not blank; at most 64 characters, the longest any registration allows (the recipe
+    /// service's).
+    #[schema(required = true, value_type = String, max_length = 64, pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]")]
     pub username: Option<String>,
     /// At most 128 characters, as at registration.
     #[schema(required = true, value_type = String, format = Password, min_length = 1, max_length = 128)]
     pub password: Option<String>,
 }
 
-/// The longest username and password a login accepts: those of a registration, so a longer
-/// one can belong to no account (and never reaches the table or Argon2).
-const MAX_LOGIN_USERNAME: usize = 50;
+/// The longest username and password a login accepts: those of the most generous
+/// registration (the recipe service's 64), so an account registered on any system can log in
+/// on every one, and a longer name can belong to no account (and never reaches the table or
+/// Argon2).
+const MAX_LOGIN_USERNAME: usize = 64;
 const MAX_LOGIN_PASSWORD: usize = 128;
 
 /// A login with both parts present. Not checked against the registration rules: a wrong
@@ -396,6 +399,23 @@ mod tests {
         .expect("valid");
         assert_eq!(account.email.as_str(), "alice@example.com");
         assert_eq!(account.name, None);
+    }
+
+    #[test]
+    fn login_takes_the_longest_username_any_system_registers() {
+        let login = |username: String| {
+            Login {
+                username: Some(username),
+                password: Some("abcd".into()),
+            }
+            .parse()
+        };
+        assert!(
+            login("r".repeat(64)).is_ok(),
+            "a recipe account's 64 characters"
+        );
+        let too_long = login("r".repeat(65)).expect_err("65 characters");
+        assert_eq!(too_long.errors()[0].field, "username");
     }
 
     #[test]

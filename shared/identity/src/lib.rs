@@ -26,7 +26,9 @@ use platform::tokens::TokenVerifier;
 use platform::{Clock, ConfigError, Env, FieldError, Invalid};
 
 pub use crate::error::IdentityError;
-pub use crate::follows::{CommunityAccounts, FollowersError, TopicFollowers};
+pub use crate::follows::{
+    CommunityAccounts, FollowersError, RecipeAccounts, RecipesServiceError, TopicFollowers,
+};
 pub use crate::subscriptions::{ContentError, SourceSubscriptions, SubscribedSource, Unsubscribed};
 
 use crate::clients::{ClientCredentials, ServiceClients};
@@ -514,12 +516,13 @@ impl Identity {
     }
 
     /// Deletes the account: first every subscription at the content service (the
-    /// last-subscriber rule applies), then everything the users table holds for it. Safe to
-    /// repeat after a failure part-way.
+    /// last-subscriber rule applies), then the community's and the recipe service's cleanups,
+    /// then everything the users table holds for it. Safe to repeat after a failure part-way.
     pub async fn delete_account(
         &self,
         content: &impl SourceSubscriptions,
         community: &(impl CommunityAccounts + TopicFollowers),
+        recipes: &impl RecipeAccounts,
         user: &UserId,
     ) -> Result<(), IdentityError> {
         self.live_user(user).await?;
@@ -551,6 +554,10 @@ impl Identity {
             .forget(user.as_str())
             .await
             .map_err(IdentityError::Community)?;
+        recipes
+            .forget(user.as_str())
+            .await
+            .map_err(IdentityError::Recipes)?;
         until_unchanged(|_| async {
             let account = self.user(user).await?;
             Ok(self.store.delete_account(&account).await?)

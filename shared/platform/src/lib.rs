@@ -11,6 +11,8 @@
 //! - `edge` (function crates only): the error type and its body shapes ([`ApiError`]), the
 //!   router glue ([`http`]), the route guards ([`auth`]), OpenAPI pieces and the Lambda runtime.
 
+#[cfg(feature = "aws")]
+pub mod accounts;
 #[cfg(all(feature = "edge", feature = "tokens"))]
 pub mod auth;
 #[cfg(feature = "aws")]

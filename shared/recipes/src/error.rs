@@ -12,6 +12,12 @@ pub enum RecipesError {
     /// No such recipe among the caller's own (another user's recipe is not there either).
     #[error("recipe not found")]
     NotFound,
+    /// The caller's account was deleted (its token may still be valid for a while).
+    #[error("the account was deleted")]
+    AccountDeleted,
+    /// The cleanup of a deleted account could not be queued.
+    #[error(transparent)]
+    Queue(#[from] platform::accounts::CleanupQueueError),
     /// Other requests kept changing the recipe while this one tried to.
     #[error("the recipe was changed concurrently")]
     ConcurrentChange,
@@ -27,6 +33,15 @@ pub enum RecipesError {
     Preferences(#[from] crate::ai::PreferencesError),
     #[error(transparent)]
     Store(#[from] DynamoError),
+}
+
+impl From<crate::store::CreateError> for RecipesError {
+    fn from(e: crate::store::CreateError) -> Self {
+        match e {
+            crate::store::CreateError::AccountDeleted => Self::AccountDeleted,
+            crate::store::CreateError::Store(e) => Self::Store(e),
+        }
+    }
 }
 
 impl RecipesError {

@@ -1,5 +1,6 @@
 //! [`Recipes`]: the recipe service's one entry point.
 
+use platform::accounts::CleanupQueue;
 use platform::aws::AwsClients;
 use platform::dynamo::{retry_on_conflict, RetryPolicy, Table};
 use platform::{Clock, ConfigError, Env};
@@ -10,7 +11,7 @@ use crate::error::RecipesError;
 use crate::input::{Ask, Generate, RecipeChange};
 use crate::model::{Language, Recipe, RecipeId, RecipeInput, RecipeNutrients};
 use crate::nutrients;
-use crate::store::RecipeStore;
+use crate::store::{CleanupStep, RecipeStore};
 
 /// `max_tokens` of each operation's model call.
 const GENERATE_MAX_TOKENS: u32 = 3000;
@@ -49,6 +50,11 @@ impl Recipes {
         Self { store, llm }
     }
 
+    /// The queue of account cleanups (`RECIPES_CLEANUP_QUEUE_URL`).
+    pub fn cleanup_queue(env: &Env, aws: &AwsClients) -> Result<CleanupQueue, ConfigError> {
+        CleanupQueue::from_env(env, aws.sqs(), "RECIPES_CLEANUP_QUEUE_URL")
+    }
+
     /// From `RECIPES_TABLE`.
     pub fn from_env(env: &Env, aws: &AwsClients, llm: llm::Llm) -> Result<Self, ConfigError> {
         let table = Table::from_env(env, aws, "RECIPES_TABLE")?;
@@ -68,6 +74,32 @@ impl Recipes {
         let id = self.store.create(user, input).await?;
         tracing::info!(recipe = %id, "recipe created");
         Ok(id)
+    }
+
+    /// Starts the cleanup of a deleted account: no recipe of the user can be created from now
+    /// on, and the recipes sweeper deletes the ones they have. Idempotent.
+    pub async fn forget_account(
+        &self,
+        user: &str,
+        queue: &CleanupQueue,
+    ) -> Result<(), RecipesError> {
+        let marked_before = self.store.mark_account_deleted(user).await?;
+        if let Err(e) = queue.request(user).await {
+            // Not queued: take this call's mark back, so a failed deletion leaves the account
+            // as it was (identity will call again).
+            if !marked_before {
+                if let Err(undo) = self.store.unmark_account_deleted(user).await {
+                    tracing::error!(user, error = %undo, "account mark left after a failed cleanup request");
+                }
+            }
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    /// One bounded step of a deleted user's cleanup.
+    pub async fn cleanup_step(&self, user: &str) -> Result<CleanupStep, RecipesError> {
+        Ok(self.store.cleanup_step(user).await?)
     }
 
     /// The caller's recipe, marked opened.

@@ -5,16 +5,20 @@
 //! | pk | sk | holds | access pattern |
 //! |---|---|---|---|
 //! | `COUNTER` | `RECIPE_ID` | `value`: the last recipe id handed out | create: UpdateItem `ADD value :one` returning the new value ([`RecipeStore::next_id`]); atomic, so concurrent creates never share an id |
+//! | `USER#{userId}` | `ACCOUNT` | `deletedAt` once identity deleted the account, `cleanedAt` once its recipes are gone | create: a condition of its transaction (no recipe after the deletion); cleanup: [`RecipeStore::mark_account_deleted`], [`RecipeStore::cleanup_step`] |
 //! | `USER#{userId}` | `RECIPE#{id, 19 digits}` | `id`, `data` (the RecipeInput as JSON), `createdAt`, `editedAt`, `openedAt`, `version` | list: Query `pk = USER#{userId} AND sk > RECIPE#{after}`, a page at a time, in id order ([`RecipeStore::list`]); create: PutItem if new; get: UpdateItem `SET openedAt` if it exists, returning the item ([`RecipeStore::open`]); update: PutItem conditional on the version read ([`RecipeStore::replace`]) |
 //!
-//! A recipe is only ever addressed under its owner's partition, so another user's recipe is
+//! Creating a recipe is one transaction: the `ACCOUNT` item holds no `deletedAt`, and the
+//! recipe is new. A recipe is only ever addressed under its owner's partition, so another user's recipe is
 //! simply absent. Ids count up from 1 over the whole service; a create whose put fails leaves
 //! a gap, never a duplicate. No Scan.
 
 use std::collections::HashMap;
 
+use futures::{StreamExt, TryStreamExt};
 use platform::dynamo::{
-    is_condition_failed, item_size, key, n, s, Attributes, DynamoError, Item, Table, MAX_ITEM_BYTES,
+    is_condition_failed, item_size, key, n, s, Attributes, DynamoError, Item, Table, Transaction,
+    TransactionError, MAX_ITEM_BYTES,
 };
 use platform::Clock;
 use serde::Deserialize;
@@ -26,6 +30,36 @@ const COUNTER_SK: &str = "RECIPE_ID";
 
 fn user_pk(user: &str) -> String {
     format!("USER#{user}")
+}
+
+fn account_key(user: &str) -> Item {
+    key(user_pk(user), ACCOUNT_SK)
+}
+
+const ACCOUNT_SK: &str = "ACCOUNT";
+const RECIPE_PREFIX: &str = "RECIPE#";
+
+/// Recipes deleted per cleanup step, and how many deletes run at once.
+pub const CLEANUP_BATCH: usize = 25;
+const CLEANUP_CONCURRENCY: usize = 5;
+
+/// What one cleanup step did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CleanupStep {
+    /// Recipes deleted in this step.
+    pub deleted: usize,
+    /// None of the user's recipes is left.
+    pub finished: bool,
+}
+
+/// Why a recipe was not created.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    /// The account was deleted: its recipes are being removed and no new one may appear.
+    #[error("the account was deleted")]
+    AccountDeleted,
+    #[error(transparent)]
+    Store(#[from] DynamoError),
 }
 
 fn recipe_sk(id: RecipeId) -> String {
@@ -148,8 +182,8 @@ impl RecipeStore {
         })
     }
 
-    /// Stores a new recipe of `user` under a fresh id.
-    pub async fn create(&self, user: &str, input: RecipeInput) -> Result<RecipeId, DynamoError> {
+    /// Stores a new recipe of `user` under a fresh id, unless the account was deleted.
+    pub async fn create(&self, user: &str, input: RecipeInput) -> Result<RecipeId, CreateError> {
         let id = self.next_id().await?;
         let recipe = Recipe {
             id: id.get(),
@@ -163,14 +197,88 @@ impl RecipeStore {
             opened_at: None,
         };
         let item = self.item(user, &recipe, 1)?;
+        let mut transaction = Transaction::new(&self.table);
+        transaction.check(account_key(user), "attribute_not_exists(deletedAt)")?;
+        transaction.put(item, Some("attribute_not_exists(pk)"))?;
+        match transaction.commit().await {
+            Ok(()) => Ok(id),
+            Err(e) if e.failed_at(0) => Err(CreateError::AccountDeleted),
+            // A fresh id is never taken: a failed put condition is a fault.
+            Err(TransactionError::Dynamo(e)) => Err(e.into()),
+            Err(e) => Err(self.table.invalid("TransactWriteItems", e).into()),
+        }
+    }
+
+    /// Marks the account deleted (idempotent); `Ok(true)` when it already was.
+    pub async fn mark_account_deleted(&self, user: &str) -> Result<bool, DynamoError> {
+        let before = self
+            .update_returning(
+                platform::dynamo::request::Update::default()
+                    .table_name(self.table.name())
+                    .set_key(Some(account_key(user)))
+                    .update_expression("SET deletedAt = if_not_exists(deletedAt, :now)")
+                    .expression_attribute_values(":now", s(self.clock.timestamp())),
+                "ALL_OLD",
+            )
+            .await?;
+        Ok(before.is_some_and(|item| item.contains_key("deletedAt")))
+    }
+
+    /// Takes the deletion mark back (a cleanup that could not be queued).
+    pub async fn unmark_account_deleted(&self, user: &str) -> Result<(), DynamoError> {
         self.table
-            .put_item()
-            .set_item(Some(item))
-            .condition_expression("attribute_not_exists(pk)")
+            .delete_item()
+            .set_key(Some(account_key(user)))
+            .condition_expression("attribute_not_exists(cleanedAt)")
             .send()
             .await
-            .map_err(|e| self.table.fail("PutItem", &e))?;
-        Ok(id)
+            .or_else(|e| {
+                if is_condition_failed(&e) {
+                    Ok(())
+                } else {
+                    Err(self.table.fail("DeleteItem", &e))
+                }
+            })
+    }
+
+    /// Deletes up to [`CLEANUP_BATCH`] of a deleted user's recipes; when none is left, sets
+    /// `cleanedAt`. Repeating a step is harmless: a recipe already gone deletes as nothing.
+    pub async fn cleanup_step(&self, user: &str) -> Result<CleanupStep, DynamoError> {
+        let query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk AND begins_with(sk, :recipe)")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":recipe", s(RECIPE_PREFIX))
+            .projection_expression("pk, sk")
+            .limit(i32::try_from(CLEANUP_BATCH).unwrap_or(i32::MAX))
+            .consistent_read(true);
+        let keys = self.table.query_all(query, Some(CLEANUP_BATCH)).await?;
+        let deleted = keys.len().min(CLEANUP_BATCH);
+        futures::stream::iter(keys.into_iter().take(CLEANUP_BATCH))
+            .map(|key| async move {
+                self.table
+                    .delete_item()
+                    .set_key(Some(key))
+                    .send()
+                    .await
+                    .map_err(|e| self.table.fail("DeleteItem", &e))
+            })
+            .buffer_unordered(CLEANUP_CONCURRENCY)
+            .try_collect::<Vec<()>>()
+            .await?;
+        let finished = deleted < CLEANUP_BATCH;
+        if finished {
+            self.table
+                .update_item()
+                .set_key(Some(account_key(user)))
+                .update_expression("SET cleanedAt = :now")
+                .expression_attribute_values(":now", s(self.clock.timestamp()))
+                .send()
+                .await
+                .map_err(|e| self.table.fail("UpdateItem", &e))?;
+        }
+        Ok(CleanupStep { deleted, finished })
     }
 
     /// Up to `limit` of `user`'s recipes with ids above `after`, in id order.

@@ -118,6 +118,12 @@ async fn credentials_at_and_past_their_edges() {
         let response = t.recipe_register(username, password).await;
         assert_eq!(response.status(), 201, "{username}");
         assert_eq!(t.recipe_login(username, password).await.status(), 200);
+        // One identity: the news reader's login takes every recipe account, 64 characters too.
+        assert_eq!(
+            t.login_as(username, password).await.status(),
+            200,
+            "{username} on the news side"
+        );
     }
     for (username, password, field) in [
         ("", "abcd", "username"),

@@ -12,5 +12,6 @@
 
 mod accounts;
 mod ai;
+mod cleanup;
 mod outage;
 mod recipes;
