@@ -7,6 +7,7 @@ import { test } from "node:test";
 import { pageOf, topicSlug, withPage } from "../../functions/web/client/community.js";
 import { digestFigures, digestHref } from "../../functions/web/client/digests.js";
 import { reasonDetails } from "../../functions/web/client/http.js";
+import { alertMoves, fromLocalInput, incidentAnalysisContent, incidentMoves, logInstant, numberOrAbsent, parseTags, sectionOf, timelineHref, timelineQuery, toLocalInput } from "../../functions/web/client/incidents.js";
 import { navigate, sameOriginPath } from "../../functions/web/client/router.js";
 
 const ORIGIN = "https://news.example.com";
@@ -121,4 +122,62 @@ test("a digest's figures and link", () => {
   assert.equal(digestFigures(/** @type {any} */ (digest)), "1 story · 2 sources · 1 min read");
   assert.equal(digestFigures(/** @type {any} */ ({ eventCount: 3, sourceCount: 1, readTimeMinutes: 4 })), "3 stories · 1 source · 4 min read");
   assert.equal(digestHref("a/b"), "/digests/a%2Fb");
+});
+
+test("the timeline's filters make its URL, empty ones left out, the cursor kept apart", () => {
+  const query = timelineQuery(new URLSearchParams("serviceName=checkout&severity=ERROR&type=&from=2026-03-02T10%3A00%3A00.000Z&limit=4&cursor=abc&other=x"));
+  assert.deepEqual(query, { serviceName: "checkout", severity: "ERROR", from: "2026-03-02T10:00:00.000Z", limit: "4", cursor: "abc" });
+  assert.equal(timelineHref(query), "/incidents/logs?serviceName=checkout&severity=ERROR&from=2026-03-02T10%3A00%3A00.000Z&limit=4");
+  assert.equal(timelineHref(query, "next one"), "/incidents/logs?serviceName=checkout&severity=ERROR&from=2026-03-02T10%3A00%3A00.000Z&limit=4&cursor=next+one");
+  assert.equal(timelineHref({}), "/incidents/logs");
+});
+
+test("a datetime-local value is the same instant after the round trip; text that is not a time is sent as typed", () => {
+  const iso = "2026-03-02T10:15:30.000Z";
+  assert.equal(fromLocalInput(toLocalInput(iso)), iso);
+  assert.equal(toLocalInput("not a time"), "");
+  assert.equal(toLocalInput(undefined), "");
+  assert.equal(fromLocalInput("  "), "");
+  assert.equal(fromLocalInput("yesterday"), "yesterday");
+});
+
+test("a log id names the log's millisecond; anything else names none", () => {
+  assert.equal(logInstant(`1772446530123-${"a".repeat(32)}`), "2026-03-02T10:15:30.123Z");
+  assert.equal(logInstant("1772446530123"), null);
+  assert.equal(logInstant(`1772446530123-${"A".repeat(32)}`), null);
+  assert.equal(logInstant(`x${"1".repeat(12)}-${"a".repeat(32)}`), null);
+});
+
+test("incidents and alerts only move forward; a resolved one has no move", () => {
+  assert.deepEqual(incidentMoves("ACTIVE"), ["ACKNOWLEDGED", "RESOLVED"]);
+  assert.deepEqual(incidentMoves("ACKNOWLEDGED"), ["RESOLVED"]);
+  assert.deepEqual(incidentMoves("RESOLVED"), []);
+  assert.deepEqual(alertMoves("OPEN"), ["ACKNOWLEDGED", "RESOLVED"]);
+  assert.deepEqual(alertMoves("ACKNOWLEDGED"), ["RESOLVED"]);
+  assert.deepEqual(alertMoves("RESOLVED"), []);
+});
+
+test("every incident page has its tab; an item's page is its list's", () => {
+  assert.equal(sectionOf("/incidents"), "/incidents");
+  assert.equal(sectionOf("/incidents/0123456789abcdef0123456789abcdef"), "/incidents");
+  assert.equal(sectionOf("/incidents/logs"), "/incidents/logs");
+  assert.equal(sectionOf("/incidents/rules/default"), "/incidents/rules");
+  assert.equal(sectionOf("/incidents/logbook/some-id"), "/incidents/logbook");
+  assert.equal(sectionOf("/incidents/runbooks"), "/incidents/runbooks");
+});
+
+test("an incident's analysis text: what grouped it, then its latest logs, at most ten", () => {
+  const occurrences = Array.from({ length: 12 }, (_, n) => ({ logId: `l${n}`, timestamp: `t${n}`, severity: "ERROR", logContent: `m${n}`, ruleIds: ["default"] }));
+  const incident = { serviceName: "checkout", type: "APPLICATION_LOG", occurrences: 12, firstSeen: "t0", normalizedMessage: "Timeout after # ms", recentOccurrences: occurrences };
+  const lines = incidentAnalysisContent(/** @type {any} */ (incident)).split("\n");
+  assert.equal(lines[0], "Incident in checkout (APPLICATION_LOG), 12 occurrences since t0: Timeout after # ms");
+  assert.equal(lines.length, 11);
+  assert.equal(lines[1], "t0 ERROR m0");
+});
+
+test("tags and numbers as the forms send them", () => {
+  assert.deepEqual(parseTags(" database, checkout,,database , "), ["database", "checkout"]);
+  assert.equal(numberOrAbsent(""), undefined);
+  assert.equal(numberOrAbsent(" 5 "), 5);
+  assert.equal(numberOrAbsent(null), undefined);
 });

@@ -10,7 +10,7 @@
 // to any host but the stack's (other than the uploads' images) fails the journey.
 
 import { deflateSync } from "node:zlib";
-import { announcer, assert, env, launch, problems, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
+import { announcer, assert, env, journey, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
 
 const { base, artifacts } = await setup("community-journey.mjs");
 /** Where uploaded images are served (the web function's CSP source), e.g. the emulator's bucket. */
@@ -132,9 +132,7 @@ async function cardTitles(page) {
   return page.locator(".post-card h3").allTextContents();
 }
 
-const browser = await launch();
-let exitCode = 0;
-try {
+await journey("community journey", async (browser) => {
   // ------------------------------------------------------------------ desktop: Alice
   const desktop = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
   await watch(desktop, "desktop", baseHost, (url) => url.startsWith(uploads));
@@ -426,18 +424,4 @@ try {
     assert(!((await mobile.locator("main").textContent()) ?? "").includes(titles.secret), "the draft's title never shows");
   });
   await phone.close();
-
-  if (problems.length) {
-    throw new Error(`the pages reported problems:\n  ${problems.join("\n  ")}`);
-  }
-  console.log("community journey: OK");
-} catch (error) {
-  console.error(`community journey: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : error}`);
-  if (problems.length) {
-    console.error(`also reported by the pages:\n  ${problems.join("\n  ")}`);
-  }
-  exitCode = 1;
-} finally {
-  await browser.close();
-}
-process.exit(exitCode);
+});

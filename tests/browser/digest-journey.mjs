@@ -9,7 +9,7 @@
 // Every page is watched as in journey.mjs: an uncaught exception, a CSP violation or a request
 // to any host but the stack's fails the journey.
 
-import { announcer, assert, env, launch, problems, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
+import { announcer, assert, env, journey, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
 
 const { base, artifacts } = await setup("digest-journey.mjs");
 const feeds = { harbour: env("JOURNEY_FEED_HARBOUR"), coast: env("JOURNEY_FEED_COAST") };
@@ -106,10 +106,7 @@ async function texts(locator) {
   return (await locator.allTextContents()).map((t) => t.replace(/\s+/g, " ").trim());
 }
 
-const browser = await launch();
-
-let exitCode = 0;
-try {
+await journey("digest journey", async (browser) => {
   // ------------------------------------------------------------------ desktop: the follower
   const desktop = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
   await watch(desktop, "desktop", baseHost);
@@ -275,18 +272,4 @@ try {
     await page.goto(personalUrl);
     await waitForText(page.locator("main [role=alert]"), "Not found");
   });
-
-  if (problems.length) {
-    throw new Error(`the pages reported problems:\n  ${problems.join("\n  ")}`);
-  }
-  console.log("digest journey: OK");
-} catch (error) {
-  console.error(`digest journey: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : error}`);
-  if (problems.length) {
-    console.error(`also reported by the pages:\n  ${problems.join("\n  ")}`);
-  }
-  exitCode = 1;
-} finally {
-  await browser.close();
-}
-process.exit(exitCode);
+});

@@ -9,7 +9,7 @@
 // request to any host but the stack's (other than a publisher's article image) fails the
 // journey.
 
-import { announcer, assert, env, launch, problems, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch as watchOn } from "./support.mjs";
+import { announcer, assert, env, journey, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch as watchOn } from "./support.mjs";
 
 const { base, artifacts } = await setup("journey.mjs");
 
@@ -39,10 +39,7 @@ async function llm(what, on) {
   assert(response.ok, `switching the model's ${what} ${on ? "on" : "off"}`);
 }
 
-const browser = await launch();
-
-let exitCode = 0;
-try {
+await journey("journey", async (browser) => {
   // ------------------------------------------------------------------ desktop
   const desktop = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
   await watch(desktop, "desktop");
@@ -415,18 +412,4 @@ try {
     assert(Array.isArray(sources) && sources.length === 0, "the last subscriber's sources went with the account");
   });
   await phone.close();
-
-  if (problems.length) {
-    throw new Error(`the pages reported problems:\n  ${problems.join("\n  ")}`);
-  }
-  console.log("journey: OK");
-} catch (error) {
-  console.error(`journey: FAILED: ${error instanceof Error ? error.stack ?? error.message : error}`);
-  if (problems.length) {
-    console.error(`also reported by the pages:\n  ${problems.join("\n  ")}`);
-  }
-  exitCode = 1;
-} finally {
-  await browser.close();
-}
-process.exit(exitCode);
+});

@@ -7,7 +7,7 @@
 // Every page is watched as in journey.mjs: an uncaught exception, a CSP violation or a request
 // to any host but the stack's fails the journey.
 
-import { assert, launch, problems, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
+import { assert, journey, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
 
 const { base, artifacts } = await setup("recipes-journey.mjs");
 const baseHost = new URL(base).host;
@@ -21,9 +21,7 @@ const step = (page, name, body) => stepIn(artifacts, page, name, body);
 /** @type {(page: import("playwright-core").Page, name: string, fullPage?: boolean) => Promise<void>} */
 const shot = (page, name, fullPage) => shotIn(artifacts, page, name, fullPage);
 
-const browser = await launch();
-let exitCode = 0;
-try {
+await journey("recipes journey", async (browser) => {
   const desktop = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
   await watch(desktop, "desktop", baseHost);
   const page = await desktop.newPage();
@@ -94,18 +92,4 @@ try {
     await shot(mobile, "r03-recipes-phone.png", true);
   });
   await phone.close();
-
-  if (problems.length) {
-    throw new Error(`the pages reported problems:\n  ${problems.join("\n  ")}`);
-  }
-  console.log("recipes journey: OK");
-} catch (error) {
-  console.error(`recipes journey: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : error}`);
-  if (problems.length) {
-    console.error(`also reported by the pages:\n  ${problems.join("\n  ")}`);
-  }
-  exitCode = 1;
-} finally {
-  await browser.close();
-}
-process.exit(exitCode);
+});

@@ -152,3 +152,108 @@ export function launch() {
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 }
+
+/** The two viewports every journey runs on. */
+export const VIEWPORTS = {
+  desktop: { viewport: { width: 1280, height: 860 } },
+  phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
+};
+
+/**
+ * A watched browser context of `kind` on `base` (see `watch`).
+ * @param {import("playwright-core").Browser} browser
+ * @param {"desktop"|"phone"} kind
+ * @param {string} base
+ */
+export async function viewport(browser, kind, base) {
+  const context = await browser.newContext({ ...VIEWPORTS[kind], baseURL: base });
+  await watch(context, kind, new URL(base).host);
+  return context;
+}
+
+/**
+ * Runs a journey: Chromium for `body`, then the pages' problems checked; says "NAME: OK" or
+ * why it failed, closes the browser and exits with the outcome.
+ * @param {string} name
+ * @param {(browser: import("playwright-core").Browser) => Promise<void>} body
+ */
+export async function journey(name, body) {
+  const browser = await launch();
+  let exitCode = 0;
+  try {
+    await body(browser);
+    if (problems.length) {
+      throw new Error(`the pages reported problems:\n  ${problems.join("\n  ")}`);
+    }
+    console.log(`${name}: OK`);
+  } catch (error) {
+    console.error(`${name}: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : error}`);
+    if (problems.length) {
+      console.error(`also reported by the pages:\n  ${problems.join("\n  ")}`);
+    }
+    exitCode = 1;
+  } finally {
+    await browser.close();
+  }
+  process.exit(exitCode);
+}
+
+/**
+ * Asks the test's ingest control (`JOURNEY_INGEST_CONTROL`, tests/tests/browser.rs) to send
+ * `count` logs through `POST /api/v1/logs` with the ingest key, each `{message} after {n} ms
+ * (order {m})`, so that they share one fingerprint.
+ * @param {{service: string, severity: string, count: number, message: string}} burst
+ * @returns {Promise<string[]>} The ids the API gave them.
+ */
+export async function sendLogs(burst) {
+  const control = env("JOURNEY_INGEST_CONTROL").replace(/\/$/, "");
+  const query = new URLSearchParams({ service: burst.service, severity: burst.severity, count: String(burst.count), message: burst.message });
+  const response = await fetch(`${control}/burst?${query}`, { method: "POST" });
+  const text = await response.text();
+  assert(response.ok, `the ingest control answered ${response.status}: ${text}`);
+  return JSON.parse(text).ids;
+}
+
+/**
+ * Waits until `selector` matches exactly `count` elements.
+ * @param {import("playwright-core").Page} page
+ * @param {string} selector
+ * @param {number} count
+ */
+export async function waitForCount(page, selector, count, timeout = 20000) {
+  const deadline = Date.now() + timeout;
+  let seen = -1;
+  while (Date.now() < deadline) {
+    seen = await page.locator(selector).count();
+    if (seen === count) {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`expected ${count} of ${selector}, saw ${seen}`);
+}
+
+/**
+ * Logs in on the login page and waits to land on `next`.
+ * @param {import("playwright-core").Page} page
+ * @param {{username: string, password: string}} who
+ * @param {string} next
+ * @param {boolean} [tap] Tap the button (a phone).
+ */
+export async function logIn(page, who, next, tap = false) {
+  await page.goto(`/login?next=${encodeURIComponent(next)}`);
+  await page.getByLabel("Username").fill(who.username);
+  await page.getByLabel("Password").fill(who.password);
+  const button = page.getByRole("button", { name: "Log in" });
+  await (tap ? button.tap() : button.click());
+  await waitForPath(page, next);
+}
+
+/**
+ * Asserts the page does not scroll sideways on the phone viewport.
+ * @param {import("playwright-core").Page} page
+ */
+export async function fitsPhone(page) {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert(width <= VIEWPORTS.phone.viewport.width, `no sideways scrolling on a phone (${width} px at ${page.url()})`);
+}

@@ -3,7 +3,10 @@
 //! `tests/browser/journey.mjs` driving headless Chromium through every feature of the news
 //! reader on a desktop and a phone viewport; `tests/browser/community-journey.mjs` does the
 //! same for the community pages (Document B), `tests/browser/digest-journey.mjs` for the
-//! digest pages and `tests/browser/recipes-journey.mjs` for the recipe pages (Document C).
+//! digest pages, `tests/browser/recipes-journey.mjs` for the recipe pages (Document C),
+//! `tests/browser/incident-journey.mjs` for the incident pages and
+//! `tests/browser/incident-analysis-journey.mjs` for the analysis pages (Document C, both
+//! sending logs through the ingestion API over reqwest when the journey asks).
 //! Screenshots land in `tests/browser/artifacts/`.
 //!
 //! Needs Node.js, `npm ci` in `tests/browser` and Chromium (`/usr/bin/chromium`, or
@@ -29,8 +32,10 @@ use axum::routing::post;
 use axum::Router;
 use stack_tests::feeds::{FeedDocument, FeedServer, ATOM};
 use stack_tests::genai::llm_parameters;
+use stack_tests::incidents::{INCIDENTS, LOGS};
 use stack_tests::llm::{FakeLlm, DEFAULT_REPLY, TEST_KEY, TEST_MODEL};
 use stack_tests::server::TestServer;
+use stack_tests::stack::INGEST_KEY;
 use stack_tests::{repo_root, TestStack};
 
 /// What the model answers while the journey asks for a bulleted summary.
@@ -122,8 +127,9 @@ fn chromium() -> String {
     chromium
 }
 
-/// Asserts that the journey wrote each of `names` in `artifacts`.
-fn assert_screenshots(artifacts: &std::path::Path, names: &[&str]) {
+/// Asserts that the journey wrote each of `names` in `tests/browser/artifacts`.
+fn assert_screenshots(names: &[&str]) {
+    let artifacts = browser_dir().join("artifacts");
     for name in names {
         let shot = artifacts.join(name);
         let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
@@ -131,11 +137,39 @@ fn assert_screenshots(artifacts: &std::path::Path, names: &[&str]) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn news_reader_journey_in_chromium() {
+/// Runs `script` (a journey of `tests/browser`) against `t` with `vars`, and fails when it does.
+async fn run_journey(t: &TestStack, script: &str, vars: &[(&str, String)]) {
     let dir = browser_dir();
     let chromium = chromium();
+    let artifacts = dir.join("artifacts");
+    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
+    let mut command = tokio::process::Command::new("node");
+    command
+        .arg(script)
+        .arg(t.stack.base_url())
+        .current_dir(&dir)
+        .env("CHROMIUM_PATH", &chromium)
+        .env("JOURNEY_ARTIFACTS", &artifacts)
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    let mut child = command
+        .spawn()
+        .expect("run node (Node.js 20 or newer is needed)");
+    let status = tokio::time::timeout(Duration::from_secs(300), child.wait())
+        .await
+        .unwrap_or_else(|_| panic!("{script} finished within 5 minutes"))
+        .expect("journey exit status");
+    assert!(
+        status.success(),
+        "{script} failed ({status}); see its output above"
+    );
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn news_reader_journey_in_chromium() {
     let feeds = FeedServer::start().await;
     let tech = feeds.put(
         "/tech.xml",
@@ -153,45 +187,29 @@ async fn news_reader_journey_in_chromium() {
     parameters.insert("LlmProvider".to_string(), "cloud".to_string());
     let t = TestStack::start_with(parameters).await;
 
-    let artifacts = dir.join("artifacts");
-    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
-    let mut child = tokio::process::Command::new("node")
-        .arg("journey.mjs")
-        .arg(t.stack.base_url())
-        .current_dir(&dir)
-        .env("CHROMIUM_PATH", &chromium)
-        .env("JOURNEY_FEED_TECH", &tech)
-        .env("JOURNEY_FEED_WORLD", &world)
-        .env("JOURNEY_NOT_A_FEED", &not_a_feed)
-        .env("JOURNEY_LLM_CONTROL", control.url(""))
-        .env("JOURNEY_LLM_REPLY", DEFAULT_REPLY)
-        .env("JOURNEY_ARTIFACTS", &artifacts)
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("run node (Node.js 20 or newer is needed)");
-    let status = tokio::time::timeout(Duration::from_secs(300), child.wait())
-        .await
-        .expect("the journey finished within 5 minutes")
-        .expect("journey exit status");
-    drop(control);
-    assert!(
-        status.success(),
-        "the browser journey failed ({status}); see its output above"
-    );
-
-    assert_screenshots(
-        &artifacts,
+    run_journey(
+        &t,
+        "journey.mjs",
         &[
-            "01-register-errors-desktop.png",
-            "03-articles-desktop.png",
-            "05-ai-panel-desktop.png",
-            "06-ai-error-desktop.png",
-            "09-articles-phone.png",
-            "10-article-phone.png",
-            "12-swagger-ui-desktop.png",
+            ("JOURNEY_FEED_TECH", tech),
+            ("JOURNEY_FEED_WORLD", world),
+            ("JOURNEY_NOT_A_FEED", not_a_feed),
+            ("JOURNEY_LLM_CONTROL", control.url("")),
+            ("JOURNEY_LLM_REPLY", DEFAULT_REPLY.to_string()),
         ],
-    );
+    )
+    .await;
+    drop(control);
+
+    assert_screenshots(&[
+        "01-register-errors-desktop.png",
+        "03-articles-desktop.png",
+        "05-ai-panel-desktop.png",
+        "06-ai-error-desktop.png",
+        "09-articles-phone.png",
+        "10-article-phone.png",
+        "12-swagger-ui-desktop.png",
+    ]);
 
     // The assistant really asked the model for each kind of answer, with the key and model
     // the stack was configured with.
@@ -218,8 +236,6 @@ async fn news_reader_journey_in_chromium() {
 /// their privacy, on a desktop and a phone, as two users.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn community_journey_in_chromium() {
-    let dir = browser_dir();
-    let chromium = chromium();
     let t = TestStack::start().await;
     // Where the uploads function's image URLs point, as the web function allows them.
     let uploads = web_function::csp::uploads_image_source(&t.env("WebFunction"))
@@ -229,40 +245,21 @@ async fn community_journey_in_chromium() {
         uploads.starts_with("http://"),
         "locally the emulator serves uploads over plain http: {uploads}"
     );
-
-    let artifacts = dir.join("artifacts");
-    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
-    let mut child = tokio::process::Command::new("node")
-        .arg("community-journey.mjs")
-        .arg(t.stack.base_url())
-        .current_dir(&dir)
-        .env("CHROMIUM_PATH", &chromium)
-        .env("JOURNEY_UPLOADS_IMAGES", &uploads)
-        .env("JOURNEY_ARTIFACTS", &artifacts)
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("run node (Node.js 20 or newer is needed)");
-    let status = tokio::time::timeout(Duration::from_secs(300), child.wait())
-        .await
-        .expect("the community journey finished within 5 minutes")
-        .expect("journey exit status");
-    assert!(
-        status.success(),
-        "the community journey failed ({status}); see its output above"
-    );
-    assert_screenshots(
-        &artifacts,
-        &[
-            "c01-write-desktop.png",
-            "c02-post-desktop.png",
-            "c03-community-desktop.png",
-            "c04-comments-desktop.png",
-            "c05-drafts-desktop.png",
-            "c06-community-phone.png",
-            "c07-post-phone.png",
-        ],
-    );
+    run_journey(
+        &t,
+        "community-journey.mjs",
+        &[("JOURNEY_UPLOADS_IMAGES", uploads)],
+    )
+    .await;
+    assert_screenshots(&[
+        "c01-write-desktop.png",
+        "c02-post-desktop.png",
+        "c03-community-desktop.png",
+        "c04-comments-desktop.png",
+        "c05-drafts-desktop.png",
+        "c06-community-phone.png",
+        "c07-post-phone.png",
+    ]);
 }
 
 /// The day the digest journey's news is published on (a Monday).
@@ -303,9 +300,6 @@ fn day_feed(title: &str, slug: &str, items: &[(&str, &str, &str, &str)]) -> Stri
 /// so); nobody else can open the PERSONAL one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn digest_journey_in_chromium() {
-    let dir = browser_dir();
-    let chromium = chromium();
-
     let feeds = FeedServer::start().await;
     let harbour = feeds.put(
         "/harbour.xml",
@@ -346,38 +340,22 @@ async fn digest_journey_in_chromium() {
     llm.reply(DIGEST_ANSWER);
     let t = TestStack::start_with(llm_parameters(&llm)).await;
 
-    let artifacts = dir.join("artifacts");
-    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
-    let mut child = tokio::process::Command::new("node")
-        .arg("digest-journey.mjs")
-        .arg(t.stack.base_url())
-        .current_dir(&dir)
-        .env("CHROMIUM_PATH", &chromium)
-        .env("JOURNEY_FEED_HARBOUR", &harbour)
-        .env("JOURNEY_FEED_COAST", &coast)
-        .env("JOURNEY_DIGEST_DAY", DIGEST_DAY)
-        .env("JOURNEY_DIGEST_ANSWER", DIGEST_ANSWER)
-        .env("JOURNEY_ARTIFACTS", &artifacts)
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("run node (Node.js 20 or newer is needed)");
-    let status = tokio::time::timeout(Duration::from_secs(300), child.wait())
-        .await
-        .expect("the digest journey finished within 5 minutes")
-        .expect("journey exit status");
-    assert!(
-        status.success(),
-        "the digest journey failed ({status}); see its output above"
-    );
-    assert_screenshots(
-        &artifacts,
+    run_journey(
+        &t,
+        "digest-journey.mjs",
         &[
-            "d01-digests-desktop.png",
-            "d02-digest-desktop.png",
-            "d03-public-digest-phone.png",
+            ("JOURNEY_FEED_HARBOUR", harbour),
+            ("JOURNEY_FEED_COAST", coast),
+            ("JOURNEY_DIGEST_DAY", DIGEST_DAY.to_string()),
+            ("JOURNEY_DIGEST_ANSWER", DIGEST_ANSWER.to_string()),
         ],
-    );
+    )
+    .await;
+    assert_screenshots(&[
+        "d01-digests-desktop.png",
+        "d02-digest-desktop.png",
+        "d03-public-digest-phone.png",
+    ]);
 
     // One model call per digest: the reader's PERSONAL one (the Energy story's two reports,
     // not the storm), then the day's PUBLIC one (everything).
@@ -398,44 +376,154 @@ async fn digest_journey_in_chromium() {
 /// suggested, on a desktop and a phone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn recipes_journey_in_chromium() {
-    let dir = browser_dir();
-    let chromium = chromium();
     let llm = FakeLlm::start().await;
     llm.reply(
         r#"[{"title": "Tomato salad", "ingredients": [{"quantity": 3, "unit": "", "name": "tomatoes"}], "instructions": ["Slice.", "Season."], "portions": 2}]"#,
     );
     let t = TestStack::start_with(llm_parameters(&llm)).await;
-    let artifacts = dir.join("artifacts");
-    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
-    let mut child = tokio::process::Command::new("node")
-        .arg("recipes-journey.mjs")
-        .arg(t.stack.base_url())
-        .current_dir(&dir)
-        .env("CHROMIUM_PATH", &chromium)
-        .env("JOURNEY_ARTIFACTS", &artifacts)
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("run node (Node.js 20 or newer is needed)");
-    let status = tokio::time::timeout(Duration::from_secs(300), child.wait())
-        .await
-        .expect("the recipes journey finished within 5 minutes")
-        .expect("journey exit status");
-    assert!(
-        status.success(),
-        "the recipes journey failed ({status}); see its output above"
-    );
-    assert_screenshots(
-        &artifacts,
-        &[
-            "r01-recipe-desktop.png",
-            "r02-suggestions-desktop.png",
-            "r03-recipes-phone.png",
-        ],
-    );
+    run_journey(&t, "recipes-journey.mjs", &[]).await;
+    assert_screenshots(&[
+        "r01-recipe-desktop.png",
+        "r02-suggestions-desktop.png",
+        "r03-recipes-phone.png",
+    ]);
     assert_eq!(
         llm.call_count(),
         1,
         "one generation; the nutrients came from the table"
+    );
+}
+
+/// Lets an incident journey send logs as a service does: `POST /burst?service=&severity=&count=&message=`
+/// sends `count` (1 to 500) logs through `POST /api/v1/logs` with the stack's ingest key
+/// (reqwest, the way any client would), each `{message} after {n} ms (order {m})` with its
+/// own numbers, so that they share one fingerprint; answers the API's `{accepted, ids}`.
+async fn ingest_control(t: &TestStack) -> TestServer {
+    async fn burst(
+        State((http, url)): State<(reqwest::Client, String)>,
+        Query(q): Query<BTreeMap<String, String>>,
+    ) -> (StatusCode, String) {
+        let field = |name: &str| q.get(name).cloned().unwrap_or_default();
+        let count = field("count").parse::<usize>().unwrap_or(0);
+        if !(1..=500).contains(&count) {
+            return (StatusCode::BAD_REQUEST, "count: 1 to 500".into());
+        }
+        let logs: Vec<serde_json::Value> = (0..count)
+            .map(|n| {
+                serde_json::json!({
+                    "serviceName": field("service"),
+                    "type": "APPLICATION_LOG",
+                    "severity": field("severity"),
+                    "logContent": format!("{} after {} ms (order {})", field("message"), 3000 + 17 * n, 81000 + n),
+                })
+            })
+            .collect();
+        let sent = http
+            .post(&url)
+            .header("x-api-key", INGEST_KEY)
+            .json(&logs)
+            .send()
+            .await;
+        match sent {
+            Ok(response) if response.status() == reqwest::StatusCode::ACCEPTED => {
+                (StatusCode::OK, response.text().await.unwrap_or_default())
+            }
+            Ok(response) => (
+                StatusCode::BAD_GATEWAY,
+                format!(
+                    "{}: {}",
+                    response.status(),
+                    response.text().await.unwrap_or_default()
+                ),
+            ),
+            Err(e) => (StatusCode::BAD_GATEWAY, e.to_string()),
+        }
+    }
+    let app = Router::new()
+        .route("/burst", post(burst))
+        .with_state((t.http.clone(), t.url(LOGS)));
+    TestServer::start(app).await
+}
+
+/// The incident pages in Chromium (Document C): logs sent with the ingest key arrive on the
+/// live timeline (filtered, paged by cursor, paused and resumed); the burst of ERRORs is
+/// exactly one incident, whose grouped logs and reason show, acknowledged then resolved with a
+/// note and an assignee; its alert acknowledged and resolved; an alert rule added, changed
+/// and deleted; a postmortem linked to the incident; each form's bad input the API's 400 under
+/// the field it names; then the incident and timeline on a phone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn incident_journey_in_chromium() {
+    let t = TestStack::start().await;
+    let control = ingest_control(&t).await;
+    run_journey(
+        &t,
+        "incident-journey.mjs",
+        &[("JOURNEY_INGEST_CONTROL", control.url(""))],
+    )
+    .await;
+    assert_screenshots(&[
+        "i01-timeline-desktop.png",
+        "i02-incident-desktop.png",
+        "i03-rules-desktop.png",
+        "i04-logbook-desktop.png",
+        "i05-incident-phone.png",
+        "i06-timeline-phone.png",
+    ]);
+    // Behind the pages: the one incident is RESOLVED with the burst's six logs, and its
+    // history holds the opening and the two steps taken on the page.
+    let (_, token) = t.user("incident-checker").await;
+    let incidents = t.get_ok_auth(INCIDENTS, &token).await;
+    let incidents = incidents.as_array().expect("incidents");
+    assert_eq!(incidents.len(), 1, "{incidents:?}");
+    assert_eq!(incidents[0]["status"], "RESOLVED");
+    assert_eq!(incidents[0]["occurrences"], 6);
+    let id = incidents[0]["id"].as_str().expect("id");
+    let detail = t.get_ok_auth(&format!("{INCIDENTS}/{id}"), &token).await;
+    let moves: Vec<&str> = detail["history"]
+        .as_array()
+        .expect("history")
+        .iter()
+        .map(|e| e["to"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(moves, ["ACTIVE", "ACKNOWLEDGED", "RESOLVED"], "{detail}");
+    assert_eq!(detail["history"][1]["note"], "Looking into the gateway");
+}
+
+/// What the model answers every analysis, in the fields API.md asks it for.
+const ANALYSIS_ANSWER: &str = r#"{"summary": "Checkout's payment gateway calls time out in a burst.", "root_cause": "The gateway's connection pool is exhausted.", "severity": "ERROR", "recommendations": ["Restart the gateway connection pool.", "Raise the pool's size and alert on its saturation."]}"#;
+
+/// The analysis pages in Chromium (Document C's intelligence routes): a runbook added and found
+/// by retrieval, an incident analysed in the cloud with retrieval (the cited passage shown),
+/// a log analysed locally without it, the runbook deleted, an analysis on a phone. Both
+/// providers are the fake model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs the intelligence function (POST /api/v1/analyze, /api/v1/rag/*), which is not merged yet"]
+async fn incident_analysis_in_chromium() {
+    let llm = FakeLlm::start().await;
+    llm.reply(ANALYSIS_ANSWER);
+    let mut parameters = llm_parameters(&llm);
+    parameters.insert("LocalLlmBaseUrl".to_string(), llm.base_url());
+    let t = TestStack::start_with(parameters).await;
+    let control = ingest_control(&t).await;
+    run_journey(
+        &t,
+        "incident-analysis-journey.mjs",
+        &[
+            ("JOURNEY_INGEST_CONTROL", control.url("")),
+            ("JOURNEY_ANALYSIS_ANSWER", ANALYSIS_ANSWER.to_string()),
+        ],
+    )
+    .await;
+    assert_screenshots(&["a01-analysis-desktop.png", "a02-analysis-phone.png"]);
+    // Three analyses reached the model; with retrieval the runbook's passage went with the
+    // logs, without it (the local one) it did not.
+    let calls = llm.calls();
+    assert_eq!(calls.len(), 3, "one model call per analysis");
+    let passage = "restart the gateway connection pool";
+    assert!(calls[0].prompt().contains(passage), "{}", calls[0].prompt());
+    assert!(
+        !calls[1].prompt().contains(passage),
+        "{}",
+        calls[1].prompt()
     );
 }

@@ -264,8 +264,8 @@ async fn every_answer_carries_hsts() {
 
 /// The client's pure functions in Node (`tests/browser/client.test.mjs`): the `next=` rule and
 /// navigation (only paths on the page's origin, never `/\host`, `/<tab>/host` or
-/// `/..//host`), the community's topic slugs, error details and page links, and a digest's
-/// figures and link.
+/// `/..//host`), the community's topic slugs, error details and page links, a digest's
+/// figures and link, and the incident pages' timeline URLs, times, moves and analysis text.
 #[test]
 fn client_follows_next_to_this_origin_only() {
     let dir = stack_tests::repo_root().join("tests").join("browser");
@@ -281,5 +281,5 @@ fn client_follows_next_to_this_origin_only() {
         "node --test client.test.mjs failed:\n{report}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(report.contains("# pass 8"), "{report}");
+    assert!(report.contains("# pass 15"), "{report}");
 }

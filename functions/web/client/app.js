@@ -15,6 +15,11 @@ import { communityMe, communityUser } from "./views-community-user.js";
 import { digest } from "./view-digest.js";
 import { myDigests, publicDigest } from "./views-digests.js";
 import { recipe, recipes } from "./views-recipes.js";
+import { timeline } from "./views-logs.js";
+import { alertsPage, incidentPage, incidentsHome } from "./views-incidents.js";
+import { rulePage, rulesPage } from "./views-rules.js";
+import { logbookEntryPage, logbookPage } from "./views-logbook.js";
+import { analyzePage, runbooksPage } from "./views-analysis.js";
 
 const APP_NAME = "News reader";
 
@@ -32,6 +37,7 @@ const LINKS = [
   ["/digests", "Digests"],
   ["/community", "Community"],
   ["/recipes", "Recipes"],
+  ["/incidents", "Incidents"],
   ["/settings", "Settings"],
 ];
 
@@ -131,10 +137,26 @@ route("/digests/public", page(publicDigest));
 route("/digests/:id", page(digest));
 route("/recipes", page(recipes));
 route("/recipes/:id", page(recipe));
+// Before `/incidents/:id`: the section's own pages.
+route("/incidents", page(incidentsHome));
+route("/incidents/logs", page(timeline));
+route("/incidents/alerts", page(alertsPage));
+route("/incidents/rules", page(rulesPage));
+route("/incidents/rules/:id", page(rulePage));
+route("/incidents/logbook", page(logbookPage));
+route("/incidents/logbook/:id", page(logbookEntryPage));
+route("/incidents/analyze", page(analyzePage));
+route("/incidents/runbooks", page(runbooksPage));
+route("/incidents/:id", page(incidentPage));
 fallback(page(notFound));
 
 /** Pages whose content depends on who is logged in: drawn again when the session ends. */
 const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write", "/digests", "/recipes"];
+
+/** The incident pages all need a session: drawn again when it ends. */
+function isIncidentPath(/** @type {string} */ path) {
+  return path === "/incidents" || path.startsWith("/incidents/");
+}
 
 /** A digest's page: a PERSONAL digest is its reader's only, so it is asked for again. */
 function isPersonalDigestPath(/** @type {string} */ path) {
@@ -143,7 +165,7 @@ function isPersonalDigestPath(/** @type {string} */ path) {
 
 account.onSessionChange(() => {
   renderNav();
-  if (!account.session.user && (ACCOUNT_PAGES.includes(window.location.pathname) || window.location.pathname.endsWith("/edit") || isPersonalDigestPath(window.location.pathname))) {
+  if (!account.session.user && (ACCOUNT_PAGES.includes(window.location.pathname) || window.location.pathname.endsWith("/edit") || isPersonalDigestPath(window.location.pathname) || isIncidentPath(window.location.pathname))) {
     // The session ended (logged out, or the token expired): show the page's logged-out state.
     dispatch();
   }

@@ -7,12 +7,15 @@
  * @property {AbortSignal} [signal] Cancels the request (the view navigated away).
  * @property {RequestCache} [cache] The browser cache's mode, e.g. "no-cache" to revalidate
  *   a list the API lets caches keep, right after the user changed it.
+ * @property {(headers: Headers) => void} [onHeaders] Given a successful answer's headers (the
+ *   timeline's next page is named by its `X-Next-Cursor`).
  */
 
 /**
  * @typedef {Object} RequestInit
  * @property {AbortSignal} [signal]
  * @property {RequestCache} [cache]
+ * @property {(headers: Headers) => void} [onHeaders]
  * @property {unknown} [body] Sent as JSON.
  * @property {FormData} [form] Sent as multipart/form-data (the browser writes the boundary).
  * @property {Object<string, unknown>} [query] Empty values are left out.
@@ -119,6 +122,7 @@ export async function request(method, path, init = {}) {
     }
   }
   if (response.ok) {
+    init.onHeaders?.(response.headers);
     return data;
   }
   if (response.status === 401 && token) {

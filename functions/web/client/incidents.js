@@ -1,0 +1,227 @@
+// Shared pieces of the incident-log pages (Document C): the section's tabs, badges, the
+// timeline's filters as a URL, the moves an incident or alert may make, and the text an
+// analysis is asked about.
+
+import { h } from "./dom.js";
+
+/** @type {import("./api.gen.js").Severity[]} */
+export const SEVERITIES = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"];
+
+/** The section's pages, in the order of its tabs. */
+const SECTION = [
+  ["/incidents", "Incidents"],
+  ["/incidents/logs", "Timeline"],
+  ["/incidents/alerts", "Alerts"],
+  ["/incidents/rules", "Alert rules"],
+  ["/incidents/logbook", "Logbook"],
+  ["/incidents/analyze", "Analyse"],
+  ["/incidents/runbooks", "Runbooks"],
+];
+
+/**
+ * The tab of `path`: its own, or the list an item page belongs to (an incident's page is under
+ * "Incidents", a rule's under "Alert rules").
+ * @param {string} path
+ */
+export function sectionOf(path) {
+  const exact = SECTION.find(([href]) => href === path);
+  if (exact) {
+    return exact[0];
+  }
+  const parent = SECTION.slice(1).find(([href]) => path.startsWith(`${href}/`));
+  return parent ? parent[0] : "/incidents";
+}
+
+/**
+ * The section's tabs, the current one marked.
+ * @param {string} path
+ */
+export function sectionNav(path) {
+  const current = sectionOf(path);
+  return h(
+    "nav",
+    { class: "list-tabs section-tabs", "aria-label": "Incident pages" },
+    h("ul", null, SECTION.map(([href, label]) => h("li", null, h("a", { href, "aria-current": href === current ? "page" : null }, label)))),
+  );
+}
+
+/** @param {string} severity */
+export function severityBadge(severity) {
+  return h("span", { class: `badge severity severity-${severity.toLowerCase()}` }, severity);
+}
+
+/** @param {string} status An incident's or an alert's status. */
+export function statusBadge(status) {
+  return h("span", { class: `badge status status-${status.toLowerCase()}` }, statusWord(status));
+}
+
+/** @param {string} status */
+export function statusWord(status) {
+  return status.charAt(0) + status.slice(1).toLowerCase();
+}
+
+/**
+ * The statuses a person may move an incident to from `status`: forward only (a RESOLVED
+ * incident is reopened by a new occurrence, never by hand).
+ * @param {string} status
+ * @returns {("ACKNOWLEDGED"|"RESOLVED")[]}
+ */
+export function incidentMoves(status) {
+  switch (status) {
+    case "ACTIVE":
+      return ["ACKNOWLEDGED", "RESOLVED"];
+    case "ACKNOWLEDGED":
+      return ["RESOLVED"];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The statuses an alert may move to from `status`.
+ * @param {string} status
+ * @returns {("ACKNOWLEDGED"|"RESOLVED")[]}
+ */
+export function alertMoves(status) {
+  return incidentMoves(status === "OPEN" ? "ACTIVE" : status);
+}
+
+/** The button that makes a move: "Acknowledge", "Resolve". */
+export function moveLabel(/** @type {string} */ to) {
+  return to === "ACKNOWLEDGED" ? "Acknowledge" : "Resolve";
+}
+
+/** The timeline's filters, as the URL and the API name them. */
+export const TIMELINE_FILTERS = /** @type {const} */ (["serviceName", "severity", "type", "from", "to", "limit"]);
+
+/**
+ * The timeline's query from a page URL's query: the filters that are set, and the cursor.
+ * @param {URLSearchParams} query
+ * @returns {Record<string, string>}
+ */
+export function timelineQuery(query) {
+  /** @type {Record<string, string>} */
+  const out = {};
+  for (const name of [...TIMELINE_FILTERS, "cursor"]) {
+    const value = query.get(name)?.trim();
+    if (value) {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * The timeline page of `filters` (and a cursor: an older page).
+ * @param {Record<string, string>} filters
+ * @param {string|null} [cursor]
+ */
+export function timelineHref(filters, cursor = null) {
+  const params = new URLSearchParams();
+  for (const name of TIMELINE_FILTERS) {
+    if (filters[name]) {
+      params.set(name, filters[name]);
+    }
+  }
+  if (cursor) {
+    params.set("cursor", cursor);
+  }
+  const text = params.toString();
+  return text ? `/incidents/logs?${text}` : "/incidents/logs";
+}
+
+/**
+ * An instant (RFC 3339) as a `datetime-local` input's value in this browser's zone, to the
+ * second; empty when it is not one.
+ * @param {string|undefined} iso
+ */
+export function toLocalInput(iso) {
+  const date = iso ? new Date(iso) : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime())) {
+    return "";
+  }
+  const pad = (/** @type {number} */ n) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+/**
+ * A `datetime-local` value (this browser's zone) as an instant in UTC; the text as typed when it
+ * is not a time, so the API names what is wrong with it.
+ * @param {string} value
+ */
+export function fromLocalInput(value) {
+  const text = value.trim();
+  if (!text) {
+    return "";
+  }
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? text : date.toISOString();
+}
+
+/**
+ * When a log happened, read from its id (its time in milliseconds, 13 digits, then `-`).
+ * @param {string} id
+ * @returns {string|null} RFC 3339, or null when the id is not a log id.
+ */
+export function logInstant(id) {
+  const found = /^(\d{13})-[0-9a-f]{32}$/.exec(id);
+  return found ? new Date(Number(found[1])).toISOString() : null;
+}
+
+/** The lines of an incident given to the analysis. */
+export const ANALYSED_OCCURRENCES = 10;
+
+/**
+ * What an analysis of one log is asked about: where and when it came from, and its text.
+ * @param {{timestamp: string, severity: string, serviceName: string, type: string, logContent: string}} log
+ */
+export function logAnalysisContent(log) {
+  return `${log.timestamp} ${log.severity} ${log.serviceName} (${log.type}): ${log.logContent}`;
+}
+
+/**
+ * What an analysis of an incident is asked about: its service, type and normalised message,
+ * then its latest grouped logs.
+ * @param {import("./api.gen.js").IncidentDetail} incident
+ */
+export function incidentAnalysisContent(incident) {
+  const head = `Incident in ${incident.serviceName} (${incident.type}), ${incident.occurrences} occurrences since ${incident.firstSeen}: ${incident.normalizedMessage}`;
+  const lines = incident.recentOccurrences.slice(0, ANALYSED_OCCURRENCES).map((o) => `${o.timestamp} ${o.severity} ${o.logContent}`);
+  return [head, ...lines].join("\n");
+}
+
+/**
+ * Comma-separated tags: trimmed, blank ones and repeats left out.
+ * @param {string} text
+ */
+export function parseTags(text) {
+  return [...new Set(text.split(",").map((t) => t.trim()).filter(Boolean))];
+}
+
+/**
+ * A number field's value for the API: left out when empty, else the number typed (the API
+ * names a bad one).
+ * @param {FormDataEntryValue|null} value
+ */
+export function numberOrAbsent(value) {
+  const text = String(value ?? "").trim();
+  return text === "" ? undefined : Number(text);
+}
+
+/**
+ * A text field's value for the API: null when blank (an optional field left out).
+ * @param {FormDataEntryValue|null} value
+ */
+export function textOrNull(value) {
+  const text = String(value ?? "").trim();
+  return text === "" ? null : text;
+}
+
+/**
+ * A rule's reach in words: "ERROR, FATAL · every service · 1 in 60 s".
+ * @param {import("./api.gen.js").AlertRule} rule
+ */
+export function ruleSummary(rule) {
+  const scope = [rule.serviceName ? `service ${rule.serviceName}` : "every service", rule.type ? `type ${rule.type}` : null].filter(Boolean).join(", ");
+  return `${rule.severities.join(", ")} · ${scope} · ${rule.threshold} in ${rule.windowSeconds} s`;
+}

@@ -1,0 +1,347 @@
+// Log analysis and its runbooks (Document C's intelligence routes): a form that asks the
+// model about a log or an incident (prefilled from either), local or cloud, with or without
+// retrieval, showing the summary, root cause, severity, recommendations and the runbook
+// passages it cited; and the runbooks retrieval reads (add, list, delete, try a search).
+
+import { announce, h, mount } from "./dom.js";
+import { request } from "./http.js";
+import * as api from "./api.gen.js";
+import { incidentAnalysisContent, logAnalysisContent, logInstant, numberOrAbsent, parseTags, sectionNav, severityBadge, textOrNull } from "./incidents.js";
+import { fill, pageHead, signedIn, submits } from "./incident-views.js";
+import { empty, errorBox, field, formError, loading, textArea } from "./ui.js";
+import { deleteButton } from "./views-rules.js";
+
+// The intelligence routes as API.md fixes them (snake_case bodies). Their functions are not in
+// api.gen.js until the intelligence function's operations are in the contract.
+
+/**
+ * A runbook passage retrieval found.
+ * @typedef {Object} RagHit
+ * @property {string} [document_id]
+ * @property {string} [title]
+ * @property {string} [chunk]
+ * @property {number} [score]
+ */
+
+/**
+ * An analysis as `POST /api/v1/analyze` answers it.
+ * @typedef {Object} Analysis
+ * @property {string} id
+ * @property {string|null} [log_id]
+ * @property {string} summary
+ * @property {string} root_cause
+ * @property {string} severity
+ * @property {string[]} recommendations
+ * @property {(RagHit|string)[]} references The retrieved runbook chunks (with `use_rag`).
+ * @property {string} mode
+ * @property {string} model
+ * @property {string} provider
+ * @property {string} created_at
+ */
+
+/**
+ * A runbook document retrieval reads.
+ * @typedef {Object} RagDocument
+ * @property {string} id
+ * @property {string} title
+ * @property {string[]} [tags]
+ * @property {string} [created_at]
+ * @property {number} [chunks]
+ */
+
+/**
+ * @param {{content: string, mode: string, use_rag: boolean, log_id?: string|null}} body
+ * @returns {Promise<Analysis>}
+ */
+function analyze(body) {
+  return request("POST", "/api/v1/analyze", { body, auth: "required" });
+}
+
+/**
+ * @param {{signal?: AbortSignal}} [options]
+ * @returns {Promise<RagDocument[]|{documents?: RagDocument[]}>}
+ */
+function ragDocuments(options = {}) {
+  return request("GET", "/api/v1/rag/documents", { ...options, cache: "no-store", auth: "required" });
+}
+
+/**
+ * @param {{title: string, content: string, tags: string[]}} body
+ * @returns {Promise<RagDocument>}
+ */
+function addRagDocument(body) {
+  return request("POST", "/api/v1/rag/documents", { body, auth: "required" });
+}
+
+/** @param {string} id */
+function deleteRagDocument(id) {
+  return request("DELETE", `/api/v1/rag/documents/${encodeURIComponent(id)}`, { auth: "required" });
+}
+
+/**
+ * @param {{query: string, top_k?: number}} body
+ * @returns {Promise<RagHit[]>}
+ */
+function ragSearch(body) {
+  return request("POST", "/api/v1/rag/search", { body, auth: "required" });
+}
+
+/**
+ * The cited passages: each runbook's title, its score and the passage.
+ * @param {(RagHit|string)[]} hits
+ */
+export function referenceList(hits) {
+  return h(
+    "ol",
+    { class: "plain-list references" },
+    hits.map((hit) => {
+      if (typeof hit === "string") {
+        return h("li", { class: "reference" }, h("blockquote", null, hit));
+      }
+      return h(
+        "li",
+        { class: "reference", dataset: { documentId: hit.document_id ?? "" } },
+        h("p", { class: "reference-title" }, h("strong", null, hit.title ?? "Runbook"), typeof hit.score === "number" ? h("span", { class: "meta" }, ` · score ${hit.score.toFixed(2)}`) : null),
+        hit.chunk ? h("blockquote", null, hit.chunk) : null,
+      );
+    }),
+  );
+}
+
+/**
+ * An analysis's answer.
+ * @param {Analysis} analysis
+ */
+function analysisResult(analysis) {
+  const recommendations = Array.isArray(analysis.recommendations) ? analysis.recommendations : [];
+  const references = Array.isArray(analysis.references) ? analysis.references : [];
+  return h(
+    "section",
+    { class: "card analysis-result", "aria-labelledby": "analysis-heading", tabindex: "-1" },
+    h("h2", { id: "analysis-heading" }, "Analysis ", analysis.severity ? severityBadge(String(analysis.severity).toUpperCase()) : null),
+    h("p", { class: "analysis-summary" }, analysis.summary),
+    h("h3", null, "Root cause"),
+    h("p", { class: "root-cause" }, analysis.root_cause),
+    h("h3", null, "Recommendations"),
+    recommendations.length ? h("ol", { class: "recommendations" }, recommendations.map((r) => h("li", null, r))) : h("p", { class: "meta" }, "None."),
+    h("h3", null, "References"),
+    references.length ? referenceList(references) : h("p", { class: "meta" }, "No runbook passage was cited."),
+    h("p", { class: "meta provenance" }, `${analysis.provider} · ${analysis.model} · mode ${analysis.mode}`),
+  );
+}
+
+/**
+ * What the analysis form starts with: a log's or an incident's text when the page names one.
+ * @param {URLSearchParams} query
+ * @param {AbortSignal} signal
+ * @returns {Promise<{content: string, logId: string, source: string}>}
+ */
+async function prefill(query, signal) {
+  const logId = query.get("logId") ?? "";
+  const incidentId = query.get("incidentId") ?? "";
+  if (logId) {
+    const at = logInstant(logId);
+    if (at) {
+      // The timeline at the log's own millisecond holds it (ids are time and randomness).
+      const logs = await api.listLogs({ from: at, to: at, limit: 500 }, { signal, cache: "no-store" });
+      const log = logs.find((l) => l.id === logId);
+      if (log) {
+        return { content: logAnalysisContent(log), logId, source: `the ${log.severity} log of ${log.serviceName}` };
+      }
+    }
+    return { content: "", logId: "", source: "" };
+  }
+  if (incidentId) {
+    const incident = await api.getIncident(incidentId, { signal, cache: "no-store" });
+    return { content: incidentAnalysisContent(incident), logId: "", source: `the incident in ${incident.serviceName}` };
+  }
+  return { content: "", logId: "", source: "" };
+}
+
+/**
+ * `/incidents/analyze`: the analysis form (`?logId=` or `?incidentId=` fills it) and its answer.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function analyzePage(main, match, { signal, title }) {
+  if (!signedIn(main, "Analyse", title)) {
+    return;
+  }
+  mount(main, pageHead("Analyse"), sectionNav(match.path), loading("Loading"));
+  let start = { content: "", logId: "", source: "" };
+  /** @type {unknown} */
+  let missing = null;
+  try {
+    start = await prefill(match.query, signal);
+  } catch (error) {
+    if (signal.aborted) {
+      return;
+    }
+    missing = error;
+  }
+  const wanted = match.query.get("logId") || match.query.get("incidentId");
+  const result = h("div", { class: "analysis-slot", "aria-live": "polite" });
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Analyse"));
+  const radio = (/** @type {string} */ value, /** @type {string} */ label) =>
+    h("label", { class: "check" }, h("input", { type: "radio", name: "mode", value, checked: value === "local" }), label);
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card analysis-form", "aria-labelledby": "analysis-form-heading", novalidate: true },
+      h("h2", { id: "analysis-form-heading" }, start.source ? `About ${start.source}` : "What to analyse"),
+      formError(),
+      textArea({ label: "Log text", name: "content", value: start.content, required: true, rows: 8, hint: "Paste log lines, or open this page from a log or an incident." }),
+      h(
+        "fieldset",
+        { class: "field", dataset: { field: "mode" }, "aria-describedby": "field-mode-error" },
+        h("legend", null, "Model"),
+        h("div", { class: "checks" }, radio("local", "Local"), radio("cloud", "Cloud")),
+        h("p", { class: "field-error", id: "field-mode-error", hidden: true }),
+      ),
+      h(
+        "div",
+        { class: "field", dataset: { field: "use_rag" } },
+        h("label", { class: "check" }, h("input", { type: "checkbox", name: "use_rag", checked: true, "aria-describedby": "field-use_rag-error" }), "Use the runbooks (cite the passages retrieval finds)"),
+        h("p", { class: "field-error", id: "field-use_rag-error", hidden: true }),
+      ),
+      field({ label: "Log id", name: "log_id", value: start.logId, hint: "Ties the analysis to this log." }),
+      h("div", { class: "actions" }, button),
+    )
+  );
+  submits(
+    form,
+    [button],
+    "Analysing…",
+    (data) => ({
+      content: String(data.get("content") ?? ""),
+      mode: String(data.get("mode") ?? "local"),
+      use_rag: data.get("use_rag") !== null,
+      log_id: textOrNull(data.get("log_id")),
+    }),
+    async (body) => {
+      mount(result);
+      const shown = analysisResult(await analyze(body));
+      mount(result, shown);
+      announce("Analysis ready");
+      shown.focus();
+    },
+  );
+  mount(
+    main,
+    pageHead("Analyse", "Ask the model what a log or an incident means, what caused it and what to do."),
+    sectionNav(match.path),
+    missing ? errorBox(missing) : wanted && !start.content ? h("p", { class: "callout" }, "That log is no longer in the timeline: paste its text instead.") : null,
+    form,
+    result,
+  );
+}
+
+/**
+ * One runbook in the list, with its delete button.
+ * @param {RagDocument} doc
+ */
+function documentCard(doc) {
+  const card = h("li", { class: "card runbook-card", dataset: { documentId: doc.id } });
+  mount(
+    card,
+    h("h3", { class: "card-title" }, doc.title),
+    doc.tags?.length ? h("ul", { class: "chips", "aria-label": "Tags" }, doc.tags.map((t) => h("li", null, h("span", { class: "chip" }, t)))) : null,
+    typeof doc.chunks === "number" ? h("p", { class: "meta" }, `${doc.chunks} passages`) : null,
+    h(
+      "div",
+      { class: "actions" },
+      deleteButton("Delete", async () => {
+        await deleteRagDocument(doc.id);
+        card.remove();
+        announce(`${doc.title} deleted`);
+      }),
+    ),
+  );
+  return card;
+}
+
+/**
+ * `/incidents/runbooks`: the documents retrieval reads, a form to add one, and a search to see
+ * which passages a text finds.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function runbooksPage(main, match, { signal, title }) {
+  if (!signedIn(main, "Runbooks", title)) {
+    return;
+  }
+  const list = h("div", { class: "runbook-list" }, loading("Loading runbooks"));
+  const load = () =>
+    fill(
+      list,
+      signal,
+      () => ragDocuments({ signal }),
+      (answer) => {
+        const docs = Array.isArray(answer) ? answer : (answer.documents ?? []);
+        return docs.length ? h("ul", { class: "cards runbook-cards" }, docs.map(documentCard)) : empty("No runbooks yet.", "Add one below: analyses with retrieval cite its passages.");
+      },
+    );
+
+  const addButton = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Add runbook"));
+  const add = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card runbook-form", "aria-labelledby": "runbook-form-heading", novalidate: true },
+      h("h2", { id: "runbook-form-heading" }, "Add a runbook"),
+      formError(),
+      field({ label: "Title", name: "title", required: true }),
+      textArea({ label: "Content", name: "content", required: true, rows: 8 }),
+      field({ label: "Tags", name: "tags", hint: "Comma-separated: database, checkout." }),
+      h("div", { class: "actions" }, addButton),
+    )
+  );
+  submits(
+    add,
+    [addButton],
+    "Adding…",
+    (data) => ({ title: String(data.get("title") ?? "").trim(), content: String(data.get("content") ?? ""), tags: parseTags(String(data.get("tags") ?? "")) }),
+    async (body) => {
+      await addRagDocument(body);
+      add.reset();
+      announce(`${body.title} added`);
+      await load();
+    },
+  );
+
+  const hits = h("div", { class: "search-hits", "aria-live": "polite" });
+  const searchButton = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button secondary" }, "Search"));
+  const search = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card runbook-search", "aria-labelledby": "runbook-search-heading", novalidate: true },
+      h("h2", { id: "runbook-search-heading" }, "Try retrieval"),
+      formError(),
+      field({ label: "Search text", name: "query", required: true }),
+      field({ label: "Passages", name: "top_k", type: "number", value: "3", inputmode: "numeric" }),
+      h("div", { class: "actions" }, searchButton),
+      hits,
+    )
+  );
+  submits(
+    search,
+    [searchButton],
+    "Searching…",
+    (data) => ({ query: String(data.get("query") ?? ""), top_k: numberOrAbsent(data.get("top_k")) }),
+    async (body) => {
+      const found = await ragSearch(body);
+      mount(hits, found.length ? referenceList(found) : empty("No passage matches."));
+    },
+  );
+
+  mount(
+    main,
+    pageHead("Runbooks", "What analyses with retrieval read and cite."),
+    sectionNav(match.path),
+    list,
+    add,
+    search,
+  );
+  await load();
+}

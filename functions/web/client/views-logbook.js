@@ -1,0 +1,181 @@
+// The logbook (Document C): notes and postmortems, each optionally about one incident; the
+// list (of one incident with `?incidentId=`), a form for a new entry, and an entry's page to
+// read, change or delete it (its author or an admin).
+
+import * as api from "./api.gen.js";
+import { announce, h, mount, time } from "./dom.js";
+import { sectionNav, textOrNull } from "./incidents.js";
+import { fill, loadItem, pageHead, signedIn, submits } from "./incident-views.js";
+import { navigate } from "./router.js";
+import * as account from "./session.js";
+import { empty, field, formError, loading, textArea } from "./ui.js";
+import { incidentHref } from "./views-incidents.js";
+import { deleteButton } from "./views-rules.js";
+
+/** @param {string} id */
+function entryHref(id) {
+  return `/incidents/logbook/${encodeURIComponent(id)}`;
+}
+
+/** @param {api.LogbookKind} kind */
+function kindWord(kind) {
+  return kind === "POSTMORTEM" ? "Postmortem" : "Note";
+}
+
+/**
+ * An entry's form: new (filled with `incidentId` when given) or the entry to change.
+ * @param {{title?: string, kind?: api.LogbookKind, incidentId?: string|null, body?: string}} entry
+ * @param {string} headingText
+ * @param {string} submitText
+ * @param {(body: api.LogbookRequest) => Promise<unknown>} save
+ */
+function entryForm(entry, headingText, submitText, save) {
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, submitText));
+  const kind = entry.kind ?? "NOTE";
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card logbook-form", "aria-labelledby": "logbook-form-heading", novalidate: true },
+      h("h2", { id: "logbook-form-heading" }, headingText),
+      formError(),
+      field({ label: "Title", name: "title", value: entry.title ?? "", required: true }),
+      h(
+        "div",
+        { class: "field", dataset: { field: "kind" } },
+        h("label", { for: "field-kind" }, "Kind"),
+        h("select", { id: "field-kind", name: "kind", "aria-describedby": "field-kind-error" }, h("option", { value: "NOTE", selected: kind === "NOTE" }, "Note"), h("option", { value: "POSTMORTEM", selected: kind === "POSTMORTEM" }, "Postmortem")),
+        h("p", { class: "field-error", id: "field-kind-error", hidden: true }),
+      ),
+      field({ label: "Incident", name: "incidentId", value: entry.incidentId ?? "", hint: "The incident's id (32 hex digits), from its page." }),
+      textArea({ label: "Text", name: "body", value: entry.body ?? "", required: true, rows: 8 }),
+      h("div", { class: "actions" }, button),
+    )
+  );
+  submits(
+    form,
+    [button],
+    "Saving…",
+    (data) => ({
+      title: String(data.get("title") ?? "").trim(),
+      kind: /** @type {api.LogbookKind} */ (String(data.get("kind") ?? "NOTE")),
+      incidentId: textOrNull(data.get("incidentId")),
+      body: String(data.get("body") ?? ""),
+    }),
+    save,
+  );
+  return form;
+}
+
+/**
+ * One entry in the list.
+ * @param {api.LogbookEntry} entry
+ */
+function entryCard(entry) {
+  return h(
+    "li",
+    { class: "card logbook-card", dataset: { entryId: entry.id } },
+    h("p", { class: "meta" }, h("span", { class: "badge" }, kindWord(entry.kind)), " by ", entry.author, " · ", time(entry.createdAt)),
+    h("h3", { class: "card-title" }, h("a", { href: entryHref(entry.id) }, entry.title)),
+    entry.incidentId ? h("p", { class: "meta" }, h("a", { href: incidentHref(entry.incidentId) }, "About an incident")) : null,
+    h("p", { class: "excerpt" }, entry.body),
+  );
+}
+
+/**
+ * `/incidents/logbook`: entries newest first (of one incident with `?incidentId=`), and a form
+ * for a new one.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function logbookPage(main, match, { signal, title }) {
+  if (!signedIn(main, "Logbook", title)) {
+    return;
+  }
+  const incidentId = match.query.get("incidentId") ?? "";
+  const list = h("div", { class: "logbook-list" }, loading("Loading the logbook"));
+  const form = entryForm({ incidentId }, incidentId ? "Write about this incident" : "New entry", "Save entry", async (body) => {
+    const created = await api.createLogbookEntry(body);
+    announce("Entry saved");
+    navigate(entryHref(created.id));
+  });
+  mount(
+    main,
+    pageHead("Logbook", "Notes and postmortems, newest first."),
+    sectionNav(match.path),
+    incidentId ? h("p", { class: "callout" }, "Entries about ", h("a", { href: incidentHref(incidentId) }, "one incident"), ". ", h("a", { href: "/incidents/logbook" }, "Every entry")) : null,
+    list,
+    form,
+  );
+  await fill(
+    list,
+    signal,
+    () => api.listLogbookEntries(incidentId ? { incidentId, limit: 100 } : { limit: 100 }, { signal, cache: "no-store" }),
+    (entries) => (entries.length ? h("ul", { class: "cards logbook-cards" }, entries.map(entryCard)) : empty("No entries yet.")),
+  );
+}
+
+/**
+ * `/incidents/logbook/{id}`: one entry; its author (or an admin) may change or delete it.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function logbookEntryPage(main, match, { signal, title }) {
+  const user = account.session.user;
+  if (!signedIn(main, "Logbook entry", title) || !user) {
+    return;
+  }
+  const entry = await loadItem(main, match, signal, "Logbook entry", () => api.getLogbookEntry(match.params.id, { signal, cache: "no-store" }));
+  if (!entry) {
+    return;
+  }
+  const article = h("article", { class: "card reader logbook-entry" });
+  /** @param {api.LogbookEntry} shown */
+  const draw = (shown) => {
+    title(shown.title);
+    mount(
+      article,
+      h("p", { class: "meta" }, h("span", { class: "badge" }, kindWord(shown.kind)), " by ", shown.author, " · written ", time(shown.createdAt), shown.updatedAt !== shown.createdAt ? [" · changed ", time(shown.updatedAt)] : null),
+      shown.incidentId ? h("p", { class: "entry-incident" }, "About ", h("a", { href: incidentHref(shown.incidentId) }, "incident ", h("code", null, shown.incidentId))) : null,
+      h(
+        "div",
+        { class: "body" },
+        shown.body
+          .split(/\n{2,}/)
+          .filter((p) => p.trim())
+          .map((p) => h("p", null, p)),
+      ),
+    );
+  };
+  draw(entry);
+  const heading = h("h1", { tabindex: "-1" }, entry.title);
+  const mayChange = entry.authorId === user.id || user.roles.includes("ADMIN");
+  const id = entry.id;
+  mount(
+    main,
+    h("div", { class: "page-head" }, heading),
+    sectionNav(match.path),
+    article,
+    mayChange
+      ? [
+          entryForm(entry, "Change the entry", "Save changes", async (body) => {
+            const saved = await api.replaceLogbookEntry(id, body);
+            heading.textContent = saved.title;
+            draw(saved);
+            announce("Entry saved");
+          }),
+          h(
+            "div",
+            { class: "actions" },
+            deleteButton("Delete entry", async () => {
+              await api.deleteLogbookEntry(id);
+              announce("Entry deleted");
+              navigate("/incidents/logbook");
+            }),
+          ),
+        ]
+      : h("p", { class: "meta" }, "Only its author or an admin may change it."),
+    h("p", null, h("a", { href: "/incidents/logbook" }, "The whole logbook")),
+  );
+}

@@ -1,0 +1,192 @@
+// Alert rules (Document C): the list with a form for a new rule, and a rule's own page to
+// change or delete it. Every bad value is the API's 400, shown under the field it names.
+
+import * as api from "./api.gen.js";
+import { announce, h, mount } from "./dom.js";
+import { SEVERITIES, numberOrAbsent, ruleSummary, sectionNav, textOrNull } from "./incidents.js";
+import { fill, loadItem, pageHead, signedIn, submits } from "./incident-views.js";
+import { navigate } from "./router.js";
+import { busy, empty, errorAfter, field, formError, loading } from "./ui.js";
+
+/** @param {string} id */
+function ruleHref(id) {
+  return `/incidents/rules/${encodeURIComponent(id)}`;
+}
+
+/**
+ * A rule's form: new (`rule` null) or filled with the rule.
+ * @param {api.AlertRule|null} rule
+ * @param {string} headingText
+ * @param {string} submitText
+ * @param {(body: api.RuleRequest) => Promise<unknown>} save
+ */
+function ruleForm(rule, headingText, submitText, save) {
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, submitText));
+  const chosen = new Set(rule?.severities ?? ["ERROR", "FATAL"]);
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card rule-form", "aria-labelledby": "rule-form-heading", novalidate: true },
+      h("h2", { id: "rule-form-heading" }, headingText),
+      formError(),
+      field({ label: "Name", name: "name", value: rule?.name ?? "", required: true }),
+      h(
+        "fieldset",
+        { class: "field", dataset: { field: "severities" }, "aria-describedby": "field-severities-error" },
+        h("legend", null, "Severities it counts"),
+        h(
+          "div",
+          { class: "checks" },
+          SEVERITIES.map((s) => h("label", { class: "check" }, h("input", { type: "checkbox", name: "severities", value: s, checked: chosen.has(s) }), s)),
+        ),
+        h("p", { class: "field-error", id: "field-severities-error", hidden: true }),
+      ),
+      h(
+        "div",
+        { class: "filter-grid" },
+        field({ label: "Service", name: "serviceName", value: rule?.serviceName ?? "", hint: "Empty: every service." }),
+        field({ label: "Type", name: "type", value: rule?.type ?? "", hint: "Empty: every type." }),
+        field({ label: "Threshold", name: "threshold", type: "number", value: String(rule?.threshold ?? 1), required: true, inputmode: "numeric", hint: "Logs of one fingerprint, 1 to 1000." }),
+        field({ label: "Window (seconds)", name: "windowSeconds", type: "number", value: String(rule?.windowSeconds ?? 60), required: true, inputmode: "numeric", hint: "1 to 86400." }),
+      ),
+      h("label", { class: "check" }, h("input", { type: "checkbox", name: "enabled", checked: rule?.enabled ?? true }), "Enabled"),
+      h("div", { class: "actions" }, button),
+    )
+  );
+  submits(
+    form,
+    [button],
+    "Saving…",
+    (data) => ({
+      name: String(data.get("name") ?? "").trim(),
+      severities: /** @type {api.Severity[]} */ (data.getAll("severities").map(String)),
+      serviceName: textOrNull(data.get("serviceName")),
+      type: textOrNull(data.get("type")),
+      threshold: /** @type {number} */ (numberOrAbsent(data.get("threshold"))),
+      windowSeconds: /** @type {number} */ (numberOrAbsent(data.get("windowSeconds"))),
+      enabled: data.get("enabled") !== null,
+    }),
+    save,
+  );
+  return form;
+}
+
+/**
+ * A two-step delete button: the first press asks, the second deletes.
+ * @param {string} label
+ * @param {() => Promise<void>} action
+ */
+export function deleteButton(label, action) {
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button small danger" }, label));
+  let armed = false;
+  button.addEventListener("click", async () => {
+    if (!armed) {
+      armed = true;
+      button.textContent = "Press again to delete";
+      return;
+    }
+    try {
+      await busy(button, "Deleting…", action);
+    } catch (error) {
+      errorAfter(button, error);
+    }
+  });
+  return button;
+}
+
+/**
+ * One rule in the list.
+ * @param {api.AlertRule} rule
+ */
+function ruleCard(rule) {
+  const card = h("li", { class: "card rule-card", dataset: { ruleId: rule.id } });
+  mount(
+    card,
+    h("h3", { class: "card-title" }, h("a", { href: ruleHref(rule.id) }, rule.name), rule.enabled ? null : h("span", { class: "badge" }, "Disabled")),
+    h("p", { class: "meta rule-summary" }, ruleSummary(rule)),
+    h(
+      "div",
+      { class: "actions" },
+      h("a", { class: "button small secondary", href: ruleHref(rule.id) }, "Edit"),
+      deleteButton("Delete", async () => {
+        await api.deleteAlertRule(rule.id);
+        card.remove();
+        announce(`Rule ${rule.name} deleted`);
+      }),
+    ),
+  );
+  return card;
+}
+
+/**
+ * `/incidents/rules`: every alert rule, and a form for a new one.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function rulesPage(main, match, { signal, title }) {
+  if (!signedIn(main, "Alert rules", title)) {
+    return;
+  }
+  const list = h("div", { class: "rule-list" }, loading("Loading alert rules"));
+  const form = ruleForm(null, "New alert rule", "Add rule", async (body) => {
+    const created = await api.createAlertRule(body);
+    announce(`Rule ${created.name} added`);
+    navigate(ruleHref(created.id));
+  });
+  mount(
+    main,
+    pageHead("Alert rules", "A rule raises an alert, and opens the incident, when enough logs of one fingerprint match it within its window."),
+    sectionNav(match.path),
+    list,
+    form,
+  );
+  await fill(
+    list,
+    signal,
+    () => api.listAlertRules({ signal, cache: "no-store" }),
+    (rules) => (rules.length ? h("ul", { class: "cards rule-cards" }, rules.map(ruleCard)) : empty("No alert rules: no log opens an incident.")),
+  );
+}
+
+/**
+ * `/incidents/rules/{id}`: one rule, to change or delete.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function rulePage(main, match, { signal, title }) {
+  if (!signedIn(main, "Alert rule", title)) {
+    return;
+  }
+  const rule = await loadItem(main, match, signal, "Alert rule", () => api.getAlertRule(match.params.id, { signal, cache: "no-store" }));
+  if (!rule) {
+    return;
+  }
+  title(rule.name);
+  const heading = h("h1", { tabindex: "-1" }, rule.name);
+  const summary = h("p", { class: "lede rule-summary" }, ruleSummary(rule));
+  const id = rule.id;
+  mount(
+    main,
+    h("div", { class: "page-head" }, heading, summary),
+    sectionNav(match.path),
+    ruleForm(rule, "Change the rule", "Save rule", async (body) => {
+      const saved = await api.replaceAlertRule(id, body);
+      heading.textContent = saved.name;
+      summary.textContent = ruleSummary(saved);
+      title(saved.name);
+      announce("Rule saved");
+    }),
+    h(
+      "div",
+      { class: "actions" },
+      deleteButton("Delete rule", async () => {
+        await api.deleteAlertRule(id);
+        announce("Rule deleted");
+        navigate("/incidents/rules");
+      }),
+      h("a", { href: "/incidents/rules" }, "All alert rules"),
+    ),
+  );
+}
