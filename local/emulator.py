@@ -19,11 +19,23 @@ moto's Query on a table (not an index) reads and sorts every item of the table t
 partition's, so each Query costs time in the table's size (about 10 s at 700,000 items).
 Here it reads only the partition, as DynamoDB does.
 
+With EMULATOR_COUNT_REQUESTS=1 it also counts the requests it answers, by client, service,
+operation, (for SQS) queue and outcome, for benchmarks that measure calls rather than assert
+them (local/bench-ingest): `GET /_emulator/requests` answers the counts as a JSON list of
+`{client, service, operation, queue, failed, count, entries}` (`failed`: answered 4xx or 5xx;
+`entries`: the messages of SQS batch calls), `DELETE /_emulator/requests` clears them. The
+client is `functions` for the platform's own AWS client (it sends no User-Agent) and `sdk` for
+the AWS SDK (the local stack's queue pollers and provisioning, tests and benches).
+
 Usage: python local/emulator.py -H 127.0.0.1 -p PORT   (the same arguments as moto_server)
 """
 
+import collections
 import copy
 import functools
+import io
+import json
+import os
 import sys
 import threading
 import time
@@ -32,6 +44,7 @@ import moto.dynamodb.models as dynamodb_models
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 from moto.server import main
 
 _WRITES = threading.RLock()
@@ -161,6 +174,70 @@ def _query_one_partition(self, hash_key, *args, **kwargs):
 
 Table.all_items = _partition_items
 Table.query = _query_one_partition
+
+
+_COUNTS_PATH = "/_emulator/requests"
+_counts = collections.Counter()
+_entries = collections.Counter()
+_counts_lock = threading.Lock()
+_dispatch = DomainDispatcherApplication.__call__
+
+
+def _request_key(environ):
+    """(client, service, operation, queue) of one request and its SQS batch entries."""
+    agent = environ.get("HTTP_USER_AGENT", "")
+    client = "sdk" if "aws-sdk" in agent else ("functions" if not agent else agent.split("/")[0])
+    target = environ.get("HTTP_X_AMZ_TARGET", "")
+    queue, entries = "", 0
+    if target:
+        prefix, _, operation = target.partition(".")
+        service = "sqs" if prefix == "AmazonSQS" else ("dynamodb" if prefix.startswith("DynamoDB") else prefix)
+    else:
+        first = (environ.get("PATH_INFO", "").split("/") + ["", ""])[1]
+        operation = f"{environ.get('REQUEST_METHOD', '')} /{first}"
+        service = "other"
+    if service == "sqs":
+        # The queue is in the JSON body: read it, and hand moto the same bytes again.
+        size = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(size) if size else b""
+        environ["wsgi.input"] = io.BytesIO(body)
+        try:
+            parsed = json.loads(body or b"{}")
+            queue = parsed.get("QueueUrl", "").rsplit("/", 1)[-1]
+            entries = len(parsed.get("Entries") or [])
+        except (ValueError, AttributeError):
+            pass
+    return (client, service, operation, queue), entries
+
+
+def _counting_dispatch(self, environ, start_response):
+    if environ.get("PATH_INFO") == _COUNTS_PATH:
+        with _counts_lock:
+            if environ.get("REQUEST_METHOD") == "DELETE":
+                _counts.clear()
+                _entries.clear()
+            rows = [
+                {"client": c, "service": s, "operation": o, "queue": q, "failed": f,
+                 "count": n, "entries": _entries[(c, s, o, q, f)]}
+                for (c, s, o, q, f), n in sorted(_counts.items())
+            ]
+        body = json.dumps(rows).encode()
+        start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+        return [body]
+    key, entries = _request_key(environ)
+
+    def counted(status, headers, *rest):
+        failed = not status.startswith(("2", "3"))
+        with _counts_lock:
+            _counts[key + (failed,)] += 1
+            _entries[key + (failed,)] += entries
+        return start_response(status, headers, *rest)
+
+    return _dispatch(self, environ, counted)
+
+
+if os.environ.get("EMULATOR_COUNT_REQUESTS") == "1":
+    DomainDispatcherApplication.__call__ = _counting_dispatch
 
 if __name__ == "__main__":
     sys.exit(main())
