@@ -490,7 +490,7 @@ async fn incident_journey_in_chromium() {
 }
 
 /// What the model answers every analysis, in the fields API.md asks it for.
-const ANALYSIS_ANSWER: &str = r#"{"summary": "Checkout's payment gateway calls time out in a burst.", "root_cause": "The gateway's connection pool is exhausted.", "severity": "ERROR", "recommendations": ["Restart the gateway connection pool.", "Raise the pool's size and alert on its saturation."]}"#;
+const ANALYSIS_ANSWER: &str = r#"{"summary": "Checkout's payment gateway calls time out in a burst.", "root_cause": "The gateway's connection pool is exhausted.", "severity": "HIGH", "recommendations": ["Restart the gateway connection pool.", "Raise the pool's size and alert on its saturation."]}"#;
 
 /// The analysis pages in Chromium (Document C's intelligence routes): a runbook added and found
 /// by retrieval, an incident analysed in the cloud with retrieval (the cited passage shown),

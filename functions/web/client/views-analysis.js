@@ -3,7 +3,7 @@
 // retrieval, showing the summary, root cause, severity, recommendations and the runbook
 // passages it cited; and the runbooks retrieval reads (add, list, delete, try a search).
 
-import { announce, h, mount } from "./dom.js";
+import { announce, h, mount, plural } from "./dom.js";
 import { request } from "./http.js";
 import * as api from "./api.gen.js";
 import { incidentAnalysisContent, logAnalysisContent, logInstant, numberOrAbsent, parseTags, sectionNav, severityBadge, textOrNull } from "./incidents.js";
@@ -11,16 +11,26 @@ import { fill, pageHead, signedIn, submits } from "./incident-views.js";
 import { empty, errorBox, field, formError, loading, textArea } from "./ui.js";
 import { deleteButton } from "./views-rules.js";
 
-// The intelligence routes as API.md fixes them (snake_case bodies). Their functions are not in
-// api.gen.js until the intelligence function's operations are in the contract.
+// The intelligence function's operations, named and typed as its contract (the intel branch's
+// openapi.json) names them; they move to api.gen.js when its operations are in this contract.
 
 /**
- * A runbook passage retrieval found.
- * @typedef {Object} RagHit
- * @property {string} [document_id]
- * @property {string} [title]
- * @property {string} [chunk]
- * @property {number} [score]
+ * A runbook passage, or an earlier analysis, that retrieval gave the model.
+ * @typedef {Object} AnalysisReference
+ * @property {"runbook"|"analysis"|string} [kind]
+ * @property {string} [id] The runbook document's id, or the cited analysis's.
+ * @property {string} title
+ * @property {string} chunk
+ * @property {number} score
+ */
+
+/**
+ * A runbook passage a search found.
+ * @typedef {Object} RagSearchHit
+ * @property {string} document_id
+ * @property {string} title
+ * @property {string} chunk
+ * @property {number} score
  */
 
 /**
@@ -30,9 +40,9 @@ import { deleteButton } from "./views-rules.js";
  * @property {string|null} [log_id]
  * @property {string} summary
  * @property {string} root_cause
- * @property {string} severity
+ * @property {string} severity LOW, MEDIUM, HIGH or CRITICAL.
  * @property {string[]} recommendations
- * @property {(RagHit|string)[]} references The retrieved runbook chunks (with `use_rag`).
+ * @property {AnalysisReference[]} references What retrieval gave the model (empty unless `use_rag`).
  * @property {string} mode
  * @property {string} model
  * @property {string} provider
@@ -44,32 +54,32 @@ import { deleteButton } from "./views-rules.js";
  * @typedef {Object} RagDocument
  * @property {string} id
  * @property {string} title
- * @property {string[]} [tags]
- * @property {string} [created_at]
- * @property {number} [chunks]
+ * @property {string[]} tags
+ * @property {number} chunks The passages its text was split into.
  */
 
 /**
  * @param {{content: string, mode: string, use_rag: boolean, log_id?: string|null}} body
  * @returns {Promise<Analysis>}
  */
-function analyze(body) {
+function analyzeLog(body) {
   return request("POST", "/api/v1/analyze", { body, auth: "required" });
 }
 
 /**
+ * @param {{limit?: number}} query
  * @param {{signal?: AbortSignal}} [options]
- * @returns {Promise<RagDocument[]|{documents?: RagDocument[]}>}
+ * @returns {Promise<RagDocument[]>}
  */
-function ragDocuments(options = {}) {
-  return request("GET", "/api/v1/rag/documents", { ...options, cache: "no-store", auth: "required" });
+function listRagDocuments(query, options = {}) {
+  return request("GET", "/api/v1/rag/documents", { ...options, query, cache: "no-store", auth: "required" });
 }
 
 /**
  * @param {{title: string, content: string, tags: string[]}} body
  * @returns {Promise<RagDocument>}
  */
-function addRagDocument(body) {
+function createRagDocument(body) {
   return request("POST", "/api/v1/rag/documents", { body, auth: "required" });
 }
 
@@ -80,31 +90,28 @@ function deleteRagDocument(id) {
 
 /**
  * @param {{query: string, top_k?: number}} body
- * @returns {Promise<RagHit[]>}
+ * @returns {Promise<RagSearchHit[]>}
  */
-function ragSearch(body) {
+function searchRagDocuments(body) {
   return request("POST", "/api/v1/rag/search", { body, auth: "required" });
 }
 
 /**
- * The cited passages: each runbook's title, its score and the passage.
- * @param {(RagHit|string)[]} hits
+ * The passages retrieval found or an analysis cited: each one's title, score and text.
+ * @param {(AnalysisReference|RagSearchHit)[]} hits
  */
 export function referenceList(hits) {
   return h(
     "ol",
     { class: "plain-list references" },
-    hits.map((hit) => {
-      if (typeof hit === "string") {
-        return h("li", { class: "reference" }, h("blockquote", null, hit));
-      }
-      return h(
+    hits.map((hit) =>
+      h(
         "li",
-        { class: "reference", dataset: { documentId: hit.document_id ?? "" } },
-        h("p", { class: "reference-title" }, h("strong", null, hit.title ?? "Runbook"), typeof hit.score === "number" ? h("span", { class: "meta" }, ` · score ${hit.score.toFixed(2)}`) : null),
-        hit.chunk ? h("blockquote", null, hit.chunk) : null,
-      );
-    }),
+        { class: "reference", dataset: { kind: "kind" in hit ? String(hit.kind) : "runbook" } },
+        h("p", { class: "reference-title" }, h("strong", null, hit.title), h("span", { class: "meta" }, ` · score ${hit.score.toFixed(2)}`)),
+        h("blockquote", null, hit.chunk),
+      ),
+    ),
   );
 }
 
@@ -113,12 +120,11 @@ export function referenceList(hits) {
  * @param {Analysis} analysis
  */
 function analysisResult(analysis) {
-  const recommendations = Array.isArray(analysis.recommendations) ? analysis.recommendations : [];
-  const references = Array.isArray(analysis.references) ? analysis.references : [];
+  const { recommendations, references } = analysis;
   return h(
     "section",
     { class: "card analysis-result", "aria-labelledby": "analysis-heading", tabindex: "-1" },
-    h("h2", { id: "analysis-heading" }, "Analysis ", analysis.severity ? severityBadge(String(analysis.severity).toUpperCase()) : null),
+    h("h2", { id: "analysis-heading" }, "Analysis ", severityBadge(analysis.severity)),
     h("p", { class: "analysis-summary" }, analysis.summary),
     h("h3", null, "Root cause"),
     h("p", { class: "root-cause" }, analysis.root_cause),
@@ -221,7 +227,7 @@ export async function analyzePage(main, match, { signal, title }) {
     }),
     async (body) => {
       mount(result);
-      const shown = analysisResult(await analyze(body));
+      const shown = analysisResult(await analyzeLog(body));
       mount(result, shown);
       announce("Analysis ready");
       shown.focus();
@@ -246,8 +252,8 @@ function documentCard(doc) {
   mount(
     card,
     h("h3", { class: "card-title" }, doc.title),
-    doc.tags?.length ? h("ul", { class: "chips", "aria-label": "Tags" }, doc.tags.map((t) => h("li", null, h("span", { class: "chip" }, t)))) : null,
-    typeof doc.chunks === "number" ? h("p", { class: "meta" }, `${doc.chunks} passages`) : null,
+    doc.tags.length ? h("ul", { class: "chips", "aria-label": "Tags" }, doc.tags.map((t) => h("li", null, h("span", { class: "chip" }, t)))) : null,
+    h("p", { class: "meta" }, plural(doc.chunks, "passage")),
     h(
       "div",
       { class: "actions" },
@@ -277,11 +283,8 @@ export async function runbooksPage(main, match, { signal, title }) {
     fill(
       list,
       signal,
-      () => ragDocuments({ signal }),
-      (answer) => {
-        const docs = Array.isArray(answer) ? answer : (answer.documents ?? []);
-        return docs.length ? h("ul", { class: "cards runbook-cards" }, docs.map(documentCard)) : empty("No runbooks yet.", "Add one below: analyses with retrieval cite its passages.");
-      },
+      () => listRagDocuments({ limit: 100 }, { signal }),
+      (docs) => (docs.length ? h("ul", { class: "cards runbook-cards" }, docs.map(documentCard)) : empty("No runbooks yet.", "Add one below: analyses with retrieval cite its passages.")),
     );
 
   const addButton = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Add runbook"));
@@ -303,7 +306,7 @@ export async function runbooksPage(main, match, { signal, title }) {
     "Adding…",
     (data) => ({ title: String(data.get("title") ?? "").trim(), content: String(data.get("content") ?? ""), tags: parseTags(String(data.get("tags") ?? "")) }),
     async (body) => {
-      await addRagDocument(body);
+      await createRagDocument(body);
       add.reset();
       announce(`${body.title} added`);
       await load();
@@ -330,7 +333,7 @@ export async function runbooksPage(main, match, { signal, title }) {
     "Searching…",
     (data) => ({ query: String(data.get("query") ?? ""), top_k: numberOrAbsent(data.get("top_k")) }),
     async (body) => {
-      const found = await ragSearch(body);
+      const found = await searchRagDocuments(body);
       mount(hits, found.length ? referenceList(found) : empty("No passage matches."));
     },
   );
