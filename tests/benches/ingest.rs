@@ -173,15 +173,22 @@ fn log(rng: &mut Lcg, quiet: bool, size: usize) -> Value {
     entry
 }
 
-/// The scenario's batches, built before the clock starts.
-fn batches(count: usize, quiet: bool, size: usize, seed: u64) -> Vec<String> {
+/// The scenario's request bodies, built before the clock starts, and how many of their logs
+/// the default rule groups (ERROR and FATAL).
+fn batches(count: usize, quiet: bool, size: usize, seed: u64) -> (Vec<String>, usize) {
     let mut rng = Lcg(seed);
-    (0..count)
+    let mut grouped = 0;
+    let bodies = (0..count)
         .map(|_| {
             let logs: Vec<Value> = (0..BATCH).map(|_| log(&mut rng, quiet, size)).collect();
+            grouped += logs
+                .iter()
+                .filter(|l| matches!(l["severity"].as_str(), Some("ERROR" | "FATAL")))
+                .count();
             Value::Array(logs).to_string()
         })
-        .collect()
+        .collect();
+    (bodies, grouped)
 }
 
 /// One kind of request the emulator counted.
@@ -289,6 +296,8 @@ async fn queued(sqs: &aws_sdk_sqs::Client, queue_url: &str) -> u64 {
 struct Outcome {
     name: &'static str,
     logs: usize,
+    /// Logs the default rule groups (ERROR and FATAL).
+    grouped: usize,
     batches: usize,
     latencies: Vec<Duration>,
     accepted: Duration,
@@ -312,7 +321,7 @@ impl Bench {
     async fn run(
         &mut self,
         name: &'static str,
-        bodies: Vec<String>,
+        (bodies, grouped): (Vec<String>, usize),
         concurrency: usize,
     ) -> Outcome {
         let batches = bodies.len();
@@ -393,6 +402,7 @@ impl Bench {
         Outcome {
             name,
             logs,
+            grouped,
             batches,
             latencies,
             accepted,
@@ -488,6 +498,18 @@ fn print(outcomes: &[Outcome], bench: &Bench, settings: &Settings) {
             per_batch(dynamodb),
             per_batch(sqs)
         );
+        let batch_writes = bench
+            .ingestion_calls(o)
+            .get("dynamodb BatchWriteItem (functions)")
+            .map_or(0, |(tally, _)| tally.requests);
+        if o.grouped > 0 {
+            println!(
+                "\n{} logs grouped ({:.1} a batch): {:.2} DynamoDB calls each beyond the BatchWriteItems",
+                o.grouped,
+                per_batch(o.grouped as u64),
+                dynamodb.saturating_sub(batch_writes) as f64 / o.grouped as f64
+            );
+        }
     }
 }
 
