@@ -148,6 +148,14 @@ await journey("incident journey", async (browser) => {
     await page.getByRole("button", { name: "Resume live updates" }).click();
     await waitForCount(page, ".log-list .log-row", BURST + 4);
     assert((await rowIds(page))[0] === late[0], "the new log is on top");
+    // A log is deleted with two presses; the live page keeps it gone.
+    const row = page.locator(`.log-row[data-log-id="${late[0]}"]`);
+    await row.getByRole("button", { name: "Delete" }).click();
+    await row.getByRole("button", { name: "Confirm delete" }).click();
+    await waitForText(announcer(page), "Log deleted");
+    await waitForCount(page, ".log-list .log-row", BURST + 3);
+    await page.reload();
+    await waitForCount(page, ".log-list .log-row", BURST + 3);
   });
 
   await step(page, "exactly one incident, with the burst's occurrences", async () => {
@@ -298,6 +306,17 @@ await journey("incident journey", async (browser) => {
     await waitForPath(page, incidentPath);
     await waitForText(page.locator(".incident-logbook"), "Postmortem: gateway timeouts");
     await page.goto("/incidents/logbook");
+    await waitForCount(page, ".logbook-card", 1);
+    // A note about no incident, written and deleted.
+    await page.getByLabel("Title").fill("Handover notes");
+    await page.getByLabel("Text").fill("Nothing else is burning.");
+    await page.getByRole("button", { name: "Save entry" }).click();
+    await page.waitForURL(/\/incidents\/logbook\/[0-9a-f-]{36}$/);
+    await waitForText(page.locator(".logbook-entry"), `Note by ${username}`);
+    assert((await page.locator(".entry-incident").count()) === 0, "about no incident");
+    await page.getByRole("button", { name: "Delete entry" }).click();
+    await page.getByRole("button", { name: "Press again to delete" }).click();
+    await waitForPath(page, "/incidents/logbook");
     await waitForCount(page, ".logbook-card", 1);
   });
   await desktop.close();
