@@ -23,7 +23,9 @@ use axum::routing::get;
 use axum::Router;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use incident_metrics::exposition::{self, Bucket, Family, Report, SeriesFigures};
+use incident_metrics::exposition::{
+    self, HistogramBucket, MetricFamily, MetricSeries, MetricsReport,
+};
 use incident_metrics::Metrics;
 use platform::aws::AwsClients;
 use platform::dynamo::DynamoError;
@@ -208,7 +210,7 @@ impl utoipa::Modify for MetricsBasicScheme {
 #[derive(OpenApi)]
 #[openapi(
     paths(prometheus, grafana, grafana_metrics),
-    components(schemas(Report, Family, SeriesFigures, Bucket, ErrorBody)),
+    components(schemas(MetricsReport, MetricFamily, MetricSeries, HistogramBucket, ErrorBody)),
     modifiers(&MetricsBasicScheme, &TABLE_UNAVAILABLE),
     tags((name = "metrics", description = "Document C's incident-log platform: Prometheus metrics and the dashboard"))
 )]
@@ -294,11 +296,13 @@ async fn grafana(State(state): State<AppState>) -> Response {
     tag = "metrics",
     security(("metricsBasic" = [])),
     responses(
-        (status = 200, description = "The metrics", body = Report),
+        (status = 200, description = "The metrics", body = MetricsReport),
         CredentialsRequired,
     )
 )]
-async fn grafana_metrics(State(state): State<AppState>) -> Result<axum::Json<Report>, ApiError> {
+async fn grafana_metrics(
+    State(state): State<AppState>,
+) -> Result<axum::Json<MetricsReport>, ApiError> {
     let snapshot = state.metrics.snapshot().await.map_err(to_api)?;
     Ok(axum::Json(exposition::report(
         &snapshot,

@@ -1,5 +1,5 @@
 //! A [`Snapshot`] in Prometheus's text exposition format 0.0.4, and the same figures as the
-//! dashboard's JSON ([`Report`]): both are rendered from one snapshot, so they agree.
+//! dashboard's JSON ([`MetricsReport`]): both are rendered from one snapshot, so they agree.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -73,16 +73,16 @@ fn cumulative(metric: &Metric, buckets: &[u64]) -> Vec<(String, u64)> {
 /// figures as `GET /prometheus`.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Report {
+pub struct MetricsReport {
     /// When the figures were read (RFC 3339, UTC).
     pub generated_at: String,
-    pub metrics: Vec<Family>,
+    pub metrics: Vec<MetricFamily>,
 }
 
 /// One metric family.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Family {
+pub struct MetricFamily {
     #[schema(example = "incident_logs_ingested_total")]
     pub name: String,
     pub help: String,
@@ -90,21 +90,21 @@ pub struct Family {
     #[serde(rename = "type")]
     #[schema(example = "counter")]
     pub kind: String,
-    pub series: Vec<SeriesFigures>,
+    pub series: Vec<MetricSeries>,
 }
 
 /// One series: its labels and its value (counters, gauges) or buckets, sum and count
 /// (histograms).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SeriesFigures {
+pub struct MetricSeries {
     #[schema(example = json!({"service": "payments", "severity": "ERROR"}))]
     pub labels: BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<i64>,
     /// Cumulative, as Prometheus's `_bucket` series; the last is `+Inf`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub buckets: Option<Vec<Bucket>>,
+    pub buckets: Option<Vec<HistogramBucket>>,
     /// The sum of the observations, in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sum: Option<f64>,
@@ -114,18 +114,18 @@ pub struct SeriesFigures {
 
 /// A histogram bucket: observations at or below `le` seconds.
 #[derive(Clone, Debug, Serialize, ToSchema)]
-pub struct Bucket {
+pub struct HistogramBucket {
     /// The upper bound in seconds (`"0.05"`, ..., `"+Inf"`), as in the exposition.
     #[schema(example = "0.5")]
     pub le: String,
     pub count: u64,
 }
 
-/// The [`Report`] of `snapshot`, read at `generated_at`.
-pub fn report(snapshot: &Snapshot, generated_at: String) -> Report {
+/// The [`MetricsReport`] of `snapshot`, read at `generated_at`.
+pub fn report(snapshot: &Snapshot, generated_at: String) -> MetricsReport {
     let metrics = catalog::ALL
         .into_iter()
-        .map(|metric| Family {
+        .map(|metric| MetricFamily {
             name: metric.name.to_string(),
             help: metric.help.to_string(),
             kind: metric.kind.as_str().to_string(),
@@ -140,7 +140,7 @@ pub fn report(snapshot: &Snapshot, generated_at: String) -> Report {
                         .zip(values)
                         .collect();
                     match figure {
-                        Figure::Value(v) => SeriesFigures {
+                        Figure::Value(v) => MetricSeries {
                             labels,
                             value: Some(v),
                             buckets: None,
@@ -150,13 +150,13 @@ pub fn report(snapshot: &Snapshot, generated_at: String) -> Report {
                         Figure::Histogram { buckets, sum_ms } => {
                             let cumulative = cumulative(metric, &buckets);
                             let count = cumulative.last().map(|(_, c)| *c).unwrap_or(0);
-                            SeriesFigures {
+                            MetricSeries {
                                 labels,
                                 value: None,
                                 buckets: Some(
                                     cumulative
                                         .into_iter()
-                                        .map(|(le, count)| Bucket { le, count })
+                                        .map(|(le, count)| HistogramBucket { le, count })
                                         .collect(),
                                 ),
                                 sum: seconds(sum_ms).parse().ok(),
@@ -168,7 +168,7 @@ pub fn report(snapshot: &Snapshot, generated_at: String) -> Report {
                 .collect(),
         })
         .collect();
-    Report {
+    MetricsReport {
         generated_at,
         metrics,
     }
