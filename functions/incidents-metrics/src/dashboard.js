@@ -70,7 +70,7 @@
 
   // Bars of labelled values (a colour per label where it has one).
   function bars(items, format) {
-    const width = 420, height = 180, left = 44, bottom = 34, top = 10;
+    const width = 420, height = 180, left = 44, bottom = 34, top = 20;
     const max = Math.max(1, ...items.map((i) => i.value));
     const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
     svg.append(el("line", { x1: left, y1: height - bottom, x2: width, y2: height - bottom, class: "axis" }));
