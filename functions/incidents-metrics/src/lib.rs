@@ -7,7 +7,9 @@
 //!
 //! All three need HTTP Basic auth (`METRICS_USERNAME`, `METRICS_PASSWORD`, compared in
 //! constant time); anything else is a 401 with `WWW-Authenticate: Basic`. No password
-//! configured refuses everyone. Each answer is one snapshot of the metrics table
+//! configured refuses everyone. The password is a secret worth guessing, so every request is
+//! counted per client address (`METRICS_RATE_LIMIT_PER_ADDRESS`) before it is checked: a
+//! spent limit is a 429 with `Retry-After`. Each answer is one snapshot of the metrics table
 //! (`incident_metrics`): its `SHARDS` partitions, one strongly consistent Query each, in
 //! parallel. The function keeps no figure itself.
 
@@ -31,6 +33,7 @@ use platform::aws::AwsClients;
 use platform::dynamo::DynamoError;
 use platform::http::DEFAULT_BODY_LIMIT;
 use platform::openapi::{ErrorBody, TableUnavailable};
+use platform::ratelimit::{self, ClientKey, Limit, RateLimiter, WhenUnavailable};
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle};
 use ring::digest::{digest, SHA256};
 use subtle::ConstantTimeEq;
@@ -51,6 +54,9 @@ pub const METRICS_BASIC: &str = "metricsBasic";
 pub const DEFAULT_USERNAME: &str = "metrics";
 /// The challenge of a 401.
 pub const CHALLENGE: &str = "Basic realm=\"metrics\", charset=\"UTF-8\"";
+/// The requests one address may make (template parameter `MetricsRateLimitPerAddress`): a
+/// scrape every 15 s is 4 a minute; a guesser gets 2,000 tries an hour.
+pub const DEFAULT_PER_ADDRESS: &str = "60/60,2000/3600";
 
 /// The credentials a request must present, kept as digests: comparing digests of equal
 /// length in constant time leaks neither the secret nor its length.
@@ -101,9 +107,50 @@ fn basic_credentials(headers: &HeaderMap) -> Option<(String, String)> {
     Some((user.to_string(), password.to_string()))
 }
 
+/// The brake on password guessing: every request counted per client address.
+struct Brake {
+    limiter: Option<RateLimiter>,
+    per_address: Limit,
+}
+
+impl Brake {
+    /// `RATE_LIMIT_TABLE` (unset: no brake, logged), `METRICS_RATE_LIMIT_PER_ADDRESS`.
+    fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, platform::ConfigError> {
+        let limiter = RateLimiter::from_env(env, aws);
+        if limiter.is_none() {
+            tracing::warn!("RATE_LIMIT_TABLE is unset: the metrics have no rate limit");
+        }
+        Ok(Self {
+            limiter,
+            per_address: Limit::from_env(
+                env,
+                "METRICS_RATE_LIMIT_PER_ADDRESS",
+                "metrics-address",
+                DEFAULT_PER_ADDRESS,
+            )?,
+        })
+    }
+
+    /// Counts one request of the request's client (outside API Gateway, in a test's router,
+    /// every caller is one). When the limits table fails the request goes on (logged):
+    /// refusing would blind the monitoring over a side table.
+    async fn admit(&self, extensions: &axum::http::Extensions) -> Result<(), ApiError> {
+        match &self.limiter {
+            None => Ok(()),
+            Some(limiter) => {
+                let address = platform::http::client_address(extensions);
+                let key = ClientKey::address(address.as_deref().unwrap_or("unknown"));
+                ratelimit::enforce(limiter, &[(&self.per_address, key)], WhenUnavailable::Allow)
+                    .await
+            }
+        }
+    }
+}
+
 #[derive(Clone)]
 struct AppState {
     metrics: Metrics,
+    brake: Arc<Brake>,
     credentials: Arc<Credentials>,
     clock: Clock,
     /// The dashboard page's Content-Security-Policy.
@@ -111,14 +158,16 @@ struct AppState {
 }
 
 /// Builds the function's router from its environment (`INCIDENT_METRICS_TABLE`,
-/// `METRICS_USERNAME`, `METRICS_PASSWORD`): what a cold start does.
+/// `METRICS_USERNAME`, `METRICS_PASSWORD`, `RATE_LIMIT_TABLE`,
+/// `METRICS_RATE_LIMIT_PER_ADDRESS`): what a cold start does.
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    app(Metrics::from_env(&env, &aws)?, &env)
+    let brake = Brake::from_env(&env, &aws)?;
+    app(Metrics::from_env(&env, &aws)?, brake, &env)
 }
 
 /// The router over a given metrics table.
-pub fn app(metrics: Metrics, env: &Env) -> Result<Router, BoxError> {
+fn app(metrics: Metrics, brake: Brake, env: &Env) -> Result<Router, BoxError> {
     let username = env.get_or("METRICS_USERNAME", DEFAULT_USERNAME).trim();
     let password = env.get("METRICS_PASSWORD").unwrap_or("");
     let credentials = Credentials::new(username, password);
@@ -127,6 +176,7 @@ pub fn app(metrics: Metrics, env: &Env) -> Result<Router, BoxError> {
     }
     let state = AppState {
         metrics,
+        brake: Arc::new(brake),
         credentials: Arc::new(credentials),
         clock: Clock::system(),
         csp: HeaderValue::from_str(&dashboard_csp())?,
@@ -148,12 +198,16 @@ pub fn app(metrics: Metrics, env: &Env) -> Result<Router, BoxError> {
     ))
 }
 
-/// Every route needs the metrics credentials: a 401 challenging for Basic auth otherwise.
+/// Every route needs the metrics credentials: a 401 challenging for Basic auth otherwise,
+/// once the request is counted against its address's limit (a 429 when spent).
 async fn require_credentials(
     State(state): State<AppState>,
     request: Request,
     next: Next,
 ) -> Response {
+    if let Err(refused) = state.brake.admit(request.extensions()).await {
+        return refused.into_response();
+    }
     if state.credentials.admit(request.headers()) {
         next.run(request).await
     } else {
@@ -187,6 +241,21 @@ async fn private_answers(mut response: Response) -> Response {
 )]
 #[allow(dead_code)]
 struct CredentialsRequired(ErrorBody);
+
+/// The 429 of every route.
+struct TooManyRequests;
+
+impl utoipa::IntoResponses for TooManyRequests {
+    fn responses() -> std::collections::BTreeMap<
+        String,
+        utoipa::openapi::RefOr<utoipa::openapi::response::Response>,
+    > {
+        std::collections::BTreeMap::from([platform::openapi::too_many_requests(
+            "Too many requests from this address (METRICS_RATE_LIMIT_PER_ADDRESS); retry after Retry-After seconds",
+            "ErrorBody",
+        )])
+    }
+}
 
 struct MetricsBasicScheme;
 
@@ -246,6 +315,7 @@ fn to_api(error: DynamoError) -> ApiError {
     responses(
         (status = 200, description = "The exposition (`text/plain; version=0.0.4`): `# HELP` and `# TYPE` lines, counters ending in `_total`, histograms as cumulative `_bucket{le}` series ending at `+Inf`, `_sum` (seconds) and `_count`", content_type = "text/plain", body = String),
         CredentialsRequired,
+        TooManyRequests,
     )
 )]
 async fn prometheus(State(state): State<AppState>) -> Result<Response, ApiError> {
@@ -271,6 +341,7 @@ async fn prometheus(State(state): State<AppState>) -> Result<Response, ApiError>
     responses(
         (status = 200, description = "The dashboard page (self-contained HTML, no outside resources)", content_type = "text/html", body = String),
         CredentialsRequired,
+        TooManyRequests,
     )
 )]
 async fn grafana(State(state): State<AppState>) -> Response {
@@ -298,6 +369,7 @@ async fn grafana(State(state): State<AppState>) -> Response {
     responses(
         (status = 200, description = "The metrics", body = MetricsReport),
         CredentialsRequired,
+        TooManyRequests,
     )
 )]
 async fn grafana_metrics(

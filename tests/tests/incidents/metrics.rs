@@ -2,7 +2,7 @@
 //! exactly what was ingested, by service and severity, whatever the burst and however often
 //! a message is delivered; incidents by status follow every move and each transition is one
 //! observation of its histogram; every scrape sees the same totals, and the exposition
-//! parses strictly (`stack_tests::prometheus`).
+//! parses strictly (`stack_tests::prometheus`); password guessing is braked per address.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -13,6 +13,7 @@ use platform::Clock;
 use serde_json::{json, Value};
 use stack_tests::content::sqs_event;
 use stack_tests::incidents::{deliver_repeatedly, eventually, log, INCIDENTS};
+use stack_tests::limits::{assert_rate_limited, from};
 use stack_tests::prometheus::{Exposition, GRAFANA, GRAFANA_METRICS, PROMETHEUS};
 use stack_tests::router::{request, send};
 use stack_tests::stack::{METRICS_PASSWORD, METRICS_USERNAME};
@@ -424,4 +425,43 @@ async fn an_unreachable_metrics_table_is_a_503_and_the_page_still_loads() {
             assert_eq!(answer.json()["code"], 503);
         }
     }
+}
+
+#[tokio::test]
+async fn guessing_the_password_is_braked_per_address() {
+    let t = TestStack::start_with(BTreeMap::from([(
+        "MetricsRateLimitPerAddress".to_string(),
+        "3/60".to_string(),
+    )]))
+    .await;
+    let guess = |ip: &'static str, password: &'static str| {
+        from(
+            t.http
+                .get(t.url(PROMETHEUS))
+                .basic_auth(METRICS_USERNAME, Some(password)),
+            ip,
+        )
+        .send()
+    };
+    for password in ["guess-1", "guess-2"] {
+        assert_eq!(guess("203.0.113.9", password).await.unwrap().status(), 401);
+    }
+    assert_eq!(
+        guess("203.0.113.9", METRICS_PASSWORD)
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    // The address's minute is spent: even the right password waits.
+    let refused = guess("203.0.113.9", METRICS_PASSWORD).await.unwrap();
+    assert_rate_limited(refused, PROMETHEUS, 60).await;
+    // Another address is another client.
+    assert_eq!(
+        guess("198.51.100.4", METRICS_PASSWORD)
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
 }
