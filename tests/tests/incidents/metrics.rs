@@ -113,6 +113,20 @@ async fn every_metrics_route_needs_the_basic_auth_credentials() {
         let response = t.metrics_get(path, RIGHT).await;
         assert_eq!(response.status(), 200, "{path}");
         assert_eq!(header(response.headers(), "cache-control"), "no-store");
+
+        // Only GET: another method is a 405 naming it.
+        let response = t
+            .http
+            .post(t.url(path))
+            .basic_auth(METRICS_USERNAME, Some(METRICS_PASSWORD))
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            header(response.headers(), "allow").contains("GET"),
+            "{path}"
+        );
+        assert_news_error(response, 405, path).await;
     }
     let page = t.metrics_get(GRAFANA, RIGHT).await;
     assert!(header(page.headers(), "content-type").starts_with("text/html"));
