@@ -563,3 +563,24 @@ fn rule_of(id: String, input: RuleInput, created_at: &str, updated_at: &str) -> 
         updated_at: updated_at.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use platform::dynamo::{s, Item};
+
+    #[test]
+    fn an_incident_is_open_since_its_last_reopening() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-11-24T12:00:10.500Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let mut item = Item::from([("openedAt".to_string(), s("2026-11-24T11:00:00.000Z"))]);
+        assert_eq!(open_ms(&item, now), Some(3_610_500));
+        item.insert("reopenedAt".into(), s("2026-11-24T12:00:00.000Z"));
+        assert_eq!(open_ms(&item, now), Some(10_500));
+        // A clock behind the item's time observes 0, never a negative duration.
+        item.insert("reopenedAt".into(), s("2026-11-24T12:00:11.000Z"));
+        assert_eq!(open_ms(&item, now), Some(0));
+        assert_eq!(open_ms(&Item::new(), now), None);
+    }
+}
