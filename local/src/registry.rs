@@ -124,6 +124,7 @@ pub fn registry() -> Registry {
     registry.http("incidents-ingest", incidents_ingest_function::router);
     registry.http("incidents", incidents_function::router);
     registry.sqs("incidents-processor", incidents_processor_function::handler);
+    registry.http("incidents-metrics", incidents_metrics_function::router);
     registry
 }
 

@@ -12,6 +12,10 @@
 //! counted. `--json FILE` (after `--`) writes the figures for `local/cost`; `--only TEXT` runs
 //! only the routes whose name contains TEXT (to profile one).
 //!
+//! Then, once each: the incident processor's AWS calls for one ingested batch of 500 logs (the
+//! messages ingestion packs them into), on a fresh instance and on a warm one, and the
+//! metrics' share of them (the incident metrics' counting transactions).
+//!
 //! Run: `local/bench-warm` (starts its own emulator), or with an emulator running:
 //! `AWS_ENDPOINT_URL=http://127.0.0.1:4566 AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test
 //! AWS_REGION=us-east-1 cargo bench -p stack-tests --bench warm`.
@@ -353,6 +357,10 @@ async fn run(json_out: Option<String>) {
     let web = web_function::router(t.env("WebFunction"))
         .await
         .expect("web");
+    let metrics = incidents_metrics_function::router(t.env("IncidentsMetricsFunction"))
+        .await
+        .expect("incidents-metrics");
+    let batches = incident_batches(&t).await;
     let worker = feed_worker(&t).await;
 
     let login_body = json!({"username": "warm", "password": password("warm")}).to_string();
@@ -428,6 +436,31 @@ async fn run(json_out: Option<String>) {
             .await,
     );
 
+    let basic = format!(
+        "Basic {}",
+        base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            format!(
+                "{}:{}",
+                stack_tests::stack::METRICS_USERNAME,
+                stack_tests::stack::METRICS_PASSWORD
+            )
+        )
+    );
+    routes.push(
+        Route::new("incidents-metrics", "GET /prometheus")
+            .measure(|_| async {
+                let request = router::request(
+                    "GET",
+                    "/prometheus",
+                    &[("authorization", &basic)],
+                    Body::empty(),
+                );
+                ok(&router::send(&metrics, request).await, "prometheus")
+            })
+            .await,
+    );
+
     println!(
         "warm path, in-process against the emulator; {ROUNDS} requests per route after {WARMUP} warm-up; \
          handler = request time outside its AWS calls"
@@ -449,6 +482,10 @@ async fn run(json_out: Option<String>) {
             r.calls_text(),
         );
     }
+    println!();
+    for batch in &batches {
+        println!("{batch}");
+    }
     if let Some(path) = json_out {
         let figures = json!({
             "rounds": ROUNDS,
@@ -461,4 +498,70 @@ async fn run(json_out: Option<String>) {
         std::fs::write(&path, serde_json::to_string_pretty(&figures).unwrap()).unwrap();
         println!("figures written to {path}");
     }
+}
+
+/// The incident processor's calls for one ingested batch of 500 INFO logs of 5 services (as
+/// ingestion packs them into messages), first on a fresh instance, then on the same instance
+/// again: one line each, with the metrics' counting transactions apart.
+async fn incident_batches(t: &TestStack) -> Vec<String> {
+    let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
+        .await
+        .expect("incidents-processor");
+    let mut lines = Vec::new();
+    for run in ["fresh instance", "warm instance"] {
+        let body = Value::Array(
+            (0..500)
+                .map(|i| {
+                    json!({
+                        "serviceName": format!("service-{}", i % 5),
+                        "type": "APPLICATION_LOG",
+                        "severity": "INFO",
+                        "logContent": format!("GET /api/orders/{i} answered 200 in 12 ms for a signed-in customer of the shop, cache hit, upstream fine"),
+                    })
+                })
+                .collect(),
+        );
+        let now = chrono::Utc::now();
+        let logs = incidents::service::assign(
+            incidents::input::parse_logs(&body, now).expect("logs"),
+            now,
+        );
+        let messages = incidents::queue::pack(&logs).expect("pack");
+        let records: Vec<(String, String)> = messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (format!("m{i}"), m.clone()))
+            .collect();
+        let records: Vec<(&str, String)> = records
+            .iter()
+            .map(|(id, m)| (id.as_str(), m.clone()))
+            .collect();
+        take_calls();
+        let answer = processor.handle(sqs_event(&records)).await.expect("batch");
+        assert!(answer.batch_item_failures.is_empty());
+        let calls = take_calls();
+        let mut by_operation: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in &calls {
+            *by_operation.entry(c.operation.as_str()).or_default() += 1;
+        }
+        let counting: Vec<&AwsCall> = calls
+            .iter()
+            .filter(|c| c.operation == "TransactWriteItems")
+            .collect();
+        lines.push(format!(
+            "incidents-processor, 500 INFO logs of 5 services in {} messages, {run}: {} AWS calls ({}), {:.0} WCU; \
+             the metrics' TransactWriteItems (counts, and a service's registration when first seen): {} ({:.0} WCU)",
+            messages.len(),
+            calls.len(),
+            by_operation
+                .iter()
+                .map(|(op, n)| format!("{op} x{n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            calls.iter().map(|c| c.write_units).sum::<f64>(),
+            counting.len(),
+            counting.iter().map(|c| c.write_units).sum::<f64>(),
+        ));
+    }
+    lines
 }

@@ -25,6 +25,22 @@ pub fn log(service: &str, severity: &str, message: &str) -> Value {
     })
 }
 
+/// Hands `message` to the ingest queue's consumer as SQS redelivers it: twice in one batch
+/// under two message ids, then that batch again (a lost acknowledgement). Every delivery
+/// must succeed.
+pub async fn deliver_repeatedly(processor: &dyn platform::SqsHandler, message: &str) {
+    for _ in 0..2 {
+        let response = processor
+            .handle(crate::content::sqs_event(&[
+                ("m1", message.to_string()),
+                ("m2", message.to_string()),
+            ]))
+            .await
+            .expect("batch handled");
+        assert!(response.batch_item_failures.is_empty(), "a delivery failed");
+    }
+}
+
 /// Waits (up to 20 s) until `check` gives a value; panics naming `what` otherwise.
 pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
 where

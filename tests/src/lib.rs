@@ -24,6 +24,7 @@ pub mod incidents;
 pub mod limits;
 pub mod llm;
 pub mod otlp;
+pub mod prometheus;
 pub mod recipes;
 pub mod router;
 pub mod server;

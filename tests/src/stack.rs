@@ -19,6 +19,9 @@ pub const SERVICE_SECRET: &str = "local-service-secret";
 pub const INTERNAL_TOKEN: &str = "local-internal-token";
 /// The incident platform's ingest key in every test stack (`X-Api-Key`).
 pub const INGEST_KEY: &str = "local-ingest-key";
+/// The incident platform's metrics credentials in every test stack (HTTP Basic auth).
+pub const METRICS_USERNAME: &str = "metrics";
+pub const METRICS_PASSWORD: &str = "local-metrics";
 
 /// One DynamoDB item as the SDK returns it.
 pub type Item = HashMap<String, AttributeValue>;
@@ -68,6 +71,8 @@ impl TestStack {
                 INTERNAL_TOKEN.to_string(),
             ),
             ("IngestApiKeys".to_string(), INGEST_KEY.to_string()),
+            ("MetricsUsername".to_string(), METRICS_USERNAME.to_string()),
+            ("MetricsPassword".to_string(), METRICS_PASSWORD.to_string()),
             // The tests serve their feeds on loopback.
             ("FeedAllowPrivateNetworks".to_string(), "true".to_string()),
         ]);

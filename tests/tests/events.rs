@@ -197,6 +197,9 @@ async fn every_event_file_gets_its_expected_status() {
                 .await
                 .expect("router"),
             "IncidentsFunction" => incidents_function::router(env).await.expect("router"),
+            "IncidentsMetricsFunction" => incidents_metrics_function::router(env)
+                .await
+                .expect("router"),
             "WebFunction" => web_function::router(env).await.expect("router"),
             "RecipesFunction" => recipes_function::router(env).await.expect("router"),
             "GenAiFunction" => genai_function::router(

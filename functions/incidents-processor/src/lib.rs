@@ -2,7 +2,8 @@
 //!
 //! - `logs`: stores the logs (BatchWriteItem; the ids were assigned at ingestion, so a
 //!   redelivered message overwrites the same items and stores nothing twice), notes their
-//!   hours for the timeline, then groups the logs that match an alert rule into incidents and
+//!   hours for the timeline, counts them in the metrics (once per message, however often it
+//!   is delivered: `incident_metrics`), then groups the logs that match an alert rule into incidents and
 //!   raises alerts (`Incidents::evaluate`, exact once per log however often it runs);
 //! - `purge`: deletes one step of a timeline deletion and queues the next step (deleting
 //!   twice deletes nothing more).
@@ -85,7 +86,10 @@ async fn process(
         IngestMessage::Logs { logs } => {
             {
                 let mut guard = cache.lock().await;
-                incidents.store_logs(&logs, &mut guard.hours).await?;
+                let counted = incidents.store_logs(&logs, &mut guard.hours).await?;
+                if counted == 0 {
+                    tracing::info!(logs = logs.len(), "logs stored again, counted before");
+                }
             }
             let rules = rules(incidents, cache).await?;
             incidents.evaluate(&logs, &rules).await

@@ -15,6 +15,9 @@
 //   generateDigestForUser (service or internal credentials only)
 //   followerDeltas (service or internal credentials only)
 //   cleanupDeletedAccount (service or internal credentials only)
+//   incidentsDashboard (platform surface, not an API call)
+//   dashboardMetrics (platform surface, not an API call)
+//   prometheusMetrics (platform surface, not an API call)
 //   swaggerUi (platform surface, not an API call)
 //   apiDocs (platform surface, not an API call)
 
@@ -352,6 +355,13 @@ import { request } from "./http.js";
  */
 
 /**
+ * A histogram bucket: observations at or below `le` seconds.
+ * @typedef {Object} HistogramBucket
+ * @property {number} count
+ * @property {string} le The upper bound in seconds (`"0.05"`, ..., `"+Inf"`), as in the exposition.
+ */
+
+/**
  * The form of an upload: one image in the field `file`. Other fields are ignored.
  * @typedef {Object} ImageUpload
  * @property {string} file A PNG, JPEG, GIF or WebP image of 1 byte to 5 MiB, recognised by its content (the part's declared type and file name are ignored).
@@ -543,6 +553,34 @@ import { request } from "./http.js";
  * Document C's Message.
  * @typedef {Object} Message
  * @property {string} message
+ */
+
+/**
+ * One metric family.
+ * @typedef {Object} MetricFamily
+ * @property {string} help
+ * @property {string} name
+ * @property {Array<MetricSeries>} series
+ * @property {string} type `counter`, `gauge` or `histogram`.
+ */
+
+/**
+ * One series: its labels and its value (counters, gauges) or buckets, sum and count
+ * (histograms).
+ * @typedef {Object} MetricSeries
+ * @property {(Array<HistogramBucket>|null)} [buckets] Cumulative, as Prometheus's `_bucket` series; the last is `+Inf`.
+ * @property {(number|null)} [count]
+ * @property {Object<string, string>} labels
+ * @property {(number|null)} [sum] The sum of the observations, in seconds.
+ * @property {(number|null)} [value]
+ */
+
+/**
+ * The platform's metrics, as the dashboard reads them: the same families, series and
+ * figures as `GET /prometheus`.
+ * @typedef {Object} MetricsReport
+ * @property {string} generatedAt When the figures were read (RFC 3339, UTC).
+ * @property {Array<MetricFamily>} metrics
  */
 
 /**

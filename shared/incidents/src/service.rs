@@ -3,8 +3,10 @@
 
 use std::collections::HashSet;
 
+use incident_metrics::store::batch_key;
+use incident_metrics::Metrics;
 use platform::aws::AwsClients;
-use platform::dynamo::{DynamoError, Table};
+use platform::dynamo::{Attributes, DynamoError, Table};
 use platform::{Clock, Env, Invalid};
 
 use crate::fingerprint::{fingerprint, incident_id, normalize, stable_id};
@@ -71,10 +73,13 @@ impl Incidents {
         Self { store, clock }
     }
 
-    /// Over `INCIDENTS_TABLE`, on the system clock.
+    /// Over `INCIDENTS_TABLE` (counting in `INCIDENT_METRICS_TABLE`), on the system clock.
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, platform::ConfigError> {
         Ok(Self::new(
-            Store::new(Table::from_env(env, aws, "INCIDENTS_TABLE")?),
+            Store::new(
+                Table::from_env(env, aws, "INCIDENTS_TABLE")?,
+                Metrics::from_env(env, aws)?,
+            ),
             Clock::system(),
         ))
     }
@@ -121,13 +126,14 @@ impl Incidents {
         Ok(next)
     }
 
-    /// Stores logs (idempotent) and notes their hours; `known_hours` are hours this
-    /// instance noted before, skipped.
+    /// Stores logs (idempotent), notes their hours and counts them in the metrics once
+    /// however often they are stored (one message's logs are one batch); `known_hours` are
+    /// hours this instance noted before, skipped. Returns the logs newly counted.
     pub async fn store_logs(
         &self,
         logs: &[Log],
         known_hours: &mut HashSet<String>,
-    ) -> Result<(), IncidentsError> {
+    ) -> Result<u64, IncidentsError> {
         let hours = self.store.put_logs(logs).await?;
         for hour in hours {
             if !known_hours.contains(&hour) {
@@ -135,7 +141,20 @@ impl Incidents {
                 known_hours.insert(hour);
             }
         }
-        Ok(())
+        // Counted as stored: a log id given twice is one log.
+        let mut seen = HashSet::new();
+        let distinct: Vec<&Log> = logs.iter().filter(|l| seen.insert(&l.id)).collect();
+        let batch = batch_key(distinct.iter().map(|l| l.id.as_str()));
+        Ok(self
+            .store
+            .metrics()
+            .count_logs(
+                &batch,
+                distinct
+                    .iter()
+                    .map(|l| (l.service_name.as_str(), l.severity.as_str())),
+            )
+            .await?)
     }
 
     /// Groups the logs that match `rules` into their fingerprints' incidents, opens or
@@ -165,7 +184,7 @@ impl Incidents {
                 .ok_or(IncidentsError::Changed)?;
             let mut status = Store::status_of(&item);
             let t = self.store.table().name().to_string();
-            let mut epoch = platform::dynamo::Attributes::counter(&item, &t, "reopenCount")?;
+            let mut epoch = item.counter(&t, "reopenCount")?;
             if status == Some(IncidentStatus::Resolved) && fresh {
                 let why = format!("reopened by log {}", log.id);
                 if self.store.reopen_incident(&id, &now, &why).await? {
@@ -332,8 +351,11 @@ impl Incidents {
                 patch.status.as_str()
             )));
         }
+        let t = self.store.table().name().to_string();
+        let reopen_count = item.counter(&t, "reopenCount")?;
+        let now = self.clock.now();
         let event = IncidentEvent {
-            at: self.now(),
+            at: format_time(now),
             from: Some(from),
             to: patch.status,
             note: patch.note,
@@ -341,7 +363,7 @@ impl Incidents {
             by: by.username.clone(),
         };
         self.store
-            .change_incident(id, &event)
+            .change_incident(id, &event, reopen_count, open_ms(&item, now))
             .await
             .map_err(|e| IncidentsError::from_store(e, "Incident"))?;
         self.incident(id).await
@@ -516,6 +538,17 @@ pub fn assign(inputs: Vec<LogInput>, received: chrono::DateTime<chrono::Utc>) ->
         .collect()
 }
 
+/// How long incident `item` has been open at `now` (since it opened or last reopened), in
+/// milliseconds; `None` when its times cannot be read.
+fn open_ms(item: &platform::dynamo::Item, now: chrono::DateTime<chrono::Utc>) -> Option<u64> {
+    let since = item
+        .opt_string("reopenedAt")
+        .or_else(|| item.opt_string("openedAt"))?;
+    let since = chrono::DateTime::parse_from_rfc3339(&since).ok()?;
+    let ms = now.signed_duration_since(since).num_milliseconds();
+    Some(u64::try_from(ms).unwrap_or(0))
+}
+
 fn rule_of(id: String, input: RuleInput, created_at: &str, updated_at: &str) -> AlertRule {
     AlertRule {
         id,
@@ -528,5 +561,26 @@ fn rule_of(id: String, input: RuleInput, created_at: &str, updated_at: &str) -> 
         enabled: input.enabled,
         created_at: created_at.to_string(),
         updated_at: updated_at.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use platform::dynamo::{s, Item};
+
+    #[test]
+    fn an_incident_is_open_since_its_last_reopening() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-11-24T12:00:10.500Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let mut item = Item::from([("openedAt".to_string(), s("2026-11-24T11:00:00.000Z"))]);
+        assert_eq!(open_ms(&item, now), Some(3_610_500));
+        item.insert("reopenedAt".into(), s("2026-11-24T12:00:00.000Z"));
+        assert_eq!(open_ms(&item, now), Some(10_500));
+        // A clock behind the item's time observes 0, never a negative duration.
+        item.insert("reopenedAt".into(), s("2026-11-24T12:00:11.000Z"));
+        assert_eq!(open_ms(&item, now), Some(0));
+        assert_eq!(open_ms(&Item::new(), now), None);
     }
 }

@@ -20,10 +20,16 @@
 //! a reader merges the shards of each hour (newest first) and walks the hours that hold logs
 //! (`LOGHOURS`, one row per hour, written once per hour by each processor instance), never
 //! the empty ones.
+//!
+//! The platform's metrics live in their own table (`incident_metrics`): the transactions here
+//! that open, change or reopen an incident, or raise an alert, carry the metric updates that
+//! count them, so a count commits with its change or not at all.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
+use incident_metrics::Metrics;
+use platform::dynamo::request::Update;
 use platform::dynamo::{
     is_condition_failed, key, n, s, AttributeValue, Attributes, DynamoError, Item, RetryPolicy,
     Table, Transaction, TransactionError,
@@ -178,19 +184,31 @@ struct BatchWriteOutput {
     unprocessed_items: Option<HashMap<String, Vec<WriteRequest>>>,
 }
 
-/// The incidents table.
+/// The incidents table, and the metrics its changes count in.
 #[derive(Clone, Debug)]
 pub struct Store {
     table: Table,
+    metrics: Metrics,
 }
 
 impl Store {
-    pub fn new(table: Table) -> Self {
-        Self { table }
+    pub fn new(table: Table, metrics: Metrics) -> Self {
+        Self { table, metrics }
     }
 
     pub fn table(&self) -> &Table {
         &self.table
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    fn count_in(tx: &mut Transaction, updates: Vec<Update>) -> Result<(), DynamoError> {
+        for update in updates {
+            tx.update(update)?;
+        }
+        Ok(())
     }
 
     fn corrupt(&self, reason: impl Into<String>) -> DynamoError {
@@ -679,6 +697,7 @@ impl Store {
             Self::event_row(id, &Self::system_event(now, None, why)),
             None,
         )?;
+        Self::count_in(&mut tx, self.metrics.incident_opened(id, now))?;
         self.commit_conditional(tx).await
     }
 
@@ -711,6 +730,16 @@ impl Store {
                 &Self::system_event(now, Some(IncidentStatus::Resolved), why),
             ),
             None,
+        )?;
+        Self::count_in(
+            &mut tx,
+            self.metrics.incident_moved(
+                id,
+                IncidentStatus::Resolved.as_str(),
+                IncidentStatus::Active.as_str(),
+                now,
+                None,
+            ),
         )?;
         self.commit_conditional(tx).await
     }
@@ -885,18 +914,26 @@ impl Store {
         Ok(Some((incident, occurrences, history)))
     }
 
-    /// Moves incident `id` from `from` as `event` says; [`StoreError::Changed`] when its
-    /// status is no longer `from`.
-    pub async fn change_incident(&self, id: &str, event: &IncidentEvent) -> Result<(), StoreError> {
+    /// Moves incident `id` from `from` as `event` says, `open_ms` after it opened (or
+    /// reopened), observed into the time to acknowledge or resolve; [`StoreError::Changed`]
+    /// when its status is no longer `from`, or it was reopened since `reopen_count` was read.
+    pub async fn change_incident(
+        &self,
+        id: &str,
+        event: &IncidentEvent,
+        reopen_count: i64,
+        open_ms: Option<u64>,
+    ) -> Result<(), StoreError> {
         let from = event.from.ok_or(StoreError::Changed)?;
         let mut tx = Transaction::new(&self.table);
         let mut expression = "SET #status = :to, updatedAt = :now, gsi1pk = :gpk".to_string();
         let mut update = tx
             .update_builder(key(incident_pk(id), META))
-            .condition_expression("#status = :from")
+            .condition_expression("#status = :from AND reopenCount = :epoch")
             .expression_attribute_names("#status", "status")
             .expression_attribute_values(":to", s(event.to.as_str()))
             .expression_attribute_values(":from", s(from.as_str()))
+            .expression_attribute_values(":epoch", n(reopen_count))
             .expression_attribute_values(":now", s(event.at.as_str()))
             .expression_attribute_values(":gpk", s(format!("INCIDENTS#{}", event.to.as_str())));
         if let Some(assignee) = &event.assignee {
@@ -908,6 +945,11 @@ impl Store {
         }
         tx.update(update.update_expression(expression))?;
         tx.put(Self::event_row(id, event), None)?;
+        Self::count_in(
+            &mut tx,
+            self.metrics
+                .incident_moved(id, from.as_str(), event.to.as_str(), &event.at, open_ms),
+        )?;
         tx.commit_retrying().await.map_err(StoreError::from)
     }
 
@@ -917,7 +959,8 @@ impl Store {
         self.table.get(key(format!("ALERT#{id}"), META)).await
     }
 
-    /// Raises `alert` unless it was raised before; true when this call raised it.
+    /// Raises `alert` unless it was raised before, counted with it; true when this call
+    /// raised it.
     pub async fn put_alert(&self, alert: &Alert) -> Result<bool, DynamoError> {
         let mut item = key(format!("ALERT#{}", alert.id), META);
         item.insert(
@@ -942,17 +985,20 @@ impl Store {
         item.insert("status".into(), s(alert.status.as_str()));
         item.insert("raisedAt".into(), s(alert.raised_at.as_str()));
         item.insert("updatedAt".into(), s(alert.updated_at.as_str()));
-        match self
-            .table
-            .put_item()
-            .set_item(Some(item))
-            .condition_expression("attribute_not_exists(pk)")
-            .send()
-            .await
-        {
+        let mut tx = Transaction::new(&self.table);
+        tx.put(item, Some("attribute_not_exists(pk)"))?;
+        Self::count_in(
+            &mut tx,
+            self.metrics.alert_fired(&alert.id, alert.severity.as_str()),
+        )?;
+        match tx.commit_retrying().await {
             Ok(()) => Ok(true),
-            Err(e) if is_condition_failed(&e) => Ok(false),
-            Err(e) => Err(self.table.fail("PutItem", &e)),
+            Err(e) if e.failed_at(0) => Ok(false),
+            Err(TransactionError::Dynamo(e)) => Err(e),
+            Err(_) => Err(DynamoError::Conflict {
+                table: self.table.name().to_string(),
+                attempts: RetryPolicy::CONFLICTS.attempts,
+            }),
         }
     }
 

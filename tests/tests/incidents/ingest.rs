@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 use stack_tests::content::sqs_event;
-use stack_tests::incidents::{eventually, log, LOGS};
+use stack_tests::incidents::{deliver_repeatedly, eventually, log, LOGS};
 use stack_tests::router::{request, send};
 use stack_tests::stack::INGEST_KEY;
 use stack_tests::{assert_news_error, TestStack};
@@ -147,17 +147,7 @@ async fn a_redelivered_message_stores_and_groups_nothing_twice() {
         })
         .collect();
     let message = json!({"kind": "logs", "logs": logs}).to_string();
-    // Twice in one batch, then the whole batch again (a lost acknowledgement).
-    for _ in 0..2 {
-        let response = processor
-            .handle(sqs_event(&[
-                ("m1", message.clone()),
-                ("m2", message.clone()),
-            ]))
-            .await
-            .unwrap();
-        assert!(response.batch_item_failures.is_empty());
-    }
+    deliver_repeatedly(processor.as_ref(), &message).await;
     let stored = t.timeline_with(&token, "serviceName=orders", 3).await;
     assert_eq!(stored.len(), 3);
     let incidents = t.incidents_when(&token, 1).await;
