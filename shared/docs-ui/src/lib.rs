@@ -128,7 +128,10 @@ mod tests {
     #[test]
     fn titles_are_escaped() {
         let page = PAGE.replace("{title}", &escape("A <b> & C"));
-        assert!(page.contains("<title>A &lt;b&gt; &amp; C</title>"), "{page}");
+        assert!(
+            page.contains("<title>A &lt;b&gt; &amp; C</title>"),
+            "{page}"
+        );
     }
 
     #[test]

@@ -192,7 +192,10 @@ impl Llm {
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
-        let labels = [("endpoint", operation), ("provider", provider.kind.as_str())];
+        let labels = [
+            ("endpoint", operation),
+            ("provider", provider.kind.as_str()),
+        ];
         self.otel.add(&REQUESTS, 1, &labels);
         let started = Instant::now();
         let body = serde_json::json!({"model": model, "input": inputs});

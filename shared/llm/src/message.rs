@@ -107,8 +107,8 @@ pub fn parse_embeddings(bytes: &[u8], expected: usize) -> Result<Vec<Vec<f32>>, 
         embedding: Vec<f32>,
     }
     let bad = |reason: String| ProviderFailure::InvalidResponse(reason);
-    let body: Body = serde_json::from_slice(bytes)
-        .map_err(|e| bad(format!("not an embeddings answer: {e}")))?;
+    let body: Body =
+        serde_json::from_slice(bytes).map_err(|e| bad(format!("not an embeddings answer: {e}")))?;
     if body.data.len() != expected {
         return Err(bad(format!(
             "{} embeddings for {expected} inputs",
@@ -133,7 +133,9 @@ pub fn parse_embeddings(bytes: &[u8], expected: usize) -> Result<Vec<Vec<f32>>, 
         .iter()
         .any(|v| v.len() != dimensions || v.iter().any(|x| !x.is_finite()))
     {
-        return Err(bad("embeddings of mixed dimensions or non-finite values".into()));
+        return Err(bad(
+            "embeddings of mixed dimensions or non-finite values".into()
+        ));
     }
     Ok(vectors)
 }
@@ -152,8 +154,14 @@ mod tests {
         assert_eq!(v, vec![vec![1.0, 0.5], vec![0.0, 1.0]]);
         for (bad, expected) in [
             (&br#"{"data":[{"index":0,"embedding":[1.0]}]}"#[..], 2),
-            (br#"{"data":[{"index":0,"embedding":[1.0]},{"index":0,"embedding":[1.0]}]}"#, 2),
-            (br#"{"data":[{"index":0,"embedding":[1.0]},{"index":1,"embedding":[1.0,2.0]}]}"#, 2),
+            (
+                br#"{"data":[{"index":0,"embedding":[1.0]},{"index":0,"embedding":[1.0]}]}"#,
+                2,
+            ),
+            (
+                br#"{"data":[{"index":0,"embedding":[1.0]},{"index":1,"embedding":[1.0,2.0]}]}"#,
+                2,
+            ),
             (br#"{"data":[{"index":3,"embedding":[1.0]}]}"#, 1),
             (br#"{"data":[{"index":0,"embedding":[]}]}"#, 1),
             (b"not json", 1),
