@@ -123,6 +123,14 @@ pub fn registry() -> Registry {
     registry.http("incidents-ingest", incidents_ingest_function::router);
     registry.http("incidents", incidents_function::router);
     registry.sqs("incidents-processor", incidents_processor_function::handler);
+    registry.http(
+        "incidents-intelligence",
+        incidents_intelligence_function::router,
+    );
+    registry.sqs(
+        "incidents-intelligence-sweeper",
+        incidents_intelligence_sweeper_function::handler,
+    );
     registry
 }
 

@@ -46,6 +46,10 @@ pub fn documents() -> Vec<(&'static str, OpenApi)> {
             incidents_ingest_function::openapi(),
         ),
         ("IncidentsFunction", incidents_function::openapi()),
+        (
+            "IncidentsIntelligenceFunction",
+            incidents_intelligence_function::openapi(),
+        ),
     ]
 }
 

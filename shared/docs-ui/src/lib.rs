@@ -51,7 +51,9 @@ const INITIALIZER: &str = r##"window.addEventListener("load", () => {
 /// text), serving `document` (JSON).
 pub fn routes(base: &str, title: &str, document: &'static str) -> Router {
     let index = format!("{base}/");
-    let redirect_to = index.clone();
+    // `{base}/index.html`, not `{base}/`: API Gateway routes `/docs/` (an empty greedy
+    // segment) to no `/docs/{proxy+}` route, so a top-level base lands on its page only so.
+    let redirect_to = format!("{base}/index.html");
     let page = PAGE.replace("{title}", &escape(title));
     let again = page.clone();
     Router::new()

@@ -48,4 +48,4 @@ pub mod service;
 pub mod store;
 
 pub use queue::{SweepMessage, SweepQueue};
-pub use service::{Actor, Intelligence, IntelligenceError};
+pub use service::{Actor, Intelligence, IntelligenceError, Sweeper};

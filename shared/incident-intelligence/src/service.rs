@@ -150,6 +150,63 @@ fn analysis_title(analysis: &Analysis) -> String {
     }
 }
 
+/// Removes an analysis (and any stale one of its key) from the index, then its record.
+async fn remove_analysis<I: TermIndex>(
+    store: &Store,
+    index: &I,
+    stored: &StoredAnalysis,
+) -> Result<(), IntelligenceError> {
+    index
+        .remove(&analysis_unit(&stored.key, &stored.analysis.id))
+        .await?;
+    if let Some(stale) = &stored.stale {
+        index.remove(&analysis_unit(&stored.key, stale)).await?;
+    }
+    store
+        .delete_analysis(&stored.key, &stored.analysis.id)
+        .await?;
+    Ok(())
+}
+
+/// What the sweeper function needs: the records and the index, nothing else.
+pub struct Sweeper<I: TermIndex = DynamoTermIndex> {
+    store: Store,
+    index: I,
+}
+
+impl Sweeper<DynamoTermIndex> {
+    /// Over `INTELLIGENCE_TABLE`.
+    pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, platform::ConfigError> {
+        let table = Table::from_env(env, aws, "INTELLIGENCE_TABLE")?;
+        Ok(Self {
+            store: Store::new(table.clone()),
+            index: DynamoTermIndex::new(table),
+        })
+    }
+}
+
+impl<I: TermIndex> Sweeper<I> {
+    /// One step of a sweep: deletes up to [`SWEEP_STEP`] analyses made before `before`;
+    /// true when more may remain. Safe to repeat.
+    pub async fn step(&self, before: &str) -> Result<bool, IntelligenceError> {
+        let keys = self.store.keys_before(before, SWEEP_STEP).await?;
+        for key in &keys {
+            let Some(stored) = self.store.analysis(key).await? else {
+                continue;
+            };
+            if stored.analysis.created_at.as_str() >= before {
+                continue;
+            }
+            match remove_analysis(&self.store, &self.index, &stored).await {
+                // Replaced meanwhile: the new analysis stays.
+                Ok(()) | Err(IntelligenceError::Changed) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(keys.len() == SWEEP_STEP)
+    }
+}
+
 pub struct Intelligence<I: TermIndex = DynamoTermIndex> {
     store: Store,
     index: I,
@@ -555,22 +612,6 @@ impl<I: TermIndex> Intelligence<I> {
             .ok_or(IntelligenceError::NotFound("Analysis"))
     }
 
-    /// Removes an analysis (and any stale one of its key) from the index, then its record.
-    async fn remove_analysis(&self, stored: &StoredAnalysis) -> Result<(), IntelligenceError> {
-        self.index
-            .remove(&analysis_unit(&stored.key, &stored.analysis.id))
-            .await?;
-        if let Some(stale) = &stored.stale {
-            self.index
-                .remove(&analysis_unit(&stored.key, stale))
-                .await?;
-        }
-        self.store
-            .delete_analysis(&stored.key, &stored.analysis.id)
-            .await?;
-        Ok(())
-    }
-
     /// `DELETE /api/v1/analyses/{log_id}`: by the analysis's author or an admin.
     pub async fn delete_analysis(&self, key: &str, actor: &Actor) -> Result<(), IntelligenceError> {
         let stored = self.visible_analysis(key).await?;
@@ -579,7 +620,7 @@ impl<I: TermIndex> Intelligence<I> {
                 "Only the analysis's author or an admin may delete it",
             ));
         }
-        self.remove_analysis(&stored).await
+        remove_analysis(&self.store, &self.index, &stored).await
     }
 
     /// `DELETE /api/v1/analyses` (admins): every analysis made until now is invisible from
@@ -593,26 +634,6 @@ impl<I: TermIndex> Intelligence<I> {
         let now = self.clock.timestamp();
         self.store.purge_before(&now).await?;
         Ok(now)
-    }
-
-    /// One step of a sweep: deletes up to [`SWEEP_STEP`] analyses made before `before`;
-    /// true when more may remain. Safe to repeat.
-    pub async fn sweep_step(&self, before: &str) -> Result<bool, IntelligenceError> {
-        let keys = self.store.keys_before(before, SWEEP_STEP).await?;
-        for key in &keys {
-            let Some(stored) = self.store.analysis(key).await? else {
-                continue;
-            };
-            if stored.analysis.created_at.as_str() >= before {
-                continue;
-            }
-            match self.remove_analysis(&stored).await {
-                // Replaced meanwhile: the new analysis stays.
-                Ok(()) | Err(IntelligenceError::Changed) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(keys.len() == SWEEP_STEP)
     }
 
     // ---- documents ------------------------------------------------------------------
