@@ -455,9 +455,9 @@ struct DocumentsQuery {
     cursor: Option<String>,
 }
 
-/// A cursor is a document's `{createdAt}#{id}`.
+/// A cursor is a document's `{createdAt}~{id}`.
 fn is_cursor(raw: &str) -> bool {
-    raw.split_once('#').is_some_and(|(at, id)| {
+    raw.split_once('~').is_some_and(|(at, id)| {
         chrono::DateTime::parse_from_rfc3339(at).is_ok() && uuid::Uuid::parse_str(id).is_ok()
     })
 }
@@ -624,7 +624,7 @@ async fn health(State(state): State<AppState>) -> Response {
     path = "/docs",
     operation_id = "intelligenceDocs",
     tag = "intelligence",
-    responses((status = 302, description = "Redirect to the Swagger UI page", headers(("Location" = String, description = "/docs/index.html"))))
+    responses((status = 303, description = "Redirect to the Swagger UI page", headers(("Location" = String, description = "/docs/index.html"))))
 )]
 #[allow(dead_code)]
 async fn docs_page() {}
@@ -673,9 +673,12 @@ mod tests {
     #[test]
     fn cursors_are_a_time_and_an_id() {
         assert!(is_cursor(
+            "2026-11-24T12:00:00.000Z~5b0f3c1e-0000-4000-8000-00000000000a"
+        ));
+        assert!(!is_cursor(
             "2026-11-24T12:00:00.000Z#5b0f3c1e-0000-4000-8000-00000000000a"
         ));
-        assert!(!is_cursor("2026-11-24#x"));
+        assert!(!is_cursor("2026-11-24~x"));
         assert!(!is_cursor("nope"));
     }
 }

@@ -705,13 +705,14 @@ impl<I: TermIndex> Intelligence<I> {
         Ok(doc)
     }
 
-    /// `GET /api/v1/rag/documents`: newest first, a page.
+    /// `GET /api/v1/rag/documents`: newest first, a page (after `cursor`, the previous
+    /// page's).
     pub async fn documents(
         &self,
         limit: usize,
-        before: Option<&str>,
+        cursor: Option<&str>,
     ) -> Result<(Vec<RagDocument>, Option<String>), IntelligenceError> {
-        Ok(self.store.documents(limit, before).await?)
+        Ok(self.store.documents(limit, cursor).await?)
     }
 
     /// `DELETE /api/v1/rag/documents/{id}`: by its author or an admin. Marked DELETING (no

@@ -286,13 +286,15 @@ impl Store {
             .transpose()
     }
 
-    /// Documents newest first, `limit` of them from below `before` (a previous page's last
-    /// `{createdAt}#{id}`); the cursor of the next page when the page is full.
+    /// Documents newest first, `limit` of them after the page that ended at `cursor` (a
+    /// document's `{createdAt}~{id}`: its list position, URL-safe); the cursor of the next page
+    /// when the page is full.
     pub async fn documents(
         &self,
         limit: usize,
-        before: Option<&str>,
+        cursor: Option<&str>,
     ) -> Result<(Vec<RagDocument>, Option<String>), DynamoError> {
+        let before = cursor.map(|c| c.replacen('~', "#", 1));
         let mut query = self
             .table
             .query()
@@ -301,14 +303,17 @@ impl Store {
             .limit(i32::try_from(limit).unwrap_or(i32::MAX))
             .expression_attribute_values(":pk", s(DOCS_PK));
         query = match before {
-            Some(cursor) => query
+            Some(position) => query
                 .key_condition_expression("gsi1pk = :pk AND gsi1sk < :before")
-                .expression_attribute_values(":before", s(cursor)),
+                .expression_attribute_values(":before", s(position)),
             None => query.key_condition_expression("gsi1pk = :pk"),
         };
         let items = self.table.query_all(query, Some(limit)).await?;
         let next = if items.len() == limit {
-            items.last().and_then(|i| i.opt_string("gsi1sk"))
+            items
+                .last()
+                .and_then(|i| i.opt_string("gsi1sk"))
+                .map(|position| position.replacen('#', "~", 1))
         } else {
             None
         };
@@ -451,15 +456,21 @@ impl Store {
             Some(service) => ("gsi2", "gsi2pk", "gsi2sk", format!("ASVC#{service}")),
             None => ("gsi1", "gsi1pk", "gsi1sk", ANALYSES_PK.to_string()),
         };
-        let query = self
+        let mut query = self
             .table
             .query()
             .index_name(index)
-            .key_condition_expression(format!("{pk} = :pk AND {sk} >= :since"))
             .expression_attribute_values(":pk", s(partition))
-            .expression_attribute_values(":since", s(since))
             .scan_index_forward(false)
             .limit(i32::try_from(limit).unwrap_or(i32::MAX));
+        // A key condition cannot compare with an empty string: no purge yet, no bound.
+        query = if since.is_empty() {
+            query.key_condition_expression(format!("{pk} = :pk"))
+        } else {
+            query
+                .key_condition_expression(format!("{pk} = :pk AND {sk} >= :since"))
+                .expression_attribute_values(":since", s(since))
+        };
         self.table
             .query_all(query, Some(limit))
             .await?
