@@ -15,8 +15,8 @@
 //! ```
 //!
 //! By default it answers every request: with a sentiment JSON object when the prompt asks for
-//! one (it names the `"sentiment"` field), otherwise with [`DEFAULT_REPLY`], and reports
-//! [`DEFAULT_USAGE`] tokens.
+//! one (it names the `"sentiment"` field), with a log analysis when asked for one (it names
+//! `"root_cause"`), otherwise with [`DEFAULT_REPLY`], and reports [`DEFAULT_USAGE`] tokens.
 //!
 //! `POST /v1/embeddings` answers too: each input's vector counts its words on fixed axes
 //! ([`FakeLlm::embed_axes`]: words that mean the same share an axis), or, untold, hashes its
@@ -43,13 +43,17 @@ pub const DEFAULT_USAGE: (u64, u64) = (42, 7);
 /// What the default behaviour rates every article when asked for sentiment.
 pub const DEFAULT_SENTIMENT: &str = r#"{"sentiment": "neutral", "score": 0.0, "bias": null, "rationale": "The fake model rates every article neutral."}"#;
 
+/// What the default behaviour concludes about every log it is asked to analyse.
+pub const DEFAULT_ANALYSIS: &str = r#"{"summary": "The fake model sees an error.", "root_cause": "Unknown: the fake model reads no logs.", "severity": "MEDIUM", "recommendations": ["Read the log yourself"]}"#;
+
 /// The dimensions of the fake embeddings.
 pub const EMBEDDING_DIMENSIONS: usize = 32;
 
 /// How the server answers the next requests.
 #[derive(Clone, Debug)]
 pub enum Behaviour {
-    /// Sentiment JSON when asked for it, else [`DEFAULT_REPLY`]; [`DEFAULT_USAGE`] tokens.
+    /// Sentiment JSON or an analysis when asked for one, else [`DEFAULT_REPLY`];
+    /// [`DEFAULT_USAGE`] tokens.
     Default,
     /// This content; `usage` as `(prompt, completion)` tokens, or no `usage` member.
     Reply {
@@ -378,6 +382,8 @@ async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
         Behaviour::Default => {
             let content = if call.prompt().contains("\"sentiment\"") {
                 DEFAULT_SENTIMENT
+            } else if call.prompt().contains("\"root_cause\"") {
+                DEFAULT_ANALYSIS
             } else {
                 DEFAULT_REPLY
             };

@@ -141,6 +141,19 @@ async fn every_event_file_gets_its_expected_status() {
                 );
                 continue;
             }
+            "IncidentsIntelligenceSweeperFunction" => {
+                let handler = incidents_intelligence_sweeper_function::handler(env)
+                    .await
+                    .expect("handler");
+                let batch = serde_json::from_str(&event).expect("SQS event");
+                let response = handler.handle(batch).await.expect("batch handled");
+                assert_eq!(
+                    u64::try_from(response.batch_item_failures.len()).ok(),
+                    entry["batchItemFailures"].as_u64(),
+                    "{file}"
+                );
+                continue;
+            }
             "CommunityIndexSchedulerFunction" => {
                 let handler = community_index_scheduler_function::handler(env)
                     .await
@@ -197,6 +210,12 @@ async fn every_event_file_gets_its_expected_status() {
             "WebFunction" => web_function::router(env).await.expect("router"),
             "RecipesFunction" => recipes_function::router(env).await.expect("router"),
             "GenAiFunction" => genai_function::router(
+                env.with("LLM_BASE_URL", llm.base_url())
+                    .with("LLM_API_KEY", TEST_KEY),
+            )
+            .await
+            .expect("router"),
+            "IncidentsIntelligenceFunction" => incidents_intelligence_function::router(
                 env.with("LLM_BASE_URL", llm.base_url())
                     .with("LLM_API_KEY", TEST_KEY),
             )

@@ -42,7 +42,9 @@ use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Env, ErrorStyle, Invalid};
 use serde::Deserialize;
 use serde_json::Value;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::server::Server;
+use utoipa::openapi::RefOr;
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
 use crate::brake::{Brake, TooManyRequests, Work};
@@ -218,7 +220,11 @@ fn actor(user: &AuthUser) -> Actor {
 struct AnalyzeRequest {
     /// The log text, 1 to 20,000 characters. Secrets in it are redacted before the model,
     /// the embeddings provider or the table sees it.
-    #[schema(min_length = 1, max_length = 20000)]
+    #[schema(
+        min_length = 1,
+        max_length = 20000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     content: String,
     /// `local` or `cloud`: which LLM provider answers (default: the deployment's
     /// `LLM_PROVIDER`).
@@ -228,7 +234,7 @@ struct AnalyzeRequest {
     use_rag: Option<bool>,
     /// The log analysed: a log id of this platform (`POST /api/v1/logs` answers them); the
     /// analysis is stored under it (replacing an earlier one) and records its service.
-    #[schema(max_length = 60)]
+    #[schema(pattern = "^[0-9]{13}-[0-9a-f]{32}$")]
     log_id: Option<String>,
 }
 
@@ -277,13 +283,23 @@ async fn analyze(
 struct AnalysesQueryRequest {
     /// Ranks analyses by relevance to this text (BM25 over what each analysed and concluded);
     /// without it, newest first. 1 to 1000 characters.
-    #[schema(min_length = 1, max_length = 1000)]
+    #[schema(
+        min_length = 1,
+        max_length = 1000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     text: Option<String>,
     /// Only the analysis of this log (or the id of an analysis made without a log).
-    #[schema(max_length = 60)]
+    #[schema(
+        pattern = "^([0-9]{13}-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$"
+    )]
     log_id: Option<String>,
     /// Only analyses of this service's logs.
-    #[schema(min_length = 1, max_length = 100)]
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     service_name: Option<String>,
     /// 1 to 50 (default 20).
     #[schema(minimum = 1, maximum = 50)]
@@ -327,7 +343,7 @@ async fn query_analyses(
     path = "/api/v1/analyses/{log_id}",
     operation_id = "deleteAnalysis",
     tag = "intelligence",
-    params(("log_id" = String, Path, max_length = 60, description = "The log id the analysis was made for, or the id of an analysis made without a log")),
+    params(("log_id" = String, Path, pattern = "^([0-9]{13}-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", description = "The log id the analysis was made for, or the id of an analysis made without a log")),
     security(("bearerJwt" = [])),
     responses(
         (status = 204, description = "Deleted"),
@@ -398,16 +414,42 @@ async fn delete_analyses(
 #[allow(dead_code)]
 struct RagDocumentRequest {
     /// 1 to 200 characters.
-    #[schema(min_length = 1, max_length = 200)]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     title: String,
     /// The text (Markdown or plain), at most 204,800 bytes of UTF-8; split into chunks of
     /// about 1,200 characters, at most 400. Secrets are redacted before it is stored.
-    #[schema(min_length = 1)]
+    #[schema(
+        min_length = 1,
+        max_length = 204800,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     content: String,
-    /// At most 20 tags of 1 to 50 characters (default none).
-    #[schema(max_items = 20)]
-    tags: Option<Vec<String>>,
+    /// At most 20 tags of 1 to 50 characters, without control characters (default none;
+    /// repeats are kept once).
+    #[schema(max_items = 20, inline)]
+    tags: Option<Vec<Tag>>,
 }
+
+/// A document's tag: 1 to 50 characters, not blank, no control characters (utoipa takes
+/// no constraints on a newtype's field, so its schema is written here).
+struct Tag;
+
+impl utoipa::PartialSchema for Tag {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .min_length(Some(1))
+            .max_length(Some(50))
+            .pattern(Some("^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$"))
+            .into()
+    }
+}
+
+impl ToSchema for Tag {}
 
 /// Adds a runbook to the retrieval corpus (searchable when this answers).
 #[utoipa::path(
@@ -526,7 +568,7 @@ async fn list_documents(
     path = "/api/v1/rag/documents/{id}",
     operation_id = "deleteRagDocument",
     tag = "intelligence",
-    params(("id" = String, Path, max_length = 60, description = "A document id (uuid)")),
+    params(("id" = String, Path, format = Uuid, description = "A document id")),
     security(("bearerJwt" = [])),
     responses(
         (status = 204, description = "Deleted"),
@@ -557,7 +599,11 @@ async fn delete_document(
 #[allow(dead_code)]
 struct RagSearchRequest {
     /// 1 to 1000 characters.
-    #[schema(min_length = 1, max_length = 1000)]
+    #[schema(
+        min_length = 1,
+        max_length = 1000,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
     query: String,
     /// How many chunks, 1 to 20 (default 5).
     #[schema(minimum = 1, maximum = 20)]

@@ -862,7 +862,7 @@ import { request } from "./http.js";
  * A runbook document.
  * @typedef {Object} RagDocumentRequest
  * @property {string} content The text (Markdown or plain), at most 204,800 bytes of UTF-8; split into chunks of about 1,200 characters, at most 400. Secrets are redacted before it is stored.
- * @property {(Array<string>|null)} [tags] At most 20 tags of 1 to 50 characters (default none).
+ * @property {(Array<string>|null)} [tags] At most 20 tags of 1 to 50 characters, without control characters (default none; repeats are kept once).
  * @property {string} title 1 to 200 characters.
  */
 
@@ -2351,7 +2351,7 @@ export function createRagDocument(body, options = {}) {
  * it after a failure finishes it.
  *
  * `DELETE /api/v1/rag/documents/{id}`
- * @param {string} id A document id (uuid)
+ * @param {string} id A document id
  * @param {RequestOptions} [options]
  * @returns {Promise<null>}
  */

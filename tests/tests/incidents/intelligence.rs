@@ -728,3 +728,71 @@ async fn every_bad_input_is_a_400_naming_its_field_and_every_route_needs_a_token
     assert_eq!(t.get(HEALTH).await.status(), 200);
     assert_eq!(t.get("/docs/openapi.json").await.status(), 200);
 }
+
+#[tokio::test]
+async fn every_route_answers_503_when_its_table_is_down_and_no_model_is_asked() {
+    use axum::body::Body;
+    use stack_tests::router;
+
+    let (cloud, local) = (FakeLlm::start().await, FakeLlm::start().await);
+    let t = stack(&cloud, &local, &[]).await;
+    let (_, token) = t.user("admin").await;
+    let dead = format!("http://127.0.0.1:{}", stack_tests::server::closed_port());
+    let app = incidents_intelligence_function::router(
+        t.env("IncidentsIntelligenceFunction")
+            .with("AWS_ENDPOINT_URL", dead),
+    )
+    .await
+    .expect("router");
+    let bearer = format!("Bearer {token}");
+    let headers = [
+        ("content-type", "application/json"),
+        ("authorization", bearer.as_str()),
+    ];
+    let document = "5b0f3c1e-0000-4000-8000-00000000000a";
+    for (method, path, body) in [
+        (
+            "POST",
+            ANALYZE,
+            r#"{"content": "ERROR x", "use_rag": true}"#,
+        ),
+        (
+            "POST",
+            ANALYZE,
+            r#"{"content": "ERROR x", "log_id": "1732486400000-5b0f3c1e00004000800000000000000a"}"#,
+        ),
+        ("POST", QUERY, "{}"),
+        ("POST", QUERY, r#"{"text": "disk"}"#),
+        (
+            "DELETE",
+            "/api/v1/analyses/1732486400000-5b0f3c1e00004000800000000000000a",
+            "",
+        ),
+        ("DELETE", ANALYSES, ""),
+        (
+            "POST",
+            "/api/v1/rag/documents",
+            r#"{"title": "t", "content": "c"}"#,
+        ),
+        ("GET", "/api/v1/rag/documents", ""),
+        ("DELETE", &format!("/api/v1/rag/documents/{document}"), ""),
+        ("POST", "/api/v1/rag/search", r#"{"query": "disk"}"#),
+    ] {
+        let answer = router::send(
+            &app,
+            router::request(method, path, &headers, Body::from(body.to_string())),
+        )
+        .await;
+        assert_eq!(answer.status, 503, "{method} {path}: {}", answer.text());
+        let error = answer.json();
+        assert_eq!(
+            (&error["code"], &error["path"]),
+            (&json!(503), &json!(path))
+        );
+    }
+    let health = router::get(&app, HEALTH).await;
+    assert_eq!(health.status, 503);
+    assert_eq!(health.json()["status"], "unavailable");
+    assert_eq!(health.json()["index"]["status"], "unavailable");
+    assert_eq!(cloud.call_count() + local.call_count(), 0);
+}
