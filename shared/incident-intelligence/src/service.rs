@@ -241,26 +241,6 @@ impl Intelligence<DynamoTermIndex> {
 }
 
 impl<I: TermIndex> Intelligence<I> {
-    pub fn new(
-        store: Store,
-        index: I,
-        llm: Llm,
-        logs: Arc<dyn LogDirectory>,
-        embedder: Option<Embedder>,
-        local_model: Option<String>,
-        clock: Clock,
-    ) -> Self {
-        Self {
-            store,
-            index,
-            llm,
-            logs,
-            embedder,
-            local_model,
-            clock,
-        }
-    }
-
     pub fn store(&self) -> &Store {
         &self.store
     }

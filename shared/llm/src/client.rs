@@ -69,12 +69,7 @@ impl Llm {
             provider: provider.kind,
             failure,
         };
-        if provider.kind == ProviderKind::Cloud && provider.api_key.is_none() {
-            // Nothing is sent: a keyless call to the cloud provider can only be refused.
-            return Err(failed(ProviderFailure::NotConfigured(
-                "LLM_API_KEY is empty; set it, or use LLM_PROVIDER=local".into(),
-            )));
-        }
+        refuse_keyless_cloud(provider)?;
         let labels = [
             ("endpoint", request.operation),
             ("provider", provider.kind.as_str()),
@@ -184,11 +179,7 @@ impl Llm {
             provider: provider.kind,
             failure,
         };
-        if provider.kind == ProviderKind::Cloud && provider.api_key.is_none() {
-            return Err(failed(ProviderFailure::NotConfigured(
-                "LLM_API_KEY is empty; set it, or use LLM_PROVIDER=local".into(),
-            )));
-        }
+        refuse_keyless_cloud(provider)?;
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
@@ -262,6 +253,19 @@ impl Llm {
         }
         Ok(bytes)
     }
+}
+
+/// Nothing is sent to the cloud provider without its key: such a call can only be refused.
+fn refuse_keyless_cloud(provider: &Provider) -> Result<(), LlmError> {
+    if provider.kind == ProviderKind::Cloud && provider.api_key.is_none() {
+        return Err(LlmError::Provider {
+            provider: provider.kind,
+            failure: ProviderFailure::NotConfigured(
+                "LLM_API_KEY is empty; set it, or use LLM_PROVIDER=local".into(),
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn saturating_i64(count: u64) -> i64 {
