@@ -110,22 +110,16 @@ impl<'a> Fields<'a> {
 
     /// An integer from `min` to `max`, `default` when absent.
     fn integer(&mut self, name: &str, min: usize, max: usize, default: usize) -> Option<usize> {
-        match self.present(name) {
-            None => Some(default),
-            Some(Value::Number(n)) => match n.as_u64().and_then(|v| usize::try_from(v).ok()) {
-                Some(v) if (min..=max).contains(&v) => Some(v),
-                _ => {
-                    self.errors
-                        .add(name, format!("must be an integer from {min} to {max}"));
-                    None
-                }
-            },
-            Some(_) => {
-                self.errors
-                    .add(name, format!("must be an integer from {min} to {max}"));
-                None
-            }
+        let value = match self.present(name) {
+            None => return Some(default),
+            Some(Value::Number(n)) => whole_in(n, min, max),
+            Some(_) => None,
+        };
+        if value.is_none() {
+            self.errors
+                .add(name, format!("must be an integer from {min} to {max}"));
         }
+        value
     }
 
     fn boolean(&mut self, name: &str) -> Option<bool> {
@@ -141,6 +135,18 @@ impl<'a> Fields<'a> {
 
     fn finish(self) -> Result<(), Invalid> {
         self.errors.finish()
+    }
+}
+
+/// A JSON number from `min` to `max` that is whole (`2` or `2.0`: JSON does not tell them
+/// apart).
+fn whole_in(n: &serde_json::Number, min: usize, max: usize) -> Option<usize> {
+    match n.as_u64() {
+        Some(v) => usize::try_from(v).ok().filter(|v| (min..=max).contains(v)),
+        // The bounds are small: find the one integer the float equals, if any.
+        None => n
+            .as_f64()
+            .and_then(|f| (min..=max).find(|v| *v as f64 == f)),
     }
 }
 
@@ -403,7 +409,21 @@ mod tests {
             parse_search(&json!({"query": "disk"})).unwrap().top_k,
             DEFAULT_TOP_K
         );
-        for bad in [json!(0), json!(21), json!(2.5), json!("3"), json!(-1)] {
+        assert_eq!(
+            parse_search(&json!({"query": "disk", "top_k": 2.0}))
+                .unwrap()
+                .top_k,
+            2,
+            "JSON's 2.0 is the integer 2"
+        );
+        for bad in [
+            json!(0),
+            json!(21),
+            json!(2.5),
+            json!("3"),
+            json!(-1),
+            json!(-0.0),
+        ] {
             let err = parse_search(&json!({"query": "disk", "top_k": bad})).unwrap_err();
             assert_eq!(fields_of(err), ["top_k"]);
         }

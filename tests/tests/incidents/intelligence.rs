@@ -727,6 +727,26 @@ async fn every_bad_input_is_a_400_naming_its_field_and_every_route_needs_a_token
     }
     assert_eq!(t.get(HEALTH).await.status(), 200);
     assert_eq!(t.get("/docs/openapi.json").await.status(), 200);
+
+    // A method a path does not serve is a 405 naming the ones it does.
+    for (method, path, allowed) in [
+        ("GET", ANALYZE, "POST"),
+        ("PUT", QUERY, "POST"),
+        ("PATCH", ANALYSES, "DELETE"),
+        ("TRACE", HEALTH, "GET"),
+        ("POST", "/docs", "GET"),
+    ] {
+        let r = t
+            .http
+            .request(method.parse().unwrap(), t.url(path))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        let allow = header(r.headers(), "allow").to_string();
+        assert_news_error(r, 405, path).await;
+        assert!(allow.contains(allowed), "{method} {path}: Allow {allow}");
+    }
 }
 
 #[tokio::test]
