@@ -88,8 +88,6 @@ pub mod analyze;
 mod index;
 pub mod plan;
 pub mod rank;
-
-pub use text_analysis::porter2;
 mod store;
 
 pub use analyze::{analyze, Analyzed, QueryError, QueryTerms};
