@@ -1,8 +1,9 @@
 """An OpenAI-compatible model for local/fuzz: `POST .../chat/completions` on loopback answers at
 once, with a sentiment JSON object when the prompt asks for one, a recipe array or nutrients
-object when the recipe service asks for those, else a fixed sentence, so the GenAI and recipe
-operations answer 200 and their response schemas get checked. It counts the requests it
-received (`GET /calls`). Usage: python fake_llm.py PORT"""
+object when the recipe service asks for those, a log analysis when the incident intelligence
+asks for one, else a fixed sentence, so the GenAI, recipe and intelligence operations answer
+200 and their response schemas get checked; `POST .../embeddings` answers a small vector per
+input. It counts the requests it received (`GET /calls`). Usage: python fake_llm.py PORT"""
 
 import json
 import re
@@ -18,6 +19,8 @@ REPLY = "The fuzzing model's answer."
 INGREDIENTS = ["water", "rice", "salt", "quinoa", "zucchini", "kale", "yam", "vinegar",
                "lemon", "basil", "thyme", "oregano", "fennel", "melon", "grape"]
 NUTRIENTS = {"calories": 10, "protein": 1, "fat": 1, "carbs": 1}
+ANALYSIS = {"summary": "The fuzzing model sees an error.", "root_cause": "Unknown.",
+            "severity": "LOW", "recommendations": ["Read the log."]}
 
 
 def recipes(system):
@@ -54,6 +57,17 @@ class Handler(BaseHTTPRequestHandler):
         global calls
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
+        if self.path.endswith("/embeddings"):
+            with lock:
+                calls += 1
+            try:
+                inputs = json.loads(raw).get("input", [])
+            except ValueError:
+                return self.answer(400, {"error": {"message": "not JSON"}})
+            inputs = [inputs] if isinstance(inputs, str) else inputs
+            data = [{"object": "embedding", "index": i, "embedding": [1.0, float(len(text) % 7)]}
+                    for i, text in enumerate(inputs)]
+            return self.answer(200, {"object": "list", "data": data, "model": "fuzz-embeddings"})
         if not self.path.endswith("/chat/completions"):
             return self.answer(404, {"error": {"message": "not found"}})
         with lock:
@@ -70,6 +84,8 @@ class Handler(BaseHTTPRequestHandler):
             content = json.dumps(recipes(system))
         elif '\\"calories\\"' in prompt:
             content = json.dumps(NUTRIENTS)
+        elif '\\"root_cause\\"' in prompt:
+            content = json.dumps(ANALYSIS)
         else:
             content = REPLY
         self.answer(200, {

@@ -125,6 +125,14 @@ pub fn registry() -> Registry {
     registry.http("incidents", incidents_function::router);
     registry.sqs("incidents-processor", incidents_processor_function::handler);
     registry.http("incidents-metrics", incidents_metrics_function::router);
+    registry.http(
+        "incidents-intelligence",
+        incidents_intelligence_function::router,
+    );
+    registry.sqs(
+        "incidents-intelligence-sweeper",
+        incidents_intelligence_sweeper_function::handler,
+    );
     registry
 }
 

@@ -50,6 +50,10 @@ pub fn documents() -> Vec<(&'static str, OpenApi)> {
             "IncidentsMetricsFunction",
             incidents_metrics_function::openapi(),
         ),
+        (
+            "IncidentsIntelligenceFunction",
+            incidents_intelligence_function::openapi(),
+        ),
     ]
 }
 

@@ -21,6 +21,7 @@ pub mod errors;
 pub mod feeds;
 pub mod genai;
 pub mod incidents;
+pub mod intelligence;
 pub mod limits;
 pub mod llm;
 pub mod otlp;

@@ -8,7 +8,7 @@ use crate::{assert_news_error, header};
 
 /// Template parameters that take every rate limit out of the way: other tests send far more
 /// than a reader would from one address. The limits' own tests set theirs over these.
-pub const OUT_OF_THE_WAY: [(&str, &str); 11] = [
+pub const OUT_OF_THE_WAY: [(&str, &str); 13] = [
     ("AiRateLimitAnonymous", "100000/60"),
     ("AiRateLimitPerUser", "100000/60"),
     ("AiRateLimitPerAddress", "100000/60"),
@@ -20,6 +20,8 @@ pub const OUT_OF_THE_WAY: [(&str, &str); 11] = [
     ("CommunityRateLimitReactions", "100000/60"),
     ("RecipesAiRateLimitPerUser", "100000/60"),
     ("MetricsRateLimitPerAddress", "100000/60"),
+    ("IncidentsAiRateLimitPerUser", "100000/60"),
+    ("IncidentsRagRateLimitPerUser", "100000/60"),
 ];
 
 /// `request`, sent as if from client address `ip`.

@@ -15,8 +15,13 @@
 //! ```
 //!
 //! By default it answers every request: with a sentiment JSON object when the prompt asks for
-//! one (it names the `"sentiment"` field), otherwise with [`DEFAULT_REPLY`], and reports
-//! [`DEFAULT_USAGE`] tokens.
+//! one (it names the `"sentiment"` field), with a log analysis when asked for one (it names
+//! `"root_cause"`), otherwise with [`DEFAULT_REPLY`], and reports [`DEFAULT_USAGE`] tokens.
+//!
+//! `POST /v1/embeddings` answers too: each input's vector counts its words on fixed axes
+//! ([`FakeLlm::embed_axes`]: words that mean the same share an axis), or, untold, hashes its
+//! words onto [`EMBEDDING_DIMENSIONS`] axes. Those requests are kept as well (their `path`
+//! says which endpoint).
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -38,10 +43,17 @@ pub const DEFAULT_USAGE: (u64, u64) = (42, 7);
 /// What the default behaviour rates every article when asked for sentiment.
 pub const DEFAULT_SENTIMENT: &str = r#"{"sentiment": "neutral", "score": 0.0, "bias": null, "rationale": "The fake model rates every article neutral."}"#;
 
+/// What the default behaviour concludes about every log it is asked to analyse.
+pub const DEFAULT_ANALYSIS: &str = r#"{"summary": "The fake model sees an error.", "root_cause": "Unknown: the fake model reads no logs.", "severity": "MEDIUM", "recommendations": ["Read the log yourself"]}"#;
+
+/// The dimensions of the fake embeddings.
+pub const EMBEDDING_DIMENSIONS: usize = 32;
+
 /// How the server answers the next requests.
 #[derive(Clone, Debug)]
 pub enum Behaviour {
-    /// Sentiment JSON when asked for it, else [`DEFAULT_REPLY`]; [`DEFAULT_USAGE`] tokens.
+    /// Sentiment JSON or an analysis when asked for one, else [`DEFAULT_REPLY`];
+    /// [`DEFAULT_USAGE`] tokens.
     Default,
     /// This content; `usage` as `(prompt, completion)` tokens, or no `usage` member.
     Reply {
@@ -126,6 +138,10 @@ struct Shared {
     calls: Vec<ChatCall>,
     /// Replies for the next requests, one each, before the behaviour applies again.
     once: std::collections::VecDeque<String>,
+    /// Words and the embedding axis each counts on; empty: words hashed onto the axes.
+    axes: Vec<(String, usize)>,
+    /// Answer embeddings requests with this status instead.
+    embeddings_failure: Option<u16>,
 }
 
 /// The running server; stopped when dropped.
@@ -141,6 +157,8 @@ impl FakeLlm {
             delay: None,
             calls: Vec::new(),
             once: std::collections::VecDeque::new(),
+            axes: Vec::new(),
+            embeddings_failure: None,
         };
         Self {
             server: FakeServer::start(shared, answer).await,
@@ -204,9 +222,44 @@ impl FakeLlm {
         self.lock().delay = delay;
     }
 
+    /// Embeddings count each of these words (lowercase, whole words) on its axis (below
+    /// [`EMBEDDING_DIMENSIONS`]); other words count nowhere. Words on one axis mean the same.
+    pub fn embed_axes(&self, axes: &[(&str, usize)]) {
+        self.lock().axes = axes.iter().map(|(w, a)| (w.to_string(), *a)).collect();
+    }
+
+    /// Answer embeddings requests with HTTP `status` (`None`: answer them again).
+    pub fn fail_embeddings(&self, status: Option<u16>) {
+        self.lock().embeddings_failure = status;
+    }
+
     /// Every request received so far, oldest first.
     pub fn calls(&self) -> Vec<ChatCall> {
         self.lock().calls.clone()
+    }
+
+    /// The chat-completion requests received so far, oldest first.
+    pub fn chat_calls(&self) -> Vec<ChatCall> {
+        self.calls()
+            .into_iter()
+            .filter(|c| c.path.ends_with("/chat/completions"))
+            .collect()
+    }
+
+    /// Every text sent to be embedded so far, in order.
+    pub fn embedded_texts(&self) -> Vec<String> {
+        self.calls()
+            .into_iter()
+            .filter(|c| c.path.ends_with("/embeddings"))
+            .flat_map(|c| {
+                c.body["input"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+            })
+            .collect()
     }
 
     pub fn call_count(&self) -> usize {
@@ -223,9 +276,76 @@ impl FakeLlm {
     }
 }
 
+/// A text's fake embedding: its words counted on `axes`, or hashed without them.
+fn embedding(text: &str, axes: &[(String, usize)]) -> Vec<f32> {
+    let mut vector = vec![0.0_f32; EMBEDDING_DIMENSIONS];
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+    {
+        let axis = if axes.is_empty() {
+            let hash = word.bytes().fold(0x811c_9dc5_u32, |h, b| {
+                (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+            });
+            Some(hash as usize % EMBEDDING_DIMENSIONS)
+        } else {
+            axes.iter().find(|(w, _)| *w == word).map(|(_, a)| *a)
+        };
+        if let Some(slot) = axis.and_then(|a| vector.get_mut(a)) {
+            *slot += 1.0;
+        }
+    }
+    // The last axis is never a word's when told: every vector has a length.
+    if let Some(last) = vector.last_mut() {
+        *last += 0.01;
+    }
+    vector
+}
+
+async fn embeddings(shared: &Mutex<Shared>, call: &ChatCall) -> Response {
+    let (axes, failure) = {
+        let mut shared = server::lock(shared);
+        shared.calls.push(call.clone());
+        (shared.axes.clone(), shared.embeddings_failure)
+    };
+    if let Some(status) = failure {
+        return error(
+            StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            "the fake model was told to fail embeddings",
+        );
+    }
+    let inputs: Vec<String> = match &call.body["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_string())
+            .collect(),
+        _ => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "input must be text or a list of texts",
+            )
+        }
+    };
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(index, text)| json!({"object": "embedding", "index": index, "embedding": embedding(text, &axes)}))
+        .collect();
+    axum::Json(json!({
+        "object": "list",
+        "data": data,
+        "model": call.body["model"],
+        "usage": {"prompt_tokens": inputs.len(), "total_tokens": inputs.len()},
+    }))
+    .into_response()
+}
+
 async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> Response {
     let path = request.uri().path().to_string();
-    if request.method() != axum::http::Method::POST || path != "/v1/chat/completions" {
+    let known = path == "/v1/chat/completions" || path == "/v1/embeddings";
+    if request.method() != axum::http::Method::POST || !known {
         return error(StatusCode::NOT_FOUND, "unknown endpoint");
     }
     let authorization = header_value(request.headers(), header::AUTHORIZATION.as_str());
@@ -239,6 +359,9 @@ async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
         traceparent,
         body,
     };
+    if call.path == "/v1/embeddings" {
+        return embeddings(&shared, &call).await;
+    }
     let (behaviour, delay) = {
         let mut shared = server::lock(&shared);
         shared.calls.push(call.clone());
@@ -259,6 +382,8 @@ async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
         Behaviour::Default => {
             let content = if call.prompt().contains("\"sentiment\"") {
                 DEFAULT_SENTIMENT
+            } else if call.prompt().contains("\"root_cause\"") {
+                DEFAULT_ANALYSIS
             } else {
                 DEFAULT_REPLY
             };

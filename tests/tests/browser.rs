@@ -497,7 +497,6 @@ const ANALYSIS_ANSWER: &str = r#"{"summary": "Checkout's payment gateway calls t
 /// a log analysed locally without it, the runbook deleted, an analysis on a phone. Both
 /// providers are the fake model.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[ignore = "needs the intelligence function (POST /api/v1/analyze, /api/v1/rag/*), which is not merged yet"]
 async fn incident_analysis_in_chromium() {
     let llm = FakeLlm::start().await;
     llm.reply(ANALYSIS_ANSWER);

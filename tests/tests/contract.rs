@@ -55,6 +55,17 @@ fn genai_service_document_is_what_the_code_documents() {
     check_committed(genai_function::SERVICE_DOCUMENT_FILE, &text);
 }
 
+/// The intelligence function serves its own `/docs/openapi.json` from a committed file too.
+#[test]
+fn intelligence_service_document_is_what_the_code_documents() {
+    let doc = incidents_intelligence_function::service_openapi();
+    let text = serde_json::to_string_pretty(&doc).expect("document is JSON") + "\n";
+    check_committed(
+        incidents_intelligence_function::SERVICE_DOCUMENT_FILE,
+        &text,
+    );
+}
+
 #[test]
 fn contract_and_template_agree_both_ways() {
     if let Err(problems) = contract::check_against_template() {

@@ -64,124 +64,62 @@ async fn every_event_file_gets_its_expected_status() {
         let env = t.env(function);
         let event = std::fs::read_to_string(root.join(file)).expect("event file");
         // Workers and schedules: the event as Lambda delivers it, straight to the handler.
-        match function {
-            "FeedWorkerFunction" => {
-                let handler = feed_worker_function::handler(env).await.expect("handler");
-                let batch = serde_json::from_str(&event).expect("SQS event");
-                let response = handler.handle(batch).await.expect("batch handled");
-                assert_eq!(
-                    u64::try_from(response.batch_item_failures.len()).ok(),
-                    entry["batchItemFailures"].as_u64(),
-                    "{file}"
-                );
-                continue;
-            }
-            "SourceSweeperFunction" => {
-                let handler = source_sweeper_function::handler(env)
-                    .await
-                    .expect("handler");
-                let batch = serde_json::from_str(&event).expect("SQS event");
-                let response = handler.handle(batch).await.expect("batch handled");
-                assert_eq!(
-                    u64::try_from(response.batch_item_failures.len()).ok(),
-                    entry["batchItemFailures"].as_u64(),
-                    "{file}"
-                );
-                continue;
-            }
+        let worker = match function {
+            "FeedWorkerFunction" => Some(feed_worker_function::handler(env.clone()).await),
+            "SourceSweeperFunction" => Some(source_sweeper_function::handler(env.clone()).await),
             "CommunityIndexerFunction" => {
-                let handler = community_indexer_function::handler(env)
-                    .await
-                    .expect("handler");
-                let batch = serde_json::from_str(&event).expect("SQS event");
-                let response = handler.handle(batch).await.expect("batch handled");
-                assert_eq!(
-                    u64::try_from(response.batch_item_failures.len()).ok(),
-                    entry["batchItemFailures"].as_u64(),
-                    "{file}"
-                );
-                continue;
+                Some(community_indexer_function::handler(env.clone()).await)
             }
             "CommunitySummarizerFunction" => {
-                let handler = community_summarizer_function::handler(env)
-                    .await
-                    .expect("handler");
-                let batch = serde_json::from_str(&event).expect("SQS event");
-                let response = handler.handle(batch).await.expect("batch handled");
-                assert_eq!(
-                    u64::try_from(response.batch_item_failures.len()).ok(),
-                    entry["batchItemFailures"].as_u64(),
-                    "{file}"
-                );
-                continue;
+                Some(community_summarizer_function::handler(env.clone()).await)
             }
-            "CommunitySweeperFunction" | "RecipesSweeperFunction" => {
-                let handler = if function == "CommunitySweeperFunction" {
-                    community_sweeper_function::handler(env).await
-                } else {
-                    recipes_sweeper_function::handler(env).await
-                }
-                .expect("handler");
-                let batch = serde_json::from_str(&event).expect("SQS event");
-                let response = handler.handle(batch).await.expect("batch handled");
-                assert_eq!(
-                    u64::try_from(response.batch_item_failures.len()).ok(),
-                    entry["batchItemFailures"].as_u64(),
-                    "{file}"
-                );
-                continue;
+            "CommunitySweeperFunction" => {
+                Some(community_sweeper_function::handler(env.clone()).await)
             }
+            "RecipesSweeperFunction" => Some(recipes_sweeper_function::handler(env.clone()).await),
             "IncidentsProcessorFunction" => {
-                let handler = incidents_processor_function::handler(env)
-                    .await
-                    .expect("handler");
-                let batch = serde_json::from_str(&event).expect("SQS event");
-                let response = handler.handle(batch).await.expect("batch handled");
-                assert_eq!(
-                    u64::try_from(response.batch_item_failures.len()).ok(),
-                    entry["batchItemFailures"].as_u64(),
-                    "{file}"
-                );
-                continue;
+                Some(incidents_processor_function::handler(env.clone()).await)
             }
-            "CommunityIndexSchedulerFunction" => {
-                let handler = community_index_scheduler_function::handler(env)
-                    .await
-                    .expect("handler");
-                let scheduled = serde_json::from_str(&event).expect("EventBridge event");
-                handler.handle(scheduled).await.expect("schedule handled");
-                continue;
+            "IncidentsIntelligenceSweeperFunction" => {
+                Some(incidents_intelligence_sweeper_function::handler(env.clone()).await)
             }
             "CommunityDigestWorkerFunction" => {
-                let handler = community_digest_worker_function::handler(env)
-                    .await
-                    .expect("handler");
-                let batch = serde_json::from_str(&event).expect("SQS event");
-                let response = handler.handle(batch).await.expect("batch handled");
-                assert_eq!(
-                    u64::try_from(response.batch_item_failures.len()).ok(),
-                    entry["batchItemFailures"].as_u64(),
-                    "{file}"
-                );
-                continue;
+                Some(community_digest_worker_function::handler(env.clone()).await)
+            }
+            _ => None,
+        };
+        if let Some(handler) = worker {
+            let batch = serde_json::from_str(&event).expect("SQS event");
+            let response = handler
+                .expect("handler")
+                .handle(batch)
+                .await
+                .expect("batch handled");
+            assert_eq!(
+                u64::try_from(response.batch_item_failures.len()).ok(),
+                entry["batchItemFailures"].as_u64(),
+                "{file}"
+            );
+            continue;
+        }
+        let schedule = match function {
+            "CommunityIndexSchedulerFunction" => {
+                Some(community_index_scheduler_function::handler(env.clone()).await)
             }
             "CommunityDigestSchedulerFunction" => {
-                let handler = community_digest_scheduler_function::handler(env)
-                    .await
-                    .expect("handler");
-                let scheduled = serde_json::from_str(&event).expect("EventBridge event");
-                handler.handle(scheduled).await.expect("schedule handled");
-                continue;
+                Some(community_digest_scheduler_function::handler(env.clone()).await)
             }
-            "FeedSchedulerFunction" => {
-                let handler = feed_scheduler_function::handler(env)
-                    .await
-                    .expect("handler");
-                let scheduled = serde_json::from_str(&event).expect("EventBridge event");
-                handler.handle(scheduled).await.expect("schedule handled");
-                continue;
-            }
-            _ => {}
+            "FeedSchedulerFunction" => Some(feed_scheduler_function::handler(env.clone()).await),
+            _ => None,
+        };
+        if let Some(handler) = schedule {
+            let scheduled = serde_json::from_str(&event).expect("EventBridge event");
+            handler
+                .expect("handler")
+                .handle(scheduled)
+                .await
+                .expect("schedule handled");
+            continue;
         }
         let router = match function {
             "UsersFunction" => users_function::router(env).await.expect("router"),
@@ -203,6 +141,12 @@ async fn every_event_file_gets_its_expected_status() {
             "WebFunction" => web_function::router(env).await.expect("router"),
             "RecipesFunction" => recipes_function::router(env).await.expect("router"),
             "GenAiFunction" => genai_function::router(
+                env.with("LLM_BASE_URL", llm.base_url())
+                    .with("LLM_API_KEY", TEST_KEY),
+            )
+            .await
+            .expect("router"),
+            "IncidentsIntelligenceFunction" => incidents_intelligence_function::router(
                 env.with("LLM_BASE_URL", llm.base_url())
                     .with("LLM_API_KEY", TEST_KEY),
             )

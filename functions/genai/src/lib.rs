@@ -14,7 +14,6 @@ pub mod content;
 pub mod docs;
 pub mod errors;
 pub mod limits;
-mod swagger;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -158,7 +157,7 @@ pub fn app(genai: GenAi, limits: AiLimits, admin: admin::AdminState, otel: &Otel
 /// Swagger UI at `path`, reading the document next to it (a relative URL, so the same page
 /// works behind the gateway prefix and on a local `/lambda-url/genai` prefix).
 fn docs(path: &str) -> Router {
-    swagger::routes(path, SERVICE_DOCUMENT)
+    docs_ui::routes(path, "GenAI service API", SERVICE_DOCUMENT)
 }
 
 /// [`service_openapi`] as committed (the contract test keeps it equal): served as it is, so

@@ -15,8 +15,11 @@
 //   generateDigestForUser (service or internal credentials only)
 //   followerDeltas (service or internal credentials only)
 //   cleanupDeletedAccount (service or internal credentials only)
+//   intelligenceDocs (platform surface, not an API call)
+//   intelligenceApiDocs (platform surface, not an API call)
 //   incidentsDashboard (platform surface, not an API call)
 //   dashboardMetrics (platform surface, not an API call)
+//   intelligenceHealth (platform surface, not an API call)
 //   prometheusMetrics (platform surface, not an API call)
 //   swaggerUi (platform surface, not an API call)
 //   apiDocs (platform surface, not an API call)
@@ -74,6 +77,61 @@ import { request } from "./http.js";
 /**
  * Where an alert is.
  * @typedef {("OPEN"|"ACKNOWLEDGED"|"RESOLVED")} AlertStatus
+ */
+
+/**
+ * A query of stored analyses.
+ * @typedef {Object} AnalysesQueryRequest
+ * @property {(number|null)} [limit] 1 to 50 (default 20).
+ * @property {(string|null)} [log_id] Only the analysis of this log (or the id of an analysis made without a log).
+ * @property {(string|null)} [service_name] Only analyses of this service's logs.
+ * @property {(string|null)} [text] Ranks analyses by relevance to this text (BM25 over what each analysed and concluded); without it, newest first. 1 to 1000 characters.
+ */
+
+/**
+ * One stored analysis of a log's text.
+ * @typedef {Object} Analysis
+ * @property {string} created_at RFC 3339, UTC, milliseconds.
+ * @property {string} created_by The user who asked for it.
+ * @property {string} id The analysis's own id (a uuid).
+ * @property {number} llm_latency_ms How long the model took to answer, in milliseconds.
+ * @property {(string|null)} [log_id] The log it analyses (a platform log id), when one was named; analyses are stored by it.
+ * @property {ProviderKind} mode The provider the request chose (`local` or `cloud`).
+ * @property {string} model The model that answered.
+ * @property {ProviderKind} provider The provider that answered.
+ * @property {Array<string>} recommendations
+ * @property {number} redactions Secrets replaced in the text before the model saw it.
+ * @property {Array<AnalysisReference>} references What retrieval gave the model (empty unless `use_rag`).
+ * @property {string} root_cause
+ * @property {(string|null)} [service_name] The analysed log's service, when `log_id` named a stored log.
+ * @property {AnalysisSeverity} severity
+ * @property {string} summary
+ */
+
+/**
+ * A retrieved passage an analysis was given, and cites.
+ * @typedef {Object} AnalysisReference
+ * @property {string} chunk The passage as the model was given it (secrets redacted).
+ * @property {(number|null)} [chunk_index] The chunk's position in its runbook (from 0); absent for an analysis.
+ * @property {string} id The runbook document's id, or the cited analysis's id.
+ * @property {ReferenceKind} kind
+ * @property {(string|null)} [log_id] The log the cited analysis is about, if any.
+ * @property {number} score The retrieval score (BM25, or the fused rank score when embeddings are configured).
+ * @property {string} title The runbook's title, or `Analysis of log {log_id}` for an analysis.
+ */
+
+/**
+ * How serious the model judges what the log shows.
+ * @typedef {("LOW"|"MEDIUM"|"HIGH"|"CRITICAL")} AnalysisSeverity
+ */
+
+/**
+ * An analysis request.
+ * @typedef {Object} AnalyzeRequest
+ * @property {string} content The log text, 1 to 20,000 characters. Secrets in it are redacted before the model, the embeddings provider or the table sees it.
+ * @property {(string|null)} [log_id] The log analysed: a log id of this platform (`POST /api/v1/logs` answers them); the analysis is stored under it (replacing an earlier one) and records its service.
+ * @property {(ProviderKind|null)} [mode]
+ * @property {(boolean|null)} [use_rag] Retrieve runbook chunks and earlier analyses for the model, and cite them in `references` (default false).
  */
 
 /**
@@ -259,6 +317,13 @@ import { request } from "./http.js";
  */
 
 /**
+ * The embeddings that make retrieval hybrid.
+ * @typedef {Object} EmbeddingsHealth
+ * @property {boolean} configured `EMBEDDINGS_MODEL` is set: retrieval fuses BM25 with cosine similarity.
+ * @property {(string|null)} [model]
+ */
+
+/**
  * The detailed error body (Documents A and C).
  * @typedef {Object} ErrorBody
  * @property {number} code The HTTP status.
@@ -417,6 +482,16 @@ import { request } from "./http.js";
  */
 
 /**
+ * The retrieval index's figures.
+ * @typedef {Object} IndexHealth
+ * @property {(number|null)} [analyses]
+ * @property {(number|null)} [documents]
+ * @property {string} ranking `bm25`, or `hybrid` (BM25 fused with embeddings).
+ * @property {(number|null)} [runbook_chunks]
+ * @property {string} status `ok`, or `unavailable` when the table cannot be read.
+ */
+
+/**
  * The answer to an accepted ingestion: the logs are on the ingest queue.
  * @typedef {Object} IngestAccepted
  * @property {number} accepted
@@ -426,6 +501,15 @@ import { request } from "./http.js";
 /**
  * One instruction: 1 to 1000 characters, not blank.
  * @typedef {string} InstructionStep
+ */
+
+/**
+ * `GET /health`: the intelligence function, its providers and its index.
+ * @typedef {Object} IntelligenceHealth
+ * @property {EmbeddingsHealth} embeddings
+ * @property {IndexHealth} index
+ * @property {ProvidersHealth} providers
+ * @property {string} status `ok`; `unavailable` (with a 503) when the index's table cannot be read.
  */
 
 /**
@@ -759,6 +843,13 @@ import { request } from "./http.js";
  */
 
 /**
+ * One provider's readiness.
+ * @typedef {Object} ProviderHealth
+ * @property {boolean} configured Whether it can be called (the cloud provider needs `LLM_API_KEY`).
+ * @property {string} model The model it is asked for.
+ */
+
+/**
  * Which provider answers: the values of `LLM_PROVIDER` and of the responses' `provider`.
  * @typedef {("cloud"|"local")} ProviderKind
  */
@@ -768,6 +859,14 @@ import { request } from "./http.js";
  * @typedef {Object} ProviderUpdate
  * @property {string} model 1 to 200 characters, trimmed; not blank.
  * @property {ProviderKind} provider `cloud` or `local`; the cloud provider only with a key configured. Read as text, so a wrong or missing value is the field's own 400.
+ */
+
+/**
+ * The providers behind `mode`.
+ * @typedef {Object} ProvidersHealth
+ * @property {ProviderHealth} cloud
+ * @property {(ProviderKind|null)} [default_mode]
+ * @property {ProviderHealth} local
  */
 
 /**
@@ -781,6 +880,52 @@ import { request } from "./http.js";
  * @property {string} answer Taken only from the article; says so when the article does not answer the question.
  * @property {string} model
  * @property {ProviderKind} provider
+ */
+
+/**
+ * A runbook document of the retrieval corpus (its text lives in its chunks).
+ * @typedef {Object} RagDocument
+ * @property {number} bytes Its text's size in UTF-8 bytes (after redaction).
+ * @property {number} chunks The chunks its text was split into.
+ * @property {string} created_at
+ * @property {string} created_by
+ * @property {(string|null)} [embeddings_model] Whether its chunks carry embeddings (hybrid ranking), and of which model.
+ * @property {string} id
+ * @property {number} redactions Secrets replaced in its text before it was stored.
+ * @property {RagDocumentStatus} status
+ * @property {Array<string>} tags
+ * @property {string} title
+ */
+
+/**
+ * A runbook document.
+ * @typedef {Object} RagDocumentRequest
+ * @property {string} content The text (Markdown or plain), at most 204,800 bytes of UTF-8; split into chunks of about 1,200 characters, at most 400. Secrets are redacted before it is stored.
+ * @property {(Array<string>|null)} [tags] At most 20 tags of 1 to 50 characters, without control characters (default none; repeats are kept once).
+ * @property {string} title 1 to 200 characters.
+ */
+
+/**
+ * Where a runbook document is in its life: written chunk by chunk (`INDEXING`), searchable
+ * (`READY`), being removed (`DELETING`). Only READY documents are retrieved.
+ * @typedef {("INDEXING"|"READY"|"DELETING")} RagDocumentStatus
+ */
+
+/**
+ * One ranked chunk of a runbook.
+ * @typedef {Object} RagSearchHit
+ * @property {string} chunk
+ * @property {number} chunk_index The chunk's position in its document (from 0).
+ * @property {string} document_id
+ * @property {number} score BM25, or the fused rank score when embeddings are configured; higher is better.
+ * @property {string} title
+ */
+
+/**
+ * A search of the runbooks.
+ * @typedef {Object} RagSearchRequest
+ * @property {string} query 1 to 1000 characters.
+ * @property {(number|null)} [top_k] How many chunks, 1 to 20 (default 5).
  */
 
 /**
@@ -898,6 +1043,11 @@ import { request } from "./http.js";
  * @property {(string|null)} [password]
  * @property {(UserPreferencesUpdate|null)} [preferences]
  * @property {(string|null)} [username] A new username, unique across the platform.
+ */
+
+/**
+ * What a reference points at.
+ * @typedef {("runbook"|"analysis")} ReferenceKind
  */
 
 /**
@@ -1805,6 +1955,55 @@ export function updateAlert(id, body, options = {}) {
 }
 
 /**
+ * Deletes every stored analysis (admins): gone from every answer at once, removed from the
+ * table in the background.
+ *
+ * `DELETE /api/v1/analyses`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function deleteAnalyses(options = {}) {
+  return request("DELETE", `/api/v1/analyses`, { ...options, auth: "required" });
+}
+
+/**
+ * Stored analyses, best first for a `text`, else newest first.
+ *
+ * `POST /api/v1/analyses/query`
+ * @param {AnalysesQueryRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<Analysis>>}
+ */
+export function queryAnalyses(body, options = {}) {
+  return request("POST", `/api/v1/analyses/query`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Deletes the analysis of a log (its author or an admin).
+ *
+ * `DELETE /api/v1/analyses/{log_id}`
+ * @param {string} logId The log id the analysis was made for, or the id of an analysis made without a log
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function deleteAnalysis(logId, options = {}) {
+  return request("DELETE", `/api/v1/analyses/${encodeURIComponent(logId)}`, { ...options, auth: "required" });
+}
+
+/**
+ * Analyses a log's text with the chosen provider, optionally with retrieval, and stores the
+ * analysis (under `log_id`, or its own id).
+ *
+ * `POST /api/v1/analyze`
+ * @param {AnalyzeRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Analysis>}
+ */
+export function analyzeLog(body, options = {}) {
+  return request("POST", `/api/v1/analyze`, { ...options, body, auth: "required" });
+}
+
+/**
  * Likes a comment or takes the like back.
  *
  * `PUT /api/v1/comments/{id}/reaction`
@@ -2160,6 +2359,56 @@ export function reactToPost(id, body, options = {}) {
  */
 export function getPostSummary(id, options = {}) {
   return request("GET", `/api/v1/posts/${encodeURIComponent(id)}/summary`, { ...options, auth: "optional" });
+}
+
+/**
+ * The runbook documents, newest first, a page at a time.
+ *
+ * `GET /api/v1/rag/documents`
+ * @param {{limit?: number, cursor?: string}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<RagDocument>>}
+ */
+export function listRagDocuments(query = {}, options = {}) {
+  return request("GET", `/api/v1/rag/documents`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Adds a runbook to the retrieval corpus (searchable when this answers).
+ *
+ * `POST /api/v1/rag/documents`
+ * @param {RagDocumentRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<RagDocument>}
+ */
+export function createRagDocument(body, options = {}) {
+  return request("POST", `/api/v1/rag/documents`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Deletes a runbook, its chunks and its index entries (its author or an admin). Repeating
+ * it after a failure finishes it.
+ *
+ * `DELETE /api/v1/rag/documents/{id}`
+ * @param {string} id A document id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function deleteRagDocument(id, options = {}) {
+  return request("DELETE", `/api/v1/rag/documents/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * The runbook chunks that best match a query: BM25, fused with embeddings' cosine
+ * similarity when an embeddings model is configured.
+ *
+ * `POST /api/v1/rag/search`
+ * @param {RagSearchRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<RagSearchHit>>}
+ */
+export function searchRagDocuments(body, options = {}) {
+  return request("POST", `/api/v1/rag/search`, { ...options, body, auth: "required" });
 }
 
 /**

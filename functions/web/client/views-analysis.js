@@ -4,101 +4,15 @@
 // passages it cited; and the runbooks retrieval reads (add, list, delete, try a search).
 
 import { announce, h, mount, plural } from "./dom.js";
-import { request } from "./http.js";
 import * as api from "./api.gen.js";
 import { incidentAnalysisContent, logAnalysisContent, logInstant, numberOrAbsent, parseTags, sectionNav, severityBadge, textOrNull } from "./incidents.js";
 import { fill, pageHead, signedIn, submits } from "./incident-views.js";
 import { empty, errorBox, field, formError, loading, textArea } from "./ui.js";
 import { deleteButton } from "./views-rules.js";
 
-// The intelligence function's operations, named and typed as its contract (the intel branch's
-// openapi.json) names them; they move to api.gen.js when its operations are in this contract.
-
-/**
- * A runbook passage, or an earlier analysis, that retrieval gave the model.
- * @typedef {Object} AnalysisReference
- * @property {"runbook"|"analysis"|string} [kind]
- * @property {string} [id] The runbook document's id, or the cited analysis's.
- * @property {string} title
- * @property {string} chunk
- * @property {number} score
- */
-
-/**
- * A runbook passage a search found.
- * @typedef {Object} RagSearchHit
- * @property {string} document_id
- * @property {string} title
- * @property {string} chunk
- * @property {number} score
- */
-
-/**
- * An analysis as `POST /api/v1/analyze` answers it.
- * @typedef {Object} Analysis
- * @property {string} id
- * @property {string|null} [log_id]
- * @property {string} summary
- * @property {string} root_cause
- * @property {string} severity LOW, MEDIUM, HIGH or CRITICAL.
- * @property {string[]} recommendations
- * @property {AnalysisReference[]} references What retrieval gave the model (empty unless `use_rag`).
- * @property {string} mode
- * @property {string} model
- * @property {string} provider
- * @property {string} created_at
- */
-
-/**
- * A runbook document retrieval reads.
- * @typedef {Object} RagDocument
- * @property {string} id
- * @property {string} title
- * @property {string[]} tags
- * @property {number} chunks The passages its text was split into.
- */
-
-/**
- * @param {{content: string, mode: string, use_rag: boolean, log_id?: string|null}} body
- * @returns {Promise<Analysis>}
- */
-function analyzeLog(body) {
-  return request("POST", "/api/v1/analyze", { body, auth: "required" });
-}
-
-/**
- * @param {{limit?: number}} query
- * @param {{signal?: AbortSignal}} [options]
- * @returns {Promise<RagDocument[]>}
- */
-function listRagDocuments(query, options = {}) {
-  return request("GET", "/api/v1/rag/documents", { ...options, query, cache: "no-store", auth: "required" });
-}
-
-/**
- * @param {{title: string, content: string, tags: string[]}} body
- * @returns {Promise<RagDocument>}
- */
-function createRagDocument(body) {
-  return request("POST", "/api/v1/rag/documents", { body, auth: "required" });
-}
-
-/** @param {string} id */
-function deleteRagDocument(id) {
-  return request("DELETE", `/api/v1/rag/documents/${encodeURIComponent(id)}`, { auth: "required" });
-}
-
-/**
- * @param {{query: string, top_k?: number}} body
- * @returns {Promise<RagSearchHit[]>}
- */
-function searchRagDocuments(body) {
-  return request("POST", "/api/v1/rag/search", { body, auth: "required" });
-}
-
 /**
  * The passages retrieval found or an analysis cited: each one's title, score and text.
- * @param {(AnalysisReference|RagSearchHit)[]} hits
+ * @param {(api.AnalysisReference|api.RagSearchHit)[]} hits
  */
 export function referenceList(hits) {
   return h(
@@ -117,7 +31,7 @@ export function referenceList(hits) {
 
 /**
  * An analysis's answer.
- * @param {Analysis} analysis
+ * @param {api.Analysis} analysis
  */
 function analysisResult(analysis) {
   const { recommendations, references } = analysis;
@@ -227,7 +141,7 @@ export async function analyzePage(main, match, { signal, title }) {
     }),
     async (body) => {
       mount(result);
-      const shown = analysisResult(await analyzeLog(body));
+      const shown = analysisResult(await api.analyzeLog(body));
       mount(result, shown);
       announce("Analysis ready");
       shown.focus();
@@ -245,7 +159,7 @@ export async function analyzePage(main, match, { signal, title }) {
 
 /**
  * One runbook in the list, with its delete button.
- * @param {RagDocument} doc
+ * @param {api.RagDocument} doc
  */
 function documentCard(doc) {
   const card = h("li", { class: "card runbook-card", dataset: { documentId: doc.id } });
@@ -258,7 +172,7 @@ function documentCard(doc) {
       "div",
       { class: "actions" },
       deleteButton("Delete", async () => {
-        await deleteRagDocument(doc.id);
+        await api.deleteRagDocument(doc.id);
         card.remove();
         announce(`${doc.title} deleted`);
       }),
@@ -283,7 +197,7 @@ export async function runbooksPage(main, match, { signal, title }) {
     fill(
       list,
       signal,
-      () => listRagDocuments({ limit: 100 }, { signal }),
+      () => api.listRagDocuments({ limit: 100 }, { signal }),
       (docs) => (docs.length ? h("ul", { class: "cards runbook-cards" }, docs.map(documentCard)) : empty("No runbooks yet.", "Add one below: analyses with retrieval cite its passages.")),
     );
 
@@ -306,7 +220,7 @@ export async function runbooksPage(main, match, { signal, title }) {
     "Adding…",
     (data) => ({ title: String(data.get("title") ?? "").trim(), content: String(data.get("content") ?? ""), tags: parseTags(String(data.get("tags") ?? "")) }),
     async (body) => {
-      await createRagDocument(body);
+      await api.createRagDocument(body);
       add.reset();
       announce(`${body.title} added`);
       await load();
@@ -333,7 +247,7 @@ export async function runbooksPage(main, match, { signal, title }) {
     "Searching…",
     (data) => ({ query: String(data.get("query") ?? ""), top_k: numberOrAbsent(data.get("top_k")) }),
     async (body) => {
-      const found = await searchRagDocuments(body);
+      const found = await api.searchRagDocuments(body);
       mount(hits, found.length ? referenceList(found) : empty("No passage matches."));
     },
   );

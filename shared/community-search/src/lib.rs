@@ -4,12 +4,9 @@
 //!
 //! # Pieces
 //!
-//! - [`mod@analyze`]: lowercase, accent folding by our own table ([`analyze::fold`]; Latin-1,
-//!   Latin Extended A/B and Additional, ß→ss, æ→ae, ø→o, ...), alphanumeric tokens of 2-32
-//!   bytes (apostrophes dropped, trailing `'s` removed, numbers ≤12 digits), the Snowball
-//!   English stop list, and our own Porter2 stemmer ([`porter2`], checked against the
-//!   official Snowball fixture). "Café Running" → `cafe`, `run`. English stemming only;
-//!   other scripts are folded and matched exactly. The same analysis serves indexing,
+//! - [`mod@analyze`]: the platform's text analysis (the `text-analysis` crate: lowercase,
+//!   accent folding, alphanumeric tokens of 2-32 bytes, the Snowball English stop list, our
+//!   own Porter2 stemmer; "Café Running" → `cafe`, `run`). The same analysis serves indexing,
 //!   queries ([`QueryTerms`]: 1-8 distinct terms) and the caller's re-check of a hit
 //!   ([`Analyzed::contains_all`]).
 //! - [`DynamoSearchIndex`]: postings `T#{term}` / `{firstPublishedAt}#{postId}` (weight
@@ -88,10 +85,8 @@
 //! `SearchIndexTable` (it is rebuildable and not retained).
 
 pub mod analyze;
-mod fold_table;
 mod index;
 pub mod plan;
-pub mod porter2;
 pub mod rank;
 mod store;
 

@@ -23,7 +23,7 @@ use crate::index::{
     Applied, Hit, Hits, IndexDoc, SearchError, SearchIndex, Truncation, Window, MAX_MATCHES,
 };
 use crate::plan::{self, Code, Op, Terms};
-use crate::rank::Corpus;
+use crate::rank::{term_score, Corpus};
 
 /// The postings of the rarest term read per step of the merge-join.
 pub const DRIVER_CHUNK: usize = 1_000;
@@ -759,7 +759,7 @@ impl SearchIndex for DynamoSearchIndex {
                 let score = postings
                     .iter()
                     .zip(&idf)
-                    .map(|(&(title, body, len), &idf)| corpus.term_score(idf, title, body, len))
+                    .map(|(&(title, body, len), &idf)| term_score(&corpus, idf, title, body, len))
                     .sum();
                 let (at, post) = sk.rsplit_once('#')?;
                 Some(Hit {

@@ -8,10 +8,10 @@ use platform::otel::{Otel, SpanKind, TRACEPARENT};
 
 use crate::config::{LlmConfig, NoOverride, Provider, ProviderKind, ProviderOverride};
 use crate::error::{LlmError, ProviderFailure};
-use crate::message::{parse_completion, ChatRequest, Completion};
+use crate::message::{parse_completion, parse_embeddings, ChatRequest, Completion};
 use crate::metrics::{COMPLETION_TOKENS, ERRORS, LATENCY, PROMPT_TOKENS, REQUESTS};
 
-/// A chat completion larger than this is not an answer but a fault.
+/// A chat completion (or a batch of embeddings) larger than this is not an answer but a fault.
 const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
 /// How much of a refusal's body is kept for the log.
 const LOGGED_BODY_BYTES: usize = 500;
@@ -69,12 +69,7 @@ impl Llm {
             provider: provider.kind,
             failure,
         };
-        if provider.kind == ProviderKind::Cloud && provider.api_key.is_none() {
-            // Nothing is sent: a keyless call to the cloud provider can only be refused.
-            return Err(failed(ProviderFailure::NotConfigured(
-                "LLM_API_KEY is empty; set it, or use LLM_PROVIDER=local".into(),
-            )));
-        }
+        refuse_keyless_cloud(provider)?;
         let labels = [
             ("endpoint", request.operation),
             ("provider", provider.kind.as_str()),
@@ -164,12 +159,66 @@ impl Llm {
         if let (Some(max_tokens), Some(fields)) = (request.max_tokens, body.as_object_mut()) {
             fields.insert("max_tokens".into(), max_tokens.into());
         }
+        let bytes = self
+            .post(provider, &provider.chat_url, &body, traceparent)
+            .await?;
+        parse_completion(&bytes)
+    }
+
+    /// Embeds `inputs` with `model` at `provider`'s OpenAI-compatible `/embeddings`
+    /// endpoint: one vector per input, in order, all of one dimension. `operation` labels
+    /// the metrics as a chat call's does.
+    pub async fn embed(
+        &self,
+        operation: &'static str,
+        provider: &Provider,
+        model: &str,
+        inputs: &[String],
+    ) -> Result<Vec<Vec<f32>>, LlmError> {
+        let failed = |failure| LlmError::Provider {
+            provider: provider.kind,
+            failure,
+        };
+        refuse_keyless_cloud(provider)?;
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let labels = [
+            ("endpoint", operation),
+            ("provider", provider.kind.as_str()),
+        ];
+        self.otel.add(&REQUESTS, 1, &labels);
+        let started = Instant::now();
+        let body = serde_json::json!({"model": model, "input": inputs});
+        let result = match self
+            .post(provider, &provider.embeddings_url, &body, None)
+            .await
+        {
+            Ok(bytes) => parse_embeddings(&bytes, inputs.len()),
+            Err(failure) => Err(failure),
+        };
+        self.otel
+            .record(&LATENCY, started.elapsed().as_secs_f64(), &labels);
+        if let Err(failure) = &result {
+            self.count_failure(operation, provider.kind, failure);
+        }
+        result.map_err(failed)
+    }
+
+    /// POSTs `body` to `url` with `provider`'s key and timeout; the body of a 2xx answer.
+    async fn post(
+        &self,
+        provider: &Provider,
+        url: &str,
+        body: &serde_json::Value,
+        traceparent: Option<String>,
+    ) -> Result<Vec<u8>, ProviderFailure> {
         let mut builder = self
             .http
-            .post(&provider.chat_url)
+            .post(url)
             .timeout(provider.timeout)
             .header(reqwest::header::ACCEPT, "application/json")
-            .json(&body);
+            .json(body);
         if let Some(key) = &provider.api_key {
             builder = builder.bearer_auth(key);
         }
@@ -202,8 +251,21 @@ impl Llm {
                 body: String::from_utf8_lossy(start).into_owned(),
             });
         }
-        parse_completion(&bytes)
+        Ok(bytes)
     }
+}
+
+/// Nothing is sent to the cloud provider without its key: such a call can only be refused.
+fn refuse_keyless_cloud(provider: &Provider) -> Result<(), LlmError> {
+    if provider.kind == ProviderKind::Cloud && provider.api_key.is_none() {
+        return Err(LlmError::Provider {
+            provider: provider.kind,
+            failure: ProviderFailure::NotConfigured(
+                "LLM_API_KEY is empty; set it, or use LLM_PROVIDER=local".into(),
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn saturating_i64(count: u64) -> i64 {

@@ -175,7 +175,8 @@ impl LlmConfig {
         };
         Ok(Provider {
             kind,
-            chat_url: chat_completions_url(&base_url),
+            chat_url: endpoint(&base_url, "chat/completions"),
+            embeddings_url: endpoint(&base_url, "embeddings"),
             api_key,
             model,
             temperature,
@@ -184,8 +185,9 @@ impl LlmConfig {
     }
 }
 
-fn chat_completions_url(base_url: &str) -> String {
-    format!("{}/chat/completions", base_url.trim().trim_end_matches('/'))
+/// `path` under an OpenAI-compatible base URL.
+fn endpoint(base_url: &str, path: &str) -> String {
+    format!("{}/{path}", base_url.trim().trim_end_matches('/'))
 }
 
 /// A resolved provider: where to send, with what, and how long to wait.
@@ -193,6 +195,8 @@ fn chat_completions_url(base_url: &str) -> String {
 pub struct Provider {
     pub kind: ProviderKind,
     pub chat_url: String,
+    /// The OpenAI-compatible `/embeddings` endpoint of the same server.
+    pub embeddings_url: String,
     pub(crate) api_key: Option<String>,
     pub model: String,
     pub temperature: f64,
@@ -204,6 +208,7 @@ impl fmt::Debug for Provider {
         f.debug_struct("Provider")
             .field("kind", &self.kind)
             .field("chat_url", &self.chat_url)
+            .field("embeddings_url", &self.embeddings_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
             .field("model", &self.model)
             .field("temperature", &self.temperature)
@@ -253,6 +258,7 @@ mod tests {
         let p = config.resolve(None).expect("provider");
         assert_eq!(p.kind, ProviderKind::Local);
         assert_eq!(p.chat_url, "http://127.0.0.1:9/v1/chat/completions");
+        assert_eq!(p.embeddings_url, "http://127.0.0.1:9/v1/embeddings");
         assert_eq!(p.api_key, None);
         assert_eq!(p.model, "llama3.2");
         assert_eq!(p.timeout, Duration::from_millis(1500));

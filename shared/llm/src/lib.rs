@@ -15,7 +15,8 @@
 //!
 //! - [`config`]: the settings, the providers and the override seam;
 //! - [`message`]: what is sent and what comes back;
-//! - [`client`]: the call itself ([`Llm`]);
+//! - [`client`]: the calls themselves ([`Llm`]): chat completions, and embeddings at the same
+//!   server's `/embeddings`;
 //! - [`json`]: finding the JSON in a model's answer;
 //! - [`metrics`]: the instruments recorded through `platform::otel`;
 //! - [`provider_override`]: the admin's choice, stored per deployment in DynamoDB.
@@ -35,4 +36,7 @@ pub use config::{
 };
 pub use error::{InvalidSetting, LlmError, ProviderFailure};
 pub use json::json_in_answer;
-pub use message::{parse_completion, ChatRequest, Completion, Message, Role, Usage};
+pub use message::{
+    parse_completion, parse_embeddings, ChatRequest, Completion, Message, Role, Usage,
+    MAX_EMBEDDING_DIMENSIONS,
+};

@@ -91,9 +91,91 @@ pub fn parse_completion(bytes: &[u8]) -> Result<Completion, ProviderFailure> {
     Ok(Completion { content, usage })
 }
 
+/// The most dimensions an embedding may have (OpenAI's largest model has 3,072).
+pub const MAX_EMBEDDING_DIMENSIONS: usize = 8_192;
+
+/// Reads an OpenAI embeddings body: `expected` vectors, in input order (by `index`), all of
+/// one dimension of at most [`MAX_EMBEDDING_DIMENSIONS`], every number finite.
+pub fn parse_embeddings(bytes: &[u8], expected: usize) -> Result<Vec<Vec<f32>>, ProviderFailure> {
+    #[derive(Deserialize)]
+    struct Body {
+        data: Vec<Datum>,
+    }
+    #[derive(Deserialize)]
+    struct Datum {
+        index: usize,
+        embedding: Vec<f32>,
+    }
+    let bad = |reason: String| ProviderFailure::InvalidResponse(reason);
+    let body: Body =
+        serde_json::from_slice(bytes).map_err(|e| bad(format!("not an embeddings answer: {e}")))?;
+    if body.data.len() != expected {
+        return Err(bad(format!(
+            "{} embeddings for {expected} inputs",
+            body.data.len()
+        )));
+    }
+    let mut vectors: Vec<Option<Vec<f32>>> = vec![None; expected];
+    for datum in body.data {
+        let slot = vectors
+            .get_mut(datum.index)
+            .ok_or_else(|| bad(format!("embedding index {} out of range", datum.index)))?;
+        if slot.replace(datum.embedding).is_some() {
+            return Err(bad(format!("embedding index {} repeated", datum.index)));
+        }
+    }
+    let vectors: Vec<Vec<f32>> = vectors.into_iter().flatten().collect();
+    let dimensions = vectors.first().map_or(0, Vec::len);
+    if dimensions == 0 || dimensions > MAX_EMBEDDING_DIMENSIONS {
+        return Err(bad(format!("embeddings of {dimensions} dimensions")));
+    }
+    if vectors
+        .iter()
+        .any(|v| v.len() != dimensions || v.iter().any(|x| !x.is_finite()))
+    {
+        return Err(bad(
+            "embeddings of mixed dimensions or non-finite values".into()
+        ));
+    }
+    Ok(vectors)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_embeddings_in_input_order() {
+        let v = parse_embeddings(
+            br#"{"object":"list","data":[{"index":1,"embedding":[0.0,1.0]},{"index":0,"embedding":[1.0,0.5]}],"model":"m"}"#,
+            2,
+        )
+        .expect("embeddings");
+        assert_eq!(v, vec![vec![1.0, 0.5], vec![0.0, 1.0]]);
+        for (bad, expected) in [
+            (&br#"{"data":[{"index":0,"embedding":[1.0]}]}"#[..], 2),
+            (
+                br#"{"data":[{"index":0,"embedding":[1.0]},{"index":0,"embedding":[1.0]}]}"#,
+                2,
+            ),
+            (
+                br#"{"data":[{"index":0,"embedding":[1.0]},{"index":1,"embedding":[1.0,2.0]}]}"#,
+                2,
+            ),
+            (br#"{"data":[{"index":3,"embedding":[1.0]}]}"#, 1),
+            (br#"{"data":[{"index":0,"embedding":[]}]}"#, 1),
+            (b"not json", 1),
+        ] {
+            assert!(
+                matches!(
+                    parse_embeddings(bad, expected),
+                    Err(ProviderFailure::InvalidResponse(_))
+                ),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
 
     #[test]
     fn parses_completions() {

@@ -1,7 +1,8 @@
-//! Document C's incident-log platform (first half): ingestion, the timeline, incidents
-//! grouped by fingerprint, alert rules and alerts, the logbook, the metrics; black-box
-//! through the local stack against the emulator (the processor is the stack's real queue
-//! poller), plus the processor called directly with redelivered batches.
+//! Document C's incident-log platform: ingestion, the timeline, incidents grouped by
+//! fingerprint, alert rules and alerts, the logbook, the metrics, and the intelligence
+//! (analyses, retrieval documents and search); black-box through the local stack against the emulator
+//! (the processor and the sweeper are the stack's real queue pollers, the models loopback
+//! doubles), plus the processor called directly with redelivered batches.
 // Test code: a failed unwrap, index or assertion is how a test fails.
 #![allow(
     clippy::unwrap_used,
@@ -14,6 +15,8 @@
 mod errors;
 mod grouping;
 mod ingest;
+mod intelligence;
 mod logbook;
 mod metrics;
+mod rag;
 mod rules;

@@ -1,6 +1,8 @@
-//! The interactive docs at `/docs/`: Swagger UI reading the document next to it. Its two
-//! large files are embedded gzip-compressed (see `build.rs`) and sent as they are to clients
-//! that accept gzip (every browser), inflated for the others.
+//! A function's own interactive docs: Swagger UI at `{base}/`, reading the function's OpenAPI
+//! document next to it (`{base}/openapi.json`). The GenAI function serves them at `/docs`
+//! (and `/api/ai/docs`), the incident intelligence function at `/docs`. Swagger UI's two large
+//! files are embedded gzip-compressed (see `build.rs`) and sent as they are to clients that
+//! accept gzip (every browser), inflated for the others.
 
 use std::io::Read;
 
@@ -14,12 +16,13 @@ use platform::ApiError;
 const BUNDLE_JS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/swagger-ui-bundle.js.gz"));
 const CSS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/swagger-ui.css.gz"));
 
+/// The page, with `{title}` filled in by [`routes`].
 const PAGE: &str = r#"<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>GenAI service API</title>
+<title>{title}</title>
 <link rel="stylesheet" href="swagger-ui.css">
 </head>
 <body>
@@ -30,8 +33,8 @@ const PAGE: &str = r#"<!doctype html>
 </html>
 "#;
 
-/// Relative URLs throughout, so the same page works under `/docs/`, `/api/ai/docs/` and a
-/// local `/lambda-url/genai` prefix.
+/// Relative URLs throughout, so the same page works under any base (`/docs/`,
+/// `/api/ai/docs/`) and behind a local `/lambda-url/{binary}` prefix.
 const INITIALIZER: &str = r##"window.addEventListener("load", () => {
   window.ui = SwaggerUIBundle({
     url: "openapi.json",
@@ -44,14 +47,22 @@ const INITIALIZER: &str = r##"window.addEventListener("load", () => {
 });
 "##;
 
-/// The docs routes under `base` (`/docs` or `/api/ai/docs`), serving `document` (JSON).
-pub fn routes(base: &str, document: &'static str) -> Router {
+/// The docs routes under `base` (`/docs`, `/api/ai/docs`): the page titled `title` (plain
+/// text), serving `document` (JSON).
+pub fn routes(base: &str, title: &str, document: &'static str) -> Router {
     let index = format!("{base}/");
-    let redirect_to = index.clone();
+    // `{base}/index.html`, not `{base}/`: API Gateway routes `/docs/` (an empty greedy
+    // segment) to no `/docs/{proxy+}` route, so a top-level base lands on its page only so.
+    let redirect_to = format!("{base}/index.html");
+    let page = PAGE.replace("{title}", &escape(title));
+    let again = page.clone();
     Router::new()
         .route(base, get(move || async move { Redirect::to(&redirect_to) }))
-        .route(&index, get(|| async { html(PAGE) }))
-        .route(&format!("{base}/index.html"), get(|| async { html(PAGE) }))
+        .route(&index, get(move || async move { html(page) }))
+        .route(
+            &format!("{base}/index.html"),
+            get(move || async move { html(again) }),
+        )
         .route(
             &format!("{base}/swagger-initializer.js"),
             get(|| async { text("text/javascript; charset=utf-8", INITIALIZER) }),
@@ -72,8 +83,15 @@ pub fn routes(base: &str, document: &'static str) -> Router {
         )
 }
 
-fn html(page: &'static str) -> Response {
-    text("text/html; charset=utf-8", page)
+fn html(page: String) -> Response {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
+}
+
+/// `text` safe inside an HTML element.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn text(content_type: &'static str, body: &'static str) -> Response {
@@ -108,6 +126,15 @@ fn gzipped(headers: &HeaderMap, content_type: &'static str, bytes: &'static [u8]
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn titles_are_escaped() {
+        let page = PAGE.replace("{title}", &escape("A <b> & C"));
+        assert!(
+            page.contains("<title>A &lt;b&gt; &amp; C</title>"),
+            "{page}"
+        );
+    }
 
     #[test]
     fn the_embedded_files_inflate_to_swagger_ui() {

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use community_search::porter2::stem;
+use text_analysis::porter2::stem;
 
 #[test]
 fn porter2_matches_snowball_fixture() {
