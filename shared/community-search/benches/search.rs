@@ -179,7 +179,14 @@ async fn main() {
     let env = platform::Env::from_process();
     let name = create_table(&env).await;
     let aws = platform::aws::AwsClients::from_env(&env).await;
-    let table = Table::new(aws.dynamodb, name.clone());
+    // The emulator reads a common term's partition (megabytes) far slower than DynamoDB:
+    // give the search's calls the time it needs, so the figures are measured, not cut off.
+    let patient = platform::aws::json::RetryConfig {
+        attempt_timeout: Duration::from_secs(120),
+        operation_timeout: Duration::from_secs(600),
+        ..platform::aws::json::RetryConfig::STANDARD
+    };
+    let table = Table::new(aws.dynamodb.with_retry(patient), name.clone());
     let index = DynamoSearchIndex::new(table.clone());
 
     // Index: posts one day apart in publication order, eight at a time.

@@ -220,7 +220,7 @@ pub struct JsonClient {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Inner {
     service: Service,
     region: String,
@@ -269,6 +269,15 @@ impl JsonClient {
 
     pub fn service(&self) -> Service {
         self.inner.service
+    }
+
+    /// The same client with other retries and timeouts (a benchmark's long reads).
+    pub fn with_retry(&self, retry: RetryConfig) -> Self {
+        let mut inner = (*self.inner).clone();
+        inner.retry = retry;
+        Self {
+            inner: Arc::new(inner),
+        }
     }
 
     /// Calls `operation` with `input` and reads its output.
