@@ -135,7 +135,8 @@ export async function analyzePage(main, match, { signal, title }) {
     "Analysing…",
     (data) => ({
       content: String(data.get("content") ?? ""),
-      mode: String(data.get("mode") ?? "local"),
+      // Sent as chosen: the API answers another value with a 400 naming `mode`.
+      mode: /** @type {api.ProviderKind} */ (String(data.get("mode") ?? "local")),
       use_rag: data.get("use_rag") !== null,
       log_id: textOrNull(data.get("log_id")),
     }),
