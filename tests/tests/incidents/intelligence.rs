@@ -250,6 +250,28 @@ async fn an_answer_that_is_not_the_asked_json_is_a_502_and_nothing_is_stored() {
         (&ok["summary"], &ok["severity"]),
         (&json!("Fenced."), &json!("CRITICAL"))
     );
+
+    // /prometheus counts each analysis once by its outcome (the stored one in the
+    // transaction that stored it), and observes every model call's latency.
+    let scrape = t.scrape().await;
+    let counted = |outcome| {
+        scrape.get(
+            "incident_analyses_total",
+            &[
+                ("mode", "cloud"),
+                ("provider", "cloud"),
+                ("outcome", outcome),
+            ],
+        )
+    };
+    assert_eq!((counted("ok"), counted("error")), (Some(1.0), Some(7.0)));
+    assert_eq!(
+        scrape.get(
+            "incident_llm_latency_seconds_count",
+            &[("mode", "cloud"), ("provider", "cloud")]
+        ),
+        Some(8.0)
+    );
 }
 
 const SECRETS: &[&str] = &[
