@@ -2,7 +2,8 @@
 // (its bad input first) and find its passage by a retrieval search; a burst of ERRORs opens an
 // incident, which is analysed in the cloud with retrieval (summary, root cause, severity,
 // recommendations and the cited runbook passage shown); one log of the timeline analysed
-// locally without retrieval; the runbook deleted; and an analysis on a phone.
+// locally without retrieval; the runbook deleted; an analysis on a phone; and the metrics
+// dashboard (/grafana, behind Basic auth) charting the journey's logs, incident and analyses.
 // Run by tests/tests/browser.rs (`incident_analysis_in_chromium`):
 // node incident-analysis-journey.mjs <base-url>.
 //
@@ -145,4 +146,21 @@ await journey("incident analysis journey", async (browser) => {
     await waitForPath(mobile, "/incidents/runbooks");
   });
   await phone.close();
+
+  const metrics = { username: env("JOURNEY_METRICS_USERNAME"), password: env("JOURNEY_METRICS_PASSWORD") };
+  const dashboard = await viewport(browser, "desktop", base, { httpCredentials: metrics });
+  const board = await dashboard.newPage();
+  await step(board, "the dashboard charts the journey's logs, incident and analyses", async () => {
+    await board.goto("/grafana");
+    await waitForText(board.locator("#status"), "Read at");
+    // Three analyses, each with its model call's latency, and the burst's ERRORs.
+    await waitForText(board.locator("#activity"), "analyses ok: 3");
+    await waitForText(board.locator("#latency"), "count: 3");
+    for (const chart of ["#volume", "#totals", "#incidents", "#latency"]) {
+      assert((await board.locator(`${chart} svg`).count()) === 1, `${chart} is drawn`);
+    }
+    await waitForText(board.locator("#totals"), "ERROR");
+    await shot(board, "a03-dashboard-desktop.png", true);
+  });
+  await dashboard.close();
 });

@@ -164,9 +164,10 @@ export const VIEWPORTS = {
  * @param {import("playwright-core").Browser} browser
  * @param {"desktop"|"phone"} kind
  * @param {string} base
+ * @param {import("playwright-core").BrowserContextOptions} [options] More of the context's options (HTTP credentials, say).
  */
-export async function viewport(browser, kind, base) {
-  const context = await browser.newContext({ ...VIEWPORTS[kind], baseURL: base });
+export async function viewport(browser, kind, base, options = {}) {
+  const context = await browser.newContext({ ...VIEWPORTS[kind], ...options, baseURL: base });
   await watch(context, kind, new URL(base).host);
   return context;
 }

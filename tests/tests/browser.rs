@@ -510,10 +510,22 @@ async fn incident_analysis_in_chromium() {
         &[
             ("JOURNEY_INGEST_CONTROL", control.url("")),
             ("JOURNEY_ANALYSIS_ANSWER", ANALYSIS_ANSWER.to_string()),
+            (
+                "JOURNEY_METRICS_USERNAME",
+                stack_tests::stack::METRICS_USERNAME.to_string(),
+            ),
+            (
+                "JOURNEY_METRICS_PASSWORD",
+                stack_tests::stack::METRICS_PASSWORD.to_string(),
+            ),
         ],
     )
     .await;
-    assert_screenshots(&["a01-analysis-desktop.png", "a02-analysis-phone.png"]);
+    assert_screenshots(&[
+        "a01-analysis-desktop.png",
+        "a02-analysis-phone.png",
+        "a03-dashboard-desktop.png",
+    ]);
     // Three analyses reached the model; with retrieval the runbook's passage went with the
     // logs, without it (the local one) it did not.
     let calls = llm.calls();
