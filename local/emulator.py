@@ -2,9 +2,11 @@
 
 moto serves requests on several threads and applies a TransactWriteItems (or an UpdateItem's
 read-modify-write) without a lock, so two concurrent transactions on one item can both pass
-their conditions, or lose an ADD: DynamoDB itself never does that. This wrapper serialises
-DynamoDB's item writes and transactions; everything else (SQS long polls included) stays
-concurrent.
+their conditions, or lose an ADD: DynamoDB itself never does that. moto also applies a transaction's writes one by one and
+undoes them when one fails, so a concurrent read could see half a transaction. This wrapper
+serialises DynamoDB's item writes, transactions and reads other than Scan (a read sees a
+transaction whole or not at all, as in DynamoDB); everything else (SQS long polls included)
+stays concurrent.
 
 moto also backs a transaction up by deep-copying every table it touches, so each transaction
 costs time in the size of its tables (100-item transactions took over 12 s on a search index
@@ -19,13 +21,18 @@ moto's Query on a table (not an index) reads and sorts every item of the table t
 partition's, so each Query costs time in the table's size (about 10 s at 700,000 items).
 Here it reads only the partition, as DynamoDB does.
 
+SQS takes a message's `AWSTraceHeader` system attribute from the sender's `X-Amzn-Trace-Id`
+header, as AWS does (the SDK sends it inside a traced Lambda invocation); moto only from an
+explicit MessageSystemAttributes.
+
 With EMULATOR_COUNT_REQUESTS=1 it also counts the requests it answers, by client, service,
 operation, (for SQS) queue and outcome, for benchmarks that measure calls rather than assert
 them (local/bench-ingest): `GET /_emulator/requests` answers the counts as a JSON list of
 `{client, service, operation, queue, failed, count, entries}` (`failed`: answered 4xx or 5xx;
 `entries`: the messages of SQS batch calls), `DELETE /_emulator/requests` clears them. The
-client is `functions` for the platform's own AWS client (it sends no User-Agent) and `sdk` for
-the AWS SDK (the local stack's queue pollers and provisioning, tests and benches).
+client is `functions` for the functions' calls (their User-Agent names the app
+`platform-function`) and `sdk` for the other SDK clients (the local stack's queue pollers and
+provisioning, tests and benches).
 
 Usage: python local/emulator.py -H 127.0.0.1 -p PORT   (the same arguments as moto_server)
 """
@@ -41,6 +48,8 @@ import threading
 import time
 
 import moto.dynamodb.models as dynamodb_models
+from moto.sqs.models import SQSBackend
+from moto.sqs.responses import SQSResponse
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
@@ -110,10 +119,10 @@ def _transact_with_item_backups(self, transact_items):
         _transact_write_items(self, transact_items)
     except Exception:
         for table, hash_value, range_value, saved in reversed(backups):
-            if table.get_item(hash_value, range_value) is not None:
-                table.delete_item(hash_value, range_value)
             if saved is not None:
-                table.put_item(saved)
+                table.put_item(saved)  # replaces in place: the item is never missing
+            elif table.get_item(hash_value, range_value) is not None:
+                table.delete_item(hash_value, range_value)
         raise
 
 
@@ -121,6 +130,11 @@ DynamoDBBackend.transact_write_items = _transact_with_item_backups
 
 for _name in ("put_item", "update_item", "delete_item", "transact_write_items"):
     setattr(DynamoDBBackend, _name, _serialised(getattr(DynamoDBBackend, _name)))
+
+# Reads hold the same lock through their answer's serialisation: moto updates items in place.
+# Not Scan: the tests' whole-table reads would hold every writer up; they read a quiet table.
+for _name in ("get_item", "batch_get_item", "transact_get_items", "query"):
+    setattr(DynamoHandler, _name, _serialised(getattr(DynamoHandler, _name)))
 
 _TOKEN_SECONDS = 600
 _succeeded = {}  # ClientRequestToken -> (monotonic time, the answer)
@@ -176,6 +190,46 @@ Table.all_items = _partition_items
 Table.query = _query_one_partition
 
 
+# The X-Amzn-Trace-Id of the SQS request this thread answers.
+_TRACE = threading.local()
+_sqs_call_action = SQSResponse.call_action
+_sqs_send = SQSBackend.send_message
+_sqs_send_batch = SQSBackend.send_message_batch
+
+
+def _traced_call_action(self):
+    _TRACE.header = (self.headers or {}).get("X-Amzn-Trace-Id")
+    try:
+        return _sqs_call_action(self)
+    finally:
+        _TRACE.header = None
+
+
+def _trace(message):
+    header = getattr(_TRACE, "header", None)
+    if header and not (message.system_attributes or {}).get("AWSTraceHeader"):
+        message.system_attributes = dict(message.system_attributes or {})
+        message.system_attributes["AWSTraceHeader"] = {
+            "DataType": "String",
+            "StringValue": header,
+        }
+    return message
+
+
+def _traced_send(self, *args, **kwargs):
+    return _trace(_sqs_send(self, *args, **kwargs))
+
+
+def _traced_send_batch(self, *args, **kwargs):
+    messages, failed = _sqs_send_batch(self, *args, **kwargs)
+    return [_trace(m) for m in messages], failed
+
+
+SQSResponse.call_action = _traced_call_action
+SQSBackend.send_message = _traced_send
+SQSBackend.send_message_batch = _traced_send_batch
+
+
 _COUNTS_PATH = "/_emulator/requests"
 _counts = collections.Counter()
 _entries = collections.Counter()
@@ -186,7 +240,12 @@ _dispatch = DomainDispatcherApplication.__call__
 def _request_key(environ):
     """(client, service, operation, queue) of one request and its SQS batch entries."""
     agent = environ.get("HTTP_USER_AGENT", "")
-    client = "sdk" if "aws-sdk" in agent else ("functions" if not agent else agent.split("/")[0])
+    if "app/platform-function" in agent:  # platform::aws::APP_NAME
+        client = "functions"
+    elif "aws-sdk" in agent:
+        client = "sdk"
+    else:
+        client = agent.split("/")[0] or "unknown"
     target = environ.get("HTTP_X_AMZ_TARGET", "")
     queue, entries = "", 0
     if target:

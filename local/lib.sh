@@ -3,6 +3,7 @@
 #
 #   ensure_venv            create/refresh local/.venv from local/requirements.txt and put it on PATH
 #   ensure_venv_at DIR REQ create/refresh the virtual environment DIR from requirements file REQ
+#   ensure_checkov         create/refresh local/.venv-checkov and set CHECKOV to its checkov
 #   free_port              print a free TCP port on 127.0.0.1 (never 4566)
 #   port_answers PORT      true if an HTTP server answers on 127.0.0.1:PORT
 #   start_emulator PORT    start moto_server on 127.0.0.1:PORT in the background, wait until ready
@@ -21,6 +22,7 @@ LOCAL_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 VENV_DIR="$LOCAL_DIR/.venv"
 STATE_DIR="$LOCAL_DIR/.state"
 REQUIREMENTS="$LOCAL_DIR/requirements.txt"
+CHECKOV_VENV_DIR="$LOCAL_DIR/.venv-checkov"
 PYTHON="${PYTHON:-python3}"
 
 # One target dir outside the work tree, shared by local/run, local/test and CI runs of the
@@ -120,6 +122,14 @@ ensure_venv_at() {
 ensure_venv() {
     ensure_venv_at "$VENV_DIR" "$REQUIREMENTS"
     _venv_activate
+}
+
+# ensure_checkov: local/.venv-checkov ready (checkov, pinned by local/requirements-checkov.txt;
+# its own environment because its boto3 pin clashes with the tools'), CHECKOV its executable.
+# Not put on PATH: local/.venv stays the one the tools run from.
+ensure_checkov() {
+    ensure_venv_at "$CHECKOV_VENV_DIR" "$LOCAL_DIR/requirements-checkov.txt"
+    CHECKOV="$CHECKOV_VENV_DIR/bin/checkov"
 }
 
 # --------------------------------------------------------------------------------------------

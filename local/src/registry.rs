@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
+use platform::custom_resource::CustomResourceHandler;
 use platform::{BoxError, Env, Function, ScheduleHandler, SqsHandler};
 
 pub(crate) type Factory =
@@ -64,6 +65,17 @@ impl Registry {
         })
     }
 
+    /// A custom resource's function, which the stack invokes as it deploys.
+    pub fn custom_resource<F, Fut>(&mut self, binary: &str, factory: F) -> &mut Self
+    where
+        F: Fn(Env) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Arc<dyn CustomResourceHandler>, BoxError>> + Send + 'static,
+    {
+        self.function(binary, move |env| {
+            factory(env).map(|r| r.map(Function::CustomResource))
+        })
+    }
+
     /// A scheduled job.
     pub fn schedule<F, Fut>(&mut self, binary: &str, factory: F) -> &mut Self
     where
@@ -92,6 +104,7 @@ impl Registry {
 pub fn registry() -> Registry {
     let mut registry = Registry::new();
     registry.http("users", users_function::router);
+    registry.custom_resource("users-bootstrap", users_bootstrap_function::handler);
     registry.http("web", web_function::router);
     registry.http("content", content_function::router);
     registry.schedule("feed-scheduler", feed_scheduler_function::handler);

@@ -17,7 +17,9 @@ mod support;
 
 use std::sync::Arc;
 
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ConditionCheck, KeysAndAttributes, Put, TransactWriteItem,
+};
 use axum::extract::Path;
 use axum::routing::post;
 use local_stack::iam::AccessDenial;
@@ -109,15 +111,12 @@ Resources:
 fn outcome<T>(result: Result<T, AwsError>) -> Value {
     match result {
         Ok(_) => json!({"ok": true}),
-        Err(e) => {
-            let service = e.service_error();
-            json!({
-                "ok": false,
-                "code": service.map(|s| s.code.clone()),
-                "message": service.map(|s| s.message.clone()).unwrap_or_else(|| e.to_string()),
-                "status": service.map(|s| s.status),
-            })
-        }
+        Err(e) => json!({
+            "ok": false,
+            "code": e.code(),
+            "message": e.to_string(),
+            "status": e.status(),
+        }),
     }
 }
 
@@ -134,86 +133,108 @@ fn key(pk: &str) -> std::collections::HashMap<String, AttributeValue> {
 }
 
 impl Probe {
-    /// One DynamoDB call in the JSON protocol, as the functions' client sends it.
-    async fn dynamodb(&self, operation: &str, input: Value) -> Value {
-        outcome(self.aws.dynamodb.call::<_, Value>(operation, &input).await)
-    }
-
     async fn run(&self, op: &str) -> Value {
-        let pk = |pk: &str| json!({"pk": {"S": pk}});
+        let db = &self.aws.dynamodb;
         match op {
-            "items-get" => {
-                self.dynamodb("GetItem", json!({"TableName": self.items, "Key": pk("a")}))
+            "items-get" => outcome(
+                db.get_item()
+                    .table_name(&self.items)
+                    .set_key(Some(key("a")))
+                    .send()
                     .await
-            }
-            "items-put" => {
-                self.dynamodb("PutItem", json!({"TableName": self.items, "Item": pk("a")}))
+                    .map_err(AwsError::from),
+            ),
+            "items-put" => outcome(
+                db.put_item()
+                    .table_name(&self.items)
+                    .set_item(Some(key("a")))
+                    .send()
                     .await
-            }
-            "items-query-index" => {
-                self.dynamodb(
-                    "Query",
-                    json!({
-                        "TableName": self.items, "IndexName": "byOwner",
-                        "KeyConditionExpression": "#o = :o",
-                        "ExpressionAttributeNames": {"#o": "owner"},
-                        "ExpressionAttributeValues": {":o": {"S": "x"}},
-                    }),
-                )
-                .await
-            }
-            "notes-query-table" => {
-                self.dynamodb(
-                    "Query",
-                    json!({
-                        "TableName": self.notes, "KeyConditionExpression": "pk = :p",
-                        "ExpressionAttributeValues": {":p": {"S": "x"}},
-                    }),
-                )
-                .await
-            }
-            "notes-query-index" => {
-                self.dynamodb(
-                    "Query",
-                    json!({
-                        "TableName": self.notes, "IndexName": "byDay",
-                        "KeyConditionExpression": "#d = :d",
-                        "ExpressionAttributeNames": {"#d": "day"},
-                        "ExpressionAttributeValues": {":d": {"S": "x"}},
-                    }),
-                )
-                .await
-            }
-            "notes-get" => {
-                self.dynamodb("GetItem", json!({"TableName": self.notes, "Key": pk("a")}))
+                    .map_err(AwsError::from),
+            ),
+            "items-query-index" => outcome(
+                db.query()
+                    .table_name(&self.items)
+                    .index_name("byOwner")
+                    .key_condition_expression("#o = :o")
+                    .expression_attribute_names("#o", "owner")
+                    .expression_attribute_values(":o", AttributeValue::S("x".into()))
+                    .send()
                     .await
-            }
-            "notes-delete" => {
-                self.dynamodb(
-                    "DeleteItem",
-                    json!({"TableName": self.notes, "Key": pk("a")}),
-                )
-                .await
-            }
+                    .map_err(AwsError::from),
+            ),
+            "notes-query-table" => outcome(
+                db.query()
+                    .table_name(&self.notes)
+                    .key_condition_expression("pk = :p")
+                    .expression_attribute_values(":p", AttributeValue::S("x".into()))
+                    .send()
+                    .await
+                    .map_err(AwsError::from),
+            ),
+            "notes-query-index" => outcome(
+                db.query()
+                    .table_name(&self.notes)
+                    .index_name("byDay")
+                    .key_condition_expression("#d = :d")
+                    .expression_attribute_names("#d", "day")
+                    .expression_attribute_values(":d", AttributeValue::S("x".into()))
+                    .send()
+                    .await
+                    .map_err(AwsError::from),
+            ),
+            "notes-get" => outcome(
+                db.get_item()
+                    .table_name(&self.notes)
+                    .set_key(Some(key("a")))
+                    .send()
+                    .await
+                    .map_err(AwsError::from),
+            ),
+            "notes-delete" => outcome(
+                db.delete_item()
+                    .table_name(&self.notes)
+                    .set_key(Some(key("a")))
+                    .send()
+                    .await
+                    .map_err(AwsError::from),
+            ),
             "batch-get" => {
-                let mut items = serde_json::Map::new();
-                items.insert(self.items.clone(), json!({"Keys": [pk("a")]}));
-                items.insert(self.notes.clone(), json!({"Keys": [pk("b")]}));
-                self.dynamodb("BatchGetItem", json!({"RequestItems": items}))
-                    .await
+                let keys = |pk: &str| {
+                    KeysAndAttributes::builder()
+                        .keys(key(pk))
+                        .build()
+                        .expect("keys")
+                };
+                outcome(
+                    db.batch_get_item()
+                        .request_items(&self.items, keys("a"))
+                        .request_items(&self.notes, keys("b"))
+                        .send()
+                        .await
+                        .map_err(AwsError::from),
+                )
             }
             "transact" => {
-                self.dynamodb(
-                    "TransactWriteItems",
-                    json!({"TransactItems": [
-                        {"Put": {"TableName": self.notes, "Item": pk("n")}},
-                        {"ConditionCheck": {
-                            "TableName": self.items, "Key": pk("a"),
-                            "ConditionExpression": "attribute_not_exists(pk)",
-                        }},
-                    ]}),
+                let put = Put::builder()
+                    .table_name(&self.notes)
+                    .set_item(Some(key("n")))
+                    .build()
+                    .expect("put");
+                let check = ConditionCheck::builder()
+                    .table_name(&self.items)
+                    .set_key(Some(key("a")))
+                    .condition_expression("attribute_not_exists(pk)")
+                    .build()
+                    .expect("check");
+                outcome(
+                    db.transact_write_items()
+                        .transact_items(TransactWriteItem::builder().put(put).build())
+                        .transact_items(TransactWriteItem::builder().condition_check(check).build())
+                        .send()
+                        .await
+                        .map_err(AwsError::from),
                 )
-                .await
             }
             "send-work" => outcome(self.aws.sqs().send_message(&self.work_queue, "hello").await),
             "send-other" => outcome(
@@ -357,7 +378,10 @@ async fn calls_the_policy_does_not_grant_are_refused_as_aws_refuses_them() {
         .send()
         .await
         .expect_err("refused");
-    assert_eq!(refused.code(), Some("AccessDeniedException"));
+    assert_eq!(
+        AwsError::from(refused).code(),
+        Some("AccessDeniedException")
+    );
 
     // The tests' (and the stack's) own clients are not the function's: not enforced.
     let config = aws_config().await;

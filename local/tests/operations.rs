@@ -7,7 +7,12 @@
 //!   (`ApproximateNumberOfMessagesVisible > 0`), and every alarm notifies `AlarmTopicArn` when
 //!   it is given (`AlarmsNotify`);
 //! - every secret (a `NoEcho` parameter) has a `<Name>From` parameter, and every function reads
-//!   it as `!If [<Name>FromStore, !Sub "{{resolve:${<Name>From}}}", !Ref <Name>]`.
+//!   it as `!If [<Name>FromStore, !Sub "{{resolve:${<Name>From}}}", !Ref <Name>]`;
+//! - the security review's fixes stay (local/test runs checkov itself): every function a
+//!   schedule invokes (asynchronously) has a `DeadLetterQueue`, every SQS event source of a
+//!   function without reserved concurrency has a `MaximumConcurrency`, every HTTP function that
+//!   calls the model has reserved concurrency, the API writes an access log to a retained log
+//!   group, and every `Metadata.checkov.skip` names a check and says why.
 //!
 //! Needs no emulator.
 
@@ -405,6 +410,249 @@ fn secret_faults(doc: &Doc) -> Vec<String> {
     faults
 }
 
+/// Event types whose invocations are asynchronous (Lambda retries, then drops the event unless
+/// the function has somewhere to put it).
+const ASYNC_EVENTS: &[&str] = &[
+    "Schedule",
+    "ScheduleV2",
+    "EventBridgeRule",
+    "CloudWatchEvent",
+    "S3",
+    "SNS",
+];
+
+/// Functions with an asynchronous event source and neither a `DeadLetterQueue` nor an
+/// on-failure destination.
+fn async_dead_letter_faults(doc: &Doc) -> Vec<String> {
+    let mut faults = Vec::new();
+    for (id, function) in doc.resources_of(FUNCTION_TYPES) {
+        let Some(events) = prop(&function, &["Events"]).and_then(Value::as_mapping) else {
+            continue;
+        };
+        let asynchronous: Vec<&str> = events
+            .iter()
+            .filter(|(_, e)| {
+                e.get("Type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| ASYNC_EVENTS.contains(&t))
+            })
+            .filter_map(|(name, _)| name.as_str())
+            .collect();
+        let kept = prop(&function, &["DeadLetterQueue", "TargetArn"]).is_some()
+            || prop(
+                &function,
+                &["EventInvokeConfig", "DestinationConfig", "OnFailure"],
+            )
+            .is_some();
+        if !asynchronous.is_empty() && !kept {
+            faults.push(format!(
+                "{id}: invoked asynchronously ({}) but has no DeadLetterQueue",
+                asynchronous.join(", ")
+            ));
+        }
+    }
+    faults
+}
+
+/// SQS event sources without `ScalingConfig.MaximumConcurrency` on functions without
+/// `ReservedConcurrentExecutions`: nothing would bound how many run at once.
+fn unbounded_queue_consumer_faults(doc: &Doc) -> Vec<String> {
+    let mut faults = Vec::new();
+    for (id, function) in doc.resources_of(FUNCTION_TYPES) {
+        if prop(&function, &["ReservedConcurrentExecutions"]).is_some() {
+            continue;
+        }
+        let Some(events) = prop(&function, &["Events"]).and_then(Value::as_mapping) else {
+            continue;
+        };
+        for (name, event) in events {
+            let is_sqs = event.get("Type").and_then(Value::as_str) == Some("SQS");
+            let bounded = event
+                .get("Properties")
+                .and_then(|p| p.get("ScalingConfig"))
+                .and_then(|c| c.get("MaximumConcurrency"))
+                .is_some();
+            if is_sqs && !bounded {
+                faults.push(format!(
+                    "{id}: SQS event {} has no ScalingConfig.MaximumConcurrency",
+                    name.as_str().unwrap_or("?")
+                ));
+            }
+        }
+    }
+    faults
+}
+
+/// The queues a function's SQS event sources consume.
+fn consumed_queues(function: &Value) -> BTreeSet<String> {
+    let mut queues = BTreeSet::new();
+    if let Some(events) = prop(function, &["Events"]).and_then(Value::as_mapping) {
+        for event in events.values() {
+            if event.get("Type").and_then(Value::as_str) == Some("SQS") {
+                if let Some(queue) = event.get("Properties").and_then(|p| p.get("Queue")) {
+                    named_resources(queue, &mut queues);
+                }
+            }
+        }
+    }
+    queues
+}
+
+/// The queues a function's policies let it send to.
+fn sent_to_queues(function: &Value) -> BTreeSet<String> {
+    let mut queues = BTreeSet::new();
+    let policies = prop(function, &["Policies"]).and_then(Value::as_sequence);
+    for policy in policies.into_iter().flatten() {
+        let statements = policy.get("Statement").and_then(Value::as_sequence);
+        for statement in statements.into_iter().flatten() {
+            let actions: Vec<&str> = match statement.get("Action") {
+                Some(Value::String(a)) => vec![a.as_str()],
+                Some(Value::Sequence(items)) => items.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            if actions.iter().any(|a| a.starts_with("sqs:SendMessage")) {
+                if let Some(resource) = statement.get("Resource") {
+                    named_resources(resource, &mut queues);
+                }
+            }
+        }
+    }
+    queues
+}
+
+/// A function that queues itself (sends to a queue it consumes) must say `RecursiveLoop:
+/// Allow` deliberately, or Lambda stops its chains after 16 hops; one that does not queue
+/// itself must not turn the detection off.
+fn recursive_loop_faults(doc: &Doc) -> Vec<String> {
+    let mut faults = Vec::new();
+    for (id, function) in doc.resources_of(FUNCTION_TYPES) {
+        let loops: Vec<String> = consumed_queues(&function)
+            .intersection(&sent_to_queues(&function))
+            .cloned()
+            .collect();
+        let allowed = text(&function, &["RecursiveLoop"]).as_deref() == Some("Allow");
+        if !loops.is_empty() && !allowed {
+            faults.push(format!(
+                "{id}: queues itself through {} without RecursiveLoop: Allow",
+                loops.join(", ")
+            ));
+        }
+        if loops.is_empty() && allowed {
+            faults.push(format!(
+                "{id}: RecursiveLoop: Allow, but it queues nothing it consumes"
+            ));
+        }
+    }
+    faults
+}
+
+/// HTTP functions that call the model (an `LLM_BASE_URL` in their environment) without
+/// `ReservedConcurrentExecutions`: a flood of requests would be a flood of paid model calls.
+fn uncapped_model_caller_faults(doc: &Doc) -> Vec<String> {
+    let mut faults = Vec::new();
+    for (id, function) in doc.resources_of(FUNCTION_TYPES) {
+        let calls_model = prop(&function, &["Environment", "Variables", "LLM_BASE_URL"]).is_some();
+        let serves_http = prop(&function, &["Events"])
+            .and_then(Value::as_mapping)
+            .is_some_and(|events| {
+                events
+                    .values()
+                    .any(|e| e.get("Type").and_then(Value::as_str) == Some("HttpApi"))
+            });
+        if calls_model
+            && serves_http
+            && prop(&function, &["ReservedConcurrentExecutions"]).is_none()
+        {
+            faults.push(format!(
+                "{id}: calls the model from HTTP requests but has no ReservedConcurrentExecutions"
+            ));
+        }
+    }
+    faults
+}
+
+/// Every HTTP API logs each request to a log group of the template with the retention.
+fn access_log_faults(doc: &Doc) -> Vec<String> {
+    let groups = doc.resources_of(&[LOG_GROUP]);
+    let mut faults = Vec::new();
+    for (id, api) in doc.resources_of(&["AWS::Serverless::HttpApi"]) {
+        let group = prop(&api, &["AccessLogSettings", "DestinationArn"])
+            .and_then(get_att_of)
+            .filter(|(_, attribute)| attribute == "Arn")
+            .map(|(group, _)| group);
+        let Some(group) = group else {
+            faults.push(format!(
+                "{id}: AccessLogSettings.DestinationArn must be !GetAtt <LogGroup>.Arn"
+            ));
+            continue;
+        };
+        match groups.get(&group) {
+            None => faults.push(format!("{id}: {group} is not an AWS::Logs::LogGroup")),
+            Some(g)
+                if prop(g, &["RetentionInDays"]).and_then(ref_of) != Some("LogRetentionDays") =>
+            {
+                faults.push(format!(
+                    "{group}: RetentionInDays must be !Ref LogRetentionDays"
+                ))
+            }
+            Some(_) => {}
+        }
+        let format = text(&api, &["AccessLogSettings", "Format"]).unwrap_or_default();
+        if serde_json::from_str::<serde_json::Value>(&format).is_err() {
+            faults.push(format!(
+                "{id}: AccessLogSettings.Format must be one JSON object"
+            ));
+        }
+    }
+    faults
+}
+
+/// checkov skips (`Metadata.checkov.skip`) without a check id or without a reason.
+fn checkov_skip_faults(doc: &Doc) -> Vec<String> {
+    let mut faults = Vec::new();
+    for (id, resource) in doc.section("Resources") {
+        let id = id.as_str().unwrap_or("?");
+        let Some(skips) = resource
+            .get("Metadata")
+            .and_then(|m| m.get("checkov"))
+            .and_then(|c| c.get("skip"))
+        else {
+            continue;
+        };
+        let Some(skips) = skips.as_sequence() else {
+            faults.push(format!("{id}: Metadata.checkov.skip must be a list"));
+            continue;
+        };
+        let mut seen = BTreeSet::new();
+        for skip in skips {
+            let check = skip.get("id").and_then(Value::as_str).unwrap_or_default();
+            let known = check
+                .strip_prefix("CKV_AWS_")
+                .or_else(|| check.strip_prefix("CKV2_AWS_"))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            if !known {
+                faults.push(format!(
+                    "{id}: checkov skip {check:?} is not a CKV_AWS_/CKV2_AWS_ id"
+                ));
+            }
+            if !seen.insert(check.to_string()) {
+                faults.push(format!("{id}: {check} is skipped twice"));
+            }
+            let comment = skip
+                .get("comment")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            // A reason is a sentence about this resource, not a placeholder.
+            if comment.split_whitespace().count() < 8 {
+                faults.push(format!(
+                    "{id}: checkov skip {check} needs its reason as comment"
+                ));
+            }
+        }
+    }
+    faults
+}
+
 #[test]
 fn every_function_logs_to_its_own_retained_log_group() {
     let doc = Doc::parse(&template_text());
@@ -439,6 +687,94 @@ fn every_dead_letter_queue_has_a_depth_alarm() {
 fn every_secret_can_come_from_a_store() {
     let doc = Doc::parse(&template_text());
     let faults = secret_faults(&doc);
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn every_scheduled_function_keeps_its_failed_events() {
+    let doc = Doc::parse(&template_text());
+    assert!(
+        doc.resources_of(FUNCTION_TYPES)
+            .values()
+            .any(|f| prop(f, &["DeadLetterQueue"]).is_some()),
+        "the schedulers have dead-letter queues"
+    );
+    let faults = async_dead_letter_faults(&doc);
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn every_queue_consumer_is_bounded() {
+    let doc = Doc::parse(&template_text());
+    let faults = unbounded_queue_consumer_faults(&doc);
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn every_function_that_queues_itself_allows_it_deliberately() {
+    let doc = Doc::parse(&template_text());
+    let faults = recursive_loop_faults(&doc);
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+    let allowed = doc
+        .resources_of(FUNCTION_TYPES)
+        .values()
+        .filter(|f| text(f, &["RecursiveLoop"]).as_deref() == Some("Allow"))
+        .count();
+    assert!(allowed >= 6, "only {allowed} functions queue themselves");
+}
+
+/// The deploy build: every function of the template is built by the Makefile's one
+/// cargo-lambda build (`BuildMethod: makefile`), under the binary its `BuildProperties` name.
+#[test]
+fn the_makefile_builds_every_function_as_the_template_names_it() {
+    let doc = Doc::parse(&template_text());
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("Makefile");
+    let makefile = std::fs::read_to_string(&path).expect("Makefile");
+    let made: BTreeMap<String, String> = makefile
+        .lines()
+        .filter_map(|l| l.strip_prefix("BINARY_"))
+        .filter_map(|l| l.split_once(":="))
+        .map(|(id, binary)| (id.trim().to_string(), binary.trim().to_string()))
+        .collect();
+    let mut expected = BTreeMap::new();
+    for (id, function) in doc.resources_of(FUNCTION_TYPES) {
+        let metadata = function.get("Metadata");
+        let method = metadata
+            .and_then(|m| m.get("BuildMethod"))
+            .and_then(Value::as_str);
+        assert_eq!(method, Some("makefile"), "{id}: BuildMethod");
+        let binary = metadata
+            .and_then(|m| m.get("BuildProperties"))
+            .and_then(|p| p.get("Binary"))
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("{id}: no BuildProperties.Binary"));
+        expected.insert(id, binary.to_string());
+    }
+    assert!(expected.len() >= 20, "{} functions", expected.len());
+    assert_eq!(made, expected);
+}
+
+#[test]
+fn every_http_function_calling_the_model_is_capped() {
+    let doc = Doc::parse(&template_text());
+    let faults = uncapped_model_caller_faults(&doc);
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn the_api_writes_an_access_log() {
+    let doc = Doc::parse(&template_text());
+    assert!(!doc.resources_of(&["AWS::Serverless::HttpApi"]).is_empty());
+    let faults = access_log_faults(&doc);
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn every_checkov_skip_says_why() {
+    let doc = Doc::parse(&template_text());
+    let faults = checkov_skip_faults(&doc);
     assert!(faults.is_empty(), "{}", faults.join("\n"));
 }
 
@@ -511,6 +847,12 @@ Resources:
             function_alarm_faults(&doc),
             dead_letter_alarm_faults(&doc),
             secret_faults(&doc),
+            async_dead_letter_faults(&doc),
+            unbounded_queue_consumer_faults(&doc),
+            uncapped_model_caller_faults(&doc),
+            recursive_loop_faults(&doc),
+            access_log_faults(&doc),
+            checkov_skip_faults(&doc),
         ]
         .concat()
     }
@@ -547,6 +889,31 @@ Resources:
     }
 
     #[test]
+    fn a_function_that_queues_itself_without_saying_so() {
+        let looping = "    Properties:\n      Events:\n        Work:\n          Type: SQS\n          Properties: {Queue: !GetAtt Work.Arn}\n      Policies:\n        - Statement:\n            - Effect: Allow\n              Action: sqs:SendMessage\n              Resource: !GetAtt Work.Arn\n";
+        let text = complete() + "  Sweeper:\n    Type: AWS::Serverless::Function\n" + looping;
+        let faults = recursive_loop_faults(&Doc::parse(&text)).join("\n");
+        assert!(
+            faults.contains("Sweeper: queues itself through Work without RecursiveLoop"),
+            "{faults}"
+        );
+        let allowed = text.replace(
+            "    Properties:\n      Events:",
+            "    Properties:\n      RecursiveLoop: Allow\n      Events:",
+        );
+        assert_eq!(
+            recursive_loop_faults(&Doc::parse(&allowed)),
+            Vec::<String>::new()
+        );
+        let needless = complete().replace(
+            "      LoggingConfig:",
+            "      RecursiveLoop: Allow\n      LoggingConfig:",
+        );
+        let faults = recursive_loop_faults(&Doc::parse(&needless)).join("\n");
+        assert!(faults.contains("Fn: RecursiveLoop: Allow, but"), "{faults}");
+    }
+
+    #[test]
     fn a_dead_letter_queue_without_a_depth_alarm() {
         let text = complete() + "  SweepDLQ:\n    Type: AWS::SQS::Queue\n";
         let faults = all_faults(&text).join("\n");
@@ -567,6 +934,138 @@ Resources:
         assert!(all_faults(&text).join("\n").contains("E: AlarmActions"));
         let text = complete().replacen("Threshold: 0", "Threshold: 5", 1);
         assert!(all_faults(&text).join("\n").contains("E: Threshold"));
+    }
+
+    /// `complete()` with a schedule on `Fn` (after `Properties:`) and `extra` in its properties.
+    fn scheduled(extra: &str) -> String {
+        complete().replacen(
+            "      LoggingConfig: {LogGroup: !Ref FnLogGroup}\n",
+            &format!(
+                "      LoggingConfig: {{LogGroup: !Ref FnLogGroup}}\n{extra}      Events:\n        \
+                 Tick: {{Type: Schedule, Properties: {{Schedule: rate(5 minutes)}}}}\n"
+            ),
+            1,
+        )
+    }
+
+    #[test]
+    fn a_scheduled_function_without_a_dead_letter_queue() {
+        let faults = all_faults(&scheduled("")).join("\n");
+        assert!(
+            faults.contains("Fn: invoked asynchronously (Tick)"),
+            "{faults}"
+        );
+        let kept = scheduled("      DeadLetterQueue: {Type: SQS, TargetArn: !GetAtt Spill.Arn}\n");
+        assert_eq!(all_faults(&kept), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_queue_consumer_without_a_bound() {
+        let consumer =
+            "      Events:\n        Jobs: {Type: SQS, Properties: {Queue: !GetAtt Queue.Arn}}\n";
+        let text = complete().replacen(
+            "      LoggingConfig: {LogGroup: !Ref FnLogGroup}\n",
+            &format!("      LoggingConfig: {{LogGroup: !Ref FnLogGroup}}\n{consumer}"),
+            1,
+        );
+        let faults = all_faults(&text).join("\n");
+        assert!(
+            faults.contains("Fn: SQS event Jobs has no ScalingConfig.MaximumConcurrency"),
+            "{faults}"
+        );
+        let reserved = text.replacen(
+            "      Events:\n",
+            "      ReservedConcurrentExecutions: 2\n      Events:\n",
+            1,
+        );
+        assert_eq!(all_faults(&reserved), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_model_caller_without_a_cap() {
+        let http =
+            "      Events:\n        Api: {Type: HttpApi, Properties: {Path: /x, Method: ANY}}\n";
+        let text = complete().replacen(
+            "          KEY: !If",
+            "          LLM_BASE_URL: https://model.example/v1\n          KEY: !If",
+            1,
+        );
+        let text = text.replacen(
+            "      LoggingConfig: {LogGroup: !Ref FnLogGroup}\n",
+            &format!("      LoggingConfig: {{LogGroup: !Ref FnLogGroup}}\n{http}"),
+            1,
+        );
+        let faults = all_faults(&text).join("\n");
+        assert!(
+            faults.contains("Fn: calls the model from HTTP requests"),
+            "{faults}"
+        );
+        let capped = text.replacen(
+            "      Events:\n",
+            "      ReservedConcurrentExecutions: 5\n      Events:\n",
+            1,
+        );
+        assert_eq!(all_faults(&capped), Vec::<String>::new());
+    }
+
+    #[test]
+    fn an_api_without_an_access_log() {
+        let api = r#"
+  Api:
+    Type: AWS::Serverless::HttpApi
+    Properties:
+      AccessLogSettings:
+        DestinationArn: !GetAtt ApiLogGroup.Arn
+        Format: '{"requestId":"$context.requestId","status":"$context.status"}'
+  ApiLogGroup:
+    Type: AWS::Logs::LogGroup
+    Properties: {RetentionInDays: !Ref LogRetentionDays}
+"#;
+        let logged = complete() + api;
+        assert_eq!(all_faults(&logged), Vec::<String>::new());
+        let unlogged =
+            complete() + "  Api:\n    Type: AWS::Serverless::HttpApi\n    Properties: {}\n";
+        let faults = all_faults(&unlogged).join("\n");
+        assert!(
+            faults.contains("Api: AccessLogSettings.DestinationArn"),
+            "{faults}"
+        );
+        let not_json = logged.replace(r#"'{"requestId""#, r#"'{requestId""#);
+        let faults = all_faults(&not_json).join("\n");
+        assert!(faults.contains("Api: AccessLogSettings.Format"), "{faults}");
+    }
+
+    #[test]
+    fn a_checkov_skip_without_its_reason() {
+        let skip = |id: &str, comment: &str| {
+            complete().replacen(
+                "  Spill:\n    Type: AWS::SQS::Queue\n",
+                &format!(
+                    "  Spill:\n    Type: AWS::SQS::Queue\n    Metadata:\n      checkov:\n        \
+                     skip:\n          - id: {id}\n            comment: {comment}\n"
+                ),
+                1,
+            )
+        };
+        let reasoned = skip(
+            "CKV_AWS_27",
+            "Encrypted with SQS-managed keys, which this check does not recognise at all.",
+        );
+        assert_eq!(all_faults(&reasoned), Vec::<String>::new());
+        let faults = all_faults(&skip("CKV_AWS_27", "ok")).join("\n");
+        assert!(
+            faults.contains("Spill: checkov skip CKV_AWS_27 needs its reason"),
+            "{faults}"
+        );
+        let faults = all_faults(&skip(
+            "AWS_27",
+            "a reason long enough to pass the words test here",
+        ))
+        .join("\n");
+        assert!(
+            faults.contains("is not a CKV_AWS_/CKV2_AWS_ id"),
+            "{faults}"
+        );
     }
 
     #[test]

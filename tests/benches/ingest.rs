@@ -11,7 +11,7 @@
 //!   stored and grouped); then every accepted id must be in the table, once (the SDK counts
 //!   each partition the ids name with `Select=COUNT` queries);
 //! - the AWS calls per batch of 500, counted by the emulator itself (`local/emulator.py` with
-//!   `EMULATOR_COUNT_REQUESTS=1`): the functions' own calls (their client sends no User-Agent)
+//!   `EMULATOR_COUNT_REQUESTS=1`): the functions' own calls (their User-Agent names the app `platform-function`)
 //!   apart from the SDK's (the stack's queue poller; this bench's counting is left out).
 //!
 //! Two scenarios: `mixed` (1 log in 10 is an ERROR or FATAL, which the default rule groups into

@@ -8,6 +8,7 @@ import { pageOf, topicSlug, withPage } from "../../functions/web/client/communit
 import { digestFigures, digestHref } from "../../functions/web/client/digests.js";
 import { reasonDetails } from "../../functions/web/client/http.js";
 import { alertMoves, fromLocalInput, incidentAnalysisContent, incidentMoves, logInstant, numberOrAbsent, parseTags, sectionOf, timelineHref, timelineQuery, toLocalInput } from "../../functions/web/client/incidents.js";
+import { chosenRoles, claimsOf, opensIncidents, pageSize, tokenRoles } from "../../functions/web/client/roles.js";
 import { navigate, sameOriginPath } from "../../functions/web/client/router.js";
 
 const ORIGIN = "https://news.example.com";
@@ -180,4 +181,48 @@ test("tags and numbers as the forms send them", () => {
   assert.equal(numberOrAbsent(""), undefined);
   assert.equal(numberOrAbsent(" 5 "), 5);
   assert.equal(numberOrAbsent(null), undefined);
+});
+
+/**
+ * A token shaped like the identity function's (header and signature are not read here).
+ * @param {unknown} claims
+ */
+function tokenWith(claims) {
+  const payload = Buffer.from(JSON.stringify(claims)).toString("base64url");
+  return `eyJhbGciOiJFZERTQSJ9.${payload}.c2lnbmF0dXJl`;
+}
+
+test("roles come from the token's claims, base64url and all", () => {
+  // "é" and the ids' bytes give the payload '-' and '_' in base64url.
+  const token = tokenWith({ sub: "a1?>", username: "zoé~~~", roles: ["USER", "OPERATOR"], exp: 4102444800 });
+  assert.match(token.split(".")[1], /[-_]/);
+  assert.deepEqual(tokenRoles(token), ["USER", "OPERATOR"]);
+  assert.equal(claimsOf(token).username, "zoé~~~");
+  assert.deepEqual(tokenRoles(tokenWith({ roles: ["USER", 7, null, "ADMIN"] })), ["USER", "ADMIN"]);
+  for (const bad of ["", "not-a-token", "a.%%%.c", tokenWith([1, 2]), tokenWith("USER"), tokenWith({ roles: "ADMIN" }), tokenWith({})]) {
+    assert.deepEqual(tokenRoles(bad), [], bad);
+  }
+});
+
+test("the incident platform opens to OPERATOR or ADMIN, never to USER alone", () => {
+  assert.equal(opensIncidents(["USER"]), false);
+  assert.equal(opensIncidents([]), false);
+  assert.equal(opensIncidents(["USER", "OPERATOR"]), true);
+  assert.equal(opensIncidents(["USER", "ADMIN"]), true);
+  assert.equal(opensIncidents(["operator"]), false);
+});
+
+test("the roles sent for a form keep USER first, in a fixed order, grantable ones only", () => {
+  assert.deepEqual(chosenRoles([]), ["USER"]);
+  assert.deepEqual(chosenRoles(["ADMIN", "OPERATOR"]), ["USER", "OPERATOR", "ADMIN"]);
+  assert.deepEqual(chosenRoles(["ADMIN", "ADMIN", "USER", "ROOT"]), ["USER", "ADMIN"]);
+});
+
+test("the accounts page's size is ?limit= when it is a whole number", () => {
+  assert.equal(pageSize(new URLSearchParams(""), 50), 50);
+  assert.equal(pageSize(new URLSearchParams("limit=2"), 50), 2);
+  assert.equal(pageSize(new URLSearchParams("limit=0"), 50), 0, "the API names an out-of-range limit");
+  assert.equal(pageSize(new URLSearchParams("limit=2.5"), 50), 50);
+  assert.equal(pageSize(new URLSearchParams("limit=%20"), 50), 50);
+  assert.equal(pageSize(new URLSearchParams("limit=ten"), 50), 50);
 });

@@ -1,13 +1,15 @@
 // Two members' journey through the community pages in headless Chromium, on a desktop and a
-// phone viewport: write a post with two new topics and a cover image (a PNG made here,
-// uploaded as multipart and served by the emulator over plain http, which the page's CSP must
-// allow), the topic's feed and statistics, search, comments and a reply, liking a comment,
+// phone viewport: write a post with two new topics and a cover image (a 9 MiB PNG made here,
+// too large to pass through API Gateway and Lambda: sent by the page straight to the
+// emulator's bucket through a presigned URL, confirmed, and served by the emulator over plain
+// http, which the page's CSP must allow), the topic's feed and statistics, search, comments and a reply, liking a comment,
 // liking then disliking the post, bookmarks, drafts (only their author sees them), editing
 // and publishing a draft, following a topic, and a second member who sees the published post but not the
 // drafts. Run by tests/tests/browser.rs: node community-journey.mjs <base-url>.
 //
 // Every page is watched as in journey.mjs: an uncaught exception, a CSP violation or a request
-// to any host but the stack's (other than the uploads' images) fails the journey.
+// to any host but the stack's (other than the uploads' images and presigned uploads) fails the
+// journey.
 
 import { deflateSync } from "node:zlib";
 import { announcer, assert, env, journey, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
@@ -15,6 +17,8 @@ import { announcer, assert, env, journey, setup, shot as shotIn, step as stepIn,
 const { base, artifacts } = await setup("community-journey.mjs");
 /** Where uploaded images are served (the web function's CSP source), e.g. the emulator's bucket. */
 const uploads = env("JOURNEY_UPLOADS_IMAGES");
+/** Where presigned uploads are sent (the web function's connect-src source): the bucket's incoming/. */
+const incoming = env("JOURNEY_UPLOADS_INCOMING");
 const baseHost = new URL(base).host;
 const run = Date.now().toString(36);
 const alice = { username: `alice_${run}`, name: "Alice Writer" };
@@ -28,6 +32,8 @@ const titles = {
   secret: `Secret plans kept as a draft ${run}`,
 };
 const COVER = { width: 48, height: 27 };
+/** The cover's size: over what API Gateway and Lambda can carry (about 4.4 MiB). */
+const COVER_BYTES = 9 * 1024 * 1024;
 
 /** @type {(page: import("playwright-core").Page, name: string, body: () => Promise<void>) => Promise<void>} */
 const step = (page, name, body) => stepIn(artifacts, page, name, body);
@@ -35,11 +41,13 @@ const step = (page, name, body) => stepIn(artifacts, page, name, body);
 const shot = (page, name, fullPage) => shotIn(artifacts, page, name, fullPage);
 
 /**
- * A real PNG: an RGB gradient of `width` × `height`, with its CRCs and a zlib stream.
+ * A real PNG: an RGB gradient of `width` × `height`, with its CRCs and a zlib stream; padded
+ * to `bytes` (when given) with a private ancillary chunk, which decoders skip.
  * @param {number} width
  * @param {number} height
+ * @param {number} [bytes]
  */
-function png(width, height) {
+function png(width, height, bytes = 0) {
   const table = Array.from({ length: 256 }, (_, n) => {
     let c = n;
     for (let k = 0; k < 8; k++) {
@@ -74,7 +82,15 @@ function png(width, height) {
     }
     rows.push(row);
   }
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", deflateSync(Buffer.concat(rows))), chunk("IEND", Buffer.alloc(0))]);
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const image = [signature, chunk("IHDR", header), chunk("IDAT", deflateSync(Buffer.concat(rows)))];
+  const end = chunk("IEND", Buffer.alloc(0));
+  const sofar = image.reduce((n, b) => n + b.length, end.length);
+  if (bytes > sofar) {
+    // 12 bytes of length, type and CRC around the padding.
+    image.push(chunk("paDd", Buffer.alloc(bytes - sofar - 12, 0x5a)));
+  }
+  return Buffer.concat([...image, end]);
 }
 
 /**
@@ -135,7 +151,7 @@ async function cardTitles(page) {
 await journey("community journey", async (browser) => {
   // ------------------------------------------------------------------ desktop: Alice
   const desktop = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
-  await watch(desktop, "desktop", baseHost, (url) => url.startsWith(uploads));
+  await watch(desktop, "desktop", baseHost, (url) => url.startsWith(uploads), (url) => url.startsWith(incoming));
   const page = await desktop.newPage();
   const nav = page.getByRole("navigation", { name: "Main" });
   let postUrl = "";
@@ -169,10 +185,20 @@ await journey("community journey", async (browser) => {
       .getByLabel("Content", { exact: true })
       .fill("Hollyhocks grow tall along the loopback fence, and the gardens need little water.\n\nEvery spring the gardeners trade seeds by the river.");
     await form.getByLabel("Topics (optional)", { exact: true }).fill(`${topics.gardens}, ${topics.rivers}`);
-    const uploaded = page.waitForResponse((r) => r.url().endsWith("/api/v1/uploads/images") && r.request().method() === "POST");
-    await form.getByLabel("Cover image").setInputFiles({ name: "cover.png", mimeType: "image/png", buffer: png(COVER.width, COVER.height) });
+    // Presigned, sent straight to storage, then confirmed: the image never passes through the API.
+    const signed = page.waitForResponse((r) => r.url().endsWith("/api/v1/uploads/images/presigned") && r.request().method() === "POST");
+    const sent = page.waitForResponse((r) => r.url().startsWith(incoming) && r.request().method() === "PUT");
+    const uploaded = page.waitForResponse((r) => /\/api\/v1\/uploads\/images\/[0-9a-f-]{36}\/confirm$/.test(r.url()) && r.request().method() === "POST");
+    const cover = png(COVER.width, COVER.height, COVER_BYTES);
+    assert(cover.length === COVER_BYTES, `the cover is ${COVER_BYTES} bytes (${cover.length})`);
+    await form.getByLabel("Cover image").setInputFiles({ name: "cover.png", mimeType: "image/png", buffer: cover });
+    const presigned = await signed;
+    assert(presigned.status() === 201, `the presigned upload answered 201 (got ${presigned.status()})`);
+    const put = await sent;
+    assert(put.status() === 200, `the storage took the file (got ${put.status()})`);
+    assert(put.request().headers()["content-type"] === "image/png", "the file is sent as signed: image/png");
     const answer = await uploaded;
-    assert(answer.status() === 201, `the upload answered 201 (got ${answer.status()})`);
+    assert(answer.status() === 201, `the confirm answered 201 (got ${answer.status()})`);
     const url = /** @type {{url: string}} */ (await answer.json()).url;
     assert(url.startsWith(uploads) && url.endsWith(".png"), `the cover is served from the uploads storage (${url})`);
     await waitForText(form.locator("[role=status]"), "Cover image uploaded");
@@ -372,7 +398,7 @@ await journey("community journey", async (browser) => {
 
   // ------------------------------------------------------------------ phone: Bob
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, baseURL: base });
-  await watch(phone, "phone", baseHost, (url) => url.startsWith(uploads));
+  await watch(phone, "phone", baseHost, (url) => url.startsWith(uploads), (url) => url.startsWith(incoming));
   const mobile = await phone.newPage();
   const menu = mobile.getByRole("button", { name: "Menu" });
   const mobileNav = mobile.getByRole("navigation", { name: "Main" });
@@ -380,6 +406,9 @@ await journey("community journey", async (browser) => {
   await step(mobile, "phone: a second member browses the community with the menu", async () => {
     await register(mobile, bob);
     await mobile.goto("/");
+    // The first page is drawn once the session is restored; a menu opened before would close.
+    await mobile.locator("#site-nav .who").waitFor({ state: "attached" });
+    await mobile.getByRole("heading", { level: 1 }).first().waitFor();
     await menu.tap();
     await mobileNav.getByRole("link", { name: "Community" }).tap();
     await waitForPath(mobile, "/community");

@@ -9,7 +9,7 @@
 // Every page is watched as in journey.mjs: an uncaught exception, a CSP violation or a request
 // to any host but the stack's fails the journey.
 
-import { announcer, assert, env, journey, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
+import { admin, announcer, apiLogIn, assert, env, journey, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
 
 const { base, artifacts } = await setup("digest-journey.mjs");
 const feeds = { harbour: env("JOURNEY_FEED_HARBOUR"), coast: env("JOURNEY_FEED_COAST") };
@@ -63,15 +63,11 @@ async function userId(page) {
 }
 
 /**
- * An admin's token: the stack makes `admin` an administrator.
+ * A token of the administrator the stack provisions.
  * @param {import("playwright-core").APIRequestContext} request
  */
 async function adminToken(request) {
-  const registered = await request.post("/api/users/auth/register", { data: { username: "admin", email: "admin@example.com", password } });
-  assert(registered.status() === 201 || registered.status() === 200, `registering the admin answered ${registered.status()}`);
-  const login = await request.post("/api/users/auth/login", { data: { username: "admin", password } });
-  assert(login.ok(), `the admin's login answered ${login.status()}`);
-  return /** @type {string} */ ((await login.json()).token);
+  return apiLogIn(request, admin());
 }
 
 /**

@@ -1,5 +1,6 @@
-// The analysis pages (Document C's intelligence routes) in headless Chromium: add a runbook
-// (its bad input first) and find its passage by a retrieval search; a burst of ERRORs opens an
+// The analysis pages (Document C's intelligence routes) in headless Chromium: an operator (the
+// provisioned admin grants the role) adds a runbook (its bad input first) and finds its
+// passage by a retrieval search; a burst of ERRORs opens an
 // incident, which is analysed in the cloud with retrieval (summary, root cause, severity,
 // recommendations and the cited runbook passage shown); one log of the timeline analysed
 // locally without retrieval; the runbook deleted; an analysis on a phone; and the metrics
@@ -10,7 +11,7 @@
 // Every page is watched as in journey.mjs: an uncaught exception, a CSP violation or a request
 // to any host but the stack's fails the journey.
 
-import { assert, env, fitsPhone, journey, logIn, sendLogs, setup, shot as shotIn, step as stepIn, viewport, waitForCount, waitForPath, waitForText } from "./support.mjs";
+import { assert, env, fitsPhone, journey, logIn, registerOperator, sendLogs, setup, shot as shotIn, step as stepIn, viewport, waitForCount, waitForPath, waitForText } from "./support.mjs";
 
 const { base, artifacts } = await setup("incident-analysis-journey.mjs");
 /** What the (fake) model answers every analysis, as tests/tests/browser.rs set it. */
@@ -52,9 +53,8 @@ await journey("incident analysis journey", async (browser) => {
   const page = await desktop.newPage();
   let incidentPath = "";
 
-  await step(page, "register, log in, add a runbook (its bad input first)", async () => {
-    const registered = await page.request.post("/api/users/auth/register", { data: { ...who, email: `${who.username}@example.com` } });
-    assert(registered.status() === 201, `registration answered ${registered.status()}`);
+  await step(page, "an operator logs in, adds a runbook (its bad input first)", async () => {
+    await registerOperator(page.request, who);
     await logIn(page, who, "/incidents/runbooks");
     await waitForText(page.locator(".runbook-list"), "No runbooks yet");
     await page.getByLabel("Content").fill(runbook.content);

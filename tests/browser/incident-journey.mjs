@@ -1,17 +1,18 @@
 // An on-call engineer's journey through the incident pages (Document C) in headless Chromium:
-// log in, watch the live timeline take in logs a service sends with the ingest key (sent by
-// tests/tests/browser.rs over reqwest when the journey asks), filter it, page it by cursor,
-// pause and resume it; find the one incident the burst of ERRORs opened, read why its logs
-// are together, acknowledge then resolve it with a note and an assignee; acknowledge and
-// resolve its alert; add, change and delete an alert rule; write a postmortem linked to the
-// incident; every form's bad input showing the API's 400 under the field it names. Then the
+// an operator (the provisioned admin grants the role) logs in, watches the live timeline take
+// in logs a service sends with the ingest key (sent by tests/tests/browser.rs over reqwest when
+// the journey asks), filters it, pages it by cursor, pauses and resumes it; finds the one
+// incident the burst of ERRORs opened, reads why its logs are together, acknowledges then
+// resolves it with a note and an assignee; acknowledges and resolves its alert; adds and
+// changes an alert rule, which only an admin may delete (the operator is not offered it; the
+// admin deletes it); writes a postmortem linked to the incident; every form's bad input showing the API's 400 under the field it names. Then the
 // same incident and timeline on a phone.
 // Run by tests/tests/browser.rs: node incident-journey.mjs <base-url>.
 //
 // Every page is watched as in journey.mjs: an uncaught exception, a CSP violation or a request
 // to any host but the stack's fails the journey.
 
-import { announcer, assert, fitsPhone, journey, logIn, sendLogs as send, setup, shot as shotIn, step as stepIn, viewport, waitForCount, waitForPath, waitForText } from "./support.mjs";
+import { admin, announcer, assert, fitsPhone, journey, logIn, navLinks, registerOperator, sendLogs as send, setup, shot as shotIn, step as stepIn, viewport, waitForCount, waitForPath, waitForText } from "./support.mjs";
 
 const { base, artifacts } = await setup("incident-journey.mjs");
 const run = Date.now().toString(36);
@@ -64,10 +65,11 @@ await journey("incident journey", async (browser) => {
   let burstIds = [];
   let incidentPath = "";
 
-  await step(page, "register, log in, the empty live timeline", async () => {
-    const registered = await page.request.post("/api/users/auth/register", { data: { username, email: `${username}@example.com`, password } });
-    assert(registered.status() === 201, `registration answered ${registered.status()}`);
+  await step(page, "an operator logs in: the empty live timeline", async () => {
+    await registerOperator(page.request, who);
     await logIn(page, who, "/incidents/logs");
+    const links = await navLinks(page);
+    assert(links.includes("Incidents") && !links.includes("Admin"), `an operator's navigation (${links})`);
     await waitForText(page.locator("h1"), "Log timeline");
     await waitForText(page.locator(".timeline"), "No logs match these filters");
     await waitForText(page.locator(".live-status"), "Live");
@@ -239,7 +241,7 @@ await journey("incident journey", async (browser) => {
     await waitForCount(page, ".alert-card", 1);
   });
 
-  await step(page, "alert rules: bad input named, then add, change, delete", async () => {
+  await step(page, "alert rules: bad input named, then add, change; the admin deletes it", async () => {
     await page.goto("/incidents/rules");
     await waitForCount(page, ".rule-card", 1);
     await waitForText(page.locator(".rule-card"), "ERROR, FATAL · every service · 1 in 60 s");
@@ -271,10 +273,21 @@ await journey("incident journey", async (browser) => {
     await waitForCount(page, ".rule-card", 2);
     await waitForText(page.locator(".rule-cards"), "5 in 300 s");
     await shot(page, "i03-rules-desktop.png", true);
+    // Deleting a rule is an admin's: the operator is not offered it.
+    assert((await page.locator(".rule-card").getByRole("button", { name: "Delete" }).count()) === 0, "no Delete on the operator's rule cards");
     await page.goto(rulePath);
-    await page.getByRole("button", { name: "Delete rule" }).click();
-    await page.getByRole("button", { name: "Press again to delete" }).click();
-    await waitForPath(page, "/incidents/rules");
+    await waitForText(page.locator(".admin-only"), "Only an admin may delete a rule");
+    assert((await page.getByRole("button", { name: "Delete rule" }).count()) === 0, "no Delete rule for an operator");
+    const adminContext = await viewport(browser, "desktop", base);
+    const adminPage = await adminContext.newPage();
+    await logIn(adminPage, admin(), rulePath);
+    await waitForText(adminPage.locator("h1"), "Checkout warnings");
+    await adminPage.getByRole("button", { name: "Delete rule" }).click();
+    await adminPage.getByRole("button", { name: "Press again to delete" }).click();
+    await waitForPath(adminPage, "/incidents/rules");
+    await waitForCount(adminPage, ".rule-card", 1);
+    await adminContext.close();
+    await page.goto("/incidents/rules");
     await waitForCount(page, ".rule-card", 1);
   });
 

@@ -87,14 +87,16 @@ export function announcer(page) {
 
 /**
  * Watches a context: requests to other hosts are refused and recorded (images from other
- * hosts are refused silently, unless `allowImage` lets them through), page errors and CSP
+ * hosts are refused silently, unless `allowImage` lets them through; other requests unless
+ * `allowRequest` does, e.g. a presigned upload's PUT to storage), page errors and CSP
  * violations are recorded.
  * @param {import("playwright-core").BrowserContext} context
  * @param {string} label
  * @param {string} baseHost
  * @param {(url: string) => boolean} [allowImage]
+ * @param {(url: string, method: string) => boolean} [allowRequest]
  */
-export async function watch(context, label, baseHost, allowImage = () => false) {
+export async function watch(context, label, baseHost, allowImage = () => false, allowRequest = () => false) {
   await context.route("**/*", (route) => {
     const url = new URL(route.request().url());
     if (url.host === baseHost || url.protocol === "data:") {
@@ -102,6 +104,9 @@ export async function watch(context, label, baseHost, allowImage = () => false) 
     }
     const image = route.request().resourceType() === "image";
     if (image && allowImage(url.href)) {
+      return route.continue();
+    }
+    if (!image && allowRequest(url.href, route.request().method())) {
       return route.continue();
     }
     // Article images are the publishers' own (https only, by the CSP); everything the
@@ -248,6 +253,58 @@ export async function logIn(page, who, next, tap = false) {
   const button = page.getByRole("button", { name: "Log in" });
   await (tap ? button.tap() : button.click());
   await waitForPath(page, next);
+}
+
+/**
+ * The administrator every test stack provisions (tests/tests/browser.rs passes its credentials).
+ * @returns {{username: string, password: string}}
+ */
+export function admin() {
+  return { username: env("JOURNEY_ADMIN_USERNAME"), password: env("JOURNEY_ADMIN_PASSWORD") };
+}
+
+/**
+ * Logs in through the API; resolves to the token.
+ * @param {import("playwright-core").APIRequestContext} request
+ * @param {{username: string, password: string}} who
+ */
+export async function apiLogIn(request, who) {
+  const response = await request.post("/api/users/auth/login", { data: who });
+  assert(response.ok(), `${who.username}'s login answered ${response.status()}: ${await response.text()}`);
+  return /** @type {string} */ ((await response.json()).token);
+}
+
+/**
+ * Registers `who` through the API; resolves to the account's id.
+ * @param {import("playwright-core").APIRequestContext} request
+ * @param {{username: string, password: string}} who
+ */
+export async function register(request, who) {
+  const registered = await request.post("/api/users/auth/register", { data: { ...who, email: `${who.username}@example.com` } });
+  assert(registered.status() === 201, `registering ${who.username} answered ${registered.status()}: ${await registered.text()}`);
+  return /** @type {string} */ ((await registered.json()).id);
+}
+
+/**
+ * Registers `who` and has the provisioned administrator grant it OPERATOR through the API, as
+ * a journey's setup: the incident pages are for operators.
+ * @param {import("playwright-core").APIRequestContext} request
+ * @param {{username: string, password: string}} who
+ */
+export async function registerOperator(request, who) {
+  const id = await register(request, who);
+  const token = await apiLogIn(request, admin());
+  const granted = await request.put(`/api/users/admin/users/${encodeURIComponent(id)}/roles`, { headers: { authorization: `Bearer ${token}` }, data: { roles: ["USER", "OPERATOR"] } });
+  assert(granted.ok(), `granting OPERATOR to ${who.username} answered ${granted.status()}: ${await granted.text()}`);
+  return id;
+}
+
+/**
+ * The labels of the main navigation's links.
+ * @param {import("playwright-core").Page} page
+ */
+export async function navLinks(page) {
+  return page.locator("#site-nav .nav-links a").allTextContents();
 }
 
 /**

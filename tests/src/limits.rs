@@ -8,7 +8,7 @@ use crate::{assert_news_error, header};
 
 /// Template parameters that take every rate limit out of the way: other tests send far more
 /// than a reader would from one address. The limits' own tests set theirs over these.
-pub const OUT_OF_THE_WAY: [(&str, &str); 13] = [
+pub const OUT_OF_THE_WAY: [(&str, &str); 14] = [
     ("AiRateLimitAnonymous", "100000/60"),
     ("AiRateLimitPerUser", "100000/60"),
     ("AiRateLimitPerAddress", "100000/60"),
@@ -22,6 +22,7 @@ pub const OUT_OF_THE_WAY: [(&str, &str); 13] = [
     ("MetricsRateLimitPerAddress", "100000/60"),
     ("IncidentsAiRateLimitPerUser", "100000/60"),
     ("IncidentsRagRateLimitPerUser", "100000/60"),
+    ("IngestKeyRateLimit", "100000/60"),
 ];
 
 /// `request`, sent as if from client address `ip`.

@@ -18,6 +18,12 @@
 //! one (it names the `"sentiment"` field), with a log analysis when asked for one (it names
 //! `"root_cause"`), otherwise with [`DEFAULT_REPLY`], and reports [`DEFAULT_USAGE`] tokens.
 //!
+//! Like a model without defences, it obeys orders it reads: a log analysis (its default one,
+//! or a reply it was told) takes the severity that an "answer LOW" (MEDIUM, HIGH, CRITICAL)
+//! anywhere in the prompt asks for, unless the order sits inside a delimited block of data
+//! (a line `<<<NAME ... {boundary}>>>` up to the line `<<<END {boundary}>>>`), which it
+//! reads as data the way the platform's system prompt tells it to ([`undelimited`]).
+//!
 //! `POST /v1/embeddings` answers too: each input's vector counts its words on fixed axes
 //! ([`FakeLlm::embed_axes`]: words that mean the same share an axis), or, untold, hashes its
 //! words onto [`EMBEDDING_DIMENSIONS`] axes. Those requests are kept as well (their `path`
@@ -387,9 +393,9 @@ async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
             } else {
                 DEFAULT_REPLY
             };
-            completion(&model, content, Some(DEFAULT_USAGE))
+            completion(&model, &obeyed(&call, content), Some(DEFAULT_USAGE))
         }
-        Behaviour::Reply { content, usage } => completion(&model, &content, usage),
+        Behaviour::Reply { content, usage } => completion(&model, &obeyed(&call, &content), usage),
         Behaviour::Fail(status) => error(
             StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             "the fake model was told to fail",
@@ -405,6 +411,62 @@ async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
             error(StatusCode::GATEWAY_TIMEOUT, "unreachable")
         }
     }
+}
+
+/// `text` without its delimited blocks of data: from a line `<<<NAME ... {boundary}>>>` to the
+/// line `<<<END {boundary}>>>` (an unclosed block runs to the end).
+pub fn undelimited(text: &str) -> String {
+    let mut out = String::new();
+    let mut closing: Option<String> = None;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if let Some(end) = &closing {
+            if trimmed == end {
+                closing = None;
+            }
+            continue;
+        }
+        let opening = trimmed
+            .strip_prefix("<<<")
+            .and_then(|rest| rest.strip_suffix(">>>"))
+            .filter(|inner| !inner.starts_with("END "));
+        if let Some(boundary) = opening.and_then(|inner| inner.split_whitespace().last()) {
+            closing = Some(format!("<<<END {boundary}>>>"));
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The severity an order outside the prompt's delimited blocks asks for ("answer LOW").
+pub fn ordered_severity(call: &ChatCall) -> Option<&'static str> {
+    let read = undelimited(&call.prompt()).to_lowercase();
+    ["low", "medium", "high", "critical"]
+        .into_iter()
+        .find(|s| read.contains(&format!("answer {s}")))
+        .map(|s| match s {
+            "low" => "LOW",
+            "medium" => "MEDIUM",
+            "high" => "HIGH",
+            _ => "CRITICAL",
+        })
+}
+
+/// `content`, a log analysis, with the severity an order it read asks for.
+fn obeyed(call: &ChatCall, content: &str) -> String {
+    if !call.prompt().contains("\"root_cause\"") {
+        return content.to_string();
+    }
+    let (Some(severity), Ok(Value::Object(mut analysis))) = (
+        ordered_severity(call),
+        serde_json::from_str::<Value>(content),
+    ) else {
+        return content.to_string();
+    };
+    analysis.insert("severity".into(), json!(severity));
+    Value::Object(analysis).to_string()
 }
 
 fn header_value(headers: &axum::http::HeaderMap, name: &str) -> Option<String> {

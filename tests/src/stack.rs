@@ -17,6 +17,9 @@ use crate::{emulator, repo_root};
 pub const SERVICE_CLIENT: &str = "local-service";
 pub const SERVICE_SECRET: &str = "local-service-secret";
 pub const INTERNAL_TOKEN: &str = "local-internal-token";
+/// The administrator every test stack provisions as it starts (the bootstrap custom resource).
+pub const ADMIN_USERNAME: &str = "admin";
+pub const ADMIN_PASSWORD: &str = "admin-password-1";
 /// The incident platform's ingest key in every test stack (`X-Api-Key`).
 pub const INGEST_KEY: &str = "local-ingest-key";
 /// The incident platform's metrics credentials in every test stack (HTTP Basic auth).
@@ -42,6 +45,9 @@ pub struct TestStack {
     pub http: Client,
     pub keys: GeneratedKeyPair,
     pub stack_name: String,
+    /// The provisioned administrator's token, signed in once per stack (logins per username
+    /// are rate limited).
+    pub(crate) admin: tokio::sync::OnceCell<String>,
 }
 
 impl TestStack {
@@ -61,7 +67,14 @@ impl TestStack {
         let mut parameters = BTreeMap::from([
             ("JwtPrivateKey".to_string(), keys.private_pem.clone()),
             ("JwtPublicKey".to_string(), keys.public_pem.clone()),
-            ("AdminUsernames".to_string(), "admin".to_string()),
+            (
+                "BootstrapAdminUsername".to_string(),
+                ADMIN_USERNAME.to_string(),
+            ),
+            (
+                "BootstrapAdminPassword".to_string(),
+                ADMIN_PASSWORD.to_string(),
+            ),
             (
                 "ServiceClients".to_string(),
                 format!("{SERVICE_CLIENT}:{SERVICE_SECRET}:source.write"),
@@ -106,6 +119,7 @@ impl TestStack {
             http,
             keys,
             stack_name,
+            admin: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -244,29 +258,5 @@ pub trait Call {
 impl Call for RequestBuilder {
     async fn call(self) -> Response {
         self.send().await.expect("request")
-    }
-}
-
-/// An item the SDK read, as `platform::dynamo` holds it (to size it with `item_size`, say).
-pub fn platform_item(item: &Item) -> platform::dynamo::Item {
-    item.iter()
-        .map(|(name, value)| (name.clone(), platform_value(value)))
-        .collect()
-}
-
-fn platform_value(value: &AttributeValue) -> platform::dynamo::AttributeValue {
-    use platform::dynamo::AttributeValue as P;
-    match value {
-        AttributeValue::S(v) => P::S(v.clone()),
-        AttributeValue::N(v) => P::N(v.clone()),
-        AttributeValue::B(v) => P::B(v.as_ref().to_vec()),
-        AttributeValue::Bool(v) => P::Bool(*v),
-        AttributeValue::Null(v) => P::Null(*v),
-        AttributeValue::L(v) => P::L(v.iter().map(platform_value).collect()),
-        AttributeValue::M(v) => P::M(platform_item(v)),
-        AttributeValue::Ss(v) => P::Ss(v.clone()),
-        AttributeValue::Ns(v) => P::Ns(v.clone()),
-        AttributeValue::Bs(v) => P::Bs(v.iter().map(|b| b.as_ref().to_vec()).collect()),
-        other => panic!("an attribute type platform::dynamo does not know: {other:?}"),
     }
 }

@@ -4,7 +4,9 @@
 use reqwest::Response;
 use serde_json::{json, Value};
 
-use crate::stack::{Call, TestStack, SERVICE_CLIENT, SERVICE_SECRET};
+use crate::stack::{
+    Call, TestStack, ADMIN_PASSWORD, ADMIN_USERNAME, SERVICE_CLIENT, SERVICE_SECRET,
+};
 
 pub const REGISTER: &str = "/api/users/auth/register";
 pub const LOGIN: &str = "/api/users/auth/login";
@@ -12,6 +14,14 @@ pub const TOKEN: &str = "/api/users/oauth2/token";
 pub const JWKS: &str = "/api/users/.well-known/jwks.json";
 pub const ME: &str = "/api/users/users/me";
 pub const SETTINGS: &str = "/api/users/users/me/settings";
+pub const PASSWORD: &str = "/api/users/users/me/password";
+pub const SESSIONS: &str = "/api/users/users/me/sessions";
+pub const ACCOUNTS: &str = "/api/users/admin/users";
+
+/// The route that sets the roles of account `id`.
+pub fn roles(id: &str) -> String {
+    format!("/api/users/admin/users/{id}/roles")
+}
 
 /// The password [`TestStack::register`] gives `username`.
 pub fn password(username: &str) -> String {
@@ -53,6 +63,37 @@ impl TestStack {
         assert_eq!(response.status(), 200, "login {username}");
         let body: Value = response.json().await.expect("token");
         body["token"].as_str().expect("token string").to_string()
+    }
+
+    /// A token of the administrator the stack provisioned as it started (signed in once).
+    pub async fn admin_token(&self) -> String {
+        self.admin
+            .get_or_init(|| async {
+                let response = self.login_as(ADMIN_USERNAME, ADMIN_PASSWORD).await;
+                assert_eq!(response.status(), 200, "the provisioned admin signs in");
+                let body: Value = response.json().await.expect("token");
+                body["token"].as_str().expect("token string").to_string()
+            })
+            .await
+            .clone()
+    }
+
+    /// The administrator gives account `user_id` exactly `roles` (USER stays); its sessions end.
+    pub async fn grant_roles(&self, user_id: &str, roles: &[&str]) {
+        let admin = self.admin_token().await;
+        let response = self
+            .put_json_auth(&self::roles(user_id), &admin, &json!({ "roles": roles }))
+            .await;
+        assert_eq!(response.status(), 200, "grant {roles:?} to {user_id}");
+    }
+
+    /// Registers a new user, has the administrator make it an OPERATOR, and signs it in;
+    /// returns (id, token).
+    pub async fn operator(&self, username: &str) -> (String, String) {
+        let profile = self.register(username).await;
+        let id = profile["id"].as_str().expect("id").to_string();
+        self.grant_roles(&id, &["USER", "OPERATOR"]).await;
+        (id, self.login(username).await)
     }
 
     /// Registers and logs in a new user; returns (profile, token).

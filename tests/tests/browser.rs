@@ -6,7 +6,9 @@
 //! digest pages, `tests/browser/recipes-journey.mjs` for the recipe pages (Document C),
 //! `tests/browser/incident-journey.mjs` for the incident pages and
 //! `tests/browser/incident-analysis-journey.mjs` for the analysis pages (Document C, both
-//! sending logs through the ingestion API over reqwest when the journey asks).
+//! sending logs through the ingestion API over reqwest when the journey asks), and
+//! `tests/browser/roles-journey.mjs` for roles and sessions (the accounts page, the sections
+//! each role opens, the password change and signing out everywhere).
 //! Screenshots land in `tests/browser/artifacts/`.
 //!
 //! Needs Node.js, `npm ci` in `tests/browser` and Chromium (`/usr/bin/chromium`, or
@@ -35,7 +37,7 @@ use stack_tests::genai::llm_parameters;
 use stack_tests::incidents::{INCIDENTS, LOGS};
 use stack_tests::llm::{FakeLlm, DEFAULT_REPLY, TEST_KEY, TEST_MODEL};
 use stack_tests::server::TestServer;
-use stack_tests::stack::INGEST_KEY;
+use stack_tests::stack::{ADMIN_PASSWORD, ADMIN_USERNAME, INGEST_KEY};
 use stack_tests::{repo_root, TestStack};
 
 /// What the model answers while the journey asks for a bulleted summary.
@@ -137,7 +139,8 @@ fn assert_screenshots(names: &[&str]) {
     }
 }
 
-/// Runs `script` (a journey of `tests/browser`) against `t` with `vars`, and fails when it does.
+/// Runs `script` (a journey of `tests/browser`) against `t` with `vars` (and the provisioned
+/// administrator's credentials), and fails when it does.
 async fn run_journey(t: &TestStack, script: &str, vars: &[(&str, String)]) {
     let dir = browser_dir();
     let chromium = chromium();
@@ -150,6 +153,8 @@ async fn run_journey(t: &TestStack, script: &str, vars: &[(&str, String)]) {
         .current_dir(&dir)
         .env("CHROMIUM_PATH", &chromium)
         .env("JOURNEY_ARTIFACTS", &artifacts)
+        .env("JOURNEY_ADMIN_USERNAME", ADMIN_USERNAME)
+        .env("JOURNEY_ADMIN_PASSWORD", ADMIN_PASSWORD)
         .stdin(Stdio::null())
         .kill_on_drop(true);
     for (name, value) in vars {
@@ -230,8 +235,9 @@ async fn news_reader_journey_in_chromium() {
         .all(|c| c.bearer() == Some(TEST_KEY) && c.model() == Some(TEST_MODEL)));
 }
 
-/// The community pages in Chromium: writing a post with new topics and an uploaded cover
-/// (served by the emulator over plain http, which the page's CSP must allow exactly), topic
+/// The community pages in Chromium: writing a post with new topics and a 9 MiB cover sent
+/// through a presigned upload (served by the emulator over plain http, which the page's CSP
+/// must allow exactly, as it must allow the upload's PUT), topic
 /// feeds and statistics, search, comments and replies, reactions, bookmarks, drafts and
 /// their privacy, on a desktop and a phone, as two users.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -245,10 +251,17 @@ async fn community_journey_in_chromium() {
         uploads.starts_with("http://"),
         "locally the emulator serves uploads over plain http: {uploads}"
     );
+    // Where the page sends a presigned upload, as the web function allows it.
+    let incoming = web_function::csp::uploads_put_source(&t.env("WebFunction"))
+        .expect("the web function's uploads settings")
+        .expect("the local stack gives the web function the uploads bucket");
     run_journey(
         &t,
         "community-journey.mjs",
-        &[("JOURNEY_UPLOADS_IMAGES", uploads)],
+        &[
+            ("JOURNEY_UPLOADS_IMAGES", uploads),
+            ("JOURNEY_UPLOADS_INCOMING", incoming),
+        ],
     )
     .await;
     assert_screenshots(&[
@@ -445,12 +458,13 @@ async fn ingest_control(t: &TestStack) -> TestServer {
     TestServer::start(app).await
 }
 
-/// The incident pages in Chromium (Document C): logs sent with the ingest key arrive on the
-/// live timeline (filtered, paged by cursor, paused and resumed); the burst of ERRORs is
-/// exactly one incident, whose grouped logs and reason show, acknowledged then resolved with a
-/// note and an assignee; its alert acknowledged and resolved; an alert rule added, changed
-/// and deleted; a postmortem linked to the incident; each form's bad input the API's 400 under
-/// the field it names; then the incident and timeline on a phone.
+/// The incident pages in Chromium (Document C), as an operator: logs sent with the ingest key
+/// arrive on the live timeline (filtered, paged by cursor, paused and resumed); the burst of
+/// ERRORs is exactly one incident, whose grouped logs and reason show, acknowledged then
+/// resolved with a note and an assignee; its alert acknowledged and resolved; an alert rule
+/// added and changed, then deleted by the admin (the operator is not offered it); a postmortem
+/// linked to the incident; each form's bad input the API's 400 under the field it names; then
+/// the incident and timeline on a phone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn incident_journey_in_chromium() {
     let t = TestStack::start().await;
@@ -471,7 +485,7 @@ async fn incident_journey_in_chromium() {
     ]);
     // Behind the pages: the one incident is RESOLVED with the burst's six logs, and its
     // history holds the opening and the two steps taken on the page.
-    let (_, token) = t.user("incident-checker").await;
+    let (_, token) = t.operator("incident-checker").await;
     let incidents = t.get_ok_auth(INCIDENTS, &token).await;
     let incidents = incidents.as_array().expect("incidents");
     assert_eq!(incidents.len(), 1, "{incidents:?}");
@@ -537,4 +551,50 @@ async fn incident_analysis_in_chromium() {
         "{}",
         calls[1].prompt()
     );
+}
+
+/// Roles and sessions in Chromium: the sections each role opens (no Incidents tab for an
+/// anonymous visitor or a plain reader, the page saying which role is needed), the admin's
+/// accounts page paged and granting OPERATOR (and refusing to take the admin's own ADMIN), the
+/// granted reader signing in again to the Incidents tab, a password change that keeps this
+/// session and ends the other device's (the sign-in page giving the reason), and signing out
+/// everywhere, on a desktop and a phone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn roles_journey_in_chromium() {
+    let t = TestStack::start().await;
+    run_journey(&t, "roles-journey.mjs", &[]).await;
+    assert_screenshots(&[
+        "ro01-needs-role-desktop.png",
+        "ro02-accounts-desktop.png",
+        "ro03-settings-desktop.png",
+        "ro04-session-ended-phone.png",
+        "ro05-accounts-phone.png",
+    ]);
+    // Behind the pages: the reader the admin granted holds OPERATOR, the plain reader does not.
+    let admin = t.admin_token().await;
+    let accounts = t
+        .get_ok_auth(
+            &format!("{}?limit=100", stack_tests::users::ACCOUNTS),
+            &admin,
+        )
+        .await;
+    let roles = |prefix: &str| -> Vec<String> {
+        accounts["users"]
+            .as_array()
+            .expect("users")
+            .iter()
+            .find(|u| {
+                u["username"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with(prefix))
+            })
+            .unwrap_or_else(|| panic!("an account named {prefix}… in {accounts}"))["roles"]
+            .as_array()
+            .expect("roles")
+            .iter()
+            .map(|r| r.as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    assert_eq!(roles("reader_"), ["USER", "OPERATOR"]);
+    assert_eq!(roles("plain_"), ["USER"]);
 }

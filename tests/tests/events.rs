@@ -102,6 +102,20 @@ async fn every_event_file_gets_its_expected_status() {
             );
             continue;
         }
+        // Custom resources: the request as CloudFormation sends it, straight to the handler.
+        if function == "UsersBootstrapFunction" {
+            let handler = users_bootstrap_function::handler(env.clone())
+                .await
+                .expect("handler");
+            let request = serde_json::from_str(&event).expect("custom resource request");
+            let outcome = handler.handle(request).await.expect("resource created");
+            assert_eq!(
+                Some(outcome.physical_id.as_str()),
+                entry["physicalId"].as_str(),
+                "{file}"
+            );
+            continue;
+        }
         let schedule = match function {
             "CommunityIndexSchedulerFunction" => {
                 Some(community_index_scheduler_function::handler(env.clone()).await)

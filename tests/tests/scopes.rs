@@ -16,7 +16,7 @@ use axum::body::Body;
 use axum::extract::FromRef;
 use axum::routing::get;
 use axum::Router;
-use platform::auth::{AdminUser, InternalService, RequireScope, Scope};
+use platform::auth::{AdminUser, InternalService, OperatorUser, RequireScope, Scope};
 use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{Env, ErrorStyle};
 use stack_tests::{router, TestStack, INTERNAL_TOKEN};
@@ -61,6 +61,7 @@ fn guarded(t: &TestStack) -> Router {
             get(|_: RequireScope<SourceWrite>| async { "ok" }),
         )
         .route("/admin", get(|_: AdminUser| async { "ok" }))
+        .route("/operator", get(|_: OperatorUser| async { "ok" }))
         .route("/internal", get(|_: InternalService| async { "ok" }))
         .with_state(state);
     platform::http::finish(routes, ErrorStyle::Reason, 1024)
@@ -81,7 +82,7 @@ async fn scope_admin_and_internal_guards() {
     let t = TestStack::start().await;
     let app = guarded(&t);
     let (_, user) = t.user("scoped_user").await;
-    let (_, admin) = t.user("admin").await;
+    let admin = t.admin_token().await;
     let service = t.service_token().await;
 
     assert_eq!(status(&app, "/scoped", None).await, 401);
@@ -94,6 +95,14 @@ async fn scope_admin_and_internal_guards() {
     assert_eq!(status(&app, "/admin", bearer(&user)).await, 403);
     assert_eq!(status(&app, "/admin", bearer(&service)).await, 403);
     assert_eq!(status(&app, "/admin", bearer(&admin)).await, 200);
+
+    let (_, operator) = t.operator("scoped_operator").await;
+    assert_eq!(status(&app, "/operator", None).await, 401);
+    assert_eq!(status(&app, "/operator", bearer(&user)).await, 403);
+    assert_eq!(status(&app, "/operator", bearer(&service)).await, 403);
+    assert_eq!(status(&app, "/operator", bearer(&operator)).await, 200);
+    assert_eq!(status(&app, "/operator", bearer(&admin)).await, 200);
+    assert_eq!(status(&app, "/admin", bearer(&operator)).await, 403);
 
     let internal = |v: &str| Some(("x-internal-service-token", v.to_string()));
     assert_eq!(status(&app, "/internal", None).await, 401);

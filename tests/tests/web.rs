@@ -68,8 +68,9 @@ async fn client_pages_deep_link_and_are_revalidated() {
 }
 
 /// Locally the uploads bucket is served by the emulator over plain http: the client's pages
-/// allow images from exactly its `images/` path, not from every `http:` host; the docs UI
-/// keeps its own policy. A base URL that cannot be a CSP source stops the cold start.
+/// allow images from exactly its `images/` path and requests (a presigned upload's PUT) to
+/// exactly its `incoming/` path, not every `http:` host; the docs UI keeps its own policy. A
+/// base URL that cannot be a CSP source stops the cold start.
 #[tokio::test]
 async fn client_pages_allow_images_from_exactly_the_uploads_base() {
     let env = platform::Env::new()
@@ -88,6 +89,10 @@ async fn client_pages_allow_images_from_exactly_the_uploads_base() {
         csp.contains(
             "img-src 'self' data: https: http://127.0.0.1:4566/local-uploadsbucket/images/;"
         ),
+        "{csp}"
+    );
+    assert!(
+        csp.contains("connect-src 'self' http://127.0.0.1:4566/local-uploadsbucket/incoming/;"),
         "{csp}"
     );
     assert!(
@@ -110,6 +115,16 @@ async fn client_pages_allow_images_from_exactly_the_uploads_base() {
     assert!(answer
         .header("content-security-policy")
         .contains("https: https://img.example.com/images/;"));
+    // The CDN serves images; uploads are sent to the bucket itself.
+    let cdn = platform::Env::new()
+        .with("UPLOADS_BUCKET", "b")
+        .with("UPLOADS_PUBLIC_BASE_URL", "https://img.example.com/")
+        .with("AWS_REGION", "eu-west-1");
+    let app = web_function::router(cdn).await.expect("router");
+    let answer = router::send(&app, router::request("GET", "/", &[], Body::empty())).await;
+    assert!(answer
+        .header("content-security-policy")
+        .contains("connect-src 'self' https://b.s3.eu-west-1.amazonaws.com/incoming/;"));
 
     let bad = platform::Env::new().with("UPLOADS_PUBLIC_BASE_URL", "http://x.example/a;b");
     assert!(web_function::router(bad).await.is_err());
@@ -265,7 +280,8 @@ async fn every_answer_carries_hsts() {
 /// The client's pure functions in Node (`tests/browser/client.test.mjs`): the `next=` rule and
 /// navigation (only paths on the page's origin, never `/\host`, `/<tab>/host` or
 /// `/..//host`), the community's topic slugs, error details and page links, a digest's
-/// figures and link, and the incident pages' timeline URLs, times, moves and analysis text.
+/// figures and link, the incident pages' timeline URLs, times, moves and analysis text, and
+/// the roles read from a token and sent from the accounts page.
 #[test]
 fn client_follows_next_to_this_origin_only() {
     let dir = stack_tests::repo_root().join("tests").join("browser");
@@ -281,5 +297,5 @@ fn client_follows_next_to_this_origin_only() {
         "node --test client.test.mjs failed:\n{report}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(report.contains("# pass 15"), "{report}");
+    assert!(report.contains("# pass 19"), "{report}");
 }

@@ -68,6 +68,9 @@ pub struct DigestEdge {
     pub queue: DigestQueue,
     /// `INTERNAL_API_URL`; the worker and the scheduler need it (they have no request).
     pub internal_api_url: Option<String>,
+    /// The AWS clients the edge was built on (the HTTP function's token verifier reads the
+    /// sessions table with them).
+    pub aws: AwsClients,
 }
 
 impl DigestEdge {
@@ -104,6 +107,7 @@ impl DigestEdge {
                 .get("INTERNAL_API_URL")
                 .map(|u| u.trim().trim_end_matches('/').to_string())
                 .filter(|u| !u.is_empty()),
+            aws,
         })
     }
 
@@ -146,9 +150,10 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
 
 /// The router over a built edge.
 pub fn app(edge: Arc<DigestEdge>, env: &Env) -> Result<Router, BoxError> {
+    let verifier = TokenVerifier::for_function(env, &edge.aws)?;
     let state = AppState {
         edge,
-        verifier: Arc::new(TokenVerifier::from_env(env, &[])?),
+        verifier: Arc::new(verifier),
         internal_token: InternalToken::from_env(env),
     };
     let routes = Router::new()

@@ -1,17 +1,20 @@
-//! The community uploads function: Document B's image upload, `POST /api/v1/uploads/images`.
+//! The community uploads function: Document B's image upload, `POST /api/v1/uploads/images`,
+//! and the presigned upload straight to S3 ([`presigned`]) for images of up to 20 MiB.
 //!
 //! A signed-in user sends one image as the multipart field `file`; it is counted against the
 //! user's upload limit, read ([`multipart`]), identified by its first bytes ([`sniff`]: PNG,
 //! JPEG, GIF or WebP, whatever the client declared), stored in `UPLOADS_BUCKET` as
 //! `images/{uuid}.{ext}` with the sniffed `Content-Type` and a year's immutable caching, and
-//! answered with its public URL. Errors, the framework's 404/405/413/415 included, are in
-//! Document B's body `{timestamp, status, error, message}`.
+//! answered with its public URL. The presigned flow ends in the same object and answer, after
+//! the browser sent the file to S3 itself. Errors, the framework's 404/405/413/415 included,
+//! are in Document B's body `{timestamp, status, error, message}`.
 //!
 //! A function of its own, not a route of the community function: it alone may write the
 //! bucket, its bootstrap carries no post code, and its body limit (5 MiB and the form around
 //! it) is not the JSON routes' 1 MiB.
 
 pub mod multipart;
+pub mod presigned;
 pub mod sniff;
 
 use std::collections::BTreeMap;
@@ -100,7 +103,7 @@ pub fn app(env: &Env, aws: &AwsClients) -> Result<Router, BoxError> {
         tracing::warn!("RATE_LIMIT_TABLE is unset: image uploads have no per-user limit");
     }
     let state = AppState {
-        verifier: Arc::new(TokenVerifier::from_env(env, &[])?),
+        verifier: Arc::new(TokenVerifier::for_function(env, aws)?),
         s3: aws.s3(),
         bucket: Arc::from(bucket),
         public_base_url,
@@ -114,6 +117,11 @@ pub fn app(env: &Env, aws: &AwsClients) -> Result<Router, BoxError> {
     };
     let routes = Router::new()
         .route("/uploads/images", post(upload_image))
+        .route("/uploads/images/presigned", post(presigned::presign_upload))
+        .route(
+            "/uploads/images/{id}/confirm",
+            post(presigned::confirm_upload),
+        )
         .with_state(state);
     Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
@@ -145,7 +153,7 @@ pub struct UploadedImage {
 }
 
 /// The 429 of a spent upload limit, in Document B's body.
-struct TooManyUploads;
+pub(crate) struct TooManyUploads;
 
 impl IntoResponses for TooManyUploads {
     fn responses() -> BTreeMap<String, RefOr<OpenApiResponse>> {
@@ -162,7 +170,8 @@ impl IntoResponses for TooManyUploads {
 /// type or file name, and may be at most 5 MiB. Deployed behind API Gateway, though, a binary
 /// body reaches Lambda base64-encoded (4/3 of its size) inside an event that must fit Lambda's
 /// 6 MB synchronous payload limit: a file over about 4.4 MiB never reaches this function, and
-/// API Gateway answers with its own error body, not this API's 413.
+/// API Gateway answers with its own error body, not this API's 413. Larger images (up to
+/// 20 MiB) go straight to storage: `presignImageUpload`, then `confirmImageUpload`.
 #[utoipa::path(
     post,
     path = "/api/v1/uploads/images",
@@ -188,12 +197,7 @@ async fn upload_image(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    // Counted before the work: an upload costs storage for as long as it is kept. Refused
-    // (503) when the limits table cannot answer: unguarded, writes would pile up for good.
-    if let Some(limiter) = &state.limiter {
-        let checks = [(state.per_user.as_ref(), ClientKey::user(&user.id))];
-        ratelimit::enforce(limiter, &checks, WhenUnavailable::Refuse).await?;
-    }
+    admit(&state, &user).await?;
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -221,14 +225,30 @@ async fn upload_image(
         })
         .await
         .map_err(storage_error)?;
+    tracing::info!(user = %user.id, key, bytes = body.len(), kind = kind.mime(), "image stored");
+    published(&state, &key)
+}
+
+/// Counts an upload against the user's limit, before the work: an upload costs storage for as
+/// long as it is kept. Refused (503) when the limits table cannot answer: unguarded, writes
+/// would pile up for good.
+pub(crate) async fn admit(state: &AppState, user: &AuthUser) -> Result<(), ApiError> {
+    if let Some(limiter) = &state.limiter {
+        let checks = [(state.per_user.as_ref(), ClientKey::user(&user.id))];
+        ratelimit::enforce(limiter, &checks, WhenUnavailable::Refuse).await?;
+    }
+    Ok(())
+}
+
+/// The 201 of a stored image `key`: its public URL as `url` and `Location`.
+pub(crate) fn published(state: &AppState, key: &str) -> Result<Response, ApiError> {
     let url = match &state.public_base_url {
         Some(base) => format!("{base}/{key}"),
         None => state
             .s3
-            .object_url(&state.bucket, &key)
+            .object_url(&state.bucket, key)
             .map_err(storage_error)?,
     };
-    tracing::info!(user = %user.id, key, bytes = body.len(), kind = kind.mime(), "image stored");
     let location = HeaderValue::from_str(&url).map_err(|e| ApiError::internal("image url", e))?;
     let mut response = (StatusCode::CREATED, axum::Json(UploadedImage { url })).into_response();
     response.headers_mut().insert(header::LOCATION, location);
@@ -254,7 +274,7 @@ fn form_error(error: MultipartError) -> ApiError {
 
 /// S3 throttling or unreachable: 503; anything else (a refused permission, a missing
 /// bucket): 500, logged.
-fn storage_error(error: AwsError) -> ApiError {
+pub(crate) fn storage_error(error: AwsError) -> ApiError {
     if error.is_unavailable() {
         tracing::warn!(error = %error, "image storage unavailable");
         ApiError::unavailable("Image storage is unavailable, try again")
@@ -266,7 +286,7 @@ fn storage_error(error: AwsError) -> ApiError {
 /// This function's part of the platform's OpenAPI contract.
 #[derive(OpenApi)]
 #[openapi(
-    paths(upload_image),
+    paths(upload_image, presigned::presign_upload, presigned::confirm_upload),
     components(schemas(ImageUpload, UploadedImage, ReasonErrorBody)),
     modifiers(&SecuritySchemes),
     tags((name = "community", description = "Document B's community service: posts and topics"))
@@ -308,6 +328,42 @@ mod tests {
         let file = &doc["components"]["schemas"]["ImageUpload"]["properties"]["file"];
         assert_eq!(file["format"], "binary", "{file}");
         assert!(operation["responses"]["429"]["headers"]["Retry-After"].is_object());
+    }
+
+    /// Every rule the presigned routes enforce is in their schemas: the type's four words,
+    /// the size's bounds, the id's shape.
+    #[test]
+    fn the_contract_states_the_presigned_routes_rules() {
+        let doc = serde_json::to_value(openapi()).unwrap();
+        let schemas = &doc["components"]["schemas"];
+        let request = &schemas["PresignedUploadRequest"];
+        assert_eq!(
+            request["required"],
+            serde_json::json!(["contentType", "size"])
+        );
+        assert_eq!(request["additionalProperties"], false);
+        let size = &request["properties"]["size"];
+        assert_eq!(size["minimum"], 1);
+        assert_eq!(size["maximum"], presigned::MAX_PRESIGNED_BYTES);
+        assert_eq!(
+            request["properties"]["contentType"]["$ref"],
+            "#/components/schemas/ImageContentType"
+        );
+        assert_eq!(
+            schemas["ImageContentType"]["enum"],
+            serde_json::json!(presigned::CONTENT_TYPES)
+        );
+        let presign = &doc["paths"]["/api/v1/uploads/images/presigned"]["post"];
+        assert_eq!(presign["operationId"], "presignImageUpload");
+        assert!(presign["responses"]["429"]["headers"]["Retry-After"].is_object());
+        let confirm = &doc["paths"]["/api/v1/uploads/images/{id}/confirm"]["post"];
+        assert_eq!(confirm["operationId"], "confirmImageUpload");
+        assert_eq!(
+            confirm["parameters"][0]["schema"]["pattern"],
+            presigned::UUID_PATTERN
+        );
+        assert!(confirm["requestBody"].is_null());
+        assert!(confirm["responses"]["201"]["headers"]["Location"].is_object());
     }
 
     #[tokio::test]

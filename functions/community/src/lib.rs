@@ -95,7 +95,15 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         summary: SummaryQueue::from_env(&env, aws.sqs())?,
     };
     let brake = WriteBrake::from_env(&env, &aws)?;
-    app(Arc::new(community), Arc::new(search), queues, brake, &env)
+    let verifier = TokenVerifier::for_function(&env, &aws)?;
+    app(
+        Arc::new(community),
+        Arc::new(search),
+        queues,
+        brake,
+        verifier,
+        &env,
+    )
 }
 
 /// The queues the community function sends to.
@@ -114,6 +122,7 @@ pub fn app(
     search: Arc<PostSearch<DynamoSearchIndex>>,
     queues: Queues,
     brake: WriteBrake,
+    verifier: TokenVerifier,
     env: &Env,
 ) -> Result<Router, BoxError> {
     let state = AppState {
@@ -122,7 +131,7 @@ pub fn app(
         index_queue: queues.index,
         cleanup_queue: queues.cleanup,
         summary_queue: queues.summary,
-        verifier: Arc::new(TokenVerifier::from_env(env, &[])?),
+        verifier: Arc::new(verifier),
         internal_token: InternalToken::from_env(env),
         users: UsersDirectory::new(
             IDENTITY_TIMEOUT,
@@ -594,7 +603,7 @@ fn cached<T: serde::Serialize>(value: T) -> Response {
         .into_response()
 }
 
-/// The topic catalog: categories in order, each with its topics and their statistics.
+/// The topic catalog: categories in order, each with its public topics and their statistics.
 #[utoipa::path(
     get,
     path = "/api/v1/topics",
@@ -602,7 +611,7 @@ fn cached<T: serde::Serialize>(value: T) -> Response {
     tag = "community",
     security((), ("bearerJwt" = [])),
     responses(
-        (status = 200, description = "Every category with its topics", body = Vec<TopicCategory>),
+        (status = 200, description = "Every category with its topics; a topic only drafts have named is left out until a post carrying it is published", body = Vec<TopicCategory>),
         (status = 401, description = "A bad token", body = ReasonErrorBody),
     )
 )]
@@ -613,7 +622,7 @@ async fn topic_catalog(
     state.community.catalog().await.map(cached).map_err(to_api)
 }
 
-/// Every topic with its statistics, in catalog order.
+/// Every public topic with its statistics, in catalog order.
 #[utoipa::path(
     get,
     path = "/api/v1/topics/stats",
@@ -621,7 +630,7 @@ async fn topic_catalog(
     tag = "community",
     security((), ("bearerJwt" = [])),
     responses(
-        (status = 200, description = "Every topic", body = Vec<Topic>),
+        (status = 200, description = "Every topic, but those only drafts have named until a post carrying them is published", body = Vec<Topic>),
         (status = 401, description = "A bad token", body = ReasonErrorBody),
     )
 )]
@@ -649,7 +658,7 @@ struct NamesQuery {
     ids: Option<String>,
 }
 
-/// The names of these topics, in the order of `ids`; unknown ids left out.
+/// The names of these topics, in the order of `ids`; unknown and unpublished ones left out.
 #[utoipa::path(
     get,
     path = "/api/v1/topics/names",
@@ -658,7 +667,7 @@ struct NamesQuery {
     params(NamesQuery),
     security((), ("bearerJwt" = [])),
     responses(
-        (status = 200, description = "The topics found", body = Vec<TopicRef>),
+        (status = 200, description = "The topics found (a topic only drafts have named is not found)", body = Vec<TopicRef>),
         (status = 400, description = "ids missing, more than 100, or not UUIDs", body = ReasonErrorBody),
         (status = 401, description = "A bad token", body = ReasonErrorBody),
     )

@@ -83,7 +83,7 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let news = News::from_env(&env, &aws)?;
-    let verifier = TokenVerifier::from_env(&env, &[])?;
+    let verifier = TokenVerifier::for_function(&env, &aws)?;
     app(
         Arc::new(news),
         Arc::new(verifier),

@@ -16,6 +16,7 @@ use axum::Router;
 use llm::provider_override::{self, StoredOverride};
 use llm::{Llm, ProviderChoice, ProviderKind};
 use platform::auth::AdminUser;
+use platform::aws::AwsClients;
 use platform::dynamo::DynamoError;
 use platform::http::Json;
 use platform::openapi::ReasonErrorBody;
@@ -48,8 +49,8 @@ impl FromRef<AdminState> for Arc<TokenVerifier> {
 
 /// The verifier of admin tokens. Without `JWT_PUBLIC_KEY` it holds no key, so no token
 /// passes and the routes answer 401 (the AI operations stay open).
-pub fn verifier(env: &Env) -> Result<TokenVerifier, ConfigError> {
-    match TokenVerifier::from_env(env, &[]) {
+pub fn verifier(env: &Env, aws: &AwsClients) -> Result<TokenVerifier, ConfigError> {
+    match TokenVerifier::for_function(env, aws) {
         Err(ConfigError::Missing(_)) => {
             tracing::warn!("JWT_PUBLIC_KEY is unset: the admin provider routes refuse every token");
             Ok(TokenVerifier::new(

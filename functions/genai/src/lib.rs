@@ -80,7 +80,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let admin = admin::AdminState {
         llm: llm.clone(),
         overrides,
-        verifier: Arc::new(admin::verifier(&env)?),
+        verifier: Arc::new(admin::verifier(&env, &aws)?),
     };
     let assistant = Assistant::from_env(&env, &aws, llm)?;
     let content = ContentApi::from_env(&env, http, otel.clone());

@@ -1,30 +1,40 @@
 //! The incidents ingestion function: `POST /api/v1/logs` of Document C's incident-log
-//! platform. It checks one log or a batch of up to 500, gives each its id, and answers 202
-//! `{accepted, ids}` only once every log is on the ingest queue (`incidents::queue`: many
-//! logs per message, SendMessageBatch calls of at most 10 messages and 256 KiB); a queue
-//! that failed or refused an entry is a 503, never a 202. The `incidents-processor` function
-//! stores them, keeps the timeline and evaluates the alert rules.
+//! platform. It checks one log or a batch of up to 500, gives each its id, scrubs each
+//! `logContent` of secrets (the analysis's redaction), and answers 202 `{accepted, ids}` only
+//! once every log is on the ingest queue (`incidents::queue`: many logs per message,
+//! SendMessageBatch calls of at most 10 messages and 256 KiB); a queue that failed or
+//! refused an entry is a 503, never a 202. The `incidents-processor` function stores them,
+//! keeps the timeline and evaluates the alert rules.
 //!
-//! Authorised by an ingest key in `X-Api-Key` (one of `INGEST_API_KEYS`, compared in constant
-//! time) or a user token; neither is a 401 in Document A's error body.
+//! Authorised by an ingest key in `X-Api-Key` (`incidents::keys`: issued by an admin and
+//! stored hashed, or given at deploy time in `INGEST_API_KEYS`; compared by hash in constant
+//! time) or an OPERATOR's (or ADMIN's) token, for manual tests. Neither is a 401, a plain
+//! USER's token a 403, a key bound to services that the batch goes beyond a 403. Each key is
+//! counted against its own rate limit in `RATE_LIMIT_TABLE` (one UpdateItem per request; a
+//! spent limit is a 429 with `Retry-After`); an issued key costs one more GetItem.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::{FromRef, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::Router;
+use incidents::keys::{ConfiguredKeys, IngestKeys, KeyHolder, KeyRateLimit, LAST_USED_EVERY};
 use incidents::model::IngestAccepted;
 use incidents::IngestQueue;
 use platform::auth::MaybeUser;
 use platform::aws::AwsClients;
+use platform::dynamo::Table;
 use platform::openapi::{ErrorBody, SecuritySchemes};
+use platform::ratelimit::{self, ClientKey, Limit, RateLimiter, Rule, WhenUnavailable};
 use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle};
-use subtle::ConstantTimeEq;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
-use utoipa::OpenApi;
+use utoipa::openapi::{RefOr, Response as OpenApiResponse};
+use utoipa::{IntoResponses, OpenApi};
 
 /// The largest request body: 500 logs of several KiB each.
 pub const BODY_LIMIT: usize = 6 * 1024 * 1024;
@@ -32,12 +42,18 @@ pub const BODY_LIMIT: usize = 6 * 1024 * 1024;
 pub const API_KEY_HEADER: &str = "x-api-key";
 /// The OpenAPI name of the ingest key scheme.
 pub const INGEST_KEY_SCHEME: &str = "ingestApiKey";
+/// The rate limit's name in the limits table.
+const KEY_LIMIT: &str = "ingest-key";
 
 #[derive(Clone)]
 pub struct AppState {
     queue: IngestQueue,
     verifier: Arc<TokenVerifier>,
-    keys: Arc<Vec<String>>,
+    configured: Arc<ConfiguredKeys>,
+    issued: IngestKeys,
+    limiter: Option<RateLimiter>,
+    /// When this instance last wrote each issued key's `lastUsed`.
+    touched: Arc<Mutex<HashMap<String, Instant>>>,
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -47,19 +63,51 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 }
 
 /// Builds the function's router from its environment (`INGEST_QUEUE_URL`,
-/// `INGEST_API_KEYS`): what a cold start does. It reads no table.
+/// `INGEST_API_KEYS`, `INCIDENTS_TABLE` for issued keys, `RATE_LIMIT_TABLE` and
+/// `INGEST_KEY_RATE_LIMIT`): what a cold start does.
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let queue = IngestQueue::from_env(&env, aws.sqs())?;
-    app(queue, &env)
+    let verifier = TokenVerifier::for_function(&env, &aws)?;
+    let issued = IngestKeys::new(
+        Table::from_env(&env, &aws, "INCIDENTS_TABLE")?,
+        Clock::system(),
+        default_key_limit(&env)?,
+    );
+    let limiter = RateLimiter::from_env(&env, &aws);
+    if limiter.is_none() {
+        tracing::warn!("RATE_LIMIT_TABLE is unset: ingest keys have no rate limits");
+    }
+    app(queue, verifier, issued, limiter, &env)
 }
 
-/// The router over a given queue.
-pub fn app(queue: IngestQueue, env: &Env) -> Result<Router, BoxError> {
+/// `INGEST_KEY_RATE_LIMIT` (`COUNT/SECONDS`): the limit of the deployment's keys.
+pub fn default_key_limit(env: &Env) -> Result<KeyRateLimit, platform::ConfigError> {
+    KeyRateLimit::parse(
+        env.get("INGEST_KEY_RATE_LIMIT")
+            .unwrap_or(incidents::keys::DEFAULT_RATE_LIMIT),
+    )
+    .map_err(|reason| platform::ConfigError::Invalid {
+        name: "INGEST_KEY_RATE_LIMIT".to_string(),
+        reason,
+    })
+}
+
+/// The router over given services.
+pub fn app(
+    queue: IngestQueue,
+    verifier: TokenVerifier,
+    issued: IngestKeys,
+    limiter: Option<RateLimiter>,
+    env: &Env,
+) -> Result<Router, BoxError> {
     let state = AppState {
         queue,
-        verifier: Arc::new(TokenVerifier::from_env(env, &[])?),
-        keys: Arc::new(env.list("INGEST_API_KEYS")),
+        verifier: Arc::new(verifier),
+        configured: Arc::new(ConfiguredKeys::new(&env.list("INGEST_API_KEYS"))),
+        issued,
+        limiter,
+        touched: Arc::new(Mutex::new(HashMap::new())),
     };
     let routes = Router::new()
         .route("/api/v1/logs", post(ingest))
@@ -80,7 +128,8 @@ impl utoipa::Modify for IngestKeyScheme {
             INGEST_KEY_SCHEME,
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "X-Api-Key",
-                "An ingest key of the incident-log platform (INGEST_API_KEYS).",
+                "An ingest key of the incident-log platform: issued by an admin \
+                 (POST /api/v1/ingest/keys) or given at deploy time (IngestApiKeys).",
             ))),
         );
     }
@@ -100,12 +149,132 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     IngestApi::openapi()
 }
 
-fn key_matches(keys: &[String], presented: &str) -> bool {
-    let mut found = false;
-    for key in keys {
-        found |= bool::from(key.as_bytes().ct_eq(presented.as_bytes()));
+/// The documented 429 of a key whose limit is spent.
+struct KeyLimited;
+
+impl IntoResponses for KeyLimited {
+    fn responses() -> std::collections::BTreeMap<String, RefOr<OpenApiResponse>> {
+        std::collections::BTreeMap::from([platform::openapi::too_many_requests(
+            "This ingest key's rate limit is spent; retry after Retry-After seconds",
+            "ErrorBody",
+        )])
     }
-    found
+}
+
+/// Who is ingesting.
+enum Sender {
+    Key(KeyHolder),
+    Operator,
+}
+
+/// The key in `X-Api-Key` when it is one, else an OPERATOR's (or ADMIN's) token.
+async fn sender(
+    state: &AppState,
+    headers: &HeaderMap,
+    user: MaybeUser,
+) -> Result<Sender, ApiError> {
+    if let Some(presented) = headers
+        .get(API_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+    {
+        if let Some(holder) = state.configured.find(presented) {
+            return Ok(Sender::Key(holder));
+        }
+        match state.issued.find(presented).await {
+            Ok(Some(holder)) => return Ok(Sender::Key(holder)),
+            Ok(None) => {}
+            Err(error) if error.is_unavailable() => {
+                tracing::warn!(%error, "ingest keys unreadable");
+                return Err(ApiError::unavailable(
+                    "Ingest keys cannot be checked right now; retry",
+                ));
+            }
+            Err(error) => return Err(ApiError::internal("ingest keys", error)),
+        }
+    }
+    match user.0 {
+        Some(user) if user.is_operator() => Ok(Sender::Operator),
+        Some(_) => Err(ApiError::forbidden(
+            "An ingest key (X-Api-Key) or the OPERATOR role is required: this token is a plain USER's",
+        )),
+        None => Err(ApiError::unauthorized(
+            "An ingest key (X-Api-Key) or an OPERATOR's token is required",
+        )),
+    }
+}
+
+impl AppState {
+    /// Counts one request against `holder`'s own limit.
+    async fn admit(&self, holder: &KeyHolder) -> Result<(), ApiError> {
+        let Some(limiter) = &self.limiter else {
+            return Ok(());
+        };
+        let own = match holder {
+            KeyHolder::Issued(key) => key.rate_limit,
+            KeyHolder::Configured { .. } => self.issued.default_limit(),
+        };
+        let limit = Limit::new(
+            KEY_LIMIT,
+            vec![Rule {
+                limit: own.requests,
+                window: Duration::from_secs(own.window_seconds),
+            }],
+        );
+        // Refusing every sender over a side table would stop ingestion: logged, served.
+        ratelimit::enforce(
+            limiter,
+            &[(&limit, ClientKey::api_key(holder.id()))],
+            WhenUnavailable::Allow,
+        )
+        .await
+    }
+
+    /// Writes an issued key's `lastUsed`, at most once per [`LAST_USED_EVERY`] here.
+    async fn touch(&self, holder: &KeyHolder) {
+        let KeyHolder::Issued(key) = holder else {
+            return;
+        };
+        let due = {
+            let mut touched = self
+                .touched
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let due = touched
+                .get(&key.id)
+                .is_none_or(|at| at.elapsed() >= LAST_USED_EVERY);
+            if due {
+                touched.insert(key.id.clone(), Instant::now());
+            }
+            due
+        };
+        if due {
+            if let Err(error) = self.issued.touch(&key.id).await {
+                tracing::warn!(%error, key = %key.id, "lastUsed not written");
+            }
+        }
+    }
+}
+
+/// The services a bound key may not send, as `details` (`[i].serviceName: ...`).
+fn services_beyond(
+    holder: &KeyHolder,
+    logs: &[incidents::input::LogInput],
+    batch: bool,
+) -> Vec<String> {
+    logs.iter()
+        .enumerate()
+        .filter(|(_, log)| !holder.may_send(&log.service_name))
+        .map(|(i, log)| {
+            let field = if batch {
+                format!("[{i}].serviceName")
+            } else {
+                "serviceName".to_string()
+            };
+            format!("{field}: this ingest key may not send {}", log.service_name)
+        })
+        .collect()
 }
 
 /// One log as a client sends it.
@@ -144,7 +313,8 @@ enum LogsRequest {
     Batch(LogBatch),
 }
 
-/// Accepts one log or a batch of up to 500 for the timeline, incidents and alerts.
+/// Accepts one log or a batch of up to 500 for the timeline, incidents and alerts. Each
+/// `logContent` is scrubbed of secrets before it is queued or stored.
 #[utoipa::path(
     post,
     path = "/api/v1/logs",
@@ -155,10 +325,12 @@ enum LogsRequest {
     responses(
         (status = 202, description = "Every log is on the ingest queue; ids in the order sent", body = IngestAccepted),
         (status = 400, description = "A bad log (`details` name each field, `[i].field` in a batch)", body = ErrorBody),
-        (status = 401, description = "No valid ingest key or user token", body = ErrorBody),
+        (status = 401, description = "No valid ingest key, and no valid token", body = ErrorBody),
+        (status = 403, description = "A plain USER's token (an ingest key or the OPERATOR or ADMIN role is required), or a key bound to services the logs go beyond (`details` name each log)", body = ErrorBody),
         (status = 413, description = "The body is over 6 MiB", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
-        (status = 503, description = "The ingest queue did not take every log: nothing is acknowledged, retry", body = ErrorBody),
+        KeyLimited,
+        (status = 503, description = "The ingest queue did not take every log, or an issued key could not be checked: nothing is acknowledged, retry", body = ErrorBody),
     )
 )]
 async fn ingest(
@@ -167,23 +339,30 @@ async fn ingest(
     user: MaybeUser,
     body: Bytes,
 ) -> Result<(StatusCode, axum::Json<IngestAccepted>), ApiError> {
-    let by_key = headers
-        .get(API_KEY_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|k| key_matches(&state.keys, k.trim()));
-    if !by_key && user.0.is_none() {
-        return Err(ApiError::unauthorized(
-            "An ingest key (X-Api-Key) or a user token is required",
-        ));
+    let sender = sender(&state, &headers, user).await?;
+    if let Sender::Key(holder) = &sender {
+        state.admit(holder).await?;
     }
     check_content_type(&headers)?;
     let value: serde_json::Value = platform::http::parse_json(&body)?;
     let now = Clock::system().now();
     let inputs = incidents::input::parse_logs(&value, now).map_err(ApiError::from)?;
+    if let Sender::Key(holder) = &sender {
+        let beyond = services_beyond(holder, &inputs, value.is_array());
+        if !beyond.is_empty() {
+            return Err(ApiError::forbidden(
+                "This ingest key may not send some of these services; nothing was accepted",
+            )
+            .with_details(beyond));
+        }
+    }
     let logs = incidents::service::assign(inputs, now);
     match state.queue.send_logs(&logs).await {
         Ok(messages) => {
             tracing::info!(logs = logs.len(), messages, "logs queued");
+            if let Sender::Key(holder) = &sender {
+                state.touch(holder).await;
+            }
             Ok((
                 StatusCode::ACCEPTED,
                 axum::Json(IngestAccepted {
@@ -232,10 +411,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_compare_whole() {
-        let keys = vec!["local-ingest-key".to_string()];
-        assert!(key_matches(&keys, "local-ingest-key"));
-        assert!(!key_matches(&keys, "local-ingest"));
-        assert!(!key_matches(&[], ""));
+    fn a_bound_key_names_each_log_beyond_its_services() {
+        let at = Clock::system().now();
+        let log = |service: &str| incidents::input::LogInput {
+            service_name: service.to_string(),
+            log_type: "APP".into(),
+            severity: incidents::model::Severity::Info,
+            log_content: "x".into(),
+            timestamp: at,
+        };
+        let key = KeyHolder::Issued(incidents::keys::IngestKey {
+            id: "a".repeat(32),
+            name: "payments".into(),
+            services: vec!["payments".into()],
+            rate_limit: KeyRateLimit {
+                requests: 1,
+                window_seconds: 1,
+            },
+            created_by: "admin".into(),
+            created_at: "2026-11-24T12:00:00.000Z".into(),
+            last_used: None,
+        });
+        let logs = [log("payments"), log("orders"), log("payments"), log("auth")];
+        assert_eq!(
+            services_beyond(&key, &logs, true),
+            [
+                "[1].serviceName: this ingest key may not send orders",
+                "[3].serviceName: this ingest key may not send auth"
+            ]
+        );
+        assert_eq!(
+            services_beyond(&key, &logs[1..2], false),
+            ["serviceName: this ingest key may not send orders"]
+        );
+        let configured = KeyHolder::Configured {
+            id: "configured-0".into(),
+        };
+        assert!(services_beyond(&configured, &logs, true).is_empty());
     }
 }

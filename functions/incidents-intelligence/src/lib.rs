@@ -3,7 +3,9 @@
 //! `POST /api/v1/analyze`, `POST /api/v1/analyses/query`, `DELETE /api/v1/analyses/{log_id}`,
 //! `DELETE /api/v1/analyses`, `/api/v1/rag/*` (runbook documents and search), `GET /health`,
 //! and its interactive docs at `/docs` (Swagger UI on its own document, `/docs/openapi.json`).
-//! Every route but `/health` and `/docs` needs a user token.
+//! Every route but `/health` and `/docs` needs an OPERATOR or ADMIN token (401 without a valid
+//! one, 403 for a plain USER); deleting every analysis needs ADMIN. An analysis belongs to its
+//! author: another operator's analysis of the same log is added beside it, never over it.
 //!
 //! Each handler parses its input with `incident_intelligence::input`, is braked per user
 //! where it costs money ([`brake`]) and makes one call on [`Intelligence`] (the
@@ -33,7 +35,7 @@ use incident_intelligence::model::{
 };
 use incident_intelligence::{Actor, Intelligence, SweepMessage, SweepQueue};
 use llm::{Llm, LlmConfig, ProviderKind};
-use platform::auth::AuthUser;
+use platform::auth::{AdminUser, AuthUser, OperatorUser};
 use platform::aws::AwsClients;
 use platform::http::{Json, Query};
 use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};
@@ -88,7 +90,8 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let intelligence = Intelligence::from_env(&env, &aws, llm)?;
     let queue = SweepQueue::from_env(&env, aws.sqs())?;
     let brake = Brake::from_env(&env, &aws)?;
-    app(Arc::new(intelligence), queue, brake, &env)
+    let verifier = TokenVerifier::for_function(&env, &aws)?;
+    app(Arc::new(intelligence), queue, brake, verifier)
 }
 
 /// The router over given services.
@@ -96,13 +99,13 @@ pub fn app(
     intelligence: Arc<Intelligence>,
     queue: SweepQueue,
     brake: Brake,
-    env: &Env,
+    verifier: TokenVerifier,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         intelligence,
         queue,
         brake: Arc::new(brake),
-        verifier: Arc::new(TokenVerifier::from_env(env, &[])?),
+        verifier: Arc::new(verifier),
     };
     let routes = Router::new()
         .route("/api/v1/analyze", post(analyze))
@@ -233,13 +236,15 @@ struct AnalyzeRequest {
     /// `references` (default false).
     use_rag: Option<bool>,
     /// The log analysed: a log id of this platform (`POST /api/v1/logs` answers them); the
-    /// analysis is stored under it (replacing an earlier one) and records its service.
+    /// analysis is stored under it and its author (replacing the caller's own earlier analysis
+    /// of that log, never another operator's) and records its service.
     #[schema(pattern = "^[0-9]{13}-[0-9a-f]{32}$")]
     log_id: Option<String>,
 }
 
 /// Analyses a log's text with the chosen provider, optionally with retrieval, and stores the
-/// analysis (under `log_id`, or its own id).
+/// analysis (under `log_id` and the caller, or its own id). The log and any retrieved passages
+/// reach the model inside delimited blocks that it is told hold data, never instructions.
 #[utoipa::path(
     post,
     path = "/api/v1/analyze",
@@ -250,9 +255,10 @@ struct AnalyzeRequest {
     responses(
         (status = 200, description = "The analysis, as stored", body = Analysis),
         (status = 400, description = "A bad field (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 404, description = "`log_id` names no stored log", body = ErrorBody),
-        (status = 409, description = "The log's analysis was being replaced by another request", body = ErrorBody),
+        (status = 409, description = "The caller's analysis of that log was being replaced by another request", body = ErrorBody),
         (status = 413, description = "The body is over 2 MiB", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
         TooManyRequests,
@@ -263,7 +269,7 @@ struct AnalyzeRequest {
 )]
 async fn analyze(
     State(state): State<AppState>,
-    user: AuthUser,
+    OperatorUser(user): OperatorUser,
     Json(body): Json<Value>,
 ) -> Answer<Analysis> {
     let input = parse_analyze(&body)?;
@@ -317,7 +323,8 @@ struct AnalysesQueryRequest {
     responses(
         (status = 200, description = "Matching analyses, best (or newest) first", body = Vec<Analysis>),
         (status = 400, description = "A bad field (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 413, description = "The body is over 2 MiB", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
         TooManyRequests,
@@ -325,7 +332,7 @@ struct AnalysesQueryRequest {
 )]
 async fn query_analyses(
     State(state): State<AppState>,
-    user: AuthUser,
+    OperatorUser(user): OperatorUser,
     Json(body): Json<Value>,
 ) -> Answer<Vec<Analysis>> {
     let query = parse_query(&body)?;
@@ -337,7 +344,8 @@ async fn query_analyses(
     ))
 }
 
-/// Deletes the analysis of a log (its author or an admin).
+/// Deletes the caller's analysis of a log (an ADMIN's call: every operator's analyses of it);
+/// other operators' analyses stay.
 #[utoipa::path(
     delete,
     path = "/api/v1/analyses/{log_id}",
@@ -347,15 +355,15 @@ async fn query_analyses(
     security(("bearerJwt" = [])),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 401, description = "No valid user token", body = ErrorBody),
-        (status = 403, description = "Not the analysis's author nor an admin", body = ErrorBody),
-        (status = 404, description = "No analysis of that log", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's (the OPERATOR or ADMIN role is required), or every analysis of that log is another operator's", body = ErrorBody),
+        (status = 404, description = "No analysis of that log (by anyone)", body = ErrorBody),
         (status = 409, description = "It was replaced meanwhile: read it again", body = ErrorBody),
     )
 )]
 async fn delete_analysis(
     State(state): State<AppState>,
-    user: AuthUser,
+    OperatorUser(user): OperatorUser,
     Path(log_id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     if !is_analysis_key(&log_id) {
@@ -369,7 +377,7 @@ async fn delete_analysis(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Deletes every stored analysis (admins): gone from every answer at once, removed from the
+/// Deletes every stored analysis (ADMIN): gone from every answer at once, removed from the
 /// table in the background.
 #[utoipa::path(
     delete,
@@ -379,14 +387,14 @@ async fn delete_analysis(
     security(("bearerJwt" = [])),
     responses(
         (status = 204, description = "Every analysis made until now is deleted"),
-        (status = 401, description = "No valid user token", body = ErrorBody),
-        (status = 403, description = "Not an admin", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is not an ADMIN's: the ADMIN role is required", body = ErrorBody),
         (status = 503, description = "The table or the sweep queue cannot be reached: retry", body = ErrorBody),
     )
 )]
 async fn delete_analyses(
     State(state): State<AppState>,
-    user: AuthUser,
+    AdminUser(user): AdminUser,
 ) -> Result<StatusCode, ApiError> {
     let before = state
         .intelligence
@@ -462,7 +470,8 @@ impl ToSchema for Tag {}
     responses(
         (status = 201, description = "Stored and indexed", body = RagDocument),
         (status = 400, description = "A bad field (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 409, description = "The corpus holds 1,000 documents", body = ErrorBody),
         (status = 413, description = "The body is over 2 MiB", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
@@ -472,7 +481,7 @@ impl ToSchema for Tag {}
 )]
 async fn create_document(
     State(state): State<AppState>,
-    user: AuthUser,
+    OperatorUser(user): OperatorUser,
     Json(body): Json<Value>,
 ) -> Result<(StatusCode, axum::Json<RagDocument>), ApiError> {
     let input = parse_document(&body)?;
@@ -517,12 +526,13 @@ fn is_cursor(raw: &str) -> bool {
             body = Vec<RagDocument>,
             headers(("X-Next-Cursor" = String, description = "The cursor of the next page; absent at the end"))),
         (status = 400, description = "A bad limit or cursor", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
     )
 )]
 async fn list_documents(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Query(query): Query<DocumentsQuery>,
 ) -> Result<Response, ApiError> {
     let mut problems = Vec::new();
@@ -572,15 +582,15 @@ async fn list_documents(
     security(("bearerJwt" = [])),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 401, description = "No valid user token", body = ErrorBody),
-        (status = 403, description = "Not the document's author nor an admin", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's (the OPERATOR or ADMIN role is required), or the caller is not the document's author nor an ADMIN", body = ErrorBody),
         (status = 404, description = "No such document", body = ErrorBody),
         (status = 409, description = "Another request is changing it: retry", body = ErrorBody),
     )
 )]
 async fn delete_document(
     State(state): State<AppState>,
-    user: AuthUser,
+    OperatorUser(user): OperatorUser,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     if uuid::Uuid::parse_str(&id).is_err() {
@@ -622,7 +632,8 @@ struct RagSearchRequest {
     responses(
         (status = 200, description = "At most `top_k` chunks, best first", body = Vec<RagSearchHit>),
         (status = 400, description = "A bad field (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 413, description = "The body is over 2 MiB", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
         TooManyRequests,
@@ -630,7 +641,7 @@ struct RagSearchRequest {
 )]
 async fn search(
     State(state): State<AppState>,
-    user: AuthUser,
+    OperatorUser(user): OperatorUser,
     Json(body): Json<Value>,
 ) -> Answer<Vec<RagSearchHit>> {
     let input = parse_search(&body)?;
@@ -714,6 +725,31 @@ mod tests {
         }
         assert!(doc["paths"]["/health"]["get"]["security"].is_null());
         assert!(doc["paths"]["/api/v1/analyze"]["post"]["responses"]["429"].is_object());
+    }
+
+    #[test]
+    fn every_route_with_a_token_documents_401_and_the_role_of_its_403() {
+        let doc = serde_json::to_value(openapi()).expect("json");
+        let mut guarded = 0;
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for (method, op) in item.as_object().expect("item") {
+                if op["security"].is_null() {
+                    continue;
+                }
+                guarded += 1;
+                assert!(op["responses"]["401"].is_object(), "{method} {path}");
+                let forbidden = op["responses"]["403"]["description"]
+                    .as_str()
+                    .unwrap_or_default();
+                let role = if op["operationId"] == "deleteAnalyses" {
+                    "ADMIN role is required"
+                } else {
+                    "OPERATOR"
+                };
+                assert!(forbidden.contains(role), "{method} {path}: {forbidden}");
+            }
+        }
+        assert_eq!(guarded, 8);
     }
 
     #[test]

@@ -4,7 +4,8 @@ use incidents::IncidentsError;
 use platform::ApiError;
 
 /// 400 naming the fields (an invalid status change too), 403, 404, 409 when the item changed
-/// meanwhile, 503 when the table or queue is unavailable, else 500 with the details logged.
+/// meanwhile (or since the version an edit was made on; `details` name the version now),
+/// 503 when the table or queue is unavailable, else 500 with the details logged.
 pub fn to_api(error: IncidentsError) -> ApiError {
     match error {
         IncidentsError::Invalid(invalid) => invalid.into(),
@@ -16,6 +17,10 @@ pub fn to_api(error: IncidentsError) -> ApiError {
         IncidentsError::Changed => {
             ApiError::conflict("It changed while this request ran: read it again and retry")
         }
+        IncidentsError::Stale { sent, current } => ApiError::conflict(format!(
+            "The entry changed since you read it (version {sent}; it is at version {current} now): read it again and make your edit on that"
+        ))
+        .with_details(vec![format!("version: the entry is at version {current} now")]),
         IncidentsError::Store(e) if e.is_unavailable() => {
             tracing::warn!(error = %e, "incidents table unavailable");
             ApiError::unavailable("The incident service is unavailable, try again")
@@ -44,6 +49,12 @@ mod tests {
             "Incident not found"
         );
         assert_eq!(to_api(IncidentsError::Changed).kind, ErrorKind::Conflict);
+        let stale = to_api(IncidentsError::Stale {
+            sent: 1,
+            current: 3,
+        });
+        assert_eq!(stale.kind, ErrorKind::Conflict);
+        assert!(stale.message.contains("version 3"), "{}", stale.message);
         assert_eq!(
             to_api(IncidentsError::Forbidden("no")).kind,
             ErrorKind::Forbidden

@@ -1,7 +1,10 @@
 //! The incidents function: Document C's incident-log platform apart from ingestion, as the
 //! seed's gateway routes it: the timeline (`GET` and `DELETE /api/v1/logs`,
 //! `DELETE /api/v1/logs/{id}`), alert rules and alerts (`/api/v1/alerts`), incidents
-//! (`/api/v1/incidents`) and the logbook (`/api/v1/logbook`). Every route needs a user token.
+//! (`/api/v1/incidents`), the logbook (`/api/v1/logbook`) and the ingest keys
+//! (`/api/v1/ingest/keys`). Every route needs an OPERATOR or ADMIN token (401 without a valid
+//! one, 403 for a plain USER); purging the timeline, deleting an alert rule and managing
+//! ingest keys need ADMIN.
 //!
 //! Each handler parses its input with `incidents::input` and makes one call on
 //! [`incidents::Incidents`] (its `store` module documents the table's keys); [`errors`]
@@ -19,8 +22,11 @@ use axum::routing::{delete, get, patch};
 use axum::Router;
 use incidents::fingerprint::is_hex_id;
 use incidents::input::{
-    is_log_id, parse_alert_patch, parse_incident_patch, parse_logbook, parse_rule, status_filter,
-    RawLogQuery,
+    is_log_id, parse_alert_patch, parse_incident_patch, parse_logbook, parse_logbook_replace,
+    parse_rule, status_filter, RawLogQuery,
+};
+use incidents::keys::{
+    is_key_id, parse_key, IngestKey, IngestKeys, IssuedIngestKey, KeyRateLimit, DEFAULT_RATE_LIMIT,
 };
 use incidents::model::{
     Alert, AlertRule, AlertStatus, Incident, IncidentDetail, IncidentEvent, IncidentStatus, Log,
@@ -29,12 +35,12 @@ use incidents::model::{
 use incidents::service::Actor;
 use incidents::store::DEFAULT_RULE_ID;
 use incidents::{Incidents, IngestMessage, IngestQueue};
-use platform::auth::AuthUser;
+use platform::auth::{AdminUser, AuthUser, OperatorUser};
 use platform::aws::AwsClients;
 use platform::http::{Json, Query, DEFAULT_BODY_LIMIT};
 use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};
 use platform::tokens::TokenVerifier;
-use platform::{ApiError, BoxError, Env, ErrorStyle, Invalid};
+use platform::{ApiError, BoxError, Clock, Env, ErrorStyle, Invalid};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, OpenApi};
@@ -51,6 +57,7 @@ pub const DEFAULT_LIST: usize = 50;
 pub struct AppState {
     incidents: Arc<Incidents>,
     queue: IngestQueue,
+    keys: IngestKeys,
     verifier: Arc<TokenVerifier>,
 }
 
@@ -66,15 +73,39 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let incidents = Incidents::from_env(&env, &aws)?;
     let queue = IngestQueue::from_env(&env, aws.sqs())?;
-    app(Arc::new(incidents), queue, &env)
+    let verifier = TokenVerifier::for_function(&env, &aws)?;
+    let keys = IngestKeys::new(
+        incidents.store().table().clone(),
+        Clock::system(),
+        default_key_limit(&env)?,
+    );
+    app(Arc::new(incidents), queue, keys, verifier)
+}
+
+/// `INGEST_KEY_RATE_LIMIT` (`COUNT/SECONDS`): the limit of a key issued without one.
+pub fn default_key_limit(env: &Env) -> Result<KeyRateLimit, platform::ConfigError> {
+    KeyRateLimit::parse(
+        env.get("INGEST_KEY_RATE_LIMIT")
+            .unwrap_or(DEFAULT_RATE_LIMIT),
+    )
+    .map_err(|reason| platform::ConfigError::Invalid {
+        name: "INGEST_KEY_RATE_LIMIT".to_string(),
+        reason,
+    })
 }
 
 /// The router over given services.
-pub fn app(incidents: Arc<Incidents>, queue: IngestQueue, env: &Env) -> Result<Router, BoxError> {
+pub fn app(
+    incidents: Arc<Incidents>,
+    queue: IngestQueue,
+    keys: IngestKeys,
+    verifier: TokenVerifier,
+) -> Result<Router, BoxError> {
     let state = AppState {
         incidents,
         queue,
-        verifier: Arc::new(TokenVerifier::from_env(env, &[])?),
+        keys,
+        verifier: Arc::new(verifier),
     };
     let routes = Router::new()
         .route("/api/v1/logs", get(timeline).delete(purge))
@@ -96,6 +127,8 @@ pub fn app(incidents: Arc<Incidents>, queue: IngestQueue, env: &Env) -> Result<R
             "/api/v1/logbook/{id}",
             get(entry).put(replace_entry).delete(delete_entry),
         )
+        .route("/api/v1/ingest/keys", get(list_keys).post(issue_key))
+        .route("/api/v1/ingest/keys/{id}", delete(revoke_key))
         .with_state(state)
         .layer(axum::middleware::map_response(allow_ingestion));
     Ok(platform::http::finish(
@@ -137,7 +170,10 @@ async fn allow_ingestion(uri: axum::http::Uri, mut response: Response) -> Respon
         create_entry,
         entry,
         replace_entry,
-        delete_entry
+        delete_entry,
+        issue_key,
+        list_keys,
+        revoke_key
     ),
     components(schemas(
         Log,
@@ -156,6 +192,11 @@ async fn allow_ingestion(uri: axum::http::Uri, mut response: Response) -> Respon
         LogbookEntry,
         LogbookKind,
         LogbookRequest,
+        LogbookReplaceRequest,
+        IngestKey,
+        IssuedIngestKey,
+        KeyRateLimit,
+        IngestKeyRequest,
         ErrorBody
     )),
     modifiers(&SecuritySchemes, &TABLE_UNAVAILABLE),
@@ -274,12 +315,13 @@ struct LogFilterQuery {
             body = Vec<Log>,
             headers(("X-Next-Cursor" = String, description = "The cursor of the next page; absent at the end"))),
         (status = 400, description = "A bad filter, limit or cursor (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
     )
 )]
 async fn timeline(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Query(query): Query<LogQuery>,
 ) -> Result<Response, ApiError> {
     let page = query.raw().page().map_err(ApiError::from)?;
@@ -302,12 +344,13 @@ async fn timeline(
     responses(
         (status = 204, description = "The deletion is queued: the logs disappear from the timeline within moments"),
         (status = 400, description = "A bad filter (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is not an ADMIN's: the ADMIN role is required", body = ErrorBody),
     )
 )]
 async fn purge(
     State(state): State<AppState>,
-    user: AuthUser,
+    AdminUser(user): AdminUser,
     Query(query): Query<LogFilterQuery>,
 ) -> Result<StatusCode, ApiError> {
     let filter = RawLogQuery {
@@ -345,13 +388,14 @@ async fn purge(
     security(("bearerJwt" = [])),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 404, description = "No such log", body = ErrorBody),
     )
 )]
 async fn delete_log(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     if !is_log_id(&id) {
@@ -407,10 +451,11 @@ fn rule_id(id: &str) -> Result<(), ApiError> {
     security(("bearerJwt" = [])),
     responses(
         (status = 200, description = "The rules", body = Vec<AlertRule>),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
     )
 )]
-async fn rules(State(state): State<AppState>, _user: AuthUser) -> Answer<Vec<AlertRule>> {
+async fn rules(State(state): State<AppState>, _user: OperatorUser) -> Answer<Vec<AlertRule>> {
     Ok(axum::Json(state.incidents.rules().await.map_err(to_api)?))
 }
 
@@ -425,14 +470,15 @@ async fn rules(State(state): State<AppState>, _user: AuthUser) -> Answer<Vec<Ale
     responses(
         (status = 201, description = "Created", body = AlertRule),
         (status = 400, description = "A bad field, or 50 rules exist (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
     )
 )]
 async fn create_rule(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Json(body): Json<Value>,
 ) -> Result<(StatusCode, axum::Json<AlertRule>), ApiError> {
     let input = parse_rule(&body).map_err(ApiError::from)?;
@@ -450,13 +496,14 @@ async fn create_rule(
     security(("bearerJwt" = [])),
     responses(
         (status = 200, description = "The rule", body = AlertRule),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 404, description = "No such rule", body = ErrorBody),
     )
 )]
 async fn rule(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Path(id): Path<String>,
 ) -> Answer<AlertRule> {
     rule_id(&id)?;
@@ -475,7 +522,8 @@ async fn rule(
     responses(
         (status = 200, description = "The rule as it is now", body = AlertRule),
         (status = 400, description = "A bad field (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 404, description = "No such rule", body = ErrorBody),
         (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
@@ -483,7 +531,7 @@ async fn rule(
 )]
 async fn replace_rule(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Path(id): Path<String>,
     Json(body): Json<Value>,
 ) -> Answer<AlertRule> {
@@ -508,13 +556,14 @@ async fn replace_rule(
     security(("bearerJwt" = [])),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is not an ADMIN's: the ADMIN role is required", body = ErrorBody),
         (status = 404, description = "No such rule", body = ErrorBody),
     )
 )]
 async fn delete_rule(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _admin: AdminUser,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     rule_id(&id)?;
@@ -547,12 +596,13 @@ struct AlertQuery {
     responses(
         (status = 200, description = "Alerts, newest first", body = Vec<Alert>),
         (status = 400, description = "A bad status or limit", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
     )
 )]
 async fn alerts(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Query(query): Query<AlertQuery>,
 ) -> Answer<Vec<Alert>> {
     let status = status_filter(
@@ -591,7 +641,8 @@ struct AlertPatchRequest {
     responses(
         (status = 200, description = "The alert as it is now", body = Alert),
         (status = 400, description = "A bad status, or a move the lifecycle does not allow", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 404, description = "No such alert", body = ErrorBody),
         (status = 409, description = "The alert changed meanwhile: read it again", body = ErrorBody),
         (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
@@ -600,7 +651,7 @@ struct AlertPatchRequest {
 )]
 async fn patch_alert(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Path(id): Path<String>,
     Json(body): Json<Value>,
 ) -> Answer<Alert> {
@@ -638,12 +689,13 @@ struct IncidentQuery {
     responses(
         (status = 200, description = "Incidents, newest (re)opened first", body = Vec<Incident>),
         (status = 400, description = "A bad status or limit", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
     )
 )]
 async fn list_incidents(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Query(query): Query<IncidentQuery>,
 ) -> Answer<Vec<Incident>> {
     let status = status_filter(
@@ -672,13 +724,14 @@ async fn list_incidents(
     security(("bearerJwt" = [])),
     responses(
         (status = 200, description = "The incident", body = IncidentDetail),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 404, description = "No such incident", body = ErrorBody),
     )
 )]
 async fn incident(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Path(id): Path<String>,
 ) -> Answer<IncidentDetail> {
     if !is_hex_id(&id) {
@@ -715,7 +768,8 @@ struct IncidentPatchRequest {
     responses(
         (status = 200, description = "The incident as it is now", body = IncidentDetail),
         (status = 400, description = "A bad field, or a move the lifecycle does not allow", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 404, description = "No such incident", body = ErrorBody),
         (status = 409, description = "The incident changed meanwhile: read it again", body = ErrorBody),
         (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
@@ -724,7 +778,7 @@ struct IncidentPatchRequest {
 )]
 async fn patch_incident(
     State(state): State<AppState>,
-    user: AuthUser,
+    OperatorUser(user): OperatorUser,
     Path(id): Path<String>,
     Json(body): Json<Value>,
 ) -> Answer<IncidentDetail> {
@@ -761,6 +815,27 @@ struct LogbookRequest {
     incident_id: Option<String>,
 }
 
+/// A logbook entry's replacement, with the version it was made on.
+#[derive(utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct LogbookReplaceRequest {
+    /// Default NOTE.
+    kind: Option<LogbookKind>,
+    /// 1 to 200 characters.
+    #[schema(min_length = 1, max_length = 200)]
+    title: String,
+    /// 1 to 20000 characters.
+    #[schema(min_length = 1, max_length = 20000)]
+    body: String,
+    /// The incident it is about (32 hex digits; it must exist).
+    #[schema(max_length = 32)]
+    incident_id: Option<String>,
+    /// The entry's `version` as read: the edit is refused (409) when the entry has moved on.
+    #[schema(minimum = 1, maximum = 1000000000)]
+    version: i64,
+}
+
 /// A list's filter and size.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -791,12 +866,13 @@ fn entry_id(id: &str) -> Result<(), ApiError> {
     responses(
         (status = 200, description = "Entries, newest first", body = Vec<LogbookEntry>),
         (status = 400, description = "A bad incidentId or limit", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
     )
 )]
 async fn entries(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Query(query): Query<LogbookQuery>,
 ) -> Answer<Vec<LogbookEntry>> {
     let incident = match query.incident_id.as_deref().map(str::trim) {
@@ -829,14 +905,15 @@ async fn entries(
     responses(
         (status = 201, description = "Created", body = LogbookEntry),
         (status = 400, description = "A bad field, or no such incident (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
     )
 )]
 async fn create_entry(
     State(state): State<AppState>,
-    user: AuthUser,
+    OperatorUser(user): OperatorUser,
     Json(body): Json<Value>,
 ) -> Result<(StatusCode, axum::Json<LogbookEntry>), ApiError> {
     let input = parse_logbook(&body).map_err(ApiError::from)?;
@@ -858,13 +935,14 @@ async fn create_entry(
     security(("bearerJwt" = [])),
     responses(
         (status = 200, description = "The entry", body = LogbookEntry),
-        (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 404, description = "No such entry", body = ErrorBody),
     )
 )]
 async fn entry(
     State(state): State<AppState>,
-    _user: AuthUser,
+    _user: OperatorUser,
     Path(id): Path<String>,
 ) -> Answer<LogbookEntry> {
     entry_id(&id)?;
@@ -873,37 +951,39 @@ async fn entry(
     ))
 }
 
-/// Replaces a logbook entry (its author or an admin).
+/// Replaces a logbook entry (its author or an admin), checked against the version read: an
+/// edit made on an older copy of the entry is refused (409) and changes nothing.
 #[utoipa::path(
     put,
     path = "/api/v1/logbook/{id}",
     operation_id = "replaceLogbookEntry",
     tag = "incidents",
     params(("id" = String, Path, max_length = 60, description = "An entry id (uuid)")),
-    request_body = LogbookRequest,
+    request_body = LogbookReplaceRequest,
     security(("bearerJwt" = [])),
     responses(
         (status = 200, description = "The entry as it is now", body = LogbookEntry),
         (status = 400, description = "A bad field, or no such incident (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No valid user token", body = ErrorBody),
-        (status = 403, description = "Not the entry's author nor an admin", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's (the OPERATOR or ADMIN role is required), or the caller is not the entry's author nor an ADMIN", body = ErrorBody),
         (status = 404, description = "No such entry", body = ErrorBody),
+        (status = 409, description = "The entry changed since `version` was read: nothing is written; read it again (`details` give its version now)", body = ErrorBody),
         (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
     )
 )]
 async fn replace_entry(
     State(state): State<AppState>,
-    user: AuthUser,
+    OperatorUser(user): OperatorUser,
     Path(id): Path<String>,
     Json(body): Json<Value>,
 ) -> Answer<LogbookEntry> {
     entry_id(&id)?;
-    let input = parse_logbook(&body).map_err(ApiError::from)?;
+    let (input, read) = parse_logbook_replace(&body).map_err(ApiError::from)?;
     Ok(axum::Json(
         state
             .incidents
-            .replace_entry(&id, input, &actor(&user))
+            .replace_entry(&id, input, read, &actor(&user))
             .await
             .map_err(to_api)?,
     ))
@@ -919,14 +999,14 @@ async fn replace_entry(
     security(("bearerJwt" = [])),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 401, description = "No valid user token", body = ErrorBody),
-        (status = 403, description = "Not the entry's author nor an admin", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's (the OPERATOR or ADMIN role is required), or the caller is not the entry's author nor an ADMIN", body = ErrorBody),
         (status = 404, description = "No such entry", body = ErrorBody),
     )
 )]
 async fn delete_entry(
     State(state): State<AppState>,
-    user: AuthUser,
+    OperatorUser(user): OperatorUser,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     entry_id(&id)?;
@@ -936,4 +1016,163 @@ async fn delete_entry(
         .await
         .map_err(to_api)?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+// ---- ingest keys ----------------------------------------------------------------------------
+
+/// A service name a key is bound to: 1 to 100 characters, not blank (utoipa takes no
+/// constraints on a list's items, so its schema is written here).
+struct ServiceName;
+
+impl utoipa::PartialSchema for ServiceName {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .min_length(Some(1))
+            .max_length(Some(100))
+            .pattern(Some(NOT_BLANK))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for ServiceName {}
+
+/// Holds one character that is not white space.
+const NOT_BLANK: &str = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+
+/// An ingest key to issue.
+#[derive(utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct IngestKeyRequest {
+    /// What the key is for (a sender, a deployment): 1 to 100 characters, not blank.
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+    )]
+    name: String,
+    /// The services it may send (at most 50; repeats kept once); absent or empty: any. A
+    /// batch naming another service is refused whole (403).
+    #[schema(max_items = 50, inline)]
+    services: Option<Vec<ServiceName>>,
+    /// Its own limit; absent: the deployment's default (`IngestKeyRateLimit`, 3000 a minute).
+    rate_limit: Option<KeyRateLimit>,
+}
+
+/// Issues an ingest key (ADMIN). The answer is the only time its secret is shown: keep it;
+/// only a hash is stored. Rotate a key by issuing a new one, moving the sender to it and
+/// revoking the old one.
+#[utoipa::path(
+    post,
+    path = "/api/v1/ingest/keys",
+    operation_id = "issueIngestKey",
+    tag = "incidents",
+    request_body = IngestKeyRequest,
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 201, description = "Issued: `key` is the secret to send in `X-Api-Key`, shown this once", body = IssuedIngestKey),
+        (status = 400, description = "A bad field, or 100 keys exist (`details` name it)", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is not an ADMIN's: the ADMIN role is required", body = ErrorBody),
+        (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+    )
+)]
+async fn issue_key(
+    State(state): State<AppState>,
+    AdminUser(user): AdminUser,
+    Json(body): Json<Value>,
+) -> Result<(StatusCode, axum::Json<IssuedIngestKey>), ApiError> {
+    let input = parse_key(&body).map_err(ApiError::from)?;
+    let issued = state
+        .keys
+        .issue(input, &user.username)
+        .await
+        .map_err(to_api)?;
+    tracing::info!(key = %issued.ingest_key.id, admin = %user.id, "ingest key issued");
+    Ok((StatusCode::CREATED, axum::Json(issued)))
+}
+
+/// The issued ingest keys, newest first (ADMIN): never their secrets. Keys given at deploy
+/// time (`IngestApiKeys`) are not listed.
+#[utoipa::path(
+    get,
+    path = "/api/v1/ingest/keys",
+    operation_id = "listIngestKeys",
+    tag = "incidents",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The keys, newest first", body = Vec<IngestKey>),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is not an ADMIN's: the ADMIN role is required", body = ErrorBody),
+    )
+)]
+async fn list_keys(State(state): State<AppState>, _admin: AdminUser) -> Answer<Vec<IngestKey>> {
+    Ok(axum::Json(
+        state.keys.list().await.map_err(|e| to_api(e.into()))?,
+    ))
+}
+
+/// Revokes an ingest key (ADMIN): refused from the next ingestion on.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/ingest/keys/{id}",
+    operation_id = "revokeIngestKey",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "A key id (32 hex digits)")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 204, description = "Revoked"),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is not an ADMIN's: the ADMIN role is required", body = ErrorBody),
+        (status = 404, description = "No such key", body = ErrorBody),
+    )
+)]
+async fn revoke_key(
+    State(state): State<AppState>,
+    AdminUser(user): AdminUser,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    if !is_key_id(&id) || !state.keys.revoke(&id).await.map_err(|e| to_api(e.into()))? {
+        return Err(ApiError::not_found("Ingest key not found"));
+    }
+    tracing::info!(key = %id, admin = %user.id, "ingest key revoked");
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_route_documents_401_and_the_role_of_its_403() {
+        let doc = serde_json::to_value(openapi()).expect("json");
+        let admin_only = [
+            "deleteLogs",
+            "deleteAlertRule",
+            "issueIngestKey",
+            "listIngestKeys",
+            "revokeIngestKey",
+        ];
+        let mut operations = 0;
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for (method, op) in item.as_object().expect("item") {
+                operations += 1;
+                assert!(!op["security"].is_null(), "{method} {path}");
+                assert!(op["responses"]["401"].is_object(), "{method} {path}");
+                let forbidden = op["responses"]["403"]["description"]
+                    .as_str()
+                    .unwrap_or_default();
+                let admin = admin_only.iter().any(|id| op["operationId"] == *id);
+                let role = if admin {
+                    "the ADMIN role is required"
+                } else {
+                    "OPERATOR"
+                };
+                assert!(forbidden.contains(role), "{method} {path}: {forbidden}");
+            }
+        }
+        assert_eq!(operations, 21);
+    }
 }

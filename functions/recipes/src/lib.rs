@@ -98,7 +98,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     }
     let recipes = Recipes::from_env(&env, &aws, llm)?;
     let brake = AiBrake::from_env(&env, &aws)?;
-    let verifier = TokenVerifier::from_env(&env, &[])?;
+    let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cleanup_queue = Recipes::cleanup_queue(&env, &aws)?;
     app(
         Arc::new(recipes),

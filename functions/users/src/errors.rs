@@ -13,6 +13,15 @@ pub fn to_api(e: IdentityError) -> ApiError {
         IdentityError::EmailTaken => taken("email"),
         IdentityError::BadCredentials => ApiError::unauthorized("Invalid username or password"),
         IdentityError::UserNotFound => ApiError::not_found("User not found"),
+        IdentityError::WrongCurrentPassword => ApiError::forbidden("The current password is wrong")
+            .with_details(vec!["currentPassword: is wrong".to_string()]),
+        IdentityError::RoleRefused(reason) => {
+            ApiError::from(platform::Invalid::field("roles", reason))
+        }
+        IdentityError::Sessions(e) => {
+            tracing::warn!(error = %e, "sessions table unavailable");
+            ApiError::unavailable("Sessions cannot be changed right now; try again")
+        }
         IdentityError::AccountGone => {
             ApiError::unauthorized("The account of this token no longer exists")
         }

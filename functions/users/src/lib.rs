@@ -6,6 +6,7 @@
 //! [`Identity`] facade. This crate maps HTTP to it ([`errors`]), speaks OAuth2 ([`oauth`]) and
 //! implements identity's port to the content service over HTTP ([`content`]).
 
+pub mod admin;
 pub mod brake;
 pub mod content;
 pub mod errors;
@@ -13,6 +14,7 @@ pub mod internal;
 pub mod oauth;
 pub mod recipes;
 pub mod responses;
+pub mod sessions;
 
 use std::sync::Arc;
 
@@ -148,6 +150,8 @@ pub fn app(
         .route("/internal/users", get(internal_users))
         .route("/internal/users/{id}", get(internal_user))
         .route("/actuator/health", get(health))
+        .merge(sessions::routes())
+        .merge(admin::routes())
         .with_state(state.clone());
     let recipe_routes = recipes::routes().with_state(state);
     Ok(platform::http::finish_styled(
@@ -230,6 +234,8 @@ struct UsersApi;
 /// The users function's part of the platform's OpenAPI contract.
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let mut api = UsersApi::openapi();
+    api.merge(sessions::openapi());
+    api.merge(admin::openapi());
     api.merge(recipes::openapi());
     api
 }
@@ -340,7 +346,9 @@ struct InternalUser {
     /// The profile's name, else the username.
     display_name: String,
     roles: Vec<Role>,
+    /// Whether others may see the user's bookmarks (false until the user turns it on).
     show_bookmarks: bool,
+    /// Whether others may see the user's likes (false until the user turns it on).
     show_likes: bool,
     /// The topic slugs the user follows (Document B's personal digests).
     followed_topics: Vec<String>,

@@ -28,6 +28,16 @@ pub(crate) struct Message {
     message: String,
 }
 
+/// Document C's Message after an update; a password change also carries the token of this
+/// session (every other one has ended).
+#[derive(Serialize, ToSchema)]
+pub(crate) struct UserUpdated {
+    message: String,
+    /// Present when the password changed: the token to use from now on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token: Option<String>,
+}
+
 fn message(text: &str) -> axum::Json<Message> {
     axum::Json(Message {
         message: text.to_string(),
@@ -58,6 +68,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         RecipeLanguage,
         RecipeTheme,
         Message,
+        UserUpdated,
         LoginToken,
         ErrorBody
     )),
@@ -145,7 +156,8 @@ async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<Reci
 }
 
 /// Changes the username, the password and/or preferences (each optional; absent preference
-/// fields keep their value).
+/// fields keep their value). A new password needs `currentPassword` and ends every other
+/// session of the account.
 #[utoipa::path(
     patch,
     path = "/api/recipes/users/me",
@@ -154,9 +166,10 @@ async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<Reci
     security(("bearerJwt" = [])),
     request_body = RecipeUserUpdate,
     responses(
-        (status = 200, description = "Updated", body = Message),
-        (status = 400, description = "A field is invalid (`details` names each)", body = ErrorBody),
+        (status = 200, description = "Updated (with a new token when the password changed)", body = UserUpdated),
+        (status = 400, description = "A field is invalid (`details` names each), or `password` without `currentPassword`", body = ErrorBody),
         NeedsLiveUser,
+        (status = 403, description = "`currentPassword` is wrong", body = ErrorBody),
         (status = 409, description = "The new username is taken, or the account changed concurrently", body = ErrorBody),
     )
 )]
@@ -164,12 +177,15 @@ async fn update_me(
     State(state): State<AppState>,
     Me(me): Me,
     Json(update): Json<RecipeUserUpdate>,
-) -> Result<axum::Json<Message>, ApiError> {
+) -> Result<impl IntoResponse, ApiError> {
     let change = update.parse()?;
-    state
+    let renewed = state
         .identity
         .update_recipe_user(&me, change)
         .await
         .map_err(to_api)?;
-    Ok(message("User updated"))
+    Ok(no_store(axum::Json(UserUpdated {
+        message: "User updated".to_string(),
+        token: renewed.map(|r| r.token.token),
+    })))
 }

@@ -34,6 +34,13 @@ import { request } from "./http.js";
  */
 
 /**
+ * A page of accounts.
+ * @typedef {Object} AccountPage
+ * @property {(string|null)} [nextCursor] The `cursor` of the next page; absent on the last one.
+ * @property {Array<Profile>} users Accounts in id order, with their roles.
+ */
+
+/**
  * A rule's threshold met by one fingerprint's logs.
  * @typedef {Object} Alert
  * @property {number} count Matching logs counted in the window when it was raised.
@@ -129,7 +136,7 @@ import { request } from "./http.js";
  * An analysis request.
  * @typedef {Object} AnalyzeRequest
  * @property {string} content The log text, 1 to 20,000 characters. Secrets in it are redacted before the model, the embeddings provider or the table sees it.
- * @property {(string|null)} [log_id] The log analysed: a log id of this platform (`POST /api/v1/logs` answers them); the analysis is stored under it (replacing an earlier one) and records its service.
+ * @property {(string|null)} [log_id] The log analysed: a log id of this platform (`POST /api/v1/logs` answers them); the analysis is stored under it and its author (replacing the caller's own earlier analysis of that log, never another operator's) and records its service.
  * @property {(ProviderKind|null)} [mode]
  * @property {(boolean|null)} [use_rag] Retrieve runbook chunks and earlier analyses for the model, and cite them in `references` (default false).
  */
@@ -427,6 +434,11 @@ import { request } from "./http.js";
  */
 
 /**
+ * The content type of an image to upload.
+ * @typedef {("image/png"|"image/jpeg"|"image/gif"|"image/webp")} ImageContentType
+ */
+
+/**
  * The form of an upload: one image in the field `file`. Other fields are ignored.
  * @typedef {Object} ImageUpload
  * @property {string} file A PNG, JPEG, GIF or WebP image of 1 byte to 5 MiB, recognised by its content (the part's declared type and file name are ignored).
@@ -499,6 +511,26 @@ import { request } from "./http.js";
  */
 
 /**
+ * An issued ingest key as listed: never its secret.
+ * @typedef {Object} IngestKey
+ * @property {string} createdAt
+ * @property {string} createdBy The admin who issued it (username).
+ * @property {string} id 32 hex digits; the key itself starts `ik_{id}_`.
+ * @property {(string|null)} [lastUsed] When it last ingested (to the minute); absent when never used.
+ * @property {string} name
+ * @property {KeyRateLimit} rateLimit
+ * @property {Array<string>} services The services it may send; empty: any.
+ */
+
+/**
+ * An ingest key to issue.
+ * @typedef {Object} IngestKeyRequest
+ * @property {string} name What the key is for (a sender, a deployment): 1 to 100 characters, not blank.
+ * @property {(KeyRateLimit|null)} [rateLimit]
+ * @property {(Array<string>|null)} [services] The services it may send (at most 50; repeats kept once); absent or empty: any. A batch naming another service is refused whole (403).
+ */
+
+/**
  * One instruction: 1 to 1000 characters, not blank.
  * @typedef {string} InstructionStep
  */
@@ -520,8 +552,8 @@ import { request } from "./http.js";
  * @property {Array<string>} followedTopics The topic slugs the user follows (Document B's personal digests).
  * @property {string} id
  * @property {Array<Role>} roles
- * @property {boolean} showBookmarks
- * @property {boolean} showLikes
+ * @property {boolean} showBookmarks Whether others may see the user's bookmarks (false until the user turns it on).
+ * @property {boolean} showLikes Whether others may see the user's likes (false until the user turns it on).
  * @property {string} username
  */
 
@@ -530,6 +562,11 @@ import { request } from "./http.js";
  * @typedef {Object} InternalUserIds
  * @property {Array<string>} ids User ids in id order.
  * @property {(string|null)} [nextCursor] The `cursor` of the next page; null on the last one.
+ */
+
+/**
+ * A key just issued: the only time its secret is shown.
+ * @typedef {(IngestKey & {key: string})} IssuedIngestKey
  */
 
 /**
@@ -547,6 +584,13 @@ import { request } from "./http.js";
  * An RFC 7517 JSON Web Key Set: the public keys tokens are verified with.
  * @typedef {Object} Jwks
  * @property {Array<Jwk>} keys
+ */
+
+/**
+ * A key's own rate limit: at most `requests` ingestions per `windowSeconds`.
+ * @typedef {Object} KeyRateLimit
+ * @property {number} requests
+ * @property {number} windowSeconds
  */
 
 /**
@@ -599,11 +643,22 @@ import { request } from "./http.js";
  * @property {LogbookKind} kind
  * @property {string} title
  * @property {string} updatedAt
+ * @property {number} version 1 when written, one more at each edit; an edit sends the version it read and is refused (409) when the entry has moved on since.
  */
 
 /**
  * A logbook entry's kind.
  * @typedef {("NOTE"|"POSTMORTEM")} LogbookKind
+ */
+
+/**
+ * A logbook entry's replacement, with the version it was made on.
+ * @typedef {Object} LogbookReplaceRequest
+ * @property {string} body 1 to 20000 characters.
+ * @property {(string|null)} [incidentId] The incident it is about (32 hex digits; it must exist).
+ * @property {(LogbookKind|null)} [kind]
+ * @property {string} title 1 to 200 characters.
+ * @property {number} version The entry's `version` as read: the edit is refused (409) when the entry has moved on.
  */
 
 /**
@@ -691,6 +746,13 @@ import { request } from "./http.js";
  * @property {number} size The page size asked for.
  * @property {number} totalElements
  * @property {number} totalPages
+ */
+
+/**
+ * A password change as sent: the password now and the new one.
+ * @typedef {Object} PasswordChangeRequest
+ * @property {string} currentPassword The account's password now (403 when it is wrong).
+ * @property {string} password The new password; every other session of the account ends.
  */
 
 /**
@@ -815,13 +877,30 @@ import { request } from "./http.js";
  */
 
 /**
+ * Where and how to upload the file, then confirm it.
+ * @typedef {Object} PresignedUpload
+ * @property {string} expiresAt When `uploadUrl` stops working (5 minutes after it was signed).
+ * @property {UploadHeaders} headers
+ * @property {string} id The upload's id: `POST /api/v1/uploads/images/{id}/confirm` once the file is sent.
+ * @property {string} method The method of the upload.
+ * @property {string} uploadUrl The storage URL to send the file to, signed for this one request until `expiresAt`.
+ */
+
+/**
+ * An image about to be uploaded straight to storage.
+ * @typedef {Object} PresignedUploadRequest
+ * @property {ImageContentType} contentType The file's type; the upload must send exactly this `Content-Type` (what is stored is decided by the file's first bytes at confirm).
+ * @property {number} size The file's size in bytes, 1 to 20 MiB; the upload must send exactly this `Content-Length`.
+ */
+
+/**
  * A user's profile as the API shows it.
  * @typedef {Object} Profile
  * @property {string} createdAt
  * @property {(string|null)} [email] Absent on an account registered through the recipe service (until one is set).
  * @property {string} id The user id (the tokens' `sub`).
  * @property {(string|null)} [name]
- * @property {Array<Role>} roles `USER`, plus `ADMIN` for the configured administrators.
+ * @property {Array<Role>} roles `USER` for everyone, plus `OPERATOR` (the incident platform) and `ADMIN` (everything) where an administrator granted them.
  * @property {string} username
  */
 
@@ -1040,7 +1119,8 @@ import { request } from "./http.js";
 /**
  * Update user (Document C): every field optional, each under the Credentials rules.
  * @typedef {Object} RecipeUserUpdate
- * @property {(string|null)} [password]
+ * @property {(string|null)} [currentPassword] The password now: required with `password` (403 when it is wrong).
+ * @property {(string|null)} [password] A new password; needs `currentPassword`. Every other session of the account ends.
  * @property {(UserPreferencesUpdate|null)} [preferences]
  * @property {(string|null)} [username] A new username, unique across the platform.
  */
@@ -1060,7 +1140,13 @@ import { request } from "./http.js";
  */
 
 /**
- * @typedef {("USER"|"ADMIN")} Role
+ * @typedef {("USER"|"OPERATOR"|"ADMIN")} Role
+ */
+
+/**
+ * The roles an administrator gives an account, as sent.
+ * @typedef {Object} RoleChangeRequest
+ * @property {Array<Role>} roles The account's roles: `USER` is always kept; `OPERATOR` opens the incident platform, `ADMIN` everything.
  */
 
 /**
@@ -1133,8 +1219,8 @@ import { request } from "./http.js";
  * @property {Array<string>} enabledSourceIds The sources the user is subscribed to (kept in step by subscribe and unsubscribe).
  * @property {Array<string>} followedTopics Topic ids the user follows.
  * @property {string} language A language tag such as `en` or `pt-BR`.
- * @property {boolean} showBookmarks Whether the user's bookmarks show on their community profile (Document B).
- * @property {boolean} showLikes Whether the user's likes show on their community profile (Document B).
+ * @property {boolean} showBookmarks Whether others see the user's bookmarks on their community profile (Document B); false until the user turns it on (the owner always sees their own).
+ * @property {boolean} showLikes Whether others see the user's likes on their community profile (Document B); false until the user turns it on (the owner always sees their own).
  * @property {SummaryLength} summaryLength The default length of AI summaries.
  * @property {Theme} theme
  */
@@ -1145,8 +1231,8 @@ import { request } from "./http.js";
  * @property {(Array<SourceIdEntry>|null)} [enabledSourceIds] At most 500 ids, each not blank and at most 100 characters.
  * @property {(Array<TopicIdEntry>|null)} [followedTopics] At most 100 topics, each at most 50 characters with an ASCII letter or digit; kept as their slugs ("Public Transport" is `public-transport`), one per slug.
  * @property {(string|null)} [language] A language tag such as `en` or `pt-BR`.
- * @property {(boolean|null)} [showBookmarks]
- * @property {(boolean|null)} [showLikes]
+ * @property {(boolean|null)} [showBookmarks] Show the user's bookmarks to others on their community profile (false until set).
+ * @property {(boolean|null)} [showLikes] Show the user's likes to others on their community profile (false until set).
  * @property {(SummaryLength|null)} [summaryLength]
  * @property {(Theme|null)} [theme]
  */
@@ -1260,6 +1346,13 @@ import { request } from "./http.js";
  */
 
 /**
+ * The headers the upload must send, exactly as given: the signature covers them.
+ * @typedef {Object} UploadHeaders
+ * @property {string} Content-Length The file's size in bytes, as declared.
+ * @property {ImageContentType} Content-Type
+ */
+
+/**
  * A stored image.
  * @typedef {Object} UploadedImage
  * @property {string} url Where the image is served, publicly: `images/{uuid}.{png|jpg|gif|webp}` under the uploads CDN (`UPLOADS_PUBLIC_BASE_URL`) or the bucket.
@@ -1283,6 +1376,14 @@ import { request } from "./http.js";
  * @property {(Array<PreferenceTag>|null)} [diet]
  * @property {(RecipeLanguage|null)} [language]
  * @property {(RecipeTheme|null)} [theme]
+ */
+
+/**
+ * Document C's Message after an update; a password change also carries the token of this
+ * session (every other one has ended).
+ * @typedef {Object} UserUpdated
+ * @property {string} message
+ * @property {(string|null)} [token] Present when the password changed: the token to use from now on.
  */
 
 /**
@@ -1578,12 +1679,13 @@ export function getRecipeUser(options = {}) {
 
 /**
  * Changes the username, the password and/or preferences (each optional; absent preference
- * fields keep their value).
+ * fields keep their value). A new password needs `currentPassword` and ends every other
+ * session of the account.
  *
  * `PATCH /api/recipes/users/me`
  * @param {RecipeUserUpdate} body
  * @param {RequestOptions} [options]
- * @returns {Promise<Message>}
+ * @returns {Promise<UserUpdated>}
  */
 export function updateRecipeUser(body, options = {}) {
   return request("PATCH", `/api/recipes/users/me`, { ...options, body, auth: "required" });
@@ -1609,6 +1711,33 @@ export function getJwks(options = {}) {
  */
 export function usersHealth(options = {}) {
   return request("GET", `/api/users/actuator/health`, { ...options });
+}
+
+/**
+ * Every account, a page at a time in id order, with its roles.
+ *
+ * `GET /api/users/admin/users`
+ * @param {{cursor?: string, limit?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<AccountPage>}
+ */
+export function listAccounts(query = {}, options = {}) {
+  return request("GET", `/api/users/admin/users`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Sets an account's roles. `USER` always stays; an administrator's own roles are changed by
+ * another administrator. The account's sessions end, so it signs in again to carry the new
+ * roles.
+ *
+ * `PUT /api/users/admin/users/{id}/roles`
+ * @param {string} id The account's id
+ * @param {RoleChangeRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Profile>}
+ */
+export function setAccountRoles(id, body, options = {}) {
+  return request("PUT", `/api/users/admin/users/${encodeURIComponent(id)}/roles`, { ...options, body, auth: "required" });
 }
 
 /**
@@ -1685,6 +1814,20 @@ export function updateMyProfile(body, options = {}) {
 }
 
 /**
+ * Changes the password. The current password is required: a token alone cannot take the
+ * account over. Every other session ends (their tokens answer 401 on every system); the
+ * answer is a token for this one.
+ *
+ * `PUT /api/users/users/me/password`
+ * @param {PasswordChangeRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<LoginToken>}
+ */
+export function changeMyPassword(body, options = {}) {
+  return request("PUT", `/api/users/users/me/password`, { ...options, body, auth: "required" });
+}
+
+/**
  * The user's saved articles (ids; `POST /api/content/articles/saved` gets the articles).
  *
  * `GET /api/users/users/me/saved`
@@ -1730,6 +1873,17 @@ export function unsaveArticle(articleId, options = {}) {
  */
 export function saveArticle(articleId, options = {}) {
   return request("PUT", `/api/users/users/me/saved/${encodeURIComponent(articleId)}`, { ...options, auth: "required" });
+}
+
+/**
+ * Signs out everywhere: every token of the account ends, this one included.
+ *
+ * `DELETE /api/users/users/me/sessions`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function endMySessions(options = {}) {
+  return request("DELETE", `/api/users/users/me/sessions`, { ...options, auth: "required" });
 }
 
 /**
@@ -1955,7 +2109,7 @@ export function updateAlert(id, body, options = {}) {
 }
 
 /**
- * Deletes every stored analysis (admins): gone from every answer at once, removed from the
+ * Deletes every stored analysis (ADMIN): gone from every answer at once, removed from the
  * table in the background.
  *
  * `DELETE /api/v1/analyses`
@@ -1979,7 +2133,8 @@ export function queryAnalyses(body, options = {}) {
 }
 
 /**
- * Deletes the analysis of a log (its author or an admin).
+ * Deletes the caller's analysis of a log (an ADMIN's call: every operator's analyses of it);
+ * other operators' analyses stay.
  *
  * `DELETE /api/v1/analyses/{log_id}`
  * @param {string} logId The log id the analysis was made for, or the id of an analysis made without a log
@@ -1992,7 +2147,8 @@ export function deleteAnalysis(logId, options = {}) {
 
 /**
  * Analyses a log's text with the chosen provider, optionally with retrieval, and stores the
- * analysis (under `log_id`, or its own id).
+ * analysis (under `log_id` and the caller, or its own id). The log and any retrieved passages
+ * reach the model inside delimited blocks that it is told hold data, never instructions.
  *
  * `POST /api/v1/analyze`
  * @param {AnalyzeRequest} body
@@ -2090,6 +2246,44 @@ export function updateIncident(id, body, options = {}) {
 }
 
 /**
+ * The issued ingest keys, newest first (ADMIN): never their secrets. Keys given at deploy
+ * time (`IngestApiKeys`) are not listed.
+ *
+ * `GET /api/v1/ingest/keys`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<IngestKey>>}
+ */
+export function listIngestKeys(options = {}) {
+  return request("GET", `/api/v1/ingest/keys`, { ...options, auth: "required" });
+}
+
+/**
+ * Issues an ingest key (ADMIN). The answer is the only time its secret is shown: keep it;
+ * only a hash is stored. Rotate a key by issuing a new one, moving the sender to it and
+ * revoking the old one.
+ *
+ * `POST /api/v1/ingest/keys`
+ * @param {IngestKeyRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<IssuedIngestKey>}
+ */
+export function issueIngestKey(body, options = {}) {
+  return request("POST", `/api/v1/ingest/keys`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Revokes an ingest key (ADMIN): refused from the next ingestion on.
+ *
+ * `DELETE /api/v1/ingest/keys/{id}`
+ * @param {string} id A key id (32 hex digits)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function revokeIngestKey(id, options = {}) {
+  return request("DELETE", `/api/v1/ingest/keys/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
  * Logbook entries, newest first.
  *
  * `GET /api/v1/logbook`
@@ -2138,11 +2332,12 @@ export function getLogbookEntry(id, options = {}) {
 }
 
 /**
- * Replaces a logbook entry (its author or an admin).
+ * Replaces a logbook entry (its author or an admin), checked against the version read: an
+ * edit made on an older copy of the entry is refused (409) and changes nothing.
  *
  * `PUT /api/v1/logbook/{id}`
  * @param {string} id An entry id (uuid)
- * @param {LogbookRequest} body
+ * @param {LogbookReplaceRequest} body
  * @param {RequestOptions} [options]
  * @returns {Promise<LogbookEntry>}
  */
@@ -2175,7 +2370,8 @@ export function listLogs(query = {}, options = {}) {
 }
 
 /**
- * Accepts one log or a batch of up to 500 for the timeline, incidents and alerts.
+ * Accepts one log or a batch of up to 500 for the timeline, incidents and alerts. Each
+ * `logContent` is scrubbed of secrets before it is queued or stored.
  *
  * `POST /api/v1/logs`
  * @param {LogsRequest} body
@@ -2412,7 +2608,7 @@ export function searchRagDocuments(body, options = {}) {
 }
 
 /**
- * The topic catalog: categories in order, each with its topics and their statistics.
+ * The topic catalog: categories in order, each with its public topics and their statistics.
  *
  * `GET /api/v1/topics`
  * @param {RequestOptions} [options]
@@ -2423,7 +2619,7 @@ export function topicCatalog(options = {}) {
 }
 
 /**
- * The names of these topics, in the order of `ids`; unknown ids left out.
+ * The names of these topics, in the order of `ids`; unknown and unpublished ones left out.
  *
  * `GET /api/v1/topics/names`
  * @param {{ids: string}} query
@@ -2435,7 +2631,7 @@ export function topicNames(query, options = {}) {
 }
 
 /**
- * Every topic with its statistics, in catalog order.
+ * Every public topic with its statistics, in catalog order.
  *
  * `GET /api/v1/topics/stats`
  * @param {RequestOptions} [options]
@@ -2452,7 +2648,8 @@ export function topicStats(options = {}) {
  * type or file name, and may be at most 5 MiB. Deployed behind API Gateway, though, a binary
  * body reaches Lambda base64-encoded (4/3 of its size) inside an event that must fit Lambda's
  * 6 MB synchronous payload limit: a file over about 4.4 MiB never reaches this function, and
- * API Gateway answers with its own error body, not this API's 413.
+ * API Gateway answers with its own error body, not this API's 413. Larger images (up to
+ * 20 MiB) go straight to storage: `presignImageUpload`, then `confirmImageUpload`.
  *
  * `POST /api/v1/uploads/images`
  * @param {FormData} form Sent as multipart/form-data: the fields of `ImageUpload`.
@@ -2461,6 +2658,41 @@ export function topicStats(options = {}) {
  */
 export function uploadImage(form, options = {}) {
   return request("POST", `/api/v1/uploads/images`, { ...options, form, auth: "required" });
+}
+
+/**
+ * Signs an upload straight to storage.
+ *
+ * For images over the direct upload's bound (5 MiB, and in practice about 4.4 MiB through
+ * API Gateway): send the file with `method` to `uploadUrl` with exactly `headers` (the
+ * signature covers `Content-Type` and `Content-Length`, so storage refuses another type or
+ * size) before `expiresAt`, then confirm it. Counted against the same per-user limit as the
+ * direct upload. Nothing is published until the confirm has checked the file's first bytes.
+ *
+ * `POST /api/v1/uploads/images/presigned`
+ * @param {PresignedUploadRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<PresignedUpload>}
+ */
+export function presignImageUpload(body, options = {}) {
+  return request("POST", `/api/v1/uploads/images/presigned`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Publishes an upload sent to its presigned URL, once its first bytes say it is an image.
+ *
+ * Reads the first bytes of the file sent for `id` (by the caller: another user's id is not
+ * found); a PNG, JPEG, GIF or WebP image is published under its sniffed type and answered as
+ * the direct upload answers. Anything else is deleted and refused. The file waiting is
+ * removed either way, so a second confirm of the same id is a 404.
+ *
+ * `POST /api/v1/uploads/images/{id}/confirm`
+ * @param {string} id The upload's id, as the presigned upload answered it
+ * @param {RequestOptions} [options]
+ * @returns {Promise<UploadedImage>}
+ */
+export function confirmImageUpload(id, options = {}) {
+  return request("POST", `/api/v1/uploads/images/${encodeURIComponent(id)}/confirm`, { ...options, auth: "required" });
 }
 
 /**

@@ -1,5 +1,6 @@
-// The news reader's shell: header and navigation, the routes, focus and title on every page
-// change, and the session restored before the first page is shown.
+// The news reader's shell: header and navigation (each section shown to the roles it is open
+// to), the routes, focus and title on every page change, the session restored before the first
+// page is shown, and the sign-in page when the server ends the session.
 
 import { announce, h, mount } from "./dom.js";
 import { dispatch, fallback, navigate, route, start } from "./router.js";
@@ -20,6 +21,7 @@ import { alertsPage, incidentPage, incidentsHome } from "./views-incidents.js";
 import { rulePage, rulesPage } from "./views-rules.js";
 import { logbookEntryPage, logbookPage } from "./views-logbook.js";
 import { analyzePage, runbooksPage } from "./views-analysis.js";
+import { accountsPage } from "./views-admin.js";
 
 const APP_NAME = "News reader";
 
@@ -29,16 +31,22 @@ const menuButton = /** @type {HTMLButtonElement} */ (
   h("button", { type: "button", class: "menu-toggle", "aria-expanded": "false", "aria-controls": "site-nav" }, "Menu")
 );
 
+/**
+ * The sections, each with who sees its link (the server checks every request; a link nobody
+ * may follow is left out).
+ * @type {[string, string, () => boolean][]}
+ */
 const LINKS = [
-  ["/", "Articles"],
-  ["/sources", "Sources"],
-  ["/topics", "Topics"],
-  ["/saved", "Saved"],
-  ["/digests", "Digests"],
-  ["/community", "Community"],
-  ["/recipes", "Recipes"],
-  ["/incidents", "Incidents"],
-  ["/settings", "Settings"],
+  ["/", "Articles", () => true],
+  ["/sources", "Sources", () => true],
+  ["/topics", "Topics", () => true],
+  ["/saved", "Saved", () => true],
+  ["/digests", "Digests", () => true],
+  ["/community", "Community", () => true],
+  ["/recipes", "Recipes", () => true],
+  ["/incidents", "Incidents", account.isOperator],
+  ["/settings", "Settings", () => true],
+  ["/admin/users", "Admin", account.isAdmin],
 ];
 
 function renderNav() {
@@ -54,7 +62,11 @@ function renderNav() {
   });
   mount(
     nav,
-    h("ul", { class: "nav-links" }, LINKS.map(([href, label]) => h("li", null, h("a", { href, "aria-current": current(href) ? "page" : null }, label)))),
+    h(
+      "ul",
+      { class: "nav-links" },
+      LINKS.filter(([, , shown]) => shown()).map(([href, label]) => h("li", null, h("a", { href, "aria-current": current(href) ? "page" : null }, label))),
+    ),
     h(
       "div",
       { class: "account" },
@@ -148,14 +160,15 @@ route("/incidents/logbook/:id", page(logbookEntryPage));
 route("/incidents/analyze", page(analyzePage));
 route("/incidents/runbooks", page(runbooksPage));
 route("/incidents/:id", page(incidentPage));
+route("/admin/users", page(accountsPage));
 fallback(page(notFound));
 
 /** Pages whose content depends on who is logged in: drawn again when the session ends. */
 const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write", "/digests", "/recipes"];
 
-/** The incident pages all need a session: drawn again when it ends. */
-function isIncidentPath(/** @type {string} */ path) {
-  return path === "/incidents" || path.startsWith("/incidents/");
+/** The incident and admin pages all need a session with a role: drawn again when it ends. */
+function isRolePath(/** @type {string} */ path) {
+  return path === "/incidents" || path.startsWith("/incidents/") || path === "/admin" || path.startsWith("/admin/");
 }
 
 /** A digest's page: a PERSONAL digest is its reader's only, so it is asked for again. */
@@ -163,9 +176,23 @@ function isPersonalDigestPath(/** @type {string} */ path) {
   return path.startsWith("/digests/") && path !== "/digests/public";
 }
 
+/** Whether the first page has been shown (the session is restored by then). */
+let started = false;
+
+/** The sign-in page, coming back to where the reader is. */
+function signInHere() {
+  const { pathname, search } = window.location;
+  return pathname === "/login" ? pathname + search : `/login?next=${encodeURIComponent(pathname + search)}`;
+}
+
 account.onSessionChange(() => {
   renderNav();
-  if (!account.session.user && (ACCOUNT_PAGES.includes(window.location.pathname) || window.location.pathname.endsWith("/edit") || isPersonalDigestPath(window.location.pathname) || isIncidentPath(window.location.pathname))) {
+  if (started && !account.session.user && account.endedReason() && window.location.pathname !== "/login") {
+    // The server ended the session (its token now answers 401): sign in again.
+    navigate(signInHere(), { replace: true });
+    return;
+  }
+  if (started && !account.session.user && (ACCOUNT_PAGES.includes(window.location.pathname) || window.location.pathname.endsWith("/edit") || isPersonalDigestPath(window.location.pathname) || isRolePath(window.location.pathname))) {
     // The session ended (logged out, or the token expired): show the page's logged-out state.
     dispatch();
   }
@@ -184,4 +211,11 @@ document.body.prepend(
 );
 mount(main, loading("Loading"));
 renderNav();
-account.restore().finally(start);
+account.restore().finally(() => {
+  if (account.endedReason()) {
+    // The stored session was ended elsewhere: the first page is the sign-in page.
+    window.history.replaceState(null, "", signInHere());
+  }
+  started = true;
+  start();
+});

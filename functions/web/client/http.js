@@ -54,13 +54,14 @@ export class ApiError extends Error {
 
 /** @type {() => (string|null)} */
 let tokenSource = () => null;
-/** @type {() => void} */
+/** @type {(token: string, message: string) => void} */
 let onRejectedToken = () => {};
 
 /**
- * Where the user's token comes from, and what to do when the API rejects it.
+ * Where the user's token comes from, and what to do when the API rejects it (given the token
+ * it rejected and the API's reason, e.g. "The session has ended: sign in again").
  * @param {() => (string|null)} source
- * @param {() => void} rejected
+ * @param {(token: string, message: string) => void} rejected
  */
 export function configureAuth(source, rejected) {
   tokenSource = source;
@@ -125,17 +126,49 @@ export async function request(method, path, init = {}) {
     init.onHeaders?.(response.headers);
     return data;
   }
-  if (response.status === 401 && token) {
-    onRejectedToken();
-  }
   const message =
     data && typeof data.message === "string" && data.message
       ? data.message
       : `The server answered ${response.status} ${response.statusText}`.trim();
+  if (response.status === 401 && token) {
+    onRejectedToken(token, message);
+  }
   const details = Array.isArray(data?.details)
     ? data.details.filter((/** @type {unknown} */ d) => typeof d === "string")
     : reasonDetails(message);
   throw new ApiError(response.status, message, details);
+}
+
+/**
+ * Sends `body` to a presigned storage URL (a presigned upload: not the API, so no token and
+ * no JSON) with the headers it was signed for, except `Content-Length`: the browser sets that
+ * from the body, whose size is what was signed. A failure to reach the storage is an ApiError
+ * with status 0; a refusal (an expired URL, another type or size than signed) one with 502.
+ * @param {{uploadUrl: string, method: string, headers: Object<string, string>}} upload
+ * @param {Blob} body
+ * @param {{signal?: AbortSignal}} [init]
+ * @returns {Promise<void>}
+ */
+export async function sendToStorage(upload, body, init = {}) {
+  /** @type {Record<string, string>} */
+  const headers = {};
+  for (const [name, value] of Object.entries(upload.headers)) {
+    if (name.toLowerCase() !== "content-length") {
+      headers[name] = value;
+    }
+  }
+  let response;
+  try {
+    response = await fetch(upload.uploadUrl, { method: upload.method, headers, body, signal: init.signal, credentials: "omit", cache: "no-store" });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "AbortError") {
+      throw error;
+    }
+    throw new ApiError(0, "Could not reach the image storage. Check your connection and try again.");
+  }
+  if (!response.ok) {
+    throw new ApiError(502, `The image storage refused the file (${`${response.status} ${response.statusText}`.trim()})`);
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-// What every incident page does (Document C): its heading, the signed-in check, loading a
+// What every incident page does (Document C): its heading, the operator check, loading a
 // list or an item with its error in place, and forms that send with a busy button and show
 // the API's 400 under the fields it names.
 
@@ -6,18 +6,23 @@ import { h, mount } from "./dom.js";
 import { sectionNav } from "./incidents.js";
 import * as account from "./session.js";
 import { busy, clearFormErrors, errorBox, loading, showFormError } from "./ui.js";
-import { needsLogin } from "./views-account.js";
+import { needsLogin, needsRole } from "./views-account.js";
 
 /**
- * Titles the page; false (and an invitation to log in) when nobody is logged in.
+ * Titles the page; false when the incident platform is not open to this session (nobody
+ * logged in: an invitation to log in; a reader without OPERATOR or ADMIN: what it needs).
  * @param {HTMLElement} main
  * @param {string} heading
  * @param {(title: string) => void} title
  */
-export function signedIn(main, heading, title) {
+export function forOperators(main, heading, title) {
   title(heading);
   if (!account.session.user) {
-    needsLogin(main, heading);
+    needsLogin(main, heading, "The incident pages are for operators: log in with an account that has the OPERATOR role.");
+    return false;
+  }
+  if (!account.isOperator()) {
+    needsRole(main, heading, "OPERATOR", "The incident pages are for the operators of the platform.");
     return false;
   }
   return true;

@@ -1,9 +1,12 @@
 // Who is logged in: the token (kept in localStorage so a reload keeps the session, renewed
-// while the reader is active), the profile, settings, subscriptions, and the saved articles
-// (kept by the account, so they follow the user across devices).
+// while the reader is active) and the roles it carries, the profile, settings, subscriptions,
+// and the saved articles (kept by the account, so they follow the user across devices); a
+// session the server ended (a password or role change, signing out everywhere) is forgotten
+// here with the server's reason, for the sign-in page to show.
 
 import * as api from "./api.gen.js";
 import { configureAuth } from "./http.js";
+import { claimsOf, opensIncidents, tokenRoles } from "./roles.js";
 
 const TOKEN_KEY = "newsReader.token";
 /** Where earlier versions kept saved articles on the device; merged into the account. */
@@ -47,16 +50,56 @@ function changed() {
  * @param {string} token
  */
 function lifetime(token) {
-  try {
-    const payload = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
-    const claims = JSON.parse(atob(payload));
-    return {
-      issued: typeof claims.iat === "number" ? claims.iat : 0,
-      expires: typeof claims.exp === "number" ? claims.exp : 0,
-    };
-  } catch {
-    return { issued: 0, expires: 0 };
-  }
+  const claims = claimsOf(token);
+  return {
+    issued: typeof claims.iat === "number" ? claims.iat : 0,
+    expires: typeof claims.exp === "number" ? claims.exp : 0,
+  };
+}
+
+/**
+ * The roles the session's token carries (what the server grants on each request; read only
+ * to choose what the page shows): none when nobody is logged in.
+ * @returns {string[]}
+ */
+export function roles() {
+  return session.token && session.user ? tokenRoles(session.token) : [];
+}
+
+/** Whether the incident platform is open to this session: OPERATOR or ADMIN. */
+export function isOperator() {
+  return opensIncidents(roles());
+}
+
+/** Whether this session is an administrator's. */
+export function isAdmin() {
+  return roles().includes("ADMIN");
+}
+
+/** Why the server ended the last session, until the sign-in page has shown it. */
+let endedNotice = /** @type {string|null} */ (null);
+
+/** Why the server ended the session, if it did and nobody has been told yet. */
+export function endedReason() {
+  return endedNotice;
+}
+
+/** The reason the server ended the session, once: the sign-in page shows it. */
+export function takeEndedReason() {
+  const reason = endedNotice;
+  endedNotice = null;
+  return reason;
+}
+
+/**
+ * The server ended the session (its token answered 401): forget it here and keep `reason` for
+ * the sign-in page.
+ * @param {string} reason
+ */
+function sessionEnded(reason) {
+  endedNotice = reason;
+  clear();
+  changed();
 }
 
 /** @param {string} token */
@@ -129,9 +172,11 @@ function clear() {
 
 /** Restores a session from an earlier visit, if its token is still valid. */
 export async function restore() {
-  configureAuth(currentToken, () => {
-    clear();
-    changed();
+  configureAuth(currentToken, (token, message) => {
+    // An answer to an earlier session's request (logged out or in as someone else since).
+    if (session.token === token) {
+      sessionEnded(message);
+    }
   });
   for (const event of ["pointerdown", "keydown", "scroll", "focus"]) {
     window.addEventListener(event, onActivity, { passive: true, capture: true });
@@ -190,6 +235,7 @@ async function adoptDeviceSaved(userId) {
  */
 export async function logIn(username, password) {
   const { token } = await api.loginUser({ username, password });
+  endedNotice = null;
   session.token = token;
   localStorage.setItem(TOKEN_KEY, token);
   try {
@@ -211,6 +257,31 @@ export async function register(registration) {
 }
 
 export function logOut() {
+  endedNotice = null;
+  clear();
+  changed();
+}
+
+/**
+ * Changes the password (the current one is needed); the server ends every other session and
+ * answers a token for this one, which replaces the old.
+ * @param {string} currentPassword
+ * @param {string} password
+ */
+export async function changePassword(currentPassword, password) {
+  const userId = session.user?.id;
+  const { token } = await api.changeMyPassword({ currentPassword, password });
+  // Every earlier token of the account ended (a renewal meanwhile too): this one is the session.
+  if (session.token && session.user?.id === userId) {
+    session.token = token;
+    localStorage.setItem(TOKEN_KEY, token);
+  }
+}
+
+/** Ends every session of the account on the server, this one included, then forgets it here. */
+export async function signOutEverywhere() {
+  await api.endMySessions();
+  endedNotice = null;
   clear();
   changed();
 }

@@ -32,6 +32,8 @@ export function describe(error) {
       return { title: "Not allowed", text: `Your account may not do this: ${error.message}` };
     case 404:
       return { title: "Not found", text: error.message };
+    case 409:
+      return { title: "Changed meanwhile", text: error.message };
     case 502:
       return {
         title: "The service behind this could not answer",

@@ -1,4 +1,5 @@
-// The account: logging in, registering, settings and saved articles.
+// The account: logging in (told why when the server ended the session), registering, settings
+// with the password and the sessions, and saved articles; and the pages a role is needed for.
 
 import * as api from "./api.gen.js";
 import { announce, h, mount } from "./dom.js";
@@ -20,13 +21,39 @@ function nextPath(query) {
  * An invitation to log in, for pages that need an account.
  * @param {HTMLElement} main
  * @param {string} heading
+ * @param {string} [note] Who the page is for, when not every account.
  */
-export function needsLogin(main, heading) {
+export function needsLogin(main, heading, note) {
   const here = encodeURIComponent(window.location.pathname + window.location.search);
   mount(
     main,
     h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading)),
-    empty("Log in to see this page", h("p", null, h("a", { class: "button", href: `/login?next=${here}` }, "Log in"), " ", h("a", { class: "button secondary", href: `/register?next=${here}` }, "Create an account"))),
+    empty(
+      "Log in to see this page",
+      note ? h("p", null, note) : null,
+      h("p", null, h("a", { class: "button", href: `/login?next=${here}` }, "Log in"), " ", h("a", { class: "button secondary", href: `/register?next=${here}` }, "Create an account")),
+    ),
+  );
+}
+
+/**
+ * What a page needs when the logged-in account lacks the role it is for.
+ * @param {HTMLElement} main
+ * @param {string} heading
+ * @param {"OPERATOR"|"ADMIN"} role
+ * @param {string} why Who the page is for.
+ */
+export function needsRole(main, heading, role, why) {
+  mount(
+    main,
+    h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading)),
+    h(
+      "div",
+      { class: "state empty needs-role" },
+      h("p", { class: "state-title" }, `This page needs the ${role} role`),
+      h("p", null, `${why} Your account (${account.session.user?.username ?? ""}) does not have the ${role} role. An administrator can grant it; then log in again to use it.`),
+      h("p", null, h("a", { href: "/" }, "Go to the latest articles")),
+    ),
   );
 }
 
@@ -38,6 +65,7 @@ export function needsLogin(main, heading) {
  */
 export function login(main, match, { title }) {
   title("Log in");
+  const ended = account.takeEndedReason();
   const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Log in"));
   const form = /** @type {HTMLFormElement} */ (
     h(
@@ -64,7 +92,13 @@ export function login(main, match, { title }) {
   });
   mount(
     main,
-    h("div", { class: "page-head narrow" }, h("h1", { tabindex: "-1" }, "Log in"), h("p", { class: "lede" }, "No account yet? ", h("a", { href: `/register${window.location.search}` }, "Create one"), ".")),
+    h(
+      "div",
+      { class: "page-head narrow" },
+      h("h1", { tabindex: "-1" }, "Log in"),
+      ended ? h("div", { class: "callout session-ended", role: "status" }, h("p", { class: "state-title" }, "You were signed out"), h("p", null, ended)) : null,
+      h("p", { class: "lede" }, "No account yet? ", h("a", { href: `/register${window.location.search}` }, "Create one"), "."),
+    ),
     form,
   );
 }
@@ -171,8 +205,8 @@ export async function saved(main, _match, { signal, title }) {
 }
 
 /**
- * `/settings`: profile, reading preferences, followed topics, subscriptions, deleting the
- * account.
+ * `/settings`: profile, reading preferences, followed topics, subscriptions, the password,
+ * signing out everywhere, deleting the account.
  * @param {HTMLElement} main
  * @param {import("./router.js").Match} _match
  * @param {import("./views-browse.js").ViewContext} context
@@ -190,7 +224,7 @@ export async function settings(main, _match, { signal, title }) {
   mount(
     main,
     h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Settings"), h("p", { class: "lede" }, `Logged in as ${user.username}.`)),
-    h("div", { class: "settings-grid" }, profileForm(user), preferencesForm(current, topicsSlot), h("section", { class: "card", "aria-labelledby": "subs-heading" }, h("h2", { id: "subs-heading" }, "Your sources"), sourcesSlot), deleteSection()),
+    h("div", { class: "settings-grid" }, profileForm(user), preferencesForm(current, topicsSlot), h("section", { class: "card", "aria-labelledby": "subs-heading" }, h("h2", { id: "subs-heading" }, "Your sources"), sourcesSlot), passwordForm(), sessionsSection(), deleteSection()),
   );
   const [topics, sources] = await Promise.allSettled([api.listTopics({ signal }), api.listSources({ signal })]);
   if (signal.aborted) {
@@ -315,11 +349,55 @@ function preferencesForm(current, topicsSlot) {
   return form;
 }
 
-function deleteSection() {
-  const slot = h("div", { class: "actions" });
-  const start = h("button", { type: "button", class: "button danger" }, "Delete my account…");
+/** Changing the password: the current one, the new one twice. */
+function passwordForm() {
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Change password"));
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card password-form", "aria-labelledby": "password-heading", novalidate: true },
+      h("h2", { id: "password-heading" }, "Change password"),
+      h("p", { class: "hint" }, "Every other device you are logged in on is signed out; this one stays logged in."),
+      formError(),
+      field({ label: "Current password", name: "currentPassword", type: "password", required: true, autocomplete: "current-password" }),
+      field({ label: "New password", name: "password", type: "password", required: true, autocomplete: "new-password", minlength: 8, maxlength: 128, hint: "At least 8 characters." }),
+      field({ label: "Confirm new password", name: "confirmPassword", type: "password", required: true, autocomplete: "new-password", maxlength: 128 }),
+      h("div", { class: "actions" }, button),
+    )
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearFormErrors(form);
+    const data = new FormData(form);
+    const current = String(data.get("currentPassword") ?? "");
+    const password = String(data.get("password") ?? "");
+    if (password !== String(data.get("confirmPassword") ?? "")) {
+      // Checked here: the API never sees the confirmation.
+      showFormError(form, new ApiError(400, "The new passwords differ", ["confirmPassword: does not match the new password"]));
+      return;
+    }
+    try {
+      await busy(button, "Changing…", () => account.changePassword(current, password));
+      form.reset();
+      announce("Password changed; your other sessions were signed out");
+    } catch (error) {
+      const wrong = error instanceof ApiError && error.status === 403;
+      showFormError(form, error, wrong ? { title: "Wrong current password", text: "Type the password you log in with now." } : undefined);
+    }
+  });
+  return form;
+}
+
+/**
+ * A button that asks before it acts: `start` in `slot` becomes a warning, a confirm and a
+ * cancel button; confirming runs `act` (busy meanwhile), a failure is shown by `failed`.
+ * @param {HTMLElement} slot
+ * @param {HTMLElement} start
+ * @param {{warning: HTMLElement, confirmLabel: string, busyLabel: string, act: () => Promise<unknown>, done: () => void, failed: (error: unknown, cancel: HTMLElement) => void}} how
+ */
+function confirmFirst(slot, start, how) {
   const ask = () => {
-    const confirm = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button danger" }, "Yes, delete my account"));
+    const confirm = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button danger" }, how.confirmLabel));
     const cancel = h("button", { type: "button", class: "button secondary" }, "Cancel");
     cancel.addEventListener("click", () => {
       mount(slot, start);
@@ -327,17 +405,56 @@ function deleteSection() {
     });
     confirm.addEventListener("click", async () => {
       try {
-        await busy(confirm, "Deleting…", () => account.deleteAccount());
-        announce("Your account was deleted");
-        navigate("/", { replace: true });
+        await busy(confirm, how.busyLabel, how.act);
+        how.done();
       } catch (error) {
-        slot.append(errorBox(error));
+        how.failed(error, cancel);
       }
     });
-    mount(slot, h("p", { class: "warning", id: "delete-warning" }, "This removes your account, your settings and your subscriptions. It cannot be undone."), confirm, cancel);
+    mount(slot, how.warning, confirm, cancel);
     confirm.focus();
   };
   start.addEventListener("click", ask);
   mount(slot, start);
+}
+
+/** Signing out everywhere: every session of the account ends, this one too. */
+function sessionsSection() {
+  const slot = h("div", { class: "actions" });
+  const start = h("button", { type: "button", class: "button secondary" }, "Sign out everywhere…");
+  confirmFirst(slot, start, {
+    warning: h("p", { class: "warning" }, "Every device logged in to your account is signed out, this one too; you log in again with your password."),
+    confirmLabel: "Yes, sign out everywhere",
+    busyLabel: "Signing out…",
+    act: () => account.signOutEverywhere(),
+    done: () => {
+      announce("Signed out everywhere");
+      navigate("/login", { replace: true });
+    },
+    failed: (error, cancel) => errorAfter(cancel, error),
+  });
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "sessions-heading" },
+    h("h2", { id: "sessions-heading" }, "Sessions"),
+    h("p", { class: "hint" }, "Lost a device, or logged in somewhere you should not have? End every session of your account."),
+    slot,
+  );
+}
+
+function deleteSection() {
+  const slot = h("div", { class: "actions" });
+  const start = h("button", { type: "button", class: "button danger" }, "Delete my account…");
+  confirmFirst(slot, start, {
+    warning: h("p", { class: "warning", id: "delete-warning" }, "This removes your account, your settings and your subscriptions. It cannot be undone."),
+    confirmLabel: "Yes, delete my account",
+    busyLabel: "Deleting…",
+    act: () => account.deleteAccount(),
+    done: () => {
+      announce("Your account was deleted");
+      navigate("/", { replace: true });
+    },
+    failed: (error) => slot.append(errorBox(error)),
+  });
   return h("section", { class: "card", "aria-labelledby": "danger-heading" }, h("h2", { id: "danger-heading" }, "Delete account"), slot);
 }

@@ -6,7 +6,8 @@
 import { announce, h, mount, plural } from "./dom.js";
 import * as api from "./api.gen.js";
 import { incidentAnalysisContent, logAnalysisContent, logInstant, numberOrAbsent, parseTags, sectionNav, severityBadge, textOrNull } from "./incidents.js";
-import { fill, pageHead, signedIn, submits } from "./incident-views.js";
+import { fill, forOperators, pageHead, submits } from "./incident-views.js";
+import * as account from "./session.js";
 import { empty, errorBox, field, formError, loading, textArea } from "./ui.js";
 import { deleteButton } from "./views-rules.js";
 
@@ -85,7 +86,7 @@ async function prefill(query, signal) {
  * @param {import("./views-browse.js").ViewContext} context
  */
 export async function analyzePage(main, match, { signal, title }) {
-  if (!signedIn(main, "Analyse", title)) {
+  if (!forOperators(main, "Analyse", title)) {
     return;
   }
   mount(main, pageHead("Analyse"), sectionNav(match.path), loading("Loading"));
@@ -159,7 +160,7 @@ export async function analyzePage(main, match, { signal, title }) {
 }
 
 /**
- * One runbook in the list, with its delete button.
+ * One runbook in the list, with its delete button for its author or an admin.
  * @param {api.RagDocument} doc
  */
 function documentCard(doc) {
@@ -169,15 +170,17 @@ function documentCard(doc) {
     h("h3", { class: "card-title" }, doc.title),
     doc.tags.length ? h("ul", { class: "chips", "aria-label": "Tags" }, doc.tags.map((t) => h("li", null, h("span", { class: "chip" }, t)))) : null,
     h("p", { class: "meta" }, plural(doc.chunks, "passage")),
-    h(
-      "div",
-      { class: "actions" },
-      deleteButton("Delete", async () => {
-        await api.deleteRagDocument(doc.id);
-        card.remove();
-        announce(`${doc.title} deleted`);
-      }),
-    ),
+    doc.created_by === account.session.user?.id || account.isAdmin()
+      ? h(
+          "div",
+          { class: "actions" },
+          deleteButton("Delete", async () => {
+            await api.deleteRagDocument(doc.id);
+            card.remove();
+            announce(`${doc.title} deleted`);
+          }),
+        )
+      : null,
   );
   return card;
 }
@@ -190,7 +193,7 @@ function documentCard(doc) {
  * @param {import("./views-browse.js").ViewContext} context
  */
 export async function runbooksPage(main, match, { signal, title }) {
-  if (!signedIn(main, "Runbooks", title)) {
+  if (!forOperators(main, "Runbooks", title)) {
     return;
   }
   const list = h("div", { class: "runbook-list" }, loading("Loading runbooks"));

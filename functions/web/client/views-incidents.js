@@ -5,7 +5,7 @@
 import * as api from "./api.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
 import { alertMoves, incidentMoves, moveLabel, sectionNav, severityBadge, statusBadge, statusWord, textOrNull } from "./incidents.js";
-import { fill, loadItem, pageHead, signedIn, submits } from "./incident-views.js";
+import { fill, forOperators, loadItem, pageHead, submits } from "./incident-views.js";
 import { busy, empty, errorAfter, errorBox, field, formError, loading, textArea } from "./ui.js";
 
 /** @param {string} id */
@@ -55,7 +55,7 @@ function incidentCard(incident) {
  * @param {import("./views-browse.js").ViewContext} context
  */
 export async function incidentsHome(main, match, { signal, title }) {
-  if (!signedIn(main, "Incidents", title)) {
+  if (!forOperators(main, "Incidents", title)) {
     return;
   }
   const status = match.query.get("status") ?? "";
@@ -198,7 +198,7 @@ function changeForm(incident, done) {
  * @param {import("./views-browse.js").ViewContext} context
  */
 export async function incidentPage(main, match, { signal, title }) {
-  if (!signedIn(main, "Incident", title)) {
+  if (!forOperators(main, "Incident", title)) {
     return;
   }
   const incident = await loadItem(main, match, signal, "Incident", () => api.getIncident(match.params.id, { signal, cache: "no-store" }));
@@ -319,7 +319,7 @@ export function alertCard(alert) {
  * @param {import("./views-browse.js").ViewContext} context
  */
 export async function alertsPage(main, match, { signal, title }) {
-  if (!signedIn(main, "Alerts", title)) {
+  if (!forOperators(main, "Alerts", title)) {
     return;
   }
   const status = match.query.get("status") ?? "";

@@ -1,11 +1,12 @@
 // The logbook (Document C): notes and postmortems, each optionally about one incident; the
 // list (of one incident with `?incidentId=`), a form for a new entry, and an entry's page to
-// read, change or delete it (its author or an admin).
+// read, change or delete it (its author or an admin; a change is made on the version read).
 
 import * as api from "./api.gen.js";
 import { announce, h, mount, time } from "./dom.js";
+import { ApiError } from "./http.js";
 import { sectionNav, textOrNull } from "./incidents.js";
-import { fill, loadItem, pageHead, signedIn, submits } from "./incident-views.js";
+import { fill, forOperators, loadItem, pageHead, submits } from "./incident-views.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { empty, field, formError, loading, textArea } from "./ui.js";
@@ -89,7 +90,7 @@ function entryCard(entry) {
  * @param {import("./views-browse.js").ViewContext} context
  */
 export async function logbookPage(main, match, { signal, title }) {
-  if (!signedIn(main, "Logbook", title)) {
+  if (!forOperators(main, "Logbook", title)) {
     return;
   }
   const incidentId = match.query.get("incidentId") ?? "";
@@ -123,7 +124,7 @@ export async function logbookPage(main, match, { signal, title }) {
  */
 export async function logbookEntryPage(main, match, { signal, title }) {
   const user = account.session.user;
-  if (!signedIn(main, "Logbook entry", title) || !user) {
+  if (!forOperators(main, "Logbook entry", title) || !user) {
     return;
   }
   const entry = await loadItem(main, match, signal, "Logbook entry", () => api.getLogbookEntry(match.params.id, { signal, cache: "no-store" }));
@@ -150,8 +151,10 @@ export async function logbookEntryPage(main, match, { signal, title }) {
   };
   draw(entry);
   const heading = h("h1", { tabindex: "-1" }, entry.title);
-  const mayChange = entry.authorId === user.id || user.roles.includes("ADMIN");
+  const mayChange = entry.authorId === user.id || account.isAdmin();
   const id = entry.id;
+  // The version this page shows: an edit made on it is refused (409) once another has landed.
+  let version = entry.version;
   mount(
     main,
     h("div", { class: "page-head" }, heading),
@@ -160,7 +163,14 @@ export async function logbookEntryPage(main, match, { signal, title }) {
     mayChange
       ? [
           entryForm(entry, "Change the entry", "Save changes", async (body) => {
-            const saved = await api.replaceLogbookEntry(id, body);
+            let saved;
+            try {
+              saved = await api.replaceLogbookEntry(id, { ...body, version });
+            } catch (error) {
+              // Its `version: ...` detail names no field of the form: the message says it all.
+              throw error instanceof ApiError && error.status === 409 ? new ApiError(409, `${error.message}. Reload the page to see it.`) : error;
+            }
+            version = saved.version;
             heading.textContent = saved.title;
             draw(saved);
             announce("Entry saved");

@@ -5,7 +5,7 @@ import * as api from "./api.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
 import { ApiError } from "./http.js";
 import { SEVERITIES, fromLocalInput, sectionNav, severityBadge, timelineHref, timelineQuery, toLocalInput } from "./incidents.js";
-import { pageHead, signedIn } from "./incident-views.js";
+import { forOperators, pageHead } from "./incident-views.js";
 import { navigate } from "./router.js";
 import { clearFormErrors, empty, errorBox, field, formError, loading, showFormError } from "./ui.js";
 
@@ -121,7 +121,7 @@ function logRow(log) {
  * @param {import("./views-browse.js").ViewContext} context
  */
 export async function timeline(main, match, { signal, title }) {
-  if (!signedIn(main, "Log timeline", title)) {
+  if (!forOperators(main, "Log timeline", title)) {
     return;
   }
   const query = timelineQuery(match.query);

@@ -1,11 +1,13 @@
 // Alert rules (Document C): the list with a form for a new rule, and a rule's own page to
-// change or delete it. Every bad value is the API's 400, shown under the field it names.
+// change it, or delete it (an admin). Every bad value is the API's 400, shown under the field
+// it names.
 
 import * as api from "./api.gen.js";
 import { announce, h, mount } from "./dom.js";
 import { SEVERITIES, numberOrAbsent, ruleSummary, sectionNav, textOrNull } from "./incidents.js";
-import { fill, loadItem, pageHead, signedIn, submits } from "./incident-views.js";
+import { fill, forOperators, loadItem, pageHead, submits } from "./incident-views.js";
 import { navigate } from "./router.js";
+import * as account from "./session.js";
 import { busy, empty, errorAfter, field, formError, loading } from "./ui.js";
 
 /** @param {string} id */
@@ -108,11 +110,13 @@ function ruleCard(rule) {
       "div",
       { class: "actions" },
       h("a", { class: "button small secondary", href: ruleHref(rule.id) }, "Edit"),
-      deleteButton("Delete", async () => {
-        await api.deleteAlertRule(rule.id);
-        card.remove();
-        announce(`Rule ${rule.name} deleted`);
-      }),
+      account.isAdmin()
+        ? deleteButton("Delete", async () => {
+            await api.deleteAlertRule(rule.id);
+            card.remove();
+            announce(`Rule ${rule.name} deleted`);
+          })
+        : null,
     ),
   );
   return card;
@@ -125,7 +129,7 @@ function ruleCard(rule) {
  * @param {import("./views-browse.js").ViewContext} context
  */
 export async function rulesPage(main, match, { signal, title }) {
-  if (!signedIn(main, "Alert rules", title)) {
+  if (!forOperators(main, "Alert rules", title)) {
     return;
   }
   const list = h("div", { class: "rule-list" }, loading("Loading alert rules"));
@@ -150,13 +154,13 @@ export async function rulesPage(main, match, { signal, title }) {
 }
 
 /**
- * `/incidents/rules/{id}`: one rule, to change or delete.
+ * `/incidents/rules/{id}`: one rule, to change (or, for an admin, delete).
  * @param {HTMLElement} main
  * @param {import("./router.js").Match} match
  * @param {import("./views-browse.js").ViewContext} context
  */
 export async function rulePage(main, match, { signal, title }) {
-  if (!signedIn(main, "Alert rule", title)) {
+  if (!forOperators(main, "Alert rule", title)) {
     return;
   }
   const rule = await loadItem(main, match, signal, "Alert rule", () => api.getAlertRule(match.params.id, { signal, cache: "no-store" }));
@@ -181,11 +185,13 @@ export async function rulePage(main, match, { signal, title }) {
     h(
       "div",
       { class: "actions" },
-      deleteButton("Delete rule", async () => {
-        await api.deleteAlertRule(id);
-        announce("Rule deleted");
-        navigate("/incidents/rules");
-      }),
+      account.isAdmin()
+        ? deleteButton("Delete rule", async () => {
+            await api.deleteAlertRule(id);
+            announce("Rule deleted");
+            navigate("/incidents/rules");
+          })
+        : h("p", { class: "hint admin-only" }, "Only an admin may delete a rule; disable it instead."),
       h("a", { href: "/incidents/rules" }, "All alert rules"),
     ),
   );

@@ -1,5 +1,5 @@
-//! The client page's Content-Security-Policy, with the one extra image source it needs:
-//! where uploaded images (post covers) are served.
+//! The client page's Content-Security-Policy, with the two extra sources uploads need: where
+//! uploaded images (post covers) are served, and where the browser sends a presigned upload.
 //!
 //! The uploads function answers each image's URL under `UPLOADS_PUBLIC_BASE_URL` when that
 //! is set (a CDN), else under the bucket's own URL: path-style on the emulator
@@ -7,6 +7,10 @@
 //! (`https://{bucket}.s3.{region}.amazonaws.com/images/...`). This module finds the same
 //! base from the same variables and allows exactly its `images/` path, so a plain-http
 //! emulator or CDN does not open `img-src` to every `http:` host.
+//!
+//! A presigned upload is a `PUT` straight to the bucket, never to the CDN: `connect-src` also
+//! allows exactly the bucket's `incoming/` path, addressed as the uploads function's S3 client
+//! signs it (`AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL` path-style, else virtual-hosted).
 
 use platform::config::ConfigError;
 use platform::Env;
@@ -17,16 +21,51 @@ pub const CLIENT_CSP: &str = "default-src 'none'; script-src 'self'; style-src '
      img-src 'self' data: https:; connect-src 'self'; base-uri 'none'; form-action 'self'; \
      frame-ancestors 'none'";
 
-/// The client's policy with `uploads` (a CSP source expression) allowed for images too.
-pub fn client_csp(uploads: Option<&str>) -> String {
-    match uploads {
-        Some(source) => CLIENT_CSP.replacen(
+/// The client's policy with `uploads` (a CSP source expression) allowed for images too, and
+/// `upload_puts` (one too) for requests.
+pub fn client_csp(uploads: Option<&str>, upload_puts: Option<&str>) -> String {
+    let mut policy = CLIENT_CSP.to_string();
+    if let Some(source) = uploads {
+        policy = policy.replacen(
             "img-src 'self' data: https:;",
             &format!("img-src 'self' data: https: {source};"),
             1,
-        ),
-        None => CLIENT_CSP.to_string(),
+        );
     }
+    if let Some(source) = upload_puts {
+        policy = policy.replacen(
+            "connect-src 'self';",
+            &format!("connect-src 'self' {source};"),
+            1,
+        );
+    }
+    policy
+}
+
+/// The CSP source of presigned uploads: `{bucket}/incoming/` where the uploads function's S3
+/// client addresses `UPLOADS_BUCKET` (path-style on `AWS_ENDPOINT_URL_S3` or
+/// `AWS_ENDPOINT_URL`, else `https://{bucket}.s3.{region}.amazonaws.com`), whatever
+/// `UPLOADS_PUBLIC_BASE_URL` says. `None` when no bucket (or no region) is configured.
+pub fn uploads_put_source(env: &Env) -> Result<Option<String>, ConfigError> {
+    let set = |name: &str| env.get(name).map(str::trim).filter(|v| !v.is_empty());
+    let Some(bucket) = set("UPLOADS_BUCKET") else {
+        return Ok(None);
+    };
+    let base = if let Some(endpoint) = set("AWS_ENDPOINT_URL_S3") {
+        format!("{}/{bucket}", origin_of(endpoint, "AWS_ENDPOINT_URL_S3")?)
+    } else if let Some(endpoint) = set("AWS_ENDPOINT_URL") {
+        format!("{}/{bucket}", origin_of(endpoint, "AWS_ENDPOINT_URL")?)
+    } else if let Some(region) = set("AWS_REGION") {
+        format!("https://{bucket}.s3.{region}.amazonaws.com")
+    } else {
+        return Ok(None);
+    };
+    let source = format!("{base}/incoming/");
+    check_source(&source).map_err(|reason| ConfigError::Invalid {
+        name: "UPLOADS_BUCKET".into(),
+        reason,
+    })?;
+    Ok(Some(source))
 }
 
 /// The CSP source of uploaded images: `{base}/images/` (a path ending in `/` matches every
@@ -158,9 +197,48 @@ mod tests {
 
     #[test]
     fn the_policy_adds_exactly_the_source() {
-        let csp = client_csp(Some("http://127.0.0.1:4566/b/images/"));
+        let csp = client_csp(Some("http://127.0.0.1:4566/b/images/"), None);
         assert!(csp.contains("img-src 'self' data: https: http://127.0.0.1:4566/b/images/;"));
+        assert!(csp.contains("connect-src 'self';"));
         assert!(!csp.contains("http:;") && !csp.contains(" http: "));
-        assert_eq!(client_csp(None), CLIENT_CSP);
+        assert_eq!(client_csp(None, None), CLIENT_CSP);
+        let both = client_csp(
+            Some("http://127.0.0.1:4566/b/images/"),
+            Some("http://127.0.0.1:4566/b/incoming/"),
+        );
+        assert!(both.contains("connect-src 'self' http://127.0.0.1:4566/b/incoming/;"));
+        assert!(both.contains("img-src 'self' data: https: http://127.0.0.1:4566/b/images/;"));
+    }
+
+    #[test]
+    fn presigned_uploads_go_to_the_bucket_itself_never_the_cdn() {
+        let local = env(&[
+            ("UPLOADS_PUBLIC_BASE_URL", "https://img.example.com"),
+            ("UPLOADS_BUCKET", "local-uploadsbucket"),
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:4566/"),
+            ("AWS_REGION", "us-east-1"),
+        ]);
+        assert_eq!(
+            uploads_put_source(&local).unwrap().as_deref(),
+            Some("http://127.0.0.1:4566/local-uploadsbucket/incoming/")
+        );
+        let s3_only = env(&[
+            ("UPLOADS_BUCKET", "b"),
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:4566"),
+            ("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:9000"),
+        ]);
+        assert_eq!(
+            uploads_put_source(&s3_only).unwrap().as_deref(),
+            Some("http://127.0.0.1:9000/b/incoming/")
+        );
+        let aws = env(&[("UPLOADS_BUCKET", "up-1"), ("AWS_REGION", "eu-west-1")]);
+        assert_eq!(
+            uploads_put_source(&aws).unwrap().as_deref(),
+            Some("https://up-1.s3.eu-west-1.amazonaws.com/incoming/")
+        );
+        assert_eq!(
+            uploads_put_source(&env(&[("AWS_REGION", "eu-west-1")])).unwrap(),
+            None
+        );
     }
 }

@@ -13,7 +13,9 @@
 //!   Document A's error body.
 //!
 //! The client's pages allow images from exactly one plain-http place besides https hosts:
-//! where uploaded images are served (`csp`), read from the environment at a cold start.
+//! where uploaded images are served (`csp`), read from the environment at a cold start; and
+//! requests to exactly one place besides their own origin: the uploads bucket's `incoming/`
+//! path, where a presigned upload is sent.
 
 pub mod assets;
 pub mod csp;
@@ -56,11 +58,12 @@ pub const SWAGGER_CSP: &str = "default-src 'none'; script-src 'self'; style-src 
      frame-ancestors 'none'";
 
 /// Builds the function's router: what a cold start does (nothing to connect to; the
-/// uploads' image source is read from `UPLOADS_PUBLIC_BASE_URL`, `UPLOADS_BUCKET`,
-/// `AWS_ENDPOINT_URL` and `AWS_REGION`, see [`csp`]).
+/// uploads' image and presigned-upload sources are read from `UPLOADS_PUBLIC_BASE_URL`,
+/// `UPLOADS_BUCKET`, `AWS_ENDPOINT_URL(_S3)` and `AWS_REGION`, see [`csp`]).
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let uploads = csp::uploads_image_source(&env)?;
-    app_with(uploads.as_deref())
+    let upload_puts = csp::uploads_put_source(&env)?;
+    app_with(uploads.as_deref(), upload_puts.as_deref())
 }
 
 /// The router without an uploads image source: the client's policy is [`CLIENT_CSP`].
@@ -68,9 +71,10 @@ pub fn app() -> Router {
     app_parts(HeaderValue::from_static(CLIENT_CSP))
 }
 
-/// The router whose client pages also allow images from `uploads` (a CSP source).
-pub fn app_with(uploads: Option<&str>) -> Result<Router, BoxError> {
-    let policy = HeaderValue::from_str(&csp::client_csp(uploads))?;
+/// The router whose client pages also allow images from `uploads` and requests to
+/// `upload_puts` (CSP sources).
+pub fn app_with(uploads: Option<&str>, upload_puts: Option<&str>) -> Result<Router, BoxError> {
+    let policy = HeaderValue::from_str(&csp::client_csp(uploads, upload_puts))?;
     Ok(app_parts(policy))
 }
 

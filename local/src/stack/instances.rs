@@ -36,6 +36,9 @@ pub(super) struct Instances {
     pub schedules: BTreeMap<String, ScheduleTarget>,
     /// The environment each function was started with.
     pub envs: BTreeMap<String, Env>,
+    /// Custom resource functions by logical id.
+    pub custom_resources:
+        BTreeMap<String, Arc<dyn platform::custom_resource::CustomResourceHandler>>,
 }
 
 /// Cold-starts every planned function (concurrently, as Lambda would) and wires it up.
@@ -91,6 +94,10 @@ pub(super) async fn start_all(
                         timeout: plan.decl.timeout,
                     });
                 }
+            }
+            Function::CustomResource(handler) => {
+                reject_foreign_events(&plan, "a custom resource handler", &[])?;
+                instances.custom_resources.insert(id.clone(), handler);
             }
             Function::Schedule(handler) => {
                 reject_foreign_events(&plan, "a schedule handler", SCHEDULE_EVENTS)?;

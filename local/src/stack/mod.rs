@@ -8,6 +8,7 @@
 //! [`plan`] resolves what the template says about each function, [`instances`] cold-starts
 //! and wires them, [`running`] is the started stack.
 
+mod custom_resources;
 mod instances;
 mod plan;
 mod running;
@@ -125,6 +126,7 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
     let routes = RouteTable::new(plans.iter().flat_map(|p| p.routes.clone()).collect())
         .map_err(StackError::Routes)?;
     let instances = instances::start_all(plans, &registry, &ctx, &aws).await?;
+    custom_resources::create_all(&active, &ctx, &instances.custom_resources).await?;
 
     let route_list: Vec<(String, String)> = routes
         .iter()

@@ -158,7 +158,6 @@ mod tests {
     use crate::model::{KnowledgeLevel, QaResponse, Question, SummaryLength, SummaryStyle};
     use chrono::{TimeZone, Utc};
     use llm::{LlmConfig, ProviderKind};
-    use platform::aws::json::{self, JsonClient};
     use platform::Env;
 
     fn provider(pairs: &[(&str, &str)]) -> Provider {
@@ -227,7 +226,7 @@ mod tests {
             .single()
             .expect("date");
         let clock = Clock::fixed(start);
-        let table = Table::new(JsonClient::disconnected(json::DYNAMODB), "cache");
+        let table = Table::offline("cache");
         let cache = AnswerCache::new(table, Duration::from_secs(60), clock.clone());
         let qa = Task::Qa {
             question: Question::parse("Who?").expect("q"),

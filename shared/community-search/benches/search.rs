@@ -181,12 +181,18 @@ async fn main() {
     let aws = platform::aws::AwsClients::from_env(&env).await;
     // The emulator reads a common term's partition (megabytes) far slower than DynamoDB:
     // give the search's calls the time it needs, so the figures are measured, not cut off.
-    let patient = platform::aws::json::RetryConfig {
-        attempt_timeout: Duration::from_secs(120),
-        operation_timeout: Duration::from_secs(600),
-        ..platform::aws::json::RetryConfig::STANDARD
-    };
-    let table = Table::new(aws.dynamodb.with_retry(patient), name.clone());
+    let patient = aws
+        .dynamodb
+        .config()
+        .to_builder()
+        .timeout_config(
+            aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
+                .operation_attempt_timeout(Duration::from_secs(120))
+                .operation_timeout(Duration::from_secs(600))
+                .build(),
+        )
+        .build();
+    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(patient), name.clone());
     let index = DynamoSearchIndex::new(table.clone());
 
     // Index: posts one day apart in publication order, eight at a time.

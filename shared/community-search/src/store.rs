@@ -859,12 +859,11 @@ impl Reader<'_> {
 
 #[cfg(test)]
 mod tests {
-    use platform::aws::json::{self, JsonClient};
 
     use super::*;
 
     fn index() -> DynamoSearchIndex {
-        DynamoSearchIndex::new(Table::new(JsonClient::disconnected(json::DYNAMODB), "t"))
+        DynamoSearchIndex::new(Table::offline("t"))
     }
 
     /// The worst post: 2,000 distinct terms of 32 bytes, the title and body counts at their
@@ -907,7 +906,7 @@ mod tests {
 
     #[test]
     fn limits_are_refused_before_sending() {
-        let table = Table::new(JsonClient::disconnected(json::DYNAMODB), "t");
+        let table = Table::offline("t");
         let mut tx = Planned::new(&table);
         for i in 0..MAX_TRANSACTION_ITEMS {
             tx.delete(key("a", i.to_string())).unwrap();

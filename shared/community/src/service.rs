@@ -236,7 +236,7 @@ impl Community {
             .collect())
     }
 
-    /// The catalog: every category (in order) with its topics and their statistics.
+    /// The catalog: every category (in order) with its public topics and their statistics.
     pub async fn catalog(&self) -> Result<Vec<TopicCategory>, CommunityError> {
         let topics = self.topic_stats().await?;
         Ok(CATEGORIES
@@ -254,7 +254,7 @@ impl Community {
             .collect())
     }
 
-    /// Every topic with its statistics, in catalog order: category, sort order, slug.
+    /// Every public topic with its statistics, in catalog order: category, sort order, slug.
     pub async fn topic_stats(&self) -> Result<Vec<Topic>, CommunityError> {
         let today = day_of(self.store.clock().now());
         let mut topics: Vec<Topic> = self
@@ -280,7 +280,7 @@ impl Community {
         Ok(topics)
     }
 
-    /// The names of these topics, in the order asked; unknown ids left out.
+    /// The names of these topics, in the order asked; unknown and not yet public ids left out.
     pub async fn topic_names(&self, ids: &TopicIds) -> Result<Vec<TopicRef>, CommunityError> {
         Ok(self
             .store

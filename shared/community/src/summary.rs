@@ -89,7 +89,11 @@ impl SummaryStatus {
 
 /// SHA-256 (hex) of a post's content: what a summary describes.
 pub fn content_hash(content: &str) -> String {
-    platform::aws::sigv4::sha256_hex(content.as_bytes())
+    ring::digest::digest(&ring::digest::SHA256, content.as_bytes())
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The summary queue's message: summarise this post's content at this summary version.

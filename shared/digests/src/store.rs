@@ -317,7 +317,7 @@ impl DigestStore {
             .send()
             .await
         {
-            Ok(()) => Ok(true),
+            Ok(_) => Ok(true),
             Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(false),
             Err(e) => Err(self.table.fail("PutItem", &e)),
         }
@@ -330,6 +330,7 @@ impl DigestStore {
             .set_item(Some(item))
             .send()
             .await
+            .map(|_| ())
             .map_err(|e| self.table.fail("PutItem", &e))
     }
 
@@ -399,7 +400,7 @@ impl DigestStore {
             .send()
             .await
         {
-            Ok(()) => Ok(true),
+            Ok(_) => Ok(true),
             Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(false),
             Err(e) => Err(self.table.fail("PutItem", &e)),
         }
@@ -444,7 +445,7 @@ impl DigestStore {
             .send()
             .await;
         match result {
-            Ok(()) => Ok(true),
+            Ok(_) => Ok(true),
             Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(false),
             Err(e) => Err(self.table.fail("UpdateItem", &e)),
         }
@@ -476,6 +477,7 @@ impl DigestStore {
         update
             .send()
             .await
+            .map(|_| ())
             .map_err(|e| self.table.fail("UpdateItem", &e))
     }
 
@@ -512,6 +514,7 @@ impl DigestStore {
             .set_item(Some(item))
             .send()
             .await
+            .map(|_| ())
             .map_err(|e| self.table.fail("PutItem", &e))
     }
 }

@@ -19,6 +19,16 @@ pub enum IdentityError {
     /// Unknown username or wrong password: deliberately one answer for both.
     #[error("invalid username or password")]
     BadCredentials,
+    /// A password change whose `currentPassword` is not the account's password.
+    #[error("the current password is wrong")]
+    WrongCurrentPassword,
+    /// A role change that would take the last ADMIN role away from its holder, or that names a
+    /// role the platform does not have.
+    #[error("{0}")]
+    RoleRefused(String),
+    /// The sessions table failed: no session can be ended or checked.
+    #[error("sessions unavailable: {0}")]
+    Sessions(#[from] platform::dynamo::DynamoError),
     /// The account of a valid token no longer exists.
     #[error("user not found")]
     UserNotFound,

@@ -137,6 +137,87 @@ impl Login {
     }
 }
 
+/// A password change as sent: the password now and the new one.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PasswordChangeRequest {
+    /// The account's password now (403 when it is wrong).
+    #[schema(required = true, value_type = String, format = Password, min_length = 1, max_length = 128)]
+    pub current_password: Option<String>,
+    /// The new password; every other session of the account ends.
+    #[schema(required = true, value_type = String, format = Password, min_length = 8, max_length = 128)]
+    pub password: Option<String>,
+}
+
+/// A valid password change.
+pub struct PasswordChange {
+    pub current: String,
+    pub new: Password,
+}
+
+impl std::fmt::Debug for PasswordChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PasswordChange(***)")
+    }
+}
+
+impl PasswordChangeRequest {
+    pub fn parse(self) -> Result<PasswordChange, Invalid> {
+        let current = match self.current_password.filter(|p| !p.is_empty()) {
+            None => Err(FieldError::new("currentPassword", "is required")),
+            Some(p) if p.chars().count() > 128 => Err(FieldError::new(
+                "currentPassword",
+                "must be at most 128 characters",
+            )),
+            Some(p) => Ok(p),
+        };
+        let new = Password::parse(self.password.as_deref().unwrap_or(""));
+        match (current, new) {
+            (Ok(current), Ok(new)) => Ok(PasswordChange { current, new }),
+            (current, new) => Err(Invalid(
+                [current.err(), new.err()].into_iter().flatten().collect(),
+            )),
+        }
+    }
+}
+
+/// The roles an administrator gives an account, as sent.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoleChangeRequest {
+    /// The account's roles: `USER` is always kept; `OPERATOR` opens the incident platform,
+    /// `ADMIN` everything.
+    #[schema(required = true, value_type = Vec<crate::model::Role>, max_items = 3)]
+    pub roles: Option<Vec<String>>,
+}
+
+impl RoleChangeRequest {
+    pub fn parse(self) -> Result<Vec<crate::model::Role>, Invalid> {
+        let Some(raw) = self.roles else {
+            return Err(Invalid(vec![FieldError::new("roles", "is required")]));
+        };
+        if raw.len() > 3 {
+            return Err(Invalid(vec![FieldError::new(
+                "roles",
+                "must name at most 3 roles",
+            )]));
+        }
+        let mut roles = Vec::with_capacity(raw.len());
+        for name in &raw {
+            match crate::model::Role::parse(name) {
+                Some(role) => roles.push(role),
+                None => {
+                    return Err(Invalid(vec![FieldError::new(
+                        "roles",
+                        format!("'{name}' is not a role (USER, OPERATOR or ADMIN)"),
+                    )]))
+                }
+            }
+        }
+        Ok(roles)
+    }
+}
+
 /// Profile changes as sent: absent fields are unchanged; `name: null` clears the name.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -193,7 +274,9 @@ pub struct SettingsUpdate {
     pub language: Option<String>,
     pub theme: Option<Theme>,
     pub summary_length: Option<SummaryLength>,
+    /// Show the user's bookmarks to others on their community profile (false until set).
     pub show_bookmarks: Option<bool>,
+    /// Show the user's likes to others on their community profile (false until set).
     pub show_likes: Option<bool>,
 }
 
@@ -475,7 +558,10 @@ mod tests {
         let errors = no_topic.parse().expect_err("invalid");
         assert_eq!(errors.errors().len(), 1);
         assert_eq!(s.language, "pt-BR");
-        assert!(s.show_likes);
+        assert!(
+            !s.show_likes && !s.show_bookmarks,
+            "lists are private by default"
+        );
 
         let bad = SettingsUpdate {
             language: Some("english!".into()),

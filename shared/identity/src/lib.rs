@@ -6,6 +6,7 @@
 //! inputs already parsed ([`input`]); it answers [`IdentityError`], never HTTP. Storage is
 //! described in [`store`].
 
+pub mod bootstrap;
 pub mod clients;
 pub mod error;
 pub mod follows;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 use platform::aws::AwsClients;
 use platform::dynamo::{retry_on_conflict, RetryPolicy, Table};
+use platform::sessions::SessionRegistry;
 use platform::tokens::TokenVerifier;
 use platform::{Clock, ConfigError, Env, FieldError, Invalid};
 
@@ -45,9 +47,22 @@ use crate::tokens::{IssuedToken, Jwks, TokenIssuer};
 pub struct Identity {
     store: UserStore,
     issuer: Arc<TokenIssuer>,
-    admins: Vec<String>,
+    sessions: SessionRegistry,
     clients: ServiceClients,
     clock: Clock,
+}
+
+/// A token for the session that asked, after a change that ended every other session.
+#[derive(Debug)]
+pub struct RenewedSession {
+    pub token: IssuedToken,
+}
+
+/// One page of the account directory, for administrators.
+#[derive(Debug)]
+pub struct AccountPage {
+    pub accounts: Vec<Profile>,
+    pub next_cursor: Option<String>,
 }
 
 /// A service token and the scopes it grants.
@@ -61,34 +76,37 @@ impl Identity {
     pub fn new(
         store: UserStore,
         issuer: TokenIssuer,
-        admins: Vec<String>,
+        sessions: SessionRegistry,
         clients: ServiceClients,
         clock: Clock,
     ) -> Self {
-        let admins = admins.into_iter().map(|a| a.to_ascii_lowercase()).collect();
         Self {
             store,
             issuer: Arc::new(issuer),
-            admins,
+            sessions,
             clients,
             clock,
         }
     }
 
-    /// From `USERS_TABLE`, the JWT variables, `ADMIN_USERNAMES` and `SERVICE_CLIENTS`.
+    /// From `USERS_TABLE`, `SESSIONS_TABLE`, the JWT variables and `SERVICE_CLIENTS`.
     pub fn from_env(env: &Env, aws: &AwsClients, clock: Clock) -> Result<Self, ConfigError> {
         let store = UserStore::new(Table::from_env(env, aws, "USERS_TABLE")?, clock.clone());
+        let sessions = SessionRegistry::new(Table::from_env(env, aws, "SESSIONS_TABLE")?);
         Ok(Self::new(
             store,
             TokenIssuer::from_env(env, clock.clone())?,
-            env.list("ADMIN_USERNAMES"),
+            sessions,
             ServiceClients::from_env(env)?,
             clock,
         ))
     }
 
+    /// The verifier of this function's own routes: keys and sessions.
     pub fn verifier(&self) -> TokenVerifier {
-        self.issuer.verifier()
+        self.issuer
+            .verifier()
+            .with_sessions(Some(self.sessions.clone()))
     }
 
     /// The issuer, for the users function's own service tokens (its calls to content).
@@ -96,15 +114,147 @@ impl Identity {
         Arc::clone(&self.issuer)
     }
 
-    fn roles_for(&self, username: &str) -> Vec<Role> {
-        if self.admins.iter().any(|a| a.eq_ignore_ascii_case(username)) {
-            vec![Role::User, Role::Admin]
+    /// A token for the account, carrying its stored roles and its current session version.
+    async fn token_for(&self, user: &StoredUser) -> Result<IssuedToken, IdentityError> {
+        let session = self.sessions.state(user.id.as_str()).await?;
+        if session.closed {
+            return Err(IdentityError::AccountGone);
+        }
+        let roles = user.roles.iter().map(|r| r.as_str().to_string()).collect();
+        Ok(self
+            .issuer
+            .user_token(user.id.as_str(), &user.username, roles, session.version)?)
+    }
+
+    /// Sign out everywhere: every token of the account ends, this one included.
+    pub async fn end_sessions(&self, id: &UserId) -> Result<(), IdentityError> {
+        self.live_user(id).await?;
+        self.sessions.end_all(id.as_str()).await?;
+        tracing::info!(user_id = %id, "every session ended");
+        Ok(())
+    }
+
+    /// Checks `current` against the account's password (403 when wrong): a stolen token alone
+    /// cannot change the password.
+    async fn check_current_password(
+        &self,
+        user: &StoredUser,
+        current: Option<String>,
+    ) -> Result<(), IdentityError> {
+        let record = self
+            .store
+            .login_record(&user.username.to_ascii_lowercase())
+            .await?
+            .filter(|r| r.user_id == user.id);
+        let stored_hash = record.map(|r| r.password_hash);
+        let valid = match current {
+            Some(current) => password::verify(current, stored_hash).await,
+            None => false,
+        };
+        if valid {
+            Ok(())
         } else {
-            vec![Role::User]
+            Err(IdentityError::WrongCurrentPassword)
         }
     }
 
+    /// Changes the password (the news reader's operation): `current` must be the password now.
+    /// Every other session ends; the answer is a token for this one.
+    pub async fn change_password(
+        &self,
+        id: &UserId,
+        change: input::PasswordChange,
+    ) -> Result<RenewedSession, IdentityError> {
+        let user = self.live_user(id).await?;
+        self.check_current_password(&user, Some(change.current))
+            .await?;
+        let new_hash = password::hash(change.new.expose().to_string()).await?;
+        // Sessions end before the password changes: a failure in between leaves the old
+        // password with every session ended, never a new password with a thief still in.
+        self.sessions.end_all(id.as_str()).await?;
+        until_unchanged(|_| async {
+            let current = self.live_user(id).await?;
+            self.store
+                .change_login(&current, None, Some(&new_hash))
+                .await?;
+            Ok(())
+        })
+        .await?;
+        tracing::info!(user_id = %id, "password changed; other sessions ended");
+        self.renewed_session(id).await
+    }
+
+    /// A token for the session that asked for a change that ended every other one: its
+    /// version is the new one, so it carries on while every older token answers 401.
+    async fn renewed_session(&self, id: &UserId) -> Result<RenewedSession, IdentityError> {
+        let user = self.live_user(id).await?;
+        Ok(RenewedSession {
+            token: self.token_for(&user).await?,
+        })
+    }
+
+    /// Sets the account's roles (an administrator's operation): USER always stays. An
+    /// administrator's own roles are changed by another administrator (so one is always left to
+    /// give ADMIN back, and a change never ends the session that asked for it). The account's
+    /// sessions end, so its next sign-in carries the new roles.
+    pub async fn set_roles(
+        &self,
+        admin: &UserId,
+        id: &UserId,
+        roles: &[Role],
+    ) -> Result<Profile, IdentityError> {
+        let mut next = vec![Role::User];
+        for role in [Role::Operator, Role::Admin] {
+            if roles.contains(&role) {
+                next.push(role);
+            }
+        }
+        if admin == id {
+            return Err(IdentityError::RoleRefused(
+                "an administrator's own roles are changed by another administrator".into(),
+            ));
+        }
+        let mut user = self.user(id).await?;
+        if user.roles != next {
+            self.store.set_roles(id, &next).await?;
+            self.sessions.end_all(id.as_str()).await?;
+            tracing::info!(user_id = %id, by = %admin, roles = ?next, "roles changed; sessions ended");
+        }
+        user.roles = next;
+        Ok(to_profile(user))
+    }
+
+    /// A page of accounts in id order, for administrators: up to `limit` after `after`.
+    pub async fn accounts(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<AccountPage, IdentityError> {
+        let (ids, more) = self.store.user_ids(after, limit).await?;
+        let mut accounts = Vec::with_capacity(ids.len());
+        for id in &ids {
+            // Deleted between the index read and this one: skipped.
+            if let Some(user) = self.store.user(&UserId::new(id.clone())).await? {
+                accounts.push(to_profile(user));
+            }
+        }
+        let next_cursor = if more { ids.last().cloned() } else { None };
+        Ok(AccountPage {
+            accounts,
+            next_cursor,
+        })
+    }
+
+    /// Registers an account: the role USER, whatever its name.
     pub async fn register(&self, account: NewAccount) -> Result<Profile, IdentityError> {
+        self.create_account(account, vec![Role::User]).await
+    }
+
+    async fn create_account(
+        &self,
+        account: NewAccount,
+        roles: Vec<Role>,
+    ) -> Result<Profile, IdentityError> {
         let password_hash = password::hash(account.password.expose().to_string()).await?;
         let user = NewUser {
             id: UserId::new(uuid::Uuid::new_v4().to_string()),
@@ -113,7 +263,7 @@ impl Identity {
             email_key: Some(account.email.key()),
             email: Some(account.email.as_str().to_string()),
             name: account.name,
-            roles: self.roles_for(account.username.as_str()),
+            roles,
             password_hash,
             created_at: self.clock.timestamp(),
             recipe_preferences: None,
@@ -138,15 +288,8 @@ impl Identity {
         let Some(record) = record.filter(|_| valid) else {
             return Err(IdentityError::BadCredentials);
         };
-        let roles = self.roles_for(&record.username);
         let user = self.user(&record.user_id).await?;
-        if user.roles != roles {
-            self.store.set_roles(&record.user_id, &roles).await?;
-        }
-        let roles = roles.iter().map(|r| r.as_str().to_string()).collect();
-        Ok(self
-            .issuer
-            .user_token(record.user_id.as_str(), &record.username, roles)?)
+        self.token_for(&user).await
     }
 
     async fn user(&self, id: &UserId) -> Result<StoredUser, IdentityError> {
@@ -166,12 +309,7 @@ impl Identity {
     /// renewed before it expires); refused when the account is gone. Roles are read again.
     pub async fn refresh(&self, id: &UserId) -> Result<IssuedToken, IdentityError> {
         let user = self.live_user(id).await?;
-        let roles = self.roles_for(&user.username);
-        if user.roles != roles {
-            self.store.set_roles(id, &roles).await?;
-        }
-        let roles = roles.iter().map(|r| r.as_str().to_string()).collect();
-        Ok(self.issuer.user_token(id.as_str(), &user.username, roles)?)
+        self.token_for(&user).await
     }
 
     /// The sources the user subscribes to.
@@ -302,7 +440,7 @@ impl Identity {
         account: RecipeAccount,
     ) -> Result<(), IdentityError> {
         let username_key = account.key();
-        let roles = self.roles_for(&account.username);
+        let roles = vec![Role::User];
         let password_hash = password::hash(account.password).await?;
         let preferences =
             serde_json::to_string(&UserPreferences::default()).map_err(IdentityError::Encode)?;
@@ -334,14 +472,23 @@ impl Identity {
     }
 
     /// Update user (Document C): a new username (unique; its login item moves with it), a new
-    /// password, preference changes. Refused when the account is gone.
+    /// password, preference changes. Refused when the account is gone. A new password needs
+    /// the current one (403 otherwise) and ends every other session: the answer then carries
+    /// a token for this one.
     pub async fn update_recipe_user(
         &self,
         id: &UserId,
         change: RecipeUserChange,
-    ) -> Result<(), IdentityError> {
+    ) -> Result<Option<RenewedSession>, IdentityError> {
         let new_hash = match &change.password {
-            Some(password) => Some(password::hash(password.clone()).await?),
+            Some(password) => {
+                let user = self.live_user(id).await?;
+                self.check_current_password(&user, change.current_password.clone())
+                    .await?;
+                let hash = password::hash(password.clone()).await?;
+                self.sessions.end_all(id.as_str()).await?;
+                Some(hash)
+            }
             None => None,
         };
         until_unchanged(|_| async {
@@ -367,7 +514,12 @@ impl Identity {
             }
             Ok(())
         })
-        .await
+        .await?;
+        if new_hash.is_some() {
+            tracing::info!(user_id = %id, "password changed; other sessions ended");
+            return Ok(Some(self.renewed_session(id).await?));
+        }
+        Ok(None)
     }
 
     pub async fn settings(&self, id: &UserId) -> Result<Settings, IdentityError> {
@@ -558,6 +710,10 @@ impl Identity {
             .forget(user.as_str())
             .await
             .map_err(IdentityError::Recipes)?;
+        // Every token of the account ends before its records go.
+        self.sessions
+            .close(user.as_str(), self.clock.now().timestamp())
+            .await?;
         until_unchanged(|_| async {
             let account = self.user(user).await?;
             Ok(self.store.delete_account(&account).await?)

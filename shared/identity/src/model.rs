@@ -219,10 +219,13 @@ pub struct Subscriptions {
     pub source_ids: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema,
+)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Role {
     User,
+    Operator,
     Admin,
 }
 
@@ -231,6 +234,7 @@ impl Role {
     pub fn parse(raw: &str) -> Option<Self> {
         match raw {
             platform::tokens::ROLE_USER => Some(Role::User),
+            platform::tokens::ROLE_OPERATOR => Some(Role::Operator),
             platform::tokens::ROLE_ADMIN => Some(Role::Admin),
             _ => None,
         }
@@ -239,6 +243,7 @@ impl Role {
     pub fn as_str(self) -> &'static str {
         match self {
             Role::User => platform::tokens::ROLE_USER,
+            Role::Operator => platform::tokens::ROLE_OPERATOR,
             Role::Admin => platform::tokens::ROLE_ADMIN,
         }
     }
@@ -257,7 +262,8 @@ pub struct Profile {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
     pub name: Option<String>,
-    /// `USER`, plus `ADMIN` for the configured administrators.
+    /// `USER` for everyone, plus `OPERATOR` (the incident platform) and `ADMIN` (everything)
+    /// where an administrator granted them.
     pub roles: Vec<Role>,
     #[schema(format = DateTime)]
     pub created_at: String,
@@ -277,9 +283,15 @@ pub struct Settings {
     pub theme: Theme,
     /// The default length of AI summaries.
     pub summary_length: SummaryLength,
-    /// Whether the user's bookmarks show on their community profile (Document B).
+    /// Whether others see the user's bookmarks on their community profile (Document B);
+    /// false until the user turns it on (the owner always sees their own).
+    #[serde(default)]
+    #[schema(required = true)]
     pub show_bookmarks: bool,
-    /// Whether the user's likes show on their community profile (Document B).
+    /// Whether others see the user's likes on their community profile (Document B); false
+    /// until the user turns it on (the owner always sees their own).
+    #[serde(default)]
+    #[schema(required = true)]
     pub show_likes: bool,
 }
 
@@ -291,8 +303,9 @@ impl Default for Settings {
             language: "en".into(),
             theme: Theme::System,
             summary_length: SummaryLength::Medium,
-            show_bookmarks: true,
-            show_likes: true,
+            // Private by default: lists are shown to others only when the user says so.
+            show_bookmarks: false,
+            show_likes: false,
         }
     }
 }
@@ -316,6 +329,16 @@ pub enum SummaryLength {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_are_private_by_default_and_in_settings_stored_without_the_flags() {
+        let fresh = Settings::default();
+        assert!(!fresh.show_bookmarks && !fresh.show_likes);
+        let stored = r#"{"enabledSourceIds":[],"followedTopics":[],"language":"en","theme":"dark","summaryLength":"short"}"#;
+        let read: Settings = serde_json::from_str(stored).expect("stored settings");
+        assert!(!read.show_bookmarks && !read.show_likes);
+        assert_eq!(read.theme, Theme::Dark);
+    }
 
     #[test]
     fn usernames() {

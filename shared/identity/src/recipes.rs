@@ -196,8 +196,13 @@ pub struct RecipeUserUpdate {
     /// A new username, unique across the platform.
     #[schema(value_type = Option<String>, min_length = 1, max_length = 64, pattern = "^[a-zA-Z0-9_.-]+$")]
     pub username: Option<String>,
+    /// A new password; needs `currentPassword`. Every other session of the account ends.
     #[schema(value_type = Option<String>, format = Password, min_length = 4, max_length = 128)]
     pub password: Option<String>,
+    /// The password now: required with `password` (403 when it is wrong).
+    #[serde(rename = "currentPassword")]
+    #[schema(value_type = Option<String>, format = Password, min_length = 1, max_length = 128)]
+    pub current_password: Option<String>,
     pub preferences: Option<PreferencesUpdate>,
 }
 
@@ -206,6 +211,8 @@ pub struct RecipeUserUpdate {
 pub struct RecipeUserChange {
     pub username: Option<String>,
     pub password: Option<String>,
+    /// Present whenever `password` is.
+    pub current_password: Option<String>,
     pub preferences: Option<PreferencesChange>,
 }
 
@@ -306,6 +313,21 @@ impl RecipeUserUpdate {
             }
             None => None,
         };
+        let current_password = self.current_password.filter(|p| !p.is_empty());
+        if let Some(current) = &current_password {
+            if current.chars().count() > MAX_PASSWORD {
+                errors.push(FieldError::new(
+                    "currentPassword",
+                    format!("must be at most {MAX_PASSWORD} characters"),
+                ));
+            }
+        }
+        if self.password.is_some() && current_password.is_none() {
+            errors.push(FieldError::new(
+                "currentPassword",
+                "is required to change the password",
+            ));
+        }
         let preferences = self.preferences.map(|p| PreferencesChange {
             language: p.language,
             theme: p.theme,
@@ -335,6 +357,7 @@ impl RecipeUserUpdate {
             Ok(RecipeUserChange {
                 username,
                 password,
+                current_password,
                 preferences,
             })
         } else {

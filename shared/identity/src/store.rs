@@ -240,7 +240,8 @@ impl UserStore {
             .index_name("gsi1")
             .expression_attribute_values(":pk", s(DIRECTORY))
             .limit(i32::try_from(limit + 1).unwrap_or(i32::MAX));
-        query = match after {
+        // An empty cursor is no cursor (DynamoDB refuses an empty key value): the first page.
+        query = match after.filter(|a| !a.is_empty()) {
             Some(after) => query
                 .key_condition_expression("gsi1pk = :pk AND gsi1sk > :after")
                 .expression_attribute_values(":after", s(after)),
@@ -395,6 +396,7 @@ impl UserStore {
             .expression_attribute_values(":prefs", s(preferences))
             .send()
             .await
+            .map(|_| ())
             .map_err(|e| {
                 if is_condition_failed(&e) {
                     StoreError::NoAccount

@@ -69,13 +69,22 @@ impl TokenIssuer {
         TokenVerifier::new(&self.published, &self.issuer, &self.audience)
     }
 
+    /// A user's token, of the account's session version `session_version` (it ends when the
+    /// account's sessions move past it).
     pub fn user_token(
         &self,
         user_id: &str,
         username: &str,
         roles: Vec<String>,
+        session_version: u64,
     ) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
-        self.sign(user_id, Some(username.to_string()), roles, None)
+        self.sign(
+            user_id,
+            Some(username.to_string()),
+            roles,
+            None,
+            Some(session_version),
+        )
     }
 
     pub fn service_token(
@@ -83,7 +92,7 @@ impl TokenIssuer {
         client_id: &str,
         scopes: &[String],
     ) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
-        self.sign(client_id, None, Vec::new(), Some(scopes.join(" ")))
+        self.sign(client_id, None, Vec::new(), Some(scopes.join(" ")), None)
     }
 
     fn sign(
@@ -92,6 +101,7 @@ impl TokenIssuer {
         username: Option<String>,
         roles: Vec<String>,
         scope: Option<String>,
+        sv: Option<u64>,
     ) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
         let now = self.clock.now().timestamp();
         let claims = Claims {
@@ -99,6 +109,7 @@ impl TokenIssuer {
             username,
             roles,
             scope,
+            sv,
             iss: self.issuer.clone(),
             aud: self.audience.clone(),
             iat: now,
@@ -177,7 +188,7 @@ mod tests {
     fn issued_tokens_verify_and_carry_claims() {
         let issuer = issuer(&env()).expect("issuer");
         let t = issuer
-            .user_token("id-1", "alice", vec!["USER".into()])
+            .user_token("id-1", "alice", vec!["USER".into()], 0)
             .expect("sign");
         let claims = issuer.verifier().verify(&t.token).expect("verify");
         assert_eq!(claims.username.as_deref(), Some("alice"));

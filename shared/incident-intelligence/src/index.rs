@@ -354,7 +354,7 @@ impl DynamoTermIndex {
                     }
                 }
                 match tx.commit_retrying().await {
-                    Ok(()) => pending.clear(),
+                    Ok(_) => pending.clear(),
                     // Already written (or already gone): that pair is done, the rest again.
                     Err(TransactionError::Condition { failed }) => {
                         let done: HashSet<usize> = failed.iter().map(|i| i / 2).collect();
@@ -477,7 +477,7 @@ impl TermIndex for DynamoTermIndex {
             .send()
             .await
         {
-            Ok(()) => {}
+            Ok(_) => {}
             Err(e) if platform::dynamo::is_condition_failed(&e) => {
                 return Err(IndexError::Contended)
             }

@@ -112,7 +112,11 @@ impl<'a> Fields<'a> {
     fn integer(&mut self, name: &str, min: usize, max: usize, default: usize) -> Option<usize> {
         let value = match self.present(name) {
             None => return Some(default),
-            Some(Value::Number(n)) => whole_in(n, min, max),
+            Some(Value::Number(n)) => {
+                let bound = |b: usize| u64::try_from(b).unwrap_or(u64::MAX);
+                platform::validation::whole_number_in(n, bound(min), bound(max))
+                    .and_then(|v| usize::try_from(v).ok())
+            }
             Some(_) => None,
         };
         if value.is_none() {
@@ -135,18 +139,6 @@ impl<'a> Fields<'a> {
 
     fn finish(self) -> Result<(), Invalid> {
         self.errors.finish()
-    }
-}
-
-/// A JSON number from `min` to `max` that is whole (`2` or `2.0`: JSON does not tell them
-/// apart).
-fn whole_in(n: &serde_json::Number, min: usize, max: usize) -> Option<usize> {
-    match n.as_u64() {
-        Some(v) => usize::try_from(v).ok().filter(|v| (min..=max).contains(v)),
-        // The bounds are small: find the one integer the float equals, if any.
-        None => n
-            .as_f64()
-            .and_then(|f| (min..=max).find(|v| *v as f64 == f)),
     }
 }
 

@@ -2,7 +2,8 @@
 //! team's runbooks and from earlier analyses, and the retrieval corpus itself.
 //!
 //! - [`mod@redact`]: every text's secrets (tokens, passwords, keys, private key blocks,
-//!   credentials in URLs) replaced before a model, an embeddings call or the table sees it;
+//!   credentials in URLs) replaced before a model, an embeddings call or the table sees it
+//!   (`text_analysis::redact`, which ingestion applies too);
 //! - [`input`]: every client input parsed and bounded (a 400 names each bad field);
 //! - [`chunk`]: runbooks into chunks (paragraphs packed to ~1,200 characters);
 //! - [`index`]: BM25 over the chunks as an inverted index in DynamoDB, behind the
@@ -23,7 +24,10 @@
 //!   model call, one embeddings call when configured, then storing: a GetItem and a PutItem
 //!   for the record, and the index's put of one unit (a GetItem, a PutItem, ⌈terms/50⌉
 //!   transactions and a final one; a typical log and analysis have 50 to 150 terms, so 2 to 4).
-//!   Replacing an earlier analysis of the same log removes its unit too.
+//!   Replacing the author's earlier analysis of the same log removes its unit too.
+//! - Deleting a log's analyses: 1 GetItem of the purge mark, 1 consistent Query of the log's
+//!   partition (one analysis per author), then per analysis deleted the index's remove and a
+//!   conditional DeleteItem.
 //! - Retrieval (analyze with `use_rag`, a search, a query by text): 1 BatchGet of df items
 //!   and corpus figures (2 for the 48 terms of a long log across both kinds), at most 12
 //!   Queries of postings (concurrent), 1 GetItem of the analyses' purge mark (when analyses
@@ -43,7 +47,7 @@ pub mod logs;
 pub mod model;
 pub mod prompt;
 pub mod queue;
-pub mod redact;
+pub use text_analysis::redact;
 pub mod service;
 pub mod store;
 

@@ -128,9 +128,16 @@ impl Retrieved {
     }
 }
 
-/// The index unit of an analysis: its key and its id (`{key}/{id}`; keys hold no `/`).
-fn analysis_unit(key: &str, id: &str) -> Unit {
-    Unit::new(ReferenceKind::Analysis, format!("{key}/{id}"))
+/// The index unit of an analysis: its key, its author and its id (`{key}/{author}/{id}`;
+/// keys and user ids hold no `/`).
+fn analysis_unit(key: &str, author: &str, id: &str) -> Unit {
+    Unit::new(ReferenceKind::Analysis, format!("{key}/{author}/{id}"))
+}
+
+/// The key, author and id an analysis unit names.
+fn unit_parts(unit: &str) -> Option<(&str, &str, &str)> {
+    let mut parts = unit.splitn(3, '/');
+    Some((parts.next()?, parts.next()?, parts.next()?))
 }
 
 /// What an analysis is found by: the log it analysed and what was concluded.
@@ -150,20 +157,24 @@ fn analysis_title(analysis: &Analysis) -> String {
     }
 }
 
-/// Removes an analysis (and any stale one of its key) from the index, then its record.
+/// Removes an analysis (and any stale one of its author and key) from the index, then its
+/// record.
 async fn remove_analysis<I: TermIndex>(
     store: &Store,
     index: &I,
     stored: &StoredAnalysis,
 ) -> Result<(), IntelligenceError> {
+    let author = &stored.analysis.created_by;
     index
-        .remove(&analysis_unit(&stored.key, &stored.analysis.id))
+        .remove(&analysis_unit(&stored.key, author, &stored.analysis.id))
         .await?;
     if let Some(stale) = &stored.stale {
-        index.remove(&analysis_unit(&stored.key, stale)).await?;
+        index
+            .remove(&analysis_unit(&stored.key, author, stale))
+            .await?;
     }
     store
-        .delete_analysis(&stored.key, &stored.analysis.id)
+        .delete_analysis(&stored.key, author, &stored.analysis.id)
         .await?;
     Ok(())
 }
@@ -190,8 +201,8 @@ impl<I: TermIndex> Sweeper<I> {
     /// true when more may remain. Safe to repeat.
     pub async fn step(&self, before: &str) -> Result<bool, IntelligenceError> {
         let keys = self.store.keys_before(before, SWEEP_STEP).await?;
-        for key in &keys {
-            let Some(stored) = self.store.analysis(key).await? else {
+        for (key, author) in &keys {
+            let Some(stored) = self.store.analysis(key, author).await? else {
                 continue;
             };
             if stored.analysis.created_at.as_str() >= before {
@@ -319,8 +330,8 @@ impl<I: TermIndex> Intelligence<I> {
                     keys.push(chunk_key(&hit.unit, hit.chunk));
                 }
                 ReferenceKind::Analysis => {
-                    if let Some((key, _)) = hit.unit.split_once('/') {
-                        keys.push(analysis_key(key));
+                    if let Some((key, author, _)) = unit_parts(&hit.unit) {
+                        keys.push(analysis_key(key, author));
                     }
                 }
             }
@@ -360,8 +371,8 @@ impl<I: TermIndex> Intelligence<I> {
                     })
                 }
                 ReferenceKind::Analysis => {
-                    let (key, id) = hit.unit.split_once('/').unwrap_or(("", ""));
-                    record(analysis_key(key))
+                    let (key, author, id) = unit_parts(&hit.unit).unwrap_or(("", "", ""));
+                    record(analysis_key(key, author))
                         .map(|i| self.store.analysis_from(i))
                         .transpose()?
                         .filter(|a| a.analysis.id == id && a.analysis.created_at >= cutoff)
@@ -429,8 +440,9 @@ impl<I: TermIndex> Intelligence<I> {
     // ---- analyses ---------------------------------------------------------------------
 
     /// `POST /api/v1/analyze`: the model's analysis of a log's text (redacted first), with
-    /// runbook and earlier-analysis passages when `use_rag`; stored under its log id (a new
-    /// analysis of a log replaces the old one) and indexed for later retrieval.
+    /// runbook and earlier-analysis passages when `use_rag`; stored under its log id and its
+    /// author (a new analysis replaces its author's earlier one of that log, never another
+    /// operator's) and indexed for later retrieval.
     pub async fn analyze(
         &self,
         input: AnalyzeInput,
@@ -538,9 +550,11 @@ impl<I: TermIndex> Intelligence<I> {
         let text = analysis_text(&analysis);
         let indexed = format!("{}\n{text}", redacted.text);
         let embedding = self.embed_or_skip(&indexed, "analysis").await;
-        let previous = self.store.analysis(&key).await?;
+        let previous = self.store.analysis(&key, &actor.id).await?;
         if let Some(stale) = previous.as_ref().and_then(|p| p.stale.as_deref()) {
-            self.index.remove(&analysis_unit(&key, stale)).await?;
+            self.index
+                .remove(&analysis_unit(&key, &actor.id, stale))
+                .await?;
         }
         let stored = StoredAnalysis {
             key: key.clone(),
@@ -558,11 +572,14 @@ impl<I: TermIndex> Intelligence<I> {
             )
             .await?;
         self.index
-            .put(&analysis_unit(&key, &id), &[ChunkTerms::of(&indexed)])
+            .put(
+                &analysis_unit(&key, &actor.id, &id),
+                &[ChunkTerms::of(&indexed)],
+            )
             .await?;
         if let Some(previous) = previous {
             self.index
-                .remove(&analysis_unit(&key, &previous.analysis.id))
+                .remove(&analysis_unit(&key, &actor.id, &previous.analysis.id))
                 .await?;
         }
         Ok(stored.analysis)
@@ -596,13 +613,17 @@ impl<I: TermIndex> Intelligence<I> {
                 .collect());
         }
         if let Some(key) = &query.log_id {
-            return Ok(self
+            let mut found: Vec<Analysis> = self
                 .store
-                .analysis(key)
+                .analyses_of(key)
                 .await?
+                .into_iter()
                 .filter(|a| a.analysis.created_at >= cutoff && wanted(a))
-                .map(|a| vec![a.analysis])
-                .unwrap_or_default());
+                .map(|a| a.analysis)
+                .collect();
+            found.sort_by(|a, b| (&b.created_at, &b.id).cmp(&(&a.created_at, &a.id)));
+            found.truncate(query.limit);
+            return Ok(found);
         }
         Ok(self
             .store
@@ -613,25 +634,33 @@ impl<I: TermIndex> Intelligence<I> {
             .collect())
     }
 
-    /// The visible analysis stored under `key`.
-    async fn visible_analysis(&self, key: &str) -> Result<StoredAnalysis, IntelligenceError> {
-        let cutoff = self.store.purged_before().await?;
-        self.store
-            .analysis(key)
-            .await?
-            .filter(|a| a.analysis.created_at >= cutoff)
-            .ok_or(IntelligenceError::NotFound("Analysis"))
-    }
-
-    /// `DELETE /api/v1/analyses/{log_id}`: by the analysis's author or an admin.
+    /// `DELETE /api/v1/analyses/{log_id}`: the caller's analyses stored under `key`, or an
+    /// admin's call, all of them. None visible: not found; only other operators': forbidden.
     pub async fn delete_analysis(&self, key: &str, actor: &Actor) -> Result<(), IntelligenceError> {
-        let stored = self.visible_analysis(key).await?;
-        if !actor.may_change(&stored.analysis.created_by) {
+        let cutoff = self.store.purged_before().await?;
+        let visible: Vec<StoredAnalysis> = self
+            .store
+            .analyses_of(key)
+            .await?
+            .into_iter()
+            .filter(|a| a.analysis.created_at >= cutoff)
+            .collect();
+        if visible.is_empty() {
+            return Err(IntelligenceError::NotFound("Analysis"));
+        }
+        let mine: Vec<&StoredAnalysis> = visible
+            .iter()
+            .filter(|a| actor.may_change(&a.analysis.created_by))
+            .collect();
+        if mine.is_empty() {
             return Err(IntelligenceError::Forbidden(
-                "Only the analysis's author or an admin may delete it",
+                "Only the analysis's author or an admin may delete it: this log's analyses are other operators'",
             ));
         }
-        remove_analysis(&self.store, &self.index, &stored).await
+        for stored in mine {
+            remove_analysis(&self.store, &self.index, stored).await?;
+        }
+        Ok(())
     }
 
     /// `DELETE /api/v1/analyses` (admins): every analysis made until now is invisible from

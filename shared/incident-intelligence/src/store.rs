@@ -9,18 +9,20 @@
 //! | document | `DOC#{id}` | `META` | `DOCS` / `{createdAt}#{id}` | - |
 //! | document chunk | `DOC#{id}` | `CHUNK#{nnnn}` (text, embedding) | - | - |
 //! | document count | `DOCS` | `COUNT` | - | - |
-//! | analysis | `AN#{key}` | `META` | `ANALYSES` / `{createdAt}#{key}` | `ASVC#{service}` / `{createdAt}#{key}` |
+//! | analysis | `AN#{key}` | `BY#{author}` | `ANALYSES` / `{createdAt}#{key}` | `ASVC#{service}` / `{createdAt}#{key}` |
 //! | analyses deleted before | `ANALYSES` | `PURGE` | - | - |
 //!
-//! An analysis's key is its log id, or its own id when it has no log: one analysis per log,
-//! a new one replacing the old. It holds the analysis as JSON (`body`), the redacted log
-//! (`content`), the text it is retrieved by (`text`) and its embedding. `DELETE
+//! An analysis's key is its log id, or its own id when it has no log; `{author}` is the user id
+//! of whoever asked for it. Each operator keeps one analysis per log, a new one replacing
+//! their own earlier one and never anyone else's: a log's analyses are one Query of its
+//! partition. It holds the analysis as JSON (`body`), the redacted log (`content`), the text
+//! it is retrieved by (`text`) and its embedding. `DELETE
 //! /api/v1/analyses` writes `ANALYSES`/`PURGE` (`before`: the moment): every analysis older
 //! is invisible at once (reads filter by it, lists start at it) and the sweeper deletes them
 //! in steps. Times are RFC 3339 UTC with milliseconds, so they sort as strings.
 
 use platform::dynamo::{
-    is_condition_failed, item_size, key, n, s, AttributeValue, Attributes, DynamoError, Item,
+    is_condition_failed, item_size, key, n, s, AttributeValue, Attributes, Blob, DynamoError, Item,
     Table, Transaction, TransactionError, MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS,
 };
 
@@ -93,10 +95,15 @@ pub fn chunk_key(id: &str, index: u32) -> Item {
     key(format!("DOC#{id}"), format!("CHUNK#{index:04}"))
 }
 
-/// The key of the analysis stored under `key`.
-pub fn analysis_key(key_: &str) -> Item {
-    key(format!("AN#{key_}"), META)
+/// The key of `author`'s analysis stored under `key` (a log id, or the analysis's own id).
+pub fn analysis_key(key_: &str, author: &str) -> Item {
+    key(format!("AN#{key_}"), format!("{AUTHOR_PREFIX}{author}"))
 }
+
+/// The sort keys of analyses start with it, followed by the author's user id.
+const AUTHOR_PREFIX: &str = "BY#";
+/// The most analyses one log's partition is read for (one per operator who analysed it).
+pub const MAX_ANALYSES_PER_LOG: usize = 100;
 
 /// An embedding's bytes: f32 little-endian.
 pub fn encode_vector(vector: &[f32]) -> Vec<u8> {
@@ -116,7 +123,7 @@ pub fn decode_vector(bytes: &[u8]) -> Option<Vec<f32>> {
 fn embedding_of(item: &Item) -> Option<Embedding> {
     let model = item.opt_string("vecModel")?;
     let vector = match item.get("vec") {
-        Some(AttributeValue::B(bytes)) => decode_vector(bytes)?,
+        Some(AttributeValue::B(bytes)) => decode_vector(bytes.as_ref())?,
         _ => return None,
     };
     Some(Embedding { model, vector })
@@ -124,7 +131,10 @@ fn embedding_of(item: &Item) -> Option<Embedding> {
 
 fn put_embedding(item: &mut Item, embedding: Option<&Embedding>) {
     if let Some(e) = embedding {
-        item.insert("vec".into(), AttributeValue::B(encode_vector(&e.vector)));
+        item.insert(
+            "vec".into(),
+            AttributeValue::B(Blob::new(encode_vector(&e.vector))),
+        );
         item.insert("vecModel".into(), s(e.model.as_str()));
     }
 }
@@ -272,7 +282,7 @@ impl Store {
             .send()
             .await
         {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(e) if is_condition_failed(&e) => Err(StoreError::Changed),
             Err(e) => Err(self.table.fail("UpdateItem", &e).into()),
         }
@@ -339,7 +349,7 @@ impl Store {
         tx.delete(document_key(&doc.id), Some("attribute_exists(pk)"))?;
         tx.add(key(DOCS_PK, "COUNT"), "documents", -1, None)?;
         match tx.commit_retrying().await {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             // Deleted by a concurrent request: done.
             Err(e) if e.failed_at(0) => Ok(()),
             Err(e) => Err(e.into()),
@@ -359,7 +369,7 @@ impl Store {
     fn analysis_item(&self, stored: &StoredAnalysis) -> Result<Item, DynamoError> {
         let a = &stored.analysis;
         let body = serde_json::to_string(a).map_err(|e| self.table.invalid("PutItem", e))?;
-        let mut item = analysis_key(&stored.key);
+        let mut item = analysis_key(&stored.key, &a.created_by);
         item.insert("id".into(), s(a.id.as_str()));
         item.insert("key".into(), s(stored.key.as_str()));
         item.insert("createdAt".into(), s(a.created_at.as_str()));
@@ -396,17 +406,38 @@ impl Store {
         })
     }
 
-    /// The analysis stored under `key` (consistent), whatever its age.
-    pub async fn analysis(&self, key_: &str) -> Result<Option<StoredAnalysis>, DynamoError> {
+    /// `author`'s analysis stored under `key` (consistent), whatever its age.
+    pub async fn analysis(
+        &self,
+        key_: &str,
+        author: &str,
+    ) -> Result<Option<StoredAnalysis>, DynamoError> {
         self.table
-            .get(analysis_key(key_))
+            .get(analysis_key(key_, author))
             .await?
             .map(|item| self.analysis_from(&item))
             .transpose()
     }
 
-    /// Stores `stored`, replacing the analysis with id `previous` (none: the key must be
-    /// free); [`StoreError::Changed`] when another write came first.
+    /// Every analysis stored under `key`, one per author (consistent), whatever their age.
+    pub async fn analyses_of(&self, key_: &str) -> Result<Vec<StoredAnalysis>, DynamoError> {
+        let query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk AND begins_with(sk, :by)")
+            .expression_attribute_values(":pk", s(format!("AN#{key_}")))
+            .expression_attribute_values(":by", s(AUTHOR_PREFIX))
+            .consistent_read(true);
+        self.table
+            .query_all(query, Some(MAX_ANALYSES_PER_LOG))
+            .await?
+            .iter()
+            .map(|i| self.analysis_from(i))
+            .collect()
+    }
+
+    /// Stores `stored`, replacing its author's analysis with id `previous` (none: its author
+    /// has none under the key); [`StoreError::Changed`] when another write came first.
     pub async fn put_analysis(
         &self,
         stored: &StoredAnalysis,
@@ -428,7 +459,7 @@ impl Store {
             transaction.update(update)?;
         }
         match transaction.commit().await {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(e) if e.failed_at(0) => Err(StoreError::Changed),
             Err(TransactionError::Dynamo(e)) => Err(e.into()),
             Err(TransactionError::Conflict) => Err(StoreError::Changed),
@@ -436,18 +467,23 @@ impl Store {
         }
     }
 
-    /// Deletes the analysis under `key` if it is still analysis `id`.
-    pub async fn delete_analysis(&self, key_: &str, id: &str) -> Result<(), StoreError> {
+    /// Deletes `author`'s analysis under `key` if it is still analysis `id`.
+    pub async fn delete_analysis(
+        &self,
+        key_: &str,
+        author: &str,
+        id: &str,
+    ) -> Result<(), StoreError> {
         match self
             .table
             .delete_item()
-            .set_key(Some(analysis_key(key_)))
+            .set_key(Some(analysis_key(key_, author)))
             .condition_expression("id = :id")
             .expression_attribute_values(":id", s(id))
             .send()
             .await
         {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(e) if is_condition_failed(&e) => Err(StoreError::Changed),
             Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
         }
@@ -488,13 +524,13 @@ impl Store {
             .collect()
     }
 
-    /// The keys of up to `limit` analyses older than `before`, oldest first (the sweeper's
-    /// step).
+    /// The keys and authors of up to `limit` analyses older than `before`, oldest first (the
+    /// sweeper's step).
     pub async fn keys_before(
         &self,
         before: &str,
         limit: usize,
-    ) -> Result<Vec<String>, DynamoError> {
+    ) -> Result<Vec<(String, String)>, DynamoError> {
         let query = self
             .table
             .query()
@@ -502,7 +538,7 @@ impl Store {
             .key_condition_expression("gsi1pk = :pk AND gsi1sk < :before")
             .expression_attribute_values(":pk", s(ANALYSES_PK))
             .expression_attribute_values(":before", s(before))
-            .projection_expression("#key")
+            .projection_expression("#key, createdBy")
             .expression_attribute_names("#key", "key")
             .limit(i32::try_from(limit).unwrap_or(i32::MAX));
         let t = self.name();
@@ -510,7 +546,7 @@ impl Store {
             .query_all(query, Some(limit))
             .await?
             .iter()
-            .map(|i| i.string(t, "key"))
+            .map(|i| Ok((i.string(t, "key")?, i.string(t, "createdBy")?)))
             .collect()
     }
 
@@ -537,7 +573,7 @@ impl Store {
             .send()
             .await
         {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(e) if is_condition_failed(&e) => Ok(()),
             Err(e) => Err(self.table.fail("UpdateItem", &e)),
         }

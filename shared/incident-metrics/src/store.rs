@@ -610,13 +610,9 @@ fn provider_label(provider: &str) -> &str {
 mod tests {
     use super::*;
     use crate::catalog::{LOGS_INGESTED, TIME_TO_ACKNOWLEDGE};
-    use platform::aws::json::{self, JsonClient};
 
     fn metrics() -> Metrics {
-        Metrics::new(
-            Table::new(JsonClient::disconnected(json::DYNAMODB), "m"),
-            Clock::system(),
-        )
+        Metrics::new(Table::offline("m"), Clock::system())
     }
 
     #[test]
@@ -646,30 +642,43 @@ mod tests {
     fn updates_name_their_series_and_shard() {
         let m = metrics();
         let update = m.add(&LOGS_INGESTED, &["api", "ERROR"], 3, 11);
-        assert_eq!(update.table_name, "m");
-        assert_eq!(update.key.get("pk"), Some(&s("SHARD#3")));
+        assert_eq!(update.get_table_name().as_deref(), Some("m"));
         assert_eq!(
-            update.key.get("sk"),
+            update.get_key().as_ref().unwrap().get("pk"),
+            Some(&s("SHARD#3"))
+        );
+        assert_eq!(
+            update.get_key().as_ref().unwrap().get("sk"),
             Some(&s(
                 r#"incident_logs_ingested_total{service="api",severity="ERROR"}"#
             ))
         );
         assert_eq!(
-            update.expression_attribute_values.get(":delta"),
+            update
+                .get_expression_attribute_values()
+                .as_ref()
+                .unwrap()
+                .get(":delta"),
             Some(&n(3))
         );
         let observed = m.observe(&TIME_TO_ACKNOWLEDGE, &[], 4_000, 0);
         assert_eq!(
-            observed.expression_attribute_names.get("#bucket"),
+            observed
+                .get_expression_attribute_names()
+                .as_ref()
+                .unwrap()
+                .get("#bucket"),
             Some(&"b1".to_string()),
             "4 s is in the le=5 bucket"
         );
         let marker = m.marker("logs:x:0");
         assert_eq!(
-            marker.condition_expression.as_deref(),
+            marker.get_condition_expression().as_deref(),
             Some("attribute_not_exists(pk)")
         );
-        assert!(matches!(marker.key.get("pk"), Some(AttributeValue::S(pk)) if pk.len() == 8 + 64));
+        assert!(
+            matches!(marker.get_key().as_ref().unwrap().get("pk"), Some(AttributeValue::S(pk)) if pk.len() == 8 + 64)
+        );
     }
 
     #[test]
@@ -699,7 +708,7 @@ mod tests {
         });
         assert_eq!(updates.len(), 2);
         assert!(matches!(
-            updates[0].key.get("sk"),
+            updates[0].get_key().as_ref().unwrap().get("sk"),
             Some(AttributeValue::S(sk)) if sk.contains(r#"mode="other""#)
         ));
         let no_latency = m.analysis_updates(&Analysis {

@@ -66,7 +66,7 @@ pub fn normalize(message: &str) -> String {
     out.chars().take(MAX_NORMALIZED_CHARS).collect()
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

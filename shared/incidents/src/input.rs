@@ -521,6 +521,54 @@ pub struct LogbookInput {
 pub fn parse_logbook(body: &Value) -> Result<LogbookInput, Invalid> {
     let object = object(body, "body")?;
     let mut errors = FieldErrors::new();
+    let input = logbook_fields(&mut errors, object);
+    errors.finish()?;
+    input.ok_or_else(|| Invalid::field("body", "is not a logbook entry"))
+}
+
+/// The largest entry version a client may send (far above any entry's edits).
+pub const MAX_VERSION: i64 = 1_000_000_000;
+
+/// `{kind?, title, body, incidentId?, version}`: a replacement, with `version` the entry's
+/// version as it was read (the write is refused when the entry has moved on since).
+pub fn parse_logbook_replace(body: &Value) -> Result<(LogbookInput, i64), Invalid> {
+    let object = object(body, "body")?;
+    let mut errors = FieldErrors::new();
+    let input = logbook_fields(&mut errors, object);
+    let version = match object.get("version") {
+        None | Some(Value::Null) => {
+            errors.add(
+                "version",
+                "is required: the entry's version as read (GET answers it)",
+            );
+            None
+        }
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(v) if (1..=MAX_VERSION).contains(&v) => Some(v),
+            _ => {
+                errors.add(
+                    "version",
+                    format!("must be an integer from 1 to {MAX_VERSION}"),
+                );
+                None
+            }
+        },
+        Some(_) => {
+            errors.add(
+                "version",
+                format!("must be an integer from 1 to {MAX_VERSION}"),
+            );
+            None
+        }
+    };
+    errors.finish()?;
+    match (input, version) {
+        (Some(input), Some(version)) => Ok((input, version)),
+        _ => Err(Invalid::field("body", "is not a logbook entry")),
+    }
+}
+
+fn logbook_fields(errors: &mut FieldErrors, object: &Map<String, Value>) -> Option<LogbookInput> {
     let kind = match object.get("kind") {
         None | Some(Value::Null) => Some(LogbookKind::Note),
         Some(Value::String(s)) => {
@@ -535,8 +583,8 @@ pub fn parse_logbook(body: &Value) -> Result<LogbookInput, Invalid> {
             None
         }
     };
-    let title = text(&mut errors, object, "", "title", MAX_TITLE_CHARS, true);
-    let text_body = text(&mut errors, object, "", "body", MAX_BODY_CHARS, true);
+    let title = text(errors, object, "", "title", MAX_TITLE_CHARS, true);
+    let text_body = text(errors, object, "", "body", MAX_BODY_CHARS, true);
     let incident_id = match object.get("incidentId") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if is_hex_id(s.trim()) => Some(s.trim().to_string()),
@@ -545,16 +593,12 @@ pub fn parse_logbook(body: &Value) -> Result<LogbookInput, Invalid> {
             None
         }
     };
-    errors.finish()?;
-    match (kind, title, text_body) {
-        (Some(kind), Some(title), Some(body)) => Ok(LogbookInput {
-            kind,
-            title,
-            body,
-            incident_id,
-        }),
-        _ => Err(Invalid::field("body", "is not a logbook entry")),
-    }
+    Some(LogbookInput {
+        kind: kind?,
+        title: title?,
+        body: text_body?,
+        incident_id,
+    })
 }
 
 /// The `status` filter of a list, parsed by `parse` (absent: all; empty: a 400).

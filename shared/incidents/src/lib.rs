@@ -6,10 +6,12 @@
 //! - [`fingerprint`]: what makes two logs "the same problem";
 //! - [`queue`]: the ingest queue's messages, packed under SQS's limits;
 //! - [`store`]: the incidents table, its keys and every access pattern;
-//! - [`service`]: the facade the functions call ([`Incidents`]), with [`IncidentsError`].
+//! - [`service`]: the facade the functions call ([`Incidents`]), with [`IncidentsError`];
+//! - [`keys`]: ingest keys, issued and revoked by admins, stored hashed.
 
 pub mod fingerprint;
 pub mod input;
+pub mod keys;
 pub mod model;
 pub mod queue;
 pub mod service;

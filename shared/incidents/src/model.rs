@@ -318,4 +318,8 @@ pub struct LogbookEntry {
     pub author_id: String,
     pub created_at: String,
     pub updated_at: String,
+    /// 1 when written, one more at each edit; an edit sends the version it read and is
+    /// refused (409) when the entry has moved on since.
+    #[schema(minimum = 1)]
+    pub version: i64,
 }

@@ -8,6 +8,7 @@ use incident_metrics::Metrics;
 use platform::aws::AwsClients;
 use platform::dynamo::{Attributes, DynamoError, Table};
 use platform::{Clock, Env, Invalid};
+use text_analysis::redact::redact;
 
 use crate::fingerprint::{fingerprint, incident_id, normalize, stable_id};
 use crate::input::{
@@ -39,6 +40,9 @@ pub enum IncidentsError {
     /// The item changed between read and write: try again.
     #[error("changed concurrently")]
     Changed,
+    /// An edit sent the version it read (`sent`), but the item is at `current` now.
+    #[error("version {sent} was read, but it is at version {current} now")]
+    Stale { sent: i64, current: i64 },
     #[error(transparent)]
     Store(#[from] DynamoError),
     #[error(transparent)]
@@ -465,9 +469,10 @@ impl Incidents {
             author_id: by.id.clone(),
             created_at: now.clone(),
             updated_at: now,
+            version: 1,
         };
         self.store
-            .put_entry(&entry, true)
+            .create_entry(&entry)
             .await
             .map_err(|e| IncidentsError::from_store(e, "Logbook entry"))?;
         Ok(entry)
@@ -483,14 +488,23 @@ impl Incidents {
         }
     }
 
+    /// Replaces entry `id` as its author (or an admin), only while it is at the version
+    /// `read` that the editor saw: an edit made on an older copy is [`IncidentsError::Stale`].
     pub async fn replace_entry(
         &self,
         id: &str,
         input: LogbookInput,
+        read: i64,
         by: &Actor,
     ) -> Result<LogbookEntry, IncidentsError> {
         let existing = self.entry(id).await?;
         Self::may_change(&existing, by)?;
+        if existing.version != read {
+            return Err(IncidentsError::Stale {
+                sent: read,
+                current: existing.version,
+            });
+        }
         self.check_incident(input.incident_id.as_deref()).await?;
         let entry = LogbookEntry {
             kind: input.kind,
@@ -498,13 +512,21 @@ impl Incidents {
             body: input.body,
             incident_id: input.incident_id,
             updated_at: self.now(),
+            version: read.saturating_add(1),
             ..existing
         };
-        self.store
-            .put_entry(&entry, false)
-            .await
-            .map_err(|e| IncidentsError::from_store(e, "Logbook entry"))?;
-        Ok(entry)
+        match self.store.replace_entry(&entry, read).await {
+            Ok(()) => Ok(entry),
+            // Edited (or deleted) between the read and the write.
+            Err(StoreError::Changed) => match self.store.entry(id).await? {
+                Some(now) => Err(IncidentsError::Stale {
+                    sent: read,
+                    current: now.version,
+                }),
+                None => Err(IncidentsError::NotFound("Logbook entry")),
+            },
+            Err(e) => Err(IncidentsError::from_store(e, "Logbook entry")),
+        }
     }
 
     pub async fn delete_entry(&self, id: &str, by: &Actor) -> Result<(), IncidentsError> {
@@ -517,7 +539,9 @@ impl Incidents {
     }
 }
 
-/// Gives each log its id (its time in milliseconds, then a random part) and `receivedAt`.
+/// Gives each log its id (its time in milliseconds, then a random part) and `receivedAt`, and
+/// scrubs its `logContent` with the analysis's redaction: the queue, the timeline, grouped
+/// logs, incident samples and alert messages only ever hold the scrubbed text.
 pub fn assign(inputs: Vec<LogInput>, received: chrono::DateTime<chrono::Utc>) -> Vec<Log> {
     let received = format_time(received);
     inputs
@@ -531,7 +555,7 @@ pub fn assign(inputs: Vec<LogInput>, received: chrono::DateTime<chrono::Utc>) ->
             service_name: input.service_name,
             log_type: input.log_type,
             severity: input.severity,
-            log_content: input.log_content,
+            log_content: redact(&input.log_content).text,
             timestamp: format_time(input.timestamp),
             received_at: received.clone(),
         })
@@ -582,5 +606,28 @@ mod tests {
         item.insert("reopenedAt".into(), s("2026-11-24T12:00:11.000Z"));
         assert_eq!(open_ms(&item, now), Some(0));
         assert_eq!(open_ms(&Item::new(), now), None);
+    }
+
+    #[test]
+    fn assigned_logs_hold_no_secret() {
+        let at = chrono::DateTime::parse_from_rfc3339("2026-11-24T12:00:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let logs = assign(
+            vec![LogInput {
+                service_name: "db".into(),
+                log_type: "APPLICATION_LOG".into(),
+                severity: crate::model::Severity::Error,
+                log_content: "login failed password=hunter2 via postgres://app:s3cret@db/orders"
+                    .into(),
+                timestamp: at,
+            }],
+            at,
+        );
+        assert_eq!(
+            logs[0].log_content,
+            "login failed password=[REDACTED:password] via postgres://app:[REDACTED:password]@db/orders"
+        );
+        assert!(logs[0].id.starts_with("1795521600000-"), "{}", logs[0].id);
     }
 }

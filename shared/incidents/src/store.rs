@@ -12,6 +12,7 @@
 //! | incident change | `INC#{id}` | `EVT#{at}#{n}` | - |
 //! | alert | `ALERT#{id}` | `META` | `ALERTS#{status}` / `{raisedAt}#{id}` |
 //! | logbook entry | `LB#{id}` | `META` | `LOGBOOK` / `{createdAt}#{id}` |
+//! | ingest key (hashed; `crate::keys`) | `IKEY#{id}` | `META` | `INGESTKEYS` / `{createdAt}#{id}` |
 //!
 //! A log id is its time in milliseconds (13 digits), `-`, 32 hex digits, so ids sort by time
 //! and name their own key: `{hour}` is the log's UTC hour (`2026-11-24T22`) and `{shard}` one
@@ -25,8 +26,11 @@
 //! that open, change or reopen an incident, or raise an alert, carry the metric updates that
 //! count them, so a count commits with its change or not at all.
 
-use std::collections::HashMap;
-
+use crate::input::{LogFilter, LogPageRequest};
+use crate::model::{
+    Alert, AlertRule, AlertStatus, Incident, IncidentEvent, IncidentStatus, Log, LogbookEntry,
+    LogbookKind, Occurrence, Severity,
+};
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use incident_metrics::Metrics;
 use platform::dynamo::request::Update;
@@ -34,22 +38,12 @@ use platform::dynamo::{
     is_condition_failed, key, n, s, AttributeValue, Attributes, DynamoError, Item, RetryPolicy,
     Table, Transaction, TransactionError,
 };
-use serde::{Deserialize, Serialize};
-
-use crate::input::{LogFilter, LogPageRequest};
-use crate::model::{
-    Alert, AlertRule, AlertStatus, Incident, IncidentEvent, IncidentStatus, Log, LogbookEntry,
-    LogbookKind, Occurrence, Severity,
-};
 
 /// Partitions each hour of logs (and each service's hour) is spread over.
 pub const SHARDS: u32 = 4;
 /// Hours with logs one timeline page may walk; a page that reaches it ends early, with a
 /// cursor to go on from.
 pub const MAX_HOURS_PER_PAGE: usize = 48;
-/// DynamoDB's limit on the writes of one BatchWriteItem.
-const BATCH_WRITE_ITEMS: usize = 25;
-const BATCH_WRITE_ROUNDS: u32 = 8;
 /// The grouped logs an incident's detail shows.
 pub const RECENT_OCCURRENCES: usize = 50;
 /// The changes an incident's detail shows.
@@ -149,41 +143,6 @@ fn log_item(log: &Log, millis: i64) -> Item {
     item
 }
 
-/// What one BatchWriteItem entry is.
-#[derive(Serialize, Deserialize, Clone)]
-#[serde(rename_all = "PascalCase")]
-struct WriteRequest {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    put_request: Option<PutRequest>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    delete_request: Option<DeleteRequest>,
-}
-
-#[derive(Serialize, Deserialize, Clone)]
-#[serde(rename_all = "PascalCase")]
-struct PutRequest {
-    item: Item,
-}
-
-#[derive(Serialize, Deserialize, Clone)]
-#[serde(rename_all = "PascalCase")]
-struct DeleteRequest {
-    key: Item,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "PascalCase")]
-struct BatchWriteInput {
-    request_items: HashMap<String, Vec<WriteRequest>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct BatchWriteOutput {
-    #[serde(default)]
-    unprocessed_items: Option<HashMap<String, Vec<WriteRequest>>>,
-}
-
 /// The incidents table, and the metrics its changes count in.
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -215,42 +174,6 @@ impl Store {
         self.table.corrupt(reason)
     }
 
-    /// BatchWriteItem in calls of 25, unprocessed writes retried with backoff.
-    async fn batch_write(&self, requests: Vec<WriteRequest>) -> Result<(), DynamoError> {
-        for chunk in requests.chunks(BATCH_WRITE_ITEMS) {
-            let mut pending = chunk.to_vec();
-            let mut round = 0;
-            while !pending.is_empty() {
-                round += 1;
-                if round > BATCH_WRITE_ROUNDS {
-                    return Err(DynamoError::Call {
-                        operation: "BatchWriteItem",
-                        table: self.table.name().to_string(),
-                        message: format!("{} writes still unprocessed", pending.len()),
-                        unavailable: true,
-                    });
-                }
-                if round > 1 {
-                    tokio::time::sleep(RetryPolicy::CONFLICTS.backoff(round - 1)).await;
-                }
-                let input = BatchWriteInput {
-                    request_items: HashMap::from([(self.table.name().to_string(), pending)]),
-                };
-                let out: BatchWriteOutput = self
-                    .table
-                    .client()
-                    .call("BatchWriteItem", &input)
-                    .await
-                    .map_err(|e| self.table.fail("BatchWriteItem", &e))?;
-                pending = out
-                    .unprocessed_items
-                    .and_then(|mut u| u.remove(self.table.name()))
-                    .unwrap_or_default();
-            }
-        }
-        Ok(())
-    }
-
     // ---- logs ------------------------------------------------------------------------
 
     /// Stores `logs` (overwriting the same ids: a redelivered message stores nothing twice)
@@ -258,7 +181,7 @@ impl Store {
     pub async fn put_logs(&self, logs: &[Log]) -> Result<Vec<String>, DynamoError> {
         let mut seen = std::collections::HashSet::new();
         let mut hours = Vec::new();
-        let mut requests = Vec::new();
+        let mut items = Vec::new();
         for log in logs {
             if !seen.insert(log.id.as_str()) {
                 continue;
@@ -268,14 +191,9 @@ impl Store {
             if !hours.contains(&hour) {
                 hours.push(hour);
             }
-            requests.push(WriteRequest {
-                put_request: Some(PutRequest {
-                    item: log_item(log, millis),
-                }),
-                delete_request: None,
-            });
+            items.push(log_item(log, millis));
         }
-        self.batch_write(requests).await?;
+        self.table.put_all(items).await?;
         Ok(hours)
     }
 
@@ -286,19 +204,15 @@ impl Store {
             .set_item(Some(key(LOG_HOURS_PK, hour)))
             .send()
             .await
+            .map(|_| ())
             .map_err(|e| self.table.fail("PutItem", &e))
     }
 
     /// Deletes the logs with these ids (absent ones are no error).
     pub async fn delete_logs(&self, ids: &[String]) -> Result<(), DynamoError> {
-        let requests = ids
-            .iter()
-            .map(|id| WriteRequest {
-                put_request: None,
-                delete_request: Some(DeleteRequest { key: log_key(id) }),
-            })
-            .collect();
-        self.batch_write(requests).await
+        self.table
+            .delete_all(ids.iter().map(|id| log_key(id)).collect())
+            .await
     }
 
     /// Deletes one log; [`StoreError::NotFound`] when there is none.
@@ -311,7 +225,7 @@ impl Store {
             .send()
             .await
         {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(e) if is_condition_failed(&e) => Err(StoreError::NotFound),
             Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
         }
@@ -544,6 +458,7 @@ impl Store {
             .set_item(Some(item))
             .send()
             .await
+            .map(|_| ())
             .map_err(|e| self.table.fail("PutItem", &e))
     }
 
@@ -558,6 +473,7 @@ impl Store {
                 .set_item(Some(item))
                 .send()
                 .await
+                .map(|_| ())
                 .map_err(|e| self.table.fail("PutItem", &e).into());
         }
         match self
@@ -568,7 +484,7 @@ impl Store {
             .send()
             .await
         {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(e) if is_condition_failed(&e) => Err(StoreError::NotFound),
             Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
         }
@@ -623,7 +539,7 @@ impl Store {
             .expression_attribute_values(":one", n(1));
         tx.update(update)?;
         match tx.commit_retrying().await {
-            Ok(()) => Ok(true),
+            Ok(_) => Ok(true),
             Err(e) if e.failed_at(0) => Ok(false),
             Err(TransactionError::Dynamo(e)) => Err(e),
             Err(e) => Err(DynamoError::Conflict {
@@ -746,7 +662,7 @@ impl Store {
 
     async fn commit_conditional(&self, tx: Transaction) -> Result<bool, DynamoError> {
         match tx.commit_retrying().await {
-            Ok(()) => Ok(true),
+            Ok(_) => Ok(true),
             Err(TransactionError::Condition { .. }) => Ok(false),
             Err(TransactionError::Dynamo(e)) => Err(e),
             Err(TransactionError::Conflict) => Err(DynamoError::Conflict {
@@ -992,7 +908,7 @@ impl Store {
             self.metrics.alert_fired(&alert.id, alert.severity.as_str()),
         )?;
         match tx.commit_retrying().await {
-            Ok(()) => Ok(true),
+            Ok(_) => Ok(true),
             Err(e) if e.failed_at(0) => Ok(false),
             Err(TransactionError::Dynamo(e)) => Err(e),
             Err(_) => Err(DynamoError::Conflict {
@@ -1061,7 +977,7 @@ impl Store {
             .send()
             .await
         {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(e) if is_condition_failed(&e) => Err(StoreError::Changed),
             Err(e) => Err(self.table.fail("UpdateItem", &e).into()),
         }
@@ -1069,8 +985,47 @@ impl Store {
 
     // ---- logbook ---------------------------------------------------------------------
 
-    /// Writes `entry`; `create` refuses an id in use, otherwise the entry must exist.
-    pub async fn put_entry(&self, entry: &LogbookEntry, create: bool) -> Result<(), StoreError> {
+    /// Writes a new `entry` (version 1); [`StoreError::Changed`] when its id is in use.
+    pub async fn create_entry(&self, entry: &LogbookEntry) -> Result<(), StoreError> {
+        match self
+            .table
+            .put_item()
+            .set_item(Some(Self::entry_item(entry)))
+            .condition_expression("attribute_not_exists(pk)")
+            .send()
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if is_condition_failed(&e) => Err(StoreError::Changed),
+            Err(e) => Err(self.table.fail("PutItem", &e).into()),
+        }
+    }
+
+    /// Replaces the entry with `entry` (whose version is one more than `read`) only while it
+    /// is still at version `read`; [`StoreError::Changed`] when it moved on or went.
+    pub async fn replace_entry(&self, entry: &LogbookEntry, read: i64) -> Result<(), StoreError> {
+        // Entries written before versions existed are at version 1.
+        let condition = if read == 1 {
+            "attribute_exists(pk) AND (attribute_not_exists(version) OR version = :read)"
+        } else {
+            "attribute_exists(pk) AND version = :read"
+        };
+        match self
+            .table
+            .put_item()
+            .set_item(Some(Self::entry_item(entry)))
+            .condition_expression(condition)
+            .expression_attribute_values(":read", n(read))
+            .send()
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if is_condition_failed(&e) => Err(StoreError::Changed),
+            Err(e) => Err(self.table.fail("PutItem", &e).into()),
+        }
+    }
+
+    fn entry_item(entry: &LogbookEntry) -> Item {
         let mut item = key(format!("LB#{}", entry.id), META);
         item.insert("gsi1pk".into(), s(LOGBOOK_PK));
         item.insert(
@@ -1088,27 +1043,8 @@ impl Store {
         item.insert("authorId".into(), s(entry.author_id.as_str()));
         item.insert("createdAt".into(), s(entry.created_at.as_str()));
         item.insert("updatedAt".into(), s(entry.updated_at.as_str()));
-        let condition = if create {
-            "attribute_not_exists(pk)"
-        } else {
-            "attribute_exists(pk)"
-        };
-        match self
-            .table
-            .put_item()
-            .set_item(Some(item))
-            .condition_expression(condition)
-            .send()
-            .await
-        {
-            Ok(()) => Ok(()),
-            Err(e) if is_condition_failed(&e) => Err(if create {
-                StoreError::Changed
-            } else {
-                StoreError::NotFound
-            }),
-            Err(e) => Err(self.table.fail("PutItem", &e).into()),
-        }
+        item.insert("version".into(), n(entry.version));
+        item
     }
 
     pub async fn entry(&self, id: &str) -> Result<Option<LogbookEntry>, DynamoError> {
@@ -1132,6 +1068,10 @@ impl Store {
             author_id: item.string(t, "authorId")?,
             created_at: item.string(t, "createdAt")?,
             updated_at: item.string(t, "updatedAt")?,
+            version: match item.get("version") {
+                Some(_) => item.int(t, "version")?,
+                None => 1,
+            },
         })
     }
 
@@ -1158,7 +1098,7 @@ impl Store {
             .send()
             .await
         {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(e) if is_condition_failed(&e) => Err(StoreError::NotFound),
             Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
         }

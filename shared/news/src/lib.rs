@@ -11,11 +11,11 @@
 //! 2. [`fetch`]: [`FeedFetcher`] downloads the document with a total deadline, a size cap,
 //!    hand-followed redirects, conditional requests ([`Validators`] → [`FetchOutcome::NotModified`])
 //!    and a guard against fetching private or reserved addresses (SSRF, [`fetch::guard`]).
-//! 3. [`parse`]: [`parse_feed`] reads RSS 0.9x/1.0/2.0, Atom and JSON Feed into a
+//! 3. [`parse`]: [`parse_feed`] reads RSS 0.9x/1.0/2.0, Atom and JSON Feed (with feed-rs) into a
 //!    [`ParsedFeed`] of [`ParsedEntry`]s with absolute links, dates, plain-text summaries and
 //!    paragraphs, topics and an image; anything else is [`ParseError::NotAFeed`].
 //! 4. [`html`]: the forgiving HTML-to-text conversion behind the titles, summaries and
-//!    paragraphs (scripts, styles and the like dropped, entities decoded).
+//!    paragraphs (html5gum's tokenizer; scripts, styles and the like dropped, entities decoded).
 //! 5. [`topic`]: [`normalise_topic`] folds category labels onto stable topic ids
 //!    ("Tech", "TECH" → `tech`).
 //! 6. [`store`]: the content table (sources, subscribers, articles, topics); its access

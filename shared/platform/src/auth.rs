@@ -9,7 +9,7 @@ use axum::http::header;
 use axum::http::request::Parts;
 
 use crate::error::ApiError;
-use crate::tokens::{Claims, InternalToken, TokenVerifier, ROLE_ADMIN, ROLE_USER};
+use crate::tokens::{Claims, InternalToken, TokenVerifier, ROLE_ADMIN, ROLE_OPERATOR, ROLE_USER};
 
 fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
     let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
@@ -30,13 +30,27 @@ fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
     }
 }
 
-fn verified(parts: &Parts, verifier: &TokenVerifier) -> Result<Option<Claims>, ApiError> {
-    match bearer(parts)? {
-        None => Ok(None),
-        Some(token) => verifier.verify(token).map(Some).map_err(|e| {
-            tracing::debug!(reason = %e, "token refused");
-            ApiError::unauthorized(format!("Invalid token: {e}"))
-        }),
+/// The claims of the request's bearer token, when it has one: signature, expiry, issuer and
+/// audience checked, then (user tokens) that its session has not ended.
+async fn verified(parts: &Parts, verifier: &TokenVerifier) -> Result<Option<Claims>, ApiError> {
+    let Some(token) = bearer(parts)? else {
+        return Ok(None);
+    };
+    let claims = verifier.verify(token).map_err(|e| {
+        tracing::debug!(reason = %e, "token refused");
+        ApiError::unauthorized(format!("Invalid token: {e}"))
+    })?;
+    match verifier.session_ended(&claims).await {
+        Ok(false) => Ok(Some(claims)),
+        Ok(true) => Err(ApiError::unauthorized(
+            "The session has ended: sign in again",
+        )),
+        Err(e) => {
+            tracing::error!(error = %e, "sessions table unavailable");
+            Err(ApiError::unavailable(
+                "Sign-in cannot be checked right now; try again shortly",
+            ))
+        }
     }
 }
 
@@ -51,6 +65,11 @@ pub struct AuthUser {
 impl AuthUser {
     pub fn is_admin(&self) -> bool {
         self.roles.iter().any(|r| r == ROLE_ADMIN)
+    }
+
+    /// An operator of the incident platform: OPERATOR or ADMIN.
+    pub fn is_operator(&self) -> bool {
+        self.is_admin() || self.roles.iter().any(|r| r == ROLE_OPERATOR)
     }
 
     fn from_claims(claims: Claims) -> Result<Self, ApiError> {
@@ -74,7 +93,7 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let verifier = Arc::<TokenVerifier>::from_ref(state);
-        match verified(parts, &verifier)? {
+        match verified(parts, &verifier).await? {
             Some(claims) => AuthUser::from_claims(claims),
             None => Err(ApiError::unauthorized("Authentication is required")),
         }
@@ -94,10 +113,29 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let verifier = Arc::<TokenVerifier>::from_ref(state);
-        match verified(parts, &verifier)? {
+        match verified(parts, &verifier).await? {
             Some(claims) => AuthUser::from_claims(claims).map(|u| MaybeUser(Some(u))),
             None => Ok(MaybeUser(None)),
         }
+    }
+}
+
+/// The signed-in user when `holds` says they have `role` (401 without a user, 403 otherwise).
+async fn with_role<S>(
+    parts: &mut Parts,
+    state: &S,
+    holds: fn(&AuthUser) -> bool,
+    role: &str,
+) -> Result<AuthUser, ApiError>
+where
+    S: Send + Sync,
+    Arc<TokenVerifier>: FromRef<S>,
+{
+    let user = AuthUser::from_request_parts(parts, state).await?;
+    if holds(&user) {
+        Ok(user)
+    } else {
+        Err(ApiError::forbidden(format!("The {role} role is required")))
     }
 }
 
@@ -113,12 +151,28 @@ where
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let user = AuthUser::from_request_parts(parts, state).await?;
-        if user.is_admin() {
-            Ok(AdminUser(user))
-        } else {
-            Err(ApiError::forbidden("The ADMIN role is required"))
-        }
+        with_role(parts, state, AuthUser::is_admin, "ADMIN")
+            .await
+            .map(AdminUser)
+    }
+}
+
+/// A signed-in user with the OPERATOR or the ADMIN role (403 otherwise): the incident
+/// platform's people.
+#[derive(Debug, Clone)]
+pub struct OperatorUser(pub AuthUser);
+
+impl<S> FromRequestParts<S> for OperatorUser
+where
+    S: Send + Sync,
+    Arc<TokenVerifier>: FromRef<S>,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        with_role(parts, state, AuthUser::is_operator, "OPERATOR")
+            .await
+            .map(OperatorUser)
     }
 }
 
@@ -144,7 +198,8 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &St) -> Result<Self, Self::Rejection> {
         let verifier = Arc::<TokenVerifier>::from_ref(state);
-        let claims = verified(parts, &verifier)?
+        let claims = verified(parts, &verifier)
+            .await?
             .ok_or_else(|| ApiError::unauthorized("A service token is required"))?;
         if !claims.has_scope(S::NAME) {
             return Err(ApiError::forbidden(format!(

@@ -34,6 +34,8 @@ pub enum Function {
     Sqs(Arc<dyn SqsHandler>),
     /// A scheduled job.
     Schedule(Arc<dyn ScheduleHandler>),
+    /// Invoked by CloudFormation when the stack deploys (a custom resource's `ServiceToken`).
+    CustomResource(Arc<dyn crate::custom_resource::CustomResourceHandler>),
 }
 
 impl From<axum::Router> for Function {

@@ -55,6 +55,46 @@ impl Serve for Arc<dyn SqsHandler> {
     }
 }
 
+/// CloudFormation waits for the answer at the request's `ResponseURL` (a presigned S3 URL), not
+/// for the invocation's result: the handler's outcome is PUT there, FAILED included, so a
+/// failure rolls the deployment back instead of hanging it for an hour.
+#[cfg(feature = "http-client")]
+impl Serve for Arc<dyn crate::custom_resource::CustomResourceHandler> {
+    async fn serve(self) -> Result<(), BoxError> {
+        let http = crate::tls::http_client()
+            .timeout(std::time::Duration::from_secs(30))
+            .build()?;
+        lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| {
+            let handler = Arc::clone(&self);
+            let http = http.clone();
+            async move {
+                let raw = event.payload;
+                let outcome = match serde_json::from_value(raw.clone()) {
+                    Ok(request) => handler.handle(request).await.map_err(|e| e.to_string()),
+                    Err(e) => Err(format!("not a custom resource request: {e}")),
+                };
+                if let Err(reason) = &outcome {
+                    tracing::error!(%reason, "custom resource request failed");
+                }
+                let body = crate::custom_resource::response_body(&raw, &outcome);
+                let url = raw
+                    .get("ResponseURL")
+                    .and_then(serde_json::Value::as_str)
+                    .ok_or("the request has no ResponseURL")?;
+                // The presigned URL was signed without a content type: send none.
+                http.put(url)
+                    .header("content-type", "")
+                    .body(serde_json::to_vec(&body)?)
+                    .send()
+                    .await?
+                    .error_for_status()?;
+                Ok::<_, BoxError>(())
+            }
+        }))
+        .await
+    }
+}
+
 impl Serve for Arc<dyn ScheduleHandler> {
     async fn serve(self) -> Result<(), BoxError> {
         lambda_runtime::run(service_fn(

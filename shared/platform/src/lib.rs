@@ -13,12 +13,14 @@
 
 #[cfg(feature = "aws")]
 pub mod accounts;
-#[cfg(all(feature = "edge", feature = "tokens"))]
+#[cfg(all(feature = "edge", feature = "tokens", feature = "aws"))]
 pub mod auth;
 #[cfg(feature = "aws")]
 pub mod aws;
 pub mod clock;
 pub mod config;
+#[cfg(feature = "edge")]
+pub mod custom_resource;
 #[cfg(feature = "aws")]
 pub mod dynamo;
 #[cfg(feature = "edge")]
@@ -40,6 +42,8 @@ pub mod openapi;
 pub mod otel;
 #[cfg(feature = "ratelimit")]
 pub mod ratelimit;
+#[cfg(all(feature = "aws", feature = "tokens"))]
+pub mod sessions;
 #[cfg(feature = "http-client")]
 pub mod tls;
 #[cfg(feature = "tokens")]

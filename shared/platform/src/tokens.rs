@@ -14,7 +14,10 @@ use crate::config::{ConfigError, Env};
 use crate::keys;
 
 pub const ROLE_USER: &str = "USER";
+pub const ROLE_OPERATOR: &str = "OPERATOR";
 pub const ROLE_ADMIN: &str = "ADMIN";
+/// Every role an account can hold, in the order they are listed.
+pub const ROLES: [&str; 3] = [ROLE_USER, ROLE_OPERATOR, ROLE_ADMIN];
 
 /// The claims of every token the platform issues.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -28,6 +31,10 @@ pub struct Claims {
     /// Space-separated scopes; service tokens only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// The account's session version when the token was issued (user tokens; absent is 0):
+    /// the token ends when the account's sessions move past it (see `sessions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sv: Option<u64>,
     pub iss: String,
     pub aud: String,
     pub iat: i64,
@@ -61,10 +68,13 @@ pub enum TokenError {
     Claims,
 }
 
-/// Verifies platform tokens with the configured public keys.
+/// Verifies platform tokens with the configured public keys, and, when it holds the sessions
+/// table, that a user token's session has not ended.
 pub struct TokenVerifier {
     keys: Vec<(String, DecodingKey)>,
     validation: Validation,
+    #[cfg(feature = "aws")]
+    sessions: Option<crate::sessions::SessionRegistry>,
 }
 
 impl TokenVerifier {
@@ -79,7 +89,42 @@ impl TokenVerifier {
         validation.set_audience(&[audience]);
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         validation.leeway = 0;
-        Self { keys, validation }
+        Self {
+            keys,
+            validation,
+            #[cfg(feature = "aws")]
+            sessions: None,
+        }
+    }
+
+    /// Checks sessions too ([`TokenVerifier::session_ended`]).
+    #[cfg(feature = "aws")]
+    pub fn with_sessions(mut self, sessions: Option<crate::sessions::SessionRegistry>) -> Self {
+        self.sessions = sessions;
+        self
+    }
+
+    /// The verifier of a function: keys from the environment (see [`TokenVerifier::from_env`])
+    /// and the sessions table `SESSIONS_TABLE` when it is given.
+    #[cfg(feature = "aws")]
+    pub fn for_function(env: &Env, aws: &crate::aws::AwsClients) -> Result<Self, ConfigError> {
+        Ok(Self::from_env(env, &[])?
+            .with_sessions(crate::sessions::SessionRegistry::from_env(env, aws)?))
+    }
+
+    /// `Ok(true)` when the user token's session has ended (a password or role change, sign
+    /// out everywhere, or the account's deletion came after it was issued); always `Ok(false)`
+    /// for service tokens and without a sessions table.
+    #[cfg(feature = "aws")]
+    pub async fn session_ended(&self, claims: &Claims) -> Result<bool, crate::dynamo::DynamoError> {
+        let Some(sessions) = &self.sessions else {
+            return Ok(false);
+        };
+        if !claims.has_role(ROLE_USER) {
+            return Ok(false);
+        }
+        let state = sessions.state(&claims.sub).await?;
+        Ok(!state.admits(claims.sv.unwrap_or(0)))
     }
 
     /// From `JWT_PUBLIC_KEY` (one or more PEM blocks), `JWT_ISSUER` and `JWT_AUDIENCE`, plus
@@ -180,6 +225,7 @@ mod tests {
             username: Some("alice".into()),
             roles: vec![ROLE_USER.into()],
             scope: None,
+            sv: None,
             iss: "iss".into(),
             aud: "aud".into(),
             iat: now,

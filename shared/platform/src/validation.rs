@@ -12,6 +12,25 @@ pub const MAX_ID_CHARS: usize = 200;
 pub const NOT_BLANK_PATTERN: &str =
     "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 
+/// A JSON number from `min` to `max` that is whole: `2` or `2.0` (JSON does not tell them
+/// apart, and neither does an OpenAPI `integer`). Exact for bounds up to 2^53.
+pub fn whole_number_in(number: &serde_json::Number, min: u64, max: u64) -> Option<u64> {
+    let bounds = min..=max;
+    match number.as_u64() {
+        Some(n) => Some(n).filter(|n| bounds.contains(n)),
+        None => number
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && (min as f64..=max as f64).contains(f))
+            // Whole and within bounds of at most 2^53: the conversion is exact.
+            .map(|f| {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let n = f as u64;
+                n
+            })
+            .filter(|n| bounds.contains(n)),
+    }
+}
+
 /// `raw` as an id of `field`: at most [`MAX_ID_CHARS`] characters.
 pub fn bounded_id(field: &str, raw: String) -> Result<String, FieldError> {
     if raw.chars().count() > MAX_ID_CHARS {

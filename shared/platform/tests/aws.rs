@@ -1,7 +1,7 @@
-//! The functions' own AWS client against the emulator (`AWS_ENDPOINT_URL`, which `local/test`
-//! starts): every DynamoDB operation the stores use and SQS's two sends, each checked with the
-//! SDK, an independent client; and the errors the stores tell apart (a failed condition, a
-//! cancelled transaction with its reasons, a missing table).
+//! The platform's layer over the AWS SDK against the emulator (`AWS_ENDPOINT_URL`, which
+//! `local/test` starts): every DynamoDB operation the stores use, SQS's two sends and S3's
+//! PutObject, each checked with a client of its own; and the errors the stores tell apart (a
+//! failed condition, a cancelled transaction with its reasons, a missing table).
 
 // Test code: a failed unwrap, expect or index is a failed test.
 #![allow(
@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
 };
@@ -20,7 +21,7 @@ use platform::aws::s3::PutObject;
 use platform::aws::sqs::BatchEntry;
 use platform::aws::AwsClients;
 use platform::dynamo::{
-    is_condition_failed, item_size, key, n, s, AttributeValue, Attributes, Item, Table,
+    is_condition_failed, item_size, key, n, s, AttributeValue, Attributes, Blob, Item, Table,
     Transaction, TransactionError, MAX_ITEM_BYTES,
 };
 use platform::Env;
@@ -78,8 +79,9 @@ fn every_type() -> Item {
     let mut item = key("P", "S");
     for (name, value) in [
         ("s", s("héllo")),
-        ("n", AttributeValue::N("-12.50".into())),
-        ("b", AttributeValue::B(vec![0, 159, 255])),
+        // DynamoDB answers numbers normalised (`-12.50` comes back `-12.5`): this one is.
+        ("n", AttributeValue::N("-12.5".into())),
+        ("b", AttributeValue::B(Blob::new(vec![0, 159, 255]))),
         ("t", AttributeValue::Bool(true)),
         ("z", AttributeValue::Null(true)),
         ("l", AttributeValue::L(vec![s("a"), n(1)])),
@@ -89,7 +91,10 @@ fn every_type() -> Item {
         ),
         ("ss", AttributeValue::Ss(vec!["a".into(), "b".into()])),
         ("ns", AttributeValue::Ns(vec!["1".into(), "2".into()])),
-        ("bs", AttributeValue::Bs(vec![vec![1], vec![2, 3]])),
+        (
+            "bs",
+            AttributeValue::Bs(vec![Blob::new(vec![1]), Blob::new(vec![2, 3])]),
+        ),
     ] {
         item.insert(name.to_string(), value);
     }
@@ -111,7 +116,7 @@ async fn every_attribute_type_round_trips_and_the_sdk_reads_the_same() {
     for set in ["ss", "ns", "bs"] {
         match read.get_mut(set) {
             Some(AttributeValue::Ss(v) | AttributeValue::Ns(v)) => v.sort(),
-            Some(AttributeValue::Bs(v)) => v.sort(),
+            Some(AttributeValue::Bs(v)) => v.sort_by(|a, b| a.as_ref().cmp(b.as_ref())),
             other => panic!("{set}: {other:?}"),
         }
     }
@@ -137,7 +142,7 @@ async fn every_attribute_type_round_trips_and_the_sdk_reads_the_same() {
         .item
         .unwrap();
     assert_eq!(theirs["s"].as_s().unwrap(), "héllo");
-    assert_eq!(theirs["n"].as_n().unwrap(), "-12.50");
+    assert_eq!(theirs["n"].as_n().unwrap(), "-12.5");
     assert_eq!(theirs["b"].as_b().unwrap().as_ref(), [0, 159, 255]);
     assert!(*theirs["t"].as_bool().unwrap());
     assert_eq!(theirs["m"].as_m().unwrap()["inner"].as_s().unwrap(), "x");
@@ -498,4 +503,69 @@ async fn s3_put_object_stores_the_body_with_its_headers_and_the_sdk_reads_it() {
         .expect_err("no such bucket");
     assert_eq!(error.code(), Some("NoSuchBucket"), "{error}");
     assert!(!error.is_unavailable());
+}
+
+/// Inside a traced Lambda invocation (the runtime sets `_X_AMZN_TRACE_ID` beside
+/// `AWS_LAMBDA_FUNCTION_NAME`), the SDK sends the trace on every call: SQS keeps it as the
+/// message's `AWSTraceHeader`, which links the consumer's trace to the sender's and lets
+/// Lambda see a function that re-queues itself.
+#[tokio::test]
+async fn the_invocations_trace_header_reaches_the_sqs_message() {
+    const TRACE: &str =
+        "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1";
+    let env = env();
+    let sdk = aws_sdk_sqs::Client::new(&platform::aws::sdk_config(&env));
+    let url = sdk
+        .create_queue()
+        .queue_name(unique("traced"))
+        .send()
+        .await
+        .expect("queue")
+        .queue_url
+        .unwrap();
+    // What lambda_runtime does for each invocation (process-wide, as in Lambda).
+    std::env::set_var("AWS_LAMBDA_FUNCTION_NAME", "traced-function");
+    std::env::set_var("_X_AMZN_TRACE_ID", TRACE);
+    let sqs = AwsClients::from_env(&env).await.sqs();
+    sqs.send_message(&url, "traced").await.expect("sent");
+    sqs.send_message_batch(
+        &url,
+        &[BatchEntry {
+            id: "b".into(),
+            message_body: "traced batch".into(),
+        }],
+    )
+    .await
+    .expect("batch");
+    let mut traces = Vec::new();
+    for _ in 0..5 {
+        let received = sdk
+            .receive_message()
+            .queue_url(&url)
+            .max_number_of_messages(10)
+            .message_system_attribute_names(
+                aws_sdk_sqs::types::MessageSystemAttributeName::AwsTraceHeader,
+            )
+            .send()
+            .await
+            .unwrap();
+        for message in received.messages.unwrap_or_default() {
+            let trace = message
+                .attributes
+                .unwrap_or_default()
+                .remove(&aws_sdk_sqs::types::MessageSystemAttributeName::AwsTraceHeader);
+            traces.push((message.body.unwrap_or_default(), trace));
+        }
+        if traces.len() == 2 {
+            break;
+        }
+    }
+    traces.sort();
+    assert_eq!(
+        traces,
+        [
+            ("traced".to_string(), Some(TRACE.to_string())),
+            ("traced batch".to_string(), Some(TRACE.to_string())),
+        ]
+    );
 }

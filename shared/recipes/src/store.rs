@@ -17,11 +17,10 @@ use std::collections::HashMap;
 
 use futures::{StreamExt, TryStreamExt};
 use platform::dynamo::{
-    is_condition_failed, item_size, key, n, s, Attributes, DynamoError, Item, Table, Transaction,
-    TransactionError, MAX_ITEM_BYTES,
+    is_condition_failed, item_size, key, n, s, Attributes, DynamoError, Item, ReturnValue, Table,
+    Transaction, TransactionError, MAX_ITEM_BYTES,
 };
 use platform::Clock;
-use serde::Deserialize;
 
 use crate::model::{Recipe, RecipeId, RecipeInput};
 
@@ -82,13 +81,6 @@ pub struct RecipeStore {
     clock: Clock,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct UpdateOutput {
-    #[serde(default)]
-    attributes: Option<Item>,
-}
-
 impl RecipeStore {
     pub fn new(table: Table, clock: Clock) -> Self {
         Self { table, clock }
@@ -102,17 +94,13 @@ impl RecipeStore {
     async fn update_returning(
         &self,
         update: platform::dynamo::request::Update,
-        return_values: &str,
+        return_values: ReturnValue,
     ) -> Result<Option<Item>, DynamoError> {
-        let mut input =
-            serde_json::to_value(&update).map_err(|e| self.table.invalid("UpdateItem", e))?;
-        if let serde_json::Value::Object(map) = &mut input {
-            map.insert("ReturnValues".into(), return_values.into());
-        }
         match self
             .table
-            .client()
-            .call::<_, UpdateOutput>("UpdateItem", &input)
+            .update_item_from(update)
+            .return_values(return_values)
+            .send()
             .await
         {
             Ok(out) => Ok(out.attributes),
@@ -130,7 +118,7 @@ impl RecipeStore {
             .expression_attribute_names("#value", "value")
             .expression_attribute_values(":one", n(1));
         let item = self
-            .update_returning(update, "UPDATED_NEW")
+            .update_returning(update, ReturnValue::UpdatedNew)
             .await?
             .ok_or_else(|| self.table.corrupt("the id counter returned nothing"))?;
         let value = item.int(self.table.name(), "value")?;
@@ -201,7 +189,7 @@ impl RecipeStore {
         transaction.check(account_key(user), "attribute_not_exists(deletedAt)")?;
         transaction.put(item, Some("attribute_not_exists(pk)"))?;
         match transaction.commit().await {
-            Ok(()) => Ok(id),
+            Ok(_) => Ok(id),
             Err(e) if e.failed_at(0) => Err(CreateError::AccountDeleted),
             // A fresh id is never taken: a failed put condition is a fault.
             Err(TransactionError::Dynamo(e)) => Err(e.into()),
@@ -218,7 +206,7 @@ impl RecipeStore {
                     .set_key(Some(account_key(user)))
                     .update_expression("SET deletedAt = if_not_exists(deletedAt, :now)")
                     .expression_attribute_values(":now", s(self.clock.timestamp())),
-                "ALL_OLD",
+                ReturnValue::AllOld,
             )
             .await?;
         Ok(before.is_some_and(|item| item.contains_key("deletedAt")))
@@ -232,6 +220,7 @@ impl RecipeStore {
             .condition_expression("attribute_not_exists(cleanedAt)")
             .send()
             .await
+            .map(|_| ())
             .or_else(|e| {
                 if is_condition_failed(&e) {
                     Ok(())
@@ -262,6 +251,7 @@ impl RecipeStore {
                     .set_key(Some(key))
                     .send()
                     .await
+                    .map(|_| ())
                     .map_err(|e| self.table.fail("DeleteItem", &e))
             })
             .buffer_unordered(CLEANUP_CONCURRENCY)
@@ -314,7 +304,7 @@ impl RecipeStore {
             .update_expression("SET openedAt = :now")
             .condition_expression("attribute_exists(pk)")
             .expression_attribute_values(":now", s(self.clock.timestamp()));
-        match self.update_returning(update, "ALL_NEW").await? {
+        match self.update_returning(update, ReturnValue::AllNew).await? {
             Some(item) => Ok(Some(self.recipe(&item)?.recipe)),
             None => Ok(None),
         }
@@ -349,7 +339,7 @@ impl RecipeStore {
             .send()
             .await;
         match result {
-            Ok(()) => Ok(true),
+            Ok(_) => Ok(true),
             Err(e) if is_condition_failed(&e) => Ok(false),
             Err(e) => Err(self.table.fail("PutItem", &e)),
         }

@@ -9,10 +9,13 @@
 //!   official Snowball fixture). "Café Running" → `cafe`, `run`. English stemming only;
 //!   other scripts are folded and matched exactly.
 //! - [`bm25`]: Okapi BM25's inverse document frequency and term saturation.
+//! - [`mod@redact`]: secrets (tokens, passwords, keys, private key blocks, credentials in
+//!   URLs) replaced in a text before it is stored or sent to a model.
 
 pub mod analyze;
 pub mod bm25;
 mod fold_table;
 pub mod porter2;
+pub mod redact;
 
 pub use analyze::{fold, terms, tokens};

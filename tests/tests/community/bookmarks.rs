@@ -161,6 +161,48 @@ async fn bookmarked_and_liked_lists_paged_newest_first() {
     assert_eq!(list_ids(&page), newest_first[1..]);
 }
 
+/// `owner`'s bookmarks and likes (each holding `post`): 403 for `other` and anonymous
+/// readers, shown to the owner.
+async fn hidden_from_others(t: &TestStack, owner_id: &str, owner: &str, other: &str, post: &str) {
+    for list in ["bookmarks", "likes"] {
+        let path = format!("/api/v1/users/{owner_id}/{list}");
+        assert_reason_error(t.get(&path).await, 403).await;
+        assert_reason_error(t.get_auth(&path, other).await, 403).await;
+        let own = t.get_ok(&path, Some(owner)).await;
+        assert_eq!(list_ids(&own), [post], "{list}: the owner sees it");
+    }
+}
+
+#[tokio::test]
+async fn a_fresh_accounts_bookmarks_and_likes_are_private_until_shown() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (bob_id, bob) = t.member("bob").await;
+    let post = t
+        .create_post(&author, &post_input("Kept and liked", &[]))
+        .await;
+    let id = post["id"].as_str().unwrap();
+    assert_eq!(t.bookmark(id, &bob, true).await.status(), 200);
+    t.react_ok(id, &bob, "LIKE").await;
+    hidden_from_others(&t, &bob_id, &bob, &author, id).await;
+    // Saving other settings (stored with the flags) keeps the lists private.
+    let response = t
+        .put_json_auth(SETTINGS, &bob, &json!({"theme": "dark"}))
+        .await;
+    assert_eq!(response.status(), 200);
+    hidden_from_others(&t, &bob_id, &bob, &author, id).await;
+    show(&t, &bob, true, true).await;
+    for list in ["bookmarks", "likes"] {
+        let path = format!("/api/v1/users/{bob_id}/{list}");
+        assert_eq!(list_ids(&t.get_ok(&path, None).await), [id], "{list}");
+        assert_eq!(
+            list_ids(&t.get_ok(&path, Some(&author)).await),
+            [id],
+            "{list}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn private_bookmarks_403_for_others_owner_sees() {
     let t = TestStack::start().await;

@@ -14,7 +14,7 @@ use stack_tests::community::assert_reason_error;
 use stack_tests::content::content_store;
 use stack_tests::genai::llm_parameters;
 use stack_tests::llm::FakeLlm;
-use stack_tests::stack::{platform_item, Call, INTERNAL_TOKEN};
+use stack_tests::stack::{Call, INTERNAL_TOKEN};
 use stack_tests::TestStack;
 
 /// The day the tests' news is published on.
@@ -472,7 +472,7 @@ async fn a_digest_with_many_long_events_fits_one_item() {
         .scan("DigestsTable")
         .await
         .iter()
-        .map(|i| item_size(&platform_item(i)))
+        .map(item_size)
         .max()
         .unwrap();
     assert!(largest <= 400 * 1024, "{largest} bytes");
@@ -517,7 +517,7 @@ async fn admin_jobs_run_in_the_background_to_a_final_status() {
     let llm = FakeLlm::start().await;
     let t = stack(&llm).await;
     the_days_news(&t).await;
-    let (_, admin) = t.member("admin").await;
+    let admin = t.admin_token().await;
     let (alice, token) = t.member("alice").await;
     follow(&t, &token, json!(["energy"])).await;
     llm.reply(ANSWER);
@@ -593,6 +593,9 @@ async fn the_schedule_creates_one_job_per_user_and_day() {
     for name in ["ann", "ben", "cat"] {
         users.push(t.member(name).await.0);
     }
+    // The administrator the stack provisioned is a user too.
+    let admin = stack_tests::tokens::claims(&t.admin_token().await);
+    users.push(admin["sub"].as_str().unwrap().to_string());
     users.sort();
     // The user directory it pages through, two at a time.
     let page = |query: &'static str| {

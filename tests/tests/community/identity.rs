@@ -23,24 +23,32 @@ async fn internal_profile_needs_the_token_and_shows_privacy_settings() {
     )
     .await;
 
+    let internal = || async {
+        let response = t
+            .http
+            .get(t.url(&path))
+            .header("x-internal-service-token", INTERNAL_TOKEN)
+            .call()
+            .await;
+        assert_eq!(response.status(), 200);
+        response.json::<Value>().await.unwrap()
+    };
+    // Private by default: a fresh account shows neither list.
+    let fresh = internal().await;
+    assert_eq!(
+        (fresh["showBookmarks"].clone(), fresh["showLikes"].clone()),
+        (json!(false), json!(false))
+    );
     let settings = t
         .put_json_auth(
             "/api/users/users/me/settings",
             &token,
-            &json!({"showLikes": false}),
+            &json!({"showBookmarks": true}),
         )
         .await;
     assert_eq!(settings.status(), 200);
-    let response = t
-        .http
-        .get(t.url(&path))
-        .header("x-internal-service-token", INTERNAL_TOKEN)
-        .call()
-        .await;
-    assert_eq!(response.status(), 200);
-    let user: Value = response.json().await.unwrap();
     assert_eq!(
-        user,
+        internal().await,
         json!({"id": id, "username": "alice", "displayName": "alice tester", "roles": ["USER"],
                "showBookmarks": true, "showLikes": false, "followedTopics": []})
     );

@@ -249,8 +249,7 @@ async fn provider_failing_until_failed_then_retrigger() {
     llm.fail(500);
     // With the local stack's own retry delay.
     let t = stack_retrying(&llm, &local_retry_seconds()).await;
-    t.register("admin").await;
-    let admin = t.login("admin").await;
+    let admin = t.admin_token().await;
     let (author_id, token) = t.member("unlucky").await;
     let post = t
         .create_post(&token, &post_input("Doomed summary", &[]))

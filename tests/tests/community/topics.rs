@@ -267,6 +267,194 @@ async fn deltas_idempotency_key_applies_once() {
     }
 }
 
+/// Whether an anonymous reader sees the topic: (in the stats, in the catalog, by id).
+async fn public_view(t: &TestStack, slug: &str, id: &str) -> (bool, bool, bool) {
+    let stats = t.topic(slug).await.is_some();
+    let catalog = t.get_ok(TOPICS, None).await;
+    let in_catalog = catalog
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["topics"].as_array().unwrap())
+        .any(|topic| topic["slug"] == slug);
+    let names = t.get_ok(&format!("{TOPICS}/names?ids={id}"), None).await;
+    (stats, in_catalog, names != json!([]))
+}
+
+fn draft_input(title: &str, topics: &[&str]) -> Value {
+    let mut input = post_input(title, topics);
+    input["status"] = json!("DRAFT");
+    input
+}
+
+#[tokio::test]
+async fn a_draft_topic_is_public_only_once_a_post_carrying_it_is_published() {
+    let t = TestStack::start().await;
+    let (_, alice) = t.member("alice").await;
+    let (_, bob) = t.member("bob").await;
+    let draft = t
+        .create_post(&alice, &draft_input("Merger plans", &["Secret XYZ"]))
+        .await;
+    let id = draft["topics"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        draft["topics"][0]["name"], "Secret XYZ",
+        "its author sees it"
+    );
+    assert_eq!(
+        public_view(&t, "secret-xyz", &id).await,
+        (false, false, false)
+    );
+    // Nor for a signed-in reader, the author included.
+    for token in [&alice, &bob] {
+        let names = t
+            .get_ok(&format!("{TOPICS}/names?ids={id}"), Some(token))
+            .await;
+        assert_eq!(names, json!([]));
+        let stats = t.get_ok(&format!("{TOPICS}/stats"), Some(token)).await;
+        assert!(!stats.to_string().contains("secret-xyz"), "{stats}");
+    }
+    // Another draft naming it keeps it private (and names the same topic).
+    let second = t
+        .create_post(&bob, &draft_input("Also secret", &["secret xyz"]))
+        .await;
+    assert_eq!(second["topics"][0]["id"], id.as_str());
+    assert_eq!(
+        public_view(&t, "secret-xyz", &id).await,
+        (false, false, false)
+    );
+
+    // DRAFT → PUBLISHED by PATCH: public with its count, in every listing.
+    let path = post_path(draft["id"].as_str().unwrap());
+    let published = t
+        .patch_json_auth(&path, &alice, &json!({"status": "PUBLISHED"}))
+        .await;
+    assert_eq!(published.status(), 200);
+    assert_eq!(public_view(&t, "secret-xyz", &id).await, (true, true, true));
+    let topic = t.topic("secret-xyz").await.unwrap();
+    assert_eq!(
+        (topic["id"].clone(), topic["totalPostCount"].clone()),
+        (json!(id), json!(1))
+    );
+    let names = t.get_ok(&format!("{TOPICS}/names?ids={id}"), None).await;
+    assert_eq!(names, json!([{"id": id, "name": "Secret XYZ"}]));
+
+    // Once public it stays public when its last published post goes back to draft.
+    t.patch_json_auth(&path, &alice, &json!({"status": "DRAFT"}))
+        .await;
+    assert_eq!(public_view(&t, "secret-xyz", &id).await, (true, true, true));
+    assert_eq!(t.topic("secret-xyz").await.unwrap()["totalPostCount"], 0);
+}
+
+#[tokio::test]
+async fn a_draft_topic_goes_public_by_a_published_create_or_replace() {
+    let t = TestStack::start().await;
+    let (_, alice) = t.member("alice").await;
+    let (_, bob) = t.member("bob").await;
+    // A new post created PUBLISHED with a topic only a draft named.
+    let draft = t
+        .create_post(&alice, &draft_input("First words", &["Created Path"]))
+        .await;
+    let created = draft["topics"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        public_view(&t, "created-path", &created).await,
+        (false, false, false)
+    );
+    t.create_post(&bob, &post_input("Out now", &["created path"]))
+        .await;
+    assert_eq!(
+        public_view(&t, "created-path", &created).await,
+        (true, true, true)
+    );
+    assert_eq!(t.topic("created-path").await.unwrap()["totalPostCount"], 1);
+
+    // A published post replaced (PUT) to carry a topic only a draft named.
+    let draft = t
+        .create_post(&alice, &draft_input("Second words", &["Replaced Path"]))
+        .await;
+    let replaced = draft["topics"][0]["id"].as_str().unwrap().to_string();
+    let post = t.create_post(&bob, &post_input("No topic yet", &[])).await;
+    assert_eq!(
+        public_view(&t, "replaced-path", &replaced).await,
+        (false, false, false)
+    );
+    let response = t
+        .put_json_auth(
+            &post_path(post["id"].as_str().unwrap()),
+            &bob,
+            &post_input("Now with a topic", &["Replaced Path"]),
+        )
+        .await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        public_view(&t, "replaced-path", &replaced).await,
+        (true, true, true)
+    );
+
+    // A draft replaced (PUT, status defaulting to PUBLISHED) publishes its own new topic.
+    let draft = t
+        .create_post(&alice, &draft_input("Third words", &["Own Path"]))
+        .await;
+    let own = draft["topics"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        public_view(&t, "own-path", &own).await,
+        (false, false, false)
+    );
+    let response = t
+        .put_json_auth(
+            &post_path(draft["id"].as_str().unwrap()),
+            &alice,
+            &post_input("Third words", &["Own Path"]),
+        )
+        .await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(public_view(&t, "own-path", &own).await, (true, true, true));
+}
+
+#[tokio::test]
+async fn concurrent_drafts_and_publications_of_one_new_topic() {
+    let t = TestStack::start().await;
+    let mut tokens = Vec::new();
+    for i in 0..6 {
+        tokens.push(t.member(&format!("writer{i}")).await.1);
+    }
+    // Drafts alone, at once: one topic, still private.
+    let drafts = futures::future::join_all(tokens.iter().map(|token| {
+        let t = &t;
+        async move {
+            t.create_post(token, &draft_input("Quiet", &["Race Hidden"]))
+                .await
+        }
+    }))
+    .await;
+    let hidden = drafts[0]["topics"][0]["id"].as_str().unwrap().to_string();
+    assert!(drafts
+        .iter()
+        .all(|d| d["topics"][0]["id"] == hidden.as_str()));
+    assert_eq!(
+        public_view(&t, "race-hidden", &hidden).await,
+        (false, false, false)
+    );
+
+    // Drafts and publications at once: public, counting the published ones only.
+    let posts = futures::future::join_all(tokens.iter().enumerate().map(|(i, token)| {
+        let input = if i % 2 == 0 {
+            draft_input("Mixed", &["Race Mixed"])
+        } else {
+            post_input("Mixed", &["Race Mixed"])
+        };
+        let t = &t;
+        async move { t.create_post(token, &input).await }
+    }))
+    .await;
+    let mixed = posts[0]["topics"][0]["id"].as_str().unwrap().to_string();
+    assert!(posts.iter().all(|p| p["topics"][0]["id"] == mixed.as_str()));
+    assert_eq!(
+        public_view(&t, "race-mixed", &mixed).await,
+        (true, true, true)
+    );
+    assert_eq!(t.topic("race-mixed").await.unwrap()["totalPostCount"], 3);
+}
+
 /// Anyone is a user named after their id.
 struct EveryoneExists;
 

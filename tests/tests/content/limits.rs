@@ -103,7 +103,7 @@ async fn oversized_articles_are_cut_to_fit_an_item_and_stored_in_bounded_transac
     let items = article_items_of(&t, &id).await;
     assert_eq!(items.len(), 3);
     for item in &items {
-        let size = item_size(&stack_tests::stack::platform_item(item));
+        let size = item_size(item);
         assert!(size <= ARTICLE_ITEM_BUDGET, "{size} bytes");
         assert!(
             size < MAX_ITEM_BYTES - 40 * 1024,

@@ -53,8 +53,7 @@ async fn stack_with_admin(cloud: &FakeLlm, local: &FakeLlm) -> (TestStack, Strin
         ],
     )
     .await;
-    t.register("admin").await;
-    let admin = t.login("admin").await;
+    let admin = t.admin_token().await;
     let (_, reader) = t.user("reader").await;
     (t, admin, reader)
 }

@@ -11,6 +11,7 @@
 
 mod accounts;
 mod brake;
+mod roles;
 mod saved;
 mod service;
 mod sessions;

@@ -115,11 +115,201 @@ async fn a_deleted_accounts_still_valid_token_is_refused_on_every_write() {
     assert_eq!(memberships, 0);
 }
 
-/// A 401 for a token whose account is gone, in the seed's error body.
+/// A 401 for a token whose account is gone, in the seed's error body: the deletion ended
+/// every session of the account.
 async fn gone(response: reqwest::Response, path: &str) {
     let body = assert_news_error(response, 401, path).await;
+    assert_eq!(body["message"], "The session has ended: sign in again");
+}
+
+/// Routes of every system that a signed-in user may read: an ended session is 401 on each.
+const EVERY_SYSTEM: [&str; 4] = [
+    ME,
+    "/api/recipes/users/me",
+    "/api/recipes/recipes",
+    "/api/v1/digests/me",
+];
+
+#[tokio::test]
+async fn a_password_change_needs_the_current_password_and_ends_every_other_session() {
+    let t = TestStack::start().await;
+    let (_, laptop) = t.user("changer").await;
+    let phone = t.login("changer").await;
+    let path = stack_tests::users::PASSWORD;
+
+    // A stolen token alone cannot change the password.
+    let wrong = t
+        .put_json_auth(
+            path,
+            &phone,
+            &json!({"currentPassword": "guess-guess", "password": "stolen-password"}),
+        )
+        .await;
+    let body = assert_news_error(wrong, 403, "/users/me/password").await;
+    assert_eq!(body["details"], json!(["currentPassword: is wrong"]));
+    let missing = t
+        .put_json_auth(path, &phone, &json!({"password": "stolen-password"}))
+        .await;
+    let body = assert_news_error(missing, 400, "/users/me/password").await;
+    assert_eq!(body["details"], json!(["currentPassword: is required"]));
+    let short = t
+        .put_json_auth(
+            path,
+            &phone,
+            &json!({"currentPassword": "password-changer", "password": "short"}),
+        )
+        .await;
+    assert_news_error(short, 400, "/users/me/password").await;
+    // Nothing changed so far.
+    for path in EVERY_SYSTEM {
+        assert_eq!(t.get_auth(path, &laptop).await.status(), 200, "{path}");
+    }
+
+    let changed = t
+        .put_json_auth(
+            path,
+            &phone,
+            &json!({"currentPassword": "password-changer", "password": "a-new-password"}),
+        )
+        .await;
+    assert_eq!(changed.status(), 200);
+    assert_eq!(changed.headers()["cache-control"], "no-store");
+    let body: Value = changed.json().await.unwrap();
+    let renewed = body["token"].as_str().unwrap();
+    for path in EVERY_SYSTEM {
+        let old = t.get_auth(path, &laptop).await;
+        assert_eq!(old.status(), 401, "{path}: the laptop's session ended");
+        assert_eq!(t.get_auth(path, &phone).await.status(), 401, "{path}");
+        assert_eq!(t.get_auth(path, renewed).await.status(), 200, "{path}");
+    }
+    let ended = assert_news_error(t.get_auth(ME, &laptop).await, 401, "/users/me").await;
+    assert_eq!(ended["message"], "The session has ended: sign in again");
     assert_eq!(
-        body["message"],
-        "The account of this token no longer exists"
+        t.login_as("changer", "password-changer").await.status(),
+        401
     );
+    assert_eq!(t.login_as("changer", "a-new-password").await.status(), 200);
+}
+
+#[tokio::test]
+async fn signing_out_everywhere_ends_every_session_of_the_account_only() {
+    let t = TestStack::start().await;
+    let (_, first) = t.user("leaver").await;
+    let second = t.login("leaver").await;
+    let (_, other) = t.user("stayer").await;
+    let response = t.delete_auth(stack_tests::users::SESSIONS, &first).await;
+    assert_eq!(response.status(), 204);
+    for path in EVERY_SYSTEM {
+        assert_eq!(t.get_auth(path, &first).await.status(), 401, "{path}");
+        assert_eq!(t.get_auth(path, &second).await.status(), 401, "{path}");
+        assert_eq!(t.get_auth(path, &other).await.status(), 200, "{path}");
+    }
+    // Refresh cannot bring an ended session back; signing in starts a new one.
+    assert_eq!(t.post_auth(REFRESH, &second).await.status(), 401);
+    let fresh = t.login("leaver").await;
+    assert_eq!(t.get_auth(ME, &fresh).await.status(), 200);
+}
+
+#[tokio::test]
+async fn a_deleted_accounts_tokens_are_refused_on_reads_too() {
+    let t = TestStack::start().await;
+    let (_, token) = t.user("goner").await;
+    let other_session = t.login("goner").await;
+    assert_eq!(t.delete_auth(ME, &token).await.status(), 204);
+    for path in EVERY_SYSTEM {
+        assert_eq!(
+            t.get_auth(path, &other_session).await.status(),
+            401,
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_ended_session_is_refused_by_every_function_that_checks_tokens() {
+    let t = TestStack::start().await;
+    let (profile, ended) = t.user("everywhere").await;
+    let id = profile["id"].as_str().unwrap();
+    let live = t.login("everywhere").await;
+    // One route of each function that verifies user tokens, with the body it takes.
+    let bookmarks = format!("/api/v1/users/{id}/bookmarks");
+    let routes: Vec<(&str, &str, Option<Value>)> = vec![
+        ("GET", ME, None),
+        (
+            "POST",
+            "/api/content/sources",
+            Some(json!({"url": "not a url"})),
+        ),
+        ("GET", &bookmarks, None),
+        ("POST", "/api/v1/uploads/images", None),
+        ("GET", "/api/v1/digests/me", None),
+        ("GET", "/api/recipes/recipes", None),
+        ("GET", "/api/v1/incidents", None),
+        ("POST", "/api/v1/logs", Some(json!({"serviceName": "x"}))),
+        ("POST", "/api/v1/rag/search", Some(json!({"query": "x"}))),
+        ("GET", "/api/v1/admin/ai/provider", None),
+    ];
+    // Signing out everywhere from a third session ends both.
+    let third = t.login("everywhere").await;
+    assert_eq!(
+        t.delete_auth(stack_tests::users::SESSIONS, &third)
+            .await
+            .status(),
+        204
+    );
+    let fresh = t.login("everywhere").await;
+    for (method, path, body) in &routes {
+        let send = |token: &str| {
+            let mut request = t
+                .http
+                .request(method.parse().unwrap(), t.url(path))
+                .bearer_auth(token);
+            if let Some(body) = body {
+                request = request.json(body);
+            }
+            request.send()
+        };
+        for old in [&ended, &live] {
+            let response = send(old).await.unwrap();
+            assert_eq!(
+                response.status(),
+                401,
+                "{method} {path} with an ended session"
+            );
+        }
+        let response = send(&fresh).await.unwrap();
+        assert_ne!(
+            response.status(),
+            401,
+            "{method} {path} with a live session"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_stolen_recipe_token_cannot_change_the_password() {
+    let t = TestStack::start().await;
+    let token = t.cook("victim").await;
+    let path = "/api/recipes/users/me";
+    let only_token = t
+        .patch_json_auth(path, &token, &json!({"password": "stolen99"}))
+        .await;
+    let body = assert_news_error(only_token, 400, "/users/me").await;
+    assert_eq!(
+        body["details"],
+        json!(["currentPassword: is required to change the password"])
+    );
+    let guessed = t
+        .patch_json_auth(
+            path,
+            &token,
+            &json!({"password": "stolen99", "currentPassword": "a-guess"}),
+        )
+        .await;
+    let body = assert_news_error(guessed, 403, "/users/me").await;
+    assert_eq!(body["details"], json!(["currentPassword: is wrong"]));
+    // The owner's password and session are untouched.
+    assert_eq!(t.recipe_login("victim", "cook-victim").await.status(), 200);
+    assert_eq!(t.recipe_login("victim", "stolen99").await.status(), 401);
+    assert_eq!(t.get_auth(path, &token).await.status(), 200);
 }

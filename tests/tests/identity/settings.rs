@@ -12,7 +12,7 @@ async fn settings_round_trip() {
     assert_eq!(
         defaults,
         json!({"enabledSourceIds": [], "followedTopics": [], "language": "en", "theme": "system",
-               "summaryLength": "medium", "showBookmarks": true, "showLikes": true})
+               "summaryLength": "medium", "showBookmarks": false, "showLikes": false})
     );
 
     let put = t
@@ -20,7 +20,7 @@ async fn settings_round_trip() {
             SETTINGS,
             &token,
             &json!({"followedTopics": ["science", "tech"], "language": "pt-BR", "theme": "dark",
-                      "summaryLength": "short", "showLikes": false, "enabledSourceIds": []}),
+                      "summaryLength": "short", "showLikes": true, "enabledSourceIds": []}),
         )
         .await;
     assert_eq!(put.status(), 200);
@@ -30,15 +30,15 @@ async fn settings_round_trip() {
     assert_eq!(
         read,
         json!({"enabledSourceIds": [], "followedTopics": ["science", "tech"], "language": "pt-BR",
-               "theme": "dark", "summaryLength": "short", "showBookmarks": true, "showLikes": false})
+               "theme": "dark", "summaryLength": "short", "showBookmarks": false, "showLikes": true})
     );
 
     // A partial update keeps the rest.
     let partial = t
-        .put_json_auth(SETTINGS, &token, &json!({"showBookmarks": false}))
+        .put_json_auth(SETTINGS, &token, &json!({"showBookmarks": true}))
         .await;
     let partial: Value = partial.json().await.expect("json");
-    assert_eq!(partial["showBookmarks"], false);
+    assert_eq!(partial["showBookmarks"], true);
     assert_eq!(partial["followedTopics"], json!(["science", "tech"]));
 
     let invalid = t

@@ -1,5 +1,5 @@
 //! Every 400 of the incident platform names its field, in Document A's error body; every
-//! route needs a user token (ingestion: or the ingest key).
+//! route needs a token (ingestion: or an ingest key); a dead table or queue is a 503.
 
 use serde_json::{json, Value};
 use stack_tests::incidents::{log, ALERTS, INCIDENTS, LOGBOOK, LOGS, RULES};
@@ -17,7 +17,7 @@ async fn fields_of(response: reqwest::Response, path: &str) -> Vec<String> {
 #[tokio::test]
 async fn every_bad_input_is_a_400_naming_its_field() {
     let t = TestStack::start().await;
-    let (_, token) = t.user("validator").await;
+    let (_, token) = t.operator("validator").await;
 
     // Ingestion.
     let cases: Vec<(Value, Vec<&str>)> = vec![
@@ -109,8 +109,9 @@ async fn every_bad_input_is_a_400_naming_its_field() {
         let r = t.get_auth(&format!("{LOGS}?{query}"), &token).await;
         assert_eq!(fields_of(r, LOGS).await, vec![field], "{query}");
     }
+    let admin = t.admin_token().await;
     let r = t
-        .delete_auth(&format!("{LOGS}?severity=LOUD"), &token)
+        .delete_auth(&format!("{LOGS}?severity=LOUD"), &admin)
         .await;
     assert_eq!(fields_of(r, LOGS).await, vec!["severity"]);
 
@@ -219,6 +220,21 @@ async fn every_bad_input_is_a_400_naming_its_field() {
         let r = t.post_json_auth(LOGBOOK, &token, &body).await;
         assert_eq!(fields_of(r, LOGBOOK).await, fields, "{body}");
     }
+    let entry = format!("{LOGBOOK}/5b0f3c1e-0000-4000-8000-00000000000a");
+    for (body, fields) in [
+        (json!({"title": "t", "body": "b"}), vec!["version"]),
+        (
+            json!({"title": "t", "body": "b", "version": 1.5}),
+            vec!["version"],
+        ),
+        (
+            json!({"body": "b", "version": -1}),
+            vec!["title", "version"],
+        ),
+    ] {
+        let r = t.put_json_auth(&entry, &token, &body).await;
+        assert_eq!(fields_of(r, &entry).await, fields, "{body}");
+    }
 }
 
 #[tokio::test]
@@ -265,7 +281,7 @@ async fn every_route_needs_a_token_and_ingestion_takes_the_key() {
             .await;
         assert_news_error(r, 401, &path).await;
     }
-    // A wrong key is no key; the right key or a user token ingests.
+    // A wrong key is no key; the right key or an operator's token ingests.
     let r = t
         .http
         .post(t.url(LOGS))
@@ -275,7 +291,7 @@ async fn every_route_needs_a_token_and_ingestion_takes_the_key() {
         .await;
     assert_news_error(r, 401, LOGS).await;
     assert_eq!(t.ingest(&log("a", "INFO", "x")).await.status(), 202);
-    let (_, token) = t.user("tokened").await;
+    let (_, token) = t.operator("tokened").await;
     let r = t.post_json_auth(LOGS, &token, &log("a", "INFO", "x")).await;
     assert_eq!(r.status(), 202);
 }
@@ -284,7 +300,7 @@ async fn every_route_needs_a_token_and_ingestion_takes_the_key() {
 async fn an_unreachable_table_or_queue_is_a_503_on_every_route() {
     use stack_tests::router::{request, send};
     let t = TestStack::start().await;
-    let (_, token) = t.user("outage").await;
+    let (_, token) = t.operator("outage").await;
     let dead = format!("http://127.0.0.1:{}", stack_tests::server::closed_port());
     let router = incidents_function::router(
         t.env("IncidentsFunction")
@@ -328,7 +344,7 @@ async fn an_unreachable_table_or_queue_is_a_503_on_every_route() {
         (
             "PUT",
             format!("{LOGBOOK}/{entry}"),
-            Some(json!({"title": "t", "body": "b"})),
+            Some(json!({"title": "t", "body": "b", "version": 1})),
         ),
         ("DELETE", format!("{LOGBOOK}/{entry}"), None),
     ];
@@ -361,18 +377,30 @@ async fn an_unreachable_table_or_queue_is_a_503_on_every_route() {
     )
     .await
     .unwrap();
-    let answer = send(
-        &ingest,
-        request(
-            "POST",
-            LOGS,
-            &[
-                ("authorization", &bearer),
-                ("content-type", "application/json"),
-            ],
-            log("a", "ERROR", "x").to_string(),
-        ),
-    )
-    .await;
-    assert_eq!(answer.status.as_u16(), 503, "{}", answer.text());
+    // A token, a configured key (the queue is down) and an issued key (its record cannot be
+    // read): never a 202, never a 500.
+    let issued = format!("ik_{}_{}", "a".repeat(32), "b".repeat(64));
+    for credential in [
+        ("authorization", bearer.as_str()),
+        ("x-api-key", stack_tests::stack::INGEST_KEY),
+        ("x-api-key", issued.as_str()),
+    ] {
+        let answer = send(
+            &ingest,
+            request(
+                "POST",
+                LOGS,
+                &[credential, ("content-type", "application/json")],
+                log("a", "ERROR", "x").to_string(),
+            ),
+        )
+        .await;
+        assert_eq!(
+            answer.status.as_u16(),
+            503,
+            "{}: {}",
+            credential.0,
+            answer.text()
+        );
+    }
 }

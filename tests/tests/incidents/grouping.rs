@@ -9,7 +9,7 @@ use stack_tests::{assert_news_error, details, TestStack};
 #[tokio::test]
 async fn logs_with_one_fingerprint_are_one_incident_that_shows_why() {
     let t = TestStack::start().await;
-    let (_, token) = t.user("grouper").await;
+    let (_, token) = t.operator("grouper").await;
     let ids = t
         .ingest_ok(&json!([
             log(
@@ -83,7 +83,7 @@ async fn logs_with_one_fingerprint_are_one_incident_that_shows_why() {
 #[tokio::test]
 async fn the_lifecycle_moves_forward_and_a_new_occurrence_reopens() {
     let t = TestStack::start().await;
-    let (_, token) = t.user("oncall").await;
+    let (_, token) = t.operator("oncall").await;
     t.ingest_ok(&log("search", "ERROR", "Index shard 3 unavailable"))
         .await;
     let incident = t.incidents_when(&token, 1).await.remove(0);

@@ -1,4 +1,5 @@
-//! Document C's incident-log platform: ingestion, the timeline, incidents grouped by
+//! Document C's incident-log platform: who may do what (operators, admins, ingest keys),
+//! ingestion (secrets scrubbed), the timeline, incidents grouped by
 //! fingerprint, alert rules and alerts, the logbook, the metrics, and the intelligence
 //! (analyses, retrieval documents and search); black-box through the local stack against the emulator
 //! (the processor and the sweeper are the stack's real queue pollers, the models loopback
@@ -12,11 +13,14 @@
     clippy::print_stdout
 )]
 
+mod access;
 mod errors;
 mod grouping;
 mod ingest;
 mod intelligence;
+mod keys;
 mod logbook;
 mod metrics;
 mod rag;
 mod rules;
+mod secrets;

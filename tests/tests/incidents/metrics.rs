@@ -81,7 +81,7 @@ fn transitions(scrape: &Exposition) -> (f64, f64) {
 #[tokio::test]
 async fn every_metrics_route_needs_the_basic_auth_credentials() {
     let t = TestStack::start().await;
-    let (_, token) = t.user("not-a-scraper").await;
+    let (_, token) = t.operator("not-a-scraper").await;
     let bearer = format!("Bearer {token}");
     for path in [PROMETHEUS, GRAFANA, GRAFANA_METRICS] {
         let wrong = [
@@ -277,7 +277,7 @@ async fn a_redelivered_message_is_counted_once_even_over_several_transactions() 
 #[tokio::test]
 async fn incidents_by_status_follow_every_move_and_each_transition_is_observed_once() {
     let t = TestStack::start().await;
-    let (_, token) = t.user("oncall").await;
+    let (_, token) = t.operator("oncall").await;
     let start = t.scrape().await;
     for s in ["ACTIVE", "ACKNOWLEDGED", "RESOLVED"] {
         assert_eq!(

@@ -7,7 +7,6 @@ use platform::dynamo::{item_size, MAX_ITEM_BYTES};
 use serde_json::{json, Value};
 use stack_tests::intelligence::{stack, DOCUMENTS, EMBEDDINGS_MODEL};
 use stack_tests::llm::FakeLlm;
-use stack_tests::stack::platform_item;
 use stack_tests::{assert_news_error, details, header, TestStack};
 
 /// Three runbooks that share the query "database outage": BM25 ranks them A, B, C (A says it
@@ -75,9 +74,9 @@ fn ids(list: &[Value]) -> Vec<&str> {
 async fn documents_are_added_listed_a_page_at_a_time_and_deleted_with_their_postings() {
     let (cloud, local) = (FakeLlm::start().await, FakeLlm::start().await);
     let t = stack(&cloud, &local, &[]).await;
-    let (_, alice) = t.user("alice").await;
-    let (_, bob) = t.user("bob").await;
-    let (_, admin) = t.user("admin").await;
+    let (_, alice) = t.operator("alice").await;
+    let (_, bob) = t.operator("bob").await;
+    let admin = t.admin_token().await;
 
     let first = t
         .runbook(
@@ -169,7 +168,7 @@ async fn documents_are_added_listed_a_page_at_a_time_and_deleted_with_their_post
 async fn bm25_ranks_the_matching_runbook_first_and_rare_terms_weigh_more() {
     let (cloud, local) = (FakeLlm::start().await, FakeLlm::start().await);
     let t = stack(&cloud, &local, &[]).await;
-    let (_, token) = t.user("ranker").await;
+    let (_, token) = t.operator("ranker").await;
     for (title, content) in CORPUS.iter().chain(HYBRID_CORPUS.iter()) {
         t.runbook(&token, title, content).await;
     }
@@ -223,7 +222,7 @@ async fn hybrid_ranking_fuses_bm25_with_the_embeddings_of_the_chosen_provider() 
     let (cloud, local) = (FakeLlm::start().await, FakeLlm::start().await);
     cloud.embed_axes(&AXES);
     let t = stack(&cloud, &local, &[("EmbeddingsModel", EMBEDDINGS_MODEL)]).await;
-    let (_, token) = t.user("hybrid").await;
+    let (_, token) = t.operator("hybrid").await;
     for (title, content) in HYBRID_CORPUS {
         let doc = t.runbook(&token, title, content).await;
         assert_eq!(doc["embeddings_model"], EMBEDDINGS_MODEL);
@@ -293,7 +292,7 @@ async fn largest_item(t: &TestStack) -> usize {
     t.scan("IntelligenceTable")
         .await
         .iter()
-        .map(|i| item_size(&platform_item(i)))
+        .map(item_size)
         .max()
         .unwrap_or(0)
 }
@@ -302,7 +301,7 @@ async fn largest_item(t: &TestStack) -> usize {
 async fn the_largest_runbook_fits_and_a_longer_one_is_refused() {
     let (cloud, local) = (FakeLlm::start().await, FakeLlm::start().await);
     let t = stack(&cloud, &local, &[]).await;
-    let (_, token) = t.user("librarian").await;
+    let (_, token) = t.operator("librarian").await;
     // 200 KB of 5,000 distinct words: the index keeps the 3,000 most frequent.
     let mut content = String::new();
     let mut i = 0;

@@ -8,7 +8,7 @@ use stack_tests::{assert_news_error, TestStack};
 #[tokio::test]
 async fn rules_are_kept_replaced_and_deleted() {
     let t = TestStack::start().await;
-    let (_, token) = t.user("ruler").await;
+    let (_, token) = t.operator("ruler").await;
     let rules = t.get_ok_auth(RULES, &token).await;
     assert_eq!(rules.as_array().unwrap().len(), 1);
     assert_eq!(rules[0]["id"], "default");
@@ -44,21 +44,24 @@ async fn rules_are_kept_replaced_and_deleted() {
         2
     );
 
-    assert_eq!(t.delete_auth(&path, &token).await.status(), 204);
+    // Deleting a rule is an admin's.
+    assert_news_error(t.delete_auth(&path, &token).await, 403, &path).await;
+    let admin = t.admin_token().await;
+    assert_eq!(t.delete_auth(&path, &admin).await.status(), 204);
     assert_news_error(t.get_auth(&path, &token).await, 404, &path).await;
-    assert_news_error(t.delete_auth(&path, &token).await, 404, &path).await;
+    assert_news_error(t.delete_auth(&path, &admin).await, 404, &path).await;
 
     // The built-in rule can be switched off for good: ERRORs then open nothing.
     let default = format!("{RULES}/default");
-    assert_eq!(t.delete_auth(&default, &token).await.status(), 204);
+    assert_eq!(t.delete_auth(&default, &admin).await.status(), 204);
     assert_eq!(t.get_ok_auth(RULES, &token).await, json!([]));
-    assert_news_error(t.delete_auth(&default, &token).await, 404, &default).await;
+    assert_news_error(t.delete_auth(&default, &admin).await, 404, &default).await;
 }
 
 #[tokio::test]
 async fn a_threshold_raises_only_once_reached_within_the_window() {
     let t = TestStack::start().await;
-    let (_, token) = t.user("thresholds").await;
+    let (_, token) = t.operator("thresholds").await;
     let r = t
         .post_json_auth(
             RULES,

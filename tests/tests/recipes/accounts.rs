@@ -201,10 +201,15 @@ async fn update_user_and_preferences() {
         .patch_json_auth(
             ME,
             &token,
-            &json!({"username": "cook_c", "password": "newpass"}),
+            &json!({"username": "cook_c", "password": "newpass", "currentPassword": "cook-cook_b"}),
         )
         .await;
     assert_eq!(response.status(), 200);
+    // The password change ended every other session; the answer carries this one's token.
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["message"], "User updated");
+    assert_eq!(t.get_auth(ME, &token).await.status(), 401);
+    let token = body["token"].as_str().unwrap().to_string();
     assert_eq!(t.recipe_login("cook_b", "cook-cook_b").await.status(), 401);
     assert_eq!(t.recipe_login("cook_c", "cook-cook_b").await.status(), 401);
     assert_eq!(t.recipe_login("cook_c", "newpass").await.status(), 200);

@@ -53,6 +53,7 @@ impl Store {
             .expression_attribute_values(":now", s(self.clock.timestamp()))
             .send()
             .await
+            .map(|_| ())
             .map_err(|e| self.table.fail("UpdateItem", &e))
     }
 
@@ -64,6 +65,7 @@ impl Store {
             .update_expression("REMOVE deletedAt")
             .send()
             .await
+            .map(|_| ())
             .map_err(|e| self.table.fail("UpdateItem", &e))
     }
 
@@ -147,7 +149,7 @@ impl Store {
             .send()
             .await;
         match result {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(()),
             Err(e) => Err(self.table.fail("UpdateItem", &e)),
         }
@@ -164,7 +166,7 @@ impl Store {
                 return Ok(false);
             }
             match self.soft_delete_post(&post).await {
-                Ok(()) => return Ok(true),
+                Ok(_) => return Ok(true),
                 // The post changed since it was read (an edit that raced the mark): again.
                 Err(TransactionError::Condition { .. } | TransactionError::Conflict) => continue,
                 Err(TransactionError::Dynamo(e)) => return Err(e),
@@ -327,6 +329,7 @@ impl Store {
             .set_key(Some(key))
             .send()
             .await
+            .map(|_| ())
             .map_err(|e| self.table.fail("DeleteItem", &e))
     }
 

@@ -31,7 +31,7 @@ impl Store {
             .send()
             .await;
         match result {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(()),
             Err(e) => Err(self.table.fail("DeleteItem", &e)),
         }

@@ -10,7 +10,9 @@
 //!   `USER#{u}`/`PROFILE` (`publishedCount`, `draftCount`; its `deletedAt` guards every write
 //!   of a deleted account), `STATS#{0..7}`/`POSTS` (`publishedCount`, sharded by post);
 //! - topic names are unique by slug: `TOPICSLUG#{slug}`/`META` holds the topic's id;
-//! - the catalog: `gsi1` partition `TOPICS`, sorted `{categoryId}#{sortOrder:05}#{slug}`.
+//! - the catalog: `gsi1` partition `TOPICS`, sorted `{categoryId}#{sortOrder:05}#{slug}`;
+//!   a topic only a draft has named has no `gsi1` keys until a published post carries it
+//!   ([`topics`]);
 //! - social ([`social`], [`comments`]): under the post, `R#{u}` (one reaction), `B#{u}`
 //!   (bookmark) and `C#{createdAt}#{c}` (comments, so a thread is one Query in order);
 //!   `COMMENT#{c}`/`META` points to a comment, `COMMENT#{c}`/`L#{u}` is a like of it. Each

@@ -3,12 +3,6 @@
 
 use std::collections::HashMap;
 
-use platform::dynamo::{
-    item_size, n, s, AttributeValue, Attributes, DynamoError, Item, Transaction, TransactionError,
-    MAX_ITEM_BYTES, MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS,
-};
-use serde::Deserialize;
-
 use super::topics::{new_topic_item, ring_update, slug_item, ResolvedTopic};
 use super::{string, Store};
 use crate::input::{PageRequest, PostStatus};
@@ -16,6 +10,10 @@ use crate::keys;
 use crate::model::{Author, TopicRef};
 use crate::stats::{day_of, Ring};
 use crate::summary::{content_hash, SummaryRequest, SummaryStatus};
+use platform::dynamo::{
+    item_size, n, s, AttributeValue, Attributes, DynamoError, Item, Transaction, TransactionError,
+    MAX_ITEM_BYTES, MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS,
+};
 
 /// A post's META item, read back.
 #[derive(Debug, Clone, PartialEq)]
@@ -287,8 +285,9 @@ impl Store {
         id: &str,
         caller: Option<&str>,
     ) -> Result<Option<StoredPost>, DynamoError> {
-        let update = platform::dynamo::request::Update::default()
-            .table_name(self.table.name())
+        let update = self
+            .table
+            .update_item()
             .set_key(Some(keys::post(id)))
             .update_expression("ADD viewCount :one")
             .condition_expression(
@@ -297,24 +296,9 @@ impl Store {
             .expression_attribute_names("#status", "status")
             .expression_attribute_values(":one", n(1))
             .expression_attribute_values(":published", s(PostStatus::Published.as_str()))
-            .expression_attribute_values(":caller", s(caller.unwrap_or("")));
-        let mut input =
-            serde_json::to_value(&update).map_err(|e| self.table.invalid("UpdateItem", e))?;
-        if let serde_json::Value::Object(map) = &mut input {
-            map.insert("ReturnValues".into(), "ALL_NEW".into());
-        }
-        #[derive(Deserialize)]
-        #[serde(rename_all = "PascalCase")]
-        struct Output {
-            #[serde(default)]
-            attributes: Option<Item>,
-        }
-        match self
-            .table
-            .client()
-            .call::<_, Output>("UpdateItem", &input)
-            .await
-        {
+            .expression_attribute_values(":caller", s(caller.unwrap_or("")))
+            .return_values(platform::dynamo::ReturnValue::AllNew);
+        match update.send().await {
             Ok(out) => match out.attributes {
                 Some(item) => StoredPost::from_item(self, &item).map(Some),
                 None => Err(self.table.corrupt("UpdateItem returned no attributes")),
@@ -549,7 +533,8 @@ impl Store {
             roles.push(Role::Other);
         }
 
-        // Topics: the census (totalPostCount) and, on first publication, the day ring.
+        // Topics: the census (totalPostCount), on first publication the day ring, and the
+        // catalog keys that make a topic public once a published post carries it.
         for topic in &state.topics {
             let newly_counted = published && !counted_before.contains(&topic.id);
             let ring_day = (published && first_publish).then_some(today);
@@ -572,25 +557,39 @@ impl Store {
                         i64::from(newly_counted),
                         &ring,
                         0,
+                        published,
                     );
                     bytes += checked_size(&item)?;
                     tx.put(item, Some("attribute_not_exists(pk)"))?;
                     roles.push(Role::Topic);
                 }
                 Some(stored) => {
-                    if !newly_counted && ring_day.is_none() {
+                    // Idempotent and never undone, so a stale "not public" read only re-sets it.
+                    let goes_public = published && !stored.public;
+                    if !newly_counted && ring_day.is_none() && !goes_public {
                         continue;
                     }
-                    let mut expression = String::new();
+                    let mut sets: Vec<String> = Vec::new();
                     let mut condition = String::from("attribute_exists(pk)");
                     let mut values: Vec<(String, AttributeValue)> = Vec::new();
                     if let Some(day) = ring_day {
                         let (set, cond, vals) = ring_update(&stored.ring, day);
-                        expression.push_str(&set);
+                        sets.push(set);
                         condition.push_str(" AND ");
                         condition.push_str(&cond);
                         values.extend(vals);
                     }
+                    if goes_public {
+                        let (gsi1pk, gsi1sk) = stored.catalog_keys();
+                        sets.push("gsi1pk = :tg1pk, gsi1sk = :tg1sk".into());
+                        values.push((":tg1pk".into(), s(gsi1pk)));
+                        values.push((":tg1sk".into(), s(gsi1sk)));
+                    }
+                    let mut expression = if sets.is_empty() {
+                        String::new()
+                    } else {
+                        format!("SET {}", sets.join(", "))
+                    };
                     if newly_counted {
                         expression.push_str(" ADD totalPostCount :delta");
                         values.push((":delta".into(), n(1)));

@@ -73,7 +73,7 @@ fn outbox_done(tx: &mut Transaction, request: &SummaryRequest) -> Result<(), Dyn
 
 fn applied(result: Result<(), TransactionError>) -> Result<Applied, DynamoError> {
     match result {
-        Ok(()) => Ok(Applied::Done),
+        Ok(_) => Ok(Applied::Done),
         Err(TransactionError::Condition { .. }) | Err(TransactionError::Conflict) => {
             Ok(Applied::Stale)
         }
@@ -145,7 +145,7 @@ impl Store {
             .send()
             .await;
         match result {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(()),
             Err(e) => Err(self.table.fail("DeleteItem", &e)),
         }
@@ -199,7 +199,7 @@ impl Store {
                 tx.delete(keys::summary_failed(sk), None)?;
             }
             match tx.commit().await {
-                Ok(()) => return Ok(request),
+                Ok(_) => return Ok(request),
                 Err(TransactionError::Dynamo(e)) => return Err(e.into()),
                 Err(_) => {
                     tokio::time::sleep(platform::dynamo::RetryPolicy::CONFLICTS.backoff(attempt))

@@ -1,5 +1,12 @@
 //! Topics: name resolution by slug (creating unknown names), the statistics a post write
 //! moves, the catalog, names by id, and follower deltas.
+//!
+//! A topic is public (in the catalog, the stats and names by id) once a published post has
+//! carried it: the catalog's `gsi1` keys are its mark, written by the post write that
+//! publishes it (in the post's transaction) and never removed, so a topic stays public when
+//! its last published post is unpublished or deleted. A topic first named by a draft is
+//! stored without them, out of the catalog. Topics created by a follow, and every topic
+//! stored before this rule, carry the keys and are public.
 
 use futures::future::try_join_all;
 use platform::dynamo::{
@@ -30,6 +37,8 @@ pub struct StoredTopic {
     pub total_post_count: i64,
     pub follower_count: i64,
     pub ring: Ring,
+    /// In the catalog: a published post has carried it (or it came from a follow).
+    pub public: bool,
 }
 
 impl StoredTopic {
@@ -49,8 +58,22 @@ impl StoredTopic {
             total_post_count: item.counter(t.name(), "totalPostCount")?.max(0),
             follower_count: item.counter(t.name(), "followerCount")?.max(0),
             ring: Ring::from_lists(&numbers(item, "ringDays"), &numbers(item, "ringCounts")),
+            public: item.contains_key("gsi1pk"),
         })
     }
+
+    /// The catalog keys (`gsi1pk`, `gsi1sk`) that make this topic public.
+    pub(crate) fn catalog_keys(&self) -> (String, String) {
+        catalog_keys(&self.category_id, self.sort_order, &self.slug)
+    }
+}
+
+/// A topic's place in the catalog partition of `gsi1`.
+fn catalog_keys(category_id: &str, sort_order: u32, slug: &str) -> (String, String) {
+    (
+        keys::TOPICS.to_string(),
+        keys::topic_gsi1sk(category_id, sort_order, slug),
+    )
 }
 
 /// A topic named by a write: known (with its stored state) or to be created.
@@ -63,7 +86,8 @@ pub struct ResolvedTopic {
     pub existing: Option<StoredTopic>,
 }
 
-/// A new topic's META item.
+/// A new topic's META item; in the catalog when `public`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn new_topic_item(
     id: &str,
     name: &str,
@@ -72,6 +96,7 @@ pub(crate) fn new_topic_item(
     total_post_count: i64,
     ring: &Ring,
     follower_count: i64,
+    public: bool,
 ) -> Item {
     let (category, sort_order) = placement(slug);
     let mut item = keys::topic(id);
@@ -86,13 +111,13 @@ pub(crate) fn new_topic_item(
         ("followerCount".to_string(), n(follower_count)),
         ("ringDays".to_string(), number_list(&ring.days)),
         ("ringCounts".to_string(), number_list(&ring.counts)),
-        ("gsi1pk".to_string(), s(keys::TOPICS)),
-        (
-            "gsi1sk".to_string(),
-            s(keys::topic_gsi1sk(category, sort_order, slug)),
-        ),
         ("createdAt".to_string(), s(now)),
     ]);
+    if public {
+        let (gsi1pk, gsi1sk) = catalog_keys(category, sort_order, slug);
+        item.insert("gsi1pk".to_string(), s(gsi1pk));
+        item.insert("gsi1sk".to_string(), s(gsi1sk));
+    }
     item
 }
 
@@ -145,7 +170,7 @@ impl Store {
             .collect())
     }
 
-    /// Every topic, in catalog order (category, sort order, slug): a Query of `gsi1`
+    /// Every public topic, in catalog order (category, sort order, slug): a Query of `gsi1`
     /// (keys only) and BatchGets of the topics.
     pub async fn all_topics(&self) -> Result<Vec<StoredTopic>, DynamoError> {
         let query = self
@@ -177,7 +202,8 @@ impl Store {
         Ok(topics)
     }
 
-    /// The topics with these ids, in the order asked; unknown ids are left out.
+    /// The public topics with these ids, in the order asked; unknown and not yet public ids
+    /// are left out.
     pub async fn topics_by_ids(&self, ids: &[TopicId]) -> Result<Vec<StoredTopic>, DynamoError> {
         let items = self
             .table
@@ -192,16 +218,19 @@ impl Store {
                 .iter()
                 .find(|i| i.opt_string("id").as_deref() == Some(id.as_str()))
             {
-                topics.push(StoredTopic::from_item(self, item)?);
+                let topic = StoredTopic::from_item(self, item)?;
+                if topic.public {
+                    topics.push(topic);
+                }
             }
         }
         Ok(topics)
     }
 
     /// Adds each delta to its topic's follower count (at least 0), creating unknown topics
-    /// (in `other` unless the slug is a known one). Chunks of [`DELTA_CHUNK`] topics, one
-    /// transaction each, each a compare-and-set on the counts read just before. With `key`,
-    /// each chunk also writes its marker, so a repeated delivery changes nothing.
+    /// (public, in `other` unless the slug is a known one). Chunks of [`DELTA_CHUNK`]
+    /// topics, one transaction each, each a compare-and-set on the counts read just before.
+    /// With `key`, each chunk also writes its marker, so a repeated delivery changes nothing.
     pub async fn apply_follower_deltas(
         &self,
         deltas: &[(TopicName, i64)],
@@ -260,6 +289,7 @@ impl Store {
                                 0,
                                 &Ring::default(),
                                 (*delta).max(0),
+                                true,
                             ),
                             Some("attribute_not_exists(pk)"),
                         )?;
@@ -293,7 +323,8 @@ pub enum ApplyError {
 
 /// The ring update of a topic a post is first published into on `day`: add to the day's
 /// slot when it holds `day`, else restart the slot; the condition proves the branch read is
-/// still true (else the write is retried on a fresh read).
+/// still true (else the write is retried on a fresh read). The first string is the actions
+/// of a `SET` clause.
 pub(crate) fn ring_update(
     ring: &Ring,
     day: i64,
@@ -302,13 +333,13 @@ pub(crate) fn ring_update(
     debug_assert!(i < RING_DAYS);
     if ring.holds(day) {
         (
-            format!("SET ringCounts[{i}] = ringCounts[{i}] + :one"),
+            format!("ringCounts[{i}] = ringCounts[{i}] + :one"),
             format!("ringDays[{i}] = :day"),
             vec![(":one".into(), n(1)), (":day".into(), n(day))],
         )
     } else {
         (
-            format!("SET ringDays[{i}] = :day, ringCounts[{i}] = :one"),
+            format!("ringDays[{i}] = :day, ringCounts[{i}] = :one"),
             format!("ringDays[{i}] <> :day"),
             vec![(":one".into(), n(1)), (":day".into(), n(day))],
         )

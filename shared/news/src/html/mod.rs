@@ -1,13 +1,12 @@
 //! HTML fragments from feeds turned into plain text.
 //!
 //! Feed bodies are untrusted, often malformed HTML. This is not a browser: the fragment is
-//! tokenized as a browser would ([`tokens`], references decoded by [`references`]) and walked once,
+//! tokenized as a browser would (html5gum, through [`tokens`]) and walked once,
 //! keeping the readable text, splitting it into paragraphs at block elements and throwing away
 //! everything that is not prose (scripts, styles, embedded frames and graphics, the document
 //! head). It never panics and runs in time linear in the input. [`text`] holds the helpers for
 //! text without markup.
 
-mod references;
 mod text;
 mod tokens;
 

@@ -1,17 +1,17 @@
 //! Feed documents (RSS 0.9x/1.0/2.0, Atom, JSON Feed) turned into plain-text entries.
 //!
-//! Our own reader (no feed library): `xml` transcodes a document to UTF-8 and reads it into a
-//! small element tree, `rss`, `atom` and `json` read each format into `model`'s terms
-//! (`date` reads their dates), and this module turns those into plain text.
+//! feed-rs reads the document. Before it does, `prepare` transcodes it to UTF-8 and checks
+//! the bounds feed-rs does not enforce (nesting depth, element count) and the inputs it would
+//! panic on; feed-rs's timestamps fall back to our lenient reading (`date`) where its own
+//! gives up. This module turns what feed-rs read into plain text: titles, summaries and
+//! paragraphs through [`crate::html`], links made absolute, topics, images and guids.
 
-mod atom;
 mod date;
-mod json;
-mod model;
-mod rss;
-mod xml;
+mod prepare;
 
 use chrono::{DateTime, Utc};
+use feed_rs::model::{Entry, Feed, Link};
+use feed_rs::parser::{ParseErrorKind, ParseFeedError};
 use serde::Serialize;
 use url::Url;
 
@@ -21,8 +21,7 @@ use crate::html::{
 };
 use crate::topic::{normalise_topics, Topic};
 
-use self::model::{Entry, Feed, Link, Text, TextKind};
-use self::xml::Ns;
+pub use self::prepare::{MAX_DEPTH, MAX_NODES};
 
 /// Longest summary kept, in characters.
 pub const MAX_SUMMARY_CHARS: usize = 500;
@@ -80,9 +79,9 @@ pub enum ParseError {
 /// Parses a feed document fetched from `feed_url` (the URL relative links are resolved
 /// against; pass the final URL after redirects).
 pub fn parse_feed(body: &[u8], feed_url: &str) -> Result<ParsedFeed, ParseError> {
-    let text = xml::decode(body);
+    let text = prepare::decode(body);
     let base = Url::parse(feed_url).ok();
-    let feed = read_document(&text, base.as_ref()).map_err(ParseError::NotAFeed)?;
+    let (feed, extras) = read_document(&text, base.as_ref()).map_err(ParseError::NotAFeed)?;
 
     let site_url = feed
         .links
@@ -105,7 +104,8 @@ pub fn parse_feed(body: &[u8], feed_url: &str) -> Result<ParsedFeed, ParseError>
     let entries = feed
         .entries
         .iter()
-        .map(|entry| convert_entry(entry, &feed, base.as_ref()))
+        .enumerate()
+        .map(|(i, entry)| convert_entry(entry, &feed, extras.of(i), base.as_ref()))
         .collect();
 
     Ok(ParsedFeed {
@@ -116,26 +116,94 @@ pub fn parse_feed(body: &[u8], feed_url: &str) -> Result<ParsedFeed, ParseError>
     })
 }
 
-/// Reads the document in whichever format it is in; the reason when it is in none.
-fn read_document(text: &str, base: Option<&Url>) -> Result<Feed, String> {
-    match sniff(text)? {
-        Syntax::Json => json::read(text),
-        Syntax::Xml => {
-            let doc = xml::parse(text)?;
-            let root = doc.get(doc.root()).map(|r| (r.ns, r.name()));
-            match root {
-                Some((Ns::Plain, "rss") | (Ns::Rdf | Ns::Plain, "RDF")) => {
-                    Ok(rss::read(&doc, base))
-                }
-                Some((Ns::Plain | Ns::Atom, "feed" | "entry")) => Ok(atom::read(&doc, base)),
-                Some((_, "html")) => Err(NOT_HTML.into()),
-                _ => Err("no <rss>, <feed>, <rdf:RDF> or JSON Feed root was found".into()),
-            }
+/// What feed-rs does not read, by entry: the JSON Feed items' images, and the MediaRSS
+/// thumbnails it drops (see [`prepare::Scan::thumbnails`]).
+#[derive(Debug, Default)]
+struct Extras {
+    json_images: Vec<Option<String>>,
+    thumbnails: Vec<Vec<String>>,
+}
+
+/// The extras of one entry.
+#[derive(Debug, Default, Clone, Copy)]
+struct EntryExtras<'a> {
+    json_image: Option<&'a str>,
+    thumbnails: &'a [String],
+}
+
+impl Extras {
+    fn of(&self, entry: usize) -> EntryExtras<'_> {
+        EntryExtras {
+            json_image: self.json_images.get(entry).and_then(Option::as_deref),
+            thumbnails: self.thumbnails.get(entry).map_or(&[], Vec::as_slice),
         }
     }
 }
 
-const NOT_HTML: &str = "the document is an HTML page, not a feed";
+/// Reads the document in whichever format it is in, with the extras; the reason when it is
+/// in none.
+fn read_document(text: &str, base: Option<&Url>) -> Result<(Feed, Extras), String> {
+    match sniff(text)? {
+        Syntax::Json => {
+            let scan = prepare::scan_json(text)?;
+            let feed = feed_parser(base)
+                .parse(text.as_bytes())
+                .map_err(|e| reason(e, None))?;
+            let extras = Extras {
+                json_images: scan.images,
+                thumbnails: Vec::new(),
+            };
+            Ok((feed, extras))
+        }
+        Syntax::Xml => {
+            let text = prepare::without_declaration(text);
+            let scan = prepare::scan_xml(&text, base)?;
+            let feed = feed_parser(base)
+                .parse(text.as_bytes())
+                .map_err(|e| reason(e, scan.malformed))?;
+            // The scan finds entries as feed-rs does; when it does not, its thumbnails are
+            // left out rather than given to the wrong entries.
+            let thumbnails = if scan.thumbnails.len() == feed.entries.len() {
+                scan.thumbnails
+            } else {
+                Vec::new()
+            };
+            let extras = Extras {
+                json_images: Vec::new(),
+                thumbnails,
+            };
+            Ok((feed, extras))
+        }
+    }
+}
+
+/// feed-rs, with our timestamp fallback and without its generated ids (a hash of link and
+/// title, else a random UUID: entries without an id get ours, see [`entry_guid`]).
+fn feed_parser(base: Option<&Url>) -> feed_rs::parser::Parser {
+    feed_rs::parser::Builder::new()
+        .base_uri(base.map(Url::as_str))
+        .id_generator(|_, _, _| String::new())
+        .timestamp_parser(date::timestamp)
+        .build()
+}
+
+/// Why feed-rs refused a document; `malformed` is where our scan found the XML broken.
+fn reason(error: ParseFeedError, malformed: Option<String>) -> String {
+    match error {
+        ParseFeedError::ParseError(ParseErrorKind::NoFeedRoot) => {
+            "no <rss>, <feed>, <rdf:RDF> or JSON Feed root was found".into()
+        }
+        ParseFeedError::ParseError(kind) => format!("the feed is malformed: {kind}"),
+        ParseFeedError::JsonSerde(e) => format!("the JSON document is not a JSON Feed ({e})"),
+        ParseFeedError::JsonUnsupportedVersion(version) => {
+            format!("the JSON document is not a JSON Feed (version {version:?})")
+        }
+        ParseFeedError::XmlReader(e) => {
+            malformed.unwrap_or_else(|| format!("the XML is malformed: {e}"))
+        }
+        ParseFeedError::IoError(e) => format!("the document could not be read: {e}"),
+    }
+}
 
 enum Syntax {
     Xml,
@@ -154,7 +222,7 @@ fn sniff(text: &str) -> Result<Syntax, String> {
         .collect::<String>()
         .to_ascii_lowercase();
     if prefix.starts_with("<!doctype html") || prefix.starts_with("<html") {
-        return Err(NOT_HTML.into());
+        return Err(prepare::NOT_HTML.into());
     }
     match head.chars().next() {
         Some('<') => Ok(Syntax::Xml),
@@ -172,7 +240,45 @@ fn fallback_feed_title(site_url: Option<&str>, base: Option<&Url>) -> String {
         .unwrap_or_else(|| "Untitled feed".to_string())
 }
 
-fn convert_entry(entry: &Entry, feed: &Feed, base: Option<&Url>) -> ParsedEntry {
+/// Whether a text is plain or markup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TextKind {
+    Plain,
+    /// HTML (escaped or CDATA) or re-serialised XHTML.
+    Html,
+}
+
+/// A text of an entry: its content and kind.
+#[derive(Debug, Clone, Copy)]
+struct Body<'a> {
+    content: &'a str,
+    kind: TextKind,
+}
+
+/// The kind of text a media type names; `None` for media that is not text (base64 images).
+fn text_kind(media_type: &str) -> Option<TextKind> {
+    let essence = media_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    match essence.as_str() {
+        "text/plain" => Some(TextKind::Plain),
+        // feed-rs names Atom XHTML `application/xhtml`.
+        "text/html" | "application/xhtml" | "application/xhtml+xml" => Some(TextKind::Html),
+        e if e.ends_with("+xml") || e.ends_with("/xml") => Some(TextKind::Html),
+        e if e.starts_with("text/") => Some(TextKind::Plain),
+        _ => None,
+    }
+}
+
+fn convert_entry(
+    entry: &Entry,
+    feed: &Feed,
+    extras: EntryExtras<'_>,
+    base: Option<&Url>,
+) -> ParsedEntry {
     let link = entry
         .links
         .iter()
@@ -183,8 +289,17 @@ fn convert_entry(entry: &Entry, feed: &Feed, base: Option<&Url>) -> ParsedEntry 
     let link_url = link.as_deref().and_then(|l| Url::parse(l).ok());
     let content_base = link_url.as_ref().or(base);
 
-    let body = entry.content.as_ref();
-    let summary_text = entry.summary.as_ref();
+    // Content elsewhere (Atom `src`: no body) and media that is not text give no body.
+    let body = entry.content.as_ref().and_then(|c| {
+        Some(Body {
+            content: c.body.as_deref()?,
+            kind: text_kind(c.content_type.as_str())?,
+        })
+    });
+    let summary_text = entry.summary.as_ref().map(|t| Body {
+        content: &t.content,
+        kind: text_kind(t.content_type.as_str()).unwrap_or(TextKind::Html),
+    });
 
     let paragraphs = match body {
         Some(body) if !body.content.trim().is_empty() => text_paragraphs(body),
@@ -237,7 +352,7 @@ fn convert_entry(entry: &Entry, feed: &Feed, base: Option<&Url>) -> ParsedEntry 
             .unwrap_or(&c.term)
     }));
 
-    let image_url = entry_image(entry, base, content_base);
+    let image_url = entry_image(entry, extras, [body, summary_text], base, content_base);
 
     let guid = entry_guid(entry, link.as_deref(), &title, published_at, &paragraphs);
 
@@ -254,11 +369,11 @@ fn convert_entry(entry: &Entry, feed: &Feed, base: Option<&Url>) -> ParsedEntry 
     }
 }
 
-fn text_paragraphs(text: &Text) -> Vec<String> {
-    if text.kind == TextKind::Plain && !looks_like_html(&text.content) {
-        text_to_paragraphs(&text.content)
+fn text_paragraphs(text: Body<'_>) -> Vec<String> {
+    if text.kind == TextKind::Plain && !looks_like_html(text.content) {
+        text_to_paragraphs(text.content)
     } else {
-        html_to_paragraphs(&text.content)
+        html_to_paragraphs(text.content)
     }
 }
 
@@ -303,35 +418,46 @@ fn entry_guid(
 }
 
 /// The entry's picture, first found of: a MediaRSS thumbnail (else `itunes:image`), the JSON
-/// Feed `image`, an image `media:content` or `enclosure`, an image link (Atom enclosure, JSON
-/// Feed attachment), the first `<img>` of the body or summary.
+/// Feed `image` (else `banner_image`), an image `media:content` or `enclosure`, an image link
+/// (Atom enclosure, JSON Feed attachment), the first `<img>` of the body or summary.
 fn entry_image(
     entry: &Entry,
+    extras: EntryExtras<'_>,
+    texts: [Option<Body<'_>>; 2],
     feed_base: Option<&Url>,
     content_base: Option<&Url>,
 ) -> Option<String> {
-    let thumbnail = || entry.thumbnails.iter().find_map(|t| absolute(t, feed_base));
-    let json_image = || entry.image.as_deref().and_then(|i| absolute(i, feed_base));
+    // The scan's MediaRSS thumbnails, then feed-rs's (MediaRSS, then `itunes:image`).
+    let thumbnail = || {
+        let scanned = extras.thumbnails.iter().map(String::as_str);
+        let read = entry.media.iter().flat_map(|m| m.thumbnails.iter());
+        scanned
+            .chain(read.map(|t| t.image.uri.as_str()))
+            .find_map(|t| absolute(t, feed_base))
+    };
+    let json_image = || extras.json_image.and_then(|i| absolute(i, feed_base));
     let media_image = || {
-        entry.media.iter().find_map(|m| {
-            let is_image = match m.media_type.as_deref().and_then(|t| t.split_once('/')) {
-                Some((kind, _)) => kind.trim().eq_ignore_ascii_case("image"),
-                None => Url::parse(&m.url).is_ok_and(|u| has_image_extension(u.path())),
-            };
-            if is_image {
-                absolute(&m.url, feed_base)
-            } else {
-                None
-            }
-        })
+        entry
+            .media
+            .iter()
+            .flat_map(|m| m.content.iter())
+            .find_map(|c| {
+                let url = c.url.as_ref()?;
+                let is_image = match &c.content_type {
+                    Some(t) => t.ty().as_str().eq_ignore_ascii_case("image"),
+                    None => has_image_extension(url.path()),
+                };
+                is_image
+                    .then(|| absolute(url.as_str(), feed_base))
+                    .flatten()
+            })
     };
     let linked_image = || {
         entry.links.iter().find_map(|l| {
             let image_type = l
                 .media_type
                 .as_deref()
-                .map(|t| t.starts_with("image/"))
-                .unwrap_or(false);
+                .is_some_and(|t| t.trim().to_ascii_lowercase().starts_with("image/"));
             let enclosure = matches!(l.rel.as_deref(), None | Some("enclosure"));
             if image_type && enclosure {
                 absolute(&l.href, feed_base)
@@ -341,11 +467,10 @@ fn entry_image(
         })
     };
     let inline_image = || {
-        entry
-            .content
+        texts
             .iter()
-            .chain(entry.summary.iter())
-            .filter_map(|t| first_image_src(&t.content))
+            .flatten()
+            .filter_map(|t| first_image_src(t.content))
             .find_map(|src| absolute(&src, content_base))
     };
     thumbnail()
@@ -362,8 +487,10 @@ fn has_image_extension(path: &str) -> bool {
         .any(|ext| lower.ends_with(ext))
 }
 
+/// A link to the page itself: no `rel` (RSS, JSON Feed) or `alternate` (Atom), and not one of
+/// the comment links feed-rs adds (`comments`, `wfw:commentRss`).
 fn is_alternate(link: &Link) -> bool {
-    matches!(link.rel.as_deref(), None | Some("alternate"))
+    link.target.is_none() && matches!(link.rel.as_deref(), None | Some("alternate"))
 }
 
 fn is_attachment(link: &Link) -> bool {

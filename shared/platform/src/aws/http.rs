@@ -115,6 +115,18 @@ fn transport_error(error: reqwest::Error) -> TransportError {
     }
 }
 
+/// The client as the SDK's HTTP client, for an SDK config built elsewhere (the local stack's
+/// own calls).
+impl aws_smithy_runtime_api::client::http::HttpClient for AwsHttpClient {
+    fn http_connector(
+        &self,
+        settings: &aws_smithy_runtime_api::client::http::HttpConnectorSettings,
+        components: &aws_smithy_runtime_api::client::runtime_components::RuntimeComponents,
+    ) -> aws_smithy_runtime_api::client::http::SharedHttpConnector {
+        super::transport::SdkTransport(Arc::new(self.clone())).http_connector(settings, components)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

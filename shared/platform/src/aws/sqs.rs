@@ -1,19 +1,17 @@
-//! SQS over its JSON protocol: the two calls the functions make, SendMessage and
-//! SendMessageBatch.
+//! The two SQS calls the functions make, SendMessage and SendMessageBatch, over the SDK.
 
-use serde::{Deserialize, Serialize};
+use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
 
-use super::json::{AwsError, JsonClient};
+use super::AwsError;
 
 /// The SQS client. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Sqs {
-    client: JsonClient,
+    client: aws_sdk_sqs::Client,
 }
 
 /// One message of a SendMessageBatch.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "PascalCase")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BatchEntry {
     /// Unique within the batch; failures name it.
     pub id: String,
@@ -21,62 +19,46 @@ pub struct BatchEntry {
 }
 
 /// What SendMessageBatch answers: the entries sent and those refused.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[derive(Clone, Debug, Default)]
 pub struct BatchOutcome {
-    #[serde(default)]
     pub successful: Vec<BatchSent>,
-    #[serde(default)]
     pub failed: Vec<BatchFailure>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[derive(Clone, Debug)]
 pub struct BatchSent {
     pub id: String,
     pub message_id: String,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[derive(Clone, Debug)]
 pub struct BatchFailure {
     pub id: String,
     pub code: String,
-    #[serde(default)]
     pub message: Option<String>,
-    #[serde(default)]
     pub sender_fault: bool,
 }
 
 impl Sqs {
-    pub fn new(client: JsonClient) -> Self {
+    pub fn new(client: aws_sdk_sqs::Client) -> Self {
         Self { client }
+    }
+
+    /// The SDK client underneath.
+    pub fn client(&self) -> &aws_sdk_sqs::Client {
+        &self.client
     }
 
     /// Sends `body` to the queue at `queue_url`; the message's id.
     pub async fn send_message(&self, queue_url: &str, body: &str) -> Result<String, AwsError> {
-        #[derive(Serialize)]
-        #[serde(rename_all = "PascalCase")]
-        struct Input<'a> {
-            queue_url: &'a str,
-            message_body: &'a str,
-        }
-        #[derive(Deserialize)]
-        #[serde(rename_all = "PascalCase")]
-        struct Output {
-            message_id: String,
-        }
-        let out: Output = self
+        let out = self
             .client
-            .call(
-                "SendMessage",
-                &Input {
-                    queue_url,
-                    message_body: body,
-                },
-            )
+            .send_message()
+            .queue_url(queue_url)
+            .message_body(body)
+            .send()
             .await?;
-        Ok(out.message_id)
+        Ok(out.message_id.unwrap_or_default())
     }
 
     /// Sends up to 10 messages at once; some may be refused (see [`BatchOutcome::failed`]).
@@ -85,14 +67,42 @@ impl Sqs {
         queue_url: &str,
         entries: &[BatchEntry],
     ) -> Result<BatchOutcome, AwsError> {
-        #[derive(Serialize)]
-        #[serde(rename_all = "PascalCase")]
-        struct Input<'a> {
-            queue_url: &'a str,
-            entries: &'a [BatchEntry],
-        }
-        self.client
-            .call("SendMessageBatch", &Input { queue_url, entries })
-            .await
+        let entries = entries
+            .iter()
+            .map(|e| {
+                SendMessageBatchRequestEntry::builder()
+                    .id(&e.id)
+                    .message_body(&e.message_body)
+                    .build()
+                    .map_err(|e| AwsError::invalid(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let out = self
+            .client
+            .send_message_batch()
+            .queue_url(queue_url)
+            .set_entries(Some(entries))
+            .send()
+            .await?;
+        Ok(BatchOutcome {
+            successful: out
+                .successful
+                .into_iter()
+                .map(|s| BatchSent {
+                    id: s.id,
+                    message_id: s.message_id,
+                })
+                .collect(),
+            failed: out
+                .failed
+                .into_iter()
+                .map(|f| BatchFailure {
+                    id: f.id,
+                    code: f.code,
+                    message: f.message,
+                    sender_fault: f.sender_fault,
+                })
+                .collect(),
+        })
     }
 }

@@ -1,3 +1,6 @@
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+
 use crate::aws::AwsError;
 
 /// A DynamoDB call that failed, or an item that cannot be read back.
@@ -28,7 +31,18 @@ pub enum DynamoError {
 }
 
 impl DynamoError {
-    pub(crate) fn call(operation: &'static str, table: &str, err: &AwsError) -> Self {
+    pub(crate) fn call<E>(
+        operation: &'static str,
+        table: &str,
+        err: &SdkError<E, HttpResponse>,
+    ) -> Self
+    where
+        E: ProvideErrorMetadata + std::error::Error + 'static,
+    {
+        Self::classified(operation, table, &AwsError::from_sdk(err))
+    }
+
+    pub(crate) fn classified(operation: &'static str, table: &str, err: &AwsError) -> Self {
         Self::Call {
             operation,
             table: table.to_string(),
@@ -58,6 +72,6 @@ impl DynamoError {
 }
 
 /// True when a conditional PutItem, UpdateItem or DeleteItem failed its condition.
-pub fn is_condition_failed(err: &AwsError) -> bool {
+pub fn is_condition_failed(err: &impl ProvideErrorMetadata) -> bool {
     err.code() == Some("ConditionalCheckFailedException")
 }

@@ -9,22 +9,26 @@
 
 mod attributes;
 mod error;
-pub mod request;
 mod retry;
 mod size;
 mod table;
 mod transaction;
-mod value;
 
 use std::collections::HashMap;
 
 pub use attributes::Attributes;
+pub use aws_sdk_dynamodb::primitives::Blob;
+pub use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 pub use error::{is_condition_failed, DynamoError};
 pub use retry::{retry_on_conflict, RetryPolicy};
 pub use size::{item_size, value_size, MAX_ITEM_BYTES, MAX_TRANSACTION_BYTES};
 pub use table::Table;
 pub use transaction::{Transaction, TransactionError, MAX_ITEMS as MAX_TRANSACTION_ITEMS};
-pub use value::AttributeValue;
+
+/// The SDK's builders of a transaction's writes, by the names the stores use.
+pub mod request {
+    pub use aws_sdk_dynamodb::types::builders::UpdateBuilder as Update;
+}
 
 /// One item, as DynamoDB reads and writes it.
 pub type Item = HashMap<String, AttributeValue>;

@@ -24,14 +24,17 @@ pub fn value_size(value: &AttributeValue) -> usize {
     match value {
         AttributeValue::S(s) => s.len(),
         AttributeValue::N(n) => number_size(n),
-        AttributeValue::B(b) => b.len(),
+        AttributeValue::B(b) => b.as_ref().len(),
         AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
         AttributeValue::Ss(set) => set.iter().map(String::len).fold(0, usize::saturating_add),
         AttributeValue::Ns(set) => set
             .iter()
             .map(|n| number_size(n))
             .fold(0, usize::saturating_add),
-        AttributeValue::Bs(set) => set.iter().map(Vec::len).fold(0, usize::saturating_add),
+        AttributeValue::Bs(set) => set
+            .iter()
+            .map(|b| b.as_ref().len())
+            .fold(0, usize::saturating_add),
         AttributeValue::L(list) => list
             .iter()
             .map(|v| value_size(v).saturating_add(1))
@@ -40,6 +43,8 @@ pub fn value_size(value: &AttributeValue) -> usize {
             .iter()
             .map(|(k, v)| k.len().saturating_add(value_size(v)).saturating_add(1))
             .fold(3, usize::saturating_add),
+        // A type newer than the SDK (`Unknown`): the stores never write one.
+        _ => 1,
     }
 }
 

@@ -1,26 +1,35 @@
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
+use aws_sdk_dynamodb::types::builders::UpdateBuilder;
+use aws_sdk_dynamodb::types::{DeleteRequest, KeysAndAttributes, PutRequest, WriteRequest};
+use aws_sdk_dynamodb::Client;
 
-use super::request::{Call, Delete, DeleteItem, Put, PutItem, Query, Update, UpdateItem};
 use super::{DynamoError, Item, RetryPolicy};
-use crate::aws::{AwsError, JsonClient};
 
 /// DynamoDB's limit on the keys of one BatchGetItem.
 const BATCH_GET_KEYS: usize = 100;
 /// Rounds of retrying unprocessed keys before a batch read gives up (as unavailable).
 const BATCH_GET_ROUNDS: u32 = 8;
+/// DynamoDB's limit on the writes of one BatchWriteItem.
+const BATCH_WRITE_ITEMS: usize = 25;
+/// Rounds of retrying unprocessed writes before a batch write gives up (as unavailable).
+const BATCH_WRITE_ROUNDS: u32 = 8;
 
 /// One table: the client and the table's name. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Table {
-    client: JsonClient,
+    client: Client,
     name: Arc<str>,
 }
 
 impl Table {
-    pub fn new(client: JsonClient, name: impl Into<String>) -> Self {
+    pub fn new(client: Client, name: impl Into<String>) -> Self {
         Self {
             client,
             name: Arc::from(name.into()),
@@ -40,12 +49,24 @@ impl Table {
         &self.name
     }
 
-    pub fn client(&self) -> &JsonClient {
+    pub fn client(&self) -> &Client {
         &self.client
     }
 
+    /// A table of a client that is never connected: for unit tests of what stores build.
+    pub fn offline(name: impl Into<String>) -> Self {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
+            .build();
+        Self::new(Client::from_conf(config), name)
+    }
+
     /// The error of a failed call on this table, classified (see [`DynamoError::is_unavailable`]).
-    pub fn fail(&self, operation: &'static str, err: &AwsError) -> DynamoError {
+    pub fn fail<E>(&self, operation: &'static str, err: &SdkError<E, HttpResponse>) -> DynamoError
+    where
+        E: ProvideErrorMetadata + std::error::Error + 'static,
+    {
         DynamoError::call(operation, &self.name, err)
     }
 
@@ -63,35 +84,34 @@ impl Table {
     }
 
     /// A Query on this table, for [`Table::query_all`].
-    pub fn query(&self) -> Query {
-        Query::new(self.client.clone(), self.name())
+    pub fn query(&self) -> QueryFluentBuilder {
+        self.client.query().table_name(self.name())
     }
 
     /// A PutItem on this table.
-    pub fn put_item(&self) -> PutItem {
-        Call::new(
-            self.client.clone(),
-            "PutItem",
-            Put::default().table_name(self.name()),
-        )
+    pub fn put_item(&self) -> PutItemFluentBuilder {
+        self.client.put_item().table_name(self.name())
     }
 
     /// An UpdateItem on this table.
-    pub fn update_item(&self) -> UpdateItem {
-        Call::new(
-            self.client.clone(),
-            "UpdateItem",
-            Update::default().table_name(self.name()),
-        )
+    pub fn update_item(&self) -> UpdateItemFluentBuilder {
+        self.client.update_item().table_name(self.name())
+    }
+
+    /// An UpdateItem of what `update` (built for a transaction) writes, for a caller that
+    /// wants the item back (`return_values`).
+    pub fn update_item_from(&self, update: UpdateBuilder) -> UpdateItemFluentBuilder {
+        self.update_item()
+            .set_key(update.get_key().clone())
+            .set_update_expression(update.get_update_expression().clone())
+            .set_condition_expression(update.get_condition_expression().clone())
+            .set_expression_attribute_names(update.get_expression_attribute_names().clone())
+            .set_expression_attribute_values(update.get_expression_attribute_values().clone())
     }
 
     /// A DeleteItem on this table.
-    pub fn delete_item(&self) -> DeleteItem {
-        Call::new(
-            self.client.clone(),
-            "DeleteItem",
-            Delete::default().table_name(self.name()),
-        )
+    pub fn delete_item(&self) -> DeleteItemFluentBuilder {
+        self.client.delete_item().table_name(self.name())
     }
 
     /// The item with `key`, read consistently (sees every write acknowledged before it).
@@ -111,29 +131,13 @@ impl Table {
         consistent: bool,
         projection: Option<&str>,
     ) -> Result<Option<Item>, DynamoError> {
-        #[derive(Serialize)]
-        #[serde(rename_all = "PascalCase")]
-        struct Input<'a> {
-            table_name: &'a str,
-            key: Item,
-            consistent_read: bool,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            projection_expression: Option<&'a str>,
-        }
-        #[derive(Deserialize)]
-        #[serde(rename_all = "PascalCase")]
-        struct Output {
-            #[serde(default)]
-            item: Option<Item>,
-        }
-        let input = Input {
-            table_name: self.name(),
-            key,
-            consistent_read: consistent,
-            projection_expression: projection,
-        };
         self.client
-            .call::<_, Output>("GetItem", &input)
+            .get_item()
+            .table_name(self.name())
+            .set_key(Some(key))
+            .consistent_read(consistent)
+            .set_projection_expression(projection.map(str::to_string))
+            .send()
             .await
             .map(|out| out.item)
             .map_err(|e| self.fail("GetItem", &e))
@@ -143,7 +147,7 @@ impl Table {
     /// `limit` items are read or the results end. The caller bounds `limit`; `None` reads all.
     pub async fn query_all(
         &self,
-        query: Query,
+        query: QueryFluentBuilder,
         limit: Option<usize>,
     ) -> Result<Vec<Item>, DynamoError> {
         let mut items = Vec::new();
@@ -213,16 +217,16 @@ impl Table {
                 if round > 1 {
                     tokio::time::sleep(RetryPolicy::CONFLICTS.backoff(round - 1)).await;
                 }
-                let request = KeysAndAttributes {
-                    keys: pending,
-                    projection_expression: projection.map(str::to_string),
-                };
-                let input = BatchGetInput {
-                    request_items: HashMap::from([(self.name().to_string(), request)]),
-                };
-                let out: BatchGetOutput = self
+                let request = KeysAndAttributes::builder()
+                    .set_keys(Some(pending))
+                    .set_projection_expression(projection.map(str::to_string))
+                    .build()
+                    .map_err(|e| self.invalid("BatchGetItem", e))?;
+                let out = self
                     .client
-                    .call("BatchGetItem", &input)
+                    .batch_get_item()
+                    .request_items(self.name(), request)
+                    .send()
                     .await
                     .map_err(|e| self.fail("BatchGetItem", &e))?;
                 items.extend(
@@ -240,31 +244,72 @@ impl Table {
         Ok(items)
     }
 
+    /// Puts every item (replacing items of the same keys), 25 to a BatchWriteItem, retrying
+    /// unprocessed writes with backoff. Not atomic: a failure may leave some written.
+    pub async fn put_all(&self, items: Vec<Item>) -> Result<(), DynamoError> {
+        let requests = items
+            .into_iter()
+            .map(|item| {
+                let put = PutRequest::builder()
+                    .set_item(Some(item))
+                    .build()
+                    .map_err(|e| self.invalid("BatchWriteItem", e))?;
+                Ok(WriteRequest::builder().put_request(put).build())
+            })
+            .collect::<Result<Vec<_>, DynamoError>>()?;
+        self.batch_write(requests).await
+    }
+
+    /// Deletes the items with these keys (absent ones are no error), as [`Self::put_all`].
+    pub async fn delete_all(&self, keys: Vec<Item>) -> Result<(), DynamoError> {
+        let requests = keys
+            .into_iter()
+            .map(|key| {
+                let delete = DeleteRequest::builder()
+                    .set_key(Some(key))
+                    .build()
+                    .map_err(|e| self.invalid("BatchWriteItem", e))?;
+                Ok(WriteRequest::builder().delete_request(delete).build())
+            })
+            .collect::<Result<Vec<_>, DynamoError>>()?;
+        self.batch_write(requests).await
+    }
+
+    async fn batch_write(&self, requests: Vec<WriteRequest>) -> Result<(), DynamoError> {
+        for chunk in requests.chunks(BATCH_WRITE_ITEMS) {
+            let mut pending = chunk.to_vec();
+            let mut round = 0;
+            while !pending.is_empty() {
+                round += 1;
+                if round > BATCH_WRITE_ROUNDS {
+                    return Err(DynamoError::Call {
+                        operation: "BatchWriteItem",
+                        table: self.name.to_string(),
+                        message: format!("{} writes still unprocessed", pending.len()),
+                        unavailable: true,
+                    });
+                }
+                if round > 1 {
+                    tokio::time::sleep(RetryPolicy::CONFLICTS.backoff(round - 1)).await;
+                }
+                let out = self
+                    .client
+                    .batch_write_item()
+                    .request_items(self.name(), pending)
+                    .send()
+                    .await
+                    .map_err(|e| self.fail("BatchWriteItem", &e))?;
+                pending = out
+                    .unprocessed_items
+                    .and_then(|mut u| u.remove(self.name()))
+                    .unwrap_or_default();
+            }
+        }
+        Ok(())
+    }
+
     /// A cheap read that proves the table answers (health checks).
     pub async fn ping(&self) -> Result<(), DynamoError> {
         self.get(super::key("HEALTH", "PING")).await.map(|_| ())
     }
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct KeysAndAttributes {
-    keys: Vec<Item>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    projection_expression: Option<String>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "PascalCase")]
-struct BatchGetInput {
-    request_items: HashMap<String, KeysAndAttributes>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct BatchGetOutput {
-    #[serde(default)]
-    responses: Option<HashMap<String, Vec<Item>>>,
-    #[serde(default)]
-    unprocessed_keys: Option<HashMap<String, KeysAndAttributes>>,
 }

@@ -1,6 +1,7 @@
-use serde::Serialize;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::builders::UpdateBuilder;
+use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem, Update};
 
-use super::request::{ConditionCheck, Delete, Put, TransactWriteItem, Update};
 use super::{n, retry_on_conflict, DynamoError, Item, RetryPolicy, Table};
 
 /// DynamoDB's limit on the items of one transaction.
@@ -56,21 +57,27 @@ impl Transaction {
 
     /// Puts `item`, when `condition` (if any) holds.
     pub fn put(&mut self, item: Item, condition: Option<&str>) -> Result<&mut Self, DynamoError> {
-        let put = Put::default()
+        let put = Put::builder()
             .table_name(self.table.name())
             .set_item(Some(item))
-            .set_condition_expression(condition.map(str::to_string));
-        self.items.push(TransactWriteItem::Put(put));
+            .set_condition_expression(condition.map(str::to_string))
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().put(put).build());
         Ok(self)
     }
 
     /// Deletes the item with `key`, when `condition` (if any) holds.
     pub fn delete(&mut self, key: Item, condition: Option<&str>) -> Result<&mut Self, DynamoError> {
-        let delete = Delete::default()
+        let delete = Delete::builder()
             .table_name(self.table.name())
             .set_key(Some(key))
-            .set_condition_expression(condition.map(str::to_string));
-        self.items.push(TransactWriteItem::Delete(delete));
+            .set_condition_expression(condition.map(str::to_string))
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().delete(delete).build());
         Ok(self)
     }
 
@@ -82,12 +89,15 @@ impl Transaction {
         condition: &str,
         values: Item,
     ) -> Result<&mut Self, DynamoError> {
-        let put = Put::default()
+        let put = Put::builder()
             .table_name(self.table.name())
             .set_item(Some(item))
             .condition_expression(condition)
-            .set_expression_attribute_values(Some(values));
-        self.items.push(TransactWriteItem::Put(put));
+            .set_expression_attribute_values(Some(values))
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().put(put).build());
         Ok(self)
     }
 
@@ -99,12 +109,15 @@ impl Transaction {
         condition: &str,
         values: Item,
     ) -> Result<&mut Self, DynamoError> {
-        let delete = Delete::default()
+        let delete = Delete::builder()
             .table_name(self.table.name())
             .set_key(Some(key))
             .condition_expression(condition)
-            .set_expression_attribute_values(Some(values));
-        self.items.push(TransactWriteItem::Delete(delete));
+            .set_expression_attribute_values(Some(values))
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().delete(delete).build());
         Ok(self)
     }
 
@@ -117,44 +130,48 @@ impl Transaction {
         delta: i64,
         condition: Option<&str>,
     ) -> Result<&mut Self, DynamoError> {
-        let update = Update::default()
+        let update = Update::builder()
             .table_name(self.table.name())
             .set_key(Some(key))
             .update_expression("ADD #counter :delta")
             .expression_attribute_names("#counter", attribute)
             .expression_attribute_values(":delta", n(delta))
-            .set_condition_expression(condition.map(str::to_string));
-        self.items.push(TransactWriteItem::Update(update));
+            .set_condition_expression(condition.map(str::to_string))
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().update(update).build());
         Ok(self)
     }
 
     /// An update built by the caller from [`Transaction::update_builder`].
     /// An update without an update expression is refused here, not by DynamoDB.
-    pub fn update(&mut self, update: Update) -> Result<&mut Self, DynamoError> {
-        if update.update_expression.is_empty() {
-            return Err(self.table.invalid(
-                "TransactWriteItems",
-                "an update without an update expression",
-            ));
-        }
-        self.items.push(TransactWriteItem::Update(update));
+    pub fn update(&mut self, update: UpdateBuilder) -> Result<&mut Self, DynamoError> {
+        let update = update
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().update(update).build());
         Ok(self)
     }
 
     /// An `Update` on this transaction's table, for [`Transaction::update`].
-    pub fn update_builder(&self, key: Item) -> Update {
-        Update::default()
+    pub fn update_builder(&self, key: Item) -> UpdateBuilder {
+        Update::builder()
             .table_name(self.table.name())
             .set_key(Some(key))
     }
 
     /// Requires `condition` to hold on the item with `key`, without writing it.
     pub fn check(&mut self, key: Item, condition: &str) -> Result<&mut Self, DynamoError> {
-        let check = ConditionCheck::default()
+        let check = ConditionCheck::builder()
             .table_name(self.table.name())
             .set_key(Some(key))
-            .condition_expression(condition);
-        self.items.push(TransactWriteItem::ConditionCheck(check));
+            .condition_expression(condition)
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().condition_check(check).build());
         Ok(self)
     }
 
@@ -171,43 +188,33 @@ impl Transaction {
     }
 
     /// Writes every item or none. Can be called again after a [`TransactionError::Conflict`]
-    /// (a new call is a new request: it has its own idempotency token).
+    /// (a new call is a new request with its own idempotency token; the SDK's retries of one
+    /// call share it, so an attempt retried after a timeout whose first try did apply
+    /// succeeds without applying twice).
     pub async fn commit(&self) -> Result<(), TransactionError> {
         if self.items.is_empty() {
             return Ok(());
         }
-        #[derive(Serialize)]
-        #[serde(rename_all = "PascalCase")]
-        struct Input<'a> {
-            transact_items: &'a [TransactWriteItem],
-            client_request_token: String,
-        }
-        // One token for this commit's attempts: an attempt retried after a timeout, whose
-        // first try did apply, succeeds without applying twice (or failing its own conditions).
-        let token = request_token();
         let result = self
             .table
             .client()
-            .call::<_, serde::de::IgnoredAny>(
-                "TransactWriteItems",
-                &Input {
-                    transact_items: &self.items,
-                    client_request_token: token,
-                },
-            )
+            .transact_write_items()
+            .set_transact_items(Some(self.items.clone()))
+            .client_request_token(request_token())
+            .send()
             .await;
         let err = match result {
             Ok(_) => return Ok(()),
             Err(err) => err,
         };
-        let codes: Option<Vec<String>> = match err.service_error() {
-            Some(e) if e.code == "TransactionCanceledException" => Some(
-                e.cancellation_reasons
+        let codes: Option<Vec<String>> = match err.as_service_error() {
+            Some(TransactWriteItemsError::TransactionCanceledException(e)) => Some(
+                e.cancellation_reasons()
                     .iter()
-                    .map(|r| r.code.clone().unwrap_or_else(|| "None".to_string()))
+                    .map(|r| r.code().unwrap_or("None").to_string())
                     .collect(),
             ),
-            Some(e) if e.code == "TransactionInProgressException" => {
+            Some(TransactWriteItemsError::TransactionInProgressException(_)) => {
                 return Err(TransactionError::Conflict)
             }
             _ => None,
@@ -242,10 +249,9 @@ fn request_token() -> String {
 mod tests {
     use super::super::{key, n, s};
     use super::*;
-    use crate::aws::json::{self, JsonClient};
 
     fn table() -> Table {
-        Table::new(JsonClient::disconnected(json::DYNAMODB), "t")
+        Table::offline("t")
     }
 
     #[test]
@@ -272,11 +278,11 @@ mod tests {
         )
         .expect("delete");
         assert_eq!(tx.len(), 2);
-        let Some(TransactWriteItem::Put(put)) = tx.items.first() else {
+        let Some(put) = tx.items.first().and_then(|i| i.put()) else {
             panic!("a put first");
         };
-        assert_eq!(put.condition_expression.as_deref(), Some("version = :read"));
-        assert_eq!(put.expression_attribute_values, values);
+        assert_eq!(put.condition_expression(), Some("version = :read"));
+        assert_eq!(put.expression_attribute_values(), Some(&values));
         let empty = tx.update_builder(key("a", "d"));
         assert!(tx.update(empty).is_err());
     }

@@ -114,7 +114,8 @@ impl Limit {
     }
 }
 
-/// Who a limit counts: a client address, a user id or a username, bounded in length.
+/// Who a limit counts: a client address, a user id, a username or an API key's id, bounded in
+/// length.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ClientKey(String);
 
@@ -132,6 +133,11 @@ impl ClientKey {
     /// A username as typed at login (case-insensitive, as usernames are).
     pub fn username(name: &str) -> Self {
         Self::bounded("name", &name.trim().to_lowercase())
+    }
+
+    /// An API key, by its id (never the secret itself).
+    pub fn api_key(id: &str) -> Self {
+        Self::bounded("key", id.trim())
     }
 
     fn bounded(kind: &str, raw: &str) -> Self {
