@@ -34,12 +34,25 @@ client is `functions` for the functions' calls (their User-Agent names the app
 `platform-function`) and `sdk` for the other SDK clients (the local stack's queue pollers and
 provisioning, tests and benches).
 
+Key heat: `PUT /_emulator/keyheat?prefix=P` starts accounting, for tables whose names start
+with P, the capacity units DynamoDB would charge each partition (base table and every global
+index), as DynamoDB meters them: a read ceil(bytes / 4 KB) read units per GetItem item, per
+Query page (the items read before any filter, projected for an index), halved unless
+strongly consistent; a write ceil(bytes / 1 KB) write units of the larger of the item before
+and after (a failed condition still pays), doubled inside TransactWriteItems, where a
+ConditionCheck pays as a write; an index pays for the projected item it stores, and for the
+projected item it drops when the item leaves the index or moves to another index key.
+`GET /_emulator/keyheat?prefix=P` answers `[{table, index, key, readUnits, writeUnits, reads,
+writes}]` (index "" is the table; key is the partition key's value), `DELETE` clears them and
+stops. local/bench-keyheat reads them.
+
 Usage: python local/emulator.py -H 127.0.0.1 -p PORT   (the same arguments as moto_server)
 """
 
 import collections
 import copy
 import functools
+import inspect
 import io
 import json
 import os
@@ -190,6 +203,202 @@ Table.all_items = _partition_items
 Table.query = _query_one_partition
 
 
+# ---- key heat (see the module's docstring) ---------------------------------------------------
+
+_HEAT_PATH = "/_emulator/keyheat"
+_heat_prefixes = set()
+_heat = {}  # (table, index, key) -> [read units, write units, reads, writes]
+_heat_lock = threading.Lock()
+# The DynamoDB operation this thread answers and its body: reads are metered by operation.
+_REQUEST = threading.local()
+
+
+def _metered(table_name):
+    return any(table_name.startswith(p) for p in _heat_prefixes)
+
+
+def _charge(table_name, index, key, read=0.0, write=0.0):
+    with _heat_lock:
+        row = _heat.setdefault((table_name, index, str(key)), [0.0, 0.0, 0, 0])
+        row[0] += read
+        row[1] += write
+        row[2] += 1 if read else 0
+        row[3] += 1 if write else 0
+
+
+def _units(size, per):
+    return max(1, -(-size // per))
+
+
+def _hash_value(item, attr):
+    value = item.attrs.get(attr) if item is not None else None
+    return None if value is None else value.value
+
+
+def _index_image(index, item):
+    """(partition value, sort value, projected size) of `item` in `index`, or None."""
+    if item is None:
+        return None
+    names = [k["AttributeName"] for k in index.schema]
+    values = [item.attrs.get(name) for name in names]
+    if any(v is None for v in values):
+        return None
+    projected = index.project(item)
+    return (values[0].value, tuple(str(v.value) for v in values[1:]), projected.size(),
+            projected.to_json())
+
+
+def _charge_write(table, before, after, transactional):
+    """One item write of `table`, from image `before` to `after` (None: absent)."""
+    factor = 2 if transactional else 1
+    size = max(before.size() if before else 0, after.size() if after else 0)
+    item = after if after is not None else before
+    key = _hash_value(item, table.hash_key_attr) if item is not None else None
+    _charge(table.name, "", key, write=factor * _units(size, 1024))
+    for index in table.global_indexes:
+        old = _index_image(index, before)
+        new = _index_image(index, after)
+        if old is not None and (new is None or old[:2] != new[:2]):
+            _charge(table.name, index.name, old[0], write=factor * _units(old[2], 1024))
+        if new is not None and (old is None or old[:2] != new[:2] or old[3] != new[3]):
+            _charge(table.name, index.name, new[0], write=factor * _units(new[2], 1024))
+
+
+def _current(backend, table_name, key):
+    table = backend.tables.get(table_name)
+    if table is None:
+        return None, None
+    try:
+        hash_value, range_value = backend.get_keys_value(table, key)
+    except Exception:
+        return table, None
+    item = table.get_item(hash_value, range_value)
+    return table, (copy.deepcopy(item) if item is not None else None)
+
+
+def _key_of(table, attrs):
+    key = {table.hash_key_attr: attrs.get(table.hash_key_attr)}
+    if table.range_key_attr is not None:
+        key[table.range_key_attr] = attrs.get(table.range_key_attr)
+    return key
+
+
+def _metering_write(method, key_of):
+    @functools.wraps(method)
+    def wrapper(self, table_name, *args, **kwargs):
+        if not _metered(table_name):
+            return method(self, table_name, *args, **kwargs)
+        table = self.tables.get(table_name)
+        key = key_of(table, args[0] if args else None) if table is not None else None
+        before = _current(self, table_name, key)[1] if key else None
+        transactional = getattr(_REQUEST, "operation", "") == "TransactWriteItems"
+        try:
+            answer = method(self, table_name, *args, **kwargs)
+        except Exception:
+            if table is not None:
+                # A refused write still pays for the item it read.
+                _charge_write(table, before, before, transactional)
+            raise
+        after = _current(self, table_name, key)[1] if key else None
+        _charge_write(table, before, after, transactional)
+        return answer
+
+    return wrapper
+
+
+# Inside the writers' lock (re-entrant), so the images before and after are the write's own.
+DynamoDBBackend.put_item = _serialised(_metering_write(
+    DynamoDBBackend.put_item, lambda table, attrs: _key_of(table, attrs or {})))
+DynamoDBBackend.update_item = _serialised(
+    _metering_write(DynamoDBBackend.update_item, lambda _t, key: key))
+DynamoDBBackend.delete_item = _serialised(
+    _metering_write(DynamoDBBackend.delete_item, lambda _t, key: key))
+
+_transact_unmetered = DynamoDBBackend.transact_write_items
+
+
+def _transact_metered(self, transact_items):
+    for entry in transact_items[:100]:
+        op_type, op = next(iter(entry.items()))
+        if op_type != "ConditionCheck" or not _metered(op.get("TableName", "")):
+            continue
+        table, item = _current(self, op["TableName"], op.get("Key") or {})
+        if table is not None:
+            key = _hash_value(item, table.hash_key_attr) if item else None
+            if key is None:
+                key = DynamoType_value(op.get("Key", {}).get(table.hash_key_attr))
+            _charge(table.name, "", key, write=2 * _units(item.size() if item else 0, 1024))
+    return _transact_unmetered(self, transact_items)
+
+
+def DynamoType_value(attribute):
+    """The value of a key attribute in the wire form (`{"S": "x"}`)."""
+    if not attribute:
+        return None
+    return next(iter(attribute.values()))
+
+
+DynamoDBBackend.transact_write_items = _serialised(_transact_metered)
+
+_backend_get_item = DynamoDBBackend.get_item
+
+
+def _metering_get_item(self, table_name, keys, *args, **kwargs):
+    item = _backend_get_item(self, table_name, keys, *args, **kwargs)
+    operation = getattr(_REQUEST, "operation", "")
+    if operation in ("GetItem", "BatchGetItem", "TransactGetItems") and _metered(table_name):
+        table = self.tables.get(table_name)
+        body = getattr(_REQUEST, "body", {}) or {}
+        if operation == "GetItem":
+            consistent = bool(body.get("ConsistentRead"))
+        elif operation == "BatchGetItem":
+            consistent = bool(((body.get("RequestItems") or {}).get(table_name) or {})
+                              .get("ConsistentRead"))
+        else:
+            consistent = True  # a transactional read pays double: two halves
+        stored = _current(self, table_name, keys)[1]  # the whole item, whatever is projected
+        size = stored.size() if stored else 0
+        units = _units(size, 4096) * (1.0 if consistent else 0.5)
+        if operation == "TransactGetItems":
+            units *= 2
+        _charge(table_name, "", DynamoType_value(keys.get(table.hash_key_attr)) if table else None,
+                read=units)
+    return item
+
+
+DynamoDBBackend.get_item = _metering_get_item
+
+_table_query = Table.query
+_QUERY_SIGNATURE = inspect.signature(_query)  # moto's own: the partition read takes the same
+
+
+def _metering_query(self, *args, **kwargs):
+    if not _metered(self.name):
+        return _table_query(self, *args, **kwargs)
+    bound = _QUERY_SIGNATURE.bind(self, *args, **kwargs)
+    arguments = bound.arguments
+    extra = arguments.pop("filter_kwargs", {}) or {}
+    filter_expression = arguments.get("filter_expression")
+    projection = arguments.get("projection_expressions")
+    arguments["filter_expression"] = None
+    arguments["projection_expressions"] = None
+    results, scanned, last = _table_query(**arguments, **extra)
+    size = sum(r.size() for r in results)  # read before the filter, as DynamoDB bills
+    index = arguments.get("index_name") or ""
+    consistent = bool(arguments.get("consistent_read"))
+    hash_key = arguments.get("hash_key")
+    _charge(self.name, index, hash_key.value if hash_key is not None else None,
+            read=_units(size, 4096) * (1.0 if consistent else 0.5))
+    if filter_expression is not None:
+        results = [item for item in results if filter_expression.expr(item)]
+    if projection:
+        results = [item.project(projection) for item in results]
+    return results, scanned, last
+
+
+Table.query = _metering_query
+
+
 # The X-Amzn-Trace-Id of the SQS request this thread answers.
 _TRACE = threading.local()
 _sqs_call_action = SQSResponse.call_action
@@ -297,6 +506,59 @@ def _counting_dispatch(self, environ, start_response):
 
 if os.environ.get("EMULATOR_COUNT_REQUESTS") == "1":
     DomainDispatcherApplication.__call__ = _counting_dispatch
+
+_dispatch_counted = DomainDispatcherApplication.__call__
+
+
+def _answer_json(start_response, rows):
+    body = json.dumps(rows).encode()
+    start_response("200 OK", [("Content-Type", "application/json"),
+                              ("Content-Length", str(len(body)))])
+    return [body]
+
+
+def _key_heat_dispatch(self, environ, start_response):
+    """Answers /_emulator/keyheat; notes the DynamoDB operation (and body) a request makes."""
+    if environ.get("PATH_INFO") == _HEAT_PATH:
+        query = dict(p.split("=", 1) for p in environ.get("QUERY_STRING", "").split("&") if "=" in p)
+        prefix = query.get("prefix", "")
+        if not prefix:
+            start_response("400 Bad Request", [("Content-Length", "0")])
+            return [b""]
+        method = environ.get("REQUEST_METHOD")
+        with _heat_lock:
+            if method == "PUT":
+                _heat_prefixes.add(prefix)
+            rows = [
+                {"table": table, "index": index, "key": key, "readUnits": r, "writeUnits": w,
+                 "reads": nr, "writes": nw}
+                for (table, index, key), (r, w, nr, nw) in sorted(_heat.items())
+                if table.startswith(prefix)
+            ]
+            if method == "DELETE":
+                for row in [k for k in _heat if k[0].startswith(prefix)]:
+                    del _heat[row]
+                _heat_prefixes.discard(prefix)
+        return _answer_json(start_response, rows if method == "GET" else [])
+    target = environ.get("HTTP_X_AMZ_TARGET", "")
+    operation = target.partition(".")[2] if target.startswith("DynamoDB") else ""
+    _REQUEST.operation = operation
+    _REQUEST.body = None
+    if _heat_prefixes and operation in ("GetItem", "BatchGetItem"):
+        size = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(size) if size else b""
+        environ["wsgi.input"] = io.BytesIO(body)
+        try:
+            _REQUEST.body = json.loads(body or b"{}")
+        except ValueError:
+            pass
+    try:
+        return _dispatch_counted(self, environ, start_response)
+    finally:
+        _REQUEST.operation = ""
+
+
+DomainDispatcherApplication.__call__ = _key_heat_dispatch
 
 if __name__ == "__main__":
     sys.exit(main())

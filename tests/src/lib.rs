@@ -22,6 +22,7 @@ pub mod feeds;
 pub mod genai;
 pub mod incidents;
 pub mod intelligence;
+pub mod keyheat;
 pub mod limits;
 pub mod llm;
 pub mod otlp;

@@ -1,0 +1,475 @@
+//! Key heat at the target scale (not a test; prints figures and fails on a hot key).
+//!
+//! Drives a workload mix of each system through the whole local stack, in-process against the
+//! emulator, while the emulator meters every partition key of the stack's tables and indexes
+//! in DynamoDB's capacity units (`local/emulator.py`, `stack_tests::keyheat`). Each scenario
+//! runs a few dozen operations of one kind, waits for the background work they cause (queues,
+//! indexers, processors) to settle, and scales what each key took to the scenario's target
+//! rate. It prints each scenario's hottest keys, the hottest key of each system as a share of
+//! a partition (3,000 read or 1,000 write units a second), and DynamoDB's on-demand request
+//! cost of a month at target; it exits 1 when any key takes over half a partition.
+//!
+//! Targets (issue 25): news, 1M sources refreshed every 15 min, 50M articles a day, 20k list
+//! reads a second; community, 5M posts a day, a viral post read 10k and liked 5k times a
+//! second, the feed 20k and search 2k a second; incidents, 1M logs a second from 10k services,
+//! one service at 100k; recipes, 1M users creating 2k and reading 20k recipes a second.
+//!
+//! Run: `local/bench-keyheat [--only SYSTEM]` (it starts its own emulator).
+// Bench code: a failed unwrap or assertion is how it stops, and printing is its output.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use stack_tests::community::{post_input, post_path, POSTS};
+use stack_tests::content::{feed_scheduler, feed_worker, sqs_event, submit_id, ARTICLES};
+use stack_tests::feeds::{generated_rss, FeedDocument, FeedServer};
+use stack_tests::incidents::log;
+use stack_tests::keyheat::{self, heat, monthly_cost, units_per_second, KeyHeat, Meter, Scenario};
+use stack_tests::recipes::{pancakes, recipe_path};
+use stack_tests::{emulator, Call, TestStack};
+
+/// What one scenario measured.
+struct Measured {
+    scenario: Scenario,
+    heat: Vec<KeyHeat>,
+    reads_per_second: f64,
+    writes_per_second: f64,
+}
+
+struct Bench {
+    meter: Meter,
+    prefix: String,
+    results: Vec<Measured>,
+}
+
+impl Bench {
+    /// Runs `work` (which makes `ops` operations), waits for what it queued to settle, and
+    /// records the scenario.
+    async fn measure<F: Future<Output = ()>>(
+        &mut self,
+        system: &'static str,
+        name: &'static str,
+        target_per_second: f64,
+        spread: f64,
+        ops: usize,
+        work: F,
+    ) {
+        self.meter.take().await;
+        let started = Instant::now();
+        work.await;
+        let uses = self.settle().await;
+        let scenario = Scenario {
+            system,
+            name,
+            target_per_second,
+            spread,
+            ops,
+        };
+        let prefix = self.prefix.clone();
+        let heat = heat(&scenario, &uses, |table| {
+            table.strip_prefix(&prefix).unwrap_or(table).to_string()
+        });
+        let (reads_per_second, writes_per_second) = units_per_second(&scenario, &uses);
+        println!(
+            "\n{system} / {name}: {ops} operations in {:.1} s; at {target_per_second} a second: \
+             {reads_per_second:.0} read and {writes_per_second:.0} write units a second",
+            started.elapsed().as_secs_f64()
+        );
+        for key in heat.iter().take(4) {
+            print_key(key);
+        }
+        self.results.push(Measured {
+            scenario,
+            heat,
+            reads_per_second,
+            writes_per_second,
+        });
+    }
+
+    /// What the keys took, once nothing has been charged for a second and a half (the queues'
+    /// workers done), or after 30 s.
+    async fn settle(&self) -> Vec<keyheat::KeyUse> {
+        let mut all: BTreeMap<(String, String, String), keyheat::KeyUse> = BTreeMap::new();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut quiet = 0;
+        while Instant::now() < deadline && quiet < 3 {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let fresh = self.meter.take().await;
+            quiet = if fresh.is_empty() { quiet + 1 } else { 0 };
+            for u in fresh {
+                let row = all
+                    .entry((u.table.clone(), u.index.clone(), u.key.clone()))
+                    .or_insert_with(|| keyheat::KeyUse {
+                        read_units: 0.0,
+                        write_units: 0.0,
+                        reads: 0,
+                        writes: 0,
+                        ..u.clone()
+                    });
+                row.read_units += u.read_units;
+                row.write_units += u.write_units;
+                row.reads += u.reads;
+                row.writes += u.writes;
+            }
+        }
+        all.into_values().collect()
+    }
+}
+
+fn print_key(key: &KeyHeat) {
+    let index = if key.index.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", key.index)
+    };
+    println!(
+        "  {:>7.1}%{} {}{index} {} ({}): {:.0} RCU/s, {:.0} WCU/s",
+        key.share() * 100.0,
+        if key.hot() { " HOT" } else { "    " },
+        key.table,
+        key.class,
+        key.key,
+        key.reads_per_second,
+        key.writes_per_second
+    );
+}
+
+fn name(kind: &str, n: usize) -> String {
+    format!("kh{kind}{n:06}")
+}
+
+async fn recipes(b: &mut Bench, t: &TestStack) {
+    let mut cooks = Vec::new();
+    for n in 0..8 {
+        cooks.push(t.cook(&name("cook", n)).await);
+    }
+    let mut ids = Vec::new();
+    let creates = async {
+        for _ in 0..5 {
+            for cook in &cooks {
+                ids.push((cook.clone(), t.create_recipe(cook, &pancakes()).await));
+            }
+        }
+    };
+    // 1M users making 2,000 recipes a second.
+    b.measure("recipes", "create a recipe", 2000.0, 1e6, 40, creates)
+        .await;
+    for (cook, id) in &ids {
+        assert_eq!(t.get_auth(&recipe_path(id), cook).await.status(), 200);
+    }
+    let reads = async {
+        for (cook, id) in &ids {
+            assert_eq!(t.get_auth(&recipe_path(id), cook).await.status(), 200);
+        }
+    };
+    // Read again within minutes of the last reading: the steady state of 20,000 a second.
+    b.measure("recipes", "read a recipe again", 20_000.0, 1e6, 40, reads)
+        .await;
+}
+
+async fn news(b: &mut Bench, t: &TestStack) {
+    let feeds = FeedServer::start().await;
+    let (_, token) = t.user(&name("reader", 0)).await;
+    let mut sources = Vec::new();
+    for n in 0..16 {
+        let path = format!("/{}.xml", name("feed", n));
+        let url = feeds.put(
+            &path,
+            FeedDocument::rss(generated_rss(&name("Feed ", n), n * 100, 5)),
+        );
+        sources.push((path, submit_id(t, &token, &url).await));
+    }
+    let worker = feed_worker(t).await;
+    let refresh = |id: &str| sqs_event(&[("m", news::FeedRefresh::new(id).to_json())]);
+    for (_, id) in &sources {
+        worker.handle(refresh(id)).await.unwrap();
+    }
+    let worker_ref = &worker;
+    let feeds_ref = &feeds;
+    let sources_ref = &sources;
+    let new_article = async move {
+        for (n, (path, id)) in sources_ref.iter().enumerate() {
+            // The next edition: one story more.
+            feeds_ref.put(
+                path,
+                FeedDocument::rss(generated_rss(&name("Feed ", n), n * 100, 6)),
+            );
+            worker_ref.handle(refresh(id)).await.unwrap();
+        }
+    };
+    // 50M articles a day: 579 refreshes a second that find one new article.
+    b.measure(
+        "news",
+        "refresh finding 1 new article",
+        579.0,
+        1e6,
+        16,
+        new_article,
+    )
+    .await;
+    let nothing_new = async move {
+        for (_, id) in sources_ref {
+            worker_ref.handle(refresh(id)).await.unwrap();
+        }
+    };
+    // 1M sources every 15 minutes: 1,111 refreshes a second, most finding nothing new.
+    b.measure(
+        "news",
+        "refresh finding nothing",
+        1111.0,
+        1e6,
+        16,
+        nothing_new,
+    )
+    .await;
+    let scheduler = feed_scheduler(t).await;
+    let count = sources.len();
+    let run = async {
+        // Everything due: a scheduler's run over every source.
+        scheduler
+            .run(chrono::Utc::now() + chrono::Duration::days(1))
+            .await
+            .unwrap();
+    };
+    // Per source it looks at: 1M sources every 15 minutes.
+    b.measure("news", "scheduler run, per source", 1111.0, 1.0, count, run)
+        .await;
+    let lists = async {
+        for _ in 0..20 {
+            assert_eq!(
+                t.get(&format!("{ARTICLES}?page=0&size=20")).await.status(),
+                200
+            );
+        }
+    };
+    b.measure("news", "first page of articles", 20_000.0, 1.0, 20, lists)
+        .await;
+    let service = t.service_token().await;
+    let popular = sources[0].1.clone();
+    let churn = async {
+        for n in 0..16 {
+            let path = format!(
+                "/api/content/sources/{popular}/subscribers/{}",
+                name("member", n)
+            );
+            let joined = t.http.post(t.url(&path)).bearer_auth(&service).call().await;
+            assert_eq!(joined.status(), 200);
+            let left = t.delete_auth(&path, &service).await;
+            assert_eq!(left.status(), 200);
+        }
+    };
+    // A popular source: 200 joins and leaves a second.
+    b.measure("news", "subscribe and unsubscribe", 200.0, 1.0, 32, churn)
+        .await;
+}
+
+async fn community(b: &mut Bench, t: &TestStack) {
+    let mut members = Vec::new();
+    for n in 0..8 {
+        members.push(t.member(&name("member", n)).await.1);
+    }
+    let mut posts = Vec::new();
+    let creates = async {
+        for round in 0..2 {
+            for token in &members {
+                let input = post_input(&format!("Bench post {round} on coffee"), &["kh-bench"]);
+                posts.push(
+                    t.create_post(token, &input).await["id"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                );
+            }
+        }
+    };
+    // 5M posts a day from a million members, indexed for search.
+    b.measure("community", "create a post", 58.0, 1e6, 16, creates)
+        .await;
+    let viral = posts[0].clone();
+    let reads = async {
+        for _ in 0..40 {
+            assert_eq!(t.get(&post_path(&viral)).await.status(), 200);
+        }
+    };
+    b.measure("community", "read a viral post", 10_000.0, 1.0, 40, reads)
+        .await;
+    let mut likers = Vec::new();
+    for n in 0..40 {
+        likers.push(t.member(&name("liker", n)).await.1);
+    }
+    let viral_ref = &viral;
+    let likes = async {
+        for token in &likers {
+            assert_eq!(t.react(viral_ref, token, "LIKE").await.status(), 200);
+        }
+    };
+    // 5,000 likes a second on one post, from a million members.
+    b.measure("community", "like a viral post", 5000.0, 1e6, 40, likes)
+        .await;
+    let feed = async {
+        for _ in 0..20 {
+            assert_eq!(
+                t.get(&format!("{POSTS}?page=0&size=20")).await.status(),
+                200
+            );
+        }
+    };
+    b.measure("community", "first page of posts", 20_000.0, 1.0, 20, feed)
+        .await;
+    let search = async {
+        for _ in 0..20 {
+            assert_eq!(t.get("/api/v1/posts/search?q=coffee").await.status(), 200);
+        }
+    };
+    b.measure("community", "search a common term", 2000.0, 1.0, 20, search)
+        .await;
+}
+
+fn batch(services: &[String], size: usize, severity_of: impl Fn(usize) -> &'static str) -> Value {
+    Value::Array(
+        (0..size)
+            .map(|i| {
+                let service = &services[i % services.len()];
+                log(
+                    service,
+                    severity_of(i),
+                    &format!("request {i} served in 12 ms"),
+                )
+            })
+            .collect(),
+    )
+}
+
+async fn incidents(b: &mut Bench, t: &TestStack) {
+    let many: Vec<String> = (0..20).map(|n| name("svc", n)).collect();
+    let severity = |i: usize| {
+        if i.is_multiple_of(50) {
+            "ERROR"
+        } else {
+            "INFO"
+        }
+    };
+    let spread_out = async {
+        for _ in 0..4 {
+            t.ingest_ok(&batch(&many, 500, severity)).await;
+        }
+    };
+    // 1M logs a second from 10,000 services (1 in 50 an ERROR).
+    b.measure(
+        "incidents",
+        "logs from many services",
+        1e6,
+        1e4,
+        2000,
+        spread_out,
+    )
+    .await;
+    let one = vec![name("noisy", 0)];
+    let noisy = async {
+        for _ in 0..4 {
+            t.ingest_ok(&batch(&one, 500, severity)).await;
+        }
+    };
+    // One service sending 100,000 a second.
+    b.measure(
+        "incidents",
+        "logs from one noisy service",
+        1e5,
+        1.0,
+        2000,
+        noisy,
+    )
+    .await;
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let only = std::env::args().skip_while(|a| a != "--only").nth(1);
+    let t = TestStack::start().await;
+    let recipes_table = t.table("RecipesTable");
+    let prefix = recipes_table
+        .strip_suffix("RecipesTable")
+        .unwrap_or(&recipes_table)
+        .to_string();
+    let meter = Meter::start(&emulator(), &prefix).await;
+    let mut b = Bench {
+        meter,
+        prefix,
+        results: Vec::new(),
+    };
+    let wanted = |system: &str| only.as_deref().is_none_or(|o| o == system);
+    if wanted("news") {
+        news(&mut b, &t).await;
+    }
+    if wanted("community") {
+        community(&mut b, &t).await;
+    }
+    if wanted("incidents") {
+        incidents(&mut b, &t).await;
+    }
+    if wanted("recipes") {
+        recipes(&mut b, &t).await;
+    }
+
+    println!("\n| system | hottest key at target (table, index, key) | scenario | RCU/s | WCU/s | share of a partition | DynamoDB requests a month |");
+    println!("|---|---|---|---:|---:|---:|---:|");
+    let mut systems: Vec<&str> = b.results.iter().map(|m| m.scenario.system).collect();
+    systems.dedup();
+    let mut failed = false;
+    for system in systems {
+        let measured: Vec<&Measured> = b
+            .results
+            .iter()
+            .filter(|m| m.scenario.system == system)
+            .collect();
+        let (r, w) = measured.iter().fold((0.0, 0.0), |(r, w), m| {
+            (r + m.reads_per_second, w + m.writes_per_second)
+        });
+        let hottest = measured
+            .iter()
+            .flat_map(|m| m.heat.iter())
+            .max_by(|a, b| a.share().total_cmp(&b.share()));
+        let hot: Vec<&KeyHeat> = measured
+            .iter()
+            .flat_map(|m| m.heat.iter())
+            .filter(|k| k.hot())
+            .collect();
+        failed |= !hot.is_empty();
+        if let Some(key) = hottest {
+            let index = if key.index.is_empty() {
+                "-"
+            } else {
+                &key.index
+            };
+            println!(
+                "| {system} | {} {index} `{}` | {} | {:.0} | {:.0} | {:.1}%{} | ${:.0} |",
+                key.table,
+                key.class,
+                key.scenario,
+                key.reads_per_second,
+                key.writes_per_second,
+                key.share() * 100.0,
+                if key.hot() {
+                    format!(" (HOT; {} keys over 50%)", hot.len())
+                } else {
+                    String::new()
+                },
+                monthly_cost(r, w)
+            );
+        }
+    }
+    if failed {
+        println!("\nkeyheat: FAILED: keys over half a partition at target (HOT above)");
+        std::process::exit(1);
+    }
+    println!("\nkeyheat: OK: no key over half a partition at target");
+}
