@@ -316,7 +316,7 @@ async fn create(
     params(("recipeId" = i64, Path, minimum = 1, description = "The recipe's id")),
     security(("bearerJwt" = [])),
     responses(
-        (status = 200, description = "The recipe, `openedAt` now", body = Recipe),
+        (status = 200, description = "The recipe; `openedAt` is now, or the last reading when that was under 10 minutes ago", body = Recipe),
         (status = 400, description = "`recipeId` is not an integer of at least 1", body = ErrorBody),
         (status = 401, description = "No valid user token", body = ErrorBody),
         (status = 404, description = "The caller has no such recipe (another user's is not theirs)", body = ErrorBody),

@@ -77,13 +77,18 @@ impl Incidents {
         Self { store, clock }
     }
 
-    /// Over `INCIDENTS_TABLE` (counting in `INCIDENT_METRICS_TABLE`), on the system clock.
+    /// Over `INCIDENTS_TABLE` (counting in `INCIDENT_METRICS_TABLE`, keeping logs
+    /// `LOG_RETENTION_DAYS`), on the system clock.
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, platform::ConfigError> {
         Ok(Self::new(
             Store::new(
                 Table::from_env(env, aws, "INCIDENTS_TABLE")?,
                 Metrics::from_env(env, aws)?,
-            ),
+            )
+            .with_log_retention_days(env.parse_or(
+                "LOG_RETENTION_DAYS",
+                crate::store::DEFAULT_LOG_RETENTION_DAYS,
+            )?),
             Clock::system(),
         ))
     }

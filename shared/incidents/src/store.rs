@@ -22,6 +22,12 @@
 //! (`LOGHOURS`, one row per hour, written once per hour by each processor instance), never
 //! the empty ones.
 //!
+//! Retention: logs, the hours holding them and grouped logs carry `expiresAt` (epoch seconds:
+//! the log's own time, or the hour's end, plus the retention, `LOG_RETENTION_DAYS`, 30 by
+//! default), the table's TTL attribute, so DynamoDB deletes them without a write of ours
+//! (within about two days of expiry) and the table stops growing with time. Incidents, their
+//! history, alerts, rules, the logbook and keys are kept.
+//!
 //! The platform's metrics live in their own table (`incident_metrics`): the transactions here
 //! that open, change or reopen an incident, or raise an alert, carry the metric updates that
 //! count them, so a count commits with its change or not at all.
@@ -48,6 +54,10 @@ pub const MAX_HOURS_PER_PAGE: usize = 48;
 pub const RECENT_OCCURRENCES: usize = 50;
 /// The changes an incident's detail shows.
 pub const MAX_HISTORY: usize = 200;
+/// Days logs are kept when `LOG_RETENTION_DAYS` is not set.
+pub const DEFAULT_LOG_RETENTION_DAYS: i64 = 30;
+/// The table's TTL attribute (template.yaml): epoch seconds.
+const EXPIRES_AT: &str = "expiresAt";
 /// The built-in rule's id.
 pub const DEFAULT_RULE_ID: &str = "default";
 
@@ -124,7 +134,7 @@ fn incident_pk(id: &str) -> String {
     format!("INC#{id}")
 }
 
-fn log_item(log: &Log, millis: i64) -> Item {
+fn log_item(log: &Log, millis: i64, expires_at: Option<i64>) -> Item {
     let hour = hour_of(millis);
     let shard = shard_of(&log.id);
     let mut item = key(log_pk(&hour, shard), log.id.as_str());
@@ -140,6 +150,9 @@ fn log_item(log: &Log, millis: i64) -> Item {
     item.insert("logContent".into(), s(log.log_content.as_str()));
     item.insert("timestamp".into(), s(log.timestamp.as_str()));
     item.insert("receivedAt".into(), s(log.received_at.as_str()));
+    if let Some(at) = expires_at {
+        item.insert(EXPIRES_AT.into(), n(at));
+    }
     item
 }
 
@@ -148,11 +161,32 @@ fn log_item(log: &Log, millis: i64) -> Item {
 pub struct Store {
     table: Table,
     metrics: Metrics,
+    /// How long logs are kept, in seconds; `None`: for good.
+    retention_seconds: Option<i64>,
 }
 
 impl Store {
+    /// Over `table`, keeping logs [`DEFAULT_LOG_RETENTION_DAYS`].
     pub fn new(table: Table, metrics: Metrics) -> Self {
-        Self { table, metrics }
+        Self {
+            table,
+            metrics,
+            retention_seconds: Some(DEFAULT_LOG_RETENTION_DAYS * 86_400),
+        }
+    }
+
+    /// Keeps logs `days` days (0: for good).
+    pub fn with_log_retention_days(self, days: i64) -> Self {
+        Self {
+            retention_seconds: (days > 0).then(|| days.saturating_mul(86_400)),
+            ..self
+        }
+    }
+
+    /// When something of millisecond `millis` expires (epoch seconds), if it does.
+    fn expires_at(&self, millis: i64) -> Option<i64> {
+        self.retention_seconds
+            .map(|keep| millis.div_euclid(1000).saturating_add(keep))
     }
 
     pub fn table(&self) -> &Table {
@@ -191,7 +225,7 @@ impl Store {
             if !hours.contains(&hour) {
                 hours.push(hour);
             }
-            items.push(log_item(log, millis));
+            items.push(log_item(log, millis, self.expires_at(millis)));
         }
         self.table.put_all(items).await?;
         Ok(hours)
@@ -199,9 +233,17 @@ impl Store {
 
     /// Notes that `hour` holds logs.
     pub async fn register_hour(&self, hour: &str) -> Result<(), DynamoError> {
+        let mut item = key(LOG_HOURS_PK, hour);
+        // The hour is listed as long as its last log is kept.
+        let end = NaiveDateTime::parse_from_str(&format!("{hour}:59:59"), "%Y-%m-%dT%H:%M:%S")
+            .map(|at| at.and_utc().timestamp_millis())
+            .map_err(|_| self.corrupt("an hour with logs"))?;
+        if let Some(at) = self.expires_at(end) {
+            item.insert(EXPIRES_AT.into(), n(at));
+        }
         self.table
             .put_item()
-            .set_item(Some(key(LOG_HOURS_PK, hour)))
+            .set_item(Some(item))
             .send()
             .await
             .map(|_| ())
@@ -514,6 +556,9 @@ impl Store {
             "ruleIds".into(),
             AttributeValue::L(rule_ids.iter().map(|r| s(r.as_str())).collect()),
         );
+        if let Some(at) = millis_of(&log.id).and_then(|millis| self.expires_at(millis)) {
+            row.insert(EXPIRES_AT.into(), n(at));
+        }
         let mut tx = Transaction::new(&self.table);
         tx.put(row, Some("attribute_not_exists(pk)"))?;
         let update = tx

@@ -4,15 +4,21 @@
 //!
 //! | pk | sk | holds | access pattern |
 //! |---|---|---|---|
-//! | `COUNTER` | `RECIPE_ID` | `value`: the last recipe id handed out | create: UpdateItem `ADD value :one` returning the new value ([`RecipeStore::next_id`]); atomic, so concurrent creates never share an id |
 //! | `USER#{userId}` | `ACCOUNT` | `deletedAt` once identity deleted the account, `cleanedAt` once its recipes are gone | create: a condition of its transaction (no recipe after the deletion); cleanup: [`RecipeStore::mark_account_deleted`], [`RecipeStore::cleanup_step`] |
-//! | `USER#{userId}` | `RECIPE#{id, 19 digits}` | `id`, `data` (the RecipeInput as JSON), `createdAt`, `editedAt`, `openedAt`, `version` | list: Query `pk = USER#{userId} AND sk > RECIPE#{after}`, a page at a time, in id order ([`RecipeStore::list`]); create: PutItem if new; get: UpdateItem `SET openedAt` if it exists, returning the item ([`RecipeStore::open`]); update: PutItem conditional on the version read ([`RecipeStore::replace`]) |
+//! | `USER#{userId}` | `RECIPE#{id, 19 digits}` | `id`, `data` (the RecipeInput as JSON), `createdAt`, `editedAt`, `openedAt`, `version` | list: Query `pk = USER#{userId} AND sk > RECIPE#{after}`, a page at a time, in id order ([`RecipeStore::list`]); create: a transaction, the put conditional on the id being new in the partition; get: GetItem, and an UpdateItem `SET openedAt` only when the last one is older than [`OPENED_AT_GRANULARITY_SECONDS`] ([`RecipeStore::open`]); update: PutItem conditional on the version read ([`RecipeStore::replace`]) |
 //!
 //! Creating a recipe is one transaction: the `ACCOUNT` item holds no `deletedAt`, and the
 //! recipe is new. A recipe is only ever addressed under its owner's partition, so another user's recipe is
-//! simply absent. Ids count up from 1 over the whole service; a create whose put fails leaves
-//! a gap, never a duplicate. No Scan.
-
+//! simply absent. No Scan.
+//!
+//! Every partition is one user's, so its rate is that user's own: no key grows with the
+//! service. Ids need no counter ([`RecipeId`]s are the creation millisecond times 1,024 plus a
+//! random number below 1,024, so one user's rise with time and stay under 2^53, exact in
+//! JavaScript until the year 2248); the put's condition makes them unique in the owner's
+//! partition, which is all that addresses a recipe (two users' recipes may share an id, as
+//! their paths never meet). Ids of recipes made before this scheme (1, 2, ... from the
+//! service-wide counter item `COUNTER`/`RECIPE_ID`, no longer written) stay valid and sort
+//! first.
 use std::collections::HashMap;
 
 use futures::{StreamExt, TryStreamExt};
@@ -24,8 +30,16 @@ use platform::Clock;
 
 use crate::model::{Recipe, RecipeId, RecipeInput};
 
-const COUNTER_PK: &str = "COUNTER";
-const COUNTER_SK: &str = "RECIPE_ID";
+/// A reading within this many seconds of the last recorded one leaves `openedAt` as it is,
+/// so reading a recipe costs a write at most this often, not on every request.
+pub const OPENED_AT_GRANULARITY_SECONDS: i64 = 600;
+
+/// Random values per millisecond of a recipe id.
+const ID_SPREAD: i64 = 1024;
+
+/// Fresh ids a create tries before reporting a fault (a collision in one user's partition
+/// within the same millisecond is 1 in 1,024 per pair of creates).
+const CREATE_ATTEMPTS: usize = 4;
 
 fn user_pk(user: &str) -> String {
     format!("USER#{user}")
@@ -109,20 +123,14 @@ impl RecipeStore {
         }
     }
 
-    /// The next recipe id (1, 2, ...): one atomic counter for the whole service.
-    pub async fn next_id(&self) -> Result<RecipeId, DynamoError> {
-        let update = platform::dynamo::request::Update::default()
-            .table_name(self.table.name())
-            .set_key(Some(key(COUNTER_PK, COUNTER_SK)))
-            .update_expression("ADD #value :one")
-            .expression_attribute_names("#value", "value")
-            .expression_attribute_values(":one", n(1));
-        let item = self
-            .update_returning(update, ReturnValue::UpdatedNew)
-            .await?
-            .ok_or_else(|| self.table.corrupt("the id counter returned nothing"))?;
-        let value = item.int(self.table.name(), "value")?;
-        RecipeId::new(value).ok_or_else(|| self.table.corrupt("the id counter is below 1"))
+    /// A fresh id for a recipe created now: the millisecond times [`ID_SPREAD`] plus a
+    /// random number below it.
+    fn fresh_id(&self) -> Result<RecipeId, DynamoError> {
+        recipe_id_at(
+            self.clock.now().timestamp_millis(),
+            rand::random_range(0..ID_SPREAD),
+        )
+        .ok_or_else(|| self.table.invalid("PutItem", "the clock is before 1970"))
     }
 
     fn item(&self, user: &str, recipe: &Recipe, version: i64) -> Result<Item, DynamoError> {
@@ -172,29 +180,37 @@ impl RecipeStore {
 
     /// Stores a new recipe of `user` under a fresh id, unless the account was deleted.
     pub async fn create(&self, user: &str, input: RecipeInput) -> Result<RecipeId, CreateError> {
-        let id = self.next_id().await?;
-        let recipe = Recipe {
-            id: id.get(),
-            title: input.title,
-            ingredients: input.ingredients,
-            instructions: input.instructions,
-            portions: input.portions,
-            nutrients: input.nutrients,
-            created_at: self.clock.timestamp(),
-            edited_at: None,
-            opened_at: None,
-        };
-        let item = self.item(user, &recipe, 1)?;
-        let mut transaction = Transaction::new(&self.table);
-        transaction.check(account_key(user), "attribute_not_exists(deletedAt)")?;
-        transaction.put(item, Some("attribute_not_exists(pk)"))?;
-        match transaction.commit().await {
-            Ok(_) => Ok(id),
-            Err(e) if e.failed_at(0) => Err(CreateError::AccountDeleted),
-            // A fresh id is never taken: a failed put condition is a fault.
-            Err(TransactionError::Dynamo(e)) => Err(e.into()),
-            Err(e) => Err(self.table.invalid("TransactWriteItems", e).into()),
+        let created_at = self.clock.timestamp();
+        for _ in 0..CREATE_ATTEMPTS {
+            let id = self.fresh_id()?;
+            let recipe = Recipe {
+                id: id.get(),
+                title: input.title.clone(),
+                ingredients: input.ingredients.clone(),
+                instructions: input.instructions.clone(),
+                portions: input.portions,
+                nutrients: input.nutrients,
+                created_at: created_at.clone(),
+                edited_at: None,
+                opened_at: None,
+            };
+            let item = self.item(user, &recipe, 1)?;
+            let mut transaction = Transaction::new(&self.table);
+            transaction.check(account_key(user), "attribute_not_exists(deletedAt)")?;
+            transaction.put(item, Some("attribute_not_exists(pk)"))?;
+            match transaction.commit().await {
+                Ok(_) => return Ok(id),
+                Err(e) if e.failed_at(0) => return Err(CreateError::AccountDeleted),
+                // The user made another recipe in the same millisecond that drew this id.
+                Err(e) if e.failed_at(1) => continue,
+                Err(TransactionError::Dynamo(e)) => return Err(e.into()),
+                Err(e) => return Err(self.table.invalid("TransactWriteItems", e).into()),
+            }
         }
+        Err(self
+            .table
+            .corrupt("every fresh recipe id drawn was taken")
+            .into())
     }
 
     /// Marks the account deleted (idempotent); `Ok(true)` when it already was.
@@ -296,18 +312,31 @@ impl RecipeStore {
             .collect()
     }
 
-    /// `user`'s recipe `id`, marked opened now; `None` when the user has no such recipe.
+    /// `user`'s recipe `id`, marked opened now unless it was within
+    /// [`OPENED_AT_GRANULARITY_SECONDS`]; `None` when the user has no such recipe.
     pub async fn open(&self, user: &str, id: RecipeId) -> Result<Option<Recipe>, DynamoError> {
+        let Some(stored) = self.get(user, id).await? else {
+            return Ok(None);
+        };
+        let now = self.clock.now();
+        if !needs_opening(stored.recipe.opened_at.as_deref(), now) {
+            return Ok(Some(stored.recipe));
+        }
+        let opened_at = platform::clock::rfc3339(now);
         let update = platform::dynamo::request::Update::default()
             .table_name(self.table.name())
             .set_key(Some(recipe_key(user, id)))
             .update_expression("SET openedAt = :now")
             .condition_expression("attribute_exists(pk)")
-            .expression_attribute_values(":now", s(self.clock.timestamp()));
-        match self.update_returning(update, ReturnValue::AllNew).await? {
-            Some(item) => Ok(Some(self.recipe(&item)?.recipe)),
-            None => Ok(None),
-        }
+            .expression_attribute_values(":now", s(&opened_at));
+        // `None`: the update's condition failed, the recipe went meanwhile.
+        let updated = self
+            .update_returning(update, ReturnValue::UpdatedNew)
+            .await?;
+        Ok(updated.map(|_| Recipe {
+            opened_at: Some(opened_at),
+            ..stored.recipe
+        }))
     }
 
     /// `user`'s recipe `id` as stored (consistent), without touching it.
@@ -348,5 +377,73 @@ impl RecipeStore {
     /// Reads one small item: proves the table answers.
     pub async fn ping(&self) -> Result<(), DynamoError> {
         self.table.ping().await
+    }
+}
+
+/// The id of a recipe created at Unix millisecond `millis` that drew `random` (below
+/// [`ID_SPREAD`]).
+fn recipe_id_at(millis: i64, random: i64) -> Option<RecipeId> {
+    millis
+        .checked_mul(ID_SPREAD)
+        .and_then(|id| id.checked_add(random))
+        .and_then(RecipeId::new)
+}
+
+/// Whether a reading at `now` records itself: never opened, or last recorded at least
+/// [`OPENED_AT_GRANULARITY_SECONDS`] ago (an unreadable instant records anew).
+fn needs_opening(opened_at: Option<&str>, now: chrono::DateTime<chrono::Utc>) -> bool {
+    opened_at
+        .and_then(|at| chrono::DateTime::parse_from_rfc3339(at).ok())
+        .is_none_or(|at| {
+            now.signed_duration_since(at).num_seconds() >= OPENED_AT_GRANULARITY_SECONDS
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{Duration, TimeZone, Utc};
+
+    #[test]
+    fn a_reading_records_itself_once_per_granule() {
+        let now = Utc
+            .with_ymd_and_hms(2026, 11, 28, 12, 0, 0)
+            .single()
+            .unwrap_or_default();
+        let at = |ago: i64| platform::clock::rfc3339(now - Duration::seconds(ago));
+        assert!(needs_opening(None, now));
+        assert!(needs_opening(Some("not a time"), now));
+        assert!(!needs_opening(Some(&at(0)), now));
+        assert!(!needs_opening(
+            Some(&at(OPENED_AT_GRANULARITY_SECONDS - 1)),
+            now
+        ));
+        assert!(needs_opening(Some(&at(OPENED_AT_GRANULARITY_SECONDS)), now));
+        assert!(needs_opening(Some(&at(86_400)), now));
+    }
+
+    #[test]
+    fn fresh_ids_rise_with_the_millisecond_and_stay_exact_in_javascript() {
+        let now = Utc
+            .with_ymd_and_hms(2026, 11, 28, 12, 0, 0)
+            .single()
+            .unwrap_or_default()
+            .timestamp_millis();
+        let id = |millis: i64, random: i64| recipe_id_at(millis, random).map(RecipeId::get);
+        // Any id of one millisecond is below every id of the next.
+        assert!(id(now, ID_SPREAD - 1) < id(now + 1, 0));
+        assert_eq!(id(now, 5), Some(now * 1024 + 5));
+        // Above every id the service-wide counter handed out.
+        assert!(id(now, 0).is_some_and(|id| id > 1_000_000_000_000));
+        // Exact as a JavaScript number until 2248.
+        let year_2248 = Utc
+            .with_ymd_and_hms(2248, 1, 1, 0, 0, 0)
+            .single()
+            .unwrap_or_default()
+            .timestamp_millis();
+        assert!(id(year_2248, ID_SPREAD - 1).is_some_and(|id| id < 1 << 53));
+        assert_eq!(id(0, 0), None);
+        assert_eq!(id(-1, 3), None);
+        assert_eq!(id(i64::MAX, 0), None);
     }
 }

@@ -203,6 +203,60 @@ async fn concurrent_subscribes_and_last_unsubscribes_stay_exact() {
     assert_source_gone_with_everything(&t, &id).await;
 }
 
+/// A popular source under churn: 16 members joining and leaving over and over beside two who
+/// stay. No leave may fail for another's (the condition does not hang on the exact count),
+/// and the count ends exact.
+#[tokio::test]
+async fn subscribers_churning_on_one_source_never_fail_and_the_count_stays_exact() {
+    const CLIENTS: usize = 16;
+    const ROUNDS: usize = 12;
+    let SubmittedFeed {
+        t, source_id: id, ..
+    } = submitted_feed("churn", "/churn.xml", FeedDocument::rss(RSS2)).await;
+    let service = t.service_token().await;
+    let member = |n: usize| format!("/api/content/sources/{id}/subscribers/user-{n}");
+    for stays in [CLIENTS, CLIENTS + 1] {
+        let response = t.http.post(t.url(&member(stays))).bearer_auth(&service);
+        assert_eq!(response.call().await.status(), 200);
+    }
+    // The submitter stays subscribed too.
+    let before = subscriber_count(&t, &id).await.as_i64().expect("count");
+
+    let clients = (0..CLIENTS).map(|n| {
+        let t = &t;
+        let service = &service;
+        let path = member(n);
+        async move {
+            let mut failures = Vec::new();
+            for _ in 0..ROUNDS {
+                for join in [true, false] {
+                    let request = if join {
+                        t.http.post(t.url(&path))
+                    } else {
+                        t.http.delete(t.url(&path))
+                    };
+                    let status = request.bearer_auth(service).call().await.status();
+                    if status != 200 {
+                        failures.push((join, status));
+                    }
+                }
+            }
+            failures
+        }
+    });
+    let failures: Vec<_> = futures::future::join_all(clients)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} failed: {failures:?}",
+        failures.len()
+    );
+    assert_eq!(subscriber_count(&t, &id).await, before);
+}
+
 #[tokio::test]
 async fn deleting_an_account_unsubscribes_everything() {
     let t = TestStack::start().await;

@@ -180,6 +180,88 @@ async fn a_redelivered_message_stores_and_groups_nothing_twice() {
     assert_eq!(failed, vec!["bad".to_string()]);
 }
 
+/// Logs, their hours and grouped logs carry the table's TTL attribute, counted from each
+/// log's own time; incidents and alerts are kept. The table's TTL is on.
+#[tokio::test]
+async fn logs_hours_and_grouped_logs_expire_after_the_retention() {
+    let t =
+        TestStack::start_with([("IncidentLogRetentionDays".to_string(), "7".to_string())].into())
+            .await;
+    let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
+        .await
+        .unwrap();
+    // A day old: its expiry is six days away, not seven.
+    let at = chrono::Utc::now() - chrono::Duration::days(1);
+    let millis = at.timestamp_millis();
+    let stamp = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let logs: Vec<Value> = (0..2)
+        .map(|i| {
+            json!({
+                "id": format!("{millis:013}-{:032x}", 0xe0 + i),
+                "serviceName": "retention",
+                "type": "APPLICATION_LOG",
+                "severity": "ERROR",
+                "logContent": "disk full on volume 7",
+                "timestamp": stamp,
+                "receivedAt": stamp,
+            })
+        })
+        .collect();
+    let message = json!({"kind": "logs", "logs": logs}).to_string();
+    deliver_repeatedly(processor.as_ref(), &message).await;
+
+    let expected = millis.div_euclid(1000) + 7 * 86_400;
+    let hour_end = at
+        .date_naive()
+        .and_hms_opt(chrono::Timelike::hour(&at), 59, 59)
+        .unwrap()
+        .and_utc()
+        .timestamp();
+    let items = t.scan("IncidentsTable").await;
+    let expiry = |item: &stack_tests::stack::Item| {
+        item.get("expiresAt")
+            .and_then(|v| v.as_n().ok())
+            .map(|n| n.parse::<i64>().unwrap())
+    };
+    let pk = |item: &stack_tests::stack::Item| item["pk"].as_s().unwrap().clone();
+    let sk = |item: &stack_tests::stack::Item| item["sk"].as_s().unwrap().clone();
+    let (mut logs_seen, mut grouped, mut hours, mut incidents) = (0, 0, 0, 0);
+    for item in &items {
+        let (pk, sk) = (pk(item), sk(item));
+        if pk.starts_with("LOG#") {
+            logs_seen += 1;
+            assert_eq!(expiry(item), Some(expected), "{pk} {sk}");
+        } else if sk.starts_with("OCC#") {
+            grouped += 1;
+            assert_eq!(expiry(item), Some(expected), "{pk} {sk}");
+        } else if pk == "LOGHOURS" {
+            hours += 1;
+            assert_eq!(expiry(item), Some(hour_end + 7 * 86_400), "{sk}");
+        } else {
+            if pk.starts_with("INC#") && sk == "META" {
+                incidents += 1;
+            }
+            assert_eq!(expiry(item), None, "{pk} {sk} is kept");
+        }
+    }
+    assert_eq!((logs_seen, grouped, hours, incidents), (2, 2, 1, 1));
+
+    let ttl = t
+        .dynamodb()
+        .await
+        .describe_time_to_live()
+        .table_name(t.table("IncidentsTable"))
+        .send()
+        .await
+        .unwrap();
+    let ttl = ttl.time_to_live_description().unwrap();
+    assert_eq!(ttl.attribute_name(), Some("expiresAt"));
+    assert_eq!(
+        ttl.time_to_live_status(),
+        Some(&aws_sdk_dynamodb::types::TimeToLiveStatus::Enabled)
+    );
+}
+
 #[tokio::test]
 async fn logs_are_deleted_one_by_one_and_by_filter() {
     let t = TestStack::start().await;

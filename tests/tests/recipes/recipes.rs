@@ -31,6 +31,14 @@ async fn create_read_update_list() {
         .to_string();
     let created = recipe["createdAt"].as_str().unwrap().to_string();
     assert!(chrono::DateTime::parse_from_rfc3339(&opened).is_ok());
+    // Read again at once: the reading is recorded once per 10 minutes, not written every time.
+    let again: Value = t
+        .get_auth(&recipe_path(id), &token)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(again["openedAt"], opened.as_str());
 
     // A partial update changes only what it names, and sets editedAt.
     let response = t
@@ -386,14 +394,29 @@ async fn concurrent_creates_get_distinct_ids() {
     let creates = (0..24).map(|i| {
         let token = if i % 2 == 0 { a.clone() } else { b.clone() };
         let t = &t;
-        async move { t.create_recipe(&token, &pancakes()).await }
+        async move { (i % 2, t.create_recipe(&token, &pancakes()).await) }
     });
-    let mut ids = futures::future::join_all(creates).await;
-    ids.sort_unstable();
-    let before = ids.len();
-    ids.dedup();
-    assert_eq!(ids.len(), before, "every create got its own id: {ids:?}");
-    assert!(ids.iter().all(|id| *id >= 1));
-    let mine: Value = t.get_auth(RECIPES, &a).await.json().await.unwrap();
-    assert_eq!(mine.as_array().unwrap().len(), 12);
+    let created = futures::future::join_all(creates).await;
+    // Ids address a recipe under its owner only, so they are unique per user: each of a
+    // user's creates got its own, and the list holds all twelve in id order.
+    for (user, token) in [(0, &a), (1, &b)] {
+        let mut ids: Vec<i64> = created
+            .iter()
+            .filter(|(u, _)| *u == user)
+            .map(|(_, id)| *id)
+            .collect();
+        ids.sort_unstable();
+        let before = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), before, "every create got its own id: {ids:?}");
+        assert!(ids.iter().all(|id| *id >= 1));
+        let listed: Value = t.get_auth(RECIPES, token).await.json().await.unwrap();
+        let listed: Vec<i64> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(listed, ids);
+    }
 }

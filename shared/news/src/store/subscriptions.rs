@@ -9,7 +9,8 @@ use super::items::{
 use super::{ContentStore, StoreError, Unsubscription};
 use crate::model::Source;
 
-/// How often an unsubscribe reads the count again after a concurrent change before giving up.
+/// How often an unsubscribe reads the source again before giving up: only a race with the
+/// source's last subscribers (a count read as 1 that changed, or 2 that fell to 1) repeats.
 const UNSUBSCRIBE_ATTEMPTS: usize = 8;
 
 /// The condition of every write that needs the source to exist and not be retired.
@@ -68,15 +69,18 @@ impl ContentStore {
             if last {
                 self.retire_into(&mut tx, source_id, &item, count)?;
             } else {
+                // Any count of two or more may lose one without retiring the source, so the
+                // condition does not depend on the exact count: concurrent leavers and joiners
+                // of a popular source never make each other repeat.
                 let leave = tx
                     .update_builder(source_key(source_id))
                     .update_expression("ADD subscriberCount :minus")
                     .condition_expression(
-                        "attribute_not_exists(#retiredAt) AND subscriberCount = :read",
+                        "attribute_not_exists(#retiredAt) AND subscriberCount > :one",
                     )
                     .expression_attribute_names("#retiredAt", RETIRED_AT)
                     .expression_attribute_values(":minus", n(-1))
-                    .expression_attribute_values(":read", n(count));
+                    .expression_attribute_values(":one", n(1));
                 tx.update(leave)?;
             }
             match tx.commit_retrying().await {
@@ -100,7 +104,7 @@ impl ContentStore {
                         source_deleted: false,
                     })
                 }
-                // The count or the source changed since it was read: read again.
+                // The source was retired, or fell to its last subscriber: read again.
                 Err(e) if e.failed_at(1) => continue,
                 Err(e) => return Err(e.into()),
             }
