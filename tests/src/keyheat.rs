@@ -69,7 +69,7 @@ impl Meter {
     /// Starts metering tables named `prefix...` on the emulator at `emulator`.
     pub async fn start(emulator: &str, prefix: &str) -> Self {
         let meter = Self {
-            http: reqwest::Client::new(),
+            http: platform::tls::http_client().build().expect("client"),
             url: format!(
                 "{}/_emulator/keyheat?prefix={prefix}",
                 emulator.trim_end_matches('/')
