@@ -132,7 +132,7 @@ fn print_key(key: &KeyHeat) {
         format!(" {}", key.index)
     };
     println!(
-        "  {:>7.1}%{} {}{index} {} ({}): {:.0} RCU/s, {:.0} WCU/s",
+        "  {:>7.1}%{} {}{index} {} ({}): {:.1} RCU/s, {:.1} WCU/s",
         key.share() * 100.0,
         if key.hot() { " HOT" } else { "    " },
         key.table,
@@ -186,7 +186,10 @@ async fn news(b: &mut Bench, t: &TestStack) {
             &path,
             FeedDocument::rss(generated_rss(&name("Feed ", n), n * 100, 5)),
         );
-        sources.push((path, submit_id(t, &token, &url).await));
+        let id = submit_id(t, &token, &url).await;
+        // A source nobody subscribes to is neither fetched nor kept.
+        assert_eq!(t.subscribe(&token, &id).await.status(), 200);
+        sources.push((path, id));
     }
     let worker = feed_worker(t).await;
     let refresh = |id: &str| sqs_event(&[("m", news::FeedRefresh::new(id).to_json())]);
