@@ -68,6 +68,15 @@ impl TestStack {
     }
 }
 
+/// The ids of a recipe list, in its order.
+pub fn recipe_ids(list: &Value) -> Vec<i64> {
+    list.as_array()
+        .expect("a recipe list")
+        .iter()
+        .map(|r| r["id"].as_i64().expect("int id"))
+        .collect()
+}
+
 /// `value` with every number as a float (the service answers `2.0` for a sent `2`), for
 /// comparing what was sent with what is read back.
 pub fn numbers_as_floats(value: &Value) -> Value {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use serde_json::Value;
-use stack_tests::recipes::{pancakes, RECIPES};
+use stack_tests::recipes::{pancakes, recipe_ids, RECIPES};
 use stack_tests::{assert_news_error, TestStack, INTERNAL_TOKEN};
 
 /// More than one sweeper step (25 recipes per step).
@@ -91,12 +91,7 @@ async fn deleting_an_account_deletes_its_recipes_and_only_its() {
 
     // The other cook's recipes are untouched.
     let listed = t.get_ok(RECIPES, Some(&stays)).await;
-    let listed: Vec<i64> = listed
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect();
+    let listed = recipe_ids(&listed);
     assert_eq!(listed, kept);
 }
 

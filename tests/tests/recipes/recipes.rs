@@ -2,7 +2,9 @@
 //! isolation between users, ids under concurrency, the largest recipe.
 
 use serde_json::{json, Value};
-use stack_tests::recipes::{numbers_as_floats as floats, pancakes, recipe_path, RECIPES};
+use stack_tests::recipes::{
+    numbers_as_floats as floats, pancakes, recipe_ids, recipe_path, RECIPES,
+};
 use stack_tests::{assert_news_error, details, TestStack};
 
 fn ingredient(name: &str) -> Value {
@@ -68,12 +70,7 @@ async fn create_read_update_list() {
     let second = t.create_recipe(&token, &pancakes()).await;
     assert!(second > id);
     let list: Value = t.get_auth(RECIPES, &token).await.json().await.unwrap();
-    let ids: Vec<i64> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect();
+    let ids = recipe_ids(&list);
     assert_eq!(ids, [id, second]);
     assert_eq!(list[0]["title"], "Crêpes");
 
@@ -411,12 +408,7 @@ async fn concurrent_creates_get_distinct_ids() {
         assert_eq!(ids.len(), before, "every create got its own id: {ids:?}");
         assert!(ids.iter().all(|id| *id >= 1));
         let listed: Value = t.get_auth(RECIPES, token).await.json().await.unwrap();
-        let listed: Vec<i64> = listed
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["id"].as_i64().unwrap())
-            .collect();
+        let listed = recipe_ids(&listed);
         assert_eq!(listed, ids);
     }
 }
