@@ -7,17 +7,18 @@
 //!
 //! Every post write puts the post's outbox row (`store::index_queue`) in its own
 //! transaction; the community function then sends an [`IndexRequest`] to the search index
-//! queue. The indexer reads the post as it is now, makes the index hold that version, and
-//! deletes the outbox row. A message lost between the commit and the send is found by the
+//! queue. The indexer reads the post as it is now, makes the index hold that version, records
+//! it on the post (`indexedVersion` on META), and deletes the outbox row. A message lost between the commit and the send is found by the
 //! index scheduler ([`PostSearch::lagging`]): so every write is indexed, usually within a
 //! second, at worst within the scheduler's period.
 //!
 //! # Why a hit is checked again
 //!
 //! The index lags writes by up to that delay. Each hit is re-read from the posts table with
-//! its page: only published, live posts are answered, and a post whose outbox row says the
-//! index has not caught up is kept only if its current title and body still hold every
-//! term. So drafts, deleted posts and stale matches are never answered; a page may then hold
+//! its page: only published, live posts are answered, and a post whose META says the index
+//! has not caught up (`indexedVersion` below `version`) is kept only if its current title and
+//! body still hold every term. The mark is on the post's own item, which the page reads
+//! anyway: reading the outbox instead made its 8 partitions share every search. So drafts, deleted posts and stale matches are never answered; a page may then hold
 //! fewer posts than `size`, which the few spare ranks asked for usually prevent.
 
 use std::collections::{HashMap, HashSet};
@@ -225,7 +226,7 @@ impl<I: SearchIndex> PostSearch<I> {
         let ids: Vec<String> = hits.hits.iter().map(|h| h.post_id.clone()).collect();
         let mut keys_: Vec<Item> = Vec::with_capacity(ids.len() * 5);
         for id in &ids {
-            keys_.extend([keys::post(id), keys::post_body(id), keys::index_pending(id)]);
+            keys_.extend([keys::post(id), keys::post_body(id)]);
             if let Some(user) = caller {
                 keys_.extend([
                     keys::reaction(id, user.as_str()),
@@ -259,8 +260,9 @@ impl<I: SearchIndex> PostSearch<I> {
             let body = get(keys::post_body(id))
                 .map(PostBody::from_item)
                 .unwrap_or_default();
-            let lagging = get(keys::index_pending(id)).is_some();
-            if lagging && !analyze(&post.title, &body.content).contains_all(text.terms()) {
+            // A hit the index may not have caught up with is checked against the post's text.
+            if post.index_lags() && !analyze(&post.title, &body.content).contains_all(text.terms())
+            {
                 continue;
             }
             let marks = match caller {

@@ -234,6 +234,56 @@ async fn an_edit_is_found_by_its_new_words_only() {
     );
 }
 
+/// The indexer records the version it indexed on the post, and a search reads that instead of
+/// the search outbox: the outbox's 8 partitions would otherwise share every search (the
+/// emulator's key meter shows which partitions a search reads).
+#[tokio::test]
+async fn a_search_reads_each_hits_own_post_and_no_outbox_partition() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("alice").await;
+    let mut ids_written = Vec::new();
+    for n in 0..6 {
+        let created = t
+            .create_post(
+                &token,
+                &post(&format!("Espresso guide {n}"), "Grind, tamp, pull."),
+            )
+            .await;
+        ids_written.push(created["id"].as_str().unwrap().to_string());
+    }
+    search_until(&t, "espresso", None, |p| ids(p).len() == 6).await;
+    index_settled(&t).await;
+    for item in t.scan("CommunityTable").await {
+        let pk = item["pk"].as_s().unwrap();
+        if pk.starts_with("POST#") && item["sk"].as_s().unwrap() == "META" {
+            assert_eq!(item.get("indexedVersion"), item.get("version"), "{pk}");
+        }
+    }
+
+    let table = t.table("CommunityTable");
+    let prefix = table.strip_suffix("CommunityTable").unwrap();
+    let meter = stack_tests::keyheat::Meter::start(&stack_tests::emulator(), prefix).await;
+    let page = t.get_ok(&search_path("espresso"), None).await;
+    assert_eq!(ids(&page).len(), 6);
+    let read: Vec<String> = meter
+        .take()
+        .await
+        .into_iter()
+        .filter(|u| u.table == table && u.read_units > 0.0)
+        .map(|u| u.key)
+        .collect();
+    assert!(
+        read.iter().all(|key| !key.starts_with("IDXQ#")),
+        "a search read the outbox: {read:?}"
+    );
+    for id in &ids_written {
+        assert!(
+            read.contains(&format!("POST#{id}")),
+            "{id} not read: {read:?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_callers_reaction_and_bookmark_show_only_with_a_token() {
     let t = TestStack::start().await;

@@ -19,9 +19,28 @@ pub(crate) fn pending_row(post_id: &str, version: i64, at: &str) -> Item {
 }
 
 impl Store {
-    /// Marks `post_id` indexed up to `version`: removes its outbox row unless a newer write
-    /// has replaced it since.
+    /// Marks `post_id` indexed up to `version`: records it on the post (what a search reads
+    /// instead of the outbox, whose 8 partitions every search would share), then removes its
+    /// outbox row unless a newer write has replaced it since.
     pub async fn index_done(&self, post_id: &str, version: i64) -> Result<(), DynamoError> {
+        let marked = self
+            .table
+            .update_item()
+            .set_key(Some(keys::post(post_id)))
+            .update_expression("SET #indexed = :v")
+            .condition_expression(
+                "attribute_exists(pk) AND (attribute_not_exists(#indexed) OR #indexed < :v)",
+            )
+            .expression_attribute_names("#indexed", super::posts::INDEXED_VERSION)
+            .expression_attribute_values(":v", n(version))
+            .send()
+            .await;
+        match marked {
+            // A newer version is marked already, or the post is gone.
+            Err(e) if platform::dynamo::is_condition_failed(&e) => {}
+            Err(e) => return Err(self.table.fail("UpdateItem", &e)),
+            Ok(_) => {}
+        }
         let result = self
             .table
             .delete_item()

@@ -19,7 +19,8 @@
 //!   write moves the post's or comment's counter and the user's `PROFILE` counter in the same
 //!   transaction;
 //! - the search outbox ([`index_queue`]): `IDXQ#{0..7}`/`{p}` while the search index lags a
-//!   post's latest write;
+//!   post's latest write (read by the index scheduler only); META's `indexedVersion` is the
+//!   newest version the index holds, which a search compares with `version`;
 //! - summaries ([`summaries`]): the state on META, the outbox `SUMQ#{0..7}`/`{p}` while a
 //!   summary is wanted, the failed list `SUMFAILED`/`{failedAt}#{p}`;
 //! - per-user lists in `gsi1`: `AUTHOR#{u}#PUBLISHED|DRAFT`, `LIKES#{u}`, `DISLIKES#{u}`,

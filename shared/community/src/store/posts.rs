@@ -15,6 +15,9 @@ use platform::dynamo::{
     MAX_ITEM_BYTES, MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS,
 };
 
+/// The META attribute holding the newest version the search index holds.
+pub(crate) const INDEXED_VERSION: &str = "indexedVersion";
+
 /// A post's META item, read back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredPost {
@@ -38,6 +41,9 @@ pub struct StoredPost {
     pub updated_at: String,
     pub first_published_at: Option<String>,
     pub version: i64,
+    /// The newest version the search index holds (`indexedVersion`, set by the indexer);
+    /// `None` for a post not indexed since the attribute was introduced.
+    pub indexed_version: Option<i64>,
     pub deleted: bool,
     /// The AI summary's state (`shared/community/src/summary.rs`).
     pub summary: SummaryState,
@@ -213,6 +219,10 @@ impl StoredPost {
             updated_at: string(t, item, "updatedAt")?,
             first_published_at: item.opt_string("firstPublishedAt"),
             version: item.counter(table, "version")?,
+            indexed_version: item
+                .contains_key(INDEXED_VERSION)
+                .then(|| item.counter(table, INDEXED_VERSION))
+                .transpose()?,
             deleted: item.contains_key("deletedAt"),
             summary: SummaryState::from_item(item),
         })
@@ -226,6 +236,11 @@ impl StoredPost {
     /// Listed for everyone: live and published.
     pub fn is_public(&self) -> bool {
         !self.deleted && self.status == PostStatus::Published
+    }
+
+    /// The search index may not hold this version yet.
+    pub fn index_lags(&self) -> bool {
+        self.indexed_version.is_none_or(|v| v < self.version)
     }
 }
 
@@ -703,6 +718,7 @@ impl Store {
             updated_at: now,
             first_published_at,
             version,
+            indexed_version: before.and_then(|b| b.indexed_version),
             deleted: false,
             summary,
         };
