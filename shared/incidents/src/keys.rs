@@ -66,24 +66,12 @@ pub struct KeyRateLimit {
 impl KeyRateLimit {
     /// `COUNT/SECONDS`, within the bounds.
     pub fn parse(raw: &str) -> Result<Self, String> {
-        let (count, seconds) = raw
-            .trim()
-            .split_once('/')
-            .ok_or_else(|| format!("{raw:?} is not COUNT/SECONDS"))?;
-        let requests = count
-            .trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|c| (1..=MAX_REQUESTS).contains(c))
-            .ok_or_else(|| format!("{count:?} is not a count from 1 to {MAX_REQUESTS}"))?;
-        let window_seconds = seconds
-            .trim()
-            .parse::<u64>()
-            .ok()
-            .filter(|s| (1..=MAX_WINDOW_SECONDS).contains(s))
-            .ok_or_else(|| {
-                format!("{seconds:?} is not a number of seconds from 1 to {MAX_WINDOW_SECONDS}")
-            })?;
+        let (requests, window_seconds) = platform::config::count_per_seconds(raw)?;
+        if requests > MAX_REQUESTS || window_seconds > MAX_WINDOW_SECONDS {
+            return Err(format!(
+                "{raw:?} is over {MAX_REQUESTS} requests or {MAX_WINDOW_SECONDS} seconds"
+            ));
+        }
         Ok(Self {
             requests,
             window_seconds,

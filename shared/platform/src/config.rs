@@ -99,6 +99,28 @@ impl FromIterator<(String, String)> for Env {
     }
 }
 
+/// A rate written `COUNT/SECONDS` (`10/60`): a count and a window of at least 1 each; the
+/// caller bounds them further.
+pub fn count_per_seconds(raw: &str) -> Result<(u32, u64), String> {
+    let (count, seconds) = raw
+        .trim()
+        .split_once('/')
+        .ok_or_else(|| format!("{raw:?} is not COUNT/SECONDS"))?;
+    let count = count
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|c| *c > 0)
+        .ok_or_else(|| format!("{count:?} is not a count of at least 1"))?;
+    let seconds = seconds
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|s| *s > 0)
+        .ok_or_else(|| format!("{seconds:?} is not a number of seconds of at least 1"))?;
+    Ok((count, seconds))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

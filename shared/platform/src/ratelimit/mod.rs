@@ -61,23 +61,12 @@ impl Limit {
     pub fn parse(name: &'static str, spec: &str) -> Result<Self, String> {
         let mut rules = Vec::new();
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (count, seconds) = part
-                .split_once('/')
-                .ok_or_else(|| format!("{part:?} is not COUNT/SECONDS"))?;
-            let limit = count
-                .trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|c| *c > 0)
-                .ok_or_else(|| format!("{count:?} is not a count of at least 1"))?;
-            let window = seconds
-                .trim()
-                .parse::<u64>()
-                .ok()
-                .filter(|s| (1..=MAX_WINDOW_SECONDS).contains(s))
-                .ok_or_else(|| {
-                    format!("{seconds:?} is not a number of seconds from 1 to {MAX_WINDOW_SECONDS}")
-                })?;
+            let (limit, window) = crate::config::count_per_seconds(part)?;
+            if window > MAX_WINDOW_SECONDS {
+                return Err(format!(
+                    "{part:?}: the window is more than {MAX_WINDOW_SECONDS} seconds"
+                ));
+            }
             rules.push(Rule {
                 limit,
                 window: Duration::from_secs(window),
