@@ -24,6 +24,7 @@ BINARY_CommunityFunction := community
 BINARY_CommunityUploadsFunction := community-uploads
 BINARY_WebFunction := web
 BINARY_CommunityIndexerFunction := community-indexer
+BINARY_CommunityViewsFunction := community-views
 BINARY_CommunityIndexSchedulerFunction := community-index-scheduler
 BINARY_CommunitySweeperFunction := community-sweeper
 BINARY_CommunitySummarizerFunction := community-summarizer

@@ -113,6 +113,7 @@ pub fn registry() -> Registry {
     registry.http("genai", genai_function::router);
     registry.http("community", community_function::router);
     registry.sqs("community-indexer", community_indexer_function::handler);
+    registry.sqs("community-views", community_views_function::handler);
     registry.sqs("community-sweeper", community_sweeper_function::handler);
     registry.sqs(
         "community-summarizer",

@@ -70,6 +70,7 @@ async fn every_event_file_gets_its_expected_status() {
             "CommunityIndexerFunction" => {
                 Some(community_indexer_function::handler(env.clone()).await)
             }
+            "CommunityViewsFunction" => Some(community_views_function::handler(env.clone()).await),
             "CommunitySummarizerFunction" => {
                 Some(community_summarizer_function::handler(env.clone()).await)
             }

@@ -18,6 +18,7 @@ use utoipa::IntoResponses;
 pub const DEFAULT_POSTS: &str = "10/60,100/86400";
 pub const DEFAULT_COMMENTS: &str = "10/60,500/86400";
 pub const DEFAULT_REACTIONS: &str = "60/60,2000/86400";
+pub const DEFAULT_VIEWS: &str = "120/60,5000/86400";
 
 /// What a write is, for its limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,11 +37,12 @@ pub struct WriteBrake {
     posts: Limit,
     comments: Limit,
     reactions: Limit,
+    views: Limit,
 }
 
 impl WriteBrake {
     /// `RATE_LIMIT_TABLE` (unset: no limits, logged), `COMMUNITY_RATE_LIMIT_POSTS`,
-    /// `COMMUNITY_RATE_LIMIT_COMMENTS`, `COMMUNITY_RATE_LIMIT_REACTIONS`.
+    /// `COMMUNITY_RATE_LIMIT_COMMENTS`, `COMMUNITY_RATE_LIMIT_REACTIONS`, `COMMUNITY_RATE_LIMIT_VIEWS`.
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, ConfigError> {
         let limiter = RateLimiter::from_env(env, aws);
         if limiter.is_none() {
@@ -66,6 +68,12 @@ impl WriteBrake {
                 "community-reactions",
                 DEFAULT_REACTIONS,
             )?,
+            views: Limit::from_env(
+                env,
+                "COMMUNITY_RATE_LIMIT_VIEWS",
+                "community-views",
+                DEFAULT_VIEWS,
+            )?,
         })
     }
 
@@ -85,6 +93,17 @@ impl WriteBrake {
             when_unavailable,
         )
         .await
+    }
+}
+
+impl WriteBrake {
+    /// Counts one view beacon by `client` (a user, or an anonymous reader's address). A view
+    /// is only a count, so it goes on when the limits table fails.
+    pub async fn admit_view(&self, client: ClientKey) -> Result<(), ApiError> {
+        let Some(limiter) = &self.limiter else {
+            return Ok(());
+        };
+        ratelimit::enforce(limiter, &[(&self.views, client)], WhenUnavailable::Allow).await
     }
 }
 

@@ -20,6 +20,7 @@ mod schema;
 mod search;
 mod social;
 mod summaries;
+mod views;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -35,7 +36,7 @@ use community::input::{
     RawPost, TopicIds, UserId,
 };
 use community::model::{Author, Post, PostCard, PostPage, Topic, TopicCategory, TopicRef};
-use community::{CleanupQueue, Community, IndexQueue, PostSearch, SummaryQueue};
+use community::{CleanupQueue, Community, IndexQueue, PostSearch, SummaryQueue, ViewQueue};
 use community_search::DynamoSearchIndex;
 use platform::auth::{AuthUser, InternalService, MaybeUser};
 use platform::aws::AwsClients;
@@ -49,6 +50,20 @@ use utoipa::{IntoParams, OpenApi, ToSchema};
 use crate::brake::{TooManyWrites, Write, WriteBrake};
 use crate::errors::to_api;
 use crate::identity::UsersDirectory;
+
+/// The salt of anonymous readers' hashed addresses: the internal service token, a secret the
+/// function already holds; without one, random per cold start (views then dedupe per instance).
+fn view_salt(env: &Env) -> Arc<[u8]> {
+    if let Some(token) = env.get("INTERNAL_SERVICE_TOKEN").filter(|t| !t.is_empty()) {
+        return Arc::from(format!("views:{token}").into_bytes());
+    }
+    tracing::warn!("INTERNAL_SERVICE_TOKEN is unset: anonymous views dedupe per instance");
+    let mut salt = [0_u8; 32];
+    if ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut salt).is_err() {
+        tracing::warn!("no random salt: anonymous views share one");
+    }
+    Arc::from(salt.to_vec())
+}
 
 /// The public path prefix of Document B.
 pub const PREFIX: &str = "/api/v1";
@@ -64,6 +79,9 @@ pub struct AppState {
     index_queue: IndexQueue,
     cleanup_queue: CleanupQueue,
     summary_queue: SummaryQueue,
+    view_queue: ViewQueue,
+    /// Salts the hash of an anonymous reader's address (their views' dedupe key).
+    view_salt: Arc<[u8]>,
     verifier: Arc<TokenVerifier>,
     internal_token: InternalToken,
     users: UsersDirectory,
@@ -93,6 +111,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         index: IndexQueue::from_env(&env, aws.sqs())?,
         cleanup: community::cleanup::cleanup_queue(&env, aws.sqs())?,
         summary: SummaryQueue::from_env(&env, aws.sqs())?,
+        views: ViewQueue::from_env(&env, aws.sqs())?,
     };
     let brake = WriteBrake::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
@@ -114,6 +133,8 @@ pub struct Queues {
     pub cleanup: CleanupQueue,
     /// Post writes that want a summary ask the summarizer.
     pub summary: SummaryQueue,
+    /// View beacons go to the view counter.
+    pub views: ViewQueue,
 }
 
 /// The router over given services.
@@ -131,6 +152,8 @@ pub fn app(
         index_queue: queues.index,
         cleanup_queue: queues.cleanup,
         summary_queue: queues.summary,
+        view_queue: queues.views,
+        view_salt: view_salt(env),
         verifier: Arc::new(verifier),
         internal_token: InternalToken::from_env(env),
         users: UsersDirectory::new(
@@ -157,6 +180,7 @@ pub fn app(
         .merge(comments::routes())
         .merge(lists::routes())
         .merge(summaries::routes())
+        .merge(views::routes())
         .with_state(state);
     Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
@@ -197,7 +221,8 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         lists::user_likes,
         summaries::post_summary,
         summaries::retry_summary,
-        summaries::failed_summaries
+        summaries::failed_summaries,
+        views::view
     ),
     components(schemas(
         Author,

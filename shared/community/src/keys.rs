@@ -128,6 +128,12 @@ pub fn reaction(post_id: &str, user_id: &str) -> Item {
     key(format!("POST#{post_id}"), format!("R#{user_id}"))
 }
 
+/// That `reader` was counted viewing a post during `hour` (hours since the epoch): one row
+/// per reader, post and hour, each its own partition, expiring after the hour.
+pub fn view(post_id: &str, reader: &str, hour: i64) -> Item {
+    key(format!("VIEW#{post_id}#{reader}#{hour}"), META)
+}
+
 /// A user's bookmark of a post.
 pub fn bookmark(post_id: &str, user_id: &str) -> Item {
     key(format!("POST#{post_id}"), format!("B#{user_id}"))

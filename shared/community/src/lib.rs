@@ -42,6 +42,7 @@ pub mod social;
 pub mod stats;
 pub mod store;
 pub mod summary;
+pub mod views;
 
 pub use cleanup::{AccountCleanup, CleanupQueue};
 pub use error::CommunityError;
@@ -49,3 +50,4 @@ pub use identity::{Identity, IdentityError, Profile};
 pub use search::{IndexQueue, PostSearch, SearchText};
 pub use service::Community;
 pub use summary::{SummaryQueue, SummaryRequest};
+pub use views::{ViewQueue, ViewRequest};

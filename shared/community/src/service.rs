@@ -75,21 +75,17 @@ impl Community {
         Err(CommunityError::Busy)
     }
 
-    /// A post for `caller`: drafts only for their author (else not found); a view is
-    /// counted for everyone else.
+    /// A post for `caller`: drafts only for their author (else not found). Reading writes
+    /// nothing: views come from the page's beacon ([`crate::views`]).
     pub async fn post(&self, id: &PostId, caller: Option<&UserId>) -> Result<Post, CommunityError> {
         let (post, body, marks) = futures::try_join!(
-            async {
-                Ok::<_, CommunityError>(
-                    self.store
-                        .view(id.as_str(), caller.map(UserId::as_str))
-                        .await?,
-                )
-            },
+            async { Ok::<_, CommunityError>(self.store.post(id.as_str()).await?) },
             async { Ok::<_, CommunityError>(self.store.body(id.as_str()).await?) },
             self.marks_of(id.as_str(), caller)
         )?;
-        let post = post.ok_or(CommunityError::PostNotFound)?;
+        let post = post
+            .filter(|p| p.visible_to(caller.map(UserId::as_str)))
+            .ok_or(CommunityError::PostNotFound)?;
         Ok(with_marks(full(post, body), marks))
     }
 

@@ -292,40 +292,6 @@ impl Store {
             .unwrap_or_default())
     }
 
-    /// Reads a post for `caller`, counting the view when the post is published and live and
-    /// the caller is not its author: one UpdateItem returning the new item. A failed
-    /// condition falls back to a consistent read (the author's own view, or not visible).
-    pub async fn view(
-        &self,
-        id: &str,
-        caller: Option<&str>,
-    ) -> Result<Option<StoredPost>, DynamoError> {
-        let update = self
-            .table
-            .update_item()
-            .set_key(Some(keys::post(id)))
-            .update_expression("ADD viewCount :one")
-            .condition_expression(
-                "attribute_exists(pk) AND #status = :published AND attribute_not_exists(deletedAt) AND authorId <> :caller",
-            )
-            .expression_attribute_names("#status", "status")
-            .expression_attribute_values(":one", n(1))
-            .expression_attribute_values(":published", s(PostStatus::Published.as_str()))
-            .expression_attribute_values(":caller", s(caller.unwrap_or("")))
-            .return_values(platform::dynamo::ReturnValue::AllNew);
-        match update.send().await {
-            Ok(out) => match out.attributes {
-                Some(item) => StoredPost::from_item(self, &item).map(Some),
-                None => Err(self.table.corrupt("UpdateItem returned no attributes")),
-            },
-            Err(e) if platform::dynamo::is_condition_failed(&e) => {
-                let post = self.post(id).await?;
-                Ok(post.filter(|p| p.visible_to(caller)))
-            }
-            Err(e) => Err(self.table.fail("UpdateItem", &e)),
-        }
-    }
-
     /// Writes a post in one transaction: created (`before` is `None`) by `author`, or
     /// replaced over `before` (read at its version) by its author. Lists, topic counts and
     /// rings, the author's and the global counts follow the status and topic changes.

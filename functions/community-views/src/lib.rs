@@ -1,0 +1,162 @@
+//! The community view counter: consumes [`ViewRequest`] messages from the view queue (one per
+//! view beacon) and counts them, a batch at a time: per post, the views new for their reader
+//! and hour go into the post's `viewCount` with one `ADD`, in the transaction that writes
+//! their dedupe rows (`community::views`). A redelivered message finds its row and counts
+//! nothing again.
+//!
+//! Outcomes per message, reported with `ReportBatchItemFailures`:
+//! - counted, already counted, or on a post that is gone or not published: done;
+//! - unreadable: logged and dropped (a view is not worth a dead letter);
+//! - the table failed or stayed contended: every message of that post is a batch item
+//!   failure, and comes back.
+
+use std::sync::Arc;
+
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
+use community::store::Store;
+use community::ViewRequest;
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
+use platform::aws::AwsClients;
+use platform::dynamo::Table;
+use platform::{BoxError, Clock, Env, SqsHandler};
+
+/// Posts counted at once: a batch's posts are independent items, and each post's counting
+/// is a read and one transaction.
+pub const CONCURRENT_POSTS: usize = 8;
+
+pub struct ViewCounter {
+    store: Arc<Store>,
+}
+
+/// Builds the handler from its environment (`COMMUNITY_TABLE`): what a cold start does.
+pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
+    let aws = AwsClients::from_env(&env).await;
+    let table = Table::from_env(&env, &aws, "COMMUNITY_TABLE")?;
+    Ok(Arc::new(ViewCounter::new(Store::new(
+        table,
+        Clock::system(),
+    ))))
+}
+
+impl ViewCounter {
+    pub fn new(store: Store) -> Self {
+        Self {
+            store: Arc::new(store),
+        }
+    }
+}
+
+/// One post's views of a batch.
+#[derive(Debug, PartialEq, Eq)]
+struct PostViews {
+    post_id: String,
+    views: Vec<(String, i64)>,
+    message_ids: Vec<String>,
+}
+
+/// The batch's views grouped by post, in first-seen order; unreadable messages dropped.
+fn group_by_post(records: Vec<SqsMessage>) -> Vec<PostViews> {
+    let mut posts: Vec<PostViews> = Vec::new();
+    for record in records {
+        let id = record.message_id.unwrap_or_default();
+        match ViewRequest::parse(record.body.as_deref().unwrap_or("")) {
+            Ok(view) => {
+                let at = match posts.iter().position(|p| p.post_id == view.post_id) {
+                    Some(at) => at,
+                    None => {
+                        posts.push(PostViews {
+                            post_id: view.post_id.clone(),
+                            views: Vec::new(),
+                            message_ids: Vec::new(),
+                        });
+                        posts.len() - 1
+                    }
+                };
+                if let Some(post) = posts.get_mut(at) {
+                    post.views.push((view.reader, view.hour));
+                    post.message_ids.push(id);
+                }
+            }
+            Err(error) => tracing::warn!(message_id = %id, %error, "unreadable view; dropped"),
+        }
+    }
+    posts
+}
+
+impl SqsHandler for ViewCounter {
+    fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
+        let store = Arc::clone(&self.store);
+        async move {
+            let posts = group_by_post(event.records);
+            let failed: Vec<Vec<String>> = futures::stream::iter(posts)
+                .map(|post| {
+                    let store = Arc::clone(&store);
+                    async move {
+                        match store.count_views(&post.post_id, &post.views).await {
+                            Ok(counted) => {
+                                tracing::info!(post_id = %post.post_id, counted, "views counted");
+                                Vec::new()
+                            }
+                            Err(error) => {
+                                tracing::warn!(post_id = %post.post_id, %error, "views not counted; will be retried");
+                                post.message_ids
+                            }
+                        }
+                    }
+                })
+                .buffer_unordered(CONCURRENT_POSTS)
+                .collect()
+                .await;
+            let mut response = SqsBatchResponse::default();
+            for id in failed.into_iter().flatten() {
+                response.add_failure(id);
+            }
+            Ok(response)
+        }
+        .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(id: &str, body: &str) -> SqsMessage {
+        let mut m = SqsMessage::default();
+        m.message_id = Some(id.into());
+        m.body = Some(body.into());
+        m
+    }
+
+    #[test]
+    fn views_are_grouped_by_post_and_junk_is_dropped() {
+        let a = "5b0f3c1e-0000-4000-8000-00000000000a";
+        let b = "5b0f3c1e-0000-4000-8000-00000000000b";
+        let view = |post: &str, user: &str| {
+            ViewRequest::new(post, &community::views::Reader::member(user), 7).to_json()
+        };
+        let posts = group_by_post(vec![
+            message("1", &view(a, "x")),
+            message("2", "junk"),
+            message("3", &view(b, "x")),
+            message("4", &view(a, "y")),
+        ]);
+        let ids = |ids: &[&str]| ids.iter().map(|i| i.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            posts,
+            vec![
+                PostViews {
+                    post_id: a.to_string(),
+                    views: vec![("u.x".to_string(), 7), ("u.y".to_string(), 7)],
+                    message_ids: ids(&["1", "4"]),
+                },
+                PostViews {
+                    post_id: b.to_string(),
+                    views: vec![("u.x".to_string(), 7)],
+                    message_ids: ids(&["3"]),
+                },
+            ]
+        );
+    }
+}
