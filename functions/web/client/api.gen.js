@@ -2558,6 +2558,20 @@ export function getPostSummary(id, options = {}) {
 }
 
 /**
+ * Counts a view of a post by the caller (signed in or not), at most once per reader and
+ * hour, shortly after (the count is applied in batches). A draft, a missing post or the
+ * author's own view is accepted and not counted.
+ *
+ * `POST /api/v1/posts/{id}/views`
+ * @param {string} id The post's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function viewPost(id, options = {}) {
+  return request("POST", `/api/v1/posts/${encodeURIComponent(id)}/views`, { ...options, auth: "optional" });
+}
+
+/**
  * The runbook documents, newest first, a page at a time.
  *
  * `GET /api/v1/rag/documents`

@@ -17,6 +17,7 @@ export async function communityPost(main, match, { signal, title }) {
   const id = match.params.id;
   const heading = h("h1", { tabindex: "-1", id: "post-title" }, "Post");
   title("Post");
+  let viewed = false;
   const load = async () => {
     mount(main, h("div", { class: "page-head" }, heading), loading("Loading the post"));
     try {
@@ -29,6 +30,12 @@ export async function communityPost(main, match, { signal, title }) {
       mount(main, reader(post, heading), post.status === "PUBLISHED" ? thread : null);
       if (focused) {
         heading.focus();
+      }
+      if (post.status === "PUBLISHED" && !viewed) {
+        // One view beacon per page open (a retry of the page is not another view); the
+        // server counts it at most once an hour per reader, and a lost one only loses a view.
+        viewed = true;
+        api.viewPost(post.id).catch(() => {});
       }
       if (post.status === "PUBLISHED") {
         await commentThread(thread, post.id, signal);

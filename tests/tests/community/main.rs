@@ -23,4 +23,5 @@ mod search;
 mod summaries;
 mod topics;
 mod uploads;
+mod views;
 mod write_limits;
