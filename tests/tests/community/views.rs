@@ -53,6 +53,17 @@ async fn a_read_writes_nothing_and_a_reader_counts_once_an_hour() {
     let post = t.create_post(&author, &post_input("Counted", &[])).await;
     let id = post["id"].as_str().unwrap().to_string();
 
+    // The indexer writes the post once after its creation: wait for it before metering.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while t
+        .scan("CommunityTable")
+        .await
+        .iter()
+        .any(|i| i["pk"].as_s().unwrap().starts_with("IDXQ#"))
+    {
+        assert!(Instant::now() < deadline, "the indexer never caught up");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let table = t.table("CommunityTable");
     let prefix = table.strip_suffix("CommunityTable").unwrap();
     let meter = Meter::start(&stack_tests::emulator(), prefix).await;
