@@ -1,8 +1,8 @@
 //! The community view counter: consumes [`ViewRequest`] messages from the view queue (one per
 //! view beacon) and counts them, a batch at a time: per post, the views new for their reader
-//! and hour go into the post's `viewCount` with one `ADD`, in the transaction that writes
-//! their dedupe rows (`community::views`). A redelivered message finds its row and counts
-//! nothing again.
+//! and hour (each claimed by a conditional put of its dedupe row) go into the post's
+//! `viewCount` with one `ADD` (`community::views`). A redelivered message finds its row and
+//! counts nothing again.
 //!
 //! Outcomes per message, reported with `ReportBatchItemFailures`:
 //! - counted, already counted, or on a post that is gone or not published: done;
@@ -22,7 +22,7 @@ use platform::dynamo::Table;
 use platform::{BoxError, Clock, Env, SqsHandler};
 
 /// Posts counted at once: a batch's posts are independent items, and each post's counting
-/// is a read and one transaction.
+/// is a read, its views' puts and one update.
 pub const CONCURRENT_POSTS: usize = 8;
 
 pub struct ViewCounter {

@@ -3,14 +3,13 @@
 //! Opening a post page sends a view beacon (`POST /posts/{id}/views`), which puts a
 //! [`ViewRequest`] on the view queue and writes nothing to the table. The view worker
 //! (`community-views`) counts each batch: a view counts at most once per reader, post and
-//! hour (a small dedupe row, `VIEW#{post}#{reader}#{hour}`, that expires), and a post's new
-//! views of a batch are added to its `viewCount` in the same transaction as their dedupe
-//! rows, so a redelivered batch finds its rows and counts nothing twice.
+//! hour (a small dedupe row, `VIEW#{post}#{reader}#{hour}`, put only when absent, that
+//! expires), and a post's new views of a batch are one `ADD` to its `viewCount`, so a
+//! redelivered batch finds its rows and counts nothing twice.
 
+use futures::StreamExt;
 use platform::aws::sqs::Sqs;
-use platform::dynamo::{
-    n, retry_on_conflict, DynamoError, Item, RetryPolicy, Transaction, TransactionError,
-};
+use platform::dynamo::{n, DynamoError, Item};
 use platform::{ConfigError, Env};
 use serde::{Deserialize, Serialize};
 
@@ -140,25 +139,25 @@ impl ViewQueue {
     }
 }
 
-/// Dedupe rows per transaction: DynamoDB's 100 items, less the post's counter.
-const ROWS_PER_TRANSACTION: usize = platform::dynamo::MAX_TRANSACTION_ITEMS - 1;
-/// Times a post's views are read again when another worker counted some of them meanwhile.
-const REREADS: u32 = 4;
+/// Dedupe rows put at once.
+const CONCURRENT_PUTS: usize = 16;
 /// A dedupe row outlives its hour by this long (TTL deletes late; the hour is in its key).
 const DEDUPE_KEPT_SECONDS: i64 = 3600;
 
-/// Why a post's views were not counted (the worker lets the messages come back).
+/// Why some of a post's views were not counted (the worker lets their messages come back;
+/// the views it did count stay counted, and their rows make the redelivery skip them).
 #[derive(Debug, thiserror::Error)]
-pub enum ViewCountError {
-    #[error("other workers kept counting the same views")]
-    Busy,
-    #[error(transparent)]
-    Store(#[from] DynamoError),
-}
+#[error(transparent)]
+pub struct ViewCountError(#[from] pub DynamoError);
 
 impl Store {
     /// Counts `views` (reader, hour) of one post: each new (reader, hour) once, none by its
     /// author, none on a post that is not published and live. Answers how many were new.
+    ///
+    /// Each view is first claimed by a conditional put of its dedupe row; the claimed ones are
+    /// then added to the post with one `ADD`. A redelivered message finds its row and adds
+    /// nothing, so a view is never counted twice; one claimed but not added (the `ADD` failed
+    /// past the SDK's retries) is lost, never doubled.
     pub async fn count_views(
         &self,
         post_id: &str,
@@ -178,77 +177,61 @@ impl Store {
             .collect();
         wanted.sort();
         wanted.dedup();
-        let mut counted = 0;
-        for chunk in wanted.chunks(ROWS_PER_TRANSACTION) {
-            counted += self.count_chunk(post_id, chunk).await?;
+        let claims: Vec<Result<bool, DynamoError>> = futures::stream::iter(wanted)
+            .map(|(reader, hour)| async move { self.claim_view(post_id, &reader, hour).await })
+            .buffer_unordered(CONCURRENT_PUTS)
+            .collect()
+            .await;
+        let claimed = claims.iter().filter(|c| matches!(c, Ok(true))).count();
+        let failed = claims.into_iter().find_map(Result::err);
+        if claimed > 0 {
+            let count = i64::try_from(claimed).unwrap_or(i64::MAX);
+            let added = self
+                .table
+                .update_item()
+                .set_key(Some(keys::post(post_id)))
+                .update_expression("ADD viewCount :n")
+                .condition_expression("attribute_exists(pk) AND attribute_not_exists(deletedAt)")
+                .expression_attribute_values(":n", n(count))
+                .send()
+                .await;
+            match added {
+                Ok(_) => {}
+                // Deleted meanwhile: its views no longer count.
+                Err(e) if platform::dynamo::is_condition_failed(&e) => return Ok(0),
+                Err(e) => return Err(self.table.fail("UpdateItem", &e).into()),
+            }
         }
-        Ok(counted)
+        match failed {
+            Some(e) => Err(e.into()),
+            None => Ok(u64::try_from(claimed).unwrap_or(0)),
+        }
     }
 
-    /// One transaction's worth: the rows not yet there, put with the post's `ADD`.
-    async fn count_chunk(
+    /// Puts a view's dedupe row when absent: true when this call put it (the view is new).
+    async fn claim_view(
         &self,
         post_id: &str,
-        views: &[(String, i64)],
-    ) -> Result<u64, ViewCountError> {
-        for _ in 0..REREADS {
-            let seen = self
-                .table
-                .batch_get_all(
-                    views
-                        .iter()
-                        .map(|(r, h)| keys::view(post_id, r, *h))
-                        .collect(),
-                    Some("pk"),
-                )
-                .await?;
-            let fresh: Vec<&(String, i64)> = views
-                .iter()
-                .filter(|(r, h)| {
-                    let pk = keys::view(post_id, r, *h);
-                    !seen.iter().any(|row| row.get("pk") == pk.get("pk"))
-                })
-                .collect();
-            if fresh.is_empty() {
-                return Ok(0);
-            }
-            let mut tx = Transaction::new(&self.table);
-            for (reader, hour) in &fresh {
-                let mut row: Item = keys::view(post_id, reader, *hour);
-                row.insert(
-                    "expiresAt".to_string(),
-                    n((hour + 1) * 3600 + DEDUPE_KEPT_SECONDS),
-                );
-                tx.put(row, Some("attribute_not_exists(pk)"))?;
-            }
-            let count = i64::try_from(fresh.len()).unwrap_or(i64::MAX);
-            tx.update(
-                tx.update_builder(keys::post(post_id))
-                    .update_expression("ADD viewCount :n")
-                    .condition_expression(
-                        "attribute_exists(pk) AND attribute_not_exists(deletedAt)",
-                    )
-                    .expression_attribute_values(":n", n(count)),
-            )?;
-            match retry_on_conflict(
-                RetryPolicy::HOT_COUNTER,
-                TransactionError::is_conflict,
-                |_| tx.commit(),
-            )
+        reader: &str,
+        hour: i64,
+    ) -> Result<bool, DynamoError> {
+        let mut row: Item = keys::view(post_id, reader, hour);
+        row.insert(
+            "expiresAt".to_string(),
+            n((hour + 1) * 3600 + DEDUPE_KEPT_SECONDS),
+        );
+        match self
+            .table
+            .put_item()
+            .set_item(Some(row))
+            .condition_expression("attribute_not_exists(pk)")
+            .send()
             .await
-            {
-                Ok(()) => return Ok(u64::try_from(count).unwrap_or(0)),
-                // The post was deleted meanwhile: its views no longer count.
-                Err(e @ TransactionError::Condition { .. }) if e.failed_at(fresh.len()) => {
-                    return Ok(0)
-                }
-                // Another delivery counted some of these meanwhile: read again.
-                Err(TransactionError::Condition { .. }) => continue,
-                Err(TransactionError::Conflict) => return Err(ViewCountError::Busy),
-                Err(TransactionError::Dynamo(e)) => return Err(e.into()),
-            }
+        {
+            Ok(_) => Ok(true),
+            Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(false),
+            Err(e) => Err(self.table.fail("PutItem", &e)),
         }
-        Err(ViewCountError::Busy)
     }
 }
 
