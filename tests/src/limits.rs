@@ -8,7 +8,7 @@ use crate::{assert_news_error, header};
 
 /// Template parameters that take every rate limit out of the way: other tests send far more
 /// than a reader would from one address. The limits' own tests set theirs over these.
-pub const OUT_OF_THE_WAY: [(&str, &str); 14] = [
+pub const OUT_OF_THE_WAY: [(&str, &str); 15] = [
     ("AiRateLimitAnonymous", "100000/60"),
     ("AiRateLimitPerUser", "100000/60"),
     ("AiRateLimitPerAddress", "100000/60"),
@@ -18,6 +18,7 @@ pub const OUT_OF_THE_WAY: [(&str, &str); 14] = [
     ("CommunityRateLimitPosts", "100000/60"),
     ("CommunityRateLimitComments", "100000/60"),
     ("CommunityRateLimitReactions", "100000/60"),
+    ("CommunityRateLimitViews", "100000/60"),
     ("RecipesAiRateLimitPerUser", "100000/60"),
     ("MetricsRateLimitPerAddress", "100000/60"),
     ("IncidentsAiRateLimitPerUser", "100000/60"),

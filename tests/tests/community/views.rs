@@ -92,6 +92,12 @@ async fn a_read_writes_nothing_and_a_reader_counts_once_an_hour() {
         assert_eq!(beacon(&t, &id, token).await, 202);
     }
     views_settle_at(&t, &id, 3).await;
+    // Another address is another anonymous reader, counted once too.
+    for _ in 0..2 {
+        let other = stack_tests::limits::from(t.http.post(t.url(&views_path(&id))), "198.51.100.2");
+        assert_eq!(other.send().await.unwrap().status(), 202);
+    }
+    views_settle_at(&t, &id, 4).await;
     // A view is one dedupe row per reader and hour, each expiring; none holds an address.
     let rows: Vec<_> = t
         .scan("CommunityTable")
@@ -99,12 +105,12 @@ async fn a_read_writes_nothing_and_a_reader_counts_once_an_hour() {
         .into_iter()
         .filter(|i| i["pk"].as_s().unwrap().starts_with(&format!("VIEW#{id}#")))
         .collect();
-    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert_eq!(rows.len(), 4, "{rows:?}");
     assert!(rows.iter().all(|r| r.contains_key("expiresAt")), "{rows:?}");
     assert!(
         rows.iter()
             .all(|r| !r["pk"].as_s().unwrap().contains("127.0.0.1")
-                && !r["pk"].as_s().unwrap().contains("unknown")),
+                && !r["pk"].as_s().unwrap().contains("198.51")),
         "{rows:?}"
     );
 }

@@ -105,3 +105,28 @@ async fn community_writes_are_limited_per_user_and_kind() {
     assert_eq!(shown["dislikeCount"], 0, "{shown}");
     assert_eq!(status(&t.react(id, &alice, "LIKE").await), 200);
 }
+
+#[tokio::test]
+async fn view_beacons_are_limited_per_reader() {
+    let t = TestStack::start_with(
+        [("CommunityRateLimitViews".to_string(), "2/86400".to_string())]
+            .into_iter()
+            .collect(),
+    )
+    .await;
+    let (_, alice) = t.member("alice").await;
+    let (_, bob) = t.member("bob").await;
+    let post = t.create_post(&alice, &post_input("Viewed", &[])).await;
+    let views = format!("{}/views", post_path(post["id"].as_str().unwrap()));
+    let anonymous =
+        |ip: &'static str| stack_tests::limits::from(t.http.post(t.url(&views)), ip).send();
+    // Anonymous readers by address, members by user.
+    for _ in 0..2 {
+        assert_eq!(status(&anonymous("203.0.113.7").await.unwrap()), 202);
+        assert_eq!(status(&t.post_auth(&views, &bob).await), 202);
+    }
+    assert_limited(anonymous("203.0.113.7").await.unwrap()).await;
+    assert_limited(t.post_auth(&views, &bob).await).await;
+    assert_eq!(status(&anonymous("198.51.100.2").await.unwrap()), 202);
+    assert_eq!(status(&t.post_auth(&views, &alice).await), 202);
+}
