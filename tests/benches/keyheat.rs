@@ -24,6 +24,7 @@
     clippy::print_stdout
 )]
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -34,10 +35,13 @@ use stack_tests::content::{feed_scheduler, feed_worker, sqs_event, submit_id, AR
 use stack_tests::feeds::{generated_rss, FeedDocument, FeedServer};
 use stack_tests::genai::llm_parameters;
 use stack_tests::incidents::log;
-use stack_tests::keyheat::{self, heat, monthly_cost, units_per_second, KeyHeat, Meter, Scenario};
+use stack_tests::keyheat::{
+    self, heat, monthly_cost, origin_rate, shared_max_age, units_per_second, KeyHeat, Meter,
+    Scenario, REGIONAL_EDGE_CACHES,
+};
 use stack_tests::llm::FakeLlm;
 use stack_tests::recipes::{pancakes, recipe_path};
-use stack_tests::{emulator, Call, TestStack};
+use stack_tests::{emulator, header, Call, TestStack};
 
 /// What one scenario measured.
 struct Measured {
@@ -45,6 +49,26 @@ struct Measured {
     heat: Vec<KeyHeat>,
     reads_per_second: f64,
     writes_per_second: f64,
+}
+
+/// The shortest time a shared cache may keep the answers of a scenario's reads (None once
+/// any answer is not cacheable).
+#[derive(Default)]
+struct Edge(RefCell<Option<Option<u32>>>);
+
+impl Edge {
+    fn saw(&self, response: &reqwest::Response) {
+        let seconds = shared_max_age(header(response.headers(), "cache-control"));
+        let mut kept = self.0.borrow_mut();
+        *kept = Some(match *kept {
+            None => seconds,
+            Some(before) => before.zip(seconds).map(|(a, b)| a.min(b)),
+        });
+    }
+
+    fn seconds(&self) -> Option<u32> {
+        self.0.borrow().flatten()
+    }
 }
 
 struct Bench {
@@ -65,10 +89,7 @@ impl Bench {
         ops: usize,
         work: F,
     ) {
-        self.meter.take().await;
-        let started = Instant::now();
-        work.await;
-        let uses = self.settle().await;
+        let (uses, elapsed) = self.run(work).await;
         let scenario = Scenario {
             system,
             name,
@@ -76,16 +97,67 @@ impl Bench {
             spread,
             ops,
         };
+        println!(
+            "\n{system} / {name}: {ops} operations in {elapsed:.1} s; at {target_per_second} a second:"
+        );
+        self.record(scenario, &uses);
+    }
+
+    /// [`Self::measure`] for `ops` anonymous GETs of `path`, which readers ask for
+    /// `readers_per_second` times a second: the origin takes what a CDN in front of it (the
+    /// template's EdgeCache) passes on, per the answers' `Cache-Control`.
+    async fn measure_reads(
+        &mut self,
+        t: &TestStack,
+        system: &'static str,
+        name: &'static str,
+        readers_per_second: f64,
+        path: &str,
+        ops: usize,
+    ) {
+        let edge = Edge::default();
+        let reads = async {
+            for _ in 0..ops {
+                let answer = t.get(path).await;
+                assert_eq!(answer.status(), 200, "GET {path}");
+                edge.saw(&answer);
+            }
+        };
+        let (uses, elapsed) = self.run(reads).await;
+        let seconds = edge.seconds();
+        let origin = origin_rate(readers_per_second, 1, seconds);
+        let scenario = Scenario {
+            system,
+            name,
+            target_per_second: origin,
+            spread: 1.0,
+            ops,
+        };
+        let kept = seconds.map_or("not cacheable".to_string(), |s| {
+            format!("kept {s} s by {REGIONAL_EDGE_CACHES} regional edge caches")
+        });
+        println!(
+            "\n{system} / {name}: {ops} operations in {elapsed:.1} s; {readers_per_second} readers \
+             a second, {kept}: {origin:.1} a second at the origin:"
+        );
+        self.record(scenario, &uses);
+    }
+
+    async fn run<F: Future<Output = ()>>(&mut self, work: F) -> (Vec<keyheat::KeyUse>, f64) {
+        self.meter.take().await;
+        let started = Instant::now();
+        work.await;
+        let uses = self.settle().await;
+        (uses, started.elapsed().as_secs_f64())
+    }
+
+    fn record(&mut self, scenario: Scenario, uses: &[keyheat::KeyUse]) {
         let prefix = self.prefix.clone();
-        let heat = heat(&scenario, &uses, |table| {
+        let heat = heat(&scenario, uses, |table| {
             table.strip_prefix(&prefix).unwrap_or(table).to_string()
         });
-        let (reads_per_second, writes_per_second) = units_per_second(&scenario, &uses);
-        println!(
-            "\n{system} / {name}: {ops} operations in {:.1} s; at {target_per_second} a second: \
-             {reads_per_second:.0} read and {writes_per_second:.0} write units a second",
-            started.elapsed().as_secs_f64()
-        );
+        let (reads_per_second, writes_per_second) = units_per_second(&scenario, uses);
+        println!("  {reads_per_second:.0} read and {writes_per_second:.0} write units a second");
         for key in heat.iter().take(4) {
             print_key(key);
         }
@@ -248,16 +320,15 @@ async fn news(b: &mut Bench, t: &TestStack) {
     // Per source it looks at: 1M sources every 15 minutes.
     b.measure("news", "scheduler run, per source", 1111.0, 1.0, count, run)
         .await;
-    let lists = async {
-        for _ in 0..20 {
-            assert_eq!(
-                t.get(&format!("{ARTICLES}?page=0&size=20")).await.status(),
-                200
-            );
-        }
-    };
-    b.measure("news", "first page of articles", 20_000.0, 1.0, 20, lists)
-        .await;
+    b.measure_reads(
+        t,
+        "news",
+        "first page of articles",
+        20_000.0,
+        &format!("{ARTICLES}?page=0&size=20"),
+        20,
+    )
+    .await;
     let service = t.service_token().await;
     let popular = sources[0].1.clone();
     let churn = async {
@@ -300,13 +371,15 @@ async fn community(b: &mut Bench, t: &TestStack) {
     b.measure("community", "create a post", 58.0, 1e6, 16, creates)
         .await;
     let viral = posts[0].clone();
-    let reads = async {
-        for _ in 0..40 {
-            assert_eq!(t.get(&post_path(&viral)).await.status(), 200);
-        }
-    };
-    b.measure("community", "read a viral post", 10_000.0, 1.0, 40, reads)
-        .await;
+    b.measure_reads(
+        t,
+        "community",
+        "read a viral post",
+        10_000.0,
+        &post_path(&viral),
+        40,
+    )
+    .await;
     let mut likers = Vec::new();
     for n in 0..40 {
         likers.push(t.member(&name("liker", n)).await.1);
@@ -320,23 +393,25 @@ async fn community(b: &mut Bench, t: &TestStack) {
     // 5,000 likes a second on one post, from a million members.
     b.measure("community", "like a viral post", 5000.0, 1e6, 40, likes)
         .await;
-    let feed = async {
-        for _ in 0..20 {
-            assert_eq!(
-                t.get(&format!("{POSTS}?page=0&size=20")).await.status(),
-                200
-            );
-        }
-    };
-    b.measure("community", "first page of posts", 20_000.0, 1.0, 20, feed)
-        .await;
-    let search = async {
-        for _ in 0..20 {
-            assert_eq!(t.get("/api/v1/posts/search?q=coffee").await.status(), 200);
-        }
-    };
-    b.measure("community", "search a common term", 2000.0, 1.0, 20, search)
-        .await;
+    b.measure_reads(
+        t,
+        "community",
+        "first page of posts",
+        20_000.0,
+        &format!("{POSTS}?page=0&size=20"),
+        20,
+    )
+    .await;
+    // One common term's first page: 2,000 a second.
+    b.measure_reads(
+        t,
+        "community",
+        "search a common term",
+        2000.0,
+        "/api/v1/posts/search?q=coffee",
+        20,
+    )
+    .await;
 }
 
 fn batch(services: &[String], size: usize, severity_of: impl Fn(usize) -> &'static str) -> Value {

@@ -84,11 +84,13 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let news = News::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
-    app(
+    let cache_seconds = platform::http::public_cache_seconds(&env)?;
+    let app = app(
         Arc::new(news),
         Arc::new(verifier),
         env.get("INTERNAL_API_URL").map(str::to_string),
-    )
+    )?;
+    Ok(platform::http::edge_cached(app, cache_seconds))
 }
 
 pub fn app(
