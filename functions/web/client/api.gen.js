@@ -292,6 +292,7 @@ import { request } from "./http.js";
  * A page of digests, newest first.
  * @typedef {Object} DigestPage
  * @property {Array<DigestSummary>} content
+ * @property {(string|null)} [nextCursor] The next page's `cursor` (days before this page's last); absent on the last page.
  * @property {number} page
  * @property {number} size
  * @property {number} totalElements
@@ -2177,7 +2178,7 @@ export function likeComment(id, body, options = {}) {
  * first.
  *
  * `GET /api/v1/digests/me`
- * @param {{page?: number, size?: number}} [query]
+ * @param {{page?: number, size?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<DigestPage>}
  */
