@@ -465,7 +465,7 @@ import { request } from "./http.js";
  */
 
 /**
- * An incident with its latest grouped logs and its history.
+ * An incident with samples of its grouped logs and its history.
  * @typedef {(Incident & {history: Array<IncidentEvent>, recentOccurrences: Array<Occurrence>})} IncidentDetail
  */
 

@@ -91,6 +91,54 @@ pub fn batch_key<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
     sha256_hex(&ids.into_iter().collect::<Vec<_>>().join("\n"))
 }
 
+/// Logs counted by `(service label, severity)`.
+type Tally<'a> = BTreeMap<(String, &'a str), u64>;
+
+/// The counts of the messages `chosen` (indexes into `tallies`), summed per series.
+fn sums<'a>(tallies: &[(&str, Tally<'a>)], chosen: &[usize]) -> Tally<'a> {
+    let mut out = Tally::new();
+    for (_, counts) in chosen.iter().filter_map(|i| tallies.get(*i)) {
+        for (series, count) in counts {
+            *out.entry(series.clone()).or_default() += count;
+        }
+    }
+    out
+}
+
+/// Commits the transaction `build` makes of `pending`, whose first items are a conditional
+/// marker of each, in order: one whose marker fails (counted before) is left out and the
+/// transaction built again. Returns those committed (none when all were counted before).
+pub async fn commit_uncounted<T>(
+    mut pending: Vec<T>,
+    build: impl Fn(&[T]) -> Result<Transaction, DynamoError>,
+    conflict: impl Fn() -> DynamoError,
+) -> Result<Vec<T>, DynamoError> {
+    // Each round commits, or leaves out at least one.
+    for _ in 0..=pending.len() {
+        if pending.is_empty() {
+            break;
+        }
+        match build(&pending)?.commit_retrying().await {
+            Ok(()) => return Ok(pending),
+            Err(TransactionError::Condition { failed }) => {
+                let before = pending.len();
+                pending = pending
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(at, _)| !failed.contains(at))
+                    .map(|(_, p)| p)
+                    .collect();
+                if pending.len() == before {
+                    return Err(conflict());
+                }
+            }
+            Err(TransactionError::Dynamo(e)) => return Err(e),
+            Err(TransactionError::Conflict) => return Err(conflict()),
+        }
+    }
+    Ok(Vec::new())
+}
+
 /// How an analysis ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -412,6 +460,101 @@ impl Metrics {
             }
             if self.commit_once(updates).await? {
                 counted += chunk.iter().map(|(_, c)| c).sum::<u64>();
+            }
+        }
+        Ok(counted)
+    }
+
+    /// Counts the logs of a batch of messages (each `(batch_key, (serviceName, severity) of
+    /// its logs)`), each message once however often it is delivered and in whatever batch:
+    /// one transaction of each message's marker and one update per series for all of them
+    /// (as many messages to a transaction as its 100 items hold), so the series take one
+    /// write per batch, not one per message. A message counted before fails its marker and
+    /// the transaction is made again without it. Returns the logs this call counted.
+    pub async fn count_messages(
+        &self,
+        messages: &[(String, Vec<(&str, &str)>)],
+    ) -> Result<u64, DynamoError> {
+        let names: BTreeSet<&str> = messages
+            .iter()
+            .flat_map(|(_, logs)| logs.iter().map(|(service, _)| *service))
+            .collect();
+        let labels = self.service_labels(&names).await?;
+        let mut seen = HashSet::new();
+        let mut tallies: Vec<(&str, Tally)> = Vec::new();
+        for (batch, logs) in messages {
+            if !seen.insert(batch.as_str()) {
+                continue;
+            }
+            let mut counts = Tally::new();
+            for (service, severity) in logs {
+                let label = labels.get(*service).map(String::as_str).unwrap_or(OTHER);
+                *counts.entry((label.to_string(), *severity)).or_default() += 1;
+            }
+            tallies.push((batch.as_str(), counts));
+        }
+        // Messages into transactions: a marker each, and the union of their series.
+        let mut chunks: Vec<Vec<usize>> = Vec::new();
+        let mut series: BTreeSet<(String, &str)> = BTreeSet::new();
+        let mut alone = Vec::new();
+        for (i, (_, counts)) in tallies.iter().enumerate() {
+            if counts.len() + 1 > MAX_TRANSACTION_ITEMS {
+                alone.push(i);
+                continue;
+            }
+            let grown = counts.keys().filter(|k| !series.contains(*k)).count();
+            let fits = chunks
+                .last()
+                .is_some_and(|c| c.len() + 1 + series.len() + grown <= MAX_TRANSACTION_ITEMS);
+            if !fits {
+                chunks.push(Vec::new());
+                series.clear();
+            }
+            series.extend(counts.keys().cloned());
+            if let Some(chunk) = chunks.last_mut() {
+                chunk.push(i);
+            }
+        }
+        let mut counted = 0;
+        for chunk in chunks {
+            let committed = commit_uncounted(
+                chunk,
+                |pending| {
+                    // A message alone in its transaction is marked as `count_logs` marks it.
+                    let markers: Vec<String> = pending
+                        .iter()
+                        .filter_map(|i| tallies.get(*i))
+                        .map(|(batch, _)| format!("logs:{batch}:0"))
+                        .collect();
+                    let shard = shard_for(markers.first().map(String::as_str).unwrap_or(""));
+                    let mut tx = Transaction::new(&self.table);
+                    for marker in &markers {
+                        tx.update(self.marker(marker))?;
+                    }
+                    for ((service, severity), count) in sums(&tallies, pending) {
+                        let delta = i64::try_from(count).unwrap_or(i64::MAX);
+                        tx.update(self.add(
+                            &catalog::LOGS_INGESTED,
+                            &[&service, severity],
+                            delta,
+                            shard,
+                        ))?;
+                    }
+                    Ok(tx)
+                },
+                || self.conflict(),
+            )
+            .await?;
+            counted += sums(&tallies, &committed).values().sum::<u64>();
+        }
+        for i in alone {
+            if let Some((batch, _)) = tallies.get(i) {
+                let logs = messages
+                    .iter()
+                    .find(|(b, _)| b == batch)
+                    .map(|(_, logs)| logs.clone())
+                    .unwrap_or_default();
+                counted += self.count_logs(batch, logs).await?;
             }
         }
         Ok(counted)

@@ -180,8 +180,9 @@ async fn a_redelivered_message_stores_and_groups_nothing_twice() {
     assert_eq!(failed, vec!["bad".to_string()]);
 }
 
-/// Logs, their hours and grouped logs carry the table's TTL attribute, counted from each
-/// log's own time; incidents and alerts are kept. The table's TTL is on.
+/// Logs, their hours and grouped-log samples carry the table's TTL attribute, counted from
+/// each log's own time, and grouped markers expire; incidents, their counts and alerts are
+/// kept. The table's TTL is on.
 #[tokio::test]
 async fn logs_hours_and_grouped_logs_expire_after_the_retention() {
     let t =
@@ -226,14 +227,22 @@ async fn logs_hours_and_grouped_logs_expire_after_the_retention() {
     let pk = |item: &stack_tests::stack::Item| item["pk"].as_s().unwrap().clone();
     let sk = |item: &stack_tests::stack::Item| item["sk"].as_s().unwrap().clone();
     let (mut logs_seen, mut grouped, mut hours, mut incidents) = (0, 0, 0, 0);
+    let marker_expiry = chrono::Utc::now().timestamp() + 15 * 86_400;
     for item in &items {
         let (pk, sk) = (pk(item), sk(item));
         if pk.starts_with("LOG#") {
             logs_seen += 1;
             assert_eq!(expiry(item), Some(expected), "{pk} {sk}");
-        } else if sk.starts_with("OCC#") {
+        } else if sk == "SAMPLE" {
             grouped += 1;
             assert_eq!(expiry(item), Some(expected), "{pk} {sk}");
+        } else if pk.starts_with("GROUPED#") {
+            // A message's grouped marker outlives the queue and its DLQ, then goes.
+            let at = expiry(item).unwrap();
+            assert!(
+                (marker_expiry - 60..=marker_expiry).contains(&at),
+                "{pk} {sk}"
+            );
         } else if pk == "LOGHOURS" {
             hours += 1;
             assert_eq!(expiry(item), Some(hour_end + 7 * 86_400), "{sk}");
@@ -244,7 +253,8 @@ async fn logs_hours_and_grouped_logs_expire_after_the_retention() {
             assert_eq!(expiry(item), None, "{pk} {sk} is kept");
         }
     }
-    assert_eq!((logs_seen, grouped, hours, incidents), (2, 2, 1, 1));
+    // Two first samples, and the batch's newest log in the ring of the latest batches.
+    assert_eq!((logs_seen, grouped, hours, incidents), (2, 3, 1, 1));
 
     let ttl = t
         .dynamodb()
