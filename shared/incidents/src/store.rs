@@ -46,11 +46,15 @@ use platform::dynamo::{
     Table, Transaction, TransactionError,
 };
 
-/// Partitions each hour of logs (and each service's hour) is spread over.
-pub const SHARDS: u32 = 4;
-/// Hours with logs one timeline page may walk; a page that reaches it ends early, with a
-/// cursor to go on from.
-pub const MAX_HOURS_PER_PAGE: usize = 48;
+/// Partitions each hour of logs (and each service's hour) is spread over: a log id's last
+/// hex digit. A page reads an hour's shards in parallel.
+pub const SHARDS: u32 = 16;
+/// The shards logs were spread over before (the last hex digit modulo 4): a subset of
+/// [`SHARDS`], so still read, and deleted by id under either key until they expire.
+const LEGACY_SHARDS: u32 = 4;
+/// Hours with logs one timeline page may walk (a page makes at most this many times
+/// [`SHARDS`] Queries, 192); a page that reaches it ends early, with a cursor to go on from.
+pub const MAX_HOURS_PER_PAGE: usize = 12;
 /// The changes an incident's detail shows.
 pub const MAX_HISTORY: usize = 200;
 /// Days logs are kept when `LOG_RETENTION_DAYS` is not set.
@@ -113,6 +117,19 @@ fn millis_of(position: &str) -> Option<i64> {
 /// The shard of a log id: its last hex digit modulo [`SHARDS`].
 pub fn shard_of(id: &str) -> u32 {
     id.chars().last().and_then(|c| c.to_digit(16)).unwrap_or(0) % SHARDS
+}
+
+/// The keys the log with `id` may have: its own, and the one it had before [`SHARDS`] grew
+/// when that differs.
+fn log_keys(id: &str) -> Vec<Item> {
+    let hour = hour_of(millis_of(id).unwrap_or(0));
+    let shard = shard_of(id);
+    let legacy = shard % LEGACY_SHARDS;
+    let mut keys = vec![key(log_pk(&hour, shard), id)];
+    if legacy != shard {
+        keys.push(key(log_pk(&hour, legacy), id));
+    }
+    keys
 }
 
 fn log_pk(hour: &str, shard: u32) -> String {
@@ -252,24 +269,27 @@ impl Store {
     /// Deletes the logs with these ids (absent ones are no error).
     pub async fn delete_logs(&self, ids: &[String]) -> Result<(), DynamoError> {
         self.table
-            .delete_all(ids.iter().map(|id| log_key(id)).collect())
+            .delete_all(ids.iter().flat_map(|id| log_keys(id)).collect())
             .await
     }
 
     /// Deletes one log; [`StoreError::NotFound`] when there is none.
     pub async fn delete_log(&self, id: &str) -> Result<(), StoreError> {
-        match self
-            .table
-            .delete_item()
-            .set_key(Some(log_key(id)))
-            .condition_expression("attribute_exists(pk)")
-            .send()
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(e) if is_condition_failed(&e) => Err(StoreError::NotFound),
-            Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
+        for key in log_keys(id) {
+            match self
+                .table
+                .delete_item()
+                .set_key(Some(key))
+                .condition_expression("attribute_exists(pk)")
+                .send()
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(e) if is_condition_failed(&e) => continue,
+                Err(e) => return Err(self.table.fail("DeleteItem", &e).into()),
+            }
         }
+        Err(StoreError::NotFound)
     }
 
     /// One page of the timeline, newest first, and the cursor of the next page (absent when
@@ -322,15 +342,15 @@ impl Store {
                 break;
             }
             let mut found = Vec::new();
-            for shard in 0..SHARDS {
-                let items = self
-                    .shard_page(hour, shard, filter, &lo, &hi, remaining + 1)
-                    .await?;
-                for item in items {
-                    let log = self.log_from(&item)?;
-                    if log.id != hi {
-                        found.push(log);
-                    }
+            let shards = futures::future::try_join_all(
+                (0..SHARDS)
+                    .map(|shard| self.shard_page(hour, shard, filter, &lo, &hi, remaining + 1)),
+            )
+            .await?;
+            for item in shards.iter().flatten() {
+                let log = self.log_from(item)?;
+                if log.id != hi {
+                    found.push(log);
                 }
             }
             found.sort_by(|a, b| b.id.cmp(&a.id));
@@ -1076,9 +1096,16 @@ mod tests {
     fn keys_follow_the_id() {
         let id = "1732486400000-5b0f3c1e00004000800000000000000b";
         assert_eq!(hour_of(1_732_486_400_000), "2024-11-24T22");
-        assert_eq!(shard_of(id), 11 % SHARDS);
+        assert_eq!(shard_of(id), 11);
         let k = log_key(id);
-        assert_eq!(k.get("pk"), Some(&s("LOG#2024-11-24T22#3")));
+        assert_eq!(k.get("pk"), Some(&s("LOG#2024-11-24T22#11")));
+        let keys = log_keys(id);
+        assert_eq!(keys.len(), 2, "and the key it had among 4 shards");
+        assert_eq!(keys[1].get("pk"), Some(&s("LOG#2024-11-24T22#3")));
+        assert_eq!(
+            log_keys("1732486400000-5b0f3c1e000040008000000000000002").len(),
+            1
+        );
         assert_eq!(hour_start_millis("2024-11-24T22"), Some(1_732_485_600_000));
     }
 }

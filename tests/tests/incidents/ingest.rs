@@ -417,3 +417,52 @@ async fn a_refused_entry_is_sent_again_once_and_then_there_is_no_202() {
         }
     }
 }
+
+/// A log stored when an hour had 4 shards (the id's last hex digit modulo 4) is still in
+/// the timeline, by service too, and deleted by its id.
+#[tokio::test]
+async fn a_log_stored_under_the_former_shards_is_read_and_deleted() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("legacy").await;
+    let at = chrono::Utc::now();
+    let id = format!("{:013}-{:032x}", at.timestamp_millis(), 0xfe);
+    let hour = at.format("%Y-%m-%dT%H").to_string();
+    let stamp = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let s = |v: &str| AttributeValue::S(v.to_string());
+    // Last digit e: shard 14 now, 2 of the former 4.
+    let item = [
+        ("pk", s(&format!("LOG#{hour}#2"))),
+        ("sk", s(&id)),
+        ("gsi1pk", s(&format!("SVC#billing#{hour}#2"))),
+        ("gsi1sk", s(&id)),
+        ("id", s(&id)),
+        ("serviceName", s("billing")),
+        ("type", s("APPLICATION_LOG")),
+        ("severity", s("INFO")),
+        ("logContent", s("invoice sent")),
+        ("timestamp", s(&stamp)),
+        ("receivedAt", s(&stamp)),
+    ];
+    let dynamodb = t.dynamodb().await;
+    let mut put = dynamodb.put_item().table_name(t.table("IncidentsTable"));
+    for (name, value) in item {
+        put = put.item(name, value);
+    }
+    put.send().await.unwrap();
+    let hours = dynamodb
+        .put_item()
+        .table_name(t.table("IncidentsTable"))
+        .item("pk", s("LOGHOURS"))
+        .item("sk", s(&hour));
+    hours.send().await.unwrap();
+
+    let all = t.timeline_with(&token, "limit=10", 1).await;
+    assert_eq!(all[0]["id"], id.as_str());
+    let by_service = t.timeline_with(&token, "serviceName=billing", 1).await;
+    assert_eq!(by_service[0]["id"], id.as_str());
+    let path = format!("{LOGS}/{id}");
+    assert_eq!(t.delete_auth(&path, &token).await.status(), 204);
+    t.timeline_with(&token, "limit=10", 0).await;
+    assert_news_error(t.delete_auth(&path, &token).await, 404, &path).await;
+}
