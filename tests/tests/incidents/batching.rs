@@ -1,7 +1,7 @@
 //! Grouping once per fingerprint per batch: a batch of many messages writes each
 //! fingerprint's incident count once (metered), an incident keeps a bounded number of sample
 //! logs while its count stays exact, and a batch delivered again (whole, or its messages in
-//! other batches) counts nothing twice.
+//! other batches) counts nothing twice, in the incident or in the metrics.
 
 use serde_json::{json, Value};
 use stack_tests::content::sqs_event;
@@ -178,6 +178,12 @@ async fn a_batch_delivered_again_in_other_batches_counts_nothing_twice() {
     deliver(processor.as_ref(), &[("c2", &c), ("c3", &c)]).await;
     let detail = only_incident(&t, &token).await;
     assert_eq!(detail["occurrences"], 57, "each message counted once");
+    let scrape = t.scrape().await;
+    let ingested = scrape.value(
+        "incident_logs_ingested_total",
+        &[("service", "inventory"), ("severity", "ERROR")],
+    );
+    assert_eq!(ingested, 57.0, "and counted once in the metrics");
     let alerts = t.get_ok_auth("/api/v1/alerts", &token).await;
     assert_eq!(alerts.as_array().unwrap().len(), 1, "{alerts}");
     assert_eq!(
