@@ -2221,7 +2221,7 @@ export function listIncidents(query = {}, options = {}) {
 }
 
 /**
- * One incident with its latest grouped logs (and why they were grouped) and its history.
+ * One incident with samples of its grouped logs (and why they were grouped) and its history.
  *
  * `GET /api/v1/incidents/{id}`
  * @param {string} id An incident id (32 hex digits)
