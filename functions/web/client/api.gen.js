@@ -466,7 +466,7 @@ import { request } from "./http.js";
  */
 
 /**
- * An incident with its latest grouped logs and its history.
+ * An incident with samples of its grouped logs and its history.
  * @typedef {(Incident & {history: Array<IncidentEvent>, recentOccurrences: Array<Occurrence>})} IncidentDetail
  */
 
@@ -2222,7 +2222,7 @@ export function listIncidents(query = {}, options = {}) {
 }
 
 /**
- * One incident with its latest grouped logs (and why they were grouped) and its history.
+ * One incident with samples of its grouped logs (and why they were grouped) and its history.
  *
  * `GET /api/v1/incidents/{id}`
  * @param {string} id An incident id (32 hex digits)
