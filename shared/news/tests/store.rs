@@ -17,8 +17,9 @@ use aws_sdk_dynamodb::types::{
 };
 use news::model::TopicRef;
 use news::store::{
-    ArticleFilter, ContentStore, NewArticle, NewSource, StoreError, SweepStep, Upsert,
+    ArticleFilter, ContentStore, NewArticle, NewSource, StoreError, SweepStep, Upsert, Window,
 };
+use news::PageRequest;
 use platform::dynamo::Table;
 use platform::Clock;
 use serde_yaml::Value;
@@ -107,6 +108,13 @@ async fn source(store: &ContentStore, id: &str) {
     assert!(created);
 }
 
+/// The rows of page `page` of `size`.
+fn window(page: u32, size: u32) -> Window {
+    PageRequest::parse(Some(page), Some(size))
+        .expect("page")
+        .window()
+}
+
 fn article(source_id: &str, n: u32, topics: &[&str]) -> NewArticle {
     NewArticle {
         id: news::ingest::article_id(source_id, &format!("guid-{n}")),
@@ -178,17 +186,19 @@ async fn upserts_are_idempotent_and_pages_are_newest_first() {
         );
     }
     let page = store
-        .articles_page(&ArticleFilter::default(), 0, 2)
+        .articles_page(&ArticleFilter::default(), &window(0, 2), 2)
         .await
-        .expect("page");
+        .expect("page")
+        .page;
     assert_eq!(page.total_elements, 5);
     assert_eq!(page.total_pages, 3);
     let titles: Vec<_> = page.content.iter().map(|a| a.title.as_str()).collect();
     assert_eq!(titles, vec!["Article 4", "Article 3"]);
     let last = store
-        .articles_page(&ArticleFilter::default(), 2, 2)
+        .articles_page(&ArticleFilter::default(), &window(2, 2), 2)
         .await
-        .expect("page");
+        .expect("page")
+        .page;
     assert_eq!(last.content.len(), 1);
     let science = store
         .articles_page(
@@ -196,11 +206,12 @@ async fn upserts_are_idempotent_and_pages_are_newest_first() {
                 topic_id: Some("science".into()),
                 source_ids: Vec::new(),
             },
-            0,
+            &window(0, 10),
             10,
         )
         .await
-        .expect("page");
+        .expect("page")
+        .page;
     assert_eq!(science.total_elements, 2);
     let topics = store.topics().await.expect("topics");
     let tech = topics.iter().find(|t| t.id == "tech").expect("tech");
@@ -226,9 +237,10 @@ async fn last_subscribers_leaving_concurrently_delete_everything() {
     );
     assert!(store.source("s3").await.expect("read").is_none());
     let page = store
-        .articles_page(&ArticleFilter::default(), 0, 10)
+        .articles_page(&ArticleFilter::default(), &window(0, 10), 10)
         .await
-        .expect("page");
+        .expect("page")
+        .page;
     assert!(page.content.is_empty(), "no orphan articles");
     assert_eq!(page.total_elements, 0);
     // The topics' counts follow as the sweep removes the rows.
@@ -286,9 +298,10 @@ async fn batch_upserts_store_each_article_once_with_exact_counters() {
     assert!(third.iter().all(|u| *u == Upsert::Inserted), "{third:?}");
 
     let page = store
-        .articles_page(&ArticleFilter::default(), 0, 100)
+        .articles_page(&ArticleFilter::default(), &window(0, 100), 100)
         .await
-        .expect("page");
+        .expect("page")
+        .page;
     assert_eq!(page.total_elements, 25);
     assert_eq!(page.content.len(), 25);
     let topics = store.topics().await.expect("topics");
@@ -299,11 +312,12 @@ async fn batch_upserts_store_each_article_once_with_exact_counters() {
                 source_ids: vec!["b1".into()],
                 topic_id: None,
             },
-            0,
+            &window(0, 10),
             10,
         )
         .await
-        .expect("page");
+        .expect("page")
+        .page;
     assert_eq!(by_source.total_elements, 25);
 
     // The source gone: nothing more is written.
@@ -338,7 +352,7 @@ async fn a_personal_feed_merges_its_sources_newest_first_reading_a_bounded_numbe
 
     let mut seen = Vec::new();
     for page in 0..6 {
-        let feed = store.feed_page(&asked, page, 5).await.unwrap();
+        let feed = store.feed_page(&asked, None, &window(page, 5), 5).await.unwrap();
         assert_eq!(feed.page.total_elements, 30);
         assert_eq!(feed.page.total_pages, 6);
         // Rows up to the page's end plus at most one page size of read-ahead per source.
@@ -353,14 +367,17 @@ async fn a_personal_feed_merges_its_sources_newest_first_reading_a_bounded_numbe
     let expected: Vec<String> = all.iter().map(|a| a.id.clone()).collect();
     assert_eq!(seen, expected);
 
-    let past_the_end = store.feed_page(&asked, 6, 5).await.unwrap();
+    let past_the_end = store.feed_page(&asked, None, &window(6, 5), 5).await.unwrap();
     assert!(past_the_end.page.content.is_empty());
-    let one_source = store.feed_page(&["fb".to_string()], 0, 100).await.unwrap();
+    let one_source = store
+        .feed_page(&["fb".to_string()], None, &window(0, 100), 100)
+        .await
+        .unwrap();
     assert_eq!(one_source.page.total_elements, 10);
     assert_eq!(one_source.page.content.len(), 10);
     assert!(one_source.rows_read <= 10);
     let nothing = store
-        .feed_page(&["no-such-source".to_string()], 0, 20)
+        .feed_page(&["no-such-source".to_string()], None, &window(0, 20), 20)
         .await
         .unwrap();
     assert_eq!((nothing.page.total_elements, nothing.rows_read), (0, 0));

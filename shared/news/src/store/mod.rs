@@ -56,6 +56,8 @@ mod subscriptions;
 mod sweep;
 
 pub use articles::{article_writes, transaction_groups, TRANSACTION_BYTES_BUDGET};
+pub use feed::{ArticlePage, Cursor, Window, MAX_BUCKETS_PER_PAGE};
+pub use sources::SourcesPage;
 pub use items::{
     cut_to_bytes, fit_article, ARTICLE_ITEM_BUDGET, MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
     MAX_URL_BYTES,
@@ -68,7 +70,6 @@ use platform::{Clock, ConfigError, Env};
 
 use crate::model::TopicRef;
 
-pub use self::feed::FeedPage;
 
 /// Why the content table could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -162,16 +163,43 @@ pub struct ArticleFilter {
     pub topic_id: Option<String>,
 }
 
+/// The topics this process has seen stored (shared by its clones), so an article does not
+/// write its topics' items; forgotten all at once past [`KnownTopics::MAX`].
+#[derive(Clone, Debug, Default)]
+struct KnownTopics(std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>);
+
+impl KnownTopics {
+    const MAX: usize = 10_000;
+
+    fn contains(&self, id: &str) -> bool {
+        self.0.lock().map(|set| set.contains(id)).unwrap_or(false)
+    }
+
+    fn insert(&self, id: &str) {
+        if let Ok(mut set) = self.0.lock() {
+            if set.len() >= Self::MAX {
+                set.clear();
+            }
+            set.insert(id.to_string());
+        }
+    }
+}
+
 /// The content table. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct ContentStore {
     table: Table,
     clock: Clock,
+    known_topics: KnownTopics,
 }
 
 impl ContentStore {
     pub fn new(table: Table, clock: Clock) -> Self {
-        Self { table, clock }
+        Self {
+            table,
+            clock,
+            known_topics: KnownTopics::default(),
+        }
     }
 
     /// The table named by `CONTENT_TABLE`, on the system clock.
