@@ -10,7 +10,7 @@ use crate::input::{
     ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId, MAX_PAGE,
 };
 use crate::model::{Article, Page, Source, TopicSummary, Unsubscribed};
-use crate::store::{ArticlePage, ArticleFilter, ContentStore, StoreError};
+use crate::store::{ArticleFilter, ArticlePage, ContentStore, StoreError};
 use crate::sweep::SweepQueue;
 use crate::StartError;
 

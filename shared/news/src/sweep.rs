@@ -137,7 +137,10 @@ pub const RETIRED_PER_RUN: usize = 100;
 /// The scheduler's side: which of the oldest [`RETIRED_PER_RUN`] retired sources to sweep
 /// again at `now`, those retired at least [`RESCUE_AFTER_MINUTES`] ago (their sweep may have
 /// been lost). Sources nobody subscribed to come from the scheduler's walk.
-pub async fn lost_sweeps(store: &ContentStore, now: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+pub async fn lost_sweeps(
+    store: &ContentStore,
+    now: DateTime<Utc>,
+) -> Result<Vec<String>, StoreError> {
     let rescue = Duration::minutes(RESCUE_AFTER_MINUTES);
     Ok(store
         .retired_sources(RETIRED_PER_RUN)

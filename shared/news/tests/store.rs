@@ -352,7 +352,10 @@ async fn a_personal_feed_merges_its_sources_newest_first_reading_a_bounded_numbe
 
     let mut seen = Vec::new();
     for page in 0..6 {
-        let feed = store.feed_page(&asked, None, &window(page, 5), 5).await.unwrap();
+        let feed = store
+            .feed_page(&asked, None, &window(page, 5), 5)
+            .await
+            .unwrap();
         assert_eq!(feed.page.total_elements, 30);
         assert_eq!(feed.page.total_pages, 6);
         // Rows up to the page's end plus at most one page size of read-ahead per source.
@@ -367,7 +370,10 @@ async fn a_personal_feed_merges_its_sources_newest_first_reading_a_bounded_numbe
     let expected: Vec<String> = all.iter().map(|a| a.id.clone()).collect();
     assert_eq!(seen, expected);
 
-    let past_the_end = store.feed_page(&asked, None, &window(6, 5), 5).await.unwrap();
+    let past_the_end = store
+        .feed_page(&asked, None, &window(6, 5), 5)
+        .await
+        .unwrap();
     assert!(past_the_end.page.content.is_empty());
     let one_source = store
         .feed_page(&["fb".to_string()], None, &window(0, 100), 100)

@@ -10,9 +10,8 @@ use platform::dynamo::{
 use super::feed::{ArticlePage, Stream, Window};
 use super::items::{
     article_item, article_key, articles_pk, counts_key, index_rows, is_retired, legacy_stats_key,
-    shard_of, source_key, source_row, source_topic_count_key,
-    stats_key, to_article, topic_count_key, topic_key, topic_rows_pk, ARTICLE_SHARDS, RETIRED_AT,
-    TOPICS, TOPIC_SHARDS,
+    shard_of, source_key, source_row, source_topic_count_key, stats_key, to_article,
+    topic_count_key, topic_key, topic_rows_pk, ARTICLE_SHARDS, RETIRED_AT, TOPICS, TOPIC_SHARDS,
 };
 use super::sources::LIVE_COUNTS;
 use super::{ArticleFilter, ContentStore, NewArticle, StoreError, Upsert};
@@ -68,7 +67,11 @@ impl ContentStore {
         }
         let mut sum: i64 = meta.map_or(Ok(0), |m| m.counter(table, "articleCount"))?;
         let mut exists = meta.is_some();
-        for item in self.table.batch_get_all(keys, Some("pk, sk, articleCount")).await? {
+        for item in self
+            .table
+            .batch_get_all(keys, Some("pk, sk, articleCount"))
+            .await?
+        {
             exists |= item.opt_string("sk").as_deref() == Some("META");
             sum = sum.saturating_add(item.counter(table, "articleCount")?);
         }
@@ -245,13 +248,18 @@ impl ContentStore {
         }
         for (topic, delta) in &topics {
             let shard = shard_of(&first.id, TOPIC_SHARDS);
-            tx.add(topic_count_key(&topic.id, shard), "articleCount", *delta, None)?
-                .add(
-                    source_topic_count_key(&first.source_id, &topic.id),
-                    "articleCount",
-                    *delta,
-                    None,
-                )?;
+            tx.add(
+                topic_count_key(&topic.id, shard),
+                "articleCount",
+                *delta,
+                None,
+            )?
+            .add(
+                source_topic_count_key(&first.source_id, &topic.id),
+                "articleCount",
+                *delta,
+                None,
+            )?;
         }
         let mut article_positions = Vec::with_capacity(articles.len());
         for a in articles {
@@ -357,7 +365,6 @@ impl ContentStore {
         }
     }
 }
-
 
 /// The new articles of one source (with their positions in the input) grouped into
 /// transactions: each group within DynamoDB's 100 items and [`TRANSACTION_BYTES_BUDGET`]

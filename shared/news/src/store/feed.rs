@@ -336,9 +336,7 @@ impl ContentStore {
             out.passed += 1;
             out.last = Some(sk);
         }
-        out.exhausted = rows
-            .iter()
-            .all(|r| r.exhausted && r.buffered.is_empty());
+        out.exhausted = rows.iter().all(|r| r.exhausted && r.buffered.is_empty());
         Ok(out)
     }
 
@@ -402,9 +400,7 @@ mod tests {
             before: "2025-09-01T10:00:00.000Z#0123abcd".into(),
         };
         let text = cursor.encode();
-        assert!(text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '.'));
+        assert!(text.chars().all(|c| c.is_ascii_alphanumeric() || c == '.'));
         assert_eq!(Cursor::decode(&text), Some(cursor));
         for junk in ["", "12", "x.41", "1.4", "1.zz", "1.41414141", "-1.32303235"] {
             assert_eq!(Cursor::decode(junk), None, "{junk}");

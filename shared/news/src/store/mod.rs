@@ -57,11 +57,11 @@ mod sweep;
 
 pub use articles::{article_writes, transaction_groups, TRANSACTION_BYTES_BUDGET};
 pub use feed::{ArticlePage, Cursor, Window, MAX_BUCKETS_PER_PAGE};
-pub use sources::SourcesPage;
 pub use items::{
     cut_to_bytes, fit_article, ARTICLE_ITEM_BUDGET, MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
     MAX_URL_BYTES,
 };
+pub use sources::SourcesPage;
 pub use sweep::SweepStep;
 
 use platform::aws::AwsClients;
@@ -69,7 +69,6 @@ use platform::dynamo::{s, DynamoError, Item, Table, TransactionError};
 use platform::{Clock, ConfigError, Env};
 
 use crate::model::TopicRef;
-
 
 /// Why the content table could not do what was asked.
 #[derive(Debug, thiserror::Error)]

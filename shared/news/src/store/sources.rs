@@ -319,7 +319,10 @@ impl ContentStore {
 
     /// The live sources of these `META` items with their counters and fetch state (one
     /// BatchGetItem per 50 sources).
-    async fn with_records(&self, items: Vec<Item>) -> Result<Vec<(Source, FetchState)>, StoreError> {
+    async fn with_records(
+        &self,
+        items: Vec<Item>,
+    ) -> Result<Vec<(Source, FetchState)>, StoreError> {
         let table = self.table.name();
         let live: Vec<Item> = items.into_iter().filter(|i| !is_retired(i)).collect();
         let mut keys = Vec::with_capacity(live.len() * 2);

@@ -51,7 +51,8 @@ impl ArticleRow {
     /// `ART#{publishedAt}#{articleId}`: the publication time.
     fn published_at(&self) -> &str {
         let rest = self.sk.strip_prefix(ARTICLE_ROW).unwrap_or(&self.sk);
-        rest.rsplit_once('#').map_or(rest, |(published, _)| published)
+        rest.rsplit_once('#')
+            .map_or(rest, |(published, _)| published)
     }
 }
 
@@ -71,7 +72,9 @@ impl ContentStore {
             return Ok(SweepStep::Finished);
         };
         if !record.retired() {
-            return self.retire_if_abandoned(source_id, &record, now, grace).await;
+            return self
+                .retire_if_abandoned(source_id, &record, now, grace)
+                .await;
         }
         let stamp = record.counts.string(table, RETIRED_AT)?;
         let pk = source_pk(source_id);
@@ -184,7 +187,10 @@ impl ContentStore {
             }
             for topic in &row.topic_ids {
                 tx.delete(key(legacy_topic_pk(topic), &row.sk), None)?;
-                count(topic_count_key(topic, shard_of(&row.article_id, TOPIC_SHARDS)));
+                count(topic_count_key(
+                    topic,
+                    shard_of(&row.article_id, TOPIC_SHARDS),
+                ));
                 count(source_topic_count_key(source_id, topic));
             }
         }
