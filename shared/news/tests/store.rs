@@ -94,6 +94,41 @@ async fn store() -> ContentStore {
     ContentStore::new(Table::new(aws.dynamodb, name), Clock::system())
 }
 
+/// The partition keys holding rows of the list of every article (a Scan: test only).
+async fn article_list_partitions(store: &ContentStore) -> std::collections::BTreeSet<String> {
+    let db =
+        aws_sdk_dynamodb::Client::new(&platform::aws::sdk_config(&platform::Env::from_process()));
+    let mut keys = std::collections::BTreeSet::new();
+    let mut start = None;
+    loop {
+        let page = db
+            .scan()
+            .table_name(store.table_name())
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .expect("scan");
+        for item in page.items.unwrap_or_default() {
+            let pk = item["pk"].as_s().unwrap().clone();
+            if pk.starts_with("ARTICLES#") {
+                keys.insert(pk);
+            }
+        }
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return keys;
+        }
+    }
+}
+
+/// Article `n` of source `source_id`, published in `year` at minute `n % 60` of its first hour.
+fn dated(source_id: &str, n: u32, year: i32, topics: &[&str]) -> NewArticle {
+    NewArticle {
+        published_at: format!("{year}-01-01T00:{:02}:00.000Z", n % 60),
+        ..article(source_id, n, topics)
+    }
+}
+
 async fn source(store: &ContentStore, id: &str) {
     let (_, created) = store
         .create_source(NewSource {
@@ -387,4 +422,165 @@ async fn a_personal_feed_merges_its_sources_newest_first_reading_a_bounded_numbe
         .await
         .unwrap();
     assert_eq!((nothing.page.total_elements, nothing.rows_read), (0, 0));
+}
+
+#[tokio::test]
+async fn a_cursor_pages_past_the_page_cap_merging_shards_and_years_newest_first() {
+    let store = store().await;
+    source(&store, "c1").await;
+    // 120 articles, 60 published in 2025 and 60 in 2026: two year buckets of 8 shards.
+    let all: Vec<NewArticle> = (0..120)
+        .map(|n| dated("c1", n, if n < 60 { 2025 } else { 2026 }, &["paged"]))
+        .collect();
+    let stored = store.upsert_articles(&all).await.expect("upsert");
+    assert!(stored.iter().all(|u| *u == Upsert::Inserted));
+    let shards = article_list_partitions(&store).await;
+    assert!(
+        shards
+            .iter()
+            .filter(|k| k.starts_with("ARTICLES#2026#"))
+            .count()
+            >= 4
+            && shards.iter().any(|k| k.starts_with("ARTICLES#2025#")),
+        "spread over shards and years: {shards:?}"
+    );
+    let mut expected = all.clone();
+    expected.sort_by(|a, b| (&b.published_at, &b.id).cmp(&(&a.published_at, &a.id)));
+    let expected: Vec<String> = expected.into_iter().map(|a| a.id).collect();
+
+    let everything = ArticleFilter::default();
+    let topic = ArticleFilter {
+        source_ids: Vec::new(),
+        topic_id: Some("paged".into()),
+    };
+    for filter in [everything.clone(), topic] {
+        // Page 49 of 2 (the last a page number reaches) is articles 98 and 99.
+        let last_numbered = store
+            .articles_page(&filter, &window(49, 2), 2)
+            .await
+            .expect("page");
+        let ids: Vec<String> = last_numbered
+            .page
+            .content
+            .iter()
+            .map(|a| a.id.clone())
+            .collect();
+        assert_eq!(ids, expected[98..100].to_vec());
+
+        // By cursor, every article once, newest first, past the 100 numbered pages reach.
+        let mut seen: Vec<String> = Vec::new();
+        let mut request = PageRequest::parse(None, Some(2)).unwrap();
+        let mut pages = 0;
+        loop {
+            let found = store
+                .articles_page(&filter, &request.window(), 2)
+                .await
+                .expect("page");
+            assert_eq!(found.page.total_elements, 120);
+            // A page's rows plus at most a page of read-ahead per shard, in two buckets.
+            assert!(found.rows_read <= 2 * (2 + 8 * 2), "{}", found.rows_read);
+            seen.extend(found.page.content.into_iter().map(|a| a.id));
+            pages += 1;
+            assert!(pages <= 61, "the cursor ends");
+            match found.next {
+                Some(next) => {
+                    request = PageRequest::parse_with_cursor(None, Some(2), Some(next.encode()))
+                        .expect("a cursor it gave out")
+                }
+                None => break,
+            }
+        }
+        assert_eq!(seen, expected, "{filter:?}");
+    }
+
+    // A cursor from the middle of 2026 goes on into 2025 in a larger page.
+    let first = store
+        .articles_page(&everything, &window(0, 50), 50)
+        .await
+        .expect("page");
+    let next = first.next.expect("more");
+    let request = PageRequest::parse_with_cursor(None, Some(30), Some(next.encode())).unwrap();
+    let second = store
+        .articles_page(&everything, &request.window(), 30)
+        .await
+        .expect("page");
+    let ids: Vec<String> = second.page.content.iter().map(|a| a.id.clone()).collect();
+    assert_eq!(ids, expected[50..80].to_vec());
+    assert_eq!(
+        second.page.page, 1,
+        "rows 50 to 79: page 1 of 30 by position"
+    );
+}
+
+#[tokio::test]
+async fn counters_stay_exact_under_concurrent_article_writes_and_a_retirement() {
+    let store = store().await;
+    let sources = ["k1", "k2", "k3", "k4"];
+    for id in sources {
+        source(&store, id).await;
+        store.subscribe(id, "reader").await.expect("subscribe");
+    }
+    // Each source's 15 articles stored by three concurrent writers (a redelivered refresh
+    // beside its successor), on two topics.
+    let writes = sources.iter().flat_map(|id| {
+        (0..3).map(move |_| {
+            let store = store.clone();
+            let articles: Vec<NewArticle> = (0..15)
+                .map(|n| article(id, n, &["alpha", "beta"]))
+                .collect();
+            async move { store.upsert_articles(&articles).await }
+        })
+    });
+    for result in futures::future::join_all(writes).await {
+        result.expect("upsert");
+    }
+    let page = store
+        .articles_page(&ArticleFilter::default(), &window(0, 100), 100)
+        .await
+        .expect("page")
+        .page;
+    assert_eq!((page.total_elements, page.content.len()), (60, 60));
+    let topics = store.topics().await.expect("topics");
+    assert_eq!(topics.len(), 2);
+    assert!(topics.iter().all(|t| t.article_count == 60), "{topics:?}");
+    let source_topic = store
+        .articles_page(
+            &ArticleFilter {
+                source_ids: vec!["k2".into(), "k3".into()],
+                topic_id: Some("beta".into()),
+            },
+            &window(0, 100),
+            100,
+        )
+        .await
+        .expect("page")
+        .page;
+    assert_eq!(
+        (source_topic.total_elements, source_topic.content.len()),
+        (30, 30)
+    );
+
+    // A source retired: its articles leave the total at once, and the topics as it is swept.
+    let left = store.unsubscribe("k1", "reader").await.expect("leave");
+    assert!(left.source_deleted);
+    let page = store
+        .articles_page(&ArticleFilter::default(), &window(0, 100), 100)
+        .await
+        .expect("page")
+        .page;
+    assert_eq!((page.total_elements, page.content.len()), (45, 45));
+    while store
+        .sweep_step("k1", chrono::Utc::now(), chrono::Duration::minutes(60), 25)
+        .await
+        .expect("sweep")
+        != SweepStep::Finished
+    {}
+    let topics = store.topics().await.expect("topics");
+    assert!(topics.iter().all(|t| t.article_count == 45), "{topics:?}");
+    let page = store
+        .articles_page(&ArticleFilter::default(), &window(0, 100), 100)
+        .await
+        .expect("page")
+        .page;
+    assert_eq!((page.total_elements, page.content.len()), (45, 45));
 }

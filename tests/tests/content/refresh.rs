@@ -227,3 +227,89 @@ async fn the_scheduler_walks_a_bounded_page_a_run_and_restarts_only_lost_chains(
         "refreshed and rescheduled: {next}"
     );
 }
+
+#[tokio::test]
+async fn a_refresh_writes_no_index_copy_and_no_unsharded_list_or_counter() {
+    let SubmittedFeed {
+        t,
+        feeds,
+        source_id: id,
+        ..
+    } = subscribed_feed(
+        "metered",
+        "/metered.xml",
+        FeedDocument::rss(generated_rss("Metered", 0, 5)),
+    )
+    .await;
+    let worker = feed_worker(&t).await;
+    let table = t.table("ContentTable");
+    let prefix = table.strip_suffix("ContentTable").unwrap();
+    let meter = stack_tests::keyheat::Meter::start(&stack_tests::emulator(), prefix).await;
+    let written = |uses: Vec<stack_tests::keyheat::KeyUse>| -> Vec<(String, String)> {
+        uses.into_iter()
+            .filter(|u| u.table == table && u.write_units > 0.0)
+            .map(|u| (u.index, u.key))
+            .collect()
+    };
+
+    // A refresh that finds one new article.
+    feeds.put(
+        "/metered.xml",
+        FeedDocument::rss(generated_rss("Metered", 0, 6)),
+    );
+    let due = make_due(&t, &id).await;
+    meter.take().await;
+    let response = worker
+        .handle(sqs_event(&[(
+            "m1",
+            news::FeedRefresh::due(&id, &due).to_json(),
+        )]))
+        .await
+        .unwrap();
+    assert!(response.batch_item_failures.is_empty());
+    let writes = written(meter.take().await);
+    assert!(
+        writes.iter().all(|(index, _)| index.is_empty()),
+        "an index copy was written: {writes:?}"
+    );
+    let keys: Vec<&str> = writes.iter().map(|(_, k)| k.as_str()).collect();
+    for shared in ["STATS", "ARTICLES"] {
+        assert!(!keys.contains(&shared), "{shared} written: {keys:?}");
+    }
+    assert!(
+        keys.iter()
+            .filter(|k| k.starts_with("TOPIC#"))
+            .all(|k| k.matches('#').count() == 3),
+        "a topic's unsharded partition written: {keys:?}"
+    );
+    assert!(
+        keys.iter().any(|k| k.starts_with("ARTICLES#2025#")),
+        "{keys:?}"
+    );
+    assert!(keys.iter().any(|k| k.starts_with("STATS#")), "{keys:?}");
+    assert_eq!(
+        t.get_json(&format!("{ARTICLES}?sourceId={id}")).await["totalElements"],
+        6
+    );
+
+    // A refresh that finds nothing (304): only the source's fetch bookkeeping, and the check
+    // that the source is live.
+    let due = make_due(&t, &id).await;
+    meter.take().await;
+    worker
+        .handle(sqs_event(&[(
+            "m2",
+            news::FeedRefresh::due(&id, &due).to_json(),
+        )]))
+        .await
+        .unwrap();
+    let mut writes = written(meter.take().await);
+    writes.sort();
+    assert_eq!(
+        writes,
+        vec![
+            (String::new(), format!("SOURCE#{id}")),
+            (String::new(), format!("SOURCE#{id}#COUNTS")),
+        ]
+    );
+}

@@ -213,6 +213,11 @@ impl ContentStore {
         &self.clock
     }
 
+    /// The table's name.
+    pub fn table_name(&self) -> &str {
+        self.table.name()
+    }
+
     /// Every item of one `gsi1` list, in index order.
     async fn list(&self, partition: &str) -> Result<Vec<Item>, StoreError> {
         let query = self
