@@ -7,7 +7,8 @@ use news::store::ARTICLE_ITEM_BUDGET;
 use platform::dynamo::{item_size, MAX_ITEM_BYTES};
 use serde_json::Value;
 use stack_tests::content::{
-    article_items_of, feed_worker, partition, sqs_event, subscribed_feed, SubmittedFeed, ARTICLES,
+    article_items_of, feed_worker, make_due, partition, sqs_event, subscribed_feed, SubmittedFeed,
+    ARTICLES,
 };
 use stack_tests::feeds::{generated_rss, FeedDocument};
 
@@ -55,8 +56,12 @@ async fn only_the_newest_entries_of_a_feed_are_stored() {
         FeedDocument::rss(generated_rss("Capped", 0, 135)),
     );
     let worker = feed_worker(&t).await;
+    let due = make_due(&t, &id).await;
     let response = worker
-        .handle(sqs_event(&[("m1", news::FeedRefresh::new(&id).to_json())]))
+        .handle(sqs_event(&[(
+            "m1",
+            news::FeedRefresh::due(&id, &due).to_json(),
+        )]))
         .await
         .unwrap();
     assert!(response.batch_item_failures.is_empty());
@@ -167,8 +172,12 @@ async fn a_poisoned_feed_is_backed_off() {
     );
 
     let worker = feed_worker(&t).await;
+    let due = make_due(&t, &id).await;
     let response = worker
-        .handle(sqs_event(&[("m1", news::FeedRefresh::new(&id).to_json())]))
+        .handle(sqs_event(&[(
+            "m1",
+            news::FeedRefresh::due(&id, &due).to_json(),
+        )]))
         .await
         .unwrap();
     assert!(

@@ -252,11 +252,25 @@ async fn a_refresh_writes_no_index_copy_and_no_unsharded_list_or_counter() {
             .collect()
     };
 
-    // A refresh that finds one new article.
-    feeds.put(
-        "/metered.xml",
-        FeedDocument::rss(generated_rss("Metered", 0, 6)),
-    );
+    // A first refresh makes the worker know the feed's topics (it creates a topic's item
+    // once); then one that finds one new article.
+    for items in [6, 7] {
+        feeds.put(
+            "/metered.xml",
+            FeedDocument::rss(generated_rss("Metered", 0, items)),
+        );
+        if items == 7 {
+            break;
+        }
+        let due = make_due(&t, &id).await;
+        worker
+            .handle(sqs_event(&[(
+                "m0",
+                news::FeedRefresh::due(&id, &due).to_json(),
+            )]))
+            .await
+            .unwrap();
+    }
     let due = make_due(&t, &id).await;
     meter.take().await;
     let response = worker

@@ -141,6 +141,7 @@ impl ContentStore {
             None => Vec::new(),
         };
         let mut live: Vec<String> = Vec::new();
+        let mut counted: Vec<String> = Vec::new();
         let mut per_topic: Vec<(String, i64)> = Vec::new();
         let mut total: u64 = 0;
         for item in self
@@ -151,9 +152,13 @@ impl ContentStore {
             let pk = item.string(table, "pk")?;
             let count = item.counter(table, "articleCount")?;
             match (item.opt_string("sk").as_deref(), pk.strip_suffix("#COUNTS")) {
-                // A retired source answers no read, as in every other list.
-                (Some("COUNTS"), Some(source)) if !is_retired(&item) => {
+                (Some("COUNTS"), Some(source)) => {
                     let id = source.trim_start_matches("SOURCE#").to_string();
+                    counted.push(id.clone());
+                    // A retired source answers no read, as in every other list.
+                    if is_retired(&item) {
+                        continue;
+                    }
                     if topic.is_none() {
                         total = total.saturating_add(u64::try_from(count).unwrap_or(0));
                     }
@@ -161,6 +166,20 @@ impl ContentStore {
                 }
                 (Some(sk), None) if sk.starts_with("TOPIC#") => per_topic.push((pk, count)),
                 _ => {}
+            }
+        }
+        // A source written before its counters were split off (or none): its counters made
+        // now from its item.
+        for id in sources {
+            if counted.contains(id) {
+                continue;
+            }
+            if let Some(counts) = self.counts(id).await?.filter(|c| !is_retired(c)) {
+                if topic.is_none() {
+                    let count = counts.counter(table, "articleCount")?;
+                    total = total.saturating_add(u64::try_from(count).unwrap_or(0));
+                }
+                live.push(id.clone());
             }
         }
         if topic.is_some() {
