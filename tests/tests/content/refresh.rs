@@ -252,14 +252,14 @@ async fn a_refresh_writes_no_index_copy_and_no_unsharded_list_or_counter() {
             .collect()
     };
 
-    // A first refresh makes the worker know the feed's topics (it creates a topic's item
-    // once); then one that finds one new article.
-    for items in [6, 7] {
+    // A first refresh (of every topic) makes the worker know the feed's topics (it creates a
+    // topic's item once); then one that finds one new article.
+    for items in [12, 13] {
         feeds.put(
             "/metered.xml",
             FeedDocument::rss(generated_rss("Metered", 0, items)),
         );
-        if items == 7 {
+        if items == 13 {
             break;
         }
         let due = make_due(&t, &id).await;
