@@ -195,6 +195,12 @@ pub async fn article_items_of(t: &TestStack, id: &str) -> Vec<crate::stack::Item
 /// its chain would now deliver.
 pub async fn make_due(t: &TestStack, id: &str) -> String {
     let due = platform::clock::rfc3339(chrono::Utc::now() - chrono::Duration::minutes(1));
+    set_next_fetch(t, id, &due).await;
+    due
+}
+
+/// Sets source `id`'s next fetch time (in its fetch bookkeeping) to `at`.
+pub async fn set_next_fetch(t: &TestStack, id: &str, at: &str) {
     t.dynamodb()
         .await
         .update_item()
@@ -210,12 +216,11 @@ pub async fn make_due(t: &TestStack, id: &str) -> String {
         .update_expression("SET nextFetchAt = :due")
         .expression_attribute_values(
             ":due",
-            aws_sdk_dynamodb::types::AttributeValue::S(due.clone()),
+            aws_sdk_dynamodb::types::AttributeValue::S(at.to_string()),
         )
         .send()
         .await
-        .expect("make due");
-    due
+        .expect("set the next fetch time");
 }
 
 /// The source's fetch bookkeeping item.

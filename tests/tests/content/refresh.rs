@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use stack_tests::content::{
-    feed_scheduler, feed_worker, fetch_item, ids, make_due, sqs_event, subscribed_feed,
-    SubmittedFeed, ARTICLES, SOURCES,
+    feed_scheduler, feed_worker, fetch_item, ids, make_due, set_next_fetch, sqs_event,
+    subscribed_feed, SubmittedFeed, ARTICLES, SOURCES,
 };
 use stack_tests::feeds::{generated_rss, FeedDocument, Hits};
 
@@ -177,23 +177,7 @@ async fn the_scheduler_walks_a_bounded_page_a_run_and_restarts_only_lost_chains(
     }
     // The first source's chain is lost: its next fetch two hours ago.
     let lost = platform::clock::rfc3339(chrono::Utc::now() - chrono::Duration::hours(2));
-    t.dynamodb()
-        .await
-        .update_item()
-        .table_name(t.table("ContentTable"))
-        .key(
-            "pk",
-            aws_sdk_dynamodb::types::AttributeValue::S(format!("SOURCE#{id}")),
-        )
-        .key(
-            "sk",
-            aws_sdk_dynamodb::types::AttributeValue::S("FETCH".into()),
-        )
-        .update_expression("SET nextFetchAt = :lost")
-        .expression_attribute_values(":lost", aws_sdk_dynamodb::types::AttributeValue::S(lost))
-        .send()
-        .await
-        .unwrap();
+    set_next_fetch(&t, &id, &lost).await;
 
     // Two sources a run: three sources take two runs, whatever the list holds, and only the
     // lost chain is restarted; then the walk starts over.

@@ -387,8 +387,8 @@ impl ContentStore {
     }
 
     /// Records a fetch attempt's outcome (not on a retired source): its validators, failure
-    /// count and next fetch time; when `fetched`, the time of the fetch; a non-blank `title`
-    /// different from `previous_title` replaces the source's. Conditional on the next fetch
+    /// count and next fetch time; when `fetched`, the time of the fetch; `title` (the feed's,
+    /// and the source's as read) replaces the source's when not blank and different. Conditional on the next fetch
     /// time still being `claimed` (what the caller read), so that of two deliveries of one
     /// refresh only one records it: [`StoreError::Contention`] for the other.
     pub async fn record_fetch(
