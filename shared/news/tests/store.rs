@@ -522,15 +522,16 @@ async fn counters_stay_exact_under_concurrent_article_writes_and_a_retirement() 
     }
     // Each source's 15 articles stored by three concurrent writers (a redelivered refresh
     // beside its successor), on two topics.
-    let writes = sources.iter().flat_map(|id| {
-        (0..3).map(move |_| {
+    let mut writes = Vec::new();
+    for id in sources {
+        for _ in 0..3 {
             let store = store.clone();
             let articles: Vec<NewArticle> = (0..15)
                 .map(|n| article(id, n, &["alpha", "beta"]))
                 .collect();
-            async move { store.upsert_articles(&articles).await }
-        })
-    });
+            writes.push(async move { store.upsert_articles(&articles).await });
+        }
+    }
     for result in futures::future::join_all(writes).await {
         result.expect("upsert");
     }
@@ -583,4 +584,169 @@ async fn counters_stay_exact_under_concurrent_article_writes_and_a_retirement() 
         .expect("page")
         .page;
     assert_eq!((page.total_elements, page.content.len()), (45, 45));
+}
+
+#[tokio::test]
+async fn items_written_before_the_split_keep_working() {
+    use aws_sdk_dynamodb::types::AttributeValue::{L, M, N, S};
+    let store = store().await;
+    let db =
+        aws_sdk_dynamodb::Client::new(&platform::aws::sdk_config(&platform::Env::from_process()));
+    let put = |item: Vec<(&str, aws_sdk_dynamodb::types::AttributeValue)>| {
+        let request = db.put_item().table_name(store.table_name()).set_item(Some(
+            item.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        ));
+        async move {
+            request.send().await.expect("legacy item");
+        }
+    };
+    // A source, one article on topic "old" and the counters, as the earlier layout wrote
+    // them: counters and fetch state in the source's item, the article in gsi1 `ARTICLES`,
+    // the topic's rows and count under `TOPIC#old`, the total in `STATS`.
+    let s = |v: &str| S(v.to_string());
+    put(vec![
+        ("pk", s("SOURCE#old1")),
+        ("sk", s("META")),
+        ("id", s("old1")),
+        ("url", s("http://127.0.0.1/old1.xml")),
+        ("title", s("Old")),
+        ("createdAt", s("2025-01-01T00:00:00.000Z")),
+        ("subscriberCount", N("1".into())),
+        ("articleCount", N("1".into())),
+        ("nextFetchAt", s("2025-01-01T00:15:00.000Z")),
+        ("gsi1pk", s("SOURCES")),
+        ("gsi1sk", s("2025-01-01T00:00:00.000Z#old1")),
+    ])
+    .await;
+    put(vec![
+        ("pk", s("SOURCE#old1")),
+        ("sk", s("SUB#reader")),
+        ("userId", s("reader")),
+    ])
+    .await;
+    let published = "2026-01-01T00:30:00.000Z";
+    let topic = M([("id".to_string(), s("old")), ("name".to_string(), s("Old"))].into());
+    put(vec![
+        ("pk", s("ARTICLE#legacy1")),
+        ("sk", s("META")),
+        ("id", s("legacy1")),
+        ("sourceId", s("old1")),
+        ("sourceTitle", s("Old")),
+        ("title", s("Legacy")),
+        ("publishedAt", s(published)),
+        ("paragraphs", L(vec![s("p")])),
+        ("topics", L(vec![topic])),
+        ("gsi1pk", s("ARTICLES")),
+        ("gsi1sk", s(&format!("{published}#legacy1"))),
+    ])
+    .await;
+    let row = format!("ART#{published}#legacy1");
+    put(vec![
+        ("pk", s("SOURCE#old1")),
+        ("sk", s(&row)),
+        ("articleId", s("legacy1")),
+        ("topicIds", L(vec![s("old")])),
+    ])
+    .await;
+    put(vec![
+        ("pk", s("TOPIC#old")),
+        ("sk", s(&row)),
+        ("articleId", s("legacy1")),
+        ("sourceId", s("old1")),
+    ])
+    .await;
+    put(vec![
+        ("pk", s("TOPIC#old")),
+        ("sk", s("META")),
+        ("id", s("old")),
+        ("name", s("Old")),
+        ("articleCount", N("1".into())),
+        ("gsi1pk", s("TOPICS")),
+        ("gsi1sk", s("Old")),
+    ])
+    .await;
+    put(vec![
+        ("pk", s("STATS")),
+        ("sk", s("ARTICLES")),
+        ("articleCount", N("1".into())),
+    ])
+    .await;
+
+    // Read: the source with its count and fetch state; joined and left.
+    let (source, state) = store
+        .source_for_fetch("old1")
+        .await
+        .expect("read")
+        .expect("live");
+    assert_eq!(source.subscriber_count, 1);
+    assert_eq!(
+        state.next_fetch_at.as_deref(),
+        Some("2025-01-01T00:15:00.000Z")
+    );
+    assert_eq!(
+        store
+            .subscribe("old1", "second")
+            .await
+            .expect("join")
+            .subscriber_count,
+        2
+    );
+    // A new article (published an hour later, in the same topic) beside the old one.
+    let mut new = dated("old1", 1, 2026, &["old"]);
+    new.published_at = "2026-01-01T01:30:00.000Z".into();
+    assert_eq!(
+        store.upsert_article(&new).await.expect("upsert"),
+        Upsert::Inserted
+    );
+    for filter in [
+        ArticleFilter::default(),
+        ArticleFilter {
+            source_ids: Vec::new(),
+            topic_id: Some("old".into()),
+        },
+        ArticleFilter {
+            source_ids: vec!["old1".into()],
+            topic_id: None,
+        },
+    ] {
+        let page = store
+            .articles_page(&filter, &window(0, 10), 10)
+            .await
+            .expect("page")
+            .page;
+        let ids: Vec<&str> = page.content.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, vec![new.id.as_str(), "legacy1"], "{filter:?}");
+        assert_eq!(page.total_elements, 2, "{filter:?}");
+    }
+    let topics = store.topics().await.expect("topics");
+    assert_eq!(topics.len(), 1);
+    assert_eq!(topics[0].article_count, 2);
+
+    // Its last subscribers leave: retired, and the sweep removes old and new rows alike.
+    store.unsubscribe("old1", "second").await.expect("leave");
+    assert!(
+        store
+            .unsubscribe("old1", "reader")
+            .await
+            .expect("leave")
+            .source_deleted
+    );
+    while store
+        .sweep_step(
+            "old1",
+            chrono::Utc::now(),
+            chrono::Duration::minutes(60),
+            25,
+        )
+        .await
+        .expect("sweep")
+        != SweepStep::Finished
+    {}
+    assert!(store.topics().await.expect("topics").is_empty());
+    let page = store
+        .articles_page(&ArticleFilter::default(), &window(0, 10), 10)
+        .await
+        .expect("page")
+        .page;
+    assert_eq!((page.total_elements, page.content.len()), (0, 0));
 }

@@ -10,8 +10,9 @@ use platform::dynamo::{
 use super::feed::{ArticlePage, Stream, Window};
 use super::items::{
     article_item, article_key, articles_pk, counts_key, index_rows, is_retired, legacy_stats_key,
-    shard_of, source_key, source_row, source_topic_count_key, stats_key, to_article,
-    topic_count_key, topic_key, topic_rows_pk, ARTICLE_SHARDS, RETIRED_AT, TOPICS, TOPIC_SHARDS,
+    legacy_topic_pk, shard_of, source_key, source_row, source_topic_count_key, stats_key,
+    to_article, topic_count_key, topic_key, topic_rows_pk, ARTICLE_SHARDS, RETIRED_AT, TOPICS,
+    TOPIC_SHARDS,
 };
 use super::sources::LIVE_COUNTS;
 use super::{ArticleFilter, ContentStore, NewArticle, StoreError, Upsert};
@@ -44,7 +45,7 @@ impl ContentStore {
         let mut topics = Vec::new();
         for item in self.list(TOPICS).await? {
             let id = item.string(table, "id")?;
-            let (count, _) = self.topic_count(&id, Some(&item)).await?;
+            let (count, _, _) = self.topic_count(&id, Some(&item)).await?;
             let topic = TopicSummary {
                 id,
                 name: item.string(table, "name")?,
@@ -58,39 +59,54 @@ impl ContentStore {
     }
 
     /// A topic's article count: the sum of its shards and of the count its item kept before
-    /// the counters were sharded (`meta`, when already read), and whether the topic exists.
-    async fn topic_count(&self, id: &str, meta: Option<&Item>) -> Result<(u64, bool), StoreError> {
+    /// the counters were sharded (`meta`, when already read), whether the topic exists, and
+    /// whether it has articles stored before the lists were sharded.
+    async fn topic_count(
+        &self,
+        id: &str,
+        meta: Option<&Item>,
+    ) -> Result<(u64, bool, bool), StoreError> {
         let table = self.table.name();
         let mut keys: Vec<Item> = (0..TOPIC_SHARDS).map(|n| topic_count_key(id, n)).collect();
         if meta.is_none() {
             keys.push(topic_key(id));
         }
-        let mut sum: i64 = meta.map_or(Ok(0), |m| m.counter(table, "articleCount"))?;
+        let mut legacy: i64 = meta.map_or(Ok(0), |m| m.counter(table, "articleCount"))?;
+        let mut sum: i64 = 0;
         let mut exists = meta.is_some();
         for item in self
             .table
             .batch_get_all(keys, Some("pk, sk, articleCount"))
             .await?
         {
-            exists |= item.opt_string("sk").as_deref() == Some("META");
-            sum = sum.saturating_add(item.counter(table, "articleCount")?);
+            let count = item.counter(table, "articleCount")?;
+            if item.opt_string("sk").as_deref() == Some("META") {
+                exists = true;
+                legacy = legacy.saturating_add(count);
+            } else {
+                sum = sum.saturating_add(count);
+            }
         }
-        Ok((u64::try_from(sum).unwrap_or(0), exists))
+        let total = u64::try_from(sum.saturating_add(legacy)).unwrap_or(0);
+        Ok((total, exists, legacy > 0))
     }
 
-    /// The article counters summed: rows stored, and of those the live ones (without the
-    /// articles of retired sources not yet swept).
-    async fn article_totals(&self) -> Result<(u64, u64), StoreError> {
+    /// The article counters summed: rows stored, of those the live ones (without the
+    /// articles of retired sources not yet swept), and whether articles stored before the
+    /// counters were sharded remain.
+    async fn article_totals(&self) -> Result<(u64, u64, bool), StoreError> {
         let table = self.table.name();
         let mut keys: Vec<Item> = (0..ARTICLE_SHARDS).map(stats_key).collect();
         keys.push(legacy_stats_key());
-        let (mut stored, mut retired) = (0_i64, 0_i64);
+        let (mut stored, mut retired, mut legacy) = (0_i64, 0_i64, false);
         for item in self.table.batch_get_all(keys, None).await? {
-            stored = stored.saturating_add(item.counter(table, "articleCount")?);
+            let count = item.counter(table, "articleCount")?;
+            legacy |= item.opt_string("pk").as_deref() == Some("STATS") && count > 0;
+            stored = stored.saturating_add(count);
             retired = retired.saturating_add(item.counter(table, "retiredCount")?);
         }
         let live = u64::try_from(stored.saturating_sub(retired)).unwrap_or(0);
-        Ok((u64::try_from(stored).unwrap_or(0), live))
+        Ok((u64::try_from(stored).unwrap_or(0), live, legacy))
     }
 
     /// Creates the topics' items (listed in `gsi1` `TOPICS`, named as first seen) unless this
@@ -336,23 +352,31 @@ impl ContentStore {
     ) -> Result<ArticlePage, StoreError> {
         match (filter.source_ids.as_slice(), &filter.topic_id) {
             ([], None) => {
-                let (stored, live) = self.article_totals().await?;
+                let (stored, live, legacy) = self.article_totals().await?;
                 let shards = |year| {
-                    (0..ARTICLE_SHARDS)
+                    let mut streams: Vec<Stream> = (0..ARTICLE_SHARDS)
                         .map(|n| Stream::new(articles_pk(year, n)))
-                        .collect()
+                        .collect();
+                    if legacy {
+                        streams.push(Stream::legacy("ARTICLES".into(), year, true));
+                    }
+                    streams
                 };
                 self.bucketed_page(shards, stored, live, window, size).await
             }
             ([], Some(topic)) => {
-                let (count, exists) = self.topic_count(topic, None).await?;
+                let (count, exists, legacy) = self.topic_count(topic, None).await?;
                 if !exists {
                     return self.bucketed_page(|_| Vec::new(), 0, 0, window, size).await;
                 }
                 let shards = |year| {
-                    (0..TOPIC_SHARDS)
+                    let mut streams: Vec<Stream> = (0..TOPIC_SHARDS)
                         .map(|n| Stream::new(topic_rows_pk(topic, year, n)))
-                        .collect()
+                        .collect();
+                    if legacy {
+                        streams.push(Stream::legacy(legacy_topic_pk(topic), year, false));
+                    }
+                    streams
                 };
                 self.bucketed_page(shards, count, count, window, size).await
             }

@@ -81,11 +81,22 @@ pub struct Window {
     pub size: usize,
 }
 
-/// One partition's rows of a list: `pk`, sort keys `{prefix}ART#...`.
+/// One partition's rows of a list: `pk`, sort keys `{prefix}ART#...`; or a list written
+/// before the lists were sharded, which a bucket reads only its year of.
 #[derive(Debug, Clone)]
 pub(super) struct Stream {
     pub pk: String,
     pub prefix: String,
+    pub legacy: Option<Legacy>,
+}
+
+/// A list written before the lists were sharded, read a year at a time.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Legacy {
+    pub year: i32,
+    /// The `gsi1` list of every article (sort keys `{publishedAt}#{id}`, no `ART#`), rather
+    /// than a table partition.
+    pub index: bool,
 }
 
 impl Stream {
@@ -93,6 +104,16 @@ impl Stream {
         Self {
             pk,
             prefix: String::new(),
+            legacy: None,
+        }
+    }
+
+    /// The year `year` of a list written before the lists were sharded.
+    pub fn legacy(pk: String, year: i32, index: bool) -> Self {
+        Self {
+            pk,
+            prefix: String::new(),
+            legacy: Some(Legacy { year, index }),
         }
     }
 }
@@ -197,6 +218,7 @@ impl ContentStore {
             .map(|id| Stream {
                 pk: source_pk(id),
                 prefix: prefix.clone(),
+                legacy: None,
             })
             .collect();
         let before = window.cursor.as_ref().map(|c| c.before.as_str());
@@ -369,20 +391,40 @@ impl ContentStore {
         start: Option<Item>,
         limit: usize,
     ) -> Result<(Vec<(String, String)>, Option<Item>), StoreError> {
-        let low = format!("{}{ARTICLE_ROW}", stream.prefix);
-        // `$` sorts right after `#`: above every row of the list.
+        let index = stream.legacy.is_some_and(|l| l.index);
+        // The legacy index's sort keys have no `ART#`; rows compare without it.
+        let low = if index {
+            String::new()
+        } else {
+            format!("{}{ARTICLE_ROW}", stream.prefix)
+        };
+        let (floor, ceiling) = match stream.legacy {
+            Some(legacy) => (
+                format!("{low}{}", legacy.year),
+                format!("{low}{}~", legacy.year),
+            ),
+            // `$` sorts right after `#`: above every row of the list.
+            None => (low.clone(), format!("{}ART$", stream.prefix)),
+        };
         let high = match before {
-            Some(before) => format!("{low}{before}"),
-            None => format!("{}ART$", stream.prefix),
+            Some(before) => format!("{low}{before}").min(ceiling),
+            None => ceiling,
+        };
+        let (pk_name, sk_name) = if index {
+            ("gsi1pk", "gsi1sk")
+        } else {
+            ("pk", "sk")
         };
         let out = self
             .table
             .query()
-            .key_condition_expression("pk = :pk AND sk BETWEEN :low AND :high")
+            .set_index_name(index.then(|| "gsi1".to_string()))
+            .key_condition_expression("#pk = :pk AND #sk BETWEEN :low AND :high")
+            .expression_attribute_names("#pk", pk_name)
+            .expression_attribute_names("#sk", sk_name)
             .expression_attribute_values(":pk", s(&stream.pk))
-            .expression_attribute_values(":low", s(&low))
+            .expression_attribute_values(":low", s(&floor))
             .expression_attribute_values(":high", s(&high))
-            .projection_expression("pk, sk, articleId")
             .scan_index_forward(false)
             .limit(i32::try_from(limit).unwrap_or(i32::MAX))
             .set_exclusive_start_key(start)
@@ -394,13 +436,16 @@ impl ContentStore {
             .unwrap_or_default()
             .iter()
             .filter_map(|item| {
-                let sk = item.opt_string("sk")?;
+                let sk = item.opt_string(sk_name)?;
                 // BETWEEN includes its bounds: the cursor's own row was on the last page.
                 if sk == high {
                     return None;
                 }
                 let key = sk.strip_prefix(&low)?.to_string();
-                Some((key, item.opt_string("articleId")?))
+                let id = item
+                    .opt_string("articleId")
+                    .or_else(|| index.then(|| item.opt_string("id")).flatten())?;
+                Some((key, id))
             })
             .collect();
         let next = out.last_evaluated_key.filter(|key| !key.is_empty());
