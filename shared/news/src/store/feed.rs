@@ -3,9 +3,9 @@
 //! list of every article (its shards, year by year). No Scan, no whole-partition read.
 //!
 //! Every row's sort key is `{prefix}ART#{publishedAt}#{id}`, the same order in every
-//! partition. Each partition is read lazily in descending order: the first read asks only
-//! for its share of the rows up to the page's end, later reads a page size more, and only
-//! the partition whose buffered rows ran out is read again. So one page reads at most
+//! partition. Each partition is read lazily in descending order: the first read asks for a
+//! page size of rows, later reads a page size more, and only the partition whose buffered
+//! rows ran out is read again. So one page reads at most
 //! `(skip + size) + partitions * size` rows, bounded by the page cap and the partition count.
 //!
 //! The list of every article and a topic's list are split into year buckets of a few write
@@ -326,7 +326,9 @@ impl ContentStore {
     ) -> Result<Merged, StoreError> {
         let size = size.max(1);
         let wanted = skip.saturating_add(size);
-        let first_read = wanted.div_ceil(streams.len().max(1)).clamp(1, size);
+        // A page's size from each partition at first: rows are narrow, so a query of a page
+        // costs the same read unit as a query of a share of it, and most pages need no second.
+        let first_read = size.min(wanted);
         let mut rows: Vec<StreamRows> = streams
             .into_iter()
             .map(|stream| StreamRows {
