@@ -287,7 +287,7 @@ async fn a_refresh_writes_no_index_copy_and_no_unsharded_list_or_counter() {
     assert!(keys.iter().any(|k| k.starts_with("STATS#")), "{keys:?}");
     assert_eq!(
         t.get_json(&format!("{ARTICLES}?sourceId={id}")).await["totalElements"],
-        6
+        13
     );
 
     // A refresh that finds nothing (304): only the source's fetch bookkeeping, and the check
