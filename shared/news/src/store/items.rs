@@ -440,6 +440,37 @@ mod tests {
     }
 
     #[test]
+    fn articles_spread_over_every_shard_and_bucket_by_year() {
+        let mut counts = [0_u32; ARTICLE_SHARDS as usize];
+        for n in 0..8000 {
+            let id = crate::ingest::article_id("source", &format!("guid-{n}"));
+            let shard = shard_of(&id, ARTICLE_SHARDS);
+            assert_eq!(shard, shard_of(&id, ARTICLE_SHARDS), "stable");
+            if let Some(count) = counts.get_mut(shard as usize) {
+                *count += 1;
+            }
+        }
+        // About 1,000 each: no shard takes much more than its share of the writes.
+        assert!(counts.iter().all(|c| (850..1150).contains(c)), "{counts:?}");
+        assert_eq!(bucket_year("2025-09-01T10:00:00.000Z"), 2025);
+        assert_eq!(bucket_year("1998-01-01T00:00:00.000Z"), FIRST_YEAR);
+        assert_eq!(bucket_year("garbage"), FIRST_YEAR);
+        let keys = index_row_keys("s", "a1", "2025-09-01T10:00:00.000Z", &["tech".into()]);
+        let pks: Vec<String> = keys
+            .iter()
+            .filter_map(|k| k.get("pk").and_then(|v| v.as_s().ok()).cloned())
+            .collect();
+        assert_eq!(
+            pks,
+            vec![
+                format!("ARTICLES#2025#{}", shard_of("a1", ARTICLE_SHARDS)),
+                format!("TOPIC#tech#2025#{}", shard_of("a1", TOPIC_SHARDS)),
+                "SOURCE#s".to_string(),
+            ]
+        );
+    }
+
+    #[test]
     fn cuts_respect_character_boundaries() {
         let mut text = "aé日".to_string();
         cut_to_bytes(&mut text, 5);
