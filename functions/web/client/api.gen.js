@@ -743,6 +743,7 @@ import { request } from "./http.js";
  * The page envelope of Document A.
  * @typedef {Object} Page_Article
  * @property {Array<{author?: (string|null), id: string, imageUrl?: (string|null), link?: (string|null), paragraphs?: Array<string>, publishedAt: string, sourceId: string, sourceTitle: string, summary?: (string|null), title: string, topics: Array<TopicRef>}>} content
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last page.
  * @property {number} page This page's number, from 0.
  * @property {number} size The page size asked for.
  * @property {number} totalElements
@@ -1461,10 +1462,10 @@ export function contentHealth(options = {}) {
 
 /**
  * Articles, newest first, a page at a time; by source or by topic, or a personal feed of
- * several sources.
+ * several sources. Each page but the last carries `nextCursor`, which asks for the next.
  *
  * `GET /api/content/articles`
- * @param {{sourceId?: Array<string>, topicId?: string, page?: number, size?: number}} [query]
+ * @param {{sourceId?: Array<string>, topicId?: string, page?: number, cursor?: string, size?: number}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Page_Article>}
  */
