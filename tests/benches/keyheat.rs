@@ -24,6 +24,7 @@
     clippy::print_stdout
 )]
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -31,14 +32,17 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use serde_json::Value;
 use stack_tests::community::{post_input, post_path, POSTS};
-use stack_tests::content::{feed_scheduler, feed_worker, sqs_event, submit_id, ARTICLES};
+use stack_tests::content::{feed_scheduler, feed_worker, make_due, sqs_event, submit_id, ARTICLES};
 use stack_tests::feeds::{generated_rss, FeedDocument, FeedServer};
 use stack_tests::genai::llm_parameters;
 use stack_tests::incidents::log;
-use stack_tests::keyheat::{self, heat, monthly_cost, units_per_second, KeyHeat, Meter, Scenario};
+use stack_tests::keyheat::{
+    self, heat, monthly_cost, origin_rate, shared_max_age, units_per_second, KeyHeat, Meter,
+    Scenario, REGIONAL_EDGE_CACHES,
+};
 use stack_tests::llm::FakeLlm;
 use stack_tests::recipes::{pancakes, recipe_path};
-use stack_tests::{emulator, Call, TestStack};
+use stack_tests::{emulator, header, Call, TestStack};
 
 /// What one scenario measured.
 struct Measured {
@@ -46,6 +50,26 @@ struct Measured {
     heat: Vec<KeyHeat>,
     reads_per_second: f64,
     writes_per_second: f64,
+}
+
+/// The shortest time a shared cache may keep the answers of a scenario's reads (None once
+/// any answer is not cacheable).
+#[derive(Default)]
+struct Edge(RefCell<Option<Option<u32>>>);
+
+impl Edge {
+    fn saw(&self, response: &reqwest::Response) {
+        let seconds = shared_max_age(header(response.headers(), "cache-control"));
+        let mut kept = self.0.borrow_mut();
+        *kept = Some(match *kept {
+            None => seconds,
+            Some(before) => before.zip(seconds).map(|(a, b)| a.min(b)),
+        });
+    }
+
+    fn seconds(&self) -> Option<u32> {
+        self.0.borrow().flatten()
+    }
 }
 
 struct Bench {
@@ -66,10 +90,7 @@ impl Bench {
         ops: usize,
         work: F,
     ) {
-        self.meter.take().await;
-        let started = Instant::now();
-        work.await;
-        let uses = self.settle().await;
+        let (uses, elapsed) = self.run(work).await;
         let scenario = Scenario {
             system,
             name,
@@ -77,16 +98,67 @@ impl Bench {
             spread,
             ops,
         };
+        println!(
+            "\n{system} / {name}: {ops} operations in {elapsed:.1} s; at {target_per_second} a second:"
+        );
+        self.record(scenario, &uses);
+    }
+
+    /// [`Self::measure`] for `ops` anonymous GETs of `path`, which readers ask for
+    /// `readers_per_second` times a second: the origin takes what a CDN in front of it (the
+    /// template's EdgeCache) passes on, per the answers' `Cache-Control`.
+    async fn measure_reads(
+        &mut self,
+        t: &TestStack,
+        system: &'static str,
+        name: &'static str,
+        readers_per_second: f64,
+        path: &str,
+        ops: usize,
+    ) {
+        let edge = Edge::default();
+        let reads = async {
+            for _ in 0..ops {
+                let answer = t.get(path).await;
+                assert_eq!(answer.status(), 200, "GET {path}");
+                edge.saw(&answer);
+            }
+        };
+        let (uses, elapsed) = self.run(reads).await;
+        let seconds = edge.seconds();
+        let origin = origin_rate(readers_per_second, 1, seconds);
+        let scenario = Scenario {
+            system,
+            name,
+            target_per_second: origin,
+            spread: 1.0,
+            ops,
+        };
+        let kept = seconds.map_or("not cacheable".to_string(), |s| {
+            format!("kept {s} s by {REGIONAL_EDGE_CACHES} regional edge caches")
+        });
+        println!(
+            "\n{system} / {name}: {ops} operations in {elapsed:.1} s; {readers_per_second} readers \
+             a second, {kept}: {origin:.1} a second at the origin:"
+        );
+        self.record(scenario, &uses);
+    }
+
+    async fn run<F: Future<Output = ()>>(&mut self, work: F) -> (Vec<keyheat::KeyUse>, f64) {
+        self.meter.take().await;
+        let started = Instant::now();
+        work.await;
+        let uses = self.settle().await;
+        (uses, started.elapsed().as_secs_f64())
+    }
+
+    fn record(&mut self, scenario: Scenario, uses: &[keyheat::KeyUse]) {
         let prefix = self.prefix.clone();
-        let heat = heat(&scenario, &uses, |table| {
+        let heat = heat(&scenario, uses, |table| {
             table.strip_prefix(&prefix).unwrap_or(table).to_string()
         });
-        let (reads_per_second, writes_per_second) = units_per_second(&scenario, &uses);
-        println!(
-            "\n{system} / {name}: {ops} operations in {:.1} s; at {target_per_second} a second: \
-             {reads_per_second:.0} read and {writes_per_second:.0} write units a second",
-            started.elapsed().as_secs_f64()
-        );
+        let (reads_per_second, writes_per_second) = units_per_second(&scenario, uses);
+        println!("  {reads_per_second:.0} read and {writes_per_second:.0} write units a second");
         for key in heat.iter().take(4) {
             print_key(key);
         }
@@ -195,21 +267,33 @@ async fn news(b: &mut Bench, t: &TestStack) {
         sources.push((path, id));
     }
     let worker = feed_worker(t).await;
-    let refresh = |id: &str| sqs_event(&[("m", news::FeedRefresh::new(id).to_json())]);
+    // Each refresh as its chain delivers it: the message due at the source's next fetch time,
+    // made now (outside the measured runs).
+    let refresh =
+        |id: &str, due: &str| sqs_event(&[("m", news::FeedRefresh::due(id, due).to_json())]);
+    let mut due = Vec::new();
     for (_, id) in &sources {
-        worker.handle(refresh(id)).await.unwrap();
+        due.push(make_due(t, id).await);
+    }
+    for ((_, id), due) in sources.iter().zip(&due) {
+        worker.handle(refresh(id, due)).await.unwrap();
+    }
+    let mut due = Vec::new();
+    for (_, id) in &sources {
+        due.push(make_due(t, id).await);
     }
     let worker_ref = &worker;
     let feeds_ref = &feeds;
     let sources_ref = &sources;
+    let due_ref = &due;
     let new_article = async move {
-        for (n, (path, id)) in sources_ref.iter().enumerate() {
+        for (n, ((path, id), due)) in sources_ref.iter().zip(due_ref).enumerate() {
             // The next edition: one story more.
             feeds_ref.put(
                 path,
                 FeedDocument::rss(generated_rss(&name("Feed ", n), n * 100, 6)),
             );
-            worker_ref.handle(refresh(id)).await.unwrap();
+            worker_ref.handle(refresh(id, due)).await.unwrap();
         }
     };
     // 50M articles a day: 579 refreshes a second that find one new article.
@@ -222,9 +306,14 @@ async fn news(b: &mut Bench, t: &TestStack) {
         new_article,
     )
     .await;
+    let mut due = Vec::new();
+    for (_, id) in &sources {
+        due.push(make_due(t, id).await);
+    }
+    let due_ref = &due;
     let nothing_new = async move {
-        for (_, id) in sources_ref {
-            worker_ref.handle(refresh(id)).await.unwrap();
+        for ((_, id), due) in sources_ref.iter().zip(due_ref) {
+            worker_ref.handle(refresh(id, due)).await.unwrap();
         }
     };
     // 1M sources every 15 minutes: 1,111 refreshes a second, most finding nothing new.
@@ -240,25 +329,30 @@ async fn news(b: &mut Bench, t: &TestStack) {
     let scheduler = feed_scheduler(t).await;
     let count = sources.len();
     let run = async {
-        // Everything due: a scheduler's run over every source.
-        scheduler
-            .run(chrono::Utc::now() + chrono::Duration::days(1))
-            .await
-            .unwrap();
+        // One run of the walk: a page of sources (all of these), none of them lost.
+        let run = scheduler.run(chrono::Utc::now()).await.unwrap();
+        assert_eq!(run.walked, count);
     };
-    // Per source it looks at: 1M sources every 15 minutes.
-    b.measure("news", "scheduler run, per source", 1111.0, 1.0, count, run)
-        .await;
-    let lists = async {
-        for _ in 0..20 {
-            assert_eq!(
-                t.get(&format!("{ARTICLES}?page=0&size=20")).await.status(),
-                200
-            );
-        }
-    };
-    b.measure("news", "first page of articles", 20_000.0, 1.0, 20, lists)
-        .await;
+    // Per source walked: a page of 1,000 sources a run, a run every 5 minutes (the
+    // refreshes themselves are the chains' messages, measured above).
+    b.measure(
+        "news",
+        "scheduler walk, per source",
+        1000.0 / 300.0,
+        1.0,
+        count,
+        run,
+    )
+    .await;
+    b.measure_reads(
+        t,
+        "news",
+        "first page of articles",
+        20_000.0,
+        &format!("{ARTICLES}?page=0&size=20"),
+        20,
+    )
+    .await;
     let service = t.service_token().await;
     let popular = sources[0].1.clone();
     let churn = async {
@@ -301,6 +395,16 @@ async fn community(b: &mut Bench, t: &TestStack) {
     b.measure("community", "create a post", 58.0, 1e6, 16, creates)
         .await;
     let viral = posts[0].clone();
+    // Its readers' pages: the read through the CDN, and one view beacon per page open.
+    b.measure_reads(
+        t,
+        "community",
+        "read a viral post",
+        10_000.0,
+        &post_path(&viral),
+        40,
+    )
+    .await;
     // At 10,000 views a second the view counter's batches are always full (500), and a
     // post's views of a batch are one write of it: the run sends its views close together.
     let mut readers = Vec::new();
@@ -308,16 +412,8 @@ async fn community(b: &mut Bench, t: &TestStack) {
         readers.push(t.member(&name("reader", n)).await.1);
     }
     let viral_ref = &viral;
-    let reads = async {
+    let views = async {
         let views_path = format!("{}/views", post_path(viral_ref));
-        futures::stream::iter(&readers)
-            .map(|token| async {
-                assert_eq!(t.get_auth(&post_path(viral_ref), token).await.status(), 200);
-            })
-            .buffer_unordered(32)
-            .collect::<Vec<()>>()
-            .await;
-        // The beacons close together, as 10,000 a second arrive: the counter's batches fill.
         futures::stream::iter(&readers)
             .map(|token| async {
                 assert_eq!(t.post_auth(&views_path, token).await.status(), 202);
@@ -328,8 +424,8 @@ async fn community(b: &mut Bench, t: &TestStack) {
         // Counted: the view counter's batching window can outlast the settle's quiet spell.
         views_counted(t).await;
     };
-    // A page open is the read and its view beacon, from a million members.
-    b.measure("community", "read a viral post", 10_000.0, 1e6, 198, reads)
+    // 10,000 page opens a second, from a million members.
+    b.measure("community", "view a viral post", 10_000.0, 1e6, 198, views)
         .await;
     let likers: Vec<String> = readers.iter().take(40).cloned().collect();
     let likes = async {
@@ -340,23 +436,25 @@ async fn community(b: &mut Bench, t: &TestStack) {
     // 5,000 likes a second on one post, from a million members.
     b.measure("community", "like a viral post", 5000.0, 1e6, 40, likes)
         .await;
-    let feed = async {
-        for _ in 0..20 {
-            assert_eq!(
-                t.get(&format!("{POSTS}?page=0&size=20")).await.status(),
-                200
-            );
-        }
-    };
-    b.measure("community", "first page of posts", 20_000.0, 1.0, 20, feed)
-        .await;
-    let search = async {
-        for _ in 0..20 {
-            assert_eq!(t.get("/api/v1/posts/search?q=coffee").await.status(), 200);
-        }
-    };
-    b.measure("community", "search a common term", 2000.0, 1.0, 20, search)
-        .await;
+    b.measure_reads(
+        t,
+        "community",
+        "first page of posts",
+        20_000.0,
+        &format!("{POSTS}?page=0&size=20"),
+        20,
+    )
+    .await;
+    // One common term's first page: 2,000 a second.
+    b.measure_reads(
+        t,
+        "community",
+        "search a common term",
+        2000.0,
+        "/api/v1/posts/search?q=coffee",
+        20,
+    )
+    .await;
 }
 
 /// Waits until the view queue is empty: every beacon counted.

@@ -189,3 +189,45 @@ pub async fn article_items_of(t: &TestStack, id: &str) -> Vec<crate::stack::Item
         }
     }
 }
+
+/// Makes source `id` due for a refresh as if its time had come: its next fetch time set a
+/// minute in the past (in its fetch bookkeeping). Returns that time, the `due` of the refresh
+/// its chain would now deliver.
+pub async fn make_due(t: &TestStack, id: &str) -> String {
+    let due = platform::clock::rfc3339(chrono::Utc::now() - chrono::Duration::minutes(1));
+    set_next_fetch(t, id, &due).await;
+    due
+}
+
+/// Sets source `id`'s next fetch time (in its fetch bookkeeping) to `at`.
+pub async fn set_next_fetch(t: &TestStack, id: &str, at: &str) {
+    t.dynamodb()
+        .await
+        .update_item()
+        .table_name(t.table("ContentTable"))
+        .key(
+            "pk",
+            aws_sdk_dynamodb::types::AttributeValue::S(format!("SOURCE#{id}")),
+        )
+        .key(
+            "sk",
+            aws_sdk_dynamodb::types::AttributeValue::S("FETCH".into()),
+        )
+        .update_expression("SET nextFetchAt = :due")
+        .expression_attribute_values(
+            ":due",
+            aws_sdk_dynamodb::types::AttributeValue::S(at.to_string()),
+        )
+        .send()
+        .await
+        .expect("set the next fetch time");
+}
+
+/// The source's fetch bookkeeping item.
+pub async fn fetch_item(t: &TestStack, id: &str) -> crate::stack::Item {
+    partition(t, &format!("SOURCE#{id}"))
+        .await
+        .into_iter()
+        .find(|i| i.get("sk").and_then(|v| v.as_s().ok()).map(String::as_str) == Some("FETCH"))
+        .expect("fetch bookkeeping")
+}

@@ -248,6 +248,49 @@ pub fn monthly_cost(reads_per_second: f64, writes_per_second: f64) -> f64 {
         / 1e6
 }
 
+/// CloudFront's regional edge caches: every edge location asks one of them, and each asks the
+/// origin for a cached page once per expiry (no Origin Shield assumed).
+pub const REGIONAL_EDGE_CACHES: f64 = 13.0;
+
+/// How long a shared cache may keep an answer with this `Cache-Control`: its `s-maxage` (or
+/// `max-age`) when `public`, and nothing when private, `no-store` or `no-cache`.
+pub fn shared_max_age(cache_control: &str) -> Option<u32> {
+    let directives: Vec<(String, Option<String>)> = cache_control
+        .split(',')
+        .map(|d| {
+            let d = d.trim().to_ascii_lowercase();
+            match d.split_once('=') {
+                Some((k, v)) => (k.trim().to_string(), Some(v.trim().to_string())),
+                None => (d, None),
+            }
+        })
+        .collect();
+    let has = |name: &str| directives.iter().any(|(k, _)| k == name);
+    if !has("public") || has("private") || has("no-store") || has("no-cache") {
+        return None;
+    }
+    let seconds = |name: &str| {
+        directives
+            .iter()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.as_deref()?.parse::<u32>().ok())
+    };
+    seconds("s-maxage")
+        .or_else(|| seconds("max-age"))
+        .filter(|s| *s > 0)
+}
+
+/// The reads a second that reach the origin when readers ask `target_per_second` times for
+/// `pages` distinct URLs whose answers a CDN keeps `seconds` (None: not cacheable, all of them).
+pub fn origin_rate(target_per_second: f64, pages: usize, seconds: Option<u32>) -> f64 {
+    match seconds {
+        Some(s) if s > 0 => {
+            target_per_second.min(REGIONAL_EDGE_CACHES * pages.max(1) as f64 / f64::from(s))
+        }
+        _ => target_per_second,
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
@@ -263,6 +306,22 @@ mod tests {
             reads: 1,
             writes: 1,
         }
+    }
+
+    #[test]
+    fn a_cdn_passes_on_one_read_per_regional_cache_per_expiry() {
+        assert_eq!(shared_max_age("public, max-age=0, s-maxage=10"), Some(10));
+        assert_eq!(shared_max_age("public, max-age=30"), Some(30));
+        assert_eq!(shared_max_age("private, no-store"), None);
+        assert_eq!(shared_max_age("public, no-cache, s-maxage=10"), None);
+        assert_eq!(shared_max_age("max-age=60"), None);
+        assert_eq!(shared_max_age("public, s-maxage=0"), None);
+        // 20,000 reads a second of one page kept 10 s: 13 caches ask once each per 10 s.
+        assert!((origin_rate(20_000.0, 1, Some(10)) - 1.3).abs() < 1e-9);
+        assert!((origin_rate(20_000.0, 4, Some(10)) - 5.2).abs() < 1e-9);
+        // Never more than the readers ask, and everything when nothing is cacheable.
+        assert!((origin_rate(0.5, 1, Some(10)) - 0.5).abs() < 1e-9);
+        assert!((origin_rate(20_000.0, 1, None) - 20_000.0).abs() < 1e-9);
     }
 
     #[test]

@@ -255,6 +255,9 @@ struct PageQuery {
     /// From 1 to 20 (default 10).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 20)]
     size: Option<String>,
+    /// The `nextCursor` of the page before: the days before it (instead of `page`).
+    #[param(value_type = Option<String>, format = Date)]
+    cursor: Option<String>,
 }
 
 /// The caller's digests (PERSONAL ones and the PUBLIC ones they were assigned), newest day
@@ -268,7 +271,7 @@ struct PageQuery {
     security(("bearerJwt" = [])),
     responses(
         (status = 200, description = "A page of digest summaries, newest first", body = DigestPage),
-        (status = 400, description = "page or size out of bounds", body = ReasonErrorBody),
+        (status = 400, description = "page or size out of bounds, a cursor that is not a day, or both page and cursor", body = ReasonErrorBody),
         (status = 401, description = "No valid user token", body = ReasonErrorBody),
         (status = 403, description = "A service token", body = ReasonErrorBody),
     )
@@ -278,9 +281,10 @@ async fn my_digests(
     user: AuthUser,
     Query(query): Query<PageQuery>,
 ) -> Answer<DigestPage> {
-    let page = PageRequest::parse(
+    let page = PageRequest::parse_with_cursor(
         number("page", query.page.as_deref())?,
         number("size", query.size.as_deref())?,
+        query.cursor.as_deref(),
     )?;
     let caller = user_id(&user)?;
     state

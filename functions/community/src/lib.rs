@@ -115,14 +115,16 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     };
     let brake = WriteBrake::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
-    app(
+    let cache_seconds = platform::http::public_cache_seconds(&env)?;
+    let app = app(
         Arc::new(community),
         Arc::new(search),
         queues,
         brake,
         verifier,
         &env,
-    )
+    )?;
+    Ok(platform::http::edge_cached(app, cache_seconds))
 }
 
 /// The queues the community function sends to.

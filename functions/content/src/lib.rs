@@ -84,11 +84,13 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let news = News::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
-    app(
+    let cache_seconds = platform::http::public_cache_seconds(&env)?;
+    let app = app(
         Arc::new(news),
         Arc::new(verifier),
         env.get("INTERNAL_API_URL").map(str::to_string),
-    )
+    )?;
+    Ok(platform::http::edge_cached(app, cache_seconds))
 }
 
 pub fn app(
@@ -350,9 +352,12 @@ struct ArticleQuery {
     #[param(max_length = 200)]
     topic_id: Option<String>,
     /// The page, from 0 (default 0); pages past 49 are refused, so `totalPages` counts at
-    /// most 50.
+    /// most 50: further pages are reached by `cursor`.
     #[param(minimum = 0, maximum = 49)]
     page: Option<u32>,
+    /// The `nextCursor` of the previous page: the page after it (instead of `page`).
+    #[param(max_length = 420, pattern = "^[0-9]+\\.[0-9a-f]+$")]
+    cursor: Option<String>,
     /// Articles per page (default 20).
     #[param(minimum = 1, maximum = 100)]
     size: Option<u32>,
@@ -372,7 +377,7 @@ fn feed_source_ids() -> utoipa::openapi::schema::Array {
 }
 
 /// Articles, newest first, a page at a time; by source or by topic, or a personal feed of
-/// several sources.
+/// several sources. Each page but the last carries `nextCursor`, which asks for the next.
 #[utoipa::path(
     get,
     path = "/api/content/articles",
@@ -381,7 +386,7 @@ fn feed_source_ids() -> utoipa::openapi::schema::Array {
     params(ArticleQuery),
     responses(
         (status = 200, description = "A page of articles (without paragraphs)", body = Page<Article>),
-        (status = 400, description = "A query parameter is invalid: `page` past 49, `size` outside 1 to 100, or more than 50 `sourceId`s", body = ErrorBody),
+        (status = 400, description = "A query parameter is invalid: `page` past 49, `size` outside 1 to 100, more than 50 `sourceId`s, a `cursor` this service did not give out, or `page` with `cursor`", body = ErrorBody),
     )
 )]
 async fn articles(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Answer<Page<Article>> {
@@ -394,7 +399,7 @@ async fn articles(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Ans
         .flatten()
         .chain(listed)
         .collect();
-    let page = PageRequest::parse(query.page, query.size)?;
+    let page = PageRequest::parse_with_cursor(query.page, query.size, query.cursor)?;
     // Counted and measured as the contract says, before blanks (which filter nothing) go.
     if source_ids.len() > MAX_FEED_SOURCES {
         return Err(Invalid::field(

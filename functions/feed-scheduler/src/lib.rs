@@ -1,15 +1,21 @@
-//! The feed scheduler: on its schedule, puts every source that is due for a refresh on the
-//! feed queue (`FEED_QUEUE_URL`) as a [`FeedRefresh`] message for the feed worker.
+//! The feed scheduler: on its schedule, one bounded step of a walk over the sources, and the
+//! re-enqueuing of sweeps that were lost. It no longer enqueues every due source: each
+//! source's refreshes are a chain of delayed messages on the feed queue, each refresh
+//! enqueuing the next (`news::FeedRefresh`).
 //!
-//! A source is due when someone subscribes to it and it has never been fetched or its
-//! `nextFetchAt` (set by the worker: the refresh interval after a success, a growing back-off
-//! after failures) has passed (`news::ingest::is_due`).
-//! Enqueuing a source twice is harmless: the worker's refresh is idempotent.
+//! A run reads one page of the source list ([`WALK_PAGE`] sources, from where the last run
+//! stopped, kept in the content table) and
+//! - enqueues a refresh (without `due`) for each source whose chain is lost: never fetched,
+//!   or more than `news::ingest::LOST_AFTER_MINUTES` past its next fetch time (its message
+//!   dead-lettered, or the source written before chains existed); a rescue of a chain that
+//!   was only late is dropped by the worker, the source not being due;
+//! - puts on the sweep queue (`SWEEP_QUEUE_URL`) each source nobody subscribed to within the
+//!   grace period (`SOURCE_GRACE_MINUTES`), for the source sweeper to retire and remove.
 //!
-//! The same run puts on the sweep queue (`SWEEP_QUEUE_URL`) every source nobody subscribed to
-//! within the grace period (`SOURCE_GRACE_MINUTES`), for the source sweeper to retire and
-//! remove, and every source retired a while ago, in case its sweep was never enqueued
-//! (`news::sweep::sweep_candidates`); sweep steps are idempotent too.
+//! It also puts on the sweep queue the oldest retired sources retired a while ago, in case
+//! their sweep was never enqueued (`news::sweep::lost_sweeps`). Every step is idempotent.
+//! A run's work is bounded whatever the number of sources: one page, one query of the
+//! retired list, one read and one write of the walk's position.
 
 use std::sync::Arc;
 
@@ -18,7 +24,7 @@ use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use news::store::{ContentStore, StoreError};
-use news::sweep::{grace_from_env, sweep_candidates};
+use news::sweep::{grace_from_env, lost_sweeps};
 use news::{RefreshSchedule, SourceSweep};
 use platform::aws::sqs::BatchEntry;
 use platform::aws::{AwsClients, Sqs};
@@ -26,18 +32,32 @@ use platform::{BoxError, Clock, Env, ScheduleHandler};
 
 /// SQS takes at most ten messages per batch.
 const SQS_BATCH: usize = 10;
+/// Sources one run looks at: at one run every 5 minutes, a million sources are walked in
+/// under four days, each costing a few read units.
+pub const WALK_PAGE: usize = 1000;
 
-/// Why a run enqueued less than every due source.
+/// Why a run did less than it should.
 #[derive(Debug, thiserror::Error)]
 pub enum ScheduleError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The SendMessageBatch call failed (or could not be built).
-    #[error("feed queue: {0}")]
+    #[error("queue: {0}")]
     Queue(String),
     /// SQS took the call but refused some of its messages.
-    #[error("feed queue refused messages: {0}")]
+    #[error("queue refused messages: {0}")]
     Refused(String),
+}
+
+/// What one run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Run {
+    /// Sources looked at.
+    pub walked: usize,
+    /// Refreshes enqueued for sources whose chain was lost.
+    pub rescued: usize,
+    /// Sweeps enqueued (abandoned sources, and retired ones whose sweep was lost).
+    pub sweeps: usize,
 }
 
 #[derive(Clone)]
@@ -48,6 +68,7 @@ pub struct FeedScheduler {
     queue_url: String,
     sweep_queue_url: String,
     grace: chrono::Duration,
+    page: usize,
     clock: Clock,
 }
 
@@ -69,34 +90,54 @@ impl FeedScheduler {
             queue_url: env.require("FEED_QUEUE_URL")?.to_string(),
             sweep_queue_url: env.require("SWEEP_QUEUE_URL")?.to_string(),
             grace: grace_from_env(env)?,
+            page: WALK_PAGE,
         })
     }
 
-    /// Enqueues every due source; returns how many were enqueued.
-    pub async fn run(&self, now: DateTime<Utc>) -> Result<usize, ScheduleError> {
-        let due = self.schedule.due_sources(now).await?;
-        let bodies: Vec<String> = due
+    /// The same scheduler walking `page` sources a run.
+    pub fn with_page(mut self, page: usize) -> Self {
+        self.page = page.max(1);
+        self
+    }
+
+    /// One step of the walk at `now`, and the lost sweeps.
+    pub async fn run(&self, now: DateTime<Utc>) -> Result<Run, ScheduleError> {
+        let after = self.store.walk_position().await?;
+        let step = self
+            .schedule
+            .walk(after.as_deref(), self.page, now, self.grace)
+            .await?;
+        let rescues: Vec<String> = step
+            .lost
             .iter()
             .map(|id| news::FeedRefresh::new(id).to_json())
             .collect();
-        self.send(&self.queue_url, &bodies).await?;
-        tracing::info!(enqueued = due.len(), "due feeds enqueued");
-        Ok(due.len())
-    }
-
-    /// Enqueues the sweep of every source nobody subscribed to within the grace period and
-    /// of every source retired a while ago; returns how many were enqueued.
-    pub async fn run_sweeps(&self, now: DateTime<Utc>) -> Result<usize, ScheduleError> {
-        let sweeps = sweep_candidates(&self.store, now, self.grace).await?;
+        self.send(&self.queue_url, &rescues).await?;
+        let mut sweeps: Vec<String> = step.abandoned.clone();
+        for id in lost_sweeps(&self.store, now).await? {
+            if !sweeps.contains(&id) {
+                sweeps.push(id);
+            }
+        }
         let bodies: Vec<String> = sweeps
             .iter()
             .map(|id| SourceSweep::new(id).to_json())
             .collect();
         self.send(&self.sweep_queue_url, &bodies).await?;
-        if !sweeps.is_empty() {
-            tracing::info!(enqueued = sweeps.len(), "source sweeps enqueued");
-        }
-        Ok(sweeps.len())
+        // At the end of the list the next run starts again from the top.
+        self.store.set_walk_position(step.next.as_deref()).await?;
+        let run = Run {
+            walked: step.walked,
+            rescued: rescues.len(),
+            sweeps: sweeps.len(),
+        };
+        tracing::info!(
+            walked = run.walked,
+            rescued = run.rescued,
+            sweeps = run.sweeps,
+            "scheduler run"
+        );
+        Ok(run)
     }
 
     /// Sends `bodies` to the queue at `queue_url`, ten to a batch.
@@ -135,12 +176,7 @@ impl ScheduleHandler for FeedScheduler {
     ) -> BoxFuture<'static, Result<(), BoxError>> {
         let this = self.clone();
         async move {
-            let now = this.clock.now();
-            // Both halves run even when one fails; the run fails if either did.
-            let refreshes = this.run(now).await;
-            let sweeps = this.run_sweeps(now).await;
-            refreshes?;
-            sweeps?;
+            this.run(this.clock.now()).await?;
             Ok(())
         }
         .boxed()

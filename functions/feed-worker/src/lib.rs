@@ -1,13 +1,18 @@
 //! The feed worker: consumes [`news::FeedRefresh`] messages from the feed queue and refreshes
 //! each source (conditional GET, parse, idempotent article upserts; see `news::ingest`).
 //!
+//! Each refresh enqueues the source's next one, delayed until it is due (`news::FeedRefresh`):
+//! the sources' chains of messages are the schedule, so no run reads every source.
+//!
 //! Outcomes per message, reported with `ReportBatchItemFailures`:
-//! - refreshed, not modified, the source is gone or retired, or nobody subscribes to it (not
-//!   fetched): done;
+//! - refreshed, not modified, the source is gone or retired (its chain ends), nobody
+//!   subscribes to it (not fetched, kept on its chain), a repeat of a message already handled,
+//!   or not due yet (enqueued again): done;
 //! - the feed failed (unreachable, timed out, too large, not a feed), or its entries could
 //!   not be stored: done, because the refresh has recorded a back-off and the scheduler
 //!   retries the source when it is due again;
-//! - the content table is unavailable (throttled, unreachable), or the message is unreadable:
+//! - the content table is unavailable (throttled, unreachable), the next refresh could not be
+//!   enqueued, or the message is unreadable:
 //!   a batch item failure, so SQS redelivers it and, after `maxReceiveCount`, moves it to the
 //!   dead-letter queue.
 
@@ -17,12 +22,12 @@ use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use news::ingest::{Ingest, IngestError};
-use news::store::StoreError;
 use platform::aws::AwsClients;
 use platform::{BoxError, Env, SqsHandler};
 
-/// Sources refreshed at once within one batch.
-const CONCURRENCY: usize = 4;
+/// Sources refreshed at once within one batch: a refresh mostly waits on the feed's server,
+/// so one invocation keeps its whole batch (the event source's `BatchSize`) in flight.
+const CONCURRENCY: usize = 10;
 
 pub struct FeedWorker {
     ingest: Arc<Ingest>,
@@ -44,13 +49,16 @@ impl FeedWorker {
     /// Refreshes one source. Only an unavailable content table is an `Err`, which means
     /// "deliver its messages again": a failed feed, or one whose entries could not be stored,
     /// has already been backed off by the refresh, and a retried poison would only fail again.
-    pub async fn refresh(ingest: &Ingest, source_id: &str) -> Result<(), StoreError> {
-        match ingest.refresh(source_id).await {
+    pub async fn refresh(ingest: &Ingest, refresh: &news::FeedRefresh) -> Result<(), BoxError> {
+        let source_id = refresh.source_id.as_str();
+        match ingest.refresh(refresh).await {
             Ok(report) => {
                 tracing::info!(
                     source_id,
                     not_modified = report.not_modified,
                     unsubscribed = report.unsubscribed,
+                    skipped = report.skipped,
+                    gone = report.gone,
                     inserted = report.inserted,
                     already_stored = report.already_stored,
                     left_out = report.left_out,
@@ -59,11 +67,12 @@ impl FeedWorker {
                 );
                 Ok(())
             }
-            Err(IngestError::Store(StoreError::SourceNotFound)) => {
+            Err(IngestError::Store(news::store::StoreError::SourceNotFound)) => {
                 tracing::info!(source_id, "source retired during its refresh");
                 Ok(())
             }
-            Err(IngestError::Store(e)) if e.is_unavailable() => Err(e),
+            Err(IngestError::Store(e)) if e.is_unavailable() => Err(e.into()),
+            Err(IngestError::Queue(e)) => Err(format!("feed queue: {e}").into()),
             Err(other) => {
                 tracing::info!(source_id, error = %other, "feed failed; backed off");
                 Ok(())
@@ -72,16 +81,22 @@ impl FeedWorker {
     }
 }
 
-/// The batch's messages grouped by source, in first-seen order, and the unreadable ones.
-fn group_by_source(records: Vec<SqsMessage>) -> (Vec<(String, Vec<String>)>, Vec<String>) {
-    let mut sources: Vec<(String, Vec<String>)> = Vec::new();
+/// The batch's messages grouped by source (the first message of each kept), in first-seen
+/// order, and the unreadable ones.
+fn group_by_source(
+    records: Vec<SqsMessage>,
+) -> (Vec<(news::FeedRefresh, Vec<String>)>, Vec<String>) {
+    let mut sources: Vec<(news::FeedRefresh, Vec<String>)> = Vec::new();
     let mut unreadable = Vec::new();
     for record in records {
         let id = record.message_id.unwrap_or_default();
         match news::FeedRefresh::parse(record.body.as_deref().unwrap_or("")) {
-            Ok(refresh) => match sources.iter_mut().find(|(s, _)| *s == refresh.source_id) {
+            Ok(refresh) => match sources
+                .iter_mut()
+                .find(|(s, _)| s.source_id == refresh.source_id)
+            {
                 Some((_, ids)) => ids.push(id),
-                None => sources.push((refresh.source_id, vec![id])),
+                None => sources.push((refresh, vec![id])),
             },
             Err(error) => {
                 tracing::warn!(message_id = %id, %error, "unreadable feed message");
@@ -100,12 +115,13 @@ impl SqsHandler for FeedWorker {
             // redelivery): concurrent refreshes of one feed would only fetch it twice.
             let (sources, mut failures) = group_by_source(event.records);
             let failed: Vec<Vec<String>> = futures::stream::iter(sources)
-                .map(|(source_id, message_ids)| {
+                .map(|(refresh, message_ids)| {
                     let ingest = Arc::clone(&ingest);
                     async move {
-                        match FeedWorker::refresh(&ingest, &source_id).await {
+                        match FeedWorker::refresh(&ingest, &refresh).await {
                             Ok(()) => Vec::new(),
                             Err(error) => {
+                                let source_id = &refresh.source_id;
                                 tracing::warn!(%source_id, %error, "feed messages will be retried");
                                 message_ids
                             }
@@ -150,8 +166,11 @@ mod tests {
         assert_eq!(
             sources,
             vec![
-                ("a".to_string(), vec!["1".to_string(), "4".to_string()]),
-                ("b".to_string(), vec!["3".to_string()]),
+                (
+                    news::FeedRefresh::new("a"),
+                    vec!["1".to_string(), "4".to_string()]
+                ),
+                (news::FeedRefresh::new("b"), vec!["3".to_string()]),
             ]
         );
         assert_eq!(unreadable, vec!["2".to_string()]);

@@ -1,10 +1,12 @@
 //! The incidents processor: consumes the ingest queue ([`IngestMessage`]).
 //!
-//! - `logs`: stores the logs (BatchWriteItem; the ids were assigned at ingestion, so a
-//!   redelivered message overwrites the same items and stores nothing twice), notes their
-//!   hours for the timeline, counts them in the metrics (once per message, however often it
-//!   is delivered: `incident_metrics`), then groups the logs that match an alert rule into incidents and
-//!   raises alerts (`Incidents::evaluate`, exact once per log however often it runs);
+//! - `logs`: stores each message's logs (BatchWriteItem, [`STORE_CONCURRENCY`] messages at a
+//!   time; the ids were assigned at ingestion, so a redelivered message overwrites the same
+//!   items and stores nothing twice) and notes their hours for the timeline; then, for the
+//!   whole batch at once, counts them in the metrics (one update per series, each message once
+//!   however often it is delivered: `incident_metrics`) and groups the logs that match an alert
+//!   rule into incidents, once per fingerprint, fingerprints in parallel, raising alerts
+//!   (`Incidents::evaluate`, each message counted once however often it runs);
 //! - `purge`: deletes one step of a timeline deletion and queues the next step (deleting
 //!   twice deletes nothing more).
 //!
@@ -18,8 +20,10 @@ use std::time::{Duration, Instant};
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::BoxFuture;
-use futures::FutureExt;
-use incidents::model::AlertRule;
+use futures::{FutureExt, StreamExt};
+use incident_metrics::store::batch_key;
+use incidents::input::LogFilter;
+use incidents::model::{AlertRule, Log};
 use incidents::{Incidents, IncidentsError, IngestMessage, IngestQueue};
 use platform::aws::AwsClients;
 use platform::{BoxError, Env, SqsHandler};
@@ -28,15 +32,18 @@ use tokio::sync::Mutex;
 /// How long a warm instance keeps the rules it read (a rule change applies within this).
 pub const RULES_TTL: Duration = Duration::from_secs(10);
 
+/// Messages of a batch whose logs are stored at a time (each a few BatchWriteItem calls).
+pub const STORE_CONCURRENCY: usize = 8;
+
 struct Cache {
     rules: Option<(Instant, Vec<AlertRule>)>,
-    hours: HashSet<String>,
 }
 
 pub struct IncidentsProcessor {
     incidents: Arc<Incidents>,
     queue: IngestQueue,
     cache: Arc<Mutex<Cache>>,
+    hours: Arc<std::sync::Mutex<HashSet<String>>>,
 }
 
 /// Builds the handler from its environment (`INCIDENTS_TABLE`, `INGEST_QUEUE_URL`).
@@ -53,10 +60,8 @@ impl IncidentsProcessor {
         Self {
             incidents: Arc::new(incidents),
             queue,
-            cache: Arc::new(Mutex::new(Cache {
-                rules: None,
-                hours: HashSet::new(),
-            })),
+            cache: Arc::new(Mutex::new(Cache { rules: None })),
+            hours: Arc::default(),
         }
     }
 }
@@ -76,45 +81,101 @@ async fn rules(
     Ok(rules)
 }
 
-async fn process(
+async fn purge(
     incidents: &Incidents,
     queue: &IngestQueue,
-    cache: &Mutex<Cache>,
-    message: IngestMessage,
+    job_id: String,
+    filter: LogFilter,
+    cursor: Option<String>,
 ) -> Result<(), IncidentsError> {
-    match message {
-        IngestMessage::Logs { logs } => {
-            {
-                let mut guard = cache.lock().await;
-                let counted = incidents.store_logs(&logs, &mut guard.hours).await?;
-                if counted == 0 {
-                    tracing::info!(logs = logs.len(), "logs stored again, counted before");
-                }
+    let next = incidents.purge_step(&filter, cursor).await?;
+    if let Some(cursor) = next {
+        queue
+            .send(&IngestMessage::Purge {
+                job_id: job_id.clone(),
+                filter,
+                cursor: Some(cursor),
+            })
+            .await?;
+        tracing::info!(%job_id, "log deletion continues");
+    } else {
+        tracing::info!(%job_id, "log deletion done");
+    }
+    Ok(())
+}
+
+/// One message of logs of the batch, with the SQS message ids that carried it (SQS may
+/// deliver a message twice in one batch).
+struct Logs {
+    key: String,
+    logs: Vec<Log>,
+    records: Vec<String>,
+}
+
+/// The batch's messages of logs: each stored (idempotent, [`STORE_CONCURRENCY`] at a time),
+/// then the stored ones counted in the metrics together and grouped into incidents together
+/// (once per fingerprint for the whole batch). Returns the SQS ids of the messages to retry.
+async fn process_logs(
+    incidents: &Incidents,
+    cache: &Mutex<Cache>,
+    hours: &std::sync::Mutex<HashSet<String>>,
+    messages: Vec<Logs>,
+) -> Vec<String> {
+    // Boxed: a stream of borrowing futures inside the handler's Send future needs them named.
+    let stores: Vec<BoxFuture<'_, Result<(), IncidentsError>>> = messages
+        .iter()
+        .map(|m| incidents.store_logs(&m.logs, hours).boxed())
+        .collect();
+    let stored: Vec<Result<(), IncidentsError>> = futures::stream::iter(stores)
+        .buffered(STORE_CONCURRENCY)
+        .collect()
+        .await;
+    let mut retry = Vec::new();
+    let mut ok: Vec<&Logs> = Vec::new();
+    for (message, outcome) in messages.iter().zip(stored) {
+        match outcome {
+            Ok(()) => ok.push(message),
+            Err(error) => {
+                tracing::warn!(%error, "logs not stored; will be retried");
+                retry.extend(message.records.iter().cloned());
             }
-            let rules = rules(incidents, cache).await?;
-            incidents.evaluate(&logs, &rules).await
-        }
-        IngestMessage::Purge {
-            job_id,
-            filter,
-            cursor,
-        } => {
-            let next = incidents.purge_step(&filter, cursor).await?;
-            if let Some(cursor) = next {
-                queue
-                    .send(&IngestMessage::Purge {
-                        job_id: job_id.clone(),
-                        filter,
-                        cursor: Some(cursor),
-                    })
-                    .await?;
-                tracing::info!(%job_id, "log deletion continues");
-            } else {
-                tracing::info!(%job_id, "log deletion done");
-            }
-            Ok(())
         }
     }
+    let all_retried = |retry: &mut Vec<String>, ok: &[&Logs]| {
+        retry.extend(ok.iter().flat_map(|m| m.records.iter().cloned()));
+    };
+    if ok.is_empty() {
+        return retry;
+    }
+    let logs: Vec<&[Log]> = ok.iter().map(|m| m.logs.as_slice()).collect();
+    match incidents.count_logs(&logs).await {
+        Ok(0) => tracing::info!(messages = ok.len(), "logs stored again, counted before"),
+        Ok(_) => {}
+        Err(error) => {
+            tracing::warn!(%error, "logs not counted; will be retried");
+            all_retried(&mut retry, &ok);
+            return retry;
+        }
+    }
+    let rules = match rules(incidents, cache).await {
+        Ok(rules) => rules,
+        Err(error) => {
+            tracing::warn!(%error, "rules unreadable; will be retried");
+            all_retried(&mut retry, &ok);
+            return retry;
+        }
+    };
+    let keyed: Vec<(String, &[Log])> = ok
+        .iter()
+        .map(|m| (m.key.clone(), m.logs.as_slice()))
+        .collect();
+    let failed = incidents.evaluate(&keyed, &rules).await;
+    for message in &ok {
+        if failed.contains(&message.key) {
+            retry.extend(message.records.iter().cloned());
+        }
+    }
+    retry
 }
 
 impl SqsHandler for IncidentsProcessor {
@@ -122,8 +183,10 @@ impl SqsHandler for IncidentsProcessor {
         let incidents = Arc::clone(&self.incidents);
         let queue = self.queue.clone();
         let cache = Arc::clone(&self.cache);
+        let hours = Arc::clone(&self.hours);
         async move {
             let mut response = SqsBatchResponse::default();
+            let mut logs: Vec<Logs> = Vec::new();
             for record in event.records {
                 let id = record.message_id.unwrap_or_default();
                 let message = match IngestMessage::parse(record.body.as_deref().unwrap_or("")) {
@@ -134,10 +197,34 @@ impl SqsHandler for IncidentsProcessor {
                         continue;
                     }
                 };
-                if let Err(error) = process(&incidents, &queue, &cache, message).await {
-                    tracing::warn!(message_id = %id, %error, "ingest message failed; will be retried");
-                    response.add_failure(id);
+                match message {
+                    IngestMessage::Logs { logs: batch } => {
+                        let key = batch_key(batch.iter().map(|l| l.id.as_str()));
+                        match logs.iter_mut().find(|m| m.key == key) {
+                            Some(known) => known.records.push(id),
+                            None => logs.push(Logs {
+                                key,
+                                logs: batch,
+                                records: vec![id],
+                            }),
+                        }
+                    }
+                    IngestMessage::Purge {
+                        job_id,
+                        filter,
+                        cursor,
+                    } => {
+                        if let Err(error) = purge(&incidents, &queue, job_id, filter, cursor).await
+                        {
+                            tracing::warn!(message_id = %id, %error, "log deletion step failed; will be retried");
+                            response.add_failure(id);
+                        }
+                    }
                 }
+            }
+            for id in process_logs(&incidents, &cache, &hours, logs).await {
+                tracing::warn!(message_id = %id, "ingest message failed; will be retried");
+                response.add_failure(id);
             }
             Ok(response)
         }

@@ -714,7 +714,7 @@ async fn list_incidents(
     ))
 }
 
-/// One incident with its latest grouped logs (and why they were grouped) and its history.
+/// One incident with samples of its grouped logs (and why they were grouped) and its history.
 #[utoipa::path(
     get,
     path = "/api/v1/incidents/{id}",

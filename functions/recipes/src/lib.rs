@@ -226,7 +226,8 @@ struct ListQuery {
     params(ListQuery),
     security(("bearerJwt" = [])),
     responses(
-        (status = 200, description = "The caller's recipes (a page)", body = Vec<Recipe>),
+        (status = 200, description = "The caller's recipes (a page)", body = Vec<Recipe>,
+            headers(("Link" = String, description = "`<{path}?limit={limit}&after={last id}>; rel=\"next\"` when more recipes follow; absent on the last page"))),
         (status = 400, description = "`limit` or `after` is not valid", body = ErrorBody),
         (status = 401, description = "No valid user token", body = ErrorBody),
     )
@@ -235,7 +236,7 @@ async fn list(
     State(state): State<AppState>,
     user: AuthUser,
     Query(query): Query<ListQuery>,
-) -> Result<axum::Json<Vec<Recipe>>, ApiError> {
+) -> Result<Response, ApiError> {
     let mut errors = Vec::new();
     let limit = match query.limit.as_deref() {
         None => Some(MAX_PAGE),
@@ -260,13 +261,27 @@ async fn list(
     if !errors.is_empty() {
         return Err(Invalid(errors).into());
     }
-    let recipes = state
+    let limit = limit.unwrap_or(MAX_PAGE);
+    let page = state
         .recipes
-        .list(&user.id, after, limit.unwrap_or(MAX_PAGE))
+        .list(&user.id, after, limit)
         .await
         .map_err(to_api)?;
-    Ok(axum::Json(recipes))
+    let next = page.recipes.last().filter(|_| page.more).map(|last| {
+        format!(
+            "<{LIST_PATH}?limit={limit}&after={}>; rel=\"next\"",
+            last.id
+        )
+    });
+    let mut response = axum::Json(page.recipes).into_response();
+    if let Some(link) = next.and_then(|l| header::HeaderValue::from_str(&l).ok()) {
+        response.headers_mut().insert(header::LINK, link);
+    }
+    Ok(response)
 }
+
+/// Where the recipe list is served (the next page's `Link` names it).
+const LIST_PATH: &str = "/api/recipes/recipes";
 
 /// The new recipe's id.
 #[derive(Serialize, ToSchema)]

@@ -292,6 +292,7 @@ import { request } from "./http.js";
  * A page of digests, newest first.
  * @typedef {Object} DigestPage
  * @property {Array<DigestSummary>} content
+ * @property {(string|null)} [nextCursor] The next page's `cursor` (days before this page's last); absent on the last page.
  * @property {number} page
  * @property {number} size
  * @property {number} totalElements
@@ -465,7 +466,7 @@ import { request } from "./http.js";
  */
 
 /**
- * An incident with its latest grouped logs and its history.
+ * An incident with samples of its grouped logs and its history.
  * @typedef {(Incident & {history: Array<IncidentEvent>, recentOccurrences: Array<Occurrence>})} IncidentDetail
  */
 
@@ -742,6 +743,7 @@ import { request } from "./http.js";
  * The page envelope of Document A.
  * @typedef {Object} Page_Article
  * @property {Array<{author?: (string|null), id: string, imageUrl?: (string|null), link?: (string|null), paragraphs?: Array<string>, publishedAt: string, sourceId: string, sourceTitle: string, summary?: (string|null), title: string, topics: Array<TopicRef>}>} content
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last page.
  * @property {number} page This page's number, from 0.
  * @property {number} size The page size asked for.
  * @property {number} totalElements
@@ -1460,10 +1462,10 @@ export function contentHealth(options = {}) {
 
 /**
  * Articles, newest first, a page at a time; by source or by topic, or a personal feed of
- * several sources.
+ * several sources. Each page but the last carries `nextCursor`, which asks for the next.
  *
  * `GET /api/content/articles`
- * @param {{sourceId?: Array<string>, topicId?: string, page?: number, size?: number}} [query]
+ * @param {{sourceId?: Array<string>, topicId?: string, page?: number, cursor?: string, size?: number}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Page_Article>}
  */
@@ -2177,7 +2179,7 @@ export function likeComment(id, body, options = {}) {
  * first.
  *
  * `GET /api/v1/digests/me`
- * @param {{page?: number, size?: number}} [query]
+ * @param {{page?: number, size?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<DigestPage>}
  */
@@ -2221,7 +2223,7 @@ export function listIncidents(query = {}, options = {}) {
 }
 
 /**
- * One incident with its latest grouped logs (and why they were grouped) and its history.
+ * One incident with samples of its grouped logs (and why they were grouped) and its history.
  *
  * `GET /api/v1/incidents/{id}`
  * @param {string} id An incident id (32 hex digits)

@@ -219,6 +219,8 @@ impl DigestTimezone {
 pub struct PageRequest {
     pub page: u32,
     pub size: u32,
+    /// A page by cursor: the days before this one (the `nextCursor` of the page before).
+    pub before: Option<DigestDate>,
 }
 
 impl PageRequest {
@@ -237,7 +239,31 @@ impl PageRequest {
         Ok(Self {
             page: u32::try_from(page).unwrap_or(0),
             size: u32::try_from(size).unwrap_or(1),
+            before: None,
         })
+    }
+
+    /// [`Self::parse`], or the page after a `cursor` (a `nextCursor`: a day), which no
+    /// `page` past the first may come with.
+    pub fn parse_with_cursor(
+        page: Option<i64>,
+        size: Option<i64>,
+        cursor: Option<&str>,
+    ) -> Result<Self, Invalid> {
+        let mut request = Self::parse(page, size)?;
+        let Some(raw) = cursor.filter(|c| !c.is_empty()) else {
+            return Ok(request);
+        };
+        let mut errors = FieldErrors::new();
+        if request.page > 0 {
+            errors.add("page", "must not be given with cursor");
+        }
+        match DigestDate::parse("cursor", raw) {
+            Ok(day) => request.before = Some(day),
+            Err(e) => errors.add(e.field, e.reason),
+        }
+        errors.finish()?;
+        Ok(request)
     }
 }
 

@@ -108,6 +108,10 @@ pub struct DigestPage {
     pub size: u32,
     pub total_pages: u64,
     pub total_elements: u64,
+    /// The next page's `cursor` (days before this page's last); absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = Date)]
+    pub next_cursor: Option<String>,
 }
 
 /// A digest generation job.

@@ -395,13 +395,18 @@ impl Digests {
         user: &UserId,
         page: PageRequest,
     ) -> Result<DigestPage, DigestError> {
-        let (content, total) = self.store.user_digests(user, page.page, page.size).await?;
+        let (content, total, more) = self.store.user_digests(user, &page).await?;
+        let next_cursor = content
+            .last()
+            .filter(|_| more)
+            .map(|last| last.digest_date.clone());
         Ok(DigestPage {
             content,
             page: page.page,
             size: page.size,
             total_pages: total.div_ceil(u64::from(page.size)),
             total_elements: total,
+            next_cursor,
         })
     }
 

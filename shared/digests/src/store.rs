@@ -4,7 +4,7 @@
 //! | pk | sk | holds | access pattern |
 //! |---|---|---|---|
 //! | `DIGEST#{id}` | `DIGEST` | the whole digest: `summaryJson` (the Digest summary), `eventsJson`, `model`, `digestType`, `digestDate`, `targetUserId`; PUBLIC ones also `gsi1pk = PUBLIC`, `gsi1sk = {date}#{createdAt}` | by id: GetItem; lists: BatchGetItem projecting `summaryJson` (never the events) |
-//! | `USER#{u}` | `DAY#{date}` | the digest user `u` has for that day (`digestId`, `digestType`) | skip check: GetItem; "my digests": Query newest first, `(page+1)*size` rows at most (page 0-49, size 1-20: 1,000) |
+//! | `USER#{u}` | `DAY#{date}` | the digest user `u` has for that day (`digestId`, `digestType`) | skip check: GetItem; "my digests": Query newest first, `(page+1)*size+1` rows at most by number (page 0-49, size 1-20: 1,001), `size+2` by cursor (the days before the cursor's) |
 //! | `USER#{u}` | `META` | `days`: how many day rows `u` has | the page envelope's total: GetItem |
 //! | `JOB#{id}` | `JOB` | a generation job | GetItem; claim and finish: conditional UpdateItem |
 //! | `SCHEDULE#{date}` | `RUN` | the daily schedule's progress over the users (`cursor`, `done`, `jobs`) | GetItem, PutItem |
@@ -28,7 +28,7 @@ use platform::dynamo::{
 };
 use platform::Clock;
 
-use crate::input::{DigestDate, DigestId, DigestType, UserId};
+use crate::input::{DigestDate, DigestId, DigestType, PageRequest, UserId};
 use crate::model::{DigestDetail, DigestGenerationJob, DigestSummary, Event};
 
 /// The largest digest item written: DynamoDB allows 400 KB (409,600 bytes); the margin
@@ -334,32 +334,49 @@ impl DigestStore {
             .map_err(|e| self.table.fail("PutItem", &e))
     }
 
-    /// A page of `user`'s digests, newest day first, and how many days they have.
+    /// A page of `user`'s digests, newest day first (by number, or the days before `before`),
+    /// how many days they have, and whether more days follow the page.
     pub async fn user_digests(
         &self,
         user: &UserId,
-        page: u32,
-        size: u32,
-    ) -> Result<(Vec<DigestSummary>, u64), DynamoError> {
+        page: &PageRequest,
+    ) -> Result<(Vec<DigestSummary>, u64, bool), DynamoError> {
         let t = self.table.name();
-        let wanted = usize::try_from((page + 1) * size).unwrap_or(usize::MAX);
+        // One row more than the page tells whether another follows.
+        let skip = usize::try_from(page.page * page.size).unwrap_or(usize::MAX);
+        let wanted = skip
+            .saturating_add(usize::try_from(page.size).unwrap_or(1) + 1)
+            // The cursor's own day is read too (the bound includes it) and left out.
+            .saturating_add(usize::from(page.before.is_some()));
+        let upper = match page.before {
+            // Rows sort as `DAY#YYYY-MM-DD`: `DAY#{before}` and later are out, `DAY#` is the floor.
+            Some(day) => format!("DAY#{day}"),
+            None => "DAY#~".to_string(),
+        };
         let query = self
             .table
             .query()
-            .key_condition_expression("pk = :pk AND begins_with(sk, :day)")
+            .key_condition_expression("pk = :pk AND sk BETWEEN :floor AND :upper")
             .expression_attribute_values(":pk", s(format!("USER#{user}")))
-            .expression_attribute_values(":day", s("DAY#"))
+            .expression_attribute_values(":floor", s("DAY#"))
+            .expression_attribute_values(":upper", s(upper.clone()))
             .scan_index_forward(false)
-            .limit(i32::try_from(wanted.min(1_000)).unwrap_or(1_000));
+            .limit(i32::try_from(wanted.min(1_100)).unwrap_or(1_100));
         let (rows, meta) = futures::try_join!(
             self.table.query_all(query, Some(wanted)),
             self.table.get_eventual(meta_key(user.as_str()))
         )?;
         let total = meta.map(|m| m.counter(t, "days")).transpose()?.unwrap_or(0);
-        let skip = usize::try_from(page * size).unwrap_or(usize::MAX);
+        let rows: Vec<&Item> = rows
+            .iter()
+            .filter(|r| r.opt_string("sk").as_deref() != Some(upper.as_str()))
+            .skip(skip)
+            .collect();
+        let size = usize::try_from(page.size).unwrap_or(1);
+        let more = rows.len() > size;
         let ids: Vec<String> = rows
             .iter()
-            .skip(skip)
+            .take(size)
             .map(|r| r.string(t, "digestId"))
             .collect::<Result<_, _>>()?;
         let keys = ids.iter().map(|id| digest_key(id)).collect();
@@ -377,7 +394,7 @@ impl DigestStore {
                 out.push(found.swap_remove(pos).detail.summary);
             }
         }
-        Ok((out, u64::try_from(total.max(0)).unwrap_or(0)))
+        Ok((out, u64::try_from(total.max(0)).unwrap_or(0), more))
     }
 
     /// Creates a job; `false` when one with this id exists.

@@ -4,12 +4,14 @@
 //!
 //! - [`input`]: every client input parsed and bounded (a 400 names each bad field);
 //! - [`fingerprint`]: what makes two logs "the same problem";
+//! - [`groups`]: grouping once per fingerprint per batch (counts, windows, samples);
 //! - [`queue`]: the ingest queue's messages, packed under SQS's limits;
 //! - [`store`]: the incidents table, its keys and every access pattern;
 //! - [`service`]: the facade the functions call ([`Incidents`]), with [`IncidentsError`];
 //! - [`keys`]: ingest keys, issued and revoked by admins, stored hashed.
 
 pub mod fingerprint;
+pub mod groups;
 pub mod input;
 pub mod keys;
 pub mod model;

@@ -171,13 +171,15 @@ pub struct IncidentEvent {
     pub by: String,
 }
 
-/// An incident with its latest grouped logs and its history.
+/// An incident with samples of its grouped logs and its history.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IncidentDetail {
     #[serde(flatten)]
     pub incident: Incident,
-    /// The latest 50 grouped logs, newest first.
+    /// Sampled grouped logs, newest first: the incident's first 10 and the newest log of
+    /// each of the latest 10 batches that held its logs (at most 20; `occurrences` counts
+    /// them all).
     pub recent_occurrences: Vec<Occurrence>,
     /// Status changes, oldest first.
     pub history: Vec<IncidentEvent>,

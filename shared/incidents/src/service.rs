@@ -2,6 +2,10 @@
 //! parsed ([`crate::input`]); errors are [`IncidentsError`], with no HTTP in them.
 
 use std::collections::HashSet;
+use std::sync::Mutex;
+
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
 
 use incident_metrics::store::batch_key;
 use incident_metrics::Metrics;
@@ -10,7 +14,8 @@ use platform::dynamo::{Attributes, DynamoError, Table};
 use platform::{Clock, Env, Invalid};
 use text_analysis::redact::redact;
 
-use crate::fingerprint::{fingerprint, incident_id, normalize, stable_id};
+use crate::fingerprint::stable_id;
+use crate::groups::{group, Group};
 use crate::input::{
     format_time, IncidentPatch, LogFilter, LogInput, LogPageRequest, LogbookInput, RuleInput,
 };
@@ -25,6 +30,8 @@ use crate::store::{log_millis, Store, StoreError, DEFAULT_RULE_ID};
 pub const MAX_RULES: usize = 50;
 /// Logs one purge step deletes.
 pub const PURGE_STEP: usize = 500;
+/// Fingerprints of one batch grouped at a time (each a few round trips to the table).
+pub const GROUP_CONCURRENCY: usize = 16;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IncidentsError {
@@ -58,6 +65,9 @@ impl IncidentsError {
         }
     }
 }
+
+/// The messages of a fingerprint's group, and how its grouping went.
+type GroupOutcome = (Vec<String>, Result<(), IncidentsError>);
 
 /// Who makes a change.
 #[derive(Clone, Debug)]
@@ -135,127 +145,229 @@ impl Incidents {
         Ok(next)
     }
 
-    /// Stores logs (idempotent), notes their hours and counts them in the metrics once
-    /// however often they are stored (one message's logs are one batch); `known_hours` are
-    /// hours this instance noted before, skipped. Returns the logs newly counted.
+    /// Stores one message's logs (idempotent) and notes their hours; `known_hours` are hours
+    /// this instance noted before, skipped.
     pub async fn store_logs(
         &self,
         logs: &[Log],
-        known_hours: &mut HashSet<String>,
-    ) -> Result<u64, IncidentsError> {
+        known_hours: &Mutex<HashSet<String>>,
+    ) -> Result<(), IncidentsError> {
         let hours = self.store.put_logs(logs).await?;
         for hour in hours {
-            if !known_hours.contains(&hour) {
+            let known = known_hours
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(&hour);
+            if !known {
                 self.store.register_hour(&hour).await?;
-                known_hours.insert(hour);
+                known_hours
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(hour);
             }
         }
-        // Counted as stored: a log id given twice is one log.
-        let mut seen = HashSet::new();
-        let distinct: Vec<&Log> = logs.iter().filter(|l| seen.insert(&l.id)).collect();
-        let batch = batch_key(distinct.iter().map(|l| l.id.as_str()));
-        Ok(self
-            .store
-            .metrics()
-            .count_logs(
-                &batch,
-                distinct
-                    .iter()
-                    .map(|l| (l.service_name.as_str(), l.severity.as_str())),
-            )
-            .await?)
+        Ok(())
     }
 
-    /// Groups the logs that match `rules` into their fingerprints' incidents, opens or
-    /// reopens incidents and raises alerts whose thresholds are met. Safe to repeat for the
-    /// same logs: a log is grouped once, an incident opened once, an alert raised once per
-    /// rule and opening (a redelivered log never reopens).
-    pub async fn evaluate(&self, logs: &[Log], rules: &[AlertRule]) -> Result<(), IncidentsError> {
-        let mut raised: HashSet<String> = HashSet::new();
-        for log in logs {
-            let matching: Vec<&AlertRule> = rules.iter().filter(|r| r.matches(log)).collect();
-            if matching.is_empty() {
-                continue;
+    /// Counts the logs of a batch of messages in the metrics, each message once however
+    /// often it is delivered, with one update per series for the batch
+    /// (`Metrics::count_messages`). Returns the logs newly counted.
+    pub async fn count_logs(&self, messages: &[&[Log]]) -> Result<u64, IncidentsError> {
+        let counted: Vec<(String, Vec<(&str, &str)>)> = messages
+            .iter()
+            .map(|logs| {
+                // Counted as stored: a log id given twice is one log.
+                let mut seen = HashSet::new();
+                let distinct: Vec<&Log> = logs.iter().filter(|l| seen.insert(&l.id)).collect();
+                (
+                    batch_key(distinct.iter().map(|l| l.id.as_str())),
+                    distinct
+                        .iter()
+                        .map(|l| (l.service_name.as_str(), l.severity.as_str()))
+                        .collect(),
+                )
+            })
+            .collect();
+        Ok(self.store.metrics().count_messages(&counted).await?)
+    }
+
+    /// Groups the logs of a batch of messages (each `(message key, logs)`) that match `rules`
+    /// into their fingerprints' incidents, once per fingerprint per batch and up to
+    /// [`GROUP_CONCURRENCY`] fingerprints at a time; opens or reopens incidents and raises
+    /// alerts whose thresholds are met. Safe to repeat for the same messages, in any batch: a
+    /// message is counted into an incident once, an incident opened once, an alert raised
+    /// once per rule and opening (a redelivered log never reopens). Returns the keys of the
+    /// messages whose grouping failed (logged with why).
+    pub async fn evaluate(
+        &self,
+        messages: &[(String, &[Log])],
+        rules: &[AlertRule],
+    ) -> Vec<String> {
+        let groups = group(messages, rules);
+        // Boxed: borrowing futures in a stream inside a caller's Send future need them named.
+        let tasks: Vec<BoxFuture<'_, GroupOutcome>> = groups
+            .iter()
+            .map(|g| {
+                async move {
+                    let messages = g.parts.iter().map(|p| p.message.clone()).collect();
+                    (messages, self.evaluate_group(g, rules).await)
+                }
+                .boxed()
+            })
+            .collect();
+        let outcomes: Vec<GroupOutcome> = futures::stream::iter(tasks)
+            .buffer_unordered(GROUP_CONCURRENCY)
+            .collect()
+            .await;
+        let mut failed = Vec::new();
+        for (messages, outcome) in outcomes {
+            if let Err(error) = outcome {
+                tracing::warn!(%error, messages = messages.len(), "grouping failed; will be retried");
+                failed.extend(messages);
             }
-            let normalized = normalize(&log.log_content);
-            let fp = fingerprint(&log.service_name, &log.log_type, &normalized);
-            let id = incident_id(&fp);
-            let rule_ids: Vec<String> = matching.iter().map(|r| r.id.clone()).collect();
-            let now = self.now();
-            let fresh = self
-                .store
-                .record_occurrence(&id, &fp, &normalized, log, &rule_ids, &now)
+        }
+        failed
+    }
+
+    /// One fingerprint's share of a batch (see [`Incidents::evaluate`]).
+    async fn evaluate_group(
+        &self,
+        group: &Group<'_>,
+        rules: &[AlertRule],
+    ) -> Result<(), IncidentsError> {
+        let logs = group.logs();
+        let Some(first) = logs.first() else {
+            return Ok(());
+        };
+        let id = group.incident_id.as_str();
+        let now = self.now();
+        let t = self.store.table().name().to_string();
+        let (meta, count) = self.store.incident_state(id).await?;
+        if meta.is_none() {
+            self.store.create_incident(group, first, &now).await?;
+        }
+        let mut status = meta.as_ref().and_then(Store::status_of);
+        let mut epoch = match &meta {
+            Some(item) => item.counter(&t, "reopenCount")?,
+            None => 0,
+        };
+        let (before, batches) = match &count {
+            Some(item) => (
+                item.counter(&t, "occurrences")?,
+                item.counter(&t, "batches")?,
+            ),
+            None => (0, 0),
+        };
+        let matches = |rule: &AlertRule, log: &Log| {
+            group
+                .rule_ids
+                .get(&log.id)
+                .is_some_and(|ids| ids.contains(&rule.id))
+        };
+        let matched: Vec<&AlertRule> = rules
+            .iter()
+            .filter(|r| logs.iter().any(|l| matches(r, l)))
+            .collect();
+        let alert_id =
+            |rule: &AlertRule, epoch: i64| stable_id(&[&rule.id, id, &epoch.to_string()]);
+        let mut raised = self
+            .store
+            .alerts_raised(
+                &matched
+                    .iter()
+                    .map(|r| alert_id(r, epoch))
+                    .collect::<Vec<_>>(),
+            )
+            .await?;
+        let resolved = status == Some(IncidentStatus::Resolved);
+        // Window rows only while a threshold above one may still be counted from them.
+        let window = resolved
+            || matched
+                .iter()
+                .any(|r| r.threshold > 1 && !raised.contains(&alert_id(r, epoch)));
+        let counted = self
+            .store
+            .count_group(id, &group.parts, window, &now)
+            .await?;
+        let fresh: Vec<&Log> = group
+            .parts
+            .iter()
+            .filter(|p| counted.messages.contains(&p.message))
+            .flat_map(|p| p.logs.iter().copied())
+            .collect();
+        if let Some(newest) = fresh.iter().max_by(|a, b| a.id.cmp(&b.id)) {
+            let mut sorted = fresh.clone();
+            sorted.sort_by(|a, b| a.id.cmp(&b.id));
+            self.store
+                .put_samples(id, &sorted, &group.rule_ids, before, batches)
                 .await?;
-            let item = self
-                .store
-                .incident_item(&id)
-                .await?
-                .ok_or(IncidentsError::Changed)?;
-            let mut status = Store::status_of(&item);
-            let t = self.store.table().name().to_string();
-            let mut epoch = item.counter(&t, "reopenCount")?;
-            if status == Some(IncidentStatus::Resolved) && fresh {
-                let why = format!("reopened by log {}", log.id);
-                if self.store.reopen_incident(&id, &now, &why).await? {
+            if resolved {
+                let why = format!("reopened by log {}", newest.id);
+                if self.store.reopen_incident(id, &now, &why).await? {
                     epoch += 1;
                     status = Some(IncidentStatus::Active);
-                    tracing::info!(incident = %id, log = %log.id, "incident reopened");
+                    raised.clear();
+                    tracing::info!(incident = %id, log = %newest.id, "incident reopened");
                 }
             }
-            let at = log_millis(&log.id).unwrap_or(0);
-            for rule in matching {
-                let alert_id = stable_id(&[&rule.id, &id, &epoch.to_string()]);
-                if raised.contains(&alert_id) {
-                    continue;
+        }
+        for rule in matched {
+            let alert = alert_id(rule, epoch);
+            if raised.contains(&alert) {
+                continue;
+            }
+            let matching: Vec<&Log> = logs.iter().copied().filter(|l| matches(rule, l)).collect();
+            let Some(anchor) = matching.last() else {
+                continue;
+            };
+            let at = log_millis(&anchor.id).unwrap_or(0);
+            let from = at.saturating_sub(rule.window_seconds.saturating_mul(1000));
+            let threshold = usize::try_from(rule.threshold).unwrap_or(usize::MAX);
+            let in_batch = matching
+                .iter()
+                .filter(|l| log_millis(&l.id).is_some_and(|m| (from..=at).contains(&m)))
+                .count();
+            // The batch alone may meet it; else the window rows (this batch's among them) count.
+            let count = if in_batch >= threshold {
+                threshold
+            } else if window {
+                self.store
+                    .count_window(id, &rule.severities, from, at, threshold)
+                    .await?
+            } else {
+                in_batch
+            };
+            if count < threshold {
+                continue;
+            }
+            if status.is_none() {
+                let why = format!(
+                    "opened by rule {} ({count} matching logs within {} s)",
+                    rule.name, rule.window_seconds
+                );
+                if self.store.open_incident(id, &now, &why).await? {
+                    tracing::info!(incident = %id, rule = %rule.id, "incident opened");
                 }
-                if self.store.alert_item(&alert_id).await?.is_some() {
-                    raised.insert(alert_id);
-                    continue;
-                }
-                let threshold = usize::try_from(rule.threshold).unwrap_or(usize::MAX);
-                let count = self
-                    .store
-                    .count_window(
-                        &id,
-                        &rule.severities,
-                        at.saturating_sub(rule.window_seconds.saturating_mul(1000)),
-                        at,
-                        threshold,
-                    )
-                    .await?;
-                if count < threshold {
-                    continue;
-                }
-                if status.is_none() {
-                    let why = format!(
-                        "opened by rule {} ({count} matching logs within {} s)",
-                        rule.name, rule.window_seconds
-                    );
-                    if self.store.open_incident(&id, &now, &why).await? {
-                        tracing::info!(incident = %id, rule = %rule.id, "incident opened");
-                    }
-                    status = Some(IncidentStatus::Active);
-                }
-                let alert = Alert {
-                    id: alert_id.clone(),
-                    rule_id: rule.id.clone(),
-                    rule_name: rule.name.clone(),
-                    incident_id: id.clone(),
-                    service_name: log.service_name.clone(),
-                    log_type: log.log_type.clone(),
-                    severity: log.severity,
-                    message: log.log_content.chars().take(1_000).collect(),
-                    count: i64::try_from(count).unwrap_or(i64::MAX),
-                    threshold: rule.threshold,
-                    window_seconds: rule.window_seconds,
-                    status: AlertStatus::Open,
-                    raised_at: now.clone(),
-                    updated_at: now.clone(),
-                };
-                if self.store.put_alert(&alert).await? {
-                    tracing::info!(alert = %alert_id, rule = %rule.id, incident = %id, "alert raised");
-                }
-                raised.insert(alert_id);
+                status = Some(IncidentStatus::Active);
+            }
+            let alert = Alert {
+                id: alert.clone(),
+                rule_id: rule.id.clone(),
+                rule_name: rule.name.clone(),
+                incident_id: id.to_string(),
+                service_name: anchor.service_name.clone(),
+                log_type: anchor.log_type.clone(),
+                severity: anchor.severity,
+                message: anchor.log_content.chars().take(1_000).collect(),
+                count: i64::try_from(count).unwrap_or(i64::MAX),
+                threshold: rule.threshold,
+                window_seconds: rule.window_seconds,
+                status: AlertStatus::Open,
+                raised_at: now.clone(),
+                updated_at: now.clone(),
+            };
+            if self.store.put_alert(&alert).await? {
+                tracing::info!(alert = %alert.id, rule = %rule.id, incident = %id, "alert raised");
             }
         }
         Ok(())

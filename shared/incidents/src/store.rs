@@ -8,7 +8,7 @@
 //! | hour with logs | `LOGHOURS` | `{hour}` | - |
 //! | alert rule | `RULES` | `{ruleId}` | - |
 //! | incident | `INC#{id}` | `META` | `INCIDENTS#{status}` / `{openedAt}#{id}` (once opened) |
-//! | grouped log | `INC#{id}` | `OCC#{logId}` | - |
+//! | incident count, window rows, samples, grouped markers | see [`crate::groups`] | | - |
 //! | incident change | `INC#{id}` | `EVT#{at}#{n}` | - |
 //! | alert | `ALERT#{id}` | `META` | `ALERTS#{status}` / `{raisedAt}#{id}` |
 //! | logbook entry | `LB#{id}` | `META` | `LOGBOOK` / `{createdAt}#{id}` |
@@ -22,11 +22,12 @@
 //! (`LOGHOURS`, one row per hour, written once per hour by each processor instance), never
 //! the empty ones.
 //!
-//! Retention: logs, the hours holding them and grouped logs carry `expiresAt` (epoch seconds:
-//! the log's own time, or the hour's end, plus the retention, `LOG_RETENTION_DAYS`, 30 by
-//! default), the table's TTL attribute, so DynamoDB deletes them without a write of ours
-//! (within about two days of expiry) and the table stops growing with time. Incidents, their
-//! history, alerts, rules, the logbook and keys are kept.
+//! Retention: logs, the hours holding them and grouped-log samples carry `expiresAt` (epoch
+//! seconds: the log's own time, or the hour's end, plus the retention, `LOG_RETENTION_DAYS`,
+//! 30 by default), the table's TTL attribute, so DynamoDB deletes them without a write of
+//! ours (within about two days of expiry) and the table stops growing with time; window rows
+//! and grouped markers expire too (`crate::groups`). Incidents, their counts, history,
+//! alerts, rules, the logbook and keys are kept.
 //!
 //! The platform's metrics live in their own table (`incident_metrics`): the transactions here
 //! that open, change or reopen an incident, or raise an alert, carry the metric updates that
@@ -45,19 +46,21 @@ use platform::dynamo::{
     Table, Transaction, TransactionError,
 };
 
-/// Partitions each hour of logs (and each service's hour) is spread over.
-pub const SHARDS: u32 = 4;
-/// Hours with logs one timeline page may walk; a page that reaches it ends early, with a
-/// cursor to go on from.
-pub const MAX_HOURS_PER_PAGE: usize = 48;
-/// The grouped logs an incident's detail shows.
-pub const RECENT_OCCURRENCES: usize = 50;
+/// Partitions each hour of logs (and each service's hour) is spread over: a log id's last
+/// hex digit. A page reads an hour's shards in parallel.
+pub const SHARDS: u32 = 16;
+/// The shards logs were spread over before (the last hex digit modulo 4): a subset of
+/// [`SHARDS`], so still read, and deleted by id under either key until they expire.
+const LEGACY_SHARDS: u32 = 4;
+/// Hours with logs one timeline page may walk (a page makes at most this many times
+/// [`SHARDS`] Queries, 192); a page that reaches it ends early, with a cursor to go on from.
+pub const MAX_HOURS_PER_PAGE: usize = 12;
 /// The changes an incident's detail shows.
 pub const MAX_HISTORY: usize = 200;
 /// Days logs are kept when `LOG_RETENTION_DAYS` is not set.
 pub const DEFAULT_LOG_RETENTION_DAYS: i64 = 30;
 /// The table's TTL attribute (template.yaml): epoch seconds.
-const EXPIRES_AT: &str = "expiresAt";
+pub(crate) const EXPIRES_AT: &str = "expiresAt";
 /// The built-in rule's id.
 pub const DEFAULT_RULE_ID: &str = "default";
 
@@ -114,6 +117,19 @@ fn millis_of(position: &str) -> Option<i64> {
 /// The shard of a log id: its last hex digit modulo [`SHARDS`].
 pub fn shard_of(id: &str) -> u32 {
     id.chars().last().and_then(|c| c.to_digit(16)).unwrap_or(0) % SHARDS
+}
+
+/// The keys the log with `id` may have: its own, and the one it had before [`SHARDS`] grew
+/// when that differs.
+fn log_keys(id: &str) -> Vec<Item> {
+    let hour = hour_of(millis_of(id).unwrap_or(0));
+    let shard = shard_of(id);
+    let legacy = shard % LEGACY_SHARDS;
+    let mut keys = vec![key(log_pk(&hour, shard), id)];
+    if legacy != shard {
+        keys.push(key(log_pk(&hour, legacy), id));
+    }
+    keys
 }
 
 fn log_pk(hour: &str, shard: u32) -> String {
@@ -184,7 +200,7 @@ impl Store {
     }
 
     /// When something of millisecond `millis` expires (epoch seconds), if it does.
-    fn expires_at(&self, millis: i64) -> Option<i64> {
+    pub(crate) fn expires_at(&self, millis: i64) -> Option<i64> {
         self.retention_seconds
             .map(|keep| millis.div_euclid(1000).saturating_add(keep))
     }
@@ -253,24 +269,27 @@ impl Store {
     /// Deletes the logs with these ids (absent ones are no error).
     pub async fn delete_logs(&self, ids: &[String]) -> Result<(), DynamoError> {
         self.table
-            .delete_all(ids.iter().map(|id| log_key(id)).collect())
+            .delete_all(ids.iter().flat_map(|id| log_keys(id)).collect())
             .await
     }
 
     /// Deletes one log; [`StoreError::NotFound`] when there is none.
     pub async fn delete_log(&self, id: &str) -> Result<(), StoreError> {
-        match self
-            .table
-            .delete_item()
-            .set_key(Some(log_key(id)))
-            .condition_expression("attribute_exists(pk)")
-            .send()
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(e) if is_condition_failed(&e) => Err(StoreError::NotFound),
-            Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
+        for key in log_keys(id) {
+            match self
+                .table
+                .delete_item()
+                .set_key(Some(key))
+                .condition_expression("attribute_exists(pk)")
+                .send()
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(e) if is_condition_failed(&e) => continue,
+                Err(e) => return Err(self.table.fail("DeleteItem", &e).into()),
+            }
         }
+        Err(StoreError::NotFound)
     }
 
     /// One page of the timeline, newest first, and the cursor of the next page (absent when
@@ -323,15 +342,15 @@ impl Store {
                 break;
             }
             let mut found = Vec::new();
-            for shard in 0..SHARDS {
-                let items = self
-                    .shard_page(hour, shard, filter, &lo, &hi, remaining + 1)
-                    .await?;
-                for item in items {
-                    let log = self.log_from(&item)?;
-                    if log.id != hi {
-                        found.push(log);
-                    }
+            let shards = futures::future::try_join_all(
+                (0..SHARDS)
+                    .map(|shard| self.shard_page(hour, shard, filter, &lo, &hi, remaining + 1)),
+            )
+            .await?;
+            for item in shards.iter().flatten() {
+                let log = self.log_from(item)?;
+                if log.id != hi {
+                    found.push(log);
                 }
             }
             found.sort_by(|a, b| b.id.cmp(&a.id));
@@ -534,66 +553,6 @@ impl Store {
 
     // ---- incidents -------------------------------------------------------------------
 
-    /// Groups `log` into incident `id`: the grouped-log row and the incident's counters, once
-    /// per log however often it is delivered. False when it was grouped before.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn record_occurrence(
-        &self,
-        id: &str,
-        fingerprint: &str,
-        normalized: &str,
-        log: &Log,
-        rule_ids: &[String],
-        now: &str,
-    ) -> Result<bool, DynamoError> {
-        let pk = incident_pk(id);
-        let mut row = key(pk.as_str(), format!("OCC#{}", log.id));
-        row.insert("logId".into(), s(log.id.as_str()));
-        row.insert("timestamp".into(), s(log.timestamp.as_str()));
-        row.insert("severity".into(), s(log.severity.as_str()));
-        row.insert("logContent".into(), s(log.log_content.as_str()));
-        row.insert(
-            "ruleIds".into(),
-            AttributeValue::L(rule_ids.iter().map(|r| s(r.as_str())).collect()),
-        );
-        if let Some(at) = millis_of(&log.id).and_then(|millis| self.expires_at(millis)) {
-            row.insert(EXPIRES_AT.into(), n(at));
-        }
-        let mut tx = Transaction::new(&self.table);
-        tx.put(row, Some("attribute_not_exists(pk)"))?;
-        let update = tx
-            .update_builder(key(pk.as_str(), META))
-            .update_expression(
-                "SET id = :id, fingerprint = if_not_exists(fingerprint, :fp), \
-                 serviceName = if_not_exists(serviceName, :svc), \
-                 #type = if_not_exists(#type, :type), \
-                 normalizedMessage = if_not_exists(normalizedMessage, :norm), \
-                 sampleMessage = if_not_exists(sampleMessage, :sample), \
-                 firstSeen = if_not_exists(firstSeen, :ts), lastSeen = :ts, updatedAt = :now \
-                 ADD occurrences :one",
-            )
-            .expression_attribute_names("#type", "type")
-            .expression_attribute_values(":id", s(id))
-            .expression_attribute_values(":fp", s(fingerprint))
-            .expression_attribute_values(":svc", s(log.service_name.as_str()))
-            .expression_attribute_values(":type", s(log.log_type.as_str()))
-            .expression_attribute_values(":norm", s(normalized))
-            .expression_attribute_values(":sample", s(log.log_content.as_str()))
-            .expression_attribute_values(":ts", s(log.timestamp.as_str()))
-            .expression_attribute_values(":now", s(now))
-            .expression_attribute_values(":one", n(1));
-        tx.update(update)?;
-        match tx.commit_retrying().await {
-            Ok(_) => Ok(true),
-            Err(e) if e.failed_at(0) => Ok(false),
-            Err(TransactionError::Dynamo(e)) => Err(e),
-            Err(e) => Err(DynamoError::Conflict {
-                table: format!("{} ({e})", self.table.name()),
-                attempts: RetryPolicy::CONFLICTS.attempts,
-            }),
-        }
-    }
-
     /// The incident item of `id` (opened or not), read consistently.
     pub async fn incident_item(&self, id: &str) -> Result<Option<Item>, DynamoError> {
         self.table.get(key(incident_pk(id), META)).await
@@ -717,42 +676,27 @@ impl Store {
         }
     }
 
-    /// Grouped logs of incident `id` between two times (milliseconds, inclusive) with one of
-    /// `severities`, counted up to `limit`.
-    pub async fn count_window(
+    /// The incident of its `META` item and its count item (`crate::groups`); `None` unless
+    /// opened. Counts from before the count had an item of its own (on `META`) are added.
+    pub fn incident_from(
         &self,
-        id: &str,
-        severities: &[Severity],
-        from: i64,
-        to: i64,
-        limit: usize,
-    ) -> Result<usize, DynamoError> {
-        let mut query = self
-            .table
-            .query()
-            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
-            .projection_expression("pk")
-            .consistent_read(true)
-            .expression_attribute_values(":pk", s(incident_pk(id)))
-            .expression_attribute_values(":lo", s(format!("OCC#{:013}", from.max(0))))
-            .expression_attribute_values(":hi", s(format!("OCC#{:013}{ID_CEILING}", to.max(0))));
-        let mut names = Vec::new();
-        for (i, severity) in severities.iter().enumerate() {
-            let name = format!(":s{i}");
-            query = query.expression_attribute_values(name.as_str(), s(severity.as_str()));
-            names.push(name);
-        }
-        if !names.is_empty() {
-            query = query.filter_expression(format!("severity IN ({})", names.join(", ")));
-        }
-        Ok(self.table.query_all(query, Some(limit)).await?.len())
-    }
-
-    pub fn incident_from(&self, item: &Item) -> Result<Option<Incident>, DynamoError> {
+        item: &Item,
+        count: Option<&Item>,
+    ) -> Result<Option<Incident>, DynamoError> {
         let t = self.table.name();
         let Some(status) = Self::status_of(item) else {
             return Ok(None);
         };
+        let empty = Item::new();
+        let count = count.unwrap_or(&empty);
+        let earliest = [item.opt_string("firstSeen"), count.opt_string("firstSeen")]
+            .into_iter()
+            .flatten()
+            .min();
+        let latest = [item.opt_string("lastSeen"), count.opt_string("lastSeen")]
+            .into_iter()
+            .flatten()
+            .max();
         Ok(Some(Incident {
             id: item.string(t, "id")?,
             status,
@@ -762,9 +706,11 @@ impl Store {
             normalized_message: item.string(t, "normalizedMessage")?,
             sample_message: item.string(t, "sampleMessage")?,
             grouped_by: crate::fingerprint::GROUPED_BY.to_string(),
-            occurrences: item.counter(t, "occurrences")?,
-            first_seen: item.string(t, "firstSeen")?,
-            last_seen: item.string(t, "lastSeen")?,
+            occurrences: item
+                .counter(t, "occurrences")?
+                .saturating_add(count.counter(t, "occurrences")?),
+            first_seen: earliest.ok_or_else(|| self.corrupt("firstSeen is missing"))?,
+            last_seen: latest.ok_or_else(|| self.corrupt("lastSeen is missing"))?,
             opened_at: item.string(t, "openedAt")?,
             reopen_count: item.counter(t, "reopenCount")?,
             assignee: item.opt_string("assignee"),
@@ -772,7 +718,8 @@ impl Store {
         }))
     }
 
-    /// Opened incidents with `status`, newest opened first.
+    /// Opened incidents with `status`, newest opened first: one Query of the index and one
+    /// BatchGetItem of their counts.
     pub async fn incidents(
         &self,
         status: IncidentStatus,
@@ -781,9 +728,12 @@ impl Store {
         let items = self
             .by_status(&format!("INCIDENTS#{}", status.as_str()), limit, None)
             .await?;
+        let ids: Vec<String> = items.iter().filter_map(|i| i.opt_string("id")).collect();
+        let counts = self.counts(&ids).await?;
         let mut out = Vec::new();
         for item in &items {
-            if let Some(incident) = self.incident_from(item)? {
+            let count = item.opt_string("id").and_then(|id| counts.get(&id));
+            if let Some(incident) = self.incident_from(item, count)? {
                 out.push(incident);
             }
         }
@@ -811,41 +761,19 @@ impl Store {
         self.table.query_all(query, Some(limit)).await
     }
 
-    /// Incident `id` with its latest grouped logs and its history; `None` unless opened.
+    /// Incident `id` with its sampled grouped logs and its history; `None` unless opened.
     pub async fn incident_detail(
         &self,
         id: &str,
     ) -> Result<Option<(Incident, Vec<Occurrence>, Vec<IncidentEvent>)>, DynamoError> {
-        let Some(item) = self.incident_item(id).await? else {
+        let (Some(item), count) = self.incident_state(id).await? else {
             return Ok(None);
         };
-        let Some(incident) = self.incident_from(&item)? else {
+        let Some(incident) = self.incident_from(&item, count.as_ref())? else {
             return Ok(None);
         };
         let t = self.table.name();
-        let occurrences_query = self
-            .table
-            .query()
-            .key_condition_expression("pk = :pk AND begins_with(sk, :occ)")
-            .expression_attribute_values(":pk", s(incident_pk(id)))
-            .expression_attribute_values(":occ", s("OCC#"))
-            .scan_index_forward(false);
-        let mut occurrences = Vec::new();
-        for row in self
-            .table
-            .query_all(occurrences_query, Some(RECENT_OCCURRENCES))
-            .await?
-        {
-            let severity = row.string(t, "severity")?;
-            occurrences.push(Occurrence {
-                log_id: row.string(t, "logId")?,
-                timestamp: row.string(t, "timestamp")?,
-                severity: Severity::parse(&severity)
-                    .ok_or_else(|| self.corrupt(format!("severity {severity}")))?,
-                log_content: row.string(t, "logContent")?,
-                rule_ids: row.strings(t, "ruleIds")?,
-            });
-        }
+        let occurrences = self.samples(id).await?;
         let history_query = self
             .table
             .query()
@@ -1168,9 +1096,16 @@ mod tests {
     fn keys_follow_the_id() {
         let id = "1732486400000-5b0f3c1e00004000800000000000000b";
         assert_eq!(hour_of(1_732_486_400_000), "2024-11-24T22");
-        assert_eq!(shard_of(id), 11 % SHARDS);
+        assert_eq!(shard_of(id), 11);
         let k = log_key(id);
-        assert_eq!(k.get("pk"), Some(&s("LOG#2024-11-24T22#3")));
+        assert_eq!(k.get("pk"), Some(&s("LOG#2024-11-24T22#11")));
+        let keys = log_keys(id);
+        assert_eq!(keys.len(), 2, "and the key it had among 4 shards");
+        assert_eq!(keys[1].get("pk"), Some(&s("LOG#2024-11-24T22#3")));
+        assert_eq!(
+            log_keys("1732486400000-5b0f3c1e000040008000000000000002").len(),
+            1
+        );
         assert_eq!(hour_start_millis("2024-11-24T22"), Some(1_732_485_600_000));
     }
 }

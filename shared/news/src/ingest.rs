@@ -1,8 +1,9 @@
 //! Feed ingestion: what happens when a feed is submitted and whenever it is refreshed.
 
 use chrono::{DateTime, Duration, Utc};
+use platform::aws::Sqs;
 use platform::clock::rfc3339;
-use platform::Clock;
+use platform::{Clock, ConfigError, Env};
 
 use crate::fetch::{FeedFetcher, FetchError, FetchOutcome, Validators};
 use crate::model::{Source, TopicRef};
@@ -15,6 +16,8 @@ use crate::url::{normalise_feed_url, source_id, FeedUrlError};
 
 /// How often a healthy source is refreshed, and the longest back-off for a failing one.
 pub const REFRESH_INTERVAL_MINUTES: i64 = 15;
+/// The longest delay SQS gives a message (15 minutes): a longer wait takes several hops.
+pub const MAX_DELAY_SECONDS: i64 = 900;
 pub const MAX_BACKOFF_MINUTES: i64 = 24 * 60;
 
 /// Why a submission or a refresh failed.
@@ -28,6 +31,9 @@ pub enum IngestError {
     NotAFeed(#[from] ParseError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The source's next refresh could not be enqueued: the refresh is to be tried again.
+    #[error("feed queue: {0}")]
+    Queue(String),
 }
 
 /// Why a feed queue message could not be read.
@@ -51,24 +57,45 @@ pub struct RefreshReport {
     pub left_out: usize,
     /// Articles whose text was cut to fit an item.
     pub cut: usize,
+    /// Not refreshed: the message was a repeat of one already handled (its `due` is not the
+    /// source's next fetch time), or the source is not due yet (a long back-off takes
+    /// several delayed hops, one enqueued again).
+    pub skipped: bool,
+    /// The source is gone or retired: its chain of refreshes ends.
+    pub gone: bool,
 }
 
-/// The feed queue's message: refresh this source.
+/// The feed queue's message: refresh this source. Each source has one chain of them: a
+/// refresh enqueues the next, delayed until it is due, carrying the next fetch time it
+/// recorded as `due`; a message whose `due` is no longer the source's next fetch time is a
+/// repeat (a redelivery, or a second chain) and is dropped. Without `due` (a rescue of a
+/// source whose chain was lost), the source is refreshed if it is due.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FeedRefresh {
     pub source_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due: Option<String>,
 }
 
 impl FeedRefresh {
     pub fn new(source_id: impl Into<String>) -> Self {
         Self {
             source_id: source_id.into(),
+            due: None,
+        }
+    }
+
+    /// The message of the refresh due at `due`.
+    pub fn due(source_id: impl Into<String>, due: impl Into<String>) -> Self {
+        Self {
+            source_id: source_id.into(),
+            due: Some(due.into()),
         }
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::json!({ "sourceId": self.source_id }).to_string()
+        serde_json::to_string(self).unwrap_or_default()
     }
 
     /// Reads a message body; the source id must be present and not blank.
@@ -81,11 +108,54 @@ impl FeedRefresh {
     }
 }
 
+/// The feed queue (`FEED_QUEUE_URL`): each source's next refresh, delayed until it is due.
+#[derive(Clone, Debug)]
+pub struct RefreshQueue {
+    sqs: Sqs,
+    url: String,
+}
+
+impl RefreshQueue {
+    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
+        Self {
+            sqs,
+            url: url.into(),
+        }
+    }
+
+    /// The queue named by `FEED_QUEUE_URL`.
+    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
+        Ok(Self::new(sqs, env.require("FEED_QUEUE_URL")?))
+    }
+
+    /// Enqueues `refresh`, delayed until its `due` time (at most SQS's 15 minutes; a message
+    /// that arrives early is enqueued again).
+    pub async fn enqueue(&self, refresh: &FeedRefresh, now: DateTime<Utc>) -> Result<(), String> {
+        let delay = refresh
+            .due
+            .as_deref()
+            .and_then(|due| DateTime::parse_from_rfc3339(due).ok())
+            .map_or(0, |due| (due.with_timezone(&Utc) - now).num_seconds())
+            .clamp(0, MAX_DELAY_SECONDS);
+        self.sqs
+            .client()
+            .send_message()
+            .queue_url(&self.url)
+            .message_body(refresh.to_json())
+            .delay_seconds(i32::try_from(delay).unwrap_or(0))
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+}
+
 /// Fetching, parsing and storing feeds: for a submitted URL and for each refresh.
 #[derive(Clone, Debug)]
 pub struct Ingest {
     store: ContentStore,
     fetcher: FeedFetcher,
+    queue: RefreshQueue,
     clock: Clock,
 }
 
@@ -102,10 +172,29 @@ pub fn is_due(state: &FetchState, now: DateTime<Utc>) -> bool {
     }
 }
 
-/// The scheduler's side of ingestion: which sources are due for a refresh.
+/// How long past its next fetch time a source's chain of refreshes counts as lost (a healthy
+/// chain is never more than a queue's backlog late).
+pub const LOST_AFTER_MINUTES: i64 = 60;
+
+/// The scheduler's side of ingestion: a bounded walk over the sources, a page per run, that
+/// starts the chain of refreshes of a source that has none (its message dead-lettered, or
+/// the source written before chains) and finds the sources to sweep.
 #[derive(Clone, Debug)]
 pub struct RefreshSchedule {
     store: ContentStore,
+}
+
+/// What one step of the walk found.
+#[derive(Debug, Clone, Default)]
+pub struct WalkStep {
+    /// Sources whose chain of refreshes is lost: each to be enqueued (without `due`).
+    pub lost: Vec<String>,
+    /// Sources nobody subscribed to within the grace period.
+    pub abandoned: Vec<String>,
+    /// Where the next step starts; `None` once the walk reached the end of the list.
+    pub next: Option<String>,
+    /// Sources looked at.
+    pub walked: usize,
 }
 
 impl RefreshSchedule {
@@ -113,17 +202,36 @@ impl RefreshSchedule {
         Self { store }
     }
 
-    /// The ids of the sources due at `now` (see [`is_due`]) that someone subscribes to,
-    /// oldest source first.
-    pub async fn due_sources(&self, now: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
-        Ok(self
-            .store
-            .sources_for_fetch()
-            .await?
-            .into_iter()
-            .filter(|(source, state)| source.subscriber_count > 0 && is_due(state, now))
-            .map(|(source, _)| source.id)
-            .collect())
+    /// One page of at most `limit` sources after `after`, at `now`.
+    pub async fn walk(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+        now: DateTime<Utc>,
+        grace: Duration,
+    ) -> Result<WalkStep, StoreError> {
+        let page = self.store.sources_page(after, limit).await?;
+        let older_than = |time: &str, age: Duration| {
+            DateTime::parse_from_rfc3339(time).is_ok_and(|t| t.with_timezone(&Utc) + age <= now)
+        };
+        let mut step = WalkStep {
+            next: page.next,
+            walked: page.sources.len(),
+            ..WalkStep::default()
+        };
+        for (source, state) in page.sources {
+            let lost = match state.next_fetch_at.as_deref() {
+                Some(next) => older_than(next, Duration::minutes(LOST_AFTER_MINUTES)),
+                None => true,
+            };
+            if lost {
+                step.lost.push(source.id.clone());
+            }
+            if source.subscriber_count <= 0 && older_than(&source.created_at, grace) {
+                step.abandoned.push(source.id);
+            }
+        }
+        Ok(step)
     }
 }
 
@@ -134,17 +242,20 @@ pub fn article_id(source_id: &str, guid: &str) -> String {
 }
 
 impl Ingest {
-    /// Stores with `store` and tells the time by its clock.
-    pub fn new(store: ContentStore, fetcher: FeedFetcher) -> Self {
+    /// Stores with `store`, enqueues next refreshes on `queue`, and tells the time by the
+    /// store's clock.
+    pub fn new(store: ContentStore, fetcher: FeedFetcher, queue: RefreshQueue) -> Self {
         let clock = store.clock().clone();
         Self {
             store,
             fetcher,
+            queue,
             clock,
         }
     }
 
-    /// The content table (`CONTENT_TABLE`) and a fetcher configured by the `FEED_*` variables.
+    /// The content table (`CONTENT_TABLE`), a fetcher configured by the `FEED_*` variables,
+    /// and the feed queue (`FEED_QUEUE_URL`).
     pub fn from_env(
         env: &platform::Env,
         aws: &platform::aws::AwsClients,
@@ -152,6 +263,7 @@ impl Ingest {
         Ok(Self::new(
             ContentStore::from_env(env, aws)?,
             FeedFetcher::new(crate::fetch::FetchConfig::from_env(env)?)?,
+            RefreshQueue::from_env(env, aws.sqs())?,
         ))
     }
 
@@ -199,19 +311,61 @@ impl Ingest {
         if created {
             self.store_entries(&source, &feed).await?;
             let state = self.healthy_state(validators);
-            self.store.record_fetch(&id, &state, true, None).await?;
+            // The source's chain of refreshes starts here; lost, the scheduler's walk starts it.
+            if let Some(due) = &state.next_fetch_at {
+                let first = FeedRefresh::due(&id, due);
+                if let Err(error) = self.queue.enqueue(&first, self.clock.now()).await {
+                    tracing::warn!(source_id = %id, %error, "first refresh not enqueued; the scheduler will");
+                }
+            }
+            self.store
+                .record_fetch(&id, &state, None, true, None)
+                .await?;
         }
         let source = self.store.source(&id).await?.unwrap_or(source);
         Ok((source, created))
     }
 
-    /// Refreshes one source with a conditional GET; a failure to fetch, parse or store the
-    /// feed backs the source off. A source without subscribers is not fetched.
-    pub async fn refresh(&self, source_id: &str) -> Result<RefreshReport, IngestError> {
+    /// Refreshes one source with a conditional GET (the message `refresh` asks), then
+    /// enqueues its next refresh and records the fetch; a failure to fetch, parse or store the
+    /// feed backs the source off. A source without subscribers is not fetched, but stays on
+    /// its chain until it is swept.
+    pub async fn refresh(&self, refresh: &FeedRefresh) -> Result<RefreshReport, IngestError> {
+        let source_id = refresh.source_id.as_str();
         let Some((source, state)) = self.store.source_for_fetch(source_id).await? else {
-            return Ok(RefreshReport::default());
+            return Ok(RefreshReport {
+                gone: true,
+                ..Default::default()
+            });
         };
+        let claimed = state.next_fetch_at.clone();
+        let now = self.clock.now();
+        if refresh.due.is_some() && refresh.due != claimed {
+            return Ok(RefreshReport {
+                skipped: true,
+                ..Default::default()
+            });
+        }
+        if !is_due(&state, now) {
+            // A hop of a longer wait, or a rescue of a chain that is not lost after all.
+            if refresh.due.is_some() {
+                self.queue
+                    .enqueue(refresh, now)
+                    .await
+                    .map_err(IngestError::Queue)?;
+            }
+            return Ok(RefreshReport {
+                skipped: true,
+                ..Default::default()
+            });
+        }
         if source.subscriber_count <= 0 {
+            let waiting = FetchState {
+                next_fetch_at: Some(rfc3339(now + Duration::minutes(REFRESH_INTERVAL_MINUTES))),
+                ..state
+            };
+            self.record(source_id, &waiting, claimed.as_deref(), false, None)
+                .await?;
             return Ok(RefreshReport {
                 unsubscribed: true,
                 ..Default::default()
@@ -224,8 +378,8 @@ impl Ingest {
         let outcome = self.fetcher.fetch(&source.url, &validators).await;
         let parsed = match outcome {
             Ok(FetchOutcome::NotModified) => {
-                self.store
-                    .record_fetch(source_id, &self.healthy_state(validators), true, None)
+                let healthy = self.healthy_state(validators);
+                self.record(source_id, &healthy, claimed.as_deref(), true, None)
                     .await?;
                 return Ok(RefreshReport {
                     not_modified: true,
@@ -255,14 +409,15 @@ impl Ingest {
                 Ok(report) => {
                     let mut title = feed.title.clone();
                     cut_to_bytes(&mut title, MAX_TITLE_BYTES);
-                    self.store
-                        .record_fetch(
-                            source_id,
-                            &self.healthy_state(validators),
-                            true,
-                            Some(&title),
-                        )
-                        .await?;
+                    let healthy = self.healthy_state(validators);
+                    self.record(
+                        source_id,
+                        &healthy,
+                        claimed.as_deref(),
+                        true,
+                        Some((&title, &source.title)),
+                    )
+                    .await?;
                     return Ok(report);
                 }
                 // A feed whose entries cannot be stored is backed off like one that cannot be
@@ -279,10 +434,41 @@ impl Ingest {
             ..state
         };
         tracing::warn!(source_id, failures, backoff_minutes = backoff, error = %error, "feed refresh failed");
-        self.store
-            .record_fetch(source_id, &failed, false, None)
+        self.record(source_id, &failed, claimed.as_deref(), false, None)
             .await?;
         Err(error)
+    }
+
+    /// Enqueues the source's next refresh (due at `state`'s next fetch time), then records
+    /// `state` conditional on the next fetch time still being `claimed`. A second delivery of
+    /// the same refresh loses that race and records nothing; the message it enqueued carries
+    /// a `due` that was never recorded, and is dropped when it arrives.
+    async fn record(
+        &self,
+        source_id: &str,
+        state: &FetchState,
+        claimed: Option<&str>,
+        fetched: bool,
+        title: Option<(&str, &str)>,
+    ) -> Result<(), IngestError> {
+        if let Some(due) = &state.next_fetch_at {
+            self.queue
+                .enqueue(&FeedRefresh::due(source_id, due), self.clock.now())
+                .await
+                .map_err(IngestError::Queue)?;
+        }
+        match self
+            .store
+            .record_fetch(source_id, state, claimed, fetched, title)
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(StoreError::Contention) => {
+                tracing::info!(source_id, "refresh recorded by another delivery");
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     async fn store_entries(
@@ -308,7 +494,13 @@ impl Ingest {
                 title: entry.title.clone(),
                 link: entry.link.clone(),
                 author: entry.author.clone(),
-                published_at: rfc3339(entry.published_at.unwrap_or(fallback_time)),
+                // A date in the future counts as now: lists are bucketed by publication year.
+                published_at: rfc3339(
+                    entry
+                        .published_at
+                        .unwrap_or(fallback_time)
+                        .min(fallback_time),
+                ),
                 summary: entry.summary.clone(),
                 paragraphs: entry.paragraphs.clone(),
                 topics: entry

@@ -4,7 +4,7 @@
 
 use platform::Invalid;
 
-use crate::store::ArticleFilter;
+use crate::store::{ArticleFilter, Cursor, Window};
 
 /// Page size when none is asked for, and the largest allowed.
 pub const DEFAULT_PAGE_SIZE: u32 = 20;
@@ -63,15 +63,60 @@ id!(
 );
 
 /// Which page of a list, and how long a page is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRequest {
     /// From 0.
     pub page: u32,
     /// From 1 to [`MAX_PAGE_SIZE`].
     pub size: u32,
+    /// The page after the one that answered this `nextCursor` (instead of `page`).
+    pub cursor: Option<Cursor>,
 }
 
+/// The longest cursor this service gives out, in characters.
+pub const MAX_CURSOR_CHARS: usize = 420;
+
 impl PageRequest {
+    /// The page asked for by number (default the first) or by `cursor`, with the size asked
+    /// for (default [`DEFAULT_PAGE_SIZE`]).
+    pub fn parse_with_cursor(
+        page: Option<u32>,
+        size: Option<u32>,
+        cursor: Option<String>,
+    ) -> Result<Self, Invalid> {
+        let mut request = Self::parse(page, size)?;
+        let Some(text) = cursor.filter(|c| !c.is_empty()) else {
+            return Ok(request);
+        };
+        if page.is_some_and(|p| p > 0) {
+            return Err(Invalid::field("page", "must not be given with cursor"));
+        }
+        let cursor = (text.len() <= MAX_CURSOR_CHARS)
+            .then(|| Cursor::decode(&text))
+            .flatten()
+            .ok_or_else(|| Invalid::field("cursor", "is not a cursor this service gave out"))?;
+        request.cursor = Some(cursor);
+        Ok(request)
+    }
+
+    /// The rows of the list this page takes.
+    pub fn window(&self) -> Window {
+        let size = usize::try_from(self.size).unwrap_or(usize::MAX);
+        match &self.cursor {
+            Some(cursor) => Window {
+                cursor: Some(cursor.clone()),
+                skip: 0,
+                size,
+            },
+            None => Window {
+                cursor: None,
+                skip: usize::try_from(u64::from(self.page) * u64::from(self.size))
+                    .unwrap_or(usize::MAX),
+                size,
+            },
+        }
+    }
+
     /// The page asked for (default the first) with the size asked for (default
     /// [`DEFAULT_PAGE_SIZE`]).
     pub fn parse(page: Option<u32>, size: Option<u32>) -> Result<Self, Invalid> {
@@ -89,7 +134,11 @@ impl PageRequest {
                 format!("must be between 0 and {MAX_PAGE}"),
             ));
         }
-        Ok(Self { page, size })
+        Ok(Self {
+            page,
+            size,
+            cursor: None,
+        })
     }
 }
 
@@ -215,11 +264,19 @@ mod tests {
     fn page_requests_keep_their_limits() {
         assert_eq!(
             PageRequest::parse(None, None),
-            Ok(PageRequest { page: 0, size: 20 })
+            Ok(PageRequest {
+                page: 0,
+                size: 20,
+                cursor: None
+            })
         );
         assert_eq!(
             PageRequest::parse(Some(3), Some(100)),
-            Ok(PageRequest { page: 3, size: 100 })
+            Ok(PageRequest {
+                page: 3,
+                size: 100,
+                cursor: None
+            })
         );
         for size in [0, 101] {
             assert_eq!(
@@ -241,6 +298,40 @@ mod tests {
                 .err()
                 .as_deref(),
             Some("validation failed: page: must be between 0 and 49")
+        );
+    }
+
+    #[test]
+    fn cursors_replace_page_numbers_and_junk_is_refused() {
+        let cursor = Cursor {
+            position: 40,
+            before: "2025-09-01T10:00:00.000Z#ab".into(),
+        };
+        let request = PageRequest::parse_with_cursor(None, Some(20), Some(cursor.encode()));
+        assert_eq!(request.as_ref().map(|r| r.window().skip), Ok(0));
+        assert_eq!(request.map(|r| r.cursor), Ok(Some(cursor.clone())));
+        let problem = |page, cursor: &str| {
+            PageRequest::parse_with_cursor(page, None, Some(cursor.to_string()))
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            problem(None, "junk"),
+            "validation failed: cursor: is not a cursor this service gave out"
+        );
+        assert_eq!(
+            problem(None, &format!("1.{}", "32".repeat(300))),
+            "validation failed: cursor: is not a cursor this service gave out"
+        );
+        assert_eq!(
+            problem(Some(2), &cursor.encode()),
+            "validation failed: page: must not be given with cursor"
+        );
+        // By number, the window skips the pages before.
+        assert_eq!(
+            PageRequest::parse(Some(3), Some(10)).map(|r| r.window().skip),
+            Ok(30)
         );
     }
 

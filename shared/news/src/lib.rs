@@ -45,7 +45,7 @@ pub use self::fetch::{
     is_blocked_ip, FeedFetcher, FetchConfig, FetchError, FetchOutcome, Validators,
 };
 pub use self::html::{html_to_paragraphs, html_to_text};
-pub use self::ingest::{FeedRefresh, Ingest, RefreshSchedule};
+pub use self::ingest::{FeedRefresh, Ingest, RefreshQueue, RefreshSchedule, WalkStep};
 pub use self::input::{
     ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId,
     MAX_FEED_SOURCES,

@@ -159,6 +159,10 @@ pub struct Page<T> {
     pub size: u32,
     pub total_elements: u64,
     pub total_pages: u64,
+    /// The `cursor` of the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub next_cursor: Option<String>,
 }
 
 impl<T> Page<T> {
@@ -174,6 +178,7 @@ impl<T> Page<T> {
             size,
             total_elements: total,
             total_pages,
+            next_cursor: None,
         }
     }
 }

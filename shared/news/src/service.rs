@@ -5,12 +5,12 @@ use platform::{Env, Invalid};
 
 use crate::accounts::{Accounts, AccountsError};
 use crate::fetch::FeedFetcher;
-use crate::ingest::{Ingest, IngestError};
+use crate::ingest::{Ingest, IngestError, RefreshQueue};
 use crate::input::{
     ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId, MAX_PAGE,
 };
 use crate::model::{Article, Page, Source, TopicSummary, Unsubscribed};
-use crate::store::{ArticleFilter, ContentStore, StoreError};
+use crate::store::{ArticleFilter, ArticlePage, ContentStore, StoreError};
 use crate::sweep::SweepQueue;
 use crate::StartError;
 
@@ -55,10 +55,13 @@ impl NewsError {
     }
 }
 
-/// A page whose `totalPages` counts only the pages that may be asked for (up to
-/// [`MAX_PAGE`]), so a client paging by it never meets the cap's 400.
-fn reachable(mut page: Page<Article>) -> Page<Article> {
+/// The page with its `nextCursor`, and a `totalPages` that counts only the pages that may be
+/// asked for by number (up to [`MAX_PAGE`]), so a client paging by it never meets the cap's
+/// 400; the cursor goes on past them.
+fn reachable(found: ArticlePage) -> Page<Article> {
+    let mut page = found.page;
     page.total_pages = page.total_pages.min(u64::from(MAX_PAGE) + 1);
+    page.next_cursor = found.next.map(|c| c.encode());
     page
 }
 
@@ -78,16 +81,22 @@ pub struct News {
 }
 
 impl News {
-    pub fn new(store: ContentStore, fetcher: FeedFetcher, sweeps: SweepQueue) -> Self {
+    pub fn new(
+        store: ContentStore,
+        fetcher: FeedFetcher,
+        refreshes: RefreshQueue,
+        sweeps: SweepQueue,
+    ) -> Self {
         Self {
-            ingest: Ingest::new(store.clone(), fetcher),
+            ingest: Ingest::new(store.clone(), fetcher, refreshes),
             store,
             sweeps,
         }
     }
 
     /// The content table (`CONTENT_TABLE`), a fetcher configured by the `FEED_*` variables,
-    /// and the sweep queue (`SWEEP_QUEUE_URL`).
+    /// the feed queue (`FEED_QUEUE_URL`, where a new source's refreshes start) and the sweep
+    /// queue (`SWEEP_QUEUE_URL`).
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, StartError> {
         let ingest = Ingest::from_env(env, aws)?;
         Ok(Self {
@@ -131,6 +140,8 @@ impl News {
             Err(IngestError::Fetch(e)) => Err(Invalid::field("url", e.to_string()).into()),
             Err(IngestError::NotAFeed(e)) => Err(Invalid::field("url", e.to_string()).into()),
             Err(IngestError::Store(e)) => Err(e.into()),
+            // A submission enqueues without failing on the queue: never here.
+            Err(IngestError::Queue(_)) => Err(NewsError::Busy),
         }
     }
 
@@ -176,11 +187,11 @@ impl News {
         filter: &ArticleFilter,
         page: PageRequest,
     ) -> Result<Page<Article>, NewsError> {
-        let page = self
+        let found = self
             .store
-            .articles_page(filter, page.page, page.size)
+            .articles_page(filter, &page.window(), page.size)
             .await?;
-        Ok(reachable(page))
+        Ok(reachable(found))
     }
 
     /// A page of a personal feed: the articles of `sources`, merged newest first.
@@ -189,11 +200,11 @@ impl News {
         sources: &FeedSources,
         page: PageRequest,
     ) -> Result<Page<Article>, NewsError> {
-        let feed = self
+        let found = self
             .store
-            .feed_page(sources.as_slice(), page.page, page.size)
+            .feed_page(sources.as_slice(), None, &page.window(), page.size)
             .await?;
-        Ok(reachable(feed.page))
+        Ok(reachable(found))
     }
 
     /// One article with its paragraphs.

@@ -130,35 +130,28 @@ impl Sweeper {
     }
 }
 
-/// The scheduler's side: which sources to sweep at `now`. Sources nobody subscribed to for
-/// `grace` since they were created, and sources retired at least [`RESCUE_AFTER_MINUTES`] ago
-/// (their sweep may have been lost).
-pub async fn sweep_candidates(
+/// Retired sources one scheduler run looks at (the oldest first): sweeps are short, so more
+/// than this many retired sources at once is a backlog the next runs take on.
+pub const RETIRED_PER_RUN: usize = 100;
+
+/// The scheduler's side: which of the oldest [`RETIRED_PER_RUN`] retired sources to sweep
+/// again at `now`, those retired at least [`RESCUE_AFTER_MINUTES`] ago (their sweep may have
+/// been lost). Sources nobody subscribed to come from the scheduler's walk.
+pub async fn lost_sweeps(
     store: &ContentStore,
     now: DateTime<Utc>,
-    grace: Duration,
 ) -> Result<Vec<String>, StoreError> {
-    let older_than = |time: &str, age: Duration| {
-        DateTime::parse_from_rfc3339(time).is_ok_and(|t| t.with_timezone(&Utc) + age <= now)
-    };
-    let mut ids: Vec<String> = store
-        .sources()
+    let rescue = Duration::minutes(RESCUE_AFTER_MINUTES);
+    Ok(store
+        .retired_sources(RETIRED_PER_RUN)
         .await?
         .into_iter()
-        .filter(|s| s.subscriber_count <= 0 && older_than(&s.created_at, grace))
-        .map(|s| s.id)
-        .collect();
-    ids.extend(
-        store
-            .retired_sources()
-            .await?
-            .into_iter()
-            .filter(|(_, retired_at)| {
-                older_than(retired_at, Duration::minutes(RESCUE_AFTER_MINUTES))
-            })
-            .map(|(id, _)| id),
-    );
-    Ok(ids)
+        .filter(|(_, retired_at)| {
+            DateTime::parse_from_rfc3339(retired_at)
+                .is_ok_and(|t| t.with_timezone(&Utc) + rescue <= now)
+        })
+        .map(|(id, _)| id)
+        .collect())
 }
 
 #[cfg(test)]

@@ -223,6 +223,62 @@ pub async fn strict_transport_security(mut response: Response) -> Response {
     response
 }
 
+/// `Cache-Control` of an answer a CDN may keep: anonymous readers' public pages, for `seconds`
+/// at the edge and not at all in the browser (which asks again, and the edge answers).
+pub fn public_cache_control(seconds: u32) -> String {
+    format!("public, max-age=0, s-maxage={seconds}")
+}
+
+/// What every other answer of an edge-cached router carries: nothing kept anywhere.
+pub const PRIVATE_CACHE_CONTROL: &str = "private, no-store";
+
+/// How long a CDN may keep anonymous pages by default, and at most (`PUBLIC_CACHE_SECONDS`).
+pub const DEFAULT_PUBLIC_CACHE_SECONDS: u32 = 10;
+pub const MAX_PUBLIC_CACHE_SECONDS: u32 = 300;
+
+/// The function's `PUBLIC_CACHE_SECONDS`, within 0..=[`MAX_PUBLIC_CACHE_SECONDS`].
+pub fn public_cache_seconds(env: &crate::config::Env) -> Result<u32, crate::config::ConfigError> {
+    let name = "PUBLIC_CACHE_SECONDS";
+    let seconds = env.parse_or(name, DEFAULT_PUBLIC_CACHE_SECONDS)?;
+    if seconds > MAX_PUBLIC_CACHE_SECONDS {
+        return Err(crate::config::ConfigError::Invalid {
+            name: name.to_string(),
+            reason: format!("{seconds} is over {MAX_PUBLIC_CACHE_SECONDS}"),
+        });
+    }
+    Ok(seconds)
+}
+
+/// Lets a CDN in front of the API (the template's optional CloudFront) serve `router`'s
+/// anonymous reads: a 200 to a GET or HEAD without `Authorization` or `Cookie` is public for
+/// `seconds` (0: never), and every other answer private; an answer that set its own
+/// `Cache-Control` keeps it. A signed-in reader's answer (`isLikedByMe`, drafts) is never
+/// shared.
+pub fn edge_cached(router: Router, seconds: u32) -> Router {
+    router.layer(axum::middleware::from_fn_with_state(
+        seconds,
+        mark_cacheable,
+    ))
+}
+
+async fn mark_cacheable(State(seconds): State<u32>, req: Request, next: Next) -> Response {
+    let anonymous_read = matches!(*req.method(), Method::GET | Method::HEAD)
+        && !req.headers().contains_key(header::AUTHORIZATION)
+        && !req.headers().contains_key(header::COOKIE);
+    let mut response = next.run(req).await;
+    if response.headers().contains_key(header::CACHE_CONTROL) {
+        return response;
+    }
+    let value = if anonymous_read && seconds > 0 && response.status() == StatusCode::OK {
+        header::HeaderValue::from_str(&public_cache_control(seconds))
+            .unwrap_or(header::HeaderValue::from_static(PRIVATE_CACHE_CONTROL))
+    } else {
+        header::HeaderValue::from_static(PRIVATE_CACHE_CONTROL)
+    };
+    response.headers_mut().insert(header::CACHE_CONTROL, value);
+    response
+}
+
 async fn not_found(method: Method) -> ApiError {
     ApiError::not_found(format!("No route for {method} on this path"))
 }
@@ -591,6 +647,82 @@ mod tests {
             assert!(body["details"].is_array(), "{body}");
             assert!(body.get("error").is_none(), "{body}");
         }
+    }
+
+    #[tokio::test]
+    async fn only_anonymous_reads_that_succeed_are_public_to_a_cdn() {
+        use tower::ServiceExt;
+        let router = edge_cached(
+            Router::new()
+                .route(
+                    "/posts",
+                    axum::routing::get(|| async { "[]" }).post(|| async { "ok" }),
+                )
+                .route(
+                    "/topics",
+                    axum::routing::get(|| async {
+                        ([(header::CACHE_CONTROL, "public, max-age=30")], "[]")
+                    }),
+                )
+                .fallback(|| async { StatusCode::NOT_FOUND }),
+            10,
+        );
+        let cache_control =
+            |method: Method, path: &str, header: Option<(header::HeaderName, &str)>| {
+                let router = router.clone();
+                let mut request = Request::builder().method(method).uri(path);
+                if let Some((name, value)) = header {
+                    request = request.header(name, value);
+                }
+                let request = request.body(axum::body::Body::empty()).unwrap();
+                async move {
+                    let response = router.oneshot(request).await.unwrap();
+                    response.headers()[header::CACHE_CONTROL]
+                        .to_str()
+                        .unwrap()
+                        .to_string()
+                }
+            };
+        let public = "public, max-age=0, s-maxage=10";
+        assert_eq!(cache_control(Method::GET, "/posts", None).await, public);
+        assert_eq!(cache_control(Method::HEAD, "/posts", None).await, public);
+        for (method, path, header) in [
+            (
+                Method::GET,
+                "/posts",
+                Some((header::AUTHORIZATION, "Bearer t")),
+            ),
+            (Method::GET, "/posts", Some((header::COOKIE, "session=s"))),
+            (Method::POST, "/posts", None),
+            (Method::GET, "/nothing", None),
+        ] {
+            assert_eq!(
+                cache_control(method, path, header).await,
+                PRIVATE_CACHE_CONTROL,
+                "{path}"
+            );
+        }
+        assert_eq!(
+            cache_control(Method::GET, "/topics", None).await,
+            "public, max-age=30"
+        );
+        let never = edge_cached(
+            Router::new().route("/p", axum::routing::get(|| async { "" })),
+            0,
+        );
+        let response = never
+            .oneshot(
+                Request::builder()
+                    .uri("/p")
+                    .body(axum::body::Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            response.headers()[header::CACHE_CONTROL],
+            PRIVATE_CACHE_CONTROL
+        );
     }
 
     #[test]

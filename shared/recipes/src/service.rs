@@ -11,7 +11,7 @@ use crate::error::RecipesError;
 use crate::input::{Ask, Generate, RecipeChange};
 use crate::model::{Language, Recipe, RecipeId, RecipeInput, RecipeNutrients};
 use crate::nutrients;
-use crate::store::{CleanupStep, RecipeStore};
+use crate::store::{CleanupStep, RecipePage, RecipeStore};
 
 /// `max_tokens` of each operation's model call.
 const GENERATE_MAX_TOKENS: u32 = 3000;
@@ -66,7 +66,7 @@ impl Recipes {
         user: &str,
         after: Option<RecipeId>,
         limit: usize,
-    ) -> Result<Vec<Recipe>, RecipesError> {
+    ) -> Result<RecipePage, RecipesError> {
         Ok(self.store.list(user, after, limit).await?)
     }
 

@@ -56,6 +56,14 @@ const RECIPE_PREFIX: &str = "RECIPE#";
 pub const CLEANUP_BATCH: usize = 25;
 const CLEANUP_CONCURRENCY: usize = 5;
 
+/// A page of a user's recipes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecipePage {
+    pub recipes: Vec<Recipe>,
+    /// Recipes with larger ids follow this page.
+    pub more: bool,
+}
+
 /// What one cleanup step did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CleanupStep {
@@ -287,29 +295,32 @@ impl RecipeStore {
         Ok(CleanupStep { deleted, finished })
     }
 
-    /// Up to `limit` of `user`'s recipes with ids above `after`, in id order.
+    /// Up to `limit` of `user`'s recipes with ids above `after`, in id order, and whether more
+    /// follow (one recipe more is read to know).
     pub async fn list(
         &self,
         user: &str,
         after: Option<RecipeId>,
         limit: usize,
-    ) -> Result<Vec<Recipe>, DynamoError> {
+    ) -> Result<RecipePage, DynamoError> {
         let after = after.map_or_else(|| "RECIPE#".to_string(), recipe_sk);
+        let wanted = limit.saturating_add(1);
         let query = self
             .table
             .query()
             .key_condition_expression("pk = :pk AND sk > :after")
             .expression_attribute_values(":pk", s(user_pk(user)))
             .expression_attribute_values(":after", s(after))
-            .limit(i32::try_from(limit).unwrap_or(i32::MAX))
+            .limit(i32::try_from(wanted).unwrap_or(i32::MAX))
             .consistent_read(true);
-        self.table
-            .query_all(query, Some(limit))
-            .await?
+        let items = self.table.query_all(query, Some(wanted)).await?;
+        let more = items.len() > limit;
+        let recipes = items
             .iter()
             .take(limit)
             .map(|item| self.recipe(item).map(|r| r.recipe))
-            .collect()
+            .collect::<Result<_, _>>()?;
+        Ok(RecipePage { recipes, more })
     }
 
     /// `user`'s recipe `id`, marked opened now unless it was within

@@ -662,3 +662,66 @@ async fn the_schedule_creates_one_job_per_user_and_day() {
         "exactly one job per user, though the schedule ran twice"
     );
 }
+
+#[tokio::test]
+async fn my_digests_page_by_cursor_past_the_numbered_pages() {
+    let llm = FakeLlm::start().await;
+    let t = stack(&llm).await;
+    let (alice, token) = t.member("alice").await;
+    let days = [
+        "2025-09-01",
+        "2025-09-02",
+        "2025-09-03",
+        "2025-09-04",
+        "2025-09-05",
+    ];
+    for day in days {
+        let body = json!({"digestType": "PERSONAL", "targetUserId": alice, "digestDate": day,
+            "summary": "Sum", "events": [event("Tide")], "topics": [],
+            "generatedAt": "2025-09-06T00:00:00Z"});
+        assert_eq!(persist(&t, &body, Some(INTERNAL_TOKEN)).await.status(), 200);
+    }
+    // Newest first, two a page, each page naming the next by its last day.
+    let mut seen = Vec::new();
+    let mut path = "/api/v1/digests/me?size=2".to_string();
+    loop {
+        let page = t.get_auth(&path, &token).await;
+        assert_eq!(page.status(), 200, "{path}");
+        let page: Value = page.json().await.unwrap();
+        assert_eq!(page["totalElements"], 5);
+        for d in page["content"].as_array().unwrap() {
+            seen.push(d["digestDate"].as_str().unwrap().to_string());
+        }
+        match page["nextCursor"].as_str() {
+            Some(cursor) => {
+                assert_eq!(Some(cursor), seen.last().map(String::as_str));
+                path = format!("/api/v1/digests/me?size=2&cursor={cursor}");
+            }
+            None => {
+                assert!(page.get("nextCursor").is_none(), "{page}");
+                break;
+            }
+        }
+    }
+    let mut newest_first: Vec<String> = days.iter().map(|d| d.to_string()).collect();
+    newest_first.reverse();
+    assert_eq!(seen, newest_first);
+    // Exactly a page left: no cursor after it.
+    let last: Value = t
+        .get_auth("/api/v1/digests/me?size=1&cursor=2025-09-02", &token)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(last["content"][0]["digestDate"], "2025-09-01");
+    assert!(last.get("nextCursor").is_none(), "{last}");
+    // A cursor is a day, and replaces page.
+    for query in ["cursor=yesterday", "cursor=2025-09-02&page=1"] {
+        assert_reason_error(
+            t.get_auth(&format!("/api/v1/digests/me?{query}"), &token)
+                .await,
+            400,
+        )
+        .await;
+    }
+}

@@ -755,3 +755,25 @@ async fn patch_during_views_keeps_counters() {
     }
     assert_eq!(t.topic("busy").await.unwrap()["totalPostCount"], 1);
 }
+
+#[tokio::test]
+async fn anonymous_lists_are_public_to_a_cdn_and_a_members_private() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("cdnmember").await;
+    t.create_post(&token, &post_input("Cached at the edge", &["cdn"]))
+        .await;
+    let path = format!("{POSTS}?page=0&size=20");
+    let anonymous = t.get(&path).await;
+    assert_eq!(anonymous.status(), 200);
+    assert_eq!(
+        header(anonymous.headers(), "cache-control"),
+        "public, max-age=0, s-maxage=10"
+    );
+    // A member's page says what they liked: never shared.
+    let member = t.get_auth(&path, &token).await;
+    assert_eq!(member.status(), 200);
+    assert_eq!(
+        header(member.headers(), "cache-control"),
+        "private, no-store"
+    );
+}

@@ -84,3 +84,34 @@ async fn article_queries_are_validated() {
         json!({"status": "UP"})
     );
 }
+
+#[tokio::test]
+async fn anonymous_pages_are_public_to_a_cdn_and_signed_in_ones_private() {
+    let t = TestStack::start().await;
+    let feeds = FeedServer::start().await;
+    let url = feeds.put("/cdn.xml", FeedDocument::rss(generated_rss("Cdn", 0, 2)));
+    let (_, token) = t.user("cdnreader").await;
+    submit(&t, &token, &url).await;
+    let id = ids(&t.get_json(ARTICLES).await)[0].clone();
+    let cache_control =
+        |r: &reqwest::Response| stack_tests::header(r.headers(), "cache-control").to_string();
+    for path in [
+        format!("{ARTICLES}?page=0&size=20"),
+        format!("{ARTICLES}/{id}"),
+        "/api/content/topics".to_string(),
+    ] {
+        let anonymous = t.get(&path).await;
+        assert_eq!(anonymous.status(), 200, "{path}");
+        assert_eq!(
+            cache_control(&anonymous),
+            "public, max-age=0, s-maxage=10",
+            "{path}"
+        );
+        let signed_in = t.get_auth(&path, &token).await;
+        assert_eq!(signed_in.status(), 200, "{path}");
+        assert_eq!(cache_control(&signed_in), "private, no-store", "{path}");
+    }
+    // Errors and writes are never kept.
+    let missing = t.get(&format!("{ARTICLES}/no-such-article")).await;
+    assert_eq!(cache_control(&missing), "private, no-store");
+}

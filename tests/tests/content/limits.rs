@@ -7,8 +7,8 @@ use news::store::ARTICLE_ITEM_BUDGET;
 use platform::dynamo::{item_size, MAX_ITEM_BYTES};
 use serde_json::Value;
 use stack_tests::content::{
-    article_items_of, feed_scheduler, feed_worker, partition, sqs_event, subscribed_feed,
-    SubmittedFeed, ARTICLES,
+    article_items_of, feed_worker, make_due, partition, sqs_event, subscribed_feed, SubmittedFeed,
+    ARTICLES,
 };
 use stack_tests::feeds::{generated_rss, FeedDocument};
 
@@ -56,8 +56,12 @@ async fn only_the_newest_entries_of_a_feed_are_stored() {
         FeedDocument::rss(generated_rss("Capped", 0, 135)),
     );
     let worker = feed_worker(&t).await;
+    let due = make_due(&t, &id).await;
     let response = worker
-        .handle(sqs_event(&[("m1", news::FeedRefresh::new(&id).to_json())]))
+        .handle(sqs_event(&[(
+            "m1",
+            news::FeedRefresh::due(&id, &due).to_json(),
+        )]))
         .await
         .unwrap();
     assert!(response.batch_item_failures.is_empty());
@@ -144,17 +148,23 @@ async fn a_poisoned_feed_is_backed_off() {
         FeedDocument::rss(generated_rss("Poisoned", 0, 3)),
     )
     .await;
-    // Every topic counter is made unusable: storing any new entry fails, every time.
+    // Every shard of every topic counter is made unusable: storing any new entry fails,
+    // every time.
     let db = t.dynamodb().await;
     for topic in ["world", "science", "tech", "business", "culture", "sport"] {
-        db.put_item()
-            .table_name(t.table("ContentTable"))
-            .item("pk", AttributeValue::S(format!("TOPIC#{topic}")))
-            .item("sk", AttributeValue::S("META".into()))
-            .item("articleCount", AttributeValue::S("not a number".into()))
-            .send()
-            .await
-            .unwrap();
+        for shard in 0..4 {
+            db.put_item()
+                .table_name(t.table("ContentTable"))
+                .item(
+                    "pk",
+                    AttributeValue::S(format!("TOPIC#{topic}#COUNT#{shard}")),
+                )
+                .item("sk", AttributeValue::S("COUNT".into()))
+                .item("articleCount", AttributeValue::S("not a number".into()))
+                .send()
+                .await
+                .unwrap();
+        }
     }
     feeds.put(
         "/poisoned.xml",
@@ -162,41 +172,35 @@ async fn a_poisoned_feed_is_backed_off() {
     );
 
     let worker = feed_worker(&t).await;
+    let due = make_due(&t, &id).await;
     let response = worker
-        .handle(sqs_event(&[("m1", news::FeedRefresh::new(&id).to_json())]))
+        .handle(sqs_event(&[(
+            "m1",
+            news::FeedRefresh::due(&id, &due).to_json(),
+        )]))
         .await
         .unwrap();
     assert!(
         response.batch_item_failures.is_empty(),
         "backed off, not retried through SQS"
     );
-    let meta = partition(&t, &format!("SOURCE#{id}")).await;
-    let meta = meta
+    let items = partition(&t, &format!("SOURCE#{id}")).await;
+    let fetch = items
         .iter()
-        .find(|i| i["sk"].as_s().unwrap() == "META")
+        .find(|i| i["sk"].as_s().unwrap() == "FETCH")
         .unwrap();
-    assert_eq!(meta["failures"].as_n().unwrap(), "1");
+    assert_eq!(fetch["failures"].as_n().unwrap(), "1");
     assert_eq!(
         t.get_json(&format!("{ARTICLES}?sourceId={id}")).await["totalElements"],
         3,
         "nothing half-written"
     );
 
-    // Not due again after the normal interval, only after the back-off.
-    let scheduler = feed_scheduler(&t).await;
-    let now = chrono::Utc::now();
-    assert_eq!(
-        scheduler
-            .run(now + chrono::Duration::minutes(16))
-            .await
-            .unwrap(),
-        0
-    );
-    assert_eq!(
-        scheduler
-            .run(now + chrono::Duration::minutes(31))
-            .await
-            .unwrap(),
-        1
+    // Not due again after the normal interval, only after the back-off (30 minutes).
+    let next = chrono::DateTime::parse_from_rfc3339(fetch["nextFetchAt"].as_s().unwrap()).unwrap();
+    let wait = next.with_timezone(&chrono::Utc) - chrono::Utc::now();
+    assert!(
+        wait > chrono::Duration::minutes(29) && wait <= chrono::Duration::minutes(30),
+        "{wait}"
     );
 }

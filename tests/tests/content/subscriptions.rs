@@ -3,8 +3,10 @@
 //! unsubscribes it from everything.
 
 use serde_json::{json, Value};
-use stack_tests::content::{self, submit_id, submitted_feed, SubmittedFeed, ARTICLES, TOPICS};
-use stack_tests::feeds::{FeedDocument, FeedServer, ATOM, RSS2};
+use stack_tests::content::{
+    self, submit_id, submitted_feed, subscribed_feed, SubmittedFeed, ARTICLES, TOPICS,
+};
+use stack_tests::feeds::{generated_rss, FeedDocument, FeedServer, ATOM, RSS2};
 use stack_tests::users::{password, ME, SETTINGS};
 use stack_tests::{assert_news_error, details, Call, TestStack};
 
@@ -323,4 +325,45 @@ async fn disabling_a_source_keeps_the_subscription() {
         .await;
     assert_eq!(settings.status(), 200);
     assert_news_error(t.get(SUBSCRIPTIONS).await, 401, "/users/me/subscriptions").await;
+}
+
+#[tokio::test]
+async fn a_join_or_a_leave_writes_two_units_to_each_of_two_partitions_and_no_index() {
+    let SubmittedFeed {
+        t, source_id: id, ..
+    } = subscribed_feed(
+        "joined",
+        "/joined.xml",
+        FeedDocument::rss(generated_rss("Joined", 0, 3)),
+    )
+    .await;
+    let service = t.service_token().await;
+    let table = t.table("ContentTable");
+    let prefix = table.strip_suffix("ContentTable").unwrap();
+    let meter = stack_tests::keyheat::Meter::start(&stack_tests::emulator(), prefix).await;
+    let path = format!("/api/content/sources/{id}/subscribers/member-1");
+    for _ in 0..3 {
+        meter.take().await;
+        let joined = t.http.post(t.url(&path)).bearer_auth(&service).call().await;
+        assert_eq!(joined.status(), 200);
+        let left = t.delete_auth(&path, &service).await;
+        assert_eq!(left.status(), 200);
+        let mut writes: Vec<(String, String, f64)> = meter
+            .take()
+            .await
+            .into_iter()
+            .filter(|u| u.table == table && u.write_units > 0.0)
+            .map(|u| (u.index, u.key, u.write_units))
+            .collect();
+        writes.sort_by(|a, b| a.1.cmp(&b.1));
+        // The membership put and delete, and the count's two updates: 2 units each (in a
+        // transaction), so 200 joins and leaves a second take 400 WCU/s of either partition.
+        assert_eq!(
+            writes,
+            vec![
+                (String::new(), format!("SOURCE#{id}"), 4.0),
+                (String::new(), format!("SOURCE#{id}#COUNTS"), 4.0),
+            ]
+        );
+    }
 }

@@ -180,8 +180,9 @@ async fn a_redelivered_message_stores_and_groups_nothing_twice() {
     assert_eq!(failed, vec!["bad".to_string()]);
 }
 
-/// Logs, their hours and grouped logs carry the table's TTL attribute, counted from each
-/// log's own time; incidents and alerts are kept. The table's TTL is on.
+/// Logs, their hours and grouped-log samples carry the table's TTL attribute, counted from
+/// each log's own time, and grouped markers expire; incidents, their counts and alerts are
+/// kept. The table's TTL is on.
 #[tokio::test]
 async fn logs_hours_and_grouped_logs_expire_after_the_retention() {
     let t =
@@ -226,14 +227,22 @@ async fn logs_hours_and_grouped_logs_expire_after_the_retention() {
     let pk = |item: &stack_tests::stack::Item| item["pk"].as_s().unwrap().clone();
     let sk = |item: &stack_tests::stack::Item| item["sk"].as_s().unwrap().clone();
     let (mut logs_seen, mut grouped, mut hours, mut incidents) = (0, 0, 0, 0);
+    let marker_expiry = chrono::Utc::now().timestamp() + 15 * 86_400;
     for item in &items {
         let (pk, sk) = (pk(item), sk(item));
         if pk.starts_with("LOG#") {
             logs_seen += 1;
             assert_eq!(expiry(item), Some(expected), "{pk} {sk}");
-        } else if sk.starts_with("OCC#") {
+        } else if sk == "SAMPLE" {
             grouped += 1;
             assert_eq!(expiry(item), Some(expected), "{pk} {sk}");
+        } else if pk.starts_with("GROUPED#") {
+            // A message's grouped marker outlives the queue and its DLQ, then goes.
+            let at = expiry(item).unwrap();
+            assert!(
+                (marker_expiry - 60..=marker_expiry).contains(&at),
+                "{pk} {sk}"
+            );
         } else if pk == "LOGHOURS" {
             hours += 1;
             assert_eq!(expiry(item), Some(hour_end + 7 * 86_400), "{sk}");
@@ -244,7 +253,8 @@ async fn logs_hours_and_grouped_logs_expire_after_the_retention() {
             assert_eq!(expiry(item), None, "{pk} {sk} is kept");
         }
     }
-    assert_eq!((logs_seen, grouped, hours, incidents), (2, 2, 1, 1));
+    // Two first samples, and the batch's newest log in the ring of the latest batches.
+    assert_eq!((logs_seen, grouped, hours, incidents), (2, 3, 1, 1));
 
     let ttl = t
         .dynamodb()
@@ -406,4 +416,53 @@ async fn a_refused_entry_is_sent_again_once_and_then_there_is_no_202() {
             assert_eq!(seen[1].1, 1, "{seen:?}");
         }
     }
+}
+
+/// A log stored when an hour had 4 shards (the id's last hex digit modulo 4) is still in
+/// the timeline, by service too, and deleted by its id.
+#[tokio::test]
+async fn a_log_stored_under_the_former_shards_is_read_and_deleted() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("legacy").await;
+    let at = chrono::Utc::now();
+    let id = format!("{:013}-{:032x}", at.timestamp_millis(), 0xfe);
+    let hour = at.format("%Y-%m-%dT%H").to_string();
+    let stamp = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let s = |v: &str| AttributeValue::S(v.to_string());
+    // Last digit e: shard 14 now, 2 of the former 4.
+    let item = [
+        ("pk", s(&format!("LOG#{hour}#2"))),
+        ("sk", s(&id)),
+        ("gsi1pk", s(&format!("SVC#billing#{hour}#2"))),
+        ("gsi1sk", s(&id)),
+        ("id", s(&id)),
+        ("serviceName", s("billing")),
+        ("type", s("APPLICATION_LOG")),
+        ("severity", s("INFO")),
+        ("logContent", s("invoice sent")),
+        ("timestamp", s(&stamp)),
+        ("receivedAt", s(&stamp)),
+    ];
+    let dynamodb = t.dynamodb().await;
+    let mut put = dynamodb.put_item().table_name(t.table("IncidentsTable"));
+    for (name, value) in item {
+        put = put.item(name, value);
+    }
+    put.send().await.unwrap();
+    let hours = dynamodb
+        .put_item()
+        .table_name(t.table("IncidentsTable"))
+        .item("pk", s("LOGHOURS"))
+        .item("sk", s(&hour));
+    hours.send().await.unwrap();
+
+    let all = t.timeline_with(&token, "limit=10", 1).await;
+    assert_eq!(all[0]["id"], id.as_str());
+    let by_service = t.timeline_with(&token, "serviceName=billing", 1).await;
+    assert_eq!(by_service[0]["id"], id.as_str());
+    let path = format!("{LOGS}/{id}");
+    assert_eq!(t.delete_auth(&path, &token).await.status(), 204);
+    t.timeline_with(&token, "limit=10", 0).await;
+    assert_news_error(t.delete_auth(&path, &token).await, 404, &path).await;
 }

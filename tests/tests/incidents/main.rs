@@ -14,6 +14,7 @@
 )]
 
 mod access;
+mod batching;
 mod errors;
 mod grouping;
 mod ingest;

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use stack_tests::recipes::{
     numbers_as_floats as floats, pancakes, recipe_ids, recipe_path, RECIPES,
 };
-use stack_tests::{assert_news_error, details, TestStack};
+use stack_tests::{assert_news_error, details, header, TestStack};
 
 fn ingredient(name: &str) -> Value {
     json!({"quantity": 1, "unit": "g", "name": name})
@@ -89,6 +89,29 @@ async fn create_read_update_list() {
         .await
         .unwrap();
     assert_eq!(page[0]["id"], second);
+
+    // The pages say when more follow: a Link to the next one, none on the last.
+    let first = t.get_auth(&format!("{RECIPES}?limit=1"), &token).await;
+    let next = header(first.headers(), "link").to_string();
+    assert_eq!(
+        next,
+        format!("<{RECIPES}?limit=1&after={id}>; rel=\"next\"")
+    );
+    let target = next
+        .trim_start_matches('<')
+        .split_once('>')
+        .map(|(url, _)| url.to_string())
+        .unwrap();
+    let last = t.get_auth(&target, &token).await;
+    assert_eq!(header(last.headers(), "link"), "");
+    let last: Value = last.json().await.unwrap();
+    assert_eq!(recipe_ids(&last), [second]);
+    let whole = t.get_auth(&format!("{RECIPES}?limit=2"), &token).await;
+    assert_eq!(
+        header(whole.headers(), "link"),
+        "",
+        "exactly a page: no more"
+    );
     for (query, field) in [
         ("limit=0", "limit"),
         ("limit=21", "limit"),

@@ -7,15 +7,16 @@ use platform::dynamo::{
     MAX_TRANSACTION_ITEMS,
 };
 
+use super::feed::{ArticlePage, Stream, Window};
 use super::items::{
-    article_count_key, article_item, article_key, is_retired, source_key, source_pk, source_row,
-    to_article, topic_key, topic_pk, topic_row, ARTICLES, ARTICLE_ROW, RETIRED_AT, TOPICS,
+    article_item, article_key, articles_pk, counts_key, index_rows, is_retired, legacy_stats_key,
+    legacy_topic_pk, shard_of, source_key, source_row, source_topic_count_key, stats_key,
+    to_article, topic_count_key, topic_key, topic_rows_pk, ARTICLE_SHARDS, RETIRED_AT, TOPICS,
+    TOPIC_SHARDS,
 };
+use super::sources::LIVE_COUNTS;
 use super::{ArticleFilter, ContentStore, NewArticle, StoreError, Upsert};
-use crate::model::{Article, Page, TopicRef, TopicSummary};
-
-/// The most items one query page asks for while collecting the ids of a page of articles.
-const IDS_PER_QUERY: usize = 1000;
+use crate::model::{Article, TopicRef, TopicSummary};
 
 /// One transaction storing several articles of one source, and where each article's
 /// conditional put sits in it (to tell which one already existed).
@@ -24,8 +25,9 @@ struct ArticlesTransaction {
     article_positions: Vec<usize>,
 }
 
-/// The counter item every article transaction starts with: the source's, conditional on the
-/// source existing and not being retired, so a failure at this index means the source is gone.
+/// The counter item every article transaction starts with: the source's counters item,
+/// conditional on the source existing and not being retired, so a failure at this index means
+/// the source is gone.
 const SOURCE_COUNTER: usize = 0;
 
 /// The bytes one article transaction may write: DynamoDB's 4 MB, less a margin for the
@@ -42,10 +44,12 @@ impl ContentStore {
         let table = self.table.name();
         let mut topics = Vec::new();
         for item in self.list(TOPICS).await? {
+            let id = item.string(table, "id")?;
+            let (count, _, _) = self.topic_count(&id, Some(&item)).await?;
             let topic = TopicSummary {
-                id: item.string(table, "id")?,
+                id,
                 name: item.string(table, "name")?,
-                article_count: item.counter(table, "articleCount")?,
+                article_count: i64::try_from(count).unwrap_or(i64::MAX),
             };
             if topic.article_count > 0 {
                 topics.push(topic);
@@ -54,8 +58,91 @@ impl ContentStore {
         Ok(topics)
     }
 
+    /// A topic's article count: the sum of its shards and of the count its item kept before
+    /// the counters were sharded (`meta`, when already read), whether the topic exists, and
+    /// whether it has articles stored before the lists were sharded.
+    async fn topic_count(
+        &self,
+        id: &str,
+        meta: Option<&Item>,
+    ) -> Result<(u64, bool, bool), StoreError> {
+        let table = self.table.name();
+        let mut keys: Vec<Item> = (0..TOPIC_SHARDS).map(|n| topic_count_key(id, n)).collect();
+        if meta.is_none() {
+            keys.push(topic_key(id));
+        }
+        let mut legacy: i64 = meta.map_or(Ok(0), |m| m.counter(table, "articleCount"))?;
+        let mut sum: i64 = 0;
+        let mut exists = meta.is_some();
+        for item in self
+            .table
+            .batch_get_all(keys, Some("pk, sk, articleCount"))
+            .await?
+        {
+            let count = item.counter(table, "articleCount")?;
+            if item.opt_string("sk").as_deref() == Some("META") {
+                exists = true;
+                legacy = legacy.saturating_add(count);
+            } else {
+                sum = sum.saturating_add(count);
+            }
+        }
+        let total = u64::try_from(sum.saturating_add(legacy)).unwrap_or(0);
+        Ok((total, exists, legacy > 0))
+    }
+
+    /// The article counters summed: rows stored, of those the live ones (without the
+    /// articles of retired sources not yet swept), and whether articles stored before the
+    /// counters were sharded remain.
+    async fn article_totals(&self) -> Result<(u64, u64, bool), StoreError> {
+        let table = self.table.name();
+        let mut keys: Vec<Item> = (0..ARTICLE_SHARDS).map(stats_key).collect();
+        keys.push(legacy_stats_key());
+        let (mut stored, mut retired, mut legacy) = (0_i64, 0_i64, false);
+        for item in self.table.batch_get_all(keys, None).await? {
+            let count = item.counter(table, "articleCount")?;
+            legacy |= item.opt_string("pk").as_deref() == Some("STATS") && count > 0;
+            stored = stored.saturating_add(count);
+            retired = retired.saturating_add(item.counter(table, "retiredCount")?);
+        }
+        let live = u64::try_from(stored.saturating_sub(retired)).unwrap_or(0);
+        Ok((u64::try_from(stored).unwrap_or(0), live, legacy))
+    }
+
+    /// Creates the topics' items (listed in `gsi1` `TOPICS`, named as first seen) unless this
+    /// process already knows them: once per topic, outside the article transactions, so an
+    /// article does not write its topics' items.
+    async fn ensure_topics(&self, topics: &[&TopicRef]) -> Result<(), StoreError> {
+        for topic in topics {
+            if self.known_topics.contains(&topic.id) {
+                continue;
+            }
+            let mut item = topic_key(&topic.id);
+            item.insert("id".into(), s(&topic.id));
+            item.insert("name".into(), s(&topic.name));
+            item.insert("gsi1pk".into(), s(TOPICS));
+            item.insert("gsi1sk".into(), s(&topic.name));
+            let put = self
+                .table
+                .put_item()
+                .set_item(Some(item))
+                .condition_expression("attribute_not_exists(pk)")
+                .send()
+                .await;
+            match put {
+                Ok(_) => {}
+                Err(e) if platform::dynamo::is_condition_failed(&e) => {}
+                Err(e) => return Err(self.table.fail("PutItem", &e).into()),
+            }
+            self.known_topics.insert(&topic.id);
+        }
+        Ok(())
+    }
+
     /// Stores an article once: a repeat (redelivered message, refetched feed) changes nothing.
     pub async fn upsert_article(&self, article: &NewArticle) -> Result<Upsert, StoreError> {
+        let topics: Vec<&TopicRef> = article.topics.iter().collect();
+        self.ensure_topics(&topics).await?;
         let Some(built) = self.articles_transaction(&[article])? else {
             return Ok(Upsert::AlreadyStored);
         };
@@ -95,6 +182,11 @@ impl ContentStore {
             .filter(|(_, (_, result))| result.is_none())
             .map(|(i, (article, _))| (i, article));
 
+        let fresh: Vec<(usize, &NewArticle)> = fresh.collect();
+        let mut topics: Vec<&TopicRef> = fresh.iter().flat_map(|(_, a)| &a.topics).collect();
+        topics.sort_by(|a, b| a.id.cmp(&b.id));
+        topics.dedup_by(|a, b| a.id == b.id);
+        self.ensure_topics(&topics).await?;
         let groups = transaction_groups(fresh);
         for group in groups {
             let members: Vec<&NewArticle> = group.iter().map(|(_, a)| *a).collect();
@@ -149,14 +241,20 @@ impl ContentStore {
             return Ok(None);
         };
         let count = i64::try_from(articles.len()).unwrap_or(i64::MAX);
+        // One shard of each counter per transaction: the first article's.
         let mut tx = Transaction::new(&self.table);
-        tx.add(
-            source_key(&first.source_id),
+        let source = tx
+            .update_builder(counts_key(&first.source_id))
+            .update_expression("ADD articleCount :n")
+            .condition_expression(LIVE_COUNTS)
+            .expression_attribute_names("#retiredAt", RETIRED_AT)
+            .expression_attribute_values(":n", n(count));
+        tx.update(source)?.add(
+            stats_key(shard_of(&first.id, ARTICLE_SHARDS)),
             "articleCount",
             count,
-            Some(LIVE_SOURCE),
-        )?
-        .add(article_count_key(), "articleCount", count, None)?;
+            None,
+        )?;
         let mut topics: Vec<(&TopicRef, i64)> = Vec::new();
         for topic in articles.iter().flat_map(|a| &a.topics) {
             match topics.iter_mut().find(|(t, _)| t.id == topic.id) {
@@ -164,29 +262,28 @@ impl ContentStore {
                 None => topics.push((topic, 1)),
             }
         }
-        for (topic, delta) in topics {
-            // Creates the topic on first use; the name it was first seen with stays.
-            let update = tx
-                .update_builder(topic_key(&topic.id))
-                .update_expression(
-                    "SET #id = :id, #name = if_not_exists(#name, :name), gsi1pk = :list, \
-                     gsi1sk = if_not_exists(gsi1sk, :name) ADD articleCount :delta",
-                )
-                .expression_attribute_names("#id", "id")
-                .expression_attribute_names("#name", "name")
-                .expression_attribute_values(":id", s(&topic.id))
-                .expression_attribute_values(":name", s(&topic.name))
-                .expression_attribute_values(":list", s(TOPICS))
-                .expression_attribute_values(":delta", n(delta));
-            tx.update(update)?;
+        for (topic, delta) in &topics {
+            let shard = shard_of(&first.id, TOPIC_SHARDS);
+            tx.add(
+                topic_count_key(&topic.id, shard),
+                "articleCount",
+                *delta,
+                None,
+            )?
+            .add(
+                source_topic_count_key(&first.source_id, &topic.id),
+                "articleCount",
+                *delta,
+                None,
+            )?;
         }
         let mut article_positions = Vec::with_capacity(articles.len());
         for a in articles {
             article_positions.push(tx.len());
             tx.put(article_item(a), Some("attribute_not_exists(pk)"))?
                 .put(source_row(a), None)?;
-            for topic in &a.topics {
-                tx.put(topic_row(a, topic), None)?;
+            for row in index_rows(a) {
+                tx.put(row, None)?;
             }
         }
         Ok(Some(ArticlesTransaction {
@@ -245,114 +342,53 @@ impl ContentStore {
         self.without_retired(ordered).await
     }
 
-    /// One page of articles (without paragraphs), newest first.
+    /// One page of articles (without paragraphs), newest first: rows `window` of the list
+    /// `filter` names.
     pub async fn articles_page(
         &self,
         filter: &ArticleFilter,
-        page: u32,
+        window: &Window,
         size: u32,
-    ) -> Result<Page<Article>, StoreError> {
-        let skip = usize::try_from(u64::from(page) * u64::from(size)).unwrap_or(usize::MAX);
-        let size_wanted = usize::try_from(size).unwrap_or(usize::MAX);
-        let wanted = skip.saturating_add(size_wanted);
-        let (ids, total) = match (filter.source_ids.as_slice(), &filter.topic_id) {
-            ([], None) => (
-                self.newest_article_ids(wanted).await?,
-                self.count(article_count_key()).await?,
-            ),
-            // Several sources without a topic are a personal feed (`feed_page`), which the
-            // edge routes there; here they would read like the first alone, never more.
-            ([source, ..], None) => (
-                self.row_article_ids(&source_pk(source), &[], Some(wanted))
-                    .await?,
-                self.count(source_key(source)).await?,
-            ),
-            ([], Some(topic)) => (
-                self.row_article_ids(&topic_pk(topic), &[], Some(wanted))
-                    .await?,
-                self.count(topic_key(topic)).await?,
-            ),
-            (sources, Some(topic)) => {
-                // The topic's rows filtered by source: counted as they are read, all of them.
-                let ids = self
-                    .row_article_ids(&topic_pk(topic), sources, None)
-                    .await?;
-                let total = u64::try_from(ids.len()).unwrap_or(u64::MAX);
-                (ids, total)
+    ) -> Result<ArticlePage, StoreError> {
+        match (filter.source_ids.as_slice(), &filter.topic_id) {
+            ([], None) => {
+                let (stored, live, legacy) = self.article_totals().await?;
+                let shards = |year| {
+                    let mut streams: Vec<Stream> = (0..ARTICLE_SHARDS)
+                        .map(|n| Stream::new(articles_pk(year, n)))
+                        .collect();
+                    if legacy {
+                        streams.push(Stream::legacy("ARTICLES".into(), year, true));
+                    }
+                    streams
+                };
+                self.bucketed_page(shards, stored, live, window, size).await
             }
-        };
-        let page_ids: Vec<String> = ids.into_iter().skip(skip).take(size_wanted).collect();
-        let content = self.articles_by_ids(&page_ids, false).await?;
-        Ok(Page::new(content, page, size, total))
-    }
-
-    /// The `articleCount` of the item with `key` (0 when it does not exist, or is a retired
-    /// source).
-    async fn count(&self, key: Item) -> Result<u64, StoreError> {
-        let count = match self.table.get_eventual(key).await? {
-            Some(item) if !is_retired(&item) => item.counter(self.table.name(), "articleCount")?,
-            _ => 0,
-        };
-        Ok(u64::try_from(count).unwrap_or(0))
-    }
-
-    /// The ids of the newest `limit` articles (Query `gsi1` on `ARTICLES`, descending).
-    async fn newest_article_ids(&self, limit: usize) -> Result<Vec<String>, StoreError> {
-        let query = self
-            .table
-            .query()
-            .index_name("gsi1")
-            .key_condition_expression("gsi1pk = :list")
-            .expression_attribute_values(":list", s(ARTICLES))
-            .projection_expression("id")
-            .scan_index_forward(false)
-            .limit(page_limit(limit));
-        Ok(self
-            .table
-            .query_all(query, Some(limit))
-            .await?
-            .iter()
-            .filter_map(|item| item.opt_string("id"))
-            .collect())
-    }
-
-    /// Article ids of the `ART#` rows of a source's or topic's partition, newest first: those
-    /// of `source` only when given (then all of them), else at most `limit`.
-    async fn row_article_ids(
-        &self,
-        pk: &str,
-        sources: &[String],
-        limit: Option<usize>,
-    ) -> Result<Vec<String>, StoreError> {
-        let mut query = self
-            .table
-            .query()
-            .key_condition_expression("pk = :pk AND begins_with(sk, :rows)")
-            .expression_attribute_values(":pk", s(pk))
-            .expression_attribute_values(":rows", s(ARTICLE_ROW))
-            .scan_index_forward(false);
-        if !sources.is_empty() {
-            // At most 50 sources (the feed's cap): within `IN`'s 100 operands.
-            let names: Vec<String> = (0..sources.len()).map(|i| format!(":source{i}")).collect();
-            query = query.filter_expression(format!("sourceId IN ({})", names.join(", ")));
-            for (name, source) in names.iter().zip(sources) {
-                query = query.expression_attribute_values(name.as_str(), s(source));
+            ([], Some(topic)) => {
+                let (count, exists, legacy) = self.topic_count(topic, None).await?;
+                if !exists {
+                    return self.bucketed_page(|_| Vec::new(), 0, 0, window, size).await;
+                }
+                let shards = |year| {
+                    let mut streams: Vec<Stream> = (0..TOPIC_SHARDS)
+                        .map(|n| Stream::new(topic_rows_pk(topic, year, n)))
+                        .collect();
+                    if legacy {
+                        streams.push(Stream::legacy(legacy_topic_pk(topic), year, false));
+                    }
+                    streams
+                };
+                self.bucketed_page(shards, count, count, window, size).await
             }
-        } else if let Some(limit) = limit {
-            query = query.limit(page_limit(limit));
+            // A source's rows (of a topic): several sources without a topic are a personal
+            // feed, which the edge routes to `feed_page` directly.
+            (sources, topic) => {
+                self.feed_page(sources, topic.as_deref(), window, size)
+                    .await
+            }
         }
-        Ok(self
-            .table
-            .query_all(query, limit)
-            .await?
-            .iter()
-            .filter_map(|item| item.opt_string("articleId"))
-            .collect())
     }
 }
-
-/// The condition on the source's counter in an article transaction.
-const LIVE_SOURCE: &str = "attribute_exists(pk) AND attribute_not_exists(retiredAt)";
 
 /// The new articles of one source (with their positions in the input) grouped into
 /// transactions: each group within DynamoDB's 100 items and [`TRANSACTION_BYTES_BUDGET`]
@@ -386,20 +422,16 @@ pub fn transaction_groups<'a>(
 }
 
 /// The items and bytes one more article adds to a transaction: its item, its row under the
-/// source, a row and (at most) a counter per topic.
+/// source, its index rows (the list of every article's, and per topic the topic's and the
+/// source's), and (at most) two counters per topic.
 pub fn article_writes(a: &NewArticle) -> (usize, usize) {
-    let rows: usize = a.topics.iter().map(|t| item_size(&topic_row(a, t))).sum();
-    let items = 2 + 2 * a.topics.len();
+    let rows = index_rows(a);
+    let items = 2 + rows.len() + 2 * a.topics.len();
     let bytes = item_size(&article_item(a))
         + item_size(&source_row(a))
-        + rows
-        + a.topics.len() * COUNTER_UPDATE_BYTES;
+        + rows.iter().map(item_size).sum::<usize>()
+        + 2 * a.topics.len() * COUNTER_UPDATE_BYTES;
     (items, bytes)
-}
-
-/// A query page's `Limit` when `limit` items are wanted in all.
-fn page_limit(limit: usize) -> i32 {
-    i32::try_from(limit.clamp(1, IDS_PER_QUERY)).unwrap_or(1)
 }
 
 fn set(results: &mut [Option<Upsert>], group: &[(usize, &NewArticle)], outcome: Upsert) {
@@ -457,7 +489,7 @@ mod tests {
         let members: usize = groups.iter().map(Vec::len).sum();
         assert_eq!(members, 20, "every article in one group");
 
-        // Small articles with ten topics each: 22 items apiece, four to a transaction.
+        // Small articles with ten topics each: 43 items apiece, two to a transaction.
         let small: Vec<NewArticle> = (0..10).map(|i| article(i, 100, 10)).collect();
         let groups = transaction_groups(small.iter().enumerate());
         for group in &groups {
@@ -469,7 +501,7 @@ mod tests {
         }
         assert_eq!(
             groups.iter().map(Vec::len).collect::<Vec<_>>(),
-            vec![4, 4, 2]
+            vec![2, 2, 2, 2, 2]
         );
     }
 }

@@ -8,42 +8,114 @@ use super::{FetchState, NewArticle, NewSource};
 use crate::model::{Article, Source, TopicRef};
 
 pub(super) const SOURCES: &str = "SOURCES";
-pub(super) const ARTICLES: &str = "ARTICLES";
 pub(super) const TOPICS: &str = "TOPICS";
 /// The `gsi1` list of retired sources (the last subscriber left, or none came): hidden from
 /// every read, waiting for the sweep that removes their rows.
 pub(super) const RETIRED: &str = "RETIRED";
 /// The attribute that marks a source retired, holding when it was retired.
 pub(super) const RETIRED_AT: &str = "retiredAt";
-/// The sort-key prefix of an article's index rows under its source and its topics.
+/// The sort-key prefix of an article's index rows (the sort key is [`article_row_sk`]).
 pub(super) const ARTICLE_ROW: &str = "ART#";
+/// Write shards of the list of every article: 579 new articles a second, each a 2-unit
+/// transactional row, is 1,158 WCU/s, so 8 shards take about 145 each (a partition takes 1,000).
+pub(super) const ARTICLE_SHARDS: u32 = 8;
+/// Write shards of one topic's list and counter: a topic on every article still leaves each
+/// shard under 300 WCU/s.
+pub(super) const TOPIC_SHARDS: u32 = 4;
+/// Articles published before this year are listed in its bucket (they sort last anyway).
+pub(super) const FIRST_YEAR: i32 = 2000;
 
 pub(super) fn source_pk(id: &str) -> String {
     format!("SOURCE#{id}")
-}
-
-pub(super) fn topic_pk(id: &str) -> String {
-    format!("TOPIC#{id}")
 }
 
 pub(super) fn source_key(id: &str) -> Item {
     key(source_pk(id), "META")
 }
 
+/// The source's counters and the copy of its retirement that every write checks: small and
+/// in a partition of its own, so joins and leaves do not share a partition with the
+/// membership items, and no index copies it.
+pub(super) fn counts_key(id: &str) -> Item {
+    key(format!("SOURCE#{id}#COUNTS"), "COUNTS")
+}
+
+/// The source's fetch bookkeeping, which no index copies.
+pub(super) fn fetch_key(id: &str) -> Item {
+    key(source_pk(id), "FETCH")
+}
+
 pub(super) fn article_key(id: &str) -> Item {
     key(format!("ARTICLE#{id}"), "META")
 }
 
+/// A topic's name, listed once in `gsi1` `TOPICS`; its counts are in [`topic_count_key`].
 pub(super) fn topic_key(id: &str) -> Item {
-    key(topic_pk(id), "META")
+    key(format!("TOPIC#{id}"), "META")
+}
+
+/// One shard of a topic's article count.
+pub(super) fn topic_count_key(id: &str, shard: u32) -> Item {
+    key(format!("TOPIC#{id}#COUNT#{shard}"), "COUNT")
+}
+
+/// A source's count of articles in one topic (for the source-and-topic filter).
+pub(super) fn source_topic_count_key(source_id: &str, topic_id: &str) -> Item {
+    key(source_pk(source_id), format!("TOPIC#{topic_id}"))
 }
 
 pub(super) fn membership_key(source_id: &str, user_id: &str) -> Item {
     key(source_pk(source_id), format!("SUB#{user_id}"))
 }
 
-pub(super) fn article_count_key() -> Item {
-    key("STATS", ARTICLES)
+/// One shard of the article counters: `articleCount` (rows stored) and `retiredCount` (of
+/// those, the articles of retired sources not yet swept).
+pub(super) fn stats_key(shard: u32) -> Item {
+    key(format!("STATS#{shard}"), ARTICLES_SK)
+}
+
+/// The single article counter of items written before the counters were sharded.
+pub(super) fn legacy_stats_key() -> Item {
+    key("STATS", ARTICLES_SK)
+}
+
+const ARTICLES_SK: &str = "ARTICLES";
+
+/// The partition of one year's bucket of one shard of the list of every article.
+pub(super) fn articles_pk(year: i32, shard: u32) -> String {
+    format!("ARTICLES#{year}#{shard}")
+}
+
+/// The partition of one year's bucket of one shard of a topic's articles.
+pub(super) fn topic_rows_pk(topic_id: &str, year: i32, shard: u32) -> String {
+    format!("TOPIC#{topic_id}#{year}#{shard}")
+}
+
+/// The partition of a topic's articles as written before the lists were sharded.
+pub(super) fn legacy_topic_pk(id: &str) -> String {
+    format!("TOPIC#{id}")
+}
+
+/// The sort-key prefix of a source's rows of one topic, in the source's partition.
+pub(super) fn source_topic_prefix(topic_id: &str) -> String {
+    format!("T#{topic_id}#")
+}
+
+/// The shard of `id` among `shards` (FNV-1a: stable across processes and releases).
+pub(super) fn shard_of(id: &str, shards: u32) -> u32 {
+    let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    u32::try_from(hash % u64::from(shards.max(1))).unwrap_or(0)
+}
+
+/// The year bucket of a publication time (`YYYY-...`): its year, not before [`FIRST_YEAR`].
+pub(super) fn bucket_year(published_at: &str) -> i32 {
+    published_at
+        .get(..4)
+        .and_then(|y| y.parse::<i32>().ok())
+        .unwrap_or(FIRST_YEAR)
+        .max(FIRST_YEAR)
 }
 
 /// The sort key of an article's index rows: newest last, so a descending query is newest first.
@@ -57,6 +129,14 @@ fn put_opt(item: &mut Item, name: &str, value: &Option<String>) {
     }
 }
 
+/// The counters of a new source: no subscriber, no article.
+pub(super) fn new_counts_item(id: &str) -> Item {
+    let mut item = counts_key(id);
+    item.insert("subscriberCount".into(), n(0));
+    item.insert("articleCount".into(), n(0));
+    item
+}
+
 pub(super) fn new_source_item(new: &NewSource, created_at: &str) -> Item {
     let mut item = source_key(&new.id);
     item.insert("id".into(), s(&new.id));
@@ -64,8 +144,6 @@ pub(super) fn new_source_item(new: &NewSource, created_at: &str) -> Item {
     item.insert("title".into(), s(&new.title));
     put_opt(&mut item, "siteUrl", &new.site_url);
     put_opt(&mut item, "description", &new.description);
-    item.insert("subscriberCount".into(), n(0));
-    item.insert("articleCount".into(), n(0));
     item.insert("createdAt".into(), s(created_at));
     item.insert("gsi1pk".into(), s(SOURCES));
     item.insert("gsi1sk".into(), s(format!("{created_at}#{}", new.id)));
@@ -77,15 +155,22 @@ pub(super) fn is_retired(item: &Item) -> bool {
     item.contains_key(RETIRED_AT)
 }
 
-pub(super) fn to_source(table: &str, item: &Item) -> Result<Source, DynamoError> {
+/// A source from its item, its counters and its fetch bookkeeping (for a source written
+/// before they were split off, the item itself holds all three).
+pub(super) fn to_source(
+    table: &str,
+    item: &Item,
+    counts: &Item,
+    fetch: &Item,
+) -> Result<Source, DynamoError> {
     Ok(Source {
         id: item.string(table, "id")?,
         url: item.string(table, "url")?,
         title: item.string(table, "title")?,
         site_url: item.opt_string("siteUrl"),
         description: item.opt_string("description"),
-        subscriber_count: item.counter(table, "subscriberCount")?,
-        last_fetched_at: item.opt_string("lastFetchedAt"),
+        subscriber_count: counts.counter(table, "subscriberCount")?,
+        last_fetched_at: fetch.opt_string("lastFetchedAt"),
         created_at: item.string(table, "createdAt")?,
     })
 }
@@ -169,8 +254,6 @@ pub(super) fn article_item(a: &NewArticle) -> Item {
                 .collect(),
         ),
     );
-    item.insert("gsi1pk".into(), s(ARTICLES));
-    item.insert("gsi1sk".into(), s(format!("{}#{}", a.published_at, a.id)));
     item
 }
 
@@ -189,13 +272,51 @@ pub(super) fn source_row(a: &NewArticle) -> Item {
     row
 }
 
-/// The article's row under one of its topics; it carries the source id for the by-source
-/// filter.
-pub(super) fn topic_row(a: &NewArticle, topic: &TopicRef) -> Item {
-    let mut row = key(topic_pk(&topic.id), article_row_sk(&a.published_at, &a.id));
-    row.insert("articleId".into(), s(&a.id));
-    row.insert("sourceId".into(), s(&a.source_id));
+/// A narrow row of one list: the article's id under the list's sort key.
+fn list_row(pk: String, sk: String, article_id: &str) -> Item {
+    let mut row = key(pk, sk);
+    row.insert("articleId".into(), s(article_id));
     row
+}
+
+/// The keys of every index row of an article but its source row: in the list of every
+/// article, under each topic, and under each topic of its source.
+pub(super) fn index_row_keys(
+    source_id: &str,
+    article_id: &str,
+    published_at: &str,
+    topic_ids: &[String],
+) -> Vec<Item> {
+    let sk = article_row_sk(published_at, article_id);
+    let year = bucket_year(published_at);
+    let mut keys = vec![key(
+        articles_pk(year, shard_of(article_id, ARTICLE_SHARDS)),
+        sk.clone(),
+    )];
+    for topic in topic_ids {
+        keys.push(key(
+            topic_rows_pk(topic, year, shard_of(article_id, TOPIC_SHARDS)),
+            sk.clone(),
+        ));
+        keys.push(key(
+            source_pk(source_id),
+            format!("{}{sk}", source_topic_prefix(topic)),
+        ));
+    }
+    keys
+}
+
+/// Every index row of an article but its source row (see [`index_row_keys`]).
+pub(super) fn index_rows(a: &NewArticle) -> Vec<Item> {
+    let topics: Vec<String> = a.topics.iter().map(|t| t.id.clone()).collect();
+    index_row_keys(&a.source_id, &a.id, &a.published_at, &topics)
+        .into_iter()
+        .filter_map(|k| {
+            let pk = k.get("pk")?.as_s().ok()?.clone();
+            let sk = k.get("sk")?.as_s().ok()?.clone();
+            Some(list_row(pk, sk, &a.id))
+        })
+        .collect()
 }
 
 /// The most an article item may take: DynamoDB's 400 KB, less a margin (for attributes a
@@ -316,6 +437,37 @@ mod tests {
         assert!(!fit_article(&mut a));
         assert_eq!(a.paragraphs, vec!["one", "two"]);
         assert_eq!(a.title, "Short");
+    }
+
+    #[test]
+    fn articles_spread_over_every_shard_and_bucket_by_year() {
+        let mut counts = [0_u32; ARTICLE_SHARDS as usize];
+        for n in 0..8000 {
+            let id = crate::ingest::article_id("source", &format!("guid-{n}"));
+            let shard = shard_of(&id, ARTICLE_SHARDS);
+            assert_eq!(shard, shard_of(&id, ARTICLE_SHARDS), "stable");
+            if let Some(count) = counts.get_mut(shard as usize) {
+                *count += 1;
+            }
+        }
+        // About 1,000 each: no shard takes much more than its share of the writes.
+        assert!(counts.iter().all(|c| (850..1150).contains(c)), "{counts:?}");
+        assert_eq!(bucket_year("2025-09-01T10:00:00.000Z"), 2025);
+        assert_eq!(bucket_year("1998-01-01T00:00:00.000Z"), FIRST_YEAR);
+        assert_eq!(bucket_year("garbage"), FIRST_YEAR);
+        let keys = index_row_keys("s", "a1", "2025-09-01T10:00:00.000Z", &["tech".into()]);
+        let pks: Vec<String> = keys
+            .iter()
+            .filter_map(|k| k.get("pk").and_then(|v| v.as_s().ok()).cloned())
+            .collect();
+        assert_eq!(
+            pks,
+            vec![
+                format!("ARTICLES#2025#{}", shard_of("a1", ARTICLE_SHARDS)),
+                format!("TOPIC#tech#2025#{}", shard_of("a1", TOPIC_SHARDS)),
+                "SOURCE#s".to_string(),
+            ]
+        );
     }
 
     #[test]

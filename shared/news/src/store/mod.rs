@@ -1,52 +1,69 @@
 //! The content table (Document A's "database named content").
 //!
-//! Keys `pk`/`sk`, and one index `gsi1` (`gsi1pk`/`gsi1sk`) for the three lists. Items:
+//! Keys `pk`/`sk`, and one index `gsi1` (`gsi1pk`/`gsi1sk`) for the source and topic lists.
+//! No item that changes with traffic (a counter, fetch bookkeeping, an article) carries a
+//! `gsi1` key, so no index copy is rewritten by it. Items:
 //!
 //! | pk | sk | gsi1pk / gsi1sk | holds |
 //! |---|---|---|---|
-//! | `SOURCE#{id}` | `META` | `SOURCES` / `{createdAt}#{id}`, or `RETIRED` / `{retiredAt}#{id}` | a source, its counters and fetch state; `retiredAt` once retired |
+//! | `SOURCE#{id}` | `META` | `SOURCES` / `{createdAt}#{id}`, or `RETIRED` / `{retiredAt}#{id}` | a source; `retiredAt` once retired; written on creation, retirement, revival and a new title |
+//! | `SOURCE#{id}#COUNTS` | `COUNTS` | | its `subscriberCount`, `articleCount`, and `retiredAt` (what every write conditions on) |
+//! | `SOURCE#{id}` | `FETCH` | | its fetch bookkeeping: validators, failures, `nextFetchAt`, `lastFetchedAt` |
 //! | `SOURCE#{id}` | `SUB#{userId}` | | one subscriber (membership as items) |
 //! | `SOURCE#{id}` | `ART#{publishedAt}#{articleId}` | | the source's articles (with their topic ids) |
-//! | `ARTICLE#{id}` | `META` | `ARTICLES` / `{publishedAt}#{id}` | an article |
-//! | `TOPIC#{id}` | `META` | `TOPICS` / `{name}` | a topic and its article count |
-//! | `TOPIC#{id}` | `ART#{publishedAt}#{articleId}` | | the topic's articles (with their source id) |
-//! | `STATS` | `ARTICLES` | | the number of articles |
+//! | `SOURCE#{id}` | `T#{topicId}#ART#{publishedAt}#{articleId}` | | the source's articles of one topic |
+//! | `SOURCE#{id}` | `TOPIC#{topicId}` | | how many of them |
+//! | `ARTICLE#{id}` | `META` | | an article |
+//! | `ARTICLES#{year}#{shard}` | `ART#{publishedAt}#{articleId}` | | the list of every article: a year bucket of one of 8 write shards |
+//! | `TOPIC#{id}` | `META` | `TOPICS` / `{name}` | a topic (written once) |
+//! | `TOPIC#{id}#{year}#{shard}` | `ART#{publishedAt}#{articleId}` | | a topic's articles: a year bucket of one of 4 write shards |
+//! | `TOPIC#{id}#COUNT#{shard}` | `COUNT` | | one shard of a topic's article count |
+//! | `STATS#{shard}` | `ARTICLES` | | one shard of the article counters: `articleCount` (stored) and `retiredCount` (of retired sources, not yet swept) |
+//! | `SCHEDULER` | `WALK` | | where the scheduler's walk over the sources goes on |
+//!
+//! Items written before this layout (counters and fetch state in the source's `META`,
+//! `STATS`/`ARTICLES`, topic counts in `TOPIC#{id}`/`META`) still read: a source's counters
+//! item is made from its `META` the first time it is read (conditional on not existing), its
+//! fetch state falls back to `META` until the first fetch writes `FETCH`, and the legacy
+//! counters are added into every sum. Articles stored before it are not in the sharded lists
+//! (their source rows still list them by source).
 //!
 //! Access patterns (no Scan anywhere), and the call that serves each:
-//! - list sources, topics ([`ContentStore::sources`], [`ContentStore::topics`], and the
-//!   scheduler's [`ContentStore::sources_for_fetch`]): Query `gsi1` on `SOURCES` / `TOPICS`,
-//!   every page;
-//! - one source, one article ([`ContentStore::source`], [`ContentStore::article`]): GetItem;
+//! - list sources, topics ([`ContentStore::sources`], [`ContentStore::topics`]): Query `gsi1`
+//!   on `SOURCES` / `TOPICS`, then the counters (BatchGetItem); the scheduler's walk reads a
+//!   page at a time ([`ContentStore::sources_page`]);
+//! - one source, one article ([`ContentStore::source`], [`ContentStore::article`]): its three
+//!   items in one BatchGetItem; GetItem;
 //! - saved articles ([`ContentStore::articles_by_ids`]): BatchGetItem, answered in the order
 //!   asked;
-//! - articles newest first ([`ContentStore::articles_page`]): Query `gsi1` on `ARTICLES`, or the
-//!   `ART#` rows of a source or topic descending, as far as the page reaches, then BatchGetItem
-//!   of the page; totals from the counters above (GetItem). By source and topic together: the
-//!   topic's rows filtered by source, all read and counted; the page number is capped
-//!   ([`crate::input::MAX_PAGE`]), so no request reads further than the cap;
-//! - a personal feed, several sources newest first ([`ContentStore::feed_page`]): the
-//!   sources' counters (BatchGetItem), then their `ART#` rows read lazily and merged (see
-//!   [`feed`]), then BatchGetItem of the page;
+//! - articles newest first ([`ContentStore::articles_page`]), by page number or by cursor
+//!   (see [`feed`]): every article, or a topic's, merges the shards of one year bucket then
+//!   the one before, stopping when the page is full or the walk has passed as many rows as
+//!   the counters say are stored; a source's (of a topic), or several sources' (a personal
+//!   feed, [`ContentStore::feed_page`]), merges the sources' own rows. Each partition is read
+//!   lazily, a page's share at a time. Totals: the sharded counters summed (BatchGetItem);
 //! - subscribe / unsubscribe ([`ContentStore::subscribe`], [`ContentStore::unsubscribe`]): one
-//!   transaction puts or deletes the membership item and adds ±1 to `subscriberCount`
-//!   (conditional on the count read), so concurrent and repeated calls never drift the count;
-//!   unsubscribing a non-subscriber changes nothing. The last subscriber leaving retires the
-//!   source in the same transaction: `retiredAt` set, moved to the `RETIRED` list, its
-//!   articles taken off the total. A retired source answers no read (its articles are
-//!   filtered out by their source, one BatchGetItem per read) and takes no subscriber;
+//!   transaction puts or deletes the membership item and adds ±1 to the counters item, whose
+//!   condition does not depend on the exact count (but for the last subscriber); the last
+//!   subscriber leaving retires the source in the same transaction: `retiredAt` on both items,
+//!   moved to the `RETIRED` list, its articles counted as retired. A retired source answers no
+//!   read (its articles are filtered out by their source) and takes no subscriber;
 //! - the sweep ([`ContentStore::sweep_step`], driven by the source-sweeper function from its
-//!   queue): a bounded batch of a retired source's articles per step, each transaction
-//!   conditional on the same retirement; the source item goes last. Retires first a source
-//!   nobody subscribed to within the grace period. Submitting a retired source's URL again
-//!   revives it ([`ContentStore::create_source`]);
+//!   queue): a bounded batch of a retired source's articles per step with every index row and
+//!   counter, each transaction conditional on the same retirement; the source's items go
+//!   last. Retires first a source nobody subscribed to within the grace period. Submitting a
+//!   retired source's URL again revives it ([`ContentStore::create_source`]);
 //! - store articles ([`ContentStore::upsert_articles`]): one BatchGetItem finds the articles
 //!   already stored; the new ones go several to a transaction (at most 100 items and
 //!   [`TRANSACTION_BYTES_BUDGET`] bytes, each article capped by [`fit_article`] to fit an
-//!   item), each conditional on the article not existing and on the source existing and not
-//!   retired, with every counter they change: redelivery is a no-op;
-//! - fetch bookkeeping ([`ContentStore::record_fetch`]): UpdateItem on the source, conditional
-//!   on it existing and not being retired;
-//! - retired sources ([`ContentStore::retired_sources`]): Query `gsi1` on `RETIRED`.
+//!   item), each conditional on the article not existing and on the source's counters item
+//!   being live, with one shard of each counter they change: redelivery is a no-op. A
+//!   topic's item is created once per process, outside the transactions;
+//! - fetch bookkeeping ([`ContentStore::record_fetch`]): the `FETCH` item, conditional on the
+//!   next fetch time the refresh read (so one of two deliveries records it) and on the source
+//!   being live; the title only when it changed;
+//! - retired sources ([`ContentStore::retired_sources`]): Query `gsi1` on `RETIRED`, the
+//!   oldest first, a bounded number.
 
 mod articles;
 mod feed;
@@ -56,10 +73,12 @@ mod subscriptions;
 mod sweep;
 
 pub use articles::{article_writes, transaction_groups, TRANSACTION_BYTES_BUDGET};
+pub use feed::{ArticlePage, Cursor, Window, MAX_BUCKETS_PER_PAGE};
 pub use items::{
     cut_to_bytes, fit_article, ARTICLE_ITEM_BUDGET, MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
     MAX_URL_BYTES,
 };
+pub use sources::SourcesPage;
 pub use sweep::SweepStep;
 
 use platform::aws::AwsClients;
@@ -67,8 +86,6 @@ use platform::dynamo::{s, DynamoError, Item, Table, TransactionError};
 use platform::{Clock, ConfigError, Env};
 
 use crate::model::TopicRef;
-
-pub use self::feed::FeedPage;
 
 /// Why the content table could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -162,16 +179,43 @@ pub struct ArticleFilter {
     pub topic_id: Option<String>,
 }
 
+/// The topics this process has seen stored (shared by its clones), so an article does not
+/// write its topics' items; forgotten all at once past [`KnownTopics::MAX`].
+#[derive(Clone, Debug, Default)]
+struct KnownTopics(std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>);
+
+impl KnownTopics {
+    const MAX: usize = 10_000;
+
+    fn contains(&self, id: &str) -> bool {
+        self.0.lock().map(|set| set.contains(id)).unwrap_or(false)
+    }
+
+    fn insert(&self, id: &str) {
+        if let Ok(mut set) = self.0.lock() {
+            if set.len() >= Self::MAX {
+                set.clear();
+            }
+            set.insert(id.to_string());
+        }
+    }
+}
+
 /// The content table. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct ContentStore {
     table: Table,
     clock: Clock,
+    known_topics: KnownTopics,
 }
 
 impl ContentStore {
     pub fn new(table: Table, clock: Clock) -> Self {
-        Self { table, clock }
+        Self {
+            table,
+            clock,
+            known_topics: KnownTopics::default(),
+        }
     }
 
     /// The table named by `CONTENT_TABLE`, on the system clock.
@@ -184,6 +228,11 @@ impl ContentStore {
 
     pub fn clock(&self) -> &Clock {
         &self.clock
+    }
+
+    /// The table's name.
+    pub fn table_name(&self) -> &str {
+        self.table.name()
     }
 
     /// Every item of one `gsi1` list, in index order.

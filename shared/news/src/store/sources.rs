@@ -1,15 +1,56 @@
 //! Sources: creation, reads, and the fetch bookkeeping the feed worker keeps on them.
+//!
+//! A source is three items: its `META` (listed in `gsi1`, written when it is created,
+//! retired, revived or renamed), its counters (`SOURCE#{id}#COUNTS`, see
+//! [`super::items::counts_key`]) and its fetch bookkeeping (`FETCH`), neither of which any
+//! index copies. A source written before the split holds all three in `META`: its reads fall
+//! back to it, and its counters item is made from it the first time it is needed.
 
 use std::collections::HashMap;
 
-use platform::dynamo::{is_condition_failed, n, s, Attributes, Item, Transaction};
+use platform::dynamo::{is_condition_failed, key, n, s, Attributes, Item, Transaction};
 
 use super::items::{
-    article_count_key, is_retired, new_source_item, source_key, to_fetch_state, to_source, RETIRED,
-    RETIRED_AT, SOURCES,
+    counts_key, fetch_key, is_retired, new_counts_item, new_source_item, shard_of, source_key,
+    stats_key, to_fetch_state, to_source, ARTICLE_SHARDS, RETIRED, RETIRED_AT, SOURCES,
 };
 use super::{ContentStore, FetchState, NewSource, StoreError};
 use crate::model::Source;
+
+/// The condition of every write that needs the source live, on its counters item.
+pub(super) const LIVE_COUNTS: &str = "attribute_exists(pk) AND attribute_not_exists(#retiredAt)";
+
+/// A source's items as read together.
+#[derive(Debug, Clone)]
+pub(super) struct SourceRecord {
+    pub item: Item,
+    pub counts: Item,
+    /// The `FETCH` item, or for a source never fetched since the split, its `META`.
+    pub fetch: Item,
+}
+
+impl SourceRecord {
+    pub fn retired(&self) -> bool {
+        is_retired(&self.item) || is_retired(&self.counts)
+    }
+
+    pub fn source(&self, table: &str) -> Result<Source, StoreError> {
+        Ok(to_source(table, &self.item, &self.counts, &self.fetch)?)
+    }
+
+    pub fn fetch_state(&self, table: &str) -> Result<FetchState, StoreError> {
+        Ok(to_fetch_state(table, &self.fetch)?)
+    }
+}
+
+/// One page of the list of sources, for the scheduler's walk.
+#[derive(Debug, Clone, Default)]
+pub struct SourcesPage {
+    /// Each live source with its fetch state.
+    pub sources: Vec<(Source, FetchState)>,
+    /// Where the next page starts; `None` at the end of the list.
+    pub next: Option<String>,
+}
 
 impl ContentStore {
     /// Stores a new source; when one with the same id (same normalised URL) exists, returns
@@ -17,38 +58,35 @@ impl ContentStore {
     /// comes back as a new source: `true`.
     pub async fn create_source(&self, new: NewSource) -> Result<(Source, bool), StoreError> {
         let item = new_source_item(&new, &self.clock.timestamp());
-        let result = self
-            .table
-            .put_item()
-            .set_item(Some(item.clone()))
-            .condition_expression("attribute_not_exists(pk)")
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok((to_source(self.table.name(), &item)?, true)),
-            Err(e) if is_condition_failed(&e) => {
+        let counts = new_counts_item(&new.id);
+        let mut tx = Transaction::new(&self.table);
+        tx.put(item.clone(), Some("attribute_not_exists(pk)"))?
+            .put(counts.clone(), None)?;
+        match tx.commit_retrying().await {
+            Ok(()) => Ok((to_source(self.table.name(), &item, &counts, &item)?, true)),
+            Err(e) if e.failed_at(0) => {
                 // Created meanwhile by another submission of the same URL, or retired and
                 // not yet swept; gone meanwhile only if its sweep finished in between.
                 let existing = self
-                    .source_item(&new.id)
+                    .source_record(&new.id)
                     .await?
                     .ok_or(StoreError::Contention)?;
-                if is_retired(&existing) {
+                if existing.retired() {
                     return Ok((self.revive(&new, &existing).await?, true));
                 }
-                Ok((to_source(self.table.name(), &existing)?, false))
+                Ok((existing.source(self.table.name())?, false))
             }
-            Err(e) => Err(self.table.fail("PutItem", &e).into()),
+            Err(e) => Err(e.into()),
         }
     }
 
     /// Brings a retired source back as new: its fields from the submission, no subscriber,
     /// no fetch state, created now, listed again, and its articles not yet swept counted
     /// again. Its sweep, conditional on the same retirement, stops at its next step.
-    async fn revive(&self, new: &NewSource, retired: &Item) -> Result<Source, StoreError> {
+    async fn revive(&self, new: &NewSource, retired: &SourceRecord) -> Result<Source, StoreError> {
         let table = self.table.name();
-        let stamp = retired.string(table, RETIRED_AT)?;
-        let articles = retired.counter(table, "articleCount")?;
+        let stamp = retired.counts.string(table, RETIRED_AT)?;
+        let articles = retired.counts.counter(table, "articleCount")?;
         let now = self.clock.timestamp();
         let mut sets = vec![
             "#url = :url",
@@ -56,15 +94,17 @@ impl ContentStore {
             "createdAt = :now",
             "gsi1pk = :list",
             "gsi1sk = :sk",
-            "failures = :zero",
-            "subscriberCount = :zero",
         ];
+        // Counters and fetch state a source kept in its item before they were split off.
         let mut removes = vec![
             "#retiredAt",
             "etag",
             "lastModified",
             "nextFetchAt",
             "lastFetchedAt",
+            "failures",
+            "subscriberCount",
+            "articleCount",
         ];
         let mut values = Item::from([
             (":url".to_string(), s(&new.url)),
@@ -72,9 +112,6 @@ impl ContentStore {
             (":now".to_string(), s(&now)),
             (":list".to_string(), s(SOURCES)),
             (":sk".to_string(), s(format!("{now}#{}", new.id))),
-            (":zero".to_string(), n(0)),
-            (":stamp".to_string(), s(&stamp)),
-            (":articles".to_string(), n(articles)),
         ]);
         match &new.site_url {
             Some(v) => {
@@ -91,6 +128,14 @@ impl ContentStore {
             None => removes.push("description"),
         }
         let mut tx = Transaction::new(&self.table);
+        let counts = tx
+            .update_builder(counts_key(&new.id))
+            .update_expression("SET subscriberCount = :zero REMOVE #retiredAt")
+            .condition_expression("#retiredAt = :stamp AND articleCount = :articles")
+            .expression_attribute_names("#retiredAt", RETIRED_AT)
+            .expression_attribute_values(":zero", n(0))
+            .expression_attribute_values(":stamp", s(&stamp))
+            .expression_attribute_values(":articles", n(articles));
         let update = tx
             .update_builder(source_key(&new.id))
             .update_expression(format!(
@@ -98,38 +143,116 @@ impl ContentStore {
                 sets.join(", "),
                 removes.join(", ")
             ))
-            .condition_expression("#retiredAt = :stamp AND articleCount = :articles")
+            .condition_expression("attribute_exists(pk)")
             .expression_attribute_names("#url", "url")
             .expression_attribute_names("#title", "title")
             .expression_attribute_names("#retiredAt", RETIRED_AT)
             .set_expression_attribute_values(Some(values));
-        tx.update(update)?;
+        tx.update(counts)?
+            .update(update)?
+            .delete(fetch_key(&new.id), None)?;
         if articles != 0 {
-            tx.add(article_count_key(), "articleCount", articles, None)?;
+            tx.add(
+                stats_key(shard_of(&new.id, ARTICLE_SHARDS)),
+                "retiredCount",
+                -articles,
+                None,
+            )?;
         }
         tx.commit_retrying().await?;
         tracing::info!(source_id = %new.id, "retired source submitted again: revived");
         self.source(&new.id).await?.ok_or(StoreError::Contention)
     }
 
-    /// The source's item, retired or not.
-    pub(super) async fn source_item(&self, id: &str) -> Result<Option<Item>, StoreError> {
-        Ok(self.table.get(source_key(id)).await?)
+    /// The source's items, retired or not (one BatchGetItem); `None` when it does not exist.
+    pub(super) async fn source_record(&self, id: &str) -> Result<Option<SourceRecord>, StoreError> {
+        let keys = vec![source_key(id), counts_key(id), fetch_key(id)];
+        let (mut item, mut counts, mut fetch) = (None, None, None);
+        for found in self.table.batch_get_all(keys, None).await? {
+            match found.opt_string("sk").as_deref() {
+                Some("META") => item = Some(found),
+                Some("COUNTS") => counts = Some(found),
+                Some("FETCH") => fetch = Some(found),
+                _ => {}
+            }
+        }
+        let Some(item) = item else {
+            return Ok(None);
+        };
+        let counts = match counts {
+            Some(counts) => counts,
+            None => self.split_counts(id, &item).await?,
+        };
+        let fetch = fetch.unwrap_or_else(|| item.clone());
+        Ok(Some(SourceRecord {
+            item,
+            counts,
+            fetch,
+        }))
+    }
+
+    /// The source's counters item read consistently, made from its `META` when the source
+    /// was written before the split; `None` when the source does not exist.
+    pub(super) async fn counts(&self, id: &str) -> Result<Option<Item>, StoreError> {
+        if let Some(counts) = self.table.get(counts_key(id)).await? {
+            return Ok(Some(counts));
+        }
+        match self.table.get(source_key(id)).await? {
+            Some(item) => Ok(Some(self.split_counts(id, &item).await?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Makes the counters item of a source written before the split from its `META` (once:
+    /// conditional on it not existing), and answers the item as stored.
+    async fn split_counts(&self, id: &str, item: &Item) -> Result<Item, StoreError> {
+        let table = self.table.name();
+        let mut counts = counts_key(id);
+        for name in ["subscriberCount", "articleCount"] {
+            counts.insert(name.into(), n(item.counter(table, name)?));
+        }
+        if let Some(stamp) = item.opt_string(RETIRED_AT) {
+            counts.insert(RETIRED_AT.into(), s(stamp));
+        }
+        let put = self
+            .table
+            .put_item()
+            .set_item(Some(counts.clone()))
+            .condition_expression("attribute_not_exists(pk)")
+            .send()
+            .await;
+        match put {
+            Ok(_) => Ok(counts),
+            Err(e) if is_condition_failed(&e) => self
+                .table
+                .get(counts_key(id))
+                .await?
+                .ok_or(StoreError::Contention),
+            Err(e) => Err(self.table.fail("PutItem", &e).into()),
+        }
     }
 
     /// The source, unless it does not exist or is retired.
     pub async fn source(&self, id: &str) -> Result<Option<Source>, StoreError> {
-        match self.source_item(id).await? {
-            Some(item) if !is_retired(&item) => Ok(Some(to_source(self.table.name(), &item)?)),
+        match self.source_record(id).await? {
+            Some(record) if !record.retired() => Ok(Some(record.source(self.table.name())?)),
             _ => Ok(None),
         }
     }
 
-    /// The ids of the retired sources with when each was retired (for the scheduler's
-    /// re-enqueuing of sweeps that were lost).
-    pub async fn retired_sources(&self) -> Result<Vec<(String, String)>, StoreError> {
+    /// The ids of the oldest `limit` retired sources with when each was retired (for the
+    /// scheduler's re-enqueuing of sweeps that were lost).
+    pub async fn retired_sources(&self, limit: usize) -> Result<Vec<(String, String)>, StoreError> {
         let table = self.table.name();
-        self.list(RETIRED)
+        let query = self
+            .table
+            .query()
+            .index_name("gsi1")
+            .key_condition_expression("gsi1pk = :list")
+            .expression_attribute_values(":list", s(RETIRED))
+            .limit(i32::try_from(limit.clamp(1, 1000)).unwrap_or(1));
+        self.table
+            .query_all(query, Some(limit.max(1)))
             .await?
             .iter()
             .map(|item| Ok((item.string(table, "id")?, item.string(table, RETIRED_AT)?)))
@@ -142,46 +265,139 @@ impl ContentStore {
         id: &str,
     ) -> Result<Option<(Source, FetchState)>, StoreError> {
         let table = self.table.name();
-        match self.source_item(id).await? {
-            Some(item) if !is_retired(&item) => Ok(Some((
-                to_source(table, &item)?,
-                to_fetch_state(table, &item)?,
-            ))),
+        match self.source_record(id).await? {
+            Some(record) if !record.retired() => {
+                Ok(Some((record.source(table)?, record.fetch_state(table)?)))
+            }
             _ => Ok(None),
         }
     }
 
     /// Every source, oldest first.
     pub async fn sources(&self) -> Result<Vec<Source>, StoreError> {
-        let table = self.table.name();
-        self.list(SOURCES)
+        let items = self.list(SOURCES).await?;
+        Ok(self
+            .with_records(items)
             .await?
-            .iter()
-            .filter(|item| !is_retired(item))
-            .map(|item| Ok(to_source(table, item)?))
-            .collect()
+            .into_iter()
+            .map(|(source, _)| source)
+            .collect())
     }
 
-    /// Every source with its fetch state (for the scheduler).
-    pub async fn sources_for_fetch(&self) -> Result<Vec<(Source, FetchState)>, StoreError> {
-        let table = self.table.name();
-        self.list(SOURCES)
-            .await?
-            .iter()
-            .filter(|item| !is_retired(item))
-            .map(|item| Ok((to_source(table, item)?, to_fetch_state(table, item)?)))
-            .collect()
+    /// A page of at most `limit` sources, oldest first, from `after` (a page's `next`).
+    pub async fn sources_page(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<SourcesPage, StoreError> {
+        let mut query = self
+            .table
+            .query()
+            .index_name("gsi1")
+            .expression_attribute_values(":list", s(SOURCES))
+            .limit(i32::try_from(limit.clamp(1, 1000)).unwrap_or(1));
+        query = match after {
+            Some(after) => query
+                .key_condition_expression("gsi1pk = :list AND gsi1sk > :after")
+                .expression_attribute_values(":after", s(after)),
+            None => query.key_condition_expression("gsi1pk = :list"),
+        };
+        let out = query
+            .send()
+            .await
+            .map_err(|e| self.table.fail("Query", &e))?;
+        let items = out.items.unwrap_or_default();
+        let next = out
+            .last_evaluated_key
+            .filter(|key| !key.is_empty())
+            .and_then(|key| key.get("gsi1sk").and_then(|v| v.as_s().ok()).cloned());
+        Ok(SourcesPage {
+            sources: self.with_records(items).await?,
+            next,
+        })
     }
 
-    /// Records a fetch attempt's outcome on the source (not on a retired one): its validators, failure count and next
-    /// fetch time; when `fetched`, the time of the fetch; a non-blank `title` replaces the
-    /// source's.
+    /// The live sources of these `META` items with their counters and fetch state (one
+    /// BatchGetItem per 50 sources).
+    async fn with_records(
+        &self,
+        items: Vec<Item>,
+    ) -> Result<Vec<(Source, FetchState)>, StoreError> {
+        let table = self.table.name();
+        let live: Vec<Item> = items.into_iter().filter(|i| !is_retired(i)).collect();
+        let mut keys = Vec::with_capacity(live.len() * 2);
+        for item in &live {
+            let id = item.string(table, "id")?;
+            keys.push(counts_key(&id));
+            keys.push(fetch_key(&id));
+        }
+        let mut found: HashMap<(String, String), Item> = HashMap::new();
+        for item in self.table.batch_get_all(keys, None).await? {
+            if let (Some(pk), Some(sk)) = (item.opt_string("pk"), item.opt_string("sk")) {
+                found.insert((pk, sk), item);
+            }
+        }
+        let mut out = Vec::with_capacity(live.len());
+        for item in live {
+            let id = item.string(table, "id")?;
+            let take = |key: Item, found: &mut HashMap<(String, String), Item>| {
+                let pk = key.get("pk").and_then(|v| v.as_s().ok()).cloned();
+                let sk = key.get("sk").and_then(|v| v.as_s().ok()).cloned();
+                pk.zip(sk).and_then(|k| found.remove(&k))
+            };
+            let counts = match take(counts_key(&id), &mut found) {
+                Some(counts) => counts,
+                None => self.split_counts(&id, &item).await?,
+            };
+            if is_retired(&counts) {
+                continue;
+            }
+            let fetch = take(fetch_key(&id), &mut found).unwrap_or_else(|| item.clone());
+            out.push((
+                to_source(table, &item, &counts, &fetch)?,
+                to_fetch_state(table, &fetch)?,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Where the scheduler's walk over the sources goes on (a source list position), if
+    /// anywhere: `None` starts from the top.
+    pub async fn walk_position(&self) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .table
+            .get(key("SCHEDULER", "WALK"))
+            .await?
+            .and_then(|item| item.opt_string("after")))
+    }
+
+    /// Keeps where the walk goes on (`None`: from the top).
+    pub async fn set_walk_position(&self, after: Option<&str>) -> Result<(), StoreError> {
+        let mut item = key("SCHEDULER", "WALK");
+        if let Some(after) = after {
+            item.insert("after".into(), s(after));
+        }
+        self.table
+            .put_item()
+            .set_item(Some(item))
+            .send()
+            .await
+            .map_err(|e| self.table.fail("PutItem", &e))?;
+        Ok(())
+    }
+
+    /// Records a fetch attempt's outcome (not on a retired source): its validators, failure
+    /// count and next fetch time; when `fetched`, the time of the fetch; `title` (the feed's,
+    /// and the source's as read) replaces the source's when not blank and different. Conditional on the next fetch
+    /// time still being `claimed` (what the caller read), so that of two deliveries of one
+    /// refresh only one records it: [`StoreError::Contention`] for the other.
     pub async fn record_fetch(
         &self,
         source_id: &str,
         state: &FetchState,
+        claimed: Option<&str>,
         fetched: bool,
-        title: Option<&str>,
+        title: Option<(&str, &str)>,
     ) -> Result<(), StoreError> {
         let mut sets = vec!["failures = :failures".to_string()];
         let mut values: Item =
@@ -204,28 +420,41 @@ impl ContentStore {
             sets.push("lastFetchedAt = :now".into());
             values.insert(":now".into(), s(self.clock.timestamp()));
         }
-        if let Some(t) = title.filter(|t| !t.trim().is_empty()) {
-            sets.push("title = :title".into());
-            values.insert(":title".into(), s(t));
-        }
         let mut expression = format!("SET {}", sets.join(", "));
         if !removes.is_empty() {
             expression.push_str(&format!(" REMOVE {}", removes.join(", ")));
         }
-        let result = self
-            .table
-            .update_item()
-            .set_key(Some(source_key(source_id)))
+        let mut tx = Transaction::new(&self.table);
+        tx.check(counts_key(source_id), LIVE_COUNTS_NAMED)?;
+        let mut update = tx
+            .update_builder(fetch_key(source_id))
             .update_expression(expression)
-            .condition_expression("attribute_exists(pk) AND attribute_not_exists(#retiredAt)")
-            .expression_attribute_names("#retiredAt", RETIRED_AT)
-            .set_expression_attribute_values(Some(values))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) if is_condition_failed(&e) => Err(StoreError::SourceNotFound),
-            Err(e) => Err(self.table.fail("UpdateItem", &e).into()),
+            .set_expression_attribute_values(Some(values));
+        update = match claimed {
+            // A source not fetched since its bookkeeping was split off has no item yet.
+            Some(claimed) => update
+                .condition_expression("attribute_not_exists(pk) OR nextFetchAt = :claimed")
+                .expression_attribute_values(":claimed", s(claimed)),
+            None => update.condition_expression("attribute_not_exists(nextFetchAt)"),
+        };
+        tx.update(update)?;
+        // Only a new title writes the item (and its copy in the source list).
+        if let Some((title, _)) = title.filter(|(t, p)| !t.trim().is_empty() && t != p) {
+            let rename = tx
+                .update_builder(source_key(source_id))
+                .update_expression("SET title = :title")
+                .condition_expression("attribute_exists(pk)")
+                .expression_attribute_values(":title", s(title));
+            tx.update(rename)?;
+        }
+        match tx.commit_retrying().await {
+            Ok(()) => Ok(()),
+            Err(e) if e.failed_at(0) => Err(StoreError::SourceNotFound),
+            Err(e) => Err(e.into()),
         }
     }
 }
+
+/// [`LIVE_COUNTS`] with its attribute name spelt out, for a condition check (which takes no
+/// expression attribute names in [`Transaction::check`]).
+const LIVE_COUNTS_NAMED: &str = "attribute_exists(pk) AND attribute_not_exists(retiredAt)";

@@ -1,33 +1,41 @@
 //! Subscriptions: membership items with an exact count, and the last subscriber leaving
 //! retiring the source (its rows are removed later by the sweep, see `sweep.rs`).
+//!
+//! The memberships live in the source's partition and the count in the source's counters
+//! item, a partition of its own: a join or a leave writes 2 units to each, so a popular
+//! source joined and left 200 times a second takes 400 WCU/s of either partition.
 
 use platform::dynamo::{n, s, Attributes, Item, Transaction};
 
 use super::items::{
-    article_count_key, is_retired, membership_key, source_key, RETIRED, RETIRED_AT,
+    counts_key, membership_key, shard_of, source_key, stats_key, ARTICLE_SHARDS, RETIRED,
+    RETIRED_AT,
 };
+use super::sources::LIVE_COUNTS;
 use super::{ContentStore, StoreError, Unsubscription};
 use crate::model::Source;
 
-/// How often an unsubscribe reads the source again before giving up: only a race with the
-/// source's last subscribers (a count read as 1 that changed, or 2 that fell to 1) repeats.
-const UNSUBSCRIBE_ATTEMPTS: usize = 8;
-
-/// The condition of every write that needs the source to exist and not be retired.
-const LIVE_SOURCE: &str = "attribute_exists(pk) AND attribute_not_exists(#retiredAt)";
+/// How often an unsubscribe reads the count again before giving up: only a race with the
+/// source's last subscribers (a count read as 1 that changed, or 2 that fell to 1) repeats,
+/// and each repeat means another writer succeeded.
+const UNSUBSCRIBE_ATTEMPTS: usize = 32;
 
 impl ContentStore {
     /// Adds `user_id` as a subscriber; a repeat is a no-op. Returns the source. A retired
     /// source is not found.
     pub async fn subscribe(&self, source_id: &str, user_id: &str) -> Result<Source, StoreError> {
+        // A source written before its counters were split off gets its counters item first.
+        if self.counts(source_id).await?.is_none() {
+            return Err(StoreError::SourceNotFound);
+        }
         let mut membership = membership_key(source_id, user_id);
         membership.insert("userId".into(), s(user_id));
         membership.insert("subscribedAt".into(), s(self.clock.timestamp()));
         let mut tx = Transaction::new(&self.table);
         let count = tx
-            .update_builder(source_key(source_id))
+            .update_builder(counts_key(source_id))
             .update_expression("ADD subscriberCount :one")
-            .condition_expression(LIVE_SOURCE)
+            .condition_expression(LIVE_COUNTS)
             .expression_attribute_names("#retiredAt", RETIRED_AT)
             .expression_attribute_values(":one", n(1));
         tx.put(membership, Some("attribute_not_exists(pk)"))?
@@ -55,11 +63,11 @@ impl ContentStore {
     ) -> Result<Unsubscription, StoreError> {
         let table = self.table.name();
         for _ in 0..UNSUBSCRIBE_ATTEMPTS {
-            let item = match self.source_item(source_id).await? {
-                Some(item) if !is_retired(&item) => item,
+            let counts = match self.counts(source_id).await? {
+                Some(counts) if !counts.contains_key(RETIRED_AT) => counts,
                 _ => return Err(StoreError::SourceNotFound),
             };
-            let count = item.counter(table, "subscriberCount")?;
+            let count = counts.counter(table, "subscriberCount")?;
             let last = count <= 1;
             let mut tx = Transaction::new(&self.table);
             tx.delete(
@@ -67,13 +75,13 @@ impl ContentStore {
                 Some("attribute_exists(pk)"),
             )?;
             if last {
-                self.retire_into(&mut tx, source_id, &item, count)?;
+                self.retire_into(&mut tx, source_id, &counts, count)?;
             } else {
                 // Any count of two or more may lose one without retiring the source, so the
                 // condition does not depend on the exact count: concurrent leavers and joiners
                 // of a popular source never make each other repeat.
                 let leave = tx
-                    .update_builder(source_key(source_id))
+                    .update_builder(counts_key(source_id))
                     .update_expression("ADD subscriberCount :minus")
                     .condition_expression(
                         "attribute_not_exists(#retiredAt) AND subscriberCount > :one",
@@ -104,33 +112,33 @@ impl ContentStore {
                         source_deleted: false,
                     })
                 }
-                // The source was retired, or fell to its last subscriber: read again.
-                Err(e) if e.failed_at(1) => continue,
+                // The source was retired, or fell to its last subscriber, or (when this was
+                // to be the last) someone joined or an article arrived: read again.
+                Err(e) if e.failed_at(1) || e.failed_at(2) => continue,
                 Err(e) => return Err(e.into()),
             }
         }
         Err(StoreError::Contention)
     }
 
-    /// Adds to `tx` the retirement of the source read as `item` with `subscribers`
-    /// subscribers (the last one leaving in the same transaction, or none): the source leaves
-    /// the source list for the retired one, and its articles leave the article total, both
-    /// conditional on nothing having changed since the read (the feed worker's inserts
-    /// change `articleCount`, which keeps the total exact).
+    /// Adds to `tx` the retirement of the source whose counters item was read as `counts`
+    /// with `subscribers` subscribers (the last one leaving in the same transaction, or
+    /// none): the counters item is marked (conditional on nothing having changed since the
+    /// read; the feed worker's inserts change `articleCount`), the source leaves the source
+    /// list for the retired one, and its articles are counted as retired, so they leave the
+    /// article total. The counters item comes first.
     pub(super) fn retire_into(
         &self,
         tx: &mut Transaction,
         source_id: &str,
-        item: &Item,
+        counts: &Item,
         subscribers: i64,
     ) -> Result<(), StoreError> {
-        let articles = item.counter(self.table.name(), "articleCount")?;
+        let articles = counts.counter(self.table.name(), "articleCount")?;
         let now = self.clock.timestamp();
-        let retire = tx
-            .update_builder(source_key(source_id))
-            .update_expression(
-                "SET #retiredAt = :now, subscriberCount = :zero, gsi1pk = :list, gsi1sk = :sk",
-            )
+        let mark = tx
+            .update_builder(counts_key(source_id))
+            .update_expression("SET #retiredAt = :now, subscriberCount = :zero")
             .condition_expression(
                 "attribute_exists(pk) AND attribute_not_exists(#retiredAt) \
                  AND subscriberCount = :read AND articleCount = :articles",
@@ -138,13 +146,24 @@ impl ContentStore {
             .expression_attribute_names("#retiredAt", RETIRED_AT)
             .expression_attribute_values(":now", s(&now))
             .expression_attribute_values(":zero", n(0))
-            .expression_attribute_values(":list", s(RETIRED))
-            .expression_attribute_values(":sk", s(format!("{now}#{source_id}")))
             .expression_attribute_values(":read", n(subscribers))
             .expression_attribute_values(":articles", n(articles));
-        tx.update(retire)?;
+        let retire = tx
+            .update_builder(source_key(source_id))
+            .update_expression("SET #retiredAt = :now, gsi1pk = :list, gsi1sk = :sk")
+            .condition_expression("attribute_exists(pk) AND attribute_not_exists(#retiredAt)")
+            .expression_attribute_names("#retiredAt", RETIRED_AT)
+            .expression_attribute_values(":now", s(&now))
+            .expression_attribute_values(":list", s(RETIRED))
+            .expression_attribute_values(":sk", s(format!("{now}#{source_id}")));
+        tx.update(mark)?.update(retire)?;
         if articles != 0 {
-            tx.add(article_count_key(), "articleCount", -articles, None)?;
+            tx.add(
+                stats_key(shard_of(source_id, ARTICLE_SHARDS)),
+                "retiredCount",
+                articles,
+                None,
+            )?;
         }
         Ok(())
     }

@@ -14,8 +14,11 @@ use chrono::{DateTime, Duration, Utc};
 use platform::dynamo::{key, n, s, Attributes, Item, Transaction, MAX_TRANSACTION_ITEMS};
 
 use super::items::{
-    article_key, is_retired, source_key, source_pk, topic_key, topic_pk, ARTICLE_ROW, RETIRED_AT,
+    article_key, counts_key, fetch_key, index_row_keys, legacy_topic_pk, shard_of, source_key,
+    source_pk, source_topic_count_key, stats_key, topic_count_key, ARTICLE_ROW, ARTICLE_SHARDS,
+    RETIRED_AT, TOPIC_SHARDS,
 };
+use super::sources::SourceRecord;
 use super::{ContentStore, StoreError};
 
 /// What one sweep step did.
@@ -38,9 +41,18 @@ struct ArticleRow {
 }
 
 impl ArticleRow {
-    /// The transaction items deleting it takes, the topic counters aside.
+    /// The transaction items deleting it takes: its source row, its item, its row in the list
+    /// of every article, per topic the topic's row (and the one written before the lists
+    /// were sharded) and the source's, and at most two counters per topic.
     fn items(&self) -> usize {
-        2 + self.topic_ids.len()
+        3 + 5 * self.topic_ids.len()
+    }
+
+    /// `ART#{publishedAt}#{articleId}`: the publication time.
+    fn published_at(&self) -> &str {
+        let rest = self.sk.strip_prefix(ARTICLE_ROW).unwrap_or(&self.sk);
+        rest.rsplit_once('#')
+            .map_or(rest, |(published, _)| published)
     }
 }
 
@@ -56,13 +68,15 @@ impl ContentStore {
         batch: usize,
     ) -> Result<SweepStep, StoreError> {
         let table = self.table.name();
-        let Some(item) = self.source_item(source_id).await? else {
+        let Some(record) = self.source_record(source_id).await? else {
             return Ok(SweepStep::Finished);
         };
-        if !is_retired(&item) {
-            return self.retire_if_abandoned(source_id, &item, now, grace).await;
+        if !record.retired() {
+            return self
+                .retire_if_abandoned(source_id, &record, now, grace)
+                .await;
         }
-        let stamp = item.string(table, RETIRED_AT)?;
+        let stamp = record.counts.string(table, RETIRED_AT)?;
         let pk = source_pk(source_id);
         let query = self
             .table
@@ -101,13 +115,13 @@ impl ContentStore {
     async fn retire_if_abandoned(
         &self,
         source_id: &str,
-        item: &Item,
+        record: &SourceRecord,
         now: DateTime<Utc>,
         grace: Duration,
     ) -> Result<SweepStep, StoreError> {
         let table = self.table.name();
-        let subscribers = item.counter(table, "subscriberCount")?;
-        let created = item.string(table, "createdAt")?;
+        let subscribers = record.counts.counter(table, "subscriberCount")?;
+        let created = record.item.string(table, "createdAt")?;
         let created = DateTime::parse_from_rfc3339(&created)
             .map(|t| t.with_timezone(&Utc))
             .map_err(|e| self.table.corrupt(format!("createdAt {created}: {e}")))?;
@@ -115,7 +129,7 @@ impl ContentStore {
             return Ok(SweepStep::Kept);
         }
         let mut tx = Transaction::new(&self.table);
-        self.retire_into(&mut tx, source_id, item, subscribers)?;
+        self.retire_into(&mut tx, source_id, &record.counts, subscribers)?;
         match tx.commit_retrying().await {
             Ok(()) => {
                 tracing::info!(
@@ -143,27 +157,45 @@ impl ContentStore {
         let deleted = i64::try_from(rows.len()).unwrap_or(i64::MAX);
         let mut tx = Transaction::new(&self.table);
         let source = tx
-            .update_builder(source_key(source_id))
+            .update_builder(counts_key(source_id))
             .update_expression("ADD articleCount :minus")
             .condition_expression("#retiredAt = :stamp")
             .expression_attribute_names("#retiredAt", RETIRED_AT)
             .expression_attribute_values(":minus", n(-deleted))
             .expression_attribute_values(":stamp", s(stamp));
-        tx.update(source)?;
-        let mut topics: Vec<(&str, i64)> = Vec::new();
+        // Swept articles leave the rows stored and the retired ones alike.
+        let stats = tx
+            .update_builder(stats_key(shard_of(source_id, ARTICLE_SHARDS)))
+            .update_expression("ADD articleCount :minus, retiredCount :minus")
+            .expression_attribute_values(":minus", n(-deleted));
+        tx.update(source)?.update(stats)?;
+        let mut counters: Vec<(Item, i64)> = Vec::new();
+        let mut count = |key: Item| match counters.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => counters.push((key, 1)),
+        };
         for row in rows {
             tx.delete(key(&pk, &row.sk), Some("attribute_exists(pk)"))?
                 .delete(article_key(&row.article_id), None)?;
+            for index in index_row_keys(
+                source_id,
+                &row.article_id,
+                row.published_at(),
+                &row.topic_ids,
+            ) {
+                tx.delete(index, None)?;
+            }
             for topic in &row.topic_ids {
-                tx.delete(key(topic_pk(topic), &row.sk), None)?;
-                match topics.iter_mut().find(|(t, _)| t == topic) {
-                    Some((_, count)) => *count += 1,
-                    None => topics.push((topic, 1)),
-                }
+                tx.delete(key(legacy_topic_pk(topic), &row.sk), None)?;
+                count(topic_count_key(
+                    topic,
+                    shard_of(&row.article_id, TOPIC_SHARDS),
+                ));
+                count(source_topic_count_key(source_id, topic));
             }
         }
-        for (topic, count) in topics {
-            tx.add(topic_key(topic), "articleCount", -count, None)?;
+        for (counter, count) in counters {
+            tx.add(counter, "articleCount", -count, None)?;
         }
         match tx.commit_retrying().await {
             Ok(()) => Ok(()),
@@ -174,29 +206,52 @@ impl ContentStore {
         }
     }
 
-    /// Deletes the retired source's own item once its rows are gone.
+    /// Deletes the retired source's own items once its article rows are gone: its counters
+    /// of topics (a bounded batch per step), then its item, counters and fetch bookkeeping.
     async fn delete_retired(&self, source_id: &str, stamp: &str) -> Result<SweepStep, StoreError> {
-        let outcome = self
+        let query = self
             .table
-            .delete_item()
-            .set_key(Some(source_key(source_id)))
-            .condition_expression("#retiredAt = :stamp")
-            .expression_attribute_names("#retiredAt", RETIRED_AT)
-            .expression_attribute_values(":stamp", s(stamp))
-            .send()
-            .await;
-        match outcome {
-            Ok(_) => {
+            .query()
+            .key_condition_expression("pk = :pk AND begins_with(sk, :topics)")
+            .expression_attribute_values(":pk", s(source_pk(source_id)))
+            .expression_attribute_values(":topics", s("TOPIC#"))
+            .projection_expression("pk, sk")
+            .consistent_read(true)
+            .limit(TOPIC_COUNTERS_PER_STEP);
+        let counters = self
+            .table
+            .query_all(query, Some(TOPIC_COUNTERS_PER_STEP as usize))
+            .await?;
+        let mut tx = Transaction::new(&self.table);
+        let more = counters.len() == TOPIC_COUNTERS_PER_STEP as usize;
+        if !more {
+            tx.delete_if(
+                source_key(source_id),
+                "retiredAt = :stamp",
+                Item::from([(":stamp".to_string(), s(stamp))]),
+            )?
+            .delete(counts_key(source_id), None)?
+            .delete(fetch_key(source_id), None)?;
+        }
+        for counter in counters {
+            let sk = counter.string(self.table.name(), "sk")?;
+            tx.delete(key(source_pk(source_id), sk), None)?;
+        }
+        match tx.commit_retrying().await {
+            Ok(()) if more => Ok(SweepStep::Swept { articles: 0 }),
+            Ok(()) => {
                 tracing::info!(source_id, "retired source swept");
                 Ok(SweepStep::Finished)
             }
-            Err(e) if platform::dynamo::is_condition_failed(&e) => {
-                Ok(SweepStep::Swept { articles: 0 })
-            }
-            Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
+            Err(e) if e.failed_at(0) => Ok(SweepStep::Swept { articles: 0 }),
+            Err(e) => Err(e.into()),
         }
     }
 }
+
+/// A source's counters of topics deleted per step (with its three own items, within a
+/// transaction's 100).
+const TOPIC_COUNTERS_PER_STEP: i32 = 90;
 
 /// Rows grouped into transactions of at most DynamoDB's 100 items: the source's counter, each
 /// row's deletes, and one counter per topic. Deletes and counters carry keys only, so a group
@@ -205,10 +260,11 @@ fn groups(rows: Vec<ArticleRow>) -> Vec<Vec<ArticleRow>> {
     let mut groups: Vec<Vec<ArticleRow>> = Vec::new();
     let mut items = 0;
     for row in rows {
-        let needed = row.items() + row.topic_ids.len();
+        let needed = row.items();
         if groups.is_empty() || items + needed > MAX_TRANSACTION_ITEMS {
             groups.push(Vec::new());
-            items = 1;
+            // The source's and the total's counters.
+            items = 2;
         }
         items += needed;
         if let Some(group) = groups.last_mut() {
