@@ -255,7 +255,7 @@ struct PageQuery {
     /// From 1 to 20 (default 10).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 20)]
     size: Option<String>,
-    /// The `nextCursor` of the page before: the days before it (instead of `page`).
+    /// The `nextCursor` of the page before: the days before it (a `page` beside it is ignored).
     #[param(value_type = Option<String>, format = Date)]
     cursor: Option<String>,
 }
@@ -271,7 +271,7 @@ struct PageQuery {
     security(("bearerJwt" = [])),
     responses(
         (status = 200, description = "A page of digest summaries, newest first", body = DigestPage),
-        (status = 400, description = "page or size out of bounds, a cursor that is not a day, or both page and cursor", body = ReasonErrorBody),
+        (status = 400, description = "page or size out of bounds, or a cursor that is not a day", body = ReasonErrorBody),
         (status = 401, description = "No valid user token", body = ReasonErrorBody),
         (status = 403, description = "A service token", body = ReasonErrorBody),
     )

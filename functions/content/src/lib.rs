@@ -355,8 +355,11 @@ struct ArticleQuery {
     /// most 50: further pages are reached by `cursor`.
     #[param(minimum = 0, maximum = 49)]
     page: Option<u32>,
-    /// The `nextCursor` of the previous page: the page after it (instead of `page`).
-    #[param(max_length = 420, pattern = "^[0-9]+\\.[0-9a-f]+$")]
+    /// The `nextCursor` of the previous page: the page after it (a `page` beside it is ignored).
+    #[param(
+        max_length = 420,
+        pattern = "^[0-9]{1,19}\\.3[0-9]3[0-9]3[0-9]3[0-9](?:[0-7][0-9a-f]){0,196}$"
+    )]
     cursor: Option<String>,
     /// Articles per page (default 20).
     #[param(minimum = 1, maximum = 100)]
@@ -386,7 +389,7 @@ fn feed_source_ids() -> utoipa::openapi::schema::Array {
     params(ArticleQuery),
     responses(
         (status = 200, description = "A page of articles (without paragraphs)", body = Page<Article>),
-        (status = 400, description = "A query parameter is invalid: `page` past 49, `size` outside 1 to 100, more than 50 `sourceId`s, a `cursor` this service did not give out, or `page` with `cursor`", body = ErrorBody),
+        (status = 400, description = "A query parameter is invalid: `page` past 49, `size` outside 1 to 100, more than 50 `sourceId`s, or a `cursor` this service could not have given out", body = ErrorBody),
     )
 )]
 async fn articles(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Answer<Page<Article>> {

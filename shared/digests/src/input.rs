@@ -243,26 +243,21 @@ impl PageRequest {
         })
     }
 
-    /// [`Self::parse`], or the page after a `cursor` (a `nextCursor`: a day), which no
-    /// `page` past the first may come with.
+    /// [`Self::parse`], or the page after a `cursor` (a `nextCursor`: a day), which wins over
+    /// a `page` beside it.
     pub fn parse_with_cursor(
         page: Option<i64>,
         size: Option<i64>,
         cursor: Option<&str>,
     ) -> Result<Self, Invalid> {
         let mut request = Self::parse(page, size)?;
-        let Some(raw) = cursor.filter(|c| !c.is_empty()) else {
+        let Some(raw) = cursor else {
             return Ok(request);
         };
-        let mut errors = FieldErrors::new();
-        if request.page > 0 {
-            errors.add("page", "must not be given with cursor");
-        }
-        match DigestDate::parse("cursor", raw) {
-            Ok(day) => request.before = Some(day),
-            Err(e) => errors.add(e.field, e.reason),
-        }
-        errors.finish()?;
+        let day =
+            DigestDate::parse("cursor", raw).map_err(|e| Invalid::field(e.field, e.reason))?;
+        request.before = Some(day);
+        request.page = 0;
         Ok(request)
     }
 }

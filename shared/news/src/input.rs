@@ -77,8 +77,8 @@ pub struct PageRequest {
 pub const MAX_CURSOR_CHARS: usize = 420;
 
 impl PageRequest {
-    /// The page asked for by number (default the first) or by `cursor`, with the size asked
-    /// for (default [`DEFAULT_PAGE_SIZE`]).
+    /// The page asked for by number (default the first) or by `cursor` (which wins over a
+    /// `page`), with the size asked for (default [`DEFAULT_PAGE_SIZE`]).
     pub fn parse_with_cursor(
         page: Option<u32>,
         size: Option<u32>,
@@ -88,9 +88,6 @@ impl PageRequest {
         let Some(text) = cursor.filter(|c| !c.is_empty()) else {
             return Ok(request);
         };
-        if page.is_some_and(|p| p > 0) {
-            return Err(Invalid::field("page", "must not be given with cursor"));
-        }
         let cursor = (text.len() <= MAX_CURSOR_CHARS)
             .then(|| Cursor::decode(&text))
             .flatten()
@@ -324,10 +321,9 @@ mod tests {
             problem(None, &format!("1.{}", "32".repeat(300))),
             "validation failed: cursor: is not a cursor this service gave out"
         );
-        assert_eq!(
-            problem(Some(2), &cursor.encode()),
-            "validation failed: page: must not be given with cursor"
-        );
+        // A cursor wins over a page number.
+        let both = PageRequest::parse_with_cursor(Some(2), None, Some(cursor.encode()));
+        assert_eq!(both.map(|r| r.window().skip), Ok(0));
         // By number, the window skips the pages before.
         assert_eq!(
             PageRequest::parse(Some(3), Some(10)).map(|r| r.window().skip),

@@ -715,8 +715,16 @@ async fn my_digests_page_by_cursor_past_the_numbered_pages() {
         .unwrap();
     assert_eq!(last["content"][0]["digestDate"], "2025-09-01");
     assert!(last.get("nextCursor").is_none(), "{last}");
-    // A cursor is a day, and replaces page.
-    for query in ["cursor=yesterday", "cursor=2025-09-02&page=1"] {
+    // A cursor wins over a page number.
+    let both: Value = t
+        .get_auth("/api/v1/digests/me?size=1&page=3&cursor=2025-09-02", &token)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(both["content"][0]["digestDate"], "2025-09-01");
+    // A cursor is a day.
+    for query in ["cursor=yesterday", "cursor=", "cursor=2025-02-30"] {
         assert_reason_error(
             t.get_auth(&format!("/api/v1/digests/me?{query}"), &token)
                 .await,

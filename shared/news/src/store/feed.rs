@@ -46,16 +46,31 @@ impl Cursor {
     /// A cursor this service gave out, or `None`.
     pub fn decode(text: &str) -> Option<Self> {
         let (position, hex) = text.split_once('.')?;
-        if hex.is_empty() || hex.len() % 2 != 0 || hex.len() > 400 {
+        // Exactly the contract's pattern: up to 19 digits, and lowercase hex of ASCII.
+        if position.is_empty()
+            || position.len() > 19
+            || !position.bytes().all(|b| b.is_ascii_digit())
+            || hex.is_empty()
+            || hex.len() % 2 != 0
+            || hex.len() > 400
+            || !hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
             return None;
         }
         let bytes = (0..hex.len())
             .step_by(2)
             .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
             .collect::<Option<Vec<u8>>>()?;
+        if !bytes.iter().all(u8::is_ascii) {
+            return None;
+        }
         let before = String::from_utf8(bytes).ok()?;
         // A publication time (`YYYY-...`) first, so the cursor names a bucket.
-        before.get(..4)?.parse::<i32>().ok()?;
+        if !before.get(..4)?.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
         Some(Self {
             position: position.parse().ok()?,
             before,
@@ -468,7 +483,23 @@ mod tests {
         let text = cursor.encode();
         assert!(text.chars().all(|c| c.is_ascii_alphanumeric() || c == '.'));
         assert_eq!(Cursor::decode(&text), Some(cursor));
-        for junk in ["", "12", "x.41", "1.4", "1.zz", "1.41414141", "-1.32303235"] {
+        assert!(
+            Cursor::decode("0.30303030").is_some(),
+            "any text the pattern allows"
+        );
+        for junk in [
+            "",
+            "12",
+            "x.41",
+            "1.4",
+            "1.zz",
+            "1.41414141",
+            "-1.32303235",
+            "+1.32303235",
+            "1.32303235c3a9",
+            "1.3230323541A0",
+            "12345678901234567890.32303235",
+        ] {
             assert_eq!(Cursor::decode(junk), None, "{junk}");
         }
     }
