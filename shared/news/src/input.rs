@@ -85,7 +85,7 @@ impl PageRequest {
         cursor: Option<String>,
     ) -> Result<Self, Invalid> {
         let mut request = Self::parse(page, size)?;
-        let Some(text) = cursor.filter(|c| !c.is_empty()) else {
+        let Some(text) = cursor else {
             return Ok(request);
         };
         let cursor = (text.len() <= MAX_CURSOR_CHARS)
@@ -313,6 +313,10 @@ mod tests {
                 .map(|e| e.to_string())
                 .unwrap_or_default()
         };
+        assert_eq!(
+            problem(None, ""),
+            "validation failed: cursor: is not a cursor this service gave out"
+        );
         assert_eq!(
             problem(None, "junk"),
             "validation failed: cursor: is not a cursor this service gave out"
