@@ -36,7 +36,9 @@ use community::input::{
     RawPost, TopicIds, UserId,
 };
 use community::model::{Author, Post, PostCard, PostPage, Topic, TopicCategory, TopicRef};
-use community::{CleanupQueue, Community, IndexQueue, PostSearch, SummaryQueue, ViewQueue};
+use community::{
+    CleanupQueue, Community, IndexQueue, PostSearch, ReactionQueue, SummaryQueue, ViewQueue,
+};
 use community_search::DynamoSearchIndex;
 use platform::auth::{AuthUser, InternalService, MaybeUser};
 use platform::aws::AwsClients;
@@ -80,6 +82,7 @@ pub struct AppState {
     cleanup_queue: CleanupQueue,
     summary_queue: SummaryQueue,
     view_queue: ViewQueue,
+    reaction_queue: ReactionQueue,
     /// Salts the hash of an anonymous reader's address (their views' dedupe key).
     view_salt: Arc<[u8]>,
     verifier: Arc<TokenVerifier>,
@@ -112,6 +115,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         cleanup: community::cleanup::cleanup_queue(&env, aws.sqs())?,
         summary: SummaryQueue::from_env(&env, aws.sqs())?,
         views: ViewQueue::from_env(&env, aws.sqs())?,
+        reactions: ReactionQueue::from_env(&env, aws.sqs())?,
     };
     let brake = WriteBrake::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
@@ -137,6 +141,8 @@ pub struct Queues {
     pub summary: SummaryQueue,
     /// View beacons go to the view counter.
     pub views: ViewQueue,
+    /// Reaction changes go to the reaction counter.
+    pub reactions: ReactionQueue,
 }
 
 /// The router over given services.
@@ -155,6 +161,7 @@ pub fn app(
         cleanup_queue: queues.cleanup,
         summary_queue: queues.summary,
         view_queue: queues.views,
+        reaction_queue: queues.reactions,
         view_salt: view_salt(env),
         verifier: Arc::new(verifier),
         internal_token: InternalToken::from_env(env),

@@ -34,7 +34,7 @@ use crate::keys;
 use crate::model::PostPage;
 use crate::service::{full, page_of, with_marks};
 use crate::store::posts::{PostBody, StoredPost};
-use crate::store::social::{Marks, ReactionKind};
+use crate::store::social::{reaction_of, Marks};
 use crate::store::Store;
 
 /// The longest query text, in characters.
@@ -230,6 +230,7 @@ impl<I: SearchIndex> PostSearch<I> {
             if let Some(user) = caller {
                 keys_.extend([
                     keys::reaction(id, user.as_str()),
+                    keys::legacy_reaction(id, user.as_str()),
                     keys::bookmark(id, user.as_str()),
                 ]);
             }
@@ -267,9 +268,10 @@ impl<I: SearchIndex> PostSearch<I> {
             }
             let marks = match caller {
                 Some(user) => Marks {
-                    reaction: get(keys::reaction(id, user.as_str()))
-                        .and_then(|r| r.opt_string("reaction"))
-                        .and_then(|r| ReactionKind::parse(&r)),
+                    reaction: reaction_of(
+                        get(keys::reaction(id, user.as_str())),
+                        get(keys::legacy_reaction(id, user.as_str())),
+                    ),
                     bookmarked: get(keys::bookmark(id, user.as_str())).is_some(),
                 },
                 None => Marks::default(),

@@ -13,7 +13,10 @@
 //! - the catalog: `gsi1` partition `TOPICS`, sorted `{categoryId}#{sortOrder:05}#{slug}`;
 //!   a topic only a draft has named has no `gsi1` keys until a published post carries it
 //!   ([`topics`]);
-//! - social ([`social`], [`comments`]): under the post, `R#{u}` (one reaction), `B#{u}`
+//! - reactions ([`social`]): `REACT#{p}#{u}`/`META`, each its own partition, the post's
+//!   `likeCount`/`dislikeCount` moved a batch at a time by the reaction counter
+//!   ([`crate::reactions`]); `R#{u}` under the post is a reaction written before that;
+//! - social ([`social`], [`comments`]): under the post, `B#{u}`
 //!   (bookmark) and `C#{createdAt}#{c}` (comments, so a thread is one Query in order);
 //!   `COMMENT#{c}`/`META` points to a comment, `COMMENT#{c}`/`L#{u}` is a like of it. Each
 //!   write moves the post's or comment's counter and the user's `PROFILE` counter in the same
@@ -38,19 +41,31 @@ pub mod social;
 pub mod summaries;
 pub mod topics;
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
 use platform::dynamo::{AttributeValue, DynamoError, Item, Table};
 use platform::Clock;
+
+use posts::StoredPost;
 
 /// The community table and the clock its writes are stamped with.
 #[derive(Clone, Debug)]
 pub struct Store {
     pub(crate) table: Table,
     pub(crate) clock: Clock,
+    /// Posts this instance found open to reactions, and when (see [`social`]).
+    pub(crate) open_posts: Arc<Mutex<HashMap<String, (Instant, StoredPost)>>>,
 }
 
 impl Store {
     pub fn new(table: Table, clock: Clock) -> Self {
-        Self { table, clock }
+        Self {
+            table,
+            clock,
+            open_posts: Arc::default(),
+        }
     }
 
     pub fn table(&self) -> &Table {

@@ -308,6 +308,8 @@ impl Store {
         state: &PostState,
         body_changed: bool,
     ) -> Result<(StoredPost, Option<SummaryRequest>), WriteError> {
+        // Reactions trust this instance's memory of the post only while it did not change it.
+        self.forget_open_post(id);
         let now_at = self.clock.now();
         let now = self.clock.timestamp();
         let today = day_of(now_at);
