@@ -124,6 +124,29 @@ impl TestStack {
         body
     }
 
+    /// Waits (up to 30 s) until the reaction counter has brought the post to `likes` and
+    /// `dislikes`; the post as `token` reads it then.
+    pub async fn reactions_counted(
+        &self,
+        post_id: &str,
+        token: Option<&str>,
+        likes: i64,
+        dislikes: i64,
+    ) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let post = self.get_ok(&post_path(post_id), token).await;
+            if post["likeCount"] == likes && post["dislikeCount"] == dislikes {
+                return post;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "reactions never counted to {likes}/{dislikes}: {post}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+
     /// `PUT` (true) or `DELETE` (false) a bookmark as `token`.
     pub async fn bookmark(&self, post_id: &str, token: &str, on: bool) -> Response {
         let path = bookmark_path(post_id);
