@@ -8,8 +8,8 @@ use community::input::PostId;
 use community::social::{BookmarkResult, PostReaction, ReactionResult};
 use platform::auth::AuthUser;
 use platform::http::Json;
-use platform::ApiError;
 use platform::openapi::ReasonErrorBody;
+use platform::ApiError;
 use serde::Deserialize;
 use utoipa::ToSchema;
 

@@ -219,7 +219,9 @@ async fn concurrent_switches_by_one_user_leave_one_vote() {
     let mut post = t.get_ok(&post_path(&id), Some(&bob)).await;
     let (likes, dislikes, _, _) = counts(&post);
     if likes + dislikes != 1 {
-        post = t.reactions_counted(&id, Some(&bob), likes.min(1), 1 - likes.min(1)).await;
+        post = t
+            .reactions_counted(&id, Some(&bob), likes.min(1), 1 - likes.min(1))
+            .await;
     }
     let (likes, dislikes, liked, disliked) = counts(&post);
     assert_eq!(likes + dislikes, 1, "{post}");
@@ -279,4 +281,54 @@ async fn lists_and_cards_carry_the_callers_flags() {
     assert_eq!(as_bob[1]["isLikedByMe"], false);
     let as_author = t.get_ok(&cards, Some(&author)).await;
     assert_eq!(as_author[0]["isLikedByMe"], false);
+}
+
+#[tokio::test]
+async fn a_reaction_from_before_its_own_key_is_read_and_moved_on_change() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (bob_id, bob) = t.member("bob").await;
+    let id = published(&t, &author).await;
+    // As the earlier layout wrote it: a row under the post, counted in the same write.
+    let aws = t.aws().await;
+    let table = t.table("CommunityTable");
+    let legacy = [
+        ("pk", format!("POST#{id}")),
+        ("sk", format!("R#{bob_id}")),
+        ("reaction", "LIKE".to_string()),
+        ("gsi1pk", format!("LIKES#{bob_id}")),
+        ("gsi1sk", format!("2026-01-01T00:00:00.000Z#{id}")),
+        ("gsi2pk", format!("OWNER#{bob_id}")),
+        ("gsi2sk", format!("REACTION#{id}")),
+    ];
+    let mut put = aws.dynamodb.put_item().table_name(&table);
+    for (name, value) in legacy {
+        put = put.item(name, platform::dynamo::s(value));
+    }
+    put.send().await.unwrap();
+    aws.dynamodb
+        .update_item()
+        .table_name(&table)
+        .key("pk", platform::dynamo::s(format!("POST#{id}")))
+        .key("sk", platform::dynamo::s("META"))
+        .update_expression("ADD likeCount :one")
+        .expression_attribute_values(":one", platform::dynamo::n(1))
+        .send()
+        .await
+        .unwrap();
+
+    let post = t.get_ok(&post_path(&id), Some(&bob)).await;
+    assert_eq!(counts(&post), (1, 0, true, false));
+    // Liking again changes nothing; switching moves the count once and the row to its key.
+    let (_, _, liked, _) = counts(&t.react_ok(&id, &bob, "LIKE").await);
+    assert!(liked);
+    t.react_ok(&id, &bob, "DISLIKE").await;
+    let post = t.reactions_counted(&id, Some(&bob), 0, 1).await;
+    assert_eq!(counts(&post), (0, 1, false, true));
+    let rows = t.scan("CommunityTable").await;
+    let under_post =
+        |r: &platform::dynamo::Item| r["sk"].as_s().is_ok_and(|sk| sk.starts_with("R#"));
+    assert!(!rows.iter().any(under_post), "the legacy row is moved");
+    t.react_ok(&id, &bob, "NONE").await;
+    t.reactions_counted(&id, None, 0, 0).await;
 }

@@ -118,10 +118,7 @@ pub(crate) struct ReactionRow {
 
 impl ReactionRow {
     pub(crate) fn from_item(item: &Item) -> Self {
-        let kind = |name: &str| {
-            item.opt_string(name)
-                .and_then(|r| ReactionKind::parse(&r))
-        };
+        let kind = |name: &str| item.opt_string(name).and_then(|r| ReactionKind::parse(&r));
         Self {
             reaction: kind("reaction"),
             counted: kind("counted"),
@@ -231,9 +228,8 @@ impl Store {
             .collect();
         let rows = self.table.batch_get_all(keys_, None).await?;
         let find = |key: Item| {
-            rows.iter().find(|r| {
-                r.get("pk") == key.get("pk") && r.get("sk") == key.get("sk")
-            })
+            rows.iter()
+                .find(|r| r.get("pk") == key.get("pk") && r.get("sk") == key.get("sk"))
         };
         Ok(post_ids
             .iter()
