@@ -9,6 +9,12 @@
 //! `counted = reaction` and adds nothing; a row changed meanwhile fails the transaction, which
 //! reads again.
 //!
+//! A post made before reactions had their own partition may still hold rows `R#{member}`
+//! under its key; the counter moves up to [`LEGACY_ROWS_PER_BATCH`] of them out with each
+//! batch of the post's reactions (each move conditioned on the row as read, so a member's
+//! own change racing it wins), and marks the post (`reactionRows = OWN`) once none is left,
+//! after which a like reads nothing under the post. New posts are made marked.
+//!
 //! Rates at target (a viral post liked 5,000 times a second): each `REACT#{post}#{member}` is
 //! its own partition (one put by the member, one update by the counter); the post's `ADD` is
 //! one transactional write (2 units) per batch of up to 99 members, at most 5000 / 99 ≈ 51 a
@@ -17,7 +23,8 @@
 use futures::StreamExt;
 use platform::aws::sqs::Sqs;
 use platform::dynamo::{
-    n, retry_on_conflict, s, DynamoError, Item, RetryPolicy, Transaction, TransactionError,
+    n, retry_on_conflict, s, Attributes, DynamoError, Item, RetryPolicy, Transaction,
+    TransactionError,
 };
 use platform::{ConfigError, Env};
 use serde::{Deserialize, Serialize};
@@ -100,6 +107,12 @@ const CONCURRENT_READS: usize = 16;
 /// Times a chunk is read again when a member changed their row meanwhile.
 const REREADS: u32 = 5;
 
+/// Rows under a legacy post moved out per batch of its reactions (a viral post made before
+/// the move has its rows out within seconds of its likes; a quiet one never needs them out).
+pub const LEGACY_ROWS_PER_BATCH: usize = 500;
+/// Legacy rows moved in one transaction: a delete and a put each.
+const LEGACY_ROWS_PER_TRANSACTION: usize = 50;
+
 /// Why some of a post's reactions were not counted (the worker lets their messages come
 /// back; what was counted stays counted, and its rows make the redelivery skip it).
 #[derive(Debug, thiserror::Error)]
@@ -119,6 +132,7 @@ impl Store {
         post_id: &str,
         members: &[String],
     ) -> Result<(i64, i64), ReactionCountError> {
+        self.move_legacy_reactions(post_id).await?;
         let mut members: Vec<String> = members.to_vec();
         members.sort();
         members.dedup();
@@ -128,6 +142,77 @@ impl Store {
             added = (added.0 + likes, added.1 + dislikes);
         }
         Ok(added)
+    }
+
+    /// Moves up to [`LEGACY_ROWS_PER_BATCH`] of the rows still under a post made before
+    /// reactions had their own partition, and marks the post once none is left. Answers
+    /// whether the post is marked.
+    pub async fn move_legacy_reactions(&self, post_id: &str) -> Result<bool, DynamoError> {
+        let Some(post) = self.post(post_id).await? else {
+            return Ok(false);
+        };
+        if !post.legacy_reactions {
+            return Ok(true);
+        }
+        let query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk AND begins_with(sk, :r)")
+            .expression_attribute_values(":pk", s(format!("POST#{post_id}")))
+            .expression_attribute_values(":r", s("R#"))
+            .consistent_read(true);
+        let rows = self
+            .table
+            .query_all(query, Some(LEGACY_ROWS_PER_BATCH + 1))
+            .await?;
+        let more = rows.len() > LEGACY_ROWS_PER_BATCH;
+        let mut moved_all = true;
+        for chunk in rows
+            .iter()
+            .take(LEGACY_ROWS_PER_BATCH)
+            .collect::<Vec<_>>()
+            .chunks(LEGACY_ROWS_PER_TRANSACTION)
+        {
+            let mut tx = Transaction::new(&self.table);
+            for row in chunk {
+                move_legacy_row(&mut tx, post_id, row)?;
+            }
+            match tx.commit().await {
+                Ok(()) => {}
+                // A member changed their reaction meanwhile (which moves their row itself):
+                // the rows go one at a time, and those moved already are skipped.
+                Err(TransactionError::Condition { .. } | TransactionError::Conflict) => {
+                    for row in chunk {
+                        let mut one = Transaction::new(&self.table);
+                        move_legacy_row(&mut one, post_id, row)?;
+                        match one.commit().await {
+                            Ok(()) | Err(TransactionError::Condition { .. }) => {}
+                            Err(TransactionError::Conflict) => moved_all = false,
+                            Err(TransactionError::Dynamo(e)) => return Err(e),
+                        }
+                    }
+                }
+                Err(TransactionError::Dynamo(e)) => return Err(e),
+            }
+        }
+        if more || !moved_all {
+            return Ok(false);
+        }
+        let marked = self
+            .table
+            .update_item()
+            .set_key(Some(keys::post(post_id)))
+            .update_expression("SET #rows = :own")
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_names("#rows", crate::store::posts::REACTION_ROWS)
+            .expression_attribute_values(":own", s(crate::store::posts::REACTION_ROWS_OWN))
+            .send()
+            .await;
+        match marked {
+            Ok(_) => Ok(true),
+            Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(false),
+            Err(e) => Err(self.table.fail("UpdateItem", &e)),
+        }
     }
 
     async fn member_row(
@@ -223,6 +308,37 @@ impl Store {
         }
         Err(ReactionCountError::Busy)
     }
+}
+
+/// Adds to `tx` the move of one legacy row (`POST#{p}`/`R#{u}`) to `REACT#{p}#{u}`, counted
+/// as it is (the post's counters already hold it), if it is still as read.
+fn move_legacy_row(tx: &mut Transaction, post_id: &str, row: &Item) -> Result<(), DynamoError> {
+    let (Some(sk), Some(reaction)) = (row.opt_string("sk"), row.opt_string("reaction")) else {
+        return Ok(());
+    };
+    let Some(member) = sk.strip_prefix("R#") else {
+        return Ok(());
+    };
+    tx.delete_if(
+        keys::legacy_reaction(post_id, member),
+        "reaction = :r",
+        Item::from([(":r".to_string(), s(&reaction))]),
+    )?;
+    let mut item = keys::reaction(post_id, member);
+    item.extend([
+        ("reaction".to_string(), s(&reaction)),
+        ("counted".to_string(), s(&reaction)),
+        ("version".to_string(), n(1)),
+        ("gsi2pk".to_string(), s(keys::owner(member))),
+        ("gsi2sk".to_string(), s(format!("REACTION#{post_id}"))),
+    ]);
+    for copied in ["reactedAt", "gsi1pk", "gsi1sk"] {
+        if let Some(value) = row.get(copied) {
+            item.insert(copied.to_string(), value.clone());
+        }
+    }
+    tx.put(item, Some("attribute_not_exists(pk)"))?;
+    Ok(())
 }
 
 #[cfg(test)]

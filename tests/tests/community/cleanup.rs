@@ -401,7 +401,9 @@ async fn deleting_an_account_takes_its_reactions_and_their_counts() {
         .count();
     assert_eq!(left, 0, "her reaction rows are gone");
     // Bob's like and his list stay.
-    let likes = t.get_ok(&format!("/api/v1/users/{bob}/likes"), None).await;
+    let likes = t
+        .get_ok(&format!("/api/v1/users/{bob}/likes"), Some(&bob_token))
+        .await;
     assert_eq!(likes["totalElements"], 1, "{likes}");
     assert_eq!(likes["content"][0]["id"], posts[0].as_str());
 }

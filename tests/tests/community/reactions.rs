@@ -289,33 +289,7 @@ async fn a_reaction_from_before_its_own_key_is_read_and_moved_on_change() {
     let (_, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     let id = published(&t, &author).await;
-    // As the earlier layout wrote it: a row under the post, counted in the same write.
-    let aws = t.aws().await;
-    let table = t.table("CommunityTable");
-    let legacy = [
-        ("pk", format!("POST#{id}")),
-        ("sk", format!("R#{bob_id}")),
-        ("reaction", "LIKE".to_string()),
-        ("gsi1pk", format!("LIKES#{bob_id}")),
-        ("gsi1sk", format!("2026-01-01T00:00:00.000Z#{id}")),
-        ("gsi2pk", format!("OWNER#{bob_id}")),
-        ("gsi2sk", format!("REACTION#{id}")),
-    ];
-    let mut put = aws.dynamodb.put_item().table_name(&table);
-    for (name, value) in legacy {
-        put = put.item(name, platform::dynamo::s(value));
-    }
-    put.send().await.unwrap();
-    aws.dynamodb
-        .update_item()
-        .table_name(&table)
-        .key("pk", platform::dynamo::s(format!("POST#{id}")))
-        .key("sk", platform::dynamo::s("META"))
-        .update_expression("ADD likeCount :one")
-        .expression_attribute_values(":one", platform::dynamo::n(1))
-        .send()
-        .await
-        .unwrap();
+    legacy_likes(&t, &id, &[&bob_id]).await;
 
     let post = t.get_ok(&post_path(&id), Some(&bob)).await;
     assert_eq!(counts(&post), (1, 0, true, false));
@@ -331,4 +305,89 @@ async fn a_reaction_from_before_its_own_key_is_read_and_moved_on_change() {
     assert!(!rows.iter().any(under_post), "the legacy row is moved");
     t.react_ok(&id, &bob, "NONE").await;
     t.reactions_counted(&id, None, 0, 0).await;
+}
+
+/// Turns `post_id` into a post of the earlier layout liked by `members`: a row under the post
+/// each, counted on the post, and no mark that its reactions have their own partition.
+async fn legacy_likes(t: &TestStack, post_id: &str, members: &[&str]) {
+    let aws = t.aws().await;
+    let table = t.table("CommunityTable");
+    for member in members {
+        let legacy = [
+            ("pk", format!("POST#{post_id}")),
+            ("sk", format!("R#{member}")),
+            ("reaction", "LIKE".to_string()),
+            ("gsi1pk", format!("LIKES#{member}")),
+            ("gsi1sk", format!("2026-01-01T00:00:00.000Z#{post_id}")),
+            ("gsi2pk", format!("OWNER#{member}")),
+            ("gsi2sk", format!("REACTION#{post_id}")),
+        ];
+        let mut put = aws.dynamodb.put_item().table_name(&table);
+        for (name, value) in legacy {
+            put = put.item(name, platform::dynamo::s(value));
+        }
+        put.send().await.unwrap();
+    }
+    aws.dynamodb
+        .update_item()
+        .table_name(&table)
+        .key("pk", platform::dynamo::s(format!("POST#{post_id}")))
+        .key("sk", platform::dynamo::s("META"))
+        .update_expression("ADD likeCount :n REMOVE reactionRows")
+        .expression_attribute_values(":n", platform::dynamo::n(members.len() as i64))
+        .send()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_counter_moves_a_legacy_posts_rows_out_and_marks_it() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let id = published(&t, &author).await;
+    let mut old_fans = Vec::new();
+    for i in 0..3 {
+        old_fans.push(t.member(&format!("oldfan{i}")).await);
+    }
+    let ids: Vec<&str> = old_fans.iter().map(|(u, _)| u.as_str()).collect();
+    legacy_likes(&t, &id, &ids).await;
+    let marked = |rows: &[platform::dynamo::Item]| {
+        rows.iter().any(|r| {
+            r["pk"].as_s().is_ok_and(|pk| *pk == format!("POST#{id}"))
+                && r["sk"].as_s().is_ok_and(|sk| sk == "META")
+                && r.get("reactionRows").is_some()
+        })
+    };
+    assert!(!marked(&t.scan("CommunityTable").await));
+    // A new like's batch moves the three rows out and marks the post.
+    let (_, newcomer) = t.member("newcomer").await;
+    t.react_ok(&id, &newcomer, "LIKE").await;
+    t.reactions_counted(&id, None, 4, 0).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let rows = t.scan("CommunityTable").await;
+        let under_post = rows.iter().any(|r| {
+            r["pk"].as_s().is_ok_and(|pk| *pk == format!("POST#{id}"))
+                && r["sk"].as_s().is_ok_and(|sk| sk.starts_with("R#"))
+        });
+        if !under_post && marked(&rows) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never moved");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Each old fan still sees their like, and taking it back counts once.
+    for (_, token) in &old_fans {
+        let post = t.get_ok(&post_path(&id), Some(token)).await;
+        assert_eq!(post["isLikedByMe"], true);
+        t.react_ok(&id, token, "NONE").await;
+    }
+    t.reactions_counted(&id, None, 1, 0).await;
+    let mine = t
+        .get_ok(
+            &format!("/api/v1/users/{}/likes", ids[0]),
+            Some(&old_fans[0].1),
+        )
+        .await;
+    assert_eq!(mine["totalElements"], 0, "{mine}");
 }

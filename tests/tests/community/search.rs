@@ -297,6 +297,7 @@ async fn the_callers_reaction_and_bookmark_show_only_with_a_token() {
         .await;
     let id = created["id"].as_str().unwrap().to_string();
     t.react_ok(&id, &reader, "LIKE").await;
+    t.reactions_counted(&id, None, 1, 0).await;
     assert_eq!(t.bookmark(&id, &reader, true).await.status(), 200);
     let page = search_until(&t, "kayak", Some(&reader), |p| ids(p) == vec![id.clone()]).await;
     assert_eq!(page["content"][0]["isLikedByMe"], true);

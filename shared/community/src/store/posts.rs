@@ -47,7 +47,14 @@ pub struct StoredPost {
     pub deleted: bool,
     /// The AI summary's state (`shared/community/src/summary.rs`).
     pub summary: SummaryState,
+    /// Reactions may still be under the post (`R#{u}`, written before they had their own
+    /// partition): true until the reaction counter has moved them all out.
+    pub legacy_reactions: bool,
 }
+
+/// META's marker that every reaction to the post is in its own partition.
+pub(crate) const REACTION_ROWS: &str = "reactionRows";
+pub(crate) const REACTION_ROWS_OWN: &str = "OWN";
 
 /// A post's AI summary as its META item holds it: absent (`status` `None`) until the post is
 /// first published.
@@ -225,6 +232,7 @@ impl StoredPost {
                 .transpose()?,
             deleted: item.contains_key("deletedAt"),
             summary: SummaryState::from_item(item),
+            legacy_reactions: item.opt_string(REACTION_ROWS).as_deref() != Some(REACTION_ROWS_OWN),
         })
     }
 
@@ -393,6 +401,7 @@ impl Store {
                     ("createdAt".to_string(), s(&now)),
                     ("updatedAt".to_string(), s(&now)),
                     ("version".to_string(), n(1)),
+                    (REACTION_ROWS.to_string(), s(REACTION_ROWS_OWN)),
                     ("gsi1pk".to_string(), s(&gsi1pk)),
                     ("gsi1sk".to_string(), s(&gsi1sk)),
                     ("gsi2pk".to_string(), s(keys::owner(&author.id))),
@@ -689,6 +698,7 @@ impl Store {
             indexed_version: before.and_then(|b| b.indexed_version),
             deleted: false,
             summary,
+            legacy_reactions: before.is_some_and(|b| b.legacy_reactions),
         };
         Ok((post, summary_request))
     }

@@ -243,14 +243,20 @@ impl Store {
             .collect())
     }
 
-    /// The caller's reaction row read consistently, or their legacy row under the post.
+    /// The caller's reaction row read consistently, or their legacy row under the post while
+    /// the post may hold some (`legacy`; never for a post made since, so a viral post's likes
+    /// read nothing of its partition).
     pub(crate) async fn reaction_row(
         &self,
         post_id: &str,
         user_id: &str,
+        legacy: bool,
     ) -> Result<ReactionRow, DynamoError> {
         if let Some(row) = self.table.get(keys::reaction(post_id, user_id)).await? {
             return Ok(ReactionRow::from_item(&row));
+        }
+        if !legacy {
+            return Ok(ReactionRow::default());
         }
         Ok(self
             .table
@@ -272,7 +278,9 @@ impl Store {
     ) -> Result<Reacted, MarkError> {
         let post = self.open_post(post_id).await?;
         for _ in 0..REREADS {
-            let old = self.reaction_row(post_id, user_id).await?;
+            let old = self
+                .reaction_row(post_id, user_id, post.legacy_reactions)
+                .await?;
             if old.reaction == reaction {
                 return Ok(Reacted { post, row: old });
             }
