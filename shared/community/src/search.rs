@@ -34,7 +34,7 @@ use crate::keys;
 use crate::model::PostPage;
 use crate::service::{full, page_of, with_marks};
 use crate::store::posts::{PostBody, StoredPost};
-use crate::store::social::{reaction_of, Marks};
+use crate::store::social::{marks, Marks};
 use crate::store::Store;
 
 /// The longest query text, in characters.
@@ -267,13 +267,11 @@ impl<I: SearchIndex> PostSearch<I> {
                 continue;
             }
             let marks = match caller {
-                Some(user) => Marks {
-                    reaction: reaction_of(
-                        get(keys::reaction(id, user.as_str())),
-                        get(keys::legacy_reaction(id, user.as_str())),
-                    ),
-                    bookmarked: get(keys::bookmark(id, user.as_str())).is_some(),
-                },
+                Some(user) => marks(
+                    get(keys::reaction(id, user.as_str())),
+                    get(keys::legacy_reaction(id, user.as_str())),
+                    get(keys::bookmark(id, user.as_str())).is_some(),
+                ),
                 None => Marks::default(),
             };
             posts.push(with_marks(full(post, body), marks));

@@ -488,6 +488,7 @@ pub(crate) fn with_marks(mut post: Post, marks: crate::store::social::Marks) -> 
     post.is_liked_by_me = marks.reaction == Some(ReactionKind::Like);
     post.is_disliked_by_me = marks.reaction == Some(ReactionKind::Dislike);
     post.is_bookmarked_by_me = marks.bookmarked;
+    (post.like_count, post.dislike_count) = marks.counts(post.like_count, post.dislike_count);
     post
 }
 

@@ -139,6 +139,7 @@ impl Community {
             .zip(marks)
             .map(|(mut c, m)| {
                 c.is_liked_by_me = m.reaction == Some(ReactionKind::Like);
+                (c.like_count, _) = m.counts(c.like_count, 0);
                 c
             })
             .collect())

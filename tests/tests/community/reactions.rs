@@ -391,3 +391,34 @@ async fn the_counter_moves_a_legacy_posts_rows_out_and_marks_it() {
         .await;
     assert_eq!(mine["totalElements"], 0, "{mine}");
 }
+
+#[tokio::test]
+async fn a_member_sees_their_own_change_before_the_counter_counts_it() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (bob_id, bob) = t.member("bob").await;
+    let id = published(&t, &author).await;
+    // Bob's like as the request writes it, its change not yet counted by the counter.
+    let aws = t.aws().await;
+    let row = [
+        ("pk", platform::dynamo::s(format!("REACT#{id}#{bob_id}"))),
+        ("sk", platform::dynamo::s("META")),
+        ("reaction", platform::dynamo::s("LIKE")),
+        ("counted", platform::dynamo::s("NONE")),
+        ("version", platform::dynamo::n(1)),
+    ];
+    let mut put = aws
+        .dynamodb
+        .put_item()
+        .table_name(t.table("CommunityTable"));
+    for (name, value) in row {
+        put = put.item(name, value);
+    }
+    put.send().await.unwrap();
+    let mine = t.get_ok(&post_path(&id), Some(&bob)).await;
+    assert_eq!(counts(&mine), (1, 0, true, false));
+    let anyone = t.get_ok(&post_path(&id), None).await;
+    assert_eq!(counts(&anyone), (0, 0, false, false));
+    let list = t.get_ok("/api/v1/posts", Some(&bob)).await;
+    assert_eq!(list["content"][0]["likeCount"], 1, "{list}");
+}

@@ -65,6 +65,19 @@ impl ReactionKind {
 pub struct Marks {
     pub reaction: Option<ReactionKind>,
     pub bookmarked: bool,
+    /// The caller's change the reaction counter has not counted yet (likes, dislikes): added
+    /// to the counts the caller is shown, so their own reaction shows at once.
+    pub pending: (i64, i64),
+}
+
+impl Marks {
+    /// `(likes, dislikes)` as the caller sees them: the post's with their own change added.
+    pub fn counts(&self, likes: i64, dislikes: i64) -> (i64, i64) {
+        (
+            (likes + self.pending.0).max(0),
+            (dislikes + self.pending.1).max(0),
+        )
+    }
 }
 
 /// Why a reaction or bookmark did not commit.
@@ -156,10 +169,20 @@ impl ReactionRow {
 
 /// The caller's reaction from their row, or from the row written before rows had their own
 /// partition.
-pub fn reaction_of(row: Option<&Item>, legacy: Option<&Item>) -> Option<ReactionKind> {
+fn reaction_of(row: Option<&Item>, legacy: Option<&Item>) -> ReactionRow {
     match row {
-        Some(r) => ReactionRow::from_item(r).reaction,
-        None => legacy.and_then(|l| ReactionRow::legacy(l).reaction),
+        Some(r) => ReactionRow::from_item(r),
+        None => legacy.map(ReactionRow::legacy).unwrap_or_default(),
+    }
+}
+
+/// The caller's marks from their reaction row (or legacy row) and whether they bookmarked.
+pub(crate) fn marks(row: Option<&Item>, legacy: Option<&Item>, bookmarked: bool) -> Marks {
+    let row = reaction_of(row, legacy);
+    Marks {
+        reaction: row.reaction,
+        bookmarked,
+        pending: row.pending(),
     }
 }
 
@@ -203,10 +226,7 @@ impl Store {
             self.table.get(keys::legacy_reaction(post_id, user_id)),
             self.table.get(keys::bookmark(post_id, user_id))
         )?;
-        Ok(Marks {
-            reaction: reaction_of(row.as_ref(), legacy.as_ref()),
-            bookmarked: bookmark.is_some(),
-        })
+        Ok(marks(row.as_ref(), legacy.as_ref(), bookmark.is_some()))
     }
 
     /// `user_id`'s marks on each of `post_ids`, in order: one BatchGetItem per 33 posts
@@ -233,12 +253,12 @@ impl Store {
         };
         Ok(post_ids
             .iter()
-            .map(|p| Marks {
-                reaction: reaction_of(
+            .map(|p| {
+                marks(
                     find(keys::reaction(p, user_id)),
                     find(keys::legacy_reaction(p, user_id)),
-                ),
-                bookmarked: find(keys::bookmark(p, user_id)).is_some(),
+                    find(keys::bookmark(p, user_id)).is_some(),
+                )
             })
             .collect())
     }
