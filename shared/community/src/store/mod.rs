@@ -57,6 +57,9 @@ pub struct Store {
     pub(crate) clock: Clock,
     /// Posts this instance found open to reactions, and when (see [`social`]).
     pub(crate) open_posts: Arc<Mutex<HashMap<String, (Instant, StoredPost)>>>,
+    /// Held while this instance reads a post it does not remember, so concurrent reactions
+    /// to one post read it once.
+    pub(crate) open_post_reads: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Store {
@@ -65,6 +68,7 @@ impl Store {
             table,
             clock,
             open_posts: Arc::default(),
+            open_post_reads: Arc::default(),
         }
     }
 

@@ -399,13 +399,12 @@ impl Store {
     /// The post when it is published and live, from this instance's memory when it found it
     /// so less than [`OPEN_POST_SECONDS`] ago: a viral post's likes do not read it each.
     async fn open_post(&self, post_id: &str) -> Result<StoredPost, MarkError> {
-        let fresh = std::time::Duration::from_secs(OPEN_POST_SECONDS);
-        if let Ok(seen) = self.open_posts.lock() {
-            if let Some((at, post)) = seen.get(post_id) {
-                if at.elapsed() < fresh {
-                    return Ok(post.clone());
-                }
-            }
+        if let Some(post) = self.remembered_open(post_id) {
+            return Ok(post);
+        }
+        let _reading = self.open_post_reads.lock().await;
+        if let Some(post) = self.remembered_open(post_id) {
+            return Ok(post);
         }
         match self.post(post_id).await? {
             Some(p) if p.is_public() => {
@@ -419,6 +418,15 @@ impl Store {
             }
             _ => Err(MarkError::PostNotOpen),
         }
+    }
+
+    /// The post if this instance found it open less than [`OPEN_POST_SECONDS`] ago.
+    fn remembered_open(&self, post_id: &str) -> Option<StoredPost> {
+        let fresh = std::time::Duration::from_secs(OPEN_POST_SECONDS);
+        let seen = self.open_posts.lock().ok()?;
+        seen.get(post_id)
+            .filter(|(at, _)| at.elapsed() < fresh)
+            .map(|(_, post)| post.clone())
     }
 
     /// Forgets that a post was open: this instance changed it.
