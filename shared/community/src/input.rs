@@ -542,11 +542,45 @@ impl PostPatch {
     }
 }
 
-/// A page of a list: `page` 0 to 49, `size` 1 to 20 (default 10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A page of a list: `page` 0 to 49, `size` 1 to 20 (default 10), or the page after a
+/// `cursor` (which wins over a `page` beside it).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRequest {
     pub page: u32,
     pub size: u32,
+    /// The sort key of the previous page's last row: the page is the rows before it.
+    pub after: Option<String>,
+}
+
+/// The most characters of a list cursor: the hex of a sort key of up to 200 characters.
+pub const MAX_CURSOR_CHARS: usize = 400;
+
+/// A list cursor as the contract gives it: lowercase hex of printable ASCII (a sort key).
+pub const CURSOR_PATTERN: &str = "^(?:[2-7][0-9a-f]){1,200}$";
+
+/// The cursor of the page after the row with this sort key.
+pub fn encode_cursor(sort_key: &str) -> String {
+    sort_key.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The sort key a cursor names: any text [`CURSOR_PATTERN`] allows, nothing else.
+pub fn decode_cursor(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    if bytes.is_empty() || bytes.len() > MAX_CURSOR_CHARS || bytes.len() % 2 != 0 {
+        return None;
+    }
+    let hex = |b: u8| match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    };
+    bytes
+        .chunks(2)
+        .map(|pair| {
+            let high = hex(pair[0]).filter(|h| (2..=7).contains(h))?;
+            Some(char::from(high * 16 + hex(pair[1])?))
+        })
+        .collect()
 }
 
 impl PageRequest {
@@ -568,10 +602,33 @@ impl PageRequest {
         Ok(Self {
             page: page.unwrap_or(0),
             size: size.unwrap_or(DEFAULT_PAGE_SIZE),
+            after: None,
         })
     }
 
-    /// The index of the page's first element.
+    /// [`Self::parse`], or the page after a `cursor` (a `nextCursor`; empty is refused).
+    pub fn parse_with_cursor(
+        page: Option<i64>,
+        size: Option<i64>,
+        cursor: Option<&str>,
+    ) -> Result<Self, Invalid> {
+        let request = Self::parse(page, size)?;
+        request.with_cursor(cursor)
+    }
+
+    /// This page, or the page after `cursor` instead when one is given.
+    pub fn with_cursor(mut self, cursor: Option<&str>) -> Result<Self, Invalid> {
+        let Some(text) = cursor else {
+            return Ok(self);
+        };
+        let after = decode_cursor(text)
+            .ok_or_else(|| Invalid::field("cursor", "is not a cursor this service gave out"))?;
+        self.after = Some(after);
+        self.page = 0;
+        Ok(self)
+    }
+
+    /// The index of the page's first element among the rows read.
     pub fn offset(&self) -> usize {
         usize::try_from(self.page * self.size).unwrap_or(usize::MAX)
     }
@@ -877,10 +934,38 @@ mod tests {
     }
 
     #[test]
+    fn cursors_are_exactly_their_pattern() {
+        let sk = "2026-11-28T10:00:00.000Z#00000000-0000-4000-8000-000000000001";
+        let text = encode_cursor(sk);
+        assert!(text.len() <= MAX_CURSOR_CHARS);
+        assert_eq!(decode_cursor(&text).as_deref(), Some(sk));
+        // Any printable ASCII the pattern allows is a cursor: the rows sorted before it.
+        assert_eq!(decode_cursor("20").as_deref(), Some(" "));
+        assert_eq!(decode_cursor("7f").as_deref(), Some("\u{7f}"));
+        assert!(decode_cursor(&"7a".repeat(200)).is_some());
+        for junk in ["", "2", "1f", "80", "3A", "zz", "3g", "c3a9", &"7a".repeat(201)] {
+            assert_eq!(decode_cursor(junk), None, "{junk}");
+        }
+        let request = PageRequest::parse_with_cursor(Some(3), Some(5), Some(&text)).unwrap();
+        assert_eq!((request.page, request.size), (0, 5), "a cursor wins over a page");
+        assert_eq!(request.after.as_deref(), Some(sk));
+        for bad in ["", "junk"] {
+            assert_eq!(
+                fields(PageRequest::parse_with_cursor(None, None, Some(bad)).unwrap_err()),
+                ["cursor"]
+            );
+        }
+    }
+
+    #[test]
     fn page_edges() {
         assert_eq!(
             PageRequest::parse(None, None).unwrap(),
-            PageRequest { page: 0, size: 10 }
+            PageRequest {
+                page: 0,
+                size: 10,
+                after: None
+            }
         );
         assert!(PageRequest::parse(Some(49), Some(20)).is_ok());
         assert!(PageRequest::parse(Some(0), Some(1)).is_ok());
