@@ -382,10 +382,11 @@ import { request } from "./http.js";
  * A page of failed summaries, most recently failed first.
  * @typedef {Object} FailedSummaryPage
  * @property {Array<FailedSummary>} content
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last page.
  * @property {number} page
  * @property {number} size
- * @property {number} totalElements
- * @property {number} totalPages
+ * @property {number} totalElements The failed summaries, counted up to 1,000: a longer list says 1,000 (page on with `nextCursor`).
+ * @property {number} totalPages Pages of `totalElements`.
  */
 
 /**
@@ -824,6 +825,7 @@ import { request } from "./http.js";
  * One page of posts.
  * @typedef {Object} PostPage
  * @property {Array<Post>} content
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last page.
  * @property {number} page
  * @property {number} size
  * @property {number} totalElements
@@ -2017,7 +2019,7 @@ export function retryPostSummary(id, options = {}) {
  * (admin).
  *
  * `GET /api/v1/admin/summaries/failed`
- * @param {{page?: number, size?: number}} [query]
+ * @param {{page?: number, size?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<FailedSummaryPage>}
  */
@@ -2400,7 +2402,7 @@ export function deleteLog(id, options = {}) {
  * Published posts, newest first: of one topic, or of all.
  *
  * `GET /api/v1/posts`
- * @param {{page?: number, size?: number, topic?: string}} [query]
+ * @param {{page?: number, size?: number, cursor?: string, topic?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<PostPage>}
  */
@@ -2717,7 +2719,7 @@ export function confirmImageUpload(id, options = {}) {
  *
  * `GET /api/v1/users/{id}/bookmarks`
  * @param {string} id The user's id
- * @param {{page?: number, size?: number}} [query]
+ * @param {{page?: number, size?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<PostPage>}
  */
@@ -2730,7 +2732,7 @@ export function userBookmarks(id, query = {}, options = {}) {
  *
  * `GET /api/v1/users/{id}/likes`
  * @param {string} id The user's id
- * @param {{page?: number, size?: number}} [query]
+ * @param {{page?: number, size?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<PostPage>}
  */
@@ -2743,7 +2745,7 @@ export function userLikes(id, query = {}, options = {}) {
  *
  * `GET /api/v1/users/{id}/posts`
  * @param {string} id The user's id
- * @param {{page?: number, size?: number, status?: PostStatusName}} [query]
+ * @param {{page?: number, size?: number, cursor?: string, status?: PostStatusName}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<PostPage>}
  */

@@ -566,7 +566,7 @@ pub fn encode_cursor(sort_key: &str) -> String {
 /// The sort key a cursor names: any text [`CURSOR_PATTERN`] allows, nothing else.
 pub fn decode_cursor(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
-    if bytes.is_empty() || bytes.len() > MAX_CURSOR_CHARS || bytes.len() % 2 != 0 {
+    if bytes.is_empty() || bytes.len() > MAX_CURSOR_CHARS || !bytes.len().is_multiple_of(2) {
         return None;
     }
     let hex = |b: u8| match b {
@@ -575,10 +575,13 @@ pub fn decode_cursor(text: &str) -> Option<String> {
         _ => None,
     };
     bytes
-        .chunks(2)
-        .map(|pair| {
-            let high = hex(pair[0]).filter(|h| (2..=7).contains(h))?;
-            Some(char::from(high * 16 + hex(pair[1])?))
+        .chunks_exact(2)
+        .map(|pair| match *pair {
+            [high, low] => {
+                let high = hex(high).filter(|h| (2..=7).contains(h))?;
+                Some(char::from(high * 16 + hex(low)?))
+            }
+            _ => None,
         })
         .collect()
 }
@@ -943,11 +946,25 @@ mod tests {
         assert_eq!(decode_cursor("20").as_deref(), Some(" "));
         assert_eq!(decode_cursor("7f").as_deref(), Some("\u{7f}"));
         assert!(decode_cursor(&"7a".repeat(200)).is_some());
-        for junk in ["", "2", "1f", "80", "3A", "zz", "3g", "c3a9", &"7a".repeat(201)] {
+        for junk in [
+            "",
+            "2",
+            "1f",
+            "80",
+            "3A",
+            "zz",
+            "3g",
+            "c3a9",
+            &"7a".repeat(201),
+        ] {
             assert_eq!(decode_cursor(junk), None, "{junk}");
         }
         let request = PageRequest::parse_with_cursor(Some(3), Some(5), Some(&text)).unwrap();
-        assert_eq!((request.page, request.size), (0, 5), "a cursor wins over a page");
+        assert_eq!(
+            (request.page, request.size),
+            (0, 5),
+            "a cursor wins over a page"
+        );
         assert_eq!(request.after.as_deref(), Some(sk));
         for bad in ["", "junk"] {
             assert_eq!(

@@ -7,8 +7,8 @@ use crate::error::CommunityError;
 use crate::identity::Identity;
 use crate::input::{PageRequest, PostStatus, UserId};
 use crate::keys;
-use crate::store::{list_page, ListKeys};
 use crate::model::PostPage;
+use crate::store::{list_page, ListKeys};
 use crate::Community;
 
 /// Which of a user's lists.
