@@ -18,6 +18,7 @@ pub mod auth;
 #[cfg(feature = "aws")]
 pub mod aws;
 pub mod clock;
+pub mod cursor;
 pub mod config;
 #[cfg(feature = "edge")]
 pub mod custom_resource;
