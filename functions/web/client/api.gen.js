@@ -2031,7 +2031,7 @@ export function failedSummaries(query = {}, options = {}) {
  * Raised alerts, newest first.
  *
  * `GET /api/v1/alerts`
- * @param {{status?: AlertStatus, limit?: number}} [query]
+ * @param {{status?: AlertStatus, limit?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<Alert>>}
  */
@@ -2216,7 +2216,7 @@ export function getDigest(id, options = {}) {
  * Incidents, newest opened first.
  *
  * `GET /api/v1/incidents`
- * @param {{status?: IncidentStatus, limit?: number}} [query]
+ * @param {{status?: IncidentStatus, limit?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<Incident>>}
  */
@@ -2291,7 +2291,7 @@ export function revokeIngestKey(id, options = {}) {
  * Logbook entries, newest first.
  *
  * `GET /api/v1/logbook`
- * @param {{incidentId?: string, limit?: number}} [query]
+ * @param {{incidentId?: string, limit?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<LogbookEntry>>}
  */

@@ -50,7 +50,17 @@ mod tests {
         assert_eq!(decode_cursor("20").as_deref(), Some(" "));
         assert_eq!(decode_cursor("7f").as_deref(), Some("\u{7f}"));
         assert!(decode_cursor(&"7a".repeat(200)).is_some());
-        for junk in ["", "2", "1f", "80", "3A", "zz", "3g", "c3a9", &"7a".repeat(201)] {
+        for junk in [
+            "",
+            "2",
+            "1f",
+            "80",
+            "3A",
+            "zz",
+            "3g",
+            "c3a9",
+            &"7a".repeat(201),
+        ] {
             assert_eq!(decode_cursor(junk), None, "{junk}");
         }
     }

@@ -18,8 +18,8 @@ pub mod auth;
 #[cfg(feature = "aws")]
 pub mod aws;
 pub mod clock;
-pub mod cursor;
 pub mod config;
+pub mod cursor;
 #[cfg(feature = "edge")]
 pub mod custom_resource;
 #[cfg(feature = "aws")]
