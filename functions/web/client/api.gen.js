@@ -1500,14 +1500,15 @@ export function getArticle(id, options = {}) {
 }
 
 /**
- * Every source.
+ * The sources, oldest first, a page at a time.
  *
  * `GET /api/content/sources`
+ * @param {{cursor?: string, limit?: number}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<Source>>}
  */
-export function listSources(options = {}) {
-  return request("GET", `/api/content/sources`, { ...options });
+export function listSources(query = {}, options = {}) {
+  return request("GET", `/api/content/sources`, { ...options, query });
 }
 
 /**
@@ -1536,14 +1537,15 @@ export function getSource(id, options = {}) {
 }
 
 /**
- * Every topic with its number of articles.
+ * The topics that have articles, by name, with their numbers of articles, a page at a time.
  *
  * `GET /api/content/topics`
+ * @param {{cursor?: string, limit?: number}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<TopicSummary>>}
  */
-export function listTopics(options = {}) {
-  return request("GET", `/api/content/topics`, { ...options });
+export function listTopics(query = {}, options = {}) {
+  return request("GET", `/api/content/topics`, { ...options, query });
 }
 
 /**

@@ -36,6 +36,33 @@ pub fn decode_cursor(text: &str) -> Option<String> {
         .collect()
 }
 
+/// The most characters of a text cursor: the hex of a sort key of up to 400 bytes of UTF-8.
+pub const MAX_TEXT_CURSOR_CHARS: usize = 800;
+
+/// A text cursor as the contract gives it: lowercase hex of bytes (a sort key in UTF-8).
+pub const TEXT_CURSOR_PATTERN: &str = "^(?:[0-9a-f]{2}){1,400}$";
+
+/// The sort key a text cursor (of a list keyed by any text, such as names) names: any text
+/// [`TEXT_CURSOR_PATTERN`] allows, bytes that are not UTF-8 read as U+FFFD (still a place
+/// in the list); nothing else.
+pub fn decode_text_cursor(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    if bytes.is_empty() || bytes.len() > MAX_TEXT_CURSOR_CHARS || !bytes.len().is_multiple_of(2) {
+        return None;
+    }
+    if !bytes
+        .iter()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+    {
+        return None;
+    }
+    let raw = (0..bytes.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect::<Option<Vec<u8>>>()?;
+    Some(String::from_utf8_lossy(&raw).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,6 +89,21 @@ mod tests {
             &"7a".repeat(201),
         ] {
             assert_eq!(decode_cursor(junk), None, "{junk}");
+        }
+    }
+
+    #[test]
+    fn text_cursors_are_exactly_their_pattern() {
+        let name = "Économie & société";
+        assert_eq!(
+            decode_text_cursor(&encode_cursor(name)).as_deref(),
+            Some(name)
+        );
+        assert_eq!(decode_text_cursor("ff").as_deref(), Some("\u{fffd}"));
+        assert_eq!(decode_text_cursor("00").as_deref(), Some("\u{0}"));
+        assert!(decode_text_cursor(&"e9".repeat(400)).is_some());
+        for junk in ["", "2", "3A", "zz", "+1", &"7a".repeat(401)] {
+            assert_eq!(decode_text_cursor(junk), None, "{junk}");
         }
     }
 }

@@ -10,6 +10,7 @@
 )]
 
 mod articles;
+mod cursors;
 mod feed;
 mod limits;
 mod refresh;

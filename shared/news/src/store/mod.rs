@@ -82,7 +82,7 @@ pub use sources::SourcesPage;
 pub use sweep::SweepStep;
 
 use platform::aws::AwsClients;
-use platform::dynamo::{s, DynamoError, Item, Table, TransactionError};
+use platform::dynamo::{s, Attributes, DynamoError, Item, Table, TransactionError};
 use platform::{Clock, ConfigError, Env};
 
 use crate::model::TopicRef;
@@ -244,6 +244,37 @@ impl ContentStore {
             .key_condition_expression("gsi1pk = :list")
             .expression_attribute_values(":list", s(partition));
         Ok(self.table.query_all(query, None).await?)
+    }
+
+    /// At most `limit` items of the `gsi1` list `partition` after the sort key `after`, and
+    /// the sort key the next page starts after (`None` at the end).
+    async fn list_page(
+        &self,
+        partition: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<Item>, Option<String>), StoreError> {
+        let wanted = limit.saturating_add(1);
+        let mut query = self
+            .table
+            .query()
+            .index_name("gsi1")
+            .expression_attribute_values(":list", s(partition))
+            .limit(i32::try_from(wanted).unwrap_or(i32::MAX));
+        query = match after {
+            Some(after) => query
+                .key_condition_expression("gsi1pk = :list AND gsi1sk > :after")
+                .expression_attribute_values(":after", s(after)),
+            None => query.key_condition_expression("gsi1pk = :list"),
+        };
+        let mut items = self.table.query_all(query, Some(wanted)).await?;
+        let more = items.len() > limit;
+        items.truncate(limit);
+        let next = match items.last() {
+            Some(last) if more => last.opt_string("gsi1sk"),
+            _ => None,
+        };
+        Ok((items, next))
     }
 
     /// Reads one small item: proves the table answers.

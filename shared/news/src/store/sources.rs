@@ -284,6 +284,21 @@ impl ContentStore {
             .collect())
     }
 
+    /// A page of at most `limit` sources, oldest first, after the sort key `after`, and the
+    /// sort key the next page starts after (`None` at the end).
+    pub async fn sources_list(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<Source>, Option<String>), StoreError> {
+        let (items, next) = self.list_page(SOURCES, after, limit).await?;
+        let sources = self.with_records(items).await?;
+        Ok((
+            sources.into_iter().map(|(source, _)| source).collect(),
+            next,
+        ))
+    }
+
     /// A page of at most `limit` sources, oldest first, from `after` (a page's `next`).
     pub async fn sources_page(
         &self,
