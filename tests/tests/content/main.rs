@@ -10,6 +10,7 @@
 )]
 
 mod articles;
+mod backfill;
 mod cursors;
 mod feed;
 mod limits;
