@@ -42,23 +42,18 @@ const COUNTER_UPDATE_BYTES: usize = 1024;
 const TOPIC_COUNTS_AT_ONCE: usize = 16;
 
 impl ContentStore {
-    /// Every topic that has articles, by name.
+    /// Every topic that has articles, by name: every page of [`Self::topics_page`].
     pub async fn topics(&self) -> Result<Vec<TopicSummary>, StoreError> {
-        let table = self.table.name();
         let mut topics = Vec::new();
-        for item in self.list(TOPICS).await? {
-            let id = item.string(table, "id")?;
-            let (count, _, _) = self.topic_count(&id, Some(&item)).await?;
-            let topic = TopicSummary {
-                id,
-                name: item.string(table, "name")?,
-                article_count: i64::try_from(count).unwrap_or(i64::MAX),
-            };
-            if topic.article_count > 0 {
-                topics.push(topic);
+        let mut after: Option<String> = None;
+        loop {
+            let (page, next) = self.topics_page(after.as_deref(), 100).await?;
+            topics.extend(page);
+            match next {
+                Some(next) => after = Some(next),
+                None => return Ok(topics),
             }
         }
-        Ok(topics)
     }
 
     /// A page of at most `limit` topics by name after the name `after`, those without
