@@ -6,21 +6,17 @@
 use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
 use platform::dynamo::s;
 use stack_tests::community::{assert_reason_error, message, page_ids, post_input, POSTS};
-use stack_tests::TestStack;
+use stack_tests::{with_query, TestStack};
 
 const FAILED: &str = "/api/v1/admin/summaries/failed";
-
-/// `path` with `query` appended.
-fn with(path: &str, query: &str) -> String {
-    let joiner = if path.contains('?') { '&' } else { '?' };
-    format!("{path}{joiner}{query}")
-}
 
 /// Every id of the list at `path`, walked by `nextCursor` `size` at a time from the first
 /// page; each page full but the last, and the last without a cursor.
 async fn walk(t: &TestStack, path: &str, token: Option<&str>, size: usize) -> Vec<String> {
     let mut all = Vec::new();
-    let mut page = t.get_ok(&with(path, &format!("size={size}")), token).await;
+    let mut page = t
+        .get_ok(&with_query(path, &format!("size={size}")), token)
+        .await;
     for _ in 0..100 {
         let got = page_ids(&page);
         all.extend(got.iter().cloned());
@@ -29,7 +25,7 @@ async fn walk(t: &TestStack, path: &str, token: Option<&str>, size: usize) -> Ve
             return all;
         };
         assert_eq!(got.len(), size, "a page before the last is full: {page}");
-        let next = with(path, &format!("size={size}&cursor={cursor}"));
+        let next = with_query(path, &format!("size={size}&cursor={cursor}"));
         page = t.get_ok(&next, token).await;
     }
     panic!("{path} did not end within 100 pages");
@@ -40,7 +36,7 @@ async fn walk(t: &TestStack, path: &str, token: Option<&str>, size: usize) -> Ve
 async fn refuses_bad_cursors(t: &TestStack, path: &str, token: Option<&str>) {
     let long = "7a".repeat(201);
     for bad in ["", "zz", "3", "80", "1f", "3A", long.as_str()] {
-        let url = with(path, &format!("cursor={bad}"));
+        let url = with_query(path, &format!("cursor={bad}"));
         let response = t.get_maybe_auth(&url, token).await;
         let body = assert_reason_error(response, 400).await;
         assert!(message(&body).contains("cursor: "), "{url}: {body}");

@@ -6,7 +6,7 @@
 use serde_json::Value;
 use stack_tests::content::{submit_id, SOURCES, TOPICS};
 use stack_tests::feeds::{FeedDocument, FeedServer};
-use stack_tests::{assert_news_error, details, header, TestStack};
+use stack_tests::{assert_news_error, details, next_cursor, TestStack};
 
 /// An RSS feed of `items` articles, the `i`th in the topic `topics[i]`.
 fn feed(name: &str, topics: &[&str]) -> String {
@@ -44,10 +44,7 @@ async fn walk(t: &TestStack, path: &str, limit: usize) -> Vec<String> {
     for _ in 0..100 {
         let response = t.get(&url).await;
         assert_eq!(response.status(), 200, "{url}");
-        let next = response
-            .headers()
-            .get("x-next-cursor")
-            .map(|_| header(response.headers(), "x-next-cursor").to_string());
+        let next = next_cursor(response.headers());
         let body: Value = response.json().await.expect("json");
         let got = ids(&body);
         assert!(got.len() <= limit, "{url}");

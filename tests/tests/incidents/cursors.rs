@@ -7,12 +7,7 @@ use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
 use platform::dynamo::s;
 use serde_json::{json, Value};
 use stack_tests::incidents::{eventually, log, ALERTS, INCIDENTS, LOGBOOK};
-use stack_tests::{header, TestStack};
-
-fn with(path: &str, query: &str) -> String {
-    let joiner = if path.contains('?') { '&' } else { '?' };
-    format!("{path}{joiner}{query}")
-}
+use stack_tests::{next_cursor, with_query, TestStack};
 
 fn ids(list: &Value) -> Vec<String> {
     list.as_array()
@@ -26,10 +21,7 @@ fn ids(list: &Value) -> Vec<String> {
 async fn page(t: &TestStack, path: &str, token: &str) -> (Vec<String>, Option<String>) {
     let response = t.get_auth(path, token).await;
     assert_eq!(response.status(), 200, "GET {path}");
-    let next = response
-        .headers()
-        .get("x-next-cursor")
-        .map(|_| header(response.headers(), "x-next-cursor").to_string());
+    let next = next_cursor(response.headers());
     let body: Value = response.json().await.expect("json");
     (ids(&body), next)
 }
@@ -38,7 +30,7 @@ async fn page(t: &TestStack, path: &str, token: &str) -> (Vec<String>, Option<St
 /// before the last is full.
 async fn walk(t: &TestStack, path: &str, token: &str, limit: usize, full: bool) -> Vec<String> {
     let mut all = Vec::new();
-    let mut url = with(path, &format!("limit={limit}"));
+    let mut url = with_query(path, &format!("limit={limit}"));
     for _ in 0..100 {
         let (got, next) = page(t, &url, token).await;
         assert!(got.len() <= limit, "{url}");
@@ -49,7 +41,7 @@ async fn walk(t: &TestStack, path: &str, token: &str, limit: usize, full: bool) 
         if full {
             assert_eq!(got.len(), limit, "a page before the last is full: {url}");
         }
-        url = with(path, &format!("limit={limit}&cursor={cursor}"));
+        url = with_query(path, &format!("limit={limit}&cursor={cursor}"));
     }
     panic!("{path} did not end within 100 pages");
 }
@@ -70,7 +62,9 @@ async fn incidents_alerts_and_the_logbook_page_by_cursor_every_item_once() {
     assert_eq!(walk(&t, &active, &token, 3, true).await, all_incidents);
 
     let alerts = eventually("an alert of each incident", || async {
-        let list = t.get_ok_auth(&with(ALERTS, "limit=100"), &token).await;
+        let list = t
+            .get_ok_auth(&with_query(ALERTS, "limit=100"), &token)
+            .await;
         (list.as_array().map_or(0, Vec::len) >= 5).then_some(list)
     })
     .await;
@@ -105,7 +99,7 @@ async fn incidents_alerts_and_the_logbook_page_by_cursor_every_item_once() {
     // A cursor that is not one is a 400 naming `cursor`.
     for path in [INCIDENTS, ALERTS, LOGBOOK] {
         for bad in ["", "zz", "3", "80", "3A"] {
-            let url = with(path, &format!("cursor={bad}"));
+            let url = with_query(path, &format!("cursor={bad}"));
             let r = t.get_auth(&url, &token).await;
             assert_eq!(r.status(), 400, "{url}");
             let body: Value = r.json().await.unwrap();
