@@ -3,7 +3,6 @@
 //! every item exactly once in order, a cursor wins over a `page` beside it, a bad cursor is a
 //! 400 naming `cursor`, and the failed-summary count stops at 1,000.
 
-use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
 use platform::dynamo::s;
 use stack_tests::community::{assert_reason_error, message, page_ids, post_input, POSTS};
 use stack_tests::{with_query, TestStack};
@@ -160,36 +159,21 @@ async fn user_lists_page_by_cursor_every_post_once_newest_first() {
 
 /// Writes failed-summary rows (`at`, post id) as the dead-letter consumer does.
 async fn failed_rows(t: &TestStack, rows: &[(String, String)]) {
-    let client = t.dynamodb().await;
-    let table = t.table("CommunityTable");
-    for chunk in rows.chunks(25) {
-        let writes = chunk
-            .iter()
-            .map(|(at, id)| {
-                let item = [
-                    ("pk", "SUMFAILED".to_string()),
-                    ("sk", format!("{at}#{id}")),
-                    ("postId", id.clone()),
-                    ("at", at.clone()),
-                ]
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), s(v)))
-                .collect();
-                let put = PutRequest::builder().set_item(Some(item)).build().unwrap();
-                WriteRequest::builder().put_request(put).build()
-            })
-            .collect();
-        let out = client
-            .batch_write_item()
-            .request_items(&table, writes)
-            .send()
-            .await
-            .expect("batch write");
-        assert!(
-            out.unprocessed_items.unwrap_or_default().is_empty(),
-            "the emulator took every row"
-        );
-    }
+    let items = rows
+        .iter()
+        .map(|(at, id)| {
+            [
+                ("pk", "SUMFAILED".to_string()),
+                ("sk", format!("{at}#{id}")),
+                ("postId", id.clone()),
+                ("at", at.clone()),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), s(v)))
+            .collect()
+        })
+        .collect();
+    t.put_items("CommunityTable", items).await;
 }
 
 #[tokio::test]
