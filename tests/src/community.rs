@@ -63,6 +63,16 @@ pub async fn assert_reason_error(response: Response, status: u16) -> Value {
 }
 
 /// The message of a reason body.
+/// The ids of a page's posts, in order.
+pub fn page_ids(page: &Value) -> Vec<String> {
+    page["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .map(|p| p["id"].as_str().expect("id").to_string())
+        .collect()
+}
+
 pub fn message(body: &Value) -> &str {
     body["message"].as_str().unwrap_or_default()
 }

@@ -291,6 +291,19 @@ fn number(field: &str, raw: Option<&str>) -> Result<Option<i64>, ApiError> {
     .transpose()
 }
 
+/// The page a list's `page`, `size` and `cursor` ask for (a cursor wins over a page).
+pub(crate) fn page_request(
+    page: Option<String>,
+    size: Option<String>,
+    cursor: Option<String>,
+) -> Result<PageRequest, ApiError> {
+    Ok(PageRequest::parse_with_cursor(
+        number("page", page.as_deref())?,
+        number("size", size.as_deref())?,
+        cursor.as_deref(),
+    )?)
+}
+
 /// The query of a list of posts.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -301,6 +314,9 @@ struct ListQuery {
     /// From 1 to 20 (default 10).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 20)]
     size: Option<String>,
+    /// The `nextCursor` of the previous page: the page after it (a `page` beside it is ignored).
+    #[param(max_length = 400, pattern = "^(?:[2-7][0-9a-f]){1,200}$")]
+    cursor: Option<String>,
     /// A topic name, matched exactly by its slug (`Public Transport` is `public-transport`).
     topic: Option<String>,
 }
@@ -315,7 +331,7 @@ struct ListQuery {
     security((), ("bearerJwt" = [])),
     responses(
         (status = 200, description = "A page of published posts, newest first", body = PostPage),
-        (status = 400, description = "page or size out of bounds", body = ReasonErrorBody),
+        (status = 400, description = "page or size out of bounds, or a cursor this service could not have given out", body = ReasonErrorBody),
         (status = 401, description = "A bad token", body = ReasonErrorBody),
     )
 )]
@@ -324,10 +340,7 @@ async fn list_posts(
     user: MaybeUser,
     Query(query): Query<ListQuery>,
 ) -> Answer<PostPage> {
-    let page = PageRequest::parse(
-        number("page", query.page.as_deref())?,
-        number("size", query.size.as_deref())?,
-    )?;
+    let page = page_request(query.page, query.size, query.cursor)?;
     let caller = maybe_user_id(&user)?;
     let topic = query.topic.as_deref().filter(|t| !t.trim().is_empty());
     let mut page = state.community.posts(topic, page).await.map_err(to_api)?;

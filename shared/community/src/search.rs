@@ -209,7 +209,7 @@ impl<I: SearchIndex> PostSearch<I> {
         caller: Option<&UserId>,
     ) -> Result<PostPage, CommunityError> {
         if text.terms().terms().is_empty() {
-            return Ok(page_of(Vec::new(), page, 0));
+            return Ok(page_of(Vec::new(), &page, 0, None));
         }
         let window = Window {
             offset: page.offset(),
@@ -277,7 +277,8 @@ impl<I: SearchIndex> PostSearch<I> {
             posts.push(with_marks(full(post, body), marks));
         }
         let total = i64::try_from(hits.total).unwrap_or(i64::MAX);
-        Ok(page_of(posts, page, total))
+        // Ranked by relevance, not by a sort key: paged by number over the 1,000 best only.
+        Ok(page_of(posts, &page, total, None))
     }
 
     /// Brings the index up to date with `post_id` as the posts table holds it now, within

@@ -205,18 +205,18 @@ impl Community {
                 };
                 match found {
                     Some(t) => (Some(t.id), t.total_post_count),
-                    None => return Ok(page_of(Vec::new(), page, 0)),
+                    None => return Ok(page_of(Vec::new(), &page, 0, None)),
                 }
             }
             None => (None, self.store.published_count().await?),
         };
-        let rows = self.store.feed_page(topic_id.as_deref(), page).await?;
+        let (rows, next) = self.store.feed_page(topic_id.as_deref(), &page).await?;
         let posts = rows
             .into_iter()
             .filter(|(p, _)| p.is_public())
             .map(|(p, b)| full(p, b))
             .collect();
-        Ok(page_of(posts, page, total))
+        Ok(page_of(posts, &page, total, next))
     }
 
     /// Cards of these posts in the order asked; unknown, deleted and draft posts left out.
@@ -526,7 +526,12 @@ fn topic(t: StoredTopic, today: i64) -> Topic {
     }
 }
 
-pub(crate) fn page_of(content: Vec<Post>, page: PageRequest, total: i64) -> PostPage {
+pub(crate) fn page_of(
+    content: Vec<Post>,
+    page: &PageRequest,
+    total: i64,
+    next_cursor: Option<String>,
+) -> PostPage {
     let total = u64::try_from(total).unwrap_or(0);
     PostPage {
         content,
@@ -534,5 +539,6 @@ pub(crate) fn page_of(content: Vec<Post>, page: PageRequest, total: i64) -> Post
         size: page.size,
         total_pages: total.div_ceil(u64::from(page.size)),
         total_elements: total,
+        next_cursor,
     }
 }

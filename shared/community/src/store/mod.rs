@@ -45,7 +45,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use platform::dynamo::{AttributeValue, DynamoError, Item, Table};
+use platform::dynamo::{s, AttributeValue, Attributes, DynamoError, Item, Table};
+
+use crate::input::{encode_cursor, PageRequest};
 use platform::Clock;
 
 use posts::StoredPost;
@@ -103,4 +105,53 @@ pub(crate) fn numbers(item: &Item, name: &str) -> Vec<i64> {
 /// A list of numbers as DynamoDB holds it.
 pub(crate) fn number_list(values: &[i64]) -> AttributeValue {
     AttributeValue::L(values.iter().map(|v| platform::dynamo::n(*v)).collect())
+}
+
+/// Where a newest-first list lives: its partition, and the sort key's name (in `index`, if any).
+pub(crate) struct ListKeys<'a> {
+    pub index: Option<&'a str>,
+    pub pk_name: &'a str,
+    pub pk: String,
+    pub sk_name: &'a str,
+}
+
+/// The rows of one page of a newest-first list, and the `nextCursor` (the last row's sort key)
+/// when more rows follow. A cursor's page starts right after its sort key, so no request reads
+/// more than a page and one row; a page by number reads the pages before it (at most 49).
+pub(crate) async fn list_page(
+    table: &Table,
+    list: ListKeys<'_>,
+    page: &PageRequest,
+) -> Result<(Vec<Item>, Option<String>), DynamoError> {
+    let ListKeys {
+        index,
+        pk_name,
+        pk,
+        sk_name,
+    } = list;
+    let mut query = table
+        .query()
+        .set_index_name(index.map(str::to_string))
+        .expression_attribute_names("#pk", pk_name)
+        .expression_attribute_values(":pk", s(pk))
+        .scan_index_forward(false);
+    query = match &page.after {
+        Some(after) => query
+            .key_condition_expression("#pk = :pk AND #sk < :after")
+            .expression_attribute_names("#sk", sk_name)
+            .expression_attribute_values(":after", s(after.clone())),
+        None => query.key_condition_expression("#pk = :pk"),
+    };
+    // One row past the page says whether another page follows.
+    let wanted = page.end().saturating_add(1);
+    let query = query.limit(i32::try_from(wanted).unwrap_or(i32::MAX));
+    let mut rows = table.query_all(query, Some(wanted)).await?;
+    let more = rows.len() == wanted;
+    rows.truncate(page.end());
+    let rows: Vec<Item> = rows.into_iter().skip(page.offset()).collect();
+    let next = match rows.last() {
+        Some(last) if more => last.opt_string(sk_name).map(|sk| encode_cursor(&sk)),
+        _ => None,
+    };
+    Ok((rows, next))
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::topics::{new_topic_item, ring_update, slug_item, ResolvedTopic};
-use super::{string, Store};
+use super::{list_page, string, ListKeys, Store};
 use crate::input::{PageRequest, PostStatus};
 use crate::keys;
 use crate::model::{Author, TopicRef};
@@ -704,27 +704,25 @@ impl Store {
     }
 
     /// The page of a list (`topic_id` `None`: every published post), newest first, with
-    /// bodies: a Query of the feed to the page's end (keys only) and one BatchGet.
+    /// bodies, and the next page's cursor: a Query of the feed (keys only) and one BatchGet.
     pub async fn feed_page(
         &self,
         topic_id: Option<&str>,
-        page: PageRequest,
-    ) -> Result<Vec<(StoredPost, PostBody)>, DynamoError> {
-        let query = self
-            .table
-            .query()
-            .key_condition_expression("pk = :pk")
-            .expression_attribute_values(":pk", s(keys::feed_pk(topic_id)))
-            .scan_index_forward(false)
-            .limit(i32::try_from(page.end()).unwrap_or(i32::MAX));
-        let rows = self.table.query_all(query, Some(page.end())).await?;
+        page: &PageRequest,
+    ) -> Result<(Vec<(StoredPost, PostBody)>, Option<String>), DynamoError> {
+        let list = ListKeys {
+            index: None,
+            pk_name: "pk",
+            pk: keys::feed_pk(topic_id),
+            sk_name: "sk",
+        };
+        let (rows, next) = list_page(&self.table, list, page).await?;
         let ids: Vec<String> = rows
             .iter()
-            .skip(page.offset())
             .filter_map(|row| row.opt_string("sk"))
             .filter_map(|sk| keys::post_of_feed_sk(&sk).map(str::to_string))
             .collect();
-        self.posts_with_bodies(&ids).await
+        Ok((self.posts_with_bodies(&ids).await?, next))
     }
 
     /// These posts with their bodies, in the order of `ids`; missing ones left out.
