@@ -186,3 +186,35 @@ export function reasonDetails(message) {
   const parts = message.slice(prefix.length).split("; ");
   return parts.every((part) => /^[A-Za-z][\w.[\]]*: \S/.test(part)) ? parts : [];
 }
+
+/**
+ * Every page of a list that names its next page in `X-Next-Cursor`, up to `maxPages` pages
+ * (a catalog of a million sources is not one screen; the first thousand are).
+ * @template T
+ * @param {(cursor: string|undefined, options: RequestOptions) => Promise<T[]>} page Fetches one page.
+ * @param {{ signal?: AbortSignal, maxPages?: number }} [options]
+ * @returns {Promise<T[]>}
+ */
+export async function allPages(page, { signal, maxPages = 10 } = {}) {
+  /** @type {T[]} */
+  const items = [];
+  /** @type {string|undefined} */
+  let cursor;
+  for (let n = 0; n < maxPages; n++) {
+    /** @type {string|null} */
+    let next = null;
+    items.push(
+      ...(await page(cursor, {
+        signal,
+        onHeaders: (headers) => {
+          next = headers.get("x-next-cursor");
+        },
+      })),
+    );
+    if (!next) {
+      break;
+    }
+    cursor = next;
+  }
+  return items;
+}

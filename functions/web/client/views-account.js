@@ -3,7 +3,7 @@
 
 import * as api from "./api.gen.js";
 import { announce, h, mount } from "./dom.js";
-import { ApiError } from "./http.js";
+import { allPages, ApiError } from "./http.js";
 import { navigate, sameOriginPath } from "./router.js";
 import * as account from "./session.js";
 import { feedToggle } from "./views-browse.js";
@@ -226,7 +226,7 @@ export async function settings(main, _match, { signal, title }) {
     h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Settings"), h("p", { class: "lede" }, `Logged in as ${user.username}.`)),
     h("div", { class: "settings-grid" }, profileForm(user), preferencesForm(current, topicsSlot), h("section", { class: "card", "aria-labelledby": "subs-heading" }, h("h2", { id: "subs-heading" }, "Your sources"), sourcesSlot), passwordForm(), sessionsSection(), deleteSection()),
   );
-  const [topics, sources] = await Promise.allSettled([api.listTopics({ limit: 100 }, { signal }), api.listSources({ limit: 100 }, { signal })]);
+  const [topics, sources] = await Promise.allSettled([allPages((cursor, options) => api.listTopics({ limit: 100, cursor }, options), { signal }), allPages((cursor, options) => api.listSources({ limit: 100, cursor }, options), { signal })]);
   if (signal.aborted) {
     return;
   }

@@ -2,6 +2,7 @@
 // the articles of one source or one topic, page by page.
 
 import * as api from "./api.gen.js";
+import { allPages } from "./http.js";
 import { announce, h, mount, plural, safeUrl, time } from "./dom.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
@@ -101,7 +102,7 @@ export async function home(main, match, { signal, title }) {
  */
 async function showTopicStrip(slot, signal) {
   try {
-    const topics = await api.listTopics({ limit: 100 }, { signal });
+    const topics = await allPages((cursor, options) => api.listTopics({ limit: 100, cursor }, options), { signal });
     const followed = topics.filter((t) => account.isFollowed(t.id));
     const popular = topics
       .filter((t) => !account.isFollowed(t.id))
@@ -187,7 +188,7 @@ export async function sources(main, _match, { signal, title }) {
   const load = async () => {
     mount(list, loading("Loading sources"));
     try {
-      const all = await api.listSources({ limit: 100 }, { signal });
+      const all = await allPages((cursor, options) => api.listSources({ limit: 100, cursor }, options), { signal });
       if (!all.length) {
         mount(list, empty("No sources yet", account.session.user ? "Add the first feed above." : h("span", null, h("a", { href: "/login?next=/sources" }, "Log in"), " to add the first feed.")));
         return;
@@ -346,7 +347,7 @@ export async function topics(main, _match, { signal, title }) {
   const load = async () => {
     mount(list, loading("Loading topics"));
     try {
-      const all = await api.listTopics({ limit: 100 }, { signal });
+      const all = await allPages((cursor, options) => api.listTopics({ limit: 100, cursor }, options), { signal });
       if (!all.length) {
         mount(list, empty("No topics yet", "Topics appear when feeds categorise their articles."));
         return;
@@ -384,8 +385,7 @@ export async function topic(main, match, { signal, title }) {
   const list = h("section", { "aria-label": "Articles on this topic" });
   mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, "Topic"), heading, actions), list);
   title(id);
-  api
-    .listTopics({ limit: 100 }, { signal })
+  allPages((cursor, options) => api.listTopics({ limit: 100, cursor }, options), { signal })
     .then((all) => {
       const found = all.find((t) => t.id === id);
       if (found) {
