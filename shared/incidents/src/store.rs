@@ -150,28 +150,6 @@ fn incident_pk(id: &str) -> String {
     format!("INC#{id}")
 }
 
-fn log_item(log: &Log, millis: i64, expires_at: Option<i64>) -> Item {
-    let hour = hour_of(millis);
-    let shard = shard_of(&log.id);
-    let mut item = key(log_pk(&hour, shard), log.id.as_str());
-    item.insert(
-        "gsi1pk".into(),
-        s(service_pk(&log.service_name, &hour, shard)),
-    );
-    item.insert("gsi1sk".into(), s(log.id.as_str()));
-    item.insert("id".into(), s(log.id.as_str()));
-    item.insert("serviceName".into(), s(log.service_name.as_str()));
-    item.insert("type".into(), s(log.log_type.as_str()));
-    item.insert("severity".into(), s(log.severity.as_str()));
-    item.insert("logContent".into(), s(log.log_content.as_str()));
-    item.insert("timestamp".into(), s(log.timestamp.as_str()));
-    item.insert("receivedAt".into(), s(log.received_at.as_str()));
-    if let Some(at) = expires_at {
-        item.insert(EXPIRES_AT.into(), n(at));
-    }
-    item
-}
-
 /// The incidents table, and the metrics its changes count in.
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -226,46 +204,6 @@ impl Store {
 
     // ---- logs ------------------------------------------------------------------------
 
-    /// Stores `logs` (overwriting the same ids: a redelivered message stores nothing twice)
-    /// and returns the hours they fall in.
-    pub async fn put_logs(&self, logs: &[Log]) -> Result<Vec<String>, DynamoError> {
-        let mut seen = std::collections::HashSet::new();
-        let mut hours = Vec::new();
-        let mut items = Vec::new();
-        for log in logs {
-            if !seen.insert(log.id.as_str()) {
-                continue;
-            }
-            let millis = millis_of(&log.id).ok_or_else(|| self.corrupt("log id"))?;
-            let hour = hour_of(millis);
-            if !hours.contains(&hour) {
-                hours.push(hour);
-            }
-            items.push(log_item(log, millis, self.expires_at(millis)));
-        }
-        self.table.put_all(items).await?;
-        Ok(hours)
-    }
-
-    /// Notes that `hour` holds logs.
-    pub async fn register_hour(&self, hour: &str) -> Result<(), DynamoError> {
-        let mut item = key(LOG_HOURS_PK, hour);
-        // The hour is listed as long as its last log is kept.
-        let end = NaiveDateTime::parse_from_str(&format!("{hour}:59:59"), "%Y-%m-%dT%H:%M:%S")
-            .map(|at| at.and_utc().timestamp_millis())
-            .map_err(|_| self.corrupt("an hour with logs"))?;
-        if let Some(at) = self.expires_at(end) {
-            item.insert(EXPIRES_AT.into(), n(at));
-        }
-        self.table
-            .put_item()
-            .set_item(Some(item))
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| self.table.fail("PutItem", &e))
-    }
-
     /// Deletes the logs with these ids (absent ones are no error).
     pub async fn delete_logs(&self, ids: &[String]) -> Result<(), DynamoError> {
         self.table
@@ -292,34 +230,18 @@ impl Store {
         Err(StoreError::NotFound)
     }
 
-    /// One page of the timeline, newest first, and the cursor of the next page (absent when
-    /// the timeline ends here).
+    /// One page of the timeline's table rows (logs stored before they moved to S3), newest
+    /// first, and the cursor of the next page (absent when the timeline ends here).
     pub async fn timeline(
         &self,
         page: &LogPageRequest,
     ) -> Result<(Vec<Log>, Option<String>), DynamoError> {
-        let filter = &page.filter;
-        // Ids carry 13 digits of milliseconds (up to the year 2286): bounds past that are
-        // the end of time.
-        let filter = &LogFilter {
-            from: filter.from.map(|f| f.clamp(0, MAX_MILLIS)),
-            to: filter.to.map(|t| t.clamp(0, MAX_MILLIS)),
-            ..filter.clone()
-        };
-        let to_bound = filter
-            .to
-            .map(|t| format!("{t:013}{ID_CEILING}"))
-            .unwrap_or_else(|| format!("9999999999999{ID_CEILING}"));
-        let hi = match &page.cursor {
-            Some(c) if *c < to_bound => c.clone(),
-            _ => to_bound,
-        };
-        let lo = format!("{:013}", filter.from.unwrap_or(0).max(0));
-        if lo > hi {
+        let Some((lo, hi)) = page_bounds(page) else {
             return Ok((Vec::new(), None));
-        }
+        };
+        let filter = &page.filter;
         let hi_hour = hour_of(millis_of(&hi).unwrap_or(0));
-        let lo_hour = hour_of(filter.from.unwrap_or(0));
+        let lo_hour = hour_of(millis_of(&lo).unwrap_or(0));
         let hours_query = self
             .table
             .query()
@@ -1076,6 +998,21 @@ impl Store {
             Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
         }
     }
+}
+
+/// A timeline page's range: `lo` (13 digits of milliseconds, inclusive) and `hi` (a position,
+/// exclusive), from its filter's bounds and its cursor; None when it is empty. Ids carry 13
+/// digits of milliseconds (up to the year 2286): bounds past that are the end of time.
+pub fn page_bounds(page: &LogPageRequest) -> Option<(String, String)> {
+    let from = page.filter.from.map(|f| f.clamp(0, MAX_MILLIS));
+    let to = page.filter.to.map(|t| t.clamp(0, MAX_MILLIS));
+    let to_bound = format!("{:013}{ID_CEILING}", to.unwrap_or(MAX_MILLIS));
+    let hi = match &page.cursor {
+        Some(c) if *c < to_bound => c.clone(),
+        _ => to_bound,
+    };
+    let lo = format!("{:013}", from.unwrap_or(0));
+    (lo <= hi).then_some((lo, hi))
 }
 
 /// The time of a log id, for windows.
