@@ -29,7 +29,8 @@ use aws_sdk_s3::primitives::ByteStream;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use futures::{StreamExt, TryStreamExt};
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt, TryStreamExt};
 use platform::aws::AwsClients;
 use platform::{ConfigError, Env};
 
@@ -227,13 +228,18 @@ impl LogObjects {
                 .or_default()
                 .insert(log.id.as_str(), log);
         }
-        let writes = groups.into_iter().map(|((bucket, _), by_id)| {
-            let newest_first: Vec<Log> = by_id.into_values().rev().cloned().collect();
-            async move {
-                let key = object_key(bucket, &newest_first);
-                self.write(&key, &newest_first, None).await
-            }
-        });
+        // Boxed: a stream of borrowing futures inside the handler's Send future needs them named.
+        let writes: Vec<BoxFuture<'_, Result<bool, ObjectsError>>> = groups
+            .into_iter()
+            .map(|((bucket, _), by_id)| {
+                let newest_first: Vec<Log> = by_id.into_values().rev().cloned().collect();
+                async move {
+                    let key = object_key(bucket, &newest_first);
+                    self.write(&key, &newest_first, None).await
+                }
+                .boxed()
+            })
+            .collect();
         let written: Vec<bool> = futures::stream::iter(writes)
             .buffer_unordered(PUT_CONCURRENCY)
             .try_collect()
@@ -273,7 +279,7 @@ impl LogObjects {
     }
 
     /// The logs of `key`, newest first, and its ETag.
-    async fn read(&self, key: &str) -> Result<(Vec<Log>, String), ObjectsError> {
+    pub async fn read(&self, key: &str) -> Result<(Vec<Log>, String), ObjectsError> {
         let got = self
             .s3
             .get_object()
