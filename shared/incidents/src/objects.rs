@@ -464,27 +464,59 @@ impl LogObjects {
         };
         let mut found = BTreeSet::new();
         for (minute, (oldest, newest)) in minutes {
-            let minute_end = (minute + 1) * MINUTE - 1;
             for &b in &buckets {
-                let mut listing = Listing {
-                    bucket: b,
-                    start_after: start_after(b, minute_end),
-                    token: None,
-                    ahead: Default::default(),
-                    done: false,
-                };
-                let mut reads = PageReads::default();
-                while let Some(object) = self.peek(&mut listing, oldest, &mut reads).await? {
-                    let object = object.clone();
-                    listing.ahead.pop_front();
-                    if object.oldest > newest {
-                        continue;
-                    }
+                for object in self.spanning(b, minute, oldest, newest).await? {
                     found.extend(self.rewrite_without(&object.key, &wanted).await?);
                 }
             }
         }
         Ok(found)
+    }
+
+    /// The objects of `bucket` and `minute` whose logs' span meets `oldest..=newest`.
+    async fn spanning(
+        &self,
+        bucket: u32,
+        minute: i64,
+        oldest: i64,
+        newest: i64,
+    ) -> Result<Vec<Listed>, ObjectsError> {
+        let mut listing = Listing {
+            bucket,
+            start_after: start_after(bucket, (minute + 1) * MINUTE - 1),
+            token: None,
+            ahead: Default::default(),
+            done: false,
+        };
+        let mut reads = PageReads::default();
+        let mut out = Vec::new();
+        while let Some(object) = self.peek(&mut listing, oldest, &mut reads).await? {
+            if object.oldest <= newest {
+                out.push(object.clone());
+            }
+            listing.ahead.pop_front();
+        }
+        Ok(out)
+    }
+
+    /// The stored log `id` (a checked log id), looked for in every bucket's objects of its
+    /// minute (16 listings and the objects spanning its millisecond).
+    pub async fn find(&self, id: &str) -> Result<Option<Log>, ObjectsError> {
+        let Some(millis) = millis_of(id) else {
+            return Ok(None);
+        };
+        for bucket in 0..BUCKETS {
+            for object in self
+                .spanning(bucket, millis.div_euclid(MINUTE), millis, millis)
+                .await?
+            {
+                let (logs, _) = self.read(&object.key).await?;
+                if let Some(log) = logs.into_iter().find(|l| l.id == id) {
+                    return Ok(Some(log));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// Rewrites `key` without the logs in `ids`, retrying when another rewrite came first;
