@@ -191,8 +191,11 @@ async fn a_service_page_reads_only_its_bucket_and_pages_are_exact_across_objects
     // 12 services over 3 hours: one log every 37 s, so objects of one or two logs in ~290
     // minutes, more than a page reads.
     let services: Vec<String> = (0..12).map(|n| format!("svc-{n}")).collect();
-    let logs: Vec<Value> = (0..300)
-        .map(|i| log_at(&services[i % 12], start + i as i64 * 37_000, i as u32))
+    let logs: Vec<Value> = (0..300u32)
+        .map(|i| {
+            let service = &services[usize::try_from(i % 12).unwrap()];
+            log_at(service, start + i64::from(i) * 37_000, i)
+        })
         .collect();
     // Three messages per batch, as the ingest queue delivers them.
     processor
