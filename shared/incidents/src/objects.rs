@@ -39,8 +39,8 @@ use crate::model::Log;
 
 /// Service buckets: a page without a service filter merges this many listings.
 pub const BUCKETS: u32 = 16;
-/// Objects one timeline page may read (GetObject calls); a page that reaches it ends early,
-/// with a cursor to go on from.
+/// Objects one timeline page may read (GetObject calls, [`BUCKETS`] at a time, so up to that
+/// many more); a page that reaches it ends early, with a cursor to go on from.
 pub const MAX_OBJECTS_PER_PAGE: usize = 200;
 /// Objects of a batch written at a time (a batch spans 16 buckets and, as clients date their
 /// logs, any number of minutes).
@@ -357,8 +357,8 @@ impl LogObjects {
     /// One page of the timeline from S3, newest first: the logs matching `filter` with
     /// `lo <= id < hi` (`lo` 13 digits of milliseconds, `hi` a position), at most `limit`,
     /// and the position the next page starts below (every matching log at or above it is in
-    /// this page; None: the range ends here). Reads at most [`MAX_OBJECTS_PER_PAGE`] objects
-    /// and [`MAX_BYTES_PER_PAGE`] bytes, beyond them only the objects that overlap one
+    /// this page; None: the range ends here). Reads about [`MAX_OBJECTS_PER_PAGE`] objects and
+    /// [`MAX_BYTES_PER_PAGE`] bytes at most, beyond them only the objects that overlap one
     /// millisecond.
     pub async fn page(
         &self,
@@ -386,21 +386,21 @@ impl LogObjects {
                 done: false,
             })
             .collect();
+        // Objects read at once from each listing: [`BUCKETS`] in flight, however many buckets.
+        let per_listing = (BUCKETS as usize / listings.len().max(1)).max(1);
         let mut pool: BTreeMap<String, Log> = BTreeMap::new();
         let mut out: Vec<Log> = Vec::new();
         let mut bytes = 0i64;
         loop {
-            // The newest unread object of every bucket.
-            let mut next: Option<(usize, Listed)> = None;
-            for (i, listing) in listings.iter_mut().enumerate() {
+            // The newest unread object of any bucket.
+            let mut next: Option<i64> = None;
+            for listing in listings.iter_mut() {
                 if let Some(head) = self.peek(listing, lo_millis, &mut reads).await? {
-                    if next.as_ref().is_none_or(|(_, n)| head.newest > n.newest) {
-                        next = Some((i, head.clone()));
-                    }
+                    next = next.max(Some(head.newest));
                 }
             }
             // Logs newer than every unread object are final: no later read holds a newer one.
-            let floor = next.as_ref().map(|(_, o)| format!("{:013}-~", o.newest));
+            let floor = next.map(|newest| format!("{newest:013}-~"));
             while out.len() < limit {
                 let Some(entry) = pool.last_entry() else {
                     break;
@@ -414,29 +414,40 @@ impl LogObjects {
                 let last = out.last().map(|l| l.id.clone());
                 return Ok((out, last, reads));
             }
-            let Some((i, object)) = next else {
+            let Some(newest) = next else {
                 return Ok((out, None, reads));
             };
-            // Every log newer than the unread object was answered: the page may end there,
+            // Every log newer than the unread objects was answered: the page may end there,
             // when that moves the cursor (a page always gets past one millisecond).
-            let stop = format!("{:013}", object.newest + 1);
-            let over = reads.gets >= MAX_OBJECTS_PER_PAGE
-                || (reads.gets > 0 && bytes + object.size > MAX_BYTES_PER_PAGE);
+            let stop = format!("{:013}", newest + 1);
+            let over = reads.gets >= MAX_OBJECTS_PER_PAGE || bytes >= MAX_BYTES_PER_PAGE;
             if over && stop.as_str() < hi {
                 return Ok((out, Some(stop), reads));
             }
-            if let Some(listing) = listings.get_mut(i) {
-                listing.ahead.pop_front();
+            // The next objects of every listing, read together.
+            let mut wave = Vec::new();
+            for listing in listings.iter_mut() {
+                for _ in 0..per_listing {
+                    match listing.ahead.front() {
+                        Some(o) if o.newest >= lo_millis => {
+                            if let Some(o) = listing.ahead.pop_front() {
+                                wave.push(o);
+                            }
+                        }
+                        _ => break,
+                    }
+                }
             }
-            if object.oldest > hi_millis {
-                continue;
-            }
-            let (logs, _) = self.read(&object.key).await?;
-            reads.gets += 1;
-            bytes += object.size;
-            for log in logs {
-                if log.id.as_str() >= lo && log.id.as_str() < hi && matches(filter, &log) {
-                    pool.insert(log.id.clone(), log);
+            wave.retain(|o| o.oldest <= hi_millis);
+            let read =
+                futures::future::try_join_all(wave.iter().map(|o| self.read(&o.key))).await?;
+            reads.gets += wave.len();
+            bytes += wave.iter().map(|o| o.size).sum::<i64>();
+            for (logs, _) in read {
+                for log in logs {
+                    if log.id.as_str() >= lo && log.id.as_str() < hi && matches(filter, &log) {
+                        pool.insert(log.id.clone(), log);
+                    }
                 }
             }
         }
