@@ -104,6 +104,8 @@ struct Logs {
     key: String,
     logs: Vec<Log>,
     records: Vec<String>,
+    /// SQS delivered it before (`ApproximateReceiveCount` over 1).
+    redelivered: bool,
 }
 
 /// The batch's messages of logs: stored together (idempotent), then counted in the metrics
@@ -119,7 +121,12 @@ async fn process_logs(
         return retry;
     }
     let all: Vec<&Log> = messages.iter().flat_map(|m| m.logs.iter()).collect();
-    match incidents.store_logs(&all).await {
+    let redelivered: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.redelivered)
+        .flat_map(|m| m.logs.iter().map(|l| l.id.as_str()))
+        .collect();
+    match incidents.store_logs(&all, &redelivered).await {
         Ok(objects) => tracing::debug!(objects, logs = all.len(), "logs stored"),
         Err(error) => {
             tracing::warn!(%error, "logs not stored; will be retried");
@@ -175,6 +182,11 @@ impl SqsHandler for IncidentsProcessor {
             let mut logs: Vec<Logs> = Vec::new();
             for record in event.records {
                 let id = record.message_id.unwrap_or_default();
+                let redelivered = record
+                    .attributes
+                    .get("ApproximateReceiveCount")
+                    .and_then(|c| c.parse::<u32>().ok())
+                    .is_some_and(|c| c > 1);
                 let message = match IngestMessage::parse(record.body.as_deref().unwrap_or("")) {
                     Ok(m) => m,
                     Err(error) => {
@@ -187,11 +199,15 @@ impl SqsHandler for IncidentsProcessor {
                     IngestMessage::Logs { logs: batch } => {
                         let key = batch_key(batch.iter().map(|l| l.id.as_str()));
                         match logs.iter_mut().find(|m| m.key == key) {
-                            Some(known) => known.records.push(id),
+                            Some(known) => {
+                                known.records.push(id);
+                                known.redelivered |= redelivered;
+                            }
                             None => logs.push(Logs {
                                 key,
                                 logs: batch,
                                 records: vec![id],
+                                redelivered,
                             }),
                         }
                     }

@@ -163,6 +163,8 @@ impl Incidents {
     /// Deletes one log, wherever it is: its table row (stored before logs moved to S3) or the
     /// objects holding it, rewritten without it.
     pub async fn delete_log(&self, id: &str) -> Result<(), IncidentsError> {
+        // Noted first: a redelivery that stores the log again after this skips it.
+        self.store.note_deleted(&[id.to_string()]).await?;
         match self.store.delete_log(id).await {
             Ok(()) => return Ok(()),
             Err(StoreError::NotFound) => {}
@@ -189,6 +191,7 @@ impl Incidents {
         };
         let (logs, next) = self.timeline(&page).await?;
         let ids: Vec<String> = logs.iter().map(|l| l.id.clone()).collect();
+        self.store.note_deleted(&ids).await?;
         self.store.delete_logs(&ids).await?;
         let mut by_bucket: std::collections::BTreeMap<u32, Vec<String>> = Default::default();
         for log in logs {
@@ -204,9 +207,25 @@ impl Incidents {
     }
 
     /// Stores a batch's logs in S3, one object per service bucket and minute (a redelivered
-    /// batch writes nothing twice); the objects written.
-    pub async fn store_logs(&self, logs: &[&Log]) -> Result<usize, IncidentsError> {
-        Ok(self.objects.put_batch(logs).await?)
+    /// batch writes nothing twice); the objects written. `redelivered`: logs of messages SQS
+    /// delivered before, which a deletion since may have removed: those noted deleted are
+    /// not stored again.
+    pub async fn store_logs(
+        &self,
+        logs: &[&Log],
+        redelivered: &[&str],
+    ) -> Result<usize, IncidentsError> {
+        let deleted = if redelivered.is_empty() {
+            HashSet::new()
+        } else {
+            self.store.deleted_among(redelivered).await?
+        };
+        let kept: Vec<&Log> = logs
+            .iter()
+            .copied()
+            .filter(|l| !deleted.contains(&l.id))
+            .collect();
+        Ok(self.objects.put_batch(&kept).await?)
     }
 
     /// Counts the logs of a batch of messages in the metrics, each message once however

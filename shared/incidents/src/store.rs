@@ -6,6 +6,7 @@
 //! |---|---|---|---|
 //! | log | `LOG#{hour}#{shard}` | `{id}` | `SVC#{service}#{hour}#{shard}` / `{id}` |
 //! | hour with logs | `LOGHOURS` | `{hour}` | - |
+//! | deleted log (tombstone) | `LOGDEL#{minute}` | `{id}` | - |
 //! | alert rule | `RULES` | `{ruleId}` | - |
 //! | incident | `INC#{id}` | `META` | `INCIDENTS#{status}` / `{openedAt}#{id}` (once opened) |
 //! | incident count, window rows, samples, grouped markers | see [`crate::groups`] | | - |
@@ -136,6 +137,10 @@ fn log_pk(hour: &str, shard: u32) -> String {
     format!("LOG#{hour}#{shard}")
 }
 
+fn deleted_pk(millis: i64) -> String {
+    format!("LOGDEL#{}", millis.div_euclid(60_000))
+}
+
 fn service_pk(service: &str, hour: &str, shard: u32) -> String {
     format!("SVC#{service}#{hour}#{shard}")
 }
@@ -203,6 +208,53 @@ impl Store {
     }
 
     // ---- logs ------------------------------------------------------------------------
+
+    /// Notes that the logs with these ids were deleted (a `LOGDEL#{minute}` row each, kept as
+    /// long as the log would have been), so a redelivered message does not store them again.
+    pub async fn note_deleted(&self, ids: &[String]) -> Result<(), DynamoError> {
+        let mut items = Vec::new();
+        for id in ids {
+            let millis = millis_of(id).ok_or_else(|| self.corrupt("log id"))?;
+            let mut item = key(deleted_pk(millis), id.as_str());
+            if let Some(at) = self.expires_at(millis) {
+                item.insert(EXPIRES_AT.into(), n(at));
+            }
+            items.push(item);
+        }
+        match items.len() {
+            // One deletion by id: PutItem, as the API function may.
+            1 => self
+                .table
+                .put_item()
+                .set_item(items.pop())
+                .send()
+                .await
+                .map(|_| ())
+                .map_err(|e| self.table.fail("PutItem", &e)),
+            _ => self.table.put_all(items).await,
+        }
+    }
+
+    /// The ids among `ids` noted deleted (one BatchGetItem per 100).
+    pub async fn deleted_among(
+        &self,
+        ids: &[&str],
+    ) -> Result<std::collections::HashSet<String>, DynamoError> {
+        let keys: Vec<Item> = ids
+            .iter()
+            .filter_map(|id| millis_of(id).map(|m| key(deleted_pk(m), *id)))
+            .collect();
+        if keys.is_empty() {
+            return Ok(Default::default());
+        }
+        Ok(self
+            .table
+            .batch_get_all(keys, Some("sk"))
+            .await?
+            .iter()
+            .filter_map(|i| i.opt_string("sk"))
+            .collect())
+    }
 
     /// Deletes the logs with these ids (absent ones are no error).
     pub async fn delete_logs(&self, ids: &[String]) -> Result<(), DynamoError> {

@@ -1,8 +1,8 @@
 //! Raw logs as S3 objects (`incidents::objects`): a batch's logs land in objects, not table
 //! rows; a redelivered or regrouped batch shows each log once; a service's page reads its own
-//! bucket only; deletions rewrite the objects; pages by cursor across objects, minutes and
-//! hours are exact, also when a page ends early at its object bound; the bucket's lifecycle
-//! rule expires them after the retention.
+//! bucket only; deletions rewrite the objects and a redelivery stores no deleted log again;
+//! pages by cursor across objects, minutes and hours are exact, also when a page ends early
+//! at its object bound; the bucket's lifecycle rule expires them after the retention.
 
 use std::collections::BTreeSet;
 
@@ -322,6 +322,45 @@ async fn deleted_and_purged_logs_are_gone_from_the_objects() {
         .collect();
     assert_eq!(left.len(), 4);
     assert!(left.iter().all(|l| l.service_name == "quiet"));
+}
+
+#[tokio::test]
+async fn a_deleted_log_is_not_stored_again_by_a_regrouped_redelivery() {
+    let t = TestStack::start().await;
+    let incidents = domain(&t).await;
+    let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
+        .await
+        .unwrap();
+    let (_, token) = t.operator("undeleter").await;
+    let minute = 1_795_521_600_000;
+    let logs: Vec<Value> = (0..6)
+        .map(|i| log_at("orders", minute + i64::from(i), i))
+        .collect();
+    let first = processor
+        .handle(sqs_event(&[("r1", message(&logs))]))
+        .await
+        .unwrap();
+    assert!(first.batch_item_failures.is_empty());
+    let gone = ids(&logs)[2].clone();
+    let path = format!("{LOGS}/{gone}");
+    assert_eq!(t.delete_auth(&path, &token).await.status(), 204);
+
+    // SQS delivers the message again (its grouping failed, say), in a batch with another:
+    // a new object, which must not hold the deleted log.
+    let mut again = sqs_event(&[
+        ("r1", message(&logs)),
+        ("r2", message(&[log_at("orders", minute + 9, 9)])),
+    ]);
+    again.records[0]
+        .attributes
+        .insert("ApproximateReceiveCount".into(), "2".into());
+    let again = processor.handle(again).await.unwrap();
+    assert!(again.batch_item_failures.is_empty());
+    let objects = stored(&t, &incidents).await;
+    assert_eq!(objects.len(), 2, "the regrouped batch wrote its own object");
+    assert!(objects.iter().all(|(_, l)| l.iter().all(|l| l.id != gone)));
+    let shown = t.timeline_with(&token, "limit=50", 6).await;
+    assert!(!ids(&shown).contains(&gone));
 }
 
 #[test]
