@@ -422,19 +422,26 @@ async fn community(b: &mut Bench, t: &TestStack) {
             .collect::<Vec<()>>()
             .await;
         // Counted: the view counter's batching window can outlast the settle's quiet spell.
-        views_counted(t).await;
+        queue_drained(t, "COMMUNITY_VIEW_QUEUE_URL").await;
     };
     // 10,000 page opens a second, from a million members.
     b.measure("community", "view a viral post", 10_000.0, 1e6, 198, views)
         .await;
-    let likers: Vec<String> = readers.iter().take(40).cloned().collect();
+    // At 5,000 likes a second the reaction counter's batches are full too: the run sends its
+    // likes close together, and waits for them to be counted onto the post.
+    let likers: Vec<String> = readers.clone();
     let likes = async {
-        for token in &likers {
-            assert_eq!(t.react(viral_ref, token, "LIKE").await.status(), 200);
-        }
+        futures::stream::iter(&likers)
+            .map(|token| async {
+                assert_eq!(t.react(viral_ref, token, "LIKE").await.status(), 200);
+            })
+            .buffer_unordered(50)
+            .collect::<Vec<()>>()
+            .await;
+        queue_drained(t, "COMMUNITY_REACTION_QUEUE_URL").await;
     };
     // 5,000 likes a second on one post, from a million members.
-    b.measure("community", "like a viral post", 5000.0, 1e6, 40, likes)
+    b.measure("community", "like a viral post", 5000.0, 1e6, 198, likes)
         .await;
     b.measure_reads(
         t,
@@ -457,14 +464,14 @@ async fn community(b: &mut Bench, t: &TestStack) {
     .await;
 }
 
-/// Waits until the view queue is empty: every beacon counted.
-async fn views_counted(t: &TestStack) {
+/// Waits until the community function's queue `variable` is empty: every message counted.
+async fn queue_drained(t: &TestStack, variable: &str) {
     use aws_sdk_sqs::types::QueueAttributeName;
     let sqs = aws_sdk_sqs::Client::new(&platform::aws::sdk_config(&platform::Env::from_process()));
     let queue_url = t
         .env("CommunityFunction")
-        .get("COMMUNITY_VIEW_QUEUE_URL")
-        .expect("the view queue")
+        .get(variable)
+        .expect("the queue")
         .to_string();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -483,7 +490,7 @@ async fn views_counted(t: &TestStack) {
         }
         assert!(
             Instant::now() < deadline,
-            "views never counted: {attributes:?}"
+            "{variable} never drained: {attributes:?}"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }

@@ -63,6 +63,16 @@ pub async fn assert_reason_error(response: Response, status: u16) -> Value {
 }
 
 /// The message of a reason body.
+/// The ids of a page's posts, in order.
+pub fn page_ids(page: &Value) -> Vec<String> {
+    page["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .map(|p| p["id"].as_str().expect("id").to_string())
+        .collect()
+}
+
 pub fn message(body: &Value) -> &str {
     body["message"].as_str().unwrap_or_default()
 }
@@ -122,6 +132,29 @@ impl TestStack {
         let body: Value = response.json().await.expect("json");
         assert_eq!(status, 200, "react {kind}: {body}");
         body
+    }
+
+    /// Waits (up to 30 s) until the reaction counter has brought the post to `likes` and
+    /// `dislikes`; the post as `token` reads it then.
+    pub async fn reactions_counted(
+        &self,
+        post_id: &str,
+        token: Option<&str>,
+        likes: i64,
+        dislikes: i64,
+    ) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let post = self.get_ok(&post_path(post_id), token).await;
+            if post["likeCount"] == likes && post["dislikeCount"] == dislikes {
+                return post;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "reactions never counted to {likes}/{dislikes}: {post}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
     }
 
     /// `PUT` (true) or `DELETE` (false) a bookmark as `token`.

@@ -56,6 +56,20 @@ pub fn emulator() -> String {
     })
 }
 
+/// `path` with `query` appended (after `?`, or `&` when it has a query already).
+pub fn with_query(path: &str, query: &str) -> String {
+    let joiner = if path.contains('?') { '&' } else { '?' };
+    format!("{path}{joiner}{query}")
+}
+
+/// The `X-Next-Cursor` of a list answered as a bare array: the next page's cursor, if any.
+pub fn next_cursor(headers: &http::HeaderMap) -> Option<String> {
+    headers
+        .get("x-next-cursor")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
 /// A header's value as text; empty when it is absent or not text.
 pub fn header<'a>(headers: &'a http::HeaderMap, name: &str) -> &'a str {
     headers

@@ -162,6 +162,36 @@ impl TestStack {
         platform::aws::AwsClients::from_env(&Env::from_process()).await
     }
 
+    /// Writes `items` into table `logical_id` as they are, 25 to a BatchWriteItem (to set
+    /// up rows the API would take long to make, or that older code wrote).
+    pub async fn put_items(&self, logical_id: &str, items: Vec<Item>) {
+        use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+        let client = self.dynamodb().await;
+        let table = self.table(logical_id);
+        for chunk in items.chunks(25) {
+            let writes = chunk
+                .iter()
+                .map(|item| {
+                    let put = PutRequest::builder()
+                        .set_item(Some(item.clone()))
+                        .build()
+                        .expect("a put");
+                    WriteRequest::builder().put_request(put).build()
+                })
+                .collect();
+            let out = client
+                .batch_write_item()
+                .request_items(&table, writes)
+                .send()
+                .await
+                .expect("batch write");
+            assert!(
+                out.unprocessed_items.unwrap_or_default().is_empty(),
+                "the emulator took every item"
+            );
+        }
+    }
+
     /// Every item of table `logical_id` (a Scan is fine in a test).
     pub async fn scan(&self, logical_id: &str) -> Vec<Item> {
         self.dynamodb()

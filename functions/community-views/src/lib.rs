@@ -4,6 +4,10 @@
 //! `viewCount` with one `ADD` (`community::views`). A redelivered message finds its row and
 //! counts nothing again.
 //!
+//! It is also the reaction counter, on the reaction queue: [`ReactionChange`] messages,
+//! counted per post with one `ADD` and each member row's `counted` set in the same
+//! transaction (`community::reactions`), so a redelivered message counts nothing twice.
+//!
 //! Outcomes per message, reported with `ReportBatchItemFailures`:
 //! - counted, already counted, or on a post that is gone or not published: done;
 //! - unreadable: logged and dropped (a view is not worth a dead letter);
@@ -14,7 +18,7 @@ use std::sync::Arc;
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
 use community::store::Store;
-use community::ViewRequest;
+use community::{ReactionChange, ViewRequest};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use platform::aws::AwsClients;
@@ -55,6 +59,39 @@ struct PostViews {
     message_ids: Vec<String>,
 }
 
+/// One post's reaction changes of a batch.
+#[derive(Debug, PartialEq, Eq)]
+struct PostReactions {
+    post_id: String,
+    members: Vec<String>,
+    message_ids: Vec<String>,
+}
+
+/// The batch's reaction changes grouped by post; the other messages are given back.
+fn reactions_by_post(records: Vec<SqsMessage>) -> (Vec<PostReactions>, Vec<SqsMessage>) {
+    let mut posts: Vec<PostReactions> = Vec::new();
+    let mut others = Vec::new();
+    for record in records {
+        let Ok(change) = ReactionChange::parse(record.body.as_deref().unwrap_or("")) else {
+            others.push(record);
+            continue;
+        };
+        let id = record.message_id.unwrap_or_default();
+        match posts.iter_mut().find(|p| p.post_id == change.post_id) {
+            Some(post) => {
+                post.members.push(change.member_id);
+                post.message_ids.push(id);
+            }
+            None => posts.push(PostReactions {
+                post_id: change.post_id,
+                members: vec![change.member_id],
+                message_ids: vec![id],
+            }),
+        }
+    }
+    (posts, others)
+}
+
 /// The batch's views grouped by post, in first-seen order; unreadable messages dropped.
 fn group_by_post(records: Vec<SqsMessage>) -> Vec<PostViews> {
     let mut posts: Vec<PostViews> = Vec::new();
@@ -88,7 +125,27 @@ impl SqsHandler for ViewCounter {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
         let store = Arc::clone(&self.store);
         async move {
-            let posts = group_by_post(event.records);
+            let (reactions, views) = reactions_by_post(event.records);
+            let posts = group_by_post(views);
+            let reactions_failed: Vec<Vec<String>> = futures::stream::iter(reactions)
+                .map(|post| {
+                    let store = Arc::clone(&store);
+                    async move {
+                        match store.count_reactions(&post.post_id, &post.members).await {
+                            Ok((likes, dislikes)) => {
+                                tracing::info!(post_id = %post.post_id, likes, dislikes, "reactions counted");
+                                Vec::new()
+                            }
+                            Err(error) => {
+                                tracing::warn!(post_id = %post.post_id, %error, "reactions not counted; will be retried");
+                                post.message_ids
+                            }
+                        }
+                    }
+                })
+                .buffer_unordered(CONCURRENT_POSTS)
+                .collect()
+                .await;
             let failed: Vec<Vec<String>> = futures::stream::iter(posts)
                 .map(|post| {
                     let store = Arc::clone(&store);
@@ -109,7 +166,7 @@ impl SqsHandler for ViewCounter {
                 .collect()
                 .await;
             let mut response = SqsBatchResponse::default();
-            for id in failed.into_iter().flatten() {
+            for id in failed.into_iter().chain(reactions_failed).flatten() {
                 response.add_failure(id);
             }
             Ok(response)

@@ -36,7 +36,9 @@ use community::input::{
     RawPost, TopicIds, UserId,
 };
 use community::model::{Author, Post, PostCard, PostPage, Topic, TopicCategory, TopicRef};
-use community::{CleanupQueue, Community, IndexQueue, PostSearch, SummaryQueue, ViewQueue};
+use community::{
+    CleanupQueue, Community, IndexQueue, PostSearch, ReactionQueue, SummaryQueue, ViewQueue,
+};
 use community_search::DynamoSearchIndex;
 use platform::auth::{AuthUser, InternalService, MaybeUser};
 use platform::aws::AwsClients;
@@ -80,6 +82,7 @@ pub struct AppState {
     cleanup_queue: CleanupQueue,
     summary_queue: SummaryQueue,
     view_queue: ViewQueue,
+    reaction_queue: ReactionQueue,
     /// Salts the hash of an anonymous reader's address (their views' dedupe key).
     view_salt: Arc<[u8]>,
     verifier: Arc<TokenVerifier>,
@@ -112,6 +115,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         cleanup: community::cleanup::cleanup_queue(&env, aws.sqs())?,
         summary: SummaryQueue::from_env(&env, aws.sqs())?,
         views: ViewQueue::from_env(&env, aws.sqs())?,
+        reactions: ReactionQueue::from_env(&env, aws.sqs())?,
     };
     let brake = WriteBrake::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
@@ -137,6 +141,8 @@ pub struct Queues {
     pub summary: SummaryQueue,
     /// View beacons go to the view counter.
     pub views: ViewQueue,
+    /// Reaction changes go to the reaction counter.
+    pub reactions: ReactionQueue,
 }
 
 /// The router over given services.
@@ -155,6 +161,7 @@ pub fn app(
         cleanup_queue: queues.cleanup,
         summary_queue: queues.summary,
         view_queue: queues.views,
+        reaction_queue: queues.reactions,
         view_salt: view_salt(env),
         verifier: Arc::new(verifier),
         internal_token: InternalToken::from_env(env),
@@ -284,6 +291,19 @@ fn number(field: &str, raw: Option<&str>) -> Result<Option<i64>, ApiError> {
     .transpose()
 }
 
+/// The page a list's `page`, `size` and `cursor` ask for (a cursor wins over a page).
+pub(crate) fn page_request(
+    page: Option<String>,
+    size: Option<String>,
+    cursor: Option<String>,
+) -> Result<PageRequest, ApiError> {
+    Ok(PageRequest::parse_with_cursor(
+        number("page", page.as_deref())?,
+        number("size", size.as_deref())?,
+        cursor.as_deref(),
+    )?)
+}
+
 /// The query of a list of posts.
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -294,6 +314,9 @@ struct ListQuery {
     /// From 1 to 20 (default 10).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 20)]
     size: Option<String>,
+    /// The `nextCursor` of the previous page: the page after it (a `page` beside it is ignored).
+    #[param(max_length = 400, pattern = "^(?:[2-7][0-9a-f]){1,200}$")]
+    cursor: Option<String>,
     /// A topic name, matched exactly by its slug (`Public Transport` is `public-transport`).
     topic: Option<String>,
 }
@@ -308,7 +331,7 @@ struct ListQuery {
     security((), ("bearerJwt" = [])),
     responses(
         (status = 200, description = "A page of published posts, newest first", body = PostPage),
-        (status = 400, description = "page or size out of bounds", body = ReasonErrorBody),
+        (status = 400, description = "page or size out of bounds, or a cursor this service could not have given out", body = ReasonErrorBody),
         (status = 401, description = "A bad token", body = ReasonErrorBody),
     )
 )]
@@ -317,10 +340,7 @@ async fn list_posts(
     user: MaybeUser,
     Query(query): Query<ListQuery>,
 ) -> Answer<PostPage> {
-    let page = PageRequest::parse(
-        number("page", query.page.as_deref())?,
-        number("size", query.size.as_deref())?,
-    )?;
+    let page = page_request(query.page, query.size, query.cursor)?;
     let caller = maybe_user_id(&user)?;
     let topic = query.topic.as_deref().filter(|t| !t.trim().is_empty());
     let mut page = state.community.posts(topic, page).await.map_err(to_api)?;

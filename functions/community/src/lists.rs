@@ -14,7 +14,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::errors::to_api;
-use crate::{maybe_user_id, number, Answer, AppState};
+use crate::{maybe_user_id, Answer, AppState};
 
 /// The list routes, relative to `/api/v1`.
 pub(crate) fn routes() -> Router<AppState> {
@@ -34,6 +34,9 @@ pub(crate) struct UserListQuery {
     /// From 1 to 20 (default 10).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 20)]
     size: Option<String>,
+    /// The `nextCursor` of the previous page: the page after it (a `page` beside it is ignored).
+    #[param(max_length = 400, pattern = "^(?:[2-7][0-9a-f]){1,200}$")]
+    cursor: Option<String>,
 }
 
 /// The query of a user's posts.
@@ -46,6 +49,9 @@ pub(crate) struct UserPostsQuery {
     /// From 1 to 20 (default 10).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 20)]
     size: Option<String>,
+    /// The `nextCursor` of the previous page: the page after it (a `page` beside it is ignored).
+    #[param(max_length = 400, pattern = "^(?:[2-7][0-9a-f]){1,200}$")]
+    cursor: Option<String>,
     /// `PUBLISHED` (default) or `DRAFT` (the owner only).
     #[param(value_type = Option<crate::schema::PostStatusName>)]
     status: Option<String>,
@@ -57,14 +63,9 @@ async fn list(
     extensions: Extensions,
     id: String,
     list: UserList,
-    page: Option<String>,
-    size: Option<String>,
+    page: PageRequest,
 ) -> Answer<PostPage> {
     let id = UserId::parse("id", &id)?;
-    let page = PageRequest::parse(
-        number("page", page.as_deref())?,
-        number("size", size.as_deref())?,
-    )?;
     let caller = maybe_user_id(&user)?;
     let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
     state
@@ -85,7 +86,7 @@ async fn list(
     security((), ("bearerJwt" = [])),
     responses(
         (status = 200, description = "A page of the user's posts", body = PostPage),
-        (status = 400, description = "id, status, page or size is invalid", body = ReasonErrorBody),
+        (status = 400, description = "id, status, page, size or cursor is invalid", body = ReasonErrorBody),
         (status = 401, description = "A bad token", body = ReasonErrorBody),
         (status = 403, description = "Another user's drafts", body = ReasonErrorBody),
     )
@@ -102,7 +103,8 @@ pub(crate) async fn user_posts(
         Some(raw) => PostStatus::parse(raw)?,
     };
     let kind = UserList::Posts(status);
-    list(state, user, extensions, id, kind, query.page, query.size).await
+    let page = crate::page_request(query.page, query.size, query.cursor)?;
+    list(state, user, extensions, id, kind, page).await
 }
 
 /// Posts a user bookmarked, newest bookmark first; others see it only when the user shows
@@ -116,7 +118,7 @@ pub(crate) async fn user_posts(
     security((), ("bearerJwt" = [])),
     responses(
         (status = 200, description = "A page of bookmarked posts", body = PostPage),
-        (status = 400, description = "id, page or size is invalid", body = ReasonErrorBody),
+        (status = 400, description = "id, page, size or cursor is invalid", body = ReasonErrorBody),
         (status = 401, description = "A bad token", body = ReasonErrorBody),
         (status = 403, description = "The user does not show their bookmarks", body = ReasonErrorBody),
         (status = 404, description = "No such user", body = ReasonErrorBody),
@@ -131,7 +133,8 @@ pub(crate) async fn user_bookmarks(
     Query(query): Query<UserListQuery>,
 ) -> Answer<PostPage> {
     let kind = UserList::Bookmarks;
-    list(state, user, extensions, id, kind, query.page, query.size).await
+    let page = crate::page_request(query.page, query.size, query.cursor)?;
+    list(state, user, extensions, id, kind, page).await
 }
 
 /// Posts a user liked, newest like first; others see it only when the user shows their likes.
@@ -144,7 +147,7 @@ pub(crate) async fn user_bookmarks(
     security((), ("bearerJwt" = [])),
     responses(
         (status = 200, description = "A page of liked posts", body = PostPage),
-        (status = 400, description = "id, page or size is invalid", body = ReasonErrorBody),
+        (status = 400, description = "id, page, size or cursor is invalid", body = ReasonErrorBody),
         (status = 401, description = "A bad token", body = ReasonErrorBody),
         (status = 403, description = "The user does not show their likes", body = ReasonErrorBody),
         (status = 404, description = "No such user", body = ReasonErrorBody),
@@ -159,5 +162,6 @@ pub(crate) async fn user_likes(
     Query(query): Query<UserListQuery>,
 ) -> Answer<PostPage> {
     let kind = UserList::Likes;
-    list(state, user, extensions, id, kind, query.page, query.size).await
+    let page = crate::page_request(query.page, query.size, query.cursor)?;
+    list(state, user, extensions, id, kind, page).await
 }

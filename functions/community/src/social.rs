@@ -9,6 +9,7 @@ use community::social::{BookmarkResult, PostReaction, ReactionResult};
 use platform::auth::AuthUser;
 use platform::http::Json;
 use platform::openapi::ReasonErrorBody;
+use platform::ApiError;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -48,6 +49,7 @@ pub(crate) struct ReactionRequest {
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
         (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
         (status = 409, description = "The caller's own draft", body = ReasonErrorBody),
+        (status = 503, description = "The reaction is saved but its count could not be queued: retry", body = ReasonErrorBody),
         TooManyWrites,
     )
 )]
@@ -61,12 +63,19 @@ pub(crate) async fn react(
     let caller = user_id(&user)?;
     let reaction = PostReaction::parse(body.kind.as_deref())?;
     state.brake.admit(Write::Reaction, caller.as_str()).await?;
-    state
+    let (result, change) = state
         .community
         .react(&id, &caller, reaction)
         .await
-        .map(axum::Json)
-        .map_err(to_api)
+        .map_err(to_api)?;
+    if let Some(change) = change {
+        // The reaction is saved; a retry finds it so and sends its change again.
+        state.reaction_queue.send(&change).await.map_err(|e| {
+            tracing::warn!(error = %e, "reaction change not queued");
+            ApiError::unavailable("The reaction queue cannot be reached: retry later")
+        })?;
+    }
+    Ok(axum::Json(result))
 }
 
 /// Bookmarks a published post; bookmarking twice changes nothing.

@@ -109,6 +109,9 @@ pub(crate) struct FailedQuery {
     /// From 1 to 100 (default 20).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
     size: Option<String>,
+    /// The `nextCursor` of the previous page: the page after it (a `page` beside it is ignored).
+    #[param(max_length = 400, pattern = "^(?:[2-7][0-9a-f]){1,200}$")]
+    cursor: Option<String>,
 }
 
 /// Posts whose summary failed (every retry of the queue), most recently failed first
@@ -121,8 +124,8 @@ pub(crate) struct FailedQuery {
     params(FailedQuery),
     security(("bearerJwt" = [])),
     responses(
-        (status = 200, description = "A page of failed summaries", body = FailedSummaryPage),
-        (status = 400, description = "page or size out of bounds", body = ReasonErrorBody),
+        (status = 200, description = "A page of failed summaries (`totalElements` counts at most 1,000)", body = FailedSummaryPage),
+        (status = 400, description = "page or size out of bounds, or a cursor this service could not have given out", body = ReasonErrorBody),
         (status = 401, description = "No token, or a bad one", body = ReasonErrorBody),
         (status = 403, description = "Not an admin", body = ReasonErrorBody),
     )
@@ -135,6 +138,7 @@ pub(crate) async fn failed_summaries(
     let page = failed_page(
         number("page", query.page.as_deref())?,
         number("size", query.size.as_deref())?,
+        query.cursor.as_deref(),
     )?;
     state
         .community

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use axum::extract::{FromRef, Path, RawQuery, State};
 use axum::http::{header, Extensions, HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
@@ -168,16 +168,81 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 
 type Answer<T> = Result<axum::Json<T>, ApiError>;
 
-/// Every source.
+/// The most sources or topics one page holds, and a page's size when none is asked.
+const MAX_LIST_PAGE: usize = 100;
+
+/// A page of the sources or the topics: the lists grow without bound, so they come a page at
+/// a time, a bare array with the next page's cursor in `X-Next-Cursor`.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct ListPageQuery {
+    /// The `X-Next-Cursor` of the previous page: the page after it.
+    #[param(max_length = 800, pattern = "^(?:[0-9a-f]{2}){1,400}$")]
+    cursor: Option<String>,
+    /// From 1 to 100 (default 100).
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
+    limit: Option<String>,
+}
+
+impl ListPageQuery {
+    /// The sort key the page starts after, and its size.
+    fn parse(&self) -> Result<(Option<String>, usize), Invalid> {
+        let limit = match self.limit.as_deref().map(str::trim) {
+            None => MAX_LIST_PAGE,
+            Some(raw) => raw
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=MAX_LIST_PAGE).contains(n))
+                .ok_or_else(|| {
+                    Invalid::field(
+                        "limit",
+                        format!("must be an integer from 1 to {MAX_LIST_PAGE}"),
+                    )
+                })?,
+        };
+        let after = match self.cursor.as_deref() {
+            None => None,
+            Some(c) => Some(platform::cursor::decode_text_cursor(c).ok_or_else(|| {
+                Invalid::field("cursor", "is not a cursor this service gave out")
+            })?),
+        };
+        Ok((after, limit))
+    }
+}
+
+/// A page of a list as a bare array, with the next page's cursor in `X-Next-Cursor`.
+fn paged<T: serde::Serialize>(rows: Vec<T>, next: Option<String>) -> Response {
+    let mut response = axum::Json(rows).into_response();
+    if let Some(cursor) = next.and_then(|c| header::HeaderValue::from_str(&c).ok()) {
+        response.headers_mut().insert("x-next-cursor", cursor);
+    }
+    response
+}
+
+/// The sources, oldest first, a page at a time.
 #[utoipa::path(
     get,
     path = "/api/content/sources",
     operation_id = "listSources",
     tag = "content",
-    responses((status = 200, description = "Every source", body = Vec<Source>))
+    params(ListPageQuery),
+    responses(
+        (status = 200, description = "A page of sources, oldest first (at most 100). When more follow, the `X-Next-Cursor` header holds the next page's cursor", body = Vec<Source>,
+            headers(("X-Next-Cursor" = String, description = "The cursor of the next page; absent at the end"))),
+        (status = 400, description = "A bad limit or cursor", body = ErrorBody),
+    )
 )]
-async fn sources(State(state): State<AppState>) -> Answer<Vec<Source>> {
-    state.news.sources().await.map(axum::Json).map_err(to_api)
+async fn sources(
+    State(state): State<AppState>,
+    platform::http::Query(query): platform::http::Query<ListPageQuery>,
+) -> Result<Response, ApiError> {
+    let (after, limit) = query.parse()?;
+    let (sources, next) = state
+        .news
+        .sources(after.as_deref(), limit)
+        .await
+        .map_err(to_api)?;
+    Ok(paged(sources, next))
 }
 
 /// One source, with its subscriber count.
@@ -327,16 +392,30 @@ async fn unsubscribe(
         .map_err(to_api)
 }
 
-/// Every topic with its number of articles.
+/// The topics that have articles, by name, with their numbers of articles, a page at a time.
 #[utoipa::path(
     get,
     path = "/api/content/topics",
     operation_id = "listTopics",
     tag = "content",
-    responses((status = 200, description = "Every topic", body = Vec<TopicSummary>))
+    params(ListPageQuery),
+    responses(
+        (status = 200, description = "A page of topics by name (at most 100; topics without articles are left out, so a page may be short). When more follow, the `X-Next-Cursor` header holds the next page's cursor", body = Vec<TopicSummary>,
+            headers(("X-Next-Cursor" = String, description = "The cursor of the next page; absent at the end"))),
+        (status = 400, description = "A bad limit or cursor", body = ErrorBody),
+    )
 )]
-async fn topics(State(state): State<AppState>) -> Answer<Vec<TopicSummary>> {
-    state.news.topics().await.map(axum::Json).map_err(to_api)
+async fn topics(
+    State(state): State<AppState>,
+    platform::http::Query(query): platform::http::Query<ListPageQuery>,
+) -> Result<Response, ApiError> {
+    let (after, limit) = query.parse()?;
+    let (topics, next) = state
+        .news
+        .topics(after.as_deref(), limit)
+        .await
+        .map_err(to_api)?;
+    Ok(paged(topics, next))
 }
 
 #[derive(Deserialize, IntoParams)]

@@ -58,6 +58,8 @@ pub struct Run {
     pub rescued: usize,
     /// Sweeps enqueued (abandoned sources, and retired ones whose sweep was lost).
     pub sweeps: usize,
+    /// Backfills of topic rows started (sources with articles older than those rows).
+    pub backfills: usize,
 }
 
 #[derive(Clone)]
@@ -119,9 +121,16 @@ impl FeedScheduler {
                 sweeps.push(id);
             }
         }
+        // Sources with older articles' topic rows missing start their backfill (a chain of
+        // steps on the sweep queue, each safe to repeat, so a run enqueueing one again is fine).
         let bodies: Vec<String> = sweeps
             .iter()
             .map(|id| SourceSweep::new(id).to_json())
+            .chain(
+                step.backfills
+                    .iter()
+                    .map(|id| SourceSweep::backfill(id, None).to_json()),
+            )
             .collect();
         self.send(&self.sweep_queue_url, &bodies).await?;
         // At the end of the list the next run starts again from the top.
@@ -130,11 +139,13 @@ impl FeedScheduler {
             walked: step.walked,
             rescued: rescues.len(),
             sweeps: sweeps.len(),
+            backfills: step.backfills.len(),
         };
         tracing::info!(
             walked = run.walked,
             rescued = run.rescued,
             sweeps = run.sweeps,
+            backfills = run.backfills,
             "scheduler run"
         );
         Ok(run)

@@ -234,6 +234,24 @@ fn list_limit(raw: Option<&str>) -> Result<usize, ApiError> {
     }
 }
 
+/// The index key a list's `cursor` names (any text the contract's pattern allows).
+fn list_cursor(raw: Option<&str>) -> Result<Option<String>, ApiError> {
+    raw.map(|c| {
+        platform::cursor::decode_cursor(c)
+            .ok_or_else(|| ApiError::field("cursor", "is not a cursor this service gave out"))
+    })
+    .transpose()
+}
+
+/// A page of a list as a bare array, with the next page's cursor in `X-Next-Cursor`.
+fn paged<T: serde::Serialize>(rows: Vec<T>, next: Option<String>) -> Response {
+    let mut response = axum::Json(rows).into_response();
+    if let Some(cursor) = next.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        response.headers_mut().insert(NEXT_CURSOR_HEADER, cursor);
+    }
+    response
+}
+
 // ---- the timeline -------------------------------------------------------------------------
 
 /// The timeline's filters.
@@ -583,6 +601,9 @@ struct AlertQuery {
     /// From 1 to 100 (default 50).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
     limit: Option<String>,
+    /// The `X-Next-Cursor` of the previous page: the page after it.
+    #[param(max_length = 400, pattern = "^(?:[2-7][0-9a-f]){1,200}$")]
+    cursor: Option<String>,
 }
 
 /// Raised alerts, newest first.
@@ -594,8 +615,9 @@ struct AlertQuery {
     params(AlertQuery),
     security(("bearerJwt" = [])),
     responses(
-        (status = 200, description = "Alerts, newest first", body = Vec<Alert>),
-        (status = 400, description = "A bad status or limit", body = ErrorBody),
+        (status = 200, description = "A page of alerts, newest raised first. When more follow, the `X-Next-Cursor` header holds the next page's cursor", body = Vec<Alert>,
+            headers(("X-Next-Cursor" = String, description = "The cursor of the next page; absent at the end"))),
+        (status = 400, description = "A bad status, limit or cursor", body = ErrorBody),
         (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
         (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
     )
@@ -604,7 +626,7 @@ async fn alerts(
     State(state): State<AppState>,
     _user: OperatorUser,
     Query(query): Query<AlertQuery>,
-) -> Answer<Vec<Alert>> {
+) -> Result<Response, ApiError> {
     let status = status_filter(
         query.status.as_deref(),
         AlertStatus::parse,
@@ -612,13 +634,13 @@ async fn alerts(
     )
     .map_err(ApiError::from)?;
     let limit = list_limit(query.limit.as_deref())?;
-    Ok(axum::Json(
-        state
-            .incidents
-            .alerts(status, limit)
-            .await
-            .map_err(to_api)?,
-    ))
+    let after = list_cursor(query.cursor.as_deref())?;
+    let (alerts, next) = state
+        .incidents
+        .alerts(status, limit, after.as_deref())
+        .await
+        .map_err(to_api)?;
+    Ok(paged(alerts, next))
 }
 
 /// An alert's new status.
@@ -676,6 +698,9 @@ struct IncidentQuery {
     /// From 1 to 100 (default 50).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
     limit: Option<String>,
+    /// The `X-Next-Cursor` of the previous page: the page after it.
+    #[param(max_length = 400, pattern = "^(?:[2-7][0-9a-f]){1,200}$")]
+    cursor: Option<String>,
 }
 
 /// Incidents, newest opened first.
@@ -687,8 +712,9 @@ struct IncidentQuery {
     params(IncidentQuery),
     security(("bearerJwt" = [])),
     responses(
-        (status = 200, description = "Incidents, newest (re)opened first", body = Vec<Incident>),
-        (status = 400, description = "A bad status or limit", body = ErrorBody),
+        (status = 200, description = "A page of incidents, newest (re)opened first. When more follow, the `X-Next-Cursor` header holds the next page's cursor", body = Vec<Incident>,
+            headers(("X-Next-Cursor" = String, description = "The cursor of the next page; absent at the end"))),
+        (status = 400, description = "A bad status, limit or cursor", body = ErrorBody),
         (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
         (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
     )
@@ -697,7 +723,7 @@ async fn list_incidents(
     State(state): State<AppState>,
     _user: OperatorUser,
     Query(query): Query<IncidentQuery>,
-) -> Answer<Vec<Incident>> {
+) -> Result<Response, ApiError> {
     let status = status_filter(
         query.status.as_deref(),
         IncidentStatus::parse,
@@ -705,13 +731,13 @@ async fn list_incidents(
     )
     .map_err(ApiError::from)?;
     let limit = list_limit(query.limit.as_deref())?;
-    Ok(axum::Json(
-        state
-            .incidents
-            .incidents(status, limit)
-            .await
-            .map_err(to_api)?,
-    ))
+    let after = list_cursor(query.cursor.as_deref())?;
+    let (incidents, next) = state
+        .incidents
+        .incidents(status, limit, after.as_deref())
+        .await
+        .map_err(to_api)?;
+    Ok(paged(incidents, next))
 }
 
 /// One incident with samples of its grouped logs (and why they were grouped) and its history.
@@ -847,6 +873,9 @@ struct LogbookQuery {
     /// From 1 to 100 (default 50).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
     limit: Option<String>,
+    /// The `X-Next-Cursor` of the previous page: the page after it.
+    #[param(max_length = 400, pattern = "^(?:[2-7][0-9a-f]){1,200}$")]
+    cursor: Option<String>,
 }
 
 fn entry_id(id: &str) -> Result<(), ApiError> {
@@ -864,8 +893,9 @@ fn entry_id(id: &str) -> Result<(), ApiError> {
     params(LogbookQuery),
     security(("bearerJwt" = [])),
     responses(
-        (status = 200, description = "Entries, newest first", body = Vec<LogbookEntry>),
-        (status = 400, description = "A bad incidentId or limit", body = ErrorBody),
+        (status = 200, description = "A page of entries, newest first. When more may follow, the `X-Next-Cursor` header holds the next page's cursor (an incident's entries are a filter of the logbook reading at most 500 entries a page, so its page can hold fewer than `limit` and still have one)", body = Vec<LogbookEntry>,
+            headers(("X-Next-Cursor" = String, description = "The cursor of the next page; absent at the end"))),
+        (status = 400, description = "A bad incidentId, limit or cursor", body = ErrorBody),
         (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
         (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
     )
@@ -874,7 +904,7 @@ async fn entries(
     State(state): State<AppState>,
     _user: OperatorUser,
     Query(query): Query<LogbookQuery>,
-) -> Answer<Vec<LogbookEntry>> {
+) -> Result<Response, ApiError> {
     let incident = match query.incident_id.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(id) if is_hex_id(id) => Some(id.to_string()),
@@ -885,13 +915,13 @@ async fn entries(
         }
     };
     let limit = list_limit(query.limit.as_deref())?;
-    Ok(axum::Json(
-        state
-            .incidents
-            .entries(incident.as_deref(), limit)
-            .await
-            .map_err(to_api)?,
-    ))
+    let after = list_cursor(query.cursor.as_deref())?;
+    let (entries, next) = state
+        .incidents
+        .entries(incident.as_deref(), limit, after.as_deref())
+        .await
+        .map_err(to_api)?;
+    Ok(paged(entries, next))
 }
 
 /// Writes a note or a postmortem.

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use news::store::{ContentStore, SweepStep};
+use news::store::{BackfillStep, ContentStore, SweepStep};
 use news::sweep::{grace_from_env, DEFAULT_SWEEP_BATCH};
 use news::{SourceSweep, SweepQueue, Sweeper};
 use platform::aws::AwsClients;
@@ -49,6 +49,29 @@ impl SourceSweeper {
             queue: Arc::new(queue),
         }
     }
+}
+
+/// One backfill step: `Err` means "deliver it again".
+async fn backfill(
+    sweeper: &Sweeper,
+    queue: &SweepQueue,
+    source_id: &str,
+    after: Option<&str>,
+) -> Result<(), BoxError> {
+    match sweeper.backfill_step(source_id, after).await? {
+        BackfillStep::Filled { rows, next } => {
+            tracing::info!(
+                source_id,
+                rows,
+                "topic rows backfilled; enqueuing the next step"
+            );
+            queue.enqueue_backfill(source_id, Some(next)).await?;
+        }
+        BackfillStep::Finished { rows } => {
+            tracing::info!(source_id, rows, "topic rows backfilled: done");
+        }
+    }
+    Ok(())
 }
 
 /// One message's step: `Err` means "deliver it again".
@@ -87,6 +110,14 @@ impl SqsHandler for SourceSweeper {
                         continue;
                     }
                 };
+                if let Some(step) = &sweep_of.backfill {
+                    let id = &sweep_of.source_id;
+                    if let Err(error) = backfill(&sweeper, &queue, id, step.after.as_deref()).await {
+                        tracing::warn!(source_id = %id, %error, "backfill step will be retried");
+                        response.add_failure(message_id);
+                    }
+                    continue;
+                }
                 // A source repeated in one batch (the scheduler's rescue beside a step's own
                 // message): one step is enough, its successor is enqueued.
                 if done.contains(&sweep_of.source_id) {

@@ -382,10 +382,11 @@ import { request } from "./http.js";
  * A page of failed summaries, most recently failed first.
  * @typedef {Object} FailedSummaryPage
  * @property {Array<FailedSummary>} content
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last page.
  * @property {number} page
  * @property {number} size
- * @property {number} totalElements
- * @property {number} totalPages
+ * @property {number} totalElements The failed summaries, counted up to 1,000: a longer list says 1,000 (page on with `nextCursor`).
+ * @property {number} totalPages Pages of `totalElements`.
  */
 
 /**
@@ -824,6 +825,7 @@ import { request } from "./http.js";
  * One page of posts.
  * @typedef {Object} PostPage
  * @property {Array<Post>} content
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last page.
  * @property {number} page
  * @property {number} size
  * @property {number} totalElements
@@ -1498,14 +1500,15 @@ export function getArticle(id, options = {}) {
 }
 
 /**
- * Every source.
+ * The sources, oldest first, a page at a time.
  *
  * `GET /api/content/sources`
+ * @param {{cursor?: string, limit?: number}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<Source>>}
  */
-export function listSources(options = {}) {
-  return request("GET", `/api/content/sources`, { ...options });
+export function listSources(query = {}, options = {}) {
+  return request("GET", `/api/content/sources`, { ...options, query });
 }
 
 /**
@@ -1534,14 +1537,15 @@ export function getSource(id, options = {}) {
 }
 
 /**
- * Every topic with its number of articles.
+ * The topics that have articles, by name, with their numbers of articles, a page at a time.
  *
  * `GET /api/content/topics`
+ * @param {{cursor?: string, limit?: number}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<TopicSummary>>}
  */
-export function listTopics(options = {}) {
-  return request("GET", `/api/content/topics`, { ...options });
+export function listTopics(query = {}, options = {}) {
+  return request("GET", `/api/content/topics`, { ...options, query });
 }
 
 /**
@@ -2017,7 +2021,7 @@ export function retryPostSummary(id, options = {}) {
  * (admin).
  *
  * `GET /api/v1/admin/summaries/failed`
- * @param {{page?: number, size?: number}} [query]
+ * @param {{page?: number, size?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<FailedSummaryPage>}
  */
@@ -2029,7 +2033,7 @@ export function failedSummaries(query = {}, options = {}) {
  * Raised alerts, newest first.
  *
  * `GET /api/v1/alerts`
- * @param {{status?: AlertStatus, limit?: number}} [query]
+ * @param {{status?: AlertStatus, limit?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<Alert>>}
  */
@@ -2214,7 +2218,7 @@ export function getDigest(id, options = {}) {
  * Incidents, newest opened first.
  *
  * `GET /api/v1/incidents`
- * @param {{status?: IncidentStatus, limit?: number}} [query]
+ * @param {{status?: IncidentStatus, limit?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<Incident>>}
  */
@@ -2289,7 +2293,7 @@ export function revokeIngestKey(id, options = {}) {
  * Logbook entries, newest first.
  *
  * `GET /api/v1/logbook`
- * @param {{incidentId?: string, limit?: number}} [query]
+ * @param {{incidentId?: string, limit?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<LogbookEntry>>}
  */
@@ -2400,7 +2404,7 @@ export function deleteLog(id, options = {}) {
  * Published posts, newest first: of one topic, or of all.
  *
  * `GET /api/v1/posts`
- * @param {{page?: number, size?: number, topic?: string}} [query]
+ * @param {{page?: number, size?: number, cursor?: string, topic?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<PostPage>}
  */
@@ -2717,7 +2721,7 @@ export function confirmImageUpload(id, options = {}) {
  *
  * `GET /api/v1/users/{id}/bookmarks`
  * @param {string} id The user's id
- * @param {{page?: number, size?: number}} [query]
+ * @param {{page?: number, size?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<PostPage>}
  */
@@ -2730,7 +2734,7 @@ export function userBookmarks(id, query = {}, options = {}) {
  *
  * `GET /api/v1/users/{id}/likes`
  * @param {string} id The user's id
- * @param {{page?: number, size?: number}} [query]
+ * @param {{page?: number, size?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<PostPage>}
  */
@@ -2743,7 +2747,7 @@ export function userLikes(id, query = {}, options = {}) {
  *
  * `GET /api/v1/users/{id}/posts`
  * @param {string} id The user's id
- * @param {{page?: number, size?: number, status?: PostStatusName}} [query]
+ * @param {{page?: number, size?: number, cursor?: string, status?: PostStatusName}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<PostPage>}
  */

@@ -226,7 +226,7 @@ export async function settings(main, _match, { signal, title }) {
     h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Settings"), h("p", { class: "lede" }, `Logged in as ${user.username}.`)),
     h("div", { class: "settings-grid" }, profileForm(user), preferencesForm(current, topicsSlot), h("section", { class: "card", "aria-labelledby": "subs-heading" }, h("h2", { id: "subs-heading" }, "Your sources"), sourcesSlot), passwordForm(), sessionsSection(), deleteSection()),
   );
-  const [topics, sources] = await Promise.allSettled([api.listTopics({ signal }), api.listSources({ signal })]);
+  const [topics, sources] = await Promise.allSettled([api.listTopics({ limit: 100 }, { signal }), api.listSources({ limit: 100 }, { signal })]);
   if (signal.aborted) {
     return;
   }

@@ -101,7 +101,7 @@ export async function home(main, match, { signal, title }) {
  */
 async function showTopicStrip(slot, signal) {
   try {
-    const topics = await api.listTopics({ signal });
+    const topics = await api.listTopics({ limit: 100 }, { signal });
     const followed = topics.filter((t) => account.isFollowed(t.id));
     const popular = topics
       .filter((t) => !account.isFollowed(t.id))
@@ -187,7 +187,7 @@ export async function sources(main, _match, { signal, title }) {
   const load = async () => {
     mount(list, loading("Loading sources"));
     try {
-      const all = await api.listSources({ signal });
+      const all = await api.listSources({ limit: 100 }, { signal });
       if (!all.length) {
         mount(list, empty("No sources yet", account.session.user ? "Add the first feed above." : h("span", null, h("a", { href: "/login?next=/sources" }, "Log in"), " to add the first feed.")));
         return;
@@ -346,7 +346,7 @@ export async function topics(main, _match, { signal, title }) {
   const load = async () => {
     mount(list, loading("Loading topics"));
     try {
-      const all = await api.listTopics({ signal });
+      const all = await api.listTopics({ limit: 100 }, { signal });
       if (!all.length) {
         mount(list, empty("No topics yet", "Topics appear when feeds categorise their articles."));
         return;
@@ -385,7 +385,7 @@ export async function topic(main, match, { signal, title }) {
   mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, "Topic"), heading, actions), list);
   title(id);
   api
-    .listTopics({ signal })
+    .listTopics({ limit: 100 }, { signal })
     .then((all) => {
       const found = all.find((t) => t.id === id);
       if (found) {

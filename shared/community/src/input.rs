@@ -542,12 +542,17 @@ impl PostPatch {
     }
 }
 
-/// A page of a list: `page` 0 to 49, `size` 1 to 20 (default 10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A page of a list: `page` 0 to 49, `size` 1 to 20 (default 10), or the page after a
+/// `cursor` (which wins over a `page` beside it).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRequest {
     pub page: u32,
     pub size: u32,
+    /// The sort key of the previous page's last row: the page is the rows before it.
+    pub after: Option<String>,
 }
+
+pub use platform::cursor::{decode_cursor, encode_cursor, MAX_CURSOR_CHARS};
 
 impl PageRequest {
     pub fn parse(page: Option<i64>, size: Option<i64>) -> Result<Self, Invalid> {
@@ -568,10 +573,33 @@ impl PageRequest {
         Ok(Self {
             page: page.unwrap_or(0),
             size: size.unwrap_or(DEFAULT_PAGE_SIZE),
+            after: None,
         })
     }
 
-    /// The index of the page's first element.
+    /// [`Self::parse`], or the page after a `cursor` (a `nextCursor`; empty is refused).
+    pub fn parse_with_cursor(
+        page: Option<i64>,
+        size: Option<i64>,
+        cursor: Option<&str>,
+    ) -> Result<Self, Invalid> {
+        let request = Self::parse(page, size)?;
+        request.with_cursor(cursor)
+    }
+
+    /// This page, or the page after `cursor` instead when one is given.
+    pub fn with_cursor(mut self, cursor: Option<&str>) -> Result<Self, Invalid> {
+        let Some(text) = cursor else {
+            return Ok(self);
+        };
+        let after = decode_cursor(text)
+            .ok_or_else(|| Invalid::field("cursor", "is not a cursor this service gave out"))?;
+        self.after = Some(after);
+        self.page = 0;
+        Ok(self)
+    }
+
+    /// The index of the page's first element among the rows read.
     pub fn offset(&self) -> usize {
         usize::try_from(self.page * self.size).unwrap_or(usize::MAX)
     }
@@ -877,10 +905,33 @@ mod tests {
     }
 
     #[test]
+    fn a_cursor_wins_over_a_page_and_a_bad_one_names_cursor() {
+        let sk = "2026-11-28T10:00:00.000Z#00000000-0000-4000-8000-000000000001";
+        let text = encode_cursor(sk);
+        let request = PageRequest::parse_with_cursor(Some(3), Some(5), Some(&text)).unwrap();
+        assert_eq!(
+            (request.page, request.size),
+            (0, 5),
+            "a cursor wins over a page"
+        );
+        assert_eq!(request.after.as_deref(), Some(sk));
+        for bad in ["", "junk"] {
+            assert_eq!(
+                fields(PageRequest::parse_with_cursor(None, None, Some(bad)).unwrap_err()),
+                ["cursor"]
+            );
+        }
+    }
+
+    #[test]
     fn page_edges() {
         assert_eq!(
             PageRequest::parse(None, None).unwrap(),
-            PageRequest { page: 0, size: 10 }
+            PageRequest {
+                page: 0,
+                size: 10,
+                after: None
+            }
         );
         assert!(PageRequest::parse(Some(49), Some(20)).is_ok());
         assert!(PageRequest::parse(Some(0), Some(1)).is_ok());

@@ -123,8 +123,16 @@ pub fn owner(user_id: &str) -> String {
     format!("OWNER#{user_id}")
 }
 
-/// A user's one reaction to a post (`reaction` LIKE or DISLIKE).
+/// A user's one reaction to a post, its own partition so a viral post's likes spread: the
+/// reaction (LIKE, DISLIKE, or NONE until the removal is counted) and the one the post's
+/// counters hold (`counted`).
 pub fn reaction(post_id: &str, user_id: &str) -> Item {
+    key(format!("REACT#{post_id}#{user_id}"), META)
+}
+
+/// A reaction written before reactions had their own partition: under the post, always
+/// counted. Read as a fallback and moved to [`reaction`] on the user's next change.
+pub fn legacy_reaction(post_id: &str, user_id: &str) -> Item {
     key(format!("POST#{post_id}"), format!("R#{user_id}"))
 }
 

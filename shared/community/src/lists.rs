@@ -1,13 +1,14 @@
 //! Per-user lists of posts: written (published, or drafts for the owner), bookmarked and liked,
 //! newest first, with the users' `showBookmarks` and `showLikes` choices honoured.
 
-use platform::dynamo::{s, Attributes};
+use platform::dynamo::Attributes;
 
 use crate::error::CommunityError;
 use crate::identity::Identity;
 use crate::input::{PageRequest, PostStatus, UserId};
 use crate::keys;
 use crate::model::PostPage;
+use crate::store::{list_page, ListKeys};
 use crate::Community;
 
 /// Which of a user's lists.
@@ -67,20 +68,18 @@ impl Community {
         let store = self.store();
         let table = store.table();
         let (pk, counter) = list.index(user.as_str());
-        let query = table
-            .query()
-            .index_name(keys::GSI1)
-            .key_condition_expression("gsi1pk = :pk")
-            .expression_attribute_values(":pk", s(pk))
-            .scan_index_forward(false)
-            .limit(i32::try_from(page.end()).unwrap_or(i32::MAX));
-        let (rows, profile) = futures::try_join!(
-            table.query_all(query, Some(page.end())),
+        let keys_ = ListKeys {
+            index: Some(keys::GSI1),
+            pk_name: "gsi1pk",
+            pk,
+            sk_name: "gsi1sk",
+        };
+        let ((rows, next), profile) = futures::try_join!(
+            list_page(table, keys_, &page),
             table.get(keys::profile(user.as_str()))
         )?;
         let ids: Vec<String> = rows
             .iter()
-            .skip(page.offset())
             .filter_map(|row| row.opt_string("gsi1sk"))
             .filter_map(|sk| keys::post_of_feed_sk(&sk).map(str::to_string))
             .collect();
@@ -104,6 +103,6 @@ impl Community {
             .zip(marks)
             .map(|((p, b), m)| crate::service::with_marks(crate::service::full(p, b), m))
             .collect();
-        Ok(crate::service::page_of(posts, page, total))
+        Ok(crate::service::page_of(posts, &page, total, next))
     }
 }

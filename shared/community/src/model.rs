@@ -96,6 +96,10 @@ pub struct PostPage {
     pub size: u32,
     pub total_pages: u64,
     pub total_elements: u64,
+    /// The `cursor` of the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub next_cursor: Option<String>,
 }
 
 /// A topic with its statistics (how they are computed: [`crate::stats`]).

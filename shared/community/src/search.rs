@@ -34,7 +34,7 @@ use crate::keys;
 use crate::model::PostPage;
 use crate::service::{full, page_of, with_marks};
 use crate::store::posts::{PostBody, StoredPost};
-use crate::store::social::{Marks, ReactionKind};
+use crate::store::social::{marks, Marks};
 use crate::store::Store;
 
 /// The longest query text, in characters.
@@ -209,7 +209,7 @@ impl<I: SearchIndex> PostSearch<I> {
         caller: Option<&UserId>,
     ) -> Result<PostPage, CommunityError> {
         if text.terms().terms().is_empty() {
-            return Ok(page_of(Vec::new(), page, 0));
+            return Ok(page_of(Vec::new(), &page, 0, None));
         }
         let window = Window {
             offset: page.offset(),
@@ -230,6 +230,7 @@ impl<I: SearchIndex> PostSearch<I> {
             if let Some(user) = caller {
                 keys_.extend([
                     keys::reaction(id, user.as_str()),
+                    keys::legacy_reaction(id, user.as_str()),
                     keys::bookmark(id, user.as_str()),
                 ]);
             }
@@ -266,18 +267,18 @@ impl<I: SearchIndex> PostSearch<I> {
                 continue;
             }
             let marks = match caller {
-                Some(user) => Marks {
-                    reaction: get(keys::reaction(id, user.as_str()))
-                        .and_then(|r| r.opt_string("reaction"))
-                        .and_then(|r| ReactionKind::parse(&r)),
-                    bookmarked: get(keys::bookmark(id, user.as_str())).is_some(),
-                },
+                Some(user) => marks(
+                    get(keys::reaction(id, user.as_str())),
+                    get(keys::legacy_reaction(id, user.as_str())),
+                    get(keys::bookmark(id, user.as_str())).is_some(),
+                ),
                 None => Marks::default(),
             };
             posts.push(with_marks(full(post, body), marks));
         }
         let total = i64::try_from(hits.total).unwrap_or(i64::MAX);
-        Ok(page_of(posts, page, total))
+        // Ranked by relevance, not by a sort key: paged by number over the 1,000 best only.
+        Ok(page_of(posts, &page, total, None))
     }
 
     /// Brings the index up to date with `post_id` as the posts table holds it now, within

@@ -205,18 +205,18 @@ impl Community {
                 };
                 match found {
                     Some(t) => (Some(t.id), t.total_post_count),
-                    None => return Ok(page_of(Vec::new(), page, 0)),
+                    None => return Ok(page_of(Vec::new(), &page, 0, None)),
                 }
             }
             None => (None, self.store.published_count().await?),
         };
-        let rows = self.store.feed_page(topic_id.as_deref(), page).await?;
+        let (rows, next) = self.store.feed_page(topic_id.as_deref(), &page).await?;
         let posts = rows
             .into_iter()
             .filter(|(p, _)| p.is_public())
             .map(|(p, b)| full(p, b))
             .collect();
-        Ok(page_of(posts, page, total))
+        Ok(page_of(posts, &page, total, next))
     }
 
     /// Cards of these posts in the order asked; unknown, deleted and draft posts left out.
@@ -488,6 +488,7 @@ pub(crate) fn with_marks(mut post: Post, marks: crate::store::social::Marks) -> 
     post.is_liked_by_me = marks.reaction == Some(ReactionKind::Like);
     post.is_disliked_by_me = marks.reaction == Some(ReactionKind::Dislike);
     post.is_bookmarked_by_me = marks.bookmarked;
+    (post.like_count, post.dislike_count) = marks.counts(post.like_count, post.dislike_count);
     post
 }
 
@@ -525,7 +526,12 @@ fn topic(t: StoredTopic, today: i64) -> Topic {
     }
 }
 
-pub(crate) fn page_of(content: Vec<Post>, page: PageRequest, total: i64) -> PostPage {
+pub(crate) fn page_of(
+    content: Vec<Post>,
+    page: &PageRequest,
+    total: i64,
+    next_cursor: Option<String>,
+) -> PostPage {
     let total = u64::try_from(total).unwrap_or(0);
     PostPage {
         content,
@@ -533,5 +539,6 @@ pub(crate) fn page_of(content: Vec<Post>, page: PageRequest, total: i64) -> Post
         size: page.size,
         total_pages: total.div_ceil(u64::from(page.size)),
         total_elements: total,
+        next_cursor,
     }
 }

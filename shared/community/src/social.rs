@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use crate::error::CommunityError;
 use crate::input::{PostId, UserId};
 use crate::store::social::{MarkError, Marks, ReactionKind};
-use crate::Community;
+use crate::{Community, ReactionChange};
 
 /// A reaction asked for on a post: LIKE, DISLIKE, or NONE to take it back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,30 +44,40 @@ pub struct BookmarkResult {
 }
 
 impl Community {
-    /// Sets the caller's reaction to a published post: exact counts under any concurrency.
+    /// Sets the caller's reaction to a published post. The counts answered are the post's as
+    /// of the reaction counter's last batch with the caller's own change added; the change to
+    /// send to the reaction queue comes with them while the counter has it to count (also
+    /// when a retry finds the reaction already so: a send that failed is sent again).
     pub async fn react(
         &self,
         post: &PostId,
         caller: &UserId,
         reaction: PostReaction,
-    ) -> Result<ReactionResult, CommunityError> {
-        let store = self.store();
-        let outcome = store
+    ) -> Result<(ReactionResult, Option<ReactionChange>), CommunityError> {
+        let reacted = match self
+            .store()
             .react(post.as_str(), caller.as_str(), reaction.0)
-            .await;
-        self.mark_outcome(post, caller, outcome).await?;
-        // Read after the commit: the exact counts, the caller's write included.
-        let (meta, marks) = futures::try_join!(
-            store.post(post.as_str()),
-            store.marks(post.as_str(), caller.as_str())
-        )?;
-        let meta = meta.ok_or(CommunityError::PostNotFound)?;
-        Ok(ReactionResult {
-            like_count: meta.like_count,
-            dislike_count: meta.dislike_count,
-            is_liked_by_me: marks.reaction == Some(ReactionKind::Like),
-            is_disliked_by_me: marks.reaction == Some(ReactionKind::Dislike),
-        })
+            .await
+        {
+            Ok(reacted) => reacted,
+            Err(e) => {
+                self.mark_outcome(post, caller, Err(e)).await?;
+                return Err(CommunityError::Busy);
+            }
+        };
+        let (like_count, dislike_count) = reacted.counts();
+        let change = reacted
+            .to_count()
+            .then(|| ReactionChange::new(post.as_str(), caller.as_str()));
+        Ok((
+            ReactionResult {
+                like_count,
+                dislike_count,
+                is_liked_by_me: reacted.reaction() == Some(ReactionKind::Like),
+                is_disliked_by_me: reacted.reaction() == Some(ReactionKind::Dislike),
+            },
+            change,
+        ))
     }
 
     /// Bookmarks a published post (`true`) or removes the caller's bookmark; idempotent.
@@ -129,6 +139,7 @@ impl Community {
             .zip(marks)
             .map(|(mut c, m)| {
                 c.is_liked_by_me = m.reaction == Some(ReactionKind::Like);
+                (c.like_count, _) = m.counts(c.like_count, 0);
                 c
             })
             .collect())

@@ -56,6 +56,8 @@ pub const FAILED_PAGE_SIZE: u32 = 20;
 pub const MAX_FAILED_PAGE_SIZE: u32 = 100;
 /// The last page of the failed-summary list.
 pub const MAX_FAILED_PAGE: u32 = 49;
+/// The most failed summaries counted for `totalElements`: a longer list counts this many.
+pub const FAILED_COUNT_CAP: usize = 1000;
 
 /// A summary's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -253,12 +255,24 @@ pub struct FailedSummaryPage {
     pub content: Vec<FailedSummary>,
     pub page: u32,
     pub size: u32,
+    /// Pages of `totalElements`.
     pub total_pages: u64,
+    /// The failed summaries, counted up to 1,000: a longer list says 1,000 (page on with
+    /// `nextCursor`).
+    #[schema(maximum = 1000)]
     pub total_elements: u64,
+    /// The `cursor` of the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub next_cursor: Option<String>,
 }
 
 /// The page of the failed-summary list: `page` 0 to 49, `size` 1 to 100 (default 20).
-pub fn failed_page(page: Option<i64>, size: Option<i64>) -> Result<PageRequest, Invalid> {
+pub fn failed_page(
+    page: Option<i64>,
+    size: Option<i64>,
+    cursor: Option<&str>,
+) -> Result<PageRequest, Invalid> {
     let mut errors = platform::validation::FieldErrors::new();
     let page = u32::try_from(page.unwrap_or(0))
         .ok()
@@ -276,10 +290,12 @@ pub fn failed_page(page: Option<i64>, size: Option<i64>) -> Result<PageRequest, 
         );
     }
     errors.finish()?;
-    Ok(PageRequest {
+    PageRequest {
         page: page.unwrap_or(0),
         size: size.unwrap_or(FAILED_PAGE_SIZE),
-    })
+        after: None,
+    }
+    .with_cursor(cursor)
 }
 
 impl Community {
@@ -326,7 +342,7 @@ impl Community {
         &self,
         page: PageRequest,
     ) -> Result<FailedSummaryPage, CommunityError> {
-        let (rows, total) = self.store().failed_summaries(page).await?;
+        let (rows, total, next_cursor) = self.store().failed_summaries(&page).await?;
         Ok(FailedSummaryPage {
             content: rows
                 .into_iter()
@@ -348,6 +364,7 @@ impl Community {
             size: page.size,
             total_pages: total.div_ceil(u64::from(page.size)),
             total_elements: total,
+            next_cursor,
         })
     }
 }
@@ -390,13 +407,21 @@ mod tests {
     #[test]
     fn failed_pages_default_to_20_and_are_bounded() {
         assert_eq!(
-            failed_page(None, None).unwrap(),
-            PageRequest { page: 0, size: 20 }
+            failed_page(None, None, None).unwrap(),
+            PageRequest {
+                page: 0,
+                size: 20,
+                after: None
+            }
         );
-        assert!(failed_page(Some(49), Some(100)).is_ok());
-        assert!(failed_page(Some(50), None).is_err());
-        assert!(failed_page(None, Some(0)).is_err());
-        assert!(failed_page(None, Some(101)).is_err());
-        assert!(failed_page(Some(-1), None).is_err());
+        assert!(failed_page(Some(49), Some(100), None).is_ok());
+        assert!(failed_page(Some(50), None, None).is_err());
+        assert!(failed_page(None, Some(0), None).is_err());
+        assert!(failed_page(None, Some(101), None).is_err());
+        assert!(failed_page(Some(-1), None, None).is_err());
+        assert!(failed_page(None, None, Some("")).is_err());
+        // A cursor wins over a page number beside it.
+        let after = failed_page(Some(3), None, Some("3230")).unwrap();
+        assert_eq!((after.page, after.after.as_deref()), (0, Some("20")));
     }
 }

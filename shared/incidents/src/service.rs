@@ -9,6 +9,7 @@ use futures::{FutureExt, StreamExt};
 use incident_metrics::store::batch_key;
 use incident_metrics::Metrics;
 use platform::aws::AwsClients;
+use platform::cursor::encode_cursor;
 use platform::dynamo::{Attributes, DynamoError, Table};
 use platform::{Clock, Env, Invalid};
 use text_analysis::redact::redact;
@@ -24,7 +25,7 @@ use crate::model::{
 };
 use crate::objects::{service_bucket, LogObjects, ObjectsError};
 use crate::queue::QueueError;
-use crate::store::{log_millis, Store, StoreError, DEFAULT_RULE_ID};
+use crate::store::{log_millis, Listed, Store, StoreError, DEFAULT_RULE_ID};
 
 /// The most alert rules kept (the processor reads them all for every batch).
 pub const MAX_RULES: usize = 50;
@@ -481,22 +482,25 @@ impl Incidents {
     // ---- incidents -------------------------------------------------------------------
 
     /// Opened incidents, newest opened first: of one status, or of all.
+    /// Incidents (of one status, or of all), newest (re)opened first, below the index key
+    /// `after` when given: at most `limit`, and the next page's cursor.
     pub async fn incidents(
         &self,
         status: Option<IncidentStatus>,
         limit: usize,
-    ) -> Result<Vec<Incident>, IncidentsError> {
+        after: Option<&str>,
+    ) -> Result<(Vec<Incident>, Option<String>), IncidentsError> {
         let statuses = match status {
             Some(s) => vec![s],
             None => IncidentStatus::ALL.to_vec(),
         };
-        let mut out = Vec::new();
-        for s in statuses {
-            out.extend(self.store.incidents(s, limit).await?);
-        }
-        out.sort_by(|a, b| (&b.opened_at, &b.id).cmp(&(&a.opened_at, &a.id)));
-        out.truncate(limit);
-        Ok(out)
+        let pages = futures::future::try_join_all(
+            statuses
+                .into_iter()
+                .map(|s| self.store.incidents(s, limit, after)),
+        )
+        .await?;
+        Ok(merge_pages(pages, limit))
     }
 
     pub async fn incident(&self, id: &str) -> Result<IncidentDetail, IncidentsError> {
@@ -551,22 +555,25 @@ impl Incidents {
 
     // ---- alerts ----------------------------------------------------------------------
 
+    /// Alerts (of one status, or of all), newest raised first, below the index key `after`
+    /// when given: at most `limit`, and the next page's cursor.
     pub async fn alerts(
         &self,
         status: Option<AlertStatus>,
         limit: usize,
-    ) -> Result<Vec<Alert>, IncidentsError> {
+        after: Option<&str>,
+    ) -> Result<(Vec<Alert>, Option<String>), IncidentsError> {
         let statuses = match status {
             Some(s) => vec![s],
             None => AlertStatus::ALL.to_vec(),
         };
-        let mut out = Vec::new();
-        for s in statuses {
-            out.extend(self.store.alerts(s, limit).await?);
-        }
-        out.sort_by(|a, b| (&b.raised_at, &b.id).cmp(&(&a.raised_at, &a.id)));
-        out.truncate(limit);
-        Ok(out)
+        let pages = futures::future::try_join_all(
+            statuses
+                .into_iter()
+                .map(|s| self.store.alerts(s, limit, after)),
+        )
+        .await?;
+        Ok(merge_pages(pages, limit))
     }
 
     pub async fn patch_alert(&self, id: &str, to: AlertStatus) -> Result<Alert, IncidentsError> {
@@ -613,12 +620,16 @@ impl Incidents {
         Ok(())
     }
 
+    /// Logbook entries (of one incident, or all), newest first, below the index key `after`
+    /// when given: at most `limit`, and the next page's cursor.
     pub async fn entries(
         &self,
         incident: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<LogbookEntry>, IncidentsError> {
-        Ok(self.store.entries(incident, limit).await?)
+        after: Option<&str>,
+    ) -> Result<(Vec<LogbookEntry>, Option<String>), IncidentsError> {
+        let (entries, next) = self.store.entries(incident, limit, after).await?;
+        Ok((entries, next.as_deref().map(encode_cursor)))
     }
 
     pub async fn entry(&self, id: &str) -> Result<LogbookEntry, IncidentsError> {
@@ -762,6 +773,21 @@ fn rule_of(id: String, input: RuleInput, created_at: &str, updated_at: &str) -> 
         created_at: created_at.to_string(),
         updated_at: updated_at.to_string(),
     }
+}
+
+/// One page of `limit` from the pages of several status lists (each newest first by index
+/// key, each up to `limit`), and the cursor of the next: the last row's key when more follow.
+fn merge_pages<T>(pages: Vec<Listed<T>>, limit: usize) -> (Vec<T>, Option<String>) {
+    let mut more = pages.iter().any(|p| p.more);
+    let mut rows: Vec<(String, T)> = pages.into_iter().flat_map(|p| p.rows).collect();
+    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    more |= rows.len() > limit;
+    rows.truncate(limit);
+    let next = match rows.last() {
+        Some((key, _)) if more => Some(encode_cursor(key)),
+        _ => None,
+    };
+    (rows.into_iter().map(|(_, row)| row).collect(), next)
 }
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ use crate::model::{
     Alert, AlertRule, AlertStatus, Incident, IncidentEvent, IncidentStatus, Log, LogbookEntry,
     LogbookKind, Occurrence, Severity,
 };
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use incident_metrics::Metrics;
 use platform::dynamo::request::Update;
@@ -69,6 +70,14 @@ const LOG_HOURS_PK: &str = "LOGHOURS";
 const RULES_PK: &str = "RULES";
 const META: &str = "META";
 const LOGBOOK_PK: &str = "LOGBOOK";
+/// The most logbook entries one page of an incident's entries reads (a filter of the logbook).
+pub const LOGBOOK_FILTER_READS: usize = 500;
+
+/// One page of a status's list: each row with its index key, and whether more follow.
+pub struct Listed<T> {
+    pub rows: Vec<(String, T)>,
+    pub more: bool,
+}
 const HOUR_FORMAT: &str = "%Y-%m-%dT%H";
 /// The latest time a log id can spell (13 digits of milliseconds).
 const MAX_MILLIS: i64 = 9_999_999_999_999;
@@ -692,15 +701,17 @@ impl Store {
         }))
     }
 
-    /// Opened incidents with `status`, newest opened first: one Query of the index and one
-    /// BatchGetItem of their counts.
+    /// Opened incidents with `status`, newest (re)opened first, below the index key `after`
+    /// when given, at most `limit`, each with its index key, and whether more follow: one
+    /// Query of the index and one BatchGetItem of their counts.
     pub async fn incidents(
         &self,
         status: IncidentStatus,
         limit: usize,
-    ) -> Result<Vec<Incident>, DynamoError> {
-        let items = self
-            .by_status(&format!("INCIDENTS#{}", status.as_str()), limit, None)
+        after: Option<&str>,
+    ) -> Result<Listed<Incident>, DynamoError> {
+        let (items, more) = self
+            .by_status(&format!("INCIDENTS#{}", status.as_str()), limit, after)
             .await?;
         let ids: Vec<String> = items.iter().filter_map(|i| i.opt_string("id")).collect();
         let counts = self.counts(&ids).await?;
@@ -708,31 +719,44 @@ impl Store {
         for item in &items {
             let count = item.opt_string("id").and_then(|id| counts.get(&id));
             if let Some(incident) = self.incident_from(item, count)? {
-                out.push(incident);
+                out.push((item.string(self.table.name(), "gsi1sk")?, incident));
             }
         }
-        Ok(out)
+        Ok(Listed { rows: out, more })
     }
 
+    /// At most `limit` items of the `gsi1` partition `gsi1pk`, newest first, below `after`
+    /// when given, and whether more follow (one item past the page tells).
     async fn by_status(
         &self,
         gsi1pk: &str,
         limit: usize,
-        filter: Option<(&str, &str, &str)>,
-    ) -> Result<Vec<Item>, DynamoError> {
-        let mut query = self
+        after: Option<&str>,
+    ) -> Result<(Vec<Item>, bool), DynamoError> {
+        let wanted = limit.saturating_add(1);
+        let query = self
+            .gsi1_below(gsi1pk, after)
+            .limit(i32::try_from(wanted).unwrap_or(i32::MAX));
+        let mut items = self.table.query_all(query, Some(wanted)).await?;
+        let more = items.len() > limit;
+        items.truncate(limit);
+        Ok((items, more))
+    }
+
+    /// A newest-first Query of the `gsi1` partition `gsi1pk`, below `after` when given.
+    fn gsi1_below(&self, gsi1pk: &str, after: Option<&str>) -> QueryFluentBuilder {
+        let query = self
             .table
             .query()
             .index_name("gsi1")
-            .key_condition_expression("gsi1pk = :pk")
             .expression_attribute_values(":pk", s(gsi1pk))
             .scan_index_forward(false);
-        if let Some((expression, placeholder, value)) = filter {
-            query = query
-                .filter_expression(expression)
-                .expression_attribute_values(placeholder, s(value));
+        match after {
+            Some(after) => query
+                .key_condition_expression("gsi1pk = :pk AND gsi1sk < :after")
+                .expression_attribute_values(":after", s(after)),
+            None => query.key_condition_expression("gsi1pk = :pk"),
         }
-        self.table.query_all(query, Some(limit)).await
     }
 
     /// Incident `id` with its sampled grouped logs and its history; `None` unless opened.
@@ -894,12 +918,16 @@ impl Store {
         &self,
         status: AlertStatus,
         limit: usize,
-    ) -> Result<Vec<Alert>, DynamoError> {
-        self.by_status(&format!("ALERTS#{}", status.as_str()), limit, None)
-            .await?
+        after: Option<&str>,
+    ) -> Result<Listed<Alert>, DynamoError> {
+        let (items, more) = self
+            .by_status(&format!("ALERTS#{}", status.as_str()), limit, after)
+            .await?;
+        let rows = items
             .iter()
-            .map(|i| self.alert_from(i))
-            .collect()
+            .map(|i| Ok((i.string(self.table.name(), "gsi1sk")?, self.alert_from(i)?)))
+            .collect::<Result<_, DynamoError>>()?;
+        Ok(Listed { rows, more })
     }
 
     /// Moves alert `id` from `from` to `to`.
@@ -1023,17 +1051,74 @@ impl Store {
     }
 
     /// Logbook entries, newest first, optionally of one incident.
+    /// Logbook entries, newest first, below the index key `after` when given: at most
+    /// `limit`, and the index key to go on below when more may follow. Entries of one incident
+    /// are a filter over the whole logbook, so a page reads at most [`LOGBOOK_FILTER_READS`]
+    /// entries and may hold fewer than `limit` and still have a next.
     pub async fn entries(
         &self,
         incident_id: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<LogbookEntry>, DynamoError> {
-        let filter = incident_id.map(|id| ("incidentId = :inc", ":inc", id));
-        self.by_status(LOGBOOK_PK, limit, filter)
-            .await?
+        after: Option<&str>,
+    ) -> Result<(Vec<LogbookEntry>, Option<String>), DynamoError> {
+        let t = self.table.name();
+        let (items, next) = match incident_id {
+            None => {
+                let (items, more) = self.by_status(LOGBOOK_PK, limit, after).await?;
+                let next = match items.last() {
+                    Some(last) if more => Some(last.string(t, "gsi1sk")?),
+                    _ => None,
+                };
+                (items, next)
+            }
+            Some(incident_id) => self.incident_entries(incident_id, limit, after).await?,
+        };
+        let entries = items
             .iter()
             .map(|i| self.entry_from(i))
-            .collect()
+            .collect::<Result<_, _>>();
+        Ok((entries?, next))
+    }
+
+    /// The logbook rows of one incident below `after`: at most `limit` of at most
+    /// [`LOGBOOK_FILTER_READS`] rows read, and where to go on when more may follow.
+    async fn incident_entries(
+        &self,
+        incident_id: &str,
+        limit: usize,
+        after: Option<&str>,
+    ) -> Result<(Vec<Item>, Option<String>), DynamoError> {
+        let t = self.table.name();
+        let query = self
+            .gsi1_below(LOGBOOK_PK, after)
+            .filter_expression("incidentId = :inc")
+            .expression_attribute_values(":inc", s(incident_id));
+        let mut items: Vec<Item> = Vec::new();
+        let mut start: Option<Item> = None;
+        let mut read = 0;
+        loop {
+            let budget = LOGBOOK_FILTER_READS.saturating_sub(read).max(1);
+            let out = query
+                .clone()
+                .limit(i32::try_from(budget).unwrap_or(i32::MAX))
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| self.table.fail("Query", &e))?;
+            read += usize::try_from(out.scanned_count).unwrap_or(0);
+            items.extend(out.items.unwrap_or_default());
+            if items.len() > limit {
+                items.truncate(limit);
+                let next = items.last().map(|l| l.string(t, "gsi1sk")).transpose()?;
+                return Ok((items, next));
+            }
+            match out.last_evaluated_key.filter(|k| !k.is_empty()) {
+                Some(key) if read < LOGBOOK_FILTER_READS => start = Some(key),
+                // The read budget spent: go on below the last entry read.
+                Some(key) => return Ok((items, Some(key.string(t, "gsi1sk")?))),
+                None => return Ok((items, None)),
+            }
+        }
     }
 
     pub async fn delete_entry(&self, id: &str) -> Result<(), StoreError> {

@@ -191,6 +191,8 @@ pub struct WalkStep {
     pub lost: Vec<String>,
     /// Sources nobody subscribed to within the grace period.
     pub abandoned: Vec<String>,
+    /// Sources whose rows of each topic are not all written yet: each to be backfilled.
+    pub backfills: Vec<String>,
     /// Where the next step starts; `None` once the walk reached the end of the list.
     pub next: Option<String>,
     /// Sources looked at.
@@ -217,6 +219,7 @@ impl RefreshSchedule {
         let mut step = WalkStep {
             next: page.next,
             walked: page.sources.len(),
+            backfills: page.backfills,
             ..WalkStep::default()
         };
         for (source, state) in page.sources {

@@ -1,6 +1,7 @@
 //! The content service as one facade: what each route of the content function asks.
 
 use platform::aws::AwsClients;
+use platform::cursor::encode_cursor;
 use platform::{Env, Invalid};
 
 use crate::accounts::{Accounts, AccountsError};
@@ -106,9 +107,15 @@ impl News {
         })
     }
 
-    /// Every source, oldest first.
-    pub async fn sources(&self) -> Result<Vec<Source>, NewsError> {
-        Ok(self.store.sources().await?)
+    /// A page of at most `limit` sources, oldest first, after the sort key `after`, and the
+    /// next page's cursor.
+    pub async fn sources(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<Source>, Option<String>), NewsError> {
+        let (sources, next) = self.store.sources_list(after, limit).await?;
+        Ok((sources, next.as_deref().map(encode_cursor)))
     }
 
     pub async fn source(&self, id: &SourceId) -> Result<Source, NewsError> {
@@ -176,9 +183,15 @@ impl News {
         })
     }
 
-    /// Every topic that has articles.
-    pub async fn topics(&self) -> Result<Vec<TopicSummary>, NewsError> {
-        Ok(self.store.topics().await?)
+    /// A page of at most `limit` topics that have articles, by name, after the name
+    /// `after`, and the next page's cursor (a page may be short and still have one).
+    pub async fn topics(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<TopicSummary>, Option<String>), NewsError> {
+        let (topics, next) = self.store.topics_page(after, limit).await?;
+        Ok((topics, next.as_deref().map(encode_cursor)))
     }
 
     /// A page of articles (without paragraphs), newest first.

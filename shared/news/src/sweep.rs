@@ -11,7 +11,7 @@ use platform::aws::Sqs;
 use platform::{ConfigError, Env};
 
 use crate::ingest::MessageError;
-use crate::store::{ContentStore, StoreError, SweepStep};
+use crate::store::{BackfillStep, ContentStore, StoreError, SweepStep};
 
 /// Default grace period of a source nobody subscribed to, in minutes.
 pub const DEFAULT_GRACE_MINUTES: i64 = 60;
@@ -21,22 +21,47 @@ pub const DEFAULT_SWEEP_BATCH: usize = 25;
 /// enqueue was lost; a sweep still running only repeats harmless steps.
 pub const RESCUE_AFTER_MINUTES: i64 = 15;
 
-/// The sweep queue's message: sweep this source.
+/// The sweep queue's message: sweep this source, or (with `backfill`) write the rows of each
+/// topic its older articles lack (`store::backfill`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceSweep {
     pub source_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill: Option<Backfill>,
 }
+
+/// Where a backfill goes on: after this source row (from the first when absent).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Backfill {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+}
+
+/// Source rows one backfill step goes through (a transaction per missing row of a topic).
+pub const DEFAULT_BACKFILL_BATCH: usize = 25;
 
 impl SourceSweep {
     pub fn new(source_id: impl Into<String>) -> Self {
         Self {
             source_id: source_id.into(),
+            backfill: None,
+        }
+    }
+
+    /// A step of the backfill of `source_id`, after the source row `after`.
+    pub fn backfill(source_id: impl Into<String>, after: Option<String>) -> Self {
+        Self {
+            source_id: source_id.into(),
+            backfill: Some(Backfill { after }),
         }
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::json!({ "sourceId": self.source_id }).to_string()
+        serde_json::to_value(self)
+            .unwrap_or_else(|_| serde_json::json!({ "sourceId": self.source_id }))
+            .to_string()
     }
 
     /// Reads a message body; the source id must be present and not blank.
@@ -88,8 +113,21 @@ impl SweepQueue {
 
     /// Asks for (another step of) the sweep of `source_id`.
     pub async fn enqueue(&self, source_id: &str) -> Result<(), EnqueueError> {
+        self.send(&SourceSweep::new(source_id)).await
+    }
+
+    /// Asks for (another step of) the backfill of `source_id`, after the source row `after`.
+    pub async fn enqueue_backfill(
+        &self,
+        source_id: &str,
+        after: Option<String>,
+    ) -> Result<(), EnqueueError> {
+        self.send(&SourceSweep::backfill(source_id, after)).await
+    }
+
+    async fn send(&self, message: &SourceSweep) -> Result<(), EnqueueError> {
         self.sqs
-            .send_message(&self.url, &SourceSweep::new(source_id).to_json())
+            .send_message(&self.url, &message.to_json())
             .await
             .map_err(|e| EnqueueError(e.to_string()))?;
         Ok(())
@@ -116,6 +154,17 @@ impl Sweeper {
     /// One step of the sweep of `source_id` at the store's clock's time.
     pub async fn step(&self, source_id: &str) -> Result<SweepStep, StoreError> {
         self.step_at(source_id, self.store.clock().now()).await
+    }
+
+    /// One step of the backfill of `source_id`'s topic rows, after the source row `after`.
+    pub async fn backfill_step(
+        &self,
+        source_id: &str,
+        after: Option<&str>,
+    ) -> Result<BackfillStep, StoreError> {
+        self.store
+            .backfill_step(source_id, after, DEFAULT_BACKFILL_BATCH)
+            .await
     }
 
     /// One step of the sweep of `source_id` at `now`.
@@ -165,6 +214,10 @@ mod tests {
             SourceSweep::parse(&body).ok(),
             Some(SourceSweep::new("abc"))
         );
+        let step = SourceSweep::backfill("abc", Some("ART#2025#x".into()));
+        assert_eq!(SourceSweep::parse(&step.to_json()).ok(), Some(step));
+        let first = SourceSweep::backfill("abc", None);
+        assert_eq!(SourceSweep::parse(&first.to_json()).ok(), Some(first));
         assert!(SourceSweep::parse("{}").is_err());
         assert!(SourceSweep::parse(r#"{"sourceId": ""}"#).is_err());
     }

@@ -19,6 +19,7 @@ pub mod auth;
 pub mod aws;
 pub mod clock;
 pub mod config;
+pub mod cursor;
 #[cfg(feature = "edge")]
 pub mod custom_resource;
 #[cfg(feature = "aws")]

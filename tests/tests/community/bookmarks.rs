@@ -1,7 +1,7 @@
 //! Bookmarks: idempotent PUT and DELETE with an exact `saveCount`.
 
 use serde_json::{json, Value};
-use stack_tests::community::{assert_reason_error, post_input, post_path};
+use stack_tests::community::{assert_reason_error, page_ids, post_input, post_path};
 use stack_tests::TestStack;
 
 async fn answer(response: reqwest::Response) -> Value {
@@ -97,15 +97,6 @@ async fn concurrent_bookmarks_exact() {
 
 const SETTINGS: &str = "/api/users/users/me/settings";
 
-fn list_ids(page: &Value) -> Vec<String> {
-    page["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["id"].as_str().unwrap().to_string())
-        .collect()
-}
-
 async fn show(t: &TestStack, token: &str, bookmarks: bool, likes: bool) {
     let response = t
         .put_json_auth(
@@ -143,11 +134,11 @@ async fn bookmarked_and_liked_lists_paged_newest_first() {
     ] {
         let path = format!("/api/v1/users/{bob_id}/{list}");
         let first = t.get_ok(&format!("{path}?size=2"), None).await;
-        assert_eq!(list_ids(&first), expected[..2], "{list}");
+        assert_eq!(page_ids(&first), expected[..2], "{list}");
         assert_eq!(first["totalElements"], total, "{list}");
         assert_eq!(first["size"], 2);
         let second = t.get_ok(&format!("{path}?size=2&page=1"), Some(&bob)).await;
-        assert_eq!(list_ids(&second), expected[2..4], "{list}");
+        assert_eq!(page_ids(&second), expected[2..4], "{list}");
         assert_eq!(second["content"][0]["isBookmarkedByMe"], true);
         let bad = t.get(&format!("{path}?size=21")).await;
         assert_reason_error(bad, 400).await;
@@ -158,7 +149,7 @@ async fn bookmarked_and_liked_lists_paged_newest_first() {
     let page = t
         .get_ok(&format!("/api/v1/users/{bob_id}/bookmarks"), None)
         .await;
-    assert_eq!(list_ids(&page), newest_first[1..]);
+    assert_eq!(page_ids(&page), newest_first[1..]);
 }
 
 /// `owner`'s bookmarks and likes (each holding `post`): 403 for `other` and anonymous
@@ -169,7 +160,7 @@ async fn hidden_from_others(t: &TestStack, owner_id: &str, owner: &str, other: &
         assert_reason_error(t.get(&path).await, 403).await;
         assert_reason_error(t.get_auth(&path, other).await, 403).await;
         let own = t.get_ok(&path, Some(owner)).await;
-        assert_eq!(list_ids(&own), [post], "{list}: the owner sees it");
+        assert_eq!(page_ids(&own), [post], "{list}: the owner sees it");
     }
 }
 
@@ -194,9 +185,9 @@ async fn a_fresh_accounts_bookmarks_and_likes_are_private_until_shown() {
     show(&t, &bob, true, true).await;
     for list in ["bookmarks", "likes"] {
         let path = format!("/api/v1/users/{bob_id}/{list}");
-        assert_eq!(list_ids(&t.get_ok(&path, None).await), [id], "{list}");
+        assert_eq!(page_ids(&t.get_ok(&path, None).await), [id], "{list}");
         assert_eq!(
-            list_ids(&t.get_ok(&path, Some(&author)).await),
+            page_ids(&t.get_ok(&path, Some(&author)).await),
             [id],
             "{list}"
         );
@@ -217,9 +208,9 @@ async fn private_bookmarks_403_for_others_owner_sees() {
     let path = format!("/api/v1/users/{bob_id}/bookmarks");
     assert_reason_error(t.get(&path).await, 403).await;
     assert_reason_error(t.get_auth(&path, &author).await, 403).await;
-    assert_eq!(list_ids(&t.get_ok(&path, Some(&bob)).await), [id]);
+    assert_eq!(page_ids(&t.get_ok(&path, Some(&bob)).await), [id]);
     show(&t, &bob, true, true).await;
-    assert_eq!(list_ids(&t.get_ok(&path, Some(&author)).await), [id]);
+    assert_eq!(page_ids(&t.get_ok(&path, Some(&author)).await), [id]);
     let unknown = "/api/v1/users/5b0f3c1e-0000-4000-8000-000000000001/bookmarks";
     assert_reason_error(t.get(unknown).await, 404).await;
 }
@@ -237,15 +228,15 @@ async fn private_likes_403_for_others_owner_sees() {
     show(&t, &bob, true, false).await;
     let path = format!("/api/v1/users/{bob_id}/likes");
     assert_reason_error(t.get(&path).await, 403).await;
-    assert_eq!(list_ids(&t.get_ok(&path, Some(&bob)).await), [id]);
+    assert_eq!(page_ids(&t.get_ok(&path, Some(&bob)).await), [id]);
     // Bookmarks are shown, likes not: the choices are separate.
     let bookmarks = format!("/api/v1/users/{bob_id}/bookmarks");
     assert_eq!(
-        list_ids(&t.get_ok(&bookmarks, None).await),
+        page_ids(&t.get_ok(&bookmarks, None).await),
         Vec::<String>::new()
     );
     show(&t, &bob, true, true).await;
-    assert_eq!(list_ids(&t.get_ok(&path, None).await), [id]);
+    assert_eq!(page_ids(&t.get_ok(&path, None).await), [id]);
 }
 
 #[tokio::test]
@@ -261,7 +252,7 @@ async fn user_posts_published_for_all_drafts_owner_only() {
     let path = format!("/api/v1/users/{author_id}/posts");
     let page = t.get_ok(&path, Some(&bob)).await;
     assert_eq!(
-        list_ids(&page),
+        page_ids(&page),
         [
             second["id"].as_str().unwrap(),
             first["id"].as_str().unwrap()
@@ -272,7 +263,7 @@ async fn user_posts_published_for_all_drafts_owner_only() {
     assert_reason_error(t.get_auth(&drafts, &bob).await, 403).await;
     assert_reason_error(t.get(&drafts).await, 403).await;
     let own = t.get_ok(&drafts, Some(&author)).await;
-    assert_eq!(list_ids(&own), [draft["id"].as_str().unwrap()]);
+    assert_eq!(page_ids(&own), [draft["id"].as_str().unwrap()]);
     assert_eq!(own["totalElements"], 1);
     let bad = t.get(&format!("{path}?status=GONE")).await;
     assert_reason_error(bad, 400).await;

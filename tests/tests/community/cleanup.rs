@@ -158,7 +158,8 @@ async fn cleanup_undoes_everything_the_user_left_and_refuses_their_writes() {
     like_comment(&t, &his_reply, &alice_token).await;
     t.react_ok(&hers, &bob_token, "LIKE").await;
     comment(&t, &hers, &bob_token, "Lovely", None).await;
-    let before = t.get_ok(&post_path(&his), Some(&bob_token)).await;
+    let before = t.reactions_counted(&his, Some(&bob_token), 0, 1).await;
+    t.reactions_counted(&hers, None, 1, 0).await;
     assert_eq!(
         (
             before["dislikeCount"].clone(),
@@ -235,6 +236,11 @@ async fn cleanup_run_twice_leaves_the_same_state() {
         assert_eq!(t.bookmark(post, &alice_token, true).await.status(), 200);
         let c = comment(&t, post, &alice_token, "Mine", None).await;
         comment(&t, post, &carol_token, "Reply", c["id"].as_str()).await;
+    }
+
+    for (i, post) in posts.iter().enumerate() {
+        t.reactions_counted(post, None, if i == 3 { 2 } else { 1 }, 0)
+            .await;
     }
 
     // Steps of two items driven by hand, each repeated: the same result as one clean run.
@@ -349,4 +355,55 @@ async fn a_failed_cleanup_leaves_the_account_in_place() {
     // Nor are the user's community writes refused.
     t.create_post(&token, &post_input("And writing", &[])).await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn deleting_an_account_takes_its_reactions_and_their_counts() {
+    let t = TestStack::start().await;
+    let (alice, alice_token) = t.member("alice").await;
+    let (bob, bob_token) = t.member("bob").await;
+    let (_, carol_token) = t.member("carol").await;
+    let mut posts = Vec::new();
+    for i in 0..3 {
+        let p = t
+            .create_post(&carol_token, &post_input(&format!("Carol's {i}"), &[]))
+            .await;
+        posts.push(p["id"].as_str().unwrap().to_string());
+    }
+    // Counted before the deletion: a like, and a dislike switched from a like.
+    t.react_ok(&posts[0], &alice_token, "LIKE").await;
+    t.react_ok(&posts[0], &bob_token, "LIKE").await;
+    t.react_ok(&posts[1], &alice_token, "LIKE").await;
+    t.reactions_counted(&posts[0], None, 2, 0).await;
+    t.reactions_counted(&posts[1], None, 1, 0).await;
+    t.react_ok(&posts[1], &alice_token, "DISLIKE").await;
+    t.reactions_counted(&posts[1], None, 0, 1).await;
+    // And one the counter may not have reached when the account goes.
+    t.react_ok(&posts[2], &alice_token, "LIKE").await;
+
+    assert_eq!(forget(&t, &alice, Some(INTERNAL_TOKEN)).await.status(), 204);
+    cleaned(&t, &alice, None).await;
+    t.reactions_counted(&posts[0], None, 1, 0).await;
+    t.reactions_counted(&posts[1], None, 0, 0).await;
+    t.reactions_counted(&posts[2], None, 0, 0).await;
+    // The counter's late batches change nothing now.
+    tokio::time::sleep(std::time::Duration::from_millis(3000)).await;
+    t.reactions_counted(&posts[2], None, 0, 0).await;
+    let left = t
+        .scan("CommunityTable")
+        .await
+        .into_iter()
+        .filter(|i| {
+            i.get("pk")
+                .and_then(|v| v.as_s().ok())
+                .is_some_and(|pk| pk.starts_with("REACT#") && pk.ends_with(&alice))
+        })
+        .count();
+    assert_eq!(left, 0, "her reaction rows are gone");
+    // Bob's like and his list stay.
+    let likes = t
+        .get_ok(&format!("/api/v1/users/{bob}/likes"), Some(&bob_token))
+        .await;
+    assert_eq!(likes["totalElements"], 1, "{likes}");
+    assert_eq!(likes["content"][0]["id"], posts[0].as_str());
 }

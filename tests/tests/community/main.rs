@@ -13,6 +13,7 @@ mod aws_limits;
 mod bookmarks;
 mod cleanup;
 mod comments;
+mod cursors;
 mod digests;
 mod errors;
 mod follows;

@@ -11,7 +11,7 @@ use community_search::DynamoSearchIndex;
 use platform::dynamo::Table;
 use platform::Clock;
 use serde_json::{json, Value};
-use stack_tests::community::{assert_reason_error, message, post_path};
+use stack_tests::community::{assert_reason_error, message, page_ids, post_path};
 use stack_tests::TestStack;
 
 const SEARCH: &str = "/api/v1/posts/search";
@@ -26,15 +26,6 @@ fn urlencode(q: &str) -> String {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
             _ => format!("%{b:02X}"),
         })
-        .collect()
-}
-
-fn ids(page: &Value) -> Vec<String> {
-    page["content"]
-        .as_array()
-        .expect("content")
-        .iter()
-        .map(|p| p["id"].as_str().expect("id").to_string())
         .collect()
 }
 
@@ -110,7 +101,7 @@ async fn a_title_match_ranks_above_a_body_match() {
     .await;
     let page = search_until(&t, "telescope", None, |p| p["totalElements"] == 2).await;
     assert_eq!(
-        ids(&page),
+        page_ids(&page),
         vec![
             title_match["id"].as_str().unwrap(),
             body_match["id"].as_str().unwrap()
@@ -148,10 +139,10 @@ async fn every_term_must_match_folded_and_stemmed() {
     .await;
     let id = cafe["id"].as_str().unwrap().to_string();
     let page = search_until(&t, "CAFE run", None, |p| p["totalElements"] == 1).await;
-    assert_eq!(ids(&page), vec![id.clone()]);
+    assert_eq!(page_ids(&page), vec![id.clone()]);
     for q in ["cafes RUNNING", "LISBON café", "pastry"] {
         assert_eq!(
-            ids(&t.get_ok(&search_path(q), None).await),
+            page_ids(&t.get_ok(&search_path(q), None).await),
             vec![id.clone()],
             "{q}"
         );
@@ -187,13 +178,13 @@ async fn drafts_and_unpublished_posts_are_never_found() {
         .patch_json_auth(&post_path(&id), &token, &json!({"status": "PUBLISHED"}))
         .await;
     assert_eq!(r.status(), 200);
-    search_until(&t, "zeppelin", None, |p| ids(p) == vec![id.clone()]).await;
+    search_until(&t, "zeppelin", None, |p| page_ids(p) == vec![id.clone()]).await;
     let r = t
         .patch_json_auth(&post_path(&id), &token, &json!({"status": "DRAFT"}))
         .await;
     assert_eq!(r.status(), 200);
     assert_eq!(
-        ids(&t.get_ok(&search_path("zeppelin"), None).await),
+        page_ids(&t.get_ok(&search_path("zeppelin"), None).await),
         Vec::<String>::new()
     );
     index_settled(&t).await;
@@ -212,7 +203,7 @@ async fn an_edit_is_found_by_its_new_words_only() {
         )
         .await;
     let id = created["id"].as_str().unwrap().to_string();
-    search_until(&t, "sourdough", None, |p| ids(p) == vec![id.clone()]).await;
+    search_until(&t, "sourdough", None, |p| page_ids(p) == vec![id.clone()]).await;
     let r = t
         .put_json_auth(
             &post_path(&id),
@@ -223,10 +214,10 @@ async fn an_edit_is_found_by_its_new_words_only() {
     assert_eq!(r.status(), 200);
     // The old word is gone at once: the hit is checked against the post as it is now.
     assert_eq!(
-        ids(&t.get_ok(&search_path("sourdough"), None).await),
+        page_ids(&t.get_ok(&search_path("sourdough"), None).await),
         Vec::<String>::new()
     );
-    search_until(&t, "rye", None, |p| ids(p) == vec![id.clone()]).await;
+    search_until(&t, "rye", None, |p| page_ids(p) == vec![id.clone()]).await;
     index_settled(&t).await;
     assert_eq!(
         t.get_ok(&search_path("sourdough"), None).await["totalElements"],
@@ -251,7 +242,7 @@ async fn a_search_reads_each_hits_own_post_and_no_outbox_partition() {
             .await;
         ids_written.push(created["id"].as_str().unwrap().to_string());
     }
-    search_until(&t, "espresso", None, |p| ids(p).len() == 6).await;
+    search_until(&t, "espresso", None, |p| page_ids(p).len() == 6).await;
     index_settled(&t).await;
     for item in t.scan("CommunityTable").await {
         let pk = item["pk"].as_s().unwrap();
@@ -264,7 +255,7 @@ async fn a_search_reads_each_hits_own_post_and_no_outbox_partition() {
     let prefix = table.strip_suffix("CommunityTable").unwrap();
     let meter = stack_tests::keyheat::Meter::start(&stack_tests::emulator(), prefix).await;
     let page = t.get_ok(&search_path("espresso"), None).await;
-    assert_eq!(ids(&page).len(), 6);
+    assert_eq!(page_ids(&page).len(), 6);
     let read: Vec<String> = meter
         .take()
         .await
@@ -297,8 +288,12 @@ async fn the_callers_reaction_and_bookmark_show_only_with_a_token() {
         .await;
     let id = created["id"].as_str().unwrap().to_string();
     t.react_ok(&id, &reader, "LIKE").await;
+    t.reactions_counted(&id, None, 1, 0).await;
     assert_eq!(t.bookmark(&id, &reader, true).await.status(), 200);
-    let page = search_until(&t, "kayak", Some(&reader), |p| ids(p) == vec![id.clone()]).await;
+    let page = search_until(&t, "kayak", Some(&reader), |p| {
+        page_ids(p) == vec![id.clone()]
+    })
+    .await;
     assert_eq!(page["content"][0]["isLikedByMe"], true);
     assert_eq!(page["content"][0]["isBookmarkedByMe"], true);
     assert_eq!(page["content"][0]["likeCount"], 1);
@@ -330,15 +325,15 @@ async fn pages_follow_the_ranking() {
         .await;
     }
     let all = search_until(&t, "glacier", None, |p| p["totalElements"] == 5).await;
-    let ranked = ids(&all);
+    let ranked = page_ids(&all);
     let first = t
         .get_ok(&format!("{}&page=0&size=2", search_path("glacier")), None)
         .await;
     let third = t
         .get_ok(&format!("{}&page=2&size=2", search_path("glacier")), None)
         .await;
-    assert_eq!(ids(&first), ranked[..2].to_vec());
-    assert_eq!(ids(&third), ranked[4..].to_vec());
+    assert_eq!(page_ids(&first), ranked[..2].to_vec());
+    assert_eq!(page_ids(&third), ranked[4..].to_vec());
     assert_eq!(first["totalPages"], 3);
     assert_eq!(first["totalElements"], 5);
     // Equal scores: the newer post first.
@@ -392,7 +387,7 @@ async fn a_lost_index_request_is_sent_again_by_the_scheduler() {
         .create_post(&token, &post("Lighthouse keepers", "Stories of the coast."))
         .await;
     let id = created["id"].as_str().unwrap().to_string();
-    search_until(&t, "lighthouse", None, |p| ids(p) == vec![id.clone()]).await;
+    search_until(&t, "lighthouse", None, |p| page_ids(p) == vec![id.clone()]).await;
     index_settled(&t).await;
 
     // A write whose message never reached the queue: the post's title changed in the
@@ -447,7 +442,7 @@ async fn a_lost_index_request_is_sent_again_by_the_scheduler() {
     )
     .unwrap();
     scheduler.handle(event).await.unwrap();
-    search_until(&t, "windmill", None, |p| ids(p) == vec![id.clone()]).await;
+    search_until(&t, "windmill", None, |p| page_ids(p) == vec![id.clone()]).await;
     index_settled(&t).await;
     assert_eq!(
         t.get_ok(&search_path("lighthouse"), None).await["totalElements"],

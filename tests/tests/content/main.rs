@@ -10,6 +10,8 @@
 )]
 
 mod articles;
+mod backfill;
+mod cursors;
 mod feed;
 mod limits;
 mod refresh;

@@ -190,6 +190,9 @@ async fn every_bad_input_is_a_400_naming_its_field() {
         (format!("{ALERTS}?limit=0"), "limit"),
         (format!("{LOGBOOK}?incidentId=nope"), "incidentId"),
         (format!("{LOGBOOK}?limit=x"), "limit"),
+        (format!("{INCIDENTS}?cursor="), "cursor"),
+        (format!("{ALERTS}?cursor=zz"), "cursor"),
+        (format!("{LOGBOOK}?cursor=80"), "cursor"),
     ] {
         let r = t.get_auth(&path, &token).await;
         let route = path.split('?').next().unwrap();

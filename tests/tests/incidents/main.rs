@@ -15,6 +15,7 @@
 
 mod access;
 mod batching;
+mod cursors;
 mod errors;
 mod grouping;
 mod ingest;

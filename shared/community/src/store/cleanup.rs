@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use platform::dynamo::{n, s, Attributes, DynamoError, Item, Transaction, TransactionError};
 
 use super::posts::StoredPost;
+use super::social::{ReactionKind, ReactionRow};
 use super::{string, Store};
 use crate::input::PostStatus;
 use crate::keys;
@@ -257,17 +258,36 @@ impl Store {
         self.commit_undo(&tx).await
     }
 
-    /// Deletes the user's reaction to a post with the post's counter.
+    /// Deletes the user's reaction to a post with what the post's counters hold of it: their
+    /// own row (its `counted` reaction, conditioned on the version read, so the reaction
+    /// counter and a repeat count nothing twice) and a legacy row under the post.
     async fn delete_reaction_of(&self, post_id: &str, user_id: &str) -> Result<(), DynamoError> {
         let row = keys::reaction(post_id, user_id);
+        if let Some(item) = self.table.get(row.clone()).await? {
+            let read = ReactionRow::from_item(&item);
+            let mut tx = Transaction::new(&self.table);
+            tx.delete_if(
+                row,
+                "version = :read",
+                HashMap::from([(":read".to_string(), n(read.version.unwrap_or(0)))]),
+            )?;
+            if let Some(counter) = read.counted.map(counter_of) {
+                tx.add(
+                    keys::post(post_id),
+                    counter,
+                    -1,
+                    Some("attribute_exists(pk)"),
+                )?;
+            }
+            self.commit_undo(&tx).await?;
+        }
+        let row = keys::legacy_reaction(post_id, user_id);
         let Some(reaction) = self.table.get(row.clone()).await? else {
             return Ok(());
         };
         let kind = reaction.opt_string("reaction").unwrap_or_default();
-        let counter = match kind.as_str() {
-            "LIKE" => "likeCount",
-            "DISLIKE" => "dislikeCount",
-            _ => return self.table_delete(row).await,
+        let Some(counter) = ReactionKind::parse(&kind).map(counter_of) else {
+            return self.table_delete(row).await;
         };
         let mut tx = Transaction::new(&self.table);
         tx.delete_if(
@@ -343,5 +363,13 @@ impl Store {
             }),
             Err(TransactionError::Dynamo(e)) => Err(e),
         }
+    }
+}
+
+/// The post's counter of a reaction.
+fn counter_of(kind: ReactionKind) -> &'static str {
+    match kind {
+        ReactionKind::Like => "likeCount",
+        ReactionKind::Dislike => "dislikeCount",
     }
 }

@@ -13,7 +13,10 @@
 //! - the catalog: `gsi1` partition `TOPICS`, sorted `{categoryId}#{sortOrder:05}#{slug}`;
 //!   a topic only a draft has named has no `gsi1` keys until a published post carries it
 //!   ([`topics`]);
-//! - social ([`social`], [`comments`]): under the post, `R#{u}` (one reaction), `B#{u}`
+//! - reactions ([`social`]): `REACT#{p}#{u}`/`META`, each its own partition, the post's
+//!   `likeCount`/`dislikeCount` moved a batch at a time by the reaction counter
+//!   ([`crate::reactions`]); `R#{u}` under the post is a reaction written before that;
+//! - social ([`social`], [`comments`]): under the post, `B#{u}`
 //!   (bookmark) and `C#{createdAt}#{c}` (comments, so a thread is one Query in order);
 //!   `COMMENT#{c}`/`META` points to a comment, `COMMENT#{c}`/`L#{u}` is a like of it. Each
 //!   write moves the post's or comment's counter and the user's `PROFILE` counter in the same
@@ -38,19 +41,37 @@ pub mod social;
 pub mod summaries;
 pub mod topics;
 
-use platform::dynamo::{AttributeValue, DynamoError, Item, Table};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use platform::dynamo::{s, AttributeValue, Attributes, DynamoError, Item, Table};
+
+use crate::input::{encode_cursor, PageRequest};
 use platform::Clock;
+
+use posts::StoredPost;
 
 /// The community table and the clock its writes are stamped with.
 #[derive(Clone, Debug)]
 pub struct Store {
     pub(crate) table: Table,
     pub(crate) clock: Clock,
+    /// Posts this instance found open to reactions, and when (see [`social`]).
+    pub(crate) open_posts: Arc<Mutex<HashMap<String, (Instant, StoredPost)>>>,
+    /// Held while this instance reads a post it does not remember, so concurrent reactions
+    /// to one post read it once.
+    pub(crate) open_post_reads: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Store {
     pub fn new(table: Table, clock: Clock) -> Self {
-        Self { table, clock }
+        Self {
+            table,
+            clock,
+            open_posts: Arc::default(),
+            open_post_reads: Arc::default(),
+        }
     }
 
     pub fn table(&self) -> &Table {
@@ -84,4 +105,53 @@ pub(crate) fn numbers(item: &Item, name: &str) -> Vec<i64> {
 /// A list of numbers as DynamoDB holds it.
 pub(crate) fn number_list(values: &[i64]) -> AttributeValue {
     AttributeValue::L(values.iter().map(|v| platform::dynamo::n(*v)).collect())
+}
+
+/// Where a newest-first list lives: its partition, and the sort key's name (in `index`, if any).
+pub(crate) struct ListKeys<'a> {
+    pub index: Option<&'a str>,
+    pub pk_name: &'a str,
+    pub pk: String,
+    pub sk_name: &'a str,
+}
+
+/// The rows of one page of a newest-first list, and the `nextCursor` (the last row's sort key)
+/// when more rows follow. A cursor's page starts right after its sort key, so no request reads
+/// more than a page and one row; a page by number reads the pages before it (at most 49).
+pub(crate) async fn list_page(
+    table: &Table,
+    list: ListKeys<'_>,
+    page: &PageRequest,
+) -> Result<(Vec<Item>, Option<String>), DynamoError> {
+    let ListKeys {
+        index,
+        pk_name,
+        pk,
+        sk_name,
+    } = list;
+    let mut query = table
+        .query()
+        .set_index_name(index.map(str::to_string))
+        .expression_attribute_names("#pk", pk_name)
+        .expression_attribute_values(":pk", s(pk))
+        .scan_index_forward(false);
+    query = match &page.after {
+        Some(after) => query
+            .key_condition_expression("#pk = :pk AND #sk < :after")
+            .expression_attribute_names("#sk", sk_name)
+            .expression_attribute_values(":after", s(after.clone())),
+        None => query.key_condition_expression("#pk = :pk"),
+    };
+    // One row past the page says whether another page follows.
+    let wanted = page.end().saturating_add(1);
+    let query = query.limit(i32::try_from(wanted).unwrap_or(i32::MAX));
+    let mut rows = table.query_all(query, Some(wanted)).await?;
+    let more = rows.len() == wanted;
+    rows.truncate(page.end());
+    let rows: Vec<Item> = rows.into_iter().skip(page.offset()).collect();
+    let next = match rows.last() {
+        Some(last) if more => last.opt_string(sk_name).map(|sk| encode_cursor(&sk)),
+        _ => None,
+    };
+    Ok((rows, next))
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::topics::{new_topic_item, ring_update, slug_item, ResolvedTopic};
-use super::{string, Store};
+use super::{list_page, string, ListKeys, Store};
 use crate::input::{PageRequest, PostStatus};
 use crate::keys;
 use crate::model::{Author, TopicRef};
@@ -47,7 +47,14 @@ pub struct StoredPost {
     pub deleted: bool,
     /// The AI summary's state (`shared/community/src/summary.rs`).
     pub summary: SummaryState,
+    /// Reactions may still be under the post (`R#{u}`, written before they had their own
+    /// partition): true until the reaction counter has moved them all out.
+    pub legacy_reactions: bool,
 }
+
+/// META's marker that every reaction to the post is in its own partition.
+pub(crate) const REACTION_ROWS: &str = "reactionRows";
+pub(crate) const REACTION_ROWS_OWN: &str = "OWN";
 
 /// A post's AI summary as its META item holds it: absent (`status` `None`) until the post is
 /// first published.
@@ -225,6 +232,7 @@ impl StoredPost {
                 .transpose()?,
             deleted: item.contains_key("deletedAt"),
             summary: SummaryState::from_item(item),
+            legacy_reactions: item.opt_string(REACTION_ROWS).as_deref() != Some(REACTION_ROWS_OWN),
         })
     }
 
@@ -308,6 +316,8 @@ impl Store {
         state: &PostState,
         body_changed: bool,
     ) -> Result<(StoredPost, Option<SummaryRequest>), WriteError> {
+        // Reactions trust this instance's memory of the post only while it did not change it.
+        self.forget_open_post(id);
         let now_at = self.clock.now();
         let now = self.clock.timestamp();
         let today = day_of(now_at);
@@ -391,6 +401,7 @@ impl Store {
                     ("createdAt".to_string(), s(&now)),
                     ("updatedAt".to_string(), s(&now)),
                     ("version".to_string(), n(1)),
+                    (REACTION_ROWS.to_string(), s(REACTION_ROWS_OWN)),
                     ("gsi1pk".to_string(), s(&gsi1pk)),
                     ("gsi1sk".to_string(), s(&gsi1sk)),
                     ("gsi2pk".to_string(), s(keys::owner(&author.id))),
@@ -687,32 +698,31 @@ impl Store {
             indexed_version: before.and_then(|b| b.indexed_version),
             deleted: false,
             summary,
+            legacy_reactions: before.is_some_and(|b| b.legacy_reactions),
         };
         Ok((post, summary_request))
     }
 
     /// The page of a list (`topic_id` `None`: every published post), newest first, with
-    /// bodies: a Query of the feed to the page's end (keys only) and one BatchGet.
+    /// bodies, and the next page's cursor: a Query of the feed (keys only) and one BatchGet.
     pub async fn feed_page(
         &self,
         topic_id: Option<&str>,
-        page: PageRequest,
-    ) -> Result<Vec<(StoredPost, PostBody)>, DynamoError> {
-        let query = self
-            .table
-            .query()
-            .key_condition_expression("pk = :pk")
-            .expression_attribute_values(":pk", s(keys::feed_pk(topic_id)))
-            .scan_index_forward(false)
-            .limit(i32::try_from(page.end()).unwrap_or(i32::MAX));
-        let rows = self.table.query_all(query, Some(page.end())).await?;
+        page: &PageRequest,
+    ) -> Result<(Vec<(StoredPost, PostBody)>, Option<String>), DynamoError> {
+        let list = ListKeys {
+            index: None,
+            pk_name: "pk",
+            pk: keys::feed_pk(topic_id),
+            sk_name: "sk",
+        };
+        let (rows, next) = list_page(&self.table, list, page).await?;
         let ids: Vec<String> = rows
             .iter()
-            .skip(page.offset())
             .filter_map(|row| row.opt_string("sk"))
             .filter_map(|sk| keys::post_of_feed_sk(&sk).map(str::to_string))
             .collect();
-        self.posts_with_bodies(&ids).await
+        Ok((self.posts_with_bodies(&ids).await?, next))
     }
 
     /// These posts with their bodies, in the order of `ids`; missing ones left out.

@@ -1,12 +1,21 @@
-//! Reactions and bookmarks: one row per user and post (`R#{u}`, `B#{u}` under the post),
-//! moved together with the post's counter and the user's profile counter in one transaction,
-//! so counts stay exact under any concurrency.
+//! Reactions and bookmarks: one row per user and post.
+//!
+//! A bookmark (`B#{u}` under the post) moves the post's `saveCount` and the user's profile
+//! counter in one transaction, so counts stay exact under any concurrency.
+//!
+//! A reaction lives in its own partition (`REACT#{p}#{u}`) so a viral post's likes spread:
+//! the request writes the row and the user's profile counter only, and the reaction counter
+//! ([`crate::reactions`]) moves the post's counters a batch at a time. The row holds the
+//! reaction shown (`reaction`), the one the post's counters hold (`counted`) and a `version`
+//! every change bumps; the counter adds `reaction - counted` and sets `counted` in one
+//! transaction conditioned on the version it read, so a redelivery counts nothing twice.
 
 use platform::dynamo::{
     n, retry_on_conflict, s, Attributes, DynamoError, Item, RetryPolicy, Transaction,
     TransactionError,
 };
 
+use super::posts::StoredPost;
 use super::Store;
 use crate::input::PostStatus;
 use crate::keys;
@@ -34,14 +43,6 @@ impl ReactionKind {
         }
     }
 
-    /// The post's counter of this reaction.
-    fn post_counter(self) -> &'static str {
-        match self {
-            Self::Like => "likeCount",
-            Self::Dislike => "dislikeCount",
-        }
-    }
-
     /// The reacting user's counter.
     fn profile_counter(self) -> &'static str {
         match self {
@@ -64,6 +65,19 @@ impl ReactionKind {
 pub struct Marks {
     pub reaction: Option<ReactionKind>,
     pub bookmarked: bool,
+    /// The caller's change the reaction counter has not counted yet (likes, dislikes): added
+    /// to the counts the caller is shown, so their own reaction shows at once.
+    pub pending: (i64, i64),
+}
+
+impl Marks {
+    /// `(likes, dislikes)` as the caller sees them: the post's with their own change added.
+    pub fn counts(&self, likes: i64, dislikes: i64) -> (i64, i64) {
+        (
+            (likes + self.pending.0).max(0),
+            (dislikes + self.pending.1).max(0),
+        )
+    }
 }
 
 /// Why a reaction or bookmark did not commit.
@@ -95,23 +109,128 @@ struct Delta {
     by: i64,
 }
 
+/// How long an instance trusts that a post is open to reactions without reading it again.
+/// Safe because a reaction to a post closed meanwhile only moves counters nobody reads: a
+/// deleted or unpublished post is out of every list, and its rows go with the accounts.
+const OPEN_POST_SECONDS: u64 = 5;
+/// Posts remembered at once by one instance (the cache is emptied when full).
+const OPEN_POSTS_KEPT: usize = 4096;
+
+/// The stored marker of "no reaction" (a removal not yet counted).
+const NONE: &str = "NONE";
+
+/// A reaction row as read: the reaction shown, the one the post's counters hold, the row's
+/// version (`None`: a legacy row, or no row).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ReactionRow {
+    pub reaction: Option<ReactionKind>,
+    pub counted: Option<ReactionKind>,
+    pub version: Option<i64>,
+    pub legacy: bool,
+}
+
+impl ReactionRow {
+    pub(crate) fn from_item(item: &Item) -> Self {
+        let kind = |name: &str| item.opt_string(name).and_then(|r| ReactionKind::parse(&r));
+        Self {
+            reaction: kind("reaction"),
+            counted: kind("counted"),
+            version: item
+                .get("version")
+                .and_then(|v| v.as_n().ok())
+                .and_then(|v| v.parse().ok()),
+            legacy: false,
+        }
+    }
+
+    fn legacy(item: &Item) -> Self {
+        let reaction = item
+            .opt_string("reaction")
+            .and_then(|r| ReactionKind::parse(&r));
+        Self {
+            reaction,
+            counted: reaction,
+            version: None,
+            legacy: true,
+        }
+    }
+
+    /// The post's counter moves that would bring it from `counted` to `reaction`.
+    pub(crate) fn pending(&self) -> (i64, i64) {
+        let weight = |k: Option<ReactionKind>| match k {
+            Some(ReactionKind::Like) => (1, 0),
+            Some(ReactionKind::Dislike) => (0, 1),
+            None => (0, 0),
+        };
+        let (now, was) = (weight(self.reaction), weight(self.counted));
+        (now.0 - was.0, now.1 - was.1)
+    }
+}
+
+/// The caller's reaction from their row, or from the row written before rows had their own
+/// partition.
+fn reaction_of(row: Option<&Item>, legacy: Option<&Item>) -> ReactionRow {
+    match row {
+        Some(r) => ReactionRow::from_item(r),
+        None => legacy.map(ReactionRow::legacy).unwrap_or_default(),
+    }
+}
+
+/// The caller's marks from their reaction row (or legacy row) and whether they bookmarked.
+pub(crate) fn marks(row: Option<&Item>, legacy: Option<&Item>, bookmarked: bool) -> Marks {
+    let row = reaction_of(row, legacy);
+    Marks {
+        reaction: row.reaction,
+        bookmarked,
+        pending: row.pending(),
+    }
+}
+
+fn kind_str(kind: Option<ReactionKind>) -> &'static str {
+    kind.map_or(NONE, ReactionKind::as_str)
+}
+
+/// What a reaction did: the post as last seen (its counts as of the reaction counter's last
+/// batch) and the caller's row after the change.
+#[derive(Debug, Clone)]
+pub struct Reacted {
+    pub post: StoredPost,
+    pub(crate) row: ReactionRow,
+}
+
+impl Reacted {
+    /// The post's counts with the caller's change not yet counted added.
+    pub fn counts(&self) -> (i64, i64) {
+        let (likes, dislikes) = self.row.pending();
+        (
+            (self.post.like_count + likes).max(0),
+            (self.post.dislike_count + dislikes).max(0),
+        )
+    }
+
+    /// The reaction counter has a change of this row to count.
+    pub fn to_count(&self) -> bool {
+        self.row.pending() != (0, 0)
+    }
+
+    pub fn reaction(&self) -> Option<ReactionKind> {
+        self.row.reaction
+    }
+}
+
 impl Store {
     /// The caller's reaction and bookmark on a post, read consistently.
     pub async fn marks(&self, post_id: &str, user_id: &str) -> Result<Marks, DynamoError> {
-        let (reaction, bookmark) = futures::try_join!(
+        let (row, legacy, bookmark) = futures::try_join!(
             self.table.get(keys::reaction(post_id, user_id)),
+            self.table.get(keys::legacy_reaction(post_id, user_id)),
             self.table.get(keys::bookmark(post_id, user_id))
         )?;
-        Ok(Marks {
-            reaction: reaction
-                .and_then(|r| r.opt_string("reaction"))
-                .and_then(|r| ReactionKind::parse(&r)),
-            bookmarked: bookmark.is_some(),
-        })
+        Ok(marks(row.as_ref(), legacy.as_ref(), bookmark.is_some()))
     }
 
-    /// `user_id`'s marks on each of `post_ids`, in order: one BatchGetItem per 50 posts
-    /// (a reaction and a bookmark row each) instead of two reads a post.
+    /// `user_id`'s marks on each of `post_ids`, in order: one BatchGetItem per 33 posts
+    /// (a reaction, a legacy reaction and a bookmark row each) instead of three reads a post.
     pub async fn marks_on(
         &self,
         post_ids: &[String],
@@ -119,99 +238,202 @@ impl Store {
     ) -> Result<Vec<Marks>, DynamoError> {
         let keys_: Vec<Item> = post_ids
             .iter()
-            .flat_map(|p| [keys::reaction(p, user_id), keys::bookmark(p, user_id)])
+            .flat_map(|p| {
+                [
+                    keys::reaction(p, user_id),
+                    keys::legacy_reaction(p, user_id),
+                    keys::bookmark(p, user_id),
+                ]
+            })
             .collect();
         let rows = self.table.batch_get_all(keys_, None).await?;
-        let sk_reaction = format!("R#{user_id}");
-        let sk_bookmark = format!("B#{user_id}");
+        let find = |key: Item| {
+            rows.iter()
+                .find(|r| r.get("pk") == key.get("pk") && r.get("sk") == key.get("sk"))
+        };
         Ok(post_ids
             .iter()
             .map(|p| {
-                let pk = format!("POST#{p}");
-                let row = |sk: &str| {
-                    rows.iter().find(|r| {
-                        r.opt_string("pk").as_deref() == Some(pk.as_str())
-                            && r.opt_string("sk").as_deref() == Some(sk)
-                    })
-                };
-                Marks {
-                    reaction: row(&sk_reaction)
-                        .and_then(|r| r.opt_string("reaction"))
-                        .and_then(|r| ReactionKind::parse(&r)),
-                    bookmarked: row(&sk_bookmark).is_some(),
-                }
+                marks(
+                    find(keys::reaction(p, user_id)),
+                    find(keys::legacy_reaction(p, user_id)),
+                    find(keys::bookmark(p, user_id)).is_some(),
+                )
             })
             .collect())
     }
 
-    /// Sets `user`'s reaction to a published live post (`None`: removes it). Nothing is
-    /// written when it is already so.
+    /// The caller's reaction row read consistently, or their legacy row under the post while
+    /// the post may hold some (`legacy`; never for a post made since, so a viral post's likes
+    /// read nothing of its partition).
+    pub(crate) async fn reaction_row(
+        &self,
+        post_id: &str,
+        user_id: &str,
+        legacy: bool,
+    ) -> Result<ReactionRow, DynamoError> {
+        if let Some(row) = self.table.get(keys::reaction(post_id, user_id)).await? {
+            return Ok(ReactionRow::from_item(&row));
+        }
+        if !legacy {
+            return Ok(ReactionRow::default());
+        }
+        Ok(self
+            .table
+            .get(keys::legacy_reaction(post_id, user_id))
+            .await?
+            .map(|l| ReactionRow::legacy(&l))
+            .unwrap_or_default())
+    }
+
+    /// Sets `user`'s reaction to a published live post (`None`: removes it), on the user's
+    /// own row and profile only: the post's counters are the reaction counter's to move (when
+    /// [`Reacted::to_count`], the caller sends a [`crate::reactions::ReactionChange`]). Nothing
+    /// is written when it is already so.
     pub async fn react(
         &self,
         post_id: &str,
         user_id: &str,
         reaction: Option<ReactionKind>,
-    ) -> Result<(), MarkError> {
-        let row = keys::reaction(post_id, user_id);
+    ) -> Result<Reacted, MarkError> {
+        let post = self.open_post(post_id).await?;
         for _ in 0..REREADS {
             let old = self
-                .table
-                .get(row.clone())
-                .await?
-                .and_then(|r| r.opt_string("reaction"))
-                .and_then(|r| ReactionKind::parse(&r));
-            if old == reaction {
-                return self.require_open(post_id).await;
+                .reaction_row(post_id, user_id, post.legacy_reactions)
+                .await?;
+            if old.reaction == reaction {
+                return Ok(Reacted { post, row: old });
             }
             let now = self.clock.timestamp();
+            let version = old.version.unwrap_or(0) + 1;
+            let new = ReactionRow {
+                reaction,
+                counted: old.counted,
+                version: Some(version),
+                legacy: false,
+            };
             let mut tx = Transaction::new(&self.table);
-            let old_value =
-                || Item::from([(":old".to_string(), s(old.map_or("", |o| o.as_str())))]);
-            match reaction {
-                Some(kind) => {
-                    let mut item = row.clone();
+            if old.legacy {
+                // Moved out from under the post on the user's first change since.
+                tx.delete_if(
+                    keys::legacy_reaction(post_id, user_id),
+                    "reaction = :old",
+                    Item::from([(":old".to_string(), s(kind_str(old.reaction)))]),
+                )?;
+            }
+            let row = keys::reaction(post_id, user_id);
+            if new.pending() == (0, 0) && reaction.is_none() {
+                // Back to what is counted, and that is nothing: no row.
+                tx.delete_if(
+                    row,
+                    "version = :read",
+                    Item::from([(":read".to_string(), n(old.version.unwrap_or(0)))]),
+                )?;
+            } else {
+                let mut item = row;
+                item.extend([
+                    ("reaction".to_string(), s(kind_str(reaction))),
+                    ("counted".to_string(), s(kind_str(old.counted))),
+                    ("version".to_string(), n(version)),
+                    ("reactedAt".to_string(), s(&now)),
+                    ("gsi2pk".to_string(), s(keys::owner(user_id))),
+                    ("gsi2sk".to_string(), s(format!("REACTION#{post_id}"))),
+                ]);
+                if let Some(kind) = reaction {
                     item.extend([
-                        ("reaction".to_string(), s(kind.as_str())),
-                        ("reactedAt".to_string(), s(&now)),
                         (
                             "gsi1pk".to_string(),
                             s(keys::user_list(kind.list(), user_id)),
                         ),
                         ("gsi1sk".to_string(), s(format!("{now}#{post_id}"))),
-                        ("gsi2pk".to_string(), s(keys::owner(user_id))),
-                        ("gsi2sk".to_string(), s(format!("REACTION#{post_id}"))),
                     ]);
-                    match old {
-                        None => tx.put(item, Some("attribute_not_exists(pk)"))?,
-                        Some(_) => tx.put_if(item, "reaction = :old", old_value())?,
-                    };
                 }
-                None => {
-                    tx.delete_if(row.clone(), "reaction = :old", old_value())?;
-                }
+                match old.version {
+                    Some(read) if !old.legacy => tx.put_if(
+                        item,
+                        "version = :read",
+                        Item::from([(":read".to_string(), n(read))]),
+                    )?,
+                    _ => tx.put(item, Some("attribute_not_exists(pk)"))?,
+                };
             }
             let mut deltas = Vec::new();
-            if let Some(o) = old {
-                deltas.push(Delta {
-                    counter: o.post_counter(),
-                    profile: o.profile_counter(),
-                    by: -1,
-                });
+            if let Some(o) = old.reaction {
+                deltas.push((o.profile_counter(), -1));
             }
             if let Some(r) = reaction {
-                deltas.push(Delta {
-                    counter: r.post_counter(),
-                    profile: r.profile_counter(),
-                    by: 1,
-                });
+                deltas.push((r.profile_counter(), 1));
             }
-            self.move_counters(&mut tx, post_id, user_id, &deltas, true)?;
-            match self.commit(&tx, post_id).await {
-                Err(MarkError::Raced) => continue,
-                other => return other,
+            let profile_at = tx.len();
+            let mut profile = tx
+                .update_builder(keys::profile(user_id))
+                .condition_expression("attribute_not_exists(deletedAt)");
+            let mut adds = Vec::new();
+            for (i, (counter, by)) in deltas.iter().enumerate() {
+                profile = profile.expression_attribute_values(format!(":d{i}"), n(*by));
+                adds.push(format!("{counter} :d{i}"));
+            }
+            tx.update(profile.update_expression(format!("ADD {}", adds.join(", "))))?;
+            match retry_on_conflict(
+                RetryPolicy::HOT_COUNTER,
+                TransactionError::is_conflict,
+                |_| tx.commit(),
+            )
+            .await
+            {
+                Ok(()) => return Ok(Reacted { post, row: new }),
+                Err(e @ TransactionError::Condition { .. }) => {
+                    if e.failed_at(profile_at) {
+                        return Err(MarkError::AccountGone);
+                    }
+                    // The same user raced on their row: read it again.
+                    continue;
+                }
+                Err(TransactionError::Conflict) => return Err(MarkError::Busy),
+                Err(TransactionError::Dynamo(e)) => return Err(e.into()),
             }
         }
         Err(MarkError::Busy)
+    }
+
+    /// The post when it is published and live, from this instance's memory when it found it
+    /// so less than [`OPEN_POST_SECONDS`] ago: a viral post's likes do not read it each.
+    async fn open_post(&self, post_id: &str) -> Result<StoredPost, MarkError> {
+        if let Some(post) = self.remembered_open(post_id) {
+            return Ok(post);
+        }
+        let _reading = self.open_post_reads.lock().await;
+        if let Some(post) = self.remembered_open(post_id) {
+            return Ok(post);
+        }
+        match self.post(post_id).await? {
+            Some(p) if p.is_public() => {
+                if let Ok(mut seen) = self.open_posts.lock() {
+                    if seen.len() >= OPEN_POSTS_KEPT {
+                        seen.clear();
+                    }
+                    seen.insert(post_id.to_string(), (std::time::Instant::now(), p.clone()));
+                }
+                Ok(p)
+            }
+            _ => Err(MarkError::PostNotOpen),
+        }
+    }
+
+    /// The post if this instance found it open less than [`OPEN_POST_SECONDS`] ago.
+    fn remembered_open(&self, post_id: &str) -> Option<StoredPost> {
+        let fresh = std::time::Duration::from_secs(OPEN_POST_SECONDS);
+        let seen = self.open_posts.lock().ok()?;
+        seen.get(post_id)
+            .filter(|(at, _)| at.elapsed() < fresh)
+            .map(|(_, post)| post.clone())
+    }
+
+    /// Forgets that a post was open: this instance changed it.
+    pub(crate) fn forget_open_post(&self, post_id: &str) {
+        if let Ok(mut seen) = self.open_posts.lock() {
+            seen.remove(post_id);
+        }
     }
 
     /// Bookmarks a published live post (`true`) or removes the bookmark of any post

@@ -15,10 +15,10 @@
 use platform::dynamo::{n, s, Attributes, DynamoError, Item, Transaction, TransactionError};
 
 use super::posts::StoredPost;
-use super::Store;
+use super::{list_page, ListKeys, Store};
 use crate::input::{PageRequest, PostStatus};
 use crate::keys;
-use crate::summary::{content_hash, SummaryRequest, SummaryStatus};
+use crate::summary::{content_hash, SummaryRequest, SummaryStatus, FAILED_COUNT_CAP};
 
 /// The outbox row of a summary wanted at `version`, written at `at`.
 pub(crate) fn pending_row(post_id: &str, version: i64, hash: &str, at: &str) -> Item {
@@ -211,32 +211,33 @@ impl Store {
     }
 
     /// A page of the failed-summary list, most recently failed first, with each post as it
-    /// is now, and the list's length. A post deleted since (account cleanup) is left out of
-    /// the page but still counted: its row stays (a re-trigger of it is a 404).
+    /// is now, the list's length counted up to [`FAILED_COUNT_CAP`] (keys only), and the next
+    /// page's cursor. A post deleted since (account cleanup) is left out of the page but still
+    /// counted: its row stays (a re-trigger of it is a 404).
     pub async fn failed_summaries(
         &self,
-        page: PageRequest,
-    ) -> Result<(Vec<FailedRow>, u64), DynamoError> {
-        let query = self
-            .table
-            .query()
-            .key_condition_expression("pk = :pk")
-            .expression_attribute_values(":pk", s(keys::SUMMARY_FAILED_PK))
-            .scan_index_forward(false)
-            .limit(i32::try_from(page.end()).unwrap_or(i32::MAX));
+        page: &PageRequest,
+    ) -> Result<(Vec<FailedRow>, u64, Option<String>), DynamoError> {
+        let list = ListKeys {
+            index: None,
+            pk_name: "pk",
+            pk: keys::SUMMARY_FAILED_PK.to_string(),
+            sk_name: "sk",
+        };
+        let cap = i32::try_from(FAILED_COUNT_CAP).unwrap_or(i32::MAX);
         let count = self
             .table
             .query()
             .key_condition_expression("pk = :pk")
             .expression_attribute_values(":pk", s(keys::SUMMARY_FAILED_PK))
-            .projection_expression("sk");
-        let (rows, all) = futures::try_join!(
-            self.table.query_all(query, Some(page.end())),
-            self.table.query_all(count, None)
+            .projection_expression("sk")
+            .limit(cap);
+        let ((rows, next), counted) = futures::try_join!(
+            list_page(&self.table, list, page),
+            self.table.query_all(count, Some(FAILED_COUNT_CAP))
         )?;
         let rows: Vec<(String, String)> = rows
             .iter()
-            .skip(page.offset())
             .filter_map(|r| Some((r.opt_string("postId")?, r.opt_string("at")?)))
             .collect();
         let ids: Vec<String> = rows.iter().map(|(id, _)| id.clone()).collect();
@@ -253,7 +254,7 @@ impl Store {
                     })
             })
             .collect();
-        Ok((out, u64::try_from(all.len()).unwrap_or(u64::MAX)))
+        Ok((out, u64::try_from(counted.len()).unwrap_or(u64::MAX), next))
     }
 
     /// Summary requests whose outbox row was written before `before` (RFC 3339), at most

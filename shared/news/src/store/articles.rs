@@ -38,14 +38,48 @@ pub const TRANSACTION_BYTES_BUDGET: usize = MAX_TRANSACTION_BYTES - 64 * 1024;
 /// names and values; topic ids are at most 60 bytes, names 100 characters).
 const COUNTER_UPDATE_BYTES: usize = 1024;
 
+/// How many topics' counts a page of topics reads at once.
+const TOPIC_COUNTS_AT_ONCE: usize = 16;
+
 impl ContentStore {
-    /// Every topic that has articles, by name.
+    /// Every topic that has articles, by name: every page of [`Self::topics_page`].
     pub async fn topics(&self) -> Result<Vec<TopicSummary>, StoreError> {
-        let table = self.table.name();
         let mut topics = Vec::new();
-        for item in self.list(TOPICS).await? {
-            let id = item.string(table, "id")?;
-            let (count, _, _) = self.topic_count(&id, Some(&item)).await?;
+        let mut after: Option<String> = None;
+        loop {
+            let (page, next) = self.topics_page(after.as_deref(), 100).await?;
+            topics.extend(page);
+            match next {
+                Some(next) => after = Some(next),
+                None => return Ok(topics),
+            }
+        }
+    }
+
+    /// A page of at most `limit` topics by name after the name `after`, those without
+    /// articles left out (a page may be short), and the name the next page starts after.
+    pub async fn topics_page(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<TopicSummary>, Option<String>), StoreError> {
+        let table = self.table.name();
+        let (items, next) = self.list_page(TOPICS, after, limit).await?;
+        let ids = items
+            .iter()
+            .map(|item| item.string(table, "id"))
+            .collect::<Result<Vec<String>, _>>()?;
+        // Each topic's shards are one BatchGetItem; a few at once.
+        let mut counts: Vec<(u64, bool, bool)> = Vec::with_capacity(ids.len());
+        let pairs: Vec<(&String, &Item)> = ids.iter().zip(&items).collect();
+        for chunk in pairs.chunks(TOPIC_COUNTS_AT_ONCE) {
+            let read = chunk
+                .iter()
+                .map(|(id, item)| self.topic_count(id, Some(item)));
+            counts.extend(futures::future::try_join_all(read).await?);
+        }
+        let mut topics = Vec::with_capacity(items.len());
+        for ((id, item), (count, _, _)) in ids.into_iter().zip(&items).zip(counts) {
             let topic = TopicSummary {
                 id,
                 name: item.string(table, "name")?,
@@ -55,7 +89,7 @@ impl ContentStore {
                 topics.push(topic);
             }
         }
-        Ok(topics)
+        Ok((topics, next))
     }
 
     /// A topic's article count: the sum of its shards and of the count its item kept before

@@ -129,11 +129,18 @@ fn put_opt(item: &mut Item, name: &str, value: &Option<String>) {
     }
 }
 
-/// The counters of a new source: no subscriber, no article.
+/// The attribute of a source's counters item saying its articles' rows of each topic are all
+/// written: set on every source created since they are, and by the backfill on the others.
+pub(super) const TOPIC_ROWS: &str = "topicRows";
+/// The value of [`TOPIC_ROWS`].
+pub(super) const TOPIC_ROWS_DONE: &str = "DONE";
+
+/// The counters of a new source: no subscriber, no article (and none without topic rows).
 pub(super) fn new_counts_item(id: &str) -> Item {
     let mut item = counts_key(id);
     item.insert("subscriberCount".into(), n(0));
     item.insert("articleCount".into(), n(0));
+    item.insert(TOPIC_ROWS.into(), s(TOPIC_ROWS_DONE));
     item
 }
 
@@ -273,7 +280,7 @@ pub(super) fn source_row(a: &NewArticle) -> Item {
 }
 
 /// A narrow row of one list: the article's id under the list's sort key.
-fn list_row(pk: String, sk: String, article_id: &str) -> Item {
+pub(super) fn list_row(pk: String, sk: String, article_id: &str) -> Item {
     let mut row = key(pk, sk);
     row.insert("articleId".into(), s(article_id));
     row

@@ -7,7 +7,7 @@
 //! | pk | sk | gsi1pk / gsi1sk | holds |
 //! |---|---|---|---|
 //! | `SOURCE#{id}` | `META` | `SOURCES` / `{createdAt}#{id}`, or `RETIRED` / `{retiredAt}#{id}` | a source; `retiredAt` once retired; written on creation, retirement, revival and a new title |
-//! | `SOURCE#{id}#COUNTS` | `COUNTS` | | its `subscriberCount`, `articleCount`, and `retiredAt` (what every write conditions on) |
+//! | `SOURCE#{id}#COUNTS` | `COUNTS` | | its `subscriberCount`, `articleCount`, and `retiredAt` (what every write conditions on); `topicRows` once its rows of each topic are all written |
 //! | `SOURCE#{id}` | `FETCH` | | its fetch bookkeeping: validators, failures, `nextFetchAt`, `lastFetchedAt` |
 //! | `SOURCE#{id}` | `SUB#{userId}` | | one subscriber (membership as items) |
 //! | `SOURCE#{id}` | `ART#{publishedAt}#{articleId}` | | the source's articles (with their topic ids) |
@@ -26,7 +26,10 @@
 //! item is made from its `META` the first time it is read (conditional on not existing), its
 //! fetch state falls back to `META` until the first fetch writes `FETCH`, and the legacy
 //! counters are added into every sum. Articles stored before it are not in the sharded lists
-//! (their source rows still list them by source).
+//! (their source rows still list them by source, and the lists of every article and of a
+//! topic read the old rows too); their source's rows of each topic are backfilled
+//! ([`ContentStore::backfill_step`], a chain on the sweep queue the scheduler's walk starts
+//! for each source whose counters item lacks `topicRows`).
 //!
 //! Access patterns (no Scan anywhere), and the call that serves each:
 //! - list sources, topics ([`ContentStore::sources`], [`ContentStore::topics`]): Query `gsi1`
@@ -66,6 +69,7 @@
 //!   oldest first, a bounded number.
 
 mod articles;
+mod backfill;
 mod feed;
 mod items;
 mod sources;
@@ -73,6 +77,7 @@ mod subscriptions;
 mod sweep;
 
 pub use articles::{article_writes, transaction_groups, TRANSACTION_BYTES_BUDGET};
+pub use backfill::BackfillStep;
 pub use feed::{ArticlePage, Cursor, Window, MAX_BUCKETS_PER_PAGE};
 pub use items::{
     cut_to_bytes, fit_article, ARTICLE_ITEM_BUDGET, MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
@@ -82,7 +87,7 @@ pub use sources::SourcesPage;
 pub use sweep::SweepStep;
 
 use platform::aws::AwsClients;
-use platform::dynamo::{s, DynamoError, Item, Table, TransactionError};
+use platform::dynamo::{s, Attributes, DynamoError, Item, Table, TransactionError};
 use platform::{Clock, ConfigError, Env};
 
 use crate::model::TopicRef;
@@ -244,6 +249,37 @@ impl ContentStore {
             .key_condition_expression("gsi1pk = :list")
             .expression_attribute_values(":list", s(partition));
         Ok(self.table.query_all(query, None).await?)
+    }
+
+    /// At most `limit` items of the `gsi1` list `partition` after the sort key `after`, and
+    /// the sort key the next page starts after (`None` at the end).
+    async fn list_page(
+        &self,
+        partition: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<Item>, Option<String>), StoreError> {
+        let wanted = limit.saturating_add(1);
+        let mut query = self
+            .table
+            .query()
+            .index_name("gsi1")
+            .expression_attribute_values(":list", s(partition))
+            .limit(i32::try_from(wanted).unwrap_or(i32::MAX));
+        query = match after {
+            Some(after) => query
+                .key_condition_expression("gsi1pk = :list AND gsi1sk > :after")
+                .expression_attribute_values(":after", s(after)),
+            None => query.key_condition_expression("gsi1pk = :list"),
+        };
+        let mut items = self.table.query_all(query, Some(wanted)).await?;
+        let more = items.len() > limit;
+        items.truncate(limit);
+        let next = match items.last() {
+            Some(last) if more => last.opt_string("gsi1sk"),
+            _ => None,
+        };
+        Ok((items, next))
     }
 
     /// Reads one small item: proves the table answers.

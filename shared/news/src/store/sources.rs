@@ -12,7 +12,8 @@ use platform::dynamo::{is_condition_failed, key, n, s, Attributes, Item, Transac
 
 use super::items::{
     counts_key, fetch_key, is_retired, new_counts_item, new_source_item, shard_of, source_key,
-    stats_key, to_fetch_state, to_source, ARTICLE_SHARDS, RETIRED, RETIRED_AT, SOURCES,
+    stats_key, to_fetch_state, to_source, ARTICLE_SHARDS, RETIRED, RETIRED_AT, SOURCES, TOPIC_ROWS,
+    TOPIC_ROWS_DONE,
 };
 use super::{ContentStore, FetchState, NewSource, StoreError};
 use crate::model::Source;
@@ -48,6 +49,8 @@ impl SourceRecord {
 pub struct SourcesPage {
     /// Each live source with its fetch state.
     pub sources: Vec<(Source, FetchState)>,
+    /// The live sources whose rows of each topic are not all written yet (see `backfill`).
+    pub backfills: Vec<String>,
     /// Where the next page starts; `None` at the end of the list.
     pub next: Option<String>,
 }
@@ -280,8 +283,23 @@ impl ContentStore {
             .with_records(items)
             .await?
             .into_iter()
-            .map(|(source, _)| source)
+            .map(|(source, _, _)| source)
             .collect())
+    }
+
+    /// A page of at most `limit` sources, oldest first, after the sort key `after`, and the
+    /// sort key the next page starts after (`None` at the end).
+    pub async fn sources_list(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<Source>, Option<String>), StoreError> {
+        let (items, next) = self.list_page(SOURCES, after, limit).await?;
+        let sources = self.with_records(items).await?;
+        Ok((
+            sources.into_iter().map(|(source, _, _)| source).collect(),
+            next,
+        ))
     }
 
     /// A page of at most `limit` sources, oldest first, from `after` (a page's `next`).
@@ -311,18 +329,25 @@ impl ContentStore {
             .last_evaluated_key
             .filter(|key| !key.is_empty())
             .and_then(|key| key.get("gsi1sk").and_then(|v| v.as_s().ok()).cloned());
+        let records = self.with_records(items).await?;
+        let backfills = records
+            .iter()
+            .filter(|(_, _, done)| !done)
+            .map(|(source, _, _)| source.id.clone())
+            .collect();
         Ok(SourcesPage {
-            sources: self.with_records(items).await?,
+            sources: records.into_iter().map(|(s, f, _)| (s, f)).collect(),
+            backfills,
             next,
         })
     }
 
-    /// The live sources of these `META` items with their counters and fetch state (one
-    /// BatchGetItem per 50 sources).
+    /// The live sources of these `META` items with their counters and fetch state, and
+    /// whether their topic rows are all written (one BatchGetItem per 50 sources).
     async fn with_records(
         &self,
         items: Vec<Item>,
-    ) -> Result<Vec<(Source, FetchState)>, StoreError> {
+    ) -> Result<Vec<(Source, FetchState, bool)>, StoreError> {
         let table = self.table.name();
         let live: Vec<Item> = items.into_iter().filter(|i| !is_retired(i)).collect();
         let mut keys = Vec::with_capacity(live.len() * 2);
@@ -353,9 +378,11 @@ impl ContentStore {
                 continue;
             }
             let fetch = take(fetch_key(&id), &mut found).unwrap_or_else(|| item.clone());
+            let topic_rows = counts.opt_string(TOPIC_ROWS).as_deref() == Some(TOPIC_ROWS_DONE);
             out.push((
                 to_source(table, &item, &counts, &fetch)?,
                 to_fetch_state(table, &fetch)?,
+                topic_rows,
             ));
         }
         Ok(out)
