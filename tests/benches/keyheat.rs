@@ -511,7 +511,68 @@ fn batch(services: &[String], size: usize, severity_of: impl Fn(usize) -> &'stat
     )
 }
 
+/// What the logs bucket holds: objects and their bytes.
+async fn log_objects(t: &TestStack, bucket: &str) -> (usize, i64) {
+    let s3 = t.aws().await.s3();
+    let (mut objects, mut bytes) = (0, 0);
+    let mut token: Option<String> = None;
+    loop {
+        let out = s3
+            .client()
+            .list_objects_v2()
+            .bucket(bucket)
+            .prefix(incidents::objects::PREFIX)
+            .set_continuation_token(token.clone())
+            .send()
+            .await
+            .unwrap();
+        objects += out.contents().len();
+        bytes += out.contents().iter().filter_map(|o| o.size()).sum::<i64>();
+        token = out.next_continuation_token().map(str::to_string);
+        if token.is_none() {
+            return (objects, bytes);
+        }
+    }
+}
+
+/// Logs a processor batch carries at target (the SQS batch of the template's event source):
+/// the bench's own batches are smaller (the few ingest calls of a scenario).
+const TARGET_LOGS_PER_BATCH: f64 = 12_500.0;
+
+/// The S3 side of an incidents scenario: the objects `logs` logs took (every one a PUT, and
+/// the processor makes no other S3 request), scaled per log to `target` logs a second (an
+/// upper bound: the bench's batches are smaller than at target), and as batches of 12,500
+/// at target write them (one object per bucket touched and minute); the month's cost of
+/// the latter, with 30 days of the measured bytes a log stored.
+async fn s3_figures(
+    t: &TestStack,
+    bucket: &str,
+    before: (usize, i64),
+    logs: f64,
+    target: f64,
+    buckets: f64,
+) -> f64 {
+    let after = log_objects(t, bucket).await;
+    let (objects, bytes) = ((after.0 - before.0) as f64, (after.1 - before.1) as f64);
+    let per_log = objects / logs * target;
+    let at_target = target / TARGET_LOGS_PER_BATCH * buckets;
+    let stored_gb = bytes / logs * target * keyheat::SECONDS_PER_MONTH / 1e9;
+    let cost = keyheat::s3_monthly_cost(at_target, 0.0, stored_gb);
+    println!(
+        "  S3: {objects} objects ({bytes} B) for {logs} logs; at target {per_log:.0} PUT/s scaled \
+         per log, {at_target:.0} PUT/s in batches of {TARGET_LOGS_PER_BATCH} logs into {buckets} \
+         buckets; {stored_gb:.0} GB kept (30 days); ${cost:.0} a month"
+    );
+    cost
+}
+
 async fn incidents(b: &mut Bench, t: &TestStack) {
+    let bucket = t
+        .env("IncidentsProcessorFunction")
+        .get("LOGS_BUCKET")
+        .unwrap()
+        .to_string();
+    let start = log_objects(t, &bucket).await;
     let many: Vec<String> = (0..20).map(|n| name("svc", n)).collect();
     let severity = |i: usize| {
         if i.is_multiple_of(50) {
@@ -535,6 +596,8 @@ async fn incidents(b: &mut Bench, t: &TestStack) {
         spread_out,
     )
     .await;
+    let mut s3 = s3_figures(t, &bucket, start, 2000.0, 1e6, 16.0).await;
+    let start = log_objects(t, &bucket).await;
     let one = vec![name("noisy", 0)];
     let noisy = async {
         for _ in 0..4 {
@@ -551,6 +614,8 @@ async fn incidents(b: &mut Bench, t: &TestStack) {
         noisy,
     )
     .await;
+    s3 += s3_figures(t, &bucket, start, 2000.0, 1e5, 1.0).await;
+    println!("\nincidents: S3 (log objects) a month at target: ${s3:.0}");
 }
 
 #[tokio::main(flavor = "current_thread")]

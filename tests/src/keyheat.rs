@@ -248,6 +248,20 @@ pub fn monthly_cost(reads_per_second: f64, writes_per_second: f64) -> f64 {
         / 1e6
 }
 
+/// S3 Standard's prices (us-east-1): a PUT (or LIST) and a GET, and a GB stored a month.
+pub const S3_PRICE_PER_THOUSAND_PUTS: f64 = 0.005;
+pub const S3_PRICE_PER_THOUSAND_GETS: f64 = 0.0004;
+pub const S3_PRICE_PER_GB_MONTH: f64 = 0.023;
+
+/// S3's cost of a month at these request rates, keeping `stored_gb` (the retention's worth of
+/// objects, steady state), in dollars.
+pub fn s3_monthly_cost(puts_per_second: f64, gets_per_second: f64, stored_gb: f64) -> f64 {
+    (puts_per_second * S3_PRICE_PER_THOUSAND_PUTS + gets_per_second * S3_PRICE_PER_THOUSAND_GETS)
+        * SECONDS_PER_MONTH
+        / 1e3
+        + stored_gb * S3_PRICE_PER_GB_MONTH
+}
+
 /// CloudFront's regional edge caches: every edge location asks one of them, and each asks the
 /// origin for a cached page once per expiry (no Origin Shield assumed).
 pub const REGIONAL_EDGE_CACHES: f64 = 13.0;
@@ -377,6 +391,15 @@ mod tests {
             (cost - 6000.0 * 0.625 * 2_592_000.0 / 1e6).abs() < 1e-6,
             "{cost}"
         );
+    }
+
+    #[test]
+    fn s3_costs_its_requests_and_its_storage() {
+        // 1,280 PUTs a second (80 batches of 12,500 logs into 16 buckets) for a month:
+        // 1,280 × 2,592,000 / 1,000 × $0.005 = $16,588.80; 100 GETs a second:
+        // 100 × 2,592,000 / 1,000 × $0.0004 = $103.68; 1,000 GB: $23.
+        let cost = s3_monthly_cost(1_280.0, 100.0, 1_000.0);
+        assert!((cost - (16_588.8 + 103.68 + 23.0)).abs() < 1e-6, "{cost}");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use platform::ApiError;
 
 /// 400 naming the fields, 403, 404, 409 (changed meanwhile, or the corpus is full), 500 for
 /// the operator's LLM settings, 502 for a model or embeddings provider that gave nothing
-/// usable, 503 when a table cannot be reached, else 500 with the details logged.
+/// usable, 503 when a table or the logs bucket cannot be reached, else 500 with the details logged.
 pub fn to_api(error: IntelligenceError) -> ApiError {
     match error {
         IntelligenceError::Invalid(invalid) => invalid.into(),
@@ -25,6 +25,11 @@ pub fn to_api(error: IntelligenceError) -> ApiError {
             ApiError::unavailable("The intelligence service is unavailable, try again")
         }
         IntelligenceError::Store(e) => ApiError::internal("intelligence table", e),
+        IntelligenceError::Logs(e) if e.unavailable => {
+            tracing::warn!(error = %e, "logs bucket unavailable");
+            ApiError::unavailable("The intelligence service is unavailable, try again")
+        }
+        IntelligenceError::Logs(e) => ApiError::internal("logs bucket", e),
     }
 }
 

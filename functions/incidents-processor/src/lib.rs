@@ -1,9 +1,8 @@
 //! The incidents processor: consumes the ingest queue ([`IngestMessage`]).
 //!
-//! - `logs`: stores each message's logs (BatchWriteItem, [`STORE_CONCURRENCY`] messages at a
-//!   time; the ids were assigned at ingestion, so a redelivered message overwrites the same
-//!   items and stores nothing twice) and notes their hours for the timeline; then, for the
-//!   whole batch at once, counts them in the metrics (one update per series, each message once
+//! - `logs`: stores the batch's logs in S3, one object per service bucket and minute
+//!   (`incidents::objects`: named by their content and written only if absent, so a
+//!   redelivered batch stores nothing twice); then, for the whole batch at once, counts them in the metrics (one update per series, each message once
 //!   however often it is delivered: `incident_metrics`) and groups the logs that match an alert
 //!   rule into incidents, once per fingerprint, fingerprints in parallel, raising alerts
 //!   (`Incidents::evaluate`, each message counted once however often it runs);
@@ -14,13 +13,12 @@
 //! failure (the table or queue unavailable, an unreadable message), redelivered and, after
 //! `maxReceiveCount`, dead-lettered.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::BoxFuture;
-use futures::{FutureExt, StreamExt};
+use futures::FutureExt;
 use incident_metrics::store::batch_key;
 use incidents::input::LogFilter;
 use incidents::model::{AlertRule, Log};
@@ -32,9 +30,6 @@ use tokio::sync::Mutex;
 /// How long a warm instance keeps the rules it read (a rule change applies within this).
 pub const RULES_TTL: Duration = Duration::from_secs(10);
 
-/// Messages of a batch whose logs are stored at a time (each a few BatchWriteItem calls).
-pub const STORE_CONCURRENCY: usize = 8;
-
 struct Cache {
     rules: Option<(Instant, Vec<AlertRule>)>,
 }
@@ -43,10 +38,10 @@ pub struct IncidentsProcessor {
     incidents: Arc<Incidents>,
     queue: IngestQueue,
     cache: Arc<Mutex<Cache>>,
-    hours: Arc<std::sync::Mutex<HashSet<String>>>,
 }
 
-/// Builds the handler from its environment (`INCIDENTS_TABLE`, `INGEST_QUEUE_URL`).
+/// Builds the handler from its environment (`INCIDENTS_TABLE`, `LOGS_BUCKET`,
+/// `INGEST_QUEUE_URL`).
 pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     Ok(Arc::new(IncidentsProcessor::new(
@@ -61,7 +56,6 @@ impl IncidentsProcessor {
             incidents: Arc::new(incidents),
             queue,
             cache: Arc::new(Mutex::new(Cache { rules: None })),
-            hours: Arc::default(),
         }
     }
 }
@@ -110,37 +104,37 @@ struct Logs {
     key: String,
     logs: Vec<Log>,
     records: Vec<String>,
+    /// SQS delivered it before (`ApproximateReceiveCount` over 1).
+    redelivered: bool,
 }
 
-/// The batch's messages of logs: each stored (idempotent, [`STORE_CONCURRENCY`] at a time),
-/// then the stored ones counted in the metrics together and grouped into incidents together
-/// (once per fingerprint for the whole batch). Returns the SQS ids of the messages to retry.
+/// The batch's messages of logs: stored together (idempotent), then counted in the metrics
+/// together and grouped into incidents together (once per fingerprint for the whole batch).
+/// Returns the SQS ids of the messages to retry.
 async fn process_logs(
     incidents: &Incidents,
     cache: &Mutex<Cache>,
-    hours: &std::sync::Mutex<HashSet<String>>,
     messages: Vec<Logs>,
 ) -> Vec<String> {
-    // Boxed: a stream of borrowing futures inside the handler's Send future needs them named.
-    let stores: Vec<BoxFuture<'_, Result<(), IncidentsError>>> = messages
-        .iter()
-        .map(|m| incidents.store_logs(&m.logs, hours).boxed())
-        .collect();
-    let stored: Vec<Result<(), IncidentsError>> = futures::stream::iter(stores)
-        .buffered(STORE_CONCURRENCY)
-        .collect()
-        .await;
     let mut retry = Vec::new();
-    let mut ok: Vec<&Logs> = Vec::new();
-    for (message, outcome) in messages.iter().zip(stored) {
-        match outcome {
-            Ok(()) => ok.push(message),
-            Err(error) => {
-                tracing::warn!(%error, "logs not stored; will be retried");
-                retry.extend(message.records.iter().cloned());
-            }
+    if messages.is_empty() {
+        return retry;
+    }
+    let all: Vec<&Log> = messages.iter().flat_map(|m| m.logs.iter()).collect();
+    let redelivered: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.redelivered)
+        .flat_map(|m| m.logs.iter().map(|l| l.id.as_str()))
+        .collect();
+    match incidents.store_logs(&all, &redelivered).await {
+        Ok(objects) => tracing::debug!(objects, logs = all.len(), "logs stored"),
+        Err(error) => {
+            tracing::warn!(%error, "logs not stored; will be retried");
+            retry.extend(messages.iter().flat_map(|m| m.records.iter().cloned()));
+            return retry;
         }
     }
+    let ok: Vec<&Logs> = messages.iter().collect();
     let all_retried = |retry: &mut Vec<String>, ok: &[&Logs]| {
         retry.extend(ok.iter().flat_map(|m| m.records.iter().cloned()));
     };
@@ -183,12 +177,16 @@ impl SqsHandler for IncidentsProcessor {
         let incidents = Arc::clone(&self.incidents);
         let queue = self.queue.clone();
         let cache = Arc::clone(&self.cache);
-        let hours = Arc::clone(&self.hours);
         async move {
             let mut response = SqsBatchResponse::default();
             let mut logs: Vec<Logs> = Vec::new();
             for record in event.records {
                 let id = record.message_id.unwrap_or_default();
+                let redelivered = record
+                    .attributes
+                    .get("ApproximateReceiveCount")
+                    .and_then(|c| c.parse::<u32>().ok())
+                    .is_some_and(|c| c > 1);
                 let message = match IngestMessage::parse(record.body.as_deref().unwrap_or("")) {
                     Ok(m) => m,
                     Err(error) => {
@@ -201,11 +199,15 @@ impl SqsHandler for IncidentsProcessor {
                     IngestMessage::Logs { logs: batch } => {
                         let key = batch_key(batch.iter().map(|l| l.id.as_str()));
                         match logs.iter_mut().find(|m| m.key == key) {
-                            Some(known) => known.records.push(id),
+                            Some(known) => {
+                                known.records.push(id);
+                                known.redelivered |= redelivered;
+                            }
                             None => logs.push(Logs {
                                 key,
                                 logs: batch,
                                 records: vec![id],
+                                redelivered,
                             }),
                         }
                     }
@@ -222,7 +224,7 @@ impl SqsHandler for IncidentsProcessor {
                     }
                 }
             }
-            for id in process_logs(&incidents, &cache, &hours, logs).await {
+            for id in process_logs(&incidents, &cache, logs).await {
                 tracing::warn!(message_id = %id, "ingest message failed; will be retried");
                 response.add_failure(id);
             }

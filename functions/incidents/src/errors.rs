@@ -5,7 +5,7 @@ use platform::ApiError;
 
 /// 400 naming the fields (an invalid status change too), 403, 404, 409 when the item changed
 /// meanwhile (or since the version an edit was made on; `details` name the version now),
-/// 503 when the table or queue is unavailable, else 500 with the details logged.
+/// 503 when the table, the logs bucket or the queue is unavailable, else 500 with the details logged.
 pub fn to_api(error: IncidentsError) -> ApiError {
     match error {
         IncidentsError::Invalid(invalid) => invalid.into(),
@@ -26,6 +26,11 @@ pub fn to_api(error: IncidentsError) -> ApiError {
             ApiError::unavailable("The incident service is unavailable, try again")
         }
         IncidentsError::Store(e) => ApiError::internal("incidents table", e),
+        IncidentsError::Objects(e) if e.unavailable => {
+            tracing::warn!(error = %e, "logs bucket unavailable");
+            ApiError::unavailable("The incident service is unavailable, try again")
+        }
+        IncidentsError::Objects(e) => ApiError::internal("logs bucket", e),
         IncidentsError::Queue(e) => {
             tracing::warn!(error = %e, "ingest queue send failed");
             ApiError::unavailable("The incident service is unavailable, try again")

@@ -63,6 +63,18 @@ pub enum IntelligenceError {
     Embeddings(LlmError),
     #[error(transparent)]
     Store(#[from] DynamoError),
+    /// The logs bucket failed.
+    #[error(transparent)]
+    Logs(#[from] incidents::objects::ObjectsError),
+}
+
+impl From<crate::logs::LookupError> for IntelligenceError {
+    fn from(e: crate::logs::LookupError) -> Self {
+        match e {
+            crate::logs::LookupError::Table(e) => Self::Store(e),
+            crate::logs::LookupError::Objects(e) => Self::Logs(e),
+        }
+    }
 }
 
 impl From<StoreError> for IntelligenceError {
@@ -232,11 +244,14 @@ pub struct Intelligence<I: TermIndex = DynamoTermIndex> {
 }
 
 impl Intelligence<DynamoTermIndex> {
-    /// Over `INTELLIGENCE_TABLE` (records and index) and `INCIDENTS_TABLE` (log lookups),
-    /// `llm` for the model and the embeddings (`EMBEDDINGS_MODEL`), on the system clock.
+    /// Over `INTELLIGENCE_TABLE` (records and index), `LOGS_BUCKET` and `INCIDENTS_TABLE` (log
+    /// lookups), `llm` for the model and the embeddings (`EMBEDDINGS_MODEL`), on the system clock.
     pub fn from_env(env: &Env, aws: &AwsClients, llm: Llm) -> Result<Self, platform::ConfigError> {
         let table = Table::from_env(env, aws, "INTELLIGENCE_TABLE")?;
-        let logs = IncidentLogs::new(Table::from_env(env, aws, "INCIDENTS_TABLE")?);
+        let logs = IncidentLogs::new(
+            Table::from_env(env, aws, "INCIDENTS_TABLE")?,
+            incidents::objects::LogObjects::from_env(env, aws)?,
+        );
         Ok(Self {
             store: Store::new(table.clone()),
             index: DynamoTermIndex::new(table),

@@ -7,6 +7,7 @@
 //! - [`groups`]: grouping once per fingerprint per batch (counts, windows, samples);
 //! - [`queue`]: the ingest queue's messages, packed under SQS's limits;
 //! - [`store`]: the incidents table, its keys and every access pattern;
+//! - [`objects`]: raw logs, one S3 object per processor batch, service bucket and minute;
 //! - [`service`]: the facade the functions call ([`Incidents`]), with [`IncidentsError`];
 //! - [`keys`]: ingest keys, issued and revoked by admins, stored hashed.
 
@@ -15,6 +16,7 @@ pub mod groups;
 pub mod input;
 pub mod keys;
 pub mod model;
+pub mod objects;
 pub mod queue;
 pub mod service;
 pub mod store;

@@ -2,7 +2,6 @@
 //! parsed ([`crate::input`]); errors are [`IncidentsError`], with no HTTP in them.
 
 use std::collections::HashSet;
-use std::sync::Mutex;
 
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
@@ -24,6 +23,7 @@ use crate::model::{
     Alert, AlertRule, AlertStatus, Incident, IncidentDetail, IncidentEvent, IncidentStatus, Log,
     LogbookEntry,
 };
+use crate::objects::{service_bucket, LogObjects, ObjectsError};
 use crate::queue::QueueError;
 use crate::store::{log_millis, Listed, Store, StoreError, DEFAULT_RULE_ID};
 
@@ -55,6 +55,9 @@ pub enum IncidentsError {
     Store(#[from] DynamoError),
     #[error(transparent)]
     Queue(#[from] QueueError),
+    /// The logs bucket failed.
+    #[error(transparent)]
+    Objects(#[from] ObjectsError),
 }
 
 impl IncidentsError {
@@ -80,16 +83,21 @@ pub struct Actor {
 
 pub struct Incidents {
     store: Store,
+    objects: LogObjects,
     clock: Clock,
 }
 
 impl Incidents {
-    pub fn new(store: Store, clock: Clock) -> Self {
-        Self { store, clock }
+    pub fn new(store: Store, objects: LogObjects, clock: Clock) -> Self {
+        Self {
+            store,
+            objects,
+            clock,
+        }
     }
 
-    /// Over `INCIDENTS_TABLE` (counting in `INCIDENT_METRICS_TABLE`, keeping logs
-    /// `LOG_RETENTION_DAYS`), on the system clock.
+    /// Over `INCIDENTS_TABLE` (counting in `INCIDENT_METRICS_TABLE`, keeping grouped logs
+    /// `LOG_RETENTION_DAYS`) and raw logs in `LOGS_BUCKET`, on the system clock.
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, platform::ConfigError> {
         Ok(Self::new(
             Store::new(
@@ -100,6 +108,7 @@ impl Incidents {
                 "LOG_RETENTION_DAYS",
                 crate::store::DEFAULT_LOG_RETENTION_DAYS,
             )?),
+            LogObjects::from_env(env, aws)?,
             Clock::system(),
         ))
     }
@@ -114,22 +123,63 @@ impl Incidents {
 
     // ---- ingestion and timeline -------------------------------------------------------
 
+    pub fn objects(&self) -> &LogObjects {
+        &self.objects
+    }
+
+    /// One page of the timeline, newest first, and the cursor of the next page: the logs in
+    /// S3 merged with the rows stored in the table before logs moved to S3 (read until their
+    /// TTL removes them; no log is in both). Each source answers every log at or above its
+    /// own next position, so the merged page is exact down to the higher of the two.
     pub async fn timeline(
         &self,
         page: &LogPageRequest,
     ) -> Result<(Vec<Log>, Option<String>), IncidentsError> {
-        Ok(self.store.timeline(page).await?)
+        let Some((lo, hi)) = crate::store::page_bounds(page) else {
+            return Ok((Vec::new(), None));
+        };
+        let (rows, objects) = futures::join!(
+            self.store.timeline(page),
+            self.objects.page(&page.filter, &lo, &hi, page.limit)
+        );
+        let (rows, rows_next) = rows?;
+        let (logs, logs_next, _) = objects?;
+        let floor = rows_next.clone().max(logs_next.clone());
+        let mut merged: Vec<Log> = rows
+            .into_iter()
+            .chain(logs)
+            .filter(|l| floor.as_deref().is_none_or(|f| l.id.as_str() >= f))
+            .collect();
+        merged.sort_by(|a, b| b.id.cmp(&a.id));
+        merged.dedup_by(|a, b| a.id == b.id);
+        merged.truncate(page.limit);
+        let next = if merged.len() >= page.limit {
+            merged.last().map(|l| l.id.clone())
+        } else {
+            floor
+        };
+        Ok((merged, next))
     }
 
+    /// Deletes one log, wherever it is: its table row (stored before logs moved to S3) or the
+    /// objects holding it, rewritten without it.
     pub async fn delete_log(&self, id: &str) -> Result<(), IncidentsError> {
-        self.store
-            .delete_log(id)
-            .await
-            .map_err(|e| IncidentsError::from_store(e, "Log"))
+        // Noted first: a redelivery that stores the log again after this skips it.
+        self.store.note_deleted(&[id.to_string()]).await?;
+        match self.store.delete_log(id).await {
+            Ok(()) => return Ok(()),
+            Err(StoreError::NotFound) => {}
+            Err(e) => return Err(IncidentsError::from_store(e, "Log")),
+        }
+        let found = self.objects.remove(None, &[id.to_string()]).await?;
+        if found.is_empty() {
+            return Err(IncidentsError::NotFound("Log"));
+        }
+        Ok(())
     }
 
-    /// Deletes one step of logs matching `filter` below `cursor`; the cursor of the next
-    /// step, if any remain.
+    /// Deletes one step of logs matching `filter` below `cursor` (their rows, and from the
+    /// objects of their services' buckets); the cursor of the next step, if any remain.
     pub async fn purge_step(
         &self,
         filter: &LogFilter,
@@ -140,34 +190,43 @@ impl Incidents {
             limit: PURGE_STEP,
             cursor,
         };
-        let (logs, next) = self.store.timeline(&page).await?;
-        let ids: Vec<String> = logs.into_iter().map(|l| l.id).collect();
+        let (logs, next) = self.timeline(&page).await?;
+        let ids: Vec<String> = logs.iter().map(|l| l.id.clone()).collect();
+        self.store.note_deleted(&ids).await?;
         self.store.delete_logs(&ids).await?;
+        let mut by_bucket: std::collections::BTreeMap<u32, Vec<String>> = Default::default();
+        for log in logs {
+            by_bucket
+                .entry(service_bucket(&log.service_name))
+                .or_default()
+                .push(log.id);
+        }
+        for (bucket, ids) in by_bucket {
+            self.objects.remove(Some(bucket), &ids).await?;
+        }
         Ok(next)
     }
 
-    /// Stores one message's logs (idempotent) and notes their hours; `known_hours` are hours
-    /// this instance noted before, skipped.
+    /// Stores a batch's logs in S3, one object per service bucket and minute (a redelivered
+    /// batch writes nothing twice); the objects written. `redelivered`: logs of messages SQS
+    /// delivered before, which a deletion since may have removed: those noted deleted are
+    /// not stored again.
     pub async fn store_logs(
         &self,
-        logs: &[Log],
-        known_hours: &Mutex<HashSet<String>>,
-    ) -> Result<(), IncidentsError> {
-        let hours = self.store.put_logs(logs).await?;
-        for hour in hours {
-            let known = known_hours
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .contains(&hour);
-            if !known {
-                self.store.register_hour(&hour).await?;
-                known_hours
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(hour);
-            }
-        }
-        Ok(())
+        logs: &[&Log],
+        redelivered: &[&str],
+    ) -> Result<usize, IncidentsError> {
+        let deleted = if redelivered.is_empty() {
+            HashSet::new()
+        } else {
+            self.store.deleted_among(redelivered).await?
+        };
+        let kept: Vec<&Log> = logs
+            .iter()
+            .copied()
+            .filter(|l| !deleted.contains(&l.id))
+            .collect();
+        Ok(self.objects.put_batch(&kept).await?)
     }
 
     /// Counts the logs of a batch of messages in the metrics, each message once however

@@ -6,6 +6,7 @@
 //! |---|---|---|---|
 //! | log | `LOG#{hour}#{shard}` | `{id}` | `SVC#{service}#{hour}#{shard}` / `{id}` |
 //! | hour with logs | `LOGHOURS` | `{hour}` | - |
+//! | deleted log (tombstone) | `LOGDEL#{minute}` | `{id}` | - |
 //! | alert rule | `RULES` | `{ruleId}` | - |
 //! | incident | `INC#{id}` | `META` | `INCIDENTS#{status}` / `{openedAt}#{id}` (once opened) |
 //! | incident count, window rows, samples, grouped markers | see [`crate::groups`] | | - |
@@ -145,6 +146,10 @@ fn log_pk(hour: &str, shard: u32) -> String {
     format!("LOG#{hour}#{shard}")
 }
 
+fn deleted_pk(millis: i64) -> String {
+    format!("LOGDEL#{}", millis.div_euclid(60_000))
+}
+
 fn service_pk(service: &str, hour: &str, shard: u32) -> String {
     format!("SVC#{service}#{hour}#{shard}")
 }
@@ -157,28 +162,6 @@ pub fn log_key(id: &str) -> Item {
 
 fn incident_pk(id: &str) -> String {
     format!("INC#{id}")
-}
-
-fn log_item(log: &Log, millis: i64, expires_at: Option<i64>) -> Item {
-    let hour = hour_of(millis);
-    let shard = shard_of(&log.id);
-    let mut item = key(log_pk(&hour, shard), log.id.as_str());
-    item.insert(
-        "gsi1pk".into(),
-        s(service_pk(&log.service_name, &hour, shard)),
-    );
-    item.insert("gsi1sk".into(), s(log.id.as_str()));
-    item.insert("id".into(), s(log.id.as_str()));
-    item.insert("serviceName".into(), s(log.service_name.as_str()));
-    item.insert("type".into(), s(log.log_type.as_str()));
-    item.insert("severity".into(), s(log.severity.as_str()));
-    item.insert("logContent".into(), s(log.log_content.as_str()));
-    item.insert("timestamp".into(), s(log.timestamp.as_str()));
-    item.insert("receivedAt".into(), s(log.received_at.as_str()));
-    if let Some(at) = expires_at {
-        item.insert(EXPIRES_AT.into(), n(at));
-    }
-    item
 }
 
 /// The incidents table, and the metrics its changes count in.
@@ -235,44 +218,51 @@ impl Store {
 
     // ---- logs ------------------------------------------------------------------------
 
-    /// Stores `logs` (overwriting the same ids: a redelivered message stores nothing twice)
-    /// and returns the hours they fall in.
-    pub async fn put_logs(&self, logs: &[Log]) -> Result<Vec<String>, DynamoError> {
-        let mut seen = std::collections::HashSet::new();
-        let mut hours = Vec::new();
+    /// Notes that the logs with these ids were deleted (a `LOGDEL#{minute}` row each, kept as
+    /// long as the log would have been), so a redelivered message does not store them again.
+    pub async fn note_deleted(&self, ids: &[String]) -> Result<(), DynamoError> {
         let mut items = Vec::new();
-        for log in logs {
-            if !seen.insert(log.id.as_str()) {
-                continue;
+        for id in ids {
+            let millis = millis_of(id).ok_or_else(|| self.corrupt("log id"))?;
+            let mut item = key(deleted_pk(millis), id.as_str());
+            if let Some(at) = self.expires_at(millis) {
+                item.insert(EXPIRES_AT.into(), n(at));
             }
-            let millis = millis_of(&log.id).ok_or_else(|| self.corrupt("log id"))?;
-            let hour = hour_of(millis);
-            if !hours.contains(&hour) {
-                hours.push(hour);
-            }
-            items.push(log_item(log, millis, self.expires_at(millis)));
+            items.push(item);
         }
-        self.table.put_all(items).await?;
-        Ok(hours)
+        match items.len() {
+            // One deletion by id: PutItem, as the API function may.
+            1 => self
+                .table
+                .put_item()
+                .set_item(items.pop())
+                .send()
+                .await
+                .map(|_| ())
+                .map_err(|e| self.table.fail("PutItem", &e)),
+            _ => self.table.put_all(items).await,
+        }
     }
 
-    /// Notes that `hour` holds logs.
-    pub async fn register_hour(&self, hour: &str) -> Result<(), DynamoError> {
-        let mut item = key(LOG_HOURS_PK, hour);
-        // The hour is listed as long as its last log is kept.
-        let end = NaiveDateTime::parse_from_str(&format!("{hour}:59:59"), "%Y-%m-%dT%H:%M:%S")
-            .map(|at| at.and_utc().timestamp_millis())
-            .map_err(|_| self.corrupt("an hour with logs"))?;
-        if let Some(at) = self.expires_at(end) {
-            item.insert(EXPIRES_AT.into(), n(at));
+    /// The ids among `ids` noted deleted (one BatchGetItem per 100).
+    pub async fn deleted_among(
+        &self,
+        ids: &[&str],
+    ) -> Result<std::collections::HashSet<String>, DynamoError> {
+        let keys: Vec<Item> = ids
+            .iter()
+            .filter_map(|id| millis_of(id).map(|m| key(deleted_pk(m), *id)))
+            .collect();
+        if keys.is_empty() {
+            return Ok(Default::default());
         }
-        self.table
-            .put_item()
-            .set_item(Some(item))
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| self.table.fail("PutItem", &e))
+        Ok(self
+            .table
+            .batch_get_all(keys, Some("sk"))
+            .await?
+            .iter()
+            .filter_map(|i| i.opt_string("sk"))
+            .collect())
     }
 
     /// Deletes the logs with these ids (absent ones are no error).
@@ -301,34 +291,18 @@ impl Store {
         Err(StoreError::NotFound)
     }
 
-    /// One page of the timeline, newest first, and the cursor of the next page (absent when
-    /// the timeline ends here).
+    /// One page of the timeline's table rows (logs stored before they moved to S3), newest
+    /// first, and the cursor of the next page (absent when the timeline ends here).
     pub async fn timeline(
         &self,
         page: &LogPageRequest,
     ) -> Result<(Vec<Log>, Option<String>), DynamoError> {
-        let filter = &page.filter;
-        // Ids carry 13 digits of milliseconds (up to the year 2286): bounds past that are
-        // the end of time.
-        let filter = &LogFilter {
-            from: filter.from.map(|f| f.clamp(0, MAX_MILLIS)),
-            to: filter.to.map(|t| t.clamp(0, MAX_MILLIS)),
-            ..filter.clone()
-        };
-        let to_bound = filter
-            .to
-            .map(|t| format!("{t:013}{ID_CEILING}"))
-            .unwrap_or_else(|| format!("9999999999999{ID_CEILING}"));
-        let hi = match &page.cursor {
-            Some(c) if *c < to_bound => c.clone(),
-            _ => to_bound,
-        };
-        let lo = format!("{:013}", filter.from.unwrap_or(0).max(0));
-        if lo > hi {
+        let Some((lo, hi)) = page_bounds(page) else {
             return Ok((Vec::new(), None));
-        }
+        };
+        let filter = &page.filter;
         let hi_hour = hour_of(millis_of(&hi).unwrap_or(0));
-        let lo_hour = hour_of(filter.from.unwrap_or(0));
+        let lo_hour = hour_of(millis_of(&lo).unwrap_or(0));
         let hours_query = self
             .table
             .query()
@@ -1161,6 +1135,21 @@ impl Store {
             Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
         }
     }
+}
+
+/// A timeline page's range: `lo` (13 digits of milliseconds, inclusive) and `hi` (a position,
+/// exclusive), from its filter's bounds and its cursor; None when it is empty. Ids carry 13
+/// digits of milliseconds (up to the year 2286): bounds past that are the end of time.
+pub fn page_bounds(page: &LogPageRequest) -> Option<(String, String)> {
+    let from = page.filter.from.map(|f| f.clamp(0, MAX_MILLIS));
+    let to = page.filter.to.map(|t| t.clamp(0, MAX_MILLIS));
+    let to_bound = format!("{:013}{ID_CEILING}", to.unwrap_or(MAX_MILLIS));
+    let hi = match &page.cursor {
+        Some(c) if *c < to_bound => c.clone(),
+        _ => to_bound,
+    };
+    let lo = format!("{:013}", from.unwrap_or(0));
+    (lo <= hi).then_some((lo, hi))
 }
 
 /// The time of a log id, for windows.

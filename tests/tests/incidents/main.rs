@@ -23,6 +23,7 @@ mod intelligence;
 mod keys;
 mod logbook;
 mod metrics;
+mod objects;
 mod rag;
 mod rules;
 mod secrets;
