@@ -44,6 +44,9 @@ pub const API_KEY_HEADER: &str = "x-api-key";
 pub const INGEST_KEY_SCHEME: &str = "ingestApiKey";
 /// The rate limit's name in the limits table.
 const KEY_LIMIT: &str = "ingest-key";
+/// Items one key's count is spread over: a key sending 2,000 requests a second (1M logs)
+/// writes each 250 times a second, a quarter of a partition.
+const KEY_LIMIT_SHARDS: u32 = 8;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -221,7 +224,8 @@ impl AppState {
                 limit: own.requests,
                 window: Duration::from_secs(own.window_seconds),
             }],
-        );
+        )
+        .sharded(KEY_LIMIT_SHARDS);
         // Refusing every sender over a side table would stop ingestion: logged, served.
         ratelimit::enforce(
             limiter,

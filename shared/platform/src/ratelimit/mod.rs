@@ -11,6 +11,13 @@
 //! (`expiresAt`) is only cleanup: a table that never expires items (the emulator) limits the
 //! same way.
 //!
+//! A limit a single client may use thousands of times a second (an ingest key) is
+//! [`Limit::sharded`]: each request counts in one of `n` items picked at random, each allowing
+//! `ceil(limit / n)`, so no item takes more than a partition's share of the writes; at most
+//! `n - 1` requests more than the limit pass a window, and one may be refused a little before
+//! it when the shards fill unevenly; a limit under 100 a shard is sharded less, so small
+//! limits stay exact.
+//!
 //! Keys are bounded: client keys longer than [`MAX_CLIENT_KEY`] bytes, or holding characters
 //! outside a safe set, are replaced by a hash, so a client cannot grow an item key towards
 //! DynamoDB's 2,048-byte limit.
@@ -33,6 +40,9 @@ pub const TABLE_VARIABLE: &str = "RATE_LIMIT_TABLE";
 pub const MAX_CLIENT_KEY: usize = 128;
 /// Longest accepted window: a day is what the limits are written in; a week is plenty.
 const MAX_WINDOW_SECONDS: u64 = 7 * 86_400;
+/// A sharded rule's least allowance a shard: a limit under `n` times this is not sharded (or
+/// less), so small limits stay exact.
+const MIN_HITS_PER_SHARD: u32 = 100;
 /// How long an item outlives its window before TTL may remove it.
 const EXPIRY_GRACE_SECONDS: i64 = 60;
 
@@ -49,11 +59,22 @@ pub struct Rule {
 pub struct Limit {
     name: &'static str,
     rules: Vec<Rule>,
+    shards: u32,
 }
 
 impl Limit {
     pub fn new(name: &'static str, rules: Vec<Rule>) -> Self {
-        Self { name, rules }
+        Self {
+            name,
+            rules,
+            shards: 1,
+        }
+    }
+
+    /// Counts each client over `shards` items (at least 1; never more than a rule's limit).
+    pub fn sharded(mut self, shards: u32) -> Self {
+        self.shards = shards.max(1);
+        self
     }
 
     /// Reads `spec`: rules `COUNT/SECONDS` separated by commas (`10/60,100/86400`); empty is
@@ -72,7 +93,7 @@ impl Limit {
                 window: Duration::from_secs(window),
             });
         }
-        Ok(Self { name, rules })
+        Ok(Self::new(name, rules))
     }
 
     /// The limit in environment variable `variable`, `default` when unset.
@@ -188,21 +209,32 @@ impl RateLimiter {
     /// incremented further.
     pub async fn check(&self, limit: &Limit, key: &ClientKey) -> Result<Verdict, DynamoError> {
         for rule in limit.rules() {
-            if let Verdict::Limited { retry_after } = self.hit(limit.name(), rule, key).await? {
+            if let Verdict::Limited { retry_after } = self.hit(limit, rule, key).await? {
                 return Ok(Verdict::Limited { retry_after });
             }
         }
         Ok(Verdict::Allowed)
     }
 
-    async fn hit(&self, name: &str, rule: &Rule, key: &ClientKey) -> Result<Verdict, DynamoError> {
+    async fn hit(
+        &self,
+        limit: &Limit,
+        rule: &Rule,
+        key: &ClientKey,
+    ) -> Result<Verdict, DynamoError> {
         let now_ms = self.clock.now().timestamp_millis();
         let window_ms = i64::try_from(rule.window.as_millis())
             .unwrap_or(i64::MAX)
             .max(1);
         let window = now_ms.div_euclid(window_ms);
         let window_end_ms = window.saturating_add(1).saturating_mul(window_ms);
-        let item_key = format!("{name}#{}#{}#{window}", rule.window.as_secs(), key.as_str());
+        let name = limit.name();
+        let mut item_key = format!("{name}#{}#{}#{window}", rule.window.as_secs(), key.as_str());
+        let shards = limit.shards.min(rule.limit / MIN_HITS_PER_SHARD).max(1);
+        let allowed = rule.limit.div_ceil(shards);
+        if shards > 1 {
+            item_key.push_str(&format!("#{}", random_below(shards)));
+        }
         let result = self
             .table
             .update_item()
@@ -210,7 +242,7 @@ impl RateLimiter {
             .update_expression("ADD hits :one SET expiresAt = :expires")
             .condition_expression("attribute_not_exists(hits) OR hits < :limit")
             .expression_attribute_values(":one", n(1))
-            .expression_attribute_values(":limit", n(i64::from(rule.limit)))
+            .expression_attribute_values(":limit", n(i64::from(allowed)))
             .expression_attribute_values(":expires", n(window_end_ms / 1000 + EXPIRY_GRACE_SECONDS))
             .send()
             .await;
@@ -224,6 +256,23 @@ impl RateLimiter {
             Err(e) => Err(self.table.fail("UpdateItem", &e)),
         }
     }
+}
+
+/// A number below `n`: this process's requests in turn, from a start the clock picks, so one
+/// instance spreads its requests evenly and instances do not all start at the same shard.
+fn random_below(n: u32) -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::OnceLock;
+    static START: OnceLock<u32> = OnceLock::new();
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let start = *START.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        // Golden-ratio mixing: a coarse clock's round nanoseconds still spread.
+        nanos.wrapping_mul(0x9E37_79B1) >> 8
+    });
+    start.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed)) % n.max(1)
 }
 
 #[cfg(test)]
@@ -264,6 +313,19 @@ mod tests {
                 .limit,
             7
         );
+    }
+
+    #[test]
+    fn a_sharded_limit_takes_its_turns_over_every_shard() {
+        let mut seen = [0u32; 8];
+        for _ in 0..800 {
+            if let Some(count) = seen.get_mut(random_below(8) as usize) {
+                *count += 1;
+            }
+        }
+        assert_eq!(seen, [100; 8]);
+        assert_eq!(random_below(1), 0);
+        assert_eq!(Limit::new("x", Vec::new()).sharded(0).shards, 1);
     }
 
     #[test]
