@@ -418,7 +418,7 @@ async fn community(b: &mut Bench, t: &TestStack) {
     // post's views of a batch are one write of it: the run sends its views close together.
     let mut readers = Vec::new();
     for n in 0..198 {
-        readers.push(t.member(&name("reader", n)).await.1);
+        readers.push(t.member(&name("viewer", n)).await.1);
     }
     let viral_ref = &viral;
     let views = async {
