@@ -14,7 +14,7 @@
 //! a burst the writes of one series spread over [`SHARDS`] items and partitions, and the
 //! series of one batch over all of them. At 1M logs/s (80 batches/s of 12,500 logs, each
 //! touching ~200 service/severity series: 80 x 200 x 2 units = 32,000 write units/s) that is
-//! 500 units/s per shard, half a partition.
+//! 125 units/s per shard, an eighth of a partition (64 shards were half of one).
 //!
 //! **Exactly once.** Every write here is an `Update` that joins the transaction of the state
 //! change it counts (an incident opening, changing or reopening, an alert raised), whose own
@@ -50,7 +50,7 @@ use crate::series::Series;
 
 /// The partitions every series is spread over; a scrape makes this many Queries (in
 /// parallel). Raise it, never lower it (a scrape reads shards `0..SHARDS` only).
-pub const SHARDS: u32 = 64;
+pub const SHARDS: u32 = 256;
 /// Services with series of their own; the logs of later ones are counted as [`OTHER`].
 pub const MAX_SERVICES: usize = 100;
 /// The label value that collects what the bounds fold away.
@@ -789,7 +789,7 @@ mod tests {
     #[test]
     fn updates_name_their_series_and_shard() {
         let m = metrics();
-        let update = m.add(&LOGS_INGESTED, &["api", "ERROR"], 3, 67);
+        let update = m.add(&LOGS_INGESTED, &["api", "ERROR"], 3, SHARDS + 3);
         assert_eq!(update.get_table_name().as_deref(), Some("m"));
         assert_eq!(
             update.get_key().as_ref().unwrap().get("pk"),
