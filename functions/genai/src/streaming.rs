@@ -127,8 +127,8 @@ enum Phase {
 /// The model's pieces as `delta` events, then `done` (the answer cached then) or `error`. A
 /// reader who stops reading drops the body, and with it the model's stream: nothing is
 /// cached then.
-fn live_body(live: LiveAnswer, path: &'static str) -> Body {
-    let events = futures::stream::unfold(Phase::Writing(Box::new(live)), move |phase| async move {
+fn live_body(live: Box<LiveAnswer>, path: &'static str) -> Body {
+    let events = futures::stream::unfold(Phase::Writing(live), move |phase| async move {
         let Phase::Writing(mut live) = phase else {
             return None;
         };

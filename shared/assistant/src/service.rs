@@ -153,11 +153,11 @@ impl Assistant {
         }
         let request = self.chat_request(&asked.task, &asked.text);
         let stream = self.llm.stream(&asked.provider, &request).await?;
-        Ok(Streamed::Live(LiveAnswer {
+        Ok(Streamed::Live(Box::new(LiveAnswer {
             stream,
             asked,
             cache: self.cache.clone(),
-        }))
+        })))
     }
 
     /// Provider, text and cache lookup: what every way of answering does first.
@@ -281,8 +281,8 @@ fn prose(task: &Task, content: String, provider: &Provider) -> Answer {
 pub enum Streamed {
     /// Known at once: from the cache, or not prose (sentiment).
     Whole(Answered),
-    /// Being written by the model.
-    Live(LiveAnswer),
+    /// Being written by the model (boxed: it holds the open response).
+    Live(Box<LiveAnswer>),
 }
 
 /// A prose answer the model is writing: [`LiveAnswer::next`] until `None`, then
