@@ -38,13 +38,9 @@ pub struct Answers<T>(PhantomData<T>);
 
 impl<T: AnswerBody> IntoResponses for Answers<T> {
     fn responses() -> BTreeMap<String, RefOr<Response>> {
-        let cache = HeaderBuilder::new()
-            .schema(Some(Object::with_type(Type::String)))
-            .description(Some("hit when answered from the cache, else miss"))
-            .build();
         let response = ResponseBuilder::new()
             .description(T::DESCRIPTION)
-            .header(CACHE_HEADER, cache)
+            .header(CACHE_HEADER, cache_header())
             .content("application/json", json_of(&T::name()))
             .build();
         BTreeMap::from([("200".to_string(), RefOr::T(response))])
@@ -57,10 +53,6 @@ pub struct StreamedAnswer;
 
 impl IntoResponses for StreamedAnswer {
     fn responses() -> BTreeMap<String, RefOr<Response>> {
-        let cache = HeaderBuilder::new()
-            .schema(Some(Object::with_type(Type::String)))
-            .description(Some("hit when answered from the cache, else miss"))
-            .build();
         let events = ObjectBuilder::new()
             .schema_type(Type::String)
             .description(Some(
@@ -74,7 +66,7 @@ impl IntoResponses for StreamedAnswer {
             .build();
         let response = ResponseBuilder::new()
             .description("The answer as the model writes it")
-            .header(CACHE_HEADER, cache)
+            .header(CACHE_HEADER, cache_header())
             .content(
                 crate::streaming::EVENT_STREAM,
                 ContentBuilder::new()
@@ -84,6 +76,14 @@ impl IntoResponses for StreamedAnswer {
             .build();
         BTreeMap::from([("200".to_string(), RefOr::T(response))])
     }
+}
+
+/// [`CACHE_HEADER`] of every answer.
+fn cache_header() -> utoipa::openapi::header::Header {
+    HeaderBuilder::new()
+        .schema(Some(Object::with_type(Type::String)))
+        .description(Some("hit when answered from the cache, else miss"))
+        .build()
 }
 
 /// The error responses of every GenAI operation, in Document A's `ErrorBody`.

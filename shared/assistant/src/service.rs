@@ -110,6 +110,11 @@ impl Assistant {
         if let Some(deadline) = deadline {
             asked.limit_to(deadline);
         }
+        self.ask_and_keep(&asked).await
+    }
+
+    /// The model's whole answer, stored in the cache.
+    async fn ask_and_keep(&self, asked: &Asked) -> Result<Answered, AssistantError> {
         let answer = self.ask(&asked.provider, &asked.task, &asked.text).await?;
         if let Some(cache) = &self.cache {
             cache.put(&asked.key, &answer).await;
@@ -123,8 +128,8 @@ impl Assistant {
     /// Answers `job` as the model writes it: a cached answer whole at once; otherwise the
     /// model is asked with `stream: true` and [`LiveAnswer`] hands out its pieces, storing the
     /// finished answer in the cache. Sentiment is not prose to read as it comes: it is
-    /// answered whole, as [`Assistant::answer`] does.
-    /// With a `deadline`, the whole answer is due by then, as with [`Assistant::answer_by`].
+    /// answered whole, as [`Assistant::answer`] does. With a `deadline`, the whole answer is
+    /// due by then, as with [`Assistant::answer_by`].
     pub async fn stream(
         &self,
         job: Job,
@@ -142,14 +147,7 @@ impl Assistant {
             asked.limit_to(deadline);
         }
         if asked.task == Task::Sentiment {
-            let answer = self.ask(&asked.provider, &asked.task, &asked.text).await?;
-            if let Some(cache) = &self.cache {
-                cache.put(&asked.key, &answer).await;
-            }
-            return Ok(Streamed::Whole(Answered {
-                answer,
-                cached: false,
-            }));
+            return self.ask_and_keep(&asked).await.map(Streamed::Whole);
         }
         let request = self.chat_request(&asked.task, &asked.text);
         let stream = self.llm.stream(&asked.provider, &request).await?;
