@@ -155,3 +155,22 @@ impl Serve for Arc<dyn ScheduleHandler> {
         .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(json: &str) -> lambda_http::request::LambdaRequest {
+        serde_json::from_str(json).expect("an HTTP event")
+    }
+
+    #[test]
+    fn function_url_requests_are_told_from_the_http_apis() {
+        let url = event(include_str!(
+            "../../../events/genai/function-url-stream-summarize.json"
+        ));
+        assert!(is_function_url(&url));
+        let api = event(include_str!("../../../events/genai/summarize.json"));
+        assert!(!is_function_url(&api));
+    }
+}
