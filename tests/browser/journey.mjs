@@ -162,8 +162,18 @@ await journey("journey", async (browser) => {
     await page.getByLabel("Length").selectOption("short");
     await page.getByLabel("Style").selectOption("bullets");
     await llm("bullets", true);
+    // The model holds its last words: the summary shows what it has written so far.
+    await llm("hold", true);
     await panel.getByRole("button", { name: "Summarize" }).click();
+    const draft = panel.locator("#ai-panel-summary .ai-draft");
+    await waitForText(draft, "loopback project");
+    const early = (await panel.locator("#ai-panel-summary .ai-answer").textContent()) ?? "";
+    await panel.locator("#ai-panel-summary").getByRole("button", { name: "Stop" }).waitFor();
+    await llm("hold", false);
     await panel.locator("#ai-panel-summary .ai-answer li").nth(2).waitFor();
+    const finished = (await panel.locator("#ai-panel-summary .ai-answer").textContent()) ?? "";
+    assert(finished.length > early.length, `the answer grew: ${JSON.stringify(early)} then ${JSON.stringify(finished)}`);
+    assert(finished.includes("until the end of the year"), "the whole summary is shown");
     await llm("bullets", false);
 
     await panel.getByRole("tab", { name: "Explain" }).click();

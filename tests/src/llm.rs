@@ -24,6 +24,12 @@
 //! (a line `<<<NAME ... {boundary}>>>` up to the line `<<<END {boundary}>>>`), which it
 //! reads as data the way the platform's system prompt tells it to ([`undelimited`]).
 //!
+//! Asked with `"stream": true`, it streams its answer as OpenAI does (server-sent events, one
+//! `chat.completion.chunk` per word, `data: [DONE]` last), waiting [`FakeLlm::stream_delay`]
+//! between chunks and, when told ([`FakeLlm::hold_last_chunk`]), holding the last chunk until
+//! the test opens the [`Gate`]. Told [`Behaviour::Garbage`], its stream breaks after the first
+//! word.
+//!
 //! `POST /v1/embeddings` answers too: each input's vector counts its words on fixed axes
 //! ([`FakeLlm::embed_axes`]: words that mean the same share an axis), or, untold, hashes its
 //! words onto [`EMBEDDING_DIMENSIONS`] axes. Those requests are kept as well (their `path`
@@ -148,6 +154,20 @@ struct Shared {
     axes: Vec<(String, usize)>,
     /// Answer embeddings requests with this status instead.
     embeddings_failure: Option<u16>,
+    /// Between the chunks of a streamed answer.
+    stream_delay: Option<Duration>,
+    /// Streamed answers wait for this to be open before their last chunk.
+    hold: Option<tokio::sync::watch::Receiver<bool>>,
+}
+
+/// Holds the last chunk of streamed answers until opened (or dropped).
+pub struct Gate(tokio::sync::watch::Sender<bool>);
+
+impl Gate {
+    /// Lets every held stream finish, and the later ones not wait.
+    pub fn open(&self) {
+        self.0.send_replace(true);
+    }
 }
 
 /// The running server; stopped when dropped.
@@ -165,6 +185,8 @@ impl FakeLlm {
             once: std::collections::VecDeque::new(),
             axes: Vec::new(),
             embeddings_failure: None,
+            stream_delay: None,
+            hold: None,
         };
         Self {
             server: FakeServer::start(shared, answer).await,
@@ -226,6 +248,18 @@ impl FakeLlm {
     /// Wait this long before every answer (a model's thinking time).
     pub fn delay(&self, delay: Option<Duration>) {
         self.lock().delay = delay;
+    }
+
+    /// Wait this long between the chunks of a streamed answer.
+    pub fn stream_delay(&self, delay: Option<Duration>) {
+        self.lock().stream_delay = delay;
+    }
+
+    /// Streamed answers from now on hold their last chunk until the returned gate is opened.
+    pub fn hold_last_chunk(&self) -> Gate {
+        let (open, held) = tokio::sync::watch::channel(false);
+        self.lock().hold = Some(held);
+        Gate(open)
     }
 
     /// Embeddings count each of these words (lowercase, whole words) on its axis (below
@@ -368,7 +402,7 @@ async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
     if call.path == "/v1/embeddings" {
         return embeddings(&shared, &call).await;
     }
-    let (behaviour, delay) = {
+    let (behaviour, delay, pace) = {
         let mut shared = server::lock(&shared);
         shared.calls.push(call.clone());
         let behaviour = match shared.once.pop_front() {
@@ -378,8 +412,13 @@ async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
             },
             None => shared.behaviour.clone(),
         };
-        (behaviour, shared.delay)
+        let pace = Pace {
+            delay: shared.stream_delay,
+            hold: shared.hold.clone(),
+        };
+        (behaviour, shared.delay, pace)
     };
+    let streamed = call.body["stream"].as_bool() == Some(true);
     if let Some(delay) = delay {
         tokio::time::sleep(delay).await;
     }
@@ -393,9 +432,19 @@ async fn answer(State(shared): State<Arc<Mutex<Shared>>>, request: Request) -> R
             } else {
                 DEFAULT_REPLY
             };
-            completion(&model, &obeyed(&call, content), Some(DEFAULT_USAGE))
+            let content = obeyed(&call, content);
+            if streamed {
+                return streamed_completion(&model, &content, Some(DEFAULT_USAGE), pace, false);
+            }
+            completion(&model, &content, Some(DEFAULT_USAGE))
+        }
+        Behaviour::Reply { content, usage } if streamed => {
+            streamed_completion(&model, &obeyed(&call, &content), usage, pace, false)
         }
         Behaviour::Reply { content, usage } => completion(&model, &obeyed(&call, &content), usage),
+        Behaviour::Garbage if streamed => {
+            streamed_completion(&model, DEFAULT_REPLY, None, pace, true)
+        }
         Behaviour::Fail(status) => error(
             StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             "the fake model was told to fail",
@@ -496,6 +545,83 @@ fn completion(model: &str, content: &str, usage: Option<(u64, u64)>) -> Response
         });
     }
     axum::Json(body).into_response()
+}
+
+/// How a streamed answer is paced.
+#[derive(Debug)]
+struct Pace {
+    delay: Option<Duration>,
+    hold: Option<tokio::sync::watch::Receiver<bool>>,
+}
+
+/// `content` as OpenAI streams it: a role chunk, one chunk per word, a finish chunk with
+/// `usage`, `[DONE]`; `broken`, a line that is no chunk after the first word instead.
+fn streamed_completion(
+    model: &str,
+    content: &str,
+    usage: Option<(u64, u64)>,
+    pace: Pace,
+    broken: bool,
+) -> Response {
+    let chunk = |delta: Value, finish: Option<&str>| {
+        json!({
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 1_795_348_800,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        })
+    };
+    let mut events = vec![chunk(json!({"role": "assistant"}), None).to_string()];
+    let words: Vec<&str> = content.split_inclusive(' ').collect();
+    if broken {
+        let first = words.first().copied().unwrap_or_default();
+        events.push(chunk(json!({"content": first}), None).to_string());
+        events.push("{\"not\": \"a chunk".to_string());
+    } else {
+        events.extend(
+            words
+                .iter()
+                .map(|word| chunk(json!({"content": word}), None).to_string()),
+        );
+        let mut last = chunk(json!({}), Some("stop"));
+        if let Some((prompt, completion)) = usage {
+            last["usage"] = json!({
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            });
+        }
+        events.push(last.to_string());
+        events.push("[DONE]".to_string());
+    }
+    // The last chunk of text, before the finish chunk and `[DONE]`, waits at the gate.
+    let held = (!broken).then(|| events.len().saturating_sub(3));
+    let frames = futures::stream::unfold(
+        (events.into_iter().enumerate(), pace),
+        move |(mut events, mut pace)| async move {
+            let (index, data) = events.next()?;
+            if index > 0 {
+                if let Some(delay) = pace.delay {
+                    tokio::time::sleep(delay).await;
+                }
+            }
+            if Some(index) == held {
+                if let Some(hold) = pace.hold.as_mut() {
+                    // A dropped gate lets it through as an opened one does.
+                    let _ = hold.wait_for(|open| *open).await;
+                }
+            }
+            let frame = axum::body::Bytes::from(format!("data: {data}\n\n"));
+            Some((Ok::<_, std::convert::Infallible>(frame), (events, pace)))
+        },
+    );
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/event-stream")],
+        axum::body::Body::from_stream(frames),
+    )
+        .into_response()
 }
 
 fn error(status: StatusCode, message: &str) -> Response {

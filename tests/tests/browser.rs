@@ -35,7 +35,7 @@ use axum::Router;
 use stack_tests::feeds::{FeedDocument, FeedServer, ATOM};
 use stack_tests::genai::llm_parameters;
 use stack_tests::incidents::{INCIDENTS, LOGS};
-use stack_tests::llm::{FakeLlm, DEFAULT_REPLY, TEST_KEY, TEST_MODEL};
+use stack_tests::llm::{FakeLlm, Gate, DEFAULT_REPLY, TEST_KEY, TEST_MODEL};
 use stack_tests::server::TestServer;
 use stack_tests::stack::{ADMIN_PASSWORD, ADMIN_USERNAME, INGEST_KEY};
 use stack_tests::{repo_root, TestStack};
@@ -45,36 +45,63 @@ const BULLETS: &str = "- The loopback project shipped a new release.\n\
                        - It focuses on reliability and a calmer review process.\n\
                        - The previous release stays supported until the end of the year.";
 
+/// The fake model, and the gate its streamed answers wait at while the journey holds them.
+struct Control {
+    llm: Arc<FakeLlm>,
+    gate: std::sync::Mutex<Option<Gate>>,
+}
+
 /// Lets the journey (another process) steer the fake model: `POST /outage?on=1|0` makes
 /// every call fail with 503 or answer again; `POST /bullets?on=1|0` answers text tasks with
-/// a bulleted list, or with the default reply.
+/// a bulleted list, or with the default reply; `POST /hold?on=1|0` holds the last chunk of
+/// streamed answers, or lets it go.
 async fn llm_control(llm: Arc<FakeLlm>) -> TestServer {
+    fn on(q: &BTreeMap<String, String>) -> bool {
+        q.get("on").is_some_and(|v| v == "1")
+    }
     async fn outage(
-        State(llm): State<Arc<FakeLlm>>,
+        State(control): State<Arc<Control>>,
         Query(q): Query<BTreeMap<String, String>>,
     ) -> StatusCode {
-        if q.get("on").is_some_and(|v| v == "1") {
-            llm.fail(503);
+        if on(&q) {
+            control.llm.fail(503);
         } else {
-            llm.reset();
+            control.llm.reset();
         }
         StatusCode::NO_CONTENT
     }
     async fn bullets(
-        State(llm): State<Arc<FakeLlm>>,
+        State(control): State<Arc<Control>>,
         Query(q): Query<BTreeMap<String, String>>,
     ) -> StatusCode {
-        if q.get("on").is_some_and(|v| v == "1") {
-            llm.reply(BULLETS);
+        if on(&q) {
+            control.llm.reply(BULLETS);
         } else {
-            llm.reset();
+            control.llm.reset();
         }
         StatusCode::NO_CONTENT
     }
+    async fn hold(
+        State(control): State<Arc<Control>>,
+        Query(q): Query<BTreeMap<String, String>>,
+    ) -> StatusCode {
+        let mut gate = control.gate.lock().expect("gate");
+        if on(&q) {
+            *gate = Some(control.llm.hold_last_chunk());
+        } else if let Some(gate) = gate.take() {
+            gate.open();
+        }
+        StatusCode::NO_CONTENT
+    }
+    let control = Control {
+        llm,
+        gate: std::sync::Mutex::new(None),
+    };
     let app = Router::new()
         .route("/outage", post(outage))
         .route("/bullets", post(bullets))
-        .with_state(llm);
+        .route("/hold", post(hold))
+        .with_state(Arc::new(control));
     TestServer::start(app).await
 }
 

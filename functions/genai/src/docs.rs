@@ -38,17 +38,52 @@ pub struct Answers<T>(PhantomData<T>);
 
 impl<T: AnswerBody> IntoResponses for Answers<T> {
     fn responses() -> BTreeMap<String, RefOr<Response>> {
-        let cache = HeaderBuilder::new()
-            .schema(Some(Object::with_type(Type::String)))
-            .description(Some("hit when answered from the cache, else miss"))
-            .build();
         let response = ResponseBuilder::new()
             .description(T::DESCRIPTION)
-            .header(CACHE_HEADER, cache)
+            .header(CACHE_HEADER, cache_header())
             .content("application/json", json_of(&T::name()))
             .build();
         BTreeMap::from([("200".to_string(), RefOr::T(response))])
     }
+}
+
+/// A streamed operation's 200: server-sent events (`delta`, then `done` or `error`), and
+/// whether the answer came from the cache.
+pub struct StreamedAnswer;
+
+impl IntoResponses for StreamedAnswer {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        let events = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some(
+                "Server-sent events. `event: delta`, `data: {\"text\": \"...\"}`: the next piece \
+                 of the answer, in order (a cached answer is one delta with all of it). Then \
+                 either `event: done`, `data:` the JSON operation's whole response body (the \
+                 finished answer, then cached), or `event: error`, `data:` an ErrorBody (code \
+                 502: the model failed mid-answer; nothing is cached). Through /api/ai the \
+                 gateway delivers the events together at the end; the function URL streams them.",
+            ))
+            .build();
+        let response = ResponseBuilder::new()
+            .description("The answer as the model writes it")
+            .header(CACHE_HEADER, cache_header())
+            .content(
+                crate::streaming::EVENT_STREAM,
+                ContentBuilder::new()
+                    .schema(Some(Schema::Object(events)))
+                    .build(),
+            )
+            .build();
+        BTreeMap::from([("200".to_string(), RefOr::T(response))])
+    }
+}
+
+/// [`CACHE_HEADER`] of every answer.
+fn cache_header() -> utoipa::openapi::header::Header {
+    HeaderBuilder::new()
+        .schema(Some(Object::with_type(Type::String)))
+        .description(Some("hit when answered from the cache, else miss"))
+        .build()
 }
 
 /// The error responses of every GenAI operation, in Document A's `ErrorBody`.
@@ -164,16 +199,18 @@ impl utoipa::Modify for RequestRules {
         components
             .schemas
             .insert("QaRequest".to_string(), RefOr::T(exactly_one_input(qa)));
-        let qa_body = openapi
-            .paths
-            .paths
-            .get_mut("/qa")
-            .and_then(|item| item.post.as_mut())
-            .and_then(|operation| operation.request_body.as_mut());
-        if let Some(RefOr::T(body)) = qa_body {
-            for content in body.content.values_mut() {
-                if let RefOr::T(content) = content {
-                    content.schema = Some(RefOr::Ref(Ref::from_schema_name("QaRequest")));
+        for path in ["/qa", "/stream/qa"] {
+            let qa_body = openapi
+                .paths
+                .paths
+                .get_mut(path)
+                .and_then(|item| item.post.as_mut())
+                .and_then(|operation| operation.request_body.as_mut());
+            if let Some(RefOr::T(body)) = qa_body {
+                for content in body.content.values_mut() {
+                    if let RefOr::T(content) = content {
+                        content.schema = Some(RefOr::Ref(Ref::from_schema_name("QaRequest")));
+                    }
                 }
             }
         }

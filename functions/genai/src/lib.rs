@@ -1,7 +1,8 @@
 //! The GenAI function: Document A's GenAI service, at `/api/ai/...` through the HTTP API and
 //! unprefixed on the function's own URL (the seed's "GenAI service itself").
 //!
-//! `POST /summarize`, `/explain`, `/sentiment`, `/qa`, `GET /health`, and the interactive
+//! `POST /summarize`, `/explain`, `/sentiment`, `/qa`, the same answers as server-sent events
+//! at `/stream/summarize`, `/stream/explain`, `/stream/qa` ([`streaming`]), `GET /health`, and the interactive
 //! docs at `/docs` (the document at `/docs/openapi.json`). Also Document B's admin provider
 //! configuration at `/api/v1/admin/ai/provider` ([`admin`], Reason error bodies): the one
 //! Document B route not in a `community-` function, because the provider is GenAI's own state. Everything but HTTP lives in the
@@ -14,6 +15,7 @@ pub mod content;
 pub mod docs;
 pub mod errors;
 pub mod limits;
+pub mod streaming;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -127,11 +129,10 @@ pub fn app(genai: GenAi, limits: AiLimits, admin: admin::AdminState, otel: &Otel
         .route("/summarize", post(summarize))
         .route("/explain", post(explain))
         .route("/sentiment", post(sentiment))
-        .route("/qa", post(qa))
-        .route_layer(axum::middleware::from_fn_with_state(
-            Arc::new(limits),
-            limits::brake,
-        ));
+        .route("/qa", post(qa));
+    let operations = streaming::routes(operations).route_layer(
+        axum::middleware::from_fn_with_state(Arc::new(limits), limits::brake),
+    );
     let routes = operations
         .route("/health", get(health))
         .with_state(Arc::new(genai));
@@ -182,7 +183,16 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         description = "Summaries, explanations, sentiment and bias, and question answering on \
             one news article (Document A). Give exactly one of articleId or text."
     ),
-    paths(summarize, explain, sentiment, qa, health),
+    paths(
+        summarize,
+        explain,
+        sentiment,
+        qa,
+        streaming::stream_summarize,
+        streaming::stream_explain,
+        streaming::stream_qa,
+        health
+    ),
     components(schemas(
         ErrorBody,
         Health,
@@ -239,19 +249,24 @@ impl GenAi {
         request: GenAiRequest,
         operation: Operation,
     ) -> Result<AnswerResponse, ApiError> {
-        let arrived = extensions
-            .get::<limits::Arrival>()
-            .map_or_else(Instant::now, |a| a.0);
         let job = request.into_job(operation)?;
         let articles = self.content.via(api_origin(extensions));
-        // API Gateway ends the request at 30 s with a bare 503: answer the seed's 502 first.
-        let deadline =
-            (!platform::http::is_function_url(extensions)).then(|| arrived + self.api_timeout);
         self.assistant
-            .answer_by(job, &articles, deadline)
+            .answer_by(job, &articles, self.deadline(extensions))
             .await
             .map(AnswerResponse)
             .map_err(errors::to_api)
+    }
+}
+
+impl GenAi {
+    /// When the model's answer is due: API Gateway ends the request at 30 s with a bare 503,
+    /// so through it the seed's 502 comes first; the function URL waits the provider's timeout.
+    fn deadline(&self, extensions: &Extensions) -> Option<Instant> {
+        let arrived = extensions
+            .get::<limits::Arrival>()
+            .map_or_else(Instant::now, |a| a.0);
+        (!platform::http::is_function_url(extensions)).then(|| arrived + self.api_timeout)
     }
 }
 

@@ -3,7 +3,7 @@
 
 import * as api from "./api.gen.js";
 import { h, mount } from "./dom.js";
-import { ApiError } from "./http.js";
+import { ApiError, streamAnswer } from "./http.js";
 import * as account from "./session.js";
 import { busy, describe, errorBox } from "./ui.js";
 
@@ -64,9 +64,11 @@ function select(name, label, options, selected) {
 }
 
 /**
- * One tool: a form whose submit runs `ask` and shows what `show` makes of the answer.
+ * One tool: a form whose submit runs `ask` and shows what `show` makes of the answer. A tool
+ * whose `ask` streams hands each piece of text to `onText`: the text shows as it arrives, with
+ * a Stop button that aborts `signal` (what was written stays, marked as stopped).
  * @template T
- * @param {{controls: import("./dom.js").Children, submit: string, busyLabel: string, ask: (form: FormData) => Promise<T>, show: (answer: T, form: FormData) => import("./dom.js").Children, keep?: boolean}} tool
+ * @param {{controls: import("./dom.js").Children, submit: string, busyLabel: string, ask: (form: FormData, signal: AbortSignal, onText: (text: string) => void) => Promise<T>, show: (answer: T, form: FormData) => import("./dom.js").Children, keep?: boolean}} tool
  */
 function toolForm({ controls, submit, busyLabel, ask, show, keep = false }) {
   const result = h("div", { class: "ai-result", "aria-live": "polite" });
@@ -74,19 +76,38 @@ function toolForm({ controls, submit, busyLabel, ask, show, keep = false }) {
   const form = /** @type {HTMLFormElement} */ (h("form", { class: "ai-form" }, controls, h("div", { class: "actions" }, button)));
   const run = async () => {
     const data = new FormData(form);
-    const status = h("p", { class: "state loading", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), `${busyLabel}…`);
+    /** @type {Element} */
+    let current = h("p", { class: "state loading", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), `${busyLabel}…`);
     if (keep) {
-      result.prepend(status);
+      result.prepend(current);
     } else {
-      mount(result, status);
+      mount(result, current);
     }
     result.setAttribute("aria-busy", "true");
+    const controller = new AbortController();
+    /** @type {HTMLElement|null} */
+    let draft = null;
+    const stop = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary" }, "Stop"));
+    stop.addEventListener("click", () => controller.abort());
+    const onText = (/** @type {string} */ text) => {
+      if (!draft) {
+        draft = h("p", { class: "ai-draft" });
+        const writing = h("div", { class: "ai-answer ai-streaming" }, draft, h("div", { class: "actions" }, stop));
+        current.replaceWith(writing);
+        current = writing;
+      }
+      draft.textContent += text;
+    };
     try {
-      const answer = await busy(button, busyLabel, () => ask(data));
+      const answer = await busy(button, busyLabel, () => ask(data, controller.signal, onText));
       const shown = h("div", { class: "ai-answer" }, show(answer, data));
-      status.replaceWith(shown);
+      current.replaceWith(shown);
     } catch (error) {
-      status.replaceWith(errorBox(error, run, describeAi(error)));
+      if (error instanceof DOMException && error.name === "AbortError" && draft) {
+        stop.replaceWith(h("p", { class: "hint" }, "Stopped: the rest of the answer was not written."));
+      } else {
+        current.replaceWith(errorBox(error, run, describeAi(error)));
+      }
     } finally {
       result.removeAttribute("aria-busy");
     }
@@ -117,7 +138,8 @@ export function aiPanel(articleId) {
         ],
         submit: "Summarize",
         busyLabel: "Summarizing",
-        ask: (form) => api.aiSummarize({ articleId, length: /** @type {any} */ (form.get("length")), style: /** @type {any} */ (form.get("style")) }),
+        ask: (form, signal, onText) =>
+          streamAnswer("/api/ai/stream/summarize", { articleId, length: form.get("length"), style: form.get("style") }, { signal, onText }),
         show: (answer, form) => [h("h3", null, "Summary"), prose(answer.summary, form.get("style") === "bullets"), provenance(answer)],
       }),
     },
@@ -128,7 +150,7 @@ export function aiPanel(articleId) {
         controls: select("knowledgeLevel", "Explain it for", [["child", "A child"], ["beginner", "A beginner"], ["intermediate", "Someone who knows the basics"], ["expert", "An expert"]], "beginner"),
         submit: "Explain",
         busyLabel: "Explaining",
-        ask: (form) => api.aiExplain({ articleId, knowledgeLevel: /** @type {any} */ (form.get("knowledgeLevel")) }),
+        ask: (form, signal, onText) => streamAnswer("/api/ai/stream/explain", { articleId, knowledgeLevel: form.get("knowledgeLevel") }, { signal, onText }),
         show: (answer) => [h("h3", null, `Explained for ${levelName(answer.knowledgeLevel)}`), prose(answer.explanation, false), provenance(answer)],
       }),
     },
@@ -156,7 +178,8 @@ export function aiPanel(articleId) {
         submit: "Ask",
         busyLabel: "Thinking",
         keep: true,
-        ask: (form) => api.aiQa({ articleId, question: String(form.get("question") ?? "").trim() }),
+        ask: (form, signal, onText) =>
+          streamAnswer("/api/ai/stream/qa", { articleId, question: String(form.get("question") ?? "").trim() }, { signal, onText }),
         show: (answer, form) => [h("h3", { class: "question" }, String(form.get("question") ?? "")), prose(answer.answer, false), provenance(answer)],
       }),
     },

@@ -1439,6 +1439,42 @@ export function aiSentiment(body, options = {}) {
 }
 
 /**
+ * Explains the article as the model writes it (options as `/explain`).
+ *
+ * `POST /api/ai/stream/explain`
+ * @param {GenAiRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function aiStreamExplain(body, options = {}) {
+  return request("POST", `/api/ai/stream/explain`, { ...options, body });
+}
+
+/**
+ * Answers the `question` as the model writes it (options as `/qa`).
+ *
+ * `POST /api/ai/stream/qa`
+ * @param {QaRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function aiStreamQa(body, options = {}) {
+  return request("POST", `/api/ai/stream/qa`, { ...options, body });
+}
+
+/**
+ * Summarizes the article as the model writes it (options as `/summarize`).
+ *
+ * `POST /api/ai/stream/summarize`
+ * @param {GenAiRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function aiStreamSummarize(body, options = {}) {
+  return request("POST", `/api/ai/stream/summarize`, { ...options, body });
+}
+
+/**
  * Summarizes the article at the asked `length` (short, medium, long) and `style` (plain,
  * bullets).
  *

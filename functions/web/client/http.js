@@ -114,18 +114,37 @@ export async function request(method, path, init = {}) {
   }
 
   const text = await response.text();
-  let data = null;
-  if (text) {
-    try {
-      data = JSON.parse(text);
-    } catch {
-      data = null;
-    }
-  }
+  const data = parsed(text);
   if (response.ok) {
     init.onHeaders?.(response.headers);
     return data;
   }
+  throw refusal(response, data, token);
+}
+
+/**
+ * `text` as JSON, or null.
+ * @param {string} text
+ */
+function parsed(text) {
+  if (!text) {
+    return null;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The ApiError of a refused call (`data` its JSON body, if any); a rejected `token` is
+ * reported.
+ * @param {Response} response
+ * @param {any} data
+ * @param {string|null} token
+ */
+function refusal(response, data, token) {
   const message =
     data && typeof data.message === "string" && data.message
       ? data.message
@@ -136,7 +155,62 @@ export async function request(method, path, init = {}) {
   const details = Array.isArray(data?.details)
     ? data.details.filter((/** @type {unknown} */ d) => typeof d === "string")
     : reasonDetails(message);
-  throw new ApiError(response.status, message, details);
+  return new ApiError(response.status, message, details);
+}
+
+/**
+ * POSTs `body` as JSON to an operation that answers server-sent events, handing each `delta`
+ * event's text to `onText` as it arrives. Resolves with the `done` event's data (the whole
+ * answer); rejects with an ApiError for a refusal before the stream or an `error` event in
+ * it, and with the AbortError when `signal` stops it.
+ * @param {string} path
+ * @param {unknown} body
+ * @param {{signal?: AbortSignal, onText: (text: string) => void}} init
+ * @returns {Promise<any>}
+ */
+export async function streamAnswer(path, body, { signal, onText }) {
+  let response;
+  try {
+    response = await fetch(new URL(path, window.location.origin), {
+      method: "POST",
+      headers: { accept: "text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal,
+    });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "AbortError") {
+      throw error;
+    }
+    throw new ApiError(0, "Could not reach the server. Check your connection and try again.");
+  }
+  if (!response.ok || !response.body) {
+    throw refusal(response, parsed(await response.text()), null);
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) {
+      throw new ApiError(502, "The answer stopped before it was finished.");
+    }
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const name = block.match(/^event: (.*)$/m)?.[1];
+      const data = parsed(block.match(/^data: (.*)$/m)?.[1] ?? "");
+      if (name === "delta" && typeof data?.text === "string") {
+        onText(data.text);
+      } else if (name === "done") {
+        await reader.cancel();
+        return data;
+      } else if (name === "error") {
+        await reader.cancel();
+        throw new ApiError(Number(data?.code) || 502, String(data?.message ?? "The answer failed."));
+      }
+    }
+  }
 }
 
 /**

@@ -26,5 +26,5 @@ pub mod tokens;
 pub use article::{Article, ArticleError, ArticleSource};
 pub use error::AssistantError;
 pub use model::{Answer, ArticleId, GenAiRequest, Job, Operation};
-pub use service::{Answered, Assistant};
+pub use service::{Answered, Assistant, LiveAnswer, Streamed};
 pub use tokens::MaxTokens;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use llm::{ChatRequest, Llm, Provider, ProviderOverride};
+use llm::{ChatRequest, CompletionStream, Llm, Provider, ProviderOverride};
 use platform::aws::AwsClients;
 use platform::dynamo::Table;
 use platform::{Clock, ConfigError, Env};
@@ -100,7 +100,71 @@ impl Assistant {
         articles: &impl ArticleSource,
         deadline: Option<Instant>,
     ) -> Result<Answered, AssistantError> {
-        let mut provider = self.llm.provider().await?;
+        let (mut asked, cached) = self.prepare(job, articles).await?;
+        if let Some(answer) = cached {
+            return Ok(Answered {
+                answer,
+                cached: true,
+            });
+        }
+        if let Some(deadline) = deadline {
+            asked.limit_to(deadline);
+        }
+        self.ask_and_keep(&asked).await
+    }
+
+    /// The model's whole answer, stored in the cache.
+    async fn ask_and_keep(&self, asked: &Asked) -> Result<Answered, AssistantError> {
+        let answer = self.ask(&asked.provider, &asked.task, &asked.text).await?;
+        if let Some(cache) = &self.cache {
+            cache.put(&asked.key, &answer).await;
+        }
+        Ok(Answered {
+            answer,
+            cached: false,
+        })
+    }
+
+    /// Answers `job` as the model writes it: a cached answer whole at once; otherwise the
+    /// model is asked with `stream: true` and [`LiveAnswer`] hands out its pieces, storing the
+    /// finished answer in the cache. Sentiment is not prose to read as it comes: it is
+    /// answered whole, as [`Assistant::answer`] does. With a `deadline`, the whole answer is
+    /// due by then, as with [`Assistant::answer_by`].
+    pub async fn stream(
+        &self,
+        job: Job,
+        articles: &impl ArticleSource,
+        deadline: Option<Instant>,
+    ) -> Result<Streamed, AssistantError> {
+        let (mut asked, cached) = self.prepare(job, articles).await?;
+        if let Some(answer) = cached {
+            return Ok(Streamed::Whole(Answered {
+                answer,
+                cached: true,
+            }));
+        }
+        if let Some(deadline) = deadline {
+            asked.limit_to(deadline);
+        }
+        if asked.task == Task::Sentiment {
+            return self.ask_and_keep(&asked).await.map(Streamed::Whole);
+        }
+        let request = self.chat_request(&asked.task, &asked.text);
+        let stream = self.llm.stream(&asked.provider, &request).await?;
+        Ok(Streamed::Live(Box::new(LiveAnswer {
+            stream,
+            asked,
+            cache: self.cache.clone(),
+        })))
+    }
+
+    /// Provider, text and cache lookup: what every way of answering does first.
+    async fn prepare(
+        &self,
+        job: Job,
+        articles: &impl ArticleSource,
+    ) -> Result<(Asked, Option<Answer>), AssistantError> {
+        let provider = self.llm.provider().await?;
         let text = match job.input {
             Input::Text(text) => text,
             Input::Article(id) => {
@@ -110,26 +174,27 @@ impl Assistant {
             }
         };
         let key = CacheKey::new(&job.task, text.as_str(), &provider);
-        if let Some(cache) = &self.cache {
-            if let Some(answer) = cache.get(&key, &job.task).await? {
-                return Ok(Answered {
-                    answer,
-                    cached: true,
-                });
-            }
+        let cached = match &self.cache {
+            Some(cache) => cache.get(&key, &job.task).await?,
+            None => None,
+        };
+        Ok((
+            Asked {
+                provider,
+                task: job.task,
+                text,
+                key,
+            },
+            cached,
+        ))
+    }
+
+    fn chat_request(&self, task: &Task, text: &ArticleText) -> ChatRequest {
+        ChatRequest {
+            operation: task.operation().as_str(),
+            messages: prompt::messages(task, text.as_str()),
+            max_tokens: Some(self.max_tokens.of(task.operation())),
         }
-        if let Some(deadline) = deadline {
-            let left = deadline.saturating_duration_since(Instant::now());
-            provider.timeout = provider.timeout.min(left.max(Duration::from_millis(1)));
-        }
-        let answer = self.ask(&provider, &job.task, &text).await?;
-        if let Some(cache) = &self.cache {
-            cache.put(&key, &answer).await;
-        }
-        Ok(Answered {
-            answer,
-            cached: false,
-        })
     }
 
     async fn ask(
@@ -139,31 +204,14 @@ impl Assistant {
         text: &ArticleText,
     ) -> Result<Answer, AssistantError> {
         let operation = task.operation().as_str();
-        let request = ChatRequest {
-            operation,
-            messages: prompt::messages(task, text.as_str()),
-            max_tokens: Some(self.max_tokens.of(task.operation())),
-        };
+        let request = self.chat_request(task, text);
         let completion = self.llm.complete(provider, &request).await?;
         let model = provider.model.clone();
         let provider_kind = provider.kind;
         Ok(match task {
-            Task::Summarize { .. } => Answer::Summary(SummarizeResponse {
-                summary: completion.content,
-                model,
-                provider: provider_kind,
-            }),
-            Task::Explain { level } => Answer::Explanation(ExplainResponse {
-                explanation: completion.content,
-                knowledge_level: *level,
-                model,
-                provider: provider_kind,
-            }),
-            Task::Qa { .. } => Answer::Qa(QaResponse {
-                answer: completion.content,
-                model,
-                provider: provider_kind,
-            }),
+            Task::Summarize { .. } | Task::Explain { .. } | Task::Qa { .. } => {
+                prose(task, completion.content, provider)
+            }
             Task::Sentiment => {
                 let reading = sentiment::parse(&completion.content).map_err(|unreadable| {
                     self.llm
@@ -179,6 +227,91 @@ impl Assistant {
                 })
             }
         })
+    }
+}
+
+/// What [`Assistant::stream`] asks the model, and where its answer is cached.
+struct Asked {
+    provider: Provider,
+    task: Task,
+    text: ArticleText,
+    key: CacheKey,
+}
+
+impl Asked {
+    /// The model call's timeout is what is left until `deadline`, never more than the
+    /// provider's own.
+    fn limit_to(&mut self, deadline: Instant) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        self.provider.timeout = self
+            .provider
+            .timeout
+            .min(left.max(Duration::from_millis(1)));
+    }
+}
+
+/// The answer of a prose operation (summary, explanation, answer to a question) from the
+/// model's text. Never called for sentiment, which `ask` reads from JSON and is never streamed.
+fn prose(task: &Task, content: String, provider: &Provider) -> Answer {
+    let model = provider.model.clone();
+    let provider = provider.kind;
+    match task {
+        Task::Explain { level } => Answer::Explanation(ExplainResponse {
+            explanation: content,
+            knowledge_level: *level,
+            model,
+            provider,
+        }),
+        Task::Qa { .. } => Answer::Qa(QaResponse {
+            answer: content,
+            model,
+            provider,
+        }),
+        Task::Summarize { .. } | Task::Sentiment => Answer::Summary(SummarizeResponse {
+            summary: content,
+            model,
+            provider,
+        }),
+    }
+}
+
+/// An answer from [`Assistant::stream`].
+pub enum Streamed {
+    /// Known at once: from the cache, or not prose (sentiment).
+    Whole(Answered),
+    /// Being written by the model (boxed: it holds the open response).
+    Live(Box<LiveAnswer>),
+}
+
+/// A prose answer the model is writing: [`LiveAnswer::next`] until `None`, then
+/// [`LiveAnswer::finish`] for the whole answer, which is cached then.
+pub struct LiveAnswer {
+    stream: CompletionStream,
+    asked: Asked,
+    cache: Option<AnswerCache>,
+}
+
+impl LiveAnswer {
+    /// The next piece of text; `None` when the model has finished.
+    pub async fn next(&mut self) -> Option<Result<String, AssistantError>> {
+        self.stream
+            .next()
+            .await
+            .map(|piece| piece.map_err(AssistantError::from))
+    }
+
+    /// The finished answer, stored in the cache (call after [`LiveAnswer::next`] said `None`;
+    /// an answer stopped early is never cached, because it is never finished).
+    pub async fn finish(self) -> Answer {
+        let answer = prose(
+            &self.asked.task,
+            self.stream.content().to_string(),
+            &self.asked.provider,
+        );
+        if let Some(cache) = &self.cache {
+            cache.put(&self.asked.key, &answer).await;
+        }
+        answer
     }
 }
 

@@ -10,6 +10,7 @@ use crate::config::{LlmConfig, NoOverride, Provider, ProviderKind, ProviderOverr
 use crate::error::{LlmError, ProviderFailure};
 use crate::message::{parse_completion, parse_embeddings, ChatRequest, Completion};
 use crate::metrics::{COMPLETION_TOKENS, ERRORS, LATENCY, PROMPT_TOKENS, REQUESTS};
+use crate::stream::CompletionStream;
 
 /// A chat completion (or a batch of embeddings) larger than this is not an answer but a fault.
 const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
@@ -44,6 +45,10 @@ impl Llm {
 
     pub fn config(&self) -> &LlmConfig {
         &self.config
+    }
+
+    pub(crate) fn otel(&self) -> &Otel {
+        &self.otel
     }
 
     /// The provider this request uses (override first, then the environment).
@@ -127,7 +132,7 @@ impl Llm {
         }
     }
 
-    fn count_failure(
+    pub(crate) fn count_failure(
         &self,
         operation: &'static str,
         provider: ProviderKind,
@@ -150,19 +155,61 @@ impl Llm {
         request: &ChatRequest,
         traceparent: Option<String>,
     ) -> Result<Completion, ProviderFailure> {
-        let mut body = serde_json::json!({
-            "model": provider.model,
-            "messages": request.messages,
-            "temperature": provider.temperature,
-            "stream": false,
-        });
-        if let (Some(max_tokens), Some(fields)) = (request.max_tokens, body.as_object_mut()) {
-            fields.insert("max_tokens".into(), max_tokens.into());
-        }
+        let body = chat_body(provider, request, false);
         let bytes = self
             .post(provider, &provider.chat_url, &body, traceparent)
             .await?;
         parse_completion(&bytes)
+    }
+
+    /// Asks `provider` for a chat completion with `stream: true`: once the provider has
+    /// accepted the request (a 2xx), the answer is read piece by piece from the returned
+    /// stream, all of it within the provider's timeout.
+    pub async fn stream(
+        &self,
+        provider: &Provider,
+        request: &ChatRequest,
+    ) -> Result<CompletionStream, LlmError> {
+        refuse_keyless_cloud(provider)?;
+        let labels = [
+            ("endpoint", request.operation),
+            ("provider", provider.kind.as_str()),
+        ];
+        self.otel.add(&REQUESTS, 1, &labels);
+        let started = Instant::now();
+        let body = chat_body(provider, request, true);
+        let accepted = match self
+            .send(
+                provider,
+                &provider.chat_url,
+                &body,
+                None,
+                "text/event-stream",
+            )
+            .await
+        {
+            Ok(response) if response.status().is_success() => Ok(response),
+            Ok(refusal) => Err(refused(provider, refusal, started).await),
+            Err(failure) => Err(failure),
+        };
+        match accepted {
+            Ok(response) => Ok(CompletionStream::new(
+                self.clone(),
+                provider.clone(),
+                request.operation,
+                response,
+                started,
+            )),
+            Err(failure) => {
+                self.otel
+                    .record(&LATENCY, started.elapsed().as_secs_f64(), &labels);
+                self.count_failure(request.operation, provider.kind, &failure);
+                Err(LlmError::Provider {
+                    provider: provider.kind,
+                    failure,
+                })
+            }
+        }
     }
 
     /// Embeds `inputs` with `model` at `provider`'s OpenAI-compatible `/embeddings`
@@ -213,11 +260,30 @@ impl Llm {
         body: &serde_json::Value,
         traceparent: Option<String>,
     ) -> Result<Vec<u8>, ProviderFailure> {
+        let started = Instant::now();
+        let response = self
+            .send(provider, url, body, traceparent, "application/json")
+            .await?;
+        if !response.status().is_success() {
+            return Err(refused(provider, response, started).await);
+        }
+        read_bounded(provider, response, started).await
+    }
+
+    /// POSTs `body` to `url` with `provider`'s key and a timeout that covers the body too.
+    async fn send(
+        &self,
+        provider: &Provider,
+        url: &str,
+        body: &serde_json::Value,
+        traceparent: Option<String>,
+        accept: &'static str,
+    ) -> Result<reqwest::Response, ProviderFailure> {
         let mut builder = self
             .http
             .post(url)
             .timeout(provider.timeout)
-            .header(reqwest::header::ACCEPT, "application/json")
+            .header(reqwest::header::ACCEPT, accept)
             .json(body);
         if let Some(key) = &provider.api_key {
             builder = builder.bearer_auth(key);
@@ -226,32 +292,81 @@ impl Llm {
             builder = builder.header(TRACEPARENT, value);
         }
         let started = Instant::now();
-        let failure = |e: &reqwest::Error| {
-            if e.is_timeout() || started.elapsed() >= provider.timeout {
-                ProviderFailure::Timeout(provider.timeout)
-            } else {
-                ProviderFailure::Unreachable(error_chain(e))
-            }
-        };
-        let mut response = builder.send().await.map_err(|e| failure(&e))?;
-        let status = response.status();
-        let mut bytes = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| failure(&e))? {
-            if bytes.len() + chunk.len() > MAX_RESPONSE_BYTES {
-                return Err(ProviderFailure::InvalidResponse(format!(
-                    "the answer is larger than {MAX_RESPONSE_BYTES} bytes"
-                )));
-            }
-            bytes.extend_from_slice(&chunk);
+        builder
+            .send()
+            .await
+            .map_err(|e| transport_failure(provider, &e, started))
+    }
+}
+
+/// The chat-completions body for `request`.
+fn chat_body(provider: &Provider, request: &ChatRequest, stream: bool) -> serde_json::Value {
+    let mut body = serde_json::json!({
+        "model": provider.model,
+        "messages": request.messages,
+        "temperature": provider.temperature,
+        "stream": stream,
+    });
+    if let (Some(max_tokens), Some(fields)) = (request.max_tokens, body.as_object_mut()) {
+        fields.insert("max_tokens".into(), max_tokens.into());
+    }
+    if stream {
+        if let Some(fields) = body.as_object_mut() {
+            fields.insert(
+                "stream_options".into(),
+                serde_json::json!({"include_usage": true}),
+            );
         }
-        if !status.is_success() {
+    }
+    body
+}
+
+fn transport_failure(provider: &Provider, e: &reqwest::Error, started: Instant) -> ProviderFailure {
+    if e.is_timeout() || started.elapsed() >= provider.timeout {
+        ProviderFailure::Timeout(provider.timeout)
+    } else {
+        ProviderFailure::Unreachable(error_chain(e))
+    }
+}
+
+/// A response's body, up to [`MAX_RESPONSE_BYTES`].
+async fn read_bounded(
+    provider: &Provider,
+    mut response: reqwest::Response,
+    started: Instant,
+) -> Result<Vec<u8>, ProviderFailure> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| transport_failure(provider, &e, started))?
+    {
+        if bytes.len() + chunk.len() > MAX_RESPONSE_BYTES {
+            return Err(ProviderFailure::InvalidResponse(format!(
+                "the answer is larger than {MAX_RESPONSE_BYTES} bytes"
+            )));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+/// A non-2xx answer as a failure, the start of its body kept for the log.
+async fn refused(
+    provider: &Provider,
+    response: reqwest::Response,
+    started: Instant,
+) -> ProviderFailure {
+    let status = response.status().as_u16();
+    match read_bounded(provider, response, started).await {
+        Ok(bytes) => {
             let start = bytes.get(..LOGGED_BODY_BYTES).unwrap_or(&bytes);
-            return Err(ProviderFailure::Status {
-                status: status.as_u16(),
+            ProviderFailure::Status {
+                status,
                 body: String::from_utf8_lossy(start).into_owned(),
-            });
+            }
         }
-        Ok(bytes)
+        Err(failure) => failure,
     }
 }
 
@@ -272,7 +387,7 @@ fn saturating_i64(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {

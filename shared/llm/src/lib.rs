@@ -17,6 +17,7 @@
 //! - [`message`]: what is sent and what comes back;
 //! - [`client`]: the calls themselves ([`Llm`]): chat completions, and embeddings at the same
 //!   server's `/embeddings`;
+//! - [`stream`]: a chat completion read as the provider streams it (`stream: true`);
 //! - [`json`]: finding the JSON in a model's answer;
 //! - [`metrics`]: the instruments recorded through `platform::otel`;
 //! - [`provider_override`]: the admin's choice, stored per deployment in DynamoDB.
@@ -28,6 +29,7 @@ pub mod json;
 pub mod message;
 pub mod metrics;
 pub mod provider_override;
+pub mod stream;
 
 pub use client::Llm;
 pub use config::{
@@ -40,3 +42,4 @@ pub use message::{
     parse_completion, parse_embeddings, ChatRequest, Completion, Message, Role, Usage,
     MAX_EMBEDDING_DIMENSIONS,
 };
+pub use stream::CompletionStream;

@@ -39,9 +39,58 @@ pub trait Serve {
     fn serve(self) -> impl Future<Output = Result<(), BoxError>>;
 }
 
+/// Set to `RESPONSE_STREAM` on a function whose URL has that `InvokeMode`.
+pub const FUNCTION_URL_INVOKE_MODE: &str = "FUNCTION_URL_INVOKE_MODE";
+
 impl Serve for axum::Router {
-    fn serve(self) -> impl Future<Output = Result<(), BoxError>> {
-        lambda_http::run(self)
+    async fn serve(self) -> Result<(), BoxError> {
+        if std::env::var(FUNCTION_URL_INVOKE_MODE).as_deref() == Ok("RESPONSE_STREAM") {
+            serve_streaming_url(self).await
+        } else {
+            lambda_http::run(self).await
+        }
+    }
+}
+
+/// A router whose function URL streams: its requests are answered with a streamed response
+/// (flushed as the body is written), while the HTTP API's, which API Gateway reads whole,
+/// keep the buffered payload it understands: one runtime answers both, choosing per event.
+async fn serve_streaming_url(router: axum::Router) -> Result<(), BoxError> {
+    use lambda_http::request::LambdaRequest;
+    use lambda_http::tower::ServiceExt;
+    use lambda_runtime::FunctionResponse;
+
+    let buffered = lambda_http::Adapter::from(router.clone());
+    let streamed = lambda_http::StreamAdapter::from(router);
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<LambdaRequest>| {
+        let buffered = buffered.clone();
+        let streamed = streamed.clone();
+        async move {
+            if is_function_url(&event.payload) {
+                streamed
+                    .oneshot(event)
+                    .await
+                    .map(FunctionResponse::StreamingResponse)
+            } else {
+                buffered
+                    .oneshot(event)
+                    .await
+                    .map(FunctionResponse::BufferedResponse)
+            }
+        }
+    }))
+    .await
+}
+
+/// A function URL request (its domain is `<id>.lambda-url.<region>.on.aws`), not the HTTP API's.
+fn is_function_url(request: &lambda_http::request::LambdaRequest) -> bool {
+    match request {
+        lambda_http::request::LambdaRequest::ApiGatewayV2(event) => event
+            .request_context
+            .domain_name
+            .as_deref()
+            .is_some_and(|d| d.contains(".lambda-url.")),
+        _ => false,
     }
 }
 
@@ -104,5 +153,24 @@ impl Serve for Arc<dyn ScheduleHandler> {
             },
         ))
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(json: &str) -> lambda_http::request::LambdaRequest {
+        serde_json::from_str(json).expect("an HTTP event")
+    }
+
+    #[test]
+    fn function_url_requests_are_told_from_the_http_apis() {
+        let url = event(include_str!(
+            "../../../events/genai/function-url-stream-summarize.json"
+        ));
+        assert!(is_function_url(&url));
+        let api = event(include_str!("../../../events/genai/summarize.json"));
+        assert!(!is_function_url(&api));
     }
 }

@@ -20,4 +20,5 @@ mod limits;
 mod operations;
 mod provider;
 mod routes;
+mod streaming;
 mod telemetry;
