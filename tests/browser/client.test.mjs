@@ -6,7 +6,7 @@ import { test } from "node:test";
 
 import { pageOf, topicSlug, withPage } from "../../functions/web/client/community.js";
 import { digestFigures, digestHref } from "../../functions/web/client/digests.js";
-import { reasonDetails } from "../../functions/web/client/http.js";
+import { nextAfter, reasonDetails } from "../../functions/web/client/http.js";
 import { alertMoves, fromLocalInput, incidentAnalysisContent, incidentMoves, logInstant, numberOrAbsent, parseTags, sectionOf, timelineHref, timelineQuery, toLocalInput } from "../../functions/web/client/incidents.js";
 import { chosenRoles, claimsOf, opensIncidents, pageSize, tokenRoles } from "../../functions/web/client/roles.js";
 import { navigate, sameOriginPath } from "../../functions/web/client/router.js";
@@ -225,4 +225,13 @@ test("the accounts page's size is ?limit= when it is a whole number", () => {
   assert.equal(pageSize(new URLSearchParams("limit=2.5"), 50), 50);
   assert.equal(pageSize(new URLSearchParams("limit=%20"), 50), 50);
   assert.equal(pageSize(new URLSearchParams("limit=ten"), 50), 50);
+});
+
+test("the recipe list's Link names the next page's after, and only a next one", () => {
+  assert.equal(nextAfter('</api/recipes/recipes?limit=20&after=1838979433457005>; rel="next"'), 1838979433457005);
+  assert.equal(nextAfter(null), undefined);
+  assert.equal(nextAfter(""), undefined);
+  assert.equal(nextAfter('</api/recipes/recipes?limit=20&after=5>; rel="prev"'), undefined);
+  assert.equal(nextAfter('</api/recipes/recipes?limit=20&after=0>; rel="next"'), undefined);
+  assert.equal(nextAfter('</api/recipes/recipes?limit=20&after=x>; rel="next"'), undefined);
 });

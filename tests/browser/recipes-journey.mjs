@@ -1,13 +1,15 @@
 // A cook's journey through the recipe pages in headless Chromium: an account registered
 // through the recipe API logs in on the web client's login page (one identity), writes a
 // recipe, reads it with its nutrients from the food table, asks the assistant for ideas (the
-// fake model's answer) and saves one, and finds both in the list; then the list on a phone.
+// fake model's answer) and saves one, and finds both in the list; sets the preferences the
+// assistant follows (language, diet, allergies, about me), edits the recipe and asks about it;
+// turns the list's pages with "More recipes"; then the list on a phone.
 // Run by tests/tests/browser.rs: node recipes-journey.mjs <base-url>.
 //
 // Every page is watched as in journey.mjs: an uncaught exception, a CSP violation or a request
 // to any host but the stack's fails the journey.
 
-import { assert, journey, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
+import { assert, journey, setup, shot as shotIn, step as stepIn, waitForCount, waitForPath, waitForText, watch } from "./support.mjs";
 
 const { base, artifacts } = await setup("recipes-journey.mjs");
 const baseHost = new URL(base).host;
@@ -74,6 +76,68 @@ await journey("recipes journey", async (browser) => {
     await page.goto("/recipes");
     const list = await waitForText(page.locator(".recipe-list"), "Tomato salad");
     assert(list.includes(title), "both recipes are listed");
+  });
+  await step(page, "preferences: language, diets, allergies and about me, kept", async () => {
+    await page.goto("/recipes");
+    await page.getByRole("link", { name: "Preferences" }).click();
+    await waitForPath(page, "/recipes/preferences");
+    await waitForText(page.locator("h1"), "Recipe preferences");
+    await page.getByLabel("Language").selectOption("DE");
+    await page.getByLabel("Diets").fill("vegetarian");
+    await page.getByLabel("Allergies").fill("peanuts\nsesame");
+    await page.getByLabel("About me").fill("I cook for two.");
+    await page.getByRole("button", { name: "Save preferences" }).click();
+    await waitForText(page.locator(".prefs-status"), "Saved.");
+    await page.reload();
+    await waitForText(page.locator("h1"), "Recipe preferences");
+    assert((await page.getByLabel("Language").inputValue()) === "DE", "the language is kept");
+    assert((await page.getByLabel("Allergies").inputValue()) === "peanuts\nsesame", "the allergies are kept");
+    assert((await page.getByLabel("Diets").inputValue()) === "vegetarian", "the diet is kept");
+    assert((await page.getByLabel("About me").inputValue()) === "I cook for two.", "about me is kept");
+    await shot(page, "r04-preferences-desktop.png", true);
+  });
+
+  await step(page, "edit the recipe, then ask about it", async () => {
+    await page.goto("/recipes");
+    await page.locator(".recipe-list").getByRole("link", { name: title }).click();
+    await page.waitForURL(/\/recipes\/\d+$/);
+    await page.getByRole("link", { name: "Edit recipe" }).click();
+    await page.waitForURL(/\/recipes\/\d+\/edit$/);
+    await waitForText(page.locator("h1"), "Edit recipe");
+    assert((await page.getByLabel("Ingredients").inputValue()) === "200 g flour\n2 eggs", "the form holds the recipe");
+    await page.getByLabel("Title").fill(`${title} (edited)`);
+    await page.getByLabel("Steps").fill("Whisk.\nFry.\nServe warm.");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.waitForURL(/\/recipes\/\d+$/);
+    await waitForText(page.locator("h1"), `${title} (edited)`);
+    const steps = (await page.locator(".steps li").allTextContents()).join(" | ");
+    assert(steps === "Whisk. | Fry. | Serve warm.", `the steps as edited (${steps})`);
+    await waitForText(page.locator(".page-head .meta"), "edited");
+    await page.getByLabel("Your question").fill("What can I use instead of eggs?");
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
+    // The fake model answers every call with its one reply.
+    await waitForText(page.locator(".recipe-answer"), "Tomato salad");
+    await shot(page, "r05-asked-desktop.png", true);
+  });
+
+  await step(page, "the list's pages: 20 recipes, then More recipes for the rest", async () => {
+    const token = await page.evaluate(() => localStorage.getItem("newsReader.token"));
+    for (let i = 1; i <= 20; i += 1) {
+      const created = await page.request.post("/api/recipes/recipes", {
+        headers: { authorization: `Bearer ${token}` },
+        data: { title: `Batch soup ${String(i).padStart(2, "0")}`, ingredients: [{ quantity: 1, unit: "l", name: "water" }], instructions: ["Boil."], portions: 2 },
+      });
+      assert(created.status() === 201, `recipe ${i} answered ${created.status()}`);
+    }
+    await page.goto("/recipes");
+    await waitForCount(page, ".recipe-list .card", 20);
+    const more = page.getByRole("button", { name: "More recipes" });
+    await more.click();
+    await waitForCount(page, ".recipe-list .card", 22);
+    assert((await more.count()) === 0, "no More button on the last page");
+    const listed = await page.locator(".recipe-list .card a").allTextContents();
+    assert(new Set(listed).size === 22, `each recipe once (${listed.length})`);
+    assert(listed.includes("Batch soup 20") && listed.includes("Tomato salad"), "the newest and the first recipes both listed");
   });
   await desktop.close();
 

@@ -12,13 +12,15 @@
 // Every page is watched as in journey.mjs: an uncaught exception, a CSP violation or a request
 // to any host but the stack's fails the journey.
 
-import { admin, announcer, apiLogIn, assert, fitsPhone, journey, logIn, navLinks, register, setup, shot as shotIn, step as stepIn, viewport, waitForCount, waitForPath, waitForText } from "./support.mjs";
+import { admin, announcer, apiLogIn, assert, fitsPhone, journey, logIn, navGroups, navLinks, register, setup, shot as shotIn, step as stepIn, userOnTheNameLine, viewport, waitForCount, waitForPath, waitForText } from "./support.mjs";
 
 const { base, artifacts } = await setup("roles-journey.mjs");
 const run = Date.now().toString(36);
 const reader = { username: `reader_${run}`, password: "correct-horse-battery" };
 const plain = { username: `plain_${run}`, password: "correct-horse-battery" };
 const leaving = { username: `leaving_${run}`, password: "correct-horse-battery" };
+// A long name (usernames take 64 characters): the header cuts it, never wraps it.
+const longName = { username: `a_reader_with_a_rather_long_username_${run}`.slice(0, 60), password: "correct-horse-battery" };
 const newPassword = "staple-battery-horse-2";
 const ENDED = "The session has ended: sign in again";
 
@@ -72,12 +74,17 @@ await journey("roles journey", async (browser) => {
   await register(page.request, reader);
   await register(page.request, plain);
   await register(page.request, leaving);
+  await register(page.request, longName);
 
   await step(page, "anonymous: no Incidents tab, and the incident pages ask for an operator's login", async () => {
     await page.goto("/");
     await page.locator("#site-nav .nav-links").waitFor();
     const links = await navLinks(page);
     assert(!links.includes("Incidents") && !links.includes("Admin"), `an anonymous visitor's navigation (${links})`);
+    const groups = (await navGroups(page)).join("|");
+    assert(groups === "News reader|Community|Recipes", `an anonymous visitor's products (${groups})`);
+    assert((await page.title()).endsWith("· News platform"), `one product name in the title (${await page.title()})`);
+    await waitForText(page.locator(".site-header .brand"), "News platform");
     await page.goto("/incidents/logs");
     await waitForText(page.locator("h1"), "Log timeline");
     await waitForText(page.locator("main .state"), "Log in to see this page");
@@ -91,6 +98,7 @@ await journey("roles journey", async (browser) => {
     await logIn(plainPage, plain, "/");
     const links = await navLinks(plainPage);
     assert(!links.includes("Incidents") && !links.includes("Admin") && links.includes("Settings"), `a plain reader's navigation (${links})`);
+    await userOnTheNameLine(plainPage);
     await plainPage.goto("/incidents");
     await waitForText(plainPage.locator("h1"), "Incidents");
     await waitForText(plainPage.locator(".needs-role"), "This page needs the OPERATOR role");
@@ -101,6 +109,16 @@ await journey("roles journey", async (browser) => {
     await waitForText(plainPage.locator("h1"), "Accounts and roles");
     await waitForText(plainPage.locator(".needs-role"), "This page needs the ADMIN role");
   });
+
+  const longContext = await viewport(browser, "desktop", base);
+  const longPage = await longContext.newPage();
+  await step(longPage, "a reader with a 60-character name: the header keeps it on the name's line", async () => {
+    await logIn(longPage, longName, "/");
+    await userOnTheNameLine(longPage);
+    assert((await longPage.locator("#site-nav .who").getAttribute("title")) === longName.username, "the whole name on hover");
+    await shot(longPage, "ro00-long-name-desktop.png");
+  });
+  await longContext.close();
 
   // The reader logs in on a desktop and on a phone before any change.
   await step(page, "the reader logs in: no Incidents tab yet", async () => {
@@ -115,6 +133,9 @@ await journey("roles journey", async (browser) => {
     await logIn(adminPage, admin(), "/");
     const links = await navLinks(adminPage);
     assert(links.includes("Incidents") && links.includes("Admin"), `an admin's navigation (${links})`);
+    const groups = (await navGroups(adminPage)).join("|");
+    assert(groups === "News reader|Community|Recipes|Incident platform|Administration", `an admin's products (${groups})`);
+    await userOnTheNameLine(adminPage);
     await adminPage.locator("#site-nav").getByRole("link", { name: "Admin" }).click();
     await waitForPath(adminPage, "/admin/users");
     await waitForText(adminPage.locator("h1"), "Accounts and roles");

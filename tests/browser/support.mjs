@@ -1,13 +1,82 @@
 // What both browser journeys share: launching Chromium, watching every page (uncaught errors,
-// Content-Security-Policy violations, requests leaving the stack), named steps with a
-// screenshot on failure, and waiting for text and paths.
+// Content-Security-Policy violations, requests leaving the stack, axe-core accessibility
+// violations), named steps with a screenshot on failure, and waiting for text and paths.
 
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { chromium } from "playwright-core";
 
 /** What the pages reported; a journey fails when this is not empty at its end. */
 export const problems = /** @type {string[]} */ ([]);
+
+/** The axe-core rules every page is held to: WCAG 2 A and AA, and axe's best practices. */
+export const AXE_TAGS = ["wcag2a", "wcag2aa", "best-practice"];
+
+/** axe-core's source, read once (tests/browser/package.json pins it). */
+let axeSource = /** @type {Promise<string>|undefined} */ (undefined);
+
+/**
+ * Whether `url` is a page of the web client: not a blank tab, nor the API documentation's
+ * Swagger UI or the incident dashboards' Grafana, which are other projects' pages.
+ * @param {string} url
+ */
+function isClientPage(url) {
+  if (!/^https?:/.test(url)) {
+    return false;
+  }
+  const { pathname } = new URL(url);
+  return !["/swagger-ui", "/grafana", "/v3/api-docs"].some((p) => pathname === p || pathname.startsWith(`${p}/`) || pathname.startsWith(`${p}.`));
+}
+
+/** Pages navigated since their last audit. */
+const unaudited = new WeakSet();
+
+/**
+ * Runs axe-core on `page` as it is now and records each violation (rule, url, elements) as a
+ * problem; a page that navigates away meanwhile is audited at its next stop instead.
+ * @param {import("playwright-core").Page} page
+ */
+export async function audit(page) {
+  if (page.isClosed() || !isClientPage(page.url())) {
+    return;
+  }
+  axeSource ??= readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+  const source = await axeSource;
+  try {
+    // Evaluated through the DevTools protocol, so the client's Content-Security-Policy (no
+    // inline scripts) does not apply to it.
+    if (!(await page.evaluate(() => "axe" in window))) {
+      await page.evaluate(source);
+    }
+    const url = page.url();
+    const violations = await page.evaluate(async (tags) => {
+      // @ts-ignore axe is the global the source above defined.
+      const result = await window.axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
+      return /** @type {{id: string, impact: string, help: string, nodes: {target: string[], failureSummary?: string}[]}[]} */ (result.violations).map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        targets: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
+        // @ts-ignore axe's node result carries its failure summary.
+        why: String(v.nodes[0]?.failureSummary ?? "").replace(/\s+/g, " "),
+      }));
+    }, AXE_TAGS);
+    unaudited.delete(page);
+    for (const v of violations) {
+      const problem = `axe ${v.id} (${v.impact}) on ${new URL(url).pathname}: ${v.help}: ${v.targets.join(", ")} (${v.why})`;
+      if (!problems.includes(problem)) {
+        problems.push(problem);
+      }
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // The page moved on while axe ran: its next page is audited later.
+    if (!/Execution context was destroyed|navigation|Target page, context or browser has been closed/i.test(message)) {
+      throw error;
+    }
+  }
+}
 
 /**
  * The journey's base URL (its first argument) and artifacts directory, created.
@@ -54,6 +123,10 @@ export async function waitForText(locator, expected, timeout = 15000) {
   while (Date.now() < deadline) {
     last = (await locator.first().textContent({ timeout: 1000 }).catch(() => "")) ?? "";
     if (last.includes(expected)) {
+      // A page that navigated since its last audit has shown what it was waited for.
+      if (unaudited.has(locator.page())) {
+        await audit(locator.page());
+      }
       return last;
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -122,6 +195,12 @@ export async function watch(context, label, baseHost, allowImage = () => false, 
     });
   });
   context.on("page", (page) => {
+    unaudited.add(page);
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame()) {
+        unaudited.add(page);
+      }
+    });
     page.on("pageerror", (error) => problems.push(`${label}: uncaught error on ${page.url()}: ${error.message}`));
     page.on("console", (message) => {
       const text = message.text();
@@ -143,6 +222,7 @@ export async function step(artifacts, page, name, body) {
   console.log(`- ${name}`);
   try {
     await body();
+    await audit(page);
   } catch (error) {
     await page.screenshot({ path: path.join(artifacts, `failed-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}.png`), fullPage: true }).catch(() => {});
     throw new Error(`step "${name}" failed: ${error instanceof Error ? error.message : error}`);
@@ -300,11 +380,11 @@ export async function registerOperator(request, who) {
 }
 
 /**
- * The labels of the main navigation's links.
+ * The labels of the main navigation's links: the products' and the account's.
  * @param {import("playwright-core").Page} page
  */
 export async function navLinks(page) {
-  return page.locator("#site-nav .nav-links a").allTextContents();
+  return page.locator("#site-nav a").allTextContents();
 }
 
 /**
@@ -314,4 +394,31 @@ export async function navLinks(page) {
 export async function fitsPhone(page) {
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert(width <= VIEWPORTS.phone.viewport.width, `no sideways scrolling on a phone (${width} px at ${page.url()})`);
+}
+
+/**
+ * The products the main navigation groups, by name, in order.
+ * @param {import("playwright-core").Page} page
+ */
+export async function navGroups(page) {
+  return page.locator("#site-nav .nav-group > ul").evaluateAll((lists) =>
+    lists.map((ul) => ul.getAttribute("aria-label") ?? document.getElementById(ul.getAttribute("aria-labelledby") ?? "")?.textContent ?? ""),
+  );
+}
+
+/**
+ * Asserts the header keeps the logged-in user on the product name's line, inside the window
+ * (the desktop viewport, 1280 px).
+ * @param {import("playwright-core").Page} page
+ */
+export async function userOnTheNameLine(page) {
+  const brand = await page.locator(".site-header .brand").boundingBox();
+  const who = await page.locator("#site-nav .who").boundingBox();
+  assert(brand && who, "the header shows the product name and the user");
+  if (brand && who) {
+    const middle = who.y + who.height / 2;
+    assert(middle > brand.y && middle < brand.y + brand.height, `the user is on the name's line (name ${brand.y}-${brand.y + brand.height}, user at ${middle})`);
+    const width = page.viewportSize()?.width ?? 0;
+    assert(who.x + who.width <= width, `the user fits the window (${who.x + who.width} > ${width})`);
+  }
 }

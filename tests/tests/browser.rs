@@ -413,7 +413,8 @@ async fn digest_journey_in_chromium() {
 
 /// The recipe pages in Chromium (Document C): a recipe account logs in on the web client,
 /// writes a recipe, reads its nutrients from the food table, saves a recipe the (fake) model
-/// suggested, on a desktop and a phone.
+/// suggested, sets its preferences, edits the recipe and asks about it, turns the list's
+/// pages, on a desktop and a phone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn recipes_journey_in_chromium() {
     let llm = FakeLlm::start().await;
@@ -426,11 +427,19 @@ async fn recipes_journey_in_chromium() {
         "r01-recipe-desktop.png",
         "r02-suggestions-desktop.png",
         "r03-recipes-phone.png",
+        "r04-preferences-desktop.png",
+        "r05-asked-desktop.png",
     ]);
     assert_eq!(
         llm.call_count(),
-        1,
-        "one generation; the nutrients came from the table"
+        2,
+        "one generation and one question; the nutrients came from the table"
+    );
+    // The question was asked about the recipe as edited.
+    let asked = llm.last_call().prompt();
+    assert!(
+        asked.contains("What can I use instead of eggs?") && asked.contains("Serve warm."),
+        "{asked}"
     );
 }
 
@@ -591,6 +600,7 @@ async fn roles_journey_in_chromium() {
     let t = TestStack::start().await;
     run_journey(&t, "roles-journey.mjs", &[]).await;
     assert_screenshots(&[
+        "ro00-long-name-desktop.png",
         "ro01-needs-role-desktop.png",
         "ro02-accounts-desktop.png",
         "ro03-settings-desktop.png",
@@ -624,4 +634,68 @@ async fn roles_journey_in_chromium() {
     };
     assert_eq!(roles("reader_"), ["USER", "OPERATOR"]);
     assert_eq!(roles("plain_"), ["USER"]);
+}
+
+/// The administration's AI pages in Chromium: a post whose summary failed (the fake model
+/// failing every delivery) is listed on the failed summaries page and retried from there; the
+/// provider page changes the model; the digest jobs page refuses a day after tomorrow (the
+/// API's 400 under the field) and follows a job it started to its final status; on a desktop
+/// and a phone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn admin_ai_journey_in_chromium() {
+    let llm = FakeLlm::start().await;
+    llm.fail(500);
+    let mut parameters = llm_parameters(&llm);
+    parameters.insert("SummaryRetryDelaySeconds".into(), "1".into());
+    let t = TestStack::start_with(parameters).await;
+    let (member, token) = t.member("unlucky").await;
+    let post = t
+        .create_post(
+            &token,
+            &stack_tests::community::post_input("A summary that failed", &[]),
+        )
+        .await;
+    let id = post["id"].as_str().expect("post id").to_string();
+    let summary = format!("/api/v1/posts/{id}/summary");
+    let started = std::time::Instant::now();
+    while t.get_json(&summary).await["status"] != "FAILED" {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the summary never failed"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    llm.reset();
+    run_journey(
+        &t,
+        "admin-journey.mjs",
+        &[
+            ("JOURNEY_POST_ID", id.clone()),
+            ("JOURNEY_MEMBER_ID", member.clone()),
+        ],
+    )
+    .await;
+    assert_screenshots(&[
+        "ad01-failed-summaries-desktop.png",
+        "ad02-provider-desktop.png",
+        "ad03-digest-job-desktop.png",
+        "ad04-admin-phone.png",
+    ]);
+    // Behind the pages: the retried summary was written, and the model is the one chosen.
+    let started = std::time::Instant::now();
+    while t.get_json(&summary).await["status"] != "COMPLETED" {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the retried summary was never written"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let admin = t.admin_token().await;
+    let provider: serde_json::Value = t
+        .get_auth("/api/v1/admin/ai/provider", &admin)
+        .await
+        .json()
+        .await
+        .expect("provider json");
+    assert_eq!(provider["model"], "journey-model");
 }

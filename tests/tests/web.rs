@@ -280,8 +280,8 @@ async fn every_answer_carries_hsts() {
 /// The client's pure functions in Node (`tests/browser/client.test.mjs`): the `next=` rule and
 /// navigation (only paths on the page's origin, never `/\host`, `/<tab>/host` or
 /// `/..//host`), the community's topic slugs, error details and page links, a digest's
-/// figures and link, the incident pages' timeline URLs, times, moves and analysis text, and
-/// the roles read from a token and sent from the accounts page.
+/// figures and link, the incident pages' timeline URLs, times, moves and analysis text, the
+/// roles read from a token and sent from the accounts page, and the recipe list's next page.
 #[test]
 fn client_follows_next_to_this_origin_only() {
     let dir = stack_tests::repo_root().join("tests").join("browser");
@@ -297,5 +297,5 @@ fn client_follows_next_to_this_origin_only() {
         "node --test client.test.mjs failed:\n{report}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(report.contains("# pass 19"), "{report}");
+    assert!(report.contains("# pass 20"), "{report}");
 }

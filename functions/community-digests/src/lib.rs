@@ -359,6 +359,7 @@ struct PersistRequest {
     /// Required for PERSONAL, null for PUBLIC.
     #[schema(format = "uuid")]
     target_user_id: Option<String>,
+    /// Not after tomorrow in the digest time zone, at most 3,650 days back.
     #[schema(required = true, value_type = String, format = Date)]
     digest_date: Option<String>,
     /// Deprecated and ignored: the service builds the title.
@@ -400,7 +401,7 @@ struct PersistRequest {
     responses(
         (status = 200, description = "The digest as stored; header `Deprecation: true`", body = DigestDetail,
             headers(("Deprecation" = String, description = "`true`: the operation is deprecated"))),
-        (status = 400, description = "A field is invalid, or targetUserId does not fit digestType", body = ReasonErrorBody),
+        (status = 400, description = "A field is invalid (digestDate after tomorrow or over 3,650 days back), or targetUserId does not fit digestType", body = ReasonErrorBody),
         (status = 401, description = "No valid X-Internal-Service-Token", body = ReasonErrorBody),
         (status = 413, description = "The body is larger than 1 MiB", body = ReasonErrorBody),
         (status = 415, description = "Not JSON", body = ReasonErrorBody),
@@ -450,8 +451,8 @@ struct GenerateQuery {
     /// Generate even when the user has a digest for the day (default false).
     #[param(value_type = Option<bool>)]
     force: Option<String>,
-    /// The day (`YYYY-MM-DD`); default: today in the digest time zone for the service
-    /// route, yesterday for the admin route.
+    /// The day (`YYYY-MM-DD`), not after tomorrow in the digest time zone and at most 3,650
+    /// days back; default: today for the service route, yesterday for the admin route.
     #[param(value_type = Option<String>, format = Date)]
     date: Option<String>,
 }

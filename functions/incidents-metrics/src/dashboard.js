@@ -72,7 +72,9 @@
   function bars(items, format) {
     const width = 420, height = 180, left = 44, bottom = 34, top = 20;
     const max = Math.max(1, ...items.map((i) => i.value));
-    const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
+    // The chart's figures in words, for screen readers.
+    const label = items.map((i) => `${i.label}: ${format(i.value)}`).join(", ") || "No figures yet";
+    const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": label });
     svg.append(el("line", { x1: left, y1: height - bottom, x2: width, y2: height - bottom, class: "axis" }));
     svg.append(el("text", { x: left - 6, y: top + 4, "text-anchor": "end", class: "muted" }, number(max)));
     svg.append(el("text", { x: left - 6, y: height - bottom, "text-anchor": "end", class: "muted" }, "0"));
@@ -93,7 +95,9 @@
   // One line per key over the reads kept so far.
   function lines(points, keys) {
     const width = 420, height = 180, left = 44, bottom = 24, top = 10;
-    const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
+    const last = points[points.length - 1];
+    const label = last ? `Latest: ${keys.map((k) => `${k} ${number(last.values[k] || 0)}`).join(", ")}` : "No figures yet";
+    const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": label });
     const max = Math.max(1, ...points.flatMap((p) => keys.map((k) => p.values[k] || 0)));
     svg.append(el("line", { x1: left, y1: height - bottom, x2: width, y2: height - bottom, class: "axis" }));
     svg.append(el("text", { x: left - 6, y: top + 4, "text-anchor": "end", class: "muted" }, number(max)));

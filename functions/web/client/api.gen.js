@@ -761,7 +761,7 @@ import { request } from "./http.js";
 /**
  * A digest to persist (deprecated operation).
  * @typedef {Object} PersistRequest
- * @property {string} digestDate
+ * @property {string} digestDate Not after tomorrow in the digest time zone, at most 3,650 days back.
  * @property {string} digestType `PERSONAL` or `PUBLIC`.
  * @property {(number|null)} [eventCount] Ignored: computed from the events.
  * @property {(Array<Event>|null)} events At most 50 events (what does not fit one DynamoDB item is cut from the end).

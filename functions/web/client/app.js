@@ -1,5 +1,5 @@
-// The news reader's shell: header and navigation (each section shown to the roles it is open
-// to), the routes, focus and title on every page change, the session restored before the first
+// The platform's shell: header and navigation (the four products grouped, each section shown
+// to the roles it is open to), the routes, focus and title on every page change, the session restored before the first
 // page is shown, and the sign-in page when the server ends the session.
 
 import { announce, h, mount } from "./dom.js";
@@ -15,15 +15,17 @@ import { communityHome, communitySearch, communityTopic } from "./views-communit
 import { communityMe, communityUser } from "./views-community-user.js";
 import { digest } from "./view-digest.js";
 import { myDigests, publicDigest } from "./views-digests.js";
-import { recipe, recipes } from "./views-recipes.js";
+import { recipe, recipeEdit, recipePreferences, recipes } from "./views-recipes.js";
 import { timeline } from "./views-logs.js";
 import { alertsPage, incidentPage, incidentsHome } from "./views-incidents.js";
 import { rulePage, rulesPage } from "./views-rules.js";
 import { logbookEntryPage, logbookPage } from "./views-logbook.js";
 import { analyzePage, runbooksPage } from "./views-analysis.js";
 import { accountsPage } from "./views-admin.js";
+import { digestJobsPage, failedSummariesPage, providerPage } from "./views-admin-ai.js";
 
-const APP_NAME = "News reader";
+/** The product's one name, above all four of its parts. */
+const APP_NAME = "News platform";
 
 const main = h("main", { id: "main", tabindex: "-1" });
 const nav = h("nav", { id: "site-nav", "aria-label": "Main" });
@@ -32,27 +34,34 @@ const menuButton = /** @type {HTMLButtonElement} */ (
 );
 
 /**
- * The sections, each with who sees its link (the server checks every request; a link nobody
- * may follow is left out).
- * @type {[string, string, () => boolean][]}
+ * The products, each a group of sections with who sees each link (the server checks every
+ * request; a link nobody may follow is left out, and so is a group left empty).
+ * @type {{name: string, links: [string, string, () => boolean][]}[]}
  */
-const LINKS = [
-  ["/", "Articles", () => true],
-  ["/sources", "Sources", () => true],
-  ["/topics", "Topics", () => true],
-  ["/saved", "Saved", () => true],
-  ["/digests", "Digests", () => true],
-  ["/community", "Community", () => true],
-  ["/recipes", "Recipes", () => true],
-  ["/incidents", "Incidents", account.isOperator],
-  ["/settings", "Settings", () => true],
-  ["/admin/users", "Admin", account.isAdmin],
+const PRODUCTS = [
+  {
+    name: "News reader",
+    links: [
+      ["/", "Articles", () => true],
+      ["/sources", "Sources", () => true],
+      ["/topics", "Topics", () => true],
+      ["/saved", "Saved", () => true],
+      ["/digests", "Digests", () => true],
+    ],
+  },
+  { name: "Community", links: [["/community", "Community", () => true]] },
+  { name: "Recipes", links: [["/recipes", "Recipes", () => true]] },
+  { name: "Incident platform", links: [["/incidents", "Incidents", account.isOperator]] },
+  { name: "Administration", links: [["/admin/users", "Admin", account.isAdmin]] },
 ];
 
 function renderNav() {
   const path = window.location.pathname;
-  const current = (/** @type {string} */ href) =>
-    href === "/" ? path === "/" || path.startsWith("/articles/") : path === href || path.startsWith(`${href}/`);
+  const current = (/** @type {string} */ href) => {
+    // The accounts page's link stands for every administration page.
+    const section = href === "/admin/users" ? "/admin" : href;
+    return href === "/" ? path === "/" || path.startsWith("/articles/") : path === section || path.startsWith(`${section}/`);
+  };
   const user = account.session.user;
   const logout = h("button", { type: "button", class: "link-button" }, "Log out");
   logout.addEventListener("click", () => {
@@ -60,19 +69,42 @@ function renderNav() {
     announce("Logged out");
     navigate("/");
   });
+  const groups = PRODUCTS.map((product) => ({ ...product, links: product.links.filter(([, , shown]) => shown()) })).filter((product) => product.links.length > 0);
   mount(
     nav,
     h(
       "ul",
       { class: "nav-links" },
-      LINKS.filter(([, , shown]) => shown()).map(([href, label]) => h("li", null, h("a", { href, "aria-current": current(href) ? "page" : null }, label))),
+      groups.map((product, i) => {
+        // A product of one section is named by its link; a larger one carries its name.
+        const labelled = product.links.length > 1;
+        const id = `nav-group-${i}`;
+        return h(
+          "li",
+          { class: "nav-group" },
+          labelled ? h("span", { class: "nav-group-name", id }, product.name) : null,
+          h(
+            "ul",
+            labelled ? { "aria-labelledby": id } : { "aria-label": product.name },
+            product.links.map(([href, label]) => h("li", null, h("a", { href, "aria-current": current(href) ? "page" : null }, label))),
+          ),
+        );
+      }),
     ),
     h(
       "div",
       { class: "account" },
       user
-        ? [h("span", { class: "who" }, h("span", { class: "visually-hidden" }, "Logged in as "), user.username), logout]
-        : [h("a", { href: "/login", "aria-current": path === "/login" ? "page" : null }, "Log in"), h("a", { class: "button small", href: "/register" }, "Register")],
+        ? [
+            h("a", { href: "/settings", "aria-current": current("/settings") ? "page" : null }, "Settings"),
+            h("span", { class: "who", title: user.username }, h("span", { class: "visually-hidden" }, "Logged in as "), user.username),
+            logout,
+          ]
+        : [
+            h("a", { href: "/settings", "aria-current": current("/settings") ? "page" : null }, "Settings"),
+            h("a", { href: "/login", "aria-current": path === "/login" ? "page" : null }, "Log in"),
+            h("a", { class: "button small", href: "/register" }, "Register"),
+          ],
     ),
   );
 }
@@ -148,7 +180,10 @@ route("/digests", page(myDigests));
 route("/digests/public", page(publicDigest));
 route("/digests/:id", page(digest));
 route("/recipes", page(recipes));
+// Before `/recipes/:id`.
+route("/recipes/preferences", page(recipePreferences));
 route("/recipes/:id", page(recipe));
+route("/recipes/:id/edit", page(recipeEdit));
 // Before `/incidents/:id`: the section's own pages.
 route("/incidents", page(incidentsHome));
 route("/incidents/logs", page(timeline));
@@ -161,10 +196,13 @@ route("/incidents/analyze", page(analyzePage));
 route("/incidents/runbooks", page(runbooksPage));
 route("/incidents/:id", page(incidentPage));
 route("/admin/users", page(accountsPage));
+route("/admin/summaries", page(failedSummariesPage));
+route("/admin/provider", page(providerPage));
+route("/admin/digests", page(digestJobsPage));
 fallback(page(notFound));
 
 /** Pages whose content depends on who is logged in: drawn again when the session ends. */
-const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write", "/digests", "/recipes"];
+const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write", "/digests", "/recipes", "/recipes/preferences"];
 
 /** The incident and admin pages all need a session with a role: drawn again when it ends. */
 function isRolePath(/** @type {string} */ path) {
@@ -205,7 +243,7 @@ document.body.prepend(
   h(
     "footer",
     { class: "site-footer" },
-    h("p", null, "Articles come from the feeds readers add. ", h("a", { href: "/swagger-ui.html" }, "API documentation"), " · ", h("a", { href: "/v3/api-docs" }, "OpenAPI contract")),
+    h("p", null, `${APP_NAME}: news, community, recipes and incidents. Articles come from the feeds readers add. `, h("a", { href: "/swagger-ui.html" }, "API documentation"), " · ", h("a", { href: "/v3/api-docs" }, "OpenAPI contract")),
   ),
   h("div", { id: "announcer", class: "toast", role: "status", "aria-live": "polite", "aria-atomic": "true" }),
 );

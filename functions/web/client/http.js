@@ -292,3 +292,17 @@ export async function allPages(page, { signal, maxPages = 10 } = {}) {
   }
   return items;
 }
+
+/**
+ * The `after` of a list answer's `Link: <...?limit=20&after=N>; rel="next"` (the recipe
+ * list's "more" marker); undefined on the last page or for anything else.
+ * @param {string|null} link
+ */
+export function nextAfter(link) {
+  const target = link?.match(/<([^>]*)>\s*;\s*rel="?next"?/)?.[1];
+  if (!target) {
+    return undefined;
+  }
+  const after = Number(new URL(target, "http://localhost").searchParams.get("after"));
+  return Number.isSafeInteger(after) && after > 0 ? after : undefined;
+}

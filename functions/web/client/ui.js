@@ -63,6 +63,21 @@ export function errorBox(error, retry = null, described = describe(error)) {
   );
 }
 
+/** Lists headed so far (their headings' ids). */
+let headedCount = 0;
+
+/**
+ * A list's section under a page's h1, with an h2 naming it for screen readers (the cards'
+ * h3 titles then follow the heading order).
+ * @param {string} label
+ * @param {HTMLElement} body
+ */
+export function headed(label, body) {
+  headedCount += 1;
+  const id = `list-heading-${headedCount}`;
+  return h("section", { "aria-labelledby": id }, h("h2", { id, class: "visually-hidden" }, label), body);
+}
+
 /**
  * @param {string} title
  * @param {...import("./dom.js").Children} body

@@ -7,7 +7,7 @@ import { allPages, ApiError } from "./http.js";
 import { navigate, sameOriginPath } from "./router.js";
 import * as account from "./session.js";
 import { feedToggle } from "./views-browse.js";
-import { articleCard, busy, clearFormErrors, empty, errorAfter, errorBox, field, formError, loading, showFormError } from "./ui.js";
+import { articleCard, busy, clearFormErrors, empty, errorAfter, errorBox, field, formError, headed, loading, showFormError } from "./ui.js";
 
 /**
  * Where to go after logging in: a path on this origin from `?next=`, else home.
@@ -158,8 +158,8 @@ export async function saved(main, _match, { signal, title }) {
     needsLogin(main, "Saved articles");
     return;
   }
-  const list = h("section", { "aria-label": "Saved articles" });
-  mount(main, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Saved articles"), h("p", { class: "lede" }, `Articles you saved, on every device you log in on (up to ${account.MAX_SAVED}).`)), list);
+  const list = h("div");
+  mount(main, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Saved articles"), h("p", { class: "lede" }, `Articles you saved, on every device you log in on (up to ${account.MAX_SAVED}).`)), headed("Saved articles", list));
   const load = async () => {
     mount(list, loading("Loading saved articles"));
     try {

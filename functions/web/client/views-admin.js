@@ -9,6 +9,7 @@ import { GRANTABLE, chosenRoles, pageSize } from "./roles.js";
 import * as account from "./session.js";
 import { busy, clearFormErrors, errorAfter, errorBox, formError, loading, showFormError } from "./ui.js";
 import { needsLogin, needsRole } from "./views-account.js";
+import { adminNav } from "./views-admin-ai.js";
 
 /** Accounts a page holds unless `?limit=` asks for another number (the API takes 1 to 100). */
 const PAGE = 50;
@@ -122,6 +123,7 @@ export async function accountsPage(main, match, { signal, title }) {
       h("h1", { tabindex: "-1" }, heading),
       h("p", { class: "lede" }, "Every account holds USER. Operator opens the incident platform; Admin opens everything. A change signs the account out everywhere: its owner logs in again to use the new roles."),
     ),
+    adminNav(match.path),
     status,
     list,
     more,

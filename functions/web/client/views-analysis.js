@@ -8,7 +8,7 @@ import * as api from "./api.gen.js";
 import { incidentAnalysisContent, logAnalysisContent, logInstant, numberOrAbsent, parseTags, sectionNav, severityBadge, textOrNull } from "./incidents.js";
 import { fill, forOperators, pageHead, submits } from "./incident-views.js";
 import * as account from "./session.js";
-import { empty, errorBox, field, formError, loading, textArea } from "./ui.js";
+import { empty, errorBox, field, formError, headed, loading, textArea } from "./ui.js";
 import { deleteButton } from "./views-rules.js";
 
 /**
@@ -260,7 +260,7 @@ export async function runbooksPage(main, match, { signal, title }) {
     main,
     pageHead("Runbooks", "What analyses with retrieval read and cite."),
     sectionNav(match.path),
-    list,
+    headed("Runbooks", list),
     add,
     search,
   );

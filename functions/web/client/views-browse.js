@@ -6,7 +6,7 @@ import { allPages } from "./http.js";
 import { announce, h, mount, plural, safeUrl, time } from "./dom.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
-import { articleCard, busy, clearFormErrors, describe, empty, errorAfter, errorBox, field, formError, loading, pager, showFormError, topicChips } from "./ui.js";
+import { articleCard, busy, clearFormErrors, describe, empty, errorAfter, errorBox, field, formError, headed, loading, pager, showFormError, topicChips } from "./ui.js";
 
 /** Articles per page. */
 export const PAGE_SIZE = 10;
@@ -281,8 +281,8 @@ export async function source(main, match, { signal, title }) {
   const id = match.params.id;
   const heading = h("h1", { tabindex: "-1" }, "Source");
   const head = h("div", { class: "page-head" }, heading, loading("Loading the source"));
-  const list = h("section", { "aria-label": "Articles of this source" });
-  mount(main, head, list);
+  const list = h("div");
+  mount(main, head, headed("Articles of this source", list));
   title("Source");
   try {
     const found = await api.getSource(id, { signal });
@@ -382,8 +382,8 @@ export async function topic(main, match, { signal, title }) {
   const id = match.params.id;
   const heading = h("h1", { tabindex: "-1" }, id);
   const actions = h("div", { class: "actions" });
-  const list = h("section", { "aria-label": "Articles on this topic" });
-  mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, "Topic"), heading, actions), list);
+  const list = h("div");
+  mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, "Topic"), heading, actions), headed("Articles on this topic", list));
   title(id);
   allPages((cursor, options) => api.listTopics({ limit: 100, cursor }, options), { signal })
     .then((all) => {

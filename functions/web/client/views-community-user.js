@@ -5,6 +5,7 @@ import { h, mount } from "./dom.js";
 import * as account from "./session.js";
 import { POSTS_PER_PAGE, pageOf, postList, withPage } from "./community.js";
 import { needsLogin } from "./views-account.js";
+import { headed } from "./ui.js";
 
 /** @typedef {"posts"|"drafts"|"bookmarks"|"likes"} ListName */
 
@@ -79,7 +80,7 @@ async function memberLists(main, match, { signal, title }, userId, base) {
   title(name);
   // Others' drafts are never offered; a deep link to them shows the API's refusal.
   const tabs = LISTS.filter((l) => own || l.name !== "drafts" || l === current);
-  const section = h("section", { "aria-label": `${current.label} posts` });
+  const section = h("div");
   mount(
     main,
     h(
@@ -94,7 +95,7 @@ async function memberLists(main, match, { signal, title }, userId, base) {
       { class: "list-tabs", "aria-label": "Lists" },
       h("ul", null, tabs.map((l) => h("li", null, h("a", { href: withPage(base, l.name === "posts" ? {} : { list: l.name }, 0), "aria-current": l === current ? "page" : null }, l.label)))),
     ),
-    section,
+    headed(`${current.label} posts`, section),
   );
   await postList(section, {
     fetch: (p) => fetchList(userId, current.name, p, signal),

@@ -6,7 +6,7 @@ import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { POSTS_PER_PAGE, markChanged, pageOf, postList, topicFigures, topicHref, topicSlug, topicsCache, withPage } from "./community.js";
 import { followButton } from "./views-browse.js";
-import { empty, errorBox, loading } from "./ui.js";
+import { empty, errorBox, headed, loading } from "./ui.js";
 
 /**
  * The search box every community page starts with.
@@ -122,9 +122,9 @@ export async function communityTopic(main, match, { signal, title }) {
   const heading = h("h1", { tabindex: "-1" }, match.params.name);
   const figures = h("p", { class: "meta topic-figures", "aria-live": "polite" });
   const actions = h("div", { class: "actions" });
-  const posts = h("section", { "aria-label": "Posts on this topic" });
+  const posts = h("div");
   title(match.params.name);
-  mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, h("a", { href: "/community" }, "Community")), heading, figures, actions), posts);
+  mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, h("a", { href: "/community" }, "Community")), heading, figures, actions), headed("Posts on this topic", posts));
   const showFigures = async () => {
     try {
       const found = (await api.topicStats({ signal, cache: topicsCache() })).find((t) => t.slug === slug);
@@ -168,8 +168,8 @@ export async function communityTopic(main, match, { signal, title }) {
 export async function communitySearch(main, match, { signal, title }) {
   const q = (match.query.get("q") ?? "").trim();
   title(q ? `Search: ${q}` : "Search posts");
-  const results = h("section", { "aria-label": "Search results" });
-  mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, h("a", { href: "/community" }, "Community")), h("h1", { tabindex: "-1" }, "Search posts")), searchForm(q), results);
+  const results = h("div");
+  mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, h("a", { href: "/community" }, "Community")), h("h1", { tabindex: "-1" }, "Search posts")), searchForm(q), headed("Search results", results));
   if (!q) {
     mount(results, empty("Type the words to look for", "Search finds published posts holding every word you type."));
     return;

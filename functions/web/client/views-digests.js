@@ -6,7 +6,7 @@ import * as account from "./session.js";
 import { pageOf, withPage } from "./community.js";
 import { DIGESTS_PER_PAGE, digestCard } from "./digests.js";
 import { ApiError } from "./http.js";
-import { empty, errorBox, loading, pager } from "./ui.js";
+import { empty, errorBox, headed, loading, pager } from "./ui.js";
 import { eyebrow, showDigest } from "./view-digest.js";
 import { needsLogin } from "./views-account.js";
 
@@ -25,7 +25,7 @@ export async function myDigests(main, match, { signal, title }) {
     return;
   }
   const page = pageOf(match.query);
-  const list = h("section", { "aria-label": "Your digests" });
+  const list = h("div");
   mount(
     main,
     h(
@@ -35,7 +35,7 @@ export async function myDigests(main, match, { signal, title }) {
       h("p", { class: "lede" }, "A digest of each day’s news in the topics you follow, newest day first. Following no topic, you get the day’s public digest."),
       h("p", { class: "actions" }, h("a", { class: "button secondary", href: "/digests/public" }, "The latest public digest"), h("a", { class: "button secondary", href: "/settings" }, "Choose topics")),
     ),
-    list,
+    headed("Your digests", list),
   );
   const load = async () => {
     mount(list, loading("Loading your digests"));

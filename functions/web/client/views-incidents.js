@@ -6,7 +6,7 @@ import * as api from "./api.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
 import { alertMoves, incidentMoves, moveLabel, sectionNav, severityBadge, statusBadge, statusWord, textOrNull } from "./incidents.js";
 import { fill, forOperators, loadItem, pageHead, submits } from "./incident-views.js";
-import { busy, empty, errorAfter, errorBox, field, formError, loading, textArea } from "./ui.js";
+import { busy, empty, errorAfter, errorBox, field, formError, headed, loading, textArea } from "./ui.js";
 
 /** @param {string} id */
 export function incidentHref(id) {
@@ -65,7 +65,7 @@ export async function incidentsHome(main, match, { signal, title }) {
     pageHead("Incidents", "Logs with one fingerprint that an alert rule raised on, newest opened first."),
     sectionNav(match.path),
     statusTabs("/incidents", ["ACTIVE", "ACKNOWLEDGED", "RESOLVED"], status, "Incidents by status"),
-    list,
+    headed("Incidents", list),
   );
   await fill(
     list,
@@ -329,7 +329,7 @@ export async function alertsPage(main, match, { signal, title }) {
     pageHead("Alerts", "Raised when an alert rule's threshold is met, newest first."),
     sectionNav(match.path),
     statusTabs("/incidents/alerts", ["OPEN", "ACKNOWLEDGED", "RESOLVED"], status, "Alerts by status"),
-    list,
+    headed("Alerts", list),
   );
   await fill(
     list,

@@ -9,7 +9,7 @@ import { sectionNav, textOrNull } from "./incidents.js";
 import { fill, forOperators, loadItem, pageHead, submits } from "./incident-views.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
-import { empty, field, formError, loading, textArea } from "./ui.js";
+import { empty, field, formError, headed, loading, textArea } from "./ui.js";
 import { incidentHref } from "./views-incidents.js";
 import { deleteButton } from "./views-rules.js";
 
@@ -105,7 +105,7 @@ export async function logbookPage(main, match, { signal, title }) {
     pageHead("Logbook", "Notes and postmortems, newest first."),
     sectionNav(match.path),
     incidentId ? h("p", { class: "callout" }, "Entries about ", h("a", { href: incidentHref(incidentId) }, "one incident"), ". ", h("a", { href: "/incidents/logbook" }, "Every entry")) : null,
-    list,
+    headed("Entries", list),
     form,
   );
   await fill(

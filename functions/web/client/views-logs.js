@@ -130,7 +130,7 @@ export async function timeline(main, match, { signal, title }) {
   const form = filterForm(filters);
   const list = h("div", { class: "timeline", "aria-live": "off" }, loading("Loading logs"));
   const status = h("p", { class: "meta live-status", role: "status" });
-  const liveButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary small live-toggle" }));
+  const liveButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary small live-toggle" }, "Pause live updates"));
   const newest = !query.cursor;
   mount(
     main,

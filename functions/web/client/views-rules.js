@@ -8,7 +8,7 @@ import { SEVERITIES, numberOrAbsent, ruleSummary, sectionNav, textOrNull } from 
 import { fill, forOperators, loadItem, pageHead, submits } from "./incident-views.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
-import { busy, empty, errorAfter, field, formError, loading } from "./ui.js";
+import { busy, empty, errorAfter, field, formError, headed, loading } from "./ui.js";
 
 /** @param {string} id */
 function ruleHref(id) {
@@ -142,7 +142,7 @@ export async function rulesPage(main, match, { signal, title }) {
     main,
     pageHead("Alert rules", "A rule raises an alert, and opens the incident, when enough logs of one fingerprint match it within its window."),
     sectionNav(match.path),
-    list,
+    headed("Rules", list),
     form,
   );
   await fill(

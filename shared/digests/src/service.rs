@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use llm::Llm;
 use platform::aws::AwsClients;
 use platform::dynamo::Table;
-use platform::{Clock, Env};
+use platform::{Clock, Env, Invalid};
 
 use crate::cluster::{default_grouping, StoryGrouping};
 use crate::error::DigestError;
@@ -34,6 +34,14 @@ pub const MAX_TOPICS: usize = 20;
 /// saved cursor).
 pub const SCHEDULE_PAGE: usize = 100;
 pub const SCHEDULE_PAGES_PER_RUN: usize = 50;
+
+/// How far back a digest may be dated (generated or persisted): ten years.
+pub const MAX_PAST_DAYS: i64 = 3_650;
+/// How long a generation waits for another worker's PUBLIC digest of the day before it
+/// answers busy (under API Gateway's 29 seconds).
+pub const PUBLIC_WAIT: std::time::Duration = std::time::Duration::from_secs(25);
+/// Between two looks at the day's PUBLIC digest while another worker writes it.
+const PUBLIC_POLL: std::time::Duration = std::time::Duration::from_millis(250);
 
 pub const GENERATED: &str = "GENERATED";
 pub const SKIPPED: &str = "SKIPPED";
@@ -99,6 +107,27 @@ impl Digests {
         self.timezone.yesterday(self.store.clock().now())
     }
 
+    /// `date` as the digest day of `field`, when within the sane window: not after tomorrow
+    /// (in the digest time zone), not more than [`MAX_PAST_DAYS`] back.
+    pub fn dated(&self, field: &str, date: DigestDate) -> Result<DigestDate, DigestError> {
+        let today = self.today().date();
+        let latest = today + chrono::Duration::days(1);
+        let earliest = today - chrono::Duration::days(MAX_PAST_DAYS);
+        if date.date() > latest {
+            return Err(
+                Invalid::field(field, format!("must not be after tomorrow ({latest})")).into(),
+            );
+        }
+        if date.date() < earliest {
+            return Err(Invalid::field(
+                field,
+                format!("must not be more than {MAX_PAST_DAYS} days back ({earliest})"),
+            )
+            .into());
+        }
+        Ok(date)
+    }
+
     /// Generates `user`'s digest for `date`: SKIPPED when they have one and `force` is false;
     /// a fresh PERSONAL digest from the day's articles in their followed topics; the day's
     /// PUBLIC digest (generated once per day) when they follow none. A user whose topics had
@@ -110,6 +139,7 @@ impl Digests {
         date: DigestDate,
         force: bool,
     ) -> Result<GenerationOutcome, DigestError> {
+        let date = self.dated("date", date)?;
         let previous = self.store.day_row(user, date).await?;
         if previous.is_some() && !force {
             return Ok(skipped(format!(
@@ -183,14 +213,45 @@ impl Digests {
         })
     }
 
-    /// The PUBLIC digest of `date`, generated now if the day has none (once: a concurrent
-    /// generation's digest wins, and this one is dropped); `None` when the day had no news.
+    /// The PUBLIC digest of `date`, generated now if the day has none; `None` when the day
+    /// had no news. Generated once: the worker that wins the day's claim calls the model,
+    /// the others wait for its digest (at most [`PUBLIC_WAIT`], then busy); a claim whose
+    /// worker failed is released, and one whose worker died goes stale.
     async fn public_digest<N: NewsArticles, U: Users, C: CommunityTopics>(
         &self,
         sources: &Sources<'_, N, U, C>,
         date: DigestDate,
     ) -> Result<Option<DigestDetail>, DigestError> {
         let id = digest_id_for(DigestType::Public, date);
+        let deadline = tokio::time::Instant::now() + PUBLIC_WAIT;
+        loop {
+            if let Some(existing) = self.store.digest(id.as_str()).await? {
+                return Ok(Some(existing.detail));
+            }
+            if let Some(claim) = self.store.claim_public(date).await? {
+                let result = self.write_public(sources, date, &id).await;
+                if result.is_err() {
+                    if let Err(e) = self.store.release_public(date, &claim).await {
+                        tracing::warn!(%date, error = %e, "public digest claim left to go stale");
+                    }
+                }
+                return result;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(DigestError::Busy);
+            }
+            tokio::time::sleep(PUBLIC_POLL).await;
+        }
+    }
+
+    /// Writes the PUBLIC digest of `date` under this worker's claim.
+    async fn write_public<N: NewsArticles, U: Users, C: CommunityTopics>(
+        &self,
+        sources: &Sources<'_, N, U, C>,
+        date: DigestDate,
+        id: &DigestId,
+    ) -> Result<Option<DigestDetail>, DigestError> {
+        // A worker that finished between our look and our claim (its claim gone stale).
         if let Some(existing) = self.store.digest(id.as_str()).await? {
             return Ok(Some(existing.detail));
         }
@@ -338,6 +399,7 @@ impl Digests {
     /// digest becomes its user's digest of the day (replacing theirs); a PUBLIC one replaces
     /// the day's PUBLIC digest.
     pub async fn persist(&self, input: PersistInput) -> Result<DigestDetail, DigestError> {
+        self.dated("digestDate", input.date)?;
         let now = self.store.clock().timestamp();
         let mut summary = DigestSummary {
             id: digest_id_for(input.digest_type, input.date).to_string(),
@@ -412,8 +474,10 @@ impl Digests {
 
     /// The newest PUBLIC digest.
     pub async fn latest_public(&self) -> Result<DigestDetail, DigestError> {
+        let tomorrow = self.today().date() + chrono::Duration::days(1);
+        // Rows dated after tomorrow (persisted before the window was enforced) never count.
         self.store
-            .latest_public()
+            .latest_public(DigestDate::new(tomorrow))
             .await?
             .map(|d| d.detail)
             .ok_or(DigestError::DigestNotFound)
@@ -449,6 +513,7 @@ impl Digests {
         date: DigestDate,
         force: bool,
     ) -> Result<DigestGenerationJob, DigestError> {
+        let date = self.dated("date", date)?;
         let job = self.new_job(DigestId::generate(), user, date, force);
         self.store.create_job(&job).await?;
         if let Err(reason) = queue.send(&job.id).await {

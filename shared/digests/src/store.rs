@@ -8,7 +8,8 @@
 //! | `USER#{u}` | `META` | `days`: how many day rows `u` has | the page envelope's total: GetItem |
 //! | `JOB#{id}` | `JOB` | a generation job | GetItem; claim and finish: conditional UpdateItem |
 //! | `SCHEDULE#{date}` | `RUN` | the daily schedule's progress over the users (`cursor`, `done`, `jobs`) | GetItem, PutItem |
-//! | gsi1 `PUBLIC` | `{date}#{createdAt}` | every PUBLIC digest | latest public: Query newest first, limit 1, then GetItem |
+//! | `PUBLICCLAIM#{date}` | `CLAIM` | which worker generates the day's PUBLIC digest (`claimId`, `claimedAt`; one small row a day, kept) | conditional PutItem (absent or stale), DeleteItem on failure |
+//! | gsi1 `PUBLIC` | `{date}#{createdAt}` | every PUBLIC digest | latest public: Query newest first dated up to tomorrow (`gsi1sk < {tomorrow}$`), limit 1, then GetItem |
 //!
 //! A PUBLIC digest's id is name-based on its day ([`crate::input::DigestId::named`]), so the
 //! day's one PUBLIC digest is a conditional put (`attribute_not_exists`): two concurrent
@@ -53,6 +54,14 @@ fn meta_key(user: &str) -> Item {
 fn job_key(id: &str) -> Item {
     key(format!("JOB#{id}"), "JOB")
 }
+
+fn public_claim_key(date: &str) -> Item {
+    key(format!("PUBLICCLAIM#{date}"), "CLAIM")
+}
+
+/// A claim older than this is taken to have died with its worker (the worker's timeout is
+/// 3 minutes).
+pub const PUBLIC_CLAIM_STALE_SECONDS: i64 = 300;
 
 fn schedule_key(date: &str) -> Item {
     key(format!("SCHEDULE#{date}"), "RUN")
@@ -227,14 +236,19 @@ impl DigestStore {
             .transpose()
     }
 
-    /// The newest PUBLIC digest (by day, then creation).
-    pub async fn latest_public(&self) -> Result<Option<StoredDigest>, DynamoError> {
+    /// The newest PUBLIC digest dated `latest` or before (by day, then creation).
+    pub async fn latest_public(
+        &self,
+        latest: DigestDate,
+    ) -> Result<Option<StoredDigest>, DynamoError> {
+        // `{date}#{createdAt}` sorts below `{date}$` for every time of that day.
         let query = self
             .table
             .query()
             .index_name("gsi1")
-            .key_condition_expression("gsi1pk = :pk")
+            .key_condition_expression("gsi1pk = :pk AND gsi1sk < :upper")
             .expression_attribute_values(":pk", s(PUBLIC_INDEX))
+            .expression_attribute_values(":upper", s(format!("{latest}$")))
             .scan_index_forward(false)
             .limit(1);
         let rows = self.table.query_all(query, Some(1)).await?;
@@ -320,6 +334,49 @@ impl DigestStore {
             Ok(_) => Ok(true),
             Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(false),
             Err(e) => Err(self.table.fail("PutItem", &e)),
+        }
+    }
+
+    /// Claims the generation of `date`'s PUBLIC digest for this worker: the claim's id, or
+    /// `None` while another worker's live claim holds it.
+    pub async fn claim_public(&self, date: DigestDate) -> Result<Option<String>, DynamoError> {
+        let now = self.clock.now();
+        let stale =
+            platform::clock::rfc3339(now - chrono::Duration::seconds(PUBLIC_CLAIM_STALE_SECONDS));
+        let claim = DigestId::generate().to_string();
+        let mut item = public_claim_key(&date.to_string());
+        item.insert("claimId".into(), s(&claim));
+        item.insert("claimedAt".into(), s(platform::clock::rfc3339(now)));
+        match self
+            .table
+            .put_item()
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(pk) OR claimedAt < :stale")
+            .expression_attribute_values(":stale", s(stale))
+            .send()
+            .await
+        {
+            Ok(_) => Ok(Some(claim)),
+            Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(None),
+            Err(e) => Err(self.table.fail("PutItem", &e)),
+        }
+    }
+
+    /// Gives up this worker's claim on `date`'s PUBLIC digest (its generation failed), so
+    /// that a waiting worker takes it now rather than once it is stale.
+    pub async fn release_public(&self, date: DigestDate, claim: &str) -> Result<(), DynamoError> {
+        match self
+            .table
+            .delete_item()
+            .set_key(Some(public_claim_key(&date.to_string())))
+            .condition_expression("claimId = :claim")
+            .expression_attribute_values(":claim", s(claim))
+            .send()
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(()),
+            Err(e) => Err(self.table.fail("DeleteItem", &e)),
         }
     }
 

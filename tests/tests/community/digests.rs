@@ -733,3 +733,130 @@ async fn my_digests_page_by_cursor_past_the_numbered_pages() {
         .await;
     }
 }
+
+#[tokio::test]
+async fn five_workers_of_one_day_make_one_public_digest_with_one_model_call() {
+    let llm = FakeLlm::start().await;
+    let t = stack(&llm).await;
+    the_days_news(&t).await;
+    let mut readers = Vec::new();
+    for name in ["ann", "ben", "cat", "dan", "eve"] {
+        readers.push(t.member(name).await.0);
+    }
+    llm.reply(ANSWER);
+    // A slow model: every generation starts before the first has written the digest.
+    llm.delay(Some(Duration::from_millis(1_500)));
+    let query = format!("date={DAY}");
+    let outcomes =
+        futures::future::join_all(readers.iter().map(|u| generate_ok(&t, u, &query))).await;
+    let ids: Vec<&str> = outcomes
+        .iter()
+        .map(|o| o["digest"]["id"].as_str().expect("a digest"))
+        .collect();
+    assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
+    assert!(outcomes
+        .iter()
+        .all(|o| o["digest"]["digestType"] == "PUBLIC"));
+    assert_eq!(
+        llm.call_count(),
+        1,
+        "one model call for the day's PUBLIC digest"
+    );
+
+    // A generation that fails gives its claim back: the next one writes the day's digest
+    // at once (no wait for the claim to go stale).
+    llm.delay(None);
+    let next_day = "2025-09-02";
+    news(
+        &t,
+        "inland",
+        &[(
+            "i1",
+            "Inland rail reopens",
+            "transport",
+            "2025-09-02T10:00:00.000Z",
+        )],
+    )
+    .await;
+    llm.fail(500);
+    let r = generate(&t, &readers[0], &format!("date={next_day}")).await;
+    assert_eq!(r.status(), 502);
+    llm.reply(ANSWER);
+    let calls = llm.call_count();
+    let started = std::time::Instant::now();
+    let outcome = generate_ok(&t, &readers[1], &format!("date={next_day}")).await;
+    assert_eq!(outcome["digest"]["digestType"], "PUBLIC", "{outcome}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "waited for a released claim"
+    );
+    assert_eq!(llm.call_count(), calls + 1);
+}
+
+#[tokio::test]
+async fn digests_are_dated_no_later_than_tomorrow() {
+    let llm = FakeLlm::start().await;
+    let t = stack(&llm).await;
+    let admin = t.admin_token().await;
+    let (alice, _) = t.member("alice").await;
+    let public = |date: &str| json!({"digestType": "PUBLIC", "digestDate": date, "events": [event("Tidal power")]});
+    let today = chrono::Utc::now().date_naive();
+    let tomorrow = (today + chrono::Duration::days(1)).to_string();
+    let day_after = (today + chrono::Duration::days(2)).to_string();
+    let long_ago = (today - chrono::Duration::days(3_651)).to_string();
+    for date in ["2999-01-01", day_after.as_str(), long_ago.as_str()] {
+        let e =
+            assert_reason_error(persist(&t, &public(date), Some(INTERNAL_TOKEN)).await, 400).await;
+        assert!(
+            e["message"].as_str().unwrap().contains("digestDate"),
+            "{date}: {e}"
+        );
+        let e = assert_reason_error(generate(&t, &alice, &format!("date={date}")).await, 400).await;
+        assert!(
+            e["message"].as_str().unwrap().contains("date"),
+            "{date}: {e}"
+        );
+        let e = assert_reason_error(
+            admin_generate(&t, &alice, &format!("date={date}"), &admin).await,
+            400,
+        )
+        .await;
+        assert!(
+            e["message"].as_str().unwrap().contains("date"),
+            "{date}: {e}"
+        );
+    }
+    let r = persist(&t, &public(&tomorrow), Some(INTERNAL_TOKEN)).await;
+    assert_eq!(r.status(), 200, "tomorrow is in the window");
+    let stored: Value = r.json().await.unwrap();
+
+    // A PUBLIC digest dated 2999 that older code stored never becomes the latest.
+    let table = t.table("DigestsTable");
+    let client = t.dynamodb().await;
+    let item = client
+        .get_item()
+        .table_name(&table)
+        .key(
+            "pk",
+            s(&format!("DIGEST#{}", stored["id"].as_str().unwrap())),
+        )
+        .key("sk", s("DIGEST"))
+        .send()
+        .await
+        .expect("get")
+        .item
+        .expect("the stored digest");
+    let mut future = item.clone();
+    let future_id = uuid::Uuid::new_v4().to_string();
+    future.insert("pk".into(), s(&format!("DIGEST#{future_id}")));
+    future.insert("id".into(), s(&future_id));
+    future.insert("digestDate".into(), s("2999-01-01"));
+    future.insert("gsi1sk".into(), s("2999-01-01#2026-01-01T00:00:00.000Z"));
+    t.put_items("DigestsTable", vec![future]).await;
+    let latest = t.get_json("/api/v1/digests/public/latest").await;
+    assert_eq!(latest["id"], stored["id"]);
+}
+
+fn s(v: &str) -> aws_sdk_dynamodb::types::AttributeValue {
+    aws_sdk_dynamodb::types::AttributeValue::S(v.to_string())
+}

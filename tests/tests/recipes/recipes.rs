@@ -134,6 +134,42 @@ async fn create_read_update_list() {
 }
 
 #[tokio::test]
+async fn twenty_five_recipes_list_as_a_page_of_twenty_and_a_marked_rest() {
+    let t = TestStack::start().await;
+    let token = t.cook("baker").await;
+    let mut created = Vec::new();
+    for i in 0..25 {
+        let mut recipe = pancakes();
+        recipe["title"] = json!(format!("Pancakes {i}"));
+        created.push(t.create_recipe(&token, &recipe).await);
+    }
+    created.sort_unstable();
+
+    // The default page: 20 recipes, and a Link saying more follow.
+    let first = t.get_auth(RECIPES, &token).await;
+    assert_eq!(first.status(), 200);
+    let next = header(first.headers(), "link").to_string();
+    let first: Value = first.json().await.unwrap();
+    let first_ids = recipe_ids(&first);
+    assert_eq!(first_ids, created[..20]);
+    assert_eq!(
+        next,
+        format!("<{RECIPES}?limit=20&after={}>; rel=\"next\"", created[19])
+    );
+    let target = next
+        .trim_start_matches('<')
+        .split_once('>')
+        .map(|(url, _)| url.to_string())
+        .unwrap();
+    // The rest: the other 5, and no Link.
+    let rest = t.get_auth(&target, &token).await;
+    assert_eq!(rest.status(), 200);
+    assert_eq!(header(rest.headers(), "link"), "", "the last page");
+    let rest: Value = rest.json().await.unwrap();
+    assert_eq!(recipe_ids(&rest), created[20..]);
+}
+
+#[tokio::test]
 async fn users_see_only_their_own_recipes() {
     let t = TestStack::start().await;
     let alice = t.cook("alice_c").await;

@@ -1,0 +1,298 @@
+// Administration of the AI work (ADMIN): the community's failed post summaries (each retried
+// with one click), the provider and model the summaries and other GenAI operations use, and
+// digest generation jobs (started for a user and day, then followed to their final status).
+
+import * as api from "./api.gen.js";
+import { announce, h, mount, plural, time } from "./dom.js";
+import { navigate } from "./router.js";
+import * as account from "./session.js";
+import { busy, clearFormErrors, empty, errorAfter, errorBox, field, formError, loading, showFormError } from "./ui.js";
+import { needsLogin, needsRole } from "./views-account.js";
+
+/** The administration's pages, as tabs on each. */
+const ADMIN_PAGES = [
+  ["/admin/users", "Accounts"],
+  ["/admin/summaries", "Failed summaries"],
+  ["/admin/provider", "AI provider"],
+  ["/admin/digests", "Digest jobs"],
+];
+
+/**
+ * The tabs of the administration's pages, `path` current.
+ * @param {string} path
+ */
+export function adminNav(path) {
+  return h(
+    "nav",
+    { class: "list-tabs section-tabs", "aria-label": "Administration pages" },
+    h("ul", null, ADMIN_PAGES.map(([href, label]) => h("li", null, h("a", { href, "aria-current": href === path ? "page" : null }, label)))),
+  );
+}
+
+/**
+ * Whether the session may see an admin page; if not, the page says what it needs.
+ * @param {HTMLElement} main
+ * @param {string} heading
+ */
+function forAdmins(main, heading) {
+  if (!account.session.user) {
+    needsLogin(main, heading, "This page is for administrators.");
+    return false;
+  }
+  if (!account.isAdmin()) {
+    needsRole(main, heading, "ADMIN", "The AI work is administered by administrators.");
+    return false;
+  }
+  return true;
+}
+
+/**
+ * @param {string} heading
+ * @param {string} lede
+ * @param {string} path
+ */
+function head(heading, lede, path) {
+  return [h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading), h("p", { class: "lede" }, lede)), adminNav(path)];
+}
+
+/** Failed summaries a page holds. */
+const SUMMARIES_PER_PAGE = 20;
+
+/**
+ * `/admin/summaries`: the posts whose summary failed, most recently failed first, a page at a
+ * time; "Retry" sends each again (its outcome shows on the post's page).
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function failedSummariesPage(main, match, { signal, title }) {
+  const heading = "Failed summaries";
+  title(heading);
+  if (!forAdmins(main, heading)) {
+    return;
+  }
+  const list = h("ul", { class: "cards summary-cards", "aria-label": "Failed summaries" });
+  const status = h("div", { class: "summary-list" }, loading("Loading failed summaries"));
+  const more = h("div", { class: "actions summary-more" });
+  mount(main, ...head(heading, "Posts whose AI summary failed every try of the queue. A retry asks the model again.", match.path), h("section", { "aria-labelledby": "failed-heading" }, h("h2", { id: "failed-heading", class: "visually-hidden" }, heading), status, list, more));
+
+  /** @param {string|undefined} cursor */
+  const load = async (cursor) => {
+    const page = await api.failedSummaries(cursor ? { cursor, size: SUMMARIES_PER_PAGE } : { size: SUMMARIES_PER_PAGE }, { signal, cache: "no-store" });
+    list.append(...page.content.map(failedCard));
+    if (!list.childElementCount) {
+      mount(status, empty("No failed summaries", "Every post's summary was written, or is on its way."));
+    } else {
+      mount(status, h("p", { class: "pager-summary" }, plural(page.totalElements, "failed summary", "failed summaries")));
+    }
+    if (page.nextCursor) {
+      const next = page.nextCursor;
+      const button = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary" }, "More failed summaries"));
+      button.addEventListener("click", async () => {
+        try {
+          await busy(button, "Loading…", () => load(next));
+        } catch (error) {
+          if (!signal.aborted) {
+            errorAfter(button, error);
+          }
+        }
+      });
+      mount(more, button);
+    } else {
+      mount(more);
+    }
+  };
+  try {
+    await load(undefined);
+  } catch (error) {
+    if (!signal.aborted) {
+      mount(status, errorBox(error, () => void failedSummariesPage(main, match, { signal, title })));
+    }
+  }
+}
+
+/** @param {api.FailedSummary} failed */
+function failedCard(failed) {
+  const headingId = `failed-${failed.id}`;
+  const retry = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button small", "aria-describedby": headingId }, "Retry"));
+  const state = h("p", { class: "meta summary-state", "aria-live": "polite" }, "Failed ", time(failed.updatedAt));
+  retry.addEventListener("click", async () => {
+    try {
+      const summary = await busy(retry, "Retrying…", () => api.retryPostSummary(failed.id));
+      mount(state, `Retried: ${summary.status ?? "PENDING"}`);
+      retry.remove();
+      announce(`Summary of “${failed.title}” retried`);
+    } catch (error) {
+      errorAfter(retry, error);
+    }
+  });
+  return h(
+    "li",
+    { class: "card summary-card", dataset: { postId: failed.id } },
+    h("h3", { class: "card-title", id: headingId }, h("a", { href: `/community/posts/${encodeURIComponent(failed.id)}` }, failed.title)),
+    state,
+    h("div", { class: "actions" }, retry),
+  );
+}
+
+/**
+ * `/admin/provider`: the provider and model the GenAI operations (summaries among them) use,
+ * and the form that changes them for this deployment.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function providerPage(main, match, { signal, title }) {
+  const heading = "AI provider";
+  title(heading);
+  if (!forAdmins(main, heading)) {
+    return;
+  }
+  mount(main, ...head(heading, "The provider and model that write post summaries and answer the other AI operations.", match.path), loading("Loading the provider"));
+  let config;
+  try {
+    config = await api.getAiProviderConfig({ signal, cache: "no-store" });
+  } catch (error) {
+    if (!signal.aborted) {
+      mount(main, ...head(heading, "The provider and model that write post summaries and answer the other AI operations.", match.path), errorBox(error));
+    }
+    return;
+  }
+  const now = h("p", { class: "provider-now", role: "status" });
+  const showNow = (/** @type {api.ProviderConfig} */ c) => mount(now, "In use: ", h("strong", null, c.provider), ` with the model ${c.model} (temperature ${c.temperature}).`);
+  showNow(config);
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Use this provider"));
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card", "aria-labelledby": "provider-form-heading", novalidate: true },
+      h("h2", { id: "provider-form-heading" }, "Choose the provider"),
+      formError(),
+      h(
+        "fieldset",
+        { class: "field", dataset: { field: "provider" } },
+        h("legend", null, "Provider"),
+        config.availableProviders.map((p) =>
+          h(
+            "label",
+            { class: "choice" },
+            h("input", { type: "radio", name: "provider", value: p.name, checked: p.name === config.provider, disabled: !p.configured }),
+            ` ${p.name}`,
+            p.configured ? null : h("span", { class: "hint" }, " (not configured)"),
+          ),
+        ),
+        h("p", { class: "field-error", id: "field-provider-error", hidden: true }),
+      ),
+      field({ label: "Model", name: "model", required: true, maxlength: 200, value: config.model }),
+      h("div", { class: "actions" }, button),
+    )
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearFormErrors(form);
+    const data = new FormData(form);
+    const update = { provider: /** @type {api.ProviderKind} */ (String(data.get("provider") ?? "")), model: String(data.get("model") ?? "").trim() };
+    try {
+      const saved = await busy(button, "Saving…", () => api.setAiProviderConfig(update));
+      showNow(saved);
+      announce(`Provider set to ${saved.provider}`);
+    } catch (error) {
+      showFormError(form, error);
+    }
+  });
+  mount(main, ...head(heading, "The provider and model that write post summaries and answer the other AI operations.", match.path), now, form);
+}
+
+/** Statuses after which a job does not change. */
+const FINAL = new Set(["GENERATED", "SKIPPED", "FAILED"]);
+/** Between two reads of a running job. */
+const JOB_POLL_MS = 1000;
+/** Reads of one job before the page stops following it (the worker's timeout is 3 minutes). */
+const JOB_POLLS = 200;
+
+/**
+ * `/admin/digests`: starts a digest generation for a user and day (a background job) and
+ * follows a job (`?job=`) to its final status.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function digestJobsPage(main, match, { signal, title }) {
+  const heading = "Digest jobs";
+  title(heading);
+  if (!forAdmins(main, heading)) {
+    return;
+  }
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Start the job"));
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card", "aria-labelledby": "job-form-heading", novalidate: true },
+      h("h2", { id: "job-form-heading" }, "Generate a digest"),
+      formError(),
+      field({ label: "User id", name: "userId", required: true, maxlength: 36, hint: "The account's id (a UUID), from the accounts page." }),
+      field({ label: "Day", name: "date", type: "date", hint: "Not after tomorrow; yesterday when left empty." }),
+      h("div", { class: "field" }, h("label", { class: "choice" }, h("input", { type: "checkbox", name: "force" }), " Generate again even when the user has a digest for that day")),
+      h("div", { class: "actions" }, button),
+    )
+  );
+  const jobSlot = h("section", { class: "job-slot", "aria-labelledby": "job-heading" }, h("h2", { id: "job-heading" }, "Job"));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearFormErrors(form);
+    const data = new FormData(form);
+    const date = String(data.get("date") ?? "");
+    const query = { ...(date ? { date } : {}), ...(data.get("force") ? { force: true } : {}) };
+    try {
+      const job = await busy(button, "Starting…", () => api.adminGenerateDigest(String(data.get("userId") ?? "").trim(), query));
+      announce("Digest job started");
+      navigate(`/admin/digests?job=${encodeURIComponent(job.id)}`);
+    } catch (error) {
+      showFormError(form, error);
+    }
+  });
+  const jobId = match.query.get("job");
+  mount(main, ...head(heading, "A digest job generates one user's digest of one day in the background.", match.path), form, jobId ? jobSlot : null);
+  if (!jobId) {
+    return;
+  }
+  const body = h("div", { class: "job", "aria-live": "polite" }, loading("Loading the job"));
+  jobSlot.append(body);
+  for (let read = 0; read < JOB_POLLS && !signal.aborted; read += 1) {
+    let job;
+    try {
+      job = await api.digestJobStatus(jobId, { signal, cache: "no-store" });
+    } catch (error) {
+      if (!signal.aborted) {
+        mount(body, errorBox(error));
+      }
+      return;
+    }
+    mount(body, jobCard(job));
+    if (FINAL.has(job.status)) {
+      announce(`Digest job ${job.status.toLowerCase()}`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, JOB_POLL_MS));
+  }
+}
+
+/** @param {api.DigestGenerationJob} job */
+function jobCard(job) {
+  return h(
+    "dl",
+    { class: "job-facts" },
+    h("dt", null, "Status"),
+    h("dd", { class: "job-status" }, h("span", { class: `badge status status-${job.status.toLowerCase()}` }, job.status)),
+    job.message ? [h("dt", null, "Outcome"), h("dd", { class: "job-message" }, job.message)] : null,
+    h("dt", null, "User"),
+    h("dd", null, job.targetUserId),
+    h("dt", null, "Day"),
+    h("dd", null, job.digestDate),
+    h("dt", null, "Started"),
+    h("dd", null, time(job.createdAt)),
+    job.finishedAt ? [h("dt", null, "Finished"), h("dd", null, time(job.finishedAt))] : null,
+    // A PERSONAL digest is its reader's only: the id, not a link the admin could not open.
+    job.digestId ? [h("dt", null, "Digest"), h("dd", { class: "job-digest" }, job.digestId)] : null,
+  );
+}
