@@ -34,6 +34,7 @@
 //! that open, change or reopen an incident, or raise an alert, carry the metric updates that
 //! count them, so a count commits with its change or not at all.
 
+use crate::events::{self, Change, EventKind};
 use crate::input::{LogFilter, LogPageRequest};
 use crate::model::{
     Alert, AlertRule, AlertStatus, Incident, IncidentEvent, IncidentStatus, Log, LogbookEntry,
@@ -601,6 +602,13 @@ impl Store {
             None,
         )?;
         Self::count_in(&mut tx, self.metrics.incident_opened(id, now))?;
+        tx.put(
+            events::outbox_row(&Change {
+                note: Some(why),
+                ..Change::system(EventKind::Opened, id, now)
+            }),
+            None,
+        )?;
         self.commit_conditional(tx).await
     }
 
@@ -632,6 +640,13 @@ impl Store {
                 id,
                 &Self::system_event(now, Some(IncidentStatus::Resolved), why),
             ),
+            None,
+        )?;
+        tx.put(
+            events::outbox_row(&Change {
+                note: Some(why),
+                ..Change::system(EventKind::Reopened, id, now)
+            }),
             None,
         )?;
         Self::count_in(
@@ -837,6 +852,16 @@ impl Store {
             self.metrics
                 .incident_moved(id, from.as_str(), event.to.as_str(), &event.at, open_ms),
         )?;
+        if let Some(kind) = EventKind::of_status(event.to) {
+            tx.put(
+                events::outbox_row(&Change {
+                    by: &event.by,
+                    note: event.note.as_deref(),
+                    ..Change::system(kind, id, &event.at)
+                }),
+                None,
+            )?;
+        }
         tx.commit_retrying().await.map_err(StoreError::from)
     }
 
@@ -877,6 +902,14 @@ impl Store {
         Self::count_in(
             &mut tx,
             self.metrics.alert_fired(&alert.id, alert.severity.as_str()),
+        )?;
+        tx.put(
+            events::outbox_row(&Change {
+                alert_id: Some(&alert.id),
+                severity: Some(alert.severity.as_str()),
+                ..Change::system(EventKind::AlertRaised, &alert.incident_id, &alert.raised_at)
+            }),
+            None,
         )?;
         match tx.commit_retrying().await {
             Ok(_) => Ok(true),
