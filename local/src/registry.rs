@@ -147,6 +147,7 @@ pub fn registry() -> Registry {
         "incidents-intelligence-sweeper",
         incidents_intelligence_sweeper_function::handler,
     );
+    registry.schedule("incidents-sweeper", incidents_sweeper_function::handler);
     registry
 }
 

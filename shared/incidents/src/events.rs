@@ -71,6 +71,17 @@ impl EventKind {
         }
     }
 
+    /// The status the incident has once this change is recorded; none for a change that
+    /// keeps it (an escalation, an alert).
+    pub fn status(self) -> Option<IncidentStatus> {
+        match self {
+            EventKind::Opened | EventKind::Reopened => Some(IncidentStatus::Active),
+            EventKind::Acknowledged => Some(IncidentStatus::Acknowledged),
+            EventKind::Resolved => Some(IncidentStatus::Resolved),
+            EventKind::Escalated | EventKind::AlertRaised => None,
+        }
+    }
+
     pub fn parse(detail_type: &str) -> Option<Self> {
         Self::ALL
             .into_iter()
@@ -289,7 +300,10 @@ impl Publisher {
             event_id: row.string(t, "eventId")?,
             at: row.string(t, "at")?,
             by: row.string(t, "by")?,
-            status: meta.opt_string("status"),
+            status: EventKind::parse(&row.string(t, "detailType")?)
+                .and_then(EventKind::status)
+                .map(|s| s.as_str().to_string())
+                .or_else(|| meta.opt_string("status")),
             service_name: meta.opt_string("serviceName"),
             log_type: meta.opt_string("type"),
             title: meta.opt_string("normalizedMessage"),

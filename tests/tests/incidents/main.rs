@@ -17,6 +17,7 @@ mod access;
 mod batching;
 mod cursors;
 mod errors;
+mod events;
 mod grouping;
 mod ingest;
 mod intelligence;
