@@ -99,8 +99,10 @@ pub struct Change<'a> {
     pub note: Option<&'a str>,
     /// The alert raised, for [`EventKind::AlertRaised`].
     pub alert_id: Option<&'a str>,
-    /// The alert's severity, for [`EventKind::AlertRaised`].
+    /// The severity of the alert or of the log that (re)opened the incident.
     pub severity: Option<&'a str>,
+    /// The channel an escalation goes to, for [`EventKind::Escalated`].
+    pub channel_id: Option<&'a str>,
 }
 
 impl<'a> Change<'a> {
@@ -114,6 +116,7 @@ impl<'a> Change<'a> {
             note: None,
             alert_id: None,
             severity: None,
+            channel_id: None,
         }
     }
 }
@@ -140,6 +143,9 @@ pub fn outbox_row(change: &Change<'_>) -> Item {
     }
     if let Some(severity) = change.severity {
         row.insert("severity".into(), s(severity));
+    }
+    if let Some(channel) = change.channel_id {
+        row.insert("channelId".into(), s(channel));
     }
     row
 }
@@ -173,6 +179,9 @@ pub struct EventDetail {
     pub alert_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The channel an escalation goes to (Incident Escalated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel_id: Option<String>,
 }
 
 /// Publishes outbox rows to the bus and clears them.
@@ -310,6 +319,7 @@ impl Publisher {
             severity: row.opt_string("severity"),
             alert_id: row.opt_string("alertId"),
             note: row.opt_string("note"),
+            channel_id: row.opt_string("channelId"),
             incident_id,
         })
     }
@@ -347,6 +357,7 @@ mod tests {
             note: None,
             alert_id: Some("al1"),
             severity: Some("ERROR"),
+            channel_id: None,
         });
         assert_eq!(row.get("pk"), Some(&s("INC#abc")));
         let id = row.opt_string("eventId").unwrap();

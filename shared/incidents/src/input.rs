@@ -39,7 +39,7 @@ pub struct LogInput {
     pub timestamp: DateTime<Utc>,
 }
 
-fn text(
+pub(crate) fn text(
     errors: &mut FieldErrors,
     object: &Map<String, Value>,
     prefix: &str,
@@ -74,7 +74,7 @@ fn text(
     }
 }
 
-fn integer(
+pub(crate) fn integer(
     errors: &mut FieldErrors,
     object: &Map<String, Value>,
     name: &str,
@@ -117,7 +117,7 @@ pub fn format_time(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-fn object<'a>(value: &'a Value, field: &str) -> Result<&'a Map<String, Value>, Invalid> {
+pub(crate) fn object<'a>(value: &'a Value, field: &str) -> Result<&'a Map<String, Value>, Invalid> {
     value
         .as_object()
         .ok_or_else(|| Invalid::field(field, "must be a JSON object"))

@@ -394,7 +394,11 @@ impl Incidents {
                 .await?;
             if resolved {
                 let why = format!("reopened by log {}", newest.id);
-                if self.store.reopen_incident(id, &now, &why).await? {
+                if self
+                    .store
+                    .reopen_incident(id, &now, &why, newest.severity)
+                    .await?
+                {
                     changed = true;
                     epoch += 1;
                     status = Some(IncidentStatus::Active);
@@ -437,7 +441,11 @@ impl Incidents {
                     "opened by rule {} ({count} matching logs within {} s)",
                     rule.name, rule.window_seconds
                 );
-                if self.store.open_incident(id, &now, &why).await? {
+                if self
+                    .store
+                    .open_incident(id, &now, &why, anchor.severity)
+                    .await?
+                {
                     changed = true;
                     tracing::info!(incident = %id, rule = %rule.id, "incident opened");
                 }

@@ -581,7 +581,14 @@ impl Store {
     }
 
     /// Opens incident `id` (ACTIVE) unless it is open already; true when this call opened it.
-    pub async fn open_incident(&self, id: &str, now: &str, why: &str) -> Result<bool, DynamoError> {
+    /// `severity` (of the log that opened it) routes its event.
+    pub async fn open_incident(
+        &self,
+        id: &str,
+        now: &str,
+        why: &str,
+        severity: Severity,
+    ) -> Result<bool, DynamoError> {
         let mut tx = Transaction::new(&self.table);
         let update = tx
             .update_builder(key(incident_pk(id), META))
@@ -605,6 +612,7 @@ impl Store {
         tx.put(
             events::outbox_row(&Change {
                 note: Some(why),
+                severity: Some(severity.as_str()),
                 ..Change::system(EventKind::Opened, id, now)
             }),
             None,
@@ -618,6 +626,7 @@ impl Store {
         id: &str,
         now: &str,
         why: &str,
+        severity: Severity,
     ) -> Result<bool, DynamoError> {
         let mut tx = Transaction::new(&self.table);
         let update = tx
@@ -645,6 +654,7 @@ impl Store {
         tx.put(
             events::outbox_row(&Change {
                 note: Some(why),
+                severity: Some(severity.as_str()),
                 ..Change::system(EventKind::Reopened, id, now)
             }),
             None,

@@ -7,7 +7,7 @@ use std::time::Duration;
 use incidents::events::{outbox_row, Change, EventKind};
 use platform::Env;
 use serde_json::{json, Value};
-use stack_tests::incidents::{eventually, log, INCIDENTS};
+use stack_tests::incidents::{log, INCIDENTS};
 use stack_tests::stack::TestStack;
 
 /// A queue receiving every incident event of `t`'s bus, through a rule of its own.
@@ -96,20 +96,21 @@ impl EventTap {
         }
     }
 
-    /// Waits until events of every detail-type in `kinds` arrived; all events seen.
+    /// Waits (up to 20 s) until events of every detail-type in `kinds` arrived; all events
+    /// seen meanwhile.
     async fn until(&self, kinds: &[&str]) -> Vec<Value> {
         let mut seen = Vec::new();
-        eventually(&format!("events {kinds:?}"), || {
-            let seen = &mut seen;
-            async move {
-                seen.extend(self.drain().await);
-                kinds
-                    .iter()
-                    .all(|k| seen.iter().any(|e| e["detail-type"] == *k))
-                    .then(|| seen.clone())
+        for _ in 0..200 {
+            seen.extend(self.drain().await);
+            if kinds
+                .iter()
+                .all(|k| seen.iter().any(|e| e["detail-type"] == *k))
+            {
+                return seen;
             }
-        })
-        .await
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("timed out waiting for events {kinds:?}; saw {seen:?}");
     }
 }
 
