@@ -148,6 +148,7 @@ pub fn registry() -> Registry {
         incidents_intelligence_sweeper_function::handler,
     );
     registry.schedule("incidents-sweeper", incidents_sweeper_function::handler);
+    registry.sqs("incidents-notifier", incidents_notifier_function::handler);
     registry
 }
 
