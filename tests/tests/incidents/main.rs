@@ -24,6 +24,7 @@ mod intelligence;
 mod keys;
 mod logbook;
 mod metrics;
+mod notifications;
 mod objects;
 mod rag;
 mod rules;
