@@ -294,14 +294,15 @@ async fn channels_are_validated_capped_and_deleted() {
     assert!(r.text().await.unwrap().contains("escalateTo"));
 
     // The cap holds under concurrent creations.
-    let creations = (0..24).map(|i| {
-        t.post_json_auth(
-            CHANNELS,
-            &token,
-            &json!({"name": format!("c{i}"), "kind": "webhook",
-                    "url": "https://hooks.example.com/a", "secret": "0123456789abcdef"}),
-        )
-    });
+    let bodies: Vec<Value> = (0..24)
+        .map(|i| {
+            json!({"name": format!("c{i}"), "kind": "webhook",
+                   "url": "https://hooks.example.com/a", "secret": "0123456789abcdef"})
+        })
+        .collect();
+    let creations = bodies
+        .iter()
+        .map(|body| t.post_json_auth(CHANNELS, &token, body));
     let statuses: Vec<u16> = futures::future::join_all(creations)
         .await
         .iter()
