@@ -186,7 +186,7 @@ async fn delete_channel(
 #[into_params(parameter_in = Query)]
 struct DeliveriesQuery {
     /// Deliveries to show, newest event first (1 to 100; default 50).
-    #[param(minimum = 1, maximum = 100)]
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
     limit: Option<String>,
 }
 

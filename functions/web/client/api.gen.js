@@ -2495,7 +2495,7 @@ export function getNotificationChannel(id, options = {}) {
  *
  * `GET /api/v1/notifications/channels/{id}/deliveries`
  * @param {string} id A channel id (a uuid)
- * @param {{limit?: string}} [query]
+ * @param {{limit?: number}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<Delivery>>}
  */
