@@ -251,12 +251,14 @@ fn aws_sdk_error<E: std::error::Error + 'static>(e: &E) -> String {
 /// The detail-type and detail of an EventBridge event as SQS carries it.
 pub fn parse_event(body: &str) -> Result<(EventKind, EventDetail), String> {
     let event: Value = serde_json::from_str(body).map_err(|e| format!("not JSON: {e}"))?;
-    let kind = event["detail-type"]
-        .as_str()
+    let kind = event
+        .get("detail-type")
+        .and_then(Value::as_str)
         .and_then(EventKind::parse)
         .ok_or("not an incident event (detail-type)")?;
     let detail: EventDetail =
-        serde_json::from_value(event["detail"].clone()).map_err(|e| format!("detail: {e}"))?;
+        serde_json::from_value(event.get("detail").cloned().unwrap_or(Value::Null))
+            .map_err(|e| format!("detail: {e}"))?;
     Ok((kind, detail))
 }
 

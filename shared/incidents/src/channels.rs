@@ -403,18 +403,18 @@ impl Channels {
             .await?;
         rows.iter()
             .filter(|r| r.opt_string("sk").as_deref() != Some(COUNT_SK))
-            .map(|r| self.from_item(r))
+            .map(|r| self.channel_of(r))
             .collect()
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<ChannelWithSecret>, DynamoError> {
         match self.table.get(key(CHANNELS_PK, id)).await? {
-            Some(item) => Ok(Some(self.from_item(&item)?)),
+            Some(item) => Ok(Some(self.channel_of(&item)?)),
             None => Ok(None),
         }
     }
 
-    fn from_item(&self, item: &Item) -> Result<ChannelWithSecret, DynamoError> {
+    fn channel_of(&self, item: &Item) -> Result<ChannelWithSecret, DynamoError> {
         let t = self.table.name();
         let list = |name: &str| -> Vec<String> {
             match item.get(name) {
