@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::input::{integer, object, text};
+use crate::input::{integer, object, severity_list, text};
 use crate::model::Severity;
 
 /// The most channels kept (the sender reads them all for every event).
@@ -178,22 +178,7 @@ pub fn parse_channel(body: &Value) -> Result<ChannelInput, Invalid> {
     let severities = match object.get("severities") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) if items.len() <= Severity::ALL.len() => {
-            let mut out = Vec::new();
-            for item in items {
-                match item.as_str().and_then(Severity::parse) {
-                    Some(s) if !out.contains(&s) => out.push(s),
-                    Some(_) => {}
-                    None => {
-                        errors.add(
-                            "severities",
-                            "each must be one of TRACE, DEBUG, INFO, WARN, ERROR, FATAL",
-                        );
-                        break;
-                    }
-                }
-            }
-            out.sort();
-            out
+            severity_list(&mut errors, items)
         }
         Some(_) => {
             errors.add("severities", "must be an array of at most 6 severities");

@@ -580,6 +580,15 @@ impl Store {
         }
     }
 
+    /// The outbox row of an opening or a reopening.
+    fn opening_event(kind: EventKind, id: &str, now: &str, why: &str, severity: Severity) -> Item {
+        events::outbox_row(&Change {
+            note: Some(why),
+            severity: Some(severity.as_str()),
+            ..Change::system(kind, id, now)
+        })
+    }
+
     /// Opens incident `id` (ACTIVE) unless it is open already; true when this call opened it.
     /// `severity` (of the log that opened it) routes its event.
     pub async fn open_incident(
@@ -610,11 +619,7 @@ impl Store {
         )?;
         Self::count_in(&mut tx, self.metrics.incident_opened(id, now))?;
         tx.put(
-            events::outbox_row(&Change {
-                note: Some(why),
-                severity: Some(severity.as_str()),
-                ..Change::system(EventKind::Opened, id, now)
-            }),
+            Self::opening_event(EventKind::Opened, id, now, why, severity),
             None,
         )?;
         self.commit_conditional(tx).await
@@ -652,11 +657,7 @@ impl Store {
             None,
         )?;
         tx.put(
-            events::outbox_row(&Change {
-                note: Some(why),
-                severity: Some(severity.as_str()),
-                ..Change::system(EventKind::Reopened, id, now)
-            }),
+            Self::opening_event(EventKind::Reopened, id, now, why, severity),
             None,
         )?;
         Self::count_in(
