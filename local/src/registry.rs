@@ -147,6 +147,8 @@ pub fn registry() -> Registry {
         "incidents-intelligence-sweeper",
         incidents_intelligence_sweeper_function::handler,
     );
+    registry.schedule("incidents-sweeper", incidents_sweeper_function::handler);
+    registry.sqs("incidents-notifier", incidents_notifier_function::handler);
     registry
 }
 

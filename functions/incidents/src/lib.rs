@@ -11,6 +11,7 @@
 //! turns the domain's errors into HTTP answers in Document A's body. A timeline deletion
 //! that names filters is queued (`incidents-processor` deletes it in steps) and answered 204.
 
+mod channels;
 pub mod errors;
 
 use std::sync::Arc;
@@ -129,6 +130,7 @@ pub fn app(
         )
         .route("/api/v1/ingest/keys", get(list_keys).post(issue_key))
         .route("/api/v1/ingest/keys/{id}", delete(revoke_key))
+        .merge(channels::routes())
         .with_state(state)
         .layer(axum::middleware::map_response(allow_ingestion));
     Ok(platform::http::finish(
@@ -208,7 +210,12 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
 
 /// The incidents function's part of the platform's OpenAPI contract.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    IncidentsApi::openapi()
+    let mut api = IncidentsApi::openapi();
+    api.merge(channels::ChannelsApi::openapi());
+    use utoipa::Modify;
+    SecuritySchemes.modify(&mut api);
+    TABLE_UNAVAILABLE.modify(&mut api);
+    api
 }
 
 type Answer<T> = Result<axum::Json<T>, ApiError>;

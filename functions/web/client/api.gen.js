@@ -199,6 +199,35 @@ import { request } from "./http.js";
  */
 
 /**
+ * A notification channel as the API shows it (never its secret).
+ * @typedef {Object} Channel
+ * @property {string} createdAt
+ * @property {(number|null)} [escalateAfterMinutes] Minutes an incident it was told of may stay unacknowledged before it escalates to `escalateTo`; absent: it never escalates.
+ * @property {(string|null)} [escalateTo] The channel an escalation goes to.
+ * @property {boolean} escalationOnly Only escalations reach it (it is a rule's next step, not a first responder).
+ * @property {string} id
+ * @property {string} kind `webhook`: a signed HTTPS POST of each event.
+ * @property {string} name
+ * @property {Array<string>} services The services whose events it gets; empty: every service.
+ * @property {Array<Severity>} severities The severities whose events it gets; empty: every severity (events without one, such as an acknowledgement, go to every channel of the service).
+ * @property {string} url
+ */
+
+/**
+ * The body of `POST /api/v1/notifications/channels` (documentation; parsed by [`parse_channel`]).
+ * @typedef {Object} ChannelRequest
+ * @property {(number|null)} [escalateAfterMinutes]
+ * @property {(string|null)} [escalateTo]
+ * @property {(boolean|null)} [escalationOnly]
+ * @property {string} kind Only `webhook` (e-mail through SNS is not deployed by this stack).
+ * @property {string} name
+ * @property {string} secret Signs each call (`X-Signature`); stored, never returned.
+ * @property {(Array<string>|null)} [services]
+ * @property {(Array<Severity>|null)} [severities]
+ * @property {string} url `https://` (or `http://`) URL with a host; refused when it names or resolves to a private or reserved address.
+ */
+
+/**
  * A like of a comment; `NONE` takes it back.
  * @typedef {("LIKE"|"NONE")} CommentLikeName
  */
@@ -267,6 +296,20 @@ import { request } from "./http.js";
  * The new recipe's id.
  * @typedef {Object} CreatedRecipe
  * @property {number} id
+ */
+
+/**
+ * One attempt log of a channel for one event.
+ * @typedef {Object} Delivery
+ * @property {number} attempts
+ * @property {(string|null)} [error] Why the last attempt failed.
+ * @property {string} eventAt When the event happened.
+ * @property {string} eventId
+ * @property {string} eventType
+ * @property {(number|null)} [httpStatus] The receiver's HTTP status of the last attempt, when it answered.
+ * @property {string} incidentId
+ * @property {string} lastAttemptAt
+ * @property {string} status `DELIVERED` (a 2xx answer) or `FAILED` (retried while SQS redelivers the event).
  */
 
 /**
@@ -2434,6 +2477,66 @@ export function ingestLogs(body, options = {}) {
  */
 export function deleteLog(id, options = {}) {
   return request("DELETE", `/api/v1/logs/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * The notification channels.
+ *
+ * `GET /api/v1/notifications/channels`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<Channel>>}
+ */
+export function listNotificationChannels(options = {}) {
+  return request("GET", `/api/v1/notifications/channels`, { ...options, auth: "required" });
+}
+
+/**
+ * Adds a webhook channel (at most 20 in all).
+ *
+ * `POST /api/v1/notifications/channels`
+ * @param {ChannelRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Channel>}
+ */
+export function createNotificationChannel(body, options = {}) {
+  return request("POST", `/api/v1/notifications/channels`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Deletes a notification channel (its delivery log expires with nothing pointing at it).
+ *
+ * `DELETE /api/v1/notifications/channels/{id}`
+ * @param {string} id A channel id (a uuid)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function deleteNotificationChannel(id, options = {}) {
+  return request("DELETE", `/api/v1/notifications/channels/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * One notification channel.
+ *
+ * `GET /api/v1/notifications/channels/{id}`
+ * @param {string} id A channel id (a uuid)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Channel>}
+ */
+export function getNotificationChannel(id, options = {}) {
+  return request("GET", `/api/v1/notifications/channels/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * A channel's delivery log: one row per event, its attempts and last outcome.
+ *
+ * `GET /api/v1/notifications/channels/{id}/deliveries`
+ * @param {string} id A channel id (a uuid)
+ * @param {{limit?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<Delivery>>}
+ */
+export function listNotificationDeliveries(id, query = {}, options = {}) {
+  return request("GET", `/api/v1/notifications/channels/${encodeURIComponent(id)}/deliveries`, { ...options, query, auth: "required" });
 }
 
 /**

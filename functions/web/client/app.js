@@ -19,6 +19,7 @@ import { recipe, recipeEdit, recipePreferences, recipes } from "./views-recipes.
 import { timeline } from "./views-logs.js";
 import { alertsPage, incidentPage, incidentsHome } from "./views-incidents.js";
 import { rulePage, rulesPage } from "./views-rules.js";
+import { channelPage, channelsPage } from "./views-channels.js";
 import { logbookEntryPage, logbookPage } from "./views-logbook.js";
 import { analyzePage, runbooksPage } from "./views-analysis.js";
 import { accountsPage } from "./views-admin.js";
@@ -190,6 +191,8 @@ route("/incidents/logs", page(timeline));
 route("/incidents/alerts", page(alertsPage));
 route("/incidents/rules", page(rulesPage));
 route("/incidents/rules/:id", page(rulePage));
+route("/incidents/channels", page(channelsPage));
+route("/incidents/channels/:id", page(channelPage));
 route("/incidents/logbook", page(logbookPage));
 route("/incidents/logbook/:id", page(logbookEntryPage));
 route("/incidents/analyze", page(analyzePage));

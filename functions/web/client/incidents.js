@@ -13,6 +13,7 @@ const SECTION = [
   ["/incidents/logs", "Timeline"],
   ["/incidents/alerts", "Alerts"],
   ["/incidents/rules", "Alert rules"],
+  ["/incidents/channels", "Notifications"],
   ["/incidents/logbook", "Logbook"],
   ["/incidents/analyze", "Analyse"],
   ["/incidents/runbooks", "Runbooks"],

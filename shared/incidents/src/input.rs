@@ -39,7 +39,7 @@ pub struct LogInput {
     pub timestamp: DateTime<Utc>,
 }
 
-fn text(
+pub(crate) fn text(
     errors: &mut FieldErrors,
     object: &Map<String, Value>,
     prefix: &str,
@@ -74,7 +74,7 @@ fn text(
     }
 }
 
-fn integer(
+pub(crate) fn integer(
     errors: &mut FieldErrors,
     object: &Map<String, Value>,
     name: &str,
@@ -117,7 +117,7 @@ pub fn format_time(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-fn object<'a>(value: &'a Value, field: &str) -> Result<&'a Map<String, Value>, Invalid> {
+pub(crate) fn object<'a>(value: &'a Value, field: &str) -> Result<&'a Map<String, Value>, Invalid> {
     value
         .as_object()
         .ok_or_else(|| Invalid::field(field, "must be a JSON object"))
@@ -387,6 +387,26 @@ pub struct RuleInput {
 }
 
 /// `{name, severities, serviceName?, type?, threshold, windowSeconds, enabled?}`.
+/// The distinct severities of `items` (field `severities`), sorted; a bad one is named.
+pub(crate) fn severity_list(errors: &mut FieldErrors, items: &[Value]) -> Vec<Severity> {
+    let mut out = Vec::new();
+    for item in items {
+        match item.as_str().and_then(Severity::parse) {
+            Some(s) if !out.contains(&s) => out.push(s),
+            Some(_) => {}
+            None => {
+                errors.add(
+                    "severities",
+                    "each must be one of TRACE, DEBUG, INFO, WARN, ERROR, FATAL",
+                );
+                break;
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 pub fn parse_rule(body: &Value) -> Result<RuleInput, Invalid> {
     let object = object(body, "body")?;
     let mut errors = FieldErrors::new();
@@ -402,22 +422,7 @@ pub fn parse_rule(body: &Value) -> Result<RuleInput, Invalid> {
     let log_type = text(&mut errors, object, "", "type", MAX_NAME_CHARS, false);
     let severities = match object.get("severities") {
         Some(Value::Array(items)) if !items.is_empty() && items.len() <= Severity::ALL.len() => {
-            let mut out = Vec::new();
-            for item in items {
-                match item.as_str().and_then(Severity::parse) {
-                    Some(s) if !out.contains(&s) => out.push(s),
-                    Some(_) => {}
-                    None => {
-                        errors.add(
-                            "severities",
-                            "each must be one of TRACE, DEBUG, INFO, WARN, ERROR, FATAL",
-                        );
-                        break;
-                    }
-                }
-            }
-            out.sort();
-            Some(out)
+            Some(severity_list(&mut errors, items))
         }
         None | Some(Value::Null) => {
             errors.add("severities", "is required");

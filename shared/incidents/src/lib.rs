@@ -9,8 +9,14 @@
 //! - [`store`]: the incidents table, its keys and every access pattern;
 //! - [`objects`]: raw logs, one S3 object per processor batch, service bucket and minute;
 //! - [`service`]: the facade the functions call ([`Incidents`]), with [`IncidentsError`];
+//! - [`channels`]: notification channels (webhooks), their routing and delivery logs;
+//! - [`escalation`]: unacknowledged incidents escalated to the next channel, by due time;
+//! - [`events`]: incident events on the bus, through an outbox written with each change;
 //! - [`keys`]: ingest keys, issued and revoked by admins, stored hashed.
 
+pub mod channels;
+pub mod escalation;
+pub mod events;
 pub mod fingerprint;
 pub mod groups;
 pub mod input;

@@ -14,6 +14,7 @@ use platform::dynamo::{Attributes, DynamoError, Table};
 use platform::{Clock, Env, Invalid};
 use text_analysis::redact::redact;
 
+use crate::events::Publisher;
 use crate::fingerprint::stable_id;
 use crate::groups::{group, Group};
 use crate::input::{
@@ -85,6 +86,8 @@ pub struct Incidents {
     store: Store,
     objects: LogObjects,
     clock: Clock,
+    /// Publishes the outbox rows a change wrote; `None`: left to the outbox sweep.
+    events: Option<Publisher>,
 }
 
 impl Incidents {
@@ -93,12 +96,38 @@ impl Incidents {
             store,
             objects,
             clock,
+            events: None,
+        }
+    }
+
+    /// Publishes each change's events right after it commits.
+    pub fn with_events(self, events: Publisher) -> Self {
+        Self {
+            events: Some(events),
+            ..self
+        }
+    }
+
+    /// Publishes incident `id`'s outbox rows, if this instance publishes.
+    async fn publish(&self, id: &str) {
+        if let Some(events) = &self.events {
+            events.flush(id).await;
         }
     }
 
     /// Over `INCIDENTS_TABLE` (counting in `INCIDENT_METRICS_TABLE`, keeping grouped logs
     /// `LOG_RETENTION_DAYS`) and raw logs in `LOGS_BUCKET`, on the system clock.
+    /// With `INCIDENT_EVENT_BUS`, it publishes incident events after each change.
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, platform::ConfigError> {
+        let incidents = Self::new_from_env(env, aws)?;
+        if env.get("INCIDENT_EVENT_BUS").is_none() {
+            return Ok(incidents);
+        }
+        let events = Publisher::from_env(env, aws, incidents.store.table().clone())?;
+        Ok(incidents.with_events(events))
+    }
+
+    fn new_from_env(env: &Env, aws: &AwsClients) -> Result<Self, platform::ConfigError> {
         Ok(Self::new(
             Store::new(
                 Table::from_env(env, aws, "INCIDENTS_TABLE")?,
@@ -303,6 +332,8 @@ impl Incidents {
         let now = self.now();
         let t = self.store.table().name().to_string();
         let (meta, count) = self.store.incident_state(id).await?;
+        // Whether this call recorded a change with an event to publish.
+        let mut changed = false;
         if meta.is_none() {
             self.store.create_incident(group, first, &now).await?;
         }
@@ -363,7 +394,12 @@ impl Incidents {
                 .await?;
             if resolved {
                 let why = format!("reopened by log {}", newest.id);
-                if self.store.reopen_incident(id, &now, &why).await? {
+                if self
+                    .store
+                    .reopen_incident(id, &now, &why, newest.severity)
+                    .await?
+                {
+                    changed = true;
                     epoch += 1;
                     status = Some(IncidentStatus::Active);
                     raised.clear();
@@ -405,7 +441,12 @@ impl Incidents {
                     "opened by rule {} ({count} matching logs within {} s)",
                     rule.name, rule.window_seconds
                 );
-                if self.store.open_incident(id, &now, &why).await? {
+                if self
+                    .store
+                    .open_incident(id, &now, &why, anchor.severity)
+                    .await?
+                {
+                    changed = true;
                     tracing::info!(incident = %id, rule = %rule.id, "incident opened");
                 }
                 status = Some(IncidentStatus::Active);
@@ -428,7 +469,11 @@ impl Incidents {
             };
             if self.store.put_alert(&alert).await? {
                 tracing::info!(alert = %alert.id, rule = %rule.id, incident = %id, "alert raised");
+                changed = true;
             }
+        }
+        if changed {
+            self.publish(id).await;
         }
         Ok(())
     }
@@ -550,6 +595,7 @@ impl Incidents {
             .change_incident(id, &event, reopen_count, open_ms(&item, now))
             .await
             .map_err(|e| IncidentsError::from_store(e, "Incident"))?;
+        self.publish(id).await;
         self.incident(id).await
     }
 

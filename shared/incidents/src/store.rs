@@ -34,6 +34,7 @@
 //! that open, change or reopen an incident, or raise an alert, carry the metric updates that
 //! count them, so a count commits with its change or not at all.
 
+use crate::events::{self, Change, EventKind};
 use crate::input::{LogFilter, LogPageRequest};
 use crate::model::{
     Alert, AlertRule, AlertStatus, Incident, IncidentEvent, IncidentStatus, Log, LogbookEntry,
@@ -579,8 +580,24 @@ impl Store {
         }
     }
 
+    /// The outbox row of an opening or a reopening.
+    fn opening_event(kind: EventKind, id: &str, now: &str, why: &str, severity: Severity) -> Item {
+        events::outbox_row(&Change {
+            note: Some(why),
+            severity: Some(severity.as_str()),
+            ..Change::system(kind, id, now)
+        })
+    }
+
     /// Opens incident `id` (ACTIVE) unless it is open already; true when this call opened it.
-    pub async fn open_incident(&self, id: &str, now: &str, why: &str) -> Result<bool, DynamoError> {
+    /// `severity` (of the log that opened it) routes its event.
+    pub async fn open_incident(
+        &self,
+        id: &str,
+        now: &str,
+        why: &str,
+        severity: Severity,
+    ) -> Result<bool, DynamoError> {
         let mut tx = Transaction::new(&self.table);
         let update = tx
             .update_builder(key(incident_pk(id), META))
@@ -601,6 +618,10 @@ impl Store {
             None,
         )?;
         Self::count_in(&mut tx, self.metrics.incident_opened(id, now))?;
+        tx.put(
+            Self::opening_event(EventKind::Opened, id, now, why, severity),
+            None,
+        )?;
         self.commit_conditional(tx).await
     }
 
@@ -610,6 +631,7 @@ impl Store {
         id: &str,
         now: &str,
         why: &str,
+        severity: Severity,
     ) -> Result<bool, DynamoError> {
         let mut tx = Transaction::new(&self.table);
         let update = tx
@@ -632,6 +654,10 @@ impl Store {
                 id,
                 &Self::system_event(now, Some(IncidentStatus::Resolved), why),
             ),
+            None,
+        )?;
+        tx.put(
+            Self::opening_event(EventKind::Reopened, id, now, why, severity),
             None,
         )?;
         Self::count_in(
@@ -837,6 +863,16 @@ impl Store {
             self.metrics
                 .incident_moved(id, from.as_str(), event.to.as_str(), &event.at, open_ms),
         )?;
+        if let Some(kind) = EventKind::of_status(event.to) {
+            tx.put(
+                events::outbox_row(&Change {
+                    by: &event.by,
+                    note: event.note.as_deref(),
+                    ..Change::system(kind, id, &event.at)
+                }),
+                None,
+            )?;
+        }
         tx.commit_retrying().await.map_err(StoreError::from)
     }
 
@@ -877,6 +913,14 @@ impl Store {
         Self::count_in(
             &mut tx,
             self.metrics.alert_fired(&alert.id, alert.severity.as_str()),
+        )?;
+        tx.put(
+            events::outbox_row(&Change {
+                alert_id: Some(&alert.id),
+                severity: Some(alert.severity.as_str()),
+                ..Change::system(EventKind::AlertRaised, &alert.incident_id, &alert.raised_at)
+            }),
+            None,
         )?;
         match tx.commit_retrying().await {
             Ok(_) => Ok(true),

@@ -1,0 +1,110 @@
+//! The incidents sweeper, on its schedule:
+//! - escalates the incidents whose escalation is due and that nobody acknowledged
+//!   (`incidents::escalation`), publishing each `Incident Escalated` event;
+//! - publishes to the incident event bus the outbox rows older than `OUTBOX_RESCUE_SECONDS`
+//!   (their writer's own publication failed or never ran; `incidents::events`). An event
+//!   published twice keeps its `eventId`, which consumers dedupe on.
+
+use std::sync::Arc;
+
+use aws_lambda_events::event::eventbridge::EventBridgeEvent;
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use incidents::escalation::{Escalations, Outcome};
+use incidents::events::Publisher;
+use incidents::input::format_time;
+use platform::aws::AwsClients;
+use platform::dynamo::Table;
+use platform::{BoxError, Clock, ConfigError, Env, ScheduleHandler};
+
+/// Default age of an outbox row before the sweep publishes it: longer than a writer's own
+/// publication takes, so the sweep rarely publishes an event twice.
+pub const DEFAULT_RESCUE_SECONDS: i64 = 60;
+
+#[derive(Clone)]
+pub struct IncidentsSweeper {
+    events: Publisher,
+    escalations: Escalations,
+    clock: Clock,
+    wait: chrono::Duration,
+}
+
+/// Builds the handler from its environment (`INCIDENTS_TABLE`, `INCIDENT_EVENT_BUS`,
+/// `OUTBOX_RESCUE_SECONDS`): what a cold start does.
+pub async fn handler(env: Env) -> Result<Arc<dyn ScheduleHandler>, BoxError> {
+    Ok(Arc::new(
+        IncidentsSweeper::from_env(&env, Clock::system()).await?,
+    ))
+}
+
+/// `OUTBOX_RESCUE_SECONDS`: from 0 to 3600.
+pub fn rescue_wait(env: &Env) -> Result<chrono::Duration, ConfigError> {
+    let seconds: i64 = env.parse_or("OUTBOX_RESCUE_SECONDS", DEFAULT_RESCUE_SECONDS)?;
+    if !(0..=3_600).contains(&seconds) {
+        return Err(ConfigError::Invalid {
+            name: "OUTBOX_RESCUE_SECONDS".into(),
+            reason: "must be from 0 to 3600".into(),
+        });
+    }
+    Ok(chrono::Duration::seconds(seconds))
+}
+
+impl IncidentsSweeper {
+    /// The sweeper of `env` on `clock`.
+    pub async fn from_env(env: &Env, clock: Clock) -> Result<Self, BoxError> {
+        let aws = AwsClients::from_env(env).await;
+        let table = Table::from_env(env, &aws, "INCIDENTS_TABLE")?;
+        Ok(Self {
+            events: Publisher::from_env(env, &aws, table.clone())?,
+            escalations: Escalations::new(table),
+            clock,
+            wait: rescue_wait(env)?,
+        })
+    }
+
+    /// Escalates what is due and publishes the escalations; what it did.
+    pub async fn escalate(&self) -> Result<Vec<Outcome>, BoxError> {
+        let outcomes = self.escalations.sweep(self.clock.now()).await?;
+        for outcome in &outcomes {
+            match outcome {
+                Outcome::Escalated {
+                    incident_id,
+                    channel_id,
+                } => {
+                    tracing::info!(incident = %incident_id, channel = %channel_id, "incident escalated");
+                    self.events.flush(incident_id).await;
+                }
+                Outcome::Dropped { incident_id } => {
+                    tracing::debug!(incident = %incident_id, "escalation dropped: acknowledged, resolved or reopened");
+                }
+            }
+        }
+        Ok(outcomes)
+    }
+
+    /// Publishes the outbox rows that waited longer than the rescue wait; how many.
+    pub async fn run(&self) -> Result<usize, BoxError> {
+        let before = format_time(self.clock.now() - self.wait);
+        let published = self.events.sweep(&before).await?;
+        if published > 0 {
+            tracing::info!(published, "incident events published from the outbox");
+        }
+        Ok(published)
+    }
+}
+
+impl ScheduleHandler for IncidentsSweeper {
+    fn handle(
+        &self,
+        _event: EventBridgeEvent<serde_json::Value>,
+    ) -> BoxFuture<'static, Result<(), BoxError>> {
+        let this = self.clone();
+        async move {
+            // Both run; the first failure is the run's.
+            let escalated = this.escalate().await;
+            let published = this.run().await;
+            escalated.and(published).map(|_| ())
+        }
+        .boxed()
+    }
+}

@@ -1,0 +1,215 @@
+// Notification channels (incident events sent as signed webhooks): the list with a form for a
+// new channel, and a channel's page with its delivery log (each event's attempts and last
+// outcome). A channel's secret is write-only: the API never returns it.
+
+import * as api from "./api.gen.js";
+import { announce, h, mount, time } from "./dom.js";
+import { SEVERITIES, sectionNav, textOrNull } from "./incidents.js";
+import { fill, forOperators, loadItem, pageHead, submits } from "./incident-views.js";
+import { navigate } from "./router.js";
+import { empty, field, formError, loading } from "./ui.js";
+import { deleteButton } from "./views-rules.js";
+
+/** @param {string} id */
+function channelHref(id) {
+  return `/incidents/channels/${encodeURIComponent(id)}`;
+}
+
+/**
+ * What a channel gets, in words.
+ * @param {api.Channel} channel
+ */
+function routing(channel) {
+  const parts = [];
+  if (channel.escalationOnly) {
+    parts.push("Escalations only");
+  } else {
+    parts.push(channel.services.length ? `Services: ${channel.services.join(", ")}` : "Every service");
+    parts.push(channel.severities.length ? `severities: ${channel.severities.join(", ")}` : "every severity");
+  }
+  if (channel.escalateAfterMinutes && channel.escalateTo) {
+    parts.push(`escalates after ${channel.escalateAfterMinutes} min unacknowledged`);
+  }
+  return parts.join(" · ");
+}
+
+/**
+ * The form for a new channel.
+ * @param {api.Channel[]} channels The existing ones, to escalate to.
+ */
+function channelForm(channels) {
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Add channel"));
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "card channel-form", "aria-labelledby": "channel-form-heading", novalidate: true },
+      h("h2", { id: "channel-form-heading" }, "New webhook channel"),
+      formError(),
+      field({ label: "Name", name: "name", required: true, maxlength: 100 }),
+      field({ label: "URL", name: "url", type: "url", required: true, maxlength: 2048, hint: "Each event is POSTed here, signed: X-Signature: sha256=HMAC(secret, X-Timestamp + \".\" + body)." }),
+      field({ label: "Secret", name: "secret", type: "password", required: true, minlength: 16, maxlength: 256, autocomplete: "new-password", hint: "16 to 256 characters. Stored, never shown again." }),
+      field({ label: "Services", name: "services", hint: "Comma-separated. Empty: every service." }),
+      h(
+        "fieldset",
+        { class: "field", dataset: { field: "severities" }, "aria-describedby": "field-severities-error" },
+        h("legend", null, "Severities (none: every severity)"),
+        h("div", { class: "checks" }, SEVERITIES.map((s) => h("label", { class: "check" }, h("input", { type: "checkbox", name: "severities", value: s }), s))),
+        h("p", { class: "field-error", id: "field-severities-error", hidden: true }),
+      ),
+      h("label", { class: "check" }, h("input", { type: "checkbox", name: "escalationOnly" }), "Escalations only"),
+      h(
+        "div",
+        { class: "filter-grid" },
+        field({ label: "Escalate after (minutes)", name: "escalateAfterMinutes", type: "number", inputmode: "numeric", hint: "1 to 1440; unacknowledged incidents go to the channel below." }),
+        h(
+          "div",
+          { class: "field", dataset: { field: "escalateTo" } },
+          h("label", { for: "field-escalateTo" }, "Escalate to", h("span", { class: "optional" }, " (optional)")),
+          h(
+            "select",
+            { id: "field-escalateTo", name: "escalateTo", "aria-describedby": "field-escalateTo-error" },
+            h("option", { value: "" }, "Nobody"),
+            channels.map((c) => h("option", { value: c.id }, c.name)),
+          ),
+          h("p", { class: "field-error", id: "field-escalateTo-error", hidden: true }),
+        ),
+      ),
+      h("div", { class: "actions" }, button),
+    )
+  );
+  submits(
+    form,
+    [button],
+    "Saving…",
+    (data) => {
+      const services = String(data.get("services") ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const after = String(data.get("escalateAfterMinutes") ?? "").trim();
+      return /** @type {api.ChannelRequest} */ ({
+        name: String(data.get("name") ?? "").trim(),
+        kind: "webhook",
+        url: String(data.get("url") ?? "").trim(),
+        secret: String(data.get("secret") ?? ""),
+        services,
+        severities: /** @type {api.Severity[]} */ (data.getAll("severities").map(String)),
+        escalationOnly: data.get("escalationOnly") !== null,
+        escalateAfterMinutes: after === "" ? null : Number(after),
+        escalateTo: textOrNull(data.get("escalateTo")),
+      });
+    },
+    async (body) => {
+      const created = await api.createNotificationChannel(body);
+      announce(`Channel ${created.name} added`);
+      navigate(channelHref(created.id));
+    },
+  );
+  return form;
+}
+
+/**
+ * One channel in the list.
+ * @param {api.Channel} channel
+ */
+function channelCard(channel) {
+  const card = h("li", { class: "card channel-card", dataset: { channelId: channel.id } });
+  mount(
+    card,
+    h("h3", { class: "card-title" }, h("a", { href: channelHref(channel.id) }, channel.name)),
+    h("p", { class: "meta" }, channel.url),
+    h("p", { class: "meta channel-routing" }, routing(channel)),
+    h(
+      "div",
+      { class: "actions" },
+      h("a", { class: "button small secondary", href: channelHref(channel.id) }, "Deliveries"),
+      deleteButton("Delete", async () => {
+        await api.deleteNotificationChannel(channel.id);
+        card.remove();
+        announce(`Channel ${channel.name} deleted`);
+      }),
+    ),
+  );
+  return card;
+}
+
+/**
+ * `/incidents/channels`: every notification channel, and a form for a new one.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function channelsPage(main, match, { signal, title }) {
+  if (!forOperators(main, "Notification channels", title)) {
+    return;
+  }
+  const list = h("div", { class: "channel-list" }, loading("Loading notification channels"));
+  const formSlot = h("div", null);
+  mount(
+    main,
+    pageHead("Notification channels", "Incident events (opened, reopened, alert raised, escalated, acknowledged, resolved) are POSTed to the channels routed to, signed with each channel's secret."),
+    sectionNav(match.path),
+    list,
+    formSlot,
+  );
+  await fill(
+    list,
+    signal,
+    () => api.listNotificationChannels({ signal, cache: "no-store" }),
+    (channels) => {
+      mount(formSlot, channelForm(channels));
+      return channels.length ? h("ul", { class: "cards channel-cards" }, channels.map(channelCard)) : empty("No channels: nobody is notified of incidents.");
+    },
+  );
+}
+
+/**
+ * One delivery of the log.
+ * @param {api.Delivery} d
+ */
+function deliveryRow(d) {
+  return h(
+    "tr",
+    { dataset: { eventId: d.eventId } },
+    h("td", null, time(d.eventAt)),
+    h("td", null, d.eventType),
+    h("td", null, h("a", { href: `/incidents/${encodeURIComponent(d.incidentId)}` }, "incident")),
+    h("td", null, h("span", { class: `badge ${d.status === "DELIVERED" ? "ok" : "danger"}` }, d.status)),
+    h("td", null, String(d.attempts)),
+    h("td", null, d.httpStatus ? String(d.httpStatus) : d.error ?? ""),
+    h("td", null, time(d.lastAttemptAt)),
+  );
+}
+
+/**
+ * `/incidents/channels/{id}`: one channel and its delivery log.
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ */
+export async function channelPage(main, match, { signal, title }) {
+  if (!forOperators(main, "Notification channel", title)) {
+    return;
+  }
+  const channel = await loadItem(main, match, signal, "Notification channel", () => api.getNotificationChannel(match.params.id, { signal, cache: "no-store" }));
+  if (!channel) {
+    return;
+  }
+  title(channel.name);
+  const log = h("div", { class: "delivery-log" }, loading("Loading deliveries"));
+  mount(main, pageHead(channel.name, `${channel.url} · ${routing(channel)}`), sectionNav(match.path), h("h2", null, "Deliveries"), log);
+  await fill(
+    log,
+    signal,
+    () => api.listNotificationDeliveries(channel.id, { limit: 100 }, { signal, cache: "no-store" }),
+    (deliveries) =>
+      deliveries.length
+        ? h(
+            "table",
+            { class: "deliveries" },
+            h("thead", null, h("tr", null, ["Event time", "Event", "Incident", "Status", "Attempts", "Answer", "Last attempt"].map((c) => h("th", { scope: "col" }, c)))),
+            h("tbody", null, deliveries.map(deliveryRow)),
+          )
+        : empty("Nothing sent to this channel yet."),
+  );
+}

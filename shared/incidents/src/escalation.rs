@@ -1,0 +1,164 @@
+//! Escalation: a channel told of an incident (opened, reopened, or escalated to it) that
+//! names `escalateAfterMinutes` and `escalateTo` gets an escalation row due that many minutes
+//! later; the incidents sweeper takes the due rows (by due time, through the index, not a
+//! scan) and, for an incident still ACTIVE (not acknowledged, not resolved) since that
+//! notification, records an `Incident Escalated` event for the next channel, in the same
+//! transaction that deletes the row. Acknowledging stops it: the sweeper drops the rows of an
+//! incident that is no longer ACTIVE.
+//!
+//! | Item | pk | sk | gsi1pk / gsi1sk |
+//! |---|---|---|---|
+//! | escalation | `INC#{incidentId}` | `ESC#{eventId}#{channelId}` | `ESCALATIONS` / `{dueAt}#{incidentId}` |
+
+use chrono::{DateTime, Utc};
+use platform::dynamo::{
+    key, n, s, Attributes, DynamoError, Item, Table, Transaction, TransactionError,
+};
+
+use crate::events::{outbox_row, Change, EventKind};
+use crate::input::format_time;
+use crate::model::IncidentStatus;
+
+const ESCALATIONS_GSI: &str = "ESCALATIONS";
+/// Due escalations one sweep takes; the next sweep takes the rest.
+pub const SWEEP_LIMIT: usize = 100;
+
+/// What the sweep did with one due escalation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Escalated to the channel (its event is in the outbox).
+    Escalated {
+        incident_id: String,
+        channel_id: String,
+    },
+    /// The incident was acknowledged, resolved or reopened since: dropped.
+    Dropped { incident_id: String },
+}
+
+#[derive(Clone, Debug)]
+pub struct Escalations {
+    table: Table,
+}
+
+impl Escalations {
+    pub fn new(table: Table) -> Self {
+        Self { table }
+    }
+
+    /// Schedules the escalation of incident `incident_id` from channel `from` (told by event
+    /// `event_id` at `event_at`) to `to`, `after_minutes` from `now`; once per event and
+    /// channel (a redelivered event schedules nothing more).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn schedule(
+        &self,
+        incident_id: &str,
+        event_id: &str,
+        event_at: &str,
+        from: &str,
+        to: &str,
+        after_minutes: i64,
+        now: DateTime<Utc>,
+    ) -> Result<bool, DynamoError> {
+        let due = format_time(now + chrono::Duration::minutes(after_minutes));
+        let mut item = key(
+            format!("INC#{incident_id}"),
+            format!("ESC#{event_id}#{from}"),
+        );
+        item.insert("gsi1pk".into(), s(ESCALATIONS_GSI));
+        item.insert("gsi1sk".into(), s(format!("{due}#{incident_id}")));
+        item.insert("incidentId".into(), s(incident_id));
+        item.insert("fromChannel".into(), s(from));
+        item.insert("toChannel".into(), s(to));
+        item.insert("afterMinutes".into(), n(after_minutes));
+        item.insert("notifiedAt".into(), s(event_at));
+        item.insert("dueAt".into(), s(due));
+        match self
+            .table
+            .put_item()
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(pk)")
+            .send()
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(false),
+            Err(e) => Err(self.table.fail("PutItem", &e)),
+        }
+    }
+
+    /// Takes the escalations due at `now`: escalates or drops each (see the module).
+    pub async fn sweep(&self, now: DateTime<Utc>) -> Result<Vec<Outcome>, DynamoError> {
+        let t = self.table.name().to_string();
+        let query = self
+            .table
+            .query()
+            .index_name("gsi1")
+            .key_condition_expression("gsi1pk = :esc AND gsi1sk <= :now")
+            .expression_attribute_values(":esc", s(ESCALATIONS_GSI))
+            .expression_attribute_values(":now", s(format!("{}#~", format_time(now))));
+        let rows = self.table.query_all(query, Some(SWEEP_LIMIT)).await?;
+        let mut outcomes = Vec::new();
+        for row in rows {
+            let incident_id = row.string(&t, "incidentId")?;
+            let meta = self
+                .table
+                .get(key(format!("INC#{incident_id}"), "META"))
+                .await?
+                .unwrap_or_default();
+            let notified_at = row.string(&t, "notifiedAt")?;
+            let status = meta
+                .opt_string("status")
+                .as_deref()
+                .and_then(IncidentStatus::parse);
+            // A reopen after the notification starts an escalation of its own.
+            let reopened_since = meta
+                .opt_string("reopenedAt")
+                .is_some_and(|at| at.as_str() > notified_at.as_str());
+            let row_key = keys_of(&row);
+            let mut tx = Transaction::new(&self.table);
+            tx.delete(row_key, Some("attribute_exists(pk)"))?;
+            let outcome = if status == Some(IncidentStatus::Active) && !reopened_since {
+                let channel = row.string(&t, "toChannel")?;
+                let from = row.string(&t, "fromChannel")?;
+                let minutes = row.counter(&t, "afterMinutes")?;
+                let at = format_time(now);
+                let note =
+                    format!("not acknowledged within {minutes} min of notifying channel {from}");
+                tx.put(
+                    outbox_row(&Change {
+                        note: Some(&note),
+                        channel_id: Some(&channel),
+                        ..Change::system(EventKind::Escalated, &incident_id, &at)
+                    }),
+                    None,
+                )?;
+                Outcome::Escalated {
+                    incident_id,
+                    channel_id: channel,
+                }
+            } else {
+                Outcome::Dropped { incident_id }
+            };
+            match tx.commit_retrying().await {
+                Ok(()) => outcomes.push(outcome),
+                // Another sweep took it first.
+                Err(e) if e.failed_at(0) => {}
+                Err(TransactionError::Dynamo(e)) => return Err(e),
+                Err(_) => {
+                    return Err(DynamoError::Conflict {
+                        table: t,
+                        attempts: platform::dynamo::RetryPolicy::CONFLICTS.attempts,
+                    })
+                }
+            }
+        }
+        Ok(outcomes)
+    }
+}
+
+fn keys_of(row: &Item) -> Item {
+    ["pk", "sk"]
+        .into_iter()
+        .filter_map(|k| row.get(k).map(|v| (k.to_string(), v.clone())))
+        .collect()
+}

@@ -1,0 +1,348 @@
+//! Notifications: channels managed through the API, an incident's events sent to the
+//! channels routed to as signed webhook calls (a receiver on loopback), each delivery logged,
+//! and escalation to the next channel while nobody acknowledges.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri};
+use incidents::escalation::Outcome;
+use incidents_sweeper_function::IncidentsSweeper;
+use platform::Clock;
+use serde_json::{json, Value};
+use stack_tests::incidents::{log, INCIDENTS};
+use stack_tests::server::{lock, FakeServer};
+use stack_tests::stack::TestStack;
+
+const CHANNELS: &str = "/api/v1/notifications/channels";
+
+/// One call the receiver got.
+#[derive(Clone, Debug)]
+struct Hook {
+    path: String,
+    timestamp: String,
+    signature: String,
+    event_id: String,
+    body: String,
+}
+
+impl Hook {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap()
+    }
+}
+
+async fn receive(
+    State(seen): State<Arc<Mutex<Vec<Hook>>>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: String,
+) -> StatusCode {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string()
+    };
+    lock(&seen).push(Hook {
+        path: uri.path().to_string(),
+        timestamp: header("x-timestamp"),
+        signature: header("x-signature"),
+        event_id: header("x-event-id"),
+        body,
+    });
+    StatusCode::NO_CONTENT
+}
+
+/// Whether `hook` carries the HMAC-SHA256 of `{timestamp}.{body}` under `secret`.
+fn signed_with(hook: &Hook, secret: &str) -> bool {
+    let Some(hex) = hook.signature.strip_prefix("sha256=") else {
+        return false;
+    };
+    let tag: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect();
+    let Some(tag) = tag else { return false };
+    let key = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, secret.as_bytes());
+    aws_lc_rs::hmac::verify(
+        &key,
+        format!("{}.{}", hook.timestamp, hook.body).as_bytes(),
+        &tag,
+    )
+    .is_ok()
+}
+
+/// Waits (up to 20 s) for a call on `path` carrying an event of `kind`.
+async fn hook(receiver: &FakeServer<Vec<Hook>>, path: &str, kind: &str) -> Hook {
+    for _ in 0..200 {
+        let found = lock_hooks(receiver)
+            .into_iter()
+            .find(|h| h.path == path && h.json()["type"] == kind);
+        if let Some(found) = found {
+            return found;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "no {kind} on {path}; the receiver got {:?}",
+        lock_hooks(receiver)
+    );
+}
+
+fn lock_hooks(receiver: &FakeServer<Vec<Hook>>) -> Vec<Hook> {
+    receiver.lock().clone()
+}
+
+async fn create(t: &TestStack, token: &str, body: Value) -> Value {
+    let r = t.post_json_auth(CHANNELS, token, &body).await;
+    assert_eq!(r.status(), 201, "create {body}");
+    r.json().await.unwrap()
+}
+
+async fn sweeper_at(t: &TestStack, minutes: i64) -> IncidentsSweeper {
+    IncidentsSweeper::from_env(
+        &t.env("IncidentsSweeperFunction"),
+        Clock::fixed(chrono::Utc::now() + chrono::Duration::minutes(minutes)),
+    )
+    .await
+    .unwrap()
+}
+
+fn webhook_stack() -> BTreeMap<String, String> {
+    // The receiver listens on loopback.
+    BTreeMap::from([(
+        "WebhookAllowPrivateNetworks".to_string(),
+        "true".to_string(),
+    )])
+}
+
+#[tokio::test]
+async fn an_error_burst_is_notified_signed_and_escalated_until_acknowledged() {
+    let t = TestStack::start_with(webhook_stack()).await;
+    let receiver = FakeServer::start(Vec::<Hook>::new(), receive).await;
+    let (_, token) = t.operator("oncall").await;
+    let manager = create(
+        &t,
+        &token,
+        json!({"name": "manager", "kind": "webhook", "url": receiver.url("/manager"),
+               "secret": "manager-secret-0001", "escalationOnly": true}),
+    )
+    .await;
+    let secondary = create(
+        &t,
+        &token,
+        json!({"name": "secondary", "kind": "webhook", "url": receiver.url("/secondary"),
+               "secret": "secondary-secret-01", "escalationOnly": true,
+               "escalateAfterMinutes": 5, "escalateTo": manager["id"]}),
+    )
+    .await;
+    let primary = create(
+        &t,
+        &token,
+        json!({"name": "primary", "kind": "webhook", "url": receiver.url("/primary"),
+               "secret": "primary-secret-0001", "services": ["checkout"],
+               "severities": ["ERROR", "FATAL"],
+               "escalateAfterMinutes": 1, "escalateTo": secondary["id"]}),
+    )
+    .await;
+    create(
+        &t,
+        &token,
+        json!({"name": "billing", "kind": "webhook", "url": receiver.url("/billing"),
+               "secret": "billing-secret-0001", "services": ["billing"]}),
+    )
+    .await;
+    assert_eq!(primary["services"], json!(["checkout"]));
+    assert!(primary.get("secret").is_none());
+    let listed = t.get_ok_auth(CHANNELS, &token).await;
+    assert_eq!(listed.as_array().unwrap().len(), 4);
+    assert!(listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c.get("secret").is_none()));
+
+    // An ERROR burst opens an incident: the primary channel gets it, signed.
+    let burst: Vec<Value> = (0..5)
+        .map(|i| {
+            log(
+                "checkout",
+                "ERROR",
+                &format!("Payment gateway timeout after {i}00 ms"),
+            )
+        })
+        .collect();
+    t.ingest_ok(&json!(burst)).await;
+    let incident = t.incidents_when(&token, 1).await.remove(0);
+    let id = incident["id"].as_str().unwrap().to_string();
+    let opened = hook(&receiver, "/primary", "Incident Opened").await;
+    assert!(signed_with(&opened, "primary-secret-0001"), "{opened:?}");
+    assert!(!signed_with(&opened, "secondary-secret-01"));
+    let age = chrono::Utc::now().timestamp() - opened.timestamp.parse::<i64>().unwrap();
+    assert!((0..60).contains(&age), "timestamp {}", opened.timestamp);
+    let body = opened.json();
+    assert_eq!(body["source"], "incident-platform");
+    assert_eq!(body["id"], opened.event_id.as_str());
+    assert_eq!(body["detail"]["incidentId"], id.as_str());
+    assert_eq!(body["detail"]["serviceName"], "checkout");
+    assert_eq!(body["detail"]["severity"], "ERROR");
+    let alert = hook(&receiver, "/primary", "Alert Raised").await;
+    assert!(signed_with(&alert, "primary-secret-0001"));
+
+    // Its delivery log.
+    let log_path = format!("{CHANNELS}/{}/deliveries", primary["id"].as_str().unwrap());
+    let deliveries = t.get_ok_auth(&log_path, &token).await;
+    let deliveries = deliveries.as_array().unwrap();
+    assert_eq!(deliveries.len(), 2, "{deliveries:?}");
+    for d in deliveries {
+        assert_eq!(d["status"], "DELIVERED");
+        assert_eq!(d["attempts"], 1);
+        assert_eq!(d["httpStatus"], 204);
+        assert_eq!(d["incidentId"], id.as_str());
+    }
+
+    // Not due yet: nothing escalates.
+    let outcomes = sweeper_at(&t, 0).await.escalate().await.unwrap();
+    assert!(outcomes.is_empty(), "{outcomes:?}");
+    // Two minutes on, unacknowledged: escalated to the secondary channel.
+    let outcomes = sweeper_at(&t, 2).await.escalate().await.unwrap();
+    assert_eq!(
+        outcomes,
+        vec![Outcome::Escalated {
+            incident_id: id.clone(),
+            channel_id: secondary["id"].as_str().unwrap().to_string(),
+        }]
+    );
+    let escalated = hook(&receiver, "/secondary", "Incident Escalated").await;
+    assert!(signed_with(&escalated, "secondary-secret-01"));
+    assert_eq!(escalated.json()["detail"]["channelId"], secondary["id"]);
+    assert_eq!(escalated.json()["detail"]["incidentId"], id.as_str());
+    // An escalation goes to the channel it names only.
+    assert!(lock_hooks(&receiver)
+        .iter()
+        .all(|h| h.path != "/primary" || h.json()["type"] != "Incident Escalated"));
+
+    // Acknowledging stops the escalation the secondary channel would make to the manager.
+    let path = format!("{INCIDENTS}/{id}");
+    let r = t
+        .patch_json_auth_raw(&path, &token, &json!({"status": "ACKNOWLEDGED"}))
+        .await;
+    assert_eq!(r.status(), 200);
+    hook(&receiver, "/primary", "Incident Acknowledged").await;
+    let outcomes = sweeper_at(&t, 30).await.escalate().await.unwrap();
+    assert_eq!(
+        outcomes,
+        vec![Outcome::Dropped {
+            incident_id: id.clone()
+        }]
+    );
+    let r = t
+        .patch_json_auth_raw(&path, &token, &json!({"status": "RESOLVED"}))
+        .await;
+    assert_eq!(r.status(), 200);
+    hook(&receiver, "/primary", "Incident Resolved").await;
+    let outcomes = sweeper_at(&t, 60).await.escalate().await.unwrap();
+    assert!(outcomes.is_empty(), "{outcomes:?}");
+    assert!(
+        lock_hooks(&receiver)
+            .iter()
+            .all(|h| h.path != "/manager" && h.path != "/billing"),
+        "{:?}",
+        lock_hooks(&receiver)
+    );
+}
+
+#[tokio::test]
+async fn channels_are_validated_capped_and_deleted() {
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("oncall").await;
+    let r = t
+        .post_json_auth(
+            CHANNELS,
+            &token,
+            &json!({"name": "", "kind": "email", "url": "ftp://x", "secret": "short",
+                    "severities": ["LOUD"], "escalateAfterMinutes": 5000}),
+        )
+        .await;
+    assert_eq!(r.status(), 400);
+    let body: Value = r.json().await.unwrap();
+    let details = body["details"].to_string();
+    for field in [
+        "name",
+        "kind",
+        "url",
+        "secret",
+        "severities",
+        "escalateAfterMinutes",
+    ] {
+        assert!(details.contains(field), "{field} in {details}");
+    }
+    let r = t
+        .post_json_auth(
+            CHANNELS,
+            &token,
+            &json!({"name": "x", "kind": "webhook", "url": "https://hooks.example.com/a",
+                    "secret": "0123456789abcdef", "escalateAfterMinutes": 5,
+                    "escalateTo": uuid::Uuid::new_v4().to_string()}),
+        )
+        .await;
+    assert_eq!(r.status(), 400);
+    assert!(r.text().await.unwrap().contains("escalateTo"));
+
+    // The cap holds under concurrent creations.
+    let bodies: Vec<Value> = (0..24)
+        .map(|i| {
+            json!({"name": format!("c{i}"), "kind": "webhook",
+                   "url": "https://hooks.example.com/a", "secret": "0123456789abcdef"})
+        })
+        .collect();
+    let creations = bodies
+        .iter()
+        .map(|body| t.post_json_auth(CHANNELS, &token, body));
+    let statuses: Vec<u16> = futures::future::join_all(creations)
+        .await
+        .iter()
+        .map(|r| r.status().as_u16())
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        20,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| *s == 201 || *s == 400),
+        "{statuses:?}"
+    );
+    let listed = t.get_ok_auth(CHANNELS, &token).await;
+    let first = listed[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(listed.as_array().unwrap().len(), 20);
+
+    let one = format!("{CHANNELS}/{first}");
+    assert_eq!(t.delete_auth(&one, &token).await.status(), 204);
+    assert_eq!(t.delete_auth(&one, &token).await.status(), 404);
+    assert_eq!(t.get_auth(&one, &token).await.status(), 404);
+    assert_eq!(
+        t.get_auth(&format!("{CHANNELS}/not-a-channel"), &token)
+            .await
+            .status(),
+        404
+    );
+    // Its place is free again.
+    let r = t
+        .post_json_auth(
+            CHANNELS,
+            &token,
+            &json!({"name": "again", "kind": "webhook",
+                    "url": "https://hooks.example.com/a", "secret": "0123456789abcdef"}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let r = t
+        .get_auth(&format!("{CHANNELS}/{first}/deliveries?limit=0"), &token)
+        .await;
+    assert_eq!(r.status(), 400);
+}
