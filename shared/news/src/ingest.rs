@@ -5,7 +5,10 @@ use platform::aws::Sqs;
 use platform::clock::rfc3339;
 use platform::{Clock, ConfigError, Env};
 
+use futures::StreamExt;
+
 use crate::fetch::{FeedFetcher, FetchError, FetchOutcome, Validators};
+use crate::fulltext::{FullTextMode, PageReader, MAX_PAGES_PER_REFRESH};
 use crate::model::{Source, TopicRef};
 use crate::parse::{parse_feed, ParseError, ParsedFeed};
 use crate::store::{
@@ -57,6 +60,8 @@ pub struct RefreshReport {
     pub left_out: usize,
     /// Articles whose text was cut to fit an item.
     pub cut: usize,
+    /// New articles stored with the text of their page.
+    pub full_text: usize,
     /// Not refreshed: the message was a repeat of one already handled (its `due` is not the
     /// source's next fetch time), or the source is not due yet (a long back-off takes
     /// several delayed hops, one enqueued again).
@@ -155,9 +160,15 @@ impl RefreshQueue {
 pub struct Ingest {
     store: ContentStore,
     fetcher: FeedFetcher,
+    pages: PageReader,
     queue: RefreshQueue,
     clock: Clock,
 }
+
+/// Article pages fetched at once in one refresh (the per-host gap still spaces one host's).
+const PAGE_CONCURRENCY: usize = 4;
+/// The longest a refresh waits for article pages; those not in by then keep the excerpt.
+const PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(8);
 
 /// Whether a source with this fetch state should be refreshed at `now`.
 pub fn is_due(state: &FetchState, now: DateTime<Utc>) -> bool {
@@ -251,6 +262,7 @@ impl Ingest {
         let clock = store.clock().clone();
         Self {
             store,
+            pages: PageReader::new(fetcher.clone()),
             fetcher,
             queue,
             clock,
@@ -517,6 +529,7 @@ impl Ingest {
                 image_url: entry.image_url.clone(),
             })
             .collect();
+        report.full_text = self.add_full_text(source, &mut articles).await?;
         for article in &mut articles {
             if fit_article(article) {
                 report.cut += 1;
@@ -533,6 +546,50 @@ impl Ingest {
             }
         }
         Ok(report)
+    }
+
+    /// Replaces the feed text of the new articles that the source's [`FullTextMode`] wants
+    /// with their page's text (the newest [`MAX_PAGES_PER_REFRESH`], within [`PAGES_BUDGET`]);
+    /// articles already stored are not fetched again. Returns how many got it.
+    async fn add_full_text(
+        &self,
+        source: &Source,
+        articles: &mut [NewArticle],
+    ) -> Result<usize, StoreError> {
+        if source.full_text == FullTextMode::Off {
+            return Ok(0);
+        }
+        let wanted: Vec<&str> = articles
+            .iter()
+            .filter(|a| a.link.is_some() && source.full_text.wants(&a.paragraphs))
+            .map(|a| a.id.as_str())
+            .collect();
+        if wanted.is_empty() {
+            return Ok(0);
+        }
+        let stored = self.store.existing_article_ids(&wanted).await?;
+        let todo: Vec<(usize, String)> = articles
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| source.full_text.wants(&a.paragraphs) && !stored.contains(&a.id))
+            .filter_map(|(i, a)| a.link.clone().map(|link| (i, link)))
+            .take(MAX_PAGES_PER_REFRESH)
+            .collect();
+        let pages = &self.pages;
+        let texts: Vec<(usize, Option<Vec<String>>)> = futures::stream::iter(todo)
+            .map(|(i, link)| async move { (i, pages.full_text(&link).await) })
+            .buffer_unordered(PAGE_CONCURRENCY)
+            .take_until(tokio::time::sleep(PAGES_BUDGET))
+            .collect()
+            .await;
+        let mut added = 0;
+        for (i, text) in texts {
+            if let (Some(paragraphs), Some(article)) = (text, articles.get_mut(i)) {
+                article.paragraphs = paragraphs;
+                added += 1;
+            }
+        }
+        Ok(added)
     }
 
     /// The state after a successful fetch: these validators, due again after the interval.
