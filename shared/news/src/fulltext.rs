@@ -233,11 +233,15 @@ fn match_len(pattern: &str, path: &str) -> Option<usize> {
     Some(pattern.len())
 }
 
+type RobotsCell = Arc<tokio::sync::OnceCell<Arc<Robots>>>;
+
 /// Fetches article pages for their text: robots.txt cached per host, a gap per host.
 #[derive(Debug, Clone)]
 pub struct PageReader {
     fetcher: FeedFetcher,
-    robots: Arc<Mutex<HashMap<String, (Instant, Arc<Robots>)>>>,
+    /// Per origin, when its robots.txt was asked for and the rules once read (one fetch
+    /// however many pages of the origin ask at once).
+    robots: Arc<Mutex<HashMap<String, (Instant, RobotsCell)>>>,
     /// When each host may next be asked.
     next_slot: Arc<Mutex<HashMap<String, Instant>>>,
     gap: Duration,
@@ -292,13 +296,25 @@ impl PageReader {
     /// The rules of `origin`'s robots.txt, fetched at most once per [`ROBOTS_TTL`].
     async fn robots_for(&self, origin: &str) -> Arc<Robots> {
         let now = Instant::now();
-        if let Ok(cache) = self.robots.lock() {
-            if let Some((at, robots)) = cache.get(origin) {
-                if now.duration_since(*at) < ROBOTS_TTL {
-                    return Arc::clone(robots);
+        let cell = match self.robots.lock() {
+            Ok(mut cache) => match cache.get(origin) {
+                Some((at, cell)) if now.duration_since(*at) < ROBOTS_TTL => Arc::clone(cell),
+                _ => {
+                    if cache.len() >= ROBOTS_HOSTS {
+                        cache.clear();
+                    }
+                    let cell = RobotsCell::default();
+                    cache.insert(origin.to_string(), (now, Arc::clone(&cell)));
+                    cell
                 }
-            }
-        }
+            },
+            Err(_) => RobotsCell::default(),
+        };
+        Arc::clone(cell.get_or_init(|| self.read_robots(origin)).await)
+    }
+
+    /// Fetches and reads `origin`'s robots.txt.
+    async fn read_robots(&self, origin: &str) -> Arc<Robots> {
         let host = Url::parse(origin)
             .ok()
             .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
@@ -319,14 +335,7 @@ impl PageReader {
             // Unreachable or a server error: nothing fetched until it can be read.
             _ => Robots::deny_all(),
         };
-        let robots = Arc::new(robots);
-        if let Ok(mut cache) = self.robots.lock() {
-            if cache.len() >= ROBOTS_HOSTS {
-                cache.clear();
-            }
-            cache.insert(origin.to_string(), (now, Arc::clone(&robots)));
-        }
-        robots
+        Arc::new(robots)
     }
 
     /// Waits until `host` may be asked again, and takes that turn.
