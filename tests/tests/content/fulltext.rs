@@ -230,7 +230,8 @@ async fn an_excerpt_only_feed_gives_articles_with_their_full_text() {
             .get_json(&format!("{ARTICLES}?sourceId={source_id}&size=100"))
             .await)
         .len(),
-        4
+        5,
+        "the placeholder's article and the four of the feed"
     );
     assert_eq!(t.get_json(&source(&source_id)).await["fullText"], "auto");
     drop(token);

@@ -35,7 +35,8 @@ async fn the_summary_prompt_holds_the_full_text_of_an_excerpt_only_feed() {
         .await;
     let id = ids(&page).pop().expect("the article");
     let article: Value = t.get_json(&format!("{ARTICLES}/{id}")).await;
-    assert_eq!(article["paragraphs"][0], FIRST, "{article}");
+    let paragraphs = article["paragraphs"].as_array().expect("paragraphs");
+    assert!(paragraphs.iter().any(|p| p == FIRST), "{article}");
     assert_eq!(article["summary"], "Bees seem to play.");
 
     llm.reply("Bumblebees roll balls for fun.");
