@@ -15,14 +15,14 @@ use std::sync::Arc;
 use axum::extract::{FromRef, Path, RawQuery, State};
 use axum::http::{header, Extensions, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::Router;
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
 use news::store::ArticleFilter;
 use news::MAX_FEED_SOURCES;
 use news::{
-    ArticleId, FeedSources, FeedUrl, News, PageRequest, SavedArticleIds, SourceId, Submitted,
-    UserId,
+    ArticleId, FeedSources, FeedUrl, FullTextMode, News, PageRequest, SavedArticleIds, SourceId,
+    Submitted, UserId,
 };
 use platform::auth::{AuthUser, RequireScope, Scope};
 use platform::aws::AwsClients;
@@ -107,6 +107,7 @@ pub fn app(
     let routes = Router::new()
         .route("/sources", get(sources).post(submit_source))
         .route("/sources/{id}", get(source))
+        .route("/sources/{id}/settings", put(source_settings))
         .route(
             "/sources/{id}/subscribers/{user_id}",
             post(subscribe).delete(unsubscribe),
@@ -138,6 +139,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         submit_source,
         subscribe,
         unsubscribe,
+        source_settings,
         topics,
         articles,
         article,
@@ -147,6 +149,8 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
     components(schemas(
         Source,
         SourceSubmission,
+        SourceSettings,
+        FullTextMode,
         Unsubscribed,
         TopicSummary,
         TopicRef,
@@ -316,6 +320,56 @@ async fn submit_source(
         StatusCode::OK
     };
     Ok((status, axum::Json(source)))
+}
+
+/// A source's settings.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct SourceSettings {
+    /// Whether new articles get the text of their page: `on`, `off`, or `auto` (when the
+    /// feed's entry is short, an excerpt).
+    #[schema(required = true, value_type = FullTextMode)]
+    full_text: Option<String>,
+}
+
+/// Changes a source's settings (they apply to the articles its next refreshes store); for
+/// services with `source.write`.
+#[utoipa::path(
+    put,
+    path = "/api/content/sources/{id}/settings",
+    operation_id = "updateSourceSettings",
+    tag = "content",
+    security(("sourceWrite" = ["source.write"])),
+    params(("id" = String, Path, max_length = 200, description = "The source's id")),
+    request_body = SourceSettings,
+    responses(
+        (status = 200, description = "The source with its settings", body = Source),
+        (status = 400, description = "`fullText` is missing or not one of on, off, auto (`details`: `fullText: reason`)", body = ErrorBody),
+        ServiceTokenRequired,
+        NoSuchSource,
+        IdTooLong,
+    )
+)]
+async fn source_settings(
+    State(state): State<AppState>,
+    _caller: RequireScope<SourceWrite>,
+    Path(id): Path<String>,
+    Json(input): Json<SourceSettings>,
+) -> Answer<Source> {
+    let id = SourceId::parse("id", id)?;
+    let mode = match input.full_text.as_deref() {
+        Some("on") => FullTextMode::On,
+        Some("off") => FullTextMode::Off,
+        Some("auto") => FullTextMode::Auto,
+        Some(_) => return Err(Invalid::field("fullText", "must be on, off or auto").into()),
+        None => return Err(Invalid::field("fullText", "is required").into()),
+    };
+    state
+        .news
+        .set_full_text(&id, mode)
+        .await
+        .map(axum::Json)
+        .map_err(to_api)
 }
 
 /// Adds a subscriber to a source (idempotent per user); for services with `source.write`. A

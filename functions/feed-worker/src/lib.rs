@@ -63,6 +63,7 @@ impl FeedWorker {
                     already_stored = report.already_stored,
                     left_out = report.left_out,
                     cut = report.cut,
+                    full_text = report.full_text,
                     "feed refreshed"
                 );
                 Ok(())

@@ -5,6 +5,7 @@
 // Operations without a function here (not for browser users):
 //   webClient (platform surface, not an API call)
 //   gatewayHealth (platform surface, not an API call)
+//   updateSourceSettings (service or internal credentials only)
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
 //   cleanupDeletedRecipeAccount (service or internal credentials only)
@@ -436,6 +437,11 @@ import { request } from "./http.js";
  * Follower count changes by topic name.
  * @typedef {Object} FollowerDeltasRequest
  * @property {Object<string, number>} deltas Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 200 names.
+ */
+
+/**
+ * Whether a source's articles get the text of their page.
+ * @typedef {("on"|"off"|"auto")} FullTextMode
  */
 
 /**
@@ -1294,6 +1300,7 @@ import { request } from "./http.js";
  * @typedef {Object} Source
  * @property {string} createdAt
  * @property {(string|null)} [description]
+ * @property {FullTextMode} fullText Whether new articles get the text of their page (`auto`: when the feed's entry is short).
  * @property {string} id
  * @property {(string|null)} [lastFetchedAt] When the feed was last fetched.
  * @property {(string|null)} [siteUrl] The website the feed belongs to.
@@ -1305,6 +1312,12 @@ import { request } from "./http.js";
 /**
  * One entry of `enabledSourceIds` (the schema of the list's items).
  * @typedef {string} SourceIdEntry
+ */
+
+/**
+ * A source's settings.
+ * @typedef {Object} SourceSettings
+ * @property {FullTextMode} fullText Whether new articles get the text of their page: `on`, `off`, or `auto` (when the feed's entry is short, an excerpt).
  */
 
 /**

@@ -5,7 +5,10 @@ use platform::aws::Sqs;
 use platform::clock::rfc3339;
 use platform::{Clock, ConfigError, Env};
 
+use futures::StreamExt;
+
 use crate::fetch::{FeedFetcher, FetchError, FetchOutcome, Validators};
+use crate::fulltext::{FullTextMode, PageReader, MAX_PAGES_PER_REFRESH};
 use crate::model::{Source, TopicRef};
 use crate::parse::{parse_feed, ParseError, ParsedFeed};
 use crate::store::{
@@ -57,6 +60,8 @@ pub struct RefreshReport {
     pub left_out: usize,
     /// Articles whose text was cut to fit an item.
     pub cut: usize,
+    /// New articles stored with the text of their page.
+    pub full_text: usize,
     /// Not refreshed: the message was a repeat of one already handled (its `due` is not the
     /// source's next fetch time), or the source is not due yet (a long back-off takes
     /// several delayed hops, one enqueued again).
@@ -155,9 +160,17 @@ impl RefreshQueue {
 pub struct Ingest {
     store: ContentStore,
     fetcher: FeedFetcher,
+    pages: PageReader,
     queue: RefreshQueue,
     clock: Clock,
 }
+
+/// Article pages fetched at once in one refresh (the per-host gap still spaces one host's).
+const PAGE_CONCURRENCY: usize = 4;
+/// The longest a refresh waits for article pages; those not in by then keep the excerpt.
+const PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(8);
+/// The same for a submission, which a user waits for inside the content function's 15 s.
+const SUBMIT_PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Whether a source with this fetch state should be refreshed at `now`.
 pub fn is_due(state: &FetchState, now: DateTime<Utc>) -> bool {
@@ -251,6 +264,7 @@ impl Ingest {
         let clock = store.clock().clone();
         Self {
             store,
+            pages: PageReader::new(fetcher.clone()),
             fetcher,
             queue,
             clock,
@@ -312,7 +326,8 @@ impl Ingest {
         }
         let (source, created) = self.store.create_source(new).await?;
         if created {
-            self.store_entries(&source, &feed).await?;
+            self.store_entries(&source, &feed, SUBMIT_PAGES_BUDGET)
+                .await?;
             let state = self.healthy_state(validators);
             // The source's chain of refreshes starts here; lost, the scheduler's walk starts it.
             if let Some(due) = &state.next_fetch_at {
@@ -408,25 +423,27 @@ impl Ingest {
             Err(e) => Err(e.into()),
         };
         let error = match parsed {
-            Ok((feed, validators)) => match self.store_entries(&source, &feed).await {
-                Ok(report) => {
-                    let mut title = feed.title.clone();
-                    cut_to_bytes(&mut title, MAX_TITLE_BYTES);
-                    let healthy = self.healthy_state(validators);
-                    self.record(
-                        source_id,
-                        &healthy,
-                        claimed.as_deref(),
-                        true,
-                        Some((&title, &source.title)),
-                    )
-                    .await?;
-                    return Ok(report);
+            Ok((feed, validators)) => {
+                match self.store_entries(&source, &feed, PAGES_BUDGET).await {
+                    Ok(report) => {
+                        let mut title = feed.title.clone();
+                        cut_to_bytes(&mut title, MAX_TITLE_BYTES);
+                        let healthy = self.healthy_state(validators);
+                        self.record(
+                            source_id,
+                            &healthy,
+                            claimed.as_deref(),
+                            true,
+                            Some((&title, &source.title)),
+                        )
+                        .await?;
+                        return Ok(report);
+                    }
+                    // A feed whose entries cannot be stored is backed off like one that cannot be
+                    // fetched, or it would be tried again on every run.
+                    Err(e) => IngestError::Store(e),
                 }
-                // A feed whose entries cannot be stored is backed off like one that cannot be
-                // fetched, or it would be tried again on every run.
-                Err(e) => IngestError::Store(e),
-            },
+            }
             Err(error) => error,
         };
         let failures = state.failures.saturating_add(1);
@@ -478,6 +495,7 @@ impl Ingest {
         &self,
         source: &Source,
         feed: &ParsedFeed,
+        pages_budget: std::time::Duration,
     ) -> Result<RefreshReport, StoreError> {
         let mut report = RefreshReport::default();
         // Entries without a date count as published now.
@@ -517,6 +535,9 @@ impl Ingest {
                 image_url: entry.image_url.clone(),
             })
             .collect();
+        report.full_text = self
+            .add_full_text(source, &mut articles, pages_budget)
+            .await?;
         for article in &mut articles {
             if fit_article(article) {
                 report.cut += 1;
@@ -533,6 +554,51 @@ impl Ingest {
             }
         }
         Ok(report)
+    }
+
+    /// Replaces the feed text of the new articles that the source's [`FullTextMode`] wants
+    /// with their page's text (the newest [`MAX_PAGES_PER_REFRESH`], within `budget`);
+    /// articles already stored are not fetched again. Returns how many got it.
+    async fn add_full_text(
+        &self,
+        source: &Source,
+        articles: &mut [NewArticle],
+        budget: std::time::Duration,
+    ) -> Result<usize, StoreError> {
+        if source.full_text == FullTextMode::Off {
+            return Ok(0);
+        }
+        let wanted: Vec<&str> = articles
+            .iter()
+            .filter(|a| a.link.is_some() && source.full_text.wants(&a.paragraphs))
+            .map(|a| a.id.as_str())
+            .collect();
+        if wanted.is_empty() {
+            return Ok(0);
+        }
+        let stored = self.store.existing_article_ids(&wanted).await?;
+        let todo: Vec<(usize, String)> = articles
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| source.full_text.wants(&a.paragraphs) && !stored.contains(&a.id))
+            .filter_map(|(i, a)| a.link.clone().map(|link| (i, link)))
+            .take(MAX_PAGES_PER_REFRESH)
+            .collect();
+        let pages = &self.pages;
+        let texts: Vec<(usize, Option<Vec<String>>)> = futures::stream::iter(todo)
+            .map(|(i, link)| async move { (i, pages.full_text(&link).await) })
+            .buffer_unordered(PAGE_CONCURRENCY)
+            .take_until(tokio::time::sleep(budget))
+            .collect()
+            .await;
+        let mut added = 0;
+        for (i, text) in texts {
+            if let (Some(paragraphs), Some(article)) = (text, articles.get_mut(i)) {
+                article.paragraphs = paragraphs;
+                added += 1;
+            }
+        }
+        Ok(added)
     }
 
     /// The state after a successful fetch: these validators, due again after the interval.

@@ -29,6 +29,7 @@
 
 pub mod accounts;
 pub mod fetch;
+pub mod fulltext;
 pub mod html;
 pub mod ingest;
 pub mod input;
@@ -44,6 +45,7 @@ pub use self::accounts::{Accounts, AccountsError};
 pub use self::fetch::{
     is_blocked_ip, FeedFetcher, FetchConfig, FetchError, FetchOutcome, Validators,
 };
+pub use self::fulltext::{FullTextMode, PageReader};
 pub use self::html::{html_to_paragraphs, html_to_text};
 pub use self::ingest::{FeedRefresh, Ingest, RefreshQueue, RefreshSchedule, WalkStep};
 pub use self::input::{

@@ -22,6 +22,9 @@ pub struct Source {
     pub last_fetched_at: Option<String>,
     #[schema(format = DateTime)]
     pub created_at: String,
+    /// Whether new articles get the text of their page (`auto`: when the feed's entry is
+    /// short).
+    pub full_text: crate::fulltext::FullTextMode,
 }
 
 /// What an unsubscribe left: the source with `deleted: false` when it survives, or only its
@@ -198,6 +201,7 @@ mod tests {
             subscriber_count: 2,
             last_fetched_at: None,
             created_at: "2026-01-01T00:00:00.000Z".into(),
+            full_text: crate::fulltext::FullTextMode::Auto,
         };
         let mut expected = serde_json::to_value(&source).unwrap();
         expected["deleted"] = false.into();

@@ -125,6 +125,18 @@ impl News {
             .ok_or(NewsError::SourceNotFound)
     }
 
+    /// Sets whether the source's new articles get the text of their page.
+    pub async fn set_full_text(
+        &self,
+        id: &SourceId,
+        mode: crate::FullTextMode,
+    ) -> Result<Source, NewsError> {
+        self.store
+            .set_full_text(id.as_str(), mode)
+            .await?
+            .ok_or(NewsError::SourceNotFound)
+    }
+
     /// [`News::submit`] for a user: refused when the caller's account is gone, so a token
     /// that outlives its account cannot add sources.
     pub async fn submit_as_user(

@@ -13,6 +13,7 @@ mod articles;
 mod backfill;
 mod cursors;
 mod feed;
+mod fulltext;
 mod limits;
 mod refresh;
 mod sources;

@@ -16,6 +16,7 @@
 mod articles;
 mod cache;
 mod errors;
+mod fulltext;
 mod limits;
 mod operations;
 mod provider;

@@ -254,7 +254,7 @@ impl ContentStore {
     }
 
     /// Which of these article ids are stored (one BatchGetItem per 100 ids).
-    async fn existing_article_ids(&self, ids: &[&str]) -> Result<HashSet<String>, StoreError> {
+    pub async fn existing_article_ids(&self, ids: &[&str]) -> Result<HashSet<String>, StoreError> {
         let keys = ids.iter().map(|id| article_key(id)).collect();
         self.table
             .batch_get_all(keys, Some("id"))

@@ -164,6 +164,9 @@ pub(super) fn is_retired(item: &Item) -> bool {
 
 /// A source from its item, its counters and its fetch bookkeeping (for a source written
 /// before they were split off, the item itself holds all three).
+/// The source's [`crate::FullTextMode`], on its `META` item (absent: `auto`).
+pub(super) const FULL_TEXT: &str = "fullText";
+
 pub(super) fn to_source(
     table: &str,
     item: &Item,
@@ -179,6 +182,9 @@ pub(super) fn to_source(
         subscriber_count: counts.counter(table, "subscriberCount")?,
         last_fetched_at: fetch.opt_string("lastFetchedAt"),
         created_at: item.string(table, "createdAt")?,
+        full_text: crate::fulltext::FullTextMode::from_stored(
+            item.opt_string(FULL_TEXT).as_deref(),
+        ),
     })
 }
 

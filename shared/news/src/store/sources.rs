@@ -12,8 +12,8 @@ use platform::dynamo::{is_condition_failed, key, n, s, Attributes, Item, Transac
 
 use super::items::{
     counts_key, fetch_key, is_retired, new_counts_item, new_source_item, shard_of, source_key,
-    stats_key, to_fetch_state, to_source, ARTICLE_SHARDS, RETIRED, RETIRED_AT, SOURCES, TOPIC_ROWS,
-    TOPIC_ROWS_DONE,
+    stats_key, to_fetch_state, to_source, ARTICLE_SHARDS, FULL_TEXT, RETIRED, RETIRED_AT, SOURCES,
+    TOPIC_ROWS, TOPIC_ROWS_DONE,
 };
 use super::{ContentStore, FetchState, NewSource, StoreError};
 use crate::model::Source;
@@ -108,6 +108,7 @@ impl ContentStore {
             "failures",
             "subscriberCount",
             "articleCount",
+            FULL_TEXT,
         ];
         let mut values = Item::from([
             (":url".to_string(), s(&new.url)),
@@ -240,6 +241,30 @@ impl ContentStore {
         match self.source_record(id).await? {
             Some(record) if !record.retired() => Ok(Some(record.source(self.table.name())?)),
             _ => Ok(None),
+        }
+    }
+
+    /// Sets the source's [`crate::FullTextMode`]; `None` when it does not exist or is retired.
+    pub async fn set_full_text(
+        &self,
+        id: &str,
+        mode: crate::FullTextMode,
+    ) -> Result<Option<Source>, StoreError> {
+        let outcome = self
+            .table
+            .update_item()
+            .set_key(Some(source_key(id)))
+            .update_expression("SET #fullText = :mode")
+            .condition_expression("attribute_exists(pk) AND attribute_not_exists(#retiredAt)")
+            .expression_attribute_names("#fullText", FULL_TEXT)
+            .expression_attribute_names("#retiredAt", RETIRED_AT)
+            .expression_attribute_values(":mode", s(mode.as_str()))
+            .send()
+            .await;
+        match outcome {
+            Ok(_) => self.source(id).await,
+            Err(e) if is_condition_failed(&e) => Ok(None),
+            Err(e) => Err(self.table.fail("UpdateItem", &e).into()),
         }
     }
 

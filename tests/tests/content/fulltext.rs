@@ -1,0 +1,317 @@
+//! The full text of excerpt-only feeds: each new article's page fetched once, robots.txt
+//! honoured, its main text stored as the article's paragraphs with the excerpt kept as the
+//! summary, and the per-source `fullText` setting.
+
+use serde_json::{json, Value};
+use stack_tests::content::{
+    feed_worker, ids, make_due, source, sqs_event, subscribed_feed, SubmittedFeed, ARTICLES,
+};
+use stack_tests::feeds::FeedDocument;
+use stack_tests::{assert_news_error, details};
+
+/// An article page as a news site serves it: navigation, a cookie banner, the story, related
+/// links, comments and a footer around it.
+fn article_page(title: &str, paragraphs: &[&str]) -> String {
+    let body: String = paragraphs.iter().map(|p| format!("<p>{p}</p>\n")).collect();
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title} | Harbour Gazette</title>
+<script>window.dataLayer=[];</script><style>.nav a{{color:#333}}</style></head>
+<body>
+<div id="cookie-banner" class="cookie-consent">We use cookies to improve your experience.
+ <button>Accept all cookies</button> <a href="/privacy">Manage preferences</a></div>
+<header class="site-header"><nav class="nav"><a href="/">Home</a> <a href="/local">Local</a>
+ <a href="/business">Business</a> <a href="/sport">Sport</a> <a href="/opinion">Opinion</a></nav></header>
+<main><article class="story">
+<h1>{title}</h1><p class="byline">By Morgan Ellery, 27 November 2026</p>
+<div class="story-body">
+{body}</div></article>
+<aside class="related"><h3>Related stories</h3><ul>
+<li><a href="/local/ferry-timetable">Winter ferry timetable published</a></li>
+<li><a href="/business/fish-market">Fish market prices steady</a></li></ul></aside>
+<section id="comments" class="comments"><h3>Comments (2)</h3>
+<div class="comment">Great to see this finally happening. — Pat</div>
+<div class="comment">About time the council listened. — Sam</div></section></main>
+<footer class="site-footer"><p>Copyright 2026 Harbour Gazette. All rights reserved.</p>
+<a href="/terms">Terms</a> <a href="/contact">Contact us</a></footer>
+</body></html>"#
+    )
+}
+
+const HARBOUR: [&str; 5] = [
+    "The harbour board approved a twelve million plan on Tuesday to rebuild the north quay, whose timber piles have been failing since the storms of last winter.",
+    "Engineers told the board that three of the quay's seven berths are already closed to vessels over forty metres, and that a fourth would close by spring without repairs.",
+    "The plan replaces the timber with steel piles and a concrete deck, and adds shore power so that ferries can switch off their engines while they are alongside.",
+    "Fishing crews, who lost most of their berths when the closures began, will get two of the rebuilt berths first, in a phased reopening that starts next August.",
+    "Work is due to finish in the autumn of 2028, and the board said that the south quay would stay open throughout, with a temporary pontoon for the smaller boats.",
+];
+
+const SOLAR: [&str; 4] = [
+    "When we put solar panels on the workshop roof last spring, the installer promised that they would cover about half of our electricity over a year.",
+    "Twelve months of meter readings later, the panels covered sixty-one per cent, helped by a dry summer and by moving the kiln firings to the middle of the day.",
+    "The battery was the part that disappointed: in winter it rarely filled, and the savings it brought would take longer than its warranty to pay it back.",
+    "If we were doing it again, we would skip the battery, add four more panels on the east side, and spend the difference on insulating the drying room.",
+];
+
+fn rss(items: &[(&str, &str, &str)]) -> String {
+    let items: String = items
+        .iter()
+        .enumerate()
+        .map(|(n, (title, link, description))| {
+            format!(
+                "<item><title>{title}</title><link>{link}</link><guid>{link}</guid>\
+                 <pubDate>Thu, 2{n} Nov 2026 09:00:00 GMT</pubDate>\
+                 <description>{description}</description></item>"
+            )
+        })
+        .collect();
+    format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Harbour Gazette</title>\
+         <link>https://gazette.example/</link><description>Local news</description>\
+         {items}</channel></rss>"
+    )
+}
+
+/// The article of the page of articles with this title, read by its id (with paragraphs).
+async fn article_titled(t: &stack_tests::TestStack, source_id: &str, title: &str) -> Value {
+    let page = t
+        .get_json(&format!("{ARTICLES}?sourceId={source_id}&size=100"))
+        .await;
+    let found = page["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .find(|a| a["title"] == title)
+        .unwrap_or_else(|| panic!("no article {title}: {page}"));
+    t.get_json(&format!("{ARTICLES}/{}", found["id"].as_str().expect("id")))
+        .await
+}
+
+fn paragraphs(article: &Value) -> Vec<String> {
+    article["paragraphs"]
+        .as_array()
+        .expect("paragraphs")
+        .iter()
+        .map(|p| p.as_str().expect("text").to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_excerpt_only_feed_gives_articles_with_their_full_text() {
+    let long_body = "A long entry that carries its own text. ".repeat(30);
+    let feed_items = |base: &str| {
+        vec![
+            (
+                "Harbour board backs quay rebuild".to_string(),
+                format!("{base}/2026/11/quay-rebuild.html"),
+                "The north quay is to be rebuilt.".to_string(),
+            ),
+            (
+                "A year of solar on the workshop".to_string(),
+                format!("{base}/blog/solar-year.html"),
+                "What the panels really did.".to_string(),
+            ),
+            (
+                "Members only briefing".to_string(),
+                format!("{base}/private/briefing.html"),
+                "For members.".to_string(),
+            ),
+            (
+                "A feed with its own text".to_string(),
+                format!("{base}/2026/11/long.html"),
+                long_body.clone(),
+            ),
+        ]
+    };
+    // The feed's URLs need the server's address: serve a placeholder first, then the feed.
+    let SubmittedFeed {
+        t,
+        feeds,
+        source_id,
+        token,
+        ..
+    } = subscribed_feed(
+        "reader",
+        "/gazette.xml",
+        FeedDocument::rss(rss(&[("Placeholder", "https://gazette.example/p", "x")])),
+    )
+    .await;
+    let base = feeds.url("");
+    let base = base.trim_end_matches('/');
+    feeds.put(
+        "/robots.txt",
+        FeedDocument::html("User-agent: *\nDisallow: /private/\n"),
+    );
+    feeds.put(
+        "/2026/11/quay-rebuild.html",
+        FeedDocument::html(article_page("Harbour board backs quay rebuild", &HARBOUR)),
+    );
+    feeds.put(
+        "/blog/solar-year.html",
+        FeedDocument::html(article_page("A year of solar on the workshop", &SOLAR)),
+    );
+    feeds.put(
+        "/private/briefing.html",
+        FeedDocument::html(article_page("Members only briefing", &SOLAR)),
+    );
+    feeds.put(
+        "/2026/11/long.html",
+        FeedDocument::html(article_page("A feed with its own text", &HARBOUR)),
+    );
+    let items = feed_items(base);
+    let items: Vec<(&str, &str, &str)> = items
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
+    feeds.put("/gazette.xml", FeedDocument::rss(rss(&items)));
+
+    let worker = feed_worker(&t).await;
+    let due = make_due(&t, &source_id).await;
+    let refresh = news::FeedRefresh::due(&source_id, &due).to_json();
+    let response = worker
+        .handle(sqs_event(&[("m1", refresh)]))
+        .await
+        .expect("batch");
+    assert!(response.batch_item_failures.is_empty());
+
+    let quay = article_titled(&t, &source_id, "Harbour board backs quay rebuild").await;
+    let text = paragraphs(&quay);
+    assert_eq!(
+        text.first().map(String::as_str),
+        Some(HARBOUR[0]),
+        "{text:?}"
+    );
+    assert_eq!(
+        text.last().map(String::as_str),
+        Some(HARBOUR[4]),
+        "{text:?}"
+    );
+    let joined = text.join("\n");
+    for boilerplate in ["cookies", "Related stories", "About time", "Copyright"] {
+        assert!(
+            !joined.contains(boilerplate),
+            "{boilerplate} left in: {text:?}"
+        );
+    }
+    assert_eq!(quay["summary"], "The north quay is to be rebuilt.");
+    let solar = article_titled(&t, &source_id, "A year of solar on the workshop").await;
+    assert_eq!(
+        paragraphs(&solar).last().map(String::as_str),
+        Some(SOLAR[3])
+    );
+
+    // robots.txt refuses the page: the excerpt stays, and the page was never asked for.
+    let private = article_titled(&t, &source_id, "Members only briefing").await;
+    assert_eq!(paragraphs(&private), vec!["For members.".to_string()]);
+    assert_eq!(feeds.hits("/private/briefing.html").full, 0);
+    // `auto` leaves an entry with its own text alone.
+    let long = article_titled(&t, &source_id, "A feed with its own text").await;
+    assert_eq!(paragraphs(&long).join(" ").trim(), long_body.trim());
+    assert_eq!(feeds.hits("/2026/11/long.html").full, 0);
+    assert_eq!(feeds.hits("/robots.txt").full, 1, "robots.txt is cached");
+
+    // A repeat of the refresh stores nothing new and fetches no page again.
+    feeds.put(
+        "/gazette.xml",
+        FeedDocument::rss(format!("{} ", rss(&items))),
+    );
+    let due = make_due(&t, &source_id).await;
+    worker
+        .handle(sqs_event(&[(
+            "m2",
+            news::FeedRefresh::due(&source_id, &due).to_json(),
+        )]))
+        .await
+        .expect("batch");
+    assert_eq!(feeds.hits("/2026/11/quay-rebuild.html").full, 1);
+    assert_eq!(feeds.hits("/blog/solar-year.html").full, 1);
+    assert_eq!(
+        ids(&t
+            .get_json(&format!("{ARTICLES}?sourceId={source_id}&size=100"))
+            .await)
+        .len(),
+        5,
+        "the placeholder's article and the four of the feed"
+    );
+    assert_eq!(t.get_json(&source(&source_id)).await["fullText"], "auto");
+    drop(token);
+}
+
+#[tokio::test]
+async fn the_full_text_setting_is_for_services_and_validated() {
+    let SubmittedFeed {
+        t,
+        feeds,
+        source_id,
+        token,
+        ..
+    } = subscribed_feed(
+        "settler",
+        "/settings.xml",
+        FeedDocument::rss(rss(&[("First", "https://gazette.example/first", "x")])),
+    )
+    .await;
+    let path = format!("{}/settings", source(&source_id));
+    let service = t.service_token().await;
+
+    let as_user = t
+        .put_json_auth(&path, &token, &json!({"fullText": "on"}))
+        .await;
+    assert_news_error(as_user, 403, &path.replace("/api/content", "")).await;
+    for (body, detail) in [
+        (
+            json!({"fullText": "sometimes"}),
+            "fullText: must be on, off or auto",
+        ),
+        (json!({}), "fullText: is required"),
+    ] {
+        let error = assert_news_error(
+            t.put_json_auth(&path, &service, &body).await,
+            400,
+            &path.replace("/api/content", ""),
+        )
+        .await;
+        assert_eq!(details(&error), vec![detail]);
+    }
+    let missing = "/api/content/sources/0123456789abcdef0123456789abcdef/settings";
+    let response = t
+        .put_json_auth(missing, &service, &json!({"fullText": "on"}))
+        .await;
+    assert_eq!(response.status(), 404);
+
+    let off = t
+        .put_json_auth(&path, &service, &json!({"fullText": "off"}))
+        .await;
+    assert_eq!(off.status(), 200);
+    let off: Value = off.json().await.expect("json");
+    assert_eq!(off["fullText"], "off");
+
+    // Off: a new excerpt-only entry keeps its excerpt and its page is not fetched.
+    let link = feeds.put(
+        "/2026/11/quay-rebuild.html",
+        FeedDocument::html(article_page("Harbour board backs quay rebuild", &HARBOUR)),
+    );
+    feeds.put(
+        "/settings.xml",
+        FeedDocument::rss(rss(&[(
+            "Harbour board backs quay rebuild",
+            &link,
+            "The north quay is to be rebuilt.",
+        )])),
+    );
+    let due = make_due(&t, &source_id).await;
+    feed_worker(&t)
+        .await
+        .handle(sqs_event(&[(
+            "m1",
+            news::FeedRefresh::due(&source_id, &due).to_json(),
+        )]))
+        .await
+        .expect("batch");
+    let quay = article_titled(&t, &source_id, "Harbour board backs quay rebuild").await;
+    assert_eq!(
+        paragraphs(&quay),
+        vec!["The north quay is to be rebuilt.".to_string()]
+    );
+    assert_eq!(feeds.hits("/2026/11/quay-rebuild.html").full, 0);
+}
