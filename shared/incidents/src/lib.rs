@@ -12,6 +12,7 @@
 //! - [`keys`]: ingest keys, issued and revoked by admins, stored hashed.
 
 pub mod fingerprint;
+pub mod grouping_quality;
 pub mod groups;
 pub mod input;
 pub mod keys;
