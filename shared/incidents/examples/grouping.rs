@@ -1,6 +1,9 @@
 //! Prints the default fingerprint's pairwise precision and recall over the labelled set
 //! (`cargo run -p incidents --example grouping [FILE.tsv]`), and each label split or merged.
 
+// A printer: stdout is its output.
+#![allow(clippy::print_stdout)]
+
 use std::collections::BTreeMap;
 
 use incidents::fingerprint::normalize;

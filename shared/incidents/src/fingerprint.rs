@@ -284,7 +284,9 @@ fn is_long_hex(s: &str) -> bool {
 }
 
 fn is_status(s: &str) -> bool {
-    s.len() == 3 && s.chars().all(|c| c.is_ascii_digit()) && matches!(s.as_bytes()[0], b'1'..=b'5')
+    s.len() == 3
+        && s.chars().all(|c| c.is_ascii_digit())
+        && matches!(s.as_bytes().first(), Some(b'1'..=b'5'))
 }
 
 /// An error's name: `TimeoutError`, `Http2Exception`, `E11000`, `ECONNRESET`, `ORA-00942`.
@@ -359,29 +361,43 @@ struct Around<'a> {
     after: Option<&'a str>,
 }
 
-/// One token (trailing `.`, `:` and `/` kept apart) normalised in its context.
+/// True when `core` names the problem though it holds digits: an HTTP status in context, a
+/// code after `errno`, an error's name.
+fn names_problem(core: &str, before: &str, after: &str) -> bool {
+    let status = is_status(core)
+        && !word_in(after, UNITS)
+        && (word_in(before, STATUS_BEFORE)
+            || before.starts_with("http/")
+            || word_in(after, REASON_AFTER));
+    let code =
+        core.len() <= 6 && core.chars().all(|c| c.is_ascii_digit()) && word_in(before, CODE_BEFORE);
+    status || code || is_error_name(core)
+}
+
+/// True when `core` identifies one occurrence: a number or id, a host, a name after `user`.
+fn identifies(core: &str, before: &str) -> bool {
+    has_digit(core)
+        || is_long_hex(core)
+        || is_host_name(core)
+        || (word_in(before, NAME_BEFORE)
+            && !word_in(core, PLAIN_WORDS)
+            && !word_in(core, NAME_BEFORE))
+}
+
+/// One token (trailing `.` and `:` kept apart) normalised in its context.
 fn token(raw: &str, around: &Around<'_>, out: &mut String) {
     let core = raw.trim_end_matches(['.', ':']);
-    let tail = &raw[core.len()..];
+    let tail = raw.get(core.len()..).unwrap_or("");
     if core.is_empty() {
         out.push_str(raw);
         return;
     }
     let before = around.before.unwrap_or("");
     let after = around.after.unwrap_or("");
-    if is_status(core)
-        && !word_in(after, UNITS)
-        && (word_in(before, STATUS_BEFORE)
-            || before.starts_with("http/")
-            || word_in(after, REASON_AFTER))
-    {
-        out.push_str(core);
-    } else if core.chars().all(|c| c.is_ascii_digit())
-        && core.len() <= 6
-        && word_in(before, CODE_BEFORE)
-    {
-        out.push_str(core);
-    } else if is_error_name(core) {
+    let key_value = core
+        .split_once(':')
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty() && k.chars().all(char::is_alphabetic));
+    if names_problem(core, before, after) {
         out.push_str(core);
     } else if is_email(core) || core.starts_with('@') {
         out.push('#');
@@ -389,12 +405,9 @@ fn token(raw: &str, around: &Around<'_>, out: &mut String) {
         out.push_str(scheme);
         out.push_str("://#");
         if let Some(at) = rest.find('/') {
-            path(&rest[at..], out);
+            path(rest.get(at..).unwrap_or(""), out);
         }
-    } else if let Some((key, value)) = core
-        .split_once(':')
-        .filter(|(k, v)| !k.is_empty() && !v.is_empty() && k.chars().all(char::is_alphabetic))
-    {
+    } else if let Some((key, value)) = key_value {
         // `status:500`, `user:alice`: the key is the context of its value.
         out.push_str(key);
         out.push(':');
@@ -405,12 +418,7 @@ fn token(raw: &str, around: &Around<'_>, out: &mut String) {
         token(value, &inner, out);
     } else if core.contains('/') && !core.starts_with("http/") {
         path(core, out);
-    } else if has_digit(core) || is_long_hex(core) || is_host_name(core) {
-        out.push('#');
-    } else if word_in(before, NAME_BEFORE)
-        && !word_in(core, PLAIN_WORDS)
-        && !word_in(core, NAME_BEFORE)
-    {
+    } else if identifies(core, before) {
         out.push('#');
     } else {
         out.push_str(core);
@@ -452,11 +460,10 @@ fn pieces(message: &str) -> Vec<Piece<'_>> {
 /// `message` normalised (see the module docs).
 pub fn normalize(message: &str) -> String {
     let pieces = pieces(message);
-    let words: Vec<(usize, String)> = pieces
+    let words: Vec<String> = pieces
         .iter()
-        .enumerate()
-        .filter_map(|(i, p)| match p {
-            Piece::Token(t) => Some((i, t.trim_end_matches(['.', ':']).to_ascii_lowercase())),
+        .filter_map(|p| match p {
+            Piece::Token(t) => Some(t.trim_end_matches(['.', ':']).to_ascii_lowercase()),
             _ => None,
         })
         .collect();
@@ -466,10 +473,12 @@ pub fn normalize(message: &str) -> String {
         match piece {
             Piece::Token(t) => {
                 let around = Around {
-                    before: word.checked_sub(1).map(|w| words[w].1.as_str()),
-                    after: words.get(word + 1).map(|(_, w)| w.as_str()),
+                    before: word
+                        .checked_sub(1)
+                        .and_then(|w| words.get(w))
+                        .map(String::as_str),
+                    after: words.get(word + 1).map(String::as_str),
                 };
-                debug_assert_eq!(words[word].0, i);
                 token(t, &around, &mut out);
                 word += 1;
             }

@@ -87,7 +87,8 @@ pub fn score(set: &[Labelled]) -> Scores {
         .map(|(message, labels)| {
             let mut names: Vec<&str> = labels.keys().copied().collect();
             names.sort_unstable();
-            (names[0].to_string(), names[1..].join(","), message.clone())
+            let (first, others) = names.split_first().unwrap_or((&"", &[]));
+            (first.to_string(), others.join(","), message.clone())
         })
         .collect();
     merged_apart.sort();

@@ -16,6 +16,7 @@ pub mod grouping_quality;
 pub mod groups;
 pub mod input;
 pub mod keys;
+pub mod merge;
 pub mod model;
 pub mod objects;
 pub mod queue;
