@@ -27,3 +27,4 @@ mod objects;
 mod rag;
 mod rules;
 mod secrets;
+mod steering;
