@@ -139,20 +139,15 @@ impl Store {
                     .expression_attribute_values(":occ", n(occurrences))
                     .expression_attribute_values(":batches", n(batches));
                 tx.update(zero)?;
-                let first = [
-                    count.opt_string("firstSeen"),
-                    target_count.and_then(|c| c.opt_string("firstSeen")),
-                ]
-                .into_iter()
-                .flatten()
-                .min();
-                let last = [
-                    count.opt_string("lastSeen"),
-                    target_count.and_then(|c| c.opt_string("lastSeen")),
-                ]
-                .into_iter()
-                .flatten()
-                .max();
+                let seen = |name: &str| {
+                    [
+                        count.opt_string(name),
+                        target_count.and_then(|c| c.opt_string(name)),
+                    ]
+                    .into_iter()
+                    .flatten()
+                };
+                let (first, last) = (seen("firstSeen").min(), seen("lastSeen").max());
                 let mut expression = "ADD occurrences :occ, batches :batches".to_string();
                 let mut add = tx
                     .update_builder(count_key(target_id))
