@@ -1260,6 +1260,6 @@ mod tests {
                 assert!(forbidden.contains(role), "{method} {path}: {forbidden}");
             }
         }
-        assert_eq!(operations, 21);
+        assert_eq!(operations, 22);
     }
 }
