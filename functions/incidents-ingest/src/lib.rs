@@ -300,6 +300,20 @@ struct LogSubmission {
     /// absent: when it was received.
     #[schema(format = DateTime)]
     timestamp: Option<String>,
+    /// The grouping key, used as given: logs of one `serviceName` with one key are one
+    /// incident whatever their messages (absent: the default fingerprint). 1 to 200 visible
+    /// ASCII characters, no spaces; `dedup_key` is its alias (give one, not both).
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[!-~]{1,200}$",
+        example = "checkout:card-declined"
+    )]
+    fingerprint: Option<String>,
+    /// Alias of `fingerprint` (PagerDuty's name), same bounds.
+    #[serde(rename = "dedup_key")]
+    #[schema(min_length = 1, max_length = 200, pattern = "^[!-~]{1,200}$")]
+    dedup_key: Option<String>,
 }
 
 /// 1 to 500 logs at once.
@@ -423,6 +437,7 @@ mod tests {
             severity: incidents::model::Severity::Info,
             log_content: "x".into(),
             timestamp: at,
+            fingerprint: None,
         };
         let key = KeyHolder::Issued(incidents::keys::IngestKey {
             id: "a".repeat(32),

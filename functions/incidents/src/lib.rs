@@ -19,12 +19,12 @@ use std::sync::Arc;
 use axum::extract::{FromRef, Path, State};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, patch};
+use axum::routing::{delete, get, patch, post};
 use axum::Router;
 use incidents::fingerprint::is_hex_id;
 use incidents::input::{
     is_log_id, parse_alert_patch, parse_incident_patch, parse_logbook, parse_logbook_replace,
-    parse_rule, status_filter, RawLogQuery,
+    parse_merge, parse_rule, status_filter, RawLogQuery,
 };
 use incidents::keys::{
     is_key_id, parse_key, IngestKey, IngestKeys, IssuedIngestKey, KeyRateLimit, DEFAULT_RATE_LIMIT,
@@ -123,6 +123,7 @@ pub fn app(
             "/api/v1/incidents/{id}",
             get(incident).patch(patch_incident),
         )
+        .route("/api/v1/incidents/{id}/merge", post(merge_incident))
         .route("/api/v1/logbook", get(entries).post(create_entry))
         .route(
             "/api/v1/logbook/{id}",
@@ -167,6 +168,7 @@ async fn allow_ingestion(uri: axum::http::Uri, mut response: Response) -> Respon
         patch_alert,
         list_incidents,
         incident,
+        merge_incident,
         patch_incident,
         entries,
         create_entry,
@@ -191,6 +193,7 @@ async fn allow_ingestion(uri: axum::http::Uri, mut response: Response) -> Respon
         IncidentEvent,
         Occurrence,
         IncidentPatchRequest,
+        IncidentMergeRequest,
         LogbookEntry,
         LogbookKind,
         LogbookRequest,
@@ -828,6 +831,60 @@ async fn patch_incident(
     ))
 }
 
+/// An operator's merge of the incident into another.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct IncidentMergeRequest {
+    /// The incident that stays (32 lower-case hex digits): not this one, not a merged one.
+    #[schema(min_length = 32, max_length = 32, pattern = "^[0-9a-f]{32}$")]
+    into: String,
+    /// At most 2000 characters, kept in the merged incident's history.
+    #[schema(max_length = 2000)]
+    note: Option<String>,
+}
+
+/// Merges the incident into another (two fingerprints that are one problem): it is RESOLVED
+/// and points at the target (`mergedInto`), its occurrences, batches and first/last seen move
+/// onto the target's, and its fingerprint's new logs are grouped into the target. Merging
+/// again into the same target changes nothing and answers the same.
+#[utoipa::path(
+    post,
+    path = "/api/v1/incidents/{id}/merge",
+    operation_id = "mergeIncident",
+    tag = "incidents",
+    params(("id" = String, Path, max_length = 60, description = "The incident merged away (32 hex digits)")),
+    request_body = IncidentMergeRequest,
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The merged incident as it is now (RESOLVED, `mergedInto` set)", body = IncidentDetail),
+        (status = 400, description = "A bad field: `into` missing, not an incident, this incident, or a merged one", body = ErrorBody),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
+        (status = 404, description = "No such incident", body = ErrorBody),
+        (status = 409, description = "The incident changed meanwhile (a status change, or logs counted): read it again", body = ErrorBody),
+        (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
+        (status = 415, description = "Not JSON", body = ErrorBody),
+    )
+)]
+async fn merge_incident(
+    State(state): State<AppState>,
+    OperatorUser(user): OperatorUser,
+    Path(id): Path<String>,
+    Json(body): Json<Value>,
+) -> Answer<IncidentDetail> {
+    if !is_hex_id(&id) {
+        return Err(ApiError::not_found("Incident not found"));
+    }
+    let merge = parse_merge(&body).map_err(ApiError::from)?;
+    Ok(axum::Json(
+        state
+            .incidents
+            .merge_incident(&id, merge, &actor(&user))
+            .await
+            .map_err(to_api)?,
+    ))
+}
+
 // ---- logbook --------------------------------------------------------------------------------
 
 /// A logbook entry, created or replaced.
@@ -1210,6 +1267,6 @@ mod tests {
                 assert!(forbidden.contains(role), "{method} {path}: {forbidden}");
             }
         }
-        assert_eq!(operations, 21);
+        assert_eq!(operations, 22);
     }
 }

@@ -504,6 +504,7 @@ import { request } from "./http.js";
  * @property {string} groupedBy Why logs were grouped here, in words.
  * @property {string} id 32 hex digits, derived from the fingerprint: one incident per fingerprint, ever.
  * @property {string} lastSeen
+ * @property {(string|null)} [mergedInto] The incident an operator merged this one into (32 hex digits): its logs and count went there, and so do its fingerprint's new logs.
  * @property {string} normalizedMessage The message with numbers, ids and timestamps replaced by `#`: what grouped the logs.
  * @property {number} occurrences Logs grouped into this incident (every log that matched an alert rule).
  * @property {string} openedAt
@@ -529,6 +530,13 @@ import { request } from "./http.js";
  * @property {(IncidentStatus|null)} [from]
  * @property {(string|null)} [note]
  * @property {IncidentStatus} to
+ */
+
+/**
+ * An operator's merge of the incident into another.
+ * @typedef {Object} IncidentMergeRequest
+ * @property {string} into The incident that stays (32 lower-case hex digits): not this one, not a merged one.
+ * @property {(string|null)} [note] At most 2000 characters, kept in the merged incident's history.
  */
 
 /**
@@ -658,6 +666,7 @@ import { request } from "./http.js";
 /**
  * One stored log of the timeline.
  * @typedef {Object} Log
+ * @property {(string|null)} [fingerprint] The grouping key the client sent (`fingerprint`, or its alias `dedup_key`): logs of one service with one key are one incident, whatever their messages.
  * @property {string} id Assigned at ingestion: the log's time in milliseconds (13 digits), `-`, 32 hex digits.
  * @property {string} logContent
  * @property {string} receivedAt When the platform accepted it.
@@ -675,6 +684,8 @@ import { request } from "./http.js";
 /**
  * One log as a client sends it.
  * @typedef {Object} LogSubmission
+ * @property {(string|null)} [dedup_key] Alias of `fingerprint` (PagerDuty's name), same bounds.
+ * @property {(string|null)} [fingerprint] The grouping key, used as given: logs of one `serviceName` with one key are one incident whatever their messages (absent: the default fingerprint). 1 to 200 visible ASCII characters, no spaces; `dedup_key` is its alias (give one, not both).
  * @property {string} logContent 1 to 16384 characters, not blank.
  * @property {string} serviceName 1 to 100 characters, not blank.
  * @property {Severity} severity
@@ -2341,6 +2352,22 @@ export function getIncident(id, options = {}) {
  */
 export function updateIncident(id, body, options = {}) {
   return request("PATCH", `/api/v1/incidents/${encodeURIComponent(id)}`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Merges the incident into another (two fingerprints that are one problem): it is RESOLVED
+ * and points at the target (`mergedInto`), its occurrences, batches and first/last seen move
+ * onto the target's, and its fingerprint's new logs are grouped into the target. Merging
+ * again into the same target changes nothing and answers the same.
+ *
+ * `POST /api/v1/incidents/{id}/merge`
+ * @param {string} id The incident merged away (32 hex digits)
+ * @param {IncidentMergeRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<IncidentDetail>}
+ */
+export function mergeIncident(id, body, options = {}) {
+  return request("POST", `/api/v1/incidents/${encodeURIComponent(id)}/merge`, { ...options, body, auth: "required" });
 }
 
 /**

@@ -28,7 +28,9 @@ use platform::dynamo::{
     MAX_TRANSACTION_ITEMS,
 };
 
-use crate::fingerprint::{fingerprint, incident_id, normalize};
+use crate::fingerprint::{
+    client_fingerprint, fingerprint, incident_id, normalize, GROUPED_BY, GROUPED_BY_CLIENT,
+};
 use crate::model::{AlertRule, Log, Occurrence, Severity};
 use crate::store::{log_millis, Store, EXPIRES_AT};
 
@@ -69,6 +71,8 @@ pub struct Group<'a> {
     pub incident_id: String,
     pub fingerprint: String,
     pub normalized: String,
+    /// How its logs were grouped, in words ([`GROUPED_BY`] or [`GROUPED_BY_CLIENT`]).
+    pub grouped_by: &'static str,
     pub parts: Vec<Part<'a>>,
     /// The rule ids each log matched, by log id.
     pub rule_ids: HashMap<String, Vec<String>>,
@@ -107,12 +111,22 @@ pub fn group<'a>(messages: &[(String, &'a [Log])], rules: &[AlertRule]) -> Vec<G
                 continue;
             }
             let normalized = normalize(&log.log_content);
-            let fp = fingerprint(&log.service_name, &log.log_type, &normalized);
+            let (fp, grouped_by) = match &log.fingerprint {
+                Some(key) => (
+                    client_fingerprint(&log.service_name, key),
+                    GROUPED_BY_CLIENT,
+                ),
+                None => (
+                    fingerprint(&log.service_name, &log.log_type, &normalized),
+                    GROUPED_BY,
+                ),
+            };
             let id = incident_id(&fp);
             let group = groups.entry(id.clone()).or_insert_with(|| Group {
                 incident_id: id,
                 fingerprint: fp,
                 normalized,
+                grouped_by,
                 parts: Vec::new(),
                 rule_ids: HashMap::new(),
             });
@@ -191,6 +205,7 @@ impl Store {
         item.insert("serviceName".into(), s(first.service_name.as_str()));
         item.insert("type".into(), s(first.log_type.as_str()));
         item.insert("normalizedMessage".into(), s(group.normalized.as_str()));
+        item.insert("groupedBy".into(), s(group.grouped_by));
         item.insert("sampleMessage".into(), s(first.log_content.as_str()));
         item.insert("updatedAt".into(), s(now));
         match self
@@ -482,6 +497,7 @@ mod tests {
             log_content: message.into(),
             timestamp: "2024-11-24T22:13:20.000Z".into(),
             received_at: "2024-11-24T22:13:20.000Z".into(),
+            fingerprint: None,
         }
     }
 
@@ -509,6 +525,30 @@ mod tests {
         assert_eq!(api.parts.len(), 2, "by message");
         assert_eq!(api.logs().len(), 3, "the INFO log matched no rule");
         assert_eq!(api.rule_ids.len(), 3);
+    }
+
+    #[test]
+    fn a_client_key_groups_as_given() {
+        let rules = vec![Store::default_rule("t")];
+        let keyed = |id, message: &str, key: &str| Log {
+            fingerprint: Some(key.into()),
+            ..log(id, "api", Severity::Error, message)
+        };
+        let logs = vec![
+            keyed(1, "card declined for order 1", "checkout:declined"),
+            keyed(2, "payment provider said no", "checkout:declined"),
+            keyed(3, "card declined for order 1", "checkout:fraud"),
+            log(4, "api", Severity::Error, "card declined for order 1"),
+        ];
+        let messages = vec![("m1".to_string(), logs.as_slice())];
+        let groups = group(&messages, &rules);
+        assert_eq!(groups.len(), 3, "two keys and the default fingerprint");
+        let declined = groups
+            .iter()
+            .find(|g| g.fingerprint == client_fingerprint("api", "checkout:declined"))
+            .unwrap();
+        assert_eq!(declined.logs().len(), 2);
+        assert_eq!(declined.grouped_by, GROUPED_BY_CLIENT);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, SecondsFormat, TimeZone, Utc};
 use platform::{FieldError, FieldErrors, Invalid};
 use serde_json::{Map, Value};
 
-use crate::fingerprint::is_hex_id;
+use crate::fingerprint::{is_client_fingerprint, is_hex_id, MAX_CLIENT_FINGERPRINT_CHARS};
 use crate::model::{AlertStatus, IncidentStatus, LogbookKind, Severity};
 
 /// The most logs one ingestion may carry.
@@ -37,6 +37,9 @@ pub struct LogInput {
     pub severity: Severity,
     pub log_content: String,
     pub timestamp: DateTime<Utc>,
+    /// The client's grouping key (`fingerprint` or `dedup_key`), checked by
+    /// [`crate::fingerprint::is_client_fingerprint`].
+    pub fingerprint: Option<String>,
 }
 
 pub(crate) fn text(
@@ -193,13 +196,51 @@ fn one_log(
             None
         }
     };
+    let fingerprint = client_fingerprint(errors, object, prefix);
     Some(LogInput {
+        fingerprint: fingerprint?,
         service_name: service_name?,
         log_type: log_type?,
         severity: severity?,
         log_content: log_content?,
         timestamp: timestamp?,
     })
+}
+
+/// A log's grouping key: `fingerprint` or its alias `dedup_key` (not both), visible ASCII;
+/// `Some(None)` when neither is given, `None` when one is bad (the error added).
+fn client_fingerprint(
+    errors: &mut FieldErrors,
+    object: &Map<String, Value>,
+    prefix: &str,
+) -> Option<Option<String>> {
+    let given: Vec<(&str, &Value)> = ["fingerprint", "dedup_key"]
+        .into_iter()
+        .filter_map(|name| match object.get(name) {
+            None | Some(Value::Null) => None,
+            Some(value) => Some((name, value)),
+        })
+        .collect();
+    match given.as_slice() {
+        [] => Some(None),
+        [(name, Value::String(key))] if is_client_fingerprint(key) => Some(Some(key.clone())),
+        [(name, _)] => {
+            errors.add(
+                format!("{prefix}{name}"),
+                format!(
+                    "must be 1 to {MAX_CLIENT_FINGERPRINT_CHARS} visible ASCII characters (no spaces)"
+                ),
+            );
+            None
+        }
+        _ => {
+            errors.add(
+                format!("{prefix}dedup_key"),
+                "must not be given with fingerprint (it is its alias)",
+            );
+            None
+        }
+    }
 }
 
 /// One log (an object) or a batch (an array of 1 to [`MAX_BATCH`] objects). A log without
@@ -606,6 +647,37 @@ fn logbook_fields(errors: &mut FieldErrors, object: &Map<String, Value>) -> Opti
     })
 }
 
+/// An operator's merge of one incident into another.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeInput {
+    /// The incident that stays (32 hex digits).
+    pub into: String,
+    pub note: Option<String>,
+}
+
+/// `{"into": incident id, "note"?: text}` (`POST /api/v1/incidents/{id}/merge`).
+pub fn parse_merge(body: &Value) -> Result<MergeInput, Invalid> {
+    let object = object(body, "body")?;
+    let mut errors = FieldErrors::new();
+    let into = match object.get("into") {
+        Some(Value::String(id)) if is_hex_id(id.trim()) => Some(id.trim().to_string()),
+        None | Some(Value::Null) => {
+            errors.add("into", "is required");
+            None
+        }
+        Some(_) => {
+            errors.add("into", "must be an incident id (32 lower-case hex digits)");
+            None
+        }
+    };
+    let note = text(&mut errors, object, "", "note", MAX_NOTE_CHARS, false);
+    errors.finish()?;
+    Ok(MergeInput {
+        into: into.unwrap_or_default(),
+        note,
+    })
+}
+
 /// The `status` filter of a list, parsed by `parse` (absent: all; empty: a 400).
 pub fn status_filter<T>(
     raw: Option<&str>,
@@ -658,6 +730,29 @@ mod tests {
                 .errors()[0]
                 .field,
             "body"
+        );
+    }
+
+    #[test]
+    fn a_grouping_key_is_fingerprint_or_dedup_key_and_bounded() {
+        let log = |extra: Value| {
+            let mut body = json!({"serviceName": "api", "type": "APP", "severity": "ERROR", "logContent": "x"});
+            if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+                body.extend(extra.clone());
+            }
+            parse_logs(&body, now())
+        };
+        let given = |extra| log(extra).unwrap()[0].fingerprint.clone();
+        assert_eq!(given(json!({})), None);
+        assert_eq!(given(json!({"fingerprint": "a:b"})).as_deref(), Some("a:b"));
+        assert_eq!(given(json!({"dedup_key": "k-1"})).as_deref(), Some("k-1"));
+        let field = |extra| log(extra).unwrap_err().errors()[0].field.clone();
+        assert_eq!(field(json!({"fingerprint": "has space"})), "fingerprint");
+        assert_eq!(field(json!({"fingerprint": 7})), "fingerprint");
+        assert_eq!(field(json!({"dedup_key": "k".repeat(201)})), "dedup_key");
+        assert_eq!(
+            field(json!({"fingerprint": "a", "dedup_key": "a"})),
+            "dedup_key"
         );
     }
 

@@ -61,6 +61,11 @@ pub struct Log {
     pub timestamp: String,
     /// When the platform accepted it.
     pub received_at: String,
+    /// The grouping key the client sent (`fingerprint`, or its alias `dedup_key`): logs of
+    /// one service with one key are one incident, whatever their messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "checkout:card-declined")]
+    pub fingerprint: Option<String>,
 }
 
 /// The answer to an accepted ingestion: the logs are on the ingest queue.
@@ -140,6 +145,10 @@ pub struct Incident {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assignee: Option<String>,
     pub updated_at: String,
+    /// The incident an operator merged this one into (32 hex digits): its logs and count
+    /// went there, and so do its fingerprint's new logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_into: Option<String>,
 }
 
 /// One log grouped into an incident, and why.

@@ -596,6 +596,7 @@ mod tests {
             log_content: "ok".into(),
             timestamp: "2024-11-24T22:13:20.000Z".into(),
             received_at: "2024-11-24T22:13:20.000Z".into(),
+            fingerprint: None,
         }
     }
 

@@ -185,6 +185,7 @@ mod tests {
             log_content: "x".repeat(content_len),
             timestamp: "2026-11-24T12:00:00.000Z".into(),
             received_at: "2026-11-24T12:00:00.000Z".into(),
+            fingerprint: None,
         }
     }
 

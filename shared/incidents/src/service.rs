@@ -18,8 +18,10 @@ use crate::events::Publisher;
 use crate::fingerprint::stable_id;
 use crate::groups::{group, Group};
 use crate::input::{
-    format_time, IncidentPatch, LogFilter, LogInput, LogPageRequest, LogbookInput, RuleInput,
+    format_time, IncidentPatch, LogFilter, LogInput, LogPageRequest, LogbookInput, MergeInput,
+    RuleInput,
 };
+use crate::merge::{check, MergeCheck};
 use crate::model::{
     Alert, AlertRule, AlertStatus, Incident, IncidentDetail, IncidentEvent, IncidentStatus, Log,
     LogbookEntry,
@@ -328,10 +330,11 @@ impl Incidents {
         let Some(first) = logs.first() else {
             return Ok(());
         };
-        let id = group.incident_id.as_str();
+        // An incident an operator merged away counts into its target.
+        let (id, meta, count) = self.store.follow_merges(&group.incident_id).await?;
+        let id = id.as_str();
         let now = self.now();
         let t = self.store.table().name().to_string();
-        let (meta, count) = self.store.incident_state(id).await?;
         // Whether this call recorded a change with an event to publish.
         let mut changed = false;
         if meta.is_none() {
@@ -599,6 +602,70 @@ impl Incidents {
         self.incident(id).await
     }
 
+    /// Merges incident `id` into incident `merge.into` (see [`crate::merge`]): `id` is
+    /// RESOLVED and points at the target, its count moves there. Merging again into the same
+    /// target changes nothing and answers the same. The merged incident as it is now.
+    pub async fn merge_incident(
+        &self,
+        id: &str,
+        merge: MergeInput,
+        by: &Actor,
+    ) -> Result<IncidentDetail, IncidentsError> {
+        let ((source, source_count), (target, target_count)) = futures::try_join!(
+            self.store.incident_state(id),
+            self.store.incident_state(&merge.into)
+        )?;
+        let source = source.ok_or(IncidentsError::NotFound("Incident"))?;
+        let from = Store::status_of(&source).ok_or(IncidentsError::NotFound("Incident"))?;
+        let target = target
+            .filter(|t| Store::status_of(t).is_some())
+            .ok_or_else(|| Invalid::field("into", "must be the id of an incident"))?;
+        match check(id, &source, &merge.into, &target) {
+            MergeCheck::Done => return self.incident(id).await,
+            MergeCheck::Refused(why) => return Err(Invalid::field("into", why).into()),
+            MergeCheck::Go => {}
+        }
+        let now = self.clock.now();
+        let said = format!("merged into {}", merge.into);
+        let event = IncidentEvent {
+            at: format_time(now),
+            from: Some(from),
+            to: IncidentStatus::Resolved,
+            note: Some(match merge.note {
+                Some(note) => format!("{said}: {note}"),
+                None => said,
+            }),
+            assignee: None,
+            by: by.username.clone(),
+        };
+        let merged = self
+            .store
+            .merge_incident(
+                id,
+                &source,
+                source_count.as_ref(),
+                &merge.into,
+                target_count.as_ref(),
+                &event,
+                open_ms(&source, now),
+            )
+            .await;
+        match merged {
+            Ok(()) => {}
+            // The same merge by a concurrent request (or an earlier try) won: answer as it.
+            Err(StoreError::Changed)
+                if self
+                    .store
+                    .incident_item(id)
+                    .await?
+                    .and_then(|m| m.opt_string("mergedInto"))
+                    .as_deref()
+                    == Some(merge.into.as_str()) => {}
+            Err(e) => return Err(IncidentsError::from_store(e, "Incident")),
+        }
+        self.incident(id).await
+    }
+
     // ---- alerts ----------------------------------------------------------------------
 
     /// Alerts (of one status, or of all), newest raised first, below the index key `after`
@@ -791,6 +858,7 @@ pub fn assign(inputs: Vec<LogInput>, received: chrono::DateTime<chrono::Utc>) ->
             log_content: redact(&input.log_content).text,
             timestamp: format_time(input.timestamp),
             received_at: received.clone(),
+            fingerprint: input.fingerprint,
         })
         .collect()
 }
@@ -869,6 +937,7 @@ mod tests {
                 log_content: "login failed password=hunter2 via postgres://app:s3cret@db/orders"
                     .into(),
                 timestamp: at,
+                fingerprint: None,
             }],
             at,
         );

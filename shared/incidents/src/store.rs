@@ -161,7 +161,7 @@ pub fn log_key(id: &str) -> Item {
     key(log_pk(&hour, shard_of(id)), id)
 }
 
-fn incident_pk(id: &str) -> String {
+pub(crate) fn incident_pk(id: &str) -> String {
     format!("INC#{id}")
 }
 
@@ -206,7 +206,7 @@ impl Store {
         &self.metrics
     }
 
-    fn count_in(tx: &mut Transaction, updates: Vec<Update>) -> Result<(), DynamoError> {
+    pub(crate) fn count_in(tx: &mut Transaction, updates: Vec<Update>) -> Result<(), DynamoError> {
         for update in updates {
             tx.update(update)?;
         }
@@ -405,6 +405,7 @@ impl Store {
             log_content: item.string(t, "logContent")?,
             timestamp: item.string(t, "timestamp")?,
             received_at: item.string(t, "receivedAt")?,
+            fingerprint: item.opt_string("fingerprint"),
         })
     }
 
@@ -549,7 +550,7 @@ impl Store {
             .and_then(IncidentStatus::parse)
     }
 
-    fn event_row(id: &str, event: &IncidentEvent) -> Item {
+    pub(crate) fn event_row(id: &str, event: &IncidentEvent) -> Item {
         let mut row = key(
             incident_pk(id),
             format!("EVT#{}#{}", event.at, uuid::Uuid::new_v4().simple()),
@@ -714,7 +715,9 @@ impl Store {
             log_type: item.string(t, "type")?,
             normalized_message: item.string(t, "normalizedMessage")?,
             sample_message: item.string(t, "sampleMessage")?,
-            grouped_by: crate::fingerprint::GROUPED_BY.to_string(),
+            grouped_by: item
+                .opt_string("groupedBy")
+                .unwrap_or_else(|| crate::fingerprint::GROUPED_BY.to_string()),
             occurrences: item
                 .counter(t, "occurrences")?
                 .saturating_add(count.counter(t, "occurrences")?),
@@ -724,6 +727,7 @@ impl Store {
             reopen_count: item.counter(t, "reopenCount")?,
             assignee: item.opt_string("assignee"),
             updated_at: item.string(t, "updatedAt")?,
+            merged_into: item.opt_string("mergedInto"),
         }))
     }
 

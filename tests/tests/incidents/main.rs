@@ -29,3 +29,4 @@ mod objects;
 mod rag;
 mod rules;
 mod secrets;
+mod steering;
