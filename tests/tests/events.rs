@@ -84,6 +84,9 @@ async fn every_event_file_gets_its_expected_status() {
             "IncidentsIntelligenceSweeperFunction" => {
                 Some(incidents_intelligence_sweeper_function::handler(env.clone()).await)
             }
+            "IncidentsNotifierFunction" => {
+                Some(incidents_notifier_function::handler(env.clone()).await)
+            }
             "CommunityDigestWorkerFunction" => {
                 Some(community_digest_worker_function::handler(env.clone()).await)
             }
@@ -125,6 +128,9 @@ async fn every_event_file_gets_its_expected_status() {
                 Some(community_digest_scheduler_function::handler(env.clone()).await)
             }
             "FeedSchedulerFunction" => Some(feed_scheduler_function::handler(env.clone()).await),
+            "IncidentsSweeperFunction" => {
+                Some(incidents_sweeper_function::handler(env.clone()).await)
+            }
             _ => None,
         };
         if let Some(handler) = schedule {
