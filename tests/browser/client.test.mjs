@@ -86,12 +86,19 @@ test("navigate never leaves the origin, even to a server path", () => {
   assert.deepEqual(pushed, ["/", "/"]);
 });
 
-test("topic slugs are the API's: lowercase ASCII letters and digits, other runs one dash", () => {
+test("topic slugs are the API's: letters and digits of any script, # and + spelled, other runs one dash", () => {
   for (const [name, slug] of [
     ["Public Transport", "public-transport"],
     ["  Rust -- Tips! ", "rust-tips"],
-    ["C++ & Go 2", "c-go-2"],
-    ["Cafés", "caf-s"],
+    ["C++ & Go 2", "c-plus-plus-go-2"],
+    ["C#", "c-sharp"],
+    ["#rust", "rust"],
+    ["Cafés", "cafes"],
+    ["Cafe\u0301", "cafe"],
+    ["Straße", "strasse"],
+    ["日本", "日本"],
+    ["ＡＢＣ １２", "abc-12"],
+    ["हिन्दी", "हिन्दी"],
     ["public-transport", "public-transport"],
     ["!!!", ""],
   ]) {

@@ -9,6 +9,11 @@
 //! queue's whole retry schedule, so a request still being retried is not doubled) has its
 //! request `{postId, version, contentHash}` sent again to the summary queue. The summarizer
 //! skips a request that has moved on, so a rescue never overwrites a newer summary.
+//!
+//! It also sweeps topics stored before the Unicode slug rule onto it (`C++` was `c`, now
+//! `c-plus-plus`; [`community::store::Store::migrate_topic_slugs`]): at most
+//! [`TOPICS_PER_RUN`] per run, idempotent, until a run finds nothing to move and marks it
+//! finished; from then on a run reads one item.
 
 use std::sync::Arc;
 
@@ -25,6 +30,8 @@ use platform::{BoxError, ConfigError, Env, ScheduleHandler};
 pub const DEFAULT_RESCUE_MINUTES: i64 = 2;
 /// Posts sent again per run; the next run takes the rest.
 pub const MAX_PER_RUN: usize = 1_000;
+/// Topics moved to their new slug per run; the next run takes the rest.
+pub const TOPICS_PER_RUN: usize = 100;
 /// Default wait before a summary's request is sent again.
 pub const DEFAULT_SUMMARY_RESCUE_MINUTES: i64 = 60;
 
@@ -57,20 +64,49 @@ impl SummaryRescue {
     }
 }
 
+/// The sweep of topics onto the Unicode slug rule, a bounded step per run.
+#[derive(Clone)]
+pub struct TopicSlugSweep {
+    store: Store,
+}
+
+impl TopicSlugSweep {
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+
+    /// One step of the topic slug migration.
+    pub async fn run(&self) -> Result<(), BoxError> {
+        let run = self.store.migrate_topic_slugs(TOPICS_PER_RUN).await?;
+        if run.moved > 0 || run.taken > 0 {
+            tracing::info!(
+                moved = run.moved,
+                taken = run.taken,
+                finished = run.finished,
+                "topic slugs migrated"
+            );
+        }
+        Ok(())
+    }
+}
+
 #[derive(Clone)]
 pub struct CommunityIndexScheduler {
     search: Arc<PostSearch<DynamoSearchIndex>>,
     queue: IndexQueue,
     wait: chrono::Duration,
     summaries: SummaryRescue,
+    topics: TopicSlugSweep,
 }
 
 /// Builds the handler from its environment: what a cold start does.
 pub async fn handler(env: Env) -> Result<Arc<dyn ScheduleHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let queue = IndexQueue::from_env(&env, aws.sqs())?;
+    let store = Community::from_env(&env, &aws)?.store().clone();
+    let topics = TopicSlugSweep::new(store.clone());
     let summaries = SummaryRescue::new(
-        Community::from_env(&env, &aws)?.store().clone(),
+        store,
         SummaryQueue::from_env(&env, aws.sqs())?,
         minutes_from_env(
             &env,
@@ -83,6 +119,7 @@ pub async fn handler(env: Env) -> Result<Arc<dyn ScheduleHandler>, BoxError> {
         queue,
         wait_from_env(&env)?,
         summaries,
+        topics,
     )))
 }
 
@@ -109,12 +146,14 @@ impl CommunityIndexScheduler {
         queue: IndexQueue,
         wait: chrono::Duration,
         summaries: SummaryRescue,
+        topics: TopicSlugSweep,
     ) -> Self {
         Self {
             search: Arc::new(search),
             queue,
             wait,
             summaries,
+            topics,
         }
     }
 
@@ -139,10 +178,11 @@ impl ScheduleHandler for CommunityIndexScheduler {
     ) -> BoxFuture<'static, Result<(), BoxError>> {
         let this = self.clone();
         async move {
-            // Both rescues run; the first failure is the run's.
+            // The rescues and the slug sweep all run; the first failure is the run's.
             let index = this.run().await;
             let summaries = this.summaries.run().await;
-            index.and(summaries).map(|_| ())
+            let topics = this.topics.run().await;
+            index.and(summaries).and(topics).map(|_| ())
         }
         .boxed()
     }

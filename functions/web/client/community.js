@@ -12,14 +12,76 @@ const CHANGED_KEY = "newsReader.communityChangedAt";
 /** The API lets caches keep topic lists 30 seconds; revalidate for a while after a write. */
 const REVALIDATE_FOR_MS = 60_000;
 
+/** Latin letters with diacritics and their ASCII base, as `platform::topic` folds them. */
+const FOLD = new Map(
+  Object.entries({
+    A: "ÀÁÂÃÄÅĀĂĄ",
+    a: "àáâãäåāăą",
+    AE: "Æ",
+    ae: "æ",
+    C: "ÇĆČĈĊ",
+    c: "çćčĉċ",
+    D: "ÐĎĐ",
+    d: "ðďđ",
+    E: "ÈÉÊËĒĔĖĘĚ",
+    e: "èéêëēĕėęě",
+    G: "ĞĜĠĢ",
+    g: "ğĝġģ",
+    I: "ÌÍÎÏĪĮİ",
+    i: "ìíîïīįı",
+    L: "ŁĽĹĻ",
+    l: "łľĺļ",
+    N: "ÑŃŇŅ",
+    n: "ñńňņ",
+    O: "ÒÓÔÕÖØŌŐ",
+    o: "òóôõöøōő",
+    OE: "Œ",
+    oe: "œ",
+    R: "ŔŘ",
+    r: "ŕř",
+    S: "ŚŠŞȘ",
+    s: "śšşș",
+    ss: "ß",
+    T: "ŤŢȚ",
+    t: "ťţț",
+    TH: "Þ",
+    th: "þ",
+    U: "ÙÚÛÜŪŮŰŲ",
+    u: "ùúûüūůűų",
+    Y: "ÝŸ",
+    y: "ýÿ",
+    Z: "ŹŻŽ",
+    z: "źżž",
+  }).flatMap(([base, letters]) => [...letters].map((letter) => [letter, base])),
+);
+
 /**
- * The slug of a topic name, as the API makes it (API.md): lowercase ASCII letters and digits,
- * every other run of characters one `-`, none at either end. "Public Transport" is
- * `public-transport`.
+ * The slug of a topic name, as the API makes it (API.md, `platform::topic::slug`): NFKC,
+ * Latin diacritics folded ("Café" is `cafe`), lowercase; letters, marks and digits of any
+ * script kept ("日本" is `日本`); `#` and `+` after a letter or digit spelled `sharp` and `plus`
+ * ("C#" is `c-sharp`, "C++" `c-plus-plus`); every other run one `-`, none at either end; at
+ * most 60 characters. "Public Transport" is `public-transport`.
  * @param {string} name
  */
 export function topicSlug(name) {
-  return (name.toLowerCase().match(/[a-z0-9]+/g) ?? []).join("-");
+  let out = "";
+  let gap = false;
+  for (const c of name.normalize("NFKC")) {
+    for (const lower of (FOLD.get(c) ?? c).toLowerCase()) {
+      if (/[\p{L}\p{M}\p{N}]/u.test(lower)) {
+        if (gap && out) out += "-";
+        gap = false;
+        out += lower;
+      } else if ((lower === "#" || lower === "+") && out) {
+        out += lower === "#" ? "-sharp" : "-plus";
+        gap = true;
+      } else {
+        gap = true;
+      }
+    }
+  }
+  const chars = [...out];
+  return chars.length > 60 ? chars.slice(0, 60).join("").replace(/-+$/, "") : out;
 }
 
 /** @param {string} name */

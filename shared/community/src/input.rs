@@ -269,23 +269,11 @@ impl WebUrl {
     }
 }
 
-/// The slug of a topic name (API.md): lowercase ASCII letters and digits, every other run of
-/// characters one `-`, none at either end. "Public Transport" is `public-transport`.
+/// The slug of a topic name (API.md), by the rule every system shares
+/// (`platform::topic::slug`): "Public Transport" is `public-transport`, "C#" `c-sharp`,
+/// "日本" `日本`.
 pub fn slug(name: &str) -> String {
-    let mut out = String::new();
-    let mut gap = false;
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            if gap && !out.is_empty() {
-                out.push('-');
-            }
-            gap = false;
-            out.push(c.to_ascii_lowercase());
-        } else {
-            gap = true;
-        }
-    }
-    out
+    platform::topic::slug(name)
 }
 
 /// A topic's name as given: trimmed, 1 to 50 characters, with a non-empty slug.
@@ -307,7 +295,7 @@ impl TopicName {
             return Err(Invalid::field(
                 field,
                 format!(
-                    "must be 1 to {MAX_TOPIC_NAME_CHARS} characters with at least one ASCII letter or digit"
+                    "must be 1 to {MAX_TOPIC_NAME_CHARS} characters with at least one letter or digit"
                 ),
             ));
         }
@@ -843,8 +831,9 @@ mod tests {
     #[test]
     fn slugs_follow_api_md() {
         assert_eq!(slug("Public Transport"), "public-transport");
-        assert_eq!(slug("  C++ & Rust!! "), "c-rust");
-        assert_eq!(slug("Café"), "caf");
+        assert_eq!(slug("  C++ & Rust!! "), "c-plus-plus-rust");
+        assert_eq!(slug("Café"), "cafe");
+        assert_eq!(slug("日本"), "日本");
         assert_eq!(slug("!!!"), "");
     }
 

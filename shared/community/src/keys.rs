@@ -46,6 +46,11 @@ pub fn topic_slug(slug: &str) -> Item {
     key(format!("TOPICSLUG#{slug}"), META)
 }
 
+/// The mark of the finished migration of topics to the slug rule of `platform::topic`.
+pub fn topic_slug_migration() -> Item {
+    key("MIGRATION#topic-slugs-unicode", META)
+}
+
 /// The catalog order of a topic in `gsi1`.
 pub fn topic_gsi1sk(category_id: &str, sort_order: u32, slug: &str) -> String {
     format!("{category_id}#{sort_order:05}#{slug}")

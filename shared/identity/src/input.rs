@@ -265,8 +265,9 @@ pub struct SettingsUpdate {
     /// At most 500 ids, each not blank and at most 100 characters.
     #[schema(max_items = 500, value_type = Option<Vec<SourceIdEntry>>)]
     pub enabled_source_ids: Option<Vec<String>>,
-    /// At most 100 topics, each at most 50 characters with an ASCII letter or digit; kept
-    /// as their slugs ("Public Transport" is `public-transport`), one per slug.
+    /// At most 100 topics, each at most 50 characters with a letter or digit (any script);
+    /// kept as their slugs ("Public Transport" is `public-transport`, "C#" `c-sharp`), one
+    /// per slug.
     #[schema(max_items = 100, value_type = Option<Vec<TopicIdEntry>>)]
     pub followed_topics: Option<Vec<String>>,
     /// A language tag such as `en` or `pt-BR`.
@@ -289,9 +290,14 @@ pub struct SettingsUpdate {
 pub struct SourceIdEntry(pub String);
 
 /// One entry of `followedTopics` (the schema of the list's items): a topic's slug, or a
-/// name that becomes one.
+/// name that becomes one; it needs a letter or digit of any script, which the pattern
+/// approximates as a character that is neither whitespace nor ASCII punctuation.
 #[derive(utoipa::ToSchema)]
-#[schema(max_length = 50, pattern = "[A-Za-z0-9]", example = "public-transport")]
+#[schema(
+    max_length = 50,
+    pattern = "[^\\s!-/:-@\\[-`{-~]",
+    example = "public-transport"
+)]
 pub struct TopicIdEntry(pub String);
 
 pub const MAX_ENABLED_SOURCES: usize = 500;
@@ -386,8 +392,8 @@ impl SettingsChange {
 
 /// Trims, drops duplicates (keeping order) and bounds the list `field` of identifiers or
 /// names.
-/// Followed topics as slugs (API.md: lowercase ASCII letters and digits, every other run of
-/// characters one `-`), one per slug; an entry without a letter or digit names no topic.
+/// Followed topics as slugs (API.md, `platform::topic::slug`: "C#" is `c-sharp`, "日本"
+/// `日本`), one per slug; an entry without a letter or digit names no topic.
 fn topic_slugs(topics: Vec<String>) -> Result<Vec<String>, FieldError> {
     let mut out: Vec<String> = Vec::with_capacity(topics.len());
     for topic in topics {
@@ -395,7 +401,7 @@ fn topic_slugs(topics: Vec<String>) -> Result<Vec<String>, FieldError> {
         if slug.is_empty() {
             return Err(FieldError::new(
                 "followedTopics",
-                "entries must name a topic: at least one ASCII letter or digit",
+                "entries must name a topic: at least one letter or digit",
             ));
         }
         if !out.contains(&slug) {
@@ -405,21 +411,9 @@ fn topic_slugs(topics: Vec<String>) -> Result<Vec<String>, FieldError> {
     Ok(out)
 }
 
+/// The one slug rule of every system (`platform::topic`).
 fn topic_slug(name: &str) -> String {
-    let mut out = String::new();
-    let mut gap = false;
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            if gap && !out.is_empty() {
-                out.push('-');
-            }
-            gap = false;
-            out.push(c.to_ascii_lowercase());
-        } else {
-            gap = true;
-        }
-    }
-    out
+    platform::topic::slug(name)
 }
 
 fn clean_list(

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Longest topic id, in characters.
-pub const MAX_TOPIC_ID_LEN: usize = 60;
+pub const MAX_TOPIC_ID_LEN: usize = platform::topic::MAX_SLUG_CHARS;
 /// Longest topic name, in characters.
 pub const MAX_TOPIC_NAME_LEN: usize = 100;
 /// Most topics kept for one entry.
@@ -16,8 +16,8 @@ pub const MAX_TOPICS_PER_ENTRY: usize = 10;
 /// A topic an article belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Topic {
-    /// Slug: lowercase ASCII letters and digits, runs of anything else replaced by one '-',
-    /// no leading or trailing '-', at most 60 characters.
+    /// Slug (`platform::topic::slug`): NFKC, lowercase, letters and digits of any script,
+    /// `#`/`+` as `sharp`/`plus`, other runs one '-', at most 60 characters.
     pub id: String,
     /// Display name: trimmed, whitespace collapsed, letters' case kept as given.
     pub name: String,
@@ -67,77 +67,9 @@ where
     topics
 }
 
+/// The one slug rule of every system (`platform::topic`).
 fn slug(name: &str) -> String {
-    let mut out = String::new();
-    let mut dash = false;
-    for c in name.chars() {
-        let folded = fold_latin(c);
-        for f in folded.chars() {
-            if f.is_ascii_alphanumeric() {
-                if dash && !out.is_empty() {
-                    out.push('-');
-                }
-                dash = false;
-                out.push(f.to_ascii_lowercase());
-            } else {
-                dash = true;
-            }
-        }
-    }
-    if out.len() > MAX_TOPIC_ID_LEN {
-        out.truncate(MAX_TOPIC_ID_LEN);
-        while out.ends_with('-') {
-            out.pop();
-        }
-    }
-    out
-}
-
-/// Latin letters with diacritics folded to their ASCII base ("é" → "e", "ß" → "ss"), so that
-/// "Économie" and "economie" share a slug. Other characters are returned unchanged.
-fn fold_latin(c: char) -> std::borrow::Cow<'static, str> {
-    use std::borrow::Cow;
-    let s = match c {
-        'À' | 'Á' | 'Â' | 'Ã' | 'Ä' | 'Å' | 'Ā' | 'Ă' | 'Ą' => "A",
-        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ă' | 'ą' => "a",
-        'Æ' => "AE",
-        'æ' => "ae",
-        'Ç' | 'Ć' | 'Č' | 'Ĉ' | 'Ċ' => "C",
-        'ç' | 'ć' | 'č' | 'ĉ' | 'ċ' => "c",
-        'Ð' | 'Ď' | 'Đ' => "D",
-        'ð' | 'ď' | 'đ' => "d",
-        'È' | 'É' | 'Ê' | 'Ë' | 'Ē' | 'Ĕ' | 'Ė' | 'Ę' | 'Ě' => "E",
-        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ĕ' | 'ė' | 'ę' | 'ě' => "e",
-        'Ğ' | 'Ĝ' | 'Ġ' | 'Ģ' => "G",
-        'ğ' | 'ĝ' | 'ġ' | 'ģ' => "g",
-        'Ì' | 'Í' | 'Î' | 'Ï' | 'Ī' | 'Į' | 'İ' => "I",
-        'ì' | 'í' | 'î' | 'ï' | 'ī' | 'į' | 'ı' => "i",
-        'Ł' | 'Ľ' | 'Ĺ' | 'Ļ' => "L",
-        'ł' | 'ľ' | 'ĺ' | 'ļ' => "l",
-        'Ñ' | 'Ń' | 'Ň' | 'Ņ' => "N",
-        'ñ' | 'ń' | 'ň' | 'ņ' => "n",
-        'Ò' | 'Ó' | 'Ô' | 'Õ' | 'Ö' | 'Ø' | 'Ō' | 'Ő' => "O",
-        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ő' => "o",
-        'Œ' => "OE",
-        'œ' => "oe",
-        'Ŕ' | 'Ř' => "R",
-        'ŕ' | 'ř' => "r",
-        'Ś' | 'Š' | 'Ş' | 'Ș' => "S",
-        'ś' | 'š' | 'ş' | 'ș' => "s",
-        'ß' => "ss",
-        'Ť' | 'Ţ' | 'Ț' => "T",
-        'ť' | 'ţ' | 'ț' => "t",
-        'Þ' => "TH",
-        'þ' => "th",
-        'Ù' | 'Ú' | 'Û' | 'Ü' | 'Ū' | 'Ů' | 'Ű' | 'Ų' => "U",
-        'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' | 'ű' | 'ų' => "u",
-        'Ý' | 'Ÿ' => "Y",
-        'ý' | 'ÿ' => "y",
-        'Ź' | 'Ż' | 'Ž' => "Z",
-        'ź' | 'ż' | 'ž' => "z",
-        _ => return Cow::Owned(c.to_string()),
-    };
-    Cow::Borrowed(s)
+    platform::topic::slug(name)
 }
 
 #[cfg(test)]
@@ -164,7 +96,8 @@ mod tests {
             ),
             ("  World\n\tNews  ", Some(("world-news", "World News"))),
             ("--Open-Source--", Some(("open-source", "--Open-Source--"))),
-            ("C++", Some(("c", "C++"))),
+            ("C++", Some(("c-plus-plus", "C++"))),
+            ("C#", Some(("c-sharp", "C#"))),
             ("AI/ML", Some(("ai-ml", "AI/ML"))),
             ("Économie", Some(("economie", "Économie"))),
             ("Straße", Some(("strasse", "Straße"))),
@@ -173,7 +106,7 @@ mod tests {
             ("   ", None),
             ("&nbsp;", None),
             ("!!!", None),
-            ("日本", None),
+            ("日本", Some(("日本", "日本"))),
         ];
         for (raw, expected) in cases {
             let got = normalise_topic(raw);
@@ -189,7 +122,7 @@ mod tests {
     fn ids_are_bounded() {
         let long = "word ".repeat(40);
         let topic = normalise_topic(&long).unwrap();
-        assert!(topic.id.len() <= MAX_TOPIC_ID_LEN);
+        assert!(topic.id.chars().count() <= MAX_TOPIC_ID_LEN);
         assert!(!topic.id.ends_with('-'));
         assert!(topic.name.chars().count() <= MAX_TOPIC_NAME_LEN);
         assert_eq!(id(&"a".repeat(80)).unwrap().len(), 60);

@@ -5,6 +5,7 @@
 //! - `aws`: the AWS clients and the DynamoDB toolkit ([`dynamo`]);
 //! - `tokens`: token verification ([`tokens`], [`keys`], [`jwt`], ring as the JWT backend);
 //! - `http-client`: the reqwest client builder every function uses ([`tls`]);
+//! - `topics`: the topic slug rule news and community share ([`topic`]);
 //! - `ratelimit`: per-client limits in a DynamoDB table ([`ratelimit`]); its 429 needs `edge`;
 //! - `otel`: metrics and traces exported as OTLP JSON ([`otel`]); its router layer needs
 //!   `edge` too;
@@ -49,6 +50,8 @@ pub mod sessions;
 pub mod tls;
 #[cfg(feature = "tokens")]
 pub mod tokens;
+#[cfg(feature = "topics")]
+pub mod topic;
 pub mod validation;
 
 pub use clock::Clock;

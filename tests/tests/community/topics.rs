@@ -4,10 +4,10 @@ use chrono::{Duration, TimeZone, Utc};
 use community::input::{PostInput, RawPost, UserId};
 use community::store::Store;
 use community::{Community, Identity, IdentityError, Profile};
-use platform::dynamo::Table;
+use platform::dynamo::{Attributes, Table};
 use platform::Clock;
 use serde_json::{json, Value};
-use stack_tests::community::{assert_reason_error, message, post_input, post_path, TOPICS};
+use stack_tests::community::{assert_reason_error, message, post_input, post_path, POSTS, TOPICS};
 use stack_tests::{header, TestStack};
 
 #[tokio::test]
@@ -532,4 +532,201 @@ async fn week_buckets_activity_and_hot_with_fixed_clock() {
     assert_eq!((topic.posts_this_week, topic.posts_prev_week), (6, 1));
     let expected = 1.0 + 5.0 * (-1.0f64 / 7.0).exp2() + (-9.0f64 / 7.0).exp2();
     assert_eq!(topic.activity_score, (expected * 100.0).round() / 100.0);
+}
+
+/// The ids of the posts of the page at `path`.
+async fn post_ids(t: &TestStack, path: &str) -> Vec<String> {
+    let page = t.get_ok(path, None).await;
+    page["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .map(|p| p["id"].as_str().expect("id").to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn symbols_and_any_script_keep_topics_distinct() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("alice").await;
+    let names = ["C", "C#", "C++", "日本", "Café"];
+    let mut ids = Vec::new();
+    for name in names {
+        let created = t
+            .create_post(&token, &post_input(&format!("A post on {name}"), &[name]))
+            .await;
+        assert_eq!(created["topics"][0]["name"], name, "{created}");
+        ids.push(created["id"].as_str().unwrap().to_string());
+    }
+    let stats = t.topic_stats().await;
+    let mut slugs: Vec<&str> = stats.iter().map(|t| t["slug"].as_str().unwrap()).collect();
+    slugs.sort_unstable();
+    assert_eq!(slugs, ["c", "c-plus-plus", "c-sharp", "cafe", "日本"]);
+    for (name, id) in names.iter().zip(&ids) {
+        let path = format!("{POSTS}?topic={}", urlencode(name));
+        assert_eq!(post_ids(&t, &path).await, [id.clone()], "topic {name}");
+    }
+    // Another spelling of the same name is the same topic: NFKC, case, Latin diacritics.
+    let same = t
+        .create_post(
+            &token,
+            &post_input("Fullwidth and accents", &["ｃ＃", "CAFE"]),
+        )
+        .await;
+    let topic_ids: Vec<&str> = same["topics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    let by_slug = |slug: &str| {
+        stats
+            .iter()
+            .find(|t| t["slug"] == slug)
+            .map(|t| t["id"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(topic_ids, [by_slug("c-sharp"), by_slug("cafe")]);
+    let refused = t
+        .post_json_auth(POSTS, &token, &post_input("Only symbols", &["♯♯"]))
+        .await;
+    assert_eq!(refused.status(), 400);
+    let body: Value = refused.json().await.unwrap();
+    assert!(
+        body.to_string().contains("letter or digit"),
+        "names the rule: {body}"
+    );
+}
+
+/// Percent-encodes every byte but ASCII letters and digits.
+fn urlencode(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// A topic as the rule before Unicode names stored it: public, with its ASCII-only slug.
+fn legacy_topic(id: &str, name: &str, slug: &str) -> Vec<platform::dynamo::Item> {
+    let topic = [
+        ("pk", format!("TOPIC#{id}")),
+        ("sk", "META".to_string()),
+        ("id", id.to_string()),
+        ("name", name.to_string()),
+        ("displayName", name.to_string()),
+        ("slug", slug.to_string()),
+        ("categoryId", "other".to_string()),
+        ("gsi1pk", "TOPICS".to_string()),
+        ("gsi1sk", format!("other#01000#{slug}")),
+        ("createdAt", "2024-01-01T00:00:00.000Z".to_string()),
+    ];
+    let guard = [
+        ("pk", format!("TOPICSLUG#{slug}")),
+        ("sk", "META".to_string()),
+        ("topicId", id.to_string()),
+    ];
+    let mut topic: platform::dynamo::Item = topic
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), platform::dynamo::s(v)))
+        .collect();
+    for counter in ["sortOrder", "totalPostCount", "followerCount"] {
+        let value = if counter == "sortOrder" { 1000 } else { 0 };
+        topic.insert(counter.to_string(), platform::dynamo::n(value));
+    }
+    let guard = guard
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), platform::dynamo::s(v)))
+        .collect();
+    vec![topic, guard]
+}
+
+/// The community table's items whose `pk` starts with `prefix`.
+async fn items_with(t: &TestStack, prefix: &str) -> Vec<platform::dynamo::Item> {
+    t.scan("CommunityTable")
+        .await
+        .into_iter()
+        .filter(|i| i.opt_string("pk").is_some_and(|pk| pk.starts_with(prefix)))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_index_scheduler_moves_old_topic_slugs_once() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("alice").await;
+    let plus = "6f1f6a53-8a1c-4bd4-9a43-6f5e8c1a0001";
+    let cafe = "6f1f6a53-8a1c-4bd4-9a43-6f5e8c1a0002";
+    let mut items = legacy_topic(plus, "C++", "c");
+    items.extend(legacy_topic(cafe, "Café", "caf"));
+    t.put_items("CommunityTable", items).await;
+    // A topic of the new rule already holds `cafe`: the old "Café" cannot move onto it.
+    let taken = t
+        .create_post(&token, &post_input("Cafe culture", &["Cafe"]))
+        .await;
+    let cafe_now = taken["topics"][0]["id"].as_str().unwrap().to_string();
+    assert_ne!(cafe_now, cafe);
+
+    let scheduler =
+        community_index_scheduler_function::handler(t.env("CommunityIndexSchedulerFunction"))
+            .await
+            .unwrap();
+    let event = || {
+        serde_json::from_str(
+            &std::fs::read_to_string(
+                stack_tests::repo_root().join("events/community-index-scheduler/schedule.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap()
+    };
+    scheduler.handle(event()).await.unwrap();
+    let slug_of = |stats: &[Value], id: &str| {
+        stats
+            .iter()
+            .find(|t| t["id"] == id)
+            .map(|t| t["slug"].as_str().unwrap().to_string())
+    };
+    let stats = t.topic_stats().await;
+    assert_eq!(slug_of(&stats, plus).as_deref(), Some("c-plus-plus"));
+    assert_eq!(
+        slug_of(&stats, cafe).as_deref(),
+        Some("caf"),
+        "its slug is taken"
+    );
+    let guards: Vec<String> = items_with(&t, "TOPICSLUG#")
+        .await
+        .iter()
+        .map(|i| i.opt_string("pk").unwrap())
+        .collect();
+    assert!(
+        guards.contains(&"TOPICSLUG#c-plus-plus".to_string()),
+        "{guards:?}"
+    );
+    assert!(!guards.contains(&"TOPICSLUG#c".to_string()), "{guards:?}");
+    assert!(
+        items_with(&t, "MIGRATION#").await.is_empty(),
+        "moved one: not over"
+    );
+
+    // A post naming "C++" now lands in the migrated topic; "C" is a topic of its own.
+    let post = t
+        .create_post(&token, &post_input("Templates again", &["C++", "C"]))
+        .await;
+    assert_eq!(post["topics"][0]["id"], plus);
+    assert_ne!(post["topics"][1]["id"], plus);
+
+    // The next run finds only the taken slug: the migration is marked over, and runs after
+    // it change nothing.
+    scheduler.handle(event()).await.unwrap();
+    assert_eq!(items_with(&t, "MIGRATION#").await.len(), 1);
+    let before = t.scan("CommunityTable").await.len();
+    scheduler.handle(event()).await.unwrap();
+    assert_eq!(t.scan("CommunityTable").await.len(), before);
+    let stats = t.topic_stats().await;
+    assert_eq!(slug_of(&stats, plus).as_deref(), Some("c-plus-plus"));
+    assert_eq!(slug_of(&stats, cafe).as_deref(), Some("caf"));
 }

@@ -312,6 +312,120 @@ impl Store {
     }
 }
 
+/// What one run of the topic slug migration did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SlugMigration {
+    /// Topics moved to the slug their name has now.
+    pub moved: usize,
+    /// Topics left on their old slug: another topic holds the new one.
+    pub taken: usize,
+    /// Nothing is left to move: the migration is marked finished (later runs read one item).
+    pub finished: bool,
+}
+
+impl Store {
+    /// One run of the migration of catalog topics to the slug rule of `platform::topic`
+    /// (topics stored before it have the ASCII-only slug: "C++" was `c`): moves at most
+    /// `max` topics whose slug is not their name's, each in one transaction (new slug guard,
+    /// topic's slug and catalog key, old guard deleted), conditional on the state read, so a
+    /// repeated or concurrent run moves nothing twice. A run that finds nothing to move marks
+    /// the migration finished.
+    pub async fn migrate_topic_slugs(&self, max: usize) -> Result<SlugMigration, DynamoError> {
+        let mut run = SlugMigration::default();
+        if self
+            .table
+            .get(keys::topic_slug_migration())
+            .await?
+            .is_some()
+        {
+            run.finished = true;
+            return Ok(run);
+        }
+        let stale: Vec<(StoredTopic, String)> = self
+            .all_topics()
+            .await?
+            .into_iter()
+            .filter_map(|topic| {
+                let slug = crate::input::slug(&topic.name);
+                (!slug.is_empty() && slug != topic.slug).then_some((topic, slug))
+            })
+            .collect();
+        let mut raced = false;
+        for (topic, slug) in &stale {
+            if run.moved == max {
+                break;
+            }
+            match self.move_topic_slug(topic, slug).await? {
+                Some(true) => run.moved += 1,
+                Some(false) => run.taken += 1,
+                None => raced = true,
+            }
+        }
+        // Only taken slugs left: they stay taken, so the migration is over.
+        if run.moved == 0 && !raced {
+            let mut marker = keys::topic_slug_migration();
+            marker.insert("finishedAt".to_string(), s(self.clock.timestamp()));
+            let mut tx = Transaction::new(&self.table);
+            tx.put(marker, None)?;
+            match tx.commit().await {
+                Ok(()) => run.finished = true,
+                Err(TransactionError::Dynamo(e)) => return Err(e),
+                Err(e) => {
+                    tracing::debug!(error = %e, "migration mark raced; the next run marks it")
+                }
+            }
+        }
+        Ok(run)
+    }
+
+    /// Moves `topic` to `slug`: `Some(false)` when another topic holds `slug` or the topic
+    /// moved meanwhile (a concurrent run did it), `None` when a concurrent write won (the
+    /// next run tries again).
+    async fn move_topic_slug(
+        &self,
+        topic: &StoredTopic,
+        slug: &str,
+    ) -> Result<Option<bool>, DynamoError> {
+        let mut tx = Transaction::new(&self.table);
+        tx.put_if(
+            slug_item(slug, &topic.id),
+            "attribute_not_exists(pk) OR topicId = :id",
+            [(":id".to_string(), s(&topic.id))].into(),
+        )?;
+        let mut update = tx
+            .update_builder(keys::topic(&topic.id))
+            .condition_expression("slug = :old")
+            .expression_attribute_values(":old", s(&topic.slug))
+            .expression_attribute_values(":new", s(slug));
+        update = if topic.public {
+            let (_, gsi1sk) = catalog_keys(&topic.category_id, topic.sort_order, slug);
+            update
+                .update_expression("SET slug = :new, gsi1sk = :sk")
+                .expression_attribute_values(":sk", s(gsi1sk))
+        } else {
+            update.update_expression("SET slug = :new")
+        };
+        tx.update(update)?;
+        tx.delete_if(
+            keys::topic_slug(&topic.slug),
+            "attribute_not_exists(pk) OR topicId = :id",
+            [(":id".to_string(), s(&topic.id))].into(),
+        )?;
+        match tx.commit().await {
+            Ok(()) => {
+                tracing::info!(topic = %topic.id, from = %topic.slug, to = slug, "topic slug migrated");
+                Ok(Some(true))
+            }
+            Err(TransactionError::Dynamo(e)) => Err(e),
+            Err(TransactionError::Conflict) => Ok(None),
+            Err(e) => {
+                tracing::warn!(topic = %topic.id, slug, error = %e, "topic slug not migrated: taken or moved");
+                Ok(Some(false))
+            }
+        }
+    }
+}
+
 /// Why deltas were not applied.
 #[derive(Debug, thiserror::Error)]
 pub enum ApplyError {
