@@ -1293,7 +1293,7 @@ import { request } from "./http.js";
  * A settings update: absent fields keep their current value.
  * @typedef {Object} SettingsUpdate
  * @property {(Array<SourceIdEntry>|null)} [enabledSourceIds] At most 500 ids, each not blank and at most 100 characters.
- * @property {(Array<TopicIdEntry>|null)} [followedTopics] At most 100 topics, each at most 50 characters with an ASCII letter or digit; kept as their slugs ("Public Transport" is `public-transport`), one per slug.
+ * @property {(Array<TopicIdEntry>|null)} [followedTopics] At most 100 topics, each at most 50 characters with a letter or digit (any script); kept as their slugs ("Public Transport" is `public-transport`, "C#" `c-sharp`), one per slug.
  * @property {(string|null)} [language] A language tag such as `en` or `pt-BR`.
  * @property {(boolean|null)} [showBookmarks] Show the user's bookmarks to others on their community profile (false until set).
  * @property {(boolean|null)} [showLikes] Show the user's likes to others on their community profile (false until set).
@@ -1389,7 +1389,8 @@ import { request } from "./http.js";
 
 /**
  * One entry of `followedTopics` (the schema of the list's items): a topic's slug, or a
- * name that becomes one.
+ * name that becomes one; it needs a letter or digit of any script, which the pattern
+ * approximates as a character that is neither whitespace nor ASCII punctuation.
  * @typedef {string} TopicIdEntry
  */
 
