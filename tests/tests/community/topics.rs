@@ -638,6 +638,15 @@ fn legacy_topic(id: &str, name: &str, slug: &str) -> Vec<platform::dynamo::Item>
         let value = if counter == "sortOrder" { 1000 } else { 0 };
         topic.insert(counter.to_string(), platform::dynamo::n(value));
     }
+    // Every topic row holds its day ring, as the store writes it: no day yet.
+    let ring = community::stats::Ring::default();
+    for (name, values) in [("ringDays", ring.days), ("ringCounts", ring.counts)] {
+        let list = values.iter().map(|v| platform::dynamo::n(*v)).collect();
+        topic.insert(
+            name.to_string(),
+            aws_sdk_dynamodb::types::AttributeValue::L(list),
+        );
+    }
     let guard = guard
         .into_iter()
         .map(|(k, v)| (k.to_string(), platform::dynamo::s(v)))
