@@ -28,10 +28,13 @@ use crate::model::{
 };
 use crate::objects::{service_bucket, LogObjects, ObjectsError};
 use crate::queue::QueueError;
-use crate::store::{log_millis, Listed, Store, StoreError, DEFAULT_RULE_ID};
+use crate::store::{log_millis, Listed, RaisedAlerts, Store, StoreError, DEFAULT_RULE_ID};
 
 /// The most alert rules kept (the processor reads them all for every batch).
 pub const MAX_RULES: usize = 50;
+/// Alerts a resolve moves in its own transaction (with the incident, its history, outbox and
+/// metric rows, within DynamoDB's 100 items); the rule cap keeps an incident's below it.
+pub const RESOLVE_ALERTS_IN_TRANSACTION: usize = 80;
 /// Logs one purge step deletes.
 pub const PURGE_STEP: usize = 500;
 /// Fingerprints of one batch grouped at a time (each a few round trips to the table).
@@ -594,12 +597,47 @@ impl Incidents {
             assignee: patch.assignee,
             by: by.username.clone(),
         };
+        let alerts = if patch.status == IncidentStatus::Resolved {
+            self.alerts_to_resolve(&item, &event.at).await?
+        } else {
+            RaisedAlerts::default()
+        };
         self.store
-            .change_incident(id, &event, reopen_count, open_ms(&item, now))
+            .change_incident(id, &event, reopen_count, open_ms(&item, now), &alerts)
             .await
             .map_err(|e| IncidentsError::from_store(e, "Incident"))?;
         self.publish(id).await;
         self.incident(id).await
+    }
+
+    /// The alerts incident `item`'s resolve resolves in its own transaction. The rule cap
+    /// bounds them (one per rule and opening); any beyond [`RESOLVE_ALERTS_IN_TRANSACTION`]
+    /// are resolved first, one by one, so a failure leaves the incident to resolve again.
+    async fn alerts_to_resolve(
+        &self,
+        item: &platform::dynamo::Item,
+        now: &str,
+    ) -> Result<RaisedAlerts, IncidentsError> {
+        let mut alerts = self.store.raised_alerts(item).await?;
+        let surplus = alerts
+            .unresolved
+            .len()
+            .saturating_sub(RESOLVE_ALERTS_IN_TRANSACTION);
+        for (alert, from) in alerts.unresolved.drain(..surplus) {
+            match self
+                .store
+                .change_alert(&alert, from, AlertStatus::Resolved, now)
+                .await
+            {
+                // Moved since the read (resolved by hand, say): resolved below if still open.
+                Ok(()) | Err(StoreError::Changed) => {}
+                Err(e) => return Err(IncidentsError::from_store(e, "Alert")),
+            }
+        }
+        if surplus > 0 {
+            return Ok(self.store.raised_alerts(item).await?);
+        }
+        Ok(alerts)
     }
 
     /// Merges incident `id` into incident `merge.into` (see [`crate::merge`]): `id` is
