@@ -392,38 +392,46 @@ impl Incidents {
             .filter(|p| counted.messages.contains(&p.message))
             .flat_map(|p| p.logs.iter().copied())
             .collect();
-        if let Some(newest) = fresh.iter().max_by(|a, b| a.id.cmp(&b.id)) {
+        if !fresh.is_empty() {
             let mut sorted = fresh.clone();
             sorted.sort_by(|a, b| a.id.cmp(&b.id));
             self.store
                 .put_samples(id, &sorted, &group.rule_ids, before, batches)
                 .await?;
-            if resolved {
-                let why = format!("reopened by log {}", newest.id);
-                if self
-                    .store
-                    .reopen_incident(id, &now, &why, newest.severity)
-                    .await?
-                {
-                    changed = true;
-                    epoch += 1;
-                    status = Some(IncidentStatus::Active);
-                    raised.clear();
-                    tracing::info!(incident = %id, log = %newest.id, "incident reopened");
-                }
-            }
         }
+        // A RESOLVED incident reopens only on logs stamped after its resolve, newly counted
+        // here, that meet a rule's threshold within its window (as an opening does).
+        let resolved_ms = meta
+            .as_ref()
+            .filter(|_| resolved)
+            .and_then(|m| m.opt_string("resolvedAt"))
+            .and_then(|at| chrono::DateTime::parse_from_rfc3339(&at).ok())
+            .map(|at| at.timestamp_millis());
         for rule in matched {
-            let alert = alert_id(rule, epoch);
-            if raised.contains(&alert) {
+            if status != Some(IncidentStatus::Resolved) && raised.contains(&alert_id(rule, epoch)) {
                 continue;
             }
-            let matching: Vec<&Log> = logs.iter().copied().filter(|l| matches(rule, l)).collect();
-            let Some(anchor) = matching.last() else {
+            let after_resolve =
+                |l: &&Log| resolved_ms.is_none_or(|r| log_millis(&l.id).is_some_and(|m| m > r));
+            let matching: Vec<&Log> = if status == Some(IncidentStatus::Resolved) {
+                fresh
+                    .iter()
+                    .copied()
+                    .filter(after_resolve)
+                    .collect::<Vec<_>>()
+            } else {
+                logs.to_vec()
+            }
+            .into_iter()
+            .filter(|l| matches(rule, l))
+            .collect();
+            let Some(anchor) = matching.iter().max_by(|a, b| a.id.cmp(&b.id)).copied() else {
                 continue;
             };
             let at = log_millis(&anchor.id).unwrap_or(0);
-            let from = at.saturating_sub(rule.window_seconds.saturating_mul(1000));
+            let from = at
+                .saturating_sub(rule.window_seconds.saturating_mul(1000))
+                .max(resolved_ms.map_or(0, |r| r.saturating_add(1)));
             let threshold = usize::try_from(rule.threshold).unwrap_or(usize::MAX);
             let in_batch = matching
                 .iter()
@@ -456,9 +464,26 @@ impl Incidents {
                     tracing::info!(incident = %id, rule = %rule.id, "incident opened");
                 }
                 status = Some(IncidentStatus::Active);
+            } else if status == Some(IncidentStatus::Resolved) {
+                let why = format!(
+                    "reopened by rule {} ({count} matching logs within {} s after the resolve)",
+                    rule.name, rule.window_seconds
+                );
+                if self
+                    .store
+                    .reopen_incident(id, &now, &why, anchor.severity)
+                    .await?
+                {
+                    changed = true;
+                    tracing::info!(incident = %id, log = %anchor.id, "incident reopened");
+                }
+                // Reopened here or by a concurrent batch: either way the next opening.
+                epoch += 1;
+                raised.clear();
+                status = Some(IncidentStatus::Active);
             }
             let alert = Alert {
-                id: alert.clone(),
+                id: alert_id(rule, epoch),
                 rule_id: rule.id.clone(),
                 rule_name: rule.name.clone(),
                 incident_id: id.to_string(),

@@ -85,3 +85,71 @@ async fn resolving_an_incident_resolves_its_open_and_acknowledged_alerts() {
     assert!(alerts_of(&t, &token, &id, "OPEN").await.is_empty());
     assert_eq!(alerts_of(&t, &token, &id, "RESOLVED").await.len(), 4);
 }
+
+#[tokio::test]
+async fn a_reopen_needs_the_rules_threshold_after_the_resolve() {
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("reopener").await;
+    let admin = t.admin_token().await;
+    assert_eq!(
+        t.delete_auth(&format!("{RULES}/default"), &admin)
+            .await
+            .status(),
+        204
+    );
+    let r = t
+        .post_json_auth(
+            RULES,
+            &token,
+            &json!({"name": "disk pressure", "severities": ["WARN"], "serviceName": "store",
+                    "threshold": 5, "windowSeconds": 600}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let warn = || log("store", "WARN", "Disk 91% full on volume 3");
+    t.ingest_ok(&json!([warn(), warn(), warn(), warn(), warn()]))
+        .await;
+    let id = t.incidents_when(&token, 1).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("{INCIDENTS}/{id}");
+    let r = t
+        .patch_json_auth_raw(&path, &token, &json!({"status": "RESOLVED"}))
+        .await;
+    assert_eq!(r.status(), 200);
+
+    // One log, and five stamped before the resolve: still RESOLVED, no new alert.
+    let mut backdated = warn();
+    backdated["timestamp"] = json!(chrono::Utc::now()
+        .checked_sub_signed(chrono::Duration::minutes(2))
+        .unwrap()
+        .to_rfc3339());
+    t.ingest_ok(&json!([
+        warn(),
+        backdated.clone(),
+        backdated.clone(),
+        backdated.clone(),
+        backdated.clone(),
+        backdated
+    ]))
+    .await;
+    let counted = t
+        .incident_when(&token, &id, |i| i["occurrences"] == 11)
+        .await;
+    assert_eq!(counted["status"], "RESOLVED", "{counted}");
+    assert_eq!(counted["reopenCount"], 0);
+    assert!(alerts_of(&t, &token, &id, "OPEN").await.is_empty());
+
+    // Four more after the resolve meet the threshold of five: reopened and alerted.
+    t.ingest_ok(&json!([warn(), warn(), warn(), warn()])).await;
+    let reopened = t
+        .incident_when(&token, &id, |i| i["status"] == "ACTIVE")
+        .await;
+    assert_eq!(reopened["reopenCount"], 1);
+    eventually("the reopen's alert", || async {
+        let open = alerts_of(&t, &token, &id, "OPEN").await;
+        (open.len() == 1).then_some(open)
+    })
+    .await;
+}
