@@ -28,10 +28,13 @@ use crate::model::{
 };
 use crate::objects::{service_bucket, LogObjects, ObjectsError};
 use crate::queue::QueueError;
-use crate::store::{log_millis, Listed, Store, StoreError, DEFAULT_RULE_ID};
+use crate::store::{log_millis, Listed, RaisedAlerts, Store, StoreError, DEFAULT_RULE_ID};
 
 /// The most alert rules kept (the processor reads them all for every batch).
 pub const MAX_RULES: usize = 50;
+/// Alerts a resolve moves in its own transaction (with the incident, its history, outbox and
+/// metric rows, within DynamoDB's 100 items); the rule cap keeps an incident's below it.
+pub const RESOLVE_ALERTS_IN_TRANSACTION: usize = 80;
 /// Logs one purge step deletes.
 pub const PURGE_STEP: usize = 500;
 /// Fingerprints of one batch grouped at a time (each a few round trips to the table).
@@ -389,38 +392,46 @@ impl Incidents {
             .filter(|p| counted.messages.contains(&p.message))
             .flat_map(|p| p.logs.iter().copied())
             .collect();
-        if let Some(newest) = fresh.iter().max_by(|a, b| a.id.cmp(&b.id)) {
+        if !fresh.is_empty() {
             let mut sorted = fresh.clone();
             sorted.sort_by(|a, b| a.id.cmp(&b.id));
             self.store
                 .put_samples(id, &sorted, &group.rule_ids, before, batches)
                 .await?;
-            if resolved {
-                let why = format!("reopened by log {}", newest.id);
-                if self
-                    .store
-                    .reopen_incident(id, &now, &why, newest.severity)
-                    .await?
-                {
-                    changed = true;
-                    epoch += 1;
-                    status = Some(IncidentStatus::Active);
-                    raised.clear();
-                    tracing::info!(incident = %id, log = %newest.id, "incident reopened");
-                }
-            }
         }
+        // A RESOLVED incident reopens only on logs stamped after its resolve, newly counted
+        // here, that meet a rule's threshold within its window (as an opening does).
+        let resolved_ms = meta
+            .as_ref()
+            .filter(|_| resolved)
+            .and_then(|m| m.opt_string("resolvedAt"))
+            .and_then(|at| chrono::DateTime::parse_from_rfc3339(&at).ok())
+            .map(|at| at.timestamp_millis());
         for rule in matched {
-            let alert = alert_id(rule, epoch);
-            if raised.contains(&alert) {
+            if status != Some(IncidentStatus::Resolved) && raised.contains(&alert_id(rule, epoch)) {
                 continue;
             }
-            let matching: Vec<&Log> = logs.iter().copied().filter(|l| matches(rule, l)).collect();
-            let Some(anchor) = matching.last() else {
+            let after_resolve =
+                |l: &&Log| resolved_ms.is_none_or(|r| log_millis(&l.id).is_some_and(|m| m > r));
+            let matching: Vec<&Log> = if status == Some(IncidentStatus::Resolved) {
+                fresh
+                    .iter()
+                    .copied()
+                    .filter(after_resolve)
+                    .collect::<Vec<_>>()
+            } else {
+                logs.to_vec()
+            }
+            .into_iter()
+            .filter(|l| matches(rule, l))
+            .collect();
+            let Some(anchor) = matching.iter().max_by(|a, b| a.id.cmp(&b.id)).copied() else {
                 continue;
             };
             let at = log_millis(&anchor.id).unwrap_or(0);
-            let from = at.saturating_sub(rule.window_seconds.saturating_mul(1000));
+            let from = at
+                .saturating_sub(rule.window_seconds.saturating_mul(1000))
+                .max(resolved_ms.map_or(0, |r| r.saturating_add(1)));
             let threshold = usize::try_from(rule.threshold).unwrap_or(usize::MAX);
             let in_batch = matching
                 .iter()
@@ -453,9 +464,26 @@ impl Incidents {
                     tracing::info!(incident = %id, rule = %rule.id, "incident opened");
                 }
                 status = Some(IncidentStatus::Active);
+            } else if status == Some(IncidentStatus::Resolved) {
+                let why = format!(
+                    "reopened by rule {} ({count} matching logs within {} s after the resolve)",
+                    rule.name, rule.window_seconds
+                );
+                if self
+                    .store
+                    .reopen_incident(id, &now, &why, anchor.severity)
+                    .await?
+                {
+                    changed = true;
+                    tracing::info!(incident = %id, log = %anchor.id, "incident reopened");
+                }
+                // Reopened here or by a concurrent batch: either way the next opening.
+                epoch += 1;
+                raised.clear();
+                status = Some(IncidentStatus::Active);
             }
             let alert = Alert {
-                id: alert.clone(),
+                id: alert_id(rule, epoch),
                 rule_id: rule.id.clone(),
                 rule_name: rule.name.clone(),
                 incident_id: id.to_string(),
@@ -594,12 +622,47 @@ impl Incidents {
             assignee: patch.assignee,
             by: by.username.clone(),
         };
+        let alerts = if patch.status == IncidentStatus::Resolved {
+            self.alerts_to_resolve(&item, &event.at).await?
+        } else {
+            RaisedAlerts::default()
+        };
         self.store
-            .change_incident(id, &event, reopen_count, open_ms(&item, now))
+            .change_incident(id, &event, reopen_count, open_ms(&item, now), &alerts)
             .await
             .map_err(|e| IncidentsError::from_store(e, "Incident"))?;
         self.publish(id).await;
         self.incident(id).await
+    }
+
+    /// The alerts incident `item`'s resolve resolves in its own transaction. The rule cap
+    /// bounds them (one per rule and opening); any beyond [`RESOLVE_ALERTS_IN_TRANSACTION`]
+    /// are resolved first, one by one, so a failure leaves the incident to resolve again.
+    async fn alerts_to_resolve(
+        &self,
+        item: &platform::dynamo::Item,
+        now: &str,
+    ) -> Result<RaisedAlerts, IncidentsError> {
+        let mut alerts = self.store.raised_alerts(item).await?;
+        let surplus = alerts
+            .unresolved
+            .len()
+            .saturating_sub(RESOLVE_ALERTS_IN_TRANSACTION);
+        for (alert, from) in alerts.unresolved.drain(..surplus) {
+            match self
+                .store
+                .change_alert(&alert, from, AlertStatus::Resolved, now)
+                .await
+            {
+                // Moved since the read (resolved by hand, say): resolved below if still open.
+                Ok(()) | Err(StoreError::Changed) => {}
+                Err(e) => return Err(IncidentsError::from_store(e, "Alert")),
+            }
+        }
+        if surplus > 0 {
+            return Ok(self.store.raised_alerts(item).await?);
+        }
+        Ok(alerts)
     }
 
     /// Merges incident `id` into incident `merge.into` (see [`crate::merge`]): `id` is

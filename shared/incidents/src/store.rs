@@ -41,6 +41,7 @@ use crate::model::{
     LogbookKind, Occurrence, Severity,
 };
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use incident_metrics::Metrics;
 use platform::dynamo::request::Update;
@@ -84,6 +85,15 @@ const HOUR_FORMAT: &str = "%Y-%m-%dT%H";
 const MAX_MILLIS: i64 = 9_999_999_999_999;
 /// Above every log id of a millisecond: `{millis}-~`.
 const ID_CEILING: &str = "-~";
+
+/// The alerts raised on an incident since it last resolved (see [`Store::raised_alerts`]).
+#[derive(Debug, Default, Clone)]
+pub struct RaisedAlerts {
+    /// How many were raised: the resolve requires the incident still lists that many.
+    pub raised: usize,
+    /// Those not RESOLVED yet, with the status read.
+    pub unresolved: Vec<(String, AlertStatus)>,
+}
 
 /// A store error: the table's, or a failed condition the caller cares about.
 #[derive(Debug, thiserror::Error)]
@@ -840,13 +850,14 @@ impl Store {
         event: &IncidentEvent,
         reopen_count: i64,
         open_ms: Option<u64>,
+        alerts: &RaisedAlerts,
     ) -> Result<(), StoreError> {
         let from = event.from.ok_or(StoreError::Changed)?;
         let mut tx = Transaction::new(&self.table);
         let mut expression = "SET #status = :to, updatedAt = :now, gsi1pk = :gpk".to_string();
+        let mut condition = "#status = :from AND reopenCount = :epoch".to_string();
         let mut update = tx
             .update_builder(key(incident_pk(id), META))
-            .condition_expression("#status = :from AND reopenCount = :epoch")
             .expression_attribute_names("#status", "status")
             .expression_attribute_values(":to", s(event.to.as_str()))
             .expression_attribute_values(":from", s(from.as_str()))
@@ -858,9 +869,31 @@ impl Store {
             update = update.expression_attribute_values(":assignee", s(assignee.as_str()));
         }
         if event.to == IncidentStatus::Resolved {
-            expression.push_str(", resolvedAt = :now");
+            expression.push_str(", resolvedAt = :now REMOVE alertIds");
+            // An alert raised since `alerts.raised` was read fails this; the caller reads again.
+            condition.push_str(" AND size(alertIds) = :raised");
+            if alerts.raised == 0 {
+                condition = condition.replace(
+                    " AND size(alertIds) = :raised",
+                    " AND attribute_not_exists(alertIds)",
+                );
+            } else {
+                update = update.expression_attribute_values(
+                    ":raised",
+                    n(i64::try_from(alerts.raised).unwrap_or(i64::MAX)),
+                );
+            }
         }
-        tx.update(update.update_expression(expression))?;
+        tx.update(
+            update
+                .condition_expression(condition)
+                .update_expression(expression),
+        )?;
+        if event.to == IncidentStatus::Resolved {
+            for (alert, status) in &alerts.unresolved {
+                self.resolve_alert_in(&mut tx, alert, *status, &event.at)?;
+            }
+        }
         tx.put(Self::event_row(id, event), None)?;
         Self::count_in(
             &mut tx,
@@ -881,6 +914,73 @@ impl Store {
     }
 
     // ---- alerts ----------------------------------------------------------------------
+
+    /// The ids of the alerts raised on incident `item` since it last resolved: one per rule
+    /// and opening, so at most the rule cap (plus the default rule) between two resolves.
+    pub fn alert_ids_of(item: &Item) -> Vec<String> {
+        match item.get("alertIds") {
+            Some(AttributeValue::Ss(ids)) => ids.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The alerts raised on incident `item` since it last resolved, and which of them are not
+    /// RESOLVED yet (with the status read, which the resolve's transaction requires).
+    pub async fn raised_alerts(&self, item: &Item) -> Result<RaisedAlerts, DynamoError> {
+        let ids = Self::alert_ids_of(item);
+        let raised = ids.len();
+        if ids.is_empty() {
+            return Ok(RaisedAlerts::default());
+        }
+        let items = self
+            .table
+            .batch_get_all(
+                ids.iter()
+                    .map(|id| key(format!("ALERT#{id}"), META))
+                    .collect(),
+                None,
+            )
+            .await?;
+        let mut unresolved = Vec::new();
+        for item in &items {
+            let alert = self.alert_from(item)?;
+            if alert.status != AlertStatus::Resolved {
+                unresolved.push((alert.id, alert.status));
+            }
+        }
+        Ok(RaisedAlerts { raised, unresolved })
+    }
+
+    /// Resolves alert `id`, still at status `from`, in `tx`.
+    fn resolve_alert_in(
+        &self,
+        tx: &mut Transaction,
+        id: &str,
+        from: AlertStatus,
+        now: &str,
+    ) -> Result<(), DynamoError> {
+        let update = Self::alert_move(tx, id, from, AlertStatus::Resolved, now);
+        tx.update(update)?;
+        Ok(())
+    }
+
+    /// The update that moves alert `id` from `from` to `to`, if it is still at `from`.
+    fn alert_move(
+        tx: &Transaction,
+        id: &str,
+        from: AlertStatus,
+        to: AlertStatus,
+        now: &str,
+    ) -> UpdateBuilder {
+        tx.update_builder(key(format!("ALERT#{id}"), META))
+            .update_expression("SET #status = :to, updatedAt = :now, gsi1pk = :gpk")
+            .condition_expression("#status = :from")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":to", s(to.as_str()))
+            .expression_attribute_values(":from", s(from.as_str()))
+            .expression_attribute_values(":now", s(now))
+            .expression_attribute_values(":gpk", s(format!("ALERTS#{}", to.as_str())))
+    }
 
     pub async fn alert_item(&self, id: &str) -> Result<Option<Item>, DynamoError> {
         self.table.get(key(format!("ALERT#{id}"), META)).await
@@ -914,6 +1014,12 @@ impl Store {
         item.insert("updatedAt".into(), s(alert.updated_at.as_str()));
         let mut tx = Transaction::new(&self.table);
         tx.put(item, Some("attribute_not_exists(pk)"))?;
+        // Noted on the incident, so its resolve finds the alerts it must resolve with it.
+        tx.update(
+            tx.update_builder(key(incident_pk(&alert.incident_id), META))
+                .update_expression("ADD alertIds :id")
+                .expression_attribute_values(":id", AttributeValue::Ss(vec![alert.id.clone()])),
+        )?;
         Self::count_in(
             &mut tx,
             self.metrics.alert_fired(&alert.id, alert.severity.as_str()),
@@ -986,20 +1092,8 @@ impl Store {
         to: AlertStatus,
         now: &str,
     ) -> Result<(), StoreError> {
-        match self
-            .table
-            .update_item()
-            .set_key(Some(key(format!("ALERT#{id}"), META)))
-            .update_expression("SET #status = :to, updatedAt = :now, gsi1pk = :gpk")
-            .condition_expression("#status = :from")
-            .expression_attribute_names("#status", "status")
-            .expression_attribute_values(":to", s(to.as_str()))
-            .expression_attribute_values(":from", s(from.as_str()))
-            .expression_attribute_values(":now", s(now))
-            .expression_attribute_values(":gpk", s(format!("ALERTS#{}", to.as_str())))
-            .send()
-            .await
-        {
+        let update = Self::alert_move(&Transaction::new(&self.table), id, from, to, now);
+        match self.table.update_item_from(update).send().await {
             Ok(_) => Ok(()),
             Err(e) if is_condition_failed(&e) => Err(StoreError::Changed),
             Err(e) => Err(self.table.fail("UpdateItem", &e).into()),

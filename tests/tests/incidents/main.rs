@@ -29,4 +29,5 @@ mod objects;
 mod rag;
 mod rules;
 mod secrets;
+mod state;
 mod steering;

@@ -1,0 +1,155 @@
+//! Incident state that holds: resolving an incident resolves the alerts it raised, in the
+//! resolve's own transaction, so no alert stays OPEN on a RESOLVED incident.
+
+use serde_json::{json, Value};
+use stack_tests::incidents::{eventually, log, ALERTS, INCIDENTS, RULES};
+use stack_tests::TestStack;
+
+/// The alerts of incident `id` with `status`.
+async fn alerts_of(t: &TestStack, token: &str, id: &str, status: &str) -> Vec<Value> {
+    let alerts = t
+        .get_ok_auth(&format!("{ALERTS}?status={status}"), token)
+        .await;
+    alerts
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["incidentId"] == id)
+        .cloned()
+        .collect()
+}
+
+#[tokio::test]
+async fn resolving_an_incident_resolves_its_open_and_acknowledged_alerts() {
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("resolver").await;
+    let r = t
+        .post_json_auth(
+            RULES,
+            &token,
+            &json!({"name": "payments down", "severities": ["ERROR"], "serviceName": "payments",
+                    "threshold": 1, "windowSeconds": 60}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    t.ingest_ok(&log("payments", "ERROR", "Gateway 502 from acquirer"))
+        .await;
+    let id = t.incidents_when(&token, 1).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Two rules matched: two alerts, one of them acknowledged by hand.
+    let raised = eventually("two alerts", || async {
+        let open = alerts_of(&t, &token, &id, "OPEN").await;
+        (open.len() == 2).then_some(open)
+    })
+    .await;
+    let acked = format!("{ALERTS}/{}", raised[0]["id"].as_str().unwrap());
+    let r = t
+        .patch_json_auth_raw(&acked, &token, &json!({"status": "ACKNOWLEDGED"}))
+        .await;
+    assert_eq!(r.status(), 200);
+
+    let r = t
+        .patch_json_auth_raw(
+            &format!("{INCIDENTS}/{id}"),
+            &token,
+            &json!({"status": "RESOLVED", "note": "acquirer back"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert!(alerts_of(&t, &token, &id, "OPEN").await.is_empty());
+    assert!(alerts_of(&t, &token, &id, "ACKNOWLEDGED").await.is_empty());
+    let resolved = alerts_of(&t, &token, &id, "RESOLVED").await;
+    assert_eq!(resolved.len(), 2, "{resolved:?}");
+    assert!(resolved.iter().all(|a| a["status"] == "RESOLVED"));
+
+    // A reopen raises new alerts; resolving again resolves those, and only once each.
+    t.ingest_ok(&log("payments", "ERROR", "Gateway 502 from acquirer"))
+        .await;
+    t.incident_when(&token, &id, |i| i["status"] == "ACTIVE")
+        .await;
+    eventually("two new alerts", || async {
+        let open = alerts_of(&t, &token, &id, "OPEN").await;
+        (open.len() == 2).then_some(open)
+    })
+    .await;
+    let r = t
+        .patch_json_auth_raw(
+            &format!("{INCIDENTS}/{id}"),
+            &token,
+            &json!({"status": "RESOLVED"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    assert!(alerts_of(&t, &token, &id, "OPEN").await.is_empty());
+    assert_eq!(alerts_of(&t, &token, &id, "RESOLVED").await.len(), 4);
+}
+
+#[tokio::test]
+async fn a_reopen_needs_the_rules_threshold_after_the_resolve() {
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("reopener").await;
+    let admin = t.admin_token().await;
+    assert_eq!(
+        t.delete_auth(&format!("{RULES}/default"), &admin)
+            .await
+            .status(),
+        204
+    );
+    let r = t
+        .post_json_auth(
+            RULES,
+            &token,
+            &json!({"name": "disk pressure", "severities": ["WARN"], "serviceName": "store",
+                    "threshold": 5, "windowSeconds": 600}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let warn = || log("store", "WARN", "Disk 91% full on volume 3");
+    t.ingest_ok(&json!([warn(), warn(), warn(), warn(), warn()]))
+        .await;
+    let id = t.incidents_when(&token, 1).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("{INCIDENTS}/{id}");
+    let r = t
+        .patch_json_auth_raw(&path, &token, &json!({"status": "RESOLVED"}))
+        .await;
+    assert_eq!(r.status(), 200);
+
+    // One log, and five stamped before the resolve: still RESOLVED, no new alert.
+    let mut backdated = warn();
+    backdated["timestamp"] = json!(chrono::Utc::now()
+        .checked_sub_signed(chrono::Duration::minutes(2))
+        .unwrap()
+        .to_rfc3339());
+    t.ingest_ok(&json!([
+        warn(),
+        backdated.clone(),
+        backdated.clone(),
+        backdated.clone(),
+        backdated.clone(),
+        backdated
+    ]))
+    .await;
+    let counted = t
+        .incident_when(&token, &id, |i| i["occurrences"] == 11)
+        .await;
+    assert_eq!(counted["status"], "RESOLVED", "{counted}");
+    assert_eq!(counted["reopenCount"], 0);
+    assert!(alerts_of(&t, &token, &id, "OPEN").await.is_empty());
+
+    // Four more after the resolve meet the threshold of five: reopened and alerted.
+    t.ingest_ok(&json!([warn(), warn(), warn(), warn()])).await;
+    let reopened = t
+        .incident_when(&token, &id, |i| i["status"] == "ACTIVE")
+        .await;
+    assert_eq!(reopened["reopenCount"], 1);
+    eventually("the reopen's alert", || async {
+        let open = alerts_of(&t, &token, &id, "OPEN").await;
+        (open.len() == 1).then_some(open)
+    })
+    .await;
+}
