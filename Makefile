@@ -40,6 +40,8 @@ BINARY_RecipesFunction := recipes
 BINARY_RecipesSweeperFunction := recipes-sweeper
 BINARY_IncidentsIntelligenceFunction := incidents-intelligence
 BINARY_IncidentsIntelligenceSweeperFunction := incidents-intelligence-sweeper
+BINARY_IncidentsNotifierFunction := incidents-notifier
+BINARY_IncidentsSweeperFunction := incidents-sweeper
 
 BINARIES := $(sort $(foreach v,$(filter BINARY_%,$(.VARIABLES)),$($(v))))
 

@@ -1267,6 +1267,6 @@ mod tests {
                 assert!(forbidden.contains(role), "{method} {path}: {forbidden}");
             }
         }
-        assert_eq!(operations, 22);
+        assert_eq!(operations, 27);
     }
 }
