@@ -53,8 +53,16 @@ pub struct StreamedAnswer;
 
 impl IntoResponses for StreamedAnswer {
     fn responses() -> BTreeMap<String, RefOr<Response>> {
-        let events = ObjectBuilder::new()
+        let name = ObjectBuilder::new()
             .schema_type(Type::String)
+            .enum_values(Some(["delta", "done", "error"]));
+        // One event as a client parses it: its name and its data line.
+        let events = ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .property("event", name)
+            .property("data", Object::with_type(Type::String))
+            .required("event")
+            .required("data")
             .description(Some(
                 "Server-sent events. `event: delta`, `data: {\"text\": \"...\"}`: the next piece \
                  of the answer, in order (a cached answer is one delta with all of it). Then \
