@@ -13,9 +13,10 @@
 //! - a URL whose host is or resolves to a private or reserved address is refused unless
 //!   `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is `true` (local stacks and tests), with the addresses
 //!   checked pinned for the call (no DNS rebinding between check and connect);
-//! - a channel with `escalateAfterMinutes` told of an opening, a reopening or an escalation
-//!   schedules the incident's escalation to its `escalateTo` (`incidents::escalation`), even
-//!   when its own call failed.
+//! - a channel with `escalateTo` told of an opening, a reopening or an escalation schedules
+//!   the incident's escalation to it (`incidents::escalation`), even when its own call
+//!   failed, after the opening rule's `escalateAfterMinutes` (carried by the event) or else
+//!   the channel's own.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -104,9 +105,14 @@ impl Notifier {
                 kind,
                 EventKind::Opened | EventKind::Reopened | EventKind::Escalated
             ) {
-                if let (Some(after), Some(to)) =
-                    (channel.escalate_after_minutes, &channel.escalate_to)
-                {
+                // The opening rule's delay wins over the channel's own.
+                let after = match kind {
+                    EventKind::Escalated => channel.escalate_after_minutes,
+                    _ => detail
+                        .escalate_after_minutes
+                        .or(channel.escalate_after_minutes),
+                };
+                if let (Some(after), Some(to)) = (after, &channel.escalate_to) {
                     self.escalations
                         .schedule(
                             &detail.incident_id,

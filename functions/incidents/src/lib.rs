@@ -460,6 +460,10 @@ struct RuleRequest {
     window_seconds: i64,
     /// Default true.
     enabled: Option<bool>,
+    /// Minutes an incident it opens or reopens may stay unacknowledged before it escalates
+    /// to each notified channel's `escalateTo` (overrides the channel's delay), 1 to 1440.
+    #[schema(minimum = 1, maximum = 1440)]
+    escalate_after_minutes: Option<i64>,
 }
 
 fn rule_id(id: &str) -> Result<(), ApiError> {

@@ -56,7 +56,7 @@ pub struct Channel {
     /// Only escalations reach it (it is a rule's next step, not a first responder).
     pub escalation_only: bool,
     /// Minutes an incident it was told of may stay unacknowledged before it escalates to
-    /// `escalateTo`; absent: it never escalates.
+    /// `escalateTo`; a rule's `escalateAfterMinutes` overrides it; neither: no escalation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub escalate_after_minutes: Option<i64>,
     /// The channel an escalation goes to.
@@ -87,8 +87,11 @@ pub struct ChannelRequest {
     #[schema(max_items = 6)]
     pub severities: Option<Vec<Severity>>,
     pub escalation_only: Option<bool>,
+    /// The default escalation delay; needs `escalateTo`. A rule's delay overrides it.
     #[schema(minimum = 1, maximum = 1440)]
     pub escalate_after_minutes: Option<i64>,
+    /// The channel an escalation goes to (a channel id); alone, only rules that name a
+    /// delay escalate.
     #[schema(max_length = 36)]
     pub escalate_to: Option<String>,
 }
@@ -210,11 +213,9 @@ pub fn parse_channel(body: &Value) -> Result<ChannelInput, Invalid> {
     {
         errors.add("escalateTo", "must be a channel id");
     }
-    if escalate_after_minutes.is_some() != escalate_to.is_some() {
-        errors.add(
-            "escalateAfterMinutes",
-            "and escalateTo must be given together",
-        );
+    // escalateTo alone is allowed: a rule's escalateAfterMinutes sets the delay.
+    if escalate_after_minutes.is_some() && escalate_to.is_none() {
+        errors.add("escalateAfterMinutes", "needs escalateTo");
     }
     errors.finish()?;
     match (name, url, secret) {
@@ -350,8 +351,10 @@ impl Channels {
             "escalationOnly".into(),
             AttributeValue::Bool(channel.escalation_only),
         );
-        if let (Some(after), Some(to)) = (channel.escalate_after_minutes, &channel.escalate_to) {
+        if let Some(after) = channel.escalate_after_minutes {
             item.insert("escalateAfterMinutes".into(), n(after));
+        }
+        if let Some(to) = &channel.escalate_to {
             item.insert("escalateTo".into(), s(to.as_str()));
         }
         item.insert("createdAt".into(), s(now));
@@ -610,6 +613,13 @@ mod tests {
         for field in ["url", "secret", "kind", "escalateAfterMinutes"] {
             assert!(err.contains(field), "{field} in {err}");
         }
+        let mut alone = valid();
+        alone["escalateAfterMinutes"] = json!(5);
+        let err = parse_channel(&alone).unwrap_err().to_string();
+        assert!(err.contains("needs escalateTo"), "{err}");
+        let mut to_only = valid();
+        to_only["escalateTo"] = json!(uuid::Uuid::new_v4().to_string());
+        assert!(parse_channel(&to_only).is_ok());
         assert!(check_url("http://user:pw@host/").is_err());
         assert!(check_url("https://hooks.example.com/a").is_ok());
     }

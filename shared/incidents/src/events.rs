@@ -16,7 +16,7 @@
 use crate::model::IncidentStatus;
 use aws_sdk_eventbridge::types::PutEventsRequestEntry;
 use platform::aws::AwsClients;
-use platform::dynamo::{key, s, Attributes, DynamoError, Item, Table};
+use platform::dynamo::{key, n, s, Attributes, DynamoError, Item, Table};
 use platform::{ConfigError, Env};
 use serde::{Deserialize, Serialize};
 
@@ -103,6 +103,8 @@ pub struct Change<'a> {
     pub severity: Option<&'a str>,
     /// The channel an escalation goes to, for [`EventKind::Escalated`].
     pub channel_id: Option<&'a str>,
+    /// The opening rule's escalation delay, for [`EventKind::Opened`] and [`EventKind::Reopened`].
+    pub escalate_after_minutes: Option<i64>,
 }
 
 impl<'a> Change<'a> {
@@ -117,6 +119,7 @@ impl<'a> Change<'a> {
             alert_id: None,
             severity: None,
             channel_id: None,
+            escalate_after_minutes: None,
         }
     }
 }
@@ -146,6 +149,9 @@ pub fn outbox_row(change: &Change<'_>) -> Item {
     }
     if let Some(channel) = change.channel_id {
         row.insert("channelId".into(), s(channel));
+    }
+    if let Some(after) = change.escalate_after_minutes {
+        row.insert("escalateAfterMinutes".into(), n(after));
     }
     row
 }
@@ -182,6 +188,10 @@ pub struct EventDetail {
     /// The channel an escalation goes to (Incident Escalated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_id: Option<String>,
+    /// The opening rule's escalation delay (Incident Opened, Incident Reopened): overrides
+    /// the notified channels' `escalateAfterMinutes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalate_after_minutes: Option<i64>,
 }
 
 /// Publishes outbox rows to the bus and clears them.
@@ -320,6 +330,7 @@ impl Publisher {
             alert_id: row.opt_string("alertId"),
             note: row.opt_string("note"),
             channel_id: row.opt_string("channelId"),
+            escalate_after_minutes: row.opt_int(t, "escalateAfterMinutes")?,
             incident_id,
         })
     }
@@ -358,6 +369,7 @@ mod tests {
             alert_id: Some("al1"),
             severity: Some("ERROR"),
             channel_id: None,
+            escalate_after_minutes: None,
         });
         assert_eq!(row.get("pk"), Some(&s("INC#abc")));
         let id = row.opt_string("eventId").unwrap();

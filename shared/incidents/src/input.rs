@@ -425,9 +425,11 @@ pub struct RuleInput {
     pub threshold: i64,
     pub window_seconds: i64,
     pub enabled: bool,
+    pub escalate_after_minutes: Option<i64>,
 }
 
-/// `{name, severities, serviceName?, type?, threshold, windowSeconds, enabled?}`.
+/// `{name, severities, serviceName?, type?, threshold, windowSeconds, enabled?,
+/// escalateAfterMinutes?}`.
 /// The distinct severities of `items` (field `severities`), sorted; a bad one is named.
 pub(crate) fn severity_list(errors: &mut FieldErrors, items: &[Value]) -> Vec<Severity> {
     let mut out = Vec::new();
@@ -484,6 +486,16 @@ pub fn parse_rule(body: &Value) -> Result<RuleInput, Invalid> {
             None
         }
     };
+    let escalate_after_minutes = match object.get("escalateAfterMinutes") {
+        None | Some(Value::Null) => None,
+        Some(_) => integer(
+            &mut errors,
+            object,
+            "escalateAfterMinutes",
+            1,
+            crate::channels::MAX_ESCALATE_AFTER_MINUTES,
+        ),
+    };
     errors.finish()?;
     match (name, severities, threshold, window_seconds, enabled) {
         (Some(name), Some(severities), Some(threshold), Some(window_seconds), Some(enabled)) => {
@@ -495,6 +507,7 @@ pub fn parse_rule(body: &Value) -> Result<RuleInput, Invalid> {
                 threshold,
                 window_seconds,
                 enabled,
+                escalate_after_minutes,
             })
         }
         _ => Err(Invalid::field("body", "is not a rule")),
@@ -769,6 +782,13 @@ mod tests {
         let rule = parse_rule(&json!({"name": "warns", "severities": ["WARN", "WARN"], "threshold": 3, "windowSeconds": 60})).unwrap();
         assert_eq!(rule.severities, vec![Severity::Warn]);
         assert!(rule.enabled);
+        assert_eq!(rule.escalate_after_minutes, None);
+        let escalating = parse_rule(&json!({"name": "e", "severities": ["ERROR"], "threshold": 1, "windowSeconds": 60, "escalateAfterMinutes": 15})).unwrap();
+        assert_eq!(escalating.escalate_after_minutes, Some(15));
+        for bad in [json!(0), json!(1441), json!("5"), json!(1.5)] {
+            let err = parse_rule(&json!({"name": "e", "severities": ["ERROR"], "threshold": 1, "windowSeconds": 60, "escalateAfterMinutes": bad})).unwrap_err();
+            assert_eq!(err.errors()[0].field, "escalateAfterMinutes");
+        }
         let err = parse_rule(
             &json!({"name": "x", "severities": [], "threshold": 0, "windowSeconds": 100000}),
         )

@@ -212,6 +212,10 @@ pub struct AlertRule {
     pub threshold: i64,
     pub window_seconds: i64,
     pub enabled: bool,
+    /// Minutes an incident it opens or reopens may stay unacknowledged before it escalates
+    /// to each notified channel's `escalateTo` (overriding the channel's own delay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub escalate_after_minutes: Option<i64>,
     pub created_at: String,
     pub updated_at: String,
 }

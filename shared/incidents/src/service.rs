@@ -457,7 +457,7 @@ impl Incidents {
                 );
                 if self
                     .store
-                    .open_incident(id, &now, &why, anchor.severity)
+                    .open_incident(id, &now, &why, anchor.severity, rule.escalate_after_minutes)
                     .await?
                 {
                     changed = true;
@@ -471,7 +471,7 @@ impl Incidents {
                 );
                 if self
                     .store
-                    .reopen_incident(id, &now, &why, anchor.severity)
+                    .reopen_incident(id, &now, &why, anchor.severity, rule.escalate_after_minutes)
                     .await?
                 {
                     changed = true;
@@ -947,6 +947,7 @@ fn rule_of(id: String, input: RuleInput, created_at: &str, updated_at: &str) -> 
         threshold: input.threshold,
         window_seconds: input.window_seconds,
         enabled: input.enabled,
+        escalate_after_minutes: input.escalate_after_minutes,
         created_at: created_at.to_string(),
         updated_at: updated_at.to_string(),
     }

@@ -432,6 +432,7 @@ impl Store {
             threshold: 1,
             window_seconds: 60,
             enabled: true,
+            escalate_after_minutes: None,
             created_at: at.to_string(),
             updated_at: at.to_string(),
         }
@@ -485,6 +486,7 @@ impl Store {
             threshold: item.int(t, "threshold")?,
             window_seconds: item.int(t, "windowSeconds")?,
             enabled: item.opt_bool("enabled").unwrap_or(true),
+            escalate_after_minutes: item.opt_int(t, "escalateAfterMinutes")?,
             created_at: item.string(t, "createdAt")?,
             updated_at: item.string(t, "updatedAt")?,
         })
@@ -507,6 +509,9 @@ impl Store {
         item.insert("threshold".into(), n(rule.threshold));
         item.insert("windowSeconds".into(), n(rule.window_seconds));
         item.insert("enabled".into(), AttributeValue::Bool(rule.enabled));
+        if let Some(after) = rule.escalate_after_minutes {
+            item.insert("escalateAfterMinutes".into(), n(after));
+        }
         item.insert("createdAt".into(), s(rule.created_at.as_str()));
         item.insert("updatedAt".into(), s(rule.updated_at.as_str()));
         self.table
@@ -591,23 +596,33 @@ impl Store {
         }
     }
 
-    /// The outbox row of an opening or a reopening.
-    fn opening_event(kind: EventKind, id: &str, now: &str, why: &str, severity: Severity) -> Item {
+    /// The outbox row of an opening or a reopening; `escalate_after_minutes` is the rule's.
+    fn opening_event(
+        kind: EventKind,
+        id: &str,
+        now: &str,
+        why: &str,
+        severity: Severity,
+        escalate_after_minutes: Option<i64>,
+    ) -> Item {
         events::outbox_row(&Change {
             note: Some(why),
             severity: Some(severity.as_str()),
+            escalate_after_minutes,
             ..Change::system(kind, id, now)
         })
     }
 
     /// Opens incident `id` (ACTIVE) unless it is open already; true when this call opened it.
-    /// `severity` (of the log that opened it) routes its event.
+    /// `severity` (of the log that opened it) routes its event; `escalate_after_minutes` (the
+    /// rule's) goes with it to the notifier.
     pub async fn open_incident(
         &self,
         id: &str,
         now: &str,
         why: &str,
         severity: Severity,
+        escalate_after_minutes: Option<i64>,
     ) -> Result<bool, DynamoError> {
         let mut tx = Transaction::new(&self.table);
         let update = tx
@@ -630,7 +645,14 @@ impl Store {
         )?;
         Self::count_in(&mut tx, self.metrics.incident_opened(id, now))?;
         tx.put(
-            Self::opening_event(EventKind::Opened, id, now, why, severity),
+            Self::opening_event(
+                EventKind::Opened,
+                id,
+                now,
+                why,
+                severity,
+                escalate_after_minutes,
+            ),
             None,
         )?;
         self.commit_conditional(tx).await
@@ -643,6 +665,7 @@ impl Store {
         now: &str,
         why: &str,
         severity: Severity,
+        escalate_after_minutes: Option<i64>,
     ) -> Result<bool, DynamoError> {
         let mut tx = Transaction::new(&self.table);
         let update = tx
@@ -668,7 +691,14 @@ impl Store {
             None,
         )?;
         tx.put(
-            Self::opening_event(EventKind::Reopened, id, now, why, severity),
+            Self::opening_event(
+                EventKind::Reopened,
+                id,
+                now,
+                why,
+                severity,
+                escalate_after_minutes,
+            ),
             None,
         )?;
         Self::count_in(

@@ -12,7 +12,7 @@ use incidents::escalation::Outcome;
 use incidents_sweeper_function::IncidentsSweeper;
 use platform::Clock;
 use serde_json::{json, Value};
-use stack_tests::incidents::{log, INCIDENTS};
+use stack_tests::incidents::{log, INCIDENTS, RULES};
 use stack_tests::server::{lock, FakeServer};
 use stack_tests::stack::TestStack;
 
@@ -251,6 +251,117 @@ async fn an_error_burst_is_notified_signed_and_escalated_until_acknowledged() {
         lock_hooks(&receiver)
             .iter()
             .all(|h| h.path != "/manager" && h.path != "/billing"),
+        "{:?}",
+        lock_hooks(&receiver)
+    );
+}
+
+#[tokio::test]
+async fn a_rule_escalation_delay_overrides_the_channels_until_acknowledged() {
+    let t = TestStack::start_with(webhook_stack()).await;
+    let receiver = FakeServer::start(Vec::<Hook>::new(), receive).await;
+    let (_, token) = t.operator("oncall").await;
+    let last = create(
+        &t,
+        &token,
+        json!({"name": "last", "kind": "webhook", "url": receiver.url("/last"),
+               "secret": "last-secret-000001", "escalationOnly": true}),
+    )
+    .await;
+    let next = create(
+        &t,
+        &token,
+        json!({"name": "next", "kind": "webhook", "url": receiver.url("/next"),
+               "secret": "next-secret-000001", "escalationOnly": true,
+               "escalateAfterMinutes": 10, "escalateTo": last["id"]}),
+    )
+    .await;
+    create(
+        &t,
+        &token,
+        json!({"name": "front", "kind": "webhook", "url": receiver.url("/front"),
+               "secret": "front-secret-00001", "services": ["inventory"],
+               "escalateAfterMinutes": 60, "escalateTo": next["id"]}),
+    )
+    .await;
+    // escalateTo alone: only rules that name a delay escalate from it (none routes here).
+    let quiet = create(
+        &t,
+        &token,
+        json!({"name": "quiet", "kind": "webhook", "url": receiver.url("/quiet"),
+               "secret": "quiet-secret-00001", "services": ["search"],
+               "escalateTo": next["id"]}),
+    )
+    .await;
+    assert_eq!(quiet["escalateTo"], next["id"]);
+    assert!(quiet.get("escalateAfterMinutes").is_none());
+    let r = t
+        .post_json_auth(
+            RULES,
+            &token,
+            &json!({"name": "stock warnings", "severities": ["WARN"], "serviceName": "inventory",
+                    "threshold": 1, "windowSeconds": 60, "escalateAfterMinutes": 0}),
+        )
+        .await;
+    assert_eq!(r.status(), 400);
+    assert!(r.text().await.unwrap().contains("escalateAfterMinutes"));
+    let r = t
+        .post_json_auth(
+            RULES,
+            &token,
+            &json!({"name": "stock warnings", "severities": ["WARN"], "serviceName": "inventory",
+                    "threshold": 1, "windowSeconds": 60, "escalateAfterMinutes": 3}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let rule: Value = r.json().await.unwrap();
+    assert_eq!(rule["escalateAfterMinutes"], 3);
+    let rule_path = format!("{RULES}/{}", rule["id"].as_str().unwrap());
+    assert_eq!(t.get_ok_auth(&rule_path, &token).await, rule);
+
+    t.ingest_ok(&json!([log(
+        "inventory",
+        "WARN",
+        "Stock level below 10 for sku 4411"
+    )]))
+    .await;
+    let incident = t.incidents_when(&token, 1).await.remove(0);
+    let id = incident["id"].as_str().unwrap().to_string();
+    let opened = hook(&receiver, "/front", "Incident Opened").await;
+    assert!(signed_with(&opened, "front-secret-00001"));
+    assert_eq!(opened.json()["detail"]["escalateAfterMinutes"], 3);
+
+    // The rule's 3 minutes, not the channel's 60: due between 2 and 4 minutes on.
+    let outcomes = sweeper_at(&t, 2).await.escalate().await.unwrap();
+    assert!(outcomes.is_empty(), "{outcomes:?}");
+    let outcomes = sweeper_at(&t, 4).await.escalate().await.unwrap();
+    assert_eq!(
+        outcomes,
+        vec![Outcome::Escalated {
+            incident_id: id.clone(),
+            channel_id: next["id"].as_str().unwrap().to_string(),
+        }]
+    );
+    let escalated = hook(&receiver, "/next", "Incident Escalated").await;
+    assert!(signed_with(&escalated, "next-secret-000001"));
+    assert_eq!(escalated.json()["detail"]["channelId"], next["id"]);
+
+    // Acknowledging stops the escalation the next channel would make (its own 10 minutes).
+    let path = format!("{INCIDENTS}/{id}");
+    let r = t
+        .patch_json_auth_raw(&path, &token, &json!({"status": "ACKNOWLEDGED"}))
+        .await;
+    assert_eq!(r.status(), 200);
+    hook(&receiver, "/front", "Incident Acknowledged").await;
+    let outcomes = sweeper_at(&t, 30).await.escalate().await.unwrap();
+    assert_eq!(
+        outcomes,
+        vec![Outcome::Dropped {
+            incident_id: id.clone()
+        }]
+    );
+    assert!(
+        lock_hooks(&receiver).iter().all(|h| h.path != "/last"),
         "{:?}",
         lock_hooks(&receiver)
     );
