@@ -224,5 +224,6 @@ export function textOrNull(value) {
  */
 export function ruleSummary(rule) {
   const scope = [rule.serviceName ? `service ${rule.serviceName}` : "every service", rule.type ? `type ${rule.type}` : null].filter(Boolean).join(", ");
-  return `${rule.severities.join(", ")} · ${scope} · ${rule.threshold} in ${rule.windowSeconds} s`;
+  const escalation = rule.escalateAfterMinutes ? ` · escalates after ${rule.escalateAfterMinutes} min unacknowledged` : "";
+  return `${rule.severities.join(", ")} · ${scope} · ${rule.threshold} in ${rule.windowSeconds} s${escalation}`;
 }

@@ -29,6 +29,8 @@ function routing(channel) {
   }
   if (channel.escalateAfterMinutes && channel.escalateTo) {
     parts.push(`escalates after ${channel.escalateAfterMinutes} min unacknowledged`);
+  } else if (channel.escalateTo) {
+    parts.push("escalates when its rule names a delay");
   }
   return parts.join(" · ");
 }
@@ -60,7 +62,7 @@ function channelForm(channels) {
       h(
         "div",
         { class: "filter-grid" },
-        field({ label: "Escalate after (minutes)", name: "escalateAfterMinutes", type: "number", inputmode: "numeric", hint: "1 to 1440; unacknowledged incidents go to the channel below." }),
+        field({ label: "Escalate after (minutes)", name: "escalateAfterMinutes", type: "number", inputmode: "numeric", hint: "1 to 1440; unacknowledged incidents go to the channel below (a rule's delay overrides it)." }),
         h(
           "div",
           { class: "field", dataset: { field: "escalateTo" } },

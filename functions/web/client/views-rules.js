@@ -50,6 +50,7 @@ function ruleForm(rule, headingText, submitText, save) {
         field({ label: "Type", name: "type", value: rule?.type ?? "", hint: "Empty: every type." }),
         field({ label: "Threshold", name: "threshold", type: "number", value: String(rule?.threshold ?? 1), required: true, inputmode: "numeric", hint: "Logs of one fingerprint, 1 to 1000." }),
         field({ label: "Window (seconds)", name: "windowSeconds", type: "number", value: String(rule?.windowSeconds ?? 60), required: true, inputmode: "numeric", hint: "1 to 86400." }),
+        field({ label: "Escalate after (minutes)", name: "escalateAfterMinutes", type: "number", value: rule?.escalateAfterMinutes ? String(rule.escalateAfterMinutes) : "", inputmode: "numeric", hint: "1 to 1440; overrides the notified channels' delay. Empty: theirs." }),
       ),
       h("label", { class: "check" }, h("input", { type: "checkbox", name: "enabled", checked: rule?.enabled ?? true }), "Enabled"),
       h("div", { class: "actions" }, button),
@@ -67,6 +68,7 @@ function ruleForm(rule, headingText, submitText, save) {
       threshold: /** @type {number} */ (numberOrAbsent(data.get("threshold"))),
       windowSeconds: /** @type {number} */ (numberOrAbsent(data.get("windowSeconds"))),
       enabled: data.get("enabled") !== null,
+      escalateAfterMinutes: numberOrAbsent(data.get("escalateAfterMinutes")) ?? null,
     }),
     save,
   );
