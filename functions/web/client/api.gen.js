@@ -72,6 +72,7 @@ import { request } from "./http.js";
  * @typedef {Object} AlertRule
  * @property {string} createdAt
  * @property {boolean} enabled
+ * @property {(number|null)} [escalateAfterMinutes] Minutes an incident it opens or reopens may stay unacknowledged before it escalates to each notified channel's `escalateTo` (overriding the channel's own delay).
  * @property {string} id A uuid, or `default` for the built-in rule on ERROR and FATAL.
  * @property {string} name
  * @property {(string|null)} [serviceName] Only logs of this service (all when absent).
@@ -203,7 +204,7 @@ import { request } from "./http.js";
  * A notification channel as the API shows it (never its secret).
  * @typedef {Object} Channel
  * @property {string} createdAt
- * @property {(number|null)} [escalateAfterMinutes] Minutes an incident it was told of may stay unacknowledged before it escalates to `escalateTo`; absent: it never escalates.
+ * @property {(number|null)} [escalateAfterMinutes] Minutes an incident it was told of may stay unacknowledged before it escalates to `escalateTo`; a rule's `escalateAfterMinutes` overrides it; neither: no escalation.
  * @property {(string|null)} [escalateTo] The channel an escalation goes to.
  * @property {boolean} escalationOnly Only escalations reach it (it is a rule's next step, not a first responder).
  * @property {string} id
@@ -217,8 +218,8 @@ import { request } from "./http.js";
 /**
  * The body of `POST /api/v1/notifications/channels` (documentation; parsed by [`parse_channel`]).
  * @typedef {Object} ChannelRequest
- * @property {(number|null)} [escalateAfterMinutes]
- * @property {(string|null)} [escalateTo]
+ * @property {(number|null)} [escalateAfterMinutes] The default escalation delay; needs `escalateTo`. A rule's delay overrides it.
+ * @property {(string|null)} [escalateTo] The channel an escalation goes to (a channel id); alone, only rules that name a delay escalate.
  * @property {(boolean|null)} [escalationOnly]
  * @property {string} kind Only `webhook` (e-mail through SNS is not deployed by this stack).
  * @property {string} name
@@ -1217,6 +1218,7 @@ import { request } from "./http.js";
  * An alert rule, created or replaced.
  * @typedef {Object} RuleRequest
  * @property {(boolean|null)} [enabled] Default true.
+ * @property {(number|null)} [escalateAfterMinutes] Minutes an incident it opens or reopens may stay unacknowledged before it escalates to each notified channel's `escalateTo` (overrides the channel's delay), 1 to 1440.
  * @property {string} name 1 to 100 characters.
  * @property {(string|null)} [serviceName] Only this service's logs.
  * @property {Array<Severity>} severities The severities it counts (1 to 6).
