@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::input::{integer, object, severity_list, text};
+use crate::input::{escalation_delay, object, severity_list, text};
 use crate::model::Severity;
 
 /// The most channels kept (the sender reads them all for every event).
@@ -196,16 +196,7 @@ pub fn parse_channel(body: &Value) -> Result<ChannelInput, Invalid> {
             false
         }
     };
-    let escalate_after_minutes = match object.get("escalateAfterMinutes") {
-        None | Some(Value::Null) => None,
-        Some(_) => integer(
-            &mut errors,
-            object,
-            "escalateAfterMinutes",
-            1,
-            MAX_ESCALATE_AFTER_MINUTES,
-        ),
-    };
+    let escalate_after_minutes = escalation_delay(&mut errors, object);
     let escalate_to = text(&mut errors, object, "", "escalateTo", 36, false);
     if escalate_to
         .as_deref()

@@ -77,6 +77,23 @@ pub(crate) fn text(
     }
 }
 
+/// The optional `escalateAfterMinutes` of a rule or a channel (1 to a day).
+pub(crate) fn escalation_delay(
+    errors: &mut FieldErrors,
+    object: &Map<String, Value>,
+) -> Option<i64> {
+    match object.get("escalateAfterMinutes") {
+        None | Some(Value::Null) => None,
+        Some(_) => integer(
+            errors,
+            object,
+            "escalateAfterMinutes",
+            1,
+            crate::channels::MAX_ESCALATE_AFTER_MINUTES,
+        ),
+    }
+}
+
 pub(crate) fn integer(
     errors: &mut FieldErrors,
     object: &Map<String, Value>,
@@ -486,16 +503,7 @@ pub fn parse_rule(body: &Value) -> Result<RuleInput, Invalid> {
             None
         }
     };
-    let escalate_after_minutes = match object.get("escalateAfterMinutes") {
-        None | Some(Value::Null) => None,
-        Some(_) => integer(
-            &mut errors,
-            object,
-            "escalateAfterMinutes",
-            1,
-            crate::channels::MAX_ESCALATE_AFTER_MINUTES,
-        ),
-    };
+    let escalate_after_minutes = escalation_delay(&mut errors, object);
     errors.finish()?;
     match (name, severities, threshold, window_seconds, enabled) {
         (Some(name), Some(severities), Some(threshold), Some(window_seconds), Some(enabled)) => {
