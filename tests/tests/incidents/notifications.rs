@@ -365,6 +365,32 @@ async fn a_rule_escalation_delay_overrides_the_channels_until_acknowledged() {
         "{:?}",
         lock_hooks(&receiver)
     );
+
+    // Resolved, then reopened by the rule: the reopening escalates after the rule's delay too.
+    let r = t
+        .patch_json_auth_raw(&path, &token, &json!({"status": "RESOLVED"}))
+        .await;
+    assert_eq!(r.status(), 200);
+    hook(&receiver, "/front", "Incident Resolved").await;
+    t.ingest_ok(&json!([log(
+        "inventory",
+        "WARN",
+        "Stock level below 10 for sku 4411"
+    )]))
+    .await;
+    let reopened = hook(&receiver, "/front", "Incident Reopened").await;
+    assert_eq!(reopened.json()["detail"]["incidentId"], id.as_str());
+    assert_eq!(reopened.json()["detail"]["escalateAfterMinutes"], 3);
+    let outcomes = sweeper_at(&t, 2).await.escalate().await.unwrap();
+    assert!(outcomes.is_empty(), "{outcomes:?}");
+    let outcomes = sweeper_at(&t, 4).await.escalate().await.unwrap();
+    assert_eq!(
+        outcomes,
+        vec![Outcome::Escalated {
+            incident_id: id.clone(),
+            channel_id: next["id"].as_str().unwrap().to_string(),
+        }]
+    );
 }
 
 #[tokio::test]
