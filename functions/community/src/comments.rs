@@ -1,4 +1,5 @@
-//! Comments: `GET` and `POST /posts/{id}/comments`, `PUT /comments/{id}/reaction`.
+//! Comments: `GET` and `POST /posts/{id}/comments`, `PUT` and `DELETE /comments/{id}` (the
+//! author's edit and delete), `PUT /comments/{id}/reaction`.
 
 use axum::extract::{Path, State};
 use axum::http::{Extensions, StatusCode};
@@ -22,6 +23,7 @@ use crate::{maybe_user_id, user_id, Answer, AppState};
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/posts/{id}/comments", get(list_comments).post(add_comment))
+        .route("/comments/{id}", put(edit_comment).delete(delete_comment))
         .route("/comments/{id}/reaction", put(like_comment))
 }
 
@@ -155,4 +157,85 @@ pub(crate) async fn like_comment(
         .await
         .map(axum::Json)
         .map_err(to_api)
+}
+
+/// A comment's new text.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CommentEditRequest {
+    /// 1 to 500 characters (trimmed).
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 500)]
+    text: Option<String>,
+}
+
+/// Changes the text of the caller's own comment; the comment then shows `editedAt`.
+#[utoipa::path(
+    put,
+    path = "/api/v1/comments/{id}",
+    operation_id = "editComment",
+    tag = "community",
+    params(("id" = String, Path, format = "uuid", description = "The comment's id")),
+    security(("bearerJwt" = [])),
+    request_body = CommentEditRequest,
+    responses(
+        (status = 200, description = "The comment as changed (without its replies)", body = Comment),
+        (status = 400, description = "text or the id is invalid (`message` names it)", body = ReasonErrorBody),
+        (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
+        (status = 403, description = "Not the comment's author", body = ReasonErrorBody),
+        (status = 404, description = "No such comment, deleted, or on a post the caller cannot see", body = ReasonErrorBody),
+        TooManyWrites,
+        (status = 503, description = "The limits table cannot be reached: retry later", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn edit_comment(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+    Json(body): Json<CommentEditRequest>,
+) -> Answer<Comment> {
+    let id = CommentId::parse("id", &id)?;
+    let caller = user_id(&user)?;
+    let text = CommentText::parse(body.text.as_deref())?;
+    state.brake.admit(Write::Comment, caller.as_str()).await?;
+    state
+        .community
+        .edit_comment(&id, &caller, &text)
+        .await
+        .map(axum::Json)
+        .map_err(to_api)
+}
+
+/// Deletes the caller's own comment: one with replies stays in the thread as `[deleted]` (no
+/// author, no text), one without leaves it; the post's `commentCount` moves.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/comments/{id}",
+    operation_id = "deleteComment",
+    tag = "community",
+    params(("id" = String, Path, format = "uuid", description = "The comment's id")),
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, description = "id is not a UUID", body = ReasonErrorBody),
+        (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
+        (status = 403, description = "Not the comment's author", body = ReasonErrorBody),
+        (status = 404, description = "No such comment, already deleted, or on a post the caller cannot see", body = ReasonErrorBody),
+        TooManyWrites,
+        (status = 503, description = "The limits table cannot be reached: retry later", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn delete_comment(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let id = CommentId::parse("id", &id)?;
+    let caller = user_id(&user)?;
+    state.brake.admit(Write::Comment, caller.as_str()).await?;
+    state
+        .community
+        .delete_comment(&id, &caller)
+        .await
+        .map_err(to_api)?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -18,6 +18,9 @@ pub fn to_api(error: CommunityError) -> ApiError {
         CommunityError::PrivateList => ApiError::forbidden("This list is private"),
         CommunityError::Conflict(reason) => ApiError::conflict(reason),
         CommunityError::NotAuthor => ApiError::forbidden("Only the author may change this post"),
+        CommunityError::NotCommentAuthor => {
+            ApiError::forbidden("Only the author may change this comment")
+        }
         CommunityError::AccountGone => {
             ApiError::unauthorized("The account of this token no longer exists")
         }

@@ -10,7 +10,7 @@ use crate::error::CommunityError;
 use crate::identity::Identity;
 use crate::input::{CommentId, PostId, UserId};
 use crate::model::Author;
-use crate::store::comments::{CommentError, StoredComment};
+use crate::store::comments::{CommentError, Remover, StoredComment};
 use crate::Community;
 
 /// The most characters a comment may have.
@@ -66,6 +66,11 @@ pub struct Comment {
     pub is_liked_by_me: bool,
     #[schema(format = "date-time")]
     pub created_at: String,
+    /// When its author last changed the text; null if never.
+    #[schema(format = "date-time")]
+    pub edited_at: Option<String>,
+    /// Deleted, kept for its replies: `text` and `author` are `[deleted]`.
+    pub deleted: bool,
     /// Replies, oldest first.
     #[schema(no_recursion)]
     pub replies: Vec<Comment>,
@@ -153,6 +158,8 @@ impl Community {
             like_count: 0,
             is_liked_by_me: false,
             created_at: stored.created_at,
+            edited_at: None,
+            deleted: false,
             replies: Vec::new(),
         })
     }
@@ -185,6 +192,26 @@ impl Community {
         caller: &UserId,
         like: CommentLike,
     ) -> Result<LikeResult, CommunityError> {
+        self.visible_comment_post(comment, caller).await?;
+        let (like_count, is_liked_by_me) = self
+            .store()
+            .like_comment(comment.as_str(), caller.as_str(), like.0)
+            .await
+            .map_err(comment_error)?;
+        Ok(LikeResult {
+            like_count,
+            is_liked_by_me,
+        })
+    }
+}
+
+impl Community {
+    /// The post a live comment is on, when the caller can see that post.
+    async fn visible_comment_post(
+        &self,
+        comment: &CommentId,
+        caller: &UserId,
+    ) -> Result<String, CommunityError> {
         let store = self.store();
         let post_id = store
             .comment_post(comment.as_str())
@@ -197,18 +224,56 @@ impl Community {
         if !visible {
             return Err(CommunityError::CommentNotFound);
         }
-        let (like_count, is_liked_by_me) = store
-            .like_comment(comment.as_str(), caller.as_str(), like.0)
+        Ok(post_id)
+    }
+
+    /// Changes the text of the caller's own comment (403 for anyone else's).
+    pub async fn edit_comment(
+        &self,
+        comment: &CommentId,
+        caller: &UserId,
+        text: &CommentText,
+    ) -> Result<Comment, CommunityError> {
+        self.visible_comment_post(comment, caller).await?;
+        let stored = self
+            .store()
+            .edit_comment(comment.as_str(), caller.as_str(), text.as_str())
             .await
             .map_err(comment_error)?;
-        Ok(LikeResult {
-            like_count,
-            is_liked_by_me,
+        let liked = self
+            .store()
+            .comment_likes_in(&stored.post_id, caller.as_str())
+            .await?;
+        Ok(Comment {
+            is_liked_by_me: liked.contains(&stored.id),
+            id: stored.id,
+            author: stored.author,
+            text: stored.text,
+            like_count: stored.like_count,
+            created_at: stored.created_at,
+            edited_at: stored.edited_at,
+            deleted: false,
+            replies: Vec::new(),
         })
+    }
+
+    /// Deletes the caller's own comment (403 for anyone else's): with replies it stays in the
+    /// thread as `[deleted]`, without it leaves it; the post's comment count moves.
+    pub async fn delete_comment(
+        &self,
+        comment: &CommentId,
+        caller: &UserId,
+    ) -> Result<(), CommunityError> {
+        self.visible_comment_post(comment, caller).await?;
+        self.store()
+            .remove_comment(comment.as_str(), Remover::Author(caller.as_str()), None)
+            .await
+            .map_err(comment_error)?;
+        Ok(())
     }
 }
 
-fn comment_error(e: CommentError) -> CommunityError {
+pub(crate) fn comment_error(e: CommentError) -> CommunityError {
     match e {
         CommentError::PostNotOpen => CommunityError::PostNotFound,
         CommentError::Full(cap) => {
@@ -224,6 +289,7 @@ fn comment_error(e: CommentError) -> CommunityError {
         )
         .into(),
         CommentError::CommentNotFound => CommunityError::CommentNotFound,
+        CommentError::NotAuthor => CommunityError::NotCommentAuthor,
         CommentError::AccountGone => CommunityError::AccountGone,
         CommentError::Busy => CommunityError::Busy,
         CommentError::Store(e) => CommunityError::Store(e),
@@ -277,6 +343,8 @@ fn tree(comments: Vec<StoredComment>, liked: &HashSet<String>) -> Vec<Comment> {
                     },
                     like_count: c.like_count,
                     created_at: c.created_at,
+                    edited_at: if c.deleted { None } else { c.edited_at },
+                    deleted: c.deleted,
                     id: c.id,
                     replies,
                 })
@@ -306,6 +374,7 @@ mod tests {
             text: format!("text {id}"),
             like_count: 0,
             created_at: "2026-01-01T00:00:00.000Z".into(),
+            edited_at: None,
             deleted,
         }
     }

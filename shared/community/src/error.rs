@@ -29,6 +29,9 @@ pub enum CommunityError {
     /// 403: only the author may change a post.
     #[error("only the author may change this post")]
     NotAuthor,
+    /// 403: only the author may change or delete a comment.
+    #[error("only the author may change this comment")]
+    NotCommentAuthor,
     /// 401: the token's account was deleted (or never existed in identity).
     #[error("the account of this token no longer exists")]
     AccountGone,

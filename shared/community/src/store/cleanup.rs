@@ -235,26 +235,7 @@ impl Store {
         let post_id = string(&self.table, &comment, "postId")?;
         let now = self.clock.timestamp();
         let mut tx = Transaction::new(&self.table);
-        let row = tx
-            .update_builder(key.clone())
-            .update_expression("SET deletedAt = :now, #text = :empty REMOVE gsi2pk, gsi2sk")
-            .condition_expression("attribute_exists(pk) AND attribute_not_exists(deletedAt)")
-            .expression_attribute_names("#text", "text")
-            .expression_attribute_values(":now", s(&now))
-            .expression_attribute_values(":empty", s(""));
-        tx.update(row)?;
-        let pointer = tx
-            .update_builder(keys::comment_pointer(&comment_id))
-            .update_expression("SET deletedAt = :now")
-            .condition_expression("attribute_exists(pk)")
-            .expression_attribute_values(":now", s(&now));
-        tx.update(pointer)?;
-        tx.add(
-            keys::post(&post_id),
-            "commentCount",
-            -1,
-            Some("attribute_exists(pk)"),
-        )?;
+        super::comments::soft_delete_comment(&mut tx, key, &comment_id, &post_id, &now)?;
         self.commit_undo(&tx).await
     }
 

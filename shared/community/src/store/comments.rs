@@ -29,6 +29,8 @@ pub struct StoredComment {
     pub text: String,
     pub like_count: i64,
     pub created_at: String,
+    /// When its author last changed the text.
+    pub edited_at: Option<String>,
     pub deleted: bool,
 }
 
@@ -59,6 +61,9 @@ pub enum CommentError {
     /// The comment to like is missing or deleted.
     #[error("no such comment")]
     CommentNotFound,
+    /// Only the comment's author may change or delete it.
+    #[error("not the comment's author")]
+    NotAuthor,
     #[error("the account is deleted")]
     AccountGone,
     #[error("the thread is busy")]
@@ -101,6 +106,7 @@ impl StoredComment {
             text: item.opt_string("text").unwrap_or_default(),
             like_count: item.counter(t.name(), "likeCount")?.max(0),
             created_at: string(t, item, "createdAt")?,
+            edited_at: item.opt_string("editedAt"),
             deleted: item.contains_key("deletedAt"),
         })
     }
@@ -217,6 +223,7 @@ impl Store {
                         text: text.to_string(),
                         like_count: 0,
                         created_at: now,
+                        edited_at: None,
                         deleted: false,
                     })
                 }
@@ -373,4 +380,138 @@ impl Store {
         }
         Err(CommentError::Busy)
     }
+}
+
+/// Who removes a comment: its author (the row must be theirs), or a moderator (any author).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Remover<'a> {
+    Author(&'a str),
+    Moderator,
+}
+
+impl Store {
+    /// A live comment's row key and row, through its pointer.
+    async fn live_comment(&self, comment_id: &str) -> Result<(Item, Item), CommentError> {
+        let pointer = self
+            .pointer(comment_id)
+            .await?
+            .filter(|p| !p.deleted)
+            .ok_or(CommentError::CommentNotFound)?;
+        let key = platform::dynamo::key(format!("POST#{}", pointer.post_id), &pointer.comment_sk);
+        let row = self
+            .table
+            .get(key.clone())
+            .await?
+            .filter(|r| !r.contains_key("deletedAt"))
+            .ok_or(CommentError::CommentNotFound)?;
+        Ok((key, row))
+    }
+
+    /// Changes the text of `author_id`'s live comment and stamps `editedAt`.
+    pub async fn edit_comment(
+        &self,
+        comment_id: &str,
+        author_id: &str,
+        text: &str,
+    ) -> Result<StoredComment, CommentError> {
+        let (key, row) = self.live_comment(comment_id).await?;
+        if row.opt_string("authorId").as_deref() != Some(author_id) {
+            return Err(CommentError::NotAuthor);
+        }
+        let now = self.clock.timestamp();
+        let mut tx = Transaction::new(&self.table);
+        let update = tx
+            .update_builder(key.clone())
+            .update_expression("SET #text = :text, editedAt = :now")
+            .condition_expression(
+                "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND authorId = :author",
+            )
+            .expression_attribute_names("#text", "text")
+            .expression_attribute_values(":text", s(text))
+            .expression_attribute_values(":now", s(&now))
+            .expression_attribute_values(":author", s(author_id));
+        tx.update(update)?;
+        tx.check(keys::profile(author_id), "attribute_not_exists(deletedAt)")?;
+        match tx.commit_retrying().await {
+            Ok(()) => {}
+            Err(e) if e.failed_at(1) => return Err(CommentError::AccountGone),
+            // Deleted since it was read.
+            Err(e) if e.failed_at(0) => return Err(CommentError::CommentNotFound),
+            Err(e) => return Err(e.into()),
+        }
+        let mut comment = StoredComment::from_item(self, &row)?;
+        comment.text = text.to_string();
+        comment.edited_at = Some(now);
+        Ok(comment)
+    }
+
+    /// Soft-deletes a live comment: its text erased, out of its author's owner index, its
+    /// pointer marked, the post's and the author's `commentCount` moved, and `log` (a
+    /// moderation-log row) put, all in one transaction conditioned on the comment being live,
+    /// so a repeated removal moves nothing twice. Answers the comment as it was.
+    pub async fn remove_comment(
+        &self,
+        comment_id: &str,
+        by: Remover<'_>,
+        log: Option<Item>,
+    ) -> Result<StoredComment, CommentError> {
+        let (key, row) = self.live_comment(comment_id).await?;
+        let comment = StoredComment::from_item(self, &row)?;
+        if let Remover::Author(author) = by {
+            if comment.author.id != author {
+                return Err(CommentError::NotAuthor);
+            }
+        }
+        let now = self.clock.timestamp();
+        let mut tx = Transaction::new(&self.table);
+        soft_delete_comment(&mut tx, key, &comment.id, &comment.post_id, &now)?;
+        tx.add(
+            keys::profile(&comment.author.id),
+            "commentCount",
+            -1,
+            Some("attribute_exists(pk)"),
+        )?;
+        if let Some(log) = log {
+            tx.put(log, Some("attribute_not_exists(pk)"))?;
+        }
+        match tx.commit_retrying().await {
+            Ok(()) => Ok(comment),
+            // Removed since it was read: nothing more to do.
+            Err(e) if e.failed_at(0) => Err(CommentError::CommentNotFound),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// Puts a comment's soft delete in `tx` (3 items, the row first): the row's text erased and
+/// out of the owner index, its pointer marked, the post's `commentCount` moved; conditioned on
+/// the row being live, so a repeat counts nothing twice.
+pub(super) fn soft_delete_comment(
+    tx: &mut Transaction,
+    key: Item,
+    comment_id: &str,
+    post_id: &str,
+    now: &str,
+) -> Result<(), DynamoError> {
+    let row = tx
+        .update_builder(key)
+        .update_expression("SET deletedAt = :now, #text = :empty REMOVE gsi2pk, gsi2sk")
+        .condition_expression("attribute_exists(pk) AND attribute_not_exists(deletedAt)")
+        .expression_attribute_names("#text", "text")
+        .expression_attribute_values(":now", s(now))
+        .expression_attribute_values(":empty", s(""));
+    tx.update(row)?;
+    let pointer = tx
+        .update_builder(keys::comment_pointer(comment_id))
+        .update_expression("SET deletedAt = :now")
+        .condition_expression("attribute_exists(pk)")
+        .expression_attribute_values(":now", s(now));
+    tx.update(pointer)?;
+    tx.add(
+        keys::post(post_id),
+        "commentCount",
+        -1,
+        Some("attribute_exists(pk)"),
+    )?;
+    Ok(())
 }
