@@ -352,3 +352,130 @@ async fn comment_cap_409() {
         3
     );
 }
+
+fn comment_path(comment: &Value) -> String {
+    format!("/api/v1/comments/{}", comment["id"].as_str().unwrap())
+}
+
+#[tokio::test]
+async fn the_author_edits_their_comment_and_no_one_else_may() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (_, bob) = t.member("bob").await;
+    let post = published(&t, &author).await;
+    let c = comment(&t, &post, &bob, "Frist", None).await;
+    assert_eq!(c["editedAt"], Value::Null);
+    let path = comment_path(&c);
+
+    let response = t
+        .put_json_auth(&path, &bob, &json!({"text": "  First!  "}))
+        .await;
+    assert_eq!(response.status(), 200);
+    let edited: Value = response.json().await.unwrap();
+    assert_eq!(edited["text"], "First!");
+    assert!(edited["editedAt"].is_string(), "{edited}");
+    let thread = t.get_ok(&comments_path(&post), None).await;
+    assert_eq!(thread[0]["text"], "First!");
+    assert_eq!(thread[0]["editedAt"], edited["editedAt"]);
+
+    // The post's author is not the comment's: 403, and the text stays.
+    let error = assert_reason_error(
+        t.put_json_auth(&path, &author, &json!({"text": "Mine now"}))
+            .await,
+        403,
+    )
+    .await;
+    assert!(message(&error).contains("author"), "{error}");
+    let error = assert_reason_error(
+        t.put_json_auth(&path, &bob, &json!({"text": "   "})).await,
+        400,
+    )
+    .await;
+    assert!(message(&error).contains("text"), "{error}");
+    let long = "x".repeat(501);
+    assert_reason_error(
+        t.put_json_auth(&path, &bob, &json!({"text": long})).await,
+        400,
+    )
+    .await;
+    let error = assert_reason_error(
+        t.put_json_auth("/api/v1/comments/not-a-uuid", &bob, &json!({"text": "x"}))
+            .await,
+        400,
+    )
+    .await;
+    assert!(message(&error).contains("id"), "{error}");
+    let missing = format!("/api/v1/comments/{}", uuid::Uuid::new_v4());
+    assert_reason_error(
+        t.put_json_auth(&missing, &bob, &json!({"text": "x"})).await,
+        404,
+    )
+    .await;
+    let thread = t.get_ok(&comments_path(&post), None).await;
+    assert_eq!(thread[0]["text"], "First!");
+}
+
+#[tokio::test]
+async fn a_deleted_comment_keeps_its_place_only_while_it_has_replies() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (_, bob) = t.member("bob").await;
+    let post = published(&t, &author).await;
+    let parent = comment(&t, &post, &bob, "Has a reply", None).await;
+    let parent_id = parent["id"].as_str().unwrap();
+    comment(&t, &post, &author, "The reply", Some(parent_id)).await;
+    let lonely = comment(&t, &post, &bob, "Alone", None).await;
+    assert_eq!(t.get_ok(&post_path(&post), None).await["commentCount"], 3);
+
+    // Only the author deletes.
+    assert_reason_error(t.delete_auth(&comment_path(&parent), &author).await, 403).await;
+    for c in [&parent, &lonely] {
+        let response = t.delete_auth(&comment_path(c), &bob).await;
+        assert_eq!(response.status(), 204);
+    }
+    let thread = t.get_ok(&comments_path(&post), None).await;
+    let thread = thread.as_array().unwrap();
+    assert_eq!(thread.len(), 1, "{thread:?}");
+    assert_eq!(thread[0]["id"], parent["id"]);
+    assert_eq!(thread[0]["deleted"], true);
+    assert_eq!(thread[0]["text"], "[deleted]");
+    assert_eq!(thread[0]["author"]["username"], "[deleted]");
+    assert_eq!(thread[0]["replies"][0]["text"], "The reply");
+    assert_eq!(t.get_ok(&post_path(&post), None).await["commentCount"], 1);
+
+    // Deleting again, editing or liking what is deleted: 404, and the count stays.
+    assert_reason_error(t.delete_auth(&comment_path(&parent), &bob).await, 404).await;
+    assert_reason_error(
+        t.put_json_auth(&comment_path(&lonely), &bob, &json!({"text": "back"}))
+            .await,
+        404,
+    )
+    .await;
+    assert_eq!(t.get_ok(&post_path(&post), None).await["commentCount"], 1);
+}
+
+#[tokio::test]
+async fn concurrent_deletes_of_one_comment_move_the_count_once() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let post = published(&t, &author).await;
+    let c = comment(&t, &post, &author, "Gone soon", None).await;
+    comment(&t, &post, &author, "Stays", None).await;
+    let path = comment_path(&c);
+    let deletes = (0..4).map(|_| t.delete_auth(&path, &author));
+    let statuses: Vec<u16> = futures::future::join_all(deletes)
+        .await
+        .iter()
+        .map(|r| r.status().as_u16())
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 204).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| *s == 204 || *s == 404),
+        "{statuses:?}"
+    );
+    assert_eq!(t.get_ok(&post_path(&post), None).await["commentCount"], 1);
+}

@@ -478,6 +478,8 @@ impl Store {
             Ok(()) => Ok(comment),
             // Removed since it was read: nothing more to do.
             Err(e) if e.failed_at(0) => Err(CommentError::CommentNotFound),
+            // The author's profile is gone: the account's cleanup removes the comment itself.
+            Err(e) if e.failed_at(3) => Err(CommentError::AccountGone),
             Err(e) => Err(e.into()),
         }
     }
