@@ -230,6 +230,12 @@ import { request } from "./http.js";
  */
 
 /**
+ * A comment's new text.
+ * @typedef {Object} CommentEditRequest
+ * @property {string} text 1 to 500 characters (trimmed).
+ */
+
+/**
  * A like of a comment; `NONE` takes it back.
  * @typedef {("LIKE"|"NONE")} CommentLikeName
  */
@@ -252,6 +258,8 @@ import { request } from "./http.js";
  * @typedef {Object} CommunityComment
  * @property {Author} author
  * @property {string} createdAt
+ * @property {boolean} deleted Deleted, kept for its replies: `text` and `author` are `[deleted]`.
+ * @property {(string|null)} [editedAt] When its author last changed the text; null if never.
  * @property {string} id
  * @property {boolean} isLikedByMe
  * @property {number} likeCount
@@ -2269,6 +2277,32 @@ export function deleteAnalysis(logId, options = {}) {
  */
 export function analyzeLog(body, options = {}) {
   return request("POST", `/api/v1/analyze`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Deletes the caller's own comment: one with replies stays in the thread as `[deleted]` (no
+ * author, no text), one without leaves it; the post's `commentCount` moves.
+ *
+ * `DELETE /api/v1/comments/{id}`
+ * @param {string} id The comment's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function deleteComment(id, options = {}) {
+  return request("DELETE", `/api/v1/comments/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * Changes the text of the caller's own comment; the comment then shows `editedAt`.
+ *
+ * `PUT /api/v1/comments/{id}`
+ * @param {string} id The comment's id
+ * @param {CommentEditRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<CommunityComment>}
+ */
+export function editComment(id, body, options = {}) {
+  return request("PUT", `/api/v1/comments/${encodeURIComponent(id)}`, { ...options, body, auth: "required" });
 }
 
 /**
