@@ -290,7 +290,8 @@ impl Incidents {
     /// [`GROUP_CONCURRENCY`] fingerprints at a time; opens or reopens incidents and raises
     /// alerts whose thresholds are met. Safe to repeat for the same messages, in any batch: a
     /// message is counted into an incident once, an incident opened once, an alert raised
-    /// once per rule and opening (a redelivered log never reopens). Returns the keys of the
+    /// once per rule and opening (a redelivered log reopens only a RESOLVED incident whose
+    /// resolve came after it: a reopen its first delivery left undone). Returns the keys of the
     /// messages whose grouping failed (logged with why).
     pub async fn evaluate(
         &self,
@@ -399,8 +400,8 @@ impl Incidents {
                 .put_samples(id, &sorted, &group.rule_ids, before, batches)
                 .await?;
         }
-        // A RESOLVED incident reopens only on logs stamped after its resolve, newly counted
-        // here, that meet a rule's threshold within its window (as an opening does).
+        // A RESOLVED incident reopens only on logs stamped after its resolve that meet a
+        // rule's threshold within its window (as an opening does).
         let resolved_ms = meta
             .as_ref()
             .filter(|_| resolved)
@@ -413,9 +414,10 @@ impl Incidents {
             }
             let after_resolve =
                 |l: &&Log| resolved_ms.is_none_or(|r| log_millis(&l.id).is_some_and(|m| m > r));
+            // Every log here is counted into this incident, now or by a delivery whose reopen
+            // failed: one stamped after the resolve has not reopened it, so it may still.
             let matching: Vec<&Log> = if status == Some(IncidentStatus::Resolved) {
-                fresh
-                    .iter()
+                logs.iter()
                     .copied()
                     .filter(after_resolve)
                     .collect::<Vec<_>>()

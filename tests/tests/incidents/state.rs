@@ -153,3 +153,98 @@ async fn a_reopen_needs_the_rules_threshold_after_the_resolve() {
     })
     .await;
 }
+
+/// A processor message of one ERROR log of `service`, stamped now; the log as parsed.
+fn one_log_message(service: &str, n: usize) -> (String, incidents::model::Log) {
+    let now = chrono::Utc::now();
+    let stamp = now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let log = json!({
+        "id": format!("{:013}-{n:032x}", now.timestamp_millis()),
+        "serviceName": service,
+        "type": "APPLICATION_LOG",
+        "severity": "ERROR",
+        "logContent": "ledger 7 out of balance",
+        "timestamp": stamp,
+        "receivedAt": stamp,
+    });
+    let body = json!({"kind": "logs", "logs": [log.clone()]}).to_string();
+    (body, serde_json::from_value(log).unwrap())
+}
+
+/// Hands one message to the processor; it must succeed.
+async fn deliver(processor: &dyn platform::SqsHandler, id: &str, body: &str) {
+    let response = processor
+        .handle(stack_tests::content::sqs_event(&[(id, body.to_string())]))
+        .await
+        .expect("batch handled");
+    assert!(response.batch_item_failures.is_empty());
+}
+
+#[tokio::test]
+async fn a_redelivered_message_finishes_a_half_done_reopen() {
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("redelivery").await;
+    let admin = t.admin_token().await;
+    assert_eq!(
+        t.delete_auth(&format!("{RULES}/default"), &admin)
+            .await
+            .status(),
+        204
+    );
+    let r = t
+        .post_json_auth(
+            RULES,
+            &token,
+            &json!({"name": "ledger drift", "severities": ["ERROR"], "serviceName": "ledger",
+                    "threshold": 1, "windowSeconds": 60}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let env = t.env("IncidentsProcessorFunction");
+    let processor = incidents_processor_function::handler(env.clone())
+        .await
+        .unwrap();
+    let (first, _) = one_log_message("ledger", 1);
+    deliver(processor.as_ref(), "m1", &first).await;
+    let id = t.incidents_when(&token, 1).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("{INCIDENTS}/{id}");
+    let r = t
+        .patch_json_auth_raw(&path, &token, &json!({"status": "RESOLVED"}))
+        .await;
+    assert_eq!(r.status(), 200);
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+
+    // The half-done state: the log's message counted into the incident (its grouped-log
+    // marker, count and window row, as the processor's first step writes them), the reopen
+    // that follows never committed.
+    let (second, log) = one_log_message("ledger", 2);
+    let incidents = incidents::Incidents::from_env(&env, &t.aws().await).unwrap();
+    let key = incident_metrics::store::batch_key([log.id.as_str()]);
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let part = incidents::groups::Part {
+        message: key,
+        logs: vec![&log],
+    };
+    let counted = incidents
+        .store()
+        .count_group(&id, &[part], true, &now)
+        .await
+        .unwrap();
+    assert_eq!(counted.logs, 1);
+    let half = t.get_ok_auth(&path, &token).await;
+    assert_eq!(half["occurrences"], 2, "{half}");
+    assert_eq!(half["status"], "RESOLVED");
+    assert!(alerts_of(&t, &token, &id, "OPEN").await.is_empty());
+
+    // SQS delivers the message again: counted already, it finishes the reopen, once.
+    deliver(processor.as_ref(), "m2", &second).await;
+    deliver(processor.as_ref(), "m2-again", &second).await;
+    let reopened = t.get_ok_auth(&path, &token).await;
+    assert_eq!(reopened["status"], "ACTIVE", "{reopened}");
+    assert_eq!(reopened["reopenCount"], 1);
+    assert_eq!(reopened["occurrences"], 2, "counted once");
+    assert_eq!(alerts_of(&t, &token, &id, "OPEN").await.len(), 1);
+}
