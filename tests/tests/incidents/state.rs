@@ -19,6 +19,15 @@ async fn alerts_of(t: &TestStack, token: &str, id: &str, status: &str) -> Vec<Va
         .collect()
 }
 
+/// Replaces the default rule with `rule`, so only it opens and reopens incidents.
+async fn only_rule(t: &TestStack, token: &str, rule: Value) {
+    let admin = t.admin_token().await;
+    let r = t.delete_auth(&format!("{RULES}/default"), &admin).await;
+    assert_eq!(r.status(), 204);
+    let r = t.post_json_auth(RULES, token, &rule).await;
+    assert_eq!(r.status(), 201);
+}
+
 #[tokio::test]
 async fn resolving_an_incident_resolves_its_open_and_acknowledged_alerts() {
     let t = TestStack::start().await;
@@ -90,22 +99,13 @@ async fn resolving_an_incident_resolves_its_open_and_acknowledged_alerts() {
 async fn a_reopen_needs_the_rules_threshold_after_the_resolve() {
     let t = TestStack::start().await;
     let (_, token) = t.operator("reopener").await;
-    let admin = t.admin_token().await;
-    assert_eq!(
-        t.delete_auth(&format!("{RULES}/default"), &admin)
-            .await
-            .status(),
-        204
-    );
-    let r = t
-        .post_json_auth(
-            RULES,
-            &token,
-            &json!({"name": "disk pressure", "severities": ["WARN"], "serviceName": "store",
+    only_rule(
+        &t,
+        &token,
+        json!({"name": "disk pressure", "severities": ["WARN"], "serviceName": "store",
                     "threshold": 5, "windowSeconds": 600}),
-        )
-        .await;
-    assert_eq!(r.status(), 201);
+    )
+    .await;
     let warn = || log("store", "WARN", "Disk 91% full on volume 3");
     t.ingest_ok(&json!([warn(), warn(), warn(), warn(), warn()]))
         .await;
@@ -184,22 +184,13 @@ async fn deliver(processor: &dyn platform::SqsHandler, id: &str, body: &str) {
 async fn a_redelivered_message_finishes_a_half_done_reopen() {
     let t = TestStack::start().await;
     let (_, token) = t.operator("redelivery").await;
-    let admin = t.admin_token().await;
-    assert_eq!(
-        t.delete_auth(&format!("{RULES}/default"), &admin)
-            .await
-            .status(),
-        204
-    );
-    let r = t
-        .post_json_auth(
-            RULES,
-            &token,
-            &json!({"name": "ledger drift", "severities": ["ERROR"], "serviceName": "ledger",
+    only_rule(
+        &t,
+        &token,
+        json!({"name": "ledger drift", "severities": ["ERROR"], "serviceName": "ledger",
                     "threshold": 1, "windowSeconds": 60}),
-        )
-        .await;
-    assert_eq!(r.status(), 201);
+    )
+    .await;
     let env = t.env("IncidentsProcessorFunction");
     let processor = incidents_processor_function::handler(env.clone())
         .await
