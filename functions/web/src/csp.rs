@@ -96,6 +96,24 @@ pub fn uploads_image_source(env: &Env) -> Result<Option<String>, ConfigError> {
     Ok(Some(source))
 }
 
+/// The CSP source of the AI panel's streamed answers: `{GENAI_FUNCTION_URL}/stream/`, the
+/// GenAI function URL that streams (API Gateway buffers). `None` when the URL is unset.
+pub fn genai_stream_source(env: &Env) -> Result<Option<String>, ConfigError> {
+    let Some(url) = env
+        .get("GENAI_FUNCTION_URL")
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+    else {
+        return Ok(None);
+    };
+    let source = format!("{}/stream/", url.trim_end_matches('/'));
+    check_source(&source).map_err(|reason| ConfigError::Invalid {
+        name: "GENAI_FUNCTION_URL".into(),
+        reason,
+    })?;
+    Ok(Some(source))
+}
+
 /// `scheme://host[:port]` of an endpoint URL (S3 path-style addressing drops its path).
 fn origin_of(url: &str, name: &str) -> Result<String, ConfigError> {
     let invalid = |reason: &str| ConfigError::Invalid {
@@ -192,6 +210,43 @@ mod tests {
         ] {
             let e = env(&[("UPLOADS_PUBLIC_BASE_URL", bad)]);
             assert!(uploads_image_source(&e).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_genai_function_url_allows_exactly_its_stream_path() {
+        let deployed = env(&[(
+            "GENAI_FUNCTION_URL",
+            "https://abc123.lambda-url.eu-west-1.on.aws/",
+        )]);
+        let source = genai_stream_source(&deployed).unwrap();
+        assert_eq!(
+            source.as_deref(),
+            Some("https://abc123.lambda-url.eu-west-1.on.aws/stream/")
+        );
+        let csp = client_csp(None, source.as_deref());
+        assert!(
+            csp.contains("connect-src 'self' https://abc123.lambda-url.eu-west-1.on.aws/stream/;")
+        );
+        let local = env(&[(
+            "GENAI_FUNCTION_URL",
+            "http://127.0.0.1:4000/lambda-url/genai/",
+        )]);
+        assert_eq!(
+            genai_stream_source(&local).unwrap().as_deref(),
+            Some("http://127.0.0.1:4000/lambda-url/genai/stream/")
+        );
+        assert_eq!(genai_stream_source(&env(&[])).unwrap(), None);
+        assert_eq!(
+            genai_stream_source(&env(&[("GENAI_FUNCTION_URL", "  ")])).unwrap(),
+            None
+        );
+        for bad in ["ftp://x.example/", "https://x.example/a;b", "https:///"] {
+            let err = genai_stream_source(&env(&[("GENAI_FUNCTION_URL", bad)])).unwrap_err();
+            assert!(
+                err.to_string().contains("GENAI_FUNCTION_URL"),
+                "{bad}: {err}"
+            );
         }
     }
 

@@ -59,11 +59,16 @@ pub const SWAGGER_CSP: &str = "default-src 'none'; script-src 'self'; style-src 
 
 /// Builds the function's router: what a cold start does (nothing to connect to; the
 /// uploads' image and presigned-upload sources are read from `UPLOADS_PUBLIC_BASE_URL`,
-/// `UPLOADS_BUCKET`, `AWS_ENDPOINT_URL(_S3)` and `AWS_REGION`, see [`csp`]).
+/// `UPLOADS_BUCKET`, `AWS_ENDPOINT_URL(_S3)` and `AWS_REGION`, the AI panel's stream source
+/// from `GENAI_FUNCTION_URL`, see [`csp`]).
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let uploads = csp::uploads_image_source(&env)?;
     let upload_puts = csp::uploads_put_source(&env)?;
-    app_with(uploads.as_deref(), upload_puts.as_deref())
+    let genai_stream = csp::genai_stream_source(&env)?;
+    // Both are request targets: one connect-src list holds them.
+    let connect: Vec<String> = upload_puts.into_iter().chain(genai_stream).collect();
+    let connect = (!connect.is_empty()).then(|| connect.join(" "));
+    app_with(uploads.as_deref(), connect.as_deref())
 }
 
 /// The router without an uploads image source: the client's policy is [`CLIENT_CSP`].
@@ -72,7 +77,7 @@ pub fn app() -> Router {
 }
 
 /// The router whose client pages also allow images from `uploads` and requests to
-/// `upload_puts` (CSP sources).
+/// `upload_puts` (CSP source lists).
 pub fn app_with(uploads: Option<&str>, upload_puts: Option<&str>) -> Result<Router, BoxError> {
     let policy = HeaderValue::from_str(&csp::client_csp(uploads, upload_puts))?;
     Ok(app_parts(policy))
