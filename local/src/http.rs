@@ -27,6 +27,8 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::response::{IntoResponse, Response};
 use bytes::{Bytes, BytesMut};
+
+use crate::cors::UrlCors;
 use futures::FutureExt;
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http::StatusCode;
@@ -87,6 +89,8 @@ pub struct Dispatcher {
     pub functions: BTreeMap<String, axum::Router>,
     /// Functions with a `FunctionUrlConfig`: binary name → logical id.
     pub function_urls: BTreeMap<String, String>,
+    /// Their `Cors`, by binary name.
+    pub function_url_cors: BTreeMap<String, UrlCors>,
 }
 
 /// A request to a function URL: which function, the prefix it is served under locally, and
@@ -153,9 +157,31 @@ async fn dispatch(State(dispatcher): State<Arc<Dispatcher>>, request: Request) -
                 Some(router) => {
                     let own_path = url.own_path.to_string();
                     let binary = url.prefix.trim_start_matches(FUNCTION_URL_PREFIX);
-                    let context =
-                        request_context(&format!("{binary}.lambda-url.local.on.aws"), &source_ip);
-                    forward_to_url(router.clone(), request, own_path, &url.prefix, context).await
+                    let cors = dispatcher.function_url_cors.get(binary);
+                    let preflight =
+                        cors.and_then(|c| c.preflight(request.method(), request.headers()));
+                    match preflight {
+                        Some(answer) => answer,
+                        None => {
+                            let headers = request.headers().clone();
+                            let context = request_context(
+                                &format!("{binary}.lambda-url.local.on.aws"),
+                                &source_ip,
+                            );
+                            let mut response = forward_to_url(
+                                router.clone(),
+                                request,
+                                own_path,
+                                &url.prefix,
+                                context,
+                            )
+                            .await;
+                            if let Some(cors) = cors {
+                                cors.decorate(&headers, &mut response);
+                            }
+                            response
+                        }
+                    }
                 }
                 None => gateway_error(StatusCode::NOT_FOUND, "Not Found"),
             };
@@ -358,7 +384,55 @@ mod tests {
                 ("items-bin".to_string(), "Items".to_string()),
                 ("redirecting-bin".to_string(), "Redirecting".to_string()),
             ]),
+            function_url_cors: BTreeMap::from([(
+                "items-bin".to_string(),
+                UrlCors {
+                    allow_origins: vec!["*".into()],
+                    allow_methods: vec!["POST".into()],
+                    allow_headers: vec!["content-type".into()],
+                    ..UrlCors::default()
+                },
+            )]),
         }))
+    }
+
+    /// A function URL's `Cors` is Lambda's: a preflight never reaches the function, and the
+    /// function's answer to a cross-origin call carries the allow headers.
+    #[tokio::test]
+    async fn function_url_cors_answers_preflights_itself() {
+        let app = gateway(false);
+        let preflight = http::Request::builder()
+            .method("OPTIONS")
+            .uri("/lambda-url/items-bin/stream/x")
+            .header("origin", "https://web.example")
+            .header("access-control-request-method", "POST")
+            .body(Body::empty())
+            .expect("request");
+        let answer = app.clone().oneshot(preflight).await.expect("answer");
+        assert_eq!(answer.status(), StatusCode::OK);
+        assert_eq!(
+            answer.headers()["access-control-allow-origin"],
+            "https://web.example"
+        );
+        let body = answer.into_body().collect().await.expect("body").to_bytes();
+        assert!(body.is_empty(), "the function was not called");
+
+        let call = http::Request::builder()
+            .method("POST")
+            .uri("/lambda-url/items-bin/x")
+            .header("origin", "https://web.example")
+            .body(Body::empty())
+            .expect("request");
+        let answer = app.clone().oneshot(call).await.expect("answer");
+        assert_eq!(
+            answer.headers()["access-control-allow-origin"],
+            "https://web.example"
+        );
+        let body = answer.into_body().collect().await.expect("body").to_bytes();
+        assert!(
+            String::from_utf8_lossy(&body).starts_with("items"),
+            "the function answered"
+        );
     }
 
     async fn call(app: &axum::Router, method: &str, uri: &str, body: Vec<u8>) -> (u16, String) {
@@ -476,6 +550,7 @@ mod tests {
             routes: RouteTable::new(routes).expect("table"),
             functions: BTreeMap::from([("Ctx".to_string(), context_echo())]),
             function_urls: BTreeMap::from([("ctx-bin".to_string(), "Ctx".to_string())]),
+            function_url_cors: BTreeMap::new(),
         }));
         let send = |uri: &str, peer: [u8; 4], forwarded: Option<&str>| {
             let mut request = http::Request::builder()

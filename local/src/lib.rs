@@ -17,6 +17,7 @@
 
 pub mod aws;
 pub mod cli;
+pub mod cors;
 pub mod cron;
 pub mod dev_key;
 pub mod env;

@@ -83,6 +83,8 @@ pub struct FunctionDecl {
     pub condition: Option<String>,
     /// The function has a `FunctionUrlConfig`: it is also reachable on its own URL.
     pub function_url: bool,
+    /// That URL's `Cors`, answered by the local stack as Lambda does.
+    pub function_url_cors: Option<crate::cors::UrlCors>,
     /// `AutoPublishAlias` (its own or `Globals.Function`'s): each deployment publishes a new
     /// version behind this alias.
     pub auto_publish_alias: Option<String>,
@@ -229,6 +231,12 @@ impl Template {
                 events,
                 condition: res.condition.clone(),
                 function_url: res.property("FunctionUrlConfig").is_some(),
+                function_url_cors: res
+                    .property("FunctionUrlConfig")
+                    .and_then(|config| config.get("Cors"))
+                    .map(crate::cors::UrlCors::parse)
+                    .transpose()
+                    .map_err(|reason| TemplateError::Invalid(format!("{id}: {reason}")))?,
                 auto_publish_alias: res
                     .property("AutoPublishAlias")
                     .or_else(|| self.globals_function.get("AutoPublishAlias"))

@@ -130,6 +130,70 @@ async fn client_pages_allow_images_from_exactly_the_uploads_base() {
     assert!(web_function::router(bad).await.is_err());
 }
 
+/// Deployed, the AI panel streams from the GenAI function URL (the HTTP API buffers): the
+/// page names its `stream/` base in a `<meta>` and the CSP lets requests go there; the page
+/// then has its own ETag, so a browser's copy from a deployment without it is not reused.
+#[tokio::test]
+async fn the_page_names_the_genai_stream_url_it_may_connect_to() {
+    let url = "https://abc123.lambda-url.eu-west-1.on.aws/";
+    let app = web_function::router(platform::Env::new().with("GENAI_FUNCTION_URL", url))
+        .await
+        .expect("router");
+    let meta = "<meta name=\"genai-stream-url\" content=\"https://abc123.lambda-url.eu-west-1.on.aws/stream/\">";
+    let plain = router::send(
+        &app,
+        router::request("GET", "/articles/x", &[], Body::empty()),
+    )
+    .await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert_eq!(plain.header("content-type"), "text/html; charset=utf-8");
+    assert!(plain
+        .header("content-security-policy")
+        .contains("connect-src 'self' https://abc123.lambda-url.eu-west-1.on.aws/stream/;"));
+    let html = String::from_utf8(plain.body.clone()).expect("html");
+    assert!(html.contains(meta), "{html}");
+    assert!(html.find(meta) < html.find("</head>"));
+
+    let gzipped = router::send(
+        &app,
+        router::request("GET", "/", &[("accept-encoding", "gzip")], Body::empty()),
+    )
+    .await;
+    assert_eq!(gzipped.header("content-encoding"), "gzip");
+    let mut inflated = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(gzipped.body.as_slice()),
+        &mut inflated,
+    )
+    .expect("gzip");
+    assert_eq!(inflated, html);
+
+    let etag = plain.header("etag").to_string();
+    let embedded = call("GET", "/", &[]).await;
+    let embedded_etag = embedded.header("etag").to_string();
+    assert_ne!(etag, embedded_etag);
+    assert!(!String::from_utf8(embedded.body)
+        .expect("html")
+        .contains("genai-stream-url"));
+    let again = router::send(
+        &app,
+        router::request("GET", "/", &[("if-none-match", &etag)], Body::empty()),
+    )
+    .await;
+    assert_eq!(again.status, StatusCode::NOT_MODIFIED);
+    let stale = router::send(
+        &app,
+        router::request(
+            "GET",
+            "/",
+            &[("if-none-match", &embedded_etag)],
+            Body::empty(),
+        ),
+    )
+    .await;
+    assert_eq!(stale.status, StatusCode::OK);
+}
+
 #[tokio::test]
 async fn revalidation_answers_304() {
     let etag = call("GET", "/", &[]).await.header("etag").to_string();

@@ -158,25 +158,41 @@ function refusal(response, data, token) {
   return new ApiError(response.status, message, details);
 }
 
+/** The HTTP API's prefix of the streamed operations. */
+const STREAM_PATH = "/api/ai/stream/";
+
+/**
+ * Where the page says the streamed operations are served (`<meta name="genai-stream-url">`,
+ * the GenAI function URL's `stream/`: deployed, the HTTP API would buffer the stream), or null.
+ * @returns {string|null}
+ */
+function streamBase() {
+  return document.querySelector('meta[name="genai-stream-url"]')?.getAttribute("content") || null;
+}
+
 /**
  * POSTs `body` as JSON to an operation that answers server-sent events, handing each `delta`
  * event's text to `onText` as it arrives. Resolves with the `done` event's data (the whole
  * answer); rejects with an ApiError for a refusal before the stream or an `error` event in
- * it, and with the AbortError when `signal` stops it.
+ * it, and with the AbortError when `signal` stops it. Sent to the page's stream base when it
+ * names one, with the user's token when signed in.
  * @param {string} path
  * @param {unknown} body
  * @param {{signal?: AbortSignal, onText: (text: string) => void}} init
  * @returns {Promise<any>}
  */
 export async function streamAnswer(path, body, { signal, onText }) {
+  const base = path.startsWith(STREAM_PATH) ? streamBase() : null;
+  const url = base ? new URL(path.slice(STREAM_PATH.length), base) : new URL(path, window.location.origin);
+  /** @type {Record<string, string>} */
+  const headers = { accept: "text/event-stream", "content-type": "application/json" };
+  const token = tokenSource();
+  if (token) {
+    headers.authorization = `Bearer ${token}`;
+  }
   let response;
   try {
-    response = await fetch(new URL(path, window.location.origin), {
-      method: "POST",
-      headers: { accept: "text/event-stream", "content-type": "application/json" },
-      body: JSON.stringify(body),
-      signal,
-    });
+    response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), signal });
   } catch (error) {
     if (error instanceof DOMException && error.name === "AbortError") {
       throw error;
@@ -184,7 +200,7 @@ export async function streamAnswer(path, body, { signal, onText }) {
     throw new ApiError(0, "Could not reach the server. Check your connection and try again.");
   }
   if (!response.ok || !response.body) {
-    throw refusal(response, parsed(await response.text()), null);
+    throw refusal(response, parsed(await response.text()), token);
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";

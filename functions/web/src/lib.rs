@@ -14,11 +14,13 @@
 //!
 //! The client's pages allow images from exactly one plain-http place besides https hosts:
 //! where uploaded images are served (`csp`), read from the environment at a cold start; and
-//! requests to exactly one place besides their own origin: the uploads bucket's `incoming/`
-//! path, where a presigned upload is sent.
+//! requests to two places besides their own origin: the uploads bucket's `incoming/` path,
+//! where a presigned upload is sent, and the GenAI function URL's `stream/` path, which the
+//! page names for the AI panel (`page`).
 
 pub mod assets;
 pub mod csp;
+pub mod page;
 
 use axum::extract::{Request, State};
 use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -32,6 +34,7 @@ use platform::{ApiError, BoxError, Env, ErrorKind, ErrorStyle};
 use utoipa::OpenApi;
 
 use crate::assets::File;
+use crate::page::ClientPage;
 
 /// Path prefixes that belong to the API and platform surface, never to the web client.
 pub const RESERVED_PREFIXES: &[&str] = &[
@@ -66,24 +69,28 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let upload_puts = csp::uploads_put_source(&env)?;
     let genai_stream = csp::genai_stream_source(&env)?;
     // Both are request targets: one connect-src list holds them.
-    let connect: Vec<String> = upload_puts.into_iter().chain(genai_stream).collect();
+    let connect: Vec<String> = upload_puts
+        .into_iter()
+        .chain(genai_stream.clone())
+        .collect();
     let connect = (!connect.is_empty()).then(|| connect.join(" "));
-    app_with(uploads.as_deref(), connect.as_deref())
+    let policy = HeaderValue::from_str(&csp::client_csp(uploads.as_deref(), connect.as_deref()))?;
+    Ok(app_parts(Client {
+        policy,
+        page: ClientPage::new(genai_stream.as_deref())?,
+    }))
 }
 
-/// The router without an uploads image source: the client's policy is [`CLIENT_CSP`].
+/// The router without an uploads image source or a stream URL: the client's policy is
+/// [`CLIENT_CSP`].
 pub fn app() -> Router {
-    app_parts(HeaderValue::from_static(CLIENT_CSP))
+    app_parts(Client {
+        policy: HeaderValue::from_static(CLIENT_CSP),
+        page: ClientPage::Embedded(&assets::CLIENT_HTML),
+    })
 }
 
-/// The router whose client pages also allow images from `uploads` and requests to
-/// `upload_puts` (CSP source lists).
-pub fn app_with(uploads: Option<&str>, upload_puts: Option<&str>) -> Result<Router, BoxError> {
-    let policy = HeaderValue::from_str(&csp::client_csp(uploads, upload_puts))?;
-    Ok(app_parts(policy))
-}
-
-fn app_parts(client_policy: HeaderValue) -> Router {
+fn app_parts(page: Client) -> Router {
     Router::new()
         .route("/actuator/health", get(health))
         .route("/v3/api-docs", get(api_docs))
@@ -93,7 +100,7 @@ fn app_parts(client_policy: HeaderValue) -> Router {
         .route("/swagger-ui/index.html", get(swagger_page))
         .route("/", get(client))
         .fallback(fallback)
-        .with_state(ClientPolicy(client_policy))
+        .with_state(page)
         .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn_with_state(
             ErrorStyle::Detailed { strip_prefix: "" },
@@ -104,9 +111,12 @@ fn app_parts(client_policy: HeaderValue) -> Router {
         ))
 }
 
-/// The Content-Security-Policy of the client's pages.
+/// The client's page and its Content-Security-Policy.
 #[derive(Clone)]
-struct ClientPolicy(HeaderValue);
+struct Client {
+    policy: HeaderValue,
+    page: ClientPage,
+}
 
 /// The gateway's own operations, for the platform's contract.
 #[derive(OpenApi)]
@@ -183,19 +193,19 @@ async fn swagger_page(headers: HeaderMap) -> Response {
     tag = "gateway",
     responses((status = 200, description = "The web client's HTML", content_type = "text/html", body = String))
 )]
-async fn client(State(policy): State<ClientPolicy>, headers: HeaderMap) -> Response {
-    client_page(&headers, &policy)
+async fn client(State(client): State<Client>, headers: HeaderMap) -> Response {
+    client_page(&headers, &client)
 }
 
-fn client_page(headers: &HeaderMap, policy: &ClientPolicy) -> Response {
-    let mut response = serve(headers, &assets::CLIENT_HTML, REVALIDATE);
+fn client_page(headers: &HeaderMap, client: &Client) -> Response {
+    let mut response = client.page.serve(headers, REVALIDATE);
     response
         .headers_mut()
-        .insert(header::CONTENT_SECURITY_POLICY, policy.0.clone());
+        .insert(header::CONTENT_SECURITY_POLICY, client.policy.clone());
     response
 }
 
-async fn fallback(State(policy): State<ClientPolicy>, request: Request) -> Response {
+async fn fallback(State(client): State<Client>, request: Request) -> Response {
     let path = request.uri().path();
     let method = request.method();
     let readable = method == Method::GET || method == Method::HEAD;
@@ -223,7 +233,7 @@ async fn fallback(State(policy): State<ClientPolicy>, request: Request) -> Respo
         set(&mut response, header::ALLOW, "GET, HEAD");
         return response;
     }
-    client_page(request.headers(), &policy)
+    client_page(request.headers(), &client)
 }
 
 /// The first path segments under `/api/v1/` that belong to Document C's incident platform,
@@ -256,7 +266,7 @@ pub fn is_reserved(path: &str) -> bool {
 }
 
 /// An embedded file: 304 when the client's copy is current, gzip when the client accepts it.
-fn serve(headers: &HeaderMap, file: &File, cache_control: &'static str) -> Response {
+pub(crate) fn serve(headers: &HeaderMap, file: &File, cache_control: &'static str) -> Response {
     let mut response = if not_modified(headers, file.etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else if !file.gzip || accepts_gzip(headers) {
@@ -280,7 +290,7 @@ fn serve(headers: &HeaderMap, file: &File, cache_control: &'static str) -> Respo
     response
 }
 
-fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
+pub(crate) fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
     let tag = |t: &str| t.trim().trim_start_matches("W/").to_string();
     headers
         .get_all(header::IF_NONE_MATCH)

@@ -30,6 +30,8 @@ pub(super) struct Instances {
     pub routers: BTreeMap<String, axum::Router>,
     /// HTTP functions with a function URL: binary → logical id.
     pub url_binaries: BTreeMap<String, String>,
+    /// Function URLs with a `Cors`: binary → its configuration.
+    pub url_cors: BTreeMap<String, crate::cors::UrlCors>,
     /// One per enabled SQS event source.
     pub pollers: Vec<Poller>,
     /// Scheduled functions by logical id.
@@ -72,6 +74,11 @@ pub(super) async fn start_all(
                     instances
                         .url_binaries
                         .insert(plan.decl.binary.clone(), id.clone());
+                    if let Some(cors) = &plan.decl.function_url_cors {
+                        instances
+                            .url_cors
+                            .insert(plan.decl.binary.clone(), cors.clone());
+                    }
                 }
                 instances.routers.insert(id.clone(), router);
             }

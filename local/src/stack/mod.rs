@@ -141,6 +141,7 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
         routes,
         functions: instances.routers,
         function_urls: instances.url_binaries,
+        function_url_cors: instances.url_cors,
     });
     let (stop, stop_rx) = shutdown::channel();
     let server = http::serve(listener, http::app(dispatcher), stop_rx.clone());
