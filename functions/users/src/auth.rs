@@ -1,0 +1,111 @@
+//! Signing up and in: registration, login and a session's refresh.
+
+use axum::extract::State;
+use axum::http::{Extensions, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::post;
+use axum::Router;
+use identity::input::{Login, Registration};
+use identity::model::Profile;
+use platform::http::Json;
+use platform::openapi::ErrorBody;
+use platform::ApiError;
+use serde::Serialize;
+use utoipa::{OpenApi, ToSchema};
+
+use crate::errors::to_api;
+use crate::responses::{NeedsLiveUser, TooManyLogins};
+use crate::{no_store, AppState, Me};
+
+/// This resource's routes, under the function's prefix.
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/auth/register", post(register))
+        .route("/auth/login", post(login))
+        .route("/auth/refresh", post(refresh))
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    paths(register, login, refresh),
+    components(schemas(Registration, Login, LoginToken))
+)]
+pub(crate) struct AuthApi;
+
+/// Registers an account.
+#[utoipa::path(
+    post,
+    path = "/api/users/auth/register",
+    operation_id = "registerUser",
+    tag = "users",
+    request_body = Registration,
+    responses(
+        (status = 201, description = "The new account's profile", body = Profile),
+        (status = 400, description = "A field is missing or invalid (`details` names each)", body = ErrorBody),
+        (status = 409, description = "The username or email is taken", body = ErrorBody),
+    )
+)]
+async fn register(
+    State(state): State<AppState>,
+    Json(input): Json<Registration>,
+) -> Result<impl IntoResponse, ApiError> {
+    let account = input.parse()?;
+    let profile = state.identity.register(account).await.map_err(to_api)?;
+    Ok((StatusCode::CREATED, axum::Json(profile)))
+}
+
+/// A user token: a JWT to send as `Authorization: Bearer <token>`.
+#[derive(Serialize, ToSchema)]
+pub(crate) struct LoginToken {
+    pub(crate) token: String,
+}
+
+/// Logs in.
+#[utoipa::path(
+    post,
+    path = "/api/users/auth/login",
+    operation_id = "loginUser",
+    tag = "users",
+    request_body = Login,
+    responses(
+        (status = 200, description = "A user token (lifetime JWT_TTL_SECONDS)", body = LoginToken),
+        (status = 400, description = "The body is not a login", body = ErrorBody),
+        (status = 401, description = "Unknown user or wrong password (the same answer for both)", body = ErrorBody),
+        TooManyLogins,
+    )
+)]
+async fn login(
+    State(state): State<AppState>,
+    extensions: Extensions,
+    Json(input): Json<Login>,
+) -> Result<impl IntoResponse, ApiError> {
+    let credentials = input.parse()?;
+    state
+        .login_brake
+        .admit(&extensions, &credentials.username_key)
+        .await?;
+    let issued = state.identity.login(credentials).await.map_err(to_api)?;
+    Ok(no_store(axum::Json(LoginToken {
+        token: issued.token,
+    })))
+}
+
+/// Renews a session: a fresh user token for a valid, unexpired one, so a reader in the middle
+/// of an article is not logged out. Refused when the token's account is gone.
+#[utoipa::path(
+    post,
+    path = "/api/users/auth/refresh",
+    operation_id = "refreshToken",
+    tag = "users",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "A new user token (lifetime JWT_TTL_SECONDS from now)", body = LoginToken),
+        NeedsLiveUser,
+    )
+)]
+async fn refresh(State(state): State<AppState>, Me(me): Me) -> Result<impl IntoResponse, ApiError> {
+    let issued = state.identity.refresh(&me).await.map_err(to_api)?;
+    Ok(no_store(axum::Json(LoginToken {
+        token: issued.token,
+    })))
+}
