@@ -520,28 +520,31 @@ fn batch(services: &[String], size: usize, severity_of: &impl Fn(usize) -> &'sta
     )
 }
 
-/// What the logs bucket holds: objects and their bytes.
+/// What the logs bucket holds: objects and their bytes (the logs and their severity index).
 async fn log_objects(t: &TestStack, bucket: &str) -> (usize, i64) {
     let s3 = t.aws().await.s3();
     let (mut objects, mut bytes) = (0, 0);
-    let mut token: Option<String> = None;
-    loop {
-        let out = s3
-            .client()
-            .list_objects_v2()
-            .bucket(bucket)
-            .prefix(incidents::objects::PREFIX)
-            .set_continuation_token(token.clone())
-            .send()
-            .await
-            .unwrap();
-        objects += out.contents().len();
-        bytes += out.contents().iter().filter_map(|o| o.size()).sum::<i64>();
-        token = out.next_continuation_token().map(str::to_string);
-        if token.is_none() {
-            return (objects, bytes);
+    for prefix in [incidents::objects::PREFIX, incidents::objects::INDEX_PREFIX] {
+        let mut token: Option<String> = None;
+        loop {
+            let out = s3
+                .client()
+                .list_objects_v2()
+                .bucket(bucket)
+                .prefix(prefix)
+                .set_continuation_token(token.clone())
+                .send()
+                .await
+                .unwrap();
+            objects += out.contents().len();
+            bytes += out.contents().iter().filter_map(|o| o.size()).sum::<i64>();
+            token = out.next_continuation_token().map(str::to_string);
+            if token.is_none() {
+                break;
+            }
         }
     }
+    (objects, bytes)
 }
 
 /// Logs a processor batch carries at target (the SQS batch of the template's event source):
@@ -551,7 +554,8 @@ const TARGET_LOGS_PER_BATCH: f64 = 12_500.0;
 /// The S3 side of an incidents scenario: the objects `logs` logs took (every one a PUT, and
 /// the processor makes no other S3 request), scaled per log to `target` logs a second (an
 /// upper bound: the bench's batches are smaller than at target), and as batches of 12,500
-/// at target write them (one object per bucket touched and minute); the month's cost of
+/// at target write them (one object per bucket touched and minute, and per indexed severity
+/// present: WARN, ERROR, FATAL); the month's cost of
 /// the latter, with 30 days of the measured bytes a log stored.
 async fn s3_figures(
     t: &TestStack,
@@ -559,18 +563,18 @@ async fn s3_figures(
     before: (usize, i64),
     logs: f64,
     target: f64,
-    buckets: f64,
+    per_batch: f64,
 ) -> f64 {
     let after = log_objects(t, bucket).await;
     let (objects, bytes) = ((after.0 - before.0) as f64, (after.1 - before.1) as f64);
     let per_log = objects / logs * target;
-    let at_target = target / TARGET_LOGS_PER_BATCH * buckets;
+    let at_target = target / TARGET_LOGS_PER_BATCH * per_batch;
     let stored_gb = bytes / logs * target * keyheat::SECONDS_PER_MONTH / 1e9;
     let cost = keyheat::s3_monthly_cost(at_target, 0.0, stored_gb);
     println!(
         "  S3: {objects} objects ({bytes} B) for {logs} logs; at target {per_log:.0} PUT/s scaled \
-         per log, {at_target:.0} PUT/s in batches of {TARGET_LOGS_PER_BATCH} logs into {buckets} \
-         buckets; {stored_gb:.0} GB kept (30 days); ${cost:.0} a month"
+         per log, {at_target:.0} PUT/s in batches of {TARGET_LOGS_PER_BATCH} logs of {per_batch} \
+         objects each; {stored_gb:.0} GB kept (30 days); ${cost:.0} a month"
     );
     cost
 }
@@ -622,7 +626,8 @@ async fn incidents(b: &mut Bench, t: &TestStack) {
         spread_out,
     )
     .await;
-    let mut s3 = s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e6, 16.0).await;
+    // Objects a batch writes: its 16 buckets and the ERROR index.
+    let mut s3 = s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e6, 17.0).await;
     let one = vec![name("noisy", 0)];
     b.warm_up(t.ingest_ok(&batch(&one, 500, &severity))).await;
     let start = log_objects(t, &bucket).await;
@@ -637,7 +642,7 @@ async fn incidents(b: &mut Bench, t: &TestStack) {
         noisy,
     )
     .await;
-    s3 += s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e5, 1.0).await;
+    s3 += s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e5, 2.0).await;
     println!("\nincidents: S3 (log objects) a month at target: ${s3:.0}");
 }
 
