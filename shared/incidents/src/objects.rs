@@ -54,6 +54,9 @@ pub const MAX_OBJECTS_PER_PAGE: usize = 200;
 const PUT_CONCURRENCY: usize = 16;
 /// Compressed bytes one timeline page may read (the objects' listed sizes).
 pub const MAX_BYTES_PER_PAGE: i64 = 64 * 1024 * 1024;
+/// Logs one timeline page may compare with its filters (a `contains` filter scans each
+/// one's content); a page that reaches it ends early, with a cursor to go on from.
+pub const MAX_LOGS_EXAMINED_PER_PAGE: usize = 50_000;
 /// Keys one listing call asks for.
 const LIST_PAGE: i32 = 100;
 /// Times a deletion re-reads an object another deletion rewrote meanwhile.
@@ -173,11 +176,12 @@ fn parse_key(key: &str, size: i64) -> Option<Listed> {
     })
 }
 
-/// What one page read from S3.
+/// What one page read from S3, and how many logs it compared with its filters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PageReads {
     pub lists: usize,
     pub gets: usize,
+    pub examined: usize,
 }
 
 /// One prefix's listing, read lazily in key order (newest objects first).
@@ -394,9 +398,9 @@ impl LogObjects {
     /// One page of the timeline from S3, newest first: the logs matching `filter` with
     /// `lo <= id < hi` (`lo` 13 digits of milliseconds, `hi` a position), at most `limit`,
     /// and the position the next page starts below (every matching log at or above it is in
-    /// this page; None: the range ends here). Reads about [`MAX_OBJECTS_PER_PAGE`] objects and
-    /// [`MAX_BYTES_PER_PAGE`] bytes at most, beyond them only the objects that overlap one
-    /// millisecond.
+    /// this page; None: the range ends here). Reads about [`MAX_OBJECTS_PER_PAGE`] objects,
+    /// [`MAX_BYTES_PER_PAGE`] bytes and [`MAX_LOGS_EXAMINED_PER_PAGE`] logs at most, beyond
+    /// them only the objects that overlap one millisecond.
     pub async fn page(
         &self,
         filter: &LogFilter,
@@ -421,6 +425,7 @@ impl LogObjects {
             .collect();
         // Objects read at once from each listing: [`BUCKETS`] in flight, however many buckets.
         let per_listing = (BUCKETS as usize / listings.len().max(1)).max(1);
+        let needle = filter.contains.as_deref().map(str::to_lowercase);
         let mut pool: BTreeMap<String, Log> = BTreeMap::new();
         let mut out: Vec<Log> = Vec::new();
         let mut bytes = 0i64;
@@ -453,7 +458,9 @@ impl LogObjects {
             // Every log newer than the unread objects was answered: the page may end there,
             // when that moves the cursor (a page always gets past one millisecond).
             let stop = format!("{:013}", newest + 1);
-            let over = reads.gets >= MAX_OBJECTS_PER_PAGE || bytes >= MAX_BYTES_PER_PAGE;
+            let over = reads.gets >= MAX_OBJECTS_PER_PAGE
+                || bytes >= MAX_BYTES_PER_PAGE
+                || reads.examined >= MAX_LOGS_EXAMINED_PER_PAGE;
             if over && stop.as_str() < hi {
                 return Ok((out, Some(stop), reads));
             }
@@ -477,8 +484,12 @@ impl LogObjects {
             reads.gets += wave.len();
             bytes += wave.iter().map(|o| o.size).sum::<i64>();
             for (logs, _) in read {
+                reads.examined += logs.len();
                 for log in logs {
-                    if log.id.as_str() >= lo && log.id.as_str() < hi && matches(filter, &log) {
+                    if log.id.as_str() >= lo
+                        && log.id.as_str() < hi
+                        && matches(filter, needle.as_deref(), &log)
+                    {
                         pool.insert(log.id.clone(), log);
                     }
                 }
@@ -603,14 +614,16 @@ fn listed_prefixes(filter: &LogFilter) -> Vec<String> {
     }
 }
 
-/// True when `log` passes the filter's service, severity and type.
-fn matches(filter: &LogFilter, log: &Log) -> bool {
+/// True when `log` passes the filter's service, severity and type, and its content holds
+/// `needle` (the filter's `contains`, lowercased) in any case.
+fn matches(filter: &LogFilter, needle: Option<&str>, log: &Log) -> bool {
     filter
         .service_name
         .as_ref()
         .is_none_or(|s| *s == log.service_name)
         && filter.severity.is_none_or(|s| s == log.severity)
         && filter.log_type.as_ref().is_none_or(|t| *t == log.log_type)
+        && needle.is_none_or(|n| log.log_content.to_lowercase().contains(n))
 }
 
 fn is_precondition_failed<E, R>(e: &SdkError<E, R>) -> bool

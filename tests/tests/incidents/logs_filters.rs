@@ -1,7 +1,9 @@
 //! The timeline's filters at scale: a page of a rare severity (WARN, ERROR, FATAL) lists and
 //! reads that severity's index objects only, however many objects its range holds, where an
 //! unindexed filter walks every bucket page after page; a redelivered batch indexes each log
-//! once; a deleted or purged log leaves the index with its bucket.
+//! once; a deleted or purged log leaves the index with its bucket. A `contains` text filter
+//! matches in any case, ends a page at its bound with a cursor when matches are rare, and
+//! refuses an empty, overlong or control-character text with a 400 naming it.
 
 use incidents::input::{LogFilter, LogPageRequest};
 use incidents::model::{Log, Severity};
@@ -14,8 +16,9 @@ use serde_json::{json, Value};
 use stack_tests::content::sqs_event;
 use stack_tests::incidents::LOGS;
 use stack_tests::TestStack;
+use stack_tests::{assert_news_error, details};
 
-use super::objects::{domain, log_at, message, stored_under};
+use super::objects::{domain, log_at, message, paged, stored_under};
 
 const MINUTE: i64 = 60_000;
 const HOUR: i64 = 60 * MINUTE;
@@ -38,6 +41,31 @@ async fn objects_under(t: &TestStack, incidents: &Incidents, prefix: &str) -> Ve
         .into_iter()
         .map(|(_, logs)| logs)
         .collect()
+}
+
+/// `count` INFO logs 6 minutes apart from 12 services from `start`: each in its own object.
+fn busy(start: i64, count: u32) -> Vec<Value> {
+    (0..count)
+        .map(|i| {
+            let service = format!("svc-{}", i % 12);
+            log_of(&service, start + i64::from(i) * 6 * MINUTE, i, "INFO")
+        })
+        .collect()
+}
+
+/// Hands `logs` to the processor in one batch of messages of 100, as the queue delivers them.
+async fn process(processor: &dyn platform::SqsHandler, logs: &[Value]) {
+    let bodies: Vec<(String, String)> = logs
+        .chunks(100)
+        .enumerate()
+        .map(|(n, chunk)| (format!("m{n}"), message(chunk)))
+        .collect();
+    let batch: Vec<(&str, String)> = bodies
+        .iter()
+        .map(|(k, m)| (k.as_str(), m.clone()))
+        .collect();
+    let handled = processor.handle(sqs_event(&batch)).await.unwrap();
+    assert!(handled.batch_item_failures.is_empty());
 }
 
 /// One page of the logs bucket at `filter` from the top, with what it read.
@@ -89,13 +117,7 @@ async fn a_rare_severity_page_reads_its_index_not_every_object() {
     let admin = t.admin_token().await;
     let start = 1_795_400_000_000;
     // 48 busy hours: an INFO log every 6 minutes from 12 services, each in its own object.
-    let services: Vec<String> = (0..12).map(|n| format!("svc-{n}")).collect();
-    let mut logs: Vec<Value> = (0..480u32)
-        .map(|i| {
-            let service = &services[usize::try_from(i % 12).unwrap()];
-            log_of(service, start + i64::from(i) * 6 * MINUTE, i, "INFO")
-        })
-        .collect();
+    let mut logs = busy(start, 480);
     // Below all of them, the range's one FATAL and one DEBUG; two ERRORs among them.
     let fatal = log_of("payments", start - MINUTE, 1_000, "FATAL");
     let debug = log_of("payments", start - 2 * MINUTE, 1_001, "DEBUG");
@@ -105,17 +127,7 @@ async fn a_rare_severity_page_reads_its_index_not_every_object() {
     ];
     logs.extend([fatal.clone(), debug.clone()]);
     logs.extend(errors.iter().cloned());
-    let bodies: Vec<(String, String)> = logs
-        .chunks(100)
-        .enumerate()
-        .map(|(n, chunk)| (format!("f{n}"), message(chunk)))
-        .collect();
-    let batch: Vec<(&str, String)> = bodies
-        .iter()
-        .map(|(k, m)| (k.as_str(), m.clone()))
-        .collect();
-    let handled = processor.handle(sqs_event(&batch)).await.unwrap();
-    assert!(handled.batch_item_failures.is_empty());
+    process(processor.as_ref(), &logs).await;
 
     // Before: a filter without an index (DEBUG, as rare here as FATAL) walks every bucket and
     // reads a page's worth of objects to find nothing, then hands back a cursor.
@@ -127,11 +139,11 @@ async fn a_rare_severity_page_reads_its_index_not_every_object() {
     // After: FATAL is indexed: one listing and the one object that holds it.
     let (found, _, indexed) = first_page(&incidents, severity(Severity::Fatal), 1).await;
     assert_eq!(found, vec![id(&fatal)]);
-    assert_eq!(indexed, PageReads { lists: 1, gets: 1 });
+    assert_eq!((indexed.lists, indexed.gets), (1, 1));
     let (found, next, indexed) = first_page(&incidents, severity(Severity::Error), 500).await;
     assert_eq!(found, vec![id(&errors[0]), id(&errors[1])]);
     assert_eq!(next, None);
-    assert_eq!(indexed, PageReads { lists: 1, gets: 2 });
+    assert_eq!((indexed.lists, indexed.gets), (1, 2));
     println!(
         "severity page over 48 h, {} logs: unindexed DEBUG {} lists + {} gets for 0 logs; \
          FATAL limit=1: 1 list + 1 get; ERROR: 1 list + 2 gets",
@@ -222,4 +234,69 @@ async fn a_rare_severity_page_reads_its_index_not_every_object() {
         .collect();
     assert_eq!(stored.len(), 481, "the INFO logs and the DEBUG stay");
     assert!(stored.iter().all(|l| l.severity != Severity::Error));
+}
+
+#[tokio::test]
+async fn a_text_filter_matches_any_case_and_pages_past_its_bound() {
+    let t = TestStack::start().await;
+    let incidents = domain(&t).await;
+    let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
+        .await
+        .unwrap();
+    let (_, token) = t.operator("grepper").await;
+    let start = 1_795_300_000_000;
+    // 300 logs 6 minutes apart from 12 services, each in its own object: more than a page
+    // reads. Three hold "timeout" in some case, the oldest at the very end; one only looks
+    // like it.
+    let mut logs = busy(start, 300);
+    logs[299]["logContent"] = json!("upstream Timeout after 30s");
+    logs[150]["logContent"] = json!("TIMEOUT waiting for lock");
+    logs[150]["severity"] = json!("ERROR");
+    logs[0]["logContent"] = json!("read timeout");
+    logs[10]["logContent"] = json!("time out");
+    process(processor.as_ref(), &logs).await;
+
+    // A page reads its bound of objects and answers the matches it found, fewer than its
+    // limit, with a cursor: by cursor, every match, newest first, once.
+    let (first, cursor) = page_ids(&t, &token, "contains=timeout&limit=10").await;
+    assert!(first.len() < 3, "{first:?}");
+    assert_eq!(first.first(), Some(&id(&logs[299])));
+    assert!(cursor.is_some(), "a cursor to go on from");
+    let found = paged(&t, &token, "contains=timeout", 10).await;
+    assert_eq!(found, vec![id(&logs[299]), id(&logs[150]), id(&logs[0])]);
+    // Any case of the text; with other filters; spaces are part of the text.
+    let found = paged(&t, &token, "contains=TimeOut", 500).await;
+    assert_eq!(found.len(), 3);
+    let found = paged(&t, &token, "contains=timeout&severity=ERROR", 100).await;
+    assert_eq!(found, vec![id(&logs[150])]);
+    let found = paged(&t, &token, "contains=time%20out", 500).await;
+    assert_eq!(found, vec![id(&logs[10])]);
+
+    // What a page costs: its object bound (a wave over at most), every log compared once.
+    let filter = LogFilter {
+        contains: Some("timeout".into()),
+        ..LogFilter::default()
+    };
+    let (_, next, reads) = first_page(&incidents, filter, 10).await;
+    assert!(next.is_some());
+    assert!(
+        reads.gets >= MAX_OBJECTS_PER_PAGE && reads.gets <= MAX_OBJECTS_PER_PAGE + BUCKETS as usize,
+        "{reads:?}"
+    );
+    assert_eq!(reads.examined, reads.gets, "one log an object here");
+    println!("contains=timeout&limit=10 over 300 objects: first page {reads:?}");
+
+    // The text is 1 to 100 characters without control characters: else a 400 naming it.
+    let long = "x".repeat(101);
+    for bad in ["", long.as_str(), "a%01b", "%7F", "tab%09"] {
+        let path = format!("{LOGS}?contains={bad}");
+        let body = assert_news_error(t.get_auth(&path, &token).await, 400, LOGS).await;
+        assert!(
+            details(&body).iter().any(|d| d.starts_with("contains")),
+            "{body}"
+        );
+    }
+    let fine = "x".repeat(100);
+    let (page, _) = page_ids(&t, &token, &format!("contains={fine}")).await;
+    assert!(page.is_empty());
 }

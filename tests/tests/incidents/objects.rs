@@ -95,7 +95,7 @@ pub(crate) async fn domain(t: &TestStack) -> Incidents {
 }
 
 /// Every page of the timeline at `query` by cursor, with `limit`.
-async fn paged(t: &TestStack, token: &str, query: &str, limit: usize) -> Vec<String> {
+pub(crate) async fn paged(t: &TestStack, token: &str, query: &str, limit: usize) -> Vec<String> {
     let mut all = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..1_000 {
