@@ -30,12 +30,12 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use serde_json::Value;
+use serde_json::{json, Value};
 use stack_tests::community::{post_input, post_path, POSTS};
 use stack_tests::content::{feed_scheduler, feed_worker, make_due, sqs_event, submit_id, ARTICLES};
 use stack_tests::feeds::{generated_rss, FeedDocument, FeedServer};
 use stack_tests::genai::llm_parameters;
-use stack_tests::incidents::log;
+use stack_tests::incidents::{log, INCIDENTS};
 use stack_tests::keyheat::{
     self, heat, monthly_cost, origin_rate, shared_max_age, units_per_second, KeyHeat, Meter,
     Scenario, REGIONAL_EDGE_CACHES,
@@ -644,6 +644,47 @@ async fn incidents(b: &mut Bench, t: &TestStack) {
     .await;
     s3 += s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e5, 2.0).await;
     println!("\nincidents: S3 (log objects) a month at target: ${s3:.0}");
+    incident_changes(b, t).await;
+}
+
+/// Incident changes a second at target: every one of 10,000 services' incidents acknowledged
+/// or resolved once every 100 s, far above what on-call people do.
+const TARGET_INCIDENT_CHANGES: f64 = 100.0;
+
+/// The incidents the bursts opened, acknowledged then resolved through the API: each change
+/// writes an outbox row (gsi1 `OUTBOX`) the publisher deletes once its event is on the bus.
+async fn incident_changes(b: &mut Bench, t: &TestStack) {
+    let token = t.operator("keyheat-oncall").await.1;
+    let listed = t
+        .get_ok_auth(&format!("{INCIDENTS}?status=ACTIVE&limit=100"), &token)
+        .await;
+    let ids: Vec<String> = listed
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["id"].as_str().map(str::to_string))
+        .collect();
+    assert!(!ids.is_empty(), "the bursts opened incidents");
+    let changes = async {
+        for status in ["ACKNOWLEDGED", "RESOLVED"] {
+            for id in &ids {
+                let path = format!("{INCIDENTS}/{id}");
+                let answer = t
+                    .patch_json_auth_raw(&path, &token, &json!({ "status": status }))
+                    .await;
+                assert_eq!(answer.status(), 200, "PATCH {path} {status}");
+            }
+        }
+    };
+    b.measure(
+        "incidents",
+        "incident changes (events outbox)",
+        TARGET_INCIDENT_CHANGES,
+        1e4,
+        ids.len() * 2,
+        changes,
+    )
+    .await;
 }
 
 #[tokio::main(flavor = "current_thread")]
