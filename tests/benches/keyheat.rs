@@ -30,12 +30,12 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use serde_json::Value;
+use serde_json::{json, Value};
 use stack_tests::community::{post_input, post_path, POSTS};
 use stack_tests::content::{feed_scheduler, feed_worker, make_due, sqs_event, submit_id, ARTICLES};
 use stack_tests::feeds::{generated_rss, FeedDocument, FeedServer};
 use stack_tests::genai::llm_parameters;
-use stack_tests::incidents::log;
+use stack_tests::incidents::{log, INCIDENTS};
 use stack_tests::keyheat::{
     self, heat, monthly_cost, origin_rate, shared_max_age, units_per_second, KeyHeat, Meter,
     Scenario, REGIONAL_EDGE_CACHES,
@@ -520,28 +520,31 @@ fn batch(services: &[String], size: usize, severity_of: &impl Fn(usize) -> &'sta
     )
 }
 
-/// What the logs bucket holds: objects and their bytes.
+/// What the logs bucket holds: objects and their bytes (the logs and their severity index).
 async fn log_objects(t: &TestStack, bucket: &str) -> (usize, i64) {
     let s3 = t.aws().await.s3();
     let (mut objects, mut bytes) = (0, 0);
-    let mut token: Option<String> = None;
-    loop {
-        let out = s3
-            .client()
-            .list_objects_v2()
-            .bucket(bucket)
-            .prefix(incidents::objects::PREFIX)
-            .set_continuation_token(token.clone())
-            .send()
-            .await
-            .unwrap();
-        objects += out.contents().len();
-        bytes += out.contents().iter().filter_map(|o| o.size()).sum::<i64>();
-        token = out.next_continuation_token().map(str::to_string);
-        if token.is_none() {
-            return (objects, bytes);
+    for prefix in [incidents::objects::PREFIX, incidents::objects::INDEX_PREFIX] {
+        let mut token: Option<String> = None;
+        loop {
+            let out = s3
+                .client()
+                .list_objects_v2()
+                .bucket(bucket)
+                .prefix(prefix)
+                .set_continuation_token(token.clone())
+                .send()
+                .await
+                .unwrap();
+            objects += out.contents().len();
+            bytes += out.contents().iter().filter_map(|o| o.size()).sum::<i64>();
+            token = out.next_continuation_token().map(str::to_string);
+            if token.is_none() {
+                break;
+            }
         }
     }
+    (objects, bytes)
 }
 
 /// Logs a processor batch carries at target (the SQS batch of the template's event source):
@@ -551,7 +554,8 @@ const TARGET_LOGS_PER_BATCH: f64 = 12_500.0;
 /// The S3 side of an incidents scenario: the objects `logs` logs took (every one a PUT, and
 /// the processor makes no other S3 request), scaled per log to `target` logs a second (an
 /// upper bound: the bench's batches are smaller than at target), and as batches of 12,500
-/// at target write them (one object per bucket touched and minute); the month's cost of
+/// at target write them (one object per bucket touched and minute, and per indexed severity
+/// present: WARN, ERROR, FATAL); the month's cost of
 /// the latter, with 30 days of the measured bytes a log stored.
 async fn s3_figures(
     t: &TestStack,
@@ -559,18 +563,18 @@ async fn s3_figures(
     before: (usize, i64),
     logs: f64,
     target: f64,
-    buckets: f64,
+    per_batch: f64,
 ) -> f64 {
     let after = log_objects(t, bucket).await;
     let (objects, bytes) = ((after.0 - before.0) as f64, (after.1 - before.1) as f64);
     let per_log = objects / logs * target;
-    let at_target = target / TARGET_LOGS_PER_BATCH * buckets;
+    let at_target = target / TARGET_LOGS_PER_BATCH * per_batch;
     let stored_gb = bytes / logs * target * keyheat::SECONDS_PER_MONTH / 1e9;
     let cost = keyheat::s3_monthly_cost(at_target, 0.0, stored_gb);
     println!(
         "  S3: {objects} objects ({bytes} B) for {logs} logs; at target {per_log:.0} PUT/s scaled \
-         per log, {at_target:.0} PUT/s in batches of {TARGET_LOGS_PER_BATCH} logs into {buckets} \
-         buckets; {stored_gb:.0} GB kept (30 days); ${cost:.0} a month"
+         per log, {at_target:.0} PUT/s in batches of {TARGET_LOGS_PER_BATCH} logs of {per_batch} \
+         objects each; {stored_gb:.0} GB kept (30 days); ${cost:.0} a month"
     );
     cost
 }
@@ -622,7 +626,8 @@ async fn incidents(b: &mut Bench, t: &TestStack) {
         spread_out,
     )
     .await;
-    let mut s3 = s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e6, 16.0).await;
+    // Objects a batch writes: its 16 buckets and the ERROR index.
+    let mut s3 = s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e6, 17.0).await;
     let one = vec![name("noisy", 0)];
     b.warm_up(t.ingest_ok(&batch(&one, 500, &severity))).await;
     let start = log_objects(t, &bucket).await;
@@ -637,8 +642,49 @@ async fn incidents(b: &mut Bench, t: &TestStack) {
         noisy,
     )
     .await;
-    s3 += s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e5, 1.0).await;
+    s3 += s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e5, 2.0).await;
     println!("\nincidents: S3 (log objects) a month at target: ${s3:.0}");
+    incident_changes(b, t).await;
+}
+
+/// Incident changes a second at target: every one of 10,000 services' incidents acknowledged
+/// or resolved once every 100 s, far above what on-call people do.
+const TARGET_INCIDENT_CHANGES: f64 = 100.0;
+
+/// The incidents the bursts opened, acknowledged then resolved through the API: each change
+/// writes an outbox row (gsi1 `OUTBOX`) the publisher deletes once its event is on the bus.
+async fn incident_changes(b: &mut Bench, t: &TestStack) {
+    let token = t.operator("keyheat-oncall").await.1;
+    let listed = t
+        .get_ok_auth(&format!("{INCIDENTS}?status=ACTIVE&limit=100"), &token)
+        .await;
+    let ids: Vec<String> = listed
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["id"].as_str().map(str::to_string))
+        .collect();
+    assert!(!ids.is_empty(), "the bursts opened incidents");
+    let changes = async {
+        for status in ["ACKNOWLEDGED", "RESOLVED"] {
+            for id in &ids {
+                let path = format!("{INCIDENTS}/{id}");
+                let answer = t
+                    .patch_json_auth_raw(&path, &token, &json!({ "status": status }))
+                    .await;
+                assert_eq!(answer.status(), 200, "PATCH {path} {status}");
+            }
+        }
+    };
+    b.measure(
+        "incidents",
+        "incident changes (events outbox)",
+        TARGET_INCIDENT_CHANGES,
+        1e4,
+        ids.len() * 2,
+        changes,
+    )
+    .await;
 }
 
 #[tokio::main(flavor = "current_thread")]

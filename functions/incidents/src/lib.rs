@@ -272,7 +272,7 @@ struct LogQuery {
     /// Only this service's logs (exact, at most 100 characters).
     #[param(max_length = 100)]
     service_name: Option<String>,
-    /// Only logs of this severity.
+    /// Only logs of this severity (WARN, ERROR and FATAL are read from their own index).
     #[param(value_type = Option<Severity>)]
     severity: Option<String>,
     /// Only logs of this type (exact, at most 100 characters).
@@ -285,6 +285,15 @@ struct LogQuery {
     /// Logs at or before this time (RFC 3339).
     #[param(value_type = Option<String>, format = DateTime)]
     to: Option<String>,
+    /// Only logs whose content holds this text, in any case (1 to 100 characters, spaces
+    /// included, no control characters). A page compares at most 50,000 logs: one whose
+    /// matches are rarer holds fewer than `limit` logs and an `X-Next-Cursor` to go on from.
+    #[param(
+        min_length = 1,
+        max_length = 100,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"
+    )]
+    contains: Option<String>,
     /// From 1 to 500 (default 100).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 500)]
     limit: Option<String>,
@@ -303,6 +312,7 @@ impl LogQuery {
             to: self.to,
             limit: self.limit,
             cursor: self.cursor,
+            contains: self.contains,
         }
     }
 }
@@ -389,6 +399,7 @@ async fn purge(
         to: query.to,
         limit: None,
         cursor: None,
+        contains: None,
     }
     .filter()
     .map_err(ApiError::from)?;

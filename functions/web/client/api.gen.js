@@ -2523,7 +2523,7 @@ export function deleteLogs(query = {}, options = {}) {
  * The log timeline, newest first, a page at a time.
  *
  * `GET /api/v1/logs`
- * @param {{serviceName?: string, severity?: Severity, type?: string, from?: string, to?: string, limit?: number, cursor?: string}} [query]
+ * @param {{serviceName?: string, severity?: Severity, type?: string, from?: string, to?: string, contains?: string, limit?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<Log>>}
  */

@@ -13,6 +13,8 @@ use crate::model::{AlertStatus, IncidentStatus, LogbookKind, Severity};
 pub const MAX_BATCH: usize = 500;
 /// The longest `serviceName`, `type`, rule name and assignee, in characters.
 pub const MAX_NAME_CHARS: usize = 100;
+/// The longest text the timeline's `contains` filter takes, in characters.
+pub const MAX_CONTAINS_CHARS: usize = 100;
 /// The longest `logContent`, in characters.
 pub const MAX_CONTENT_CHARS: usize = 16_384;
 /// The longest incident note, in characters.
@@ -317,6 +319,9 @@ pub struct LogFilter {
     /// Milliseconds since the epoch, inclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<i64>,
+    /// Text the log's content holds, compared case-insensitively (the timeline only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<String>,
 }
 
 /// The raw query parameters of the timeline, as strings.
@@ -329,6 +334,7 @@ pub struct RawLogQuery {
     pub to: Option<String>,
     pub limit: Option<String>,
     pub cursor: Option<String>,
+    pub contains: Option<String>,
 }
 
 /// A page request of the timeline.
@@ -354,6 +360,25 @@ fn opt_name(errors: &mut FieldErrors, field: &str, raw: Option<String>) -> Optio
         return None;
     }
     Some(trimmed.to_string())
+}
+
+/// The `contains` text: 1 to [`MAX_CONTAINS_CHARS`] characters, none a control character,
+/// kept as given (spaces too: they are part of what is looked for).
+fn contains_text(errors: &mut FieldErrors, raw: Option<&str>) -> Option<String> {
+    let raw = raw?;
+    let length = raw.chars().count();
+    if !(1..=MAX_CONTAINS_CHARS).contains(&length) {
+        errors.add(
+            "contains",
+            format!("must be 1 to {MAX_CONTAINS_CHARS} characters"),
+        );
+        return None;
+    }
+    if raw.chars().any(char::is_control) {
+        errors.add("contains", "must not hold control characters");
+        return None;
+    }
+    Some(raw.to_string())
 }
 
 /// True for a cursor this service gave out: a log id or 13 digits.
@@ -399,6 +424,7 @@ impl RawLogQuery {
             log_type: opt_name(errors, "type", self.log_type.clone()),
             from,
             to,
+            contains: contains_text(errors, self.contains.as_deref()),
         }
     }
 

@@ -15,6 +15,13 @@
 //!   A batch that SQS regroups differently may write a log into a second object of the same
 //!   bucket and minute; a page reads them merged by id, so it shows once.
 //!
+//! The severity index: each batch also writes its WARN, ERROR and FATAL logs (the rare
+//! severities an operator filters on) into objects of `index/severity/{SEVERITY}/`, keyed the
+//! same way, one per (severity, minute); a page filtered by one of them lists and reads that
+//! prefix only, so it reads matching logs, not every object of the range. The common
+//! severities (TRACE, DEBUG, INFO) are most of the logs, so their filter finds them in the
+//! buckets at once; indexing them would store every log twice.
+//!
 //! Inside an object the logs are sorted newest first. Deleting logs rewrites the objects that
 //! hold them with `If-Match` on the ETag read (a concurrent rewrite makes it read again), and
 //! an object emptied stays, empty, until the bucket's lifecycle rule expires `logs/` after the
@@ -35,7 +42,7 @@ use platform::aws::AwsClients;
 use platform::{ConfigError, Env};
 
 use crate::input::LogFilter;
-use crate::model::Log;
+use crate::model::{Log, Severity};
 
 /// Service buckets: a page without a service filter merges this many listings.
 pub const BUCKETS: u32 = 16;
@@ -47,12 +54,19 @@ pub const MAX_OBJECTS_PER_PAGE: usize = 200;
 const PUT_CONCURRENCY: usize = 16;
 /// Compressed bytes one timeline page may read (the objects' listed sizes).
 pub const MAX_BYTES_PER_PAGE: i64 = 64 * 1024 * 1024;
+/// Logs one timeline page may compare with its filters (a `contains` filter scans each
+/// one's content); a page that reaches it ends early, with a cursor to go on from.
+pub const MAX_LOGS_EXAMINED_PER_PAGE: usize = 50_000;
 /// Keys one listing call asks for.
 const LIST_PAGE: i32 = 100;
 /// Times a deletion re-reads an object another deletion rewrote meanwhile.
 const REWRITE_ATTEMPTS: usize = 5;
 /// The prefix the bucket's lifecycle rule expires.
 pub const PREFIX: &str = "logs/";
+/// The severity index's prefix (its own lifecycle rules expire it as `logs/`).
+pub const INDEX_PREFIX: &str = "index/";
+/// The severities with an index: rare, and what an operator looks for.
+pub const INDEXED_SEVERITIES: [Severity; 3] = [Severity::Warn, Severity::Error, Severity::Fatal];
 const MAX_MILLIS: i64 = 9_999_999_999_999;
 const MINUTE: i64 = 60_000;
 
@@ -80,21 +94,45 @@ fn millis_of(id: &str) -> Option<i64> {
     id.get(..13).and_then(|m| m.parse().ok())
 }
 
-fn bucket_prefix(bucket: u32) -> String {
+/// The prefix of a service bucket's objects.
+pub fn bucket_prefix(bucket: u32) -> String {
     format!("{PREFIX}{bucket:02}/")
 }
 
-/// `StartAfter` for objects whose newest log is at most `millis`.
-fn start_after(bucket: u32, millis: i64) -> String {
-    format!(
-        "{}{:013}",
-        bucket_prefix(bucket),
-        MAX_MILLIS - millis.clamp(0, MAX_MILLIS)
-    )
+/// The prefix of `severity`'s index objects, when it has an index.
+pub fn severity_prefix(severity: Severity) -> Option<String> {
+    INDEXED_SEVERITIES
+        .contains(&severity)
+        .then(|| format!("{INDEX_PREFIX}severity/{}/", severity.as_str()))
+}
+
+/// The prefixes a log is stored under: its service's bucket, and its severity's index.
+pub fn prefixes_of(log: &Log) -> Vec<String> {
+    std::iter::once(bucket_prefix(service_bucket(&log.service_name)))
+        .chain(severity_prefix(log.severity))
+        .collect()
+}
+
+/// Every prefix a log may be stored under: each bucket and each severity index.
+pub fn every_prefix() -> Vec<String> {
+    (0..BUCKETS)
+        .map(bucket_prefix)
+        .chain(INDEXED_SEVERITIES.into_iter().filter_map(severity_prefix))
+        .collect()
+}
+
+/// `StartAfter` for objects of `prefix` whose newest log is at most `millis`.
+fn start_after(prefix: &str, millis: i64) -> String {
+    format!("{prefix}{:013}", MAX_MILLIS - millis.clamp(0, MAX_MILLIS))
 }
 
 /// The key of an object of `bucket` holding `logs` (sorted newest first, one minute).
 pub fn object_key(bucket: u32, logs: &[Log]) -> String {
+    object_key_in(&bucket_prefix(bucket), logs)
+}
+
+/// The key of an object under `prefix` holding `logs` (sorted newest first, one minute).
+fn object_key_in(prefix: &str, logs: &[Log]) -> String {
     let newest = logs.first().and_then(|l| millis_of(&l.id)).unwrap_or(0);
     let oldest = logs.last().and_then(|l| millis_of(&l.id)).unwrap_or(0);
     let mut ids: Vec<&str> = logs.iter().map(|l| l.id.as_str()).collect();
@@ -112,8 +150,7 @@ pub fn object_key(bucket: u32, logs: &[Log]) -> String {
         .map(|b| format!("{b:02x}"))
         .collect();
     format!(
-        "{}{:013}-{oldest:013}-{hex}.json.gz",
-        bucket_prefix(bucket),
+        "{prefix}{:013}-{oldest:013}-{hex}.json.gz",
         MAX_MILLIS - newest
     )
 }
@@ -139,16 +176,17 @@ fn parse_key(key: &str, size: i64) -> Option<Listed> {
     })
 }
 
-/// What one page read from S3.
+/// What one page read from S3, and how many logs it compared with its filters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PageReads {
     pub lists: usize,
     pub gets: usize,
+    pub examined: usize,
 }
 
-/// One bucket's listing, read lazily in key order (newest objects first).
+/// One prefix's listing, read lazily in key order (newest objects first).
 struct Listing {
-    bucket: u32,
+    prefix: String,
     start_after: String,
     token: Option<String>,
     ahead: std::collections::VecDeque<Listed>,
@@ -215,26 +253,29 @@ impl LogObjects {
         }
     }
 
-    /// Stores a batch's `logs`: one object per (service bucket, minute), each written once
-    /// (a redelivered batch finds its objects and writes nothing). Returns the objects new.
+    /// Stores a batch's `logs`: one object per (service bucket, minute) and per (indexed
+    /// severity, minute), each written once (a redelivered batch finds its objects and writes
+    /// nothing). Returns the objects new.
     pub async fn put_batch(&self, logs: &[&Log]) -> Result<usize, ObjectsError> {
-        let mut groups: BTreeMap<(u32, i64), BTreeMap<&str, &Log>> = BTreeMap::new();
+        let mut groups: BTreeMap<(String, i64), BTreeMap<&str, &Log>> = BTreeMap::new();
         for log in logs {
             let Some(millis) = millis_of(&log.id) else {
                 continue;
             };
-            groups
-                .entry((service_bucket(&log.service_name), millis.div_euclid(MINUTE)))
-                .or_default()
-                .insert(log.id.as_str(), log);
+            for prefix in prefixes_of(log) {
+                groups
+                    .entry((prefix, millis.div_euclid(MINUTE)))
+                    .or_default()
+                    .insert(log.id.as_str(), log);
+            }
         }
         // Boxed: a stream of borrowing futures inside the handler's Send future needs them named.
         let writes: Vec<BoxFuture<'_, Result<bool, ObjectsError>>> = groups
             .into_iter()
-            .map(|((bucket, _), by_id)| {
+            .map(|((prefix, _), by_id)| {
                 let newest_first: Vec<Log> = by_id.into_values().rev().cloned().collect();
                 async move {
-                    let key = object_key(bucket, &newest_first);
+                    let key = object_key_in(&prefix, &newest_first);
                     self.write(&key, &newest_first, None).await
                 }
                 .boxed()
@@ -312,7 +353,7 @@ impl LogObjects {
             .s3
             .list_objects_v2()
             .bucket(&self.bucket)
-            .prefix(bucket_prefix(listing.bucket))
+            .prefix(&listing.prefix)
             .max_keys(LIST_PAGE);
         call = match &listing.token {
             Some(token) => call.continuation_token(token),
@@ -357,9 +398,9 @@ impl LogObjects {
     /// One page of the timeline from S3, newest first: the logs matching `filter` with
     /// `lo <= id < hi` (`lo` 13 digits of milliseconds, `hi` a position), at most `limit`,
     /// and the position the next page starts below (every matching log at or above it is in
-    /// this page; None: the range ends here). Reads about [`MAX_OBJECTS_PER_PAGE`] objects and
-    /// [`MAX_BYTES_PER_PAGE`] bytes at most, beyond them only the objects that overlap one
-    /// millisecond.
+    /// this page; None: the range ends here). Reads about [`MAX_OBJECTS_PER_PAGE`] objects,
+    /// [`MAX_BYTES_PER_PAGE`] bytes and [`MAX_LOGS_EXAMINED_PER_PAGE`] logs at most, beyond
+    /// them only the objects that overlap one millisecond.
     pub async fn page(
         &self,
         filter: &LogFilter,
@@ -372,15 +413,11 @@ impl LogObjects {
         let hi_millis = millis_of(hi).unwrap_or(MAX_MILLIS);
         // Every log below `hi` is in an object whose logs are of `hi`'s minute or older.
         let newest_wanted = (hi_millis.div_euclid(MINUTE) + 1) * MINUTE - 1;
-        let buckets: Vec<u32> = match &filter.service_name {
-            Some(service) => vec![service_bucket(service)],
-            None => (0..BUCKETS).collect(),
-        };
-        let mut listings: Vec<Listing> = buckets
+        let mut listings: Vec<Listing> = listed_prefixes(filter)
             .into_iter()
-            .map(|bucket| Listing {
-                bucket,
-                start_after: start_after(bucket, newest_wanted),
+            .map(|prefix| Listing {
+                start_after: start_after(&prefix, newest_wanted),
+                prefix,
                 token: None,
                 ahead: Default::default(),
                 done: false,
@@ -388,6 +425,7 @@ impl LogObjects {
             .collect();
         // Objects read at once from each listing: [`BUCKETS`] in flight, however many buckets.
         let per_listing = (BUCKETS as usize / listings.len().max(1)).max(1);
+        let needle = filter.contains.as_deref().map(str::to_lowercase);
         let mut pool: BTreeMap<String, Log> = BTreeMap::new();
         let mut out: Vec<Log> = Vec::new();
         let mut bytes = 0i64;
@@ -420,7 +458,9 @@ impl LogObjects {
             // Every log newer than the unread objects was answered: the page may end there,
             // when that moves the cursor (a page always gets past one millisecond).
             let stop = format!("{:013}", newest + 1);
-            let over = reads.gets >= MAX_OBJECTS_PER_PAGE || bytes >= MAX_BYTES_PER_PAGE;
+            let over = reads.gets >= MAX_OBJECTS_PER_PAGE
+                || bytes >= MAX_BYTES_PER_PAGE
+                || reads.examined >= MAX_LOGS_EXAMINED_PER_PAGE;
             if over && stop.as_str() < hi {
                 return Ok((out, Some(stop), reads));
             }
@@ -444,8 +484,12 @@ impl LogObjects {
             reads.gets += wave.len();
             bytes += wave.iter().map(|o| o.size).sum::<i64>();
             for (logs, _) in read {
+                reads.examined += logs.len();
                 for log in logs {
-                    if log.id.as_str() >= lo && log.id.as_str() < hi && matches(filter, &log) {
+                    if log.id.as_str() >= lo
+                        && log.id.as_str() < hi
+                        && matches(filter, needle.as_deref(), &log)
+                    {
                         pool.insert(log.id.clone(), log);
                     }
                 }
@@ -453,11 +497,11 @@ impl LogObjects {
         }
     }
 
-    /// Removes the logs with these ids from the objects of `bucket` (every bucket when None)
-    /// that hold them; the ids found.
+    /// Removes the logs with these ids from the objects under `prefixes` ([`every_prefix`]
+    /// when the logs are unknown) that hold them; the ids found.
     pub async fn remove(
         &self,
-        bucket: Option<u32>,
+        prefixes: &[String],
         ids: &[String],
     ) -> Result<BTreeSet<String>, ObjectsError> {
         let wanted: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
@@ -469,14 +513,10 @@ impl LogObjects {
                 span.1 = span.1.max(m);
             }
         }
-        let buckets: Vec<u32> = match bucket {
-            Some(b) => vec![b],
-            None => (0..BUCKETS).collect(),
-        };
         let mut found = BTreeSet::new();
         for (minute, (oldest, newest)) in minutes {
-            for &b in &buckets {
-                for object in self.spanning(b, minute, oldest, newest).await? {
+            for prefix in prefixes {
+                for object in self.spanning(prefix, minute, oldest, newest).await? {
                     found.extend(self.rewrite_without(&object.key, &wanted).await?);
                 }
             }
@@ -484,17 +524,17 @@ impl LogObjects {
         Ok(found)
     }
 
-    /// The objects of `bucket` and `minute` whose logs' span meets `oldest..=newest`.
+    /// The objects of `prefix` and `minute` whose logs' span meets `oldest..=newest`.
     async fn spanning(
         &self,
-        bucket: u32,
+        prefix: &str,
         minute: i64,
         oldest: i64,
         newest: i64,
     ) -> Result<Vec<Listed>, ObjectsError> {
         let mut listing = Listing {
-            bucket,
-            start_after: start_after(bucket, (minute + 1) * MINUTE - 1),
+            prefix: prefix.to_string(),
+            start_after: start_after(prefix, (minute + 1) * MINUTE - 1),
             token: None,
             ahead: Default::default(),
             done: false,
@@ -518,7 +558,12 @@ impl LogObjects {
         };
         for bucket in 0..BUCKETS {
             for object in self
-                .spanning(bucket, millis.div_euclid(MINUTE), millis, millis)
+                .spanning(
+                    &bucket_prefix(bucket),
+                    millis.div_euclid(MINUTE),
+                    millis,
+                    millis,
+                )
                 .await?
             {
                 let (logs, _) = self.read(&object.key).await?;
@@ -557,14 +602,28 @@ impl LogObjects {
     }
 }
 
-/// True when `log` passes the filter's service, severity and type.
-fn matches(filter: &LogFilter, log: &Log) -> bool {
+/// The prefixes a page with `filter` lists: an indexed severity's index, else the service's
+/// bucket, else every bucket.
+fn listed_prefixes(filter: &LogFilter) -> Vec<String> {
+    if let Some(index) = filter.severity.and_then(severity_prefix) {
+        return vec![index];
+    }
+    match &filter.service_name {
+        Some(service) => vec![bucket_prefix(service_bucket(service))],
+        None => (0..BUCKETS).map(bucket_prefix).collect(),
+    }
+}
+
+/// True when `log` passes the filter's service, severity and type, and its content holds
+/// `needle` (the filter's `contains`, lowercased) in any case.
+fn matches(filter: &LogFilter, needle: Option<&str>, log: &Log) -> bool {
     filter
         .service_name
         .as_ref()
         .is_none_or(|s| *s == log.service_name)
         && filter.severity.is_none_or(|s| s == log.severity)
         && filter.log_type.as_ref().is_none_or(|t| *t == log.log_type)
+        && needle.is_none_or(|n| log.log_content.to_lowercase().contains(n))
 }
 
 fn is_precondition_failed<E, R>(e: &SdkError<E, R>) -> bool
@@ -624,8 +683,8 @@ mod tests {
             k1.split('-').nth(2)
         );
         // StartAfter a millisecond lists objects whose newest log is at most it.
-        assert!(start_after(b, 1_732_486_400_500) < k1);
-        assert!(start_after(b, 1_732_486_400_499) > k1);
+        assert!(start_after(&bucket_prefix(b), 1_732_486_400_500) < k1);
+        assert!(start_after(&bucket_prefix(b), 1_732_486_400_499) > k1);
         assert_eq!(service_bucket("checkout"), b, "stable");
     }
 }

@@ -26,7 +26,7 @@ use crate::model::{
     Alert, AlertRule, AlertStatus, Incident, IncidentDetail, IncidentEvent, IncidentStatus, Log,
     LogbookEntry,
 };
-use crate::objects::{service_bucket, LogObjects, ObjectsError};
+use crate::objects::{every_prefix, prefixes_of, LogObjects, ObjectsError};
 use crate::queue::QueueError;
 use crate::store::{log_millis, Listed, RaisedAlerts, Store, StoreError, DEFAULT_RULE_ID};
 
@@ -205,7 +205,10 @@ impl Incidents {
             Err(StoreError::NotFound) => {}
             Err(e) => return Err(IncidentsError::from_store(e, "Log")),
         }
-        let found = self.objects.remove(None, &[id.to_string()]).await?;
+        let found = self
+            .objects
+            .remove(&every_prefix(), &[id.to_string()])
+            .await?;
         if found.is_empty() {
             return Err(IncidentsError::NotFound("Log"));
         }
@@ -213,7 +216,8 @@ impl Incidents {
     }
 
     /// Deletes one step of logs matching `filter` below `cursor` (their rows, and from the
-    /// objects of their services' buckets); the cursor of the next step, if any remain.
+    /// objects of their services' buckets and severities' indexes); the cursor of the next
+    /// step, if any remain.
     pub async fn purge_step(
         &self,
         filter: &LogFilter,
@@ -228,15 +232,14 @@ impl Incidents {
         let ids: Vec<String> = logs.iter().map(|l| l.id.clone()).collect();
         self.store.note_deleted(&ids).await?;
         self.store.delete_logs(&ids).await?;
-        let mut by_bucket: std::collections::BTreeMap<u32, Vec<String>> = Default::default();
+        let mut by_prefix: std::collections::BTreeMap<String, Vec<String>> = Default::default();
         for log in logs {
-            by_bucket
-                .entry(service_bucket(&log.service_name))
-                .or_default()
-                .push(log.id);
+            for prefix in prefixes_of(&log) {
+                by_prefix.entry(prefix).or_default().push(log.id.clone());
+            }
         }
-        for (bucket, ids) in by_bucket {
-            self.objects.remove(Some(bucket), &ids).await?;
+        for (prefix, ids) in by_prefix {
+            self.objects.remove(&[prefix], &ids).await?;
         }
         Ok(next)
     }

@@ -386,16 +386,26 @@ impl Store {
         query = query
             .expression_attribute_values(":lo", s(lo))
             .expression_attribute_values(":hi", s(hi));
-        let mut conditions = Vec::new();
+        let mut conditions: Vec<String> = Vec::new();
         if let Some(severity) = filter.severity {
-            conditions.push("severity = :sev");
+            conditions.push("severity = :sev".into());
             query = query.expression_attribute_values(":sev", s(severity.as_str()));
         }
         if let Some(log_type) = &filter.log_type {
-            conditions.push("#type = :type");
+            conditions.push("#type = :type".into());
             query = query
                 .expression_attribute_names("#type", "type")
                 .expression_attribute_values(":type", s(log_type.as_str()));
+        }
+        if let Some(text) = &filter.contains {
+            // The table compares case-sensitively: these rows (older than the move to S3)
+            // match the text as given, lowercased, uppercased or capitalised.
+            let mut any = Vec::new();
+            for (n, variant) in case_variants(text).into_iter().enumerate() {
+                any.push(format!("contains(logContent, :text{n})"));
+                query = query.expression_attribute_values(format!(":text{n}"), s(variant));
+            }
+            conditions.push(format!("({})", any.join(" OR ")));
         }
         if !conditions.is_empty() {
             query = query.filter_expression(conditions.join(" AND "));
@@ -1309,6 +1319,25 @@ impl Store {
     }
 }
 
+/// `text` as given, lowercased, uppercased and capitalised, each once.
+fn case_variants(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    let mut chars = lower.chars();
+    let capitalised: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    let mut variants = vec![
+        text.to_string(),
+        lower.clone(),
+        text.to_uppercase(),
+        capitalised,
+    ];
+    variants.sort();
+    variants.dedup();
+    variants
+}
+
 /// A timeline page's range: `lo` (13 digits of milliseconds, inclusive) and `hi` (a position,
 /// exclusive), from its filter's bounds and its cursor; None when it is empty. Ids carry 13
 /// digits of milliseconds (up to the year 2286): bounds past that are the end of time.
@@ -1337,6 +1366,15 @@ pub fn at_millis(millis: i64) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_is_looked_for_in_its_usual_cases() {
+        assert_eq!(
+            case_variants("time Out"),
+            ["TIME OUT", "Time out", "time Out", "time out"]
+        );
+        assert_eq!(case_variants("42"), ["42"]);
+    }
 
     #[test]
     fn keys_follow_the_id() {

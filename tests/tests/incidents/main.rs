@@ -23,6 +23,7 @@ mod ingest;
 mod intelligence;
 mod keys;
 mod logbook;
+mod logs_filters;
 mod metrics;
 mod notifications;
 mod objects;

@@ -16,7 +16,7 @@ use stack_tests::incidents::{deliver_repeatedly, LOGS};
 use stack_tests::TestStack;
 
 /// A log of `service` at `millis`, its id ending in `n`.
-fn log_at(service: &str, millis: i64, n: u32) -> Value {
+pub(crate) fn log_at(service: &str, millis: i64, n: u32) -> Value {
     let at = chrono::DateTime::from_timestamp_millis(millis).unwrap();
     let stamp = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     json!({
@@ -30,7 +30,7 @@ fn log_at(service: &str, millis: i64, n: u32) -> Value {
     })
 }
 
-fn message(logs: &[Value]) -> String {
+pub(crate) fn message(logs: &[Value]) -> String {
     json!({"kind": "logs", "logs": logs}).to_string()
 }
 
@@ -49,6 +49,15 @@ fn newest_first(logs: &[Value]) -> Vec<String> {
 
 /// Every object under `logs/`, with its logs.
 async fn stored(t: &TestStack, incidents: &Incidents) -> Vec<(String, Vec<Log>)> {
+    stored_under(t, incidents, PREFIX).await
+}
+
+/// Every object under `prefix`, with its logs.
+pub(crate) async fn stored_under(
+    t: &TestStack,
+    incidents: &Incidents,
+    prefix: &str,
+) -> Vec<(String, Vec<Log>)> {
     let s3 = t.aws().await.s3();
     let mut keys = Vec::new();
     let mut token: Option<String> = None;
@@ -57,7 +66,7 @@ async fn stored(t: &TestStack, incidents: &Incidents) -> Vec<(String, Vec<Log>)>
             .client()
             .list_objects_v2()
             .bucket(incidents.objects().bucket())
-            .prefix(PREFIX)
+            .prefix(prefix)
             .set_continuation_token(token.clone())
             .send()
             .await
@@ -81,12 +90,12 @@ async fn stored(t: &TestStack, incidents: &Incidents) -> Vec<(String, Vec<Log>)>
     out
 }
 
-async fn domain(t: &TestStack) -> Incidents {
+pub(crate) async fn domain(t: &TestStack) -> Incidents {
     Incidents::from_env(&t.env("IncidentsFunction"), &t.aws().await).unwrap()
 }
 
 /// Every page of the timeline at `query` by cursor, with `limit`.
-async fn paged(t: &TestStack, token: &str, query: &str, limit: usize) -> Vec<String> {
+pub(crate) async fn paged(t: &TestStack, token: &str, query: &str, limit: usize) -> Vec<String> {
     let mut all = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..1_000 {
