@@ -16,6 +16,7 @@ mod comments;
 pub mod errors;
 pub mod identity;
 mod lists;
+mod moderation;
 mod schema;
 mod search;
 mod social;
@@ -177,7 +178,10 @@ pub fn app(
         .route("/posts/cards", get(post_cards))
         .route(
             "/posts/{id}",
-            get(get_post).put(replace_post).patch(patch_post),
+            get(get_post)
+                .put(replace_post)
+                .patch(patch_post)
+                .delete(moderation::delete_post),
         )
         .route("/topics", get(topic_catalog))
         .route("/topics/names", get(topic_names))
@@ -213,6 +217,7 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         get_post,
         replace_post,
         patch_post,
+        moderation::delete_post,
         search::search,
         topic_catalog,
         topic_names,

@@ -2667,6 +2667,19 @@ export function searchPosts(query, options = {}) {
 }
 
 /**
+ * Deletes the caller's own post, draft or published: it answers 404 to everyone after, and
+ * leaves every list, topic feed, count and (through the indexer) the search.
+ *
+ * `DELETE /api/v1/posts/{id}`
+ * @param {string} id The post's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function deletePost(id, options = {}) {
+  return request("DELETE", `/api/v1/posts/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
  * One post. A draft is visible to its author only; a view by anyone else is counted.
  *
  * `GET /api/v1/posts/{id}`

@@ -36,6 +36,7 @@ pub mod input;
 pub mod keys;
 pub mod lists;
 pub mod model;
+pub mod moderation;
 pub mod reactions;
 pub mod search;
 mod service;

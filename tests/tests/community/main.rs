@@ -18,6 +18,7 @@ mod digests;
 mod errors;
 mod follows;
 mod identity;
+mod moderation;
 mod posts;
 mod reactions;
 mod search;

@@ -23,10 +23,8 @@ use std::collections::HashMap;
 
 use platform::dynamo::{n, s, Attributes, DynamoError, Item, Transaction, TransactionError};
 
-use super::posts::StoredPost;
 use super::social::{ReactionKind, ReactionRow};
 use super::{string, Store};
-use crate::input::PostStatus;
 use crate::keys;
 
 /// Owner-index items undone per step.
@@ -166,7 +164,7 @@ impl Store {
                 self.leave_owner_index(keys::post(post_id)).await?;
                 return Ok(false);
             }
-            match self.soft_delete_post(&post).await {
+            match self.soft_delete_post(&post, None).await {
                 Ok(_) => return Ok(true),
                 // The post changed since it was read (an edit that raced the mark): again.
                 Err(TransactionError::Condition { .. } | TransactionError::Conflict) => continue,
@@ -177,50 +175,6 @@ impl Store {
             table: self.table.name().to_string(),
             attempts: 4,
         })
-    }
-
-    async fn soft_delete_post(&self, post: &StoredPost) -> Result<(), TransactionError> {
-        let now = self.clock.timestamp();
-        let version = post.version + 1;
-        let published = post.status == PostStatus::Published;
-        let mut tx = Transaction::new(&self.table);
-        let meta = tx
-            .update_builder(keys::post(&post.id))
-            .update_expression(
-                "SET deletedAt = :now, updatedAt = :now, version = :next REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk",
-            )
-            .condition_expression("version = :read AND attribute_not_exists(deletedAt)")
-            .expression_attribute_values(":now", s(&now))
-            .expression_attribute_values(":next", n(version))
-            .expression_attribute_values(":read", n(post.version));
-        tx.update(meta)?;
-        tx.put(
-            super::index_queue::pending_row(&post.id, version, &now),
-            None,
-        )?;
-        if published {
-            let at = post
-                .first_published_at
-                .clone()
-                .unwrap_or_else(|| post.created_at.clone());
-            tx.delete(keys::feed(None, &at, &post.id), None)?;
-            for topic in &post.topics {
-                tx.delete(keys::feed(Some(&topic.id), &at, &post.id), None)?;
-                tx.add(
-                    keys::topic(&topic.id),
-                    "totalPostCount",
-                    -1,
-                    Some("attribute_exists(pk)"),
-                )?;
-            }
-            tx.add(
-                keys::stats_shard(keys::stats_shard_of(&post.id)),
-                "publishedCount",
-                -1,
-                None,
-            )?;
-        }
-        tx.commit().await
     }
 
     /// Soft-deletes one of the user's comments (`key`: its row under the post).

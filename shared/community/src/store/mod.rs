@@ -36,6 +36,7 @@
 pub mod cleanup;
 pub mod comments;
 pub mod index_queue;
+pub mod moderation;
 pub mod posts;
 pub mod social;
 pub mod summaries;

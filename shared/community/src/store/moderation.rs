@@ -1,0 +1,152 @@
+//! Removing a post: its author's delete and (with a moderation-log row) an admin's removal,
+//! and the account cleanup's, all one soft delete: `deletedAt` on META (its rows stay for
+//! audit), out of every feed and the owner index, the topic, global and author counts moved,
+//! a new version in the search outbox, in one transaction conditioned on the version read,
+//! so of two concurrent removals only one moves anything.
+
+use platform::dynamo::{n, s, Item, Transaction, TransactionError};
+
+use super::comments::Remover;
+use super::posts::StoredPost;
+use super::Store;
+use crate::input::PostStatus;
+use crate::keys;
+
+/// Why a post removal did not commit.
+#[derive(Debug, thiserror::Error)]
+pub enum RemoveError {
+    /// No such post, or already deleted.
+    #[error("no such post")]
+    NotFound,
+    /// Only the post's author may delete it.
+    #[error("not the post's author")]
+    NotAuthor,
+    /// The author's own account is deleted (its cleanup removes the post).
+    #[error("the account is deleted")]
+    AccountGone,
+    #[error(transparent)]
+    Transaction(#[from] TransactionError),
+    #[error(transparent)]
+    Store(#[from] platform::dynamo::DynamoError),
+}
+
+/// Times a removal reads the post again after a concurrent edit changed its version.
+const REREADS: u32 = 5;
+
+/// The author's counts a removal moves, and what it writes with them.
+pub(super) struct Removal {
+    /// The condition on the author's profile (its `publishedCount`/`draftCount` move).
+    profile_condition: &'static str,
+    /// The moderation-log row, for an admin's removal.
+    log: Option<Item>,
+}
+
+impl Store {
+    /// Soft-deletes a live post (a draft too) as `by`, putting `log` (a moderation-log row)
+    /// in the same transaction; answers the post as it was. A removal that lost the race to
+    /// another one answers [`RemoveError::NotFound`], so counters move once.
+    pub async fn remove_post(
+        &self,
+        post_id: &str,
+        by: Remover<'_>,
+        log: Option<Item>,
+    ) -> Result<StoredPost, RemoveError> {
+        for _ in 0..REREADS {
+            let post = self
+                .post(post_id)
+                .await?
+                .filter(|p| match by {
+                    Remover::Author(caller) => p.visible_to(Some(caller)),
+                    Remover::Moderator => !p.deleted,
+                })
+                .ok_or(RemoveError::NotFound)?;
+            let profile_condition = match by {
+                Remover::Author(author) if author != post.author_id => {
+                    return Err(RemoveError::NotAuthor)
+                }
+                Remover::Author(_) => "attribute_not_exists(deletedAt)",
+                // A moderator removes a deleted account's post too (its cleanup skips it then).
+                Remover::Moderator => "attribute_exists(pk)",
+            };
+            let removal = Removal {
+                profile_condition,
+                log: log.clone(),
+            };
+            self.forget_open_post(post_id);
+            match self.soft_delete_post(&post, Some(removal)).await {
+                Ok(()) => return Ok(post),
+                Err(e) if e.failed_at(1) => return Err(RemoveError::AccountGone),
+                // Changed or deleted since it was read: read again.
+                Err(TransactionError::Condition { .. } | TransactionError::Conflict) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(TransactionError::Conflict.into())
+    }
+
+    /// Puts and commits a post's soft delete (META first, then the author's profile and the
+    /// log row when `removal` is given); the cleanup of a deleted account gives none.
+    pub(super) async fn soft_delete_post(
+        &self,
+        post: &StoredPost,
+        removal: Option<Removal>,
+    ) -> Result<(), TransactionError> {
+        let now = self.clock.timestamp();
+        let version = post.version + 1;
+        let published = post.status == PostStatus::Published;
+        let mut tx = Transaction::new(&self.table);
+        let meta = tx
+            .update_builder(keys::post(&post.id))
+            .update_expression(
+                "SET deletedAt = :now, updatedAt = :now, version = :next REMOVE gsi1pk, gsi1sk, gsi2pk, gsi2sk",
+            )
+            .condition_expression("version = :read AND attribute_not_exists(deletedAt)")
+            .expression_attribute_values(":now", s(&now))
+            .expression_attribute_values(":next", n(version))
+            .expression_attribute_values(":read", n(post.version));
+        tx.update(meta)?;
+        if let Some(removal) = removal {
+            let profile = tx
+                .update_builder(keys::profile(&post.author_id))
+                .update_expression("ADD publishedCount :p, draftCount :d")
+                .condition_expression(removal.profile_condition)
+                .expression_attribute_values(":p", n(-i64::from(published)))
+                .expression_attribute_values(":d", n(-i64::from(!published)));
+            tx.update(profile)?;
+            if let Some(log) = removal.log {
+                tx.put(log, Some("attribute_not_exists(pk)"))?;
+            }
+        }
+        tx.put(
+            super::index_queue::pending_row(&post.id, version, &now),
+            None,
+        )?;
+        // A failed summary leaves the admin's failed list with its post.
+        if let Some(sk) = &post.summary.failed_sk {
+            tx.delete(keys::summary_failed(sk), None)?;
+        }
+        if published {
+            let at = post
+                .first_published_at
+                .clone()
+                .unwrap_or_else(|| post.created_at.clone());
+            tx.delete(keys::feed(None, &at, &post.id), None)?;
+            for topic in &post.topics {
+                tx.delete(keys::feed(Some(&topic.id), &at, &post.id), None)?;
+                tx.add(
+                    keys::topic(&topic.id),
+                    "totalPostCount",
+                    -1,
+                    Some("attribute_exists(pk)"),
+                )?;
+            }
+            tx.add(
+                keys::stats_shard(keys::stats_shard_of(&post.id)),
+                "publishedCount",
+                -1,
+                None,
+            )?;
+        }
+        tx.commit_retrying().await
+    }
+}
