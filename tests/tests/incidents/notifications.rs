@@ -13,7 +13,7 @@ use incidents::escalation::Outcome;
 use incidents_sweeper_function::IncidentsSweeper;
 use platform::Clock;
 use serde_json::{json, Value};
-use stack_tests::incidents::{log, INCIDENTS, RULES};
+use stack_tests::incidents::{log, test_queue, INCIDENTS, RULES};
 use stack_tests::server::{lock, FakeServer};
 use stack_tests::stack::TestStack;
 
@@ -98,6 +98,20 @@ fn lock_hooks(receiver: &FakeServer<Vec<Hook>>) -> Vec<Hook> {
     receiver.lock().clone()
 }
 
+/// Five ERROR logs of checkout: the default rule opens an incident.
+fn checkout_burst() -> Value {
+    let burst: Vec<Value> = (0..5)
+        .map(|i| {
+            log(
+                "checkout",
+                "ERROR",
+                &format!("Payment gateway timeout after {i}00 ms"),
+            )
+        })
+        .collect();
+    json!(burst)
+}
+
 async fn create(t: &TestStack, token: &str, body: Value) -> Value {
     let r = t.post_json_auth(CHANNELS, token, &body).await;
     assert_eq!(r.status(), 201, "create {body}");
@@ -168,16 +182,7 @@ async fn an_error_burst_is_notified_signed_and_escalated_until_acknowledged() {
         .all(|c| c.get("secret").is_none()));
 
     // An ERROR burst opens an incident: the primary channel gets it, signed.
-    let burst: Vec<Value> = (0..5)
-        .map(|i| {
-            log(
-                "checkout",
-                "ERROR",
-                &format!("Payment gateway timeout after {i}00 ms"),
-            )
-        })
-        .collect();
-    t.ingest_ok(&json!(burst)).await;
+    t.ingest_ok(&checkout_burst()).await;
     let incident = t.incidents_when(&token, 1).await.remove(0);
     let id = incident["id"].as_str().unwrap().to_string();
     let opened = hook(&receiver, "/primary", "Incident Opened").await;
@@ -492,25 +497,7 @@ async fn mailbox(t: &TestStack, topic: &str, channel: &Value) -> String {
     let sqs = aws.sqs().client().clone();
     let sns = aws_sdk_sns::Client::new(aws.config());
     let name = format!("mailbox-{}", uuid::Uuid::new_v4().simple());
-    let url = sqs
-        .create_queue()
-        .queue_name(&name)
-        .send()
-        .await
-        .unwrap()
-        .queue_url
-        .unwrap();
-    let arn = sqs
-        .get_queue_attributes()
-        .queue_url(&url)
-        .attribute_names(aws_sdk_sqs::types::QueueAttributeName::QueueArn)
-        .send()
-        .await
-        .unwrap()
-        .attributes
-        .unwrap()
-        .remove(&aws_sdk_sqs::types::QueueAttributeName::QueueArn)
-        .unwrap();
+    let (url, arn) = test_queue(&sqs, &name).await;
     sns.subscribe()
         .topic_arn(topic)
         .protocol("sqs")
@@ -601,16 +588,7 @@ async fn an_email_channel_is_mailed_through_the_topic_for_its_service_only() {
     let checkout_box = mailbox(&t, &topic, &checkout).await;
     let billing_box = mailbox(&t, &topic, &billing).await;
 
-    let burst: Vec<Value> = (0..5)
-        .map(|i| {
-            log(
-                "checkout",
-                "ERROR",
-                &format!("Payment gateway timeout after {i}00 ms"),
-            )
-        })
-        .collect();
-    t.ingest_ok(&json!(burst)).await;
+    t.ingest_ok(&checkout_burst()).await;
     let incident = t.incidents_when(&token, 1).await.remove(0);
     let id = incident["id"].as_str().unwrap().to_string();
 
