@@ -18,6 +18,7 @@ pub struct AwsClients {
     pub s3: aws_sdk_s3::Client,
     pub sqs: aws_sdk_sqs::Client,
     pub events: aws_sdk_eventbridge::Client,
+    pub sns: aws_sdk_sns::Client,
 }
 
 /// The credentials the stack and its functions use: the process's, else the emulator's dummies.
@@ -72,6 +73,7 @@ impl AwsClients {
             s3: aws_sdk_s3::Client::from_conf(s3_config),
             sqs: aws_sdk_sqs::Client::new(&config),
             events: aws_sdk_eventbridge::Client::new(&config),
+            sns: aws_sdk_sns::Client::new(&config),
         }
     }
 }

@@ -117,6 +117,7 @@ fn sdk_crate(action: &str) -> Option<&'static str> {
         "sqs" if operation.starts_with("SendMessage") => Some("aws-sdk-sqs"),
         "s3" => Some("aws-sdk-s3"),
         "events" if operation == "PutEvents" => Some("aws-sdk-eventbridge"),
+        "sns" => Some("aws-sdk-sns"),
         _ => None,
     }
 }

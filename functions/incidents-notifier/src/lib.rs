@@ -13,6 +13,9 @@
 //! - a URL whose host is or resolves to a private or reserved address is refused unless
 //!   `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is `true` (local stacks and tests), with the addresses
 //!   checked pinned for the call (no DNS rebinding between check and connect);
+//! - an e-mail channel's event is published to the stack's SNS topic (`EMAIL_TOPIC_ARN`) with
+//!   the channel's id as the `channelId` message attribute, which only that channel's
+//!   subscription admits; SNS accepting it is the delivery (SNS mails it on);
 //! - a channel with `escalateTo` told of an opening, a reopening or an escalation schedules
 //!   the incident's escalation to it (`incidents::escalation`), even when its own call
 //!   failed, after the opening rule's `escalateAfterMinutes` (carried by the event) or else
@@ -26,6 +29,7 @@ use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use incidents::channels::{check_url, ChannelWithSecret, Channels, Delivery};
+use incidents::email::EmailTopic;
 use incidents::escalation::Escalations;
 use incidents::events::{EventDetail, EventKind, SOURCE};
 use incidents::input::format_time;
@@ -47,6 +51,7 @@ const MAX_ERROR_CHARS: usize = 300;
 pub struct Notifier {
     channels: Channels,
     escalations: Escalations,
+    email: EmailTopic,
     sqs: Sqs,
     queue_url: String,
     allow_private_networks: bool,
@@ -54,13 +59,14 @@ pub struct Notifier {
 }
 
 /// Builds the handler from its environment (`INCIDENTS_TABLE`, `NOTIFICATION_QUEUE_URL`,
-/// `WEBHOOK_ALLOW_PRIVATE_NETWORKS`): what a cold start does.
+/// `EMAIL_TOPIC_ARN`, `WEBHOOK_ALLOW_PRIVATE_NETWORKS`): what a cold start does.
 pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let table = Table::from_env(&env, &aws, "INCIDENTS_TABLE")?;
     Ok(Arc::new(Notifier {
         channels: Channels::new(table.clone()),
         escalations: Escalations::new(table),
+        email: EmailTopic::from_env(&env, &aws)?,
         sqs: aws.sqs(),
         queue_url: env.require("NOTIFICATION_QUEUE_URL")?.to_string(),
         allow_private_networks: env.parse_or("WEBHOOK_ALLOW_PRIVATE_NETWORKS", false)?,
@@ -133,15 +139,24 @@ impl Notifier {
             {
                 continue;
             }
-            let (http_status, error) = match self.call(&target, kind, detail).await {
-                Ok(code) if (200..300).contains(&code) => (Some(i64::from(code)), None),
-                Ok(code) => (Some(i64::from(code)), Some(format!("answered {code}"))),
+            let outcome = if channel.kind == "email" {
+                self.email
+                    .publish(&channel.id, kind, detail)
+                    .await
+                    .map(|_| None)
+            } else {
+                self.call(&target, kind, detail).await.map(Some)
+            };
+            let (http_status, error) = match outcome {
+                Ok(None) => (None, None),
+                Ok(Some(code)) if (200..300).contains(&code) => (Some(i64::from(code)), None),
+                Ok(Some(code)) => (Some(i64::from(code)), Some(format!("answered {code}"))),
                 Err(e) => (None, Some(e.chars().take(MAX_ERROR_CHARS).collect())),
             };
             let delivered = error.is_none();
             if !delivered {
                 all_sent = false;
-                tracing::warn!(channel = %channel.id, event = %detail.event_id, ?error, "webhook call failed");
+                tracing::warn!(channel = %channel.id, kind = %channel.kind, event = %detail.event_id, ?error, "notification failed");
             }
             self.channels
                 .record(
@@ -170,7 +185,7 @@ impl Notifier {
         kind: EventKind,
         detail: &EventDetail,
     ) -> Result<u16, String> {
-        let url = check_url(&target.channel.url)?;
+        let url = check_url(target.channel.url.as_deref().unwrap_or_default())?;
         let port = url.port_or_known_default().unwrap_or(443);
         let (host, addrs): (String, Vec<SocketAddr>) = match url.host() {
             Some(url::Host::Domain(name)) => {

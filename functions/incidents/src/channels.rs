@@ -1,13 +1,14 @@
 //! Notification channels (`/api/v1/notifications/channels`): operators list, add, read and
-//! delete webhooks, and read each one's delivery log. A channel's secret is write-only.
+//! delete webhooks and e-mail channels, and read each one's delivery log. A channel's secret
+//! is write-only; an e-mail channel is an SNS subscription made on create, removed on delete.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Router;
 use incidents::channels::{
-    parse_channel, Channel, ChannelRequest, Channels, ChannelsError, Delivery, MAX_CHANNELS,
-    MAX_DELIVERIES,
+    parse_channel, Channel, ChannelRequest, ChannelWithSecret, Channels, ChannelsError, Delivery,
+    Target, MAX_CHANNELS, MAX_DELIVERIES,
 };
 use incidents::model::Severity;
 use platform::auth::OperatorUser;
@@ -62,6 +63,15 @@ fn store_error(e: platform::dynamo::DynamoError) -> ApiError {
     crate::errors::to_api(incidents::IncidentsError::Store(e))
 }
 
+/// The channel as shown: an e-mail channel with SNS's word on its confirmation.
+async fn shown(state: &AppState, stored: ChannelWithSecret) -> Channel {
+    let mut channel = stored.channel;
+    if let Some(arn) = &stored.subscription_arn {
+        channel.pending_confirmation = state.email.pending_confirmation(arn).await;
+    }
+    channel
+}
+
 /// A channel id is a uuid; anything else names no channel.
 fn channel_id(raw: &str) -> Result<(), ApiError> {
     uuid::Uuid::parse_str(raw)
@@ -87,10 +97,12 @@ async fn list_channels(
     _user: OperatorUser,
 ) -> Result<axum::Json<Vec<Channel>>, ApiError> {
     let all = channels(&state).all().await.map_err(store_error)?;
-    Ok(axum::Json(all.into_iter().map(|c| c.channel).collect()))
+    let shown = futures::future::join_all(all.into_iter().map(|c| shown(&state, c))).await;
+    Ok(axum::Json(shown))
 }
 
-/// Adds a webhook channel (at most 20 in all).
+/// Adds a webhook or e-mail channel (at most 20 in all); an e-mail address is mailed a
+/// confirmation link by SNS and gets nothing until it follows it.
 #[utoipa::path(
     post,
     path = "/api/v1/notifications/channels",
@@ -100,11 +112,12 @@ async fn list_channels(
     security(("bearerJwt" = [])),
     responses(
         (status = 201, description = "Created", body = Channel),
-        (status = 400, description = "A bad field, an escalateTo naming no channel, or 20 channels exist (`details` name it)", body = ErrorBody),
+        (status = 400, description = "A bad field (a webhook needs url and secret, an email channel address and neither of those), an escalateTo naming no channel, or 20 channels exist (`details` name it)", body = ErrorBody),
         (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
         (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 413, description = "The body is over 1 MiB", body = ErrorBody),
         (status = 415, description = "Not JSON", body = ErrorBody),
+        (status = 503, description = "SNS did not take an email channel's subscription; nothing was stored", body = ErrorBody),
     )
 )]
 async fn create_channel(
@@ -124,8 +137,28 @@ async fn create_channel(
     }
     let id = uuid::Uuid::new_v4().to_string();
     let now = incidents::input::format_time(Clock::system().now());
-    let channel = store.create(&id, &input, &now).await.map_err(to_api)?;
-    Ok((StatusCode::CREATED, axum::Json(channel)))
+    // The subscription filters on the channel's id, so it is made before the channel is stored.
+    let subscription = match &input.target {
+        Target::Email { address } => {
+            Some(state.email.subscribe(&id, address).await.map_err(|error| {
+                tracing::error!(%error, "SNS subscribe failed");
+                ApiError::unavailable("The e-mail service is unavailable; try again")
+            })?)
+        }
+        Target::Webhook { .. } => None,
+    };
+    match store
+        .create(&id, &input, subscription.as_deref(), &now)
+        .await
+    {
+        Ok(channel) => Ok((StatusCode::CREATED, axum::Json(channel))),
+        Err(error) => {
+            if let Some(arn) = &subscription {
+                unsubscribe(&state, arn).await;
+            }
+            Err(to_api(error))
+        }
+    }
 }
 
 /// One notification channel.
@@ -149,15 +182,24 @@ async fn channel(
     Path(id): Path<String>,
 ) -> Result<axum::Json<Channel>, ApiError> {
     channel_id(&id)?;
-    channels(&state)
+    let stored = channels(&state)
         .get(&id)
         .await
         .map_err(store_error)?
-        .map(|c| axum::Json(c.channel))
-        .ok_or_else(|| ApiError::not_found("Notification channel not found"))
+        .ok_or_else(|| ApiError::not_found("Notification channel not found"))?;
+    Ok(axum::Json(shown(&state, stored).await))
 }
 
-/// Deletes a notification channel (its delivery log expires with nothing pointing at it).
+/// A failed unsubscribe leaves a subscription no publication names any more (the notifier
+/// publishes only for stored channels): logged, not fatal.
+async fn unsubscribe(state: &AppState, arn: &str) {
+    if let Err(error) = state.email.unsubscribe(arn).await {
+        tracing::warn!(subscription = arn, %error, "SNS unsubscribe failed");
+    }
+}
+
+/// Deletes a notification channel and an e-mail channel's subscription (its delivery log
+/// expires with nothing pointing at it).
 #[utoipa::path(
     delete,
     path = "/api/v1/notifications/channels/{id}",
@@ -178,7 +220,16 @@ async fn delete_channel(
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     channel_id(&id)?;
-    channels(&state).delete(&id).await.map_err(to_api)?;
+    let store = channels(&state);
+    let subscription = store
+        .get(&id)
+        .await
+        .map_err(store_error)?
+        .and_then(|c| c.subscription_arn);
+    store.delete(&id).await.map_err(to_api)?;
+    if let Some(arn) = &subscription {
+        unsubscribe(&state, arn).await;
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -21,6 +21,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
 use axum::Router;
+use incidents::email::EmailTopic;
 use incidents::fingerprint::is_hex_id;
 use incidents::input::{
     is_log_id, parse_alert_patch, parse_incident_patch, parse_logbook, parse_logbook_replace,
@@ -60,6 +61,7 @@ pub struct AppState {
     queue: IngestQueue,
     keys: IngestKeys,
     verifier: Arc<TokenVerifier>,
+    email: EmailTopic,
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -69,18 +71,19 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 }
 
 /// Builds the function's router from its environment (`INCIDENTS_TABLE`,
-/// `INGEST_QUEUE_URL`): what a cold start does.
+/// `INGEST_QUEUE_URL`, `EMAIL_TOPIC_ARN`): what a cold start does.
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let incidents = Incidents::from_env(&env, &aws)?;
     let queue = IngestQueue::from_env(&env, aws.sqs())?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
+    let email = EmailTopic::from_env(&env, &aws)?;
     let keys = IngestKeys::new(
         incidents.store().table().clone(),
         Clock::system(),
         default_key_limit(&env)?,
     );
-    app(Arc::new(incidents), queue, keys, verifier)
+    app(Arc::new(incidents), queue, keys, verifier, email)
 }
 
 /// `INGEST_KEY_RATE_LIMIT` (`COUNT/SECONDS`): the limit of a key issued without one.
@@ -101,12 +104,14 @@ pub fn app(
     queue: IngestQueue,
     keys: IngestKeys,
     verifier: TokenVerifier,
+    email: EmailTopic,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         incidents,
         queue,
         keys,
         verifier: Arc::new(verifier),
+        email,
     };
     let routes = Router::new()
         .route("/api/v1/logs", get(timeline).delete(purge))

@@ -203,30 +203,33 @@ import { request } from "./http.js";
 /**
  * A notification channel as the API shows it (never its secret).
  * @typedef {Object} Channel
+ * @property {(string|null)} [address] The address mailed (`email` only).
  * @property {string} createdAt
  * @property {(number|null)} [escalateAfterMinutes] Minutes an incident it was told of may stay unacknowledged before it escalates to `escalateTo`; a rule's `escalateAfterMinutes` overrides it; neither: no escalation.
  * @property {(string|null)} [escalateTo] The channel an escalation goes to.
  * @property {boolean} escalationOnly Only escalations reach it (it is a rule's next step, not a first responder).
  * @property {string} id
- * @property {string} kind `webhook`: a signed HTTPS POST of each event.
+ * @property {string} kind `webhook`: a signed HTTPS POST of each event; `email`: a mail through SNS.
  * @property {string} name
+ * @property {(boolean|null)} [pendingConfirmation] `email` only: whether the address has yet to confirm its subscription (SNS mailed it a link; nothing reaches it before); absent when SNS did not say.
  * @property {Array<string>} services The services whose events it gets; empty: every service.
  * @property {Array<Severity>} severities The severities whose events it gets; empty: every severity (events without one, such as an acknowledgement, go to every channel of the service).
- * @property {string} url
+ * @property {(string|null)} [url] The webhook's URL (`webhook` only).
  */
 
 /**
  * The body of `POST /api/v1/notifications/channels` (documentation; parsed by [`parse_channel`]).
  * @typedef {Object} ChannelRequest
+ * @property {(string|null)} [address] `email`: the address SNS mails (it must confirm the subscription first).
  * @property {(number|null)} [escalateAfterMinutes] The default escalation delay; needs `escalateTo`. A rule's delay overrides it.
  * @property {(string|null)} [escalateTo] The channel an escalation goes to (a channel id); alone, only rules that name a delay escalate.
  * @property {(boolean|null)} [escalationOnly]
- * @property {string} kind Only `webhook` (e-mail through SNS is not deployed by this stack).
+ * @property {string} kind `webhook` (needs `url` and `secret`) or `email` (needs `address`; `url` and `secret` are refused).
  * @property {string} name
- * @property {string} secret Signs each call (`X-Signature`); stored, never returned.
+ * @property {(string|null)} [secret] `webhook`: signs each call (`X-Signature`); stored, never returned.
  * @property {(Array<string>|null)} [services]
  * @property {(Array<Severity>|null)} [severities]
- * @property {string} url `https://` (or `http://`) URL with a host; refused when it names or resolves to a private or reserved address.
+ * @property {(string|null)} [url] `webhook`: `https://` (or `http://`) URL with a host; refused when it names or resolves to a private or reserved address.
  */
 
 /**
@@ -319,7 +322,7 @@ import { request } from "./http.js";
  * @property {(number|null)} [httpStatus] The receiver's HTTP status of the last attempt, when it answered.
  * @property {string} incidentId
  * @property {string} lastAttemptAt
- * @property {string} status `DELIVERED` (a 2xx answer) or `FAILED` (retried while SQS redelivers the event).
+ * @property {string} status `DELIVERED` (a 2xx answer, or SNS took the mail) or `FAILED` (retried while SQS redelivers the event).
  */
 
 /**
@@ -2568,7 +2571,8 @@ export function listNotificationChannels(options = {}) {
 }
 
 /**
- * Adds a webhook channel (at most 20 in all).
+ * Adds a webhook or e-mail channel (at most 20 in all); an e-mail address is mailed a
+ * confirmation link by SNS and gets nothing until it follows it.
  *
  * `POST /api/v1/notifications/channels`
  * @param {ChannelRequest} body
@@ -2580,7 +2584,8 @@ export function createNotificationChannel(body, options = {}) {
 }
 
 /**
- * Deletes a notification channel (its delivery log expires with nothing pointing at it).
+ * Deletes a notification channel and an e-mail channel's subscription (its delivery log
+ * expires with nothing pointing at it).
  *
  * `DELETE /api/v1/notifications/channels/{id}`
  * @param {string} id A channel id (a uuid)

@@ -1,6 +1,6 @@
-// Notification channels (incident events sent as signed webhooks): the list with a form for a
-// new channel, and a channel's page with its delivery log (each event's attempts and last
-// outcome). A channel's secret is write-only: the API never returns it.
+// Notification channels (incident events sent as signed webhooks, or mailed through SNS): the
+// list with a form for a new channel, and a channel's page with its delivery log (each event's
+// attempts and last outcome). A channel's secret is write-only: the API never returns it.
 
 import * as api from "./api.gen.js";
 import { announce, h, mount, time } from "./dom.js";
@@ -13,6 +13,18 @@ import { deleteButton } from "./views-rules.js";
 /** @param {string} id */
 function channelHref(id) {
   return `/incidents/channels/${encodeURIComponent(id)}`;
+}
+
+/**
+ * Where a channel sends, in words: its URL, or its address and whether it is confirmed.
+ * @param {api.Channel} channel
+ */
+function destination(channel) {
+  if (channel.kind === "email") {
+    const pending = channel.pendingConfirmation ? " (awaiting confirmation: follow the link SNS mailed)" : "";
+    return `E-mail to ${channel.address ?? ""}${pending}`;
+  }
+  return channel.url ?? "";
 }
 
 /**
@@ -40,16 +52,37 @@ function routing(channel) {
  * @param {api.Channel[]} channels The existing ones, to escalate to.
  */
 function channelForm(channels) {
+  const kind = /** @type {HTMLSelectElement} */ (
+    h("select", { id: "field-kind", name: "kind", "aria-describedby": "field-kind-error" }, h("option", { value: "webhook" }, "Webhook"), h("option", { value: "email" }, "E-mail (through SNS)"))
+  );
+  const kindField = h("div", { class: "field", dataset: { field: "kind" } }, h("label", { for: "field-kind" }, "Kind"), kind, h("p", { class: "field-error", id: "field-kind-error", hidden: true }));
+  const webhookFields = h(
+    "div",
+    { class: "channel-webhook" },
+    field({ label: "URL", name: "url", type: "url", required: true, maxlength: 2048, hint: "Each event is POSTed here, signed: X-Signature: sha256=HMAC(secret, X-Timestamp + \".\" + body)." }),
+    field({ label: "Secret", name: "secret", type: "password", required: true, minlength: 16, maxlength: 256, autocomplete: "new-password", hint: "16 to 256 characters. Stored, never shown again." }),
+  );
+  const emailFields = h(
+    "div",
+    { class: "channel-email", hidden: true },
+    field({ label: "Address", name: "address", type: "email", required: true, maxlength: 254, autocomplete: "email", hint: "SNS mails it a confirmation link; nothing is sent before it is followed." }),
+  );
+  kind.addEventListener("change", () => {
+    const email = kind.value === "email";
+    webhookFields.hidden = email;
+    emailFields.hidden = !email;
+  });
   const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Add channel"));
   const form = /** @type {HTMLFormElement} */ (
     h(
       "form",
       { class: "card channel-form", "aria-labelledby": "channel-form-heading", novalidate: true },
-      h("h2", { id: "channel-form-heading" }, "New webhook channel"),
+      h("h2", { id: "channel-form-heading" }, "New channel"),
       formError(),
       field({ label: "Name", name: "name", required: true, maxlength: 100 }),
-      field({ label: "URL", name: "url", type: "url", required: true, maxlength: 2048, hint: "Each event is POSTed here, signed: X-Signature: sha256=HMAC(secret, X-Timestamp + \".\" + body)." }),
-      field({ label: "Secret", name: "secret", type: "password", required: true, minlength: 16, maxlength: 256, autocomplete: "new-password", hint: "16 to 256 characters. Stored, never shown again." }),
+      kindField,
+      webhookFields,
+      emailFields,
       field({ label: "Services", name: "services", hint: "Comma-separated. Empty: every service." }),
       h(
         "fieldset",
@@ -89,11 +122,13 @@ function channelForm(channels) {
         .map((s) => s.trim())
         .filter(Boolean);
       const after = String(data.get("escalateAfterMinutes") ?? "").trim();
+      const target =
+        data.get("kind") === "email"
+          ? { kind: "email", address: String(data.get("address") ?? "").trim() }
+          : { kind: "webhook", url: String(data.get("url") ?? "").trim(), secret: String(data.get("secret") ?? "") };
       return /** @type {api.ChannelRequest} */ ({
         name: String(data.get("name") ?? "").trim(),
-        kind: "webhook",
-        url: String(data.get("url") ?? "").trim(),
-        secret: String(data.get("secret") ?? ""),
+        ...target,
         services,
         severities: /** @type {api.Severity[]} */ (data.getAll("severities").map(String)),
         escalationOnly: data.get("escalationOnly") !== null,
@@ -119,7 +154,7 @@ function channelCard(channel) {
   mount(
     card,
     h("h3", { class: "card-title" }, h("a", { href: channelHref(channel.id) }, channel.name)),
-    h("p", { class: "meta" }, channel.url),
+    h("p", { class: "meta channel-destination" }, destination(channel)),
     h("p", { class: "meta channel-routing" }, routing(channel)),
     h(
       "div",
@@ -149,7 +184,7 @@ export async function channelsPage(main, match, { signal, title }) {
   const formSlot = h("div", null);
   mount(
     main,
-    pageHead("Notification channels", "Incident events (opened, reopened, alert raised, escalated, acknowledged, resolved) are POSTed to the channels routed to, signed with each channel's secret."),
+    pageHead("Notification channels", "Incident events (opened, reopened, alert raised, escalated, acknowledged, resolved) are POSTed to the webhook channels routed to, signed with each channel's secret, or mailed to the e-mail channels' addresses."),
     sectionNav(match.path),
     list,
     formSlot,
@@ -178,7 +213,7 @@ function deliveryRow(d) {
     h("td", null, h("a", { href: `/incidents/${encodeURIComponent(d.incidentId)}` }, "incident")),
     h("td", null, h("span", { class: `badge ${d.status === "DELIVERED" ? "ok" : "danger"}` }, d.status)),
     h("td", null, String(d.attempts)),
-    h("td", null, d.httpStatus ? String(d.httpStatus) : d.error ?? ""),
+    h("td", null, d.httpStatus ? String(d.httpStatus) : (d.error ?? (d.status === "DELIVERED" ? "accepted by SNS" : ""))),
     h("td", null, time(d.lastAttemptAt)),
   );
 }
@@ -199,7 +234,7 @@ export async function channelPage(main, match, { signal, title }) {
   }
   title(channel.name);
   const log = h("div", { class: "delivery-log" }, loading("Loading deliveries"));
-  mount(main, pageHead(channel.name, `${channel.url} · ${routing(channel)}`), sectionNav(match.path), h("h2", null, "Deliveries"), log);
+  mount(main, pageHead(channel.name, `${destination(channel)} · ${routing(channel)}`), sectionNav(match.path), h("h2", null, "Deliveries"), log);
   await fill(
     log,
     signal,

@@ -2,7 +2,8 @@
 //! reader for every service): the service and region from the SigV4 credential scope, the
 //! operation from `X-Amz-Target` (JSON protocols) or the method, path and query (S3), and the
 //! resources from the body (`TableName`, `IndexName`, `RequestItems`, `TransactItems`,
-//! `QueueUrl`, `Entries`) or the path (S3 is path-style against an endpoint).
+//! `QueueUrl`, `Entries`, SNS's form `TopicArn`/`SubscriptionArn`) or the path (S3 is
+//! path-style against an endpoint).
 
 use serde_json::Value as Json;
 
@@ -85,18 +86,22 @@ pub fn classify(req: &Outgoing<'_>, account: &str) -> Result<Option<Call>, Strin
             checks,
         }));
     }
-    let action = req
-        .body
-        .and_then(|b| std::str::from_utf8(b).ok())
-        .and_then(|form| {
-            form.split('&')
-                .find_map(|pair| pair.strip_prefix("Action="))
-                .map(str::to_string)
-        });
-    match action {
+    let form = req.body.and_then(|b| std::str::from_utf8(b).ok());
+    let param = |name: &str| {
+        form.and_then(|form| {
+            form.split('&').find_map(|pair| {
+                let (key, value) = pair.split_once('=')?;
+                (key == name).then(|| percent_decode(value))
+            })
+        })
+    };
+    match param("Action") {
         Some(operation) => Ok(Some(Call {
             service: service.to_string(),
-            checks: vec![check(service, &operation, "*".into())],
+            checks: vec![match service {
+                "sns" => sns(&operation, &param)?,
+                _ => check(service, &operation, "*".into()),
+            }],
             operation,
             protocol: Protocol::Query,
         })),
@@ -149,6 +154,24 @@ fn json_body(req: &Outgoing<'_>) -> Result<Json, String> {
 
 fn text<'a>(body: &'a Json, key: &str) -> Option<&'a str> {
     body.get(key).and_then(Json::as_str)
+}
+
+// ---------------------------------------------------------------------------------------- SNS
+
+/// A topic's actions are checked on the topic; a subscription's on its topic (a subscription
+/// ARN is the topic's ARN and an id), as a topic-scoped grant reads.
+fn sns(operation: &str, param: &dyn Fn(&str) -> Option<String>) -> Result<Check, String> {
+    let resource = match operation {
+        "Unsubscribe" | "GetSubscriptionAttributes" | "SetSubscriptionAttributes" => {
+            param("SubscriptionArn")
+                .and_then(|arn| arn.rsplit_once(':').map(|(topic, _)| topic.to_string()))
+                .ok_or_else(|| format!("sns {operation} names no subscription"))?
+        }
+        _ => param("TopicArn")
+            .or_else(|| param("TargetArn"))
+            .unwrap_or_else(|| "*".to_string()),
+    };
+    Ok(check("sns", operation, resource))
 }
 
 // ----------------------------------------------------------------------------------- DynamoDB
@@ -687,6 +710,33 @@ mod tests {
             checks(&s3_call("GET", "/", None, None)),
             [pair("s3:ListAllMyBuckets", "*")]
         );
+    }
+
+    #[test]
+    fn sns_calls_are_checked_on_their_topic() {
+        let signed = auth("sns");
+        let call = |body: &'static [u8]| {
+            classify(
+                &Outgoing {
+                    method: "POST",
+                    uri: "http://e/",
+                    authorization: Some(&signed),
+                    body: Some(body),
+                    ..Default::default()
+                },
+                ACCOUNT,
+            )
+            .expect("readable")
+            .expect("signed")
+        };
+        let topic = "arn:aws:sns:eu-west-1:123456789012:s-mail";
+        let publish = call(b"Action=Publish&Version=2010-03-31&TopicArn=arn%3Aaws%3Asns%3Aeu-west-1%3A123456789012%3As-mail&Message=hi");
+        assert_eq!(publish.protocol, Protocol::Query);
+        assert_eq!(checks(&publish), [pair("sns:Publish", topic)]);
+        let gone = call(b"Action=Unsubscribe&SubscriptionArn=arn%3Aaws%3Asns%3Aeu-west-1%3A123456789012%3As-mail%3A0b1c");
+        assert_eq!(checks(&gone), [pair("sns:Unsubscribe", topic)]);
+        let list = call(b"Action=ListTopics");
+        assert_eq!(checks(&list), [pair("sns:ListTopics", "*")]);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Creates the template's tables, buckets (and their policies), queues, event buses and
-//! pattern rules in the emulator, and records what `!Ref`/`!GetAtt` of each returns.
+//! Creates the template's tables, buckets (and their policies), queues, SNS topics, event
+//! buses and pattern rules in the emulator, and records what `!Ref`/`!GetAtt` of each returns.
 //!
 //! Idempotent: what already exists is kept (restarting the stack keeps local data). Queues are
 //! created first and get their `RedrivePolicy` afterwards, because a policy names its
@@ -11,6 +11,7 @@ mod buckets;
 mod events;
 mod queues;
 mod tables;
+mod topics;
 
 use std::collections::BTreeMap;
 
@@ -31,6 +32,7 @@ pub const S3_BUCKET: &str = "AWS::S3::Bucket";
 pub const S3_BUCKET_POLICY: &str = "AWS::S3::BucketPolicy";
 pub const SQS_QUEUE: &str = "AWS::SQS::Queue";
 pub const EVENT_BUS: &str = "AWS::Events::EventBus";
+pub const SNS_TOPIC: &str = "AWS::SNS::Topic";
 pub const EVENT_RULE: &str = "AWS::Events::Rule";
 
 type Result<T> = std::result::Result<T, StackError>;
@@ -66,6 +68,10 @@ pub async fn provision(
     }
     for (id, res) in of_kind(&[SQS_QUEUE]) {
         queues::redrive(id, res, ctx, aws).await?;
+    }
+    for (id, res) in of_kind(&[SNS_TOPIC]) {
+        let attrs = topics::topic(id, res, ctx, aws).await?;
+        record(id, attrs, ctx, &mut physical);
     }
     for (id, res) in of_kind(&[EVENT_BUS]) {
         let attrs = events::event_bus(id, res, ctx, aws).await?;

@@ -1,4 +1,5 @@
-//! Notification channels: where incident events are sent (a webhook), which events
+//! Notification channels: where incident events are sent (a webhook, or an e-mail address
+//! subscribed to the stack's SNS topic: `crate::email`), which events
 //! (routing by service and severity), and each channel's delivery log.
 //!
 //! | Item | pk | sk |
@@ -30,6 +31,8 @@ pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_URL_CHARS: usize = 2_048;
 pub const MIN_SECRET_CHARS: usize = 16;
 pub const MAX_SECRET_CHARS: usize = 256;
+/// The longest e-mail address (RFC 5321's path limit).
+pub const MAX_ADDRESS_CHARS: usize = 254;
 /// The longest escalation delay a channel's `escalateAfterMinutes` may name (a day).
 pub const MAX_ESCALATE_AFTER_MINUTES: i64 = 1_440;
 /// Deliveries one page of a channel's log shows at most.
@@ -44,10 +47,19 @@ const COUNT_SK: &str = "#COUNT";
 pub struct Channel {
     pub id: String,
     pub name: String,
-    /// `webhook`: a signed HTTPS POST of each event.
-    #[schema(example = "webhook")]
+    /// `webhook`: a signed HTTPS POST of each event; `email`: a mail through SNS.
+    #[schema(example = "webhook", pattern = "^(webhook|email)$")]
     pub kind: String,
-    pub url: String,
+    /// The webhook's URL (`webhook` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The address mailed (`email` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// `email` only: whether the address has yet to confirm its subscription (SNS mailed it
+    /// a link; nothing reaches it before); absent when SNS did not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending_confirmation: Option<bool>,
     /// The services whose events it gets; empty: every service.
     pub services: Vec<String>,
     /// The severities whose events it gets; empty: every severity (events without one, such
@@ -72,16 +84,23 @@ pub struct Channel {
 pub struct ChannelRequest {
     #[schema(min_length = 1, max_length = 100)]
     pub name: String,
-    /// Only `webhook` (e-mail through SNS is not deployed by this stack).
-    #[schema(pattern = "^webhook$")]
+    /// `webhook` (needs `url` and `secret`) or `email` (needs `address`; `url` and `secret`
+    /// are refused).
+    #[schema(pattern = "^(webhook|email)$")]
     pub kind: String,
-    /// `https://` (or `http://`) URL with a host; refused when it names or resolves to a
-    /// private or reserved address.
+    /// `webhook`: `https://` (or `http://`) URL with a host; refused when it names or
+    /// resolves to a private or reserved address.
     #[schema(max_length = 2048)]
-    pub url: String,
-    /// Signs each call (`X-Signature`); stored, never returned.
+    pub url: Option<String>,
+    /// `webhook`: signs each call (`X-Signature`); stored, never returned.
     #[schema(min_length = 16, max_length = 256)]
-    pub secret: String,
+    pub secret: Option<String>,
+    /// `email`: the address SNS mails (it must confirm the subscription first).
+    #[schema(
+        max_length = 254,
+        pattern = "^[^@\\s\\x00-\\x1f\\x7f]+@[^@\\s\\x00-\\x1f\\x7f]+\\.[^@\\s\\x00-\\x1f\\x7f]+$"
+    )]
+    pub address: Option<String>,
     #[schema(max_items = 20)]
     pub services: Option<Vec<String>>,
     #[schema(max_items = 6)]
@@ -96,12 +115,18 @@ pub struct ChannelRequest {
     pub escalate_to: Option<String>,
 }
 
+/// Where a channel sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Webhook { url: String, secret: String },
+    Email { address: String },
+}
+
 /// A channel to create, parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChannelInput {
     pub name: String,
-    pub url: String,
-    pub secret: String,
+    pub target: Target,
     pub services: Vec<String>,
     pub severities: Vec<Severity>,
     pub escalation_only: bool,
@@ -114,37 +139,57 @@ pub fn parse_channel(body: &Value) -> Result<ChannelInput, Invalid> {
     let object = object(body, "body")?;
     let mut errors = FieldErrors::new();
     let name = text(&mut errors, object, "", "name", MAX_NAME_CHARS, true);
-    match text(&mut errors, object, "", "kind", 20, true).as_deref() {
-        Some("webhook") | None => {}
-        Some("email") => errors.add(
-            "kind",
-            "email (SNS) is not deployed by this stack: must be webhook",
-        ),
-        Some(_) => errors.add("kind", "must be webhook"),
-    }
-    let url = text(&mut errors, object, "", "url", MAX_URL_CHARS, true);
-    if let Some(raw) = &url {
-        if let Err(reason) = check_url(raw) {
-            errors.add("url", reason);
-        }
-    }
-    let secret = match object.get("secret") {
-        Some(Value::String(s))
-            if (MIN_SECRET_CHARS..=MAX_SECRET_CHARS).contains(&s.chars().count()) =>
-        {
-            Some(s.clone())
-        }
-        None | Some(Value::Null) => {
-            errors.add("secret", "is required");
-            None
-        }
+    let email = match text(&mut errors, object, "", "kind", 20, true).as_deref() {
+        Some("webhook") | None => false,
+        Some("email") => true,
         Some(_) => {
-            errors.add(
-                "secret",
-                format!("must be a string of {MIN_SECRET_CHARS} to {MAX_SECRET_CHARS} characters"),
-            );
-            None
+            errors.add("kind", "must be webhook or email");
+            false
         }
+    };
+    let target = if email {
+        for field in ["url", "secret"] {
+            if !matches!(object.get(field), None | Some(Value::Null)) {
+                errors.add(field, "is not allowed for an email channel");
+            }
+        }
+        let address = text(&mut errors, object, "", "address", MAX_ADDRESS_CHARS, true);
+        if address.as_deref().is_some_and(|a| !is_address(a)) {
+            errors.add("address", "must be an e-mail address (name@domain.tld)");
+        }
+        address.map(|address| Target::Email { address })
+    } else {
+        if !matches!(object.get("address"), None | Some(Value::Null)) {
+            errors.add("address", "is only for an email channel");
+        }
+        let url = text(&mut errors, object, "", "url", MAX_URL_CHARS, true);
+        if let Some(raw) = &url {
+            if let Err(reason) = check_url(raw) {
+                errors.add("url", reason);
+            }
+        }
+        let secret = match object.get("secret") {
+            Some(Value::String(s))
+                if (MIN_SECRET_CHARS..=MAX_SECRET_CHARS).contains(&s.chars().count()) =>
+            {
+                Some(s.clone())
+            }
+            None | Some(Value::Null) => {
+                errors.add("secret", "is required");
+                None
+            }
+            Some(_) => {
+                errors.add(
+                    "secret",
+                    format!(
+                        "must be a string of {MIN_SECRET_CHARS} to {MAX_SECRET_CHARS} characters"
+                    ),
+                );
+                None
+            }
+        };
+        url.zip(secret)
+            .map(|(url, secret)| Target::Webhook { url, secret })
     };
     let services = match object.get("services") {
         None | Some(Value::Null) => Vec::new(),
@@ -209,11 +254,10 @@ pub fn parse_channel(body: &Value) -> Result<ChannelInput, Invalid> {
         errors.add("escalateAfterMinutes", "needs escalateTo");
     }
     errors.finish()?;
-    match (name, url, secret) {
-        (Some(name), Some(url), Some(secret)) => Ok(ChannelInput {
+    match (name, target) {
+        (Some(name), Some(target)) => Ok(ChannelInput {
             name,
-            url,
-            secret,
+            target,
             services,
             severities,
             escalation_only,
@@ -222,6 +266,25 @@ pub fn parse_channel(body: &Value) -> Result<ChannelInput, Invalid> {
         }),
         _ => Err(Invalid::field("body", "is incomplete")),
     }
+}
+
+/// `name@domain.tld`, no spaces or controls: the schema's pattern (SNS checks deliverability
+/// by mailing it).
+pub fn is_address(raw: &str) -> bool {
+    let Some((local, domain)) = raw.split_once('@') else {
+        return false;
+    };
+    let plain = |part: &str| {
+        !part.is_empty()
+            && !part
+                .chars()
+                .any(|c| c == '@' || c.is_whitespace() || c.is_control())
+    };
+    plain(local)
+        && plain(domain)
+        && domain
+            .char_indices()
+            .any(|(i, c)| c == '.' && i > 0 && i + 1 < domain.len())
 }
 
 /// An absolute `http`/`https` URL with a host and no credentials; a literal private or
@@ -240,11 +303,14 @@ pub fn check_url(raw: &str) -> Result<url::Url, String> {
     Ok(parsed)
 }
 
-/// What the sender needs of a channel: the channel and its secret.
+/// What the sender needs of a channel: the channel and its secret (a webhook's), or its
+/// SNS subscription (an e-mail channel's).
 #[derive(Clone, Debug)]
 pub struct ChannelWithSecret {
     pub channel: Channel,
+    /// Empty for an e-mail channel.
     pub secret: String,
+    pub subscription_arn: Option<String>,
 }
 
 impl Channel {
@@ -268,7 +334,8 @@ pub struct Delivery {
     pub event_id: String,
     pub event_type: String,
     pub incident_id: String,
-    /// `DELIVERED` (a 2xx answer) or `FAILED` (retried while SQS redelivers the event).
+    /// `DELIVERED` (a 2xx answer, or SNS took the mail) or `FAILED` (retried while SQS
+    /// redelivers the event).
     #[schema(pattern = "^(DELIVERED|FAILED)$")]
     pub status: String,
     pub attempts: i64,
@@ -306,17 +373,25 @@ impl Channels {
 
     /// Stores a new channel, counted against [`MAX_CHANNELS`] in the same transaction (the
     /// cap holds under concurrent creations).
+    /// An e-mail channel's `subscription_arn` is its SNS subscription, made before.
     pub async fn create(
         &self,
         id: &str,
         input: &ChannelInput,
+        subscription_arn: Option<&str>,
         now: &str,
     ) -> Result<Channel, ChannelsError> {
+        let (kind, url, address) = match &input.target {
+            Target::Webhook { url, .. } => ("webhook", Some(url.clone()), None),
+            Target::Email { address } => ("email", None, Some(address.clone())),
+        };
         let channel = Channel {
             id: id.to_string(),
             name: input.name.clone(),
-            kind: "webhook".to_string(),
-            url: input.url.clone(),
+            kind: kind.to_string(),
+            url,
+            address,
+            pending_confirmation: subscription_arn.map(|_| true),
             services: input.services.clone(),
             severities: input.severities.clone(),
             escalation_only: input.escalation_only,
@@ -327,9 +402,19 @@ impl Channels {
         let mut item = key(CHANNELS_PK, id);
         item.insert("id".into(), s(id));
         item.insert("name".into(), s(channel.name.as_str()));
-        item.insert("kind".into(), s("webhook"));
-        item.insert("url".into(), s(channel.url.as_str()));
-        item.insert("secret".into(), s(input.secret.as_str()));
+        item.insert("kind".into(), s(kind));
+        match &input.target {
+            Target::Webhook { url, secret } => {
+                item.insert("url".into(), s(url.as_str()));
+                item.insert("secret".into(), s(secret.as_str()));
+            }
+            Target::Email { address } => {
+                item.insert("address".into(), s(address.as_str()));
+            }
+        }
+        if let Some(arn) = subscription_arn {
+            item.insert("subscriptionArn".into(), s(arn));
+        }
         item.insert(
             "services".into(),
             AttributeValue::L(channel.services.iter().map(|x| s(x.as_str())).collect()),
@@ -409,7 +494,9 @@ impl Channels {
                 id: item.string(t, "id")?,
                 name: item.string(t, "name")?,
                 kind: item.string(t, "kind")?,
-                url: item.string(t, "url")?,
+                url: item.opt_string("url"),
+                address: item.opt_string("address"),
+                pending_confirmation: None,
                 services: list("services"),
                 severities: list("severities")
                     .iter()
@@ -426,7 +513,8 @@ impl Channels {
                 escalate_to: item.opt_string("escalateTo"),
                 created_at: item.string(t, "createdAt")?,
             },
-            secret: item.string(t, "secret")?,
+            secret: item.opt_string("secret").unwrap_or_default(),
+            subscription_arn: item.opt_string("subscriptionArn"),
         })
     }
 
@@ -579,7 +667,9 @@ mod tests {
             id: "c".into(),
             name: input.name,
             kind: "webhook".into(),
-            url: input.url,
+            url: None,
+            address: None,
+            pending_confirmation: None,
             services: input.services,
             severities: input.severities,
             escalation_only: false,
@@ -598,7 +688,7 @@ mod tests {
         let mut body = valid();
         body["url"] = json!("ftp://x");
         body["secret"] = json!("short");
-        body["kind"] = json!("email");
+        body["kind"] = json!("sms");
         body["escalateAfterMinutes"] = json!(5000);
         let err = parse_channel(&body).unwrap_err().to_string();
         for field in ["url", "secret", "kind", "escalateAfterMinutes"] {
@@ -613,5 +703,47 @@ mod tests {
         assert!(parse_channel(&to_only).is_ok());
         assert!(check_url("http://user:pw@host/").is_err());
         assert!(check_url("https://hooks.example.com/a").is_ok());
+    }
+
+    #[test]
+    fn an_email_channel_needs_an_address_and_refuses_webhook_fields() {
+        let body = json!({"name": "mail", "kind": "email", "address": "oncall@example.com",
+                          "services": ["checkout"]});
+        let input = parse_channel(&body).unwrap();
+        assert_eq!(
+            input.target,
+            Target::Email {
+                address: "oncall@example.com".into()
+            }
+        );
+        let err = parse_channel(
+            &json!({"name": "m", "kind": "email", "url": "https://x.example",
+                                         "secret": "0123456789abcdef"}),
+        )
+        .unwrap_err()
+        .to_string();
+        for field in ["url", "secret", "address"] {
+            assert!(err.contains(field), "{field} in {err}");
+        }
+        for bad in [
+            "oncall",
+            "a@b",
+            "a b@example.com",
+            "@example.com",
+            "a@@example.com",
+        ] {
+            let err = parse_channel(&json!({"name": "m", "kind": "email", "address": bad}))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("address"), "{bad}: {err}");
+        }
+        let long = format!("{}@example.com", "a".repeat(250));
+        assert!(parse_channel(&json!({"name": "m", "kind": "email", "address": long})).is_err());
+        let mut webhook = valid();
+        webhook["address"] = json!("oncall@example.com");
+        assert!(parse_channel(&webhook)
+            .unwrap_err()
+            .to_string()
+            .contains("address"));
     }
 }

@@ -15,6 +15,7 @@
 //! - [`keys`]: ingest keys, issued and revoked by admins, stored hashed.
 
 pub mod channels;
+pub mod email;
 pub mod escalation;
 pub mod events;
 pub mod fingerprint;

@@ -22,25 +22,7 @@ impl EventTap {
         let sqs = aws_sdk_sqs::Client::new(&config);
         let events = aws_sdk_eventbridge::Client::new(&config);
         let name = format!("{}-tap", t.stack_name);
-        let url = sqs
-            .create_queue()
-            .queue_name(&name)
-            .send()
-            .await
-            .unwrap()
-            .queue_url
-            .unwrap();
-        let arn = sqs
-            .get_queue_attributes()
-            .queue_url(&url)
-            .attribute_names(aws_sdk_sqs::types::QueueAttributeName::QueueArn)
-            .send()
-            .await
-            .unwrap()
-            .attributes
-            .unwrap()
-            .remove(&aws_sdk_sqs::types::QueueAttributeName::QueueArn)
-            .unwrap();
+        let (url, arn) = stack_tests::incidents::test_queue(&sqs, &name).await;
         let bus = t.table("IncidentEventBus");
         events
             .put_rule()

@@ -1,6 +1,7 @@
 //! Notifications: channels managed through the API, an incident's events sent to the
-//! channels routed to as signed webhook calls (a receiver on loopback), each delivery logged,
-//! and escalation to the next channel while nobody acknowledges.
+//! channels routed to as signed webhook calls (a receiver on loopback) or as mail through the
+//! stack's SNS topic, each delivery logged, and escalation to the next channel while nobody
+//! acknowledges.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -12,7 +13,7 @@ use incidents::escalation::Outcome;
 use incidents_sweeper_function::IncidentsSweeper;
 use platform::Clock;
 use serde_json::{json, Value};
-use stack_tests::incidents::{log, INCIDENTS, RULES};
+use stack_tests::incidents::{log, test_queue, INCIDENTS, RULES};
 use stack_tests::server::{lock, FakeServer};
 use stack_tests::stack::TestStack;
 
@@ -97,6 +98,20 @@ fn lock_hooks(receiver: &FakeServer<Vec<Hook>>) -> Vec<Hook> {
     receiver.lock().clone()
 }
 
+/// Five ERROR logs of checkout: the default rule opens an incident.
+fn checkout_burst() -> Value {
+    let burst: Vec<Value> = (0..5)
+        .map(|i| {
+            log(
+                "checkout",
+                "ERROR",
+                &format!("Payment gateway timeout after {i}00 ms"),
+            )
+        })
+        .collect();
+    json!(burst)
+}
+
 async fn create(t: &TestStack, token: &str, body: Value) -> Value {
     let r = t.post_json_auth(CHANNELS, token, &body).await;
     assert_eq!(r.status(), 201, "create {body}");
@@ -167,16 +182,7 @@ async fn an_error_burst_is_notified_signed_and_escalated_until_acknowledged() {
         .all(|c| c.get("secret").is_none()));
 
     // An ERROR burst opens an incident: the primary channel gets it, signed.
-    let burst: Vec<Value> = (0..5)
-        .map(|i| {
-            log(
-                "checkout",
-                "ERROR",
-                &format!("Payment gateway timeout after {i}00 ms"),
-            )
-        })
-        .collect();
-    t.ingest_ok(&json!(burst)).await;
+    t.ingest_ok(&checkout_burst()).await;
     let incident = t.incidents_when(&token, 1).await.remove(0);
     let id = incident["id"].as_str().unwrap().to_string();
     let opened = hook(&receiver, "/primary", "Incident Opened").await;
@@ -401,7 +407,7 @@ async fn channels_are_validated_capped_and_deleted() {
         .post_json_auth(
             CHANNELS,
             &token,
-            &json!({"name": "", "kind": "email", "url": "ftp://x", "secret": "short",
+            &json!({"name": "", "kind": "sms", "url": "ftp://x", "secret": "short",
                     "severities": ["LOUD"], "escalateAfterMinutes": 5000}),
         )
         .await;
@@ -482,4 +488,191 @@ async fn channels_are_validated_capped_and_deleted() {
         .get_auth(&format!("{CHANNELS}/{first}/deliveries?limit=0"), &token)
         .await;
     assert_eq!(r.status(), 400);
+}
+
+/// An SQS queue of the test's subscribed to the e-mail topic with `channel`'s filter policy:
+/// it gets what that channel's address would be mailed (the emulator fans SNS out to SQS).
+async fn mailbox(t: &TestStack, topic: &str, channel: &Value) -> String {
+    let aws = t.aws().await;
+    let sqs = aws.sqs().client().clone();
+    let sns = aws_sdk_sns::Client::new(aws.config());
+    let name = format!("mailbox-{}", uuid::Uuid::new_v4().simple());
+    let (url, arn) = test_queue(&sqs, &name).await;
+    sns.subscribe()
+        .topic_arn(topic)
+        .protocol("sqs")
+        .endpoint(arn)
+        .attributes(
+            "FilterPolicy",
+            incidents::email::filter_policy(channel["id"].as_str().unwrap()),
+        )
+        .attributes("FilterPolicyScope", "MessageAttributes")
+        .send()
+        .await
+        .unwrap();
+    url
+}
+
+/// The SNS envelopes in mailbox `url` (waiting up to `seconds` for the first).
+async fn mails(t: &TestStack, url: &str, seconds: u32) -> Vec<Value> {
+    let sqs = t.aws().await.sqs().client().clone();
+    let mut found = Vec::new();
+    for _ in 0..seconds {
+        let out = sqs
+            .receive_message()
+            .queue_url(url)
+            .max_number_of_messages(10)
+            .wait_time_seconds(1)
+            .send()
+            .await
+            .unwrap();
+        for message in out.messages.unwrap_or_default() {
+            found.push(serde_json::from_str(message.body.as_deref().unwrap()).unwrap());
+        }
+        if !found.is_empty() {
+            break;
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn an_email_channel_is_mailed_through_the_topic_for_its_service_only() {
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("oncall").await;
+    let checkout = create(
+        &t,
+        &token,
+        json!({"name": "checkout mail", "kind": "email", "address": "oncall@example.com",
+               "services": ["checkout"], "severities": ["ERROR", "FATAL"]}),
+    )
+    .await;
+    assert_eq!(checkout["kind"], "email");
+    assert_eq!(checkout["address"], "oncall@example.com");
+    assert!(checkout.get("url").is_none() && checkout.get("secret").is_none());
+    assert_eq!(checkout["pendingConfirmation"], true);
+    let billing = create(
+        &t,
+        &token,
+        json!({"name": "billing mail", "kind": "email", "address": "billing@example.com",
+               "services": ["billing"]}),
+    )
+    .await;
+    let shown = t
+        .get_ok_auth(
+            &format!("{CHANNELS}/{}", checkout["id"].as_str().unwrap()),
+            &token,
+        )
+        .await;
+    assert!(shown["pendingConfirmation"].is_boolean(), "{shown}");
+    let r = t
+        .post_json_auth(
+            CHANNELS,
+            &token,
+            &json!({"name": "bad", "kind": "email", "address": "not-an-address",
+                    "url": "https://hooks.example.com/a"}),
+        )
+        .await;
+    assert_eq!(r.status(), 400);
+    let details = r.text().await.unwrap();
+    assert!(
+        details.contains("address") && details.contains("url"),
+        "{details}"
+    );
+
+    let topic = t
+        .env("IncidentsNotifierFunction")
+        .require("EMAIL_TOPIC_ARN")
+        .unwrap()
+        .to_string();
+    let checkout_box = mailbox(&t, &topic, &checkout).await;
+    let billing_box = mailbox(&t, &topic, &billing).await;
+
+    t.ingest_ok(&checkout_burst()).await;
+    let incident = t.incidents_when(&token, 1).await.remove(0);
+    let id = incident["id"].as_str().unwrap().to_string();
+
+    let mut got = Vec::new();
+    for _ in 0..3 {
+        got.extend(mails(&t, &checkout_box, 20).await);
+        if got.iter().any(|m| {
+            m["Subject"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("Incident Opened"))
+        }) {
+            break;
+        }
+    }
+    let opened = got
+        .iter()
+        .find(|m| {
+            m["Subject"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("Incident Opened"))
+        })
+        .unwrap_or_else(|| panic!("no Incident Opened mail: {got:?}"));
+    assert!(
+        opened["Subject"]
+            .as_str()
+            .unwrap()
+            .contains("checkout [ERROR]"),
+        "{opened}"
+    );
+    let text = opened["Message"].as_str().unwrap();
+    assert!(text.contains(&format!("Incident: {id}")), "{text}");
+    assert!(text.contains("Service: checkout"), "{text}");
+    assert_eq!(
+        opened["MessageAttributes"]["channelId"]["Value"],
+        checkout["id"]
+    );
+    // The billing channel's subscription admits none of it.
+    assert!(mails(&t, &billing_box, 2).await.is_empty());
+
+    // The delivery log shows the mail, without an HTTP status.
+    let log_path = format!("{CHANNELS}/{}/deliveries", checkout["id"].as_str().unwrap());
+    let deliveries = t.get_ok_auth(&log_path, &token).await;
+    let opened_delivery = deliveries
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["eventType"] == "Incident Opened")
+        .unwrap_or_else(|| panic!("{deliveries}"))
+        .clone();
+    assert_eq!(opened_delivery["status"], "DELIVERED");
+    assert_eq!(opened_delivery["incidentId"], id.as_str());
+    assert!(opened_delivery.get("httpStatus").is_none());
+    let billing_log = format!("{CHANNELS}/{}/deliveries", billing["id"].as_str().unwrap());
+    assert_eq!(t.get_ok_auth(&billing_log, &token).await, json!([]));
+
+    // Deleting a channel removes its e-mail subscription.
+    let sns = aws_sdk_sns::Client::new(t.aws().await.config());
+    let emails = || async {
+        sns.list_subscriptions_by_topic()
+            .topic_arn(&topic)
+            .send()
+            .await
+            .unwrap()
+            .subscriptions
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|s| s.protocol.as_deref() == Some("email"))
+            .filter_map(|s| s.endpoint)
+            .collect::<Vec<_>>()
+    };
+    let before = emails().await;
+    assert!(
+        before.contains(&"billing@example.com".to_string()),
+        "{before:?}"
+    );
+    let one = format!("{CHANNELS}/{}", billing["id"].as_str().unwrap());
+    assert_eq!(t.delete_auth(&one, &token).await.status(), 204);
+    let after = emails().await;
+    assert!(
+        !after.contains(&"billing@example.com".to_string()),
+        "{after:?}"
+    );
+    assert!(
+        after.contains(&"oncall@example.com".to_string()),
+        "{after:?}"
+    );
 }
