@@ -64,6 +64,7 @@ impl FeedWorker {
                     left_out = report.left_out,
                     cut = report.cut,
                     full_text = report.full_text,
+                    pages_pending = report.pages_pending,
                     "feed refreshed"
                 );
                 Ok(())

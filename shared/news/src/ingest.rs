@@ -1,5 +1,8 @@
 //! Feed ingestion: what happens when a feed is submitted and whenever it is refreshed.
 
+use std::collections::HashSet;
+use std::sync::Mutex;
+
 use chrono::{DateTime, Duration, Utc};
 use platform::aws::Sqs;
 use platform::clock::rfc3339;
@@ -12,8 +15,8 @@ use crate::fulltext::{FullTextMode, PageReader, MAX_PAGES_PER_REFRESH};
 use crate::model::{Source, TopicRef};
 use crate::parse::{parse_feed, ParseError, ParsedFeed};
 use crate::store::{
-    cut_to_bytes, fit_article, ContentStore, FetchState, NewArticle, NewSource, StoreError, Upsert,
-    MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
+    cut_to_bytes, fit_article, ContentStore, FetchState, NewArticle, NewSource, PendingPage,
+    StoreError, Upsert, MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
 };
 use crate::url::{normalise_feed_url, source_id, FeedUrlError};
 
@@ -60,8 +63,11 @@ pub struct RefreshReport {
     pub left_out: usize,
     /// Articles whose text was cut to fit an item.
     pub cut: usize,
-    /// New articles stored with the text of their page.
+    /// Articles given the text of their page: new ones, and stored ones an earlier refresh
+    /// left for later.
     pub full_text: usize,
+    /// New articles whose page is left to later refreshes (past this one's page budget).
+    pub pages_pending: usize,
     /// Not refreshed: the message was a repeat of one already handled (its `due` is not the
     /// source's next fetch time), or the source is not due yet (a long back-off takes
     /// several delayed hops, one enqueued again).
@@ -163,6 +169,18 @@ pub struct Ingest {
     pages: PageReader,
     queue: RefreshQueue,
     clock: Clock,
+}
+
+/// A page a refresh fetches: of a new article (its index), or one an earlier refresh left.
+enum PageJob {
+    New(usize, String),
+    Pending(PendingPage),
+}
+
+/// What a [`PageJob`] did: a new article's text, or whether a stored article got its text.
+enum PageDone {
+    New(usize, Option<Vec<String>>),
+    Stored(bool),
 }
 
 /// Article pages fetched at once in one refresh (the per-host gap still spaces one host's).
@@ -326,7 +344,7 @@ impl Ingest {
         }
         let (source, created) = self.store.create_source(new).await?;
         if created {
-            self.store_entries(&source, &feed, SUBMIT_PAGES_BUDGET)
+            self.store_entries(&source, &feed, SUBMIT_PAGES_BUDGET, false)
                 .await?;
             let state = self.healthy_state(validators);
             // The source's chain of refreshes starts here; lost, the scheduler's walk starts it.
@@ -424,7 +442,7 @@ impl Ingest {
         };
         let error = match parsed {
             Ok((feed, validators)) => {
-                match self.store_entries(&source, &feed, PAGES_BUDGET).await {
+                match self.store_entries(&source, &feed, PAGES_BUDGET, true).await {
                     Ok(report) => {
                         let mut title = feed.title.clone();
                         cut_to_bytes(&mut title, MAX_TITLE_BYTES);
@@ -491,11 +509,14 @@ impl Ingest {
         }
     }
 
+    /// Stores the feed's new entries; a refresh (`take_pending`) first fetches the pages
+    /// earlier refreshes left.
     async fn store_entries(
         &self,
         source: &Source,
         feed: &ParsedFeed,
         pages_budget: std::time::Duration,
+        take_pending: bool,
     ) -> Result<RefreshReport, StoreError> {
         let mut report = RefreshReport::default();
         // Entries without a date count as published now.
@@ -535,8 +556,8 @@ impl Ingest {
                 image_url: entry.image_url.clone(),
             })
             .collect();
-        report.full_text = self
-            .add_full_text(source, &mut articles, pages_budget)
+        (report.full_text, report.pages_pending) = self
+            .add_full_text(source, &mut articles, pages_budget, take_pending)
             .await?;
         for article in &mut articles {
             if fit_article(article) {
@@ -556,49 +577,118 @@ impl Ingest {
         Ok(report)
     }
 
-    /// Replaces the feed text of the new articles that the source's [`FullTextMode`] wants
-    /// with their page's text (the newest [`MAX_PAGES_PER_REFRESH`], within `budget`);
-    /// articles already stored are not fetched again. Returns how many got it.
+    /// Fetches the pages a refresh has room for (`MAX_PAGES_PER_REFRESH`, within `budget`):
+    /// first those earlier refreshes left (when `take_pending`), each claimed before its
+    /// fetch and its text written into the stored article; then the new articles that the
+    /// source's [`FullTextMode`] wants, whose text replaces their feed text before they are
+    /// stored. New articles left without a turn are listed for later refreshes; articles
+    /// already stored are never fetched as new. Returns how many got their text and how many
+    /// were left for later.
     async fn add_full_text(
         &self,
         source: &Source,
         articles: &mut [NewArticle],
         budget: std::time::Duration,
-    ) -> Result<usize, StoreError> {
+        take_pending: bool,
+    ) -> Result<(usize, usize), StoreError> {
         if source.full_text == FullTextMode::Off {
-            return Ok(0);
+            return Ok((0, 0));
         }
+        let pending = if take_pending {
+            self.store
+                .pending_pages(&source.id, MAX_PAGES_PER_REFRESH)
+                .await?
+        } else {
+            Vec::new()
+        };
         let wanted: Vec<&str> = articles
             .iter()
             .filter(|a| a.link.is_some() && source.full_text.wants(&a.paragraphs))
             .map(|a| a.id.as_str())
             .collect();
-        if wanted.is_empty() {
-            return Ok(0);
-        }
-        let stored = self.store.existing_article_ids(&wanted).await?;
-        let todo: Vec<(usize, String)> = articles
+        let stored = if wanted.is_empty() {
+            HashSet::new()
+        } else {
+            self.store.existing_article_ids(&wanted).await?
+        };
+        // A feed may repeat an entry: its page is fetched once.
+        let mut seen = HashSet::new();
+        let fresh: Vec<(usize, String)> = articles
             .iter()
             .enumerate()
             .filter(|(_, a)| source.full_text.wants(&a.paragraphs) && !stored.contains(&a.id))
+            .filter(|(_, a)| seen.insert(a.id.clone()))
             .filter_map(|(i, a)| a.link.clone().map(|link| (i, link)))
-            .take(MAX_PAGES_PER_REFRESH)
             .collect();
-        let pages = &self.pages;
-        let texts: Vec<(usize, Option<Vec<String>>)> = futures::stream::iter(todo)
-            .map(|(i, link)| async move { (i, pages.full_text(&link).await) })
+        let room = MAX_PAGES_PER_REFRESH.saturating_sub(pending.len());
+        let jobs = pending.into_iter().map(PageJob::Pending).chain(
+            fresh
+                .iter()
+                .take(room)
+                .map(|(i, link)| PageJob::New(*i, link.clone())),
+        );
+        let started: Mutex<HashSet<usize>> = Mutex::default();
+        let work: Vec<_> = jobs
+            .map(|job| self.page_job(&source.id, job, &started))
+            .collect();
+        let outcomes: Vec<Result<PageDone, StoreError>> = futures::stream::iter(work)
             .buffer_unordered(PAGE_CONCURRENCY)
             .take_until(tokio::time::sleep(budget))
             .collect()
             .await;
         let mut added = 0;
-        for (i, text) in texts {
-            if let (Some(paragraphs), Some(article)) = (text, articles.get_mut(i)) {
-                article.paragraphs = paragraphs;
-                added += 1;
+        for outcome in outcomes {
+            match outcome? {
+                PageDone::New(i, Some(paragraphs)) => {
+                    if let Some(article) = articles.get_mut(i) {
+                        article.paragraphs = paragraphs;
+                        added += 1;
+                    }
+                }
+                PageDone::Stored(true) => added += 1,
+                PageDone::New(_, None) | PageDone::Stored(false) => {}
             }
         }
-        Ok(added)
+        // A page asked for once is not asked for again, even when the budget cut it short.
+        let started = started.into_inner().unwrap_or_default();
+        let later: Vec<&NewArticle> = fresh
+            .iter()
+            .filter(|(i, _)| !started.contains(i))
+            .filter_map(|(i, _)| articles.get(*i))
+            .collect();
+        self.store.add_pending_pages(&later).await?;
+        Ok((added, later.len()))
+    }
+
+    /// Fetches one page of `source_id`; a left one is claimed first and its text written into
+    /// the stored article.
+    async fn page_job(
+        &self,
+        source_id: &str,
+        job: PageJob,
+        started: &Mutex<HashSet<usize>>,
+    ) -> Result<PageDone, StoreError> {
+        match job {
+            PageJob::New(i, link) => {
+                if let Ok(mut started) = started.lock() {
+                    started.insert(i);
+                }
+                Ok(PageDone::New(i, self.pages.full_text(&link).await))
+            }
+            PageJob::Pending(page) => {
+                if !self.store.claim_pending_page(source_id, &page).await? {
+                    return Ok(PageDone::Stored(false));
+                }
+                let Some(paragraphs) = self.pages.full_text(&page.link).await else {
+                    return Ok(PageDone::Stored(false));
+                };
+                let stored = self
+                    .store
+                    .set_article_paragraphs(&page.article_id, &paragraphs)
+                    .await?;
+                Ok(PageDone::Stored(stored))
+            }
+        }
     }
 
     /// The state after a successful fetch: these validators, due again after the interval.

@@ -4,7 +4,8 @@
 
 use serde_json::{json, Value};
 use stack_tests::content::{
-    feed_worker, ids, make_due, source, sqs_event, subscribed_feed, SubmittedFeed, ARTICLES,
+    content_store, feed_worker, ids, make_due, source, sqs_event, subscribed_feed, SubmittedFeed,
+    ARTICLES,
 };
 use stack_tests::feeds::FeedDocument;
 use stack_tests::{assert_news_error, details};
@@ -234,6 +235,118 @@ async fn an_excerpt_only_feed_gives_articles_with_their_full_text() {
         "the placeholder's article and the four of the feed"
     );
     assert_eq!(t.get_json(&source(&source_id)).await["fullText"], "auto");
+    drop(token);
+}
+
+/// The refresh of `source_id` due now, as the feed queue delivers it.
+async fn due_refresh(t: &stack_tests::TestStack, source_id: &str) -> String {
+    let due = make_due(t, source_id).await;
+    news::FeedRefresh::due(source_id, &due).to_json()
+}
+
+#[tokio::test]
+async fn a_feed_past_one_refreshs_page_budget_gets_every_page_once() {
+    let SubmittedFeed {
+        t,
+        feeds,
+        source_id,
+        token,
+        ..
+    } = subscribed_feed(
+        "backlog",
+        "/backlog.xml",
+        FeedDocument::rss(rss(&[("Placeholder", "https://gazette.example/p", "x")])),
+    )
+    .await;
+    let base = feeds.url("");
+    let base = base.trim_end_matches('/');
+    let title = |n: usize| format!("Quay works, week {n}");
+    let path = |n: usize| format!("/2026/11/quay-week-{n}.html");
+    let weeks = 1..=15;
+    let mut items = Vec::new();
+    for n in weeks.clone() {
+        feeds.put(
+            &path(n),
+            FeedDocument::html(article_page(&title(n), &HARBOUR)),
+        );
+        items.push((
+            title(n),
+            format!("{base}{}", path(n)),
+            format!("Week {n} of the works."),
+        ));
+    }
+    let feed: String = items
+        .iter()
+        .map(|(title, link, teaser)| {
+            format!(
+                "<item><title>{title}</title><link>{link}</link><guid>{link}</guid>\
+                 <description>{teaser}</description></item>"
+            )
+        })
+        .collect();
+    let feed = format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Harbour Gazette</title>\
+         <link>https://gazette.example/</link>{feed}</channel></rss>"
+    );
+    feeds.put("/backlog.xml", FeedDocument::rss(feed.clone()));
+    let fetched = || -> Vec<usize> { weeks.clone().map(|n| feeds.hits(&path(n)).full).collect() };
+    let store = content_store(&t).await;
+
+    // The first refresh fetches its budget of pages and leaves the rest on the source's list.
+    let worker = feed_worker(&t).await;
+    let response = worker
+        .handle(sqs_event(&[("m1", due_refresh(&t, &source_id).await)]))
+        .await
+        .expect("batch");
+    assert!(response.batch_item_failures.is_empty());
+    assert_eq!(
+        fetched().iter().sum::<usize>(),
+        news::fulltext::MAX_PAGES_PER_REFRESH
+    );
+    assert!(fetched().iter().all(|hits| *hits <= 1), "{:?}", fetched());
+    let left = store.pending_pages(&source_id, 100).await.expect("left");
+    assert_eq!(left.len(), 15 - news::fulltext::MAX_PAGES_PER_REFRESH);
+
+    // The next refresh, delivered to two workers at once, takes the left pages first: each
+    // is claimed by one of them and fetched once.
+    feeds.put("/backlog.xml", FeedDocument::rss(format!("{feed} ")));
+    let refresh = due_refresh(&t, &source_id).await;
+    let (one, two) = (feed_worker(&t).await, feed_worker(&t).await);
+    let (first, second) = tokio::join!(
+        one.handle(sqs_event(&[("m2", refresh.clone())])),
+        two.handle(sqs_event(&[("m2", refresh)])),
+    );
+    assert!(first.expect("batch").batch_item_failures.is_empty());
+    assert!(second.expect("batch").batch_item_failures.is_empty());
+    assert_eq!(fetched(), vec![1; 15]);
+    assert!(store
+        .pending_pages(&source_id, 100)
+        .await
+        .expect("left")
+        .is_empty());
+    for n in weeks.clone() {
+        let article = article_titled(&t, &source_id, &title(n)).await;
+        let text = paragraphs(&article);
+        assert_eq!(
+            text.first().map(String::as_str),
+            Some(HARBOUR[0]),
+            "{n}: {text:?}"
+        );
+        assert_eq!(
+            text.last().map(String::as_str),
+            Some(HARBOUR[4]),
+            "{n}: {text:?}"
+        );
+        assert_eq!(article["summary"], format!("Week {n} of the works."));
+    }
+
+    // A later refresh has nothing left to fetch.
+    feeds.put("/backlog.xml", FeedDocument::rss(format!("{feed}  ")));
+    worker
+        .handle(sqs_event(&[("m3", due_refresh(&t, &source_id).await)]))
+        .await
+        .expect("batch");
+    assert_eq!(fetched(), vec![1; 15]);
     drop(token);
 }
 
