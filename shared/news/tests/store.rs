@@ -26,6 +26,11 @@ use serde_yaml::Value;
 
 /// A new, empty content table in the emulator, made from the template's declaration.
 async fn store() -> ContentStore {
+    store_at(Clock::system()).await
+}
+
+/// [`store`] on `clock`.
+async fn store_at(clock: Clock) -> ContentStore {
     assert!(
         std::env::var_os("AWS_ENDPOINT_URL").is_some(),
         "AWS_ENDPOINT_URL is not set: run through local/test, which starts the emulator"
@@ -91,7 +96,7 @@ async fn store() -> ContentStore {
     }
     create.send().await.expect("create table");
     let aws = platform::aws::AwsClients::from_env(&platform::Env::from_process()).await;
-    ContentStore::new(Table::new(aws.dynamodb, name), Clock::system())
+    ContentStore::new(Table::new(aws.dynamodb, name), clock)
 }
 
 /// The partition keys holding rows of the list of every article (a Scan: test only).
@@ -170,6 +175,30 @@ fn article(source_id: &str, n: u32, topics: &[&str]) -> NewArticle {
             .collect(),
         image_url: None,
     }
+}
+
+/// A page left for a later refresh waits at most `PAGE_WAIT`: past it the row is skipped
+/// (DynamoDB's TTL on `expiresAt` then deletes it), so a feed that outruns its page budget, or
+/// a retired source, leaves a bounded list.
+#[tokio::test]
+async fn pages_left_for_later_expire() {
+    let clock = Clock::fixed(chrono::Utc::now());
+    let store = store_at(clock.clone()).await;
+    let (first, second) = (article("s1", 1, &[]), article("s1", 2, &[]));
+    store
+        .add_pending_pages(&[&first, &second])
+        .await
+        .expect("left");
+    assert_eq!(store.pending_pages("s1", 10).await.expect("list").len(), 2);
+    assert_eq!(store.pending_pages("s1", 1).await.expect("list").len(), 1);
+    clock.advance(news::store::PAGE_WAIT - chrono::Duration::seconds(1));
+    assert_eq!(store.pending_pages("s1", 10).await.expect("list").len(), 2);
+    clock.advance(chrono::Duration::seconds(2));
+    assert!(store
+        .pending_pages("s1", 10)
+        .await
+        .expect("list")
+        .is_empty());
 }
 
 #[tokio::test]

@@ -84,7 +84,7 @@ pub use items::{
     cut_to_bytes, fit_article, ARTICLE_ITEM_BUDGET, MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
     MAX_URL_BYTES,
 };
-pub use pages::PendingPage;
+pub use pages::{PendingPage, PAGE_WAIT};
 pub use sources::SourcesPage;
 pub use sweep::SweepStep;
 

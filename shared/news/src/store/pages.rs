@@ -2,7 +2,9 @@
 //! page budget, each a row in a partition of the source's own, taken by its next refreshes
 //! before any new article. A row is claimed by deleting it, conditional on it still being
 //! there, so a page is fetched at most once however many refreshes of the source race for it
-//! (a redelivered message, two workers).
+//! (a redelivered message, two workers). A row expires after [`PAGE_WAIT`] (DynamoDB's TTL on
+//! `expiresAt`): a feed that brings more teasers than its refreshes fetch, or a retired
+//! source, leaves a bounded list, and an article whose page waited that long keeps its teaser.
 
 use futures::{StreamExt, TryStreamExt};
 use platform::dynamo::{is_condition_failed, key, s, AttributeValue, Attributes, Item};
@@ -19,6 +21,9 @@ pub struct PendingPage {
 
 /// Rows written at once when a refresh leaves pages for later.
 const WRITES_IN_FLIGHT: usize = 8;
+
+/// How long a page waits on its source's list before it is given up.
+pub const PAGE_WAIT: chrono::Duration = chrono::Duration::days(2);
 
 fn pages_pk(source_id: &str) -> String {
     format!("SOURCE#{source_id}#PAGES")
@@ -46,10 +51,18 @@ impl ContentStore {
             .key_condition_expression("pk = :pk")
             .expression_attribute_values(":pk", s(pages_pk(source_id)))
             .limit(i32::try_from(limit).unwrap_or(i32::MAX));
+        // TTL deletes late: a row past its time is skipped, as if gone.
+        let now = self.clock.now().timestamp();
         self.table
             .query_all(query, Some(limit))
             .await?
             .iter()
+            .filter(|item| {
+                item.get("expiresAt")
+                    .and_then(|v| v.as_n().ok())
+                    .and_then(|n| n.parse::<i64>().ok())
+                    .is_none_or(|at| at > now)
+            })
             .map(|item| {
                 Ok(PendingPage {
                     article_id: item.string(table, "articleId")?,
@@ -61,12 +74,17 @@ impl ContentStore {
 
     /// Leaves the pages of these articles (those with a link) to later refreshes.
     pub async fn add_pending_pages(&self, articles: &[&NewArticle]) -> Result<(), StoreError> {
+        let expires_at = (self.clock.now() + PAGE_WAIT).timestamp();
         let mut writes = Vec::new();
         for article in articles {
             if let Some(link) = &article.link {
                 let mut item = page_key(&article.source_id, &article.id);
                 item.insert("articleId".into(), s(&article.id));
                 item.insert("link".into(), s(link));
+                item.insert(
+                    "expiresAt".into(),
+                    AttributeValue::N(expires_at.to_string()),
+                );
                 writes.push(self.put_pending_page(item));
             }
         }
