@@ -34,7 +34,8 @@ pub(crate) struct ReactionRequest {
     kind: Option<String>,
 }
 
-/// Sets the caller's reaction to a published post (one per user; NONE removes it).
+/// Sets the caller's reaction to a published post (one per user); NONE takes it back from any
+/// post that exists, also one unpublished or removed since.
 #[utoipa::path(
     put,
     path = "/api/v1/posts/{id}/reaction",
@@ -47,8 +48,8 @@ pub(crate) struct ReactionRequest {
         (status = 200, description = "The post's counts and the caller's reaction", body = ReactionResult),
         (status = 400, description = "type or the id is invalid", body = ReasonErrorBody),
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
-        (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
-        (status = 409, description = "The caller's own draft", body = ReasonErrorBody),
+        (status = 404, description = "No such post, or (LIKE or DISLIKE) another author's draft", body = ReasonErrorBody),
+        (status = 409, description = "LIKE or DISLIKE on the caller's own draft", body = ReasonErrorBody),
         (status = 503, description = "The reaction is saved but its count could not be queued: retry", body = ReasonErrorBody),
         TooManyWrites,
     )
@@ -103,7 +104,8 @@ pub(crate) async fn bookmark(
     mark(state, user, id, true).await
 }
 
-/// Removes the caller's bookmark; removing a missing one changes nothing.
+/// Removes the caller's bookmark from any post that exists, also one unpublished or removed
+/// since; removing a missing one changes nothing.
 #[utoipa::path(
     delete,
     path = "/api/v1/posts/{id}/bookmark",
@@ -115,7 +117,7 @@ pub(crate) async fn bookmark(
         (status = 200, description = "The post's bookmark count, not bookmarked by the caller", body = BookmarkResult),
         (status = 400, description = "id is not a UUID", body = ReasonErrorBody),
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
-        (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
+        (status = 404, description = "No such post", body = ReasonErrorBody),
         TooManyWrites,
     )
 )]

@@ -2723,7 +2723,8 @@ export function replacePost(id, body, options = {}) {
 }
 
 /**
- * Removes the caller's bookmark; removing a missing one changes nothing.
+ * Removes the caller's bookmark from any post that exists, also one unpublished or removed
+ * since; removing a missing one changes nothing.
  *
  * `DELETE /api/v1/posts/{id}/bookmark`
  * @param {string} id The post's id
@@ -2772,7 +2773,8 @@ export function addComment(id, body, options = {}) {
 }
 
 /**
- * Sets the caller's reaction to a published post (one per user; NONE removes it).
+ * Sets the caller's reaction to a published post (one per user); NONE takes it back from any
+ * post that exists, also one unpublished or removed since.
  *
  * `PUT /api/v1/posts/{id}/reaction`
  * @param {string} id The post's id

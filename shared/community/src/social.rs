@@ -44,7 +44,8 @@ pub struct BookmarkResult {
 }
 
 impl Community {
-    /// Sets the caller's reaction to a published post. The counts answered are the post's as
+    /// Sets the caller's reaction to a published post, or takes it back from any post that
+    /// exists (unpublished or removed since included). The counts answered are the post's as
     /// of the reaction counter's last batch with the caller's own change added; the change to
     /// send to the reaction queue comes with them while the counter has it to count (also
     /// when a retry finds the reaction already so: a send that failed is sent again).
@@ -80,7 +81,8 @@ impl Community {
         ))
     }
 
-    /// Bookmarks a published post (`true`) or removes the caller's bookmark; idempotent.
+    /// Bookmarks a published post (`true`) or removes the caller's bookmark from any post
+    /// that exists (`false`); idempotent.
     pub async fn bookmark(
         &self,
         post: &PostId,
@@ -97,7 +99,7 @@ impl Community {
             store.marks(post.as_str(), caller.as_str())
         )?;
         let meta = meta
-            .filter(|p| p.visible_to(Some(caller.as_str())))
+            .filter(|p| !bookmarked || p.visible_to(Some(caller.as_str())))
             .ok_or(CommunityError::PostNotFound)?;
         Ok(BookmarkResult {
             save_count: meta.save_count,

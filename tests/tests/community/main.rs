@@ -13,6 +13,7 @@ mod aws_limits;
 mod bookmarks;
 mod cleanup;
 mod comments;
+mod counts;
 mod cursors;
 mod digests;
 mod errors;

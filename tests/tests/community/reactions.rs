@@ -238,10 +238,14 @@ async fn react_to_others_draft_404() {
     let draft = t.create_post(&author, &input).await;
     let id = draft["id"].as_str().unwrap();
     assert_reason_error(t.react(id, &bob, "LIKE").await, 404).await;
-    // The same answer as an unknown post, and for taking a reaction back.
-    assert_reason_error(t.react(id, &bob, "NONE").await, 404).await;
+    // The same answer as an unknown post; taking a reaction back is open on any post.
     let unknown = "5b0f3c1e-0000-4000-8000-000000000001";
     assert_reason_error(t.react(unknown, &bob, "LIKE").await, 404).await;
+    assert_reason_error(t.react(unknown, &bob, "NONE").await, 404).await;
+    assert_eq!(
+        counts(&t.react_ok(id, &bob, "NONE").await),
+        (0, 0, false, false)
+    );
     // The author's own draft: 409.
     assert_reason_error(t.react(id, &author, "LIKE").await, 409).await;
     let read = t.get_ok(&post_path(id), Some(&author)).await;

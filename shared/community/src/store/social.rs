@@ -286,17 +286,21 @@ impl Store {
             .unwrap_or_default())
     }
 
-    /// Sets `user`'s reaction to a published live post (`None`: removes it), on the user's
-    /// own row and profile only: the post's counters are the reaction counter's to move (when
-    /// [`Reacted::to_count`], the caller sends a [`crate::reactions::ReactionChange`]). Nothing
-    /// is written when it is already so.
+    /// Sets `user`'s reaction to a published live post, or removes it (`None`) from any post
+    /// that exists, on the user's own row and profile only: the post's counters are the
+    /// reaction counter's to move (when [`Reacted::to_count`], the caller sends a
+    /// [`crate::reactions::ReactionChange`]). Nothing is written when it is already so.
     pub async fn react(
         &self,
         post_id: &str,
         user_id: &str,
         reaction: Option<ReactionKind>,
     ) -> Result<Reacted, MarkError> {
-        let post = self.open_post(post_id).await?;
+        let post = match reaction {
+            Some(_) => self.open_post(post_id).await?,
+            // A reaction can always be taken back, whatever became of the post since.
+            None => self.post(post_id).await?.ok_or(MarkError::PostNotOpen)?,
+        };
         for _ in 0..REREADS {
             let old = self
                 .reaction_row(post_id, user_id, post.legacy_reactions)
