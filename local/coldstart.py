@@ -880,7 +880,7 @@ def main(argv=None) -> int:
     for arch, secs in build_time.items():
         print(f"build {arch}: {secs:.0f} s{'' if build_ok[arch] else ' (FAILED)'}")
 
-    print(f"budget (issue 24): every arm64 bootstrap at most {SIZE_BUDGET_MB:g} MB"
+    print(f"budget: every arm64 bootstrap at most {SIZE_BUDGET_MB:g} MB"
           + ("" if args.arm64 else " (not checked: run with --arm64)")
           + f", every init at most {INIT_BUDGET_RATIO:g}x the hello-world's: "
           + ("met" if not over_budget else "OVER for " + ", ".join(over_budget)))

@@ -9,7 +9,7 @@
 //! a partition (3,000 read or 1,000 write units a second), and DynamoDB's on-demand request
 //! cost of a month at target; it exits 1 when any key takes over half a partition.
 //!
-//! Targets (issue 25): news, 1M sources refreshed every 15 min, 50M articles a day, 20k list
+//! Targets: news, 1M sources refreshed every 15 min, 50M articles a day, 20k list
 //! reads a second; community, 5M posts a day, a viral post read 10k and liked 5k times a
 //! second, the feed 20k and search 2k a second; incidents, 1M logs a second from 10k services,
 //! one service at 100k; recipes, 1M users creating 2k and reading 20k recipes a second.

@@ -106,7 +106,7 @@ test("topic slugs are the API's: letters and digits of any script, # and + spell
   }
 });
 
-test("Document B's validation message is split into field errors only when every part names a field", () => {
+test("the community's validation message is split into field errors only when every part names a field", () => {
   assert.deepEqual(reasonDetails("Validation failed: title: must be 5 to 100 characters; topics: must be at most 10 names"), [
     "title: must be 5 to 100 characters",
     "topics: must be at most 10 names",

@@ -173,7 +173,7 @@ await journey("community journey", async (browser) => {
     await page.getByRole("link", { name: "Write a post" }).click();
     await waitForPath(page, "/community/write");
     const form = page.locator("form.write-form");
-    // The API's own validation message (Document B's error body) shows under the field.
+    // The API's own validation message (the Reason error body) shows under the field.
     await form.getByLabel("Title", { exact: true }).fill("Hey");
     await form.getByLabel("Content", { exact: true }).fill("Short.");
     await form.getByRole("button", { name: "Publish", exact: true }).click();

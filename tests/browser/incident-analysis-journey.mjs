@@ -1,4 +1,4 @@
-// The analysis pages (Document C's intelligence routes) in headless Chromium: an operator (the
+// The analysis pages (the incident platform's intelligence routes) in headless Chromium: an operator (the
 // provisioned admin grants the role) adds a runbook (its bad input first) and finds its
 // passage by a retrieval search; a burst of ERRORs opens an
 // incident, which is analysed in the cloud with retrieval (summary, root cause, severity,

@@ -1,4 +1,4 @@
-// An on-call engineer's journey through the incident pages (Document C) in headless Chromium:
+// An on-call engineer's journey through the incident pages (incident platform) in headless Chromium:
 // an operator (the provisioned admin grants the role) logs in, watches the live timeline take
 // in logs a service sends with the ingest key (sent by tests/tests/browser.rs over reqwest when
 // the journey asks), filters it, pages it by cursor, pauses and resumes it; finds the one

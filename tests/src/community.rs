@@ -1,4 +1,4 @@
-//! Document B's community service through the stack: its users, posts and the reason error
+//! The community's community service through the stack: its users, posts and the reason error
 //! body every route of it answers in.
 
 use reqwest::Response;
@@ -35,7 +35,7 @@ pub fn post_input(title: &str, topics: &[&str]) -> Value {
     })
 }
 
-/// Asserts Document B's error body `{timestamp, status, error, message}` (nothing else) and
+/// Asserts the Reason error body `{timestamp, status, error, message}` (nothing else) and
 /// returns it.
 pub async fn assert_reason_error(response: Response, status: u16) -> Value {
     assert_eq!(response.status().as_u16(), status, "status");
@@ -202,7 +202,7 @@ impl TestStack {
     }
 }
 
-/// Document B's image upload.
+/// The community's image upload.
 pub const UPLOAD_IMAGES: &str = "/api/v1/uploads/images";
 /// The boundary of the forms [`form`] writes.
 pub const BOUNDARY: &str = "----stack-tests-7MA4YWxkTrZu0gW";

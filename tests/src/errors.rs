@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::header;
 
-/// Asserts the Document A error body and returns it.
+/// Asserts the the news reader error body and returns it.
 pub async fn assert_news_error(response: Response, status: u16, path: &str) -> Value {
     assert_eq!(response.status().as_u16(), status, "status");
     let content_type = header(response.headers(), "content-type").to_string();

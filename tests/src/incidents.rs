@@ -1,4 +1,4 @@
-//! Document C's incident-log platform through the stack: ingesting logs, waiting for the
+//! The incident platform through the stack: ingesting logs, waiting for the
 //! processor (the stack's real queue poller), and the routes' requests.
 
 use std::future::Future;

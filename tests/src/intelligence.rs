@@ -1,4 +1,4 @@
-//! Document C's incident intelligence as tests use it: a stack whose cloud and local models
+//! The incident platform's intelligence as tests use it: a stack whose cloud and local models
 //! are two [`FakeLlm`]s, the model's analysis answers, runbooks, and the routes' requests.
 
 use std::collections::BTreeMap;

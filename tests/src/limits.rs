@@ -31,7 +31,7 @@ pub fn from(request: RequestBuilder, ip: &str) -> RequestBuilder {
     request.header("x-forwarded-for", ip)
 }
 
-/// Asserts a 429 in Document A's error body for `path`, with a `Retry-After` of 1 to
+/// Asserts a 429 in the detailed error body for `path`, with a `Retry-After` of 1 to
 /// `window` seconds; returns the body and the seconds.
 pub async fn assert_rate_limited(response: Response, path: &str, window: u64) -> (Value, u64) {
     let retry_after = header(response.headers(), "retry-after").to_string();

@@ -1,4 +1,4 @@
-//! The recipe service as tests use it: recipe accounts (Document C's Credentials) through the
+//! The recipe service as tests use it: recipe accounts (the recipe service's Credentials) through the
 //! users function, and recipe requests with a token.
 
 use reqwest::Response;

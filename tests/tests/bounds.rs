@@ -1,6 +1,6 @@
 //! Every id, name and URL a client sends has a length limit: values that would break
 //! DynamoDB's 2,048-byte partition key limit in AWS (the emulator does not enforce it) are a
-//! 400 naming the field, or a 404, in Document A's error body, before any table is read.
+//! 400 naming the field, or a 404, in the detailed error body, before any table is read.
 // Test code: a failed unwrap, index or assertion is how a test fails.
 #![allow(
     clippy::unwrap_used,
@@ -28,7 +28,7 @@ fn sent(path: &str) -> String {
     path.replace('é', "%C3%A9")
 }
 
-/// Asserts a 400 in Document A's body whose details name `field`.
+/// Asserts a 400 in the detailed error body whose details name `field`.
 async fn assert_names(response: reqwest::Response, path: &str, field: &str) -> Value {
     let body = assert_news_error(response, 400, &sent(path)).await;
     assert!(
@@ -144,7 +144,7 @@ async fn bodies_are_json_objects() {
     assert_names(response, "/auth/login", "body").await;
 }
 
-/// Document B: every id in a path or a list is a UUID (any case), every page 0 to 49 and size
+/// The community: every id in a path or a list is a UUID (any case), every page 0 to 49 and size
 /// 1 to 20, every id list within its count; anything else is a 400 in the reason body naming
 /// the field, before any table is read.
 #[tokio::test]

@@ -2,10 +2,10 @@
 //! against the emulator, real feeds served on loopback and an OpenAI-compatible server, and
 //! `tests/browser/journey.mjs` driving headless Chromium through every feature of the news
 //! reader on a desktop and a phone viewport; `tests/browser/community-journey.mjs` does the
-//! same for the community pages (Document B), `tests/browser/digest-journey.mjs` for the
-//! digest pages, `tests/browser/recipes-journey.mjs` for the recipe pages (Document C),
+//! same for the community pages (community), `tests/browser/digest-journey.mjs` for the
+//! digest pages, `tests/browser/recipes-journey.mjs` for the recipe pages,
 //! `tests/browser/incident-journey.mjs` for the incident pages and
-//! `tests/browser/incident-analysis-journey.mjs` for the analysis pages (Document C, both
+//! `tests/browser/incident-analysis-journey.mjs` for the analysis pages (both
 //! sending logs through the ingestion API over reqwest when the journey asks), and
 //! `tests/browser/roles-journey.mjs` for roles and sessions (the accounts page, the sections
 //! each role opens, the password change and signing out everywhere).
@@ -411,7 +411,7 @@ async fn digest_journey_in_chromium() {
     assert!(calls[1].prompt().contains("Storm closes the coast road"));
 }
 
-/// The recipe pages in Chromium (Document C): a recipe account logs in on the web client,
+/// The recipe pages in Chromium: a recipe account logs in on the web client,
 /// writes a recipe, reads its nutrients from the food table, saves a recipe the (fake) model
 /// suggested, sets its preferences, edits the recipe and asks about it, turns the list's
 /// pages, on a desktop and a phone.
@@ -494,7 +494,7 @@ async fn ingest_control(t: &TestStack) -> TestServer {
     TestServer::start(app).await
 }
 
-/// The incident pages in Chromium (Document C), as an operator: logs sent with the ingest key
+/// The incident pages in Chromium, as an operator: logs sent with the ingest key
 /// arrive on the live timeline (filtered, paged by cursor, paused and resumed); the burst of
 /// ERRORs is exactly one incident, whose grouped logs and reason show, acknowledged then
 /// resolved with a note and an assignee; its alert acknowledged and resolved; an alert rule
@@ -542,7 +542,7 @@ async fn incident_journey_in_chromium() {
 /// What the model answers every analysis, in the fields API.md asks it for.
 const ANALYSIS_ANSWER: &str = r#"{"summary": "Checkout's payment gateway calls time out in a burst.", "root_cause": "The gateway's connection pool is exhausted.", "severity": "HIGH", "recommendations": ["Restart the gateway connection pool.", "Raise the pool's size and alert on its saturation."]}"#;
 
-/// The analysis pages in Chromium (Document C's intelligence routes): a runbook added and found
+/// The analysis pages in Chromium (the incident platform's intelligence routes): a runbook added and found
 /// by retrieval, an incident analysed in the cloud with retrieval (the cited passage shown),
 /// a log analysed locally without it, the runbook deleted, an analysis on a phone. Both
 /// providers are the fake model.

@@ -1,5 +1,5 @@
 //! A DynamoDB outage: each HTTP function's own code, built with its stack environment but
-//! AWS at a closed port, answers 503 in Document A's error body on every route that needs its
+//! AWS at a closed port, answers 503 in the detailed error body on every route that needs its
 //! table (never 500), and the GenAI function does not ask the paid model without its cache.
 // Test code: a failed unwrap, index or assertion is how a test fails.
 #![allow(
@@ -18,7 +18,7 @@ use stack_tests::router::{self, Answer};
 use stack_tests::server::closed_port;
 use stack_tests::stack::TestStack;
 
-/// Asserts a 503 in Document A's error body for `path` (as the function sees it).
+/// Asserts a 503 in the detailed error body for `path` (as the function sees it).
 fn assert_unavailable(answer: &Answer, what: &str, path: &str) {
     assert_eq!(answer.status, 503, "{what}: {}", answer.text());
     let body = answer.json();

@@ -1,4 +1,4 @@
-//! The digest service's errors as HTTP answers (rendered in Document B's reason body).
+//! The digest service's errors as HTTP answers (rendered in the community's reason body).
 
 use digests::DigestError;
 use platform::ApiError;

@@ -1,9 +1,9 @@
-//! The community digests function: Document B's news digests behind `/api/v1/digests`,
+//! The community digests function: the community's news digests behind `/api/v1/digests`,
 //! `/api/v1/internal/digests` and `/api/v1/admin/digests` (their own API Gateway routes, so
 //! they never collide with the community function's).
 //!
 //! Each handler parses its input into `digests::input` types and makes one call on
-//! [`digests::Digests`]; [`errors`] turns the domain's errors into HTTP answers in Document B's
+//! [`digests::Digests`]; [`errors`] turns the domain's errors into HTTP answers in the community's
 //! body `{timestamp, status, error, message}`, framework errors included. [`ports`]
 //! implements the domain's ports over HTTP; the digest worker and scheduler build the same
 //! service and ports with [`DigestEdge::from_env`].
@@ -54,7 +54,7 @@ use utoipa::{IntoParams, OpenApi, ToSchema};
 use crate::errors::to_api;
 use crate::ports::Services;
 
-/// The public path prefix of Document B.
+/// The public path prefix of the community.
 pub const PREFIX: &str = "/api/v1";
 /// The model's time within a synchronous generation: API Gateway gives up at 30 s, and the
 /// content and identity reads come first.
@@ -175,7 +175,7 @@ pub fn app(edge: Arc<DigestEdge>, env: &Env) -> Result<Router, BoxError> {
     ))
 }
 
-/// The 503 of every operation that documents none of its own, in Document B's body.
+/// The 503 of every operation that documents none of its own, in the Reason body.
 const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
     description: "The digests table or queue cannot be reached or is throttling: retry later",
 };
@@ -205,7 +205,7 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         ReasonErrorBody
     )),
     modifiers(&SecuritySchemes, &UNAVAILABLE),
-    tags((name = "digests", description = "Document B's news digests: personal and public, generated daily and on demand"))
+    tags((name = "digests", description = "The community's news digests: personal and public, generated daily and on demand"))
 )]
 struct DigestsApi;
 

@@ -1,4 +1,4 @@
-//! The community uploads function: Document B's image upload, `POST /api/v1/uploads/images`,
+//! The community uploads function: the community's image upload, `POST /api/v1/uploads/images`,
 //! and the presigned upload straight to S3 ([`presigned`]) for images of up to 20 MiB.
 //!
 //! A signed-in user sends one image as the multipart field `file`; it is counted against the
@@ -7,7 +7,7 @@
 //! `images/{uuid}.{ext}` with the sniffed `Content-Type` and a year's immutable caching, and
 //! answered with its public URL. The presigned flow ends in the same object and answer, after
 //! the browser sent the file to S3 itself. Errors, the framework's 404/405/413/415 included,
-//! are in Document B's body `{timestamp, status, error, message}`.
+//! are in the Reason body `{timestamp, status, error, message}`.
 //!
 //! A function of its own, not a route of the community function: it alone may write the
 //! bucket, its bootstrap carries no post code, and its body limit (5 MiB and the form around
@@ -40,7 +40,7 @@ use utoipa::{IntoResponses, OpenApi, ToSchema};
 use crate::multipart::MultipartError;
 use crate::sniff::ImageType;
 
-/// The public path prefix of Document B.
+/// The public path prefix of the community.
 pub const PREFIX: &str = "/api/v1";
 /// The form field that carries the image.
 pub const FIELD: &str = "file";
@@ -152,7 +152,7 @@ pub struct UploadedImage {
     pub url: String,
 }
 
-/// The 429 of a spent upload limit, in Document B's body.
+/// The 429 of a spent upload limit, in the Reason body.
 pub(crate) struct TooManyUploads;
 
 impl IntoResponses for TooManyUploads {
@@ -289,7 +289,7 @@ pub(crate) fn storage_error(error: AwsError) -> ApiError {
     paths(upload_image, presigned::presign_upload, presigned::confirm_upload),
     components(schemas(ImageUpload, UploadedImage, ReasonErrorBody)),
     modifiers(&SecuritySchemes),
-    tags((name = "community", description = "Document B's community service: posts and topics"))
+    tags((name = "community", description = "The community service: posts and topics"))
 )]
 struct UploadsApi;
 

@@ -1,4 +1,4 @@
-//! The community service's errors as HTTP answers (rendered in Document B's reason body by
+//! The community service's errors as HTTP answers (rendered in the community's reason body by
 //! the router's error layer).
 
 use community::CommunityError;

@@ -1,4 +1,4 @@
-//! The community function: Document B's posts, comments, reactions, bookmarks, user lists,
+//! The community function: the community's posts, comments, reactions, bookmarks, user lists,
 //! topics and post summaries behind `/api/v1/posts`, `/api/v1/comments`, `/api/v1/users`,
 //! `/api/v1/topics`, `/api/v1/internal/topics`, and the admin's summary routes under
 //! `/api/v1/admin/summaries` and `/api/v1/admin/posts` ([`summaries`]; the summaries are
@@ -7,7 +7,7 @@
 //! Each handler parses its input into `community::input` types and makes one call on
 //! [`community::Community`], which owns storage (its `store` module documents the table's
 //! access patterns); [`errors`] turns the domain's errors into HTTP answers, which the router
-//! renders in Document B's body `{timestamp, status, error, message}`, framework errors
+//! renders in the Reason body `{timestamp, status, error, message}`, framework errors
 //! (404, 405, 413, 415) included.
 
 mod accounts;
@@ -68,7 +68,7 @@ fn view_salt(env: &Env) -> Arc<[u8]> {
     Arc::from(salt.to_vec())
 }
 
-/// The public path prefix of Document B.
+/// The public path prefix of the community.
 pub const PREFIX: &str = "/api/v1";
 /// How long the identity service may take to describe a user.
 const IDENTITY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -202,7 +202,7 @@ pub fn app(
     ))
 }
 
-/// The 503 of every operation that documents none of its own, in Document B's body.
+/// The 503 of every operation that documents none of its own, in the Reason body.
 const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
     description: "The community table cannot be reached, is throttling, or the item stayed contended: retry later",
 };
@@ -267,8 +267,8 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
     )),
     modifiers(&SecuritySchemes, &UNAVAILABLE),
     tags(
-        (name = "community", description = "Document B's community service: posts and topics"),
-        (name = "community-admin", description = "Document B's admin operations on post summaries")
+        (name = "community", description = "The community service: posts and topics"),
+        (name = "community-admin", description = "The community's admin operations on post summaries")
     )
 )]
 struct CommunityApi;

@@ -1,4 +1,4 @@
-//! The content service's errors as HTTP answers, in Document A's error body.
+//! The content service's errors as HTTP answers, in the detailed error body.
 
 use news::NewsError;
 use platform::ApiError;

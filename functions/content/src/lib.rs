@@ -1,4 +1,4 @@
-//! The content function: Document A's content service behind `/api/content/{proxy+}`.
+//! The content function: the news reader's content service behind `/api/content/{proxy+}`.
 //!
 //! Shared RSS sources and their subscribers, articles and topics. Each handler parses its
 //! input into the `news` crate's types and makes one call on [`news::News`] (which owns
@@ -161,7 +161,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         Health
     )),
     modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME, &TABLE_UNAVAILABLE),
-    tags((name = "content", description = "Document A's content service: shared sources, their subscribers, articles and topics"))
+    tags((name = "content", description = "The news reader's content service: shared sources, their subscribers, articles and topics"))
 )]
 struct ContentApi;
 

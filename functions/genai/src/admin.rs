@@ -1,10 +1,10 @@
-//! Document B's provider configuration, `GET` and `PUT /api/v1/admin/ai/provider` (admin JWT):
+//! The community's provider configuration, `GET` and `PUT /api/v1/admin/ai/provider` (admin JWT):
 //! which provider and model the GenAI operations use in this deployment.
 //!
-//! The one Document B route outside the `community-` functions: only GenAI knows its default
+//! The one community route outside the `community-` functions: only GenAI knows its default
 //! provider, model and temperature and whether each provider has a key, and the override is
-//! its own runtime state. So these routes answer in Document B's Reason body, and the rest
-//! of the function keeps Document A's. The choice is stored per deployment
+//! its own runtime state. So these routes answer in the Reason body, and the rest
+//! of the function keeps the detailed body. The choice is stored per deployment
 //! ([`llm::provider_override`]): every instance sees it, a new deployment starts from the
 //! environment again.
 
@@ -27,7 +27,7 @@ use utoipa::ToSchema;
 
 use crate::errors;
 
-/// Where these routes live; their errors take Document B's Reason body.
+/// Where these routes live; their errors take the Reason body.
 pub const PREFIX: &str = "/api/v1/admin/ai";
 /// The provider configuration's path.
 pub const PROVIDER_PATH: &str = "/api/v1/admin/ai/provider";

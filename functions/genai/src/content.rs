@@ -1,5 +1,5 @@
 //! The assistant's [`ArticleSource`] port over the content service's public API
-//! (`GET {INTERNAL_API_URL}/api/content/articles/{id}`, no token), as Document A says.
+//! (`GET {INTERNAL_API_URL}/api/content/articles/{id}`, no token), as the API says.
 //!
 //! Not found is the port's [`ArticleError::NotFound`]; anything else that goes wrong with the
 //! content service (unreachable, slow, another status, an unreadable body) is

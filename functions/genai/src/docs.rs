@@ -94,7 +94,7 @@ fn cache_header() -> utoipa::openapi::header::Header {
         .build()
 }
 
-/// The error responses of every GenAI operation, in Document A's `ErrorBody`.
+/// The error responses of every GenAI operation, in the detailed `ErrorBody`.
 pub struct OperationErrors;
 
 impl IntoResponses for OperationErrors {

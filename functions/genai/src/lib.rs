@@ -1,11 +1,11 @@
-//! The GenAI function: Document A's GenAI service, at `/api/ai/...` through the HTTP API and
-//! unprefixed on the function's own URL (the seed's "GenAI service itself").
+//! The GenAI function: the news reader's GenAI service, at `/api/ai/...` through the HTTP API and
+//! unprefixed on the function's own URL (the product's "GenAI service itself").
 //!
 //! `POST /summarize`, `/explain`, `/sentiment`, `/qa`, the same answers as server-sent events
 //! at `/stream/summarize`, `/stream/explain`, `/stream/qa` ([`streaming`]), `GET /health`, and the interactive
-//! docs at `/docs` (the document at `/docs/openapi.json`). Also Document B's admin provider
+//! docs at `/docs` (the document at `/docs/openapi.json`). Also the community's admin provider
 //! configuration at `/api/v1/admin/ai/provider` ([`admin`], Reason error bodies): the one
-//! Document B route not in a `community-` function, because the provider is GenAI's own state. Everything but HTTP lives in the
+//! community route not in a `community-` function, because the provider is GenAI's own state. Everything but HTTP lives in the
 //! `assistant` crate and the LLM client in the `llm` crate; this crate maps HTTP to
 //! [`Assistant::answer`], its failures to statuses ([`errors`]), and implements the
 //! assistant's port to the content service ([`content`]).
@@ -121,9 +121,9 @@ pub struct GenAi {
     pub api_timeout: Duration,
 }
 
-/// The routes, answered both under [`PREFIX`] and unprefixed, errors in Document A's shape
+/// The routes, answered both under [`PREFIX`] and unprefixed, errors in the detailed shape
 /// with the unprefixed `path`, the operations behind `limits`; the admin routes under
-/// [`admin::PREFIX`] with Document B's Reason errors; each request traced when telemetry is on.
+/// [`admin::PREFIX`] with the Reason errors; each request traced when telemetry is on.
 pub fn app(genai: GenAi, limits: AiLimits, admin: admin::AdminState, otel: &Otel) -> Router {
     let operations = Router::new()
         .route("/summarize", post(summarize))
@@ -181,7 +181,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
     info(
         title = "GenAI service",
         description = "Summaries, explanations, sentiment and bias, and question answering on \
-            one news article (Document A). Give exactly one of articleId or text."
+            one news article (the news reader). Give exactly one of articleId or text."
     ),
     paths(
         summarize,
@@ -206,7 +206,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
 )]
 struct GenAiApi;
 
-/// Document B's provider configuration, at its absolute path, with Reason error bodies.
+/// The community's provider configuration, at its absolute path, with Reason error bodies.
 #[derive(OpenApi)]
 #[openapi(
     paths(admin::read_provider, admin::set_provider),
@@ -218,7 +218,7 @@ struct GenAiApi;
         llm::ProviderKind
     )),
     modifiers(&SecuritySchemes),
-    tags((name = "admin-ai", description = "The GenAI provider configuration (admin, Document B)"))
+    tags((name = "admin-ai", description = "The GenAI provider configuration (admin, community)"))
 )]
 struct AdminAiApi;
 
@@ -261,7 +261,7 @@ impl GenAi {
 
 impl GenAi {
     /// When the model's answer is due: API Gateway ends the request at 30 s with a bare 503,
-    /// so through it the seed's 502 comes first; the function URL waits the provider's timeout.
+    /// so through it a 502 comes first; the function URL waits the provider's timeout.
     fn deadline(&self, extensions: &Extensions) -> Option<Instant> {
         let arrived = extensions
             .get::<limits::Arrival>()
@@ -477,7 +477,7 @@ mod tests {
                 .paths
                 .keys()
                 .all(|p| !p.starts_with("/api/v1")),
-            "the function's own docs show Document A's operations only"
+            "the function's own docs show the news reader's operations only"
         );
     }
 }

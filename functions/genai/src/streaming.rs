@@ -4,7 +4,7 @@
 //! Events (design in `docs/assistant-streaming.md`):
 //! - `delta`, data `{"text": "..."}`: the next piece of the answer, in order;
 //! - `done`, data: the JSON operation's whole response body (the finished answer);
-//! - `error`, data: Document A's error body (`code` 502): the model failed mid-answer.
+//! - `error`, data: the detailed error body (`code` 502): the model failed mid-answer.
 //!
 //! Anything that fails before the first event (validation, limits, article, cache, the
 //! provider refusing the request) is the JSON operations' error response, with its status. A

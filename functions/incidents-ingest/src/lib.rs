@@ -1,4 +1,4 @@
-//! The incidents ingestion function: `POST /api/v1/logs` of Document C's incident-log
+//! The incidents ingestion function: `POST /api/v1/logs` of the incident platform's
 //! platform. It checks one log or a batch of up to 500, gives each its id, scrubs each
 //! `logContent` of secrets (the analysis's redaction), and answers 202 `{accepted, ids}` only
 //! once every log is on the ingest queue (`incidents::queue`: many logs per message,
@@ -143,7 +143,7 @@ impl utoipa::Modify for IngestKeyScheme {
     paths(ingest),
     components(schemas(IngestAccepted, LogsRequest, LogBatch, LogSubmission, ErrorBody)),
     modifiers(&SecuritySchemes, &IngestKeyScheme),
-    tags((name = "incidents", description = "Document C's incident-log platform: logs, incidents, alerts, logbook"))
+    tags((name = "incidents", description = "The incident platform: logs, incidents, alerts, logbook"))
 )]
 struct IngestApi;
 

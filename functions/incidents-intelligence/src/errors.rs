@@ -1,4 +1,4 @@
-//! The intelligence service's errors as HTTP answers, in Document A's error body.
+//! The intelligence service's errors as HTTP answers, in the detailed error body.
 
 use incident_intelligence::IntelligenceError;
 use llm::LlmError;

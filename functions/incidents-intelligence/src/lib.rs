@@ -1,5 +1,5 @@
-//! The incident intelligence function: Document C's AI analysis of log text and its
-//! retrieval corpus, as the seed's gateway routes them to the "intelligence service":
+//! The incident intelligence function: the incident platform's AI analysis of log text and its
+//! retrieval corpus, as the API gateway routes them to the "intelligence service":
 //! `POST /api/v1/analyze`, `POST /api/v1/analyses/query`, `DELETE /api/v1/analyses/{log_id}`,
 //! `DELETE /api/v1/analyses`, `/api/v1/rag/*` (runbook documents and search), `GET /health`,
 //! and its interactive docs at `/docs` (Swagger UI on its own document, `/docs/openapi.json`).
@@ -10,7 +10,7 @@
 //! Each handler parses its input with `incident_intelligence::input`, is braked per user
 //! where it costs money ([`brake`]) and makes one call on [`Intelligence`] (the
 //! `incident-intelligence` crate documents the table, the index and the calls per request);
-//! [`errors`] turns the domain's errors into HTTP answers in Document A's body.
+//! [`errors`] turns the domain's errors into HTTP answers in the detailed error body.
 //! `DELETE /api/v1/analyses` hides every analysis at once and queues their deletion, which the
 //! sweeper function (`incidents-intelligence-sweeper`) carries out in steps.
 
@@ -153,7 +153,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
     info(
         title = "Incident intelligence",
         description = "AI analysis of log text (secrets redacted first), with retrieval from \
-            the team's runbooks and earlier analyses (Document C's incident-log platform)."
+            the team's runbooks and earlier analyses (the incident platform)."
     ),
     paths(
         analyze,
@@ -189,7 +189,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         ErrorBody
     )),
     modifiers(&SecuritySchemes, &TABLE_UNAVAILABLE),
-    tags((name = "intelligence", description = "Document C's incident intelligence: analysis of logs, runbooks, retrieval"))
+    tags((name = "intelligence", description = "The incident platform's intelligence: analysis of logs, runbooks, retrieval"))
 )]
 struct IntelligenceApi;
 

@@ -1,4 +1,4 @@
-//! The incident metrics function: Document C's "metrics server" and "dashboard server".
+//! The incident metrics function: the incident platform's "metrics server" and "dashboard server".
 //!
 //! - `GET /prometheus`: the platform's metrics in Prometheus's text exposition format 0.0.4;
 //! - `GET /grafana`: a dashboard page whose charts (log volume by severity, incidents by
@@ -42,9 +42,9 @@ use utoipa::OpenApi;
 
 pub use dashboard::{dashboard_csp, DASHBOARD_HTML};
 
-/// The exposition's path (the seed's).
+/// The exposition's path.
 pub const PROMETHEUS: &str = "/prometheus";
-/// The dashboard page's path (the seed's).
+/// The dashboard page's path.
 pub const GRAFANA: &str = "/grafana";
 /// The JSON the dashboard draws.
 pub const GRAFANA_METRICS: &str = "/grafana/api/metrics";
@@ -281,7 +281,7 @@ impl utoipa::Modify for MetricsBasicScheme {
     paths(prometheus, grafana, grafana_metrics),
     components(schemas(MetricsReport, MetricFamily, MetricSeries, HistogramBucket, ErrorBody)),
     modifiers(&MetricsBasicScheme, &TABLE_UNAVAILABLE),
-    tags((name = "metrics", description = "Document C's incident-log platform: Prometheus metrics and the dashboard"))
+    tags((name = "metrics", description = "The incident platform: Prometheus metrics and the dashboard"))
 )]
 struct MetricsApi;
 

@@ -1,4 +1,4 @@
-//! The incident platform's errors as HTTP answers, in Document A's error body.
+//! The incident platform's errors as HTTP answers, in the detailed error body.
 
 use incidents::IncidentsError;
 use platform::ApiError;

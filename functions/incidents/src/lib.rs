@@ -1,5 +1,5 @@
-//! The incidents function: Document C's incident-log platform apart from ingestion, as the
-//! seed's gateway routes it: the timeline (`GET` and `DELETE /api/v1/logs`,
+//! The incidents function: the incident platform apart from ingestion, as the
+//! API gateway routes it: the timeline (`GET` and `DELETE /api/v1/logs`,
 //! `DELETE /api/v1/logs/{id}`), alert rules and alerts (`/api/v1/alerts`), incidents
 //! (`/api/v1/incidents`), the logbook (`/api/v1/logbook`) and the ingest keys
 //! (`/api/v1/ingest/keys`). Every route needs an OPERATOR or ADMIN token (401 without a valid
@@ -8,7 +8,7 @@
 //!
 //! Each handler parses its input with `incidents::input` and makes one call on
 //! [`incidents::Incidents`] (its `store` module documents the table's keys); [`errors`]
-//! turns the domain's errors into HTTP answers in Document A's body. A timeline deletion
+//! turns the domain's errors into HTTP answers in the detailed error body. A timeline deletion
 //! that names filters is queued (`incidents-processor` deletes it in steps) and answered 204.
 
 mod channels;
@@ -210,7 +210,7 @@ async fn allow_ingestion(uri: axum::http::Uri, mut response: Response) -> Respon
         ErrorBody
     )),
     modifiers(&SecuritySchemes, &TABLE_UNAVAILABLE),
-    tags((name = "incidents", description = "Document C's incident-log platform: logs, incidents, alerts, logbook"))
+    tags((name = "incidents", description = "The incident platform: logs, incidents, alerts, logbook"))
 )]
 struct IncidentsApi;
 

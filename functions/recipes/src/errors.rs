@@ -1,4 +1,4 @@
-//! How the recipe service's errors answer over HTTP (Document A's detailed body).
+//! How the recipe service's errors answer over HTTP (the detailed body).
 
 use platform::ApiError;
 use recipes::RecipesError;

@@ -1,9 +1,9 @@
-//! The recipes function: Document C's recipe service behind `/api/recipes/{proxy+}` (its
+//! The recipes function: the recipe service behind `/api/recipes/{proxy+}` (its
 //! accounts, `/api/recipes/auth/*` and `/api/recipes/users/me`, are the users function's:
 //! identity owns every account).
 //!
 //! Each handler parses its input into `recipes::input` types and makes one call on
-//! [`recipes::Recipes`]; [`errors`] turns the domain's errors into Document A's detailed
+//! [`recipes::Recipes`]; [`errors`] turns the domain's errors into the detailed
 //! error body. The AI routes are braked per user ([`brake`]) and read the caller's
 //! preferences from identity ([`identity`]). `DELETE /api/recipes/internal/users/{id}` is
 //! identity's call when it deletes an account ([`accounts`]).
@@ -186,7 +186,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         Health
     )),
     modifiers(&SecuritySchemes, &TABLE_UNAVAILABLE),
-    tags((name = "recipes", description = "Document C's recipe service: recipes, generation, nutrients and questions"))
+    tags((name = "recipes", description = "The recipe service: recipes, generation, nutrients and questions"))
 )]
 struct RecipesApi;
 

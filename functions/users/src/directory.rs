@@ -27,7 +27,7 @@ pub(crate) fn routes() -> Router<AppState> {
 )]
 pub(crate) struct DirectoryApi;
 
-/// A user as other services of the platform see them (Document B's authors and list
+/// A user as other services of the platform see them (the community's authors and list
 /// privacy).
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -42,7 +42,7 @@ struct InternalUser {
     show_bookmarks: bool,
     /// Whether others may see the user's likes (false until the user turns it on).
     show_likes: bool,
-    /// The topic slugs the user follows (Document B's personal digests).
+    /// The topic slugs the user follows (the community's personal digests).
     followed_topics: Vec<String>,
 }
 

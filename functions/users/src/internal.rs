@@ -1,5 +1,5 @@
 //! The other services' internal routes, called through the public API with the internal
-//! service token: the [`TopicFollowers`] port (Document B's
+//! service token: the [`TopicFollowers`] port (the community's
 //! `POST /api/v1/internal/topics/follower-deltas`, with an `Idempotency-Key`), and the
 //! account-deletion cleanups of the community ([`CommunityAccounts`]) and of the recipe
 //! service ([`RecipeAccounts`]).

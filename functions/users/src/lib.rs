@@ -1,4 +1,4 @@
-//! The users function: Document A's user service behind `/api/users/{proxy+}`.
+//! The users function: the identity service behind `/api/users/{proxy+}`.
 //!
 //! Accounts, tokens (user logins and OAuth2 client credentials), the JWKS, profile and
 //! settings, news source subscriptions and account deletion. All domain logic lives in the
@@ -50,7 +50,7 @@ use crate::oauth::{ServiceToken, TokenRequest};
 
 /// The public path prefix of this route family.
 pub const PREFIX: &str = "/api/users";
-/// The recipe service's account routes (Document C), which this function serves too.
+/// The recipe service's account routes, which this function serves too.
 pub const RECIPES_PREFIX: &str = "/api/recipes";
 
 /// How long a call to the content service may take.
@@ -172,7 +172,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
 #[openapi(
     paths(jwks, oauth::token, health),
     components(schemas(Jwks, Jwk, TokenRequest, ServiceToken, ErrorBody, Health)),
-    tags((name = "users", description = "Document A's user service: accounts, tokens, profile, settings and source subscriptions"))
+    tags((name = "users", description = "The identity service: accounts, tokens, profile, settings and source subscriptions"))
 )]
 struct UsersApi;
 

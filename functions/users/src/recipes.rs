@@ -1,4 +1,4 @@
-//! The recipe service's accounts (Document C) under `/api/recipes`: register, login, read and
+//! The recipe service's accounts (recipe service) under `/api/recipes`: register, login, read and
 //! update the user. Identity owns every account of the platform, so these routes live in the
 //! users function (the template routes them here) and answer under the recipe service's
 //! Credentials rules; the tokens are the platform's JWTs, valid on the news side too.
@@ -22,13 +22,13 @@ use crate::errors::to_api;
 use crate::responses::{NeedsLiveUser, NeedsUser, TooManyLogins};
 use crate::{no_store, AppState, LoginToken, Me};
 
-/// Document C's Message.
+/// The recipe service's Message.
 #[derive(Serialize, ToSchema)]
 pub(crate) struct Message {
     message: String,
 }
 
-/// Document C's Message after an update; a password change also carries the token of this
+/// The recipe service's Message after an update; a password change also carries the token of this
 /// session (every other one has ended).
 #[derive(Serialize, ToSchema)]
 pub(crate) struct UserUpdated {
@@ -73,7 +73,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         ErrorBody
     )),
     modifiers(&SecuritySchemes, &TABLE_UNAVAILABLE),
-    tags((name = "recipe-accounts", description = "Document C's recipe service: accounts (the platform's one identity) and preferences"))
+    tags((name = "recipe-accounts", description = "The recipe service: accounts (the platform's one identity) and preferences"))
 )]
 struct RecipeAccountsApi;
 

@@ -388,7 +388,7 @@ import { request } from "./http.js";
  */
 
 /**
- * The detailed error body (Documents A and C).
+ * The detailed error body (news reader, recipes, incident platform).
  * @typedef {Object} ErrorBody
  * @property {number} code The HTTP status.
  * @property {Array<string>} details `field: reason` entries; empty when none.
@@ -425,7 +425,7 @@ import { request } from "./http.js";
  */
 
 /**
- * A post whose summary failed (the seed's "Failed-summary row").
+ * A post whose summary failed (the product's "Failed-summary row").
  * @typedef {Object} FailedSummary
  * @property {string} authorId
  * @property {string} id
@@ -616,11 +616,11 @@ import { request } from "./http.js";
  */
 
 /**
- * A user as other services of the platform see them (Document B's authors and list
+ * A user as other services of the platform see them (the community's authors and list
  * privacy).
  * @typedef {Object} InternalUser
  * @property {string} displayName The profile's name, else the username.
- * @property {Array<string>} followedTopics The topic slugs the user follows (Document B's personal digests).
+ * @property {Array<string>} followedTopics The topic slugs the user follows (the community's personal digests).
  * @property {string} id
  * @property {Array<Role>} roles
  * @property {boolean} showBookmarks Whether others may see the user's bookmarks (false until the user turns it on).
@@ -763,7 +763,7 @@ import { request } from "./http.js";
  */
 
 /**
- * Document C's Message.
+ * The recipe service's Message.
  * @typedef {Object} Message
  * @property {string} message
  */
@@ -813,7 +813,7 @@ import { request } from "./http.js";
  */
 
 /**
- * The page envelope of Document A.
+ * The news reader's page envelope.
  * @typedef {Object} Page_Article
  * @property {Array<{author?: (string|null), id: string, imageUrl?: (string|null), link?: (string|null), paragraphs?: Array<string>, publishedAt: string, sourceId: string, sourceTitle: string, summary?: (string|null), title: string, topics: Array<TopicRef>}>} content
  * @property {string} [nextCursor] The `cursor` of the next page; absent on the last page.
@@ -939,7 +939,7 @@ import { request } from "./http.js";
  */
 
 /**
- * A post's AI summary (the seed's "Summary state").
+ * A post's AI summary (the product's "Summary state").
  * @typedef {Object} PostSummary
  * @property {(string|null)} [generatedAt]
  * @property {(string|null)} [model] The model that wrote it.
@@ -1099,7 +1099,7 @@ import { request } from "./http.js";
  */
 
 /**
- * The reason error body (Document B).
+ * The reason error body (community).
  * @typedef {Object} ReasonErrorBody
  * @property {string} error The status's reason phrase.
  * @property {string} message
@@ -1122,7 +1122,7 @@ import { request } from "./http.js";
  */
 
 /**
- * Document C's Credentials, as sent.
+ * The recipe service's Credentials, as sent.
  * @typedef {Object} RecipeCredentials
  * @property {string} password
  * @property {string} username Unique (case-insensitively) across the whole platform.
@@ -1193,7 +1193,7 @@ import { request } from "./http.js";
  */
 
 /**
- * Update user (Document C): every field optional, each under the Credentials rules.
+ * Update user (recipe service): every field optional, each under the Credentials rules.
  * @typedef {Object} RecipeUserUpdate
  * @property {(string|null)} [currentPassword] The password now: required with `password` (403 when it is wrong).
  * @property {(string|null)} [password] A new password; needs `currentPassword`. Every other session of the account ends.
@@ -1291,13 +1291,13 @@ import { request } from "./http.js";
  */
 
 /**
- * Reader preferences (Document A settings, plus Document B's visibility flags).
+ * Reader preferences (news reader settings, plus the community's visibility flags).
  * @typedef {Object} Settings
  * @property {Array<string>} enabledSourceIds The sources the user is subscribed to (kept in step by subscribe and unsubscribe).
  * @property {Array<string>} followedTopics Topic ids the user follows.
  * @property {string} language A language tag such as `en` or `pt-BR`.
- * @property {boolean} showBookmarks Whether others see the user's bookmarks on their community profile (Document B); false until the user turns it on (the owner always sees their own).
- * @property {boolean} showLikes Whether others see the user's likes on their community profile (Document B); false until the user turns it on (the owner always sees their own).
+ * @property {boolean} showBookmarks Whether others see the user's bookmarks on their community profile; false until the user turns it on (the owner always sees their own).
+ * @property {boolean} showLikes Whether others see the user's likes on their community profile; false until the user turns it on (the owner always sees their own).
  * @property {SummaryLength} summaryLength The default length of AI summaries.
  * @property {Theme} theme
  */
@@ -1444,7 +1444,7 @@ import { request } from "./http.js";
  */
 
 /**
- * Document C's UserPreferences, as stored and shown.
+ * The recipe service's UserPreferences, as stored and shown.
  * @typedef {Object} UserPreferences
  * @property {Array<string>} [aboutMe]
  * @property {Array<string>} [allergies] Ingredients the user must not get; a generated recipe naming one is never returned.
@@ -1464,7 +1464,7 @@ import { request } from "./http.js";
  */
 
 /**
- * Document C's Message after an update; a password change also carries the token of this
+ * The recipe service's Message after an update; a password change also carries the token of this
  * session (every other one has ended).
  * @typedef {Object} UserUpdated
  * @property {string} message

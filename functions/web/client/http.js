@@ -262,7 +262,7 @@ export async function sendToStorage(upload, body, init = {}) {
 }
 
 /**
- * The `field: reason` entries inside a message of Document B's error body, which has no
+ * The `field: reason` entries inside a message of the Reason error body, which has no
  * `details`: "Validation failed: title: must be 5 to 100 characters; topics: ...". Empty
  * unless every part names a field, so a message is never cut up wrongly.
  * @param {string} message

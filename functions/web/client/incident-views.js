@@ -1,4 +1,4 @@
-// What every incident page does (Document C): its heading, the operator check, loading a
+// What every incident page does (incident platform): its heading, the operator check, loading a
 // list or an item with its error in place, and forms that send with a busy button and show
 // the API's 400 under the fields it names.
 

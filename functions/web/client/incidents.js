@@ -1,4 +1,4 @@
-// Shared pieces of the incident-log pages (Document C): the section's tabs, badges, the
+// Shared pieces of the incident-log pages (incident platform): the section's tabs, badges, the
 // timeline's filters as a URL, the moves an incident or alert may make, and the text an
 // analysis is asked about.
 

@@ -1,4 +1,4 @@
-// Log analysis and its runbooks (Document C's intelligence routes): a form that asks the
+// Log analysis and its runbooks (the incident platform's intelligence routes): a form that asks the
 // model about a log or an incident (prefilled from either), local or cloud, with or without
 // retrieval, showing the summary, root cause, severity, recommendations and the runbook
 // passages it cited; and the runbooks retrieval reads (add, list, delete, try a search).

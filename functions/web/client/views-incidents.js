@@ -1,4 +1,4 @@
-// Incidents and fired alerts (Document C): the incidents by status, one incident with its
+// Incidents and fired alerts (incident platform): the incidents by status, one incident with its
 // grouped logs and why they are together, acknowledging and resolving it with a note and an
 // assignee, its history, alerts and logbook entries; and the alerts rules raised.
 

@@ -1,4 +1,4 @@
-// The logbook (Document C): notes and postmortems, each optionally about one incident; the
+// The logbook (incident platform): notes and postmortems, each optionally about one incident; the
 // list (of one incident with `?incidentId=`), a form for a new entry, and an entry's page to
 // read, change or delete it (its author or an admin; a change is made on the version read).
 

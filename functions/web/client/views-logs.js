@@ -1,4 +1,4 @@
-// The live log timeline (Document C): filters that deep-link, cursor paging to older logs,
+// The live log timeline (incident platform): filters that deep-link, cursor paging to older logs,
 // and the newest page asked for again every few seconds until the user pauses it.
 
 import * as api from "./api.gen.js";

@@ -1,4 +1,4 @@
-// Document C's recipe service: the signed-in user's recipes (a page at a time, write, read,
+// The recipe service: the signed-in user's recipes (a page at a time, write, read,
 // edit), recipes generated from a prompt (saved with one click), the nutrients of a recipe,
 // questions about a recipe, and the preferences generation and answers follow.
 

@@ -1,4 +1,4 @@
-// Alert rules (Document C): the list with a form for a new rule, and a rule's own page to
+// Alert rules (incident platform): the list with a form for a new rule, and a rule's own page to
 // change it, or delete it (an admin). Every bad value is the API's 400, shown under the field
 // it names.
 

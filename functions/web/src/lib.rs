@@ -10,7 +10,7 @@
 //! - `/` and every other path outside the reserved prefixes: the web client's HTML, never
 //!   cached without revalidation, so client-side routes deep-link.
 //! - Reserved prefixes that no function serves (an unknown `/api/...` family, say): 404 in
-//!   Document A's error body.
+//!   The detailed error body.
 //!
 //! The client's pages allow images from exactly one plain-http place besides https hosts:
 //! where uploaded images are served (`csp`), read from the environment at a cold start; and
@@ -214,8 +214,8 @@ async fn fallback(State(client): State<Client>, request: Request) -> Response {
             return serve(request.headers(), file, IMMUTABLE);
         }
     }
-    if is_document_b(path) {
-        // Rendered here, not by the detailed error layer: Document B's families answer in
+    if is_community_path(path) {
+        // Rendered here, not by the detailed error layer: the community's families answer in
         // their own body, unknown paths included. A JSON answer is left as it is by the layer.
         let body = ApiError::not_found(format!("No route for {method} {path}"))
             .body(&ErrorStyle::Reason, path);
@@ -236,7 +236,7 @@ async fn fallback(State(client): State<Client>, request: Request) -> Response {
     client_page(request.headers(), &client)
 }
 
-/// The first path segments under `/api/v1/` that belong to Document C's incident platform,
+/// The first path segments under `/api/v1/` that belong to the incident platform,
 /// whose errors keep the detailed body.
 const INCIDENT_FAMILIES: [&str; 7] = [
     "logs",
@@ -248,8 +248,8 @@ const INCIDENT_FAMILIES: [&str; 7] = [
     "rag",
 ];
 
-/// Whether `path` is under Document B's `/api/v1/` (and not an incident family).
-pub fn is_document_b(path: &str) -> bool {
+/// Whether `path` is under the community's `/api/v1/` (and not an incident family).
+pub fn is_community_path(path: &str) -> bool {
     let Some(rest) = path.strip_prefix("/api/v1/") else {
         return path == "/api/v1";
     };
@@ -333,14 +333,14 @@ mod tests {
     // `tests/tests/web.rs`.
 
     #[test]
-    fn document_b_paths_are_under_api_v1_except_incident_families() {
-        assert!(is_document_b("/api/v1"));
-        assert!(is_document_b("/api/v1/nope"));
-        assert!(is_document_b("/api/v1/digests/me"));
-        assert!(!is_document_b("/api/v1/logs"));
-        assert!(!is_document_b("/api/v1/incidents/1"));
-        assert!(!is_document_b("/api/v10/x"));
-        assert!(!is_document_b("/api/users/x"));
+    fn community_paths_are_under_api_v1_except_incident_families() {
+        assert!(is_community_path("/api/v1"));
+        assert!(is_community_path("/api/v1/nope"));
+        assert!(is_community_path("/api/v1/digests/me"));
+        assert!(!is_community_path("/api/v1/logs"));
+        assert!(!is_community_path("/api/v1/incidents/1"));
+        assert!(!is_community_path("/api/v10/x"));
+        assert!(!is_community_path("/api/users/x"));
     }
 
     #[test]

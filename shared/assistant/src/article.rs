@@ -1,5 +1,5 @@
 //! The port through which the assistant reads an article: another route family's data
-//! (Document A's content service), so a trait here and its implementation at the edge
+//! (the news reader's content service), so a trait here and its implementation at the edge
 //! (`functions/genai`, over `GET /api/content/articles/{id}`).
 
 use std::future::Future;

@@ -1,4 +1,4 @@
-//! Document A's GenAI assistant: summaries, explanations, sentiment and bias, and question
+//! The news reader's GenAI assistant: summaries, explanations, sentiment and bias, and question
 //! answering on one news article, with the model behind the `llm` crate.
 //!
 //! - [`model`]: the request (`articleId` or `text`, and each operation's options) validated

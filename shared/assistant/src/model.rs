@@ -1,4 +1,4 @@
-//! The GenAI request and responses (Document A, "GenAI request fields" and "GenAI response
+//! The GenAI request and responses (the assistant's "GenAI request fields" and "GenAI response
 //! fields"), and the validated job a request becomes.
 
 use std::fmt;

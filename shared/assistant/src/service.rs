@@ -74,7 +74,7 @@ impl Assistant {
         Ok(Self::new(llm, cache).with_max_tokens(max_tokens))
     }
 
-    /// Where Document B's per-deployment provider setting plugs in.
+    /// Where the community's per-deployment provider setting plugs in.
     pub fn with_provider_override(mut self, overrides: Arc<dyn ProviderOverride>) -> Self {
         self.llm = self.llm.with_override(overrides);
         self

@@ -377,7 +377,7 @@ pub struct RawPost {
 }
 
 /// A valid create or replace: every field, status defaulting to PUBLISHED (also for replace,
-/// as the seed says).
+/// as the API says).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PostInput {
     pub title: Title,

@@ -1,4 +1,4 @@
-//! The community content service (Document B): posts and topics, on `CommunityTable`.
+//! The community content service (community): posts and topics, on `CommunityTable`.
 //!
 //! [`Community`] is the facade the community function's handlers call, one call per request,
 //! with inputs already parsed into the types of [`input`] (each with its `parse` and bounds).

@@ -1,4 +1,4 @@
-//! What the community service answers, in the seed's field names. Schema names that would
+//! What the community service answers, in the API's field names. Schema names that would
 //! clash with the news reader's in the merged contract take a `Community` prefix.
 
 use serde::Serialize;

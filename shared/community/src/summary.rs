@@ -1,7 +1,7 @@
-//! AI summaries of posts (Document B): the state a post's summary is in, the request the
+//! AI summaries of posts (community): the state a post's summary is in, the request the
 //! summary queue carries, and the reads and admin operations on them.
 //!
-//! # States (the seed's table)
+//! # States
 //!
 //! | State | Trigger | Next | Effects |
 //! |---|---|---|---|
@@ -11,7 +11,7 @@
 //! | PENDING | every retry of the queue failed (the DLQ consumer) | FAILED | listed in the failed-summary list |
 //! | any, published | admin re-trigger | PENDING | a new request (a newer version); off the failed list |
 //!
-//! Only published posts are summarised: the seed publishes the summary event when a post is
+//! Only published posts are summarised: the design publishes the summary event when a post is
 //! created published, and a draft is visible to its author only. A post unpublished later
 //! keeps its summary; its content changed as a draft is summarised when it is published
 //! again. Changing a post's title, topics or links does not ask for a new summary; its
@@ -50,7 +50,7 @@ use crate::input::{PageRequest, PostId, UserId};
 use crate::service::Community;
 use crate::store::summaries::RetryError;
 
-/// The failed-summary list's page size when none is asked (the seed's 20).
+/// The failed-summary list's page size when none is asked (20).
 pub const FAILED_PAGE_SIZE: u32 = 20;
 /// The largest page size of the failed-summary list.
 pub const MAX_FAILED_PAGE_SIZE: u32 = 100;
@@ -204,7 +204,7 @@ impl SummaryQueue {
     }
 }
 
-/// A post's AI summary (the seed's "Summary state").
+/// A post's AI summary (the product's "Summary state").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PostSummary {
@@ -231,7 +231,7 @@ pub enum SummaryStatusName {
     Failed,
 }
 
-/// A post whose summary failed (the seed's "Failed-summary row").
+/// A post whose summary failed (the product's "Failed-summary row").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FailedSummary {

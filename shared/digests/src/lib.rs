@@ -1,5 +1,5 @@
-//! Document B's news digests: PERSONAL (one user's) and PUBLIC (shared), generated from
-//! Document A's news articles of a day, on `DigestsTable`.
+//! The community's news digests: PERSONAL (one user's) and PUBLIC (shared), generated from
+//! The news reader's articles of a day, on `DigestsTable`.
 //!
 //! [`Digests`] is the facade the digest functions call (`functions/community-digests`, the
 //! HTTP routes; `community-digest-worker`, the jobs; `community-digest-scheduler`, the daily
@@ -47,7 +47,7 @@
 //!
 //! # Topics across systems
 //!
-//! `topics[].id` and events' `topicIds` are Document B topic uuids: the community's id of the
+//! `topics[].id` and events' `topicIds` are community topic uuids: the community's id of the
 //! slug (`GET /api/v1/topics/stats`) when it has the topic (every followed topic has one once
 //! followed), else a name-based uuid of the slug ([`service::topic_uuid`]), stable across
 //! digests, so the field is always a uuid.

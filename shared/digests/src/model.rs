@@ -1,4 +1,4 @@
-//! What the digest routes answer (OpenAPI schemas), in the seed's field names.
+//! What the digest routes answer (OpenAPI schemas), in the API's field names.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

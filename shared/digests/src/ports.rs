@@ -5,7 +5,7 @@ use std::future::Future;
 
 use crate::input::{DigestDate, UserId};
 
-/// A news article as a digest sees it (Document A's article list item).
+/// A news article as a digest sees it (the news reader's article list item).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArticleRef {
     pub id: String,
@@ -17,7 +17,7 @@ pub struct ArticleRef {
     pub link: Option<String>,
     /// RFC 3339.
     pub published_at: String,
-    /// Document A topic slugs (the news reader's topic ids).
+    /// The news reader topic slugs (the news reader's topic ids).
     pub topics: Vec<NewsTopic>,
 }
 
@@ -45,7 +45,7 @@ impl PortError {
     }
 }
 
-/// Document A's news articles, read through the content API.
+/// The news reader's articles, read through the content API.
 pub trait NewsArticles: Send + Sync {
     /// The articles published on `day` (in the digest time zone), newest first, in any of
     /// `topics` (slugs), or in any topic when `topics` is `None`; at most `limit`, each once.
@@ -73,7 +73,7 @@ pub trait Users: Send + Sync {
     ) -> impl Future<Output = Result<(Vec<String>, Option<String>), PortError>> + Send;
 }
 
-/// Document B's topics: the uuid of each news topic slug where the community knows it.
+/// The community's topics: the uuid of each news topic slug where the community knows it.
 pub trait CommunityTopics: Send + Sync {
     /// `(slug, id, name)` of every community topic whose slug is among `slugs`.
     fn ids_of(

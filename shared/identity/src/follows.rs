@@ -1,4 +1,4 @@
-//! Followed topics reach Document B's topic follower counts through an outbox: a settings save
+//! Followed topics reach the community's topic follower counts through an outbox: a settings save
 //! that changes `followedTopics` writes the change (`+1` per followed slug, `-1` per
 //! unfollowed one) beside the settings in the same transaction, and [`crate::Identity::flush_follow_deltas`]
 //! sends each pending change through the [`TopicFollowers`] port with the idempotency key
@@ -18,7 +18,7 @@ pub trait TopicFollowers: Send + Sync {
     ) -> impl Future<Output = Result<(), FollowersError>> + Send;
 }
 
-/// The community service's side of an account deletion (Document B's account-deletion
+/// The community service's side of an account deletion (the community's account-deletion
 /// cleanup): once it answers, the user's community writes are refused and their items are
 /// being undone.
 pub trait CommunityAccounts: Send + Sync {

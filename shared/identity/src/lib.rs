@@ -471,7 +471,7 @@ impl Identity {
         })
     }
 
-    /// Update user (Document C): a new username (unique; its login item moves with it), a new
+    /// Update user (recipe service): a new username (unique; its login item moves with it), a new
     /// password, preference changes. Refused when the account is gone. A new password needs
     /// the current one (403 otherwise) and ends every other session: the answer then carries
     /// a token for this one.

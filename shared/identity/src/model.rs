@@ -269,7 +269,7 @@ pub struct Profile {
     pub created_at: String,
 }
 
-/// Reader preferences (Document A settings, plus Document B's visibility flags).
+/// Reader preferences (news reader settings, plus the community's visibility flags).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
@@ -283,12 +283,12 @@ pub struct Settings {
     pub theme: Theme,
     /// The default length of AI summaries.
     pub summary_length: SummaryLength,
-    /// Whether others see the user's bookmarks on their community profile (Document B);
+    /// Whether others see the user's bookmarks on their community profile;
     /// false until the user turns it on (the owner always sees their own).
     #[serde(default)]
     #[schema(required = true)]
     pub show_bookmarks: bool,
-    /// Whether others see the user's likes on their community profile (Document B); false
+    /// Whether others see the user's likes on their community profile; false
     /// until the user turns it on (the owner always sees their own).
     #[serde(default)]
     #[schema(required = true)]

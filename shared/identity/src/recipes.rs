@@ -1,5 +1,5 @@
-//! The recipe service's accounts (Document C): the same accounts as the news reader's, under
-//! the recipe service's Credentials rules (username 1 to 64 of `^[a-zA-Z0-9_.-]+$`, password
+//! The recipe service's accounts: the same accounts as the news reader's, under
+//! The recipe service's Credentials rules (username 1 to 64 of `^[a-zA-Z0-9_.-]+$`, password
 //! 4 to 128, no email), with the recipe preferences kept on the profile.
 //!
 //! A recipe account logs in to the news reader with the same username and password (as long
@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::input::Credentials;
 
-/// The longest recipe username and the password bounds (Document C's Credentials).
+/// The longest recipe username and the password bounds (the recipe service's Credentials).
 pub const MAX_USERNAME: usize = 64;
 pub const MIN_PASSWORD: usize = 4;
 pub const MAX_PASSWORD: usize = 128;
@@ -22,7 +22,7 @@ pub const MAX_ABOUT_ME: usize = 20;
 pub const MAX_TAG_CHARS: usize = 100;
 pub const MAX_ABOUT_ME_CHARS: usize = 1000;
 
-/// Document C's Credentials, as sent.
+/// The recipe service's Credentials, as sent.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[schema(as = RecipeCredentials)]
 pub struct RecipeCredentials {
@@ -89,7 +89,7 @@ fn parse_password(raw: Option<&str>) -> Result<String, FieldError> {
 }
 
 impl RecipeCredentials {
-    /// Checked against Document C's Credentials rules, every field named.
+    /// Checked against the recipe service's Credentials rules, every field named.
     pub fn parse(self) -> Result<RecipeAccount, Invalid> {
         match (
             parse_username(self.username.as_deref()),
@@ -139,7 +139,7 @@ pub enum RecipeTheme {
     Dark,
 }
 
-/// Document C's UserPreferences, as stored and shown.
+/// The recipe service's UserPreferences, as stored and shown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct UserPreferences {
@@ -189,7 +189,7 @@ pub struct PreferencesUpdate {
     pub about_me: Option<Vec<String>>,
 }
 
-/// Update user (Document C): every field optional, each under the Credentials rules.
+/// Update user (recipe service): every field optional, each under the Credentials rules.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecipeUserUpdate {

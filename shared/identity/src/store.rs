@@ -1,11 +1,11 @@
-//! The users table (Document A's "database named users").
+//! The users table (the "database named users").
 //!
 //! One table, keys `pk` (partition) and `sk` (sort). Items and the calls that serve each
 //! operation (every read is consistent):
 //!
 //! | pk | sk | holds | access pattern |
 //! |---|---|---|---|
-//! | `USER#{id}` | `PROFILE` | profile and roles; `gsi1pk = USERS`, `gsi1sk = {id}` (the user directory: Query `gsi1` in id order, a page at a time, for Document B's daily digests; accounts registered before the index existed appear after a one-off backfill of these two attributes) | profile, login, profile change, deletion: GetItem ([`UserStore::user`]); roles: conditional UpdateItem ([`UserStore::set_roles`]) |
+//! | `USER#{id}` | `PROFILE` | profile and roles; `gsi1pk = USERS`, `gsi1sk = {id}` (the user directory: Query `gsi1` in id order, a page at a time, for the community's daily digests; accounts registered before the index existed appear after a one-off backfill of these two attributes) | profile, login, profile change, deletion: GetItem ([`UserStore::user`]); roles: conditional UpdateItem ([`UserStore::set_roles`]) |
 //! | `USER#{id}` | `SETTINGS` | settings JSON and a version | GetItem ([`UserStore::settings`]); written only in a transaction conditional on the version read |
 //! | `USERNAME#{lowercase}` | `LOGIN` | user id, username, password hash | login: one GetItem ([`UserStore::login_record`]); uniqueness guard |
 //! | `EMAIL#{lowercase}` | `EMAIL` | user id | uniqueness guard |
@@ -76,7 +76,7 @@ pub struct NewUser {
     pub id: UserId,
     pub username: String,
     pub username_key: String,
-    /// `None` for an account registered through the recipe service (Document C's
+    /// `None` for an account registered through the recipe service (its
     /// Credentials carry no email).
     pub email: Option<String>,
     pub email_key: Option<String>,

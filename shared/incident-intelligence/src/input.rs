@@ -1,6 +1,6 @@
 //! Every client input of the intelligence routes, parsed and bounded before any table, model
 //! or embeddings call: a wrong type, a missing field or a value out of bounds is an
-//! [`Invalid`] naming each field (the seed's snake_case names).
+//! [`Invalid`] naming each field (snake_case names, as the API writes them).
 
 use llm::ProviderKind;
 use platform::{FieldErrors, Invalid};

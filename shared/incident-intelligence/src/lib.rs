@@ -1,4 +1,4 @@
-//! Document C's incident intelligence: AI analysis of log text, with retrieval from the
+//! The incident platform's intelligence: AI analysis of log text, with retrieval from the
 //! team's runbooks and from earlier analyses, and the retrieval corpus itself.
 //!
 //! - [`mod@redact`]: every text's secrets (tokens, passwords, keys, private key blocks,

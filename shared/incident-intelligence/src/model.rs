@@ -1,5 +1,5 @@
 //! What the intelligence routes answer: analyses with their references, runbook documents,
-//! search hits and the health body. Field names are snake_case, as the seed writes the
+//! search hits and the health body. Field names are snake_case, as the API names the
 //! analysis request's (`use_rag`, `log_id`, `top_k`).
 
 use llm::ProviderKind;

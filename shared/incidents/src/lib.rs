@@ -1,4 +1,4 @@
-//! Document C's incident-log platform, first half: log ingestion (the ingest queue's
+//! The incident platform, first half: log ingestion (the ingest queue's
 //! messages and how a batch of logs is packed into them), the log timeline, alert rules,
 //! alerts, incidents grouped by fingerprint, and the logbook.
 //!

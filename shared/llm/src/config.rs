@@ -60,7 +60,7 @@ impl FromStr for ProviderKind {
     }
 }
 
-/// A provider choice made outside the environment (the admin override of Document B).
+/// A provider choice made outside the environment (the admin override of the community).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProviderChoice {
     pub provider: ProviderKind,

@@ -5,7 +5,7 @@
 //! The provider is resolved per request, not at start-up: a wrong `LLM_PROVIDER` (or
 //! temperature, or timeout) fails the request that needs it, while the function starts and
 //! serves its other routes. Resolution asks a [`ProviderOverride`] first, the seam for
-//! Document B's admin setting (`GET/PUT /api/v1/admin/ai/provider`, stored per deployment:
+//! The community's admin setting (`GET/PUT /api/v1/admin/ai/provider`, stored per deployment:
 //! [`provider_override::StoredOverride`]).
 //!
 //! Every call has a timeout, and every failure is an [`LlmError`]: a configuration problem

@@ -1,5 +1,5 @@
-//! Document B's admin provider setting, stored per deployment: the [`ProviderOverride`] the
-//! GenAI function (and issue 13's summary worker) resolves its provider through.
+//! The community's admin provider setting, stored per deployment: the [`ProviderOverride`] the
+//! GenAI function (and the community's summary worker) resolves its provider through.
 //!
 //! API.md: "Set provider config keeps the override in memory only; it resets on GenAI
 //! restart". A Lambda function has many short-lived instances, so the override is stored in

@@ -151,7 +151,7 @@ pub struct Article {
     pub image_url: Option<String>,
 }
 
-/// The page envelope of Document A.
+/// The news reader's page envelope.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Page<T> {

@@ -73,7 +73,7 @@ pub struct Submitted {
     pub created: bool,
 }
 
-/// Document A's content service: shared sources and their subscribers, articles, topics.
+/// The news reader's content service: shared sources and their subscribers, articles, topics.
 #[derive(Clone, Debug)]
 pub struct News {
     store: ContentStore,

@@ -254,10 +254,10 @@ impl IntoResponse for ApiError {
 #[derive(Debug, Clone)]
 pub enum ErrorStyle {
     /// `{timestamp, code, message, details, path}`, where `path` is the path as the service
-    /// sees it, without the gateway prefix (Documents A and C).
+    /// sees it, without the gateway prefix (news reader, recipes, incident platform).
     Detailed { strip_prefix: &'static str },
     /// `{timestamp, status, error, message}`, `error` being the status's reason phrase
-    /// (Document B).
+    /// (community).
     Reason,
 }
 

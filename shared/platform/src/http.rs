@@ -283,7 +283,7 @@ async fn not_found(method: Method) -> ApiError {
     ApiError::not_found(format!("No route for {method} on this path"))
 }
 
-/// Renders every error response of the router in its seed's shape: errors raised by handlers
+/// Renders every error response of the router in its product's shape: errors raised by handlers
 /// (carrying an [`ApiError`]) and the framework's own bare 4xx/5xx responses alike.
 pub async fn render_errors(State(style): State<ErrorStyle>, req: Request, next: Next) -> Response {
     render(req, next, |_| &style).await

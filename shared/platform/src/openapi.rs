@@ -12,12 +12,12 @@ use utoipa::ToSchema;
 
 /// Security scheme of user tokens: `Authorization: Bearer <JWT>` from the users login.
 pub const BEARER_JWT: &str = "bearerJwt";
-/// Security scheme of Document B's internal operations.
+/// Security scheme of the community's internal operations.
 pub const INTERNAL_TOKEN: &str = "internalToken";
 /// Security scheme of OAuth2 clients authenticating to the token endpoint with HTTP Basic.
 pub const CLIENT_BASIC: &str = "clientBasic";
 
-/// The detailed error body (Documents A and C).
+/// The detailed error body (news reader, recipes, incident platform).
 #[derive(Serialize, ToSchema)]
 pub struct ErrorBody {
     /// ISO 8601 UTC.
@@ -36,7 +36,7 @@ pub struct ErrorBody {
     pub path: String,
 }
 
-/// The reason error body (Document B).
+/// The reason error body (community).
 #[derive(Serialize, ToSchema)]
 pub struct ReasonErrorBody {
     /// ISO 8601 UTC.
@@ -122,7 +122,7 @@ impl utoipa::Modify for SecuritySchemes {
             INTERNAL_TOKEN,
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "X-Internal-Service-Token",
-                "The shared secret of Document B's internal operations.",
+                "The shared secret of the community's internal operations.",
             ))),
         );
     }
@@ -172,7 +172,7 @@ impl utoipa::Modify for TableUnavailable {
     }
 }
 
-/// Documents a function's 503 on every operation that has none of its own, in Document B's
+/// Documents a function's 503 on every operation that has none of its own, in the community's
 /// body (`ReasonErrorBody`), with `description` saying what could not be reached.
 pub struct ReasonUnavailable {
     pub description: &'static str,

@@ -186,7 +186,7 @@ pub fn audience(env: &Env) -> &str {
     env.get_or("JWT_AUDIENCE", "news-platform-api")
 }
 
-/// The shared secret of Document B's internal operations.
+/// The shared secret of the community's internal operations.
 #[derive(Clone)]
 pub struct InternalToken(Option<Arc<str>>);
 

@@ -246,7 +246,7 @@ fn required<T>(field: &str, value: Option<T>, errors: &mut Vec<FieldError>) -> O
 }
 
 impl RawRecipeInput {
-    /// Document C's RecipeInput rules and this service's bounds.
+    /// The recipe service's RecipeInput rules and this service's bounds.
     pub fn parse(self) -> Result<RecipeInput, Invalid> {
         let mut errors = Vec::new();
         let t = required("title", self.title, &mut errors).and_then(|t| title(&t, &mut errors));

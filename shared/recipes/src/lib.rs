@@ -1,4 +1,4 @@
-//! The recipe service (Document C): recipes per user, and the AI features on them (generate,
+//! The recipe service (recipe service): recipes per user, and the AI features on them (generate,
 //! nutrients, ask).
 //!
 //! [`Recipes`] is the facade the recipes function calls once per request, with inputs already

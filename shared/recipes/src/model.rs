@@ -1,4 +1,4 @@
-//! Recipes as the API shows them (Document C's RecipeInput, Recipe, RecipeIngredient,
+//! Recipes as the API shows them (the recipe service's RecipeInput, Recipe, RecipeIngredient,
 //! RecipeNutrients) and the language generated text is written in.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! Document B's news digests through the local stack: generation for followers and
+//! The community's news digests through the local stack: generation for followers and
 //! non-followers, skip and force, stories reported by several sources grouped into one event,
 //! visibility, the deprecated persist, the item size bound, the job lifecycle through the
 //! digest queue and worker, and the daily schedule. The news is stored in the content table
@@ -197,7 +197,7 @@ async fn followers_get_a_personal_digest_and_others_the_days_public_one() {
         json!(["Harbour switches on tidal power"])
     );
     assert!(digest["readTimeMinutes"].as_i64().unwrap() >= 1);
-    // Following created the community's topic: the digest names it by its Document B id.
+    // Following created the community's topic: the digest names it by its community id.
     let community_topic = t.topic("energy").await.expect("community topic");
     assert_eq!(digest["topics"][0]["id"], community_topic["id"]);
     assert_eq!(digest["topics"][0]["name"], community_topic["name"]);

@@ -1,4 +1,4 @@
-//! Document B's error body on every route and every framework error of the community
+//! The Reason error body on every route and every framework error of the community
 //! function, and on unknown paths under `/api/v1`.
 
 use serde_json::{json, Value};
@@ -75,7 +75,7 @@ async fn unknown_api_v1_family_404_reason_body() {
 
 #[tokio::test]
 async fn incident_prefix_keeps_detailed_body() {
-    // The incident platform's routes answer in Document A's body, not Document B's.
+    // The incident platform's routes answer in the detailed error body, not the community's.
     let t = TestStack::start().await;
     assert_news_error(t.get("/api/v1/logs").await, 401, "/api/v1/logs").await;
     assert_news_error(

@@ -1,4 +1,4 @@
-//! Following topics in the users service's settings moves Document B's follower counts,
+//! Following topics in the users service's settings moves the community's follower counts,
 //! through the settings outbox.
 
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! Document B's community service (posts and topics), black-box through the local stack
+//! The community's community service (posts and topics), black-box through the local stack
 //! against the emulator, plus store tests on the stack's table with a fixed clock.
 // Test code: a failed unwrap, index or assertion is how a test fails.
 #![allow(

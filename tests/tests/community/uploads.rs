@@ -1,4 +1,4 @@
-//! Document B's image upload through the stack against the emulator: each image type stored
+//! The community's image upload through the stack against the emulator: each image type stored
 //! under its sniffed type and served back from the answered URL, the refusals (not an image
 //! whatever it claims, no or two `file` parts, empty, a broken form, not a form, no token),
 //! the 5 MiB bound on both sides, and the per-user limit; and the presigned upload straight to
@@ -30,7 +30,7 @@ async fn fetch(t: &TestStack, url: &str) -> (u16, String, String, Vec<u8>) {
     (status, content_type, cache, bytes)
 }
 
-/// Asserts a 400 naming `file` in Document B's body; its message.
+/// Asserts a 400 naming `file` in the Reason body; its message.
 async fn assert_file_refused(response: Response, status: u16) -> String {
     let body = assert_reason_error(response, status).await;
     let text = message(&body).to_string();
@@ -547,7 +547,7 @@ async fn another_users_upload_is_not_found_and_ids_must_be_uuids() {
 }
 
 /// No token, a bad token, a service token: refused before anything is read or stored; the
-/// route takes POST only (405 in Document B's body), and the family's other paths are 404.
+/// route takes POST only (405 in the Reason body), and the family's other paths are 404.
 #[tokio::test]
 async fn uploads_need_a_user_token_and_other_methods_and_paths_are_refused() {
     let t = TestStack::start().await;
@@ -576,7 +576,7 @@ async fn uploads_need_a_user_token_and_other_methods_and_paths_are_refused() {
 }
 
 /// The per-user brake (`UploadRateLimitPerUser`): past the limit a 429 with `Retry-After` in
-/// Document B's body, counted per user, so another user uploads on. A presigned upload counts
+/// The Reason body, counted per user, so another user uploads on. A presigned upload counts
 /// as a direct one, when it is signed.
 #[tokio::test]
 async fn uploads_are_limited_per_user() {

@@ -1,5 +1,5 @@
 //! The per-user brake on community writes (`CommunityRateLimit*`): past a limit a 429 with
-//! `Retry-After` in Document B's body; counted per user and per kind of write; a refused
+//! `Retry-After` in the Reason body; counted per user and per kind of write; a refused
 //! input (400) costs nothing.
 
 use reqwest::Response;

@@ -1,4 +1,4 @@
-//! Document A's content service and the users side of subscriptions, black-box through the
+//! The news reader's content service and the users side of subscriptions, black-box through the
 //! local stack against the emulator, with feeds served by the test on loopback.
 // Test code: a failed unwrap, index or assertion is how a test fails.
 #![allow(

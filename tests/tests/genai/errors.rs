@@ -1,4 +1,4 @@
-//! Every status of the seed's error table in the Document A shape: validation, the
+//! Every status of the error table in the detailed shape: validation, the
 //! framework's own statuses, a failing, unusable, stalled or unreachable model, a missing
 //! key, and an invalid provider.
 

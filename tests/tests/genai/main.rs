@@ -1,8 +1,8 @@
 //! The GenAI function through the local stack, against the emulator, with a fake
 //! OpenAI-compatible model server and an OTLP receiver started by the tests: the four
-//! operations under `/api/ai` and on the function URL, every status of the seed's error
+//! operations under `/api/ai` and on the function URL, every status of the error
 //! table, both providers, the shared answer cache, the `articleId` path through the content
-//! service, the telemetry export, the router's own routes, and Document B's admin provider
+//! service, the telemetry export, the router's own routes, and the community's admin provider
 //! configuration on the same function.
 // Test code: a failed unwrap, index or assertion is how a test fails.
 #![allow(

@@ -1,8 +1,8 @@
-//! Document B's provider configuration on the GenAI function (`GET`/`PUT
+//! The community's provider configuration on the GenAI function (`GET`/`PUT
 //! /api/v1/admin/ai/provider`), through the local stack against the emulator: admin only, the
 //! environment's defaults, validation naming the field, the override obeyed by the GenAI
 //! operations on every instance of the deployment and reset by a new deployment, and the
-//! Reason error body under the admin prefix while the rest of GenAI keeps Document A's.
+//! Reason error body under the admin prefix while the rest of GenAI keeps the detailed body.
 
 use axum::Router;
 use reqwest::Response;
@@ -14,7 +14,7 @@ use stack_tests::{assert_news_error, Call, TestStack};
 
 const PROVIDER: &str = "/api/v1/admin/ai/provider";
 
-/// The Document B error body, asserted; its `message` returned.
+/// The Reason error body, asserted; its `message` returned.
 fn assert_reason(status: u16, actual: u16, body: &Value) -> String {
     assert_eq!(actual, status, "{body}");
     assert_eq!(body["status"], status, "{body}");
@@ -27,7 +27,7 @@ fn assert_reason(status: u16, actual: u16, body: &Value) -> String {
     assert!(chrono::DateTime::parse_from_rfc3339(ts).is_ok(), "{ts}");
     assert!(
         body.get("code").is_none() && body.get("details").is_none() && body.get("path").is_none(),
-        "not Document A's body: {body}"
+        "not the detailed error body: {body}"
     );
     body["message"].as_str().expect("message").to_string()
 }
@@ -409,7 +409,7 @@ async fn reason_body_under_admin_prefix_other_genai_routes_keep_theirs() {
     )
     .await;
 
-    // The rest of GenAI answers in Document A's body, with its unprefixed path.
+    // The rest of GenAI answers in the detailed error body, with its unprefixed path.
     assert_news_error(t.get("/api/ai/nothing").await, 404, "/nothing").await;
     assert_news_error(t.get("/api/ai/summarize").await, 405, "/summarize").await;
     assert_news_error(

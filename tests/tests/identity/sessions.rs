@@ -115,7 +115,7 @@ async fn a_deleted_accounts_still_valid_token_is_refused_on_every_write() {
     assert_eq!(memberships, 0);
 }
 
-/// A 401 for a token whose account is gone, in the seed's error body: the deletion ended
+/// A 401 for a token whose account is gone, in the detailed error body: the deletion ended
 /// every session of the account.
 async fn gone(response: reqwest::Response, path: &str) {
     let body = assert_news_error(response, 401, path).await;

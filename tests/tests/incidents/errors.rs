@@ -1,4 +1,4 @@
-//! Every 400 of the incident platform names its field, in Document A's error body; every
+//! Every 400 of the incident platform names its field, in the detailed error body; every
 //! route needs a token (ingestion: or an ingest key); a dead table or queue is a 503.
 
 use serde_json::{json, Value};

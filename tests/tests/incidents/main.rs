@@ -1,4 +1,4 @@
-//! Document C's incident-log platform: who may do what (operators, admins, ingest keys),
+//! The incident platform: who may do what (operators, admins, ingest keys),
 //! ingestion (secrets scrubbed), the timeline, incidents grouped by
 //! fingerprint, alert rules and alerts, the logbook, the metrics, and the intelligence
 //! (analyses, retrieval documents and search); black-box through the local stack against the emulator

@@ -1,5 +1,5 @@
-//! Recipe accounts: Document C's Credentials rules on the recipe routes, one identity with
-//! the news reader.
+//! Recipe accounts: the recipe service's Credentials rules on the recipe routes, one identity with
+//! The news reader.
 
 use serde_json::{json, Value};
 use stack_tests::recipes::{LOGIN, ME, REGISTER};

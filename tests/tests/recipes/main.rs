@@ -1,4 +1,4 @@
-//! Document C's recipe service, black-box through the local stack against the emulator:
+//! The recipe service, black-box through the local stack against the emulator:
 //! recipe accounts (the platform's one identity), recipes, and the AI features with the fake
 //! model.
 // Test code: a failed unwrap, index or assertion is how a test fails.

@@ -1,5 +1,5 @@
 //! A DynamoDB outage: the recipe routes (the users function's account routes and the recipes
-//! function) answer 503 in Document A's error body, never 500, and the AI routes do not ask
+//! function) answer 503 in the detailed error body, never 500, and the AI routes do not ask
 //! the model without their limits table.
 
 use axum::body::Body;

@@ -1,4 +1,4 @@
-//! The content table (Document A's "database named content").
+//! The content table (the "database named content").
 //!
 //! Keys `pk`/`sk`, and one index `gsi1` (`gsi1pk`/`gsi1sk`) for the source and topic lists.
 //! No item that changes with traffic (a counter, fetch bookkeeping, an article) carries a
