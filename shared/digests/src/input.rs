@@ -9,7 +9,7 @@ use crate::model::{Event, EventSource, TopicRef};
 
 /// `page` bounds of "my digests" (as the community's lists: 0 to 49).
 pub const MAX_PAGE: i64 = 49;
-/// `size` bounds of "my digests" (1 to 20, default 10 as the seed).
+/// `size` bounds of "my digests" (1 to 20, default 10).
 pub const MAX_SIZE: i64 = 20;
 pub const DEFAULT_SIZE: i64 = 10;
 
