@@ -270,10 +270,7 @@ async fn a_plain_user_cannot_merge_incidents() {
         .get_ok_auth(&format!("{INCIDENTS}/{source}"), &oncall)
         .await;
     assert_eq!(kept["status"], "ACTIVE");
-    assert!(
-        kept.get("mergedInto").map_or(true, Value::is_null),
-        "{kept}"
-    );
+    assert!(kept.get("mergedInto").is_none_or(Value::is_null), "{kept}");
     // The same request is an operator's to make.
     let r = send(&t, "POST", &merge, Some(&oncall), &body).await;
     assert_eq!(r.status(), 200);
