@@ -4,6 +4,10 @@
 //! target's and writes the source's history event; the processor then groups the source's
 //! fingerprint into the target ([`Store::follow_merges`]).
 //!
+//! The same transaction resolves the source's OPEN and ACKNOWLEDGED alerts, as a resolve
+//! does (the target raises its own when its rules say so), under the condition that the
+//! source lists no alert raised since they were read.
+//!
 //! Idempotent: merging a source already merged into the same target answers as the first
 //! merge did and changes nothing; the count moves under a condition on the count it read, so
 //! a batch counted meanwhile fails the merge (409: read again) instead of being lost.
@@ -12,7 +16,7 @@ use platform::dynamo::{key, n, s, Attributes, DynamoError, Item, Transaction};
 
 use crate::groups::count_key;
 use crate::model::{IncidentEvent, IncidentStatus};
-use crate::store::{incident_pk, Store, StoreError};
+use crate::store::{incident_pk, RaisedAlerts, Store, StoreError};
 
 /// Merge pointers the processor follows at most (a merged incident's target may itself be
 /// merged later); beyond them it counts into the last one read.
@@ -75,7 +79,8 @@ impl Store {
     /// Merges `source` into `target` as `event` (the source's move to RESOLVED, or RESOLVED
     /// to RESOLVED when it was resolved) says: one transaction, conditional on the source's
     /// status, reopen count and count as read (`source`, `source_count`) and on no merge
-    /// meanwhile; [`StoreError::Changed`] when any of them moved.
+    /// meanwhile, and on its raised alerts (`alerts`, resolved here) being those read;
+    /// [`StoreError::Changed`] when any of them moved.
     #[allow(clippy::too_many_arguments)]
     pub async fn merge_incident(
         &self,
@@ -86,6 +91,7 @@ impl Store {
         target_count: Option<&Item>,
         event: &IncidentEvent,
         open_ms: Option<u64>,
+        alerts: &RaisedAlerts,
     ) -> Result<(), StoreError> {
         let t = self.table().name().to_string();
         let from = event.from.ok_or(StoreError::Changed)?;
@@ -98,12 +104,14 @@ impl Store {
         if from != IncidentStatus::Resolved {
             expression.push_str(", resolvedAt = :now");
         }
-        let update = tx
+        expression.push_str(" REMOVE alertIds");
+        let (unchanged, raised) = alerts.unchanged();
+        let mut update = tx
             .update_builder(key(incident_pk(source_id), META))
             .update_expression(expression)
-            .condition_expression(
-                "#status = :from AND reopenCount = :epoch AND attribute_not_exists(mergedInto)",
-            )
+            .condition_expression(format!(
+                "#status = :from AND reopenCount = :epoch AND attribute_not_exists(mergedInto){unchanged}"
+            ))
             .expression_attribute_names("#status", "status")
             .expression_attribute_values(":resolved", s(IncidentStatus::Resolved.as_str()))
             .expression_attribute_values(":from", s(from.as_str()))
@@ -111,7 +119,13 @@ impl Store {
             .expression_attribute_values(":target", s(target_id))
             .expression_attribute_values(":now", s(now))
             .expression_attribute_values(":gpk", s("INCIDENTS#RESOLVED"));
+        if let Some(raised) = raised {
+            update = update.expression_attribute_values(":raised", raised);
+        }
         tx.update(update)?;
+        for (alert, status) in &alerts.unresolved {
+            self.resolve_alert_in(&mut tx, alert, *status, now)?;
+        }
         tx.put(Self::event_row(source_id, event), None)?;
         if from != IncidentStatus::Resolved {
             Self::count_in(

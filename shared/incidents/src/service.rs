@@ -529,12 +529,16 @@ impl Incidents {
     }
 
     pub async fn create_rule(&self, input: RuleInput) -> Result<AlertRule, IncidentsError> {
-        if self.rules().await?.len() >= MAX_RULES {
-            return Err(Invalid::field("body", format!("at most {MAX_RULES} alert rules")).into());
-        }
         let now = self.now();
         let rule = rule_of(uuid::Uuid::new_v4().to_string(), input, &now, &now);
-        self.store.put_rule(&rule).await?;
+        let created = self
+            .store
+            .create_rule(&rule, MAX_RULES)
+            .await
+            .map_err(|e| IncidentsError::from_store(e, "Alert rule"))?;
+        if !created {
+            return Err(Invalid::field("body", format!("at most {MAX_RULES} alert rules")).into());
+        }
         Ok(rule)
     }
 
@@ -545,7 +549,10 @@ impl Incidents {
     ) -> Result<AlertRule, IncidentsError> {
         let existing = self.rule(id).await?;
         let rule = rule_of(existing.id, input, &existing.created_at, &self.now());
-        self.store.put_rule(&rule).await?;
+        self.store
+            .replace_rule(&rule)
+            .await
+            .map_err(|e| IncidentsError::from_store(e, "Alert rule"))?;
         Ok(rule)
     }
 
@@ -706,6 +713,7 @@ impl Incidents {
             assignee: None,
             by: by.username.clone(),
         };
+        let alerts = self.alerts_to_resolve(&source, &event.at).await?;
         let merged = self
             .store
             .merge_incident(
@@ -716,6 +724,7 @@ impl Incidents {
                 target_count.as_ref(),
                 &event,
                 open_ms(&source, now),
+                &alerts,
             )
             .await;
         match merged {

@@ -8,6 +8,7 @@
 //! | hour with logs | `LOGHOURS` | `{hour}` | - |
 //! | deleted log (tombstone) | `LOGDEL#{minute}` | `{id}` | - |
 //! | alert rule | `RULES` | `{ruleId}` | - |
+//! | rule count (the cap's) | `RULECOUNT` | `META` | - |
 //! | incident | `INC#{id}` | `META` | `INCIDENTS#{status}` / `{openedAt}#{id}` (once opened) |
 //! | incident count, window rows, samples, grouped markers | see [`crate::groups`] | | - |
 //! | incident change | `INC#{id}` | `EVT#{at}#{n}` | - |
@@ -70,6 +71,10 @@ pub const DEFAULT_RULE_ID: &str = "default";
 
 const LOG_HOURS_PK: &str = "LOGHOURS";
 const RULES_PK: &str = "RULES";
+/// The rule count's item (`RULECOUNT`/`META`) and its attribute: the rules [`Store::rules`]
+/// lists, kept by every create and delete in their transactions.
+const RULE_COUNT_PK: &str = "RULECOUNT";
+const RULE_COUNT: &str = "rules";
 const META: &str = "META";
 const LOGBOOK_PK: &str = "LOGBOOK";
 /// The most logbook entries one page of an incident's entries reads (a filter of the logbook).
@@ -93,6 +98,21 @@ pub struct RaisedAlerts {
     pub raised: usize,
     /// Those not RESOLVED yet, with the status read.
     pub unresolved: Vec<(String, AlertStatus)>,
+}
+
+impl RaisedAlerts {
+    /// The condition (` AND ...`) that the incident still lists the alerts read, and the
+    /// value of its `:raised`: an alert raised since the read fails it, the caller reads again.
+    pub(crate) fn unchanged(&self) -> (&'static str, Option<AttributeValue>) {
+        if self.raised == 0 {
+            (" AND attribute_not_exists(alertIds)", None)
+        } else {
+            (
+                " AND size(alertIds) = :raised",
+                Some(n(i64::try_from(self.raised).unwrap_or(i64::MAX))),
+            )
+        }
+    }
 }
 
 /// A store error: the table's, or a failed condition the caller cares about.
@@ -502,8 +522,8 @@ impl Store {
         })
     }
 
-    /// Writes `rule` (create or replace).
-    pub async fn put_rule(&self, rule: &AlertRule) -> Result<(), DynamoError> {
+    /// The stored item of `rule`.
+    fn rule_item(rule: &AlertRule) -> Item {
         let mut item = key(RULES_PK, rule.id.as_str());
         item.insert("name".into(), s(rule.name.as_str()));
         item.insert(
@@ -524,40 +544,107 @@ impl Store {
         }
         item.insert("createdAt".into(), s(rule.created_at.as_str()));
         item.insert("updatedAt".into(), s(rule.updated_at.as_str()));
-        self.table
-            .put_item()
-            .set_item(Some(item))
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| self.table.fail("PutItem", &e))
+        item
     }
 
-    /// Removes a rule; the built-in one leaves a tombstone so it stays removed.
-    pub async fn delete_rule(&self, id: &str) -> Result<(), StoreError> {
-        if id == DEFAULT_RULE_ID {
-            let mut item = key(RULES_PK, DEFAULT_RULE_ID);
-            item.insert("deleted".into(), AttributeValue::Bool(true));
-            return self
-                .table
-                .put_item()
-                .set_item(Some(item))
-                .send()
-                .await
-                .map(|_| ())
-                .map_err(|e| self.table.fail("PutItem", &e).into());
+    /// Seeds the rule count (`RULECOUNT`) from the rules' one bounded Query when it is
+    /// missing (a table from before the count): conditionally, so concurrent seeds agree.
+    /// Creates and deletes require the count, so none moves the rules while it is missing.
+    async fn ensure_rule_count(&self) -> Result<(), DynamoError> {
+        if self.table.get(key(RULE_COUNT_PK, META)).await?.is_some() {
+            return Ok(());
         }
+        let rules = self.rules().await?.len();
+        let mut item = key(RULE_COUNT_PK, META);
+        item.insert(
+            RULE_COUNT.into(),
+            n(i64::try_from(rules).unwrap_or(i64::MAX)),
+        );
         match self
             .table
-            .delete_item()
-            .set_key(Some(key(RULES_PK, id)))
-            .condition_expression("attribute_exists(pk)")
+            .put_item()
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(pk)")
+            .send()
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if is_condition_failed(&e) => Ok(()),
+            Err(e) => Err(self.table.fail("PutItem", &e)),
+        }
+    }
+
+    /// The update moving the rule count by `delta`: up only below `cap`.
+    fn rule_count_move(tx: &Transaction, delta: i64, cap: Option<usize>) -> UpdateBuilder {
+        let update = tx
+            .update_builder(key(RULE_COUNT_PK, META))
+            .update_expression("ADD #rules :delta")
+            .expression_attribute_names("#rules", RULE_COUNT)
+            .expression_attribute_values(":delta", n(delta));
+        match cap {
+            Some(cap) => update
+                .condition_expression("#rules < :cap")
+                .expression_attribute_values(":cap", n(i64::try_from(cap).unwrap_or(i64::MAX))),
+            None => update.condition_expression("attribute_exists(#rules)"),
+        }
+    }
+
+    /// Creates `rule` while fewer than `cap` rules exist: the rule count is checked and
+    /// incremented in the rule's own transaction, so parallel creates cannot pass the cap.
+    /// False (nothing written) at the cap.
+    pub async fn create_rule(&self, rule: &AlertRule, cap: usize) -> Result<bool, StoreError> {
+        self.ensure_rule_count().await?;
+        let mut tx = Transaction::new(&self.table);
+        let count = Self::rule_count_move(&tx, 1, Some(cap));
+        tx.update(count)?;
+        tx.put(Self::rule_item(rule), Some("attribute_not_exists(pk)"))?;
+        match tx.commit_retrying().await {
+            Ok(()) => Ok(true),
+            Err(e) if e.failed_at(0) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Replaces rule `rule.id`, unless it was deleted meanwhile ([`StoreError::NotFound`]):
+    /// a replace never brings back a rule the count no longer holds.
+    pub async fn replace_rule(&self, rule: &AlertRule) -> Result<(), StoreError> {
+        let condition = if rule.id == DEFAULT_RULE_ID {
+            "attribute_not_exists(deleted)"
+        } else {
+            "attribute_exists(pk)"
+        };
+        match self
+            .table
+            .put_item()
+            .set_item(Some(Self::rule_item(rule)))
+            .condition_expression(condition)
             .send()
             .await
         {
             Ok(_) => Ok(()),
             Err(e) if is_condition_failed(&e) => Err(StoreError::NotFound),
-            Err(e) => Err(self.table.fail("DeleteItem", &e).into()),
+            Err(e) => Err(self.table.fail("PutItem", &e).into()),
+        }
+    }
+
+    /// Removes a rule and counts it out, in one transaction; the built-in one leaves a
+    /// tombstone so it stays removed.
+    pub async fn delete_rule(&self, id: &str) -> Result<(), StoreError> {
+        self.ensure_rule_count().await?;
+        let mut tx = Transaction::new(&self.table);
+        if id == DEFAULT_RULE_ID {
+            let mut item = key(RULES_PK, DEFAULT_RULE_ID);
+            item.insert("deleted".into(), AttributeValue::Bool(true));
+            tx.put(item, Some("attribute_not_exists(deleted)"))?;
+        } else {
+            tx.delete(key(RULES_PK, id), Some("attribute_exists(pk)"))?;
+        }
+        let count = Self::rule_count_move(&tx, -1, None);
+        tx.update(count)?;
+        match tx.commit_retrying().await {
+            Ok(()) => Ok(()),
+            Err(e) if e.failed_at(0) => Err(StoreError::NotFound),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -910,18 +997,10 @@ impl Store {
         }
         if event.to == IncidentStatus::Resolved {
             expression.push_str(", resolvedAt = :now REMOVE alertIds");
-            // An alert raised since `alerts.raised` was read fails this; the caller reads again.
-            condition.push_str(" AND size(alertIds) = :raised");
-            if alerts.raised == 0 {
-                condition = condition.replace(
-                    " AND size(alertIds) = :raised",
-                    " AND attribute_not_exists(alertIds)",
-                );
-            } else {
-                update = update.expression_attribute_values(
-                    ":raised",
-                    n(i64::try_from(alerts.raised).unwrap_or(i64::MAX)),
-                );
+            let (unchanged, raised) = alerts.unchanged();
+            condition.push_str(unchanged);
+            if let Some(raised) = raised {
+                update = update.expression_attribute_values(":raised", raised);
             }
         }
         tx.update(
@@ -992,7 +1071,7 @@ impl Store {
     }
 
     /// Resolves alert `id`, still at status `from`, in `tx`.
-    fn resolve_alert_in(
+    pub(crate) fn resolve_alert_in(
         &self,
         tx: &mut Transaction,
         id: &str,

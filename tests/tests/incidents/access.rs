@@ -1,6 +1,8 @@
 //! Who may do what on the incident platform: every `/api/v1` incident route is refused to a
 //! plain USER (403) and to no token (401), and answers an OPERATOR; purging every log or
-//! every analysis, deleting an alert rule and managing ingest keys are an ADMIN's alone.
+//! every analysis, deleting an alert rule and managing ingest keys are an ADMIN's alone. The
+//! notification channels and merging incidents, each a family of its own, are refused to a
+//! plain USER and leave nothing changed.
 
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -11,6 +13,7 @@ use stack_tests::stack::Call;
 use stack_tests::{assert_news_error, TestStack};
 
 const KEYS: &str = "/api/v1/ingest/keys";
+const CHANNELS: &str = "/api/v1/notifications/channels";
 
 /// `method path` with `token` (none: anonymous) and `body`, whatever it answers.
 async fn send(
@@ -124,19 +127,8 @@ async fn a_plain_user_is_refused_every_incident_route_and_an_operator_gets_throu
 
     for (method, path, body, _) in operator_routes().into_iter().chain(admin_routes()) {
         assert_news_error(send(&t, method, &path, None, &body).await, 401, &path).await;
-        let refused = assert_news_error(
-            send(&t, method, &path, Some(&reader), &body).await,
-            403,
-            &path,
-        )
-        .await;
-        assert!(
-            refused["message"]
-                .as_str()
-                .unwrap()
-                .contains("role is required"),
-            "{method} {path}: {refused}"
-        );
+        let refused = send(&t, method, &path, Some(&reader), &body).await;
+        assert_operator_required(refused, method, &path).await;
     }
     assert_eq!(cloud.call_count(), 0, "a refused analysis asks no model");
 
@@ -205,4 +197,81 @@ async fn only_an_admin_purges_logs_and_analyses_deletes_a_rule_and_manages_inges
         .all(|r| r["id"] != "default"));
     // An admin is an operator too.
     assert_eq!(t.get_auth(INCIDENTS, &admin).await.status(), 200);
+}
+
+/// `refused` is a 403 for want of the OPERATOR role.
+async fn assert_operator_required(refused: reqwest::Response, method: &str, path: &str) {
+    let answer = assert_news_error(refused, 403, path).await;
+    assert!(
+        answer["message"]
+            .as_str()
+            .unwrap()
+            .contains("role is required"),
+        "{method} {path}: {answer}"
+    );
+}
+
+#[tokio::test]
+async fn a_plain_user_is_refused_every_notification_channel_route() {
+    let t = TestStack::start_with(std::collections::BTreeMap::from([(
+        "WebhookAllowPrivateNetworks".to_string(),
+        "true".to_string(),
+    )]))
+    .await;
+    let (_, reader) = t.user("reader").await;
+    let (_, oncall) = t.operator("oncall").await;
+    let body = json!({"name": "on-call", "kind": "webhook", "url": "http://127.0.0.1:9/hook",
+                      "secret": "0123456789abcdef"});
+    let r = t.post_json_auth(CHANNELS, &oncall, &body).await;
+    assert_eq!(r.status(), 201);
+    let channel: Value = r.json().await.unwrap();
+    let one = format!("{CHANNELS}/{}", channel["id"].as_str().unwrap());
+    let routes = [
+        ("GET", CHANNELS.to_string(), None),
+        ("POST", CHANNELS.to_string(), Some(body)),
+        ("GET", one.clone(), None),
+        ("DELETE", one.clone(), None),
+        ("GET", format!("{one}/deliveries"), None),
+    ];
+    for (method, path, body) in &routes {
+        let r = send(&t, method, path, Some(&reader), body).await;
+        assert_operator_required(r, method, path).await;
+    }
+    // Nothing the user tried happened: still the one channel, which an operator reads.
+    let channels = t.get_ok_auth(CHANNELS, &oncall).await;
+    assert_eq!(channels.as_array().unwrap().len(), 1, "{channels}");
+    for (method, path, _) in routes.iter().filter(|(method, _, _)| *method == "GET") {
+        let r = send(&t, method, path, Some(&oncall), &None).await;
+        assert_eq!(r.status(), 200, "an OPERATOR's {method} {path}");
+    }
+}
+
+#[tokio::test]
+async fn a_plain_user_cannot_merge_incidents() {
+    let t = TestStack::start().await;
+    let (_, reader) = t.user("reader").await;
+    let (_, oncall) = t.operator("oncall").await;
+    t.ingest_ok(&json!([
+        log("api", "FATAL", "Upstream refused every connection"),
+        log("db", "FATAL", "Primary lost quorum"),
+    ]))
+    .await;
+    let incidents = t.incidents_when(&oncall, 2).await;
+    let (source, target) = (
+        incidents[0]["id"].as_str().unwrap(),
+        incidents[1]["id"].as_str().unwrap(),
+    );
+    let merge = format!("{INCIDENTS}/{source}/merge");
+    let body = Some(json!({"into": target}));
+    assert_news_error(send(&t, "POST", &merge, None, &body).await, 401, &merge).await;
+    let r = send(&t, "POST", &merge, Some(&reader), &body).await;
+    assert_operator_required(r, "POST", &merge).await;
+    let kept = t
+        .get_ok_auth(&format!("{INCIDENTS}/{source}"), &oncall)
+        .await;
+    assert_eq!(kept["status"], "ACTIVE");
+    assert!(kept.get("mergedInto").is_none_or(Value::is_null), "{kept}");
+    // The same request is an operator's to make.
+    let r = send(&t, "POST", &merge, Some(&oncall), &body).await;
+    assert_eq!(r.status(), 200);
 }

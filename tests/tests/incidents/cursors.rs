@@ -1,9 +1,10 @@
 //! Cursor paging of the incident lists a client pages (incidents, alerts, the logbook): each
 //! answers a bare array with the next page's cursor in `X-Next-Cursor`; a walk by it yields
 //! every item exactly once in order, and an incident's logbook entries (a filter of the whole
-//! logbook) read at most 500 entries a page.
+//! logbook) read at most 500 entries a page. 101 resolved incidents, 101 resolved alerts and
+//! an incident's 101 logbook entries are all reachable 100 at a time.
 
-use platform::dynamo::s;
+use platform::dynamo::{n, s, Item};
 use serde_json::{json, Value};
 use stack_tests::incidents::{eventually, log, ALERTS, INCIDENTS, LOGBOOK};
 use stack_tests::{next_cursor, with_query, TestStack};
@@ -43,6 +44,123 @@ async fn walk(t: &TestStack, path: &str, token: &str, limit: usize, full: bool) 
         url = with_query(path, &format!("limit={limit}&cursor={cursor}"));
     }
     panic!("{path} did not end within 100 pages");
+}
+
+/// A row of string attributes.
+fn row<const N: usize>(attributes: [(&str, String); N]) -> Item {
+    attributes
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), s(v)))
+        .collect()
+}
+
+/// A logbook entry's row as the service writes it, about `incident` when given.
+fn entry_row(id: &str, at: &str, title: &str, incident: Option<&str>) -> Item {
+    let mut entry = row([
+        ("pk", format!("LB#{id}")),
+        ("sk", "META".to_string()),
+        ("gsi1pk", "LOGBOOK".to_string()),
+        ("gsi1sk", format!("{at}#{id}")),
+        ("id", id.to_string()),
+        ("kind", "NOTE".to_string()),
+        ("title", title.to_string()),
+        ("body", "Nothing".to_string()),
+        ("author", "pager".to_string()),
+        ("authorId", id.to_string()),
+        ("createdAt", at.to_string()),
+        ("updatedAt", at.to_string()),
+    ]);
+    entry.insert("version".to_string(), n(1));
+    if let Some(incident) = incident {
+        entry.insert("incidentId".to_string(), s(incident));
+    }
+    entry
+}
+
+#[tokio::test]
+async fn a_hundred_and_one_resolved_incidents_alerts_and_entries_page_by_a_hundred() {
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("pager").await;
+    // 101 of each, as the service writes them, the i-th at second i: newest first is 100..0.
+    let at = |i: usize| format!("2026-11-01T00:{:02}:{:02}.000Z", i / 60, i % 60);
+    let id = |i: usize| format!("{i:032x}");
+    let incidents = (0..101)
+        .map(|i| {
+            let mut incident = row([
+                ("pk", format!("INC#{}", id(i))),
+                ("sk", "META".to_string()),
+                ("gsi1pk", "INCIDENTS#RESOLVED".to_string()),
+                ("gsi1sk", format!("{}#{}", at(i), id(i))),
+                ("id", id(i)),
+                ("status", "RESOLVED".to_string()),
+                ("fingerprint", id(i)),
+                ("serviceName", "db".to_string()),
+                ("type", "app".to_string()),
+                ("normalizedMessage", format!("Replica {i} lagging")),
+                ("sampleMessage", format!("Replica {i} lagging")),
+                ("firstSeen", at(i)),
+                ("lastSeen", at(i)),
+                ("openedAt", at(i)),
+                ("resolvedAt", at(i)),
+                ("updatedAt", at(i)),
+            ]);
+            incident.insert("occurrences".to_string(), n(1));
+            incident
+        })
+        .collect();
+    t.put_items("IncidentsTable", incidents).await;
+    let alerts = (0..101)
+        .map(|i| {
+            let mut alert = row([
+                ("pk", format!("ALERT#{}", id(i))),
+                ("sk", "META".to_string()),
+                ("gsi1pk", "ALERTS#RESOLVED".to_string()),
+                ("gsi1sk", format!("{}#{}", at(i), id(i))),
+                ("id", id(i)),
+                ("ruleId", "default".to_string()),
+                ("ruleName", "Errors".to_string()),
+                ("incidentId", id(i)),
+                ("serviceName", "db".to_string()),
+                ("type", "app".to_string()),
+                ("severity", "ERROR".to_string()),
+                ("message", format!("Replica {i} lagging")),
+                ("status", "RESOLVED".to_string()),
+                ("raisedAt", at(i)),
+                ("updatedAt", at(i)),
+            ]);
+            for (name, value) in [("count", 1), ("threshold", 1), ("windowSeconds", 60)] {
+                alert.insert(name.to_string(), n(value));
+            }
+            alert
+        })
+        .collect();
+    t.put_items("IncidentsTable", alerts).await;
+    let about = id(100);
+    let entries = (0..101)
+        .map(|i| {
+            let entry = format!("00000000-0000-4000-8000-{i:012}");
+            entry_row(&entry, &at(i), &format!("Entry {i}"), Some(&about))
+        })
+        .collect();
+    t.put_items("IncidentsTable", entries).await;
+
+    let newest_first = |of: &dyn Fn(usize) -> String| (0..101).rev().map(of).collect::<Vec<_>>();
+    for path in [
+        format!("{INCIDENTS}?status=RESOLVED"),
+        INCIDENTS.to_string(),
+        format!("{ALERTS}?status=RESOLVED"),
+        ALERTS.to_string(),
+    ] {
+        assert_eq!(
+            walk(&t, &path, &token, 100, true).await,
+            newest_first(&id),
+            "{path}"
+        );
+    }
+    let entry_ids = newest_first(&|i| format!("00000000-0000-4000-8000-{i:012}"));
+    let of_incident = format!("{LOGBOOK}?incidentId={about}");
+    assert_eq!(walk(&t, &of_incident, &token, 100, true).await, entry_ids);
+    assert_eq!(walk(&t, LOGBOOK, &token, 100, true).await, entry_ids);
 }
 
 #[tokio::test]
@@ -129,24 +247,7 @@ async fn an_incidents_logbook_page_reads_at_most_500_entries() {
         .map(|i| {
             let id = format!("00000000-0000-4000-8000-{i:012}");
             let at = format!("2099-01-01T00:00:00.{i:03}Z");
-            [
-                ("pk", format!("LB#{id}")),
-                ("sk", "META".to_string()),
-                ("gsi1pk", "LOGBOOK".to_string()),
-                ("gsi1sk", format!("{at}#{id}")),
-                ("id", id.clone()),
-                ("kind", "NOTE".to_string()),
-                ("title", "Noise".to_string()),
-                ("body", "Nothing".to_string()),
-                ("author", "pager".to_string()),
-                ("authorId", id.clone()),
-                ("createdAt", at.clone()),
-                ("updatedAt", at),
-            ]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), s(v)))
-            .chain([("version".to_string(), platform::dynamo::n(1))])
-            .collect()
+            entry_row(&id, &at, "Noise", None)
         })
         .collect();
     t.put_items("IncidentsTable", noise).await;

@@ -1,9 +1,11 @@
 //! Incident state that holds: resolving an incident resolves the alerts it raised, in the
-//! resolve's own transaction, so no alert stays OPEN on a RESOLVED incident.
+//! resolve's own transaction, so no alert stays OPEN on a RESOLVED incident; a merge does the
+//! same for the merged incident's alerts; the rule cap holds under parallel creates.
 
+use platform::dynamo::{n, s, AttributeValue};
 use serde_json::{json, Value};
 use stack_tests::incidents::{eventually, log, ALERTS, INCIDENTS, RULES};
-use stack_tests::TestStack;
+use stack_tests::{assert_news_error, TestStack};
 
 /// The alerts of incident `id` with `status`.
 async fn alerts_of(t: &TestStack, token: &str, id: &str, status: &str) -> Vec<Value> {
@@ -19,28 +21,40 @@ async fn alerts_of(t: &TestStack, token: &str, id: &str, status: &str) -> Vec<Va
         .collect()
 }
 
+/// Creates `rule`.
+async fn add_rule(t: &TestStack, token: &str, rule: &Value) {
+    let r = t.post_json_auth(RULES, token, rule).await;
+    assert_eq!(r.status(), 201, "{rule}");
+}
+
+/// A rule raising on one `severity` log of `service`.
+fn one_log_rule(service: &str, severity: &str) -> Value {
+    json!({"name": format!("{service} down"), "severities": [severity], "serviceName": service,
+           "threshold": 1, "windowSeconds": 60})
+}
+
+/// Acknowledges `alert` by hand.
+async fn acknowledge(t: &TestStack, token: &str, alert: &Value) {
+    let path = format!("{ALERTS}/{}", alert["id"].as_str().unwrap());
+    let r = t
+        .patch_json_auth_raw(&path, token, &json!({"status": "ACKNOWLEDGED"}))
+        .await;
+    assert_eq!(r.status(), 200);
+}
+
 /// Replaces the default rule with `rule`, so only it opens and reopens incidents.
 async fn only_rule(t: &TestStack, token: &str, rule: Value) {
     let admin = t.admin_token().await;
     let r = t.delete_auth(&format!("{RULES}/default"), &admin).await;
     assert_eq!(r.status(), 204);
-    let r = t.post_json_auth(RULES, token, &rule).await;
-    assert_eq!(r.status(), 201);
+    add_rule(t, token, &rule).await;
 }
 
 #[tokio::test]
 async fn resolving_an_incident_resolves_its_open_and_acknowledged_alerts() {
     let t = TestStack::start().await;
     let (_, token) = t.operator("resolver").await;
-    let r = t
-        .post_json_auth(
-            RULES,
-            &token,
-            &json!({"name": "payments down", "severities": ["ERROR"], "serviceName": "payments",
-                    "threshold": 1, "windowSeconds": 60}),
-        )
-        .await;
-    assert_eq!(r.status(), 201);
+    add_rule(&t, &token, &one_log_rule("payments", "ERROR")).await;
     t.ingest_ok(&log("payments", "ERROR", "Gateway 502 from acquirer"))
         .await;
     let id = t.incidents_when(&token, 1).await[0]["id"]
@@ -53,11 +67,7 @@ async fn resolving_an_incident_resolves_its_open_and_acknowledged_alerts() {
         (open.len() == 2).then_some(open)
     })
     .await;
-    let acked = format!("{ALERTS}/{}", raised[0]["id"].as_str().unwrap());
-    let r = t
-        .patch_json_auth_raw(&acked, &token, &json!({"status": "ACKNOWLEDGED"}))
-        .await;
-    assert_eq!(r.status(), 200);
+    acknowledge(&t, &token, &raised[0]).await;
 
     let r = t
         .patch_json_auth_raw(
@@ -238,4 +248,168 @@ async fn a_redelivered_message_finishes_a_half_done_reopen() {
     assert_eq!(reopened["reopenCount"], 1);
     assert_eq!(reopened["occurrences"], 2, "counted once");
     assert_eq!(alerts_of(&t, &token, &id, "OPEN").await.len(), 1);
+}
+
+/// A rule of its own name, matching WARN logs of service `svc{i}`.
+fn numbered_rule(i: usize) -> Value {
+    json!({"name": format!("rule {i}"), "severities": ["WARN"], "serviceName": format!("svc{i}"),
+           "threshold": 5, "windowSeconds": 60})
+}
+
+/// How many of `statuses` are `status`.
+fn answered(statuses: &[u16], status: u16) -> usize {
+    statuses.iter().filter(|s| **s == status).count()
+}
+
+#[tokio::test]
+async fn fifty_one_parallel_rule_creates_stop_at_the_cap_of_fifty() {
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("rulers").await;
+    // The built-in rule is one of the 50: 49 of 51 parallel creates fit.
+    let statuses = futures::future::join_all((0..51).map(|i| {
+        let (t, token) = (&t, &token);
+        async move {
+            let r = t.post_json_auth(RULES, token, &numbered_rule(i)).await;
+            let status = r.status().as_u16();
+            if status == 400 {
+                let answer = assert_news_error(r, 400, RULES).await;
+                assert!(answer.to_string().contains("at most 50"), "{answer}");
+            }
+            status
+        }
+    }))
+    .await;
+    assert_eq!(answered(&statuses, 201), 49, "{statuses:?}");
+    assert_eq!(answered(&statuses, 400), 2, "{statuses:?}");
+    let rules = t.get_ok_auth(RULES, &token).await;
+    assert_eq!(rules.as_array().unwrap().len(), 50);
+
+    // A delete frees one place, once: of two parallel creates one fits.
+    let admin = t.admin_token().await;
+    let freed = format!("{RULES}/{}", rules[7]["id"].as_str().unwrap());
+    assert_eq!(t.delete_auth(&freed, &admin).await.status(), 204);
+    assert_news_error(t.delete_auth(&freed, &admin).await, 404, &freed).await;
+    let statuses = futures::future::join_all((100..102).map(|i| {
+        let (t, token) = (&t, &token);
+        async move {
+            let r = t.post_json_auth(RULES, token, &numbered_rule(i)).await;
+            r.status().as_u16()
+        }
+    }))
+    .await;
+    assert_eq!(answered(&statuses, 201), 1, "{statuses:?}");
+    assert_eq!(answered(&statuses, 400), 1, "{statuses:?}");
+    let rules = t.get_ok_auth(RULES, &token).await;
+    assert_eq!(rules.as_array().unwrap().len(), 50);
+
+    // Deleting the built-in rule frees a place too; a replace keeps the count.
+    let default = format!("{RULES}/default");
+    assert_eq!(t.delete_auth(&default, &admin).await.status(), 204);
+    let replaced = format!("{RULES}/{}", rules[3]["id"].as_str().unwrap());
+    let r = t
+        .put_json_auth(&replaced, &token, &numbered_rule(200))
+        .await;
+    assert_eq!(r.status(), 200);
+    let r = t.post_json_auth(RULES, &token, &numbered_rule(201)).await;
+    assert_eq!(r.status(), 201);
+    let r = t.post_json_auth(RULES, &token, &numbered_rule(202)).await;
+    assert_news_error(r, 400, RULES).await;
+}
+
+#[tokio::test]
+async fn rules_stored_before_the_count_are_counted_once_it_is_seeded() {
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("migrator").await;
+    // 49 rules as the code before the count stored them (no count row), and the built-in one.
+    let legacy = (0..49)
+        .map(|i| {
+            [
+                ("pk", s("RULES")),
+                ("sk", s(format!("00000000-0000-4000-8000-{i:012}"))),
+                ("name", s(format!("legacy {i}"))),
+                ("severities", AttributeValue::L(vec![s("WARN")])),
+                ("threshold", n(5)),
+                ("windowSeconds", n(60)),
+                ("enabled", AttributeValue::Bool(true)),
+                ("createdAt", s(format!("2026-01-01T00:00:{i:02}.000Z"))),
+                ("updatedAt", s("2026-01-01T00:00:00.000Z")),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect()
+        })
+        .collect();
+    t.put_items("IncidentsTable", legacy).await;
+    assert_eq!(
+        t.get_ok_auth(RULES, &token).await.as_array().unwrap().len(),
+        50
+    );
+    let r = t.post_json_auth(RULES, &token, &numbered_rule(0)).await;
+    let answer = assert_news_error(r, 400, RULES).await;
+    assert!(answer.to_string().contains("at most 50"), "{answer}");
+    let count = t
+        .scan("IncidentsTable")
+        .await
+        .into_iter()
+        .find(|i| i.get("pk") == Some(&s("RULECOUNT")))
+        .expect("the count, seeded");
+    assert_eq!(count.get("rules"), Some(&n(50)));
+
+    // A legacy rule's delete counts it out.
+    let admin = t.admin_token().await;
+    let legacy_rule = format!("{RULES}/00000000-0000-4000-8000-000000000004");
+    assert_eq!(t.delete_auth(&legacy_rule, &admin).await.status(), 204);
+    let r = t.post_json_auth(RULES, &token, &numbered_rule(1)).await;
+    assert_eq!(r.status(), 201);
+    let r = t.post_json_auth(RULES, &token, &numbered_rule(2)).await;
+    assert_news_error(r, 400, RULES).await;
+}
+
+#[tokio::test]
+async fn merging_an_incident_resolves_its_open_and_acknowledged_alerts() {
+    let t = TestStack::start().await;
+    let (_, token) = t.operator("merger").await;
+    // The api's FATALs match the built-in rule and this one: two alerts on its incident.
+    add_rule(&t, &token, &one_log_rule("api", "FATAL")).await;
+    t.ingest_ok(&json!([
+        log("api", "FATAL", "Upstream refused every connection"),
+        log("db", "FATAL", "Primary lost quorum"),
+    ]))
+    .await;
+    let incidents = t.incidents_when(&token, 2).await;
+    let id_of = |service: &str| {
+        incidents
+            .iter()
+            .find(|i| i["serviceName"] == service)
+            .and_then(|i| i["id"].as_str())
+            .unwrap()
+            .to_string()
+    };
+    let (source, target) = (id_of("api"), id_of("db"));
+    let raised = eventually("two alerts on the api's incident", || async {
+        let open = alerts_of(&t, &token, &source, "OPEN").await;
+        (open.len() == 2).then_some(open)
+    })
+    .await;
+    eventually("the db's alert", || async {
+        (alerts_of(&t, &token, &target, "OPEN").await.len() == 1).then_some(())
+    })
+    .await;
+    acknowledge(&t, &token, &raised[0]).await;
+
+    let merge = format!("{INCIDENTS}/{source}/merge");
+    for _ in 0..2 {
+        let r = t
+            .post_json_auth(&merge, &token, &json!({"into": target}))
+            .await;
+        assert_eq!(r.status(), 200);
+        assert!(alerts_of(&t, &token, &source, "OPEN").await.is_empty());
+        assert!(alerts_of(&t, &token, &source, "ACKNOWLEDGED")
+            .await
+            .is_empty());
+        let resolved = alerts_of(&t, &token, &source, "RESOLVED").await;
+        assert_eq!(resolved.len(), 2, "{resolved:?}");
+        // The target's own alert is its own business.
+        assert_eq!(alerts_of(&t, &token, &target, "OPEN").await.len(), 1);
+    }
 }
