@@ -4,7 +4,6 @@
 use axum::extract::State;
 use axum::routing::get;
 use axum::Router;
-use community::input::PageRequest;
 use community::model::PostPage;
 use community::SearchText;
 use platform::auth::MaybeUser;
@@ -13,7 +12,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::errors::to_api;
-use crate::{maybe_user_id, number, Answer, AppState};
+use crate::{maybe_user_id, page_request, Answer, AppState};
 
 pub(crate) fn routes() -> Router<AppState> {
     Router::new().route("/posts/search", get(search))
@@ -33,11 +32,17 @@ pub(crate) struct SearchQuery {
     /// From 1 to 20 (default 10).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 20)]
     size: Option<String>,
+    /// The `nextCursor` of the previous page: the ranks after it, past the 1,000 best too (a
+    /// `page` beside it is ignored).
+    #[param(max_length = 400, pattern = "^(?:[2-7][0-9a-f]){1,200}$")]
+    cursor: Option<String>,
 }
 
 /// Published posts holding every word of `q`, best first: a word in the title counts more
 /// than one in the body; ties go to the newer post. With a valid token, `isLikedByMe` and
-/// `isBookmarkedByMe` are the caller's.
+/// `isBookmarkedByMe` are the caller's. Matches are ranked in segments of the 1,000 newest
+/// (`totalElements` counts the current one); `nextCursor` continues the ranking, then the
+/// next segment of older matches, so every page costs one bounded query.
 #[utoipa::path(
     get,
     path = "/api/v1/posts/search",
@@ -46,8 +51,8 @@ pub(crate) struct SearchQuery {
     params(SearchQuery),
     security((), ("bearerJwt" = [])),
     responses(
-        (status = 200, description = "A page of matching posts ranked by relevance (at most the 1,000 best matches are paged)", body = PostPage),
-        (status = 400, description = "q missing, blank, over 200 characters or over 8 distinct words; page or size out of bounds", body = ReasonErrorBody),
+        (status = 200, description = "A page of matching posts ranked by relevance, with `nextCursor` unless it is the last", body = PostPage),
+        (status = 400, description = "q missing, blank, over 200 characters or over 8 distinct words; page or size out of bounds, or a cursor this service could not have given out", body = ReasonErrorBody),
         (status = 401, description = "A bad token", body = ReasonErrorBody),
     )
 )]
@@ -57,10 +62,7 @@ pub(crate) async fn search(
     platform::http::Query(query): platform::http::Query<SearchQuery>,
 ) -> Answer<PostPage> {
     let text = SearchText::parse(query.q.as_deref())?;
-    let page = PageRequest::parse(
-        number("page", query.page.as_deref())?,
-        number("size", query.size.as_deref())?,
-    )?;
+    let page = page_request(query.page, query.size, query.cursor)?;
     let caller = maybe_user_id(&user)?;
     state
         .search

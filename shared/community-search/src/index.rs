@@ -76,6 +76,57 @@ pub struct Hits {
     /// What the query read: Query calls and postings.
     pub queries: usize,
     pub postings_read: usize,
+    /// Ranks of the segment after the [`Resume`] point (all of `total` without one).
+    pub available: usize,
+    /// Where the next segment of older matches starts (the [`Resume::below`] of its first
+    /// page): set when the ranking was truncated after covering at least one driver step.
+    pub resume_below: Option<String>,
+}
+
+/// The longest [`Resume::below`] kept: a posting key (`{at}#{postId}`) is 61 characters, so
+/// a resume point's text stays within a list cursor's 200.
+const MAX_BELOW_CHARS: usize = 64;
+
+/// Where a ranked search continues. Matches are ranked in segments: a segment is the (at
+/// most [`MAX_MATCHES`]) newest matches whose posting key is below `below`; `after` is the
+/// last rank already given out in it, as (score, posting key `{at}#{postId}`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Resume {
+    pub below: Option<String>,
+    pub after: Option<(f64, String)>,
+}
+
+impl Resume {
+    /// The resume point a cursor's text names: `{below}~{score bits in hex}~{key}`, or a bare
+    /// `{below}`. Any text is a place (the rest of the ranking below it), never an error.
+    pub fn parse(text: &str) -> Self {
+        let parts: Vec<&str> = text.splitn(3, '~').collect();
+        let below =
+            |b: &str| (!b.is_empty()).then(|| b.chars().take(MAX_BELOW_CHARS).collect::<String>());
+        if let [b, score, key] = parts[..] {
+            if score.len() == 16 {
+                if let Ok(bits) = u64::from_str_radix(score, 16) {
+                    return Self {
+                        below: below(b),
+                        after: Some((f64::from_bits(bits), key.to_string())),
+                    };
+                }
+            }
+        }
+        Self {
+            below: below(text),
+            after: None,
+        }
+    }
+
+    /// The text [`Resume::parse`] reads back as this point.
+    pub fn text(&self) -> String {
+        let below = self.below.as_deref().unwrap_or_default();
+        match &self.after {
+            Some((score, key)) => format!("{below}~{:016x}~{key}", score.to_bits()),
+            None => below.to_string(),
+        }
+    }
 }
 
 /// Why the index failed.
@@ -133,5 +184,47 @@ pub trait SearchIndex: Send + Sync {
         &self,
         query: &QueryTerms,
         window: Window,
+    ) -> impl Future<Output = Result<Hits, SearchError>> + Send {
+        self.search_from(query, Resume::default(), window)
+    }
+
+    /// [`SearchIndex::search`] continued from `from`: the `window` of the ranks after it.
+    fn search_from(
+        &self,
+        query: &QueryTerms,
+        from: Resume,
+        window: Window,
     ) -> impl Future<Output = Result<Hits, SearchError>> + Send;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resume_points_read_back_and_any_text_is_one() {
+        let key = "2026-11-28T10:00:00.000Z#00000000-0000-4000-8000-000000000001";
+        let point = Resume {
+            below: Some(key.to_string()),
+            after: Some((3.25, key.to_string())),
+        };
+        assert_eq!(Resume::parse(&point.text()), point);
+        assert!(point.text().len() <= 200);
+        let first = Resume {
+            below: None,
+            after: Some((0.1, key.to_string())),
+        };
+        assert_eq!(Resume::parse(&first.text()), first);
+        let segment = Resume {
+            below: Some(key.to_string()),
+            after: None,
+        };
+        assert_eq!(Resume::parse(&segment.text()), segment);
+        // Text no page gave out is still a place: the ranks below it.
+        assert_eq!(Resume::parse("~zz~k").after, None);
+        assert_eq!(
+            Resume::parse(&"x".repeat(200)).below.map(|b| b.len()),
+            Some(MAX_BELOW_CHARS)
+        );
+    }
 }

@@ -47,6 +47,11 @@
 //! `tf' = 3·tfTitle + tfBody`, `k1 = 1.2`, `b = 0.75`, `idf = ln(1+(N−df+0.5)/(df+0.5))`;
 //! ties go to the newer post, then the id. [`Window`] pages over the ranked matches.
 //!
+//! Past the cap, a [`Resume`] point continues the ranking: a truncated query gives the key
+//! below which the next segment of older matches starts ([`Hits::resume_below`]); a page
+//! from a resume point re-runs the same bounded plan from there and skips the ranks up to
+//! its last (score, key). So every page, however deep, costs at most one plan's budget.
+//!
 //! The caller (community) re-checks each hit against the post (PUBLISHED, live, and, when
 //! the post's version is ahead of the index, [`analyze()`] + [`Analyzed::contains_all`]), so
 //! drafts and deleted posts are never returned even while the index lags, and asks for a few
@@ -92,7 +97,7 @@ mod store;
 
 pub use analyze::{analyze, Analyzed, QueryError, QueryTerms};
 pub use index::{
-    Applied, Hit, Hits, IndexDoc, SearchError, SearchIndex, Truncation, Window, MAX_MATCHES,
+    Applied, Hit, Hits, IndexDoc, Resume, SearchError, SearchIndex, Truncation, Window, MAX_MATCHES,
 };
 pub use store::{
     DynamoSearchIndex, SearchLimits, DRIVER_CHUNK, MAX_BATCH_GET_KEYS, MAX_POSTINGS_READ,

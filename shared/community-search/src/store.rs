@@ -20,7 +20,7 @@ use platform::dynamo::{
 
 use crate::analyze::{analyze, QueryTerms};
 use crate::index::{
-    Applied, Hit, Hits, IndexDoc, SearchError, SearchIndex, Truncation, Window, MAX_MATCHES,
+    Applied, Hit, Hits, IndexDoc, Resume, SearchError, SearchIndex, Truncation, Window, MAX_MATCHES,
 };
 use crate::plan::{self, Code, Op, Terms};
 use crate::rank::{term_score, Corpus};
@@ -616,7 +616,12 @@ impl SearchIndex for DynamoSearchIndex {
         .await
     }
 
-    async fn search(&self, query: &QueryTerms, window: Window) -> Result<Hits, SearchError> {
+    async fn search_from(
+        &self,
+        query: &QueryTerms,
+        from: Resume,
+        window: Window,
+    ) -> Result<Hits, SearchError> {
         if window.offset.saturating_add(window.limit) > MAX_MATCHES {
             return Err(SearchError::Window(window));
         }
@@ -675,12 +680,19 @@ impl SearchIndex for DynamoSearchIndex {
         let mut matches: Vec<(String, Vec<Counts>)> = Vec::new();
         let mut truncated = None;
         let mut driver_start: Option<Item> = None;
+        // A segment starts below its resume key: that posting ended the previous segment.
+        let top = from.below.as_deref().unwrap_or(POSTINGS_TO);
+        if top < POSTINGS_FROM {
+            return Ok(Hits::default());
+        }
+        // The driver key down to which every match is in `matches`.
+        let mut covered: Option<String> = None;
         'driver: loop {
-            let Some((page, next)) = reader
+            let Some((mut page, next)) = reader
                 .page(
                     driver,
                     POSTINGS_FROM,
-                    POSTINGS_TO,
+                    top,
                     limits.driver_chunk,
                     driver_start.take(),
                 )
@@ -689,8 +701,15 @@ impl SearchIndex for DynamoSearchIndex {
                 truncated = Some(Truncation::Budget);
                 break;
             };
+            page.retain(|(sk, _)| from.below.as_deref() != Some(sk.as_str()));
             let (Some(hi), Some(lo)) = (page.first(), page.last()) else {
-                break;
+                match next {
+                    Some(key) => {
+                        driver_start = Some(key);
+                        continue;
+                    }
+                    None => break,
+                }
             };
             let (lo, hi) = (lo.0.clone(), hi.0.clone());
             let mut candidates: BTreeMap<String, Vec<Counts>> =
@@ -730,11 +749,13 @@ impl SearchIndex for DynamoSearchIndex {
             }
             // Newest first, so the cap keeps the newest matches.
             matches.extend(candidates.into_iter().rev());
+            covered = Some(lo);
             if matches.len() >= limits.max_matches {
                 if matches.len() > limits.max_matches || next.is_some() {
                     truncated = Some(Truncation::MatchCap);
                 }
                 matches.truncate(limits.max_matches);
+                covered = matches.last().map(|(sk, _)| sk.clone());
                 break;
             }
             match next {
@@ -769,13 +790,18 @@ impl SearchIndex for DynamoSearchIndex {
                 })
             })
             .collect();
-        scored.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| b.first_published_at.cmp(&a.first_published_at))
-                .then_with(|| a.post_id.cmp(&b.post_id))
-        });
+        scored.sort_by(rank_order);
         let total = scored.len();
+        if let Some((score, key)) = &from.after {
+            let (at, post) = key.rsplit_once('#').unwrap_or((key.as_str(), ""));
+            let last = Hit {
+                post_id: post.to_string(),
+                score: *score,
+                first_published_at: at.to_string(),
+            };
+            scored.retain(|hit| rank_order(hit, &last).is_gt());
+        }
+        let available = scored.len();
         let hits = scored
             .into_iter()
             .skip(window.offset)
@@ -787,8 +813,18 @@ impl SearchIndex for DynamoSearchIndex {
             truncated,
             queries: reader.queries,
             postings_read: reader.postings,
+            available,
+            resume_below: truncated.and(covered),
         })
     }
+}
+
+/// The ranking: the higher score first; ties go to the newer post, then the id.
+fn rank_order(a: &Hit, b: &Hit) -> std::cmp::Ordering {
+    b.score
+        .total_cmp(&a.score)
+        .then_with(|| b.first_published_at.cmp(&a.first_published_at))
+        .then_with(|| a.post_id.cmp(&b.post_id))
 }
 
 /// Reads postings under the query budget.

@@ -19,7 +19,8 @@ use aws_sdk_dynamodb::types::{
     ScalarAttributeType,
 };
 use community_search::{
-    Applied, DynamoSearchIndex, IndexDoc, QueryTerms, SearchIndex, SearchLimits, Truncation, Window,
+    Applied, DynamoSearchIndex, IndexDoc, QueryTerms, Resume, SearchIndex, SearchLimits,
+    Truncation, Window,
 };
 use platform::dynamo::{item_size, key, Table, MAX_ITEM_BYTES};
 
@@ -545,4 +546,85 @@ async fn budget_truncation_is_flagged() {
         )
         .await
         .is_err());
+}
+
+/// Past the match cap a resume point continues the ranking: segments of the newest matches,
+/// each ranked, each page within one plan's budget, every match given out exactly once.
+#[tokio::test]
+async fn resume_points_walk_past_the_match_cap() {
+    let f = fixture().await;
+    for n in 0..20 {
+        // Scores differ by the body's count of "prices", so a segment's rank order is not
+        // its date order.
+        let body = format!("prices rose{}", " prices".repeat((n % 4) as usize));
+        f.apply(&doc(n, 1, "Market report", &body)).await;
+    }
+    let capped = f.index.clone().with_limits(SearchLimits {
+        driver_chunk: 3,
+        max_matches: 5,
+        ..SearchLimits::default()
+    });
+    let query = QueryTerms::parse("market prices").unwrap();
+    let mut from = Resume::default();
+    let mut segments: Vec<Vec<String>> = vec![Vec::new()];
+    for _ in 0..40 {
+        let hits = again(|| {
+            capped.search_from(
+                &query,
+                from.clone(),
+                Window {
+                    offset: 0,
+                    limit: 2,
+                },
+            )
+        })
+        .await;
+        assert!(hits.total <= 5 && hits.queries <= 24, "{hits:?}");
+        segments
+            .last_mut()
+            .unwrap()
+            .extend(hits.hits.iter().map(|h| h.post_id.clone()));
+        if hits.hits.len() < hits.available {
+            let last = hits.hits.last().unwrap();
+            from = Resume {
+                below: from.below.clone(),
+                after: Some((
+                    last.score,
+                    format!("{}#{}", last.first_published_at, last.post_id),
+                )),
+            };
+        } else if let Some(below) = hits.resume_below {
+            from = Resume {
+                below: Some(below),
+                after: None,
+            };
+            segments.push(Vec::new());
+        } else {
+            break;
+        }
+    }
+    let mut all: Vec<String> = segments.concat();
+    assert_eq!(all.len(), 20, "{segments:?}");
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), 20, "each match once");
+    // Segments of the 5 newest, then the 5 next: posts 19..15 first, ranked inside.
+    assert_eq!(segments.len(), 4, "{segments:?}");
+    let mut first = segments[0].clone();
+    first.sort();
+    let mut newest: Vec<String> = (15..20).map(post).collect();
+    newest.sort();
+    assert_eq!(first, newest);
+    let full = again(|| {
+        capped.search(
+            &query,
+            Window {
+                offset: 0,
+                limit: 5,
+            },
+        )
+    })
+    .await;
+    let ranked: Vec<String> = full.hits.iter().map(|h| h.post_id.clone()).collect();
+    assert_eq!(segments[0], ranked, "the first segment pages in rank order");
 }

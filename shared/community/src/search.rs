@@ -23,7 +23,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use community_search::{analyze, Applied, IndexDoc, QueryTerms, SearchIndex, Window};
+use community_search::{analyze, Applied, IndexDoc, QueryTerms, Resume, SearchIndex, Window};
 use platform::aws::Sqs;
 use platform::dynamo::{Attributes, Item};
 use platform::{ConfigError, Env, Invalid};
@@ -201,7 +201,8 @@ impl<I: SearchIndex> PostSearch<I> {
     }
 
     /// The `page` of published posts holding every term of `text`, best first (title
-    /// matches weigh more than body matches), with the caller's reaction and bookmark.
+    /// matches weigh more than body matches), with the caller's reaction and bookmark. A
+    /// page's `nextCursor` continues the ranking ([`Resume`]), past the 1,000 best too.
     pub async fn search(
         &self,
         text: &SearchText,
@@ -213,9 +214,15 @@ impl<I: SearchIndex> PostSearch<I> {
         }
         let window = Window {
             offset: page.offset(),
-            limit: usize::try_from(page.size).unwrap_or(usize::MAX) + SPARE_RANKS,
+            // The spare ranks stop at the cap: the deepest page still fits the window.
+            limit: (usize::try_from(page.size).unwrap_or(usize::MAX) + SPARE_RANKS)
+                .min(community_search::MAX_MATCHES.saturating_sub(page.offset())),
         };
-        let hits = self.index.search(text.terms(), window).await?;
+        let from = page.after.as_deref().map(Resume::parse).unwrap_or_default();
+        let hits = self
+            .index
+            .search_from(text.terms(), from.clone(), window)
+            .await?;
         if hits.truncated.is_some() {
             tracing::info!(
                 terms = ?text.terms().terms(),
@@ -247,10 +254,12 @@ impl<I: SearchIndex> PostSearch<I> {
         };
         let mut posts = Vec::with_capacity(usize::try_from(page.size).unwrap_or(0));
         let mut seen = HashSet::new();
+        let mut consumed = 0;
         for id in &ids {
             if posts.len() >= usize::try_from(page.size).unwrap_or(usize::MAX) {
                 break;
             }
+            consumed += 1;
             let Some(meta) = get(keys::post(id)) else {
                 continue;
             };
@@ -277,8 +286,26 @@ impl<I: SearchIndex> PostSearch<I> {
             posts.push(with_marks(full(post, body), marks));
         }
         let total = i64::try_from(hits.total).unwrap_or(i64::MAX);
-        // Ranked by relevance, not by a sort key: paged by number over the 1,000 best only.
-        Ok(page_of(posts, &page, total, None))
+        // More ranks in this segment: after the last one looked at; else the next segment.
+        let next = if window.offset + consumed < hits.available {
+            consumed
+                .checked_sub(1)
+                .and_then(|i| hits.hits.get(i))
+                .map(|last| Resume {
+                    below: from.below.clone(),
+                    after: Some((
+                        last.score,
+                        format!("{}#{}", last.first_published_at, last.post_id),
+                    )),
+                })
+        } else {
+            hits.resume_below.map(|below| Resume {
+                below: Some(below),
+                after: None,
+            })
+        };
+        let next_cursor = next.map(|r| platform::cursor::encode_cursor(&r.text()));
+        Ok(page_of(posts, &page, total, next_cursor))
     }
 
     /// Brings the index up to date with `post_id` as the posts table holds it now, within

@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use community::input::PageRequest;
 use community::search::{IndexOutcome, PostSearch, SearchText};
 use community::store::Store;
-use community_search::DynamoSearchIndex;
+use community_search::{DynamoSearchIndex, SearchLimits};
 use platform::dynamo::Table;
 use platform::Clock;
 use serde_json::{json, Value};
@@ -338,6 +339,101 @@ async fn pages_follow_the_ranking() {
     assert_eq!(first["totalElements"], 5);
     // Equal scores: the newer post first.
     assert_eq!(all["content"][0]["title"], "Glacier walk number 4");
+}
+
+/// Every id of the search for `q`, walked by `nextCursor` `size` at a time.
+async fn walk_search(t: &TestStack, q: &str, size: usize) -> Vec<String> {
+    let mut all = Vec::new();
+    let mut page = t
+        .get_ok(&format!("{}&size={size}", search_path(q)), None)
+        .await;
+    for _ in 0..50 {
+        all.extend(page_ids(&page));
+        let Some(cursor) = page["nextCursor"].as_str() else {
+            return all;
+        };
+        let next = format!("{}&size={size}&page=7&cursor={cursor}", search_path(q));
+        page = t.get_ok(&next, None).await;
+    }
+    panic!("search {q:?} did not end within 50 pages");
+}
+
+#[tokio::test]
+async fn a_cursor_continues_the_ranking_and_a_bad_one_is_400() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("alice").await;
+    for i in 0..5 {
+        let body = format!("Ice{}", " and glacier".repeat(i % 3));
+        t.create_post(&token, &post(&format!("Glacier walk number {i}"), &body))
+            .await;
+    }
+    let all = search_until(&t, "glacier", None, |p| p["totalElements"] == 5).await;
+    assert!(
+        all.get("nextCursor").is_none(),
+        "one page: no cursor: {all}"
+    );
+    // A cursor wins over the page beside it and gives the next ranks, each once.
+    assert_eq!(walk_search(&t, "glacier", 2).await, page_ids(&all));
+    let long = "7a".repeat(201);
+    for bad in ["", "zz", "3", "80", "3A", long.as_str()] {
+        let url = format!("{}&cursor={bad}", search_path("glacier"));
+        let error = assert_reason_error(t.get(&url).await, 400).await;
+        assert!(message(&error).contains("cursor: "), "{url}: {error}");
+    }
+}
+
+/// With the match cap lowered to 3 (the production cap is 1,000), the stack's search pages
+/// by cursor through all 7 matches: the 3 newest ranked, then the next 3, then the last.
+#[tokio::test]
+async fn cursors_reach_past_the_match_cap() {
+    let t = TestStack::start().await;
+    let (_, token) = t.member("alice").await;
+    let mut created = Vec::new();
+    for i in 0..7 {
+        let body = format!("Crampons{}", " and crevasse".repeat(i % 3));
+        let p = t
+            .create_post(&token, &post(&format!("Crevasse drill {i}"), &body))
+            .await;
+        created.push(p["id"].as_str().unwrap().to_string());
+    }
+    search_until(&t, "crevasse", None, |p| p["totalElements"] == 7).await;
+    let aws = t.aws().await;
+    let env = t.env("CommunityFunction");
+    let capped = PostSearch::new(
+        Store::new(
+            Table::from_env(&env, &aws, "COMMUNITY_TABLE").unwrap(),
+            Clock::system(),
+        ),
+        DynamoSearchIndex::new(Table::from_env(&env, &aws, "SEARCH_INDEX_TABLE").unwrap())
+            .with_limits(SearchLimits {
+                max_matches: 3,
+                ..SearchLimits::default()
+            }),
+    );
+    let text = SearchText::parse(Some("crevasse")).unwrap();
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..20 {
+        let page = PageRequest::parse_with_cursor(None, Some(2), cursor.as_deref()).unwrap();
+        let got = capped.search(&text, page, None).await.unwrap();
+        assert!(got.total_elements <= 3, "a segment holds at most the cap");
+        pages.push(got.content.iter().map(|p| p.id.clone()).collect::<Vec<_>>());
+        match got.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    let walked: Vec<String> = pages.concat();
+    assert_eq!(walked.len(), 7, "{pages:?}");
+    // The first segment is the 3 newest posts, the next the 3 before them.
+    let segment = |ids: &[String]| {
+        let mut ids = ids.to_vec();
+        ids.sort();
+        ids
+    };
+    assert_eq!(segment(&walked[..3]), segment(&created[4..]), "{pages:?}");
+    assert_eq!(segment(&walked[3..6]), segment(&created[1..4]), "{pages:?}");
+    assert_eq!(walked[6], created[0]);
 }
 
 #[tokio::test]
