@@ -51,7 +51,7 @@ pub(crate) struct SearchQuery {
     params(SearchQuery),
     security((), ("bearerJwt" = [])),
     responses(
-        (status = 200, description = "A page of matching posts ranked by relevance, with `nextCursor` unless it is the last", body = PostPage),
+        (status = 200, description = "A page of matching posts ranked by relevance, with `nextCursor` while more may follow (when the matches end exactly at a segment's edge, the last cursor gives one empty page)", body = PostPage),
         (status = 400, description = "q missing, blank, over 200 characters or over 8 distinct words; page or size out of bounds, or a cursor this service could not have given out", body = ReasonErrorBody),
         (status = 401, description = "A bad token", body = ReasonErrorBody),
     )

@@ -2660,10 +2660,12 @@ export function postCards(query, options = {}) {
 /**
  * Published posts holding every word of `q`, best first: a word in the title counts more
  * than one in the body; ties go to the newer post. With a valid token, `isLikedByMe` and
- * `isBookmarkedByMe` are the caller's.
+ * `isBookmarkedByMe` are the caller's. Matches are ranked in segments of the 1,000 newest
+ * (`totalElements` counts the current one); `nextCursor` continues the ranking, then the
+ * next segment of older matches, so every page costs one bounded query.
  *
  * `GET /api/v1/posts/search`
- * @param {{q: string, page?: number, size?: number}} query
+ * @param {{q: string, page?: number, size?: number, cursor?: string}} query
  * @param {RequestOptions} [options]
  * @returns {Promise<PostPage>}
  */

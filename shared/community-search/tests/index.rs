@@ -603,6 +603,11 @@ async fn resume_points_walk_past_the_match_cap() {
             break;
         }
     }
+    // A segment that ends exactly at the oldest match cannot know it: its resume point leads to
+    // one empty page, as a DynamoDB page ending at the last item does.
+    if segments.last().is_some_and(Vec::is_empty) {
+        segments.pop();
+    }
     let mut all: Vec<String> = segments.concat();
     assert_eq!(all.len(), 20, "{segments:?}");
     all.sort();
