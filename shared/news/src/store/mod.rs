@@ -13,6 +13,7 @@
 //! | `SOURCE#{id}` | `ART#{publishedAt}#{articleId}` | | the source's articles (with their topic ids) |
 //! | `SOURCE#{id}` | `T#{topicId}#ART#{publishedAt}#{articleId}` | | the source's articles of one topic |
 //! | `SOURCE#{id}` | `TOPIC#{topicId}` | | how many of them |
+//! | `SOURCE#{id}#PAGES` | `PAGE#{articleId}` | | an excerpt-only article's page left for a later refresh (`link`, TTL `expiresAt` two days on); at target each source's partition sees one refresh every 15 min: one Query, at most 10 conditional deletes and 100 puts (`pages`) |
 //! | `ARTICLE#{id}` | `META` | | an article |
 //! | `ARTICLES#{year}#{shard}` | `ART#{publishedAt}#{articleId}` | | the list of every article: a year bucket of one of 8 write shards |
 //! | `TOPIC#{id}` | `META` | `TOPICS` / `{name}` | a topic (written once) |
