@@ -90,6 +90,41 @@ impl TopicSlugSweep {
     }
 }
 
+/// Table items the mark-index backfill reads per run (a 1 MB Scan page caps it too).
+pub const MARK_BACKFILL_ITEMS_PER_RUN: usize = 2_000;
+
+/// The backfill of the post-marks index (`gsi3`) for likes, dislikes and bookmarks written
+/// before it, a bounded part per run until the table has been read once.
+#[derive(Clone)]
+pub struct MarkIndexBackfill {
+    store: Store,
+    queue: IndexQueue,
+}
+
+impl MarkIndexBackfill {
+    pub fn new(store: Store, queue: IndexQueue) -> Self {
+        Self { store, queue }
+    }
+
+    pub async fn run(&self) -> Result<(), BoxError> {
+        let run = self
+            .store
+            .backfill_mark_index(MARK_BACKFILL_ITEMS_PER_RUN)
+            .await?;
+        // The indexer walks each post once, taking a hidden post's marks out of their lists.
+        self.queue.request_all(&run.posts).await?;
+        if run.indexed > 0 {
+            tracing::info!(
+                indexed = run.indexed,
+                posts = run.posts.len(),
+                finished = run.finished,
+                "marks indexed for their posts"
+            );
+        }
+        Ok(())
+    }
+}
+
 #[derive(Clone)]
 pub struct CommunityIndexScheduler {
     search: Arc<PostSearch<DynamoSearchIndex>>,
@@ -97,6 +132,7 @@ pub struct CommunityIndexScheduler {
     wait: chrono::Duration,
     summaries: SummaryRescue,
     topics: TopicSlugSweep,
+    marks: MarkIndexBackfill,
 }
 
 /// Builds the handler from its environment: what a cold start does.
@@ -105,6 +141,7 @@ pub async fn handler(env: Env) -> Result<Arc<dyn ScheduleHandler>, BoxError> {
     let queue = IndexQueue::from_env(&env, aws.sqs())?;
     let store = Community::from_env(&env, &aws)?.store().clone();
     let topics = TopicSlugSweep::new(store.clone());
+    let marks = MarkIndexBackfill::new(store.clone(), queue.clone());
     let summaries = SummaryRescue::new(
         store,
         SummaryQueue::from_env(&env, aws.sqs())?,
@@ -120,6 +157,7 @@ pub async fn handler(env: Env) -> Result<Arc<dyn ScheduleHandler>, BoxError> {
         wait_from_env(&env)?,
         summaries,
         topics,
+        marks,
     )))
 }
 
@@ -147,6 +185,7 @@ impl CommunityIndexScheduler {
         wait: chrono::Duration,
         summaries: SummaryRescue,
         topics: TopicSlugSweep,
+        marks: MarkIndexBackfill,
     ) -> Self {
         Self {
             search: Arc::new(search),
@@ -154,6 +193,7 @@ impl CommunityIndexScheduler {
             wait,
             summaries,
             topics,
+            marks,
         }
     }
 
@@ -178,11 +218,13 @@ impl ScheduleHandler for CommunityIndexScheduler {
     ) -> BoxFuture<'static, Result<(), BoxError>> {
         let this = self.clone();
         async move {
-            // The rescues and the slug sweep all run; the first failure is the run's.
+            // The rescues, the slug sweep and the mark backfill all run; the first failure
+            // is the run's.
             let index = this.run().await;
             let summaries = this.summaries.run().await;
             let topics = this.topics.run().await;
-            index.and(summaries).and(topics).map(|_| ())
+            let marks = this.marks.run().await;
+            index.and(summaries).and(topics).and(marks).map(|_| ())
         }
         .boxed()
     }

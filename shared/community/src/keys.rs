@@ -46,6 +46,11 @@ pub fn topic_slug(slug: &str) -> Item {
     key(format!("TOPICSLUG#{slug}"), META)
 }
 
+/// The progress (or the end) of the backfill of `gsi3` for marks written before it.
+pub fn mark_index_migration() -> Item {
+    key("MIGRATION#mark-index", META)
+}
+
 /// The mark of the finished migration of topics to the slug rule of `platform::topic`.
 pub fn topic_slug_migration() -> Item {
     key("MIGRATION#topic-slugs-unicode", META)
@@ -66,11 +71,14 @@ pub fn stats_shard(shard: u32) -> Item {
 
 /// The shard a post's publication is counted in: a stable hash of its id.
 pub fn stats_shard_of(post_id: &str) -> u32 {
-    // FNV-1a: stable across builds and platforms, unlike std's hasher.
-    let hash = post_id.bytes().fold(0x811c_9dc5_u32, |h, b| {
+    fnv1a(post_id) % STATS_SHARDS
+}
+
+/// FNV-1a: stable across builds and platforms, unlike std's hasher.
+fn fnv1a(text: &str) -> u32 {
+    text.bytes().fold(0x811c_9dc5_u32, |h, b| {
         (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    });
-    hash % STATS_SHARDS
+    })
 }
 
 /// The number of `IDXQ#{n}` partitions the search outbox is spread over.
@@ -110,6 +118,29 @@ pub fn summary_failed(sk: &str) -> Item {
 /// The sort key of a failed summary's row.
 pub fn summary_failed_sk(failed_at: &str, post_id: &str) -> String {
     format!("{failed_at}#{post_id}")
+}
+
+/// The GSI of a post's marks (likes, dislikes, bookmarks), for moving them in and out of
+/// their users' lists when the post's visibility changes (KEYS_ONLY, sparse).
+pub const GSI3: &str = "gsi3";
+/// The number of partitions a post's marks are spread over in `gsi3`.
+pub const MARK_SHARDS: u32 = 8;
+
+/// The `gsi3` partition of a post's marks that are in their users' lists (`listed`) or taken
+/// out of them while the post is not public.
+pub fn marks_pk(post_id: &str, listed: bool, shard: u32) -> String {
+    let state = if listed { "LISTED" } else { "HIDDEN" };
+    format!("MARKS#{post_id}#{state}#{shard}")
+}
+
+/// The `gsi3` sort key of `user_id`'s mark of `kind` (`LIKE`, `DISLIKE`, `BOOKMARK`).
+pub fn mark_sk(kind: &str, user_id: &str) -> String {
+    format!("{kind}#{user_id}")
+}
+
+/// The `gsi3` shard of a user's marks.
+pub fn mark_shard_of(user_id: &str) -> u32 {
+    fnv1a(user_id) % MARK_SHARDS
 }
 
 /// The partition of the moderation log, sorted `{removedAt}#{entryId}`. Admin removals are

@@ -168,6 +168,10 @@ pub enum IndexOutcome {
     Paused,
 }
 
+/// The most likes, dislikes and bookmarks one index message moves into or out of their users'
+/// lists (each a two-item transaction); a post with more continues in the next message.
+pub const MARK_MOVES_PER_MESSAGE: usize = 200;
+
 /// Search over published posts, and its index's upkeep.
 #[derive(Debug, Clone)]
 pub struct PostSearch<I> {
@@ -330,6 +334,15 @@ impl<I: SearchIndex> PostSearch<I> {
         };
         match self.index.apply_within(&doc, max_transactions).await? {
             Applied::Indexed { .. } | Applied::UpToDate => {
+                // Its marks follow it into or out of their users' lists before the outbox
+                // row goes, so a lost message is sent again until they have.
+                let walk = self
+                    .store
+                    .sync_mark_lists(&post, MARK_MOVES_PER_MESSAGE)
+                    .await?;
+                if !walk.finished {
+                    return Ok(IndexOutcome::Paused);
+                }
                 self.store.index_done(post_id, post.version).await?;
                 Ok(IndexOutcome::Done)
             }

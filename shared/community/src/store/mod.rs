@@ -28,7 +28,10 @@
 //!   summary is wanted, the failed list `SUMFAILED`/`{failedAt}#{p}`;
 //! - per-user lists in `gsi1`: `AUTHOR#{u}#PUBLISHED|DRAFT`, `LIKES#{u}`, `DISLIKES#{u}`,
 //!   `BOOKMARKS#{u}` (sorted `{at}#{p}`), `CLIKES#{u}#{p}` (my likes in one thread); every
-//!   user-owned item is also in `gsi2` under `OWNER#{u}` for account cleanup.
+//!   user-owned item is also in `gsi2` under `OWNER#{u}` for account cleanup;
+//! - a post's likes, dislikes and bookmarks in `gsi3`, `MARKS#{p}#LISTED|HIDDEN#{0..7}`, for
+//!   moving them out of and back into those lists ([`mark_lists`]);
+//! - the moderation log: `MODLOG`, sorted `{removedAt}#{entryId}` ([`moderation`]).
 //!
 //! Every post write is one TransactWriteItems; [`posts`] checks DynamoDB's item and
 //! transaction limits before sending one.
@@ -36,6 +39,7 @@
 pub mod cleanup;
 pub mod comments;
 pub mod index_queue;
+pub mod mark_lists;
 pub mod moderation;
 pub mod posts;
 pub mod social;

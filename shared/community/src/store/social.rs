@@ -15,6 +15,7 @@ use platform::dynamo::{
     TransactionError,
 };
 
+use super::mark_lists::{is_hidden, listed_mark, MarkKind};
 use super::posts::StoredPost;
 use super::Store;
 use crate::input::PostStatus;
@@ -56,6 +57,13 @@ impl ReactionKind {
         match self {
             Self::Like => "LIKES",
             Self::Dislike => "DISLIKES",
+        }
+    }
+
+    fn mark(self) -> MarkKind {
+        match self {
+            Self::Like => MarkKind::Like,
+            Self::Dislike => MarkKind::Dislike,
         }
     }
 }
@@ -102,10 +110,11 @@ pub enum MarkError {
 /// Times the row is read again when the same user changed it between read and write.
 const REREADS: u32 = 5;
 
-/// A counter change on the post and the user's profile.
+/// A counter change on the post and (unless the mark is out of the user's list, already
+/// counted down) on the user's profile.
 struct Delta {
     counter: &'static str,
-    profile: &'static str,
+    profile: Option<&'static str>,
     by: i64,
 }
 
@@ -127,6 +136,8 @@ pub(crate) struct ReactionRow {
     pub counted: Option<ReactionKind>,
     pub version: Option<i64>,
     pub legacy: bool,
+    /// Out of the user's list (and their count) while the post is not public.
+    pub hidden: bool,
 }
 
 impl ReactionRow {
@@ -140,6 +151,7 @@ impl ReactionRow {
                 .and_then(|v| v.as_n().ok())
                 .and_then(|v| v.parse().ok()),
             legacy: false,
+            hidden: is_hidden(item),
         }
     }
 
@@ -152,6 +164,7 @@ impl ReactionRow {
             counted: reaction,
             version: None,
             legacy: true,
+            hidden: is_hidden(item),
         }
     }
 
@@ -315,13 +328,21 @@ impl Store {
                 counted: old.counted,
                 version: Some(version),
                 legacy: false,
+                hidden: false,
+            };
+            // The row as read, out of its list or in it: a mark walk moving it meanwhile
+            // fails the write, which then reads again.
+            let as_read = if old.hidden {
+                "attribute_exists(hiddenSk)"
+            } else {
+                "attribute_not_exists(hiddenSk)"
             };
             let mut tx = Transaction::new(&self.table);
             if old.legacy {
                 // Moved out from under the post on the user's first change since.
                 tx.delete_if(
                     keys::legacy_reaction(post_id, user_id),
-                    "reaction = :old",
+                    &format!("reaction = :old AND {as_read}"),
                     Item::from([(":old".to_string(), s(kind_str(old.reaction)))]),
                 )?;
             }
@@ -330,7 +351,7 @@ impl Store {
                 // Back to what is counted, and that is nothing: no row.
                 tx.delete_if(
                     row,
-                    "version = :read",
+                    &format!("version = :read AND {as_read}"),
                     Item::from([(":read".to_string(), n(old.version.unwrap_or(0)))]),
                 )?;
             } else {
@@ -351,33 +372,39 @@ impl Store {
                         ),
                         ("gsi1sk".to_string(), s(format!("{now}#{post_id}"))),
                     ]);
+                    item.extend(listed_mark(post_id, user_id, kind.mark()));
                 }
                 match old.version {
                     Some(read) if !old.legacy => tx.put_if(
                         item,
-                        "version = :read",
+                        &format!("version = :read AND {as_read}"),
                         Item::from([(":read".to_string(), n(read))]),
                     )?,
                     _ => tx.put(item, Some("attribute_not_exists(pk)"))?,
                 };
             }
             let mut deltas = Vec::new();
-            if let Some(o) = old.reaction {
+            if let Some(o) = old.reaction.filter(|_| !old.hidden) {
                 deltas.push((o.profile_counter(), -1));
             }
             if let Some(r) = reaction {
                 deltas.push((r.profile_counter(), 1));
             }
             let profile_at = tx.len();
-            let mut profile = tx
-                .update_builder(keys::profile(user_id))
-                .condition_expression("attribute_not_exists(deletedAt)");
-            let mut adds = Vec::new();
-            for (i, (counter, by)) in deltas.iter().enumerate() {
-                profile = profile.expression_attribute_values(format!(":d{i}"), n(*by));
-                adds.push(format!("{counter} :d{i}"));
+            if deltas.is_empty() {
+                // Withdrawn from a list it was already out of: no count moves.
+                tx.check(keys::profile(user_id), "attribute_not_exists(deletedAt)")?;
+            } else {
+                let mut profile = tx
+                    .update_builder(keys::profile(user_id))
+                    .condition_expression("attribute_not_exists(deletedAt)");
+                let mut adds = Vec::new();
+                for (i, (counter, by)) in deltas.iter().enumerate() {
+                    profile = profile.expression_attribute_values(format!(":d{i}"), n(*by));
+                    adds.push(format!("{counter} :d{i}"));
+                }
+                tx.update(profile.update_expression(format!("ADD {}", adds.join(", "))))?;
             }
-            tx.update(profile.update_expression(format!("ADD {}", adds.join(", "))))?;
             match retry_on_conflict(
                 RetryPolicy::HOT_COUNTER,
                 TransactionError::is_conflict,
@@ -450,7 +477,9 @@ impl Store {
     ) -> Result<(), MarkError> {
         let row = keys::bookmark(post_id, user_id);
         for _ in 0..REREADS {
-            let exists = self.table.get(row.clone()).await?.is_some();
+            let existing = self.table.get(row.clone()).await?;
+            let exists = existing.is_some();
+            let hidden = existing.as_ref().is_some_and(is_hidden);
             if exists == bookmarked {
                 return if bookmarked {
                     self.require_open(post_id).await
@@ -472,13 +501,20 @@ impl Store {
                     ("gsi2pk".to_string(), s(keys::owner(user_id))),
                     ("gsi2sk".to_string(), s(format!("BOOKMARK#{post_id}"))),
                 ]);
+                item.extend(listed_mark(post_id, user_id, MarkKind::Bookmark));
                 tx.put(item, Some("attribute_not_exists(pk)"))?;
+            } else if hidden {
+                tx.delete(row.clone(), Some("attribute_exists(hiddenSk)"))?;
             } else {
-                tx.delete(row.clone(), Some("attribute_exists(pk)"))?;
+                tx.delete(
+                    row.clone(),
+                    Some("attribute_exists(pk) AND attribute_not_exists(hiddenSk)"),
+                )?;
             }
             let delta = Delta {
                 counter: "saveCount",
-                profile: "bookmarkCount",
+                // Out of the user's list already: counted down when it was taken out.
+                profile: (!hidden).then_some("bookmarkCount"),
                 by: if bookmarked { 1 } else { -1 },
             };
             // Removing a bookmark is allowed whatever became of the post.
@@ -531,11 +567,17 @@ impl Store {
         let mut profile_adds = Vec::new();
         for (i, d) in deltas.iter().enumerate() {
             meta = meta.expression_attribute_values(format!(":d{i}"), n(d.by));
-            profile = profile.expression_attribute_values(format!(":d{i}"), n(d.by));
-            profile_adds.push(format!("{} :d{i}", d.profile));
+            if let Some(counter) = d.profile {
+                profile = profile.expression_attribute_values(format!(":d{i}"), n(d.by));
+                profile_adds.push(format!("{counter} :d{i}"));
+            }
         }
         tx.update(meta)?;
-        tx.update(profile.update_expression(format!("ADD {}", profile_adds.join(", "))))?;
+        if profile_adds.is_empty() {
+            tx.check(keys::profile(user_id), "attribute_not_exists(deletedAt)")?;
+        } else {
+            tx.update(profile.update_expression(format!("ADD {}", profile_adds.join(", "))))?;
+        }
         Ok(())
     }
 

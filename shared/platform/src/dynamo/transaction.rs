@@ -175,6 +175,32 @@ impl Transaction {
         Ok(self)
     }
 
+    /// Requires `condition` to hold on the item with `key`, without writing it, `condition`
+    /// naming `names` as `#placeholders` and `values` as `:placeholders`.
+    pub fn check_if(
+        &mut self,
+        key: Item,
+        condition: &str,
+        names: &[(&str, &str)],
+        values: Item,
+    ) -> Result<&mut Self, DynamoError> {
+        let names = names
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let check = ConditionCheck::builder()
+            .table_name(self.table.name())
+            .set_key(Some(key))
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values))
+            .build()
+            .map_err(|e| self.table.invalid("TransactWriteItems", e))?;
+        self.items
+            .push(TransactWriteItem::builder().condition_check(check).build());
+        Ok(self)
+    }
+
     /// [`Transaction::commit`], tried again on conflicts under the platform's policy
     /// ([`RetryPolicy::CONFLICTS`]): what a store calls unless it must rebuild the writes
     /// between attempts.
