@@ -1,11 +1,17 @@
-// One community post: body and cover, like/dislike with counts, bookmark, edit link, comment thread.
+// One community post: body and cover, its AI summary with the summary's state, like/dislike
+// with counts, bookmark, the author's edit link and delete, comment thread.
 
 import * as api from "./api.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
+import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { commentThread } from "./comments.js";
 import { communityTopicChips, cover, userHref } from "./community.js";
-import { busy, describe, errorAfter, errorBox, loading } from "./ui.js";
+import { busy, confirmFirst, describe, errorAfter, errorBox, loading } from "./ui.js";
+
+/** How often a PENDING summary is asked for again, and how many times before the page stops. */
+const SUMMARY_POLL_MS = 2000;
+const SUMMARY_POLLS = 60;
 
 /**
  * `/community/posts/{id}`.
@@ -27,7 +33,7 @@ export async function communityPost(main, match, { signal, title }) {
       const thread = h("section", { class: "comments", "aria-labelledby": "comments-heading" });
       // The heading moves into the post: keep the focus the page change gave it.
       const focused = document.activeElement === heading;
-      mount(main, reader(post, heading), post.status === "PUBLISHED" ? thread : null);
+      mount(main, reader(post, heading, signal), post.status === "PUBLISHED" ? thread : null);
       if (focused) {
         heading.focus();
       }
@@ -52,8 +58,9 @@ export async function communityPost(main, match, { signal, title }) {
 /**
  * @param {api.Post} post
  * @param {HTMLElement} heading
+ * @param {AbortSignal} signal
  */
-function reader(post, heading) {
+function reader(post, heading, signal) {
   const mine = account.session.user?.id === post.author.id;
   const draft = post.status === "DRAFT";
   const paragraphs = post.content.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
@@ -83,10 +90,93 @@ function reader(post, heading) {
         draft ? null : bookmarkButton(post),
         mine ? h("a", { class: "button secondary", href: `/community/posts/${encodeURIComponent(post.id)}/edit` }, draft ? "Edit draft" : "Edit post") : null,
       ),
+      mine ? deletePost(post) : null,
     ),
     cover(post.coverImageUrl, "hero"),
+    summarySection(post, signal),
     h("div", { class: "body" }, paragraphs.map((p) => h("p", null, p))),
   );
+}
+
+/** What each state of a summary is called on the page, and what it means for the reader. */
+const SUMMARY_STATES = {
+  PENDING: ["Being written", "The model is writing the summary; it shows here when it is ready."],
+  COMPLETED: ["Written", ""],
+  FAILED: ["Failed", "The model could not summarise this post; an administrator can try again."],
+  NONE: ["None yet", "This post has no summary yet."],
+};
+
+/**
+ * The post's AI summary under its own heading, with its state; while PENDING the page asks
+ * again every few seconds (a live region says when it changes).
+ * @param {api.Post} post
+ * @param {AbortSignal} signal
+ */
+function summarySection(post, signal) {
+  const body = h("div", { class: "summary-body", "aria-live": "polite" });
+  const section = h("section", { class: "post-summary", "aria-labelledby": "summary-heading" }, h("h2", { id: "summary-heading" }, "AI summary"), body);
+  /** @param {api.PostSummary} summary */
+  const draw = (summary) => {
+    const status = summary.status ?? "NONE";
+    const [label, note] = SUMMARY_STATES[status];
+    section.dataset.status = status;
+    mount(
+      body,
+      h(
+        "p",
+        { class: "meta summary-state" },
+        h("span", { class: `badge summary-${status.toLowerCase()}` }, label),
+        status === "COMPLETED" && summary.model ? [" by ", summary.model] : null,
+        status === "COMPLETED" && summary.generatedAt ? [" · ", time(summary.generatedAt)] : null,
+        note ? [" ", note] : null,
+      ),
+      // While PENDING or after a failure, the summary is the previous one: say so.
+      summary.summary && status !== "COMPLETED" ? h("p", { class: "hint" }, "The previous summary:") : null,
+      summary.summary ? h("p", { class: "summary-text" }, summary.summary) : null,
+    );
+  };
+  draw({ status: post.summaryStatus, summary: post.summary, model: post.summaryModel, generatedAt: post.summaryGeneratedAt });
+  if (post.summaryStatus === "PENDING") {
+    void (async () => {
+      for (let n = 0; n < SUMMARY_POLLS; n++) {
+        await new Promise((resolve) => window.setTimeout(resolve, SUMMARY_POLL_MS));
+        if (signal.aborted || !section.isConnected) {
+          return;
+        }
+        try {
+          const summary = await api.getPostSummary(post.id, { signal, cache: "no-store" });
+          if (summary.status !== "PENDING") {
+            draw(summary);
+            return;
+          }
+        } catch {
+          // A failed look is only a missed update: the next one (or a reload) shows it.
+        }
+      }
+    })();
+  }
+  return section;
+}
+
+/**
+ * The author's "Delete post", confirmed first; then the author's list of posts.
+ * @param {api.Post} post
+ */
+function deletePost(post) {
+  const slot = h("div", { class: "actions delete-post" });
+  const start = h("button", { type: "button", class: "button secondary danger-link" }, post.status === "DRAFT" ? "Delete draft…" : "Delete post…");
+  confirmFirst(slot, start, {
+    warning: h("p", { class: "warning" }, "The post leaves every list, topic and search, with its comments. It cannot be undone."),
+    confirmLabel: "Yes, delete the post",
+    busyLabel: "Deleting…",
+    act: () => api.deletePost(post.id),
+    done: () => {
+      announce(`“${post.title}” was deleted`);
+      navigate(post.status === "DRAFT" ? "/community/me?list=drafts" : "/community/me");
+    },
+    failed: (error, cancel) => errorAfter(cancel, error),
+  });
+  return slot;
 }
 
 /** A link to log in and come back, for actions that need an account. */

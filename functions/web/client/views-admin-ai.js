@@ -34,7 +34,7 @@ export function adminNav(path) {
  * @param {HTMLElement} main
  * @param {string} heading
  */
-function forAdmins(main, heading) {
+export function forAdmins(main, heading) {
   if (!account.session.user) {
     needsLogin(main, heading, "This page is for administrators.");
     return false;
@@ -51,7 +51,7 @@ function forAdmins(main, heading) {
  * @param {string} lede
  * @param {string} path
  */
-function head(heading, lede, path) {
+export function head(heading, lede, path) {
   return [h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading), h("p", { class: "lede" }, lede)), adminNav(path)];
 }
 
@@ -76,39 +76,57 @@ export async function failedSummariesPage(main, match, { signal, title }) {
   const more = h("div", { class: "actions summary-more" });
   mount(main, ...head(heading, "Posts whose AI summary failed every try of the queue. A retry asks the model again.", match.path), h("section", { "aria-labelledby": "failed-heading" }, h("h2", { id: "failed-heading", class: "visually-hidden" }, heading), status, list, more));
 
-  /** @param {string|undefined} cursor */
-  const load = async (cursor) => {
-    const page = await api.failedSummaries(cursor ? { cursor, size: SUMMARIES_PER_PAGE } : { size: SUMMARIES_PER_PAGE }, { signal, cache: "no-store" });
-    list.append(...page.content.map(failedCard));
-    if (!list.childElementCount) {
-      mount(status, empty("No failed summaries", "Every post's summary was written, or is on its way."));
-    } else {
-      mount(status, h("p", { class: "pager-summary" }, plural(page.totalElements, "failed summary", "failed summaries")));
-    }
-    if (page.nextCursor) {
-      const next = page.nextCursor;
-      const button = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary" }, "More failed summaries"));
-      button.addEventListener("click", async () => {
-        try {
-          await busy(button, "Loading…", () => load(next));
-        } catch (error) {
-          if (!signal.aborted) {
-            errorAfter(button, error);
-          }
-        }
-      });
-      mount(more, button);
-    } else {
-      mount(more);
-    }
-  };
   try {
-    await load(undefined);
+    await cursorPages(
+      {
+        list,
+        status,
+        more,
+        signal,
+        fetch: (cursor) => api.failedSummaries(cursor ? { cursor, size: SUMMARIES_PER_PAGE } : { size: SUMMARIES_PER_PAGE }, { signal, cache: "no-store" }),
+        card: failedCard,
+        none: () => empty("No failed summaries", "Every post's summary was written, or is on its way."),
+        count: (n) => plural(n, "failed summary", "failed summaries"),
+        moreLabel: "More failed summaries",
+      },
+      undefined,
+    );
   } catch (error) {
     if (!signal.aborted) {
       mount(status, errorBox(error, () => void failedSummariesPage(main, match, { signal, title })));
     }
   }
+}
+
+/**
+ * Adds the page of a cursor-paged admin list at `cursor` (the first when undefined) to
+ * `list`: `status` then says how many there are (or that there are none), and `more` holds a
+ * "More" button while there is a next page.
+ * @template T
+ * @param {{list: HTMLElement, status: HTMLElement, more: HTMLElement, signal: AbortSignal, fetch: (cursor: string|undefined) => Promise<{content: T[], totalElements: number, nextCursor?: string}>, card: (item: T) => HTMLElement, none: () => HTMLElement, count: (n: number) => string, moreLabel: string}} how
+ * @param {string|undefined} cursor
+ * @returns {Promise<void>}
+ */
+export async function cursorPages(how, cursor) {
+  const page = await how.fetch(cursor);
+  how.list.append(...page.content.map(how.card));
+  mount(how.status, how.list.childElementCount ? h("p", { class: "pager-summary" }, how.count(page.totalElements)) : how.none());
+  if (!page.nextCursor) {
+    mount(how.more);
+    return;
+  }
+  const next = page.nextCursor;
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary" }, how.moreLabel));
+  button.addEventListener("click", async () => {
+    try {
+      await busy(button, "Loading…", () => cursorPages(how, next));
+    } catch (error) {
+      if (!how.signal.aborted) {
+        errorAfter(button, error);
+      }
+    }
+  });
+  mount(how.more, button);
 }
 
 /** @param {api.FailedSummary} failed */
