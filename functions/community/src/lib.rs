@@ -194,6 +194,7 @@ pub fn app(
         .merge(lists::routes())
         .merge(summaries::routes())
         .merge(views::routes())
+        .merge(moderation::routes())
         .with_state(state);
     Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
@@ -218,6 +219,9 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         replace_post,
         patch_post,
         moderation::delete_post,
+        moderation::remove_post,
+        moderation::remove_comment,
+        moderation::moderation_log,
         search::search,
         topic_catalog,
         topic_names,
@@ -263,12 +267,16 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         community::summary::SummaryStatusName,
         community::summary::FailedSummary,
         community::summary::FailedSummaryPage,
+        moderation::RemovalRequest,
+        community::moderation::ModerationLogEntry,
+        community::moderation::ModerationTarget,
+        community::moderation::ModerationLogPage,
         ReasonErrorBody
     )),
     modifiers(&SecuritySchemes, &UNAVAILABLE),
     tags(
         (name = "community", description = "The community service: posts and topics"),
-        (name = "community-admin", description = "The community's admin operations on post summaries")
+        (name = "community-admin", description = "The community's admin operations: post summaries and moderation")
     )
 )]
 struct CommunityApi;

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use community::input::PostId;
-use community::summary::{failed_page, FailedSummaryPage, PostSummary};
+use community::summary::{admin_page, FailedSummaryPage, PostSummary};
 use community::SummaryRequest;
 use platform::auth::{AdminUser, MaybeUser};
 use platform::openapi::ReasonErrorBody;
@@ -99,19 +99,19 @@ pub(crate) async fn retry_summary(
     Ok((StatusCode::ACCEPTED, axum::Json(summary)).into_response())
 }
 
-/// The query of the failed-summary list.
+/// The query of an admin list (failed summaries, the moderation log).
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-pub(crate) struct FailedQuery {
+pub(crate) struct AdminListQuery {
     /// From 0 to 49 (default 0).
     #[param(value_type = Option<i32>, minimum = 0, maximum = 49)]
-    page: Option<String>,
+    pub(crate) page: Option<String>,
     /// From 1 to 100 (default 20).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
-    size: Option<String>,
+    pub(crate) size: Option<String>,
     /// The `nextCursor` of the previous page: the page after it (a `page` beside it is ignored).
     #[param(max_length = 400, pattern = "^(?:[2-7][0-9a-f]){1,200}$")]
-    cursor: Option<String>,
+    pub(crate) cursor: Option<String>,
 }
 
 /// Posts whose summary failed (every retry of the queue), most recently failed first
@@ -121,7 +121,7 @@ pub(crate) struct FailedQuery {
     path = "/api/v1/admin/summaries/failed",
     operation_id = "failedSummaries",
     tag = "community-admin",
-    params(FailedQuery),
+    params(AdminListQuery),
     security(("bearerJwt" = [])),
     responses(
         (status = 200, description = "A page of failed summaries (`totalElements` counts at most 1,000)", body = FailedSummaryPage),
@@ -133,9 +133,9 @@ pub(crate) struct FailedQuery {
 pub(crate) async fn failed_summaries(
     State(state): State<AppState>,
     AdminUser(_admin): AdminUser,
-    platform::http::Query(query): platform::http::Query<FailedQuery>,
+    platform::http::Query(query): platform::http::Query<AdminListQuery>,
 ) -> Answer<FailedSummaryPage> {
-    let page = failed_page(
+    let page = admin_page(
         number("page", query.page.as_deref())?,
         number("size", query.size.as_deref())?,
         query.cursor.as_deref(),

@@ -797,6 +797,35 @@ import { request } from "./http.js";
  */
 
 /**
+ * One admin removal, as the moderation log shows it.
+ * @typedef {Object} ModerationLogEntry
+ * @property {string} authorId The author of what was removed.
+ * @property {string} id
+ * @property {string} moderatorId The admin who removed it.
+ * @property {string} postId The post removed, or the post of the comment removed.
+ * @property {string} reason
+ * @property {string} removedAt
+ * @property {string} targetId The post's or the comment's id.
+ * @property {ModerationTarget} targetKind
+ */
+
+/**
+ * A page of the moderation log, newest first.
+ * @typedef {Object} ModerationLogPage
+ * @property {Array<ModerationLogEntry>} content
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last page.
+ * @property {number} page
+ * @property {number} size
+ * @property {number} totalElements The entries, counted up to 1,000: a longer log says 1,000 (page on with `nextCursor`).
+ * @property {number} totalPages Pages of `totalElements`.
+ */
+
+/**
+ * What an admin removed.
+ * @typedef {("POST"|"COMMENT")} ModerationTarget
+ */
+
+/**
  * Compute nutrients, as sent.
  * @typedef {Object} NutrientsRequest
  * @property {RecipeInputBody} recipe
@@ -1213,6 +1242,12 @@ import { request } from "./http.js";
  * @property {(string|null)} [name] Display name; blank means none.
  * @property {string} password
  * @property {string} username Unique (case-insensitively).
+ */
+
+/**
+ * An admin's removal: why, as the moderation log keeps it.
+ * @typedef {Object} RemovalRequest
+ * @property {string} reason One line, 1 to 500 characters, not blank (trimmed before it is kept).
  */
 
 /**
@@ -2094,6 +2129,20 @@ export function setAiProviderConfig(body, options = {}) {
 }
 
 /**
+ * Removes any live comment (admin), as its author's delete does (one with replies stays as
+ * `[deleted]`), and logs the removal with its reason in the same transaction.
+ *
+ * `POST /api/v1/admin/comments/{id}/removal`
+ * @param {string} id The comment's id
+ * @param {RemovalRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function removeComment(id, body, options = {}) {
+  return request("POST", `/api/v1/admin/comments/${encodeURIComponent(id)}/removal`, { ...options, body, auth: "required" });
+}
+
+/**
  * Starts a generation in the background: a PENDING job, run by the digest worker; its
  * outcome is read from the job.
  *
@@ -2117,6 +2166,32 @@ export function adminGenerateDigest(userId, query = {}, options = {}) {
  */
 export function digestJobStatus(jobId, options = {}) {
   return request("GET", `/api/v1/admin/digests/jobs/${encodeURIComponent(jobId)}`, { ...options, auth: "required" });
+}
+
+/**
+ * The admins' removals, newest first (admin).
+ *
+ * `GET /api/v1/admin/moderation-log`
+ * @param {{page?: number, size?: number, cursor?: string}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<ModerationLogPage>}
+ */
+export function listModerationLog(query = {}, options = {}) {
+  return request("GET", `/api/v1/admin/moderation-log`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Removes any live post, draft or published (admin), as its author's delete does, and logs
+ * the removal with its reason in the same transaction.
+ *
+ * `POST /api/v1/admin/posts/{id}/removal`
+ * @param {string} id The post's id
+ * @param {RemovalRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function removePost(id, body, options = {}) {
+  return request("POST", `/api/v1/admin/posts/${encodeURIComponent(id)}/removal`, { ...options, body, auth: "required" });
 }
 
 /**

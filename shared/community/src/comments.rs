@@ -266,7 +266,7 @@ impl Community {
     ) -> Result<(), CommunityError> {
         self.visible_comment_post(comment, caller).await?;
         self.store()
-            .remove_comment(comment.as_str(), Remover::Author(caller.as_str()), None)
+            .remove_comment(comment.as_str(), Remover::Author(caller.as_str()))
             .await
             .map_err(comment_error)?;
         Ok(())

@@ -112,6 +112,15 @@ pub fn summary_failed_sk(failed_at: &str, post_id: &str) -> String {
     format!("{failed_at}#{post_id}")
 }
 
+/// The partition of the moderation log, sorted `{removedAt}#{entryId}`. Admin removals are
+/// rare (far under one a second), so one partition holds them at any scale.
+pub const MODERATION_LOG_PK: &str = "MODLOG";
+
+/// An entry of the moderation log.
+pub fn moderation_entry(removed_at: &str, entry_id: &str) -> Item {
+    key(MODERATION_LOG_PK, format!("{removed_at}#{entry_id}"))
+}
+
 /// An applied chunk of follower deltas, kept a week so a repeat is a no-op.
 pub fn delta(idempotency_key: &str, chunk: usize) -> Item {
     key(format!("DELTA#{idempotency_key}#{chunk}"), META)

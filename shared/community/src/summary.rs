@@ -267,8 +267,8 @@ pub struct FailedSummaryPage {
     pub next_cursor: Option<String>,
 }
 
-/// The page of the failed-summary list: `page` 0 to 49, `size` 1 to 100 (default 20).
-pub fn failed_page(
+/// The page of an admin list (failed summaries, the moderation log): `page` 0 to 49, `size` 1 to 100 (default 20).
+pub fn admin_page(
     page: Option<i64>,
     size: Option<i64>,
     cursor: Option<&str>,
@@ -407,21 +407,21 @@ mod tests {
     #[test]
     fn failed_pages_default_to_20_and_are_bounded() {
         assert_eq!(
-            failed_page(None, None, None).unwrap(),
+            admin_page(None, None, None).unwrap(),
             PageRequest {
                 page: 0,
                 size: 20,
                 after: None
             }
         );
-        assert!(failed_page(Some(49), Some(100), None).is_ok());
-        assert!(failed_page(Some(50), None, None).is_err());
-        assert!(failed_page(None, Some(0), None).is_err());
-        assert!(failed_page(None, Some(101), None).is_err());
-        assert!(failed_page(Some(-1), None, None).is_err());
-        assert!(failed_page(None, None, Some("")).is_err());
+        assert!(admin_page(Some(49), Some(100), None).is_ok());
+        assert!(admin_page(Some(50), None, None).is_err());
+        assert!(admin_page(None, Some(0), None).is_err());
+        assert!(admin_page(None, Some(101), None).is_err());
+        assert!(admin_page(Some(-1), None, None).is_err());
+        assert!(admin_page(None, None, Some("")).is_err());
         // A cursor wins over a page number beside it.
-        let after = failed_page(Some(3), None, Some("3230")).unwrap();
+        let after = admin_page(Some(3), None, Some("3230")).unwrap();
         assert_eq!((after.page, after.after.as_deref()), (0, Some("20")));
     }
 }

@@ -1,4 +1,5 @@
-//! Deleting one's own post: soft (rows kept), out of lists, feeds, counts and search, once.
+//! Deleting one's own post, and an admin's removal of any post or comment with a reason kept
+//! in the moderation log: soft (rows kept), out of lists, feeds, counts and search, once.
 
 use std::time::Duration;
 
@@ -202,4 +203,145 @@ async fn concurrent_deletes_move_every_counter_once() {
     assert!(matches!(meta.get("deletedAt"), Some(AttributeValue::S(_))));
     let feed: Value = t.get_ok("/api/v1/posts", None).await;
     assert_eq!(feed["totalElements"], 0);
+}
+
+fn removal_path(kind: &str, id: &str) -> String {
+    format!("/api/v1/admin/{kind}/{id}/removal")
+}
+
+const MODERATION_LOG: &str = "/api/v1/admin/moderation-log";
+
+#[tokio::test]
+async fn an_admin_removes_a_post_and_a_comment_with_reasons_kept_in_the_log() {
+    let t = TestStack::start().await;
+    let admin = t.admin_token().await;
+    let admin_id = t.get_ok(stack_tests::users::ME, Some(&admin)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (alice, alice_token) = t.member("alice").await;
+    let (bob, bob_token) = t.member("bob").await;
+    let abusive = t
+        .create_post(&alice_token, &post_input("Buy cheap pills", &["Gardening"]))
+        .await;
+    let abusive = abusive["id"].as_str().unwrap().to_string();
+    let kept = t
+        .create_post(&alice_token, &post_input("Pruning roses", &["Gardening"]))
+        .await;
+    let kept = kept["id"].as_str().unwrap().to_string();
+    let comment = t
+        .post_json_auth(
+            &format!("{}/comments", post_path(&kept)),
+            &bob_token,
+            &json!({"text": "You are all idiots"}),
+        )
+        .await;
+    assert_eq!(comment.status(), 201);
+    let comment: Value = comment.json().await.unwrap();
+    let comment = comment["id"].as_str().unwrap().to_string();
+    assert_eq!(author_counts(&t, &alice).await, (2, 0));
+
+    // Admins only, on all three routes; the reason is one line of 1 to 500 characters.
+    let reason = json!({"reason": "Spam"});
+    for path in [
+        removal_path("posts", &abusive),
+        removal_path("comments", &comment),
+    ] {
+        assert_reason_error(t.post_json_auth(&path, &bob_token, &reason).await, 403).await;
+        for bad in [
+            json!({}),
+            json!({"reason": "   "}),
+            json!({"reason": "x".repeat(501)}),
+            json!({"reason": "two\nlines"}),
+        ] {
+            let body = assert_reason_error(t.post_json_auth(&path, &admin, &bad).await, 400).await;
+            assert!(body.to_string().contains("reason"), "{bad} → {body}");
+        }
+    }
+    assert_reason_error(t.get_auth(MODERATION_LOG, &bob_token).await, 403).await;
+    assert_reason_error(
+        t.post_json_auth(&removal_path("posts", "not-a-uuid"), &admin, &reason)
+            .await,
+        400,
+    )
+    .await;
+    let nothing = removal_path("posts", &uuid::Uuid::new_v4().to_string());
+    assert_reason_error(t.post_json_auth(&nothing, &admin, &reason).await, 404).await;
+    // Nothing moved by the refusals.
+    assert_eq!(author_counts(&t, &alice).await, (2, 0));
+    assert_eq!(t.get_ok(&post_path(&kept), None).await["commentCount"], 1);
+
+    let post_reason = json!({"reason": "  Spam: links to a pill shop  "});
+    let r = t
+        .post_json_auth(&removal_path("posts", &abusive), &admin, &post_reason)
+        .await;
+    assert_eq!(r.status(), 204);
+    let r = t
+        .post_json_auth(
+            &removal_path("comments", &comment),
+            &admin,
+            &json!({"reason": "Insults other members"}),
+        )
+        .await;
+    assert_eq!(r.status(), 204);
+
+    // Gone for readers, the counts moved once; a second removal finds nothing.
+    assert_reason_error(t.get_maybe_auth(&post_path(&abusive), None).await, 404).await;
+    assert_reason_error(
+        t.post_json_auth(&removal_path("posts", &abusive), &admin, &reason)
+            .await,
+        404,
+    )
+    .await;
+    assert_reason_error(
+        t.post_json_auth(&removal_path("comments", &comment), &admin, &reason)
+            .await,
+        404,
+    )
+    .await;
+    assert_eq!(author_counts(&t, &alice).await, (1, 0));
+    assert_eq!(t.topic("gardening").await.unwrap()["totalPostCount"], 1);
+    assert_eq!(global_published(&t).await, 1);
+    assert_eq!(t.get_ok(&post_path(&kept), None).await["commentCount"], 0);
+    let thread = t
+        .get_ok(&format!("{}/comments", post_path(&kept)), None)
+        .await;
+    assert_eq!(thread.as_array().unwrap().len(), 0, "{thread}");
+    assert_eq!(
+        page_ids(&t.get_ok("/api/v1/posts", None).await),
+        vec![kept.clone()]
+    );
+
+    // The log: newest first, with who, what, whose and why; a cursor pages it.
+    let log = t.get_ok(MODERATION_LOG, Some(&admin)).await;
+    assert_eq!(log["totalElements"], 2, "{log}");
+    let entries = log["content"].as_array().unwrap();
+    assert_eq!(entries[0]["targetKind"], "COMMENT");
+    assert_eq!(entries[0]["targetId"], comment.as_str());
+    assert_eq!(entries[0]["postId"], kept.as_str());
+    assert_eq!(entries[0]["authorId"], bob.as_str());
+    assert_eq!(entries[0]["reason"], "Insults other members");
+    assert_eq!(entries[1]["targetKind"], "POST");
+    assert_eq!(entries[1]["targetId"], abusive.as_str());
+    assert_eq!(entries[1]["authorId"], alice.as_str());
+    assert_eq!(entries[1]["moderatorId"], admin_id.as_str());
+    assert_eq!(entries[1]["reason"], "Spam: links to a pill shop");
+    let first = t
+        .get_ok(&format!("{MODERATION_LOG}?size=1"), Some(&admin))
+        .await;
+    assert_eq!(first["content"][0]["id"], entries[0]["id"]);
+    let cursor = first["nextCursor"].as_str().unwrap();
+    let second = t
+        .get_ok(
+            &format!("{MODERATION_LOG}?size=1&cursor={cursor}"),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(second["content"][0]["id"], entries[1]["id"]);
+    assert!(second.get("nextCursor").is_none(), "{second}");
+
+    // The post's rows stay for audit, and the index drops it.
+    let meta = indexed(&t, &abusive).await;
+    assert!(meta.contains_key("deletedAt"), "{meta:?}");
+    assert_eq!(search_ids(&t, "pills").await, Vec::<String>::new());
 }

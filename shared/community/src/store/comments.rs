@@ -9,11 +9,13 @@ use platform::dynamo::{
     Transaction, TransactionError,
 };
 
+use super::moderation::Moderation;
 use super::posts::{author_item, map_string};
 use super::{string, Store};
 use crate::input::PostStatus;
 use crate::keys;
 use crate::model::Author;
+use crate::moderation::ModerationTarget;
 
 /// The deepest a reply may nest: a top-level comment is depth 1.
 pub const MAX_DEPTH: i64 = 16;
@@ -382,11 +384,12 @@ impl Store {
     }
 }
 
-/// Who removes a comment: its author (the row must be theirs), or a moderator (any author).
+/// Who removes a post or comment: its author (it must be theirs), or an admin (any author's,
+/// with a moderation-log entry written in the same transaction).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Remover<'a> {
     Author(&'a str),
-    Moderator,
+    Moderator(&'a Moderation<'a>),
 }
 
 impl Store {
@@ -446,14 +449,13 @@ impl Store {
     }
 
     /// Soft-deletes a live comment: its text erased, out of its author's owner index, its
-    /// pointer marked, the post's and the author's `commentCount` moved, and `log` (a
-    /// moderation-log row) put, all in one transaction conditioned on the comment being live,
+    /// pointer marked, the post's and the author's `commentCount` moved, and an admin's
+    /// moderation-log entry put, all in one transaction conditioned on the comment being live,
     /// so a repeated removal moves nothing twice. Answers the comment as it was.
     pub async fn remove_comment(
         &self,
         comment_id: &str,
         by: Remover<'_>,
-        log: Option<Item>,
     ) -> Result<StoredComment, CommentError> {
         let (key, row) = self.live_comment(comment_id).await?;
         let comment = StoredComment::from_item(self, &row)?;
@@ -471,8 +473,15 @@ impl Store {
             -1,
             Some("attribute_exists(pk)"),
         )?;
-        if let Some(log) = log {
-            tx.put(log, Some("attribute_not_exists(pk)"))?;
+        if let Remover::Moderator(moderation) = by {
+            let entry = moderation.entry(
+                ModerationTarget::Comment,
+                &comment.id,
+                &comment.post_id,
+                &comment.author.id,
+                &now,
+            );
+            tx.put(entry.row(), Some("attribute_not_exists(pk)"))?;
         }
         match tx.commit_retrying().await {
             Ok(()) => Ok(comment),

@@ -4,13 +4,15 @@
 //! a new version in the search outbox, in one transaction conditioned on the version read,
 //! so of two concurrent removals only one moves anything.
 
-use platform::dynamo::{n, s, Item, Transaction, TransactionError};
+use platform::dynamo::{n, s, Attributes, DynamoError, Item, Transaction, TransactionError};
 
 use super::comments::Remover;
 use super::posts::StoredPost;
-use super::Store;
-use crate::input::PostStatus;
+use super::{list_page, ListKeys, Store};
+use crate::input::{PageRequest, PostStatus};
 use crate::keys;
+use crate::moderation::ModerationTarget;
+use crate::summary::FAILED_COUNT_CAP;
 
 /// Why a post removal did not commit.
 #[derive(Debug, thiserror::Error)]
@@ -41,15 +43,92 @@ pub(super) struct Removal {
     log: Option<Item>,
 }
 
+/// An admin's removal: who removes, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moderation<'a> {
+    pub moderator_id: &'a str,
+    /// Trimmed, 1 to 500 characters (the caller parsed it).
+    pub reason: &'a str,
+}
+
+/// One entry of the moderation log, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModerationEntry {
+    pub id: String,
+    pub moderator_id: String,
+    pub target_kind: ModerationTarget,
+    pub target_id: String,
+    /// The post removed, or the post of the comment removed.
+    pub post_id: String,
+    /// The author of what was removed.
+    pub author_id: String,
+    pub reason: String,
+    pub removed_at: String,
+}
+
+impl Moderation<'_> {
+    /// The log entry of removing `target_id` (by `author_id`, on `post_id`) at `now`.
+    pub(super) fn entry(
+        &self,
+        target_kind: ModerationTarget,
+        target_id: &str,
+        post_id: &str,
+        author_id: &str,
+        now: &str,
+    ) -> ModerationEntry {
+        ModerationEntry {
+            id: uuid::Uuid::new_v4().hyphenated().to_string(),
+            moderator_id: self.moderator_id.to_string(),
+            target_kind,
+            target_id: target_id.to_string(),
+            post_id: post_id.to_string(),
+            author_id: author_id.to_string(),
+            reason: self.reason.to_string(),
+            removed_at: now.to_string(),
+        }
+    }
+}
+
+impl ModerationEntry {
+    pub(super) fn row(&self) -> Item {
+        let mut row = keys::moderation_entry(&self.removed_at, &self.id);
+        for (name, value) in [
+            ("id", &self.id),
+            ("moderatorId", &self.moderator_id),
+            ("targetId", &self.target_id),
+            ("postId", &self.post_id),
+            ("authorId", &self.author_id),
+            ("reason", &self.reason),
+            ("removedAt", &self.removed_at),
+        ] {
+            row.insert(name.to_string(), s(value));
+        }
+        row.insert("targetKind".to_string(), s(self.target_kind.as_str()));
+        row
+    }
+
+    fn from_row(row: &Item) -> Option<Self> {
+        Some(Self {
+            id: row.opt_string("id")?,
+            moderator_id: row.opt_string("moderatorId")?,
+            target_kind: ModerationTarget::parse(&row.opt_string("targetKind")?)?,
+            target_id: row.opt_string("targetId")?,
+            post_id: row.opt_string("postId")?,
+            author_id: row.opt_string("authorId")?,
+            reason: row.opt_string("reason")?,
+            removed_at: row.opt_string("removedAt")?,
+        })
+    }
+}
+
 impl Store {
-    /// Soft-deletes a live post (a draft too) as `by`, putting `log` (a moderation-log row)
-    /// in the same transaction; answers the post as it was. A removal that lost the race to
+    /// Soft-deletes a live post (a draft too) as `by`, putting an admin's moderation-log
+    /// entry in the same transaction; answers the post as it was. A removal that lost the race to
     /// another one answers [`RemoveError::NotFound`], so counters move once.
     pub async fn remove_post(
         &self,
         post_id: &str,
         by: Remover<'_>,
-        log: Option<Item>,
     ) -> Result<StoredPost, RemoveError> {
         for _ in 0..REREADS {
             let post = self
@@ -57,7 +136,7 @@ impl Store {
                 .await?
                 .filter(|p| match by {
                     Remover::Author(caller) => p.visible_to(Some(caller)),
-                    Remover::Moderator => !p.deleted,
+                    Remover::Moderator(_) => !p.deleted,
                 })
                 .ok_or(RemoveError::NotFound)?;
             let profile_condition = match by {
@@ -66,11 +145,25 @@ impl Store {
                 }
                 Remover::Author(_) => "attribute_not_exists(deletedAt)",
                 // A moderator removes a deleted account's post too (its cleanup skips it then).
-                Remover::Moderator => "attribute_exists(pk)",
+                Remover::Moderator(_) => "attribute_exists(pk)",
+            };
+            let log = match by {
+                Remover::Moderator(moderation) => {
+                    let now = self.clock.timestamp();
+                    let entry = moderation.entry(
+                        ModerationTarget::Post,
+                        &post.id,
+                        &post.id,
+                        &post.author_id,
+                        &now,
+                    );
+                    Some(entry.row())
+                }
+                Remover::Author(_) => None,
             };
             let removal = Removal {
                 profile_condition,
-                log: log.clone(),
+                log,
             };
             self.forget_open_post(post_id);
             match self.soft_delete_post(&post, Some(removal)).await {
@@ -148,5 +241,38 @@ impl Store {
             )?;
         }
         tx.commit_retrying().await
+    }
+}
+
+impl Store {
+    /// A page of the moderation log, newest first, the log's length counted up to
+    /// [`FAILED_COUNT_CAP`] (keys only), and the next page's cursor.
+    pub async fn moderation_log(
+        &self,
+        page: &PageRequest,
+    ) -> Result<(Vec<ModerationEntry>, u64, Option<String>), DynamoError> {
+        let list = ListKeys {
+            index: None,
+            pk_name: "pk",
+            pk: keys::MODERATION_LOG_PK.to_string(),
+            sk_name: "sk",
+        };
+        let count = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", s(keys::MODERATION_LOG_PK))
+            .projection_expression("sk")
+            .limit(i32::try_from(FAILED_COUNT_CAP).unwrap_or(i32::MAX));
+        let ((rows, next), counted) = futures::try_join!(
+            list_page(&self.table, list, page),
+            self.table.query_all(count, Some(FAILED_COUNT_CAP))
+        )?;
+        let entries = rows.iter().filter_map(ModerationEntry::from_row).collect();
+        Ok((
+            entries,
+            u64::try_from(counted.len()).unwrap_or(u64::MAX),
+            next,
+        ))
     }
 }
