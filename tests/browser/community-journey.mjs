@@ -7,14 +7,15 @@
 // and publishing a draft, following a topic, and a second member who sees the published post but not the
 // drafts. Also: the post's AI summary (the fake model's answer, `JOURNEY_LLM_REPLY`) with its
 // state, topics named `C`, `C#`, `C++` and `日本` kept apart, editing and deleting one's own
-// comment, and deleting one's own post. Run by tests/tests/browser.rs: node community-journey.mjs <base-url>.
+// comment, deleting one's own post, and the provisioned administrator removing a comment and a
+// post with a reason, then reading both in the moderation log. Run by tests/tests/browser.rs: node community-journey.mjs <base-url>.
 //
 // Every page is watched as in journey.mjs: an uncaught exception, a CSP violation or a request
 // to any host but the stack's (other than the uploads' images and presigned uploads) fails the
 // journey.
 
 import { deflateSync } from "node:zlib";
-import { announcer, assert, env, journey, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
+import { admin, announcer, assert, env, journey, logIn, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
 
 const { base, artifacts } = await setup("community-journey.mjs");
 /** Where uploaded images are served (the web function's CSP source), e.g. the emulator's bucket. */
@@ -169,6 +170,7 @@ await journey("community journey", async (browser) => {
   const nav = page.getByRole("navigation", { name: "Main" });
   let postUrl = "";
   let secretUrl = "";
+  let symbolsUrl = "";
 
   await step(page, "the community as a visitor, then register", async () => {
     await page.goto("/");
@@ -255,6 +257,7 @@ await journey("community journey", async (browser) => {
     await form.getByRole("button", { name: "Publish", exact: true }).click();
     await page.waitForURL(/\/community\/posts\/[^/]+$/);
     await waitForText(page.locator("h1"), titles.symbols);
+    symbolsUrl = new URL(page.url()).pathname;
     const chips = page.locator(".reader .chips a");
     await chips.first().waitFor();
     const shown = await chips.allTextContents();
@@ -350,6 +353,27 @@ await journey("community journey", async (browser) => {
     await page.reload();
     await waitForText(page.locator("#comments-heading"), "Comments (2)");
     assert((await page.getByText("says the gardener").count()) === 0, "and stays gone");
+
+    // A comment with a reply keeps its place as "[deleted]", the reply under it.
+    await page.getByLabel("Add a comment").fill("Plant the seeds in rows of three.");
+    await page.getByRole("button", { name: "Comment", exact: true }).click();
+    await waitForText(page.locator("#comments-heading"), "Comments (3)");
+    const parentId = await page.locator("article[data-comment-id]", { hasText: "rows of three" }).getAttribute("data-comment-id");
+    const parent = page.locator(`article[data-comment-id="${parentId}"]`);
+    await parent.getByRole("button", { name: `Reply to ${alice.name}` }).click();
+    await parent.getByLabel(`Your reply to ${alice.name}`, { exact: true }).fill("Or in a circle, for the bees.");
+    await parent.getByRole("button", { name: "Post reply" }).click();
+    await waitForText(page.locator("#comments-heading"), "Comments (4)");
+    await parent.getByRole("button", { name: "Delete your comment" }).click();
+    await waitForText(parent.locator(".warning"), "Its replies stay");
+    await parent.getByRole("button", { name: "Yes, delete the comment" }).click();
+    await waitForText(page.locator("#comments-heading"), "Comments (3)");
+    await waitForText(parent, "[deleted]");
+    assert((await parent.locator("a, button").count()) === 0, "a deleted comment shows no author and offers nothing");
+    await waitForText(page.locator(`li:has(> article[data-comment-id="${parentId}"]) .comment-tree .comment-text`), "Or in a circle, for the bees.");
+    await page.reload();
+    await waitForText(parent, "[deleted]");
+    await waitForText(page.locator("#comments-heading"), "Comments (3)");
   });
 
   await step(page, "like the post, bookmark it, find it by search with that state, then dislike it", async () => {
@@ -544,7 +568,7 @@ await journey("community journey", async (browser) => {
     await waitForText(mobile.locator("h1"), titles.post);
     const hero = await loadedSize(mobile.locator(".reader .hero"));
     assert(hero.width === COVER.width, "the cover shows on the phone");
-    await waitForText(mobile.locator("#comments-heading"), "Comments (2)");
+    await waitForText(mobile.locator("#comments-heading"), "Comments (3)");
     // The page's view beacon is counted in the background, in batches: a later visit shows it.
     let counted = false;
     for (let i = 0; i < 60 && !counted; i++) {
@@ -578,4 +602,66 @@ await journey("community journey", async (browser) => {
     assert(!((await mobile.locator("main").textContent()) ?? "").includes(titles.secret), "the draft's title never shows");
   });
   await phone.close();
+
+  // ------------------------------------------------------------------ desktop: the administrator
+  const moderation = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
+  await watch(moderation, "moderation", baseHost, (url) => url.startsWith(uploads), (url) => url.startsWith(incoming));
+  const desk = await moderation.newPage();
+  const reasons = {
+    comment: "Off topic: this thread is about the gardens.",
+    post: "Spam: the same post was sent to every topic.",
+  };
+
+  await step(desk, "an administrator removes a comment with a reason", async () => {
+    await logIn(desk, admin(), postUrl);
+    await waitForText(desk.locator("#comments-heading"), "Comments (3)");
+    const reply = desk.locator("article[data-comment-id]", { hasText: "Agreed, and the seeds travel well." });
+    await reply.getByRole("button", { name: `Remove the comment by ${alice.name} (moderation)` }).click();
+    await reply.getByRole("button", { name: "Remove the comment", exact: true }).click();
+    // No reason: the API's refusal shows under the field.
+    await reply.locator(".remove-form .field-error").waitFor({ state: "visible" });
+    const why = reply.getByLabel("Reason for removing the comment", { exact: true });
+    assert((await why.getAttribute("aria-invalid")) === "true", "the empty reason is marked invalid");
+    await why.fill(reasons.comment);
+    await reply.getByRole("button", { name: "Remove the comment", exact: true }).click();
+    await waitForText(announcer(desk), "Comment removed");
+    await waitForText(desk.locator("#comments-heading"), "Comments (2)");
+    assert((await desk.getByText("Agreed, and the seeds travel well.").count()) === 0, "the removed reply leaves the thread");
+  });
+
+  await step(desk, "an administrator removes a post with a reason; the moderation log lists both", async () => {
+    await desk.goto(symbolsUrl);
+    await waitForText(desk.locator("h1"), titles.symbols);
+    await desk.getByRole("button", { name: "Remove the post (moderation)" }).click();
+    const why = desk.getByLabel("Reason for removing the post", { exact: true });
+    assert(await why.evaluate((e) => e === document.activeElement), "the reason's field has the focus");
+    await why.fill(reasons.post);
+    await desk.getByRole("button", { name: "Remove the post", exact: true }).click();
+    await waitForPath(desk, "/community");
+    await waitForText(announcer(desk), "was removed");
+    assert(!(await cardTitles(desk)).includes(titles.symbols), "the removed post leaves the latest posts");
+
+    await desk.locator("#site-nav").getByRole("link", { name: "Admin" }).click();
+    await waitForPath(desk, "/admin/users");
+    await desk.getByRole("navigation", { name: "Administration pages" }).getByRole("link", { name: "Moderation log" }).click();
+    await waitForPath(desk, "/admin/moderation");
+    await waitForText(desk.locator("h1"), "Moderation log");
+    await waitForText(desk.locator(".pager-summary"), "2 removals");
+    const entries = desk.locator(".moderation-entry");
+    assert((await entries.count()) === 2, "one entry per removal");
+    await waitForText(entries.nth(0).locator(".card-title"), "Post removed");
+    await waitForText(entries.nth(0).locator(".moderation-reason"), reasons.post);
+    await waitForText(entries.nth(1).locator(".card-title"), "Comment removed");
+    await waitForText(entries.nth(1).locator(".moderation-reason"), reasons.comment);
+    // A removed comment's post is still there: the entry links to it.
+    await entries.nth(1).getByRole("link", { name: "this post" }).click();
+    await waitForPath(desk, postUrl);
+    await waitForText(desk.locator("h1"), titles.post);
+    await desk.goto(symbolsUrl);
+    await waitForText(desk.locator("main [role=alert]"), "Not found");
+    await desk.goto("/admin/moderation");
+    await waitForText(desk.locator(".pager-summary"), "2 removals");
+    await shot(desk, "c08-moderation-log-desktop.png");
+  });
+  await moderation.close();
 });

@@ -268,7 +268,8 @@ async fn news_reader_journey_in_chromium() {
 /// the fake model), topics whose names differ only by symbols or are not Latin, topic
 /// feeds and statistics, search, comments and replies, editing and deleting a comment,
 /// deleting a post, reactions, bookmarks, drafts and their privacy, on a desktop and a phone,
-/// as two users.
+/// as two users; then the provisioned administrator removes a comment and a post with a
+/// reason and reads both in the moderation log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn community_journey_in_chromium() {
     let llm = FakeLlm::start().await;
@@ -310,6 +311,7 @@ async fn community_journey_in_chromium() {
         "c05-drafts-desktop.png",
         "c06-community-phone.png",
         "c07-post-phone.png",
+        "c08-moderation-log-desktop.png",
     ]);
 }
 

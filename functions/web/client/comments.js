@@ -1,11 +1,12 @@
 // A post's comment thread: the tree (oldest first), commenting, replying and liking comments,
-// and the author's edit and delete of their own comments.
+// the author's edit and delete of their own comments, and an administrator's removal of any.
 
 import * as api from "./api.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
 import * as account from "./session.js";
 import { userHref } from "./community.js";
 import { busy, clearFormErrors, confirmFirst, describe, errorAfter, errorBox, formError, loading, showFormError, textArea } from "./ui.js";
+import { removeControl } from "./views-admin-moderation.js";
 
 /** The API nests replies at most this deep. */
 const MAX_DEPTH = 16;
@@ -129,6 +130,21 @@ function commentItem(comment, depth, postId, reload) {
   }
   if (account.session.user?.id === comment.author.id) {
     actions.append(...ownActions(comment, text, actions, reload));
+  }
+  if (account.isAdmin()) {
+    actions.append(
+      ...removeControl({
+        id: comment.id,
+        noun: "comment",
+        label: `Remove the comment by ${comment.author.displayName} (moderation)`,
+        buttonClass: "link-button danger-link",
+        remove: (reason) => api.removeComment(comment.id, { reason }),
+        done: () => {
+          announce("Comment removed");
+          void reload(HEADING);
+        },
+      }),
+    );
   }
   return h(
     "li",

@@ -1,5 +1,6 @@
 // One community post: body and cover, its AI summary with the summary's state, like/dislike
-// with counts, bookmark, the author's edit link and delete, comment thread.
+// with counts, bookmark, the author's edit link and delete, an administrator's removal with a
+// reason, comment thread.
 
 import * as api from "./api.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
@@ -8,6 +9,7 @@ import * as account from "./session.js";
 import { commentThread } from "./comments.js";
 import { communityTopicChips, cover, userHref } from "./community.js";
 import { busy, confirmFirst, describe, errorAfter, errorBox, loading } from "./ui.js";
+import { removeControl } from "./views-admin-moderation.js";
 
 /** How often a PENDING summary is asked for again, and how many times before the page stops. */
 const SUMMARY_POLL_MS = 2000;
@@ -91,6 +93,7 @@ function reader(post, heading, signal) {
         mine ? h("a", { class: "button secondary", href: `/community/posts/${encodeURIComponent(post.id)}/edit` }, draft ? "Edit draft" : "Edit post") : null,
       ),
       mine ? deletePost(post) : null,
+      account.isAdmin() && !draft ? removePost(post) : null,
     ),
     cover(post.coverImageUrl, "hero"),
     summarySection(post, signal),
@@ -108,13 +111,15 @@ const SUMMARY_STATES = {
 
 /**
  * The post's AI summary under its own heading, with its state; while PENDING the page asks
- * again every few seconds (a live region says when it changes).
+ * again every few seconds (a live region says when it changes). A FAILED one offers an
+ * administrator "Retry the summary".
  * @param {api.Post} post
  * @param {AbortSignal} signal
  */
 function summarySection(post, signal) {
   const body = h("div", { class: "summary-body", "aria-live": "polite" });
-  const section = h("section", { class: "post-summary", "aria-labelledby": "summary-heading" }, h("h2", { id: "summary-heading" }, "AI summary"), body);
+  const retrySlot = h("div", { class: "actions summary-retry" });
+  const section = h("section", { class: "post-summary", "aria-labelledby": "summary-heading" }, h("h2", { id: "summary-heading" }, "AI summary"), body, retrySlot);
   /** @param {api.PostSummary} summary */
   const draw = (summary) => {
     const status = summary.status ?? "NONE";
@@ -134,28 +139,67 @@ function summarySection(post, signal) {
       summary.summary && status !== "COMPLETED" ? h("p", { class: "hint" }, "The previous summary:") : null,
       summary.summary ? h("p", { class: "summary-text" }, summary.summary) : null,
     );
+    mount(retrySlot, status === "FAILED" && account.isAdmin() ? retryButton() : null);
+  };
+  const poll = async () => {
+    for (let n = 0; n < SUMMARY_POLLS; n++) {
+      await new Promise((resolve) => window.setTimeout(resolve, SUMMARY_POLL_MS));
+      if (signal.aborted || !section.isConnected) {
+        return;
+      }
+      try {
+        const summary = await api.getPostSummary(post.id, { signal, cache: "no-store" });
+        if (summary.status !== "PENDING") {
+          draw(summary);
+          return;
+        }
+      } catch {
+        // A failed look is only a missed update: the next one (or a reload) shows it.
+      }
+    }
+  };
+  const retryButton = () => {
+    const button = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary small" }, "Retry the summary"));
+    button.addEventListener("click", async () => {
+      try {
+        const summary = await busy(button, "Retrying…", () => api.retryPostSummary(post.id));
+        draw(summary);
+        announce("The summary is being written again");
+        void poll();
+      } catch (error) {
+        errorAfter(button, error);
+      }
+    });
+    return button;
   };
   draw({ status: post.summaryStatus, summary: post.summary, model: post.summaryModel, generatedAt: post.summaryGeneratedAt });
   if (post.summaryStatus === "PENDING") {
-    void (async () => {
-      for (let n = 0; n < SUMMARY_POLLS; n++) {
-        await new Promise((resolve) => window.setTimeout(resolve, SUMMARY_POLL_MS));
-        if (signal.aborted || !section.isConnected) {
-          return;
-        }
-        try {
-          const summary = await api.getPostSummary(post.id, { signal, cache: "no-store" });
-          if (summary.status !== "PENDING") {
-            draw(summary);
-            return;
-          }
-        } catch {
-          // A failed look is only a missed update: the next one (or a reload) shows it.
-        }
-      }
-    })();
+    void poll();
   }
   return section;
+}
+
+/**
+ * An administrator's "Remove…" of the post, with a reason for the moderation log; then the
+ * community's latest posts.
+ * @param {api.Post} post
+ */
+function removePost(post) {
+  return h(
+    "div",
+    { class: "actions remove-post" },
+    removeControl({
+      id: post.id,
+      noun: "post",
+      label: "Remove the post (moderation)",
+      buttonClass: "button secondary danger-link",
+      remove: (reason) => api.removePost(post.id, { reason }),
+      done: () => {
+        announce(`“${post.title}” was removed`);
+        navigate("/community");
+      },
+    }),
+  );
 }
 
 /**

@@ -15,6 +15,7 @@ const ADMIN_PAGES = [
   ["/admin/summaries", "Failed summaries"],
   ["/admin/provider", "AI provider"],
   ["/admin/digests", "Digest jobs"],
+  ["/admin/moderation", "Moderation log"],
 ];
 
 /**
@@ -34,7 +35,7 @@ export function adminNav(path) {
  * @param {HTMLElement} main
  * @param {string} heading
  */
-export function forAdmins(main, heading) {
+function forAdmins(main, heading) {
   if (!account.session.user) {
     needsLogin(main, heading, "This page is for administrators.");
     return false;
@@ -51,12 +52,12 @@ export function forAdmins(main, heading) {
  * @param {string} lede
  * @param {string} path
  */
-export function head(heading, lede, path) {
+function head(heading, lede, path) {
   return [h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading), h("p", { class: "lede" }, lede)), adminNav(path)];
 }
 
-/** Failed summaries a page holds. */
-const SUMMARIES_PER_PAGE = 20;
+/** Entries a page of an admin list holds. */
+const ENTRIES_PER_PAGE = 20;
 
 /**
  * `/admin/summaries`: the posts whose summary failed, most recently failed first, a page at a
@@ -65,35 +66,58 @@ const SUMMARIES_PER_PAGE = 20;
  * @param {import("./router.js").Match} match
  * @param {import("./views-browse.js").ViewContext} context
  */
-export async function failedSummariesPage(main, match, { signal, title }) {
-  const heading = "Failed summaries";
-  title(heading);
-  if (!forAdmins(main, heading)) {
+export function failedSummariesPage(main, match, context) {
+  return cursorListPage(main, match, context, {
+    heading: "Failed summaries",
+    lede: "Posts whose AI summary failed every try of the queue. A retry asks the model again.",
+    kind: "summary",
+    label: "Failed summaries",
+    fetch: api.failedSummaries,
+    card: failedCard,
+    none: () => empty("No failed summaries", "Every post's summary was written, or is on its way."),
+    count: (n) => plural(n, "failed summary", "failed summaries"),
+    moreLabel: "More failed summaries",
+  });
+}
+
+/**
+ * An administration page of one cursor-paged list (`kind` names its classes): the heading and
+ * tabs, then the list a page at a time, "More" adding the next.
+ * @template T
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ * @param {{heading: string, lede: string, kind: string, label: string, fetch: (query: {cursor?: string, size?: number}, options: api.RequestOptions) => Promise<{content: T[], totalElements: number, nextCursor?: string}>, card: (item: T) => HTMLElement, none: () => HTMLElement, count: (n: number) => string, moreLabel: string}} list
+ */
+export async function cursorListPage(main, match, context, list) {
+  const { signal, title } = context;
+  title(list.heading);
+  if (!forAdmins(main, list.heading)) {
     return;
   }
-  const list = h("ul", { class: "cards summary-cards", "aria-label": "Failed summaries" });
-  const status = h("div", { class: "summary-list" }, loading("Loading failed summaries"));
-  const more = h("div", { class: "actions summary-more" });
-  mount(main, ...head(heading, "Posts whose AI summary failed every try of the queue. A retry asks the model again.", match.path), h("section", { "aria-labelledby": "failed-heading" }, h("h2", { id: "failed-heading", class: "visually-hidden" }, heading), status, list, more));
-
+  const items = h("ul", { class: `cards ${list.kind}-cards`, "aria-label": list.label });
+  const status = h("div", { class: `${list.kind}-list` }, loading(`Loading ${list.label.toLowerCase()}`));
+  const more = h("div", { class: `actions ${list.kind}-more` });
+  const headingId = `${list.kind}-list-heading`;
+  mount(main, ...head(list.heading, list.lede, match.path), h("section", { "aria-labelledby": headingId }, h("h2", { id: headingId, class: "visually-hidden" }, list.label), status, items, more));
   try {
     await cursorPages(
       {
-        list,
+        list: items,
         status,
         more,
         signal,
-        fetch: (cursor) => api.failedSummaries(cursor ? { cursor, size: SUMMARIES_PER_PAGE } : { size: SUMMARIES_PER_PAGE }, { signal, cache: "no-store" }),
-        card: failedCard,
-        none: () => empty("No failed summaries", "Every post's summary was written, or is on its way."),
-        count: (n) => plural(n, "failed summary", "failed summaries"),
-        moreLabel: "More failed summaries",
+        fetch: (cursor) => list.fetch(cursor ? { cursor, size: ENTRIES_PER_PAGE } : { size: ENTRIES_PER_PAGE }, { signal, cache: "no-store" }),
+        card: list.card,
+        none: list.none,
+        count: list.count,
+        moreLabel: list.moreLabel,
       },
       undefined,
     );
   } catch (error) {
     if (!signal.aborted) {
-      mount(status, errorBox(error, () => void failedSummariesPage(main, match, { signal, title })));
+      mount(status, errorBox(error, () => void cursorListPage(main, match, context, list)));
     }
   }
 }
@@ -107,7 +131,7 @@ export async function failedSummariesPage(main, match, { signal, title }) {
  * @param {string|undefined} cursor
  * @returns {Promise<void>}
  */
-export async function cursorPages(how, cursor) {
+async function cursorPages(how, cursor) {
   const page = await how.fetch(cursor);
   how.list.append(...page.content.map(how.card));
   mount(how.status, how.list.childElementCount ? h("p", { class: "pager-summary" }, how.count(page.totalElements)) : how.none());
