@@ -1,7 +1,7 @@
-// The administration's AI pages in headless Chromium: the provisioned admin opens the
-// administration from the navigation, finds the post whose summary failed (set up by
-// tests/tests/browser.rs) on the failed summaries page and retries it; changes the model on
-// the provider page; on the digest jobs page, a day after tomorrow is refused under its
+// The administration's AI pages in headless Chromium: the provisioned admin sees the failed
+// summary's state on the post's page (set up by tests/tests/browser.rs), opens the
+// administration from the navigation, finds the post on the failed summaries page and
+// retries it; changes the model on the provider page; on the digest jobs page, a day after tomorrow is refused under its
 // field, and a job started for a member is followed to its final status. Then the
 // administration's tabs on a phone.
 // Run by tests/tests/browser.rs (`admin_ai_journey_in_chromium`): node admin-journey.mjs <base-url>.
@@ -25,8 +25,17 @@ await journey("admin journey", async (browser) => {
   const page = await desktop.newPage();
   const tabs = page.getByRole("navigation", { name: "Administration pages" });
 
+  await step(page, "the post's page says its summary failed, and offers the admin a retry", async () => {
+    await logIn(page, admin(), `/community/posts/${postId}`);
+    await waitForText(page.locator("h1"), "A summary that failed");
+    const summary = page.getByRole("region", { name: "AI summary" });
+    await waitForText(summary.locator(".summary-state"), "Failed");
+    assert((await summary.getAttribute("data-status")) === "FAILED", "the summary's state is FAILED");
+    await summary.getByRole("button", { name: "Retry the summary" }).waitFor();
+  });
+
   await step(page, "the failed summary is listed, and retried from the page", async () => {
-    await logIn(page, admin(), "/");
+    await page.goto("/");
     await page.locator("#site-nav").getByRole("link", { name: "Admin" }).click();
     await waitForPath(page, "/admin/users");
     await tabs.getByRole("link", { name: "Failed summaries" }).click();

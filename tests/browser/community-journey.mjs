@@ -5,20 +5,25 @@
 // http, which the page's CSP must allow), the topic's feed and statistics, search, comments and a reply, liking a comment,
 // liking then disliking the post, bookmarks, drafts (only their author sees them), editing
 // and publishing a draft, following a topic, and a second member who sees the published post but not the
-// drafts. Run by tests/tests/browser.rs: node community-journey.mjs <base-url>.
+// drafts. Also: the post's AI summary (the fake model's answer, `JOURNEY_LLM_REPLY`) with its
+// state, topics named `C`, `C#`, `C++` and `日本` kept apart, editing and deleting one's own
+// comment, deleting one's own post, and the provisioned administrator removing a comment and a
+// post with a reason, then reading both in the moderation log. Run by tests/tests/browser.rs: node community-journey.mjs <base-url>.
 //
 // Every page is watched as in journey.mjs: an uncaught exception, a CSP violation or a request
 // to any host but the stack's (other than the uploads' images and presigned uploads) fails the
 // journey.
 
 import { deflateSync } from "node:zlib";
-import { announcer, assert, env, journey, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
+import { admin, announcer, assert, env, journey, logIn, setup, shot as shotIn, step as stepIn, waitForPath, waitForText, watch } from "./support.mjs";
 
 const { base, artifacts } = await setup("community-journey.mjs");
 /** Where uploaded images are served (the web function's CSP source), e.g. the emulator's bucket. */
 const uploads = env("JOURNEY_UPLOADS_IMAGES");
 /** Where presigned uploads are sent (the web function's connect-src source): the bucket's incoming/. */
 const incoming = env("JOURNEY_UPLOADS_INCOMING");
+/** What the fake model answers: the summary the post page shows. */
+const llmReply = env("JOURNEY_LLM_REPLY");
 const baseHost = new URL(base).host;
 const run = Date.now().toString(36);
 const alice = { username: `alice_${run}`, name: "Alice Writer" };
@@ -30,7 +35,16 @@ const titles = {
   draft: `Draft notes on quiet rivers ${run}`,
   published: `Published notes on quiet rivers ${run}`,
   secret: `Secret plans kept as a draft ${run}`,
+  symbols: `Languages and places ${run}`,
+  regret: `A post to take back ${run}`,
 };
+/** Names whose slugs once collapsed into one ("c"), and a name with no Latin letter: each its own topic. */
+const symbolTopics = [
+  ["C", "c"],
+  ["C#", "c-sharp"],
+  ["C++", "c-plus-plus"],
+  ["日本", "日本"],
+];
 const COVER = { width: 48, height: 27 };
 /** The cover's size: over what API Gateway and Lambda can carry (about 4.4 MiB). */
 const COVER_BYTES = 9 * 1024 * 1024;
@@ -156,6 +170,7 @@ await journey("community journey", async (browser) => {
   const nav = page.getByRole("navigation", { name: "Main" });
   let postUrl = "";
   let secretUrl = "";
+  let symbolsUrl = "";
 
   await step(page, "the community as a visitor, then register", async () => {
     await page.goto("/");
@@ -220,7 +235,51 @@ await journey("community journey", async (browser) => {
     await shot(page, "c02-post-desktop.png");
   });
 
+  await step(page, "the post's AI summary: written by the model, under its own heading", async () => {
+    await page.goto(postUrl);
+    const summary = page.getByRole("region", { name: "AI summary" });
+    // Written in the background after publishing: the page asks again while it is PENDING.
+    await waitForText(summary.locator(".summary-text"), llmReply, 60000);
+    await waitForText(summary.locator(".summary-state"), "Written");
+    assert((await summary.getAttribute("data-status")) === "COMPLETED", "the summary's state is COMPLETED");
+    const headings = await page.locator("main h1, main h2").evaluateAll((all) => all.map((e) => `${e.tagName}:${e.textContent}`));
+    assert(headings[0] === `H1:${titles.post}` && headings[1] === "H2:AI summary", `the summary's heading follows the post's title (${headings})`);
+    await page.reload();
+    await waitForText(page.getByRole("region", { name: "AI summary" }).locator(".summary-text"), llmReply);
+  });
+
+  await step(page, "topics named C, C#, C++ and 日本 stay four topics", async () => {
+    await page.goto("/community/write");
+    const form = page.locator("form.write-form");
+    await form.getByLabel("Title", { exact: true }).fill(titles.symbols);
+    await form.getByLabel("Content", { exact: true }).fill("Notes on three languages that share a letter, and on a country.");
+    await form.getByLabel("Topics (optional)", { exact: true }).fill(symbolTopics.map(([name]) => name).join(", "));
+    await form.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.waitForURL(/\/community\/posts\/[^/]+$/);
+    await waitForText(page.locator("h1"), titles.symbols);
+    symbolsUrl = new URL(page.url()).pathname;
+    const chips = page.locator(".reader .chips a");
+    await chips.first().waitFor();
+    const shown = await chips.allTextContents();
+    assert(symbolTopics.every(([name]) => shown.includes(name)) && shown.length === 4, `the post has four topics (${shown})`);
+    const hrefs = new Set(await chips.evaluateAll((links) => links.map((a) => decodeURIComponent(new URL(/** @type {HTMLAnchorElement} */ (a).href).pathname))));
+    assert(hrefs.size === 4, `each topic has its own page (${[...hrefs]})`);
+    await page.goto("/community");
+    for (const [name, slug] of symbolTopics) {
+      const entry = await catalogEntry(page, slug);
+      assert(entry.includes(name) && entry.includes("1 post"), `the catalog lists ${name} as ${slug} with its one post (${entry})`);
+    }
+    await page.locator(".topic-catalog").getByRole("link", { name: "日本", exact: true }).click();
+    await page.waitForURL((url) => decodeURIComponent(url.pathname) === "/community/topics/日本");
+    await waitForText(page.locator("h1"), "日本");
+    assert((await cardTitles(page)).includes(titles.symbols), "the 日本 feed lists the post");
+    await page.goto("/community/topics/c-sharp");
+    await waitForText(page.locator("h1"), "C#");
+    assert((await cardTitles(page)).includes(titles.symbols), "the C# feed lists the post");
+  });
+
   await step(page, "the topic's feed and the catalog's statistics", async () => {
+    await page.goto(postUrl);
     await page.locator(".reader .chips").getByRole("link", { name: topics.gardens }).click();
     await waitForPath(page, "/community/topics/loopback-gardens");
     await waitForText(page.locator("h1"), topics.gardens);
@@ -230,7 +289,8 @@ await journey("community journey", async (browser) => {
     await waitForPath(page, "/community");
     assert((await catalogEntry(page, "loopback-gardens")).includes("1 post · 1 this week"), "the catalog counts the new topic's post");
     assert((await catalogEntry(page, "quiet-rivers")).includes("1 post · 1 this week"), "and the other new topic's");
-    assert((await cardTitles(page))[0] === titles.post, "the latest posts start with the new one");
+    const latest = await cardTitles(page);
+    assert(latest[0] === titles.symbols && latest[1] === titles.post, `the latest posts are newest first (${latest})`);
     await shot(page, "c03-community-desktop.png");
   });
 
@@ -258,6 +318,62 @@ await journey("community journey", async (browser) => {
     assert((await like.getAttribute("aria-pressed")) === "true", "the comment's like is pressed");
     await page.reload();
     await waitForText(page.locator(".comment-like").first(), "♥ Liked · 1");
+  });
+
+  await step(page, "edit my comment in place, then delete it after confirming", async () => {
+    await page.goto(postUrl);
+    await waitForText(page.locator("#comments-heading"), "Comments (2)");
+    await page.getByLabel("Add a comment").fill("Water them at dusk, says the gardner.");
+    await page.getByRole("button", { name: "Comment", exact: true }).click();
+    await waitForText(page.locator("#comments-heading"), "Comments (3)");
+    const commentId = await page.locator("article[data-comment-id]", { hasText: "says the gardner" }).getAttribute("data-comment-id");
+    // By id: while the form stands in for the text, the article does not hold the text.
+    const mine = page.locator(`article[data-comment-id="${commentId}"]`);
+    await mine.getByRole("button", { name: "Edit your comment" }).click();
+    const area = mine.getByLabel("Your comment", { exact: true });
+    assert((await area.inputValue()) === "Water them at dusk, says the gardner.", "the form holds the comment's text");
+    assert(await area.evaluate((e) => e === document.activeElement), "the edit form's text has the focus");
+    await area.fill("Water them at dusk, says the gardener.");
+    await mine.getByRole("button", { name: "Save" }).click();
+    await waitForText(announcer(page), "Comment saved");
+    await waitForText(mine.locator(".meta"), "edited");
+    assert((await page.getByText("says the gardner").count()) === 0, "the old text is gone");
+    await page.reload();
+    await waitForText(mine.locator(".comment-text"), "Water them at dusk, says the gardener.");
+    await waitForText(mine.locator(".meta"), "edited");
+    assert((await page.locator("article[data-comment-id]").first().getByRole("button", { name: "Edit your comment" }).count()) === 1, "the author may edit each of their comments");
+
+    await mine.getByRole("button", { name: "Delete your comment" }).click();
+    await waitForText(mine.locator(".warning"), "cannot be undone");
+    await mine.getByRole("button", { name: "Yes, delete the comment" }).click();
+    await waitForText(announcer(page), "Comment deleted");
+    await waitForText(page.locator("#comments-heading"), "Comments (2)");
+    assert((await page.getByText("says the gardener").count()) === 0, "the deleted comment (no replies) leaves the thread");
+    assert(await page.evaluate(() => document.activeElement?.id === "comments-heading"), "the thread's heading has the focus");
+    await page.reload();
+    await waitForText(page.locator("#comments-heading"), "Comments (2)");
+    assert((await page.getByText("says the gardener").count()) === 0, "and stays gone");
+
+    // A comment with a reply keeps its place as "[deleted]", the reply under it.
+    await page.getByLabel("Add a comment").fill("Plant the seeds in rows of three.");
+    await page.getByRole("button", { name: "Comment", exact: true }).click();
+    await waitForText(page.locator("#comments-heading"), "Comments (3)");
+    const parentId = await page.locator("article[data-comment-id]", { hasText: "rows of three" }).getAttribute("data-comment-id");
+    const parent = page.locator(`article[data-comment-id="${parentId}"]`);
+    await parent.getByRole("button", { name: `Reply to ${alice.name}` }).click();
+    await parent.getByLabel(`Your reply to ${alice.name}`, { exact: true }).fill("Or in a circle, for the bees.");
+    await parent.getByRole("button", { name: "Post reply" }).click();
+    await waitForText(page.locator("#comments-heading"), "Comments (4)");
+    await parent.getByRole("button", { name: "Delete your comment" }).click();
+    await waitForText(parent.locator(".warning"), "Its replies stay");
+    await parent.getByRole("button", { name: "Yes, delete the comment" }).click();
+    await waitForText(page.locator("#comments-heading"), "Comments (3)");
+    await waitForText(parent, "[deleted]");
+    assert((await parent.locator("a, button").count()) === 0, "a deleted comment shows no author and offers nothing");
+    await waitForText(page.locator(`li:has(> article[data-comment-id="${parentId}"]) .comment-tree .comment-text`), "Or in a circle, for the bees.");
+    await page.reload();
+    await waitForText(parent, "[deleted]");
+    await waitForText(page.locator("#comments-heading"), "Comments (3)");
   });
 
   await step(page, "like the post, bookmark it, find it by search with that state, then dislike it", async () => {
@@ -382,6 +498,29 @@ await journey("community journey", async (browser) => {
     assert((await catalogEntry(page, "quiet-rivers")).includes("1 follower"), "the catalog counts the follower");
   });
 
+  await step(page, "delete my own post after confirming: back to my list, and gone", async () => {
+    await page.goto("/community/write");
+    const form = page.locator("form.write-form");
+    await form.getByLabel("Title", { exact: true }).fill(titles.regret);
+    await form.getByLabel("Content", { exact: true }).fill("Published too soon.");
+    await form.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.waitForURL(/\/community\/posts\/[^/]+$/);
+    const regretUrl = new URL(page.url()).pathname;
+    await waitForText(page.locator("h1"), titles.regret);
+    await page.getByRole("button", { name: "Delete post…" }).click();
+    await waitForText(page.locator(".delete-post .warning"), "cannot be undone");
+    await page.getByRole("button", { name: "Cancel" }).click();
+    assert(await page.evaluate(() => document.activeElement?.textContent === "Delete post…"), "cancelling gives the focus back");
+    await page.getByRole("button", { name: "Delete post…" }).click();
+    await page.getByRole("button", { name: "Yes, delete the post" }).click();
+    await waitForPath(page, "/community/me");
+    await waitForText(announcer(page), "was deleted");
+    const mine = await cardTitles(page);
+    assert(!mine.includes(titles.regret) && mine.includes(titles.post), `the list no longer has the deleted post (${mine})`);
+    await page.goto(regretUrl);
+    await waitForText(page.locator("main [role=alert]"), "Not found");
+  });
+
   await step(page, "keep one more draft, then log out", async () => {
     await page.goto("/community/write");
     const form = page.locator("form.write-form");
@@ -429,7 +568,7 @@ await journey("community journey", async (browser) => {
     await waitForText(mobile.locator("h1"), titles.post);
     const hero = await loadedSize(mobile.locator(".reader .hero"));
     assert(hero.width === COVER.width, "the cover shows on the phone");
-    await waitForText(mobile.locator("#comments-heading"), "Comments (2)");
+    await waitForText(mobile.locator("#comments-heading"), "Comments (3)");
     // The page's view beacon is counted in the background, in batches: a later visit shows it.
     let counted = false;
     for (let i = 0; i < 60 && !counted; i++) {
@@ -463,4 +602,66 @@ await journey("community journey", async (browser) => {
     assert(!((await mobile.locator("main").textContent()) ?? "").includes(titles.secret), "the draft's title never shows");
   });
   await phone.close();
+
+  // ------------------------------------------------------------------ desktop: the administrator
+  const moderation = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: base });
+  await watch(moderation, "moderation", baseHost, (url) => url.startsWith(uploads), (url) => url.startsWith(incoming));
+  const desk = await moderation.newPage();
+  const reasons = {
+    comment: "Off topic: this thread is about the gardens.",
+    post: "Spam: the same post was sent to every topic.",
+  };
+
+  await step(desk, "an administrator removes a comment with a reason", async () => {
+    await logIn(desk, admin(), postUrl);
+    await waitForText(desk.locator("#comments-heading"), "Comments (3)");
+    const reply = desk.locator("article[data-comment-id]", { hasText: "Agreed, and the seeds travel well." });
+    await reply.getByRole("button", { name: `Remove the comment by ${alice.name} (moderation)` }).click();
+    await reply.getByRole("button", { name: "Remove the comment", exact: true }).click();
+    // No reason: the API's refusal shows under the field.
+    await reply.locator(".remove-form .field-error").waitFor({ state: "visible" });
+    const why = reply.getByLabel("Reason for removing the comment", { exact: true });
+    assert((await why.getAttribute("aria-invalid")) === "true", "the empty reason is marked invalid");
+    await why.fill(reasons.comment);
+    await reply.getByRole("button", { name: "Remove the comment", exact: true }).click();
+    await waitForText(announcer(desk), "Comment removed");
+    await waitForText(desk.locator("#comments-heading"), "Comments (2)");
+    assert((await desk.getByText("Agreed, and the seeds travel well.").count()) === 0, "the removed reply leaves the thread");
+  });
+
+  await step(desk, "an administrator removes a post with a reason; the moderation log lists both", async () => {
+    await desk.goto(symbolsUrl);
+    await waitForText(desk.locator("h1"), titles.symbols);
+    await desk.getByRole("button", { name: "Remove the post (moderation)" }).click();
+    const why = desk.getByLabel("Reason for removing the post", { exact: true });
+    assert(await why.evaluate((e) => e === document.activeElement), "the reason's field has the focus");
+    await why.fill(reasons.post);
+    await desk.getByRole("button", { name: "Remove the post", exact: true }).click();
+    await waitForPath(desk, "/community");
+    await waitForText(announcer(desk), "was removed");
+    assert(!(await cardTitles(desk)).includes(titles.symbols), "the removed post leaves the latest posts");
+
+    await desk.locator("#site-nav").getByRole("link", { name: "Admin" }).click();
+    await waitForPath(desk, "/admin/users");
+    await desk.getByRole("navigation", { name: "Administration pages" }).getByRole("link", { name: "Moderation log" }).click();
+    await waitForPath(desk, "/admin/moderation");
+    await waitForText(desk.locator("h1"), "Moderation log");
+    await waitForText(desk.locator(".pager-summary"), "2 removals");
+    const entries = desk.locator(".moderation-entry");
+    assert((await entries.count()) === 2, "one entry per removal");
+    await waitForText(entries.nth(0).locator(".card-title"), "Post removed");
+    await waitForText(entries.nth(0).locator(".moderation-reason"), reasons.post);
+    await waitForText(entries.nth(1).locator(".card-title"), "Comment removed");
+    await waitForText(entries.nth(1).locator(".moderation-reason"), reasons.comment);
+    // A removed comment's post is still there: the entry links to it.
+    await entries.nth(1).getByRole("link", { name: "this post" }).click();
+    await waitForPath(desk, postUrl);
+    await waitForText(desk.locator("h1"), titles.post);
+    await desk.goto(symbolsUrl);
+    await waitForText(desk.locator("main [role=alert]"), "Not found");
+    await desk.goto("/admin/moderation");
+    await waitForText(desk.locator(".pager-summary"), "2 removals");
+    await shot(desk, "c08-moderation-log-desktop.png");
+  });
+  await moderation.close();
 });

@@ -264,12 +264,16 @@ async fn news_reader_journey_in_chromium() {
 
 /// The community pages in Chromium: writing a post with new topics and a 9 MiB cover sent
 /// through a presigned upload (served by the emulator over plain http, which the page's CSP
-/// must allow exactly, as it must allow the upload's PUT), topic
-/// feeds and statistics, search, comments and replies, reactions, bookmarks, drafts and
-/// their privacy, on a desktop and a phone, as two users.
+/// must allow exactly, as it must allow the upload's PUT), the post's AI summary (written by
+/// the fake model), topics whose names differ only by symbols or are not Latin, topic
+/// feeds and statistics, search, comments and replies, editing and deleting a comment,
+/// deleting a post, reactions, bookmarks, drafts and their privacy, on a desktop and a phone,
+/// as two users; then the provisioned administrator removes a comment and a post with a
+/// reason and reads both in the moderation log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn community_journey_in_chromium() {
-    let t = TestStack::start().await;
+    let llm = FakeLlm::start().await;
+    let t = TestStack::start_with(llm_parameters(&llm)).await;
     // Where the uploads function's image URLs point, as the web function allows them.
     let uploads = web_function::csp::uploads_image_source(&t.env("WebFunction"))
         .expect("the web function's uploads settings")
@@ -288,9 +292,17 @@ async fn community_journey_in_chromium() {
         &[
             ("JOURNEY_UPLOADS_IMAGES", uploads),
             ("JOURNEY_UPLOADS_INCOMING", incoming),
+            ("JOURNEY_LLM_REPLY", DEFAULT_REPLY.to_string()),
         ],
     )
     .await;
+    // The summary the page showed was the model's, asked for with the post's content.
+    assert!(
+        llm.calls().iter().any(|c| c
+            .prompt()
+            .contains("Hollyhocks grow tall along the loopback fence")),
+        "the model was never asked to summarise the journey's post"
+    );
     assert_screenshots(&[
         "c01-write-desktop.png",
         "c02-post-desktop.png",
@@ -299,6 +311,7 @@ async fn community_journey_in_chromium() {
         "c05-drafts-desktop.png",
         "c06-community-phone.png",
         "c07-post-phone.png",
+        "c08-moderation-log-desktop.png",
     ]);
 }
 

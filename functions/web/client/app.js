@@ -24,6 +24,7 @@ import { logbookEntryPage, logbookPage } from "./views-logbook.js";
 import { analyzePage, runbooksPage } from "./views-analysis.js";
 import { accountsPage } from "./views-admin.js";
 import { digestJobsPage, failedSummariesPage, providerPage } from "./views-admin-ai.js";
+import { moderationLogPage } from "./views-admin-moderation.js";
 
 /** The product's one name, above all four of its parts. */
 const APP_NAME = "News platform";
@@ -202,6 +203,7 @@ route("/admin/users", page(accountsPage));
 route("/admin/summaries", page(failedSummariesPage));
 route("/admin/provider", page(providerPage));
 route("/admin/digests", page(digestJobsPage));
+route("/admin/moderation", page(moderationLogPage));
 fallback(page(notFound));
 
 /** Pages whose content depends on who is logged in: drawn again when the session ends. */

@@ -1,7 +1,7 @@
 // Pieces every view uses: loading, error and empty states, article cards, topic chips and the
 // pager.
 
-import { h, plural, safeUrl, time } from "./dom.js";
+import { h, mount, plural, safeUrl, time } from "./dom.js";
 import { ApiError } from "./http.js";
 
 /**
@@ -289,4 +289,34 @@ export function errorAfter(anchor, error) {
     next.remove();
   }
   anchor.after(errorBox(error));
+}
+
+/**
+ * A button that asks before it acts: `start` in `slot` becomes a warning, a confirm and a
+ * cancel button; confirming runs `act` (busy meanwhile), a failure is shown by `failed`.
+ * @param {HTMLElement} slot
+ * @param {HTMLElement} start
+ * @param {{warning: HTMLElement, confirmLabel: string, busyLabel: string, act: () => Promise<unknown>, done: () => void, failed: (error: unknown, cancel: HTMLElement) => void}} how
+ */
+export function confirmFirst(slot, start, how) {
+  const ask = () => {
+    const confirm = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button danger" }, how.confirmLabel));
+    const cancel = h("button", { type: "button", class: "button secondary" }, "Cancel");
+    cancel.addEventListener("click", () => {
+      mount(slot, start);
+      start.focus();
+    });
+    confirm.addEventListener("click", async () => {
+      try {
+        await busy(confirm, how.busyLabel, how.act);
+        how.done();
+      } catch (error) {
+        how.failed(error, cancel);
+      }
+    });
+    mount(slot, how.warning, confirm, cancel);
+    confirm.focus();
+  };
+  start.addEventListener("click", ask);
+  mount(slot, start);
 }

@@ -1,11 +1,19 @@
-// One community post: body and cover, like/dislike with counts, bookmark, edit link, comment thread.
+// One community post: body and cover, its AI summary with the summary's state, like/dislike
+// with counts, bookmark, the author's edit link and delete, an administrator's removal with a
+// reason, comment thread.
 
 import * as api from "./api.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
+import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { commentThread } from "./comments.js";
 import { communityTopicChips, cover, userHref } from "./community.js";
-import { busy, describe, errorAfter, errorBox, loading } from "./ui.js";
+import { busy, confirmFirst, describe, errorAfter, errorBox, loading } from "./ui.js";
+import { removeControl } from "./views-admin-moderation.js";
+
+/** How often a PENDING summary is asked for again, and how many times before the page stops. */
+const SUMMARY_POLL_MS = 2000;
+const SUMMARY_POLLS = 60;
 
 /**
  * `/community/posts/{id}`.
@@ -27,7 +35,7 @@ export async function communityPost(main, match, { signal, title }) {
       const thread = h("section", { class: "comments", "aria-labelledby": "comments-heading" });
       // The heading moves into the post: keep the focus the page change gave it.
       const focused = document.activeElement === heading;
-      mount(main, reader(post, heading), post.status === "PUBLISHED" ? thread : null);
+      mount(main, reader(post, heading, signal), post.status === "PUBLISHED" ? thread : null);
       if (focused) {
         heading.focus();
       }
@@ -52,8 +60,9 @@ export async function communityPost(main, match, { signal, title }) {
 /**
  * @param {api.Post} post
  * @param {HTMLElement} heading
+ * @param {AbortSignal} signal
  */
-function reader(post, heading) {
+function reader(post, heading, signal) {
   const mine = account.session.user?.id === post.author.id;
   const draft = post.status === "DRAFT";
   const paragraphs = post.content.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
@@ -83,10 +92,135 @@ function reader(post, heading) {
         draft ? null : bookmarkButton(post),
         mine ? h("a", { class: "button secondary", href: `/community/posts/${encodeURIComponent(post.id)}/edit` }, draft ? "Edit draft" : "Edit post") : null,
       ),
+      mine ? deletePost(post) : null,
+      account.isAdmin() && !draft ? removePost(post) : null,
     ),
     cover(post.coverImageUrl, "hero"),
+    summarySection(post, signal),
     h("div", { class: "body" }, paragraphs.map((p) => h("p", null, p))),
   );
+}
+
+/** What each state of a summary is called on the page, and what it means for the reader. */
+const SUMMARY_STATES = {
+  PENDING: ["Being written", "The model is writing the summary; it shows here when it is ready."],
+  COMPLETED: ["Written", ""],
+  FAILED: ["Failed", "The model could not summarise this post; an administrator can try again."],
+  NONE: ["None yet", "This post has no summary yet."],
+};
+
+/**
+ * The post's AI summary under its own heading, with its state; while PENDING the page asks
+ * again every few seconds (a live region says when it changes). A FAILED one offers an
+ * administrator "Retry the summary".
+ * @param {api.Post} post
+ * @param {AbortSignal} signal
+ */
+function summarySection(post, signal) {
+  const body = h("div", { class: "summary-body", "aria-live": "polite" });
+  const retrySlot = h("div", { class: "actions summary-retry" });
+  const section = h("section", { class: "post-summary", "aria-labelledby": "summary-heading" }, h("h2", { id: "summary-heading" }, "AI summary"), body, retrySlot);
+  /** @param {api.PostSummary} summary */
+  const draw = (summary) => {
+    const status = summary.status ?? "NONE";
+    const [label, note] = SUMMARY_STATES[status];
+    section.dataset.status = status;
+    mount(
+      body,
+      h(
+        "p",
+        { class: "meta summary-state" },
+        h("span", { class: `badge summary-${status.toLowerCase()}` }, label),
+        status === "COMPLETED" && summary.model ? [" by ", summary.model] : null,
+        status === "COMPLETED" && summary.generatedAt ? [" · ", time(summary.generatedAt)] : null,
+        note ? [" ", note] : null,
+      ),
+      // While PENDING or after a failure, the summary is the previous one: say so.
+      summary.summary && status !== "COMPLETED" ? h("p", { class: "hint" }, "The previous summary:") : null,
+      summary.summary ? h("p", { class: "summary-text" }, summary.summary) : null,
+    );
+    mount(retrySlot, status === "FAILED" && account.isAdmin() ? retryButton() : null);
+  };
+  const poll = async () => {
+    for (let n = 0; n < SUMMARY_POLLS; n++) {
+      await new Promise((resolve) => window.setTimeout(resolve, SUMMARY_POLL_MS));
+      if (signal.aborted || !section.isConnected) {
+        return;
+      }
+      try {
+        const summary = await api.getPostSummary(post.id, { signal, cache: "no-store" });
+        if (summary.status !== "PENDING") {
+          draw(summary);
+          return;
+        }
+      } catch {
+        // A failed look is only a missed update: the next one (or a reload) shows it.
+      }
+    }
+  };
+  const retryButton = () => {
+    const button = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary small" }, "Retry the summary"));
+    button.addEventListener("click", async () => {
+      try {
+        const summary = await busy(button, "Retrying…", () => api.retryPostSummary(post.id));
+        draw(summary);
+        announce("The summary is being written again");
+        void poll();
+      } catch (error) {
+        errorAfter(button, error);
+      }
+    });
+    return button;
+  };
+  draw({ status: post.summaryStatus, summary: post.summary, model: post.summaryModel, generatedAt: post.summaryGeneratedAt });
+  if (post.summaryStatus === "PENDING") {
+    void poll();
+  }
+  return section;
+}
+
+/**
+ * An administrator's "Remove…" of the post, with a reason for the moderation log; then the
+ * community's latest posts.
+ * @param {api.Post} post
+ */
+function removePost(post) {
+  return h(
+    "div",
+    { class: "actions remove-post" },
+    removeControl({
+      id: post.id,
+      noun: "post",
+      label: "Remove the post (moderation)",
+      buttonClass: "button secondary danger-link",
+      remove: (reason) => api.removePost(post.id, { reason }),
+      done: () => {
+        announce(`“${post.title}” was removed`);
+        navigate("/community");
+      },
+    }),
+  );
+}
+
+/**
+ * The author's "Delete post", confirmed first; then the author's list of posts.
+ * @param {api.Post} post
+ */
+function deletePost(post) {
+  const slot = h("div", { class: "actions delete-post" });
+  const start = h("button", { type: "button", class: "button secondary danger-link" }, post.status === "DRAFT" ? "Delete draft…" : "Delete post…");
+  confirmFirst(slot, start, {
+    warning: h("p", { class: "warning" }, "The post leaves every list, topic and search, with its comments. It cannot be undone."),
+    confirmLabel: "Yes, delete the post",
+    busyLabel: "Deleting…",
+    act: () => api.deletePost(post.id),
+    done: () => {
+      announce(`“${post.title}” was deleted`);
+      navigate(post.status === "DRAFT" ? "/community/me?list=drafts" : "/community/me");
+    },
+    failed: (error, cancel) => errorAfter(cancel, error),
+  });
+  return slot;
 }
 
 /** A link to log in and come back, for actions that need an account. */

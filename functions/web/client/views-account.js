@@ -7,7 +7,7 @@ import { allPages, ApiError } from "./http.js";
 import { navigate, sameOriginPath } from "./router.js";
 import * as account from "./session.js";
 import { feedToggle } from "./views-browse.js";
-import { articleCard, busy, clearFormErrors, empty, errorAfter, errorBox, field, formError, headed, loading, showFormError } from "./ui.js";
+import { articleCard, busy, clearFormErrors, confirmFirst, empty, errorAfter, errorBox, field, formError, headed, loading, showFormError } from "./ui.js";
 
 /**
  * Where to go after logging in: a path on this origin from `?next=`, else home.
@@ -386,36 +386,6 @@ function passwordForm() {
     }
   });
   return form;
-}
-
-/**
- * A button that asks before it acts: `start` in `slot` becomes a warning, a confirm and a
- * cancel button; confirming runs `act` (busy meanwhile), a failure is shown by `failed`.
- * @param {HTMLElement} slot
- * @param {HTMLElement} start
- * @param {{warning: HTMLElement, confirmLabel: string, busyLabel: string, act: () => Promise<unknown>, done: () => void, failed: (error: unknown, cancel: HTMLElement) => void}} how
- */
-function confirmFirst(slot, start, how) {
-  const ask = () => {
-    const confirm = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button danger" }, how.confirmLabel));
-    const cancel = h("button", { type: "button", class: "button secondary" }, "Cancel");
-    cancel.addEventListener("click", () => {
-      mount(slot, start);
-      start.focus();
-    });
-    confirm.addEventListener("click", async () => {
-      try {
-        await busy(confirm, how.busyLabel, how.act);
-        how.done();
-      } catch (error) {
-        how.failed(error, cancel);
-      }
-    });
-    mount(slot, how.warning, confirm, cancel);
-    confirm.focus();
-  };
-  start.addEventListener("click", ask);
-  mount(slot, start);
 }
 
 /** Signing out everywhere: every session of the account ends, this one too. */

@@ -15,6 +15,7 @@ const ADMIN_PAGES = [
   ["/admin/summaries", "Failed summaries"],
   ["/admin/provider", "AI provider"],
   ["/admin/digests", "Digest jobs"],
+  ["/admin/moderation", "Moderation log"],
 ];
 
 /**
@@ -55,8 +56,8 @@ function head(heading, lede, path) {
   return [h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading), h("p", { class: "lede" }, lede)), adminNav(path)];
 }
 
-/** Failed summaries a page holds. */
-const SUMMARIES_PER_PAGE = 20;
+/** Entries a page of an admin list holds. */
+const ENTRIES_PER_PAGE = 20;
 
 /**
  * `/admin/summaries`: the posts whose summary failed, most recently failed first, a page at a
@@ -65,50 +66,91 @@ const SUMMARIES_PER_PAGE = 20;
  * @param {import("./router.js").Match} match
  * @param {import("./views-browse.js").ViewContext} context
  */
-export async function failedSummariesPage(main, match, { signal, title }) {
-  const heading = "Failed summaries";
-  title(heading);
-  if (!forAdmins(main, heading)) {
+export function failedSummariesPage(main, match, context) {
+  return cursorListPage(main, match, context, {
+    heading: "Failed summaries",
+    lede: "Posts whose AI summary failed every try of the queue. A retry asks the model again.",
+    kind: "summary",
+    label: "Failed summaries",
+    fetch: api.failedSummaries,
+    card: failedCard,
+    none: () => empty("No failed summaries", "Every post's summary was written, or is on its way."),
+    count: (n) => plural(n, "failed summary", "failed summaries"),
+    moreLabel: "More failed summaries",
+  });
+}
+
+/**
+ * An administration page of one cursor-paged list (`kind` names its classes): the heading and
+ * tabs, then the list a page at a time, "More" adding the next.
+ * @template T
+ * @param {HTMLElement} main
+ * @param {import("./router.js").Match} match
+ * @param {import("./views-browse.js").ViewContext} context
+ * @param {{heading: string, lede: string, kind: string, label: string, fetch: (query: {cursor?: string, size?: number}, options: api.RequestOptions) => Promise<{content: T[], totalElements: number, nextCursor?: string}>, card: (item: T) => HTMLElement, none: () => HTMLElement, count: (n: number) => string, moreLabel: string}} list
+ */
+export async function cursorListPage(main, match, context, list) {
+  const { signal, title } = context;
+  title(list.heading);
+  if (!forAdmins(main, list.heading)) {
     return;
   }
-  const list = h("ul", { class: "cards summary-cards", "aria-label": "Failed summaries" });
-  const status = h("div", { class: "summary-list" }, loading("Loading failed summaries"));
-  const more = h("div", { class: "actions summary-more" });
-  mount(main, ...head(heading, "Posts whose AI summary failed every try of the queue. A retry asks the model again.", match.path), h("section", { "aria-labelledby": "failed-heading" }, h("h2", { id: "failed-heading", class: "visually-hidden" }, heading), status, list, more));
-
-  /** @param {string|undefined} cursor */
-  const load = async (cursor) => {
-    const page = await api.failedSummaries(cursor ? { cursor, size: SUMMARIES_PER_PAGE } : { size: SUMMARIES_PER_PAGE }, { signal, cache: "no-store" });
-    list.append(...page.content.map(failedCard));
-    if (!list.childElementCount) {
-      mount(status, empty("No failed summaries", "Every post's summary was written, or is on its way."));
-    } else {
-      mount(status, h("p", { class: "pager-summary" }, plural(page.totalElements, "failed summary", "failed summaries")));
-    }
-    if (page.nextCursor) {
-      const next = page.nextCursor;
-      const button = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary" }, "More failed summaries"));
-      button.addEventListener("click", async () => {
-        try {
-          await busy(button, "Loading…", () => load(next));
-        } catch (error) {
-          if (!signal.aborted) {
-            errorAfter(button, error);
-          }
-        }
-      });
-      mount(more, button);
-    } else {
-      mount(more);
-    }
-  };
+  const items = h("ul", { class: `cards ${list.kind}-cards`, "aria-label": list.label });
+  const status = h("div", { class: `${list.kind}-list` }, loading(`Loading ${list.label.toLowerCase()}`));
+  const more = h("div", { class: `actions ${list.kind}-more` });
+  const headingId = `${list.kind}-list-heading`;
+  mount(main, ...head(list.heading, list.lede, match.path), h("section", { "aria-labelledby": headingId }, h("h2", { id: headingId, class: "visually-hidden" }, list.label), status, items, more));
   try {
-    await load(undefined);
+    await cursorPages(
+      {
+        list: items,
+        status,
+        more,
+        signal,
+        fetch: (cursor) => list.fetch(cursor ? { cursor, size: ENTRIES_PER_PAGE } : { size: ENTRIES_PER_PAGE }, { signal, cache: "no-store" }),
+        card: list.card,
+        none: list.none,
+        count: list.count,
+        moreLabel: list.moreLabel,
+      },
+      undefined,
+    );
   } catch (error) {
     if (!signal.aborted) {
-      mount(status, errorBox(error, () => void failedSummariesPage(main, match, { signal, title })));
+      mount(status, errorBox(error, () => void cursorListPage(main, match, context, list)));
     }
   }
+}
+
+/**
+ * Adds the page of a cursor-paged admin list at `cursor` (the first when undefined) to
+ * `list`: `status` then says how many there are (or that there are none), and `more` holds a
+ * "More" button while there is a next page.
+ * @template T
+ * @param {{list: HTMLElement, status: HTMLElement, more: HTMLElement, signal: AbortSignal, fetch: (cursor: string|undefined) => Promise<{content: T[], totalElements: number, nextCursor?: string}>, card: (item: T) => HTMLElement, none: () => HTMLElement, count: (n: number) => string, moreLabel: string}} how
+ * @param {string|undefined} cursor
+ * @returns {Promise<void>}
+ */
+async function cursorPages(how, cursor) {
+  const page = await how.fetch(cursor);
+  how.list.append(...page.content.map(how.card));
+  mount(how.status, how.list.childElementCount ? h("p", { class: "pager-summary" }, how.count(page.totalElements)) : how.none());
+  if (!page.nextCursor) {
+    mount(how.more);
+    return;
+  }
+  const next = page.nextCursor;
+  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary" }, how.moreLabel));
+  button.addEventListener("click", async () => {
+    try {
+      await busy(button, "Loading…", () => cursorPages(how, next));
+    } catch (error) {
+      if (!how.signal.aborted) {
+        errorAfter(button, error);
+      }
+    }
+  });
+  mount(how.more, button);
 }
 
 /** @param {api.FailedSummary} failed */
