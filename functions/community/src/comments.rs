@@ -1,10 +1,10 @@
-//! Comments: `GET` and `POST /posts/{id}/comments`, `PUT` and `DELETE /comments/{id}` (the
-//! author's edit and delete), `PUT /comments/{id}/reaction`.
+//! Comments: `GET` and `POST /posts/{id}/comments`, `PATCH` and `DELETE /comments/{id}` (the
+//! author's edit and delete, or an admin's removal with a reason), `PUT /comments/{id}/reaction`.
 
 use axum::extract::{Path, State};
 use axum::http::{Extensions, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, put};
+use axum::routing::{get, patch, put};
 use axum::Router;
 use community::comments::{Comment, CommentLike, CommentText, LikeResult};
 use community::input::{CommentId, PostId};
@@ -17,13 +17,14 @@ use utoipa::ToSchema;
 
 use crate::brake::{TooManyWrites, Write};
 use crate::errors::to_api;
+use crate::moderation::{admin_reason, RemovalQuery};
 use crate::{maybe_user_id, user_id, Answer, AppState};
 
 /// The comment routes, relative to `/api/v1`.
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/posts/{id}/comments", get(list_comments).post(add_comment))
-        .route("/comments/{id}", put(edit_comment).delete(delete_comment))
+        .route("/comments/{id}", patch(edit_comment).delete(delete_comment))
         .route("/comments/{id}/reaction", put(like_comment))
 }
 
@@ -170,7 +171,7 @@ pub(crate) struct CommentEditRequest {
 
 /// Changes the text of the caller's own comment; the comment then shows `editedAt`.
 #[utoipa::path(
-    put,
+    patch,
     path = "/api/v1/comments/{id}",
     operation_id = "editComment",
     tag = "community",
@@ -205,20 +206,21 @@ pub(crate) async fn edit_comment(
         .map_err(to_api)
 }
 
-/// Deletes the caller's own comment: one with replies stays in the thread as `[deleted]` (no
+/// Deletes the caller's own comment, or (an admin, with `reason`) removes anyone's and keeps
+/// the removal in the moderation log: one with replies stays in the thread as `[deleted]` (no
 /// author, no text), one without leaves it; the post's `commentCount` moves.
 #[utoipa::path(
     delete,
     path = "/api/v1/comments/{id}",
     operation_id = "deleteComment",
     tag = "community",
-    params(("id" = String, Path, format = "uuid", description = "The comment's id")),
+    params(("id" = String, Path, format = "uuid", description = "The comment's id"), RemovalQuery),
     security(("bearerJwt" = [])),
     responses(
-        (status = 204, description = "Deleted"),
-        (status = 400, description = "id is not a UUID", body = ReasonErrorBody),
+        (status = 204, description = "Deleted (and, with a reason, logged)"),
+        (status = 400, description = "id or reason is invalid (`message` names it)", body = ReasonErrorBody),
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
-        (status = 403, description = "Not the comment's author", body = ReasonErrorBody),
+        (status = 403, description = "Not the comment's author, or a reason from someone who is not an admin", body = ReasonErrorBody),
         (status = 404, description = "No such comment, already deleted, or on a post the caller cannot see", body = ReasonErrorBody),
         TooManyWrites,
         (status = 503, description = "The limits table cannot be reached: retry later", body = ReasonErrorBody),
@@ -228,9 +230,19 @@ pub(crate) async fn delete_comment(
     State(state): State<AppState>,
     user: AuthUser,
     Path(id): Path<String>,
+    platform::http::Query(query): platform::http::Query<RemovalQuery>,
 ) -> Result<StatusCode, ApiError> {
     let id = CommentId::parse("id", &id)?;
     let caller = user_id(&user)?;
+    if let Some(reason) = admin_reason(&user, query)? {
+        state
+            .community
+            .remove_comment(&id, &user.id, &reason)
+            .await
+            .map_err(to_api)?;
+        tracing::info!(comment_id = %id.as_str(), admin = %user.id, "comment removed by an admin");
+        return Ok(StatusCode::NO_CONTENT);
+    }
     state.brake.admit(Write::Comment, caller.as_str()).await?;
     state
         .community

@@ -1,20 +1,20 @@
-//! Deleting posts and comments: the author's `DELETE /posts/{id}` (soft), and an admin's
-//! removal of any post or comment with a reason (`POST /admin/posts/{id}/removal`,
-//! `POST /admin/comments/{id}/removal`), read back in `GET /admin/moderation-log`.
+//! Deleting posts: `DELETE /posts/{id}` (the author's own, soft; or, with `?reason=`, an
+//! admin's removal of anyone's, kept in the moderation log), and the log itself,
+//! `GET /admin/moderation`. Comments are deleted and removed the same way
+//! (`DELETE /comments/{id}`, in [`crate::comments`]).
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::Router;
-use community::input::{CommentId, PostId};
+use community::input::PostId;
 use community::moderation::{ModerationLogPage, RemovalReason};
 use community::summary::admin_page;
 use platform::auth::{AdminUser, AuthUser};
-use platform::http::Json;
 use platform::openapi::ReasonErrorBody;
 use platform::ApiError;
 use serde::Deserialize;
-use utoipa::ToSchema;
+use utoipa::IntoParams;
 
 use crate::brake::{TooManyWrites, Write};
 use crate::errors::to_api;
@@ -22,26 +22,56 @@ use crate::summaries::AdminListQuery;
 use crate::{number, search, user_id, Answer, AppState};
 
 pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/admin/posts/{id}/removal", post(remove_post))
-        .route("/admin/comments/{id}/removal", post(remove_comment))
-        .route("/admin/moderation-log", get(moderation_log))
+    Router::new().route("/admin/moderation", get(moderation_log))
 }
 
-/// Deletes the caller's own post, draft or published: it answers 404 to everyone after, and
+/// The query of a delete: an admin's reason makes it a removal of anyone's post or comment.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct RemovalQuery {
+    /// Admins only: why they remove it, kept in the moderation log. One line, 1 to 500
+    /// characters, not blank (trimmed before it is kept).
+    #[param(
+        min_length = 1,
+        max_length = 500,
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$",
+        example = "Spam: links to a phishing site"
+    )]
+    reason: Option<String>,
+}
+
+/// The admin's reason of a delete (`None`: the author's own delete); 403 when someone who is
+/// not an admin gives one, 400 naming `reason` when it is not one line of 1 to 500 characters.
+pub(crate) fn admin_reason(
+    user: &AuthUser,
+    query: RemovalQuery,
+) -> Result<Option<RemovalReason>, ApiError> {
+    let Some(raw) = query.reason else {
+        return Ok(None);
+    };
+    if !user.is_admin() {
+        return Err(ApiError::forbidden(
+            "Only an admin may remove with a reason",
+        ));
+    }
+    Ok(Some(RemovalReason::parse(Some(&raw))?))
+}
+
+/// Deletes the caller's own post, draft or published, or (an admin, with `reason`) removes
+/// anyone's and keeps the removal in the moderation log: it answers 404 to everyone after, and
 /// leaves every list, topic feed, count and (through the indexer) the search.
 #[utoipa::path(
     delete,
     path = "/api/v1/posts/{id}",
     operation_id = "deletePost",
     tag = "community",
-    params(("id" = String, Path, format = "uuid", description = "The post's id")),
+    params(("id" = String, Path, format = "uuid", description = "The post's id"), RemovalQuery),
     security(("bearerJwt" = [])),
     responses(
-        (status = 204, description = "Deleted"),
-        (status = 400, description = "id is not a UUID", body = ReasonErrorBody),
+        (status = 204, description = "Deleted (and, with a reason, logged)"),
+        (status = 400, description = "id or reason is invalid (`message` names it)", body = ReasonErrorBody),
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
-        (status = 403, description = "Not the author", body = ReasonErrorBody),
+        (status = 403, description = "Not the author, or a reason from someone who is not an admin", body = ReasonErrorBody),
         (status = 404, description = "No such post, already deleted, or another author's draft", body = ReasonErrorBody),
         TooManyWrites,
         (status = 503, description = "The limits table cannot be reached: retry later", body = ReasonErrorBody),
@@ -51,111 +81,33 @@ pub(crate) async fn delete_post(
     State(state): State<AppState>,
     user: AuthUser,
     Path(id): Path<String>,
+    platform::http::Query(query): platform::http::Query<RemovalQuery>,
 ) -> Result<StatusCode, ApiError> {
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
-    state.brake.admit(Write::Post, caller.as_str()).await?;
-    state
-        .community
-        .delete_post(&id, &caller)
-        .await
-        .map_err(to_api)?;
+    if let Some(reason) = admin_reason(&user, query)? {
+        state
+            .community
+            .remove_post(&id, &user.id, &reason)
+            .await
+            .map_err(to_api)?;
+        tracing::info!(post_id = %id.as_str(), admin = %user.id, "post removed by an admin");
+    } else {
+        state.brake.admit(Write::Post, caller.as_str()).await?;
+        state
+            .community
+            .delete_post(&id, &caller)
+            .await
+            .map_err(to_api)?;
+    }
     search::request_index(&state, id.as_str()).await;
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// An admin's removal: why, as the moderation log keeps it.
-#[derive(Deserialize, ToSchema)]
-pub(crate) struct RemovalRequest {
-    /// One line, 1 to 500 characters, not blank (trimmed before it is kept).
-    #[schema(
-        required = true,
-        value_type = String,
-        min_length = 1,
-        max_length = 500,
-        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$",
-        example = "Spam: links to a phishing site"
-    )]
-    reason: Option<String>,
-}
-
-/// Removes any live post, draft or published (admin), as its author's delete does, and logs
-/// the removal with its reason in the same transaction.
-#[utoipa::path(
-    post,
-    path = "/api/v1/admin/posts/{id}/removal",
-    operation_id = "removePost",
-    tag = "community-admin",
-    params(("id" = String, Path, format = "uuid", description = "The post's id")),
-    security(("bearerJwt" = [])),
-    request_body = RemovalRequest,
-    responses(
-        (status = 204, description = "Removed and logged"),
-        (status = 400, description = "reason or the id is invalid (`message` names it)", body = ReasonErrorBody),
-        (status = 401, description = "No token, or a bad one", body = ReasonErrorBody),
-        (status = 403, description = "Not an admin", body = ReasonErrorBody),
-        (status = 404, description = "No such post, or already deleted or removed", body = ReasonErrorBody),
-        (status = 415, description = "Not JSON", body = ReasonErrorBody),
-    )
-)]
-pub(crate) async fn remove_post(
-    State(state): State<AppState>,
-    AdminUser(admin): AdminUser,
-    Path(id): Path<String>,
-    Json(body): Json<RemovalRequest>,
-) -> Result<StatusCode, ApiError> {
-    let id = PostId::parse("id", &id)?;
-    let reason = RemovalReason::parse(body.reason.as_deref())?;
-    state
-        .community
-        .remove_post(&id, &admin.id, &reason)
-        .await
-        .map_err(to_api)?;
-    tracing::info!(post_id = %id.as_str(), admin = %admin.id, "post removed by an admin");
-    search::request_index(&state, id.as_str()).await;
-    Ok(StatusCode::NO_CONTENT)
-}
-
-/// Removes any live comment (admin), as its author's delete does (one with replies stays as
-/// `[deleted]`), and logs the removal with its reason in the same transaction.
-#[utoipa::path(
-    post,
-    path = "/api/v1/admin/comments/{id}/removal",
-    operation_id = "removeComment",
-    tag = "community-admin",
-    params(("id" = String, Path, format = "uuid", description = "The comment's id")),
-    security(("bearerJwt" = [])),
-    request_body = RemovalRequest,
-    responses(
-        (status = 204, description = "Removed and logged"),
-        (status = 400, description = "reason or the id is invalid (`message` names it)", body = ReasonErrorBody),
-        (status = 401, description = "No token, or a bad one", body = ReasonErrorBody),
-        (status = 403, description = "Not an admin", body = ReasonErrorBody),
-        (status = 404, description = "No such comment, or already deleted or removed", body = ReasonErrorBody),
-        (status = 415, description = "Not JSON", body = ReasonErrorBody),
-    )
-)]
-pub(crate) async fn remove_comment(
-    State(state): State<AppState>,
-    AdminUser(admin): AdminUser,
-    Path(id): Path<String>,
-    Json(body): Json<RemovalRequest>,
-) -> Result<StatusCode, ApiError> {
-    let id = CommentId::parse("id", &id)?;
-    let reason = RemovalReason::parse(body.reason.as_deref())?;
-    state
-        .community
-        .remove_comment(&id, &admin.id, &reason)
-        .await
-        .map_err(to_api)?;
-    tracing::info!(comment_id = %id.as_str(), admin = %admin.id, "comment removed by an admin");
-    Ok(StatusCode::NO_CONTENT)
-}
-
-/// The admins' removals, newest first (admin).
+/// The admins' removals of posts and comments, newest first (admin).
 #[utoipa::path(
     get,
-    path = "/api/v1/admin/moderation-log",
+    path = "/api/v1/admin/moderation",
     operation_id = "listModerationLog",
     tag = "community-admin",
     params(AdminListQuery),

@@ -1245,12 +1245,6 @@ import { request } from "./http.js";
  */
 
 /**
- * An admin's removal: why, as the moderation log keeps it.
- * @typedef {Object} RemovalRequest
- * @property {string} reason One line, 1 to 500 characters, not blank (trimmed before it is kept).
- */
-
-/**
  * @typedef {("USER"|"OPERATOR"|"ADMIN")} Role
  */
 
@@ -2129,20 +2123,6 @@ export function setAiProviderConfig(body, options = {}) {
 }
 
 /**
- * Removes any live comment (admin), as its author's delete does (one with replies stays as
- * `[deleted]`), and logs the removal with its reason in the same transaction.
- *
- * `POST /api/v1/admin/comments/{id}/removal`
- * @param {string} id The comment's id
- * @param {RemovalRequest} body
- * @param {RequestOptions} [options]
- * @returns {Promise<null>}
- */
-export function removeComment(id, body, options = {}) {
-  return request("POST", `/api/v1/admin/comments/${encodeURIComponent(id)}/removal`, { ...options, body, auth: "required" });
-}
-
-/**
  * Starts a generation in the background: a PENDING job, run by the digest worker; its
  * outcome is read from the job.
  *
@@ -2169,29 +2149,15 @@ export function digestJobStatus(jobId, options = {}) {
 }
 
 /**
- * The admins' removals, newest first (admin).
+ * The admins' removals of posts and comments, newest first (admin).
  *
- * `GET /api/v1/admin/moderation-log`
+ * `GET /api/v1/admin/moderation`
  * @param {{page?: number, size?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<ModerationLogPage>}
  */
 export function listModerationLog(query = {}, options = {}) {
-  return request("GET", `/api/v1/admin/moderation-log`, { ...options, query, auth: "required" });
-}
-
-/**
- * Removes any live post, draft or published (admin), as its author's delete does, and logs
- * the removal with its reason in the same transaction.
- *
- * `POST /api/v1/admin/posts/{id}/removal`
- * @param {string} id The post's id
- * @param {RemovalRequest} body
- * @param {RequestOptions} [options]
- * @returns {Promise<null>}
- */
-export function removePost(id, body, options = {}) {
-  return request("POST", `/api/v1/admin/posts/${encodeURIComponent(id)}/removal`, { ...options, body, auth: "required" });
+  return request("GET", `/api/v1/admin/moderation`, { ...options, query, auth: "required" });
 }
 
 /**
@@ -2358,29 +2324,31 @@ export function analyzeLog(body, options = {}) {
 }
 
 /**
- * Deletes the caller's own comment: one with replies stays in the thread as `[deleted]` (no
+ * Deletes the caller's own comment, or (an admin, with `reason`) removes anyone's and keeps
+ * the removal in the moderation log: one with replies stays in the thread as `[deleted]` (no
  * author, no text), one without leaves it; the post's `commentCount` moves.
  *
  * `DELETE /api/v1/comments/{id}`
  * @param {string} id The comment's id
+ * @param {{reason?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<null>}
  */
-export function deleteComment(id, options = {}) {
-  return request("DELETE", `/api/v1/comments/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+export function deleteComment(id, query = {}, options = {}) {
+  return request("DELETE", `/api/v1/comments/${encodeURIComponent(id)}`, { ...options, query, auth: "required" });
 }
 
 /**
  * Changes the text of the caller's own comment; the comment then shows `editedAt`.
  *
- * `PUT /api/v1/comments/{id}`
+ * `PATCH /api/v1/comments/{id}`
  * @param {string} id The comment's id
  * @param {CommentEditRequest} body
  * @param {RequestOptions} [options]
  * @returns {Promise<CommunityComment>}
  */
 export function editComment(id, body, options = {}) {
-  return request("PUT", `/api/v1/comments/${encodeURIComponent(id)}`, { ...options, body, auth: "required" });
+  return request("PATCH", `/api/v1/comments/${encodeURIComponent(id)}`, { ...options, body, auth: "required" });
 }
 
 /**
@@ -2749,16 +2717,18 @@ export function searchPosts(query, options = {}) {
 }
 
 /**
- * Deletes the caller's own post, draft or published: it answers 404 to everyone after, and
+ * Deletes the caller's own post, draft or published, or (an admin, with `reason`) removes
+ * anyone's and keeps the removal in the moderation log: it answers 404 to everyone after, and
  * leaves every list, topic feed, count and (through the indexer) the search.
  *
  * `DELETE /api/v1/posts/{id}`
  * @param {string} id The post's id
+ * @param {{reason?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<null>}
  */
-export function deletePost(id, options = {}) {
-  return request("DELETE", `/api/v1/posts/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+export function deletePost(id, query = {}, options = {}) {
+  return request("DELETE", `/api/v1/posts/${encodeURIComponent(id)}`, { ...options, query, auth: "required" });
 }
 
 /**

@@ -138,7 +138,7 @@ function commentItem(comment, depth, postId, reload) {
         noun: "comment",
         label: `Remove the comment by ${comment.author.displayName} (moderation)`,
         buttonClass: "link-button danger-link",
-        remove: (reason) => api.removeComment(comment.id, { reason }),
+        remove: (reason) => api.deleteComment(comment.id, { reason }),
         done: () => {
           announce("Comment removed");
           void reload(HEADING);

@@ -193,7 +193,7 @@ function removePost(post) {
       noun: "post",
       label: "Remove the post (moderation)",
       buttonClass: "button secondary danger-link",
-      remove: (reason) => api.removePost(post.id, { reason }),
+      remove: (reason) => api.deletePost(post.id, { reason }),
       done: () => {
         announce(`“${post.title}” was removed`);
         navigate("/community");

@@ -368,7 +368,7 @@ async fn the_author_edits_their_comment_and_no_one_else_may() {
     let path = comment_path(&c);
 
     let response = t
-        .put_json_auth(&path, &bob, &json!({"text": "  First!  "}))
+        .patch_json_auth(&path, &bob, &json!({"text": "  First!  "}))
         .await;
     assert_eq!(response.status(), 200);
     let edited: Value = response.json().await.unwrap();
@@ -380,26 +380,27 @@ async fn the_author_edits_their_comment_and_no_one_else_may() {
 
     // The post's author is not the comment's: 403, and the text stays.
     let error = assert_reason_error(
-        t.put_json_auth(&path, &author, &json!({"text": "Mine now"}))
+        t.patch_json_auth(&path, &author, &json!({"text": "Mine now"}))
             .await,
         403,
     )
     .await;
     assert!(message(&error).contains("author"), "{error}");
     let error = assert_reason_error(
-        t.put_json_auth(&path, &bob, &json!({"text": "   "})).await,
+        t.patch_json_auth(&path, &bob, &json!({"text": "   "}))
+            .await,
         400,
     )
     .await;
     assert!(message(&error).contains("text"), "{error}");
     let long = "x".repeat(501);
     assert_reason_error(
-        t.put_json_auth(&path, &bob, &json!({"text": long})).await,
+        t.patch_json_auth(&path, &bob, &json!({"text": long})).await,
         400,
     )
     .await;
     let error = assert_reason_error(
-        t.put_json_auth("/api/v1/comments/not-a-uuid", &bob, &json!({"text": "x"}))
+        t.patch_json_auth("/api/v1/comments/not-a-uuid", &bob, &json!({"text": "x"}))
             .await,
         400,
     )
@@ -407,7 +408,8 @@ async fn the_author_edits_their_comment_and_no_one_else_may() {
     assert!(message(&error).contains("id"), "{error}");
     let missing = format!("/api/v1/comments/{}", uuid::Uuid::new_v4());
     assert_reason_error(
-        t.put_json_auth(&missing, &bob, &json!({"text": "x"})).await,
+        t.patch_json_auth(&missing, &bob, &json!({"text": "x"}))
+            .await,
         404,
     )
     .await;
@@ -446,7 +448,7 @@ async fn a_deleted_comment_keeps_its_place_only_while_it_has_replies() {
     // Deleting again, editing or liking what is deleted: 404, and the count stays.
     assert_reason_error(t.delete_auth(&comment_path(&parent), &bob).await, 404).await;
     assert_reason_error(
-        t.put_json_auth(&comment_path(&lonely), &bob, &json!({"text": "back"}))
+        t.patch_json_auth(&comment_path(&lonely), &bob, &json!({"text": "back"}))
             .await,
         404,
     )

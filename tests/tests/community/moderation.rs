@@ -205,11 +205,22 @@ async fn concurrent_deletes_move_every_counter_once() {
     assert_eq!(feed["totalElements"], 0);
 }
 
-fn removal_path(kind: &str, id: &str) -> String {
-    format!("/api/v1/admin/{kind}/{id}/removal")
+/// The delete of `kind` (`posts` or `comments`) `id` with an admin's `reason`, encoded.
+fn removal_path(kind: &str, id: &str, reason: &str) -> String {
+    let encoded: String = reason
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    format!("/api/v1/{kind}/{id}?reason={encoded}")
 }
 
-const MODERATION_LOG: &str = "/api/v1/admin/moderation-log";
+const MODERATION_LOG: &str = "/api/v1/admin/moderation";
 
 #[tokio::test]
 async fn an_admin_removes_a_post_and_a_comment_with_reasons_kept_in_the_log() {
@@ -241,64 +252,68 @@ async fn an_admin_removes_a_post_and_a_comment_with_reasons_kept_in_the_log() {
     let comment = comment["id"].as_str().unwrap().to_string();
     assert_eq!(author_counts(&t, &alice).await, (2, 0));
 
-    // Admins only, on all three routes; the reason is one line of 1 to 500 characters.
-    let reason = json!({"reason": "Spam"});
-    for path in [
-        removal_path("posts", &abusive),
-        removal_path("comments", &comment),
-    ] {
-        assert_reason_error(t.post_json_auth(&path, &bob_token, &reason).await, 403).await;
-        for bad in [
-            json!({}),
-            json!({"reason": "   "}),
-            json!({"reason": "x".repeat(501)}),
-            json!({"reason": "two\nlines"}),
-        ] {
-            let body = assert_reason_error(t.post_json_auth(&path, &admin, &bad).await, 400).await;
-            assert!(body.to_string().contains("reason"), "{bad} → {body}");
+    // A reason is for admins only (even on one's own post); it is one line of 1 to 500
+    // characters.
+    for (kind, id) in [("posts", &abusive), ("comments", &comment)] {
+        assert_reason_error(
+            t.delete_auth(&removal_path(kind, id, "Spam"), &bob_token)
+                .await,
+            403,
+        )
+        .await;
+        for bad in ["", "   ", &"x".repeat(501), "two\nlines"] {
+            let r = t.delete_auth(&removal_path(kind, id, bad), &admin).await;
+            let body = assert_reason_error(r, 400).await;
+            assert!(body.to_string().contains("reason"), "{bad:?} → {body}");
         }
+        // Without a reason, an admin is only an author: someone else's is 403.
+        let plain = format!("/api/v1/{kind}/{id}");
+        assert_reason_error(t.delete_auth(&plain, &admin).await, 403).await;
     }
+    assert_reason_error(
+        t.delete_auth(&removal_path("posts", &kept, "Spam"), &alice_token)
+            .await,
+        403,
+    )
+    .await;
     assert_reason_error(t.get_auth(MODERATION_LOG, &bob_token).await, 403).await;
     assert_reason_error(
-        t.post_json_auth(&removal_path("posts", "not-a-uuid"), &admin, &reason)
+        t.delete_auth(&removal_path("posts", "not-a-uuid", "Spam"), &admin)
             .await,
         400,
     )
     .await;
-    let nothing = removal_path("posts", &uuid::Uuid::new_v4().to_string());
-    assert_reason_error(t.post_json_auth(&nothing, &admin, &reason).await, 404).await;
+    let nothing = removal_path("posts", &uuid::Uuid::new_v4().to_string(), "Spam");
+    assert_reason_error(t.delete_auth(&nothing, &admin).await, 404).await;
     // Nothing moved by the refusals.
     assert_eq!(author_counts(&t, &alice).await, (2, 0));
     assert_eq!(t.get_ok(&post_path(&kept), None).await["commentCount"], 1);
 
-    let post_reason = json!({"reason": "  Spam: links to a pill shop  "});
     let r = t
-        .post_json_auth(&removal_path("posts", &abusive), &admin, &post_reason)
+        .delete_auth(
+            &removal_path("posts", &abusive, "  Spam: links to a pill shop  "),
+            &admin,
+        )
         .await;
     assert_eq!(r.status(), 204);
     let r = t
-        .post_json_auth(
-            &removal_path("comments", &comment),
+        .delete_auth(
+            &removal_path("comments", &comment, "Insults other members"),
             &admin,
-            &json!({"reason": "Insults other members"}),
         )
         .await;
     assert_eq!(r.status(), 204);
 
     // Gone for readers, the counts moved once; a second removal finds nothing.
     assert_reason_error(t.get_maybe_auth(&post_path(&abusive), None).await, 404).await;
-    assert_reason_error(
-        t.post_json_auth(&removal_path("posts", &abusive), &admin, &reason)
-            .await,
-        404,
-    )
-    .await;
-    assert_reason_error(
-        t.post_json_auth(&removal_path("comments", &comment), &admin, &reason)
-            .await,
-        404,
-    )
-    .await;
+    for (kind, id) in [("posts", &abusive), ("comments", &comment)] {
+        assert_reason_error(
+            t.delete_auth(&removal_path(kind, id, "Again"), &admin)
+                .await,
+            404,
+        )
+        .await;
+    }
     assert_eq!(author_counts(&t, &alice).await, (1, 0));
     assert_eq!(t.topic("gardening").await.unwrap()["totalPostCount"], 1);
     assert_eq!(global_published(&t).await, 1);
