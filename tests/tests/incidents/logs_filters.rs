@@ -108,15 +108,40 @@ async fn page_ids(t: &TestStack, token: &str, query: &str) -> (Vec<String>, Opti
     (page.iter().map(id).collect(), cursor)
 }
 
-#[tokio::test]
-async fn a_rare_severity_page_reads_its_index_not_every_object() {
+/// Hands the processor `log`'s message again, as SQS redelivers it (`key` its message id).
+async fn redeliver(processor: &dyn platform::SqsHandler, key: &str, log: &Value) {
+    let mut again = sqs_event(&[(key, message(std::slice::from_ref(log)))]);
+    again.records[0]
+        .attributes
+        .insert("ApproximateReceiveCount".into(), "2".into());
+    let handled = processor.handle(again).await.unwrap();
+    assert!(handled.batch_item_failures.is_empty());
+}
+
+/// A stack, its incidents domain and processor, an operator's token (`operator` the name)
+/// and an admin's.
+async fn filtering_stack(
+    operator: &str,
+) -> (
+    TestStack,
+    Incidents,
+    std::sync::Arc<dyn platform::SqsHandler>,
+    String,
+    String,
+) {
     let t = TestStack::start().await;
     let incidents = domain(&t).await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await
         .unwrap();
-    let (_, token) = t.operator("sifter").await;
+    let (_, token) = t.operator(operator).await;
     let admin = t.admin_token().await;
+    (t, incidents, processor, token, admin)
+}
+
+#[tokio::test]
+async fn a_rare_severity_page_reads_its_index_not_every_object() {
+    let (t, incidents, processor, token, admin) = filtering_stack("sifter").await;
     let start = 1_795_400_000_000;
     // 48 busy hours: an INFO log every 6 minutes from 12 services, each in its own object.
     let mut logs = busy(start, 480);
@@ -185,16 +210,7 @@ async fn a_rare_severity_page_reads_its_index_not_every_object() {
     assert!(page.is_empty());
 
     // A redelivered message indexes nothing twice.
-    let mut again = sqs_event(&[("f9", message(std::slice::from_ref(&fatal)))]);
-    again.records[0]
-        .attributes
-        .insert("ApproximateReceiveCount".into(), "2".into());
-    assert!(processor
-        .handle(again)
-        .await
-        .unwrap()
-        .batch_item_failures
-        .is_empty());
+    redeliver(processor.as_ref(), "f9", &fatal).await;
     let fatal_prefix = severity_prefix(Severity::Fatal).unwrap();
     assert_eq!(objects_under(&t, &incidents, &fatal_prefix).await.len(), 1);
     let (found, _, _) = first_page(&incidents, severity(Severity::Fatal), 10).await;
@@ -247,13 +263,7 @@ fn of_type(log_type: &str) -> LogFilter {
 
 #[tokio::test]
 async fn a_rare_type_page_reads_its_index_not_every_object() {
-    let t = TestStack::start().await;
-    let incidents = domain(&t).await;
-    let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
-        .await
-        .unwrap();
-    let (_, token) = t.operator("typist").await;
-    let admin = t.admin_token().await;
+    let (t, incidents, processor, token, admin) = filtering_stack("typist").await;
     let start = 1_795_600_000_000;
     // 48 busy hours of APPLICATION_LOG INFO logs, each in its own object; among them three
     // deployments (one an ERROR, from payments) and one log of a type a key could not hold.
@@ -371,16 +381,7 @@ async fn a_rare_type_page_reads_its_index_not_every_object() {
     assert!(page.is_empty());
 
     // A redelivered message indexes nothing twice.
-    let mut again = sqs_event(&[("d9", message(std::slice::from_ref(&deploys[0])))]);
-    again.records[0]
-        .attributes
-        .insert("ApproximateReceiveCount".into(), "2".into());
-    assert!(processor
-        .handle(again)
-        .await
-        .unwrap()
-        .batch_item_failures
-        .is_empty());
+    redeliver(processor.as_ref(), "d9", &deploys[0]).await;
     let deploy_prefix = type_prefix("DEPLOYMENT_LOG");
     assert_eq!(objects_under(&t, &incidents, &deploy_prefix).await.len(), 3);
 
