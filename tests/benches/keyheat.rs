@@ -30,6 +30,9 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use incidents::escalation::Outcome;
+use incidents_sweeper_function::IncidentsSweeper;
+use platform::Clock;
 use serde_json::{json, Value};
 use stack_tests::community::{post_input, post_path, POSTS};
 use stack_tests::content::{feed_scheduler, feed_worker, make_due, sqs_event, submit_id, ARTICLES};
@@ -520,7 +523,7 @@ fn batch(services: &[String], size: usize, severity_of: &impl Fn(usize) -> &'sta
     )
 }
 
-/// What the logs bucket holds: objects and their bytes (the logs and their severity index).
+/// What the logs bucket holds: objects and their bytes (the logs and their indexes).
 async fn log_objects(t: &TestStack, bucket: &str) -> (usize, i64) {
     let s3 = t.aws().await.s3();
     let (mut objects, mut bytes) = (0, 0);
@@ -554,8 +557,8 @@ const TARGET_LOGS_PER_BATCH: f64 = 12_500.0;
 /// The S3 side of an incidents scenario: the objects `logs` logs took (every one a PUT, and
 /// the processor makes no other S3 request), scaled per log to `target` logs a second (an
 /// upper bound: the bench's batches are smaller than at target), and as batches of 12,500
-/// at target write them (one object per bucket touched and minute, and per indexed severity
-/// present: WARN, ERROR, FATAL); the month's cost of
+/// at target write them (one object per bucket touched and minute, per type present and
+/// minute, and per indexed severity present: WARN, ERROR, FATAL); the month's cost of
 /// the latter, with 30 days of the measured bytes a log stored.
 async fn s3_figures(
     t: &TestStack,
@@ -626,8 +629,8 @@ async fn incidents(b: &mut Bench, t: &TestStack) {
         spread_out,
     )
     .await;
-    // Objects a batch writes: its 16 buckets and the ERROR index.
-    let mut s3 = s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e6, 17.0).await;
+    // Objects a batch writes: its 16 buckets, the ERROR index and its one type's index.
+    let mut s3 = s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e6, 18.0).await;
     let one = vec![name("noisy", 0)];
     b.warm_up(t.ingest_ok(&batch(&one, 500, &severity))).await;
     let start = log_objects(t, &bucket).await;
@@ -642,9 +645,92 @@ async fn incidents(b: &mut Bench, t: &TestStack) {
         noisy,
     )
     .await;
-    s3 += s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e5, 2.0).await;
+    s3 += s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e5, 3.0).await;
     println!("\nincidents: S3 (log objects) a month at target: ${s3:.0}");
     incident_changes(b, t).await;
+    escalations(b, t).await;
+}
+
+/// Escalations due a second at target: as many as incident changes, far above what
+/// unacknowledged incidents come to.
+const TARGET_ESCALATIONS: f64 = 100.0;
+/// Incidents the escalation scenario escalates.
+const ESCALATED_INCIDENTS: usize = 20;
+const CHANNELS: &str = "/api/v1/notifications/channels";
+
+/// A step of an escalation chain, nobody acknowledging: the sweeper queries the due rows of
+/// gsi1 `ESCALATIONS` (one partition for every incident, by due time), deletes each with its
+/// `Incident Escalated` outbox row, the event is published and sent to the next channel, and
+/// the notifier schedules that channel's own escalation (a new `ESCALATIONS` row).
+async fn escalations(b: &mut Bench, t: &TestStack) {
+    let token = t.operator("keyheat-escalation").await.1;
+    let channel = |body: Value| {
+        let token = token.clone();
+        async move {
+            let answer = t.post_json_auth(CHANNELS, &token, &body).await;
+            assert_eq!(answer.status(), 201, "channel {body}");
+            answer.json::<Value>().await.unwrap()
+        }
+    };
+    // On call escalates after a minute to the secondary, which escalates after 5 to the
+    // manager. One FATAL from each of 20 services opens 20 incidents (the default rule's
+    // threshold is 1), each notified to on call and due to escalate a minute later: the
+    // steady state the measured step starts from.
+    let fatals = Value::Array(
+        (0..ESCALATED_INCIDENTS)
+            .map(|n| {
+                log(
+                    &name("escalating", n),
+                    "FATAL",
+                    "primary database unreachable",
+                )
+            })
+            .collect(),
+    );
+    b.warm_up(async {
+        let manager = channel(json!({"name": "bench manager", "kind": "email",
+            "address": "manager@example.com", "escalationOnly": true}))
+        .await;
+        let secondary = channel(json!({"name": "bench secondary", "kind": "email",
+            "address": "secondary@example.com", "escalationOnly": true,
+            "escalateAfterMinutes": 5, "escalateTo": manager["id"]}))
+        .await;
+        channel(json!({"name": "bench on call", "kind": "email",
+            "address": "oncall@example.com", "severities": ["FATAL"],
+            "escalateAfterMinutes": 1, "escalateTo": secondary["id"]}))
+        .await;
+        t.ingest_ok(&fatals).await;
+        // The processor gathers a batch for a second, then each event crosses the bus and the
+        // notification queue before its escalation is scheduled.
+        tokio::time::sleep(Duration::from_secs(5)).await;
+    })
+    .await;
+    let escalated = RefCell::new(0);
+    let sweep = async {
+        let later = Clock::fixed(chrono::Utc::now() + chrono::Duration::minutes(2));
+        let sweeper = IncidentsSweeper::from_env(&t.env("IncidentsSweeperFunction"), later)
+            .await
+            .unwrap();
+        let outcomes = sweeper.escalate().await.unwrap();
+        *escalated.borrow_mut() = outcomes
+            .iter()
+            .filter(|o| matches!(o, Outcome::Escalated { .. }))
+            .count();
+    };
+    b.measure(
+        "incidents",
+        "escalations due (ESCALATIONS)",
+        TARGET_ESCALATIONS,
+        1e4,
+        ESCALATED_INCIDENTS,
+        sweep,
+    )
+    .await;
+    assert_eq!(
+        *escalated.borrow(),
+        ESCALATED_INCIDENTS,
+        "every incident escalated once"
+    );
 }
 
 /// Incident changes a second at target: every one of 10,000 services' incidents acknowledged

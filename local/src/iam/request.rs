@@ -158,13 +158,12 @@ fn text<'a>(body: &'a Json, key: &str) -> Option<&'a str> {
 
 // ---------------------------------------------------------------------------------------- SNS
 
-/// A topic's actions are checked on the topic; a subscription's on its topic (a subscription
-/// ARN is the topic's ARN and an id), as a topic-scoped grant reads.
+/// A topic's actions are checked on the topic; a subscription's on the subscription's own ARN
+/// (the topic's ARN and an id), as AWS does: a grant on the topic alone does not reach them.
 fn sns(operation: &str, param: &dyn Fn(&str) -> Option<String>) -> Result<Check, String> {
     let resource = match operation {
         "Unsubscribe" | "GetSubscriptionAttributes" | "SetSubscriptionAttributes" => {
             param("SubscriptionArn")
-                .and_then(|arn| arn.rsplit_once(':').map(|(topic, _)| topic.to_string()))
                 .ok_or_else(|| format!("sns {operation} names no subscription"))?
         }
         _ => param("TopicArn")
@@ -713,7 +712,7 @@ mod tests {
     }
 
     #[test]
-    fn sns_calls_are_checked_on_their_topic() {
+    fn sns_calls_are_checked_on_their_topic_or_subscription() {
         let signed = auth("sns");
         let call = |body: &'static [u8]| {
             classify(
@@ -734,7 +733,26 @@ mod tests {
         assert_eq!(publish.protocol, Protocol::Query);
         assert_eq!(checks(&publish), [pair("sns:Publish", topic)]);
         let gone = call(b"Action=Unsubscribe&SubscriptionArn=arn%3Aaws%3Asns%3Aeu-west-1%3A123456789012%3As-mail%3A0b1c");
-        assert_eq!(checks(&gone), [pair("sns:Unsubscribe", topic)]);
+        let subscription = format!("{topic}:0b1c");
+        assert_eq!(checks(&gone), [pair("sns:Unsubscribe", &subscription)]);
+        let pending = call(b"Action=GetSubscriptionAttributes&SubscriptionArn=arn%3Aaws%3Asns%3Aeu-west-1%3A123456789012%3As-mail%3A0b1c");
+        assert_eq!(
+            checks(&pending),
+            [pair("sns:GetSubscriptionAttributes", &subscription)]
+        );
+        // The template's grants: the topic's ARN reaches the topic only, `{topic}:*` its
+        // subscriptions only.
+        assert!(!crate::iam::policy::resource_matches(topic, &subscription));
+        let subscriptions = format!("{topic}:*");
+        assert!(crate::iam::policy::resource_matches(
+            &subscriptions,
+            &subscription
+        ));
+        assert!(!crate::iam::policy::resource_matches(&subscriptions, topic));
+        assert!(!crate::iam::policy::resource_matches(
+            &subscriptions,
+            "arn:aws:sns:eu-west-1:123456789012:s-mail-other:0b1c"
+        ));
         let list = call(b"Action=ListTopics");
         assert_eq!(checks(&list), [pair("sns:ListTopics", "*")]);
     }

@@ -22,6 +22,14 @@
 //! severities (TRACE, DEBUG, INFO) are most of the logs, so their filter finds them in the
 //! buckets at once; indexing them would store every log twice.
 //!
+//! The type index: types are free-form and a rare one (a deployment, an audit event) is what
+//! an operator filters for, so each batch also writes every log into `index/type/{hex}/`, one
+//! object per (type, minute), `{hex}` the type's UTF-8 bytes in hex (safe in a key whatever
+//! the type holds; a type is at most
+//! [`MAX_NAME_CHARS`](crate::input::MAX_NAME_CHARS) characters, so at most 800 digits).
+//! A page filtered by type lists and reads that prefix only; with an indexed severity too, it
+//! reads the severity's index and compares the type.
+//!
 //! Inside an object the logs are sorted newest first. Deleting logs rewrites the objects that
 //! hold them with `If-Match` on the ETag read (a concurrent rewrite makes it read again), and
 //! an object emptied stays, empty, until the bucket's lifecycle rule expires `logs/` after the
@@ -63,8 +71,12 @@ const LIST_PAGE: i32 = 100;
 const REWRITE_ATTEMPTS: usize = 5;
 /// The prefix the bucket's lifecycle rule expires.
 pub const PREFIX: &str = "logs/";
-/// The severity index's prefix (its own lifecycle rules expire it as `logs/`).
+/// The indexes' prefix (their own lifecycle rules expire them as `logs/`).
 pub const INDEX_PREFIX: &str = "index/";
+/// The severity index's prefix.
+pub const SEVERITY_INDEX_PREFIX: &str = "index/severity/";
+/// The type index's prefix.
+pub const TYPE_INDEX_PREFIX: &str = "index/type/";
 /// The severities with an index: rare, and what an operator looks for.
 pub const INDEXED_SEVERITIES: [Severity; 3] = [Severity::Warn, Severity::Error, Severity::Fatal];
 const MAX_MILLIS: i64 = 9_999_999_999_999;
@@ -103,21 +115,25 @@ pub fn bucket_prefix(bucket: u32) -> String {
 pub fn severity_prefix(severity: Severity) -> Option<String> {
     INDEXED_SEVERITIES
         .contains(&severity)
-        .then(|| format!("{INDEX_PREFIX}severity/{}/", severity.as_str()))
+        .then(|| format!("{SEVERITY_INDEX_PREFIX}{}/", severity.as_str()))
 }
 
-/// The prefixes a log is stored under: its service's bucket, and its severity's index.
+/// The prefix of `log_type`'s index objects: its UTF-8 bytes in hex, so any type makes a
+/// safe key of a bounded length.
+pub fn type_prefix(log_type: &str) -> String {
+    let hex: String = log_type.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("{TYPE_INDEX_PREFIX}{hex}/")
+}
+
+/// The prefixes a log is stored under: its indexes (its type's, and its severity's when it
+/// has one) first, then its service's bucket; a deletion goes in this order, so one retried
+/// after a failure still finds the log in its bucket.
 pub fn prefixes_of(log: &Log) -> Vec<String> {
-    std::iter::once(bucket_prefix(service_bucket(&log.service_name)))
+    std::iter::once(type_prefix(&log.log_type))
         .chain(severity_prefix(log.severity))
-        .collect()
-}
-
-/// Every prefix a log may be stored under: each bucket and each severity index.
-pub fn every_prefix() -> Vec<String> {
-    (0..BUCKETS)
-        .map(bucket_prefix)
-        .chain(INDEXED_SEVERITIES.into_iter().filter_map(severity_prefix))
+        .chain(std::iter::once(bucket_prefix(service_bucket(
+            &log.service_name,
+        ))))
         .collect()
 }
 
@@ -253,8 +269,8 @@ impl LogObjects {
         }
     }
 
-    /// Stores a batch's `logs`: one object per (service bucket, minute) and per (indexed
-    /// severity, minute), each written once (a redelivered batch finds its objects and writes
+    /// Stores a batch's `logs`: one object per (service bucket, minute), per (type, minute)
+    /// and per (indexed severity, minute), each written once (a redelivered batch finds its objects and writes
     /// nothing). Returns the objects new.
     pub async fn put_batch(&self, logs: &[&Log]) -> Result<usize, ObjectsError> {
         let mut groups: BTreeMap<(String, i64), BTreeMap<&str, &Log>> = BTreeMap::new();
@@ -497,8 +513,8 @@ impl LogObjects {
         }
     }
 
-    /// Removes the logs with these ids from the objects under `prefixes` ([`every_prefix`]
-    /// when the logs are unknown) that hold them; the ids found.
+    /// Removes the logs with these ids from the objects under `prefixes` that hold them, a
+    /// prefix after the other; the ids found.
     pub async fn remove(
         &self,
         prefixes: &[String],
@@ -602,11 +618,14 @@ impl LogObjects {
     }
 }
 
-/// The prefixes a page with `filter` lists: an indexed severity's index, else the service's
-/// bucket, else every bucket.
+/// The prefixes a page with `filter` lists: an indexed severity's index (the rarest logs),
+/// else the type's index, else the service's bucket, else every bucket.
 fn listed_prefixes(filter: &LogFilter) -> Vec<String> {
     if let Some(index) = filter.severity.and_then(severity_prefix) {
         return vec![index];
+    }
+    if let Some(log_type) = &filter.log_type {
+        return vec![type_prefix(log_type)];
     }
     match &filter.service_name {
         Some(service) => vec![bucket_prefix(service_bucket(service))],
@@ -644,6 +663,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::MAX_NAME_CHARS;
     use crate::model::Severity;
 
     fn log(id: &str) -> Log {
@@ -686,5 +706,26 @@ mod tests {
         assert!(start_after(&bucket_prefix(b), 1_732_486_400_500) < k1);
         assert!(start_after(&bucket_prefix(b), 1_732_486_400_499) > k1);
         assert_eq!(service_bucket("checkout"), b, "stable");
+    }
+
+    #[test]
+    fn a_type_index_key_is_safe_and_bounded_whatever_the_type() {
+        assert_eq!(
+            type_prefix("DEPLOYMENT_LOG"),
+            "index/type/4445504c4f594d454e545f4c4f47/"
+        );
+        let odd = type_prefix("db/migrate ../50% é");
+        let hex = odd
+            .strip_prefix(TYPE_INDEX_PREFIX)
+            .and_then(|h| h.strip_suffix('/'))
+            .unwrap_or_else(|| panic!("{odd}"));
+        assert!(hex.bytes().all(|b| b.is_ascii_hexdigit()), "{odd}");
+        assert_ne!(type_prefix("a"), type_prefix("A"), "types are exact");
+        // The longest type the input admits, in 4-byte characters: its keys fit S3's 1,024 bytes.
+        let longest = "\u{1F4A5}".repeat(MAX_NAME_CHARS);
+        let mut widest = log("9999999999999-ffffffffffffffffffffffffffffffff");
+        widest.log_type = longest;
+        let key = object_key_in(&type_prefix(&widest.log_type), &[widest]);
+        assert!(key.len() <= 1_024, "{} bytes", key.len());
     }
 }

@@ -26,7 +26,7 @@ use crate::model::{
     Alert, AlertRule, AlertStatus, Incident, IncidentDetail, IncidentEvent, IncidentStatus, Log,
     LogbookEntry,
 };
-use crate::objects::{every_prefix, prefixes_of, LogObjects, ObjectsError};
+use crate::objects::{prefixes_of, LogObjects, ObjectsError};
 use crate::queue::QueueError;
 use crate::store::{log_millis, Listed, RaisedAlerts, Store, StoreError, DEFAULT_RULE_ID};
 
@@ -205,18 +205,18 @@ impl Incidents {
             Err(StoreError::NotFound) => {}
             Err(e) => return Err(IncidentsError::from_store(e, "Log")),
         }
-        let found = self
-            .objects
-            .remove(&every_prefix(), &[id.to_string()])
-            .await?;
-        if found.is_empty() {
+        // Found in its bucket first: its type (which names its index) is in the log only.
+        let Some(log) = self.objects.find(id).await? else {
             return Err(IncidentsError::NotFound("Log"));
-        }
+        };
+        self.objects
+            .remove(&prefixes_of(&log), &[id.to_string()])
+            .await?;
         Ok(())
     }
 
     /// Deletes one step of logs matching `filter` below `cursor` (their rows, and from the
-    /// objects of their services' buckets and severities' indexes); the cursor of the next
+    /// objects of their services' buckets and their indexes); the cursor of the next
     /// step, if any remain.
     pub async fn purge_step(
         &self,

@@ -1,20 +1,22 @@
 //! The timeline's filters at scale: a page of a rare severity (WARN, ERROR, FATAL) lists and
 //! reads that severity's index objects only, however many objects its range holds, where an
 //! unindexed filter walks every bucket page after page; a redelivered batch indexes each log
-//! once; a deleted or purged log leaves the index with its bucket. A `contains` text filter
+//! once; a deleted or purged log leaves the index with its bucket. A page of one type reads
+//! that type's index (any type, hex-encoded in the key), alone or with other filters, and a
+//! type over 100 characters is a 400 naming it. A `contains` text filter
 //! matches in any case, ends a page at its bound with a cursor when matches are rare, and
 //! refuses an empty, overlong or control-character text with a 400 naming it.
 
 use incidents::input::{LogFilter, LogPageRequest};
 use incidents::model::{Log, Severity};
 use incidents::objects::{
-    severity_prefix, PageReads, BUCKETS, INDEXED_SEVERITIES, INDEX_PREFIX, MAX_OBJECTS_PER_PAGE,
-    PREFIX,
+    severity_prefix, type_prefix, PageReads, BUCKETS, INDEXED_SEVERITIES, MAX_OBJECTS_PER_PAGE,
+    PREFIX, SEVERITY_INDEX_PREFIX, TYPE_INDEX_PREFIX,
 };
 use incidents::Incidents;
 use serde_json::{json, Value};
 use stack_tests::content::sqs_event;
-use stack_tests::incidents::LOGS;
+use stack_tests::incidents::{eventually, LOGS};
 use stack_tests::TestStack;
 use stack_tests::{assert_news_error, details};
 
@@ -106,15 +108,40 @@ async fn page_ids(t: &TestStack, token: &str, query: &str) -> (Vec<String>, Opti
     (page.iter().map(id).collect(), cursor)
 }
 
-#[tokio::test]
-async fn a_rare_severity_page_reads_its_index_not_every_object() {
+/// Hands the processor `log`'s message again, as SQS redelivers it (`key` its message id).
+async fn redeliver(processor: &dyn platform::SqsHandler, key: &str, log: &Value) {
+    let mut again = sqs_event(&[(key, message(std::slice::from_ref(log)))]);
+    again.records[0]
+        .attributes
+        .insert("ApproximateReceiveCount".into(), "2".into());
+    let handled = processor.handle(again).await.unwrap();
+    assert!(handled.batch_item_failures.is_empty());
+}
+
+/// A stack, its incidents domain and processor, an operator's token (`operator` the name)
+/// and an admin's.
+async fn filtering_stack(
+    operator: &str,
+) -> (
+    TestStack,
+    Incidents,
+    std::sync::Arc<dyn platform::SqsHandler>,
+    String,
+    String,
+) {
     let t = TestStack::start().await;
     let incidents = domain(&t).await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await
         .unwrap();
-    let (_, token) = t.operator("sifter").await;
+    let (_, token) = t.operator(operator).await;
     let admin = t.admin_token().await;
+    (t, incidents, processor, token, admin)
+}
+
+#[tokio::test]
+async fn a_rare_severity_page_reads_its_index_not_every_object() {
+    let (t, incidents, processor, token, admin) = filtering_stack("sifter").await;
     let start = 1_795_400_000_000;
     // 48 busy hours: an INFO log every 6 minutes from 12 services, each in its own object.
     let mut logs = busy(start, 480);
@@ -153,7 +180,7 @@ async fn a_rare_severity_page_reads_its_index_not_every_object() {
     );
 
     // The index holds the rare severities only, each object one severity's.
-    let index = objects_under(&t, &incidents, INDEX_PREFIX).await;
+    let index = objects_under(&t, &incidents, SEVERITY_INDEX_PREFIX).await;
     assert_eq!(index.len(), 3, "one object per severity and minute");
     let indexed_ids: Vec<&str> = index.iter().flatten().map(|l| l.id.as_str()).collect();
     assert_eq!(indexed_ids.len(), 3);
@@ -183,16 +210,7 @@ async fn a_rare_severity_page_reads_its_index_not_every_object() {
     assert!(page.is_empty());
 
     // A redelivered message indexes nothing twice.
-    let mut again = sqs_event(&[("f9", message(std::slice::from_ref(&fatal)))]);
-    again.records[0]
-        .attributes
-        .insert("ApproximateReceiveCount".into(), "2".into());
-    assert!(processor
-        .handle(again)
-        .await
-        .unwrap()
-        .batch_item_failures
-        .is_empty());
+    redeliver(processor.as_ref(), "f9", &fatal).await;
     let fatal_prefix = severity_prefix(Severity::Fatal).unwrap();
     assert_eq!(objects_under(&t, &incidents, &fatal_prefix).await.len(), 1);
     let (found, _, _) = first_page(&incidents, severity(Severity::Fatal), 10).await;
@@ -234,6 +252,191 @@ async fn a_rare_severity_page_reads_its_index_not_every_object() {
         .collect();
     assert_eq!(stored.len(), 481, "the INFO logs and the DEBUG stay");
     assert!(stored.iter().all(|l| l.severity != Severity::Error));
+}
+
+fn of_type(log_type: &str) -> LogFilter {
+    LogFilter {
+        log_type: Some(log_type.to_string()),
+        ..LogFilter::default()
+    }
+}
+
+#[tokio::test]
+async fn a_rare_type_page_reads_its_index_not_every_object() {
+    let (t, incidents, processor, token, admin) = filtering_stack("typist").await;
+    let start = 1_795_600_000_000;
+    // 48 busy hours of APPLICATION_LOG INFO logs, each in its own object; among them three
+    // deployments (one an ERROR, from payments) and one log of a type a key could not hold.
+    let mut logs = busy(start, 480);
+    let deploy = |service: &str, millis: i64, n: u32, severity: &str| {
+        let mut log = log_of(service, millis, n, severity);
+        log["type"] = json!("DEPLOYMENT_LOG");
+        log
+    };
+    let deploys = [
+        deploy("svc-3", start + 40 * HOUR + 7, 2_000, "INFO"),
+        deploy("payments", start + 20 * HOUR + 7, 2_001, "ERROR"),
+        deploy("svc-5", start - MINUTE, 2_002, "INFO"),
+    ];
+    let odd_type = "db/migrate ../50% é?&";
+    let mut odd = log_of("svc-1", start + 5 * HOUR + 7, 2_003, "WARN");
+    odd["type"] = json!(odd_type);
+    logs.extend(deploys.iter().cloned());
+    logs.push(odd.clone());
+    process(processor.as_ref(), &logs).await;
+
+    // The type's page: one listing and one wave of reads (up to 16 objects at once), which is
+    // the type's three objects, where the buckets hold over 480; all three the same.
+    let (found, _, newest) = first_page(&incidents, of_type("DEPLOYMENT_LOG"), 1).await;
+    assert_eq!(found, vec![id(&deploys[0])]);
+    assert_eq!((newest.lists, newest.gets), (1, 3));
+    let (found, next, indexed) = first_page(&incidents, of_type("DEPLOYMENT_LOG"), 500).await;
+    assert_eq!(found, deploys.iter().map(id).collect::<Vec<_>>());
+    assert_eq!(next, None);
+    assert_eq!((indexed.lists, indexed.gets), (1, 3));
+    // With a service it reads the type's index and compares the service; with an unindexed
+    // severity too; with an indexed severity, that severity's index, comparing the type.
+    let with_service = LogFilter {
+        service_name: Some("payments".into()),
+        ..of_type("DEPLOYMENT_LOG")
+    };
+    let (found, _, reads) = first_page(&incidents, with_service, 500).await;
+    assert_eq!(found, vec![id(&deploys[1])]);
+    assert_eq!((reads.lists, reads.gets), (1, 3));
+    let info = LogFilter {
+        severity: Some(Severity::Info),
+        ..of_type("DEPLOYMENT_LOG")
+    };
+    let (found, _, reads) = first_page(&incidents, info, 500).await;
+    assert_eq!(found, vec![id(&deploys[0]), id(&deploys[2])]);
+    assert_eq!((reads.lists, reads.gets), (1, 3));
+    let error = LogFilter {
+        severity: Some(Severity::Error),
+        ..of_type("DEPLOYMENT_LOG")
+    };
+    let (found, _, reads) = first_page(&incidents, error, 500).await;
+    assert_eq!(found, vec![id(&deploys[1])]);
+    assert_eq!(
+        (reads.lists, reads.gets),
+        (1, 1),
+        "the ERROR index's one object"
+    );
+    println!(
+        "type page over 48 h, {} logs: DEPLOYMENT_LOG limit=1: {} list + {} get; \
+         all 3: {} list + {} gets",
+        logs.len(),
+        newest.lists,
+        newest.gets,
+        indexed.lists,
+        indexed.gets
+    );
+
+    // The index: one object per (type, minute), each of one type; keys hex, whatever the type.
+    let index = stored_under(&t, &incidents, TYPE_INDEX_PREFIX).await;
+    assert_eq!(index.len(), logs.len(), "every log in its own minute here");
+    for (key, held) in &index {
+        let hex = key
+            .strip_prefix(TYPE_INDEX_PREFIX)
+            .and_then(|k| k.split('/').next())
+            .unwrap();
+        assert!(hex.bytes().all(|b| b.is_ascii_hexdigit()), "{key}");
+        assert!(key.starts_with(&type_prefix(&held[0].log_type)), "{key}");
+        assert!(held.iter().all(|l| l.log_type == held[0].log_type));
+    }
+    let odd_prefix = type_prefix(odd_type);
+    assert_eq!(objects_under(&t, &incidents, &odd_prefix).await.len(), 1);
+
+    // Through the API: the odd type, encoded in the query; cursors page the index exactly.
+    let encoded: String = odd_type.bytes().map(|b| format!("%{b:02X}")).collect();
+    let (page, _) = page_ids(&t, &token, &format!("type={encoded}")).await;
+    assert_eq!(page, vec![id(&odd)]);
+    assert_eq!(
+        paged(&t, &token, "type=DEPLOYMENT_LOG", 1).await,
+        deploys.iter().map(id).collect::<Vec<_>>()
+    );
+    let (page, _) = page_ids(&t, &token, "type=DEPLOYMENT_LOG&severity=ERROR").await;
+    assert_eq!(page, vec![id(&deploys[1])]);
+    let (page, _) = page_ids(&t, &token, "type=deployment_log").await;
+    assert!(page.is_empty(), "a type is exact");
+
+    // A type is at most 100 characters, the same as a log's: else a 400 naming it.
+    let long = "T".repeat(101);
+    for path in [
+        format!("{LOGS}?type={long}"),
+        format!("{LOGS}?type={long}&severity=ERROR"),
+    ] {
+        let body = assert_news_error(t.get_auth(&path, &token).await, 400, LOGS).await;
+        assert!(
+            details(&body).iter().any(|d| d.starts_with("type")),
+            "{body}"
+        );
+    }
+    let response = t.delete_auth(&format!("{LOGS}?type={long}"), &admin).await;
+    let body = assert_news_error(response, 400, LOGS).await;
+    assert!(
+        details(&body).iter().any(|d| d.starts_with("type")),
+        "{body}"
+    );
+    let (page, _) = page_ids(&t, &token, &format!("type={}", "T".repeat(100))).await;
+    assert!(page.is_empty());
+
+    // A redelivered message indexes nothing twice.
+    redeliver(processor.as_ref(), "d9", &deploys[0]).await;
+    let deploy_prefix = type_prefix("DEPLOYMENT_LOG");
+    assert_eq!(objects_under(&t, &incidents, &deploy_prefix).await.len(), 3);
+
+    // A deleted log leaves its type's index, its severity's and its bucket.
+    assert_eq!(
+        t.delete_auth(&format!("{LOGS}/{}", id(&odd)), &token)
+            .await
+            .status(),
+        204
+    );
+    let held = |prefix: String| {
+        let (t, incidents) = (&t, &incidents);
+        async move {
+            objects_under(t, incidents, &prefix)
+                .await
+                .into_iter()
+                .flatten()
+                .map(|l| l.id)
+                .collect::<Vec<String>>()
+        }
+    };
+    assert!(held(odd_prefix.clone()).await.is_empty());
+    assert!(!held(severity_prefix(Severity::Warn).unwrap())
+        .await
+        .contains(&id(&odd)));
+    assert!(!held(PREFIX.to_string()).await.contains(&id(&odd)));
+    assert_eq!(
+        t.delete_auth(&format!("{LOGS}/{}", id(&odd)), &token)
+            .await
+            .status(),
+        404
+    );
+
+    // A purge of the type empties its index and takes its logs from the buckets and the
+    // ERROR index; the other type's logs stay.
+    let purge = t
+        .delete_auth(&format!("{LOGS}?type=DEPLOYMENT_LOG"), &admin)
+        .await;
+    assert_eq!(purge.status(), 204);
+    t.timeline_with(&token, "type=DEPLOYMENT_LOG", 0).await;
+    // The step rewrites the buckets after the indexes: waited for.
+    let stored: Vec<Log> = eventually("the type purged from the buckets", || async {
+        let stored: Vec<Log> = objects_under(&t, &incidents, PREFIX)
+            .await
+            .into_iter()
+            .flatten()
+            .collect();
+        (stored.len() == 480).then_some(stored)
+    })
+    .await;
+    assert!(stored.iter().all(|l| l.log_type == "APPLICATION_LOG"));
+    assert!(held(deploy_prefix).await.is_empty());
+    assert!(held(severity_prefix(Severity::Error).unwrap())
+        .await
+        .is_empty());
 }
 
 #[tokio::test]
