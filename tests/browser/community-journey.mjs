@@ -618,7 +618,7 @@ await journey("community journey", async (browser) => {
     const reply = desk.locator("article[data-comment-id]", { hasText: "Agreed, and the seeds travel well." });
     await reply.getByRole("button", { name: `Remove the comment by ${alice.name} (moderation)` }).click();
     await reply.getByRole("button", { name: "Remove the comment", exact: true }).click();
-    // No reason: the API's refusal shows under the field.
+    // No reason: refused before any request (a delete without one is an author's), under the field.
     await reply.locator(".remove-form .field-error").waitFor({ state: "visible" });
     const why = reply.getByLabel("Reason for removing the comment", { exact: true });
     assert((await why.getAttribute("aria-invalid")) === "true", "the empty reason is marked invalid");

@@ -3,6 +3,7 @@
 
 import * as api from "./api.gen.js";
 import { h, mount, plural, time } from "./dom.js";
+import { ApiError } from "./http.js";
 import { postHref, userHref } from "./community.js";
 import { busy, clearFormErrors, empty, field, formError, showFormError } from "./ui.js";
 import { cursorListPage } from "./views-admin-ai.js";
@@ -12,7 +13,8 @@ const MAX_REASON = 500;
 
 /**
  * An administrator's "Remove…" of a post or a comment: a button that opens, in `slot`, the
- * form asking the reason (the API's refusal, an empty reason say, shows under its field).
+ * form asking the reason (a blank one is refused here, the API's other refusals show under
+ * its field too).
  * @param {{id: string, noun: "post"|"comment", label: string, buttonClass: string, remove: (reason: string) => Promise<unknown>, done: () => void}} what
  *   `label` names the button for screen readers ("Remove the comment by Ann").
  */
@@ -43,6 +45,11 @@ export function removeControl({ id, noun, label, buttonClass, remove, done }) {
       event.preventDefault();
       clearFormErrors(form);
       const reason = /** @type {HTMLInputElement} */ (form.querySelector("input"));
+      // A blank reason never reaches the API: without one, a delete is the author's own.
+      if (!reason.value.trim()) {
+        showFormError(form, new ApiError(400, "A removal needs its reason", ["reason: must not be blank"]));
+        return;
+      }
       try {
         await busy(button, "Removing…", () => remove(reason.value.trim()));
         done();
