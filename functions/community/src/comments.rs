@@ -2,7 +2,7 @@
 //! author's edit and delete, or an admin's removal with a reason), `PUT /comments/{id}/reaction`.
 
 use axum::extract::{Path, State};
-use axum::http::{Extensions, StatusCode};
+use axum::http::{Extensions, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, patch, put};
 use axum::Router;
@@ -13,12 +13,12 @@ use platform::http::Json;
 use platform::openapi::ReasonErrorBody;
 use platform::ApiError;
 use serde::Deserialize;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::brake::{TooManyWrites, Write};
 use crate::errors::to_api;
 use crate::moderation::{admin_reason, RemovalQuery};
-use crate::{maybe_user_id, user_id, Answer, AppState};
+use crate::{maybe_user_id, number, user_id, Answer, AppState};
 
 /// The comment routes, relative to `/api/v1`.
 pub(crate) fn routes() -> Router<AppState> {
@@ -28,17 +28,34 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/comments/{id}/reaction", put(like_comment))
 }
 
-/// A post's comments as a tree.
+/// The query of a post's comments: without `limit` or `cursor`, every thread at once.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct CommentsQuery {
+    /// Top-level comments a page holds, each with all its replies: 1 to 100.
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
+    limit: Option<String>,
+    /// The `X-Next-Cursor` of the previous page: the threads after it (a comment's place,
+    /// which starts `C#`, `4323` encoded).
+    #[param(max_length = 400, pattern = "^4323(?:[2-7][0-9a-f]){0,198}$")]
+    cursor: Option<String>,
+}
+
+/// The most top-level comments one page holds.
+const MAX_THREADS_PER_PAGE: usize = 100;
+
+/// A post's comments as a tree: every thread, or with `limit`/`cursor` a page of threads.
 #[utoipa::path(
     get,
     path = "/api/v1/posts/{id}/comments",
     operation_id = "listComments",
     tag = "community",
-    params(("id" = String, Path, format = "uuid", description = "The post's id")),
+    params(("id" = String, Path, format = "uuid", description = "The post's id"), CommentsQuery),
     security((), ("bearerJwt" = [])),
     responses(
-        (status = 200, description = "Top-level comments oldest first, each with its replies", body = Vec<Comment>),
-        (status = 400, description = "id is not a UUID", body = ReasonErrorBody),
+        (status = 200, description = "Top-level comments oldest first, each with its replies (with `limit` or `cursor`, a page of them: when more follow, the `X-Next-Cursor` header holds the next page's cursor)", body = Vec<Comment>,
+            headers(("X-Next-Cursor" = String, description = "The cursor of the next page; absent at the end"))),
+        (status = 400, description = "id, limit or cursor is invalid (`message` names it)", body = ReasonErrorBody),
         (status = 401, description = "A bad token", body = ReasonErrorBody),
         (status = 404, description = "No such post, or another author's draft", body = ReasonErrorBody),
     )
@@ -47,15 +64,34 @@ pub(crate) async fn list_comments(
     State(state): State<AppState>,
     user: MaybeUser,
     Path(id): Path<String>,
-) -> Answer<Vec<Comment>> {
+    platform::http::Query(query): platform::http::Query<CommentsQuery>,
+) -> Result<Response, ApiError> {
     let id = PostId::parse("id", &id)?;
     let caller = maybe_user_id(&user)?;
-    state
+    let limit = number("limit", query.limit.as_deref())?;
+    if limit.is_none() && query.cursor.is_none() {
+        let all = state
+            .community
+            .comments(&id, caller.as_ref())
+            .await
+            .map_err(to_api)?;
+        return Ok(axum::Json(all).into_response());
+    }
+    let limit = limit.unwrap_or(20);
+    let limit = usize::try_from(limit)
+        .ok()
+        .filter(|l| (1..=MAX_THREADS_PER_PAGE).contains(l))
+        .ok_or_else(|| ApiError::field("limit", "must be between 1 and 100"))?;
+    let (page, next) = state
         .community
-        .comments(&id, caller.as_ref())
+        .comment_page(&id, caller.as_ref(), limit, query.cursor.as_deref())
         .await
-        .map(axum::Json)
-        .map_err(to_api)
+        .map_err(to_api)?;
+    let mut response = axum::Json(page).into_response();
+    if let Some(cursor) = next.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        response.headers_mut().insert("x-next-cursor", cursor);
+    }
+    Ok(response)
 }
 
 /// A comment to add.

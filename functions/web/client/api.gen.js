@@ -2795,15 +2795,16 @@ export function bookmarkPost(id, options = {}) {
 }
 
 /**
- * A post's comments as a tree.
+ * A post's comments as a tree: every thread, or with `limit`/`cursor` a page of threads.
  *
  * `GET /api/v1/posts/{id}/comments`
  * @param {string} id The post's id
+ * @param {{limit?: number, cursor?: string}} [query]
  * @param {RequestOptions} [options]
  * @returns {Promise<Array<CommunityComment>>}
  */
-export function listComments(id, options = {}) {
-  return request("GET", `/api/v1/posts/${encodeURIComponent(id)}/comments`, { ...options, auth: "optional" });
+export function listComments(id, query = {}, options = {}) {
+  return request("GET", `/api/v1/posts/${encodeURIComponent(id)}/comments`, { ...options, query, auth: "optional" });
 }
 
 /**

@@ -185,6 +185,44 @@ impl Community {
         Ok(tree(comments, &liked))
     }
 
+    /// A page of a post's threads: at most `limit` top-level comments (oldest first) after
+    /// `cursor` (a `nextCursor` this answered), each with all its replies, and the cursor of
+    /// the next page when more top-level comments follow. A page reads the post's comments
+    /// from the cursor on (at most its comment cap), since a thread's replies may come at any
+    /// time after it.
+    pub async fn comment_page(
+        &self,
+        post: &PostId,
+        caller: Option<&UserId>,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<Comment>, Option<String>), CommunityError> {
+        let after = match cursor {
+            None => crate::keys::COMMENT_PREFIX.to_string(),
+            Some(text) => platform::cursor::decode_cursor(text)
+                .filter(|sk| sk.starts_with(crate::keys::COMMENT_PREFIX))
+                .ok_or_else(|| Invalid::field("cursor", "is not a cursor this service gave out"))?,
+        };
+        let store = self.store();
+        let meta = store
+            .post(post.as_str())
+            .await?
+            .filter(|p| p.visible_to(caller.map(UserId::as_str)))
+            .ok_or(CommunityError::PostNotFound)?;
+        let (comments, liked) =
+            futures::try_join!(store.comments_after(&meta.id, &after), async {
+                match caller {
+                    Some(c) => store.comment_likes_in(&meta.id, c.as_str()).await,
+                    None => Ok(HashSet::new()),
+                }
+            })?;
+        let (page, next) = threads_page(comments, limit);
+        Ok((
+            tree(page, &liked),
+            next.map(|sk| platform::cursor::encode_cursor(&sk)),
+        ))
+    }
+
     /// Likes (`LIKE`) or un-likes (`NONE`) a comment as the caller.
     pub async fn like_comment(
         &self,
@@ -309,6 +347,45 @@ fn deleted_author() -> Author {
 
 /// Builds the tree from comments in creation order. A deleted comment with live replies
 /// shows as `[deleted]`; one without is left out.
+/// The first `limit` top-level comments of `comments` (in creation order) with every reply
+/// beneath them, and the sort key of the last one taken when more top-level comments follow.
+/// Replies to threads before the page (their parent is not among `comments`) are left out.
+fn threads_page(
+    comments: Vec<StoredComment>,
+    limit: usize,
+) -> (Vec<StoredComment>, Option<String>) {
+    let mut roots = 0;
+    let mut last = None;
+    let mut more = false;
+    let mut members: HashSet<String> = HashSet::new();
+    let mut page = Vec::new();
+    // A parent is older than its replies, so it is decided before them.
+    for c in comments {
+        let member = match &c.parent_id {
+            None if roots < limit => {
+                roots += 1;
+                last = Some(format!(
+                    "{}{}#{}",
+                    crate::keys::COMMENT_PREFIX,
+                    c.created_at,
+                    c.id
+                ));
+                true
+            }
+            None => {
+                more = true;
+                false
+            }
+            Some(parent) => members.contains(parent),
+        };
+        if member {
+            members.insert(c.id.clone());
+            page.push(c);
+        }
+    }
+    (page, last.filter(|_| more))
+}
+
 fn tree(comments: Vec<StoredComment>, liked: &HashSet<String>) -> Vec<Comment> {
     let mut children: HashMap<Option<String>, Vec<StoredComment>> = HashMap::new();
     for c in comments {
@@ -377,6 +454,29 @@ mod tests {
             edited_at: None,
             deleted,
         }
+    }
+
+    #[test]
+    fn a_threads_page_takes_whole_threads_and_says_where_the_next_starts() {
+        let comments = || {
+            vec![
+                stored("x", Some("earlier"), false),
+                stored("a", None, false),
+                stored("b", None, false),
+                stored("c", Some("a"), false),
+                stored("d", Some("c"), false),
+                stored("e", None, false),
+                stored("f", Some("b"), false),
+                stored("g", Some("e"), false),
+            ]
+        };
+        let ids = |page: &[StoredComment]| page.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+        let (page, next) = threads_page(comments(), 2);
+        assert_eq!(ids(&page), ["a", "b", "c", "d", "f"]);
+        assert_eq!(next.as_deref(), Some("C#2026-01-01T00:00:00.000Z#b"));
+        let (page, next) = threads_page(comments(), 3);
+        assert_eq!(ids(&page), ["a", "b", "c", "d", "e", "f", "g"]);
+        assert_eq!(next, None, "no top-level comment follows");
     }
 
     #[test]

@@ -123,8 +123,10 @@ pub fn summary_failed_sk(failed_at: &str, post_id: &str) -> String {
 /// The GSI of a post's marks (likes, dislikes, bookmarks), for moving them in and out of
 /// their users' lists when the post's visibility changes (KEYS_ONLY, sparse).
 pub const GSI3: &str = "gsi3";
-/// The number of partitions a post's marks are spread over in `gsi3`.
-pub const MARK_SHARDS: u32 = 8;
+/// The number of partitions a post's marks are spread over in `gsi3`: a viral post's 5,000
+/// likes a second write about 10,000 index units a second (the row's put and its count),
+/// 160 a partition (measured by `local/bench-keyheat`).
+pub const MARK_SHARDS: u32 = 64;
 
 /// The `gsi3` partition of a post's marks that are in their users' lists (`listed`) or taken
 /// out of them while the post is not public.

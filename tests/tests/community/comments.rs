@@ -481,3 +481,70 @@ async fn concurrent_deletes_of_one_comment_move_the_count_once() {
     );
     assert_eq!(t.get_ok(&post_path(&post), None).await["commentCount"], 1);
 }
+
+#[tokio::test]
+async fn a_cursor_pages_whole_threads_and_a_bad_one_is_400() {
+    let t = TestStack::start().await;
+    let (_, author) = t.member("author").await;
+    let (_, bob) = t.member("bob").await;
+    let post = published(&t, &author).await;
+    let mut roots = Vec::new();
+    for i in 0..5 {
+        let root = comment(&t, &post, &bob, &format!("Thread {i}"), None).await;
+        roots.push(root["id"].as_str().unwrap().to_string());
+    }
+    // A late reply to the first thread still comes with it, not on a later page.
+    let late = comment(&t, &post, &author, "Late reply", Some(&roots[0])).await;
+    comment(
+        &t,
+        &post,
+        &bob,
+        "Deeper",
+        Some(late["id"].as_str().unwrap()),
+    )
+    .await;
+
+    // Without paging, every thread at once, as before.
+    let all = t.get_ok(&comments_path(&post), None).await;
+    assert_eq!(all.as_array().unwrap().len(), 5);
+
+    let mut seen = Vec::new();
+    let mut path = format!("{}?limit=2", comments_path(&post));
+    let mut pages = 0;
+    loop {
+        let response = t.get_maybe_auth(&path, None).await;
+        assert_eq!(response.status(), 200);
+        let next = response
+            .headers()
+            .get("x-next-cursor")
+            .map(|v| v.to_str().unwrap().to_string());
+        let page: Value = response.json().await.unwrap();
+        let page = page.as_array().unwrap().clone();
+        assert!(page.len() <= 2, "{page:?}");
+        if seen.is_empty() {
+            assert_eq!(page[0]["replies"][0]["text"], "Late reply");
+            assert_eq!(page[0]["replies"][0]["replies"][0]["text"], "Deeper");
+        }
+        seen.extend(page.iter().map(|c| c["id"].as_str().unwrap().to_string()));
+        pages += 1;
+        match next {
+            Some(cursor) => path = format!("{}?limit=2&cursor={cursor}", comments_path(&post)),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    assert_eq!(seen, roots, "every thread once, oldest first");
+
+    for bad in [
+        "limit=0",
+        "limit=101",
+        "limit=x",
+        "cursor=zz",
+        "cursor=3230",
+    ] {
+        let r = t
+            .get_maybe_auth(&format!("{}?{bad}", comments_path(&post)), None)
+            .await;
+        assert_reason_error(r, 400).await;
+    }
+}

@@ -265,6 +265,32 @@ impl Store {
             .collect()
     }
 
+    /// The comments of a post after the comment sorted `after` (a `C#{createdAt}#{id}` sort
+    /// key), in creation order, deleted ones included: at most the post's comment cap.
+    pub async fn comments_after(
+        &self,
+        post_id: &str,
+        after: &str,
+    ) -> Result<Vec<StoredComment>, DynamoError> {
+        // `$` follows `#`: the range ends with the post's last comment.
+        let stop = format!("{}$", keys::COMMENT_PREFIX.trim_end_matches('#'));
+        let query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk AND sk BETWEEN :after AND :stop")
+            .expression_attribute_values(":pk", s(format!("POST#{post_id}")))
+            .expression_attribute_values(":after", s(after))
+            .expression_attribute_values(":stop", s(stop))
+            .consistent_read(true);
+        self.table
+            .query_all(query, None)
+            .await?
+            .iter()
+            .filter(|item| item.opt_string("sk").as_deref() != Some(after))
+            .map(|item| StoredComment::from_item(self, item))
+            .collect()
+    }
+
     /// The ids of the comments of a post's thread that `user_id` likes.
     pub async fn comment_likes_in(
         &self,

@@ -4,8 +4,8 @@
 //! what the list shows.
 //!
 //! A post's marks are found through `gsi3` (KEYS_ONLY, sparse), sorted `{KIND}#{userId}` in
-//! `MARKS#{p}#LISTED#{0..7}` while in their lists and `MARKS#{p}#HIDDEN#{0..7}` while taken
-//! out (spread over 8 partitions by user, so a viral post's likes do not meet on one). Each
+//! `MARKS#{p}#LISTED#{0..63}` while in their lists and `MARKS#{p}#HIDDEN#{0..63}` while taken
+//! out (spread over 64 partitions by user, so a viral post's likes do not meet on one). Each
 //! move is one small transaction: the row's list keys (`gsi1`) removed and kept in `hiddenSk`
 //! (or put back), its `gsi3` partition switched, and the user's profile counter moved, all
 //! conditioned on the row being in the state read, so a repeated or concurrent walk moves

@@ -29,7 +29,7 @@
 //! - per-user lists in `gsi1`: `AUTHOR#{u}#PUBLISHED|DRAFT`, `LIKES#{u}`, `DISLIKES#{u}`,
 //!   `BOOKMARKS#{u}` (sorted `{at}#{p}`), `CLIKES#{u}#{p}` (my likes in one thread); every
 //!   user-owned item is also in `gsi2` under `OWNER#{u}` for account cleanup;
-//! - a post's likes, dislikes and bookmarks in `gsi3`, `MARKS#{p}#LISTED|HIDDEN#{0..7}`, for
+//! - a post's likes, dislikes and bookmarks in `gsi3`, `MARKS#{p}#LISTED|HIDDEN#{0..63}`, for
 //!   moving them out of and back into those lists ([`mark_lists`]);
 //! - the moderation log: `MODLOG`, sorted `{removedAt}#{entryId}` ([`moderation`]).
 //!
