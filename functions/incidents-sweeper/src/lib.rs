@@ -9,13 +9,19 @@ use std::sync::Arc;
 
 use aws_lambda_events::event::eventbridge::EventBridgeEvent;
 use futures::future::BoxFuture;
-use futures::FutureExt;
-use incidents::escalation::{Escalations, Outcome};
+use futures::{FutureExt, StreamExt};
+use incidents::escalation::{Escalations, Outcome, SWEEP_LIMIT};
 use incidents::events::Publisher;
 use incidents::input::format_time;
 use platform::aws::AwsClients;
 use platform::dynamo::Table;
 use platform::{BoxError, Clock, ConfigError, Env, ScheduleHandler};
+
+/// Seconds a run spends on escalation rounds (its timeout is 60): at 500 a round, enough
+/// for thousands a minute.
+pub const ESCALATION_SECONDS: u64 = 40;
+/// Escalations whose events are published at once.
+const CONCURRENT_FLUSHES: usize = 16;
 
 /// Default age of an outbox row before the sweep publishes it: longer than a writer's own
 /// publication takes, so the sweep rarely publishes an event twice.
@@ -62,24 +68,36 @@ impl IncidentsSweeper {
         })
     }
 
-    /// Escalates what is due and publishes the escalations; what it did.
+    /// Escalates what is due and publishes the escalations, in rounds of
+    /// [`SWEEP_LIMIT`] until fewer are due or [`ESCALATION_SECONDS`] have passed (the next run
+    /// takes the rest); what it did.
     pub async fn escalate(&self) -> Result<Vec<Outcome>, BoxError> {
-        let outcomes = self.escalations.sweep(self.clock.now()).await?;
-        for outcome in &outcomes {
-            match outcome {
-                Outcome::Escalated {
-                    incident_id,
-                    channel_id,
-                } => {
-                    tracing::info!(incident = %incident_id, channel = %channel_id, "incident escalated");
-                    self.events.flush(incident_id).await;
-                }
-                Outcome::Dropped { incident_id } => {
-                    tracing::debug!(incident = %incident_id, "escalation dropped: acknowledged, resolved or reopened");
-                }
+        let started = std::time::Instant::now();
+        let mut done = Vec::new();
+        loop {
+            let outcomes = self.escalations.sweep(self.clock.now()).await?;
+            let round = outcomes.len();
+            futures::stream::iter(&outcomes)
+                .for_each_concurrent(CONCURRENT_FLUSHES, |outcome| async move {
+                    match outcome {
+                        Outcome::Escalated {
+                            incident_id,
+                            channel_id,
+                        } => {
+                            tracing::info!(incident = %incident_id, channel = %channel_id, "incident escalated");
+                            self.events.flush(incident_id).await;
+                        }
+                        Outcome::Dropped { incident_id } => {
+                            tracing::debug!(incident = %incident_id, "escalation dropped: acknowledged, resolved or reopened");
+                        }
+                    }
+                })
+                .await;
+            done.extend(outcomes);
+            if round < SWEEP_LIMIT || started.elapsed().as_secs() >= ESCALATION_SECONDS {
+                return Ok(done);
             }
         }
-        Ok(outcomes)
     }
 
     /// Publishes the outbox rows that waited longer than the rescue wait; how many.

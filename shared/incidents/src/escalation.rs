@@ -15,13 +15,17 @@ use platform::dynamo::{
     key, n, s, Attributes, DynamoError, Item, Table, Transaction, TransactionError,
 };
 
+use futures::StreamExt;
+
 use crate::events::{outbox_row, Change, EventKind};
 use crate::input::format_time;
 use crate::model::IncidentStatus;
 
 const ESCALATIONS_GSI: &str = "ESCALATIONS";
-/// Due escalations one sweep takes; the next sweep takes the rest.
-pub const SWEEP_LIMIT: usize = 100;
+/// Due escalations one sweep round takes; the sweeper runs rounds until fewer are due.
+pub const SWEEP_LIMIT: usize = 500;
+/// Due escalations a round handles at once.
+const CONCURRENT_ESCALATIONS: usize = 16;
 
 /// What the sweep did with one due escalation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,7 +92,6 @@ impl Escalations {
 
     /// Takes the escalations due at `now`: escalates or drops each (see the module).
     pub async fn sweep(&self, now: DateTime<Utc>) -> Result<Vec<Outcome>, DynamoError> {
-        let t = self.table.name().to_string();
         let query = self
             .table
             .query()
@@ -97,62 +100,74 @@ impl Escalations {
             .expression_attribute_values(":esc", s(ESCALATIONS_GSI))
             .expression_attribute_values(":now", s(format!("{}#~", format_time(now))));
         let rows = self.table.query_all(query, Some(SWEEP_LIMIT)).await?;
+        let handled: Vec<Result<Option<Outcome>, DynamoError>> = futures::stream::iter(rows)
+            .map(|row| self.escalate_one(row, now))
+            .buffer_unordered(CONCURRENT_ESCALATIONS)
+            .collect()
+            .await;
         let mut outcomes = Vec::new();
-        for row in rows {
-            let incident_id = row.string(&t, "incidentId")?;
-            let meta = self
-                .table
-                .get(key(format!("INC#{incident_id}"), "META"))
-                .await?
-                .unwrap_or_default();
-            let notified_at = row.string(&t, "notifiedAt")?;
-            let status = meta
-                .opt_string("status")
-                .as_deref()
-                .and_then(IncidentStatus::parse);
-            // A reopen after the notification starts an escalation of its own.
-            let reopened_since = meta
-                .opt_string("reopenedAt")
-                .is_some_and(|at| at.as_str() > notified_at.as_str());
-            let row_key = keys_of(&row);
-            let mut tx = Transaction::new(&self.table);
-            tx.delete(row_key, Some("attribute_exists(pk)"))?;
-            let outcome = if status == Some(IncidentStatus::Active) && !reopened_since {
-                let channel = row.string(&t, "toChannel")?;
-                let from = row.string(&t, "fromChannel")?;
-                let minutes = row.counter(&t, "afterMinutes")?;
-                let at = format_time(now);
-                let note =
-                    format!("not acknowledged within {minutes} min of notifying channel {from}");
-                tx.put(
-                    outbox_row(&Change {
-                        note: Some(&note),
-                        channel_id: Some(&channel),
-                        ..Change::system(EventKind::Escalated, &incident_id, &at)
-                    }),
-                    None,
-                )?;
-                Outcome::Escalated {
-                    incident_id,
-                    channel_id: channel,
-                }
-            } else {
-                Outcome::Dropped { incident_id }
-            };
-            match tx.commit_retrying().await {
-                Ok(()) => outcomes.push(outcome),
-                // Another sweep took it first.
-                Err(e) if e.failed_at(0) => {}
-                Err(TransactionError::Dynamo(e)) => return Err(e),
-                Err(_) => {
-                    return Err(DynamoError::Conflict {
-                        table: t,
-                        attempts: platform::dynamo::RetryPolicy::CONFLICTS.attempts,
-                    })
-                }
-            }
+        for outcome in handled {
+            outcomes.extend(outcome?);
         }
         Ok(outcomes)
+    }
+
+    /// Escalates or drops one due row; `None` when another sweep took it first.
+    async fn escalate_one(
+        &self,
+        row: Item,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Outcome>, DynamoError> {
+        let t = self.table.name().to_string();
+        let incident_id = row.string(&t, "incidentId")?;
+        let meta = self
+            .table
+            .get(key(format!("INC#{incident_id}"), "META"))
+            .await?
+            .unwrap_or_default();
+        let notified_at = row.string(&t, "notifiedAt")?;
+        let status = meta
+            .opt_string("status")
+            .as_deref()
+            .and_then(IncidentStatus::parse);
+        // A reopen after the notification starts an escalation of its own.
+        let reopened_since = meta
+            .opt_string("reopenedAt")
+            .is_some_and(|at| at.as_str() > notified_at.as_str());
+        let row_key = keys_of(&row);
+        let mut tx = Transaction::new(&self.table);
+        tx.delete(row_key, Some("attribute_exists(pk)"))?;
+        let outcome = if status == Some(IncidentStatus::Active) && !reopened_since {
+            let channel = row.string(&t, "toChannel")?;
+            let from = row.string(&t, "fromChannel")?;
+            let minutes = row.counter(&t, "afterMinutes")?;
+            let at = format_time(now);
+            let note = format!("not acknowledged within {minutes} min of notifying channel {from}");
+            tx.put(
+                outbox_row(&Change {
+                    note: Some(&note),
+                    channel_id: Some(&channel),
+                    ..Change::system(EventKind::Escalated, &incident_id, &at)
+                }),
+                None,
+            )?;
+            Outcome::Escalated {
+                incident_id,
+                channel_id: channel,
+            }
+        } else {
+            Outcome::Dropped { incident_id }
+        };
+        match tx.commit_retrying().await {
+            Ok(()) => Ok(Some(outcome)),
+            // Another sweep took it first.
+            Err(e) if e.failed_at(0) => Ok(None),
+            Err(TransactionError::Dynamo(e)) => Err(e),
+            Err(_) => Err(DynamoError::Conflict {
+                table: t,
+                attempts: platform::dynamo::RetryPolicy::CONFLICTS.attempts,
+            }),
+        }
     }
 }
 
