@@ -30,7 +30,7 @@ export async function commentThread(section, postId, signal) {
   const load = async (focusId = null) => {
     mount(tree, loading("Loading comments"));
     try {
-      const comments = await api.listComments(postId, { signal });
+      const comments = await api.listComments(postId, {}, { signal });
       const count = countAll(comments);
       heading.textContent = `Comments (${count.toLocaleString()})`;
       mount(
