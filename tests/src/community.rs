@@ -78,6 +78,14 @@ pub fn message(body: &Value) -> &str {
 }
 
 impl TestStack {
+    /// The community index scheduler as this stack configures it: call `handle` with
+    /// [`index_schedule_event`] to run it once, as its schedule would.
+    pub async fn index_scheduler(&self) -> std::sync::Arc<dyn platform::ScheduleHandler> {
+        community_index_scheduler_function::handler(self.env("CommunityIndexSchedulerFunction"))
+            .await
+            .expect("the index scheduler starts")
+    }
+
     /// A registered user: (id, token).
     pub async fn member(&self, username: &str) -> (String, String) {
         let (profile, token) = self.user(username).await;
@@ -290,4 +298,11 @@ impl TestStack {
         assert_eq!(location, url);
         url
     }
+}
+
+/// The index scheduler's schedule event, from `events/`.
+pub fn index_schedule_event() -> aws_lambda_events::event::eventbridge::EventBridgeEvent<Value> {
+    let path = crate::repo_root().join("events/community-index-scheduler/schedule.json");
+    let text = std::fs::read_to_string(path).expect("the schedule event");
+    serde_json::from_str(&text).expect("a schedule event")
 }

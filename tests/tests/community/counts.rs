@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use platform::dynamo::Attributes;
 use serde_json::{json, Value};
-use stack_tests::community::{page_ids, post_input, post_path};
+use stack_tests::community::{index_schedule_event, page_ids, post_input, post_path};
 use stack_tests::TestStack;
 
 fn reaction(r: &Value) -> (i64, i64, bool, bool) {
@@ -211,20 +211,8 @@ async fn marks_from_before_the_mark_index_are_backfilled_and_leave_a_hidden_post
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(t.get_ok(&likes, Some(&bob)).await["totalElements"], 1);
 
-    let scheduler =
-        community_index_scheduler_function::handler(t.env("CommunityIndexSchedulerFunction"))
-            .await
-            .unwrap();
-    let event = || {
-        serde_json::from_str(
-            &std::fs::read_to_string(
-                stack_tests::repo_root().join("events/community-index-scheduler/schedule.json"),
-            )
-            .unwrap(),
-        )
-        .unwrap()
-    };
-    scheduler.handle(event()).await.unwrap();
+    let scheduler = t.index_scheduler().await;
+    scheduler.handle(index_schedule_event()).await.unwrap();
     let bookmarks = format!("/api/v1/users/{bob_id}/bookmarks");
     for list in [&likes, &bookmarks] {
         let page = list_settles(&t, list, &bob, 0).await;
@@ -238,7 +226,7 @@ async fn marks_from_before_the_mark_index_are_backfilled_and_leave_a_hidden_post
         .find(|i| i.opt_string("pk").as_deref() == Some("MIGRATION#mark-index"))
         .expect("the backfill's marker");
     assert!(marker.contains_key("finishedAt"), "{marker:?}");
-    scheduler.handle(event()).await.unwrap();
+    scheduler.handle(index_schedule_event()).await.unwrap();
     // Back in public, the marks the backfill indexed return to the lists.
     let response = t
         .patch_json_auth(&post_path(&id), &author, &json!({"status": "PUBLISHED"}))

@@ -526,18 +526,11 @@ async fn a_lost_index_request_is_sent_again_by_the_scheduler() {
         "nothing told the indexer"
     );
 
-    let scheduler =
-        community_index_scheduler_function::handler(t.env("CommunityIndexSchedulerFunction"))
-            .await
-            .unwrap();
-    let event = serde_json::from_str(
-        &std::fs::read_to_string(
-            stack_tests::repo_root().join("events/community-index-scheduler/schedule.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    scheduler.handle(event).await.unwrap();
+    let scheduler = t.index_scheduler().await;
+    scheduler
+        .handle(stack_tests::community::index_schedule_event())
+        .await
+        .unwrap();
     search_until(&t, "windmill", None, |p| page_ids(p) == vec![id.clone()]).await;
     index_settled(&t).await;
     assert_eq!(

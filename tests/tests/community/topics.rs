@@ -7,7 +7,9 @@ use community::{Community, Identity, IdentityError, Profile};
 use platform::dynamo::{Attributes, Table};
 use platform::Clock;
 use serde_json::{json, Value};
-use stack_tests::community::{assert_reason_error, message, post_input, post_path, POSTS, TOPICS};
+use stack_tests::community::{
+    assert_reason_error, index_schedule_event, message, post_input, post_path, POSTS, TOPICS,
+};
 use stack_tests::{header, TestStack};
 
 #[tokio::test]
@@ -683,20 +685,8 @@ async fn the_index_scheduler_moves_old_topic_slugs_once() {
     let cafe_now = taken["topics"][0]["id"].as_str().unwrap().to_string();
     assert_ne!(cafe_now, cafe);
 
-    let scheduler =
-        community_index_scheduler_function::handler(t.env("CommunityIndexSchedulerFunction"))
-            .await
-            .unwrap();
-    let event = || {
-        serde_json::from_str(
-            &std::fs::read_to_string(
-                stack_tests::repo_root().join("events/community-index-scheduler/schedule.json"),
-            )
-            .unwrap(),
-        )
-        .unwrap()
-    };
-    scheduler.handle(event()).await.unwrap();
+    let scheduler = t.index_scheduler().await;
+    scheduler.handle(index_schedule_event()).await.unwrap();
     let slug_of = |stats: &[Value], id: &str| {
         stats
             .iter()
@@ -734,7 +724,7 @@ async fn the_index_scheduler_moves_old_topic_slugs_once() {
 
     // The next run finds only the taken slug: the migration is marked over, and runs after
     // it change nothing.
-    scheduler.handle(event()).await.unwrap();
+    scheduler.handle(index_schedule_event()).await.unwrap();
     assert_eq!(items_with(&t, "MIGRATION#topic-slugs").await.len(), 1);
     // The topics' items, not the whole table: the post's own workers (summary, index) may
     // still be writing beside the runs.
@@ -756,7 +746,7 @@ async fn the_index_scheduler_moves_old_topic_slugs_once() {
         keys
     };
     let before = topic_items().await;
-    scheduler.handle(event()).await.unwrap();
+    scheduler.handle(index_schedule_event()).await.unwrap();
     assert_eq!(topic_items().await, before);
     let stats = t.topic_stats().await;
     assert_eq!(slug_of(&stats, plus).as_deref(), Some("c-plus-plus"));
