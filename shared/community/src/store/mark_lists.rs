@@ -23,6 +23,9 @@ use super::Store;
 use crate::input::PostStatus;
 use crate::keys;
 
+/// The attribute of a post's META while some of its marks may be out of their lists.
+pub(crate) const MARKS_HIDDEN: &str = "marksHidden";
+
 /// Mark moves at once in one walk.
 const CONCURRENT_MOVES: usize = 8;
 
@@ -111,6 +114,16 @@ impl Store {
     ) -> Result<MarkWalk, TransactionError> {
         let listed = post.is_public();
         let mut walk = MarkWalk::default();
+        // Nothing can be on the wrong side of a post never published (marks need a public
+        // post) or of a public one nothing was hidden from: most writes read no shard.
+        if post.first_published_at.is_none() || (listed && !post.marks_hidden) {
+            walk.finished = true;
+            return Ok(walk);
+        }
+        if !listed && !post.marks_hidden {
+            // Marked before any mark moves, so the walk back is never skipped.
+            self.set_marks_hidden(&post.id, true).await?;
+        }
         for shard in 0..keys::MARK_SHARDS {
             let left = budget.saturating_sub(walk.moved);
             if left == 0 {
@@ -143,8 +156,39 @@ impl Store {
                 return Ok(walk);
             }
         }
+        if listed {
+            self.set_marks_hidden(&post.id, false).await?;
+        }
         walk.finished = true;
         Ok(walk)
+    }
+
+    /// Marks the post's META as having marks out of their lists, or (`false`, once they are
+    /// all back) clears it while the post is still public; a newer write's walk then
+    /// decides.
+    async fn set_marks_hidden(&self, post_id: &str, hidden: bool) -> Result<(), DynamoError> {
+        let update = self.table.update_item().set_key(Some(keys::post(post_id)));
+        let update = if hidden {
+            update
+                .update_expression("SET #hidden = :yes")
+                .condition_expression("attribute_exists(pk)")
+                .expression_attribute_values(":yes", AttributeValue::Bool(true))
+        } else {
+            update
+                .update_expression("REMOVE #hidden")
+                .condition_expression("#status = :published AND attribute_not_exists(deletedAt)")
+                .expression_attribute_names("#status", "status")
+                .expression_attribute_values(":published", s(PostStatus::Published.as_str()))
+        };
+        match update
+            .expression_attribute_names("#hidden", MARKS_HIDDEN)
+            .send()
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(()),
+            Err(e) => Err(self.table.fail("UpdateItem", &e)),
+        }
     }
 
     /// Moves one mark (its `gsi3` keys) into its list (`listed`) or out of it, with its user's

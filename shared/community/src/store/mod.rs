@@ -30,8 +30,12 @@
 //!   `BOOKMARKS#{u}` (sorted `{at}#{p}`), `CLIKES#{u}#{p}` (my likes in one thread); every
 //!   user-owned item is also in `gsi2` under `OWNER#{u}` for account cleanup;
 //! - a post's likes, dislikes and bookmarks in `gsi3`, `MARKS#{p}#LISTED|HIDDEN#{0..63}`, for
-//!   moving them out of and back into those lists ([`mark_lists`]);
-//! - the moderation log: `MODLOG`, sorted `{removedAt}#{entryId}` ([`moderation`]).
+//!   moving them out of and back into those lists ([`mark_lists`]); at target a viral post's
+//!   5,000 likes a second write about 160 units a second on each (the bench's hottest: 354,
+//!   35%), and a post's 64 partitions are read only when it stops or starts being public;
+//! - the moderation log: `MODLOG`, sorted `{removedAt}#{entryId}` ([`moderation`]): admins'
+//!   removals, far under one a second, so one partition; `MIGRATION#mark-index`: one write
+//!   per index-scheduler run (every 2 minutes) until the backfill has read the table.
 //!
 //! Every post write is one TransactWriteItems; [`posts`] checks DynamoDB's item and
 //! transaction limits before sending one.

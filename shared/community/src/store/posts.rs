@@ -50,6 +50,9 @@ pub struct StoredPost {
     /// Reactions may still be under the post (`R#{u}`, written before they had their own
     /// partition): true until the reaction counter has moved them all out.
     pub legacy_reactions: bool,
+    /// Some of its likes, dislikes or bookmarks may be out of their users' lists (it was not
+    /// public since it had them): a walk brings them back when it is public again.
+    pub marks_hidden: bool,
 }
 
 /// META's marker that every reaction to the post is in its own partition.
@@ -233,6 +236,7 @@ impl StoredPost {
             deleted: item.contains_key("deletedAt"),
             summary: SummaryState::from_item(item),
             legacy_reactions: item.opt_string(REACTION_ROWS).as_deref() != Some(REACTION_ROWS_OWN),
+            marks_hidden: item.contains_key(super::mark_lists::MARKS_HIDDEN),
         })
     }
 
@@ -699,6 +703,7 @@ impl Store {
             deleted: false,
             summary,
             legacy_reactions: before.is_some_and(|b| b.legacy_reactions),
+            marks_hidden: before.is_some_and(|b| b.marks_hidden),
         };
         Ok((post, summary_request))
     }
