@@ -14,12 +14,12 @@ LAMBDA_DIR := $(CARGO_TARGET_DIR)/lambda-sam/arm64
 
 # Each function's binary, as its Metadata.BuildProperties.Binary in template.yaml names it
 # (local/tests/operations.rs checks that the two agree).
-BINARY_UsersFunction := users
-BINARY_ContentFunction := content
-BINARY_FeedSchedulerFunction := feed-scheduler
-BINARY_FeedWorkerFunction := feed-worker
-BINARY_SourceSweeperFunction := source-sweeper
-BINARY_GenAiFunction := genai
+BINARY_IdentityFunction := identity
+BINARY_NewsFunction := news
+BINARY_NewsFeedSchedulerFunction := news-feed-scheduler
+BINARY_NewsFeedWorkerFunction := news-feed-worker
+BINARY_NewsSourceSweeperFunction := news-source-sweeper
+BINARY_AssistantFunction := assistant
 BINARY_CommunityFunction := community
 BINARY_CommunityUploadsFunction := community-uploads
 BINARY_WebFunction := web
@@ -35,7 +35,7 @@ BINARY_IncidentsIngestFunction := incidents-ingest
 BINARY_IncidentsFunction := incidents
 BINARY_IncidentsProcessorFunction := incidents-processor
 BINARY_IncidentsMetricsFunction := incidents-metrics
-BINARY_UsersBootstrapFunction := users-bootstrap
+BINARY_IdentityBootstrapFunction := identity-bootstrap
 BINARY_RecipesFunction := recipes
 BINARY_RecipesSweeperFunction := recipes-sweeper
 BINARY_IncidentsIntelligenceFunction := incidents-intelligence

@@ -103,14 +103,14 @@ impl Registry {
 /// Every function of this repository, by binary name.
 pub fn registry() -> Registry {
     let mut registry = Registry::new();
-    registry.http("users", users_function::router);
-    registry.custom_resource("users-bootstrap", users_bootstrap_function::handler);
+    registry.http("identity", identity_function::router);
+    registry.custom_resource("identity-bootstrap", identity_bootstrap_function::handler);
     registry.http("web", web_function::router);
-    registry.http("content", content_function::router);
-    registry.schedule("feed-scheduler", feed_scheduler_function::handler);
-    registry.sqs("feed-worker", feed_worker_function::handler);
-    registry.sqs("source-sweeper", source_sweeper_function::handler);
-    registry.http("genai", genai_function::router);
+    registry.http("news", news_function::router);
+    registry.schedule("news-feed-scheduler", news_feed_scheduler_function::handler);
+    registry.sqs("news-feed-worker", news_feed_worker_function::handler);
+    registry.sqs("news-source-sweeper", news_source_sweeper_function::handler);
+    registry.http("assistant", assistant_function::router);
     registry.http("community", community_function::router);
     registry.sqs("community-indexer", community_indexer_function::handler);
     registry.sqs("community-views", community_views_function::handler);

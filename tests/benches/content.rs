@@ -73,8 +73,8 @@ async fn run() {
         ..FetchConfig::default()
     })
     .expect("fetcher");
-    let refreshes =
-        news::RefreshQueue::from_env(&t.env("FeedWorkerFunction"), aws.sqs()).expect("feed queue");
+    let refreshes = news::RefreshQueue::from_env(&t.env("NewsFeedWorkerFunction"), aws.sqs())
+        .expect("feed queue");
     let ingest = Ingest::new(store.clone(), fetcher, refreshes);
 
     println!(

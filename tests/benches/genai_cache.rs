@@ -58,7 +58,7 @@ fn report(label: &str, mut samples: Vec<Duration>) -> Duration {
 async fn run() {
     let llm = FakeLlm::start().await;
     let t = TestStack::start_with(llm_parameters(&llm)).await;
-    let genai = genai_function::router(t.env("GenAiFunction"))
+    let genai = assistant_function::router(t.env("AssistantFunction"))
         .await
         .expect("router");
 

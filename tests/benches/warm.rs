@@ -345,13 +345,13 @@ async fn run(json_out: Option<String>) {
         .expect("an article")
         .to_string();
 
-    let users = users_function::router(t.env("UsersFunction"))
+    let users = identity_function::router(t.env("IdentityFunction"))
         .await
         .expect("users");
-    let content = content_function::router(t.env("ContentFunction"))
+    let content = news_function::router(t.env("NewsFunction"))
         .await
         .expect("content");
-    let genai = genai_function::router(t.env("GenAiFunction"))
+    let genai = assistant_function::router(t.env("AssistantFunction"))
         .await
         .expect("genai");
     let web = web_function::router(t.env("WebFunction"))
@@ -371,17 +371,17 @@ async fn run(json_out: Option<String>) {
 
     let mut routes = Vec::new();
     routes.push(
-        Route::new("content", "GET /api/content/articles/{id}")
+        Route::new("news", "GET /api/content/articles/{id}")
             .measure(|_| async { ok(&router::get(&content, &article).await, "article") })
             .await,
     );
     routes.push(
-        Route::new("content", "GET /api/content/articles (first page)")
+        Route::new("news", "GET /api/content/articles (first page)")
             .measure(|_| async { ok(&router::get(&content, ARTICLES).await, "list") })
             .await,
     );
     routes.push(
-        Route::new("users", "GET /api/users/users/me")
+        Route::new("identity", "GET /api/users/users/me")
             .measure(|_| async {
                 let request =
                     router::request("GET", ME, &[("authorization", &bearer)], Body::empty());
@@ -390,7 +390,7 @@ async fn run(json_out: Option<String>) {
             .await,
     );
     routes.push(
-        Route::new("users", "POST /api/users/auth/login")
+        Route::new("identity", "POST /api/users/auth/login")
             .measure(|_| async {
                 ok(
                     &router::json(&users, "POST", LOGIN, &login_body).await,
@@ -405,7 +405,7 @@ async fn run(json_out: Option<String>) {
         "prime the cache",
     );
     routes.push(
-        Route::new("genai", "POST /api/ai/summarize (cached)")
+        Route::new("assistant", "POST /api/ai/summarize (cached)")
             .measure(|_| async {
                 let answer = router::post_json(&genai, "/api/ai/summarize", &summarize).await;
                 ok(&answer, "summarize");
@@ -414,7 +414,7 @@ async fn run(json_out: Option<String>) {
             .await,
     );
     routes.push(
-        Route::new("genai", "GET /api/ai/health")
+        Route::new("assistant", "GET /api/ai/health")
             .measure(|_| async { ok(&router::get(&genai, "/api/ai/health").await, "health") })
             .await,
     );
@@ -424,7 +424,7 @@ async fn run(json_out: Option<String>) {
             .await,
     );
     routes.push(
-        Route::new("feed-worker", "SQS refresh of an unchanged feed (304)")
+        Route::new("news-feed-worker", "SQS refresh of an unchanged feed (304)")
             .measure(|i| {
                 let event = sqs_event(&[(&format!("m{i}"), refresh.clone())]);
                 let worker = Arc::clone(&worker);

@@ -166,7 +166,7 @@ await journey("journey", async (browser) => {
     await llm("hold", true);
     // The page names the GenAI function URL, which streams (deployed, the HTTP API buffers).
     const streamBase = await page.locator('meta[name="genai-stream-url"]').getAttribute("content");
-    assert(streamBase?.endsWith("/lambda-url/genai/stream/"), `the page names the stream URL: ${streamBase}`);
+    assert(streamBase?.endsWith("/lambda-url/assistant/stream/"), `the page names the stream URL: ${streamBase}`);
     const streamed = page.waitForRequest((r) => r.url().endsWith("/stream/summarize"));
     await panel.getByRole("button", { name: "Summarize" }).click();
     assert((await streamed).url() === `${streamBase}summarize`, "the summary streams from the function URL");

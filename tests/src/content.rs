@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
-use feed_scheduler_function::FeedScheduler;
+use news_feed_scheduler_function::FeedScheduler;
 use platform::SqsHandler;
 use reqwest::Response;
 use serde_json::{json, Value};
@@ -82,14 +82,14 @@ fn field_of_each(articles: &Value, field: &str) -> Vec<String> {
 
 /// The feed worker's handler, configured as the stack configures it.
 pub async fn feed_worker(t: &TestStack) -> Arc<dyn SqsHandler> {
-    feed_worker_function::handler(t.env("FeedWorkerFunction"))
+    news_feed_worker_function::handler(t.env("NewsFeedWorkerFunction"))
         .await
         .expect("worker")
 }
 
 /// The feed scheduler, configured as the stack configures it.
 pub async fn feed_scheduler(t: &TestStack) -> FeedScheduler {
-    FeedScheduler::from_env(&t.env("FeedSchedulerFunction"))
+    FeedScheduler::from_env(&t.env("NewsFeedSchedulerFunction"))
         .await
         .expect("scheduler")
 }
@@ -129,7 +129,7 @@ pub async fn content_store(t: &TestStack) -> news::store::ContentStore {
 
 /// The source sweeper's handler, configured as the stack configures it.
 pub async fn source_sweeper(t: &TestStack) -> Arc<dyn SqsHandler> {
-    source_sweeper_function::handler(t.env("SourceSweeperFunction"))
+    news_source_sweeper_function::handler(t.env("NewsSourceSweeperFunction"))
         .await
         .expect("sweeper")
 }

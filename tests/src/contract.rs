@@ -28,9 +28,9 @@ pub const API_VERSION: &str = "1.0.0";
 pub fn documents() -> Vec<(&'static str, OpenApi)> {
     vec![
         ("WebFunction", web_function::openapi()),
-        ("UsersFunction", users_function::openapi()),
-        ("ContentFunction", content_function::openapi()),
-        ("GenAiFunction", genai_function::openapi()),
+        ("IdentityFunction", identity_function::openapi()),
+        ("NewsFunction", news_function::openapi()),
+        ("AssistantFunction", assistant_function::openapi()),
         ("CommunityFunction", community_function::openapi()),
         (
             "CommunityUploadsFunction",

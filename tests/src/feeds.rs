@@ -13,11 +13,11 @@ use axum::response::{IntoResponse, Response};
 use crate::server::{self, FakeServer};
 
 /// The RSS 2.0 fixture: six items, categories, `content:encoded` HTML with scripts and styles.
-pub const RSS2: &str = include_str!("../../shared/news/tests/fixtures/rss2.xml");
+pub const RSS2: &str = include_str!("../../shared/news/domain/tests/fixtures/rss2.xml");
 /// The Atom fixture: four entries with HTML content.
-pub const ATOM: &str = include_str!("../../shared/news/tests/fixtures/atom.xml");
+pub const ATOM: &str = include_str!("../../shared/news/domain/tests/fixtures/atom.xml");
 /// An HTML page that is not a feed.
-pub const HTML_PAGE: &str = include_str!("../../shared/news/tests/fixtures/page.html");
+pub const HTML_PAGE: &str = include_str!("../../shared/news/domain/tests/fixtures/page.html");
 
 /// One document the server serves at a path.
 #[derive(Clone, Debug)]

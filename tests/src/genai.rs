@@ -40,7 +40,7 @@ pub async fn stack(llm: &FakeLlm, extra: &[(&str, &str)]) -> TestStack {
 
 /// The GenAI function's own URL (no `/api/ai` prefix).
 pub fn function_url(t: &TestStack) -> String {
-    t.function_url("GenAiFunction")
+    t.function_url("AssistantFunction")
 }
 
 /// A 200 answer's body and cache header; panics on any other status.

@@ -50,9 +50,9 @@ fn committed_contract_is_what_the_code_documents() {
 /// built at cold start): it must be what the annotations produce.
 #[test]
 fn genai_service_document_is_what_the_code_documents() {
-    let doc = genai_function::service_openapi();
+    let doc = assistant_function::service_openapi();
     let text = serde_json::to_string_pretty(&doc).expect("document is JSON") + "\n";
-    check_committed(genai_function::SERVICE_DOCUMENT_FILE, &text);
+    check_committed(assistant_function::SERVICE_DOCUMENT_FILE, &text);
 }
 
 /// The intelligence function serves its own `/docs/openapi.json` from a committed file too.

@@ -65,8 +65,10 @@ async fn every_event_file_gets_its_expected_status() {
         let event = std::fs::read_to_string(root.join(file)).expect("event file");
         // Workers and schedules: the event as Lambda delivers it, straight to the handler.
         let worker = match function {
-            "FeedWorkerFunction" => Some(feed_worker_function::handler(env.clone()).await),
-            "SourceSweeperFunction" => Some(source_sweeper_function::handler(env.clone()).await),
+            "NewsFeedWorkerFunction" => Some(news_feed_worker_function::handler(env.clone()).await),
+            "NewsSourceSweeperFunction" => {
+                Some(news_source_sweeper_function::handler(env.clone()).await)
+            }
             "CommunityIndexerFunction" => {
                 Some(community_indexer_function::handler(env.clone()).await)
             }
@@ -107,8 +109,8 @@ async fn every_event_file_gets_its_expected_status() {
             continue;
         }
         // Custom resources: the request as CloudFormation sends it, straight to the handler.
-        if function == "UsersBootstrapFunction" {
-            let handler = users_bootstrap_function::handler(env.clone())
+        if function == "IdentityBootstrapFunction" {
+            let handler = identity_bootstrap_function::handler(env.clone())
                 .await
                 .expect("handler");
             let request = serde_json::from_str(&event).expect("custom resource request");
@@ -127,7 +129,9 @@ async fn every_event_file_gets_its_expected_status() {
             "CommunityDigestSchedulerFunction" => {
                 Some(community_digest_scheduler_function::handler(env.clone()).await)
             }
-            "FeedSchedulerFunction" => Some(feed_scheduler_function::handler(env.clone()).await),
+            "NewsFeedSchedulerFunction" => {
+                Some(news_feed_scheduler_function::handler(env.clone()).await)
+            }
             "IncidentsSweeperFunction" => {
                 Some(incidents_sweeper_function::handler(env.clone()).await)
             }
@@ -143,8 +147,8 @@ async fn every_event_file_gets_its_expected_status() {
             continue;
         }
         let router = match function {
-            "UsersFunction" => users_function::router(env).await.expect("router"),
-            "ContentFunction" => content_function::router(env).await.expect("router"),
+            "IdentityFunction" => identity_function::router(env).await.expect("router"),
+            "NewsFunction" => news_function::router(env).await.expect("router"),
             "CommunityFunction" => community_function::router(env).await.expect("router"),
             "CommunityUploadsFunction" => community_uploads_function::router(env)
                 .await
@@ -161,7 +165,7 @@ async fn every_event_file_gets_its_expected_status() {
                 .expect("router"),
             "WebFunction" => web_function::router(env).await.expect("router"),
             "RecipesFunction" => recipes_function::router(env).await.expect("router"),
-            "GenAiFunction" => genai_function::router(
+            "AssistantFunction" => assistant_function::router(
                 env.with("LLM_BASE_URL", llm.base_url())
                     .with("LLM_API_KEY", TEST_KEY),
             )

@@ -66,17 +66,17 @@ async fn a_permission_taken_from_the_template_is_refused() {
     let original = std::fs::read_to_string(repo_root().join("template.yaml")).expect("template");
     let edited = without_line(
         &original,
-        "ContentFunction",
+        "NewsFunction",
         "                - dynamodb:GetItem",
     );
     let edited = without_line(
         &edited,
-        "ContentFunction",
+        "NewsFunction",
         r#"                - !Sub "${ContentTable.Arn}/index/gsi1""#,
     );
     let edited = without_line(
         &edited,
-        "ContentFunction",
+        "NewsFunction",
         "                - dynamodb:BatchGetItem",
     );
     let copy = TemplateCopy::write(&edited);
@@ -115,7 +115,7 @@ async fn a_permission_taken_from_the_template_is_refused() {
 
     let denials = t.stack.access_denials();
     let denial = |operation: &str, action: &str, resource: String| AccessDenial {
-        function: "ContentFunction".into(),
+        function: "NewsFunction".into(),
         operation: operation.into(),
         action: action.into(),
         resource,
@@ -134,7 +134,7 @@ async fn a_permission_taken_from_the_template_is_refused() {
         "{denials:#?}"
     );
     assert!(
-        denials.iter().all(|d| d.function == "ContentFunction"),
+        denials.iter().all(|d| d.function == "NewsFunction"),
         "{denials:#?}"
     );
     t.stack.shutdown().await;

@@ -54,8 +54,8 @@ async fn every_function_answers_503_when_dynamodb_is_down() {
     let service = t.service_token().await;
     let dead = format!("http://127.0.0.1:{}", closed_port());
 
-    let users = users_function::router(
-        t.env("UsersFunction")
+    let users = identity_function::router(
+        t.env("IdentityFunction")
             .with("AWS_ENDPOINT_URL", dead.clone()),
     )
     .await
@@ -118,12 +118,10 @@ async fn every_function_answers_503_when_dynamodb_is_down() {
         assert_unavailable(&answer, &format!("{method} {uri}"), path);
     }
 
-    let content = content_function::router(
-        t.env("ContentFunction")
-            .with("AWS_ENDPOINT_URL", dead.clone()),
-    )
-    .await
-    .expect("content router");
+    let content =
+        news_function::router(t.env("NewsFunction").with("AWS_ENDPOINT_URL", dead.clone()))
+            .await
+            .expect("content router");
     let source = "0123456789abcdef0123456789abcdef";
     let subscriber = format!("/api/content/sources/{source}/subscribers/{user_id}");
     let subscriber_path = format!("/sources/{source}/subscribers/{user_id}");
@@ -198,9 +196,10 @@ async fn every_function_answers_503_when_dynamodb_is_down() {
 
     // The GenAI function's only table is its answer cache: without it the model is not asked
     // (every request would otherwise go to the paid model).
-    let genai = genai_function::router(t.env("GenAiFunction").with("AWS_ENDPOINT_URL", dead))
-        .await
-        .expect("genai router");
+    let genai =
+        assistant_function::router(t.env("AssistantFunction").with("AWS_ENDPOINT_URL", dead))
+            .await
+            .expect("genai router");
     let text = json!({"text": ARTICLE, "question": "Who worries?"}).to_string();
     for operation in ["summarize", "explain", "sentiment", "qa"] {
         let uri = format!("/api/ai/{operation}");
@@ -210,7 +209,7 @@ async fn every_function_answers_503_when_dynamodb_is_down() {
     assert_eq!(llm.call_count(), 0, "the model was asked without the cache");
 
     // The same functions with the emulator up answer normally (the outage made the 503s).
-    let genai = genai_function::router(t.env("GenAiFunction"))
+    let genai = assistant_function::router(t.env("AssistantFunction"))
         .await
         .expect("genai router");
     let answer = call(&genai, "POST", "/api/ai/summarize", None, Some(&text)).await;

@@ -101,7 +101,8 @@ fn the_stage_throttles_every_route_and_the_costly_ones_tighter() {
 #[test]
 fn the_genai_function_has_reserved_concurrency_unless_the_parameter_is_zero() {
     let template = template();
-    let reserved = &template.resources["GenAiFunction"].properties["ReservedConcurrentExecutions"];
+    let reserved =
+        &template.resources["AssistantFunction"].properties["ReservedConcurrentExecutions"];
     assert_eq!(
         yaml(reserved),
         "!If\n- GenAiConcurrencyReserved\n- !Ref GenAiReservedConcurrency\n- !Ref AWS::NoValue"

@@ -230,11 +230,11 @@ mod tests {
         );
         let local = env(&[(
             "GENAI_FUNCTION_URL",
-            "http://127.0.0.1:4000/lambda-url/genai/",
+            "http://127.0.0.1:4000/lambda-url/assistant/",
         )]);
         assert_eq!(
             genai_stream_source(&local).unwrap().as_deref(),
-            Some("http://127.0.0.1:4000/lambda-url/genai/stream/")
+            Some("http://127.0.0.1:4000/lambda-url/assistant/stream/")
         );
         assert_eq!(genai_stream_source(&env(&[])).unwrap(), None);
         assert_eq!(

@@ -76,8 +76,8 @@ mod tests {
     #[test]
     fn a_service_token_names_its_function() {
         assert_eq!(
-            function_of("arn:aws:lambda:us-east-1:123456789012:function:UsersBootstrapFunction"),
-            Some("UsersBootstrapFunction")
+            function_of("arn:aws:lambda:us-east-1:123456789012:function:IdentityBootstrapFunction"),
+            Some("IdentityBootstrapFunction")
         );
         assert_eq!(function_of("arn:aws:sns:us-east-1:1:topic"), None);
         assert!(is_custom("Custom::BootstrapAdmin"));

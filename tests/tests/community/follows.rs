@@ -60,9 +60,9 @@ async fn undelivered_follow_is_sent_by_the_next_settings_save() {
     let (_, token) = t.member("alice").await;
     // A users function that cannot reach the community service.
     let env = t
-        .env("UsersFunction")
+        .env("IdentityFunction")
         .with("INTERNAL_API_URL", "http://127.0.0.1:9");
-    let cut_off = users_function::router(env).await.unwrap();
+    let cut_off = identity_function::router(env).await.unwrap();
     let body = json!({"followedTopics": ["climate"]}).to_string();
     let answer = send(
         &cut_off,

@@ -108,11 +108,11 @@ async fn article_ids_are_read_through_the_content_service() {
     assert_eq!(llm.call_count(), 2, "no model call without an article");
 
     // The content service unreachable: 502.
-    let env = t.env("GenAiFunction").with(
+    let env = t.env("AssistantFunction").with(
         "INTERNAL_API_URL",
         format!("http://127.0.0.1:{}", closed_port()),
     );
-    let genai = genai_function::router(env).await.expect("router");
+    let genai = assistant_function::router(env).await.expect("router");
     let answer = router::post_json(
         &genai,
         "/api/ai/summarize",

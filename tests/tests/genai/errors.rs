@@ -155,8 +155,8 @@ async fn every_error_status_of_the_seed_in_document_a_shape() {
     );
 
     // 502: nothing listens at the provider's URL; and without a key for the cloud provider.
-    let env = t.env("GenAiFunction");
-    let unreachable = genai_function::router(env.clone().with(
+    let env = t.env("AssistantFunction");
+    let unreachable = assistant_function::router(env.clone().with(
         "LLM_BASE_URL",
         format!("http://127.0.0.1:{}/v1", closed_port()),
     ))
@@ -169,7 +169,7 @@ async fn every_error_status_of_the_seed_in_document_a_shape() {
         (502, &json!("/summarize")),
         "{body}"
     );
-    let keyless = genai_function::router(env.clone().with("LLM_API_KEY", ""))
+    let keyless = assistant_function::router(env.clone().with("LLM_API_KEY", ""))
         .await
         .expect("router");
     let answer = router::post_json(
@@ -185,7 +185,7 @@ async fn every_error_status_of_the_seed_in_document_a_shape() {
         .is_some_and(|m| m.contains("LLM_API_KEY")));
 
     // 500: an invalid LLM_PROVIDER, per request; the function starts and stays healthy.
-    let invalid = genai_function::router(env.with("LLM_PROVIDER", "mistral"))
+    let invalid = assistant_function::router(env.with("LLM_PROVIDER", "mistral"))
         .await
         .expect("an invalid provider does not stop the cold start");
     let answer = router::post_json(&invalid, "/api/ai/summarize", &text).await;

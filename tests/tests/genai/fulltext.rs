@@ -8,7 +8,7 @@ use stack_tests::genai::{ok_json, post, stack};
 use stack_tests::llm::FakeLlm;
 
 /// A saved magazine page of the extraction corpus (consent overlay, rail, related cards).
-const PAGE: &str = include_str!("../../../shared/news/tests/pages/20-science-bees.html");
+const PAGE: &str = include_str!("../../../shared/news/domain/tests/pages/20-science-bees.html");
 const FIRST: &str = "In a small arena at a university laboratory, bumblebees have been filmed rolling tiny wooden balls around for no reward at all.";
 const LAST: &str = "The team now plans to test whether bees that play are better at learning new tasks than bees that do not.";
 

@@ -178,11 +178,11 @@ async fn the_count_starts_afresh_when_the_window_ends() {
 async fn a_failing_limits_table_refuses_with_503_before_the_model() {
     let llm = FakeLlm::start().await;
     let t = stack(&llm, &[]).await;
-    let env = t.env("GenAiFunction").with(
+    let env = t.env("AssistantFunction").with(
         "RATE_LIMIT_TABLE",
         format!("{}-missing", t.table("RateLimitTable")),
     );
-    let genai = genai_function::router(env).await.expect("router");
+    let genai = assistant_function::router(env).await.expect("router");
     let answer = router::post_json(&genai, "/api/ai/summarize", &json!({"text": ARTICLE})).await;
     let body = answer.json_or_null();
     assert_eq!(answer.status, 503, "{body}");

@@ -127,7 +127,7 @@ async fn the_four_operations_send_what_they_should_and_answer_in_the_seeds_shape
     assert!(redirect.status().is_redirection());
     assert_eq!(
         redirect.headers()["location"],
-        "/lambda-url/genai/docs/index.html",
+        "/lambda-url/assistant/docs/index.html",
         "the local function URL keeps its prefix on redirects"
     );
 }

@@ -133,8 +133,8 @@ async fn defaults_shown() {
         })
     );
     // Another deployment's environment: local by default, no cloud key.
-    let keyless = genai_function::router(
-        t.env("GenAiFunction")
+    let keyless = assistant_function::router(
+        t.env("AssistantFunction")
             .with("LLM_API_KEY", "")
             .with("LLM_PROVIDER", "local")
             .with("LLM_MODEL", "qwen2.5"),
@@ -161,8 +161,8 @@ async fn defaults_shown() {
 async fn provider_without_key_400() {
     let (cloud, local) = (FakeLlm::start().await, FakeLlm::start().await);
     let (t, admin, _) = stack_with_admin(&cloud, &local).await;
-    let keyless = genai_function::router(
-        t.env("GenAiFunction")
+    let keyless = assistant_function::router(
+        t.env("AssistantFunction")
             .with("LLM_API_KEY", "")
             .with("LLM_PROVIDER", "local"),
     )
@@ -298,7 +298,7 @@ async fn override_applies_to_genai_calls() {
     assert_eq!(call.temperature(), Some(0.7));
 
     // Another instance of the same deployment sees it on its first request.
-    let other = genai_function::router(t.env("GenAiFunction"))
+    let other = assistant_function::router(t.env("AssistantFunction"))
         .await
         .expect("router");
     let answer = on_instance(&other, "GET", &admin, "").await;
@@ -330,7 +330,7 @@ async fn override_applies_to_genai_calls() {
 async fn override_resets_on_new_deployment() {
     let (cloud, local) = (FakeLlm::start().await, FakeLlm::start().await);
     let (t, admin, _) = stack_with_admin(&cloud, &local).await;
-    let env = t.env("GenAiFunction");
+    let env = t.env("AssistantFunction");
     let version = env
         .get("AWS_LAMBDA_FUNCTION_VERSION")
         .expect("the local stack sets the version")
@@ -345,10 +345,11 @@ async fn override_resets_on_new_deployment() {
     assert_eq!(response.status(), 200);
 
     // The stack restarted: same tables, a new version of the function.
-    let redeployed =
-        genai_function::router(env.with("AWS_LAMBDA_FUNCTION_VERSION", format!("{version}-next")))
-            .await
-            .expect("router");
+    let redeployed = assistant_function::router(
+        env.with("AWS_LAMBDA_FUNCTION_VERSION", format!("{version}-next")),
+    )
+    .await
+    .expect("router");
     let answer = on_instance(&redeployed, "GET", &admin, "").await;
     assert_eq!(answer.status, 200, "{}", answer.text());
     assert_eq!(
@@ -374,7 +375,7 @@ async fn override_resets_on_new_deployment() {
         .collect();
     assert_eq!(
         overrides,
-        [&format!("CONFIG#llm-provider#GenAiFunction#{version}")]
+        [&format!("CONFIG#llm-provider#AssistantFunction#{version}")]
     );
 }
 

@@ -21,7 +21,7 @@ async fn app_with(pairs: &[(&str, &str)]) -> Router {
             ("AWS_SECRET_ACCESS_KEY".to_string(), "test".to_string()),
         ])
         .collect();
-    genai_function::router(env).await.expect("router")
+    assistant_function::router(env).await.expect("router")
 }
 
 #[tokio::test]

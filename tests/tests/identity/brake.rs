@@ -80,11 +80,11 @@ async fn one_address_trying_many_usernames_is_braked() {
 async fn logins_go_on_when_the_limits_table_fails() {
     let t = TestStack::start_with(with(&[("LoginRateLimitPerUsername", "1/86400")])).await;
     t.register("dave").await;
-    let env = t.env("UsersFunction").with(
+    let env = t.env("IdentityFunction").with(
         "RATE_LIMIT_TABLE",
         format!("{}-missing", t.table("RateLimitTable")),
     );
-    let users = users_function::router(env).await.expect("router");
+    let users = identity_function::router(env).await.expect("router");
     for _ in 0..2 {
         let answer = router::post_json(
             &users,

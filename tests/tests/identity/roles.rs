@@ -207,7 +207,7 @@ fn create(username: &str, password: &str) -> CustomResourceRequest {
 #[tokio::test]
 async fn the_bootstrap_is_idempotent_and_promotes_an_existing_account() {
     let t = TestStack::start().await;
-    let handler = users_bootstrap_function::handler(t.env("UsersBootstrapFunction"))
+    let handler = identity_bootstrap_function::handler(t.env("IdentityBootstrapFunction"))
         .await
         .unwrap();
     // Deploying again changes nothing: the password stays.

@@ -38,9 +38,9 @@ async fn health_checks_the_table() {
 
     // The same function code with its table gone answers 503 DOWN.
     let env = t
-        .env("UsersFunction")
+        .env("IdentityFunction")
         .with("USERS_TABLE", format!("{}-missing", t.stack_name));
-    let users = users_function::router(env).await.expect("router");
+    let users = identity_function::router(env).await.expect("router");
     let down = router::get(&users, "/api/users/actuator/health").await;
     assert_eq!(down.status, 503);
     assert_eq!(down.json(), json!({"status": "DOWN"}));

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use incident_metrics::{Analysis, Metrics, Outcome};
+use incidents_metrics::{Analysis, Metrics, Outcome};
 use platform::dynamo::Table;
 use platform::Clock;
 use serde_json::{json, Value};

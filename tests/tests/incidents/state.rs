@@ -223,7 +223,7 @@ async fn a_redelivered_message_finishes_a_half_done_reopen() {
     // that follows never committed.
     let (second, log) = one_log_message("ledger", 2);
     let incidents = incidents::Incidents::from_env(&env, &t.aws().await).unwrap();
-    let key = incident_metrics::store::batch_key([log.id.as_str()]);
+    let key = incidents_metrics::store::batch_key([log.id.as_str()]);
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     let part = incidents::groups::Part {
         message: key,

@@ -24,8 +24,8 @@ async fn recipe_routes_answer_503_when_dynamodb_is_down() {
     let generate = json!({"prompt": "Soup"}).to_string();
     let credentials = json!({"username": "outage2", "password": "abcd"}).to_string();
 
-    let users = users_function::router(
-        t.env("UsersFunction")
+    let users = identity_function::router(
+        t.env("IdentityFunction")
             .with("AWS_ENDPOINT_URL", dead.clone()),
     )
     .await

@@ -1,5 +1,0 @@
-//! Lambda entry point of the feed scheduler.
-
-fn main() -> Result<(), platform::BoxError> {
-    platform::lambda::start(feed_scheduler_function::handler)
-}

@@ -1,5 +1,0 @@
-//! Lambda entry point of the source sweeper.
-
-fn main() -> Result<(), platform::BoxError> {
-    platform::lambda::start(source_sweeper_function::handler)
-}

@@ -1,5 +1,0 @@
-//! Lambda entry point of the users function.
-
-fn main() -> Result<(), platform::BoxError> {
-    platform::lambda::start(users_function::router)
-}
