@@ -383,7 +383,7 @@ mod tests {
     use super::*;
 
     // The router's own tests, which send requests through it, are black-box tests in
-    // `tests/tests/genai/routes.rs`.
+    // `tests/tests/assistant/routes.rs`.
 
     #[test]
     fn the_contract_part_has_the_public_paths() {
