@@ -1,11 +1,42 @@
-//! The content service's errors as HTTP answers, in the detailed error body.
+//! The content function's failures: handlers return [`Error`], and `?` converts the domain's
+//! errors and the platform's. The router's error layer renders it in the detailed error body
+//! and logs its cause once.
 
+use axum::response::{IntoResponse, Response};
 use news::NewsError;
 use platform::ApiError;
 
+/// What a handler of this function fails with.
+#[derive(Debug)]
+pub struct Error(ApiError);
+
+impl From<ApiError> for Error {
+    fn from(error: ApiError) -> Self {
+        Self(error)
+    }
+}
+
+impl From<platform::Invalid> for Error {
+    fn from(invalid: platform::Invalid) -> Self {
+        Self(invalid.into())
+    }
+}
+
+impl From<NewsError> for Error {
+    fn from(error: NewsError) -> Self {
+        Self(to_api(error))
+    }
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        self.0.into_response()
+    }
+}
+
 /// The answer to a failed call on [`news::News`]: 400 naming the fields, 404, 503 when the
 /// table is busy or unreachable (worth a retry), else 500 with the details logged.
-pub fn to_api(error: NewsError) -> ApiError {
+fn to_api(error: NewsError) -> ApiError {
     match error {
         NewsError::Invalid(invalid) => invalid.into(),
         NewsError::SourceNotFound => ApiError::not_found("Source not found"),
@@ -14,13 +45,11 @@ pub fn to_api(error: NewsError) -> ApiError {
         NewsError::AccountGone => {
             ApiError::unauthorized("The account of this token no longer exists")
         }
-        NewsError::Accounts(e) => {
-            tracing::error!(reason = %e, "users service call failed");
-            ApiError::bad_gateway("The users service could not be reached")
-        }
+        NewsError::Accounts(e) => ApiError::bad_gateway("The users service could not be reached")
+            .caused_by(format!("users service call failed: {e}")),
         NewsError::Store(e) if e.is_unavailable() => {
-            tracing::warn!(error = %e, "content table unavailable");
             ApiError::unavailable("The content service is unavailable, try again")
+                .caused_by(format!("content table unavailable: {e}"))
         }
         NewsError::Store(e) => ApiError::internal("content table", e),
     }
