@@ -37,7 +37,7 @@
 //!   removals, far under one a second, so one partition; `MIGRATION#mark-index`: one write
 //!   per index-scheduler run (every 2 minutes) until the backfill has read the table.
 //!
-//! Every post write is one TransactWriteItems; [`posts`] checks DynamoDB's item and
+//! Every post write is one TransactWriteItems; `post_write` checks DynamoDB's item and
 //! transaction limits before sending one.
 
 pub mod cleanup;
@@ -45,6 +45,7 @@ pub mod comments;
 pub mod index_queue;
 pub mod mark_lists;
 pub mod moderation;
+mod post_write;
 pub mod posts;
 pub mod social;
 pub mod summaries;
