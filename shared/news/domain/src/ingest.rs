@@ -376,20 +376,7 @@ impl Ingest {
         };
         let claimed = state.next_fetch_at.clone();
         let now = self.clock.now();
-        if refresh.due.is_some() && refresh.due != claimed {
-            return Ok(RefreshReport {
-                skipped: true,
-                ..Default::default()
-            });
-        }
-        if !is_due(&state, now) {
-            // A hop of a longer wait, or a rescue of a chain that is not lost after all.
-            if refresh.due.is_some() {
-                self.queue
-                    .enqueue(refresh, now)
-                    .await
-                    .map_err(IngestError::Queue)?;
-            }
+        if self.skips(refresh, &state, now).await? {
             return Ok(RefreshReport {
                 skipped: true,
                 ..Default::default()
@@ -411,9 +398,8 @@ impl Ingest {
             etag: state.etag.clone(),
             last_modified: state.last_modified.clone(),
         };
-        let outcome = self.fetcher.fetch(&source.url, &validators).await;
-        let parsed = match outcome {
-            Ok(FetchOutcome::NotModified) => {
+        let error = match self.fetch_feed(&source.url, &validators).await {
+            Ok(None) => {
                 let healthy = self.healthy_state(validators);
                 self.record(source_id, &healthy, claimed.as_deref(), true, None)
                     .await?;
@@ -422,26 +408,7 @@ impl Ingest {
                     ..Default::default()
                 });
             }
-            Ok(FetchOutcome::Fetched {
-                body,
-                etag,
-                last_modified,
-                final_url,
-            }) => parse_feed(&body, &final_url)
-                .map(|feed| {
-                    (
-                        feed,
-                        Validators {
-                            etag,
-                            last_modified,
-                        },
-                    )
-                })
-                .map_err(IngestError::from),
-            Err(e) => Err(e.into()),
-        };
-        let error = match parsed {
-            Ok((feed, validators)) => {
+            Ok(Some((feed, validators))) => {
                 match self.store_entries(&source, &feed, PAGES_BUDGET, true).await {
                     Ok(report) => {
                         let mut title = feed.title.clone();
@@ -464,6 +431,68 @@ impl Ingest {
             }
             Err(error) => error,
         };
+        self.back_off(source_id, state, claimed.as_deref(), &error)
+            .await?;
+        Err(error)
+    }
+
+    /// Whether the message `refresh` is dropped at `now`: a repeat (its `due` is not the
+    /// source's next fetch time), or a source not due yet, whose hop is enqueued again.
+    async fn skips(
+        &self,
+        refresh: &FeedRefresh,
+        state: &FetchState,
+        now: DateTime<Utc>,
+    ) -> Result<bool, IngestError> {
+        if refresh.due.is_some() && refresh.due != state.next_fetch_at {
+            return Ok(true);
+        }
+        if !is_due(state, now) {
+            // A hop of a longer wait, or a rescue of a chain that is not lost after all.
+            if refresh.due.is_some() {
+                self.queue
+                    .enqueue(refresh, now)
+                    .await
+                    .map_err(IngestError::Queue)?;
+            }
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Fetches the feed at `url` with a conditional GET and parses it, with the validators
+    /// it came with; `None` when it is not modified.
+    async fn fetch_feed(
+        &self,
+        url: &str,
+        validators: &Validators,
+    ) -> Result<Option<(ParsedFeed, Validators)>, IngestError> {
+        match self.fetcher.fetch(url, validators).await? {
+            FetchOutcome::NotModified => Ok(None),
+            FetchOutcome::Fetched {
+                body,
+                etag,
+                last_modified,
+                final_url,
+            } => Ok(Some((
+                parse_feed(&body, &final_url)?,
+                Validators {
+                    etag,
+                    last_modified,
+                },
+            ))),
+        }
+    }
+
+    /// Backs the source off after a failed refresh: one more failure, its next fetch
+    /// doubling the interval per failure (up to a day), recorded like any refresh.
+    async fn back_off(
+        &self,
+        source_id: &str,
+        state: FetchState,
+        claimed: Option<&str>,
+        error: &IngestError,
+    ) -> Result<(), IngestError> {
         let failures = state.failures.saturating_add(1);
         let backoff = (REFRESH_INTERVAL_MINUTES << failures.min(7)).min(MAX_BACKOFF_MINUTES);
         let failed = FetchState {
@@ -472,11 +501,8 @@ impl Ingest {
             ..state
         };
         tracing::warn!(source_id, failures, backoff_minutes = backoff, error = %error, "feed refresh failed");
-        self.record(source_id, &failed, claimed.as_deref(), false, None)
-            .await?;
-        Err(error)
+        self.record(source_id, &failed, claimed, false, None).await
     }
-
     /// Enqueues the source's next refresh (due at `state`'s next fetch time), then records
     /// `state` conditional on the next fetch time still being `claimed`. A second delivery of
     /// the same refresh loses that race and records nothing; the message it enqueued carries
