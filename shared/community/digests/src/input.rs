@@ -326,27 +326,11 @@ impl PersistInput {
     /// `topics` uuids (at most 20); texts within their bounds.
     pub fn parse(raw: RawPersist) -> Result<Self, Invalid> {
         let mut errors = FieldErrors::new();
-        let digest_type = match raw.digest_type.as_deref() {
-            None => {
-                errors.add("digestType", "is required");
-                None
-            }
-            Some(t) => errors.check(DigestType::parse("digestType", t)),
-        };
-        let target_user = match (digest_type, raw.target_user_id.as_deref()) {
-            (Some(DigestType::Personal), None) => {
-                errors.add("targetUserId", "is required for a PERSONAL digest");
-                None
-            }
-            (Some(DigestType::Personal), Some(id)) => {
-                errors.check(UserId::parse("targetUserId", id))
-            }
-            (Some(DigestType::Public), Some(_)) => {
-                errors.add("targetUserId", "must be null for a PUBLIC digest");
-                None
-            }
-            _ => None,
-        };
+        let (digest_type, target_user) = digest_type_and_target(
+            &mut errors,
+            raw.digest_type.as_deref(),
+            raw.target_user_id.as_deref(),
+        );
         let date = match raw.digest_date.as_deref() {
             None => {
                 errors.add("digestDate", "is required");
@@ -357,50 +341,10 @@ impl PersistInput {
         let subtitle = errors.check(text("subtitle", raw.subtitle, bounds::SUBTITLE_CHARS));
         let summary = errors.check(text("summary", raw.summary, bounds::SUMMARY_CHARS));
         let model = errors.check(text("model", raw.model, bounds::MODEL_CHARS));
-        let events = match raw.events {
-            None => {
-                errors.add("events", "is required");
-                None
-            }
-            Some(events) if events.len() > MAX_PERSISTED_EVENTS => {
-                errors.add(
-                    "events",
-                    format!("must hold at most {MAX_PERSISTED_EVENTS} events"),
-                );
-                None
-            }
-            Some(events) => {
-                for (i, event) in events.iter().enumerate() {
-                    check_event(&mut errors, &format!("events[{i}]"), event);
-                }
-                Some(events)
-            }
-        };
+        let events = persisted_events(&mut errors, raw.events);
         let topics = raw.topics.unwrap_or_default();
-        if topics.len() > bounds::TOPICS {
-            errors.add(
-                "topics",
-                format!("must hold at most {} topics", bounds::TOPICS),
-            );
-        }
-        for (i, topic) in topics.iter().enumerate() {
-            if uuid::Uuid::parse_str(&topic.id).is_err() || topic.id.len() > 36 {
-                errors.add(format!("topics[{i}].id"), "must be a UUID");
-            }
-            if topic.name.trim().is_empty() || topic.name.chars().count() > 100 {
-                errors.add(format!("topics[{i}].name"), "must be 1 to 100 characters");
-            }
-        }
-        let generated_at = match raw.generated_at {
-            Some(at) if chrono::DateTime::parse_from_rfc3339(at.trim()).is_err() => {
-                errors.add("generatedAt", "must be an RFC 3339 date-time");
-                None
-            }
-            Some(at) => chrono::DateTime::parse_from_rfc3339(at.trim())
-                .ok()
-                .map(|t| platform::clock::rfc3339(t.with_timezone(&Utc))),
-            None => None,
-        };
+        check_topics(&mut errors, &topics);
+        let generated_at = generated_at(&mut errors, raw.generated_at);
         errors.finish()?;
         match (digest_type, date, events) {
             (Some(digest_type), Some(date), Some(events)) => Ok(Self {
@@ -419,6 +363,89 @@ impl PersistInput {
                 "digestType, digestDate and events are required",
             )),
         }
+    }
+}
+
+/// `digestType` (required) and `targetUserId`: a PERSONAL digest's user, none for PUBLIC.
+fn digest_type_and_target(
+    errors: &mut FieldErrors,
+    digest_type: Option<&str>,
+    target_user_id: Option<&str>,
+) -> (Option<DigestType>, Option<UserId>) {
+    let digest_type = match digest_type {
+        None => {
+            errors.add("digestType", "is required");
+            None
+        }
+        Some(t) => errors.check(DigestType::parse("digestType", t)),
+    };
+    let target_user = match (digest_type, target_user_id) {
+        (Some(DigestType::Personal), None) => {
+            errors.add("targetUserId", "is required for a PERSONAL digest");
+            None
+        }
+        (Some(DigestType::Personal), Some(id)) => errors.check(UserId::parse("targetUserId", id)),
+        (Some(DigestType::Public), Some(_)) => {
+            errors.add("targetUserId", "must be null for a PUBLIC digest");
+            None
+        }
+        _ => None,
+    };
+    (digest_type, target_user)
+}
+
+/// `events`: required, at most [`MAX_PERSISTED_EVENTS`], each checked.
+fn persisted_events(errors: &mut FieldErrors, events: Option<Vec<Event>>) -> Option<Vec<Event>> {
+    match events {
+        None => {
+            errors.add("events", "is required");
+            None
+        }
+        Some(events) if events.len() > MAX_PERSISTED_EVENTS => {
+            errors.add(
+                "events",
+                format!("must hold at most {MAX_PERSISTED_EVENTS} events"),
+            );
+            None
+        }
+        Some(events) => {
+            for (i, event) in events.iter().enumerate() {
+                check_event(errors, &format!("events[{i}]"), event);
+            }
+            Some(events)
+        }
+    }
+}
+
+/// `topics`: at most [`bounds::TOPICS`], each a uuid and a name of 1 to 100 characters.
+fn check_topics(errors: &mut FieldErrors, topics: &[TopicRef]) {
+    if topics.len() > bounds::TOPICS {
+        errors.add(
+            "topics",
+            format!("must hold at most {} topics", bounds::TOPICS),
+        );
+    }
+    for (i, topic) in topics.iter().enumerate() {
+        if uuid::Uuid::parse_str(&topic.id).is_err() || topic.id.len() > 36 {
+            errors.add(format!("topics[{i}].id"), "must be a UUID");
+        }
+        if topic.name.trim().is_empty() || topic.name.chars().count() > 100 {
+            errors.add(format!("topics[{i}].name"), "must be 1 to 100 characters");
+        }
+    }
+}
+
+/// `generatedAt`: an RFC 3339 date-time, written back in UTC.
+fn generated_at(errors: &mut FieldErrors, raw: Option<String>) -> Option<String> {
+    match raw {
+        Some(at) if chrono::DateTime::parse_from_rfc3339(at.trim()).is_err() => {
+            errors.add("generatedAt", "must be an RFC 3339 date-time");
+            None
+        }
+        Some(at) => chrono::DateTime::parse_from_rfc3339(at.trim())
+            .ok()
+            .map(|t| platform::clock::rfc3339(t.with_timezone(&Utc))),
+        None => None,
     }
 }
 
