@@ -279,12 +279,7 @@ fn convert_entry(
     extras: EntryExtras<'_>,
     base: Option<&Url>,
 ) -> ParsedEntry {
-    let link = entry
-        .links
-        .iter()
-        .filter(|l| is_alternate(l) && !is_attachment(l))
-        .chain(entry.links.iter().filter(|l| is_alternate(l)))
-        .find_map(|l| absolute(&l.href, base));
+    let link = entry_link(entry, base);
     // Links inside the body are relative to the article, else to the feed.
     let link_url = link.as_deref().and_then(|l| Url::parse(l).ok());
     let content_base = link_url.as_ref().or(base);
@@ -301,47 +296,10 @@ fn convert_entry(
         kind: text_kind(t.content_type.as_str()).unwrap_or(TextKind::Html),
     });
 
-    let paragraphs = match body {
-        Some(body) if !body.content.trim().is_empty() => text_paragraphs(body),
-        _ => summary_text.map(text_paragraphs).unwrap_or_default(),
-    };
-    let paragraphs = if paragraphs.is_empty() {
-        summary_text.map(text_paragraphs).unwrap_or_default()
-    } else {
-        paragraphs
-    };
-
-    let summary_source = summary_text
-        .map(|t| text_paragraphs(t).join(" "))
-        .filter(|s| !s.is_empty())
-        .or_else(|| Some(paragraphs.join(" ")).filter(|s| !s.is_empty()));
-    let summary = summary_source.map(|s| truncate_words(&s, MAX_SUMMARY_CHARS));
-
-    let title = entry
-        .title
-        .as_ref()
-        .map(|t| html_to_text(&t.content))
-        .filter(|t| !t.is_empty())
-        .or_else(|| {
-            summary
-                .as_deref()
-                .or(paragraphs.first().map(String::as_str))
-                .map(|s| truncate_words(s, MAX_FALLBACK_TITLE_CHARS))
-        })
-        .unwrap_or_else(|| "Untitled".to_string());
-
-    let author = entry
-        .authors
-        .iter()
-        .chain(feed.authors.iter())
-        .find_map(|p| {
-            p.name
-                .as_deref()
-                .map(|n| collapse_whitespace(n.trim_start_matches('(').trim_end_matches(')')))
-                .filter(|n| !n.is_empty())
-                .or_else(|| p.email.as_deref().map(collapse_whitespace))
-        })
-        .filter(|n| !n.is_empty());
+    let paragraphs = entry_paragraphs(body, summary_text);
+    let summary = entry_summary(summary_text, &paragraphs);
+    let title = entry_title(entry, summary.as_deref(), &paragraphs);
+    let author = entry_author(entry, feed);
 
     let published_at = entry.published.or(entry.updated);
 
@@ -367,6 +325,73 @@ fn convert_entry(
         topics,
         image_url,
     }
+}
+
+/// The entry's link, absolute: its first alternate link that is not an attachment, else
+/// its first alternate link.
+fn entry_link(entry: &Entry, base: Option<&Url>) -> Option<String> {
+    entry
+        .links
+        .iter()
+        .filter(|l| is_alternate(l) && !is_attachment(l))
+        .chain(entry.links.iter().filter(|l| is_alternate(l)))
+        .find_map(|l| absolute(&l.href, base))
+}
+
+/// The entry's paragraphs: its body's, else its summary's.
+fn entry_paragraphs(body: Option<Body<'_>>, summary_text: Option<Body<'_>>) -> Vec<String> {
+    let paragraphs = match body {
+        Some(body) if !body.content.trim().is_empty() => text_paragraphs(body),
+        _ => summary_text.map(text_paragraphs).unwrap_or_default(),
+    };
+    if paragraphs.is_empty() {
+        summary_text.map(text_paragraphs).unwrap_or_default()
+    } else {
+        paragraphs
+    }
+}
+
+/// The entry's summary, cut to [`MAX_SUMMARY_CHARS`]: its summary's text, else its
+/// paragraphs'.
+fn entry_summary(summary_text: Option<Body<'_>>, paragraphs: &[String]) -> Option<String> {
+    let summary_source = summary_text
+        .map(|t| text_paragraphs(t).join(" "))
+        .filter(|s| !s.is_empty())
+        .or_else(|| Some(paragraphs.join(" ")).filter(|s| !s.is_empty()));
+    summary_source.map(|s| truncate_words(&s, MAX_SUMMARY_CHARS))
+}
+
+/// The entry's title as text; without one, the start of its summary or first paragraph,
+/// else "Untitled".
+fn entry_title(entry: &Entry, summary: Option<&str>, paragraphs: &[String]) -> String {
+    entry
+        .title
+        .as_ref()
+        .map(|t| html_to_text(&t.content))
+        .filter(|t| !t.is_empty())
+        .or_else(|| {
+            summary
+                .or(paragraphs.first().map(String::as_str))
+                .map(|s| truncate_words(s, MAX_FALLBACK_TITLE_CHARS))
+        })
+        .unwrap_or_else(|| "Untitled".to_string())
+}
+
+/// The first name (without surrounding parentheses) or address of the entry's authors,
+/// else of the feed's.
+fn entry_author(entry: &Entry, feed: &Feed) -> Option<String> {
+    entry
+        .authors
+        .iter()
+        .chain(feed.authors.iter())
+        .find_map(|p| {
+            p.name
+                .as_deref()
+                .map(|n| collapse_whitespace(n.trim_start_matches('(').trim_end_matches(')')))
+                .filter(|n| !n.is_empty())
+                .or_else(|| p.email.as_deref().map(collapse_whitespace))
+        })
+        .filter(|n| !n.is_empty())
 }
 
 fn text_paragraphs(text: Body<'_>) -> Vec<String> {
