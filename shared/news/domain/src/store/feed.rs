@@ -167,6 +167,30 @@ impl ContentStore {
         window: &Window,
         size: u32,
     ) -> Result<ArticlePage, StoreError> {
+        let (live, total) = self.live_sources(sources, topic).await?;
+        let prefix = topic.map(source_topic_prefix).unwrap_or_default();
+        let streams = live
+            .iter()
+            .map(|id| Stream {
+                pk: source_pk(id),
+                prefix: prefix.clone(),
+                legacy: None,
+            })
+            .collect();
+        let before = window.cursor.as_ref().map(|c| c.before.as_str());
+        let merged = self
+            .merge(streams, before, window.skip, window.size)
+            .await?;
+        self.page_of(merged, window, size, total).await
+    }
+
+    /// The sources of `sources` that exist and are not retired, in the order asked, and how
+    /// many articles (of `topic`, when given) they hold, from their counters.
+    async fn live_sources(
+        &self,
+        sources: &[String],
+        topic: Option<&str>,
+    ) -> Result<(Vec<String>, u64), StoreError> {
         let table = self.table.name();
         let counts = sources.iter().map(|id| counts_key(id));
         let topic_counts: Vec<Item> = match topic {
@@ -227,20 +251,7 @@ impl ContentStore {
         }
         // The order asked, so reads (and ties) do not depend on BatchGetItem's order.
         live.sort_by_key(|id| sources.iter().position(|s| s == id));
-        let prefix = topic.map(source_topic_prefix).unwrap_or_default();
-        let streams = live
-            .iter()
-            .map(|id| Stream {
-                pk: source_pk(id),
-                prefix: prefix.clone(),
-                legacy: None,
-            })
-            .collect();
-        let before = window.cursor.as_ref().map(|c| c.before.as_str());
-        let merged = self
-            .merge(streams, before, window.skip, window.size)
-            .await?;
-        self.page_of(merged, window, size, total).await
+        Ok((live, total))
     }
 
     /// The page of a bucketed list (every article's, or a topic's): `streams(year)` are the
