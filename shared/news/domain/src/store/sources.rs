@@ -91,46 +91,7 @@ impl ContentStore {
         let stamp = retired.counts.string(table, RETIRED_AT)?;
         let articles = retired.counts.counter(table, "articleCount")?;
         let now = self.clock.timestamp();
-        let mut sets = vec![
-            "#url = :url",
-            "#title = :title",
-            "createdAt = :now",
-            "gsi1pk = :list",
-            "gsi1sk = :sk",
-        ];
-        // Counters and fetch state a source kept in its item before they were split off.
-        let mut removes = vec![
-            "#retiredAt",
-            "etag",
-            "lastModified",
-            "nextFetchAt",
-            "lastFetchedAt",
-            "failures",
-            "subscriberCount",
-            "articleCount",
-            FULL_TEXT,
-        ];
-        let mut values = Item::from([
-            (":url".to_string(), s(&new.url)),
-            (":title".to_string(), s(&new.title)),
-            (":now".to_string(), s(&now)),
-            (":list".to_string(), s(SOURCES)),
-            (":sk".to_string(), s(format!("{now}#{}", new.id))),
-        ]);
-        match &new.site_url {
-            Some(v) => {
-                sets.push("siteUrl = :site");
-                values.insert(":site".into(), s(v));
-            }
-            None => removes.push("siteUrl"),
-        }
-        match &new.description {
-            Some(v) => {
-                sets.push("description = :description");
-                values.insert(":description".into(), s(v));
-            }
-            None => removes.push("description"),
-        }
+        let (expression, values) = revived_source(new, &now);
         let mut tx = Transaction::new(&self.table);
         let counts = tx
             .update_builder(counts_key(&new.id))
@@ -142,11 +103,7 @@ impl ContentStore {
             .expression_attribute_values(":articles", n(articles));
         let update = tx
             .update_builder(source_key(&new.id))
-            .update_expression(format!(
-                "SET {} REMOVE {}",
-                sets.join(", "),
-                removes.join(", ")
-            ))
+            .update_expression(expression)
             .condition_expression("attribute_exists(pk)")
             .expression_attribute_names("#url", "url")
             .expression_attribute_names("#title", "title")
@@ -505,6 +462,53 @@ impl ContentStore {
             Err(e) => Err(e.into()),
         }
     }
+}
+
+/// The update of a revived source's item (`#url`, `#title` and `#retiredAt` named), and its
+/// values: the submission's fields, created `now` and listed again; the rest removed.
+fn revived_source(new: &NewSource, now: &str) -> (String, Item) {
+    let mut sets = vec![
+        "#url = :url",
+        "#title = :title",
+        "createdAt = :now",
+        "gsi1pk = :list",
+        "gsi1sk = :sk",
+    ];
+    // Counters and fetch state a source kept in its item before they were split off.
+    let mut removes = vec![
+        "#retiredAt",
+        "etag",
+        "lastModified",
+        "nextFetchAt",
+        "lastFetchedAt",
+        "failures",
+        "subscriberCount",
+        "articleCount",
+        FULL_TEXT,
+    ];
+    let mut values = Item::from([
+        (":url".to_string(), s(&new.url)),
+        (":title".to_string(), s(&new.title)),
+        (":now".to_string(), s(now)),
+        (":list".to_string(), s(SOURCES)),
+        (":sk".to_string(), s(format!("{now}#{}", new.id))),
+    ]);
+    match &new.site_url {
+        Some(v) => {
+            sets.push("siteUrl = :site");
+            values.insert(":site".into(), s(v));
+        }
+        None => removes.push("siteUrl"),
+    }
+    match &new.description {
+        Some(v) => {
+            sets.push("description = :description");
+            values.insert(":description".into(), s(v));
+        }
+        None => removes.push("description"),
+    }
+    let expression = format!("SET {} REMOVE {}", sets.join(", "), removes.join(", "));
+    (expression, values)
 }
 
 /// [`LIVE_COUNTS`] with its attribute name spelt out, for a condition check (which takes no
