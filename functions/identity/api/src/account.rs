@@ -8,10 +8,9 @@ use identity::input::{ProfileUpdate, SettingsUpdate};
 use identity::model::{Profile, Role, Settings, SummaryLength, Theme};
 use platform::http::Json;
 use platform::openapi::ErrorBody;
-use platform::ApiError;
 use utoipa::OpenApi;
 
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, NeedsUser};
 use crate::{AppState, Me};
 
@@ -50,8 +49,8 @@ pub(crate) struct AccountApi;
         (status = 404, description = "The account no longer exists", body = ErrorBody),
     )
 )]
-async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<Profile>, ApiError> {
-    let profile = state.identity.profile(&me).await.map_err(to_api)?;
+async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<Profile>, Error> {
+    let profile = state.identity.profile(&me).await?;
     Ok(axum::Json(profile))
 }
 
@@ -74,13 +73,9 @@ async fn update_me(
     State(state): State<AppState>,
     Me(me): Me,
     Json(update): Json<ProfileUpdate>,
-) -> Result<axum::Json<Profile>, ApiError> {
+) -> Result<axum::Json<Profile>, Error> {
     let change = update.parse()?;
-    let profile = state
-        .identity
-        .update_profile(&me, change)
-        .await
-        .map_err(to_api)?;
+    let profile = state.identity.update_profile(&me, change).await?;
     Ok(axum::Json(profile))
 }
 
@@ -104,14 +99,13 @@ async fn delete_me(
     State(state): State<AppState>,
     Me(me): Me,
     extensions: Extensions,
-) -> Result<StatusCode, ApiError> {
+) -> Result<StatusCode, Error> {
     let content = state.content(&extensions);
     let internal = state.internal(&extensions);
     state
         .identity
         .delete_account(&content, &internal, &internal, &me)
-        .await
-        .map_err(to_api)?;
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -130,8 +124,8 @@ async fn delete_me(
 async fn settings(
     State(state): State<AppState>,
     Me(me): Me,
-) -> Result<axum::Json<Settings>, ApiError> {
-    let settings = state.identity.settings(&me).await.map_err(to_api)?;
+) -> Result<axum::Json<Settings>, Error> {
+    let settings = state.identity.settings(&me).await?;
     Ok(axum::Json(settings))
 }
 
@@ -154,13 +148,9 @@ async fn update_settings(
     Me(me): Me,
     extensions: Extensions,
     Json(update): Json<SettingsUpdate>,
-) -> Result<axum::Json<Settings>, ApiError> {
+) -> Result<axum::Json<Settings>, Error> {
     let change = update.parse()?;
-    let settings = state
-        .identity
-        .update_settings(&me, change)
-        .await
-        .map_err(to_api)?;
+    let settings = state.identity.update_settings(&me, change).await?;
     // Followed-topic changes (this one and any a failed send left) go to the community
     // service; the settings are saved either way, and a change not delivered stays queued.
     if let Err(e) = state

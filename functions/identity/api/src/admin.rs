@@ -9,11 +9,11 @@ use identity::model::{Profile, UserId};
 use platform::auth::AdminUser;
 use platform::http::Json;
 use platform::openapi::{ErrorBody, SecuritySchemes};
-use platform::ApiError;
+use platform::FieldError;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::AppState;
 
 /// The longest page of the account directory.
@@ -63,13 +63,13 @@ struct PageQuery {
     limit: Option<String>,
 }
 
-fn page_size(raw: Option<&str>) -> Result<usize, ApiError> {
+fn page_size(raw: Option<&str>) -> Result<usize, FieldError> {
     let Some(raw) = raw else {
         return Ok(DEFAULT_PAGE);
     };
     match raw.trim().parse::<usize>() {
         Ok(n) if (1..=MAX_PAGE).contains(&n) => Ok(n),
-        _ => Err(ApiError::field(
+        _ => Err(FieldError::new(
             "limit",
             format!("must be a whole number from 1 to {MAX_PAGE}"),
         )),
@@ -95,18 +95,13 @@ async fn accounts(
     State(state): State<AppState>,
     _admin: AdminUser,
     Query(query): Query<PageQuery>,
-) -> Result<axum::Json<AccountPage>, ApiError> {
+) -> Result<axum::Json<AccountPage>, Error> {
     let limit = page_size(query.limit.as_deref())?;
     let cursor = query
         .cursor
         .map(|c| platform::validation::bounded_id("cursor", c))
-        .transpose()
-        .map_err(|e| ApiError::field(e.field, e.reason))?;
-    let page = state
-        .identity
-        .accounts(cursor.as_deref(), limit)
-        .await
-        .map_err(to_api)?;
+        .transpose()?;
+    let page = state.identity.accounts(cursor.as_deref(), limit).await?;
     Ok(axum::Json(AccountPage {
         users: page.accounts,
         next_cursor: page.next_cursor,
@@ -137,14 +132,12 @@ async fn set_roles(
     AdminUser(admin): AdminUser,
     Path(id): Path<String>,
     Json(input): Json<RoleChangeRequest>,
-) -> Result<axum::Json<Profile>, ApiError> {
-    let id = platform::validation::bounded_id("id", id)
-        .map_err(|e| ApiError::field(e.field, e.reason))?;
+) -> Result<axum::Json<Profile>, Error> {
+    let id = platform::validation::bounded_id("id", id)?;
     let roles = input.parse()?;
     let profile = state
         .identity
         .set_roles(&UserId::new(admin.id), &UserId::new(id), &roles)
-        .await
-        .map_err(to_api)?;
+        .await?;
     Ok(axum::Json(profile))
 }

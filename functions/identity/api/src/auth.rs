@@ -9,11 +9,10 @@ use identity::input::{Login, Registration};
 use identity::model::Profile;
 use platform::http::Json;
 use platform::openapi::ErrorBody;
-use platform::ApiError;
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, TooManyLogins};
 use crate::{no_store, AppState, Me};
 
@@ -48,9 +47,9 @@ pub(crate) struct AuthApi;
 async fn register(
     State(state): State<AppState>,
     Json(input): Json<Registration>,
-) -> Result<impl IntoResponse, ApiError> {
+) -> Result<impl IntoResponse, Error> {
     let account = input.parse()?;
-    let profile = state.identity.register(account).await.map_err(to_api)?;
+    let profile = state.identity.register(account).await?;
     Ok((StatusCode::CREATED, axum::Json(profile)))
 }
 
@@ -78,13 +77,13 @@ async fn login(
     State(state): State<AppState>,
     extensions: Extensions,
     Json(input): Json<Login>,
-) -> Result<impl IntoResponse, ApiError> {
+) -> Result<impl IntoResponse, Error> {
     let credentials = input.parse()?;
     state
         .login_brake
         .admit(&extensions, &credentials.username_key)
         .await?;
-    let issued = state.identity.login(credentials).await.map_err(to_api)?;
+    let issued = state.identity.login(credentials).await?;
     Ok(no_store(axum::Json(LoginToken {
         token: issued.token,
     })))
@@ -103,8 +102,8 @@ async fn login(
         NeedsLiveUser,
     )
 )]
-async fn refresh(State(state): State<AppState>, Me(me): Me) -> Result<impl IntoResponse, ApiError> {
-    let issued = state.identity.refresh(&me).await.map_err(to_api)?;
+async fn refresh(State(state): State<AppState>, Me(me): Me) -> Result<impl IntoResponse, Error> {
+    let issued = state.identity.refresh(&me).await?;
     Ok(no_store(axum::Json(LoginToken {
         token: issued.token,
     })))

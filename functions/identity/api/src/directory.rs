@@ -10,7 +10,7 @@ use platform::ApiError;
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::AppState;
 
 /// This resource's routes, under the function's prefix.
@@ -65,14 +65,10 @@ async fn internal_user(
     State(state): State<AppState>,
     _service: InternalService,
     Path(id): Path<String>,
-) -> Result<axum::Json<InternalUser>, ApiError> {
-    let id = UserId::new(
-        platform::validation::bounded_id("id", id)
-            .map_err(|e| ApiError::field(e.field, e.reason))?,
-    );
+) -> Result<axum::Json<InternalUser>, Error> {
+    let id = UserId::new(platform::validation::bounded_id("id", id)?);
     let (profile, settings) =
-        tokio::try_join!(state.identity.profile(&id), state.identity.settings(&id))
-            .map_err(to_api)?;
+        tokio::try_join!(state.identity.profile(&id), state.identity.settings(&id))?;
     Ok(axum::Json(InternalUser {
         display_name: profile
             .name
@@ -128,24 +124,19 @@ async fn internal_users(
     State(state): State<AppState>,
     _service: InternalService,
     platform::http::Query(query): platform::http::Query<DirectoryQuery>,
-) -> Result<axum::Json<InternalUserIds>, ApiError> {
+) -> Result<axum::Json<InternalUserIds>, Error> {
     let limit = match query.limit.as_deref().map(str::trim) {
         None => 100,
         Some(raw) => match raw.parse::<usize>() {
             Ok(n) if (1..=100).contains(&n) => n,
-            _ => return Err(ApiError::field("limit", "must be from 1 to 100")),
+            _ => return Err(ApiError::field("limit", "must be from 1 to 100").into()),
         },
     };
     let cursor = query
         .cursor
         .map(|c| platform::validation::bounded_id("cursor", c))
-        .transpose()
-        .map_err(|e| ApiError::field(e.field, e.reason))?
+        .transpose()?
         .filter(|c| !c.is_empty());
-    let (ids, next_cursor) = state
-        .identity
-        .user_ids(cursor.as_deref(), limit)
-        .await
-        .map_err(to_api)?;
+    let (ids, next_cursor) = state.identity.user_ids(cursor.as_deref(), limit).await?;
     Ok(axum::Json(InternalUserIds { ids, next_cursor }))
 }

@@ -1,12 +1,49 @@
 //! How identity's errors answer over HTTP: status, message and `details` of the error body.
+//! Handlers return [`Error`], and `?` converts the domain's errors and the platform's. The
+//! router's error layer renders it and logs its cause once.
 
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use identity::store::StoreError;
 use identity::IdentityError;
 use platform::{ApiError, ErrorKind};
 
+/// What a handler of this function fails with.
+#[derive(Debug)]
+pub struct Error(ApiError);
+
+impl From<ApiError> for Error {
+    fn from(error: ApiError) -> Self {
+        Self(error)
+    }
+}
+
+impl From<platform::Invalid> for Error {
+    fn from(invalid: platform::Invalid) -> Self {
+        Self(invalid.into())
+    }
+}
+
+impl From<platform::FieldError> for Error {
+    fn from(error: platform::FieldError) -> Self {
+        Self(ApiError::field(error.field, error.reason))
+    }
+}
+
+impl From<IdentityError> for Error {
+    fn from(error: IdentityError) -> Self {
+        Self(to_api(error))
+    }
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        self.0.into_response()
+    }
+}
+
 /// The answer to an identity operation that failed.
-pub fn to_api(e: IdentityError) -> ApiError {
+fn to_api(e: IdentityError) -> ApiError {
     match e {
         IdentityError::Invalid(invalid) => invalid.into(),
         IdentityError::UsernameTaken => taken("username"),
@@ -19,8 +56,8 @@ pub fn to_api(e: IdentityError) -> ApiError {
             ApiError::from(platform::Invalid::field("roles", reason))
         }
         IdentityError::Sessions(e) => {
-            tracing::warn!(error = %e, "sessions table unavailable");
             ApiError::unavailable("Sessions cannot be changed right now; try again")
+                .caused_by(format!("sessions table unavailable: {e}"))
         }
         IdentityError::AccountGone => {
             ApiError::unauthorized("The account of this token no longer exists")
@@ -47,16 +84,16 @@ pub fn to_api(e: IdentityError) -> ApiError {
             &format!("Scope {scope} is not allowed for this client"),
         ),
         IdentityError::Content(e) => {
-            tracing::error!(reason = %e, "content service call failed");
             ApiError::bad_gateway("The content service could not be reached")
+                .caused_by(format!("content service call failed: {e}"))
         }
         IdentityError::Community(e) => {
-            tracing::error!(reason = %e, "community service call failed");
             ApiError::bad_gateway("The community service could not be reached")
+                .caused_by(format!("community service call failed: {e}"))
         }
         IdentityError::Recipes(e) => {
-            tracing::error!(reason = %e, "recipe service call failed");
             ApiError::bad_gateway("The recipe service could not be reached")
+                .caused_by(format!("recipe service call failed: {e}"))
         }
         IdentityError::Store(e) => store_failure(e),
         IdentityError::Password(e) => ApiError::internal("password hash", e),
@@ -73,8 +110,8 @@ fn taken(field: &str) -> ApiError {
 /// A throttled or unreachable table is worth retrying (503); anything else is a fault (500).
 fn store_failure(e: StoreError) -> ApiError {
     if e.is_unavailable() {
-        tracing::warn!(error = %e, "users table unavailable");
         ApiError::unavailable("The users table is unavailable; try again")
+            .caused_by(format!("users table unavailable: {e}"))
     } else {
         ApiError::internal("users store", e)
     }

@@ -11,11 +11,10 @@ use base64::Engine;
 use identity::clients::{requested_scopes, ClientCredentials};
 use platform::http::form_pairs;
 use platform::openapi::ErrorBody;
-use platform::ApiError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::errors::{oauth_error, to_api};
+use crate::errors::{oauth_error, Error};
 use crate::{no_store, AppState};
 
 /// A client-credentials token request (RFC 6749 4.4), form-encoded.
@@ -91,7 +90,7 @@ pub async fn token(
     State(state): State<AppState>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<impl IntoResponse, ApiError> {
+) -> Result<impl IntoResponse, Error> {
     let form_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -101,7 +100,8 @@ pub async fn token(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "invalid_request",
             "Send the token request as application/x-www-form-urlencoded",
-        ));
+        )
+        .into());
     }
     let request = TokenRequest::from_form(&body);
     match request.grant_type.as_deref() {
@@ -110,7 +110,8 @@ pub async fn token(
                 StatusCode::BAD_REQUEST,
                 "invalid_request",
                 "grant_type is required",
-            ))
+            )
+            .into())
         }
         Some("client_credentials") => {}
         Some(_) => {
@@ -118,7 +119,8 @@ pub async fn token(
                 StatusCode::BAD_REQUEST,
                 "unsupported_grant_type",
                 "Only grant_type=client_credentials is supported",
-            ))
+            )
+            .into())
         }
     }
     let credentials = basic_credentials(&headers)
@@ -132,8 +134,7 @@ pub async fn token(
         })?;
     let grant = state
         .identity
-        .service_token(&credentials, requested_scopes(request.scope.as_deref()))
-        .map_err(to_api)?;
+        .service_token(&credentials, requested_scopes(request.scope.as_deref()))?;
     Ok(no_store(axum::Json(ServiceToken {
         access_token: grant.token.token,
         token_type: "Bearer",

@@ -14,11 +14,10 @@ use identity::recipes::{
 };
 use platform::http::Json;
 use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};
-use platform::ApiError;
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, NeedsUser, TooManyLogins};
 use crate::{no_store, AppState, LoginToken, Me};
 
@@ -97,13 +96,9 @@ pub(crate) fn openapi() -> utoipa::openapi::OpenApi {
 async fn register(
     State(state): State<AppState>,
     Json(input): Json<RecipeCredentials>,
-) -> Result<impl IntoResponse, ApiError> {
+) -> Result<impl IntoResponse, Error> {
     let account = input.parse()?;
-    state
-        .identity
-        .register_recipe_account(account)
-        .await
-        .map_err(to_api)?;
+    state.identity.register_recipe_account(account).await?;
     Ok((StatusCode::CREATED, message("User registered")))
 }
 
@@ -125,13 +120,13 @@ async fn login(
     State(state): State<AppState>,
     extensions: Extensions,
     Json(input): Json<RecipeCredentials>,
-) -> Result<impl IntoResponse, ApiError> {
+) -> Result<impl IntoResponse, Error> {
     let credentials = input.parse_login()?;
     state
         .login_brake
         .admit(&extensions, &credentials.username_key)
         .await?;
-    let issued = state.identity.login(credentials).await.map_err(to_api)?;
+    let issued = state.identity.login(credentials).await?;
     Ok(no_store(axum::Json(LoginToken {
         token: issued.token,
     })))
@@ -150,8 +145,8 @@ async fn login(
         (status = 404, description = "The account no longer exists", body = ErrorBody),
     )
 )]
-async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<RecipeUser>, ApiError> {
-    let user = state.identity.recipe_user(&me).await.map_err(to_api)?;
+async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<RecipeUser>, Error> {
+    let user = state.identity.recipe_user(&me).await?;
     Ok(axum::Json(user))
 }
 
@@ -177,13 +172,9 @@ async fn update_me(
     State(state): State<AppState>,
     Me(me): Me,
     Json(update): Json<RecipeUserUpdate>,
-) -> Result<impl IntoResponse, ApiError> {
+) -> Result<impl IntoResponse, Error> {
     let change = update.parse()?;
-    let renewed = state
-        .identity
-        .update_recipe_user(&me, change)
-        .await
-        .map_err(to_api)?;
+    let renewed = state.identity.update_recipe_user(&me, change).await?;
     Ok(no_store(axum::Json(UserUpdated {
         message: "User updated".to_string(),
         token: renewed.map(|r| r.token.token),

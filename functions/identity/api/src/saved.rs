@@ -7,10 +7,9 @@ use identity::input::SavedArticleIdsMerge;
 use identity::model::{SavedArticleId, SavedArticleIds};
 use platform::http::Json;
 use platform::openapi::ErrorBody;
-use platform::ApiError;
 use utoipa::OpenApi;
 
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, NeedsUser};
 use crate::{AppState, Me};
 
@@ -46,8 +45,8 @@ pub(crate) struct SavedApi;
 async fn saved(
     State(state): State<AppState>,
     Me(me): Me,
-) -> Result<axum::Json<SavedArticleIds>, ApiError> {
-    let saved = state.identity.saved_articles(&me).await.map_err(to_api)?;
+) -> Result<axum::Json<SavedArticleIds>, Error> {
+    let saved = state.identity.saved_articles(&me).await?;
     Ok(axum::Json(saved))
 }
 
@@ -70,19 +69,15 @@ async fn merge_saved(
     State(state): State<AppState>,
     Me(me): Me,
     Json(input): Json<SavedArticleIdsMerge>,
-) -> Result<axum::Json<SavedArticleIds>, ApiError> {
+) -> Result<axum::Json<SavedArticleIds>, Error> {
     let ids = input.parse()?;
-    let saved = state
-        .identity
-        .merge_saved_articles(&me, &ids)
-        .await
-        .map_err(to_api)?;
+    let saved = state.identity.merge_saved_articles(&me, &ids).await?;
     Ok(axum::Json(saved))
 }
 
 /// An article id from the path, or a 400 naming it.
-fn saved_article_id(raw: &str) -> Result<SavedArticleId, ApiError> {
-    SavedArticleId::parse("articleId", raw).map_err(|e| ApiError::from(platform::Invalid(vec![e])))
+fn saved_article_id(raw: &str) -> Result<SavedArticleId, platform::FieldError> {
+    SavedArticleId::parse("articleId", raw)
 }
 
 /// Saves an article for the user, on every device (idempotent).
@@ -103,13 +98,9 @@ async fn save_article(
     State(state): State<AppState>,
     Me(me): Me,
     Path(article_id): Path<String>,
-) -> Result<axum::Json<SavedArticleIds>, ApiError> {
+) -> Result<axum::Json<SavedArticleIds>, Error> {
     let article = saved_article_id(&article_id)?;
-    let saved = state
-        .identity
-        .save_article(&me, &article)
-        .await
-        .map_err(to_api)?;
+    let saved = state.identity.save_article(&me, &article).await?;
     Ok(axum::Json(saved))
 }
 
@@ -131,12 +122,8 @@ async fn unsave_article(
     State(state): State<AppState>,
     Me(me): Me,
     Path(article_id): Path<String>,
-) -> Result<axum::Json<SavedArticleIds>, ApiError> {
+) -> Result<axum::Json<SavedArticleIds>, Error> {
     let article = saved_article_id(&article_id)?;
-    let saved = state
-        .identity
-        .unsave_article(&me, &article)
-        .await
-        .map_err(to_api)?;
+    let saved = state.identity.unsave_article(&me, &article).await?;
     Ok(axum::Json(saved))
 }

@@ -10,10 +10,9 @@ use axum::Router;
 use identity::input::PasswordChangeRequest;
 use platform::http::Json;
 use platform::openapi::{ErrorBody, SecuritySchemes};
-use platform::ApiError;
 use utoipa::OpenApi;
 
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::responses::NeedsLiveUser;
 use crate::{no_store, AppState, LoginToken, Me};
 
@@ -57,13 +56,9 @@ async fn change_password(
     State(state): State<AppState>,
     Me(me): Me,
     Json(input): Json<PasswordChangeRequest>,
-) -> Result<impl IntoResponse, ApiError> {
+) -> Result<impl IntoResponse, Error> {
     let change = input.parse()?;
-    let renewed = state
-        .identity
-        .change_password(&me, change)
-        .await
-        .map_err(to_api)?;
+    let renewed = state.identity.change_password(&me, change).await?;
     Ok(no_store(axum::Json(LoginToken {
         token: renewed.token.token,
     })))
@@ -81,7 +76,7 @@ async fn change_password(
         NeedsLiveUser,
     )
 )]
-async fn end_sessions(State(state): State<AppState>, Me(me): Me) -> Result<StatusCode, ApiError> {
-    state.identity.end_sessions(&me).await.map_err(to_api)?;
+async fn end_sessions(State(state): State<AppState>, Me(me): Me) -> Result<StatusCode, Error> {
+    state.identity.end_sessions(&me).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -7,10 +7,9 @@ use axum::routing::{get, post};
 use axum::Router;
 use identity::model::{SourceId, Subscriptions};
 use identity::{IdentityError, SubscribedSource, Unsubscribed};
-use platform::ApiError;
 use utoipa::OpenApi;
 
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, NeedsUser, SubscriptionErrors};
 use crate::{AppState, Me};
 
@@ -32,8 +31,8 @@ pub(crate) fn routes() -> Router<AppState> {
 pub(crate) struct SubscriptionsApi;
 
 /// A source id from the path; one that cannot name a source is an unknown source.
-fn source_id(raw: &str) -> Result<SourceId, ApiError> {
-    SourceId::parse(raw).ok_or_else(|| to_api(IdentityError::SourceNotFound))
+fn source_id(raw: &str) -> Result<SourceId, IdentityError> {
+    SourceId::parse(raw).ok_or(IdentityError::SourceNotFound)
 }
 
 /// The sources the user subscribes to, enabled or not.
@@ -51,8 +50,8 @@ fn source_id(raw: &str) -> Result<SourceId, ApiError> {
 async fn subscriptions(
     State(state): State<AppState>,
     Me(me): Me,
-) -> Result<axum::Json<Subscriptions>, ApiError> {
-    let subscriptions = state.identity.subscriptions(&me).await.map_err(to_api)?;
+) -> Result<axum::Json<Subscriptions>, Error> {
+    let subscriptions = state.identity.subscriptions(&me).await?;
     Ok(axum::Json(subscriptions))
 }
 
@@ -76,14 +75,10 @@ async fn subscribe(
     Me(me): Me,
     Path(source_id_raw): Path<String>,
     extensions: Extensions,
-) -> Result<axum::Json<SubscribedSource>, ApiError> {
+) -> Result<axum::Json<SubscribedSource>, Error> {
     let source = source_id(&source_id_raw)?;
     let content = state.content(&extensions);
-    let subscribed = state
-        .identity
-        .subscribe(&content, &me, &source)
-        .await
-        .map_err(to_api)?;
+    let subscribed = state.identity.subscribe(&content, &me, &source).await?;
     Ok(axum::Json(subscribed))
 }
 
@@ -108,14 +103,10 @@ async fn unsubscribe(
     Me(me): Me,
     Path(source_id_raw): Path<String>,
     extensions: Extensions,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let source = source_id(&source_id_raw)?;
     let content = state.content(&extensions);
-    let outcome = state
-        .identity
-        .unsubscribe(&content, &me, &source)
-        .await
-        .map_err(to_api)?;
+    let outcome = state.identity.unsubscribe(&content, &me, &source).await?;
     Ok(match outcome {
         Unsubscribed::SourceRemains(source) => axum::Json(source).into_response(),
         Unsubscribed::SourceDeleted => StatusCode::NO_CONTENT.into_response(),
