@@ -5,9 +5,9 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use platform::auth::InternalService;
 use platform::openapi::ErrorBody;
-use platform::{ApiError, Invalid};
+use platform::Invalid;
 
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::AppState;
 
 /// Starts the cleanup of a deleted account: from this answer on the user can create no
@@ -31,7 +31,7 @@ pub(crate) async fn forget_account(
     State(state): State<AppState>,
     _service: InternalService,
     Path(id): Path<String>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<StatusCode, Error> {
     let user = uuid::Uuid::parse_str(&id)
         .map_err(|_| Invalid::field("id", "must be a UUID"))?
         .hyphenated()
@@ -39,7 +39,6 @@ pub(crate) async fn forget_account(
     state
         .recipes
         .forget_account(&user, &state.cleanup_queue)
-        .await
-        .map_err(to_api)?;
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }

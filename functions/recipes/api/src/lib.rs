@@ -31,7 +31,7 @@ use platform::http::{Json, Query};
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, TableUnavailable};
 use platform::otel::Otel;
 use platform::tokens::{InternalToken, TokenVerifier};
-use platform::{ApiError, BoxError, Clock, Env, ErrorStyle, FieldError, Invalid};
+use platform::{BoxError, Clock, Env, ErrorStyle, FieldError, Invalid};
 use recipes::input::{AskRequest, GenerateRequest, NutrientsRequest, RawRecipeInput, RecipePatch};
 use recipes::model::{
     InstructionStep, Language, Recipe, RecipeId, RecipeIngredient, RecipeInput, RecipeNutrients,
@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
 use crate::brake::{AiBrake, TooManyAiRequests};
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::identity::Identity;
 
 /// The public path prefix of this route family.
@@ -196,13 +196,9 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// A path's recipe id: an integer of at least 1, else a 400 naming `recipeId`.
-fn recipe_id(raw: &str) -> Result<RecipeId, ApiError> {
-    RecipeId::parse(raw).ok_or_else(|| {
-        ApiError::from(Invalid::field(
-            "recipeId",
-            "must be an integer of at least 1",
-        ))
-    })
+fn recipe_id(raw: &str) -> Result<RecipeId, Invalid> {
+    RecipeId::parse(raw)
+        .ok_or_else(|| Invalid::field("recipeId", "must be an integer of at least 1"))
 }
 
 /// The list's page.
@@ -236,7 +232,7 @@ async fn list(
     State(state): State<AppState>,
     user: AuthUser,
     Query(query): Query<ListQuery>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let mut errors = Vec::new();
     let limit = match query.limit.as_deref() {
         None => Some(MAX_PAGE),
@@ -262,11 +258,7 @@ async fn list(
         return Err(Invalid(errors).into());
     }
     let limit = limit.unwrap_or(MAX_PAGE);
-    let page = state
-        .recipes
-        .list(&user.id, after, limit)
-        .await
-        .map_err(to_api)?;
+    let page = state.recipes.list(&user.id, after, limit).await?;
     let next = page.recipes.last().filter(|_| page.more).map(|last| {
         format!(
             "<{LIST_PATH}?limit={limit}&after={}>; rel=\"next\"",
@@ -309,13 +301,9 @@ async fn create(
     State(state): State<AppState>,
     user: AuthUser,
     Json(input): Json<RawRecipeInput>,
-) -> Result<impl IntoResponse, ApiError> {
+) -> Result<impl IntoResponse, Error> {
     let input = input.parse()?;
-    let id = state
-        .recipes
-        .create(&user.id, input)
-        .await
-        .map_err(to_api)?;
+    let id = state.recipes.create(&user.id, input).await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(CreatedRecipe { id: id.get() }),
@@ -341,9 +329,9 @@ async fn read(
     State(state): State<AppState>,
     user: AuthUser,
     Path(raw): Path<String>,
-) -> Result<axum::Json<Recipe>, ApiError> {
+) -> Result<axum::Json<Recipe>, Error> {
     let id = recipe_id(&raw)?;
-    let recipe = state.recipes.open(&user.id, id).await.map_err(to_api)?;
+    let recipe = state.recipes.open(&user.id, id).await?;
     Ok(axum::Json(recipe))
 }
 
@@ -370,14 +358,10 @@ async fn update(
     user: AuthUser,
     Path(raw): Path<String>,
     Json(patch): Json<RecipePatch>,
-) -> Result<axum::Json<Recipe>, ApiError> {
+) -> Result<axum::Json<Recipe>, Error> {
     let id = recipe_id(&raw)?;
     let change = patch.parse()?;
-    let recipe = state
-        .recipes
-        .update(&user.id, id, change)
-        .await
-        .map_err(to_api)?;
+    let recipe = state.recipes.update(&user.id, id, change).await?;
     Ok(axum::Json(recipe))
 }
 
@@ -419,15 +403,11 @@ async fn generate(
     extensions: Extensions,
     headers: HeaderMap,
     Json(input): Json<GenerateRequest>,
-) -> Result<axum::Json<Vec<RecipeInput>>, ApiError> {
+) -> Result<axum::Json<Vec<RecipeInput>>, Error> {
     let request = input.parse()?;
     state.brake.admit(&user.id).await?;
     let caller = state.caller(&extensions, &headers);
-    let recipes = state
-        .recipes
-        .generate(&caller, request)
-        .await
-        .map_err(to_api)?;
+    let recipes = state.recipes.generate(&caller, request).await?;
     Ok(axum::Json(recipes))
 }
 
@@ -456,10 +436,10 @@ async fn nutrients(
     State(state): State<AppState>,
     user: AuthUser,
     Json(input): Json<NutrientsRequest>,
-) -> Result<axum::Json<ComputedNutrients>, ApiError> {
+) -> Result<axum::Json<ComputedNutrients>, Error> {
     let recipe = input.parse()?;
     state.brake.admit(&user.id).await?;
-    let computed = state.recipes.nutrients(&recipe).await.map_err(to_api)?;
+    let computed = state.recipes.nutrients(&recipe).await?;
     Ok(axum::Json(computed))
 }
 
@@ -494,11 +474,11 @@ async fn ask(
     extensions: Extensions,
     headers: HeaderMap,
     Json(input): Json<AskRequest>,
-) -> Result<axum::Json<AskResponse>, ApiError> {
+) -> Result<axum::Json<AskResponse>, Error> {
     let request = input.parse()?;
     state.brake.admit(&user.id).await?;
     let caller = state.caller(&extensions, &headers);
-    let response = state.recipes.ask(&caller, request).await.map_err(to_api)?;
+    let response = state.recipes.ask(&caller, request).await?;
     Ok(axum::Json(AskResponse { response }))
 }
 
