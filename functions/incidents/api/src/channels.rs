@@ -7,8 +7,8 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Router;
 use incidents::channels::{
-    parse_channel, Channel, ChannelRequest, ChannelWithSecret, Channels, ChannelsError, Delivery,
-    Target, MAX_CHANNELS, MAX_DELIVERIES,
+    parse_channel, Channel, ChannelRequest, ChannelWithSecret, Channels, Delivery, Target,
+    MAX_DELIVERIES,
 };
 use incidents::model::Severity;
 use platform::auth::OperatorUser;
@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, OpenApi};
 
+use crate::errors::Error;
 use crate::AppState;
 
 pub(crate) fn routes() -> Router<AppState> {
@@ -46,21 +47,6 @@ pub(crate) struct ChannelsApi;
 
 fn channels(state: &AppState) -> Channels {
     Channels::new(state.incidents.store().table().clone())
-}
-
-fn to_api(error: ChannelsError) -> ApiError {
-    match error {
-        ChannelsError::Full => ApiError::field(
-            "body",
-            format!("at most {MAX_CHANNELS} notification channels"),
-        ),
-        ChannelsError::NotFound => ApiError::not_found("Notification channel not found"),
-        ChannelsError::Dynamo(e) => store_error(e),
-    }
-}
-
-fn store_error(e: platform::dynamo::DynamoError) -> ApiError {
-    crate::errors::to_api(incidents::IncidentsError::Store(e))
 }
 
 /// The channel as shown: an e-mail channel with SNS's word on its confirmation.
@@ -95,8 +81,8 @@ fn channel_id(raw: &str) -> Result<(), ApiError> {
 async fn list_channels(
     State(state): State<AppState>,
     _user: OperatorUser,
-) -> Result<axum::Json<Vec<Channel>>, ApiError> {
-    let all = channels(&state).all().await.map_err(store_error)?;
+) -> Result<axum::Json<Vec<Channel>>, Error> {
+    let all = channels(&state).all().await?;
     let shown = futures::future::join_all(all.into_iter().map(|c| shown(&state, c))).await;
     Ok(axum::Json(shown))
 }
@@ -124,15 +110,12 @@ async fn create_channel(
     State(state): State<AppState>,
     _user: OperatorUser,
     Json(body): Json<Value>,
-) -> Result<(StatusCode, axum::Json<Channel>), ApiError> {
-    let input = parse_channel(&body).map_err(ApiError::from)?;
+) -> Result<(StatusCode, axum::Json<Channel>), Error> {
+    let input = parse_channel(&body)?;
     let store = channels(&state);
     if let Some(to) = &input.escalate_to {
-        if store.get(to).await.map_err(store_error)?.is_none() {
-            return Err(ApiError::field(
-                "escalateTo",
-                "names no notification channel",
-            ));
+        if store.get(to).await?.is_none() {
+            return Err(ApiError::field("escalateTo", "names no notification channel").into());
         }
     }
     let id = uuid::Uuid::new_v4().to_string();
@@ -141,8 +124,8 @@ async fn create_channel(
     let subscription = match &input.target {
         Target::Email { address } => {
             Some(state.email.subscribe(&id, address).await.map_err(|error| {
-                tracing::error!(%error, "SNS subscribe failed");
                 ApiError::unavailable("The e-mail service is unavailable; try again")
+                    .caused_by(format!("SNS subscribe failed: {error}"))
             })?)
         }
         Target::Webhook { .. } => None,
@@ -156,7 +139,7 @@ async fn create_channel(
             if let Some(arn) = &subscription {
                 unsubscribe(&state, arn).await;
             }
-            Err(to_api(error))
+            Err(error.into())
         }
     }
 }
@@ -180,12 +163,11 @@ async fn channel(
     State(state): State<AppState>,
     _user: OperatorUser,
     Path(id): Path<String>,
-) -> Result<axum::Json<Channel>, ApiError> {
+) -> Result<axum::Json<Channel>, Error> {
     channel_id(&id)?;
     let stored = channels(&state)
         .get(&id)
-        .await
-        .map_err(store_error)?
+        .await?
         .ok_or_else(|| ApiError::not_found("Notification channel not found"))?;
     Ok(axum::Json(shown(&state, stored).await))
 }
@@ -218,15 +200,11 @@ async fn delete_channel(
     State(state): State<AppState>,
     _user: OperatorUser,
     Path(id): Path<String>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<StatusCode, Error> {
     channel_id(&id)?;
     let store = channels(&state);
-    let subscription = store
-        .get(&id)
-        .await
-        .map_err(store_error)?
-        .and_then(|c| c.subscription_arn);
-    store.delete(&id).await.map_err(to_api)?;
+    let subscription = store.get(&id).await?.and_then(|c| c.subscription_arn);
+    store.delete(&id).await?;
     if let Some(arn) = &subscription {
         unsubscribe(&state, arn).await;
     }
@@ -262,7 +240,7 @@ async fn deliveries(
     _user: OperatorUser,
     Path(id): Path<String>,
     Query(query): Query<DeliveriesQuery>,
-) -> Result<axum::Json<Vec<Delivery>>, ApiError> {
+) -> Result<axum::Json<Vec<Delivery>>, Error> {
     channel_id(&id)?;
     let limit = match query.limit.as_deref().map(str::trim) {
         None => 50,
@@ -272,15 +250,14 @@ async fn deliveries(
                 return Err(ApiError::field(
                     "limit",
                     format!("must be an integer from 1 to {MAX_DELIVERIES}"),
-                ))
+                )
+                .into())
             }
         },
     };
     let store = channels(&state);
-    if store.get(&id).await.map_err(store_error)?.is_none() {
-        return Err(ApiError::not_found("Notification channel not found"));
+    if store.get(&id).await?.is_none() {
+        return Err(ApiError::not_found("Notification channel not found").into());
     }
-    Ok(axum::Json(
-        store.deliveries(&id, limit).await.map_err(store_error)?,
-    ))
+    Ok(axum::Json(store.deliveries(&id, limit).await?))
 }
