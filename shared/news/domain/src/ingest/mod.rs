@@ -1,29 +1,25 @@
 //! Feed ingestion: what happens when a feed is submitted and whenever it is refreshed.
 
-use std::collections::HashSet;
-use std::sync::Mutex;
+mod pages;
+mod queue;
+mod schedule;
 
 use chrono::{DateTime, Duration, Utc};
-use platform::aws::Sqs;
 use platform::clock::rfc3339;
-use platform::{Clock, ConfigError, Env};
-
-use futures::StreamExt;
+use platform::Clock;
 
 use crate::fetch::{FeedFetcher, FetchError, FetchOutcome, Validators};
-use crate::fulltext::{FullTextMode, PageReader, MAX_PAGES_PER_REFRESH};
+use crate::fulltext::PageReader;
 use crate::model::{Source, TopicRef};
 use crate::parse::{parse_feed, ParseError, ParsedFeed};
 use crate::store::{
-    cut_to_bytes, fit_article, ContentStore, FetchState, NewArticle, NewSource, PendingPage,
-    StoreError, Upsert, MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
+    cut_to_bytes, fit_article, ContentStore, FetchState, NewArticle, NewSource, StoreError, Upsert,
+    MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
 };
 use crate::url::{normalise_feed_url, source_id, FeedUrlError};
 
 /// How often a healthy source is refreshed, and the longest back-off for a failing one.
 pub const REFRESH_INTERVAL_MINUTES: i64 = 15;
-/// The longest delay SQS gives a message (15 minutes): a longer wait takes several hops.
-pub const MAX_DELAY_SECONDS: i64 = 900;
 pub const MAX_BACKOFF_MINUTES: i64 = 24 * 60;
 
 /// Why a submission or a refresh failed.
@@ -40,15 +36,6 @@ pub enum IngestError {
     /// The source's next refresh could not be enqueued: the refresh is to be tried again.
     #[error("feed queue: {0}")]
     Queue(String),
-}
-
-/// Why a feed queue message could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum MessageError {
-    #[error("not a feed refresh message: {0}")]
-    Malformed(#[from] serde_json::Error),
-    #[error("sourceId must not be blank")]
-    BlankSourceId,
 }
 
 /// What one refresh did.
@@ -76,91 +63,6 @@ pub struct RefreshReport {
     pub gone: bool,
 }
 
-/// The feed queue's message: refresh this source. Each source has one chain of them: a
-/// refresh enqueues the next, delayed until it is due, carrying the next fetch time it
-/// recorded as `due`; a message whose `due` is no longer the source's next fetch time is a
-/// repeat (a redelivery, or a second chain) and is dropped. Without `due` (a rescue of a
-/// source whose chain was lost), the source is refreshed if it is due.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FeedRefresh {
-    pub source_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub due: Option<String>,
-}
-
-impl FeedRefresh {
-    pub fn new(source_id: impl Into<String>) -> Self {
-        Self {
-            source_id: source_id.into(),
-            due: None,
-        }
-    }
-
-    /// The message of the refresh due at `due`.
-    pub fn due(source_id: impl Into<String>, due: impl Into<String>) -> Self {
-        Self {
-            source_id: source_id.into(),
-            due: Some(due.into()),
-        }
-    }
-
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
-
-    /// Reads a message body; the source id must be present and not blank.
-    pub fn parse(body: &str) -> Result<Self, MessageError> {
-        let refresh: Self = serde_json::from_str(body)?;
-        if refresh.source_id.trim().is_empty() {
-            return Err(MessageError::BlankSourceId);
-        }
-        Ok(refresh)
-    }
-}
-
-/// The feed queue (`FEED_QUEUE_URL`): each source's next refresh, delayed until it is due.
-#[derive(Clone, Debug)]
-pub struct RefreshQueue {
-    sqs: Sqs,
-    url: String,
-}
-
-impl RefreshQueue {
-    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
-        Self {
-            sqs,
-            url: url.into(),
-        }
-    }
-
-    /// The queue named by `FEED_QUEUE_URL`.
-    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
-        Ok(Self::new(sqs, env.require("FEED_QUEUE_URL")?))
-    }
-
-    /// Enqueues `refresh`, delayed until its `due` time (at most SQS's 15 minutes; a message
-    /// that arrives early is enqueued again).
-    pub async fn enqueue(&self, refresh: &FeedRefresh, now: DateTime<Utc>) -> Result<(), String> {
-        let delay = refresh
-            .due
-            .as_deref()
-            .and_then(|due| DateTime::parse_from_rfc3339(due).ok())
-            .map_or(0, |due| (due.with_timezone(&Utc) - now).num_seconds())
-            .clamp(0, MAX_DELAY_SECONDS);
-        self.sqs
-            .client()
-            .send_message()
-            .queue_url(&self.url)
-            .message_body(refresh.to_json())
-            .delay_seconds(i32::try_from(delay).unwrap_or(0))
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| e.to_string())
-    }
-}
-
 /// Fetching, parsing and storing feeds: for a submitted URL and for each refresh.
 #[derive(Clone, Debug)]
 pub struct Ingest {
@@ -170,104 +72,13 @@ pub struct Ingest {
     queue: RefreshQueue,
     clock: Clock,
 }
-
-/// A page a refresh fetches: of a new article (its index), or one an earlier refresh left.
-enum PageJob {
-    New(usize, String),
-    Pending(PendingPage),
-}
-
-/// What a [`PageJob`] did: a new article's text, or whether a stored article got its text.
-enum PageDone {
-    New(usize, Option<Vec<String>>),
-    Stored(bool),
-}
-
-/// Article pages fetched at once in one refresh (the per-host gap still spaces one host's).
-const PAGE_CONCURRENCY: usize = 4;
 /// The longest a refresh waits for article pages; those not in by then keep the excerpt.
 const PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(8);
 /// The same for a submission, which a user waits for inside the content function's 15 s.
 const SUBMIT_PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// Whether a source with this fetch state should be refreshed at `now`.
-pub fn is_due(state: &FetchState, now: DateTime<Utc>) -> bool {
-    match state
-        .next_fetch_at
-        .as_deref()
-        .map(DateTime::parse_from_rfc3339)
-    {
-        Some(Ok(next)) => next <= now,
-        // Never fetched, or an unreadable time: fetch rather than let the source go stale.
-        _ => true,
-    }
-}
-
-/// How long past its next fetch time a source's chain of refreshes counts as lost (a healthy
-/// chain is never more than a queue's backlog late).
-pub const LOST_AFTER_MINUTES: i64 = 60;
-
-/// The scheduler's side of ingestion: a bounded walk over the sources, a page per run, that
-/// starts the chain of refreshes of a source that has none (its message dead-lettered, or
-/// the source written before chains) and finds the sources to sweep.
-#[derive(Clone, Debug)]
-pub struct RefreshSchedule {
-    store: ContentStore,
-}
-
-/// What one step of the walk found.
-#[derive(Debug, Clone, Default)]
-pub struct WalkStep {
-    /// Sources whose chain of refreshes is lost: each to be enqueued (without `due`).
-    pub lost: Vec<String>,
-    /// Sources nobody subscribed to within the grace period.
-    pub abandoned: Vec<String>,
-    /// Sources whose rows of each topic are not all written yet: each to be backfilled.
-    pub backfills: Vec<String>,
-    /// Where the next step starts; `None` once the walk reached the end of the list.
-    pub next: Option<String>,
-    /// Sources looked at.
-    pub walked: usize,
-}
-
-impl RefreshSchedule {
-    pub fn new(store: ContentStore) -> Self {
-        Self { store }
-    }
-
-    /// One page of at most `limit` sources after `after`, at `now`.
-    pub async fn walk(
-        &self,
-        after: Option<&str>,
-        limit: usize,
-        now: DateTime<Utc>,
-        grace: Duration,
-    ) -> Result<WalkStep, StoreError> {
-        let page = self.store.sources_page(after, limit).await?;
-        let older_than = |time: &str, age: Duration| {
-            DateTime::parse_from_rfc3339(time).is_ok_and(|t| t.with_timezone(&Utc) + age <= now)
-        };
-        let mut step = WalkStep {
-            next: page.next,
-            walked: page.sources.len(),
-            backfills: page.backfills,
-            ..WalkStep::default()
-        };
-        for (source, state) in page.sources {
-            let lost = match state.next_fetch_at.as_deref() {
-                Some(next) => older_than(next, Duration::minutes(LOST_AFTER_MINUTES)),
-                None => true,
-            };
-            if lost {
-                step.lost.push(source.id.clone());
-            }
-            if source.subscriber_count <= 0 && older_than(&source.created_at, grace) {
-                step.abandoned.push(source.id);
-            }
-        }
-        Ok(step)
-    }
-}
+pub use self::queue::{FeedRefresh, MessageError, RefreshQueue, MAX_DELAY_SECONDS};
+pub use self::schedule::{is_due, RefreshSchedule, WalkStep, LOST_AFTER_MINUTES};
 
 /// A stable article id: the same entry of the same source always gets the same id, so a
 /// refetch or a redelivered message cannot duplicate it.
@@ -601,120 +412,6 @@ impl Ingest {
             }
         }
         Ok(report)
-    }
-
-    /// Fetches the pages a refresh has room for (`MAX_PAGES_PER_REFRESH`, within `budget`):
-    /// first those earlier refreshes left (when `take_pending`), each claimed before its
-    /// fetch and its text written into the stored article; then the new articles that the
-    /// source's [`FullTextMode`] wants, whose text replaces their feed text before they are
-    /// stored. New articles left without a turn are listed for later refreshes; articles
-    /// already stored are never fetched as new. Returns how many got their text and how many
-    /// were left for later.
-    async fn add_full_text(
-        &self,
-        source: &Source,
-        articles: &mut [NewArticle],
-        budget: std::time::Duration,
-        take_pending: bool,
-    ) -> Result<(usize, usize), StoreError> {
-        if source.full_text == FullTextMode::Off {
-            return Ok((0, 0));
-        }
-        let pending = if take_pending {
-            self.store
-                .pending_pages(&source.id, MAX_PAGES_PER_REFRESH)
-                .await?
-        } else {
-            Vec::new()
-        };
-        let wanted: Vec<&str> = articles
-            .iter()
-            .filter(|a| a.link.is_some() && source.full_text.wants(&a.paragraphs))
-            .map(|a| a.id.as_str())
-            .collect();
-        let stored = if wanted.is_empty() {
-            HashSet::new()
-        } else {
-            self.store.existing_article_ids(&wanted).await?
-        };
-        // A feed may repeat an entry: its page is fetched once.
-        let mut seen = HashSet::new();
-        let fresh: Vec<(usize, String)> = articles
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| source.full_text.wants(&a.paragraphs) && !stored.contains(&a.id))
-            .filter(|(_, a)| seen.insert(a.id.clone()))
-            .filter_map(|(i, a)| a.link.clone().map(|link| (i, link)))
-            .collect();
-        let room = MAX_PAGES_PER_REFRESH.saturating_sub(pending.len());
-        let jobs = pending.into_iter().map(PageJob::Pending).chain(
-            fresh
-                .iter()
-                .take(room)
-                .map(|(i, link)| PageJob::New(*i, link.clone())),
-        );
-        let started: Mutex<HashSet<usize>> = Mutex::default();
-        let work: Vec<_> = jobs
-            .map(|job| self.page_job(&source.id, job, &started))
-            .collect();
-        let outcomes: Vec<Result<PageDone, StoreError>> = futures::stream::iter(work)
-            .buffer_unordered(PAGE_CONCURRENCY)
-            .take_until(tokio::time::sleep(budget))
-            .collect()
-            .await;
-        let mut added = 0;
-        for outcome in outcomes {
-            match outcome? {
-                PageDone::New(i, Some(paragraphs)) => {
-                    if let Some(article) = articles.get_mut(i) {
-                        article.paragraphs = paragraphs;
-                        added += 1;
-                    }
-                }
-                PageDone::Stored(true) => added += 1,
-                PageDone::New(_, None) | PageDone::Stored(false) => {}
-            }
-        }
-        // A page asked for once is not asked for again, even when the budget cut it short.
-        let started = started.into_inner().unwrap_or_default();
-        let later: Vec<&NewArticle> = fresh
-            .iter()
-            .filter(|(i, _)| !started.contains(i))
-            .filter_map(|(i, _)| articles.get(*i))
-            .collect();
-        self.store.add_pending_pages(&later).await?;
-        Ok((added, later.len()))
-    }
-
-    /// Fetches one page of `source_id`; a left one is claimed first and its text written into
-    /// the stored article.
-    async fn page_job(
-        &self,
-        source_id: &str,
-        job: PageJob,
-        started: &Mutex<HashSet<usize>>,
-    ) -> Result<PageDone, StoreError> {
-        match job {
-            PageJob::New(i, link) => {
-                if let Ok(mut started) = started.lock() {
-                    started.insert(i);
-                }
-                Ok(PageDone::New(i, self.pages.full_text(&link).await))
-            }
-            PageJob::Pending(page) => {
-                if !self.store.claim_pending_page(source_id, &page).await? {
-                    return Ok(PageDone::Stored(false));
-                }
-                let Some(paragraphs) = self.pages.full_text(&page.link).await else {
-                    return Ok(PageDone::Stored(false));
-                };
-                let stored = self
-                    .store
-                    .set_article_paragraphs(&page.article_id, &paragraphs)
-                    .await?;
-                Ok(PageDone::Stored(stored))
-            }
-        }
     }
 
     /// The state after a successful fetch: these validators, due again after the interval.

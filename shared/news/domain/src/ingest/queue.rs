@@ -1,0 +1,102 @@
+//! The feed queue: each source's chain of refresh messages.
+
+use chrono::{DateTime, Utc};
+use platform::aws::Sqs;
+use platform::{ConfigError, Env};
+
+/// The longest delay SQS gives a message (15 minutes): a longer wait takes several hops.
+pub const MAX_DELAY_SECONDS: i64 = 900;
+
+/// Why a feed queue message could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum MessageError {
+    #[error("not a feed refresh message: {0}")]
+    Malformed(#[from] serde_json::Error),
+    #[error("sourceId must not be blank")]
+    BlankSourceId,
+}
+
+/// The feed queue's message: refresh this source. Each source has one chain of them: a
+/// refresh enqueues the next, delayed until it is due, carrying the next fetch time it
+/// recorded as `due`; a message whose `due` is no longer the source's next fetch time is a
+/// repeat (a redelivery, or a second chain) and is dropped. Without `due` (a rescue of a
+/// source whose chain was lost), the source is refreshed if it is due.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedRefresh {
+    pub source_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due: Option<String>,
+}
+
+impl FeedRefresh {
+    pub fn new(source_id: impl Into<String>) -> Self {
+        Self {
+            source_id: source_id.into(),
+            due: None,
+        }
+    }
+
+    /// The message of the refresh due at `due`.
+    pub fn due(source_id: impl Into<String>, due: impl Into<String>) -> Self {
+        Self {
+            source_id: source_id.into(),
+            due: Some(due.into()),
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Reads a message body; the source id must be present and not blank.
+    pub fn parse(body: &str) -> Result<Self, MessageError> {
+        let refresh: Self = serde_json::from_str(body)?;
+        if refresh.source_id.trim().is_empty() {
+            return Err(MessageError::BlankSourceId);
+        }
+        Ok(refresh)
+    }
+}
+
+/// The feed queue (`FEED_QUEUE_URL`): each source's next refresh, delayed until it is due.
+#[derive(Clone, Debug)]
+pub struct RefreshQueue {
+    sqs: Sqs,
+    url: String,
+}
+
+impl RefreshQueue {
+    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
+        Self {
+            sqs,
+            url: url.into(),
+        }
+    }
+
+    /// The queue named by `FEED_QUEUE_URL`.
+    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
+        Ok(Self::new(sqs, env.require("FEED_QUEUE_URL")?))
+    }
+
+    /// Enqueues `refresh`, delayed until its `due` time (at most SQS's 15 minutes; a message
+    /// that arrives early is enqueued again).
+    pub async fn enqueue(&self, refresh: &FeedRefresh, now: DateTime<Utc>) -> Result<(), String> {
+        let delay = refresh
+            .due
+            .as_deref()
+            .and_then(|due| DateTime::parse_from_rfc3339(due).ok())
+            .map_or(0, |due| (due.with_timezone(&Utc) - now).num_seconds())
+            .clamp(0, MAX_DELAY_SECONDS);
+        self.sqs
+            .client()
+            .send_message()
+            .queue_url(&self.url)
+            .message_body(refresh.to_json())
+            .delay_seconds(i32::try_from(delay).unwrap_or(0))
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+}
