@@ -1,7 +1,8 @@
 //! [`Digests`], the facade the digest functions call: generation for a user and a day, the
 //! deprecated persist, the reads, and jobs.
 
-use std::collections::BTreeMap;
+mod compose;
+mod jobs;
 
 use llm::Llm;
 use platform::aws::AwsClients;
@@ -11,20 +12,14 @@ use platform::{Clock, Env, Invalid};
 use crate::cluster::{default_grouping, StoryGrouping};
 use crate::error::DigestError;
 use crate::input::{
-    bounds, named_uuid, source_of, DigestDate, DigestId, DigestTimezone, DigestType, PageRequest,
-    PersistInput, UserId,
+    named_uuid, DigestDate, DigestId, DigestTimezone, DigestType, PageRequest, PersistInput, UserId,
 };
-use crate::jobs::{scheduled_job_id, DigestQueue, STALE_AFTER_MINUTES};
-use crate::model::{
-    DigestDetail, DigestGenerationJob, DigestPage, DigestSummary, Event, GenerationOutcome,
-    TopicRef,
-};
-use crate::ports::{ArticleRef, CommunityTopics, NewsArticles, Users};
+use crate::model::{DigestDetail, DigestPage, DigestSummary, GenerationOutcome};
+use crate::ports::{CommunityTopics, NewsArticles, Users};
 use crate::store::{digest_id_for, recount, DigestStore};
-use crate::writer;
 
 /// Articles one digest is built from: the newest of the day in its topics. Bounds the prompt
-/// of the digest's one model call (about 45,000 characters at most, see [`writer`]) and the
+/// of the digest's one model call (about 45,000 characters at most, see [`writer`](crate::writer)) and the
 /// content API calls; a day with more news keeps its newest 60 reports.
 pub const MAX_ARTICLES: usize = 60;
 /// Followed topics one PERSONAL digest reads (the settings allow 100): each costs at least
@@ -272,74 +267,6 @@ impl Digests {
         Ok(self.store.digest(id.as_str()).await?.map(|d| d.detail))
     }
 
-    /// Groups `articles` into events, has the model write them (one call), and computes the
-    /// rest: title, counts, reading time, previews, topics.
-    async fn compose<C: CommunityTopics>(
-        &self,
-        community: &C,
-        kind: DigestType,
-        date: DigestDate,
-        followed: &[String],
-        articles: &[ArticleRef],
-    ) -> Result<DigestDetail, DigestError> {
-        let events_articles = self.events_of(articles);
-        let written = writer::write(&self.llm, kind, date, followed, &events_articles).await?;
-        // Topics: each event's (a PERSONAL digest keeps the followed ones), by frequency.
-        let relevant =
-            |slug: &str| kind == DigestType::Public || followed.iter().any(|f| f == slug);
-        let (names, slugs) = topics_by_frequency(&events_articles, &relevant);
-        let topics = TopicRefs {
-            known: known_topics(community, &slugs).await,
-            names,
-        };
-        let events = events(&events_articles, written.events, &topics, &relevant);
-        let now = self.store.clock().timestamp();
-        let mut summary = DigestSummary {
-            id: digest_id_for(kind, date).to_string(),
-            digest_type: kind.as_str().into(),
-            digest_date: date.to_string(),
-            title: title(kind, date),
-            subtitle: written.subtitle,
-            summary: written.summary,
-            event_count: 0,
-            source_count: 0,
-            read_time_minutes: 0,
-            preview_headlines: Vec::new(),
-            topics: slugs
-                .iter()
-                .take(bounds::TOPICS)
-                .map(|s| topics.of(s))
-                .collect(),
-            generated_at: Some(now.clone()),
-            created_at: now,
-        };
-        recount(&mut summary, &events);
-        Ok(DigestDetail {
-            summary,
-            events,
-            model: Some(written.model),
-        })
-    }
-
-    /// The events' articles: `articles` grouped into stories, the most reported first, at
-    /// most [`bounds::EVENTS`] of at most [`bounds::SOURCES_PER_EVENT`] articles.
-    fn events_of<'a>(&self, articles: &'a [ArticleRef]) -> Vec<Vec<&'a ArticleRef>> {
-        let mut groups = self.grouping.group(articles);
-        // The stories most reported first; ties keep the newest first.
-        groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
-        groups.truncate(bounds::EVENTS);
-        groups
-            .iter()
-            .map(|g| {
-                g.iter()
-                    .filter_map(|i| articles.get(*i))
-                    .take(bounds::SOURCES_PER_EVENT)
-                    .collect()
-            })
-            .filter(|g: &Vec<&ArticleRef>| !g.is_empty())
-            .collect()
-    }
-
     /// The deprecated persist: stores the digest as given (its title ignored: the service
     /// builds it; counts, reading time and previews computed from the events). A PERSONAL
     /// digest becomes its user's digest of the day (replacing theirs); a PUBLIC one replaces
@@ -449,154 +376,6 @@ impl Digests {
             Err(DigestError::DigestNotFound)
         }
     }
-
-    /// Creates a PENDING job for `user` and `date` and queues it. When the queue refuses it,
-    /// the job is recorded FAILED and the error returned.
-    pub async fn start_job(
-        &self,
-        queue: &DigestQueue,
-        user: &UserId,
-        date: DigestDate,
-        force: bool,
-    ) -> Result<DigestGenerationJob, DigestError> {
-        let date = self.dated("date", date)?;
-        let job = self.new_job(DigestId::generate(), user, date, force);
-        self.store.create_job(&job).await?;
-        if let Err(reason) = queue.send(&job.id).await {
-            if let Err(e) = self
-                .store
-                .finish_job(&job.id, FAILED, "The job could not be queued", None)
-                .await
-            {
-                tracing::error!(job = %job.id, error = %e, "job left PENDING after a failed send");
-            }
-            return Err(DigestError::Queue(reason));
-        }
-        Ok(job)
-    }
-
-    fn new_job(
-        &self,
-        id: DigestId,
-        user: &UserId,
-        date: DigestDate,
-        force: bool,
-    ) -> DigestGenerationJob {
-        DigestGenerationJob {
-            id: id.to_string(),
-            target_user_id: user.to_string(),
-            digest_date: date.to_string(),
-            status: PENDING.into(),
-            message: None,
-            force,
-            digest_id: None,
-            created_at: self.store.clock().timestamp(),
-            finished_at: None,
-        }
-    }
-
-    pub async fn job(&self, id: &DigestId) -> Result<DigestGenerationJob, DigestError> {
-        self.store
-            .job(id.as_str())
-            .await?
-            .ok_or(DigestError::JobNotFound)
-    }
-
-    /// Runs job `id` to its final status. `Ok(false)`: nothing to do (finished, running
-    /// elsewhere, or unknown). `Err` only when the outcome could not be recorded (the table):
-    /// the message is to be delivered again.
-    pub async fn run_job<N: NewsArticles, U: Users, C: CommunityTopics>(
-        &self,
-        sources: &Sources<'_, N, U, C>,
-        id: &str,
-    ) -> Result<bool, DigestError> {
-        let stale = platform::clock::rfc3339(
-            self.store.clock().now() - chrono::Duration::minutes(STALE_AFTER_MINUTES),
-        );
-        if !self.store.claim_job(id, &stale).await? {
-            return Ok(false);
-        }
-        let Some(job) = self.store.job(id).await? else {
-            return Ok(false);
-        };
-        let parsed = (
-            UserId::parse("targetUserId", &job.target_user_id),
-            DigestDate::parse("digestDate", &job.digest_date),
-        );
-        let result = match parsed {
-            (Ok(user), Ok(date)) => self.generate(sources, &user, date, job.force).await,
-            _ => Err(DigestError::UserNotFound),
-        };
-        let (status, message, digest) = match result {
-            Ok(outcome) => (
-                outcome.status,
-                outcome.message,
-                outcome.digest.map(|d| d.summary.id),
-            ),
-            Err(DigestError::Store(e)) if e.is_unavailable() => {
-                // Not the job's fault: leave it RUNNING; the redelivered message reclaims it
-                // once stale.
-                return Err(DigestError::Store(e));
-            }
-            Err(e) => {
-                tracing::warn!(job = id, error = %e, "digest generation failed");
-                (FAILED.to_string(), failure_message(&e), None)
-            }
-        };
-        self.store
-            .finish_job(id, &status, &message, digest.as_deref())
-            .await?;
-        Ok(true)
-    }
-
-    /// One run of the daily schedule for `date`: goes on through identity's users from the
-    /// saved cursor, at most [`SCHEDULE_PAGES_PER_RUN`] pages of [`SCHEDULE_PAGE`], creating
-    /// each user's job of the day (name-based id: once) and queueing it. Returns the jobs
-    /// created by this run. A job found PENDING (its send may have been lost) is queued again;
-    /// the worker's claim runs it once.
-    pub async fn schedule<U: Users>(
-        &self,
-        users: &U,
-        queue: &DigestQueue,
-        date: DigestDate,
-    ) -> Result<usize, DigestError> {
-        let mut run = self.store.schedule_run(date).await?;
-        if run.done {
-            return Ok(0);
-        }
-        let mut created = 0;
-        for _ in 0..SCHEDULE_PAGES_PER_RUN {
-            let (ids, next) = users.page(run.cursor.as_deref(), SCHEDULE_PAGE).await?;
-            for raw in ids {
-                let Ok(user) = UserId::parse("id", &raw) else {
-                    tracing::warn!(user = %raw, "identity listed a user id that is not a uuid");
-                    continue;
-                };
-                let job = self.new_job(scheduled_job_id(&user, date), &user, date, false);
-                let fresh = self.store.create_job(&job).await?;
-                let pending = fresh
-                    || self
-                        .store
-                        .job(&job.id)
-                        .await?
-                        .is_some_and(|j| j.status == PENDING);
-                if pending {
-                    queue.send(&job.id).await.map_err(DigestError::Queue)?;
-                }
-                if fresh {
-                    created += 1;
-                    run.jobs += 1;
-                }
-            }
-            run.done = next.is_none();
-            run.cursor = next;
-            self.store.save_schedule_run(date, &run).await?;
-            if run.done {
-                break;
-            }
-        }
-        Ok(created)
-    }
 }
 
 /// The name-based uuid of a news topic the community does not know.
@@ -612,124 +391,10 @@ pub fn title(kind: DigestType, date: DigestDate) -> String {
     }
 }
 
-/// The `relevant` topics of the events' articles: each slug's first name, and the slugs,
-/// most frequent first.
-fn topics_by_frequency(
-    events_articles: &[Vec<&ArticleRef>],
-    relevant: &impl Fn(&str) -> bool,
-) -> (BTreeMap<String, String>, Vec<String>) {
-    let mut names: BTreeMap<String, String> = BTreeMap::new();
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    for a in events_articles.iter().flatten() {
-        for t in a.topics.iter().filter(|t| relevant(&t.slug)) {
-            names
-                .entry(t.slug.clone())
-                .or_insert_with(|| t.name.clone());
-            match counts.iter_mut().find(|(s, _)| *s == t.slug) {
-                Some((_, c)) => *c += 1,
-                None => counts.push((t.slug.clone(), 1)),
-            }
-        }
-    }
-    counts.sort_by_key(|(_, c)| std::cmp::Reverse(*c));
-    let slugs: Vec<String> = counts.iter().map(|(s, _)| s.clone()).collect();
-    (names, slugs)
-}
-
-/// The community's ids of `slugs` (slug, id, name); none when the community does not answer.
-async fn known_topics<C: CommunityTopics>(
-    community: &C,
-    slugs: &[String],
-) -> Vec<(String, String, String)> {
-    match community.ids_of(slugs).await {
-        Ok(known) => known,
-        Err(error) => {
-            tracing::warn!(%error, "community topics unavailable; using name-based topic ids");
-            Vec::new()
-        }
-    }
-}
-
-/// A digest's topics: the community's ids where it has them, else name-based ones.
-struct TopicRefs {
-    known: Vec<(String, String, String)>,
-    names: BTreeMap<String, String>,
-}
-
-impl TopicRefs {
-    fn of(&self, slug: &str) -> TopicRef {
-        match self.known.iter().find(|(s, _, _)| s == slug) {
-            Some((_, id, name)) => TopicRef {
-                id: id.clone(),
-                name: name.clone(),
-            },
-            None => TopicRef {
-                id: topic_uuid(slug),
-                name: self
-                    .names
-                    .get(slug)
-                    .cloned()
-                    .unwrap_or_else(|| slug.to_string()),
-            },
-        }
-    }
-}
-
-/// The events as written: each with its `relevant` topics (at most [`bounds::TOPICS`]) and
-/// its sources.
-fn events(
-    events_articles: &[Vec<&ArticleRef>],
-    written: Vec<writer::WrittenEvent>,
-    topics: &TopicRefs,
-    relevant: &impl Fn(&str) -> bool,
-) -> Vec<Event> {
-    events_articles
-        .iter()
-        .zip(written)
-        .map(|(articles, w)| {
-            let mut topic_ids: Vec<String> = Vec::new();
-            for t in articles.iter().flat_map(|a| a.topics.iter()) {
-                let id = topics.of(&t.slug).id;
-                if relevant(&t.slug) && !topic_ids.contains(&id) && topic_ids.len() < bounds::TOPICS
-                {
-                    topic_ids.push(id);
-                }
-            }
-            Event {
-                headline: w.headline,
-                summary_bullets: w.bullets,
-                topic_ids,
-                sources: articles
-                    .iter()
-                    .map(|a| {
-                        source_of(
-                            &a.source_title,
-                            a.link.as_deref(),
-                            &a.published_at,
-                            &a.title,
-                        )
-                    })
-                    .collect(),
-            }
-        })
-        .collect()
-}
-
 fn skipped(message: String) -> GenerationOutcome {
     GenerationOutcome {
         status: SKIPPED.into(),
         message,
         digest: None,
-    }
-}
-
-/// What a FAILED job says (no internals beyond the failing service).
-fn failure_message(e: &DigestError) -> String {
-    match e {
-        DigestError::UserNotFound => "No such user".into(),
-        DigestError::Port(p) => format!("The {} could not be reached", p.service),
-        DigestError::Llm(l) => format!("The model failed: {l}"),
-        DigestError::Busy => "Another generation for this user and day was under way".into(),
-        other => format!("Generation failed: {other}"),
     }
 }
