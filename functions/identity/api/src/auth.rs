@@ -5,7 +5,7 @@ use axum::http::{Extensions, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::post;
 use axum::Router;
-use identity::input::{Login, Registration};
+use identity::input::{Credentials, Login, Registration};
 use identity::model::Profile;
 use platform::http::Json;
 use platform::openapi::ErrorBody;
@@ -78,15 +78,27 @@ async fn login(
     extensions: Extensions,
     Json(input): Json<Login>,
 ) -> Result<impl IntoResponse, Error> {
-    let credentials = input.parse()?;
+    log_in(&state, &extensions, input.parse()?).await
+}
+
+/// A login of either system: counted by the brake before the password is checked, then the
+/// platform's user token.
+pub(crate) async fn log_in(
+    state: &AppState,
+    extensions: &Extensions,
+    credentials: Credentials,
+) -> Result<impl IntoResponse, Error> {
     state
         .login_brake
-        .admit(&extensions, &credentials.username_key)
+        .admit(extensions, &credentials.username_key)
         .await?;
     let issued = state.identity.login(credentials).await?;
-    Ok(no_store(axum::Json(LoginToken {
-        token: issued.token,
-    })))
+    Ok(token_answer(issued.token))
+}
+
+/// A user token, not to be cached.
+pub(crate) fn token_answer(token: String) -> impl IntoResponse {
+    no_store(axum::Json(LoginToken { token }))
 }
 
 /// Renews a session: a fresh user token for a valid, unexpired one, so a reader in the middle
@@ -104,7 +116,5 @@ async fn login(
 )]
 async fn refresh(State(state): State<AppState>, Me(me): Me) -> Result<impl IntoResponse, Error> {
     let issued = state.identity.refresh(&me).await?;
-    Ok(no_store(axum::Json(LoginToken {
-        token: issued.token,
-    })))
+    Ok(token_answer(issued.token))
 }

@@ -17,6 +17,7 @@ use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
+use crate::auth::log_in;
 use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, NeedsUser, TooManyLogins};
 use crate::{no_store, AppState, LoginToken, Me};
@@ -121,15 +122,7 @@ async fn login(
     extensions: Extensions,
     Json(input): Json<RecipeCredentials>,
 ) -> Result<impl IntoResponse, Error> {
-    let credentials = input.parse_login()?;
-    state
-        .login_brake
-        .admit(&extensions, &credentials.username_key)
-        .await?;
-    let issued = state.identity.login(credentials).await?;
-    Ok(no_store(axum::Json(LoginToken {
-        token: issued.token,
-    })))
+    log_in(&state, &extensions, input.parse_login()?).await
 }
 
 /// The signed-in user: username and recipe preferences.

@@ -4,7 +4,7 @@ use axum::extract::{Path, State};
 use axum::routing::{get, put};
 use axum::Router;
 use identity::input::SavedArticleIdsMerge;
-use identity::model::{SavedArticleId, SavedArticleIds};
+use identity::model::{SavedArticleId, SavedArticleIds, UserId};
 use platform::http::Json;
 use platform::openapi::ErrorBody;
 use utoipa::OpenApi;
@@ -75,9 +75,26 @@ async fn merge_saved(
     Ok(axum::Json(saved))
 }
 
-/// An article id from the path, or a 400 naming it.
-fn saved_article_id(raw: &str) -> Result<SavedArticleId, platform::FieldError> {
-    SavedArticleId::parse("articleId", raw)
+/// What a write on one saved article does.
+enum SavedChange {
+    Save,
+    Unsave,
+}
+
+/// Saves or forgets the article named by the path (a 400 naming an invalid id); the saved ids
+/// after the change.
+async fn change_saved(
+    state: &AppState,
+    me: &UserId,
+    raw_id: &str,
+    change: SavedChange,
+) -> Result<axum::Json<SavedArticleIds>, Error> {
+    let article = SavedArticleId::parse("articleId", raw_id)?;
+    let saved = match change {
+        SavedChange::Save => state.identity.save_article(me, &article).await?,
+        SavedChange::Unsave => state.identity.unsave_article(me, &article).await?,
+    };
+    Ok(axum::Json(saved))
 }
 
 /// Saves an article for the user, on every device (idempotent).
@@ -99,9 +116,7 @@ async fn save_article(
     Me(me): Me,
     Path(article_id): Path<String>,
 ) -> Result<axum::Json<SavedArticleIds>, Error> {
-    let article = saved_article_id(&article_id)?;
-    let saved = state.identity.save_article(&me, &article).await?;
-    Ok(axum::Json(saved))
+    change_saved(&state, &me, &article_id, SavedChange::Save).await
 }
 
 /// Forgets a saved article (idempotent).
@@ -123,7 +138,5 @@ async fn unsave_article(
     Me(me): Me,
     Path(article_id): Path<String>,
 ) -> Result<axum::Json<SavedArticleIds>, Error> {
-    let article = saved_article_id(&article_id)?;
-    let saved = state.identity.unsave_article(&me, &article).await?;
-    Ok(axum::Json(saved))
+    change_saved(&state, &me, &article_id, SavedChange::Unsave).await
 }

@@ -12,9 +12,10 @@ use platform::http::Json;
 use platform::openapi::{ErrorBody, SecuritySchemes};
 use utoipa::OpenApi;
 
+use crate::auth::token_answer;
 use crate::errors::Error;
 use crate::responses::NeedsLiveUser;
-use crate::{no_store, AppState, LoginToken, Me};
+use crate::{AppState, LoginToken, Me};
 
 /// The session routes, relative to `/api/users`.
 pub(crate) fn routes() -> Router<AppState> {
@@ -59,9 +60,7 @@ async fn change_password(
 ) -> Result<impl IntoResponse, Error> {
     let change = input.parse()?;
     let renewed = state.identity.change_password(&me, change).await?;
-    Ok(no_store(axum::Json(LoginToken {
-        token: renewed.token.token,
-    })))
+    Ok(token_answer(renewed.token.token))
 }
 
 /// Signs out everywhere: every token of the account ends, this one included.
