@@ -14,7 +14,7 @@ use axum::extract::{FromRef, State};
 use axum::routing::get;
 use axum::Router;
 use llm::provider_override::{self, StoredOverride};
-use llm::{Llm, ProviderChoice, ProviderKind};
+use llm::{Llm, LlmError, ProviderChoice, ProviderKind};
 use platform::auth::AdminUser;
 use platform::aws::AwsClients;
 use platform::dynamo::DynamoError;
@@ -25,7 +25,7 @@ use platform::{ApiError, ConfigError, Env};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::errors;
+use crate::errors::Error;
 
 /// Where these routes live; their errors take the Reason body.
 pub const PREFIX: &str = "/api/v1/admin/ai";
@@ -106,9 +106,9 @@ pub struct ProviderUpdate {
 
 impl AdminState {
     /// The configuration `choice` gives (`None`: the environment's).
-    fn config(&self, choice: Option<&ProviderChoice>) -> Result<ProviderConfig, ApiError> {
+    fn config(&self, choice: Option<&ProviderChoice>) -> Result<ProviderConfig, LlmError> {
         let config = self.llm.config();
-        let provider = config.resolve(choice).map_err(errors::llm_error)?;
+        let provider = config.resolve(choice)?;
         Ok(ProviderConfig {
             provider: provider.kind,
             model: provider.model,
@@ -142,12 +142,12 @@ impl AdminState {
 async fn read_provider(
     State(state): State<AdminState>,
     AdminUser(_admin): AdminUser,
-) -> Result<axum::Json<ProviderConfig>, ApiError> {
+) -> Result<axum::Json<ProviderConfig>, Error> {
     let choice = match &state.overrides {
         Some(store) => store.read().await.map_err(store_error)?,
         None => None,
     };
-    state.config(choice.as_ref()).map(axum::Json)
+    Ok(axum::Json(state.config(choice.as_ref())?))
 }
 
 /// Chooses the provider and model for this deployment (every instance; until the next
@@ -172,7 +172,7 @@ async fn set_provider(
     State(state): State<AdminState>,
     AdminUser(admin): AdminUser,
     Json(update): Json<ProviderUpdate>,
-) -> Result<axum::Json<ProviderConfig>, ApiError> {
+) -> Result<axum::Json<ProviderConfig>, Error> {
     let choice = provider_override::parse_choice(
         update.provider.as_deref(),
         update.model.as_deref(),
@@ -182,7 +182,8 @@ async fn set_provider(
         return Err(ApiError::internal(
             "configuration",
             "GENAI_CACHE_TABLE is unset: there is nowhere to keep the override",
-        ));
+        )
+        .into());
     };
     store.set(&choice, &admin.id).await.map_err(store_error)?;
     tracing::info!(
@@ -191,13 +192,13 @@ async fn set_provider(
         deployment = %store.deployment().id(),
         "provider override set"
     );
-    state.config(Some(&choice)).map(axum::Json)
+    Ok(axum::Json(state.config(Some(&choice))?))
 }
 
 fn store_error(e: DynamoError) -> ApiError {
     if e.is_unavailable() {
-        tracing::warn!(error = %e, "provider override store unavailable");
         ApiError::unavailable("The provider setting cannot be reached, try again")
+            .caused_by(format!("provider override store unavailable: {e}"))
     } else {
         ApiError::internal("provider override", e)
     }

@@ -1,13 +1,51 @@
-//! The edge's reading of the assistant's failures: each one's status and message.
+//! The edge's reading of the assistant's failures: each one's status and message. Handlers
+//! return [`Error`], and `?` converts the assistant's errors and the platform's; the router's
+//! error layer renders it and logs its cause once.
 
 use assistant::{ArticleError, AssistantError};
+use axum::response::{IntoResponse, Response};
 use llm::{LlmError, ProviderFailure};
 use platform::ApiError;
 
+/// What a handler of this function fails with.
+#[derive(Debug)]
+pub struct Error(ApiError);
+
+impl From<ApiError> for Error {
+    fn from(error: ApiError) -> Self {
+        Self(error)
+    }
+}
+
+impl From<platform::Invalid> for Error {
+    fn from(invalid: platform::Invalid) -> Self {
+        Self(invalid.into())
+    }
+}
+
+impl From<AssistantError> for Error {
+    fn from(error: AssistantError) -> Self {
+        Self(to_api(error))
+    }
+}
+
+impl From<LlmError> for Error {
+    fn from(error: LlmError) -> Self {
+        Self(llm_error(error))
+    }
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        self.0.into_response()
+    }
+}
+
 /// 400 for an article without text, 404 for an unknown article, 502 for a content service
 /// or model provider that failed, 503 when the answer cache cannot be reached (the model is
-/// not asked then), 500 for configuration problems.
-pub fn to_api(e: AssistantError) -> ApiError {
+/// not asked then), 500 for configuration problems. Crate-visible for the streamed answers,
+/// whose mid-answer failure is an event, not a response.
+pub(crate) fn to_api(e: AssistantError) -> ApiError {
     match e {
         AssistantError::NoContent(id) => {
             ApiError::bad_request(format!("Article {id} has no content")).with_details(vec![
@@ -17,8 +55,9 @@ pub fn to_api(e: AssistantError) -> ApiError {
         AssistantError::Article(e) => article_error(e),
         AssistantError::Llm(e) => llm_error(e),
         AssistantError::Cache(e) if e.is_unavailable() => {
-            tracing::warn!(error = %e, "answer cache unavailable; the model is not asked");
-            ApiError::unavailable("The answer cache is unavailable, try again")
+            ApiError::unavailable("The answer cache is unavailable, try again").caused_by(format!(
+                "answer cache unavailable; the model is not asked: {e}"
+            ))
         }
         AssistantError::Cache(e) => ApiError::internal("answer cache", e),
     }
@@ -36,11 +75,10 @@ fn article_error(e: ArticleError) -> ApiError {
 
 /// 500 for the operator's settings, 502 for everything the provider did; the provider's own
 /// words (a refusal's body) stay in the log.
-pub fn llm_error(e: LlmError) -> ApiError {
+fn llm_error(e: LlmError) -> ApiError {
     match e {
         LlmError::Config(setting) => ApiError::internal("LLM configuration", setting),
         LlmError::Provider { provider, failure } => {
-            tracing::warn!(error = ?failure, %provider, "LLM call failed");
             let message = match &failure {
                 ProviderFailure::NotConfigured(reason) => {
                     format!("The LLM provider ({provider}) is not configured: {reason}")
@@ -51,6 +89,7 @@ pub fn llm_error(e: LlmError) -> ApiError {
                 other => format!("The LLM provider ({provider}) failed: {other}"),
             };
             ApiError::bad_gateway(message)
+                .caused_by(format!("LLM call to {provider} failed: {failure:?}"))
         }
     }
 }

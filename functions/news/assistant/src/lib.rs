@@ -36,12 +36,13 @@ use platform::dynamo::Table;
 use platform::http::{ErrorStyles, Json};
 use platform::openapi::{ErrorBody, Health, ReasonErrorBody, SecuritySchemes, TableUnavailable};
 use platform::otel::{self, Otel};
-use platform::{ApiError, BoxError, Clock, ConfigError, Env, ErrorStyle};
+use platform::{BoxError, Clock, ConfigError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
 use utoipa::OpenApi;
 
 use crate::content::ContentApi;
 use crate::docs::{Answers, OperationErrors};
+use crate::errors::Error;
 use crate::limits::AiLimits;
 
 /// The public path prefix of this route family (the gateway's `/api/ai`).
@@ -248,14 +249,14 @@ impl GenAi {
         extensions: &Extensions,
         request: GenAiRequest,
         operation: Operation,
-    ) -> Result<AnswerResponse, ApiError> {
+    ) -> Result<AnswerResponse, Error> {
         let job = request.into_job(operation)?;
         let articles = self.content.via(api_origin(extensions));
-        self.assistant
+        let answered = self
+            .assistant
             .answer_by(job, &articles, self.deadline(extensions))
-            .await
-            .map(AnswerResponse)
-            .map_err(errors::to_api)
+            .await?;
+        Ok(AnswerResponse(answered))
     }
 }
 
@@ -304,7 +305,7 @@ async fn summarize(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<AnswerResponse, ApiError> {
+) -> Result<AnswerResponse, Error> {
     genai
         .respond(&extensions, request, Operation::Summarize)
         .await
@@ -323,7 +324,7 @@ async fn explain(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<AnswerResponse, ApiError> {
+) -> Result<AnswerResponse, Error> {
     genai
         .respond(&extensions, request, Operation::Explain)
         .await
@@ -342,7 +343,7 @@ async fn sentiment(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<AnswerResponse, ApiError> {
+) -> Result<AnswerResponse, Error> {
     genai
         .respond(&extensions, request, Operation::Sentiment)
         .await
@@ -362,7 +363,7 @@ async fn qa(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<AnswerResponse, ApiError> {
+) -> Result<AnswerResponse, Error> {
     genai.respond(&extensions, request, Operation::Qa).await
 }
 

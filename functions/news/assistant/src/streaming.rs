@@ -24,9 +24,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
 use platform::http::Json;
-use platform::{ApiError, ErrorStyle};
+use platform::{ErrorKind, ErrorStyle};
 
 use crate::docs::{OperationErrors, StreamedAnswer};
+use crate::errors::Error;
 use crate::{api_origin, errors, GenAi, CACHE_HEADER};
 
 /// The media type of the streamed answers.
@@ -49,14 +50,13 @@ impl GenAi {
         request: GenAiRequest,
         operation: Operation,
         path: &'static str,
-    ) -> Result<Response, ApiError> {
+    ) -> Result<Response, Error> {
         let job = request.into_job(operation)?;
         let articles = self.content.via(api_origin(extensions));
         let streamed = self
             .assistant
             .stream(job, &articles, self.deadline(extensions))
-            .await
-            .map_err(errors::to_api)?;
+            .await?;
         let (cache, body) = match streamed {
             Streamed::Whole(answered) => (hit_or_miss(&answered), whole(answered.answer)),
             Streamed::Live(live) => ("miss", live_body(live, path)),
@@ -136,6 +136,14 @@ fn live_body(live: Box<LiveAnswer>, path: &'static str) -> Body {
             Some(Ok(piece)) => Some((Ok::<_, Infallible>(delta(&piece)), Phase::Writing(live))),
             Some(Err(e)) => {
                 let error = errors::to_api(e);
+                // An event, not a response: the error layer never sees this failure.
+                if let Some(cause) = &error.cause {
+                    if error.kind == ErrorKind::Internal {
+                        tracing::error!(path, cause, "streamed answer failed");
+                    } else {
+                        tracing::warn!(path, cause, "streamed answer failed");
+                    }
+                }
                 let body = error.body(
                     &ErrorStyle::Detailed {
                         strip_prefix: crate::PREFIX,
@@ -166,7 +174,7 @@ pub(crate) async fn stream_summarize(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     genai
         .stream(
             &extensions,
@@ -190,7 +198,7 @@ pub(crate) async fn stream_explain(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     genai
         .stream(&extensions, request, Operation::Explain, "/stream/explain")
         .await
@@ -209,7 +217,7 @@ pub(crate) async fn stream_qa(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     genai
         .stream(&extensions, request, Operation::Qa, "/stream/qa")
         .await
