@@ -3,7 +3,7 @@
 
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
-use platform::dynamo::Attributes;
+use platform::dynamo::{Attributes, DynamoError, Item};
 
 use super::{Incidents, IncidentsError};
 use crate::fingerprint::stable_id;
@@ -78,35 +78,17 @@ impl Incidents {
             self.store.create_incident(group, first, &now).await?;
         }
         let mut status = meta.as_ref().and_then(Store::status_of);
-        let mut epoch = match &meta {
-            Some(item) => item.counter(&t, "reopenCount")?,
-            None => 0,
-        };
-        let (before, batches) = match &count {
-            Some(item) => (
-                item.counter(&t, "occurrences")?,
-                item.counter(&t, "batches")?,
-            ),
-            None => (0, 0),
-        };
-        let matches = |rule: &AlertRule, log: &Log| {
-            group
-                .rule_ids
-                .get(&log.id)
-                .is_some_and(|ids| ids.contains(&rule.id))
-        };
+        let (mut epoch, before, batches) = epoch_and_counts(&t, meta.as_ref(), count.as_ref())?;
         let matched: Vec<&AlertRule> = rules
             .iter()
-            .filter(|r| logs.iter().any(|l| matches(r, l)))
+            .filter(|r| logs.iter().any(|l| matches(group, r, l)))
             .collect();
-        let alert_id =
-            |rule: &AlertRule, epoch: i64| stable_id(&[&rule.id, id, &epoch.to_string()]);
         let mut raised = self
             .store
             .alerts_raised(
                 &matched
                     .iter()
-                    .map(|r| alert_id(r, epoch))
+                    .map(|r| alert_id(r, id, epoch))
                     .collect::<Vec<_>>(),
             )
             .await?;
@@ -115,10 +97,62 @@ impl Incidents {
         let window = resolved
             || matched
                 .iter()
-                .any(|r| r.threshold > 1 && !raised.contains(&alert_id(r, epoch)));
+                .any(|r| r.threshold > 1 && !raised.contains(&alert_id(r, id, epoch)));
+        self.count_and_sample(id, group, window, &now, before, batches)
+            .await?;
+        // A RESOLVED incident reopens only on logs stamped after its resolve that meet a
+        // rule's threshold within its window (as an opening does).
+        let resolved_ms = meta.as_ref().filter(|_| resolved).and_then(resolved_millis);
+        for rule in matched {
+            if status != Some(IncidentStatus::Resolved)
+                && raised.contains(&alert_id(rule, id, epoch))
+            {
+                continue;
+            }
+            let Some((anchor, count)) = self
+                .rule_met(id, group, &logs, rule, status, resolved_ms, window)
+                .await?
+            else {
+                continue;
+            };
+            if status.is_none() || status == Some(IncidentStatus::Resolved) {
+                changed |= self
+                    .open_or_reopen(id, &now, rule, anchor, count, status)
+                    .await?;
+                if status == Some(IncidentStatus::Resolved) {
+                    // Reopened here or by a concurrent batch: either way the next opening.
+                    epoch += 1;
+                    raised.clear();
+                }
+                status = Some(IncidentStatus::Active);
+            }
+            let alert = alert_of(rule, id, epoch, anchor, count, &now);
+            if self.store.put_alert(&alert).await? {
+                tracing::info!(alert = %alert.id, rule = %rule.id, incident = %id, "alert raised");
+                changed = true;
+            }
+        }
+        if changed {
+            self.publish(id).await;
+        }
+        Ok(())
+    }
+
+    /// Counts the group's messages into incident `id` (into its window rows too when
+    /// `window`), and samples the logs newly counted (`before` occurrences and `batches`
+    /// batches were counted before).
+    async fn count_and_sample(
+        &self,
+        id: &str,
+        group: &Group<'_>,
+        window: bool,
+        now: &str,
+        before: i64,
+        batches: i64,
+    ) -> Result<(), IncidentsError> {
         let counted = self
             .store
-            .count_group(id, &group.parts, window, &now)
+            .count_group(id, &group.parts, window, now)
             .await?;
         let fresh: Vec<&Log> = group
             .parts
@@ -133,114 +167,166 @@ impl Incidents {
                 .put_samples(id, &sorted, &group.rule_ids, before, batches)
                 .await?;
         }
-        // A RESOLVED incident reopens only on logs stamped after its resolve that meet a
-        // rule's threshold within its window (as an opening does).
-        let resolved_ms = meta
-            .as_ref()
-            .filter(|_| resolved)
-            .and_then(|m| m.opt_string("resolvedAt"))
-            .and_then(|at| chrono::DateTime::parse_from_rfc3339(&at).ok())
-            .map(|at| at.timestamp_millis());
-        for rule in matched {
-            if status != Some(IncidentStatus::Resolved) && raised.contains(&alert_id(rule, epoch)) {
-                continue;
-            }
-            let after_resolve =
-                |l: &&Log| resolved_ms.is_none_or(|r| log_millis(&l.id).is_some_and(|m| m > r));
-            // Every log here is counted into this incident, now or by a delivery whose reopen
-            // failed: one stamped after the resolve has not reopened it, so it may still.
-            let matching: Vec<&Log> = if status == Some(IncidentStatus::Resolved) {
-                logs.iter()
-                    .copied()
-                    .filter(after_resolve)
-                    .collect::<Vec<_>>()
-            } else {
-                logs.to_vec()
-            }
-            .into_iter()
-            .filter(|l| matches(rule, l))
-            .collect();
-            let Some(anchor) = matching.iter().max_by(|a, b| a.id.cmp(&b.id)).copied() else {
-                continue;
-            };
-            let at = log_millis(&anchor.id).unwrap_or(0);
-            let from = at
-                .saturating_sub(rule.window_seconds.saturating_mul(1000))
-                .max(resolved_ms.map_or(0, |r| r.saturating_add(1)));
-            let threshold = usize::try_from(rule.threshold).unwrap_or(usize::MAX);
-            let in_batch = matching
-                .iter()
-                .filter(|l| log_millis(&l.id).is_some_and(|m| (from..=at).contains(&m)))
-                .count();
-            // The batch alone may meet it; else the window rows (this batch's among them) count.
-            let count = if in_batch >= threshold {
-                threshold
-            } else if window {
-                self.store
-                    .count_window(id, &rule.severities, from, at, threshold)
-                    .await?
-            } else {
-                in_batch
-            };
-            if count < threshold {
-                continue;
-            }
-            if status.is_none() {
-                let why = format!(
-                    "opened by rule {} ({count} matching logs within {} s)",
-                    rule.name, rule.window_seconds
-                );
-                if self
-                    .store
-                    .open_incident(id, &now, &why, anchor.severity, rule.escalate_after_minutes)
-                    .await?
-                {
-                    changed = true;
-                    tracing::info!(incident = %id, rule = %rule.id, "incident opened");
-                }
-                status = Some(IncidentStatus::Active);
-            } else if status == Some(IncidentStatus::Resolved) {
-                let why = format!(
-                    "reopened by rule {} ({count} matching logs within {} s after the resolve)",
-                    rule.name, rule.window_seconds
-                );
-                if self
-                    .store
-                    .reopen_incident(id, &now, &why, anchor.severity, rule.escalate_after_minutes)
-                    .await?
-                {
-                    changed = true;
-                    tracing::info!(incident = %id, log = %anchor.id, "incident reopened");
-                }
-                // Reopened here or by a concurrent batch: either way the next opening.
-                epoch += 1;
-                raised.clear();
-                status = Some(IncidentStatus::Active);
-            }
-            let alert = Alert {
-                id: alert_id(rule, epoch),
-                rule_id: rule.id.clone(),
-                rule_name: rule.name.clone(),
-                incident_id: id.to_string(),
-                service_name: anchor.service_name.clone(),
-                log_type: anchor.log_type.clone(),
-                severity: anchor.severity,
-                message: anchor.log_content.chars().take(1_000).collect(),
-                count: i64::try_from(count).unwrap_or(i64::MAX),
-                threshold: rule.threshold,
-                window_seconds: rule.window_seconds,
-                status: AlertStatus::Open,
-                raised_at: now.clone(),
-                updated_at: now.clone(),
-            };
-            if self.store.put_alert(&alert).await? {
-                tracing::info!(alert = %alert.id, rule = %rule.id, incident = %id, "alert raised");
-                changed = true;
-            }
-        }
-        if changed {
-            self.publish(id).await;
-        }
         Ok(())
+    }
+
+    /// Whether `rule` is met on incident `id` (at `status`, resolved at `resolved_ms` if it
+    /// is RESOLVED): its newest matching log (the anchor) and the logs counted within the
+    /// rule's window up to it, when they reach its threshold.
+    #[allow(clippy::too_many_arguments)]
+    async fn rule_met<'g>(
+        &self,
+        id: &str,
+        group: &Group<'_>,
+        logs: &[&'g Log],
+        rule: &AlertRule,
+        status: Option<IncidentStatus>,
+        resolved_ms: Option<i64>,
+        window: bool,
+    ) -> Result<Option<(&'g Log, usize)>, IncidentsError> {
+        let after_resolve =
+            |l: &&Log| resolved_ms.is_none_or(|r| log_millis(&l.id).is_some_and(|m| m > r));
+        // Every log here is counted into this incident, now or by a delivery whose reopen
+        // failed: one stamped after the resolve has not reopened it, so it may still.
+        let matching: Vec<&'g Log> = if status == Some(IncidentStatus::Resolved) {
+            logs.iter()
+                .copied()
+                .filter(after_resolve)
+                .collect::<Vec<_>>()
+        } else {
+            logs.to_vec()
+        }
+        .into_iter()
+        .filter(|l| matches(group, rule, l))
+        .collect();
+        let Some(anchor) = matching.iter().max_by(|a, b| a.id.cmp(&b.id)).copied() else {
+            return Ok(None);
+        };
+        let at = log_millis(&anchor.id).unwrap_or(0);
+        let from = at
+            .saturating_sub(rule.window_seconds.saturating_mul(1000))
+            .max(resolved_ms.map_or(0, |r| r.saturating_add(1)));
+        let threshold = usize::try_from(rule.threshold).unwrap_or(usize::MAX);
+        let in_batch = matching
+            .iter()
+            .filter(|l| log_millis(&l.id).is_some_and(|m| (from..=at).contains(&m)))
+            .count();
+        // The batch alone may meet it; else the window rows (this batch's among them) count.
+        let count = if in_batch >= threshold {
+            threshold
+        } else if window {
+            self.store
+                .count_window(id, &rule.severities, from, at, threshold)
+                .await?
+        } else {
+            in_batch
+        };
+        Ok((count >= threshold).then_some((anchor, count)))
+    }
+
+    /// Opens incident `id` (`status` None) or reopens it (RESOLVED) for `rule`, met by
+    /// `count` logs up to `anchor`; true when this call did it.
+    async fn open_or_reopen(
+        &self,
+        id: &str,
+        now: &str,
+        rule: &AlertRule,
+        anchor: &Log,
+        count: usize,
+        status: Option<IncidentStatus>,
+    ) -> Result<bool, IncidentsError> {
+        if status.is_none() {
+            let why = format!(
+                "opened by rule {} ({count} matching logs within {} s)",
+                rule.name, rule.window_seconds
+            );
+            if self
+                .store
+                .open_incident(id, now, &why, anchor.severity, rule.escalate_after_minutes)
+                .await?
+            {
+                tracing::info!(incident = %id, rule = %rule.id, "incident opened");
+                return Ok(true);
+            }
+            return Ok(false);
+        }
+        let why = format!(
+            "reopened by rule {} ({count} matching logs within {} s after the resolve)",
+            rule.name, rule.window_seconds
+        );
+        if self
+            .store
+            .reopen_incident(id, now, &why, anchor.severity, rule.escalate_after_minutes)
+            .await?
+        {
+            tracing::info!(incident = %id, log = %anchor.id, "incident reopened");
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+/// Incident `meta`'s opening epoch (its reopen count), and the occurrences and batches its
+/// `count` item has counted (0 for an incident not stored yet).
+fn epoch_and_counts(
+    t: &str,
+    meta: Option<&Item>,
+    count: Option<&Item>,
+) -> Result<(i64, i64, i64), DynamoError> {
+    let epoch = match meta {
+        Some(item) => item.counter(t, "reopenCount")?,
+        None => 0,
+    };
+    let (before, batches) = match count {
+        Some(item) => (item.counter(t, "occurrences")?, item.counter(t, "batches")?),
+        None => (0, 0),
+    };
+    Ok((epoch, before, batches))
+}
+
+/// When incident `meta` last resolved, in milliseconds, if it says.
+fn resolved_millis(meta: &Item) -> Option<i64> {
+    meta.opt_string("resolvedAt")
+        .and_then(|at| chrono::DateTime::parse_from_rfc3339(&at).ok())
+        .map(|at| at.timestamp_millis())
+}
+
+/// Whether `log` of `group` matched `rule`.
+fn matches(group: &Group<'_>, rule: &AlertRule, log: &Log) -> bool {
+    group
+        .rule_ids
+        .get(&log.id)
+        .is_some_and(|ids| ids.contains(&rule.id))
+}
+
+/// The id of the alert `rule` raises on incident `id` in its opening `epoch`.
+fn alert_id(rule: &AlertRule, id: &str, epoch: i64) -> String {
+    stable_id(&[&rule.id, id, &epoch.to_string()])
+}
+
+/// The alert `rule` raises on incident `id`, met by `count` logs up to `anchor`.
+fn alert_of(
+    rule: &AlertRule,
+    id: &str,
+    epoch: i64,
+    anchor: &Log,
+    count: usize,
+    now: &str,
+) -> Alert {
+    Alert {
+        id: alert_id(rule, id, epoch),
+        rule_id: rule.id.clone(),
+        rule_name: rule.name.clone(),
+        incident_id: id.to_string(),
+        service_name: anchor.service_name.clone(),
+        log_type: anchor.log_type.clone(),
+        severity: anchor.severity,
+        message: anchor.log_content.chars().take(1_000).collect(),
+        count: i64::try_from(count).unwrap_or(i64::MAX),
+        threshold: rule.threshold,
+        window_seconds: rule.window_seconds,
+        status: AlertStatus::Open,
+        raised_at: now.to_string(),
+        updated_at: now.to_string(),
     }
 }
