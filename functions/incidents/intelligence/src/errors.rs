@@ -1,13 +1,44 @@
-//! The intelligence service's errors as HTTP answers, in the detailed error body.
+//! The intelligence service's errors as HTTP answers, in the detailed error body: handlers
+//! return [`Error`], and `?` converts the domain's errors and the platform's. The router's
+//! error layer renders it and logs its cause once.
 
+use axum::response::{IntoResponse, Response};
 use incidents_intelligence::IntelligenceError;
 use llm::LlmError;
 use platform::ApiError;
 
+/// What a handler of this function fails with.
+#[derive(Debug)]
+pub struct Error(ApiError);
+
+impl From<ApiError> for Error {
+    fn from(error: ApiError) -> Self {
+        Self(error)
+    }
+}
+
+impl From<platform::Invalid> for Error {
+    fn from(invalid: platform::Invalid) -> Self {
+        Self(invalid.into())
+    }
+}
+
+impl From<IntelligenceError> for Error {
+    fn from(error: IntelligenceError) -> Self {
+        Self(to_api(error))
+    }
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        self.0.into_response()
+    }
+}
+
 /// 400 naming the fields, 403, 404, 409 (changed meanwhile, or the corpus is full), 500 for
 /// the operator's LLM settings, 502 for a model or embeddings provider that gave nothing
 /// usable, 503 when a table or the logs bucket cannot be reached, else 500 with the details logged.
-pub fn to_api(error: IntelligenceError) -> ApiError {
+fn to_api(error: IntelligenceError) -> ApiError {
     match error {
         IntelligenceError::Invalid(invalid) => invalid.into(),
         IntelligenceError::NotFound(what) => ApiError::not_found(format!("{what} not found")),
@@ -21,13 +52,13 @@ pub fn to_api(error: IntelligenceError) -> ApiError {
         IntelligenceError::Llm(e) => provider_error("model", e),
         IntelligenceError::Embeddings(e) => provider_error("embeddings", e),
         IntelligenceError::Store(e) if e.is_unavailable() => {
-            tracing::warn!(error = %e, "intelligence table unavailable");
             ApiError::unavailable("The intelligence service is unavailable, try again")
+                .caused_by(format!("intelligence table unavailable: {e}"))
         }
         IntelligenceError::Store(e) => ApiError::internal("intelligence table", e),
         IntelligenceError::Logs(e) if e.unavailable => {
-            tracing::warn!(error = %e, "logs bucket unavailable");
             ApiError::unavailable("The intelligence service is unavailable, try again")
+                .caused_by(format!("logs bucket unavailable: {e}"))
         }
         IntelligenceError::Logs(e) => ApiError::internal("logs bucket", e),
     }
@@ -38,13 +69,13 @@ pub fn to_api(error: IntelligenceError) -> ApiError {
 fn provider_error(what: &str, error: LlmError) -> ApiError {
     match error {
         LlmError::Config(setting) => ApiError::internal("LLM configuration", setting),
-        LlmError::Provider { provider, failure } => {
-            tracing::warn!(error = ?failure, %provider, what, "provider call failed");
-            ApiError::bad_gateway(format!(
-                "The {what} provider ({provider}) gave no usable answer: {}",
-                failure.kind().replace('_', " ")
-            ))
-        }
+        LlmError::Provider { provider, failure } => ApiError::bad_gateway(format!(
+            "The {what} provider ({provider}) gave no usable answer: {}",
+            failure.kind().replace('_', " ")
+        ))
+        .caused_by(format!(
+            "{what} provider ({provider}) call failed: {failure:?}"
+        )),
     }
 }
 

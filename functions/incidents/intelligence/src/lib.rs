@@ -12,45 +12,38 @@
 //! `incidents-intelligence` crate documents the table, the index and the calls per request);
 //! [`errors`] turns the domain's errors into HTTP answers in the detailed error body.
 //! `DELETE /api/v1/analyses` hides every analysis at once and queues their deletion, which the
-//! sweeper function (`incidents-intelligence-sweeper`) carries out in steps.
+//! sweeper function (`incidents-intelligence-sweeper`) carries out in steps. The handlers live
+//! by resource: [`analyses`], [`rag`] (runbooks and search) and [`health`].
 
+mod analyses;
 pub mod brake;
 pub mod errors;
+mod health;
+mod rag;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{FromRef, Path, State};
-use axum::http::{HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
+use axum::extract::FromRef;
 use axum::Router;
-use incidents_intelligence::input::{
-    is_analysis_key, parse_analyze, parse_document, parse_query, parse_search,
-};
 use incidents_intelligence::model::{
     Analysis, AnalysisReference, AnalysisSeverity, EmbeddingsHealth, IndexHealth,
     IntelligenceHealth, ProviderHealth, ProvidersHealth, RagDocument, RagDocumentStatus,
     RagSearchHit, ReferenceKind,
 };
-use incidents_intelligence::{Actor, Intelligence, SweepMessage, SweepQueue};
+use incidents_intelligence::{Actor, Intelligence, SweepQueue};
 use llm::{Llm, LlmConfig, ProviderKind};
-use platform::auth::{AdminUser, AuthUser, OperatorUser};
+use platform::auth::AuthUser;
 use platform::aws::AwsClients;
-use platform::http::{Json, Query};
 use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};
 use platform::otel::Otel;
 use platform::tokens::TokenVerifier;
-use platform::{ApiError, BoxError, Env, ErrorStyle, Invalid};
-use serde::Deserialize;
-use serde_json::Value;
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use platform::{BoxError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
-use utoipa::openapi::RefOr;
-use utoipa::{IntoParams, OpenApi, ToSchema};
+use utoipa::OpenApi;
 
-use crate::brake::{Brake, TooManyRequests, Work};
-use crate::errors::to_api;
+use crate::brake::Brake;
+use crate::errors::Error;
 
 /// The header that carries the document list's next cursor.
 pub const NEXT_CURSOR_HEADER: &str = "x-next-cursor";
@@ -108,17 +101,9 @@ pub fn app(
         verifier: Arc::new(verifier),
     };
     let routes = Router::new()
-        .route("/api/v1/analyze", post(analyze))
-        .route("/api/v1/analyses/query", post(query_analyses))
-        .route("/api/v1/analyses", delete(delete_analyses))
-        .route("/api/v1/analyses/{log_id}", delete(delete_analysis))
-        .route(
-            "/api/v1/rag/documents",
-            get(list_documents).post(create_document),
-        )
-        .route("/api/v1/rag/documents/{id}", delete(delete_document))
-        .route("/api/v1/rag/search", post(search))
-        .route("/health", get(health))
+        .merge(analyses::routes())
+        .merge(rag::routes())
+        .merge(health::routes())
         .with_state(state)
         .merge(docs_ui::routes(
             DOCS,
@@ -156,30 +141,30 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
             the team's runbooks and earlier analyses (the incident platform)."
     ),
     paths(
-        analyze,
-        query_analyses,
-        delete_analysis,
-        delete_analyses,
-        create_document,
-        list_documents,
-        delete_document,
-        search,
-        health,
-        docs_page,
-        docs_document
+        analyses::analyze,
+        analyses::query_analyses,
+        analyses::delete_analysis,
+        analyses::delete_analyses,
+        rag::create_document,
+        rag::list_documents,
+        rag::delete_document,
+        rag::search,
+        health::health,
+        health::docs_page,
+        health::docs_document
     ),
     components(schemas(
-        AnalyzeRequest,
+        analyses::AnalyzeRequest,
         Analysis,
         AnalysisReference,
         AnalysisSeverity,
         ReferenceKind,
         ProviderKind,
-        AnalysesQueryRequest,
-        RagDocumentRequest,
+        analyses::AnalysesQueryRequest,
+        rag::RagDocumentRequest,
         RagDocument,
         RagDocumentStatus,
-        RagSearchRequest,
+        rag::RagSearchRequest,
         RagSearchHit,
         IntelligenceHealth,
         ProvidersHealth,
@@ -206,7 +191,7 @@ pub fn service_openapi() -> utoipa::openapi::OpenApi {
     doc
 }
 
-type Answer<T> = Result<axum::Json<T>, ApiError>;
+type Answer<T> = Result<axum::Json<T>, Error>;
 
 fn actor(user: &AuthUser) -> Actor {
     Actor {
@@ -214,488 +199,6 @@ fn actor(user: &AuthUser) -> Actor {
         admin: user.is_admin(),
     }
 }
-
-// ---- analyses --------------------------------------------------------------------------
-
-/// An analysis request.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-struct AnalyzeRequest {
-    /// The log text, 1 to 20,000 characters. Secrets in it are redacted before the model,
-    /// the embeddings provider or the table sees it.
-    #[schema(
-        min_length = 1,
-        max_length = 20000,
-        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
-    )]
-    content: String,
-    /// `local` or `cloud`: which LLM provider answers (default: the deployment's
-    /// `LLM_PROVIDER`).
-    mode: Option<ProviderKind>,
-    /// Retrieve runbook chunks and earlier analyses for the model, and cite them in
-    /// `references` (default false).
-    use_rag: Option<bool>,
-    /// The log analysed: a log id of this platform (`POST /api/v1/logs` answers them); the
-    /// analysis is stored under it and its author (replacing the caller's own earlier analysis
-    /// of that log, never another operator's) and records its service.
-    #[schema(pattern = "^[0-9]{13}-[0-9a-f]{32}$")]
-    log_id: Option<String>,
-}
-
-/// Analyses a log's text with the chosen provider, optionally with retrieval, and stores the
-/// analysis (under `log_id` and the caller, or its own id). The log and any retrieved passages
-/// reach the model inside delimited blocks that it is told hold data, never instructions.
-#[utoipa::path(
-    post,
-    path = "/api/v1/analyze",
-    operation_id = "analyzeLog",
-    tag = "intelligence",
-    request_body = AnalyzeRequest,
-    security(("bearerJwt" = [])),
-    responses(
-        (status = 200, description = "The analysis, as stored", body = Analysis),
-        (status = 400, description = "A bad field (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
-        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
-        (status = 404, description = "`log_id` names no stored log", body = ErrorBody),
-        (status = 409, description = "The caller's analysis of that log was being replaced by another request", body = ErrorBody),
-        (status = 413, description = "The body is over 2 MiB", body = ErrorBody),
-        (status = 415, description = "Not JSON", body = ErrorBody),
-        TooManyRequests,
-        (status = 500, description = "The LLM settings are invalid", body = ErrorBody),
-        (status = 502, description = "The model failed, was too slow, or gave an answer that is not the asked JSON", body = ErrorBody),
-        (status = 503, description = "The table or the limits table cannot be reached (the model is not asked)", body = ErrorBody),
-    )
-)]
-async fn analyze(
-    State(state): State<AppState>,
-    OperatorUser(user): OperatorUser,
-    Json(body): Json<Value>,
-) -> Answer<Analysis> {
-    let input = parse_analyze(&body)?;
-    state.brake.admit(Work::Analysis, &user.id).await?;
-    Ok(axum::Json(
-        state
-            .intelligence
-            .analyze(input, &actor(&user))
-            .await
-            .map_err(to_api)?,
-    ))
-}
-
-/// A query of stored analyses.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-struct AnalysesQueryRequest {
-    /// Ranks analyses by relevance to this text (BM25 over what each analysed and concluded);
-    /// without it, newest first. 1 to 1000 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 1000,
-        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
-    )]
-    text: Option<String>,
-    /// Only the analysis of this log (or the id of an analysis made without a log).
-    #[schema(
-        pattern = "^([0-9]{13}-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$"
-    )]
-    log_id: Option<String>,
-    /// Only analyses of this service's logs.
-    #[schema(
-        min_length = 1,
-        max_length = 100,
-        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
-    )]
-    service_name: Option<String>,
-    /// 1 to 50 (default 20).
-    #[schema(minimum = 1, maximum = 50)]
-    limit: Option<i32>,
-}
-
-/// Stored analyses, best first for a `text`, else newest first.
-#[utoipa::path(
-    post,
-    path = "/api/v1/analyses/query",
-    operation_id = "queryAnalyses",
-    tag = "intelligence",
-    request_body = AnalysesQueryRequest,
-    security(("bearerJwt" = [])),
-    responses(
-        (status = 200, description = "Matching analyses, best (or newest) first", body = Vec<Analysis>),
-        (status = 400, description = "A bad field (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
-        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
-        (status = 413, description = "The body is over 2 MiB", body = ErrorBody),
-        (status = 415, description = "Not JSON", body = ErrorBody),
-        TooManyRequests,
-    )
-)]
-async fn query_analyses(
-    State(state): State<AppState>,
-    OperatorUser(user): OperatorUser,
-    Json(body): Json<Value>,
-) -> Answer<Vec<Analysis>> {
-    let query = parse_query(&body)?;
-    if query.text.is_some() {
-        state.brake.admit(Work::Retrieval, &user.id).await?;
-    }
-    Ok(axum::Json(
-        state.intelligence.query(query).await.map_err(to_api)?,
-    ))
-}
-
-/// Deletes the caller's analysis of a log (an ADMIN's call: every operator's analyses of it);
-/// other operators' analyses stay.
-#[utoipa::path(
-    delete,
-    path = "/api/v1/analyses/{log_id}",
-    operation_id = "deleteAnalysis",
-    tag = "intelligence",
-    params(("log_id" = String, Path, pattern = "^([0-9]{13}-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", description = "The log id the analysis was made for, or the id of an analysis made without a log")),
-    security(("bearerJwt" = [])),
-    responses(
-        (status = 204, description = "Deleted"),
-        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
-        (status = 403, description = "The token is a plain USER's (the OPERATOR or ADMIN role is required), or every analysis of that log is another operator's", body = ErrorBody),
-        (status = 404, description = "No analysis of that log (by anyone)", body = ErrorBody),
-        (status = 409, description = "It was replaced meanwhile: read it again", body = ErrorBody),
-    )
-)]
-async fn delete_analysis(
-    State(state): State<AppState>,
-    OperatorUser(user): OperatorUser,
-    Path(log_id): Path<String>,
-) -> Result<StatusCode, ApiError> {
-    if !is_analysis_key(&log_id) {
-        return Err(ApiError::not_found("Analysis not found"));
-    }
-    state
-        .intelligence
-        .delete_analysis(&log_id, &actor(&user))
-        .await
-        .map_err(to_api)?;
-    Ok(StatusCode::NO_CONTENT)
-}
-
-/// Deletes every stored analysis (ADMIN): gone from every answer at once, removed from the
-/// table in the background.
-#[utoipa::path(
-    delete,
-    path = "/api/v1/analyses",
-    operation_id = "deleteAnalyses",
-    tag = "intelligence",
-    security(("bearerJwt" = [])),
-    responses(
-        (status = 204, description = "Every analysis made until now is deleted"),
-        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
-        (status = 403, description = "The token is not an ADMIN's: the ADMIN role is required", body = ErrorBody),
-        (status = 503, description = "The table or the sweep queue cannot be reached: retry", body = ErrorBody),
-    )
-)]
-async fn delete_analyses(
-    State(state): State<AppState>,
-    AdminUser(user): AdminUser,
-) -> Result<StatusCode, ApiError> {
-    let before = state
-        .intelligence
-        .delete_all_analyses(&actor(&user))
-        .await
-        .map_err(to_api)?;
-    state
-        .queue
-        .send(&SweepMessage::PurgeAnalyses {
-            before: before.clone(),
-        })
-        .await
-        .map_err(|e| {
-            tracing::warn!(error = %e, "sweep not queued");
-            ApiError::unavailable("The intelligence service is unavailable, try again")
-        })?;
-    tracing::info!(%before, user = %user.id, "analyses deleted; sweep queued");
-    Ok(StatusCode::NO_CONTENT)
-}
-
-// ---- retrieval documents ---------------------------------------------------------------
-
-/// A runbook document.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-struct RagDocumentRequest {
-    /// 1 to 200 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
-    )]
-    title: String,
-    /// The text (Markdown or plain), at most 204,800 bytes of UTF-8; split into chunks of
-    /// about 1,200 characters, at most 400. Secrets are redacted before it is stored.
-    #[schema(
-        min_length = 1,
-        max_length = 204800,
-        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
-    )]
-    content: String,
-    /// At most 20 tags of 1 to 50 characters, without control characters (default none;
-    /// repeats are kept once).
-    #[schema(max_items = 20, inline)]
-    tags: Option<Vec<Tag>>,
-}
-
-/// A document's tag: 1 to 50 characters, not blank, no control characters (utoipa takes
-/// no constraints on a newtype's field, so its schema is written here).
-struct Tag;
-
-impl utoipa::PartialSchema for Tag {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .min_length(Some(1))
-            .max_length(Some(50))
-            .pattern(Some("^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]*$"))
-            .into()
-    }
-}
-
-impl ToSchema for Tag {}
-
-/// Adds a runbook to the retrieval corpus (searchable when this answers).
-#[utoipa::path(
-    post,
-    path = "/api/v1/rag/documents",
-    operation_id = "createRagDocument",
-    tag = "intelligence",
-    request_body = RagDocumentRequest,
-    security(("bearerJwt" = [])),
-    responses(
-        (status = 201, description = "Stored and indexed", body = RagDocument),
-        (status = 400, description = "A bad field (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
-        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
-        (status = 409, description = "The corpus holds 1,000 documents", body = ErrorBody),
-        (status = 413, description = "The body is over 2 MiB", body = ErrorBody),
-        (status = 415, description = "Not JSON", body = ErrorBody),
-        TooManyRequests,
-        (status = 502, description = "The embeddings provider failed (nothing was stored)", body = ErrorBody),
-    )
-)]
-async fn create_document(
-    State(state): State<AppState>,
-    OperatorUser(user): OperatorUser,
-    Json(body): Json<Value>,
-) -> Result<(StatusCode, axum::Json<RagDocument>), ApiError> {
-    let input = parse_document(&body)?;
-    state.brake.admit(Work::Retrieval, &user.id).await?;
-    let doc = state
-        .intelligence
-        .create_document(input, &actor(&user))
-        .await
-        .map_err(to_api)?;
-    Ok((StatusCode::CREATED, axum::Json(doc)))
-}
-
-/// A page of the document list.
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-struct DocumentsQuery {
-    /// From 1 to 100 (default 50).
-    #[param(value_type = Option<i32>, minimum = 1, maximum = 100)]
-    limit: Option<String>,
-    /// The `X-Next-Cursor` of the previous page.
-    #[param(max_length = 100)]
-    cursor: Option<String>,
-}
-
-/// A cursor is a document's `{createdAt}~{id}`.
-fn is_cursor(raw: &str) -> bool {
-    raw.split_once('~').is_some_and(|(at, id)| {
-        chrono::DateTime::parse_from_rfc3339(at).is_ok() && uuid::Uuid::parse_str(id).is_ok()
-    })
-}
-
-/// The runbook documents, newest first, a page at a time.
-#[utoipa::path(
-    get,
-    path = "/api/v1/rag/documents",
-    operation_id = "listRagDocuments",
-    tag = "intelligence",
-    params(DocumentsQuery),
-    security(("bearerJwt" = [])),
-    responses(
-        (status = 200, description = "A page of documents, newest first. When more may follow, `X-Next-Cursor` holds the next page's cursor.",
-            body = Vec<RagDocument>,
-            headers(("X-Next-Cursor" = String, description = "The cursor of the next page; absent at the end"))),
-        (status = 400, description = "A bad limit or cursor", body = ErrorBody),
-        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
-        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
-    )
-)]
-async fn list_documents(
-    State(state): State<AppState>,
-    _user: OperatorUser,
-    Query(query): Query<DocumentsQuery>,
-) -> Result<Response, ApiError> {
-    let mut problems = Vec::new();
-    let limit = match query.limit.as_deref().map(str::trim) {
-        None => DEFAULT_PAGE,
-        Some(raw) => match raw.parse::<usize>() {
-            Ok(n) if (1..=MAX_PAGE).contains(&n) => n,
-            _ => {
-                problems.push(platform::FieldError::new(
-                    "limit",
-                    format!("must be an integer from 1 to {MAX_PAGE}"),
-                ));
-                DEFAULT_PAGE
-            }
-        },
-    };
-    let cursor = query.cursor.as_deref().map(str::trim);
-    if cursor.is_some_and(|c| c.len() > 100 || !is_cursor(c)) {
-        problems.push(platform::FieldError::new(
-            "cursor",
-            "must be an X-Next-Cursor of this list",
-        ));
-    }
-    if !problems.is_empty() {
-        return Err(Invalid(problems).into());
-    }
-    let (docs, next) = state
-        .intelligence
-        .documents(limit, cursor)
-        .await
-        .map_err(to_api)?;
-    let mut response = axum::Json(docs).into_response();
-    if let Some(cursor) = next.and_then(|c| HeaderValue::from_str(&c).ok()) {
-        response.headers_mut().insert(NEXT_CURSOR_HEADER, cursor);
-    }
-    Ok(response)
-}
-
-/// Deletes a runbook, its chunks and its index entries (its author or an admin). Repeating
-/// it after a failure finishes it.
-#[utoipa::path(
-    delete,
-    path = "/api/v1/rag/documents/{id}",
-    operation_id = "deleteRagDocument",
-    tag = "intelligence",
-    params(("id" = String, Path, format = Uuid, description = "A document id")),
-    security(("bearerJwt" = [])),
-    responses(
-        (status = 204, description = "Deleted"),
-        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
-        (status = 403, description = "The token is a plain USER's (the OPERATOR or ADMIN role is required), or the caller is not the document's author nor an ADMIN", body = ErrorBody),
-        (status = 404, description = "No such document", body = ErrorBody),
-        (status = 409, description = "Another request is changing it: retry", body = ErrorBody),
-    )
-)]
-async fn delete_document(
-    State(state): State<AppState>,
-    OperatorUser(user): OperatorUser,
-    Path(id): Path<String>,
-) -> Result<StatusCode, ApiError> {
-    if uuid::Uuid::parse_str(&id).is_err() {
-        return Err(ApiError::not_found("Document not found"));
-    }
-    state
-        .intelligence
-        .delete_document(&id.to_ascii_lowercase(), &actor(&user))
-        .await
-        .map_err(to_api)?;
-    Ok(StatusCode::NO_CONTENT)
-}
-
-/// A search of the runbooks.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-struct RagSearchRequest {
-    /// 1 to 1000 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 1000,
-        pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
-    )]
-    query: String,
-    /// How many chunks, 1 to 20 (default 5).
-    #[schema(minimum = 1, maximum = 20)]
-    top_k: Option<i32>,
-}
-
-/// The runbook chunks that best match a query: BM25, fused with embeddings' cosine
-/// similarity when an embeddings model is configured.
-#[utoipa::path(
-    post,
-    path = "/api/v1/rag/search",
-    operation_id = "searchRagDocuments",
-    tag = "intelligence",
-    request_body = RagSearchRequest,
-    security(("bearerJwt" = [])),
-    responses(
-        (status = 200, description = "At most `top_k` chunks, best first", body = Vec<RagSearchHit>),
-        (status = 400, description = "A bad field (`details` name it)", body = ErrorBody),
-        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
-        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
-        (status = 413, description = "The body is over 2 MiB", body = ErrorBody),
-        (status = 415, description = "Not JSON", body = ErrorBody),
-        TooManyRequests,
-    )
-)]
-async fn search(
-    State(state): State<AppState>,
-    OperatorUser(user): OperatorUser,
-    Json(body): Json<Value>,
-) -> Answer<Vec<RagSearchHit>> {
-    let input = parse_search(&body)?;
-    state.brake.admit(Work::Retrieval, &user.id).await?;
-    Ok(axum::Json(
-        state.intelligence.search(input).await.map_err(to_api)?,
-    ))
-}
-
-// ---- health and docs -------------------------------------------------------------------
-
-/// The intelligence service: its providers (which are configured, which models), whether
-/// retrieval is BM25 or hybrid, and the index's figures. Calls no model.
-#[utoipa::path(
-    get,
-    path = "/health",
-    operation_id = "intelligenceHealth",
-    tag = "intelligence",
-    responses(
-        (status = 200, description = "Up (`status: ok`)", body = IntelligenceHealth),
-        (status = 503, description = "The index's table cannot be read (`status: unavailable`)", body = IntelligenceHealth),
-    )
-)]
-async fn health(State(state): State<AppState>) -> Response {
-    let health = state.intelligence.health().await;
-    let status = if health.status == "ok" {
-        StatusCode::OK
-    } else {
-        StatusCode::SERVICE_UNAVAILABLE
-    };
-    (status, axum::Json(health)).into_response()
-}
-
-/// The interactive docs (Swagger UI) of the intelligence service.
-#[utoipa::path(
-    get,
-    path = "/docs",
-    operation_id = "intelligenceDocs",
-    tag = "intelligence",
-    responses((status = 303, description = "Redirect to the Swagger UI page", headers(("Location" = String, description = "/docs/index.html"))))
-)]
-#[allow(dead_code)]
-async fn docs_page() {}
-
-/// The intelligence service's own OpenAPI document, which `/docs` shows.
-#[utoipa::path(
-    get,
-    path = "/docs/openapi.json",
-    operation_id = "intelligenceApiDocs",
-    tag = "intelligence",
-    responses((status = 200, description = "This service's document", content_type = "application/json", body = Object))
-)]
-#[allow(dead_code)]
-async fn docs_document() {}
 
 #[cfg(test)]
 mod tests {
@@ -750,17 +253,5 @@ mod tests {
             }
         }
         assert_eq!(guarded, 8);
-    }
-
-    #[test]
-    fn cursors_are_a_time_and_an_id() {
-        assert!(is_cursor(
-            "2026-11-24T12:00:00.000Z~5b0f3c1e-0000-4000-8000-00000000000a"
-        ));
-        assert!(!is_cursor(
-            "2026-11-24T12:00:00.000Z#5b0f3c1e-0000-4000-8000-00000000000a"
-        ));
-        assert!(!is_cursor("2026-11-24~x"));
-        assert!(!is_cursor("nope"));
     }
 }
