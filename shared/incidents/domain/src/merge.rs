@@ -140,49 +140,64 @@ impl Store {
             )?;
         }
         if let Some(count) = source_count {
-            let occurrences = count.counter(&t, "occurrences")?;
-            let batches = count.counter(&t, "batches")?;
-            if occurrences > 0 || batches > 0 {
-                let zero = tx
-                    .update_builder(count_key(source_id))
-                    .update_expression(
-                        "SET occurrences = :zero, batches = :zero ADD movedOccurrences :occ",
-                    )
-                    .condition_expression("occurrences = :occ AND batches = :batches")
-                    .expression_attribute_values(":zero", n(0))
-                    .expression_attribute_values(":occ", n(occurrences))
-                    .expression_attribute_values(":batches", n(batches));
-                tx.update(zero)?;
-                let seen = |name: &str| {
-                    [
-                        count.opt_string(name),
-                        target_count.and_then(|c| c.opt_string(name)),
-                    ]
-                    .into_iter()
-                    .flatten()
-                };
-                let (first, last) = (seen("firstSeen").min(), seen("lastSeen").max());
-                let mut expression = "ADD occurrences :occ, batches :batches".to_string();
-                let mut add = tx
-                    .update_builder(count_key(target_id))
-                    .expression_attribute_values(":occ", n(occurrences))
-                    .expression_attribute_values(":batches", n(batches));
-                let mut sets = Vec::new();
-                if let Some(first) = first {
-                    sets.push("firstSeen = :first");
-                    add = add.expression_attribute_values(":first", s(first));
-                }
-                if let Some(last) = last {
-                    sets.push("lastSeen = :last");
-                    add = add.expression_attribute_values(":last", s(last));
-                }
-                if !sets.is_empty() {
-                    expression = format!("SET {} {expression}", sets.join(", "));
-                }
-                tx.update(add.update_expression(expression))?;
-            }
+            Self::move_count(&mut tx, &t, source_id, count, target_id, target_count)?;
         }
         tx.commit_retrying().await.map_err(StoreError::from)
+    }
+
+    /// Moves `source_id`'s count (`count`, as read) to `target_id` in `tx`: the source's
+    /// conditional on it being unchanged, its first and last seen merged into the target's
+    /// (`target_count`, as read). Nothing moves when it counted nothing.
+    fn move_count(
+        tx: &mut Transaction,
+        t: &str,
+        source_id: &str,
+        count: &Item,
+        target_id: &str,
+        target_count: Option<&Item>,
+    ) -> Result<(), StoreError> {
+        let occurrences = count.counter(t, "occurrences")?;
+        let batches = count.counter(t, "batches")?;
+        if occurrences > 0 || batches > 0 {
+            let zero = tx
+                .update_builder(count_key(source_id))
+                .update_expression(
+                    "SET occurrences = :zero, batches = :zero ADD movedOccurrences :occ",
+                )
+                .condition_expression("occurrences = :occ AND batches = :batches")
+                .expression_attribute_values(":zero", n(0))
+                .expression_attribute_values(":occ", n(occurrences))
+                .expression_attribute_values(":batches", n(batches));
+            tx.update(zero)?;
+            let seen = |name: &str| {
+                [
+                    count.opt_string(name),
+                    target_count.and_then(|c| c.opt_string(name)),
+                ]
+                .into_iter()
+                .flatten()
+            };
+            let (first, last) = (seen("firstSeen").min(), seen("lastSeen").max());
+            let mut expression = "ADD occurrences :occ, batches :batches".to_string();
+            let mut add = tx
+                .update_builder(count_key(target_id))
+                .expression_attribute_values(":occ", n(occurrences))
+                .expression_attribute_values(":batches", n(batches));
+            let mut sets = Vec::new();
+            if let Some(first) = first {
+                sets.push("firstSeen = :first");
+                add = add.expression_attribute_values(":first", s(first));
+            }
+            if let Some(last) = last {
+                sets.push("lastSeen = :last");
+                add = add.expression_attribute_values(":last", s(last));
+            }
+            if !sets.is_empty() {
+                expression = format!("SET {} {expression}", sets.join(", "));
+            }
+            tx.update(add.update_expression(expression))?;
+        }
+        Ok(())
     }
 }
 

@@ -2,7 +2,7 @@
 //! bad field named.
 
 use platform::{FieldErrors, Invalid};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use super::{
@@ -82,82 +82,8 @@ pub fn parse_channel(body: &Value) -> Result<ChannelInput, Invalid> {
             false
         }
     };
-    let target = if email {
-        for field in ["url", "secret"] {
-            if !matches!(object.get(field), None | Some(Value::Null)) {
-                errors.add(field, "is not allowed for an email channel");
-            }
-        }
-        let address = text(&mut errors, object, "", "address", MAX_ADDRESS_CHARS, true);
-        if address.as_deref().is_some_and(|a| !is_address(a)) {
-            errors.add("address", "must be an e-mail address (name@domain.tld)");
-        }
-        address.map(|address| Target::Email { address })
-    } else {
-        if !matches!(object.get("address"), None | Some(Value::Null)) {
-            errors.add("address", "is only for an email channel");
-        }
-        let url = text(&mut errors, object, "", "url", MAX_URL_CHARS, true);
-        if let Some(raw) = &url {
-            if let Err(reason) = check_url(raw) {
-                errors.add("url", reason);
-            }
-        }
-        let secret = match object.get("secret") {
-            Some(Value::String(s))
-                if (MIN_SECRET_CHARS..=MAX_SECRET_CHARS).contains(&s.chars().count()) =>
-            {
-                Some(s.clone())
-            }
-            None | Some(Value::Null) => {
-                errors.add("secret", "is required");
-                None
-            }
-            Some(_) => {
-                errors.add(
-                    "secret",
-                    format!(
-                        "must be a string of {MIN_SECRET_CHARS} to {MAX_SECRET_CHARS} characters"
-                    ),
-                );
-                None
-            }
-        };
-        url.zip(secret)
-            .map(|(url, secret)| Target::Webhook { url, secret })
-    };
-    let services = match object.get("services") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) if items.len() <= MAX_SERVICES => {
-            let mut out: Vec<String> = Vec::new();
-            for item in items {
-                match item.as_str().map(str::trim) {
-                    Some(s) if !s.is_empty() && s.chars().count() <= MAX_NAME_CHARS => {
-                        if !out.iter().any(|o| o == s) {
-                            out.push(s.to_string());
-                        }
-                    }
-                    _ => {
-                        errors.add(
-                            "services",
-                            format!(
-                                "each must be a service name of 1 to {MAX_NAME_CHARS} characters"
-                            ),
-                        );
-                        break;
-                    }
-                }
-            }
-            out
-        }
-        Some(_) => {
-            errors.add(
-                "services",
-                format!("must be an array of at most {MAX_SERVICES} service names"),
-            );
-            Vec::new()
-        }
-    };
+    let target = channel_target(&mut errors, object, email);
+    let services = service_list(&mut errors, object);
     let severities = match object.get("severities") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) if items.len() <= Severity::ALL.len() => {
@@ -200,6 +126,95 @@ pub fn parse_channel(body: &Value) -> Result<ChannelInput, Invalid> {
             escalate_to,
         }),
         _ => Err(Invalid::field("body", "is incomplete")),
+    }
+}
+
+/// Where a channel sends: an e-mail channel's `address` (webhook fields refused), or a
+/// webhook's `url` and `secret` (`address` refused).
+fn channel_target(
+    errors: &mut FieldErrors,
+    object: &Map<String, Value>,
+    email: bool,
+) -> Option<Target> {
+    if email {
+        for field in ["url", "secret"] {
+            if !matches!(object.get(field), None | Some(Value::Null)) {
+                errors.add(field, "is not allowed for an email channel");
+            }
+        }
+        let address = text(errors, object, "", "address", MAX_ADDRESS_CHARS, true);
+        if address.as_deref().is_some_and(|a| !is_address(a)) {
+            errors.add("address", "must be an e-mail address (name@domain.tld)");
+        }
+        address.map(|address| Target::Email { address })
+    } else {
+        if !matches!(object.get("address"), None | Some(Value::Null)) {
+            errors.add("address", "is only for an email channel");
+        }
+        let url = text(errors, object, "", "url", MAX_URL_CHARS, true);
+        if let Some(raw) = &url {
+            if let Err(reason) = check_url(raw) {
+                errors.add("url", reason);
+            }
+        }
+        let secret = match object.get("secret") {
+            Some(Value::String(s))
+                if (MIN_SECRET_CHARS..=MAX_SECRET_CHARS).contains(&s.chars().count()) =>
+            {
+                Some(s.clone())
+            }
+            None | Some(Value::Null) => {
+                errors.add("secret", "is required");
+                None
+            }
+            Some(_) => {
+                errors.add(
+                    "secret",
+                    format!(
+                        "must be a string of {MIN_SECRET_CHARS} to {MAX_SECRET_CHARS} characters"
+                    ),
+                );
+                None
+            }
+        };
+        url.zip(secret)
+            .map(|(url, secret)| Target::Webhook { url, secret })
+    }
+}
+
+/// The distinct services a channel names (at most [`MAX_SERVICES`]); none: every service.
+fn service_list(errors: &mut FieldErrors, object: &Map<String, Value>) -> Vec<String> {
+    match object.get("services") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) if items.len() <= MAX_SERVICES => {
+            let mut out: Vec<String> = Vec::new();
+            for item in items {
+                match item.as_str().map(str::trim) {
+                    Some(s) if !s.is_empty() && s.chars().count() <= MAX_NAME_CHARS => {
+                        if !out.iter().any(|o| o == s) {
+                            out.push(s.to_string());
+                        }
+                    }
+                    _ => {
+                        errors.add(
+                            "services",
+                            format!(
+                                "each must be a service name of 1 to {MAX_NAME_CHARS} characters"
+                            ),
+                        );
+                        break;
+                    }
+                }
+            }
+            out
+        }
+        Some(_) => {
+            errors.add(
+                "services",
+                format!("must be an array of at most {MAX_SERVICES} service names"),
+            );
+            Vec::new()
+        }
     }
 }
 
