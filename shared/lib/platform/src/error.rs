@@ -79,10 +79,10 @@ pub struct ApiError {
     /// `WWW-Authenticate` challenge sent with a 401.
     pub challenge: Option<&'static str>,
     /// `Retry-After` seconds sent with a 429.
-    pub retry_after: Option<u64>,
+    pub retry_after: Option<u32>,
     /// Why it failed, for the log only (never rendered): the error layer logs it once, with
     /// the request's method and path.
-    pub cause: Option<String>,
+    pub cause: Option<Box<str>>,
 }
 
 impl ApiError {
@@ -140,7 +140,8 @@ impl ApiError {
             ErrorKind::TooManyRequests,
             format!("Too many requests; retry in {retry_after} seconds"),
         );
-        e.retry_after = Some(retry_after);
+        // A window far beyond a day is still a wait; u32 keeps the error small (it is in every Result).
+        e.retry_after = Some(u32::try_from(retry_after).unwrap_or(u32::MAX));
         e
     }
 
@@ -157,7 +158,7 @@ impl ApiError {
 
     /// Records why it failed, for the log (the client sees only the message).
     pub fn caused_by(mut self, cause: impl std::fmt::Display) -> Self {
-        self.cause = Some(cause.to_string());
+        self.cause = Some(cause.to_string().into_boxed_str());
         self
     }
 
