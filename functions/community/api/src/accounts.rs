@@ -8,9 +8,8 @@ use axum::Router;
 use community::input::UserId;
 use platform::auth::InternalService;
 use platform::openapi::ReasonErrorBody;
-use platform::ApiError;
 
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::AppState;
 
 pub(crate) fn routes() -> Router<AppState> {
@@ -38,12 +37,11 @@ pub(crate) async fn forget_account(
     State(state): State<AppState>,
     _service: InternalService,
     Path(id): Path<String>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<StatusCode, Error> {
     let user = UserId::parse("id", &id)?;
     state
         .community
         .forget_account(&user, &state.cleanup_queue)
-        .await
-        .map_err(to_api)?;
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::brake::{TooManyWrites, Write};
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::moderation::{admin_reason, RemovalQuery};
 use crate::{maybe_user_id, number, user_id, Answer, AppState};
 
@@ -65,16 +65,12 @@ pub(crate) async fn list_comments(
     user: MaybeUser,
     Path(id): Path<String>,
     platform::http::Query(query): platform::http::Query<CommentsQuery>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let id = PostId::parse("id", &id)?;
     let caller = maybe_user_id(&user)?;
     let limit = number("limit", query.limit.as_deref())?;
     if limit.is_none() && query.cursor.is_none() {
-        let all = state
-            .community
-            .comments(&id, caller.as_ref())
-            .await
-            .map_err(to_api)?;
+        let all = state.community.comments(&id, caller.as_ref()).await?;
         return Ok(axum::Json(all).into_response());
     }
     let limit = limit.unwrap_or(20);
@@ -85,8 +81,7 @@ pub(crate) async fn list_comments(
     let (page, next) = state
         .community
         .comment_page(&id, caller.as_ref(), limit, query.cursor.as_deref())
-        .await
-        .map_err(to_api)?;
+        .await?;
     let mut response = axum::Json(page).into_response();
     if let Some(cursor) = next.and_then(|c| HeaderValue::from_str(&c).ok()) {
         response.headers_mut().insert("x-next-cursor", cursor);
@@ -132,7 +127,7 @@ pub(crate) async fn add_comment(
     extensions: Extensions,
     Path(id): Path<String>,
     Json(body): Json<CommentRequest>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let text = CommentText::parse(body.text.as_deref())?;
@@ -146,8 +141,7 @@ pub(crate) async fn add_comment(
     let comment = state
         .community
         .add_comment(&state.users.at(base), &caller, &id, &text, parent.as_ref())
-        .await
-        .map_err(to_api)?;
+        .await?;
     Ok((StatusCode::CREATED, axum::Json(comment)).into_response())
 }
 
@@ -188,12 +182,9 @@ pub(crate) async fn like_comment(
     let caller = user_id(&user)?;
     let like = CommentLike::parse(body.kind.as_deref())?;
     state.brake.admit(Write::Reaction, caller.as_str()).await?;
-    state
-        .community
-        .like_comment(&id, &caller, like)
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    Ok(axum::Json(
+        state.community.like_comment(&id, &caller, like).await?,
+    ))
 }
 
 /// A comment's new text.
@@ -234,12 +225,9 @@ pub(crate) async fn edit_comment(
     let caller = user_id(&user)?;
     let text = CommentText::parse(body.text.as_deref())?;
     state.brake.admit(Write::Comment, caller.as_str()).await?;
-    state
-        .community
-        .edit_comment(&id, &caller, &text)
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    Ok(axum::Json(
+        state.community.edit_comment(&id, &caller, &text).await?,
+    ))
 }
 
 /// Deletes the caller's own comment, or (an admin, with `reason`) removes anyone's and keeps
@@ -267,23 +255,18 @@ pub(crate) async fn delete_comment(
     user: AuthUser,
     Path(id): Path<String>,
     platform::http::Query(query): platform::http::Query<RemovalQuery>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<StatusCode, Error> {
     let id = CommentId::parse("id", &id)?;
     let caller = user_id(&user)?;
     if let Some(reason) = admin_reason(&user, query)? {
         state
             .community
             .remove_comment(&id, &user.id, &reason)
-            .await
-            .map_err(to_api)?;
+            .await?;
         tracing::info!(comment_id = %id.as_str(), admin = %user.id, "comment removed by an admin");
         return Ok(StatusCode::NO_CONTENT);
     }
     state.brake.admit(Write::Comment, caller.as_str()).await?;
-    state
-        .community
-        .delete_comment(&id, &caller)
-        .await
-        .map_err(to_api)?;
+    state.community.delete_comment(&id, &caller).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -1,12 +1,42 @@
-//! The community service's errors as HTTP answers (rendered in the community's reason body by
-//! the router's error layer).
+//! The community function's failures: handlers return [`Error`], and `?` converts the
+//! domain's errors and the platform's. The router's error layer renders it in the community's
+//! reason body and logs its cause once.
 
+use axum::response::{IntoResponse, Response};
 use community::CommunityError;
 use platform::ApiError;
 
+/// What a handler of this function fails with.
+#[derive(Debug)]
+pub struct Error(ApiError);
+
+impl From<ApiError> for Error {
+    fn from(error: ApiError) -> Self {
+        Self(error)
+    }
+}
+
+impl From<platform::Invalid> for Error {
+    fn from(invalid: platform::Invalid) -> Self {
+        Self(invalid.into())
+    }
+}
+
+impl From<CommunityError> for Error {
+    fn from(error: CommunityError) -> Self {
+        Self(to_api(error))
+    }
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        self.0.into_response()
+    }
+}
+
 /// 400 naming the fields, 401, 403, 404, 502 when identity cannot be asked, 503 when the
-/// table is busy or unreachable, else 500 with the details logged.
-pub fn to_api(error: CommunityError) -> ApiError {
+/// table is busy or unreachable, else 500 (the cause goes to the log).
+fn to_api(error: CommunityError) -> ApiError {
     match error {
         CommunityError::Invalid(invalid) => invalid.into(),
         CommunityError::PostNotFound => ApiError::not_found("Post not found"),
@@ -25,22 +55,22 @@ pub fn to_api(error: CommunityError) -> ApiError {
             ApiError::unauthorized("The account of this token no longer exists")
         }
         CommunityError::Identity(reason) => {
-            tracing::error!(%reason, "identity service call failed");
             ApiError::bad_gateway("The identity service could not be reached")
+                .caused_by(format!("identity service call failed: {reason}"))
         }
         CommunityError::Busy => ApiError::unavailable("The post is busy, try again"),
         CommunityError::Store(e) if e.is_unavailable() => {
-            tracing::warn!(error = %e, "community table unavailable");
             ApiError::unavailable("The community service is unavailable, try again")
+                .caused_by(format!("community table unavailable: {e}"))
         }
         CommunityError::Store(e) => ApiError::internal("community table", e),
         CommunityError::Queue(reason) => {
-            tracing::warn!(%reason, "queue send failed");
             ApiError::unavailable("The community service is unavailable, try again")
+                .caused_by(format!("queue send failed: {reason}"))
         }
         CommunityError::Search(e) if e.is_unavailable() => {
-            tracing::warn!(error = %e, "search index unavailable");
             ApiError::unavailable("Search is unavailable, try again")
+                .caused_by(format!("search index unavailable: {e}"))
         }
         CommunityError::Search(e) => ApiError::internal("search index", e),
     }

@@ -51,7 +51,7 @@ use serde::{Deserialize, Deserializer};
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
 use crate::brake::{TooManyWrites, Write, WriteBrake};
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::identity::UsersDirectory;
 
 /// The salt of anonymous readers' hashed addresses: the internal service token, a secret the
@@ -283,7 +283,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     CommunityApi::openapi()
 }
 
-type Answer<T> = Result<axum::Json<T>, ApiError>;
+type Answer<T> = Result<axum::Json<T>, Error>;
 
 fn user_id(user: &AuthUser) -> Result<UserId, ApiError> {
     UserId::parse("token", &user.id)
@@ -356,12 +356,11 @@ async fn list_posts(
     let page = page_request(query.page, query.size, query.cursor)?;
     let caller = maybe_user_id(&user)?;
     let topic = query.topic.as_deref().filter(|t| !t.trim().is_empty());
-    let mut page = state.community.posts(topic, page).await.map_err(to_api)?;
+    let mut page = state.community.posts(topic, page).await?;
     page.content = state
         .community
         .mark_posts(page.content, caller.as_ref())
-        .await
-        .map_err(to_api)?;
+        .await?;
     Ok(axum::Json(page))
 }
 
@@ -429,7 +428,7 @@ async fn create_post(
     user: AuthUser,
     extensions: Extensions,
     Json(body): Json<PostRequest>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let caller = user_id(&user)?;
     let input = PostInput::parse(body.into())?;
     state.brake.admit(Write::Post, caller.as_str()).await?;
@@ -437,8 +436,7 @@ async fn create_post(
     let (post, summary) = state
         .community
         .create_post(&state.users.at(base), &caller, input)
-        .await
-        .map_err(to_api)?;
+        .await?;
     search::request_index(&state, &post.id).await;
     summaries::request_summary(&state, summary.as_ref()).await;
     let location = HeaderValue::from_str(&format!("{PREFIX}/posts/{}", post.id))
@@ -484,13 +482,10 @@ async fn post_cards(
 ) -> Answer<Vec<PostCard>> {
     let ids = CardIds::parse(query.ids.as_deref())?;
     let caller = maybe_user_id(&user)?;
-    let cards = state.community.cards(&ids).await.map_err(to_api)?;
-    state
-        .community
-        .mark_cards(cards, caller.as_ref())
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    let cards = state.community.cards(&ids).await?;
+    Ok(axum::Json(
+        state.community.mark_cards(cards, caller.as_ref()).await?,
+    ))
 }
 
 /// One post. A draft is visible to its author only; a view by anyone else is counted.
@@ -515,12 +510,9 @@ async fn get_post(
 ) -> Answer<Post> {
     let id = PostId::parse("id", &id)?;
     let caller = maybe_user_id(&user)?;
-    state
-        .community
-        .post(&id, caller.as_ref())
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    Ok(axum::Json(
+        state.community.post(&id, caller.as_ref()).await?,
+    ))
 }
 
 /// Replaces every field of the caller's post; status defaults to PUBLISHED.
@@ -552,11 +544,7 @@ async fn replace_post(
     let caller = user_id(&user)?;
     let input = PostInput::parse(body.into())?;
     state.brake.admit(Write::Post, caller.as_str()).await?;
-    let (post, summary) = state
-        .community
-        .replace_post(&id, &caller, input)
-        .await
-        .map_err(to_api)?;
+    let (post, summary) = state.community.replace_post(&id, &caller, input).await?;
     search::request_index(&state, &post.id).await;
     summaries::request_summary(&state, summary.as_ref()).await;
     Ok(axum::Json(post))
@@ -642,11 +630,7 @@ async fn patch_post(
         status: body.status,
     })?;
     state.brake.admit(Write::Post, caller.as_str()).await?;
-    let (post, summary) = state
-        .community
-        .patch_post(&id, &caller, patch)
-        .await
-        .map_err(to_api)?;
+    let (post, summary) = state.community.patch_post(&id, &caller, patch).await?;
     search::request_index(&state, &post.id).await;
     summaries::request_summary(&state, summary.as_ref()).await;
     Ok(axum::Json(post))
@@ -675,11 +659,8 @@ fn cached<T: serde::Serialize>(value: T) -> Response {
         (status = 401, description = "A bad token", body = ReasonErrorBody),
     )
 )]
-async fn topic_catalog(
-    State(state): State<AppState>,
-    _user: MaybeUser,
-) -> Result<Response, ApiError> {
-    state.community.catalog().await.map(cached).map_err(to_api)
+async fn topic_catalog(State(state): State<AppState>, _user: MaybeUser) -> Result<Response, Error> {
+    Ok(cached(state.community.catalog().await?))
 }
 
 /// Every public topic with its statistics, in catalog order.
@@ -694,16 +675,8 @@ async fn topic_catalog(
         (status = 401, description = "A bad token", body = ReasonErrorBody),
     )
 )]
-async fn topic_stats(
-    State(state): State<AppState>,
-    _user: MaybeUser,
-) -> Result<Response, ApiError> {
-    state
-        .community
-        .topic_stats()
-        .await
-        .map(cached)
-        .map_err(to_api)
+async fn topic_stats(State(state): State<AppState>, _user: MaybeUser) -> Result<Response, Error> {
+    Ok(cached(state.community.topic_stats().await?))
 }
 
 /// The query of a topic-names request.
@@ -738,12 +711,7 @@ async fn topic_names(
     Query(query): Query<NamesQuery>,
 ) -> Answer<Vec<TopicRef>> {
     let ids = TopicIds::parse(query.ids.as_deref())?;
-    state
-        .community
-        .topic_names(&ids)
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    Ok(axum::Json(state.community.topic_names(&ids).await?))
 }
 
 /// Follower count changes by topic name.
@@ -776,7 +744,7 @@ async fn follower_deltas(
     _service: InternalService,
     headers: HeaderMap,
     Json(body): Json<FollowerDeltasRequest>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let key = match headers.get("idempotency-key") {
         Some(v) => Some(IdempotencyKey::parse(v.to_str().unwrap_or("\u{0}"))?),
         None => None,
@@ -788,8 +756,7 @@ async fn follower_deltas(
     let count = state
         .community
         .follower_deltas(&deltas, key.as_ref())
-        .await
-        .map_err(to_api)?;
+        .await?;
     let body = serde_json::json!({
         "timestamp": platform::Clock::system().timestamp(),
         "status": 200,

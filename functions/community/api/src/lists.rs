@@ -13,7 +13,6 @@ use platform::openapi::ReasonErrorBody;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::errors::to_api;
 use crate::{maybe_user_id, Answer, AppState};
 
 /// The list routes, relative to `/api/v1`.
@@ -68,12 +67,12 @@ async fn list(
     let id = UserId::parse("id", &id)?;
     let caller = maybe_user_id(&user)?;
     let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
-    state
-        .community
-        .user_list(&state.users.at(base), &id, list, caller.as_ref(), page)
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    Ok(axum::Json(
+        state
+            .community
+            .user_list(&state.users.at(base), &id, list, caller.as_ref(), page)
+            .await?,
+    ))
 }
 
 /// Posts by a user, newest first: published for everyone, drafts for the owner only.

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::brake::{TooManyWrites, Write};
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::summaries::AdminListQuery;
 use crate::{number, search, user_id, Answer, AppState};
 
@@ -82,23 +82,15 @@ pub(crate) async fn delete_post(
     user: AuthUser,
     Path(id): Path<String>,
     platform::http::Query(query): platform::http::Query<RemovalQuery>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<StatusCode, Error> {
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     if let Some(reason) = admin_reason(&user, query)? {
-        state
-            .community
-            .remove_post(&id, &user.id, &reason)
-            .await
-            .map_err(to_api)?;
+        state.community.remove_post(&id, &user.id, &reason).await?;
         tracing::info!(post_id = %id.as_str(), admin = %user.id, "post removed by an admin");
     } else {
         state.brake.admit(Write::Post, caller.as_str()).await?;
-        state
-            .community
-            .delete_post(&id, &caller)
-            .await
-            .map_err(to_api)?;
+        state.community.delete_post(&id, &caller).await?;
     }
     search::request_index(&state, id.as_str()).await;
     Ok(StatusCode::NO_CONTENT)
@@ -129,10 +121,5 @@ pub(crate) async fn moderation_log(
         number("size", query.size.as_deref())?,
         query.cursor.as_deref(),
     )?;
-    state
-        .community
-        .moderation_log(page)
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    Ok(axum::Json(state.community.moderation_log(page).await?))
 }

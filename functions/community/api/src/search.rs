@@ -11,7 +11,6 @@ use platform::openapi::ReasonErrorBody;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::errors::to_api;
 use crate::{maybe_user_id, page_request, Answer, AppState};
 
 pub(crate) fn routes() -> Router<AppState> {
@@ -64,12 +63,9 @@ pub(crate) async fn search(
     let text = SearchText::parse(query.q.as_deref())?;
     let page = page_request(query.page, query.size, query.cursor)?;
     let caller = maybe_user_id(&user)?;
-    state
-        .search
-        .search(&text, page, caller.as_ref())
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    Ok(axum::Json(
+        state.search.search(&text, page, caller.as_ref()).await?,
+    ))
 }
 
 /// Asks the indexer to catch up with a post just written. A failure is only logged: the

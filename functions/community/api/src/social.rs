@@ -14,7 +14,6 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::brake::{TooManyWrites, Write};
-use crate::errors::to_api;
 use crate::{user_id, Answer, AppState};
 
 /// The social routes, relative to `/api/v1`.
@@ -64,16 +63,12 @@ pub(crate) async fn react(
     let caller = user_id(&user)?;
     let reaction = PostReaction::parse(body.kind.as_deref())?;
     state.brake.admit(Write::Reaction, caller.as_str()).await?;
-    let (result, change) = state
-        .community
-        .react(&id, &caller, reaction)
-        .await
-        .map_err(to_api)?;
+    let (result, change) = state.community.react(&id, &caller, reaction).await?;
     if let Some(change) = change {
         // The reaction is saved; a retry finds it so and sends its change again.
         state.reaction_queue.send(&change).await.map_err(|e| {
-            tracing::warn!(error = %e, "reaction change not queued");
             ApiError::unavailable("The reaction queue cannot be reached: retry later")
+                .caused_by(format!("reaction change not queued: {e}"))
         })?;
     }
     Ok(axum::Json(result))
@@ -138,10 +133,7 @@ async fn mark(
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     state.brake.admit(Write::Reaction, caller.as_str()).await?;
-    state
-        .community
-        .bookmark(&id, &caller, bookmarked)
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    Ok(axum::Json(
+        state.community.bookmark(&id, &caller, bookmarked).await?,
+    ))
 }

@@ -12,11 +12,10 @@ use community::summary::{admin_page, FailedSummaryPage, PostSummary};
 use community::SummaryRequest;
 use platform::auth::{AdminUser, MaybeUser};
 use platform::openapi::ReasonErrorBody;
-use platform::ApiError;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::errors::to_api;
+use crate::errors::Error;
 use crate::{maybe_user_id, number, Answer, AppState};
 
 pub(crate) fn routes() -> Router<AppState> {
@@ -59,12 +58,9 @@ pub(crate) async fn post_summary(
 ) -> Answer<PostSummary> {
     let id = PostId::parse("id", &id)?;
     let caller = maybe_user_id(&user)?;
-    state
-        .community
-        .summary(&id, caller.as_ref())
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    Ok(axum::Json(
+        state.community.summary(&id, caller.as_ref()).await?,
+    ))
 }
 
 /// Generates a post's summary again (admin): the state becomes PENDING and the summary event
@@ -90,9 +86,9 @@ pub(crate) async fn retry_summary(
     State(state): State<AppState>,
     AdminUser(admin): AdminUser,
     Path(id): Path<String>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let id = PostId::parse("id", &id)?;
-    let (request, summary) = state.community.retry_summary(&id).await.map_err(to_api)?;
+    let (request, summary) = state.community.retry_summary(&id).await?;
     tracing::info!(post_id = %request.post_id, version = request.version, admin = %admin.id,
         "summary re-triggered");
     request_summary(&state, Some(&request)).await;
@@ -140,10 +136,5 @@ pub(crate) async fn failed_summaries(
         number("size", query.size.as_deref())?,
         query.cursor.as_deref(),
     )?;
-    state
-        .community
-        .failed_summaries(page)
-        .await
-        .map(axum::Json)
-        .map_err(to_api)
+    Ok(axum::Json(state.community.failed_summaries(page).await?))
 }

@@ -14,6 +14,7 @@ use platform::ratelimit::ClientKey;
 use platform::ApiError;
 
 use crate::brake::TooManyWrites;
+use crate::errors::Error;
 use crate::{maybe_user_id, AppState};
 
 /// The view routes, relative to `/api/v1`.
@@ -44,7 +45,7 @@ pub(crate) async fn view(
     user: MaybeUser,
     extensions: Extensions,
     Path(id): Path<String>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<StatusCode, Error> {
     let id = PostId::parse("id", &id)?;
     let caller = maybe_user_id(&user)?;
     let (reader, client) = match &caller {
@@ -69,8 +70,8 @@ pub(crate) async fn view(
         .send(&ViewRequest::new(id.as_str(), &reader, hour))
         .await
         .map_err(|e| {
-            tracing::warn!(error = %e, "view not queued");
             ApiError::unavailable("The view queue cannot be reached: retry later")
+                .caused_by(format!("view not queued: {e}"))
         })?;
     Ok(StatusCode::ACCEPTED)
 }
