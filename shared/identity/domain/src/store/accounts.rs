@@ -1,0 +1,330 @@
+//! The account's own items: the profile (with its roles and the user directory's `gsi1`
+//! keys), the login item and the email guard, from registration to deletion.
+
+use platform::dynamo::{
+    is_condition_failed, s, Attributes, Item, Transaction, TransactionError, MAX_TRANSACTION_ITEMS,
+};
+
+use super::{
+    commit_versioned, email_key, email_unchanged, login_key, profile_key, roles_value, saved_key,
+    settings_key, subscription_key, LoginRecord, NewUser, StoreError, StoredUser, UniqueField,
+    UserStore, DIRECTORY, IF_NEW,
+};
+use crate::model::{Email, Role, UserId};
+
+impl UserStore {
+    /// Creates the user, or says which unique field is taken.
+    pub async fn create(&self, user: &NewUser) -> Result<(), StoreError> {
+        let mut login = login_key(&user.username_key);
+        login.insert("userId".into(), s(user.id.as_str()));
+        login.insert("username".into(), s(&user.username));
+        login.insert("passwordHash".into(), s(&user.password_hash));
+
+        let mut profile = profile_key(&user.id);
+        profile.insert("id".into(), s(user.id.as_str()));
+        profile.insert("username".into(), s(&user.username));
+        if let Some(email) = &user.email {
+            profile.insert("email".into(), s(email));
+        }
+        if let Some(preferences) = &user.recipe_preferences {
+            profile.insert("recipePreferences".into(), s(preferences));
+        }
+        profile.insert("roles".into(), roles_value(&user.roles));
+        profile.insert("createdAt".into(), s(&user.created_at));
+        // The user directory (gsi1): every account, by id.
+        profile.insert("gsi1pk".into(), s(DIRECTORY));
+        profile.insert("gsi1sk".into(), s(user.id.as_str()));
+        if let Some(name) = &user.name {
+            profile.insert("name".into(), s(name));
+        }
+
+        // The login item first, the profile second, the email guard (when there is an
+        // email) last: a failed condition's index says which.
+        let mut tx = Transaction::new(&self.table);
+        tx.put(login, Some(IF_NEW))?.put(profile, Some(IF_NEW))?;
+        if let Some(key) = &user.email_key {
+            let mut email = email_key(key);
+            email.insert("userId".into(), s(user.id.as_str()));
+            tx.put(email, Some(IF_NEW))?;
+        }
+        let committed = tx.commit_retrying().await;
+        committed.map_err(|e| match e {
+            e if e.failed_at(0) => StoreError::Taken(UniqueField::Username),
+            e if e.failed_at(2) => StoreError::Taken(UniqueField::Email),
+            TransactionError::Dynamo(e) => e.into(),
+            // Races that never ended, or the profile's own guard (a repeated id).
+            TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
+        })
+    }
+
+    /// Up to `limit` user ids after `after` in id order (the user directory, `gsi1`), and
+    /// whether more follow.
+    pub async fn user_ids(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<String>, bool), StoreError> {
+        let mut query = self
+            .table
+            .query()
+            .index_name("gsi1")
+            .expression_attribute_values(":pk", s(DIRECTORY))
+            .limit(i32::try_from(limit + 1).unwrap_or(i32::MAX));
+        // An empty cursor is no cursor (DynamoDB refuses an empty key value): the first page.
+        query = match after.filter(|a| !a.is_empty()) {
+            Some(after) => query
+                .key_condition_expression("gsi1pk = :pk AND gsi1sk > :after")
+                .expression_attribute_values(":after", s(after)),
+            None => query.key_condition_expression("gsi1pk = :pk"),
+        };
+        let rows = self.table.query_all(query, Some(limit + 1)).await?;
+        let more = rows.len() > limit;
+        let ids = rows
+            .iter()
+            .take(limit)
+            .filter_map(|r| r.opt_string("gsi1sk"))
+            .collect();
+        Ok((ids, more))
+    }
+
+    pub async fn login_record(
+        &self,
+        username_key: &str,
+    ) -> Result<Option<LoginRecord>, StoreError> {
+        let Some(item) = self.table.get(login_key(username_key)).await? else {
+            return Ok(None);
+        };
+        Ok(Some(LoginRecord {
+            user_id: UserId::new(item.string(self.name(), "userId")?),
+            username: item.string(self.name(), "username")?,
+            password_hash: item.string(self.name(), "passwordHash")?,
+        }))
+    }
+
+    pub async fn user(&self, id: &UserId) -> Result<Option<StoredUser>, StoreError> {
+        let Some(item) = self.table.get(profile_key(id)).await? else {
+            return Ok(None);
+        };
+        let table = self.name();
+        let roles = item
+            .strings(table, "roles")?
+            .iter()
+            .filter_map(|r| Role::parse(r))
+            .collect::<Vec<_>>();
+        Ok(Some(StoredUser {
+            id: UserId::new(item.string(table, "id")?),
+            username: item.string(table, "username")?,
+            email: item.opt_string("email"),
+            name: item.opt_string("name"),
+            // Every account is at least a user.
+            roles: if roles.is_empty() {
+                vec![Role::User]
+            } else {
+                roles
+            },
+            created_at: item.string(table, "createdAt")?,
+            recipe_preferences: item.opt_string("recipePreferences"),
+        }))
+    }
+
+    /// Records the roles granted at login (admins come from configuration).
+    pub async fn set_roles(&self, id: &UserId, roles: &[Role]) -> Result<(), StoreError> {
+        self.table
+            .update_item()
+            .set_key(Some(profile_key(id)))
+            .update_expression("SET #roles = :roles")
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_names("#roles", "roles")
+            .expression_attribute_values(":roles", roles_value(roles))
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| {
+                if is_condition_failed(&e) {
+                    StoreError::NoAccount
+                } else {
+                    self.table.fail("UpdateItem", &e).into()
+                }
+            })
+    }
+
+    /// Changes the name and/or the email of `current`, conditional on the profile still
+    /// holding the email read. A new email moves its uniqueness guard in the same transaction.
+    pub async fn update_profile(
+        &self,
+        current: &StoredUser,
+        new_email: Option<&Email>,
+        new_name: Option<Option<&str>>,
+    ) -> Result<(), StoreError> {
+        let mut sets = Vec::new();
+        let mut removes = Vec::new();
+        let mut values = Item::new();
+        if let Some(read) = &current.email {
+            values.insert(":read".to_string(), s(read));
+        }
+        if let Some(email) = new_email {
+            sets.push("email = :email");
+            values.insert(":email".into(), s(email.as_str()));
+        }
+        match new_name {
+            Some(Some(name)) => {
+                sets.push("#name = :name");
+                values.insert(":name".into(), s(name));
+            }
+            Some(None) => removes.push("#name"),
+            None => {}
+        }
+        let mut expression = Vec::new();
+        if !sets.is_empty() {
+            expression.push(format!("SET {}", sets.join(", ")));
+        }
+        if !removes.is_empty() {
+            expression.push(format!("REMOVE {}", removes.join(", ")));
+        }
+        if expression.is_empty() {
+            return Ok(());
+        }
+
+        let mut tx = Transaction::new(&self.table);
+        let mut update = tx
+            .update_builder(profile_key(&current.id))
+            .update_expression(expression.join(" "))
+            .condition_expression(email_unchanged(current))
+            .set_expression_attribute_values((!values.is_empty()).then_some(values));
+        if new_name.is_some() {
+            update = update.expression_attribute_names("#name", "name");
+        }
+        tx.update(update)?;
+        let old_email_key = current.email.as_deref().map(str::to_lowercase);
+        if let Some(email) = new_email.filter(|e| Some(e.key()) != old_email_key) {
+            let mut guard = email_key(&email.key());
+            guard.insert("userId".into(), s(current.id.as_str()));
+            tx.put(guard, Some(IF_NEW))?;
+            if let Some(old) = &old_email_key {
+                tx.delete(email_key(old), None)?;
+            }
+        }
+        tx.commit().await.map_err(|e| match e {
+            e if e.failed_at(1) => StoreError::Taken(UniqueField::Email),
+            TransactionError::Dynamo(e) => e.into(),
+            // The email changed since it was read, or a concurrent transaction won.
+            TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
+        })
+    }
+
+    /// Stores the recipe service's preferences (JSON) on the profile.
+    pub async fn set_recipe_preferences(
+        &self,
+        id: &UserId,
+        preferences: &str,
+    ) -> Result<(), StoreError> {
+        self.table
+            .update_item()
+            .set_key(Some(profile_key(id)))
+            .update_expression("SET recipePreferences = :prefs")
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_values(":prefs", s(preferences))
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| {
+                if is_condition_failed(&e) {
+                    StoreError::NoAccount
+                } else {
+                    self.table.fail("UpdateItem", &e).into()
+                }
+            })
+    }
+
+    /// Changes the username and/or the password hash of `current` in one transaction: the
+    /// login item moves to the new username's key (conditional on that key being free) and
+    /// the profile takes the new username, conditional on still holding the one read; a new
+    /// hash is written into the login item. `new_username` is (as given, case-insensitive
+    /// key).
+    pub async fn change_login(
+        &self,
+        current: &StoredUser,
+        new_username: Option<(&str, &str)>,
+        new_hash: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let old_key = current.username.to_ascii_lowercase();
+        let Some(record) = self.login_record(&old_key).await? else {
+            return Err(StoreError::Changed);
+        };
+        if record.user_id != current.id {
+            return Err(StoreError::Changed);
+        }
+        let hash = new_hash.unwrap_or(&record.password_hash);
+        let (username, key) = new_username.unwrap_or((&current.username, &old_key));
+        let mut tx = Transaction::new(&self.table);
+        // 0: the profile still holds the username read.
+        let profile_values = Item::from([
+            (":read".to_string(), s(&current.username)),
+            (":username".to_string(), s(username)),
+        ]);
+        let update = tx
+            .update_builder(profile_key(&current.id))
+            .update_expression("SET username = :username")
+            .condition_expression("username = :read")
+            .set_expression_attribute_values(Some(profile_values));
+        tx.update(update)?;
+        let mut login = login_key(key);
+        login.insert("userId".into(), s(current.id.as_str()));
+        login.insert("username".into(), s(username));
+        login.insert("passwordHash".into(), s(hash));
+        let owner = Item::from([(":id".to_string(), s(current.id.as_str()))]);
+        if key == old_key {
+            // 1: the same login item, still this account's.
+            tx.put_if(login, "userId = :id", owner)?;
+        } else {
+            // 1: the new name is free; 2: the old login item is still this account's.
+            tx.put(login, Some(IF_NEW))?;
+            tx.delete_if(login_key(&old_key), "userId = :id", owner)?;
+        }
+        tx.commit().await.map_err(|e| match e {
+            e if key != old_key && e.failed_at(1) => StoreError::Taken(UniqueField::Username),
+            TransactionError::Dynamo(e) => e.into(),
+            TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
+        })
+    }
+
+    /// Deletes the account: login, email guard, settings and subscription items, then the
+    /// profile, conditional on it still holding `user`'s email (so a concurrent email change
+    /// cannot leave its new guard behind).
+    pub async fn delete_account(&self, user: &StoredUser) -> Result<(), StoreError> {
+        let mut deletes = vec![
+            login_key(&user.username.to_ascii_lowercase()),
+            settings_key(&user.id),
+            saved_key(&user.id),
+        ];
+        if let Some(email) = &user.email {
+            deletes.push(email_key(&email.to_lowercase()));
+        }
+        for source in self.subscriptions(&user.id).await? {
+            deletes.push(subscription_key(&user.id, &source));
+        }
+        // A transaction holds at most 100 items; the subscriptions are the open-ended part.
+        // The chunk with the profile goes last, so a failure leaves the account in place.
+        let mut chunks = deletes.chunks(MAX_TRANSACTION_ITEMS - 1).rev().peekable();
+        while let Some(chunk) = chunks.next() {
+            let mut tx = Transaction::new(&self.table);
+            if chunks.peek().is_none() {
+                let mut values = Item::new();
+                if let Some(read) = &user.email {
+                    values.insert(":read".to_string(), s(read));
+                }
+                let condition = email_unchanged(user);
+                if values.is_empty() {
+                    tx.delete(profile_key(&user.id), Some(&condition))?;
+                } else {
+                    tx.delete_if(profile_key(&user.id), &condition, values)?;
+                }
+            }
+            for key in chunk {
+                tx.delete(key.clone(), None)?;
+            }
+            commit_versioned(&tx).await?;
+        }
+        Ok(())
+    }
+}
