@@ -32,6 +32,9 @@
 //! `SERVICECOUNT`); the logs of any later service are counted as `service="other"` (as are
 //! those of a service named `other`). Severities, statuses, modes and outcomes are closed
 //! sets; a provider name outside `[A-Za-z0-9._:-]{1,64}` is counted as `other`.
+//!
+//! One file per item kind: `shards` (the series' updates), `markers`, `services`; then what
+//! is counted (`logs`, `incidents`, `analyses`) and the scrape (`snapshot`).
 
 use std::sync::{Arc, Mutex};
 
