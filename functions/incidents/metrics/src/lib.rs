@@ -14,6 +14,7 @@
 //! parallel. The function keeps no figure itself.
 
 mod dashboard;
+mod errors;
 
 use std::sync::Arc;
 
@@ -30,7 +31,6 @@ use incidents_metrics::exposition::{
 };
 use incidents_metrics::Metrics;
 use platform::aws::AwsClients;
-use platform::dynamo::DynamoError;
 use platform::http::DEFAULT_BODY_LIMIT;
 use platform::openapi::{ErrorBody, TableUnavailable};
 use platform::ratelimit::{self, ClientKey, Limit, RateLimiter, WhenUnavailable};
@@ -41,6 +41,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::OpenApi;
 
 pub use dashboard::{dashboard_csp, DASHBOARD_HTML};
+
+use crate::errors::Error;
 
 /// The exposition's path.
 pub const PROMETHEUS: &str = "/prometheus";
@@ -294,15 +296,6 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     MetricsApi::openapi()
 }
 
-fn to_api(error: DynamoError) -> ApiError {
-    if error.is_unavailable() {
-        tracing::warn!(%error, "metrics table unavailable");
-        ApiError::unavailable("The metrics are unavailable, try again")
-    } else {
-        ApiError::internal("metrics table", error)
-    }
-}
-
 /// The incident-log platform's metrics in Prometheus's text exposition format 0.0.4: logs
 /// ingested by service and severity, incidents by status, alerts fired, time to acknowledge
 /// and to resolve, analyses and LLM latency.
@@ -318,8 +311,8 @@ fn to_api(error: DynamoError) -> ApiError {
         TooManyRequests,
     )
 )]
-async fn prometheus(State(state): State<AppState>) -> Result<Response, ApiError> {
-    let snapshot = state.metrics.snapshot().await.map_err(to_api)?;
+async fn prometheus(State(state): State<AppState>) -> Result<Response, Error> {
+    let snapshot = state.metrics.snapshot().await?;
     Ok((
         [(
             header::CONTENT_TYPE,
@@ -374,8 +367,8 @@ async fn grafana(State(state): State<AppState>) -> Response {
 )]
 async fn grafana_metrics(
     State(state): State<AppState>,
-) -> Result<axum::Json<MetricsReport>, ApiError> {
-    let snapshot = state.metrics.snapshot().await.map_err(to_api)?;
+) -> Result<axum::Json<MetricsReport>, Error> {
+    let snapshot = state.metrics.snapshot().await?;
     Ok(axum::Json(exposition::report(
         &snapshot,
         platform::clock::rfc3339(state.clock.now()),
