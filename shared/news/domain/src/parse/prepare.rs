@@ -126,125 +126,41 @@ pub(super) fn scan_xml(text: &str, base: Option<&Url>) -> Result<Scan, String> {
     let mut reader = Reader::from_str(text);
     reader.config_mut().trim_text(false);
 
-    let mut scan = Scan::default();
-    let mut open: Vec<Open> = Vec::new();
-    let mut root: Option<String> = None;
-    let mut nodes = 0_usize;
-    let mut root_closed = false;
-    // The text of an element feed-rs reads as a person or a time, while it is being read.
-    let mut capture: Option<(Capture, String)> = None;
-    // The `itunes:image` of the entry being read: they come after its thumbnails.
-    let mut artwork: Vec<String> = Vec::new();
-    // Namespace bindings in scope: more than quick-xml allows make feed-rs refuse the
-    // document with a reason that does not say so.
-    let mut bindings = 0_usize;
-
+    let mut scanner = Scanner {
+        base,
+        ..Scanner::default()
+    };
     loop {
         let event = match reader.read_event() {
             Ok(event) => event,
             // Past the root, feed-rs reads at most one more event: a fault there is no fault.
-            Err(_) if root_closed => break,
+            Err(_) if scanner.root_closed => break,
             Err(e) => {
                 let at = usize::try_from(reader.error_position()).unwrap_or(usize::MAX);
-                scan.malformed = Some(format!(
+                scanner.scan.malformed = Some(format!(
                     "the XML is malformed at {}: {e}",
                     line_and_column(text, at)
                 ));
-                return Ok(scan);
+                return Ok(scanner.scan);
             }
         };
         match event {
             Event::Start(ref start) | Event::Empty(ref start) => {
-                let empty = matches!(event, Event::Empty(_));
-                if let Some((kind, text)) = capture.take() {
-                    check_capture(kind, &text)?;
-                }
-                let local = local_name(start);
-                if root.is_none() {
-                    if local.eq_ignore_ascii_case("html") {
-                        return Err(NOT_HTML.into());
-                    }
-                    root = Some(local.clone());
-                }
-                let attributes = read_attributes(start, &local)?;
-                nodes += 1 + attributes.count;
-                if nodes > MAX_NODES {
-                    return Err(format!(
-                        "the XML has more than {MAX_NODES} elements and attributes"
-                    ));
-                }
-                let parent_base = open.iter().rev().find_map(|o| o.base.as_ref()).or(base);
-                let element_base = attributes
-                    .xml_base
-                    .as_deref()
-                    .and_then(|b| resolve(b, parent_base));
-                let element_base_ref = element_base.as_ref().or(parent_base);
-                if let (Some(url), Some(slot)) = (attributes.url, scan.thumbnails.last_mut()) {
-                    if open.iter().any(|o| o.entry) {
-                        let url = resolve(&url, element_base_ref).map_or(url, String::from);
-                        if local == "image" {
-                            artwork.push(url);
-                        } else {
-                            slot.push(url);
-                        }
-                    }
-                }
-                bindings += attributes.bindings;
-                if bindings > MAX_NAMESPACE_BINDINGS {
-                    return Err(format!(
-                        "the XML declares more than {MAX_NAMESPACE_BINDINGS} namespaces at once"
-                    ));
-                }
-                if !empty {
-                    if open.len() >= MAX_DEPTH {
-                        return Err(format!("the XML nests elements more than {MAX_DEPTH} deep"));
-                    }
-                    let entry = is_entry(root.as_deref(), &open, &local);
-                    if entry {
-                        scan.thumbnails.push(Vec::new());
-                    }
-                    let name = start.name();
-                    let name: &str = name.as_ref();
-                    open.push(Open {
-                        name: name.to_string(),
-                        base: element_base,
-                        entry,
-                        bindings: attributes.bindings,
-                    });
-                    let prefixed = start.name().prefix().is_some();
-                    capture = Capture::of(&local, prefixed).map(|kind| (kind, String::new()));
-                } else {
-                    bindings -= attributes.bindings;
-                }
+                scanner.start(start, matches!(event, Event::Empty(_)))?;
             }
-            Event::End(_) => {
-                if let Some((kind, text)) = capture.take() {
-                    check_capture(kind, &text)?;
-                }
-                if let Some(closed) = open.pop() {
-                    bindings = bindings.saturating_sub(closed.bindings);
-                    if closed.entry {
-                        if let Some(slot) = scan.thumbnails.last_mut() {
-                            slot.append(&mut artwork);
-                        }
-                    }
-                }
-                if open.is_empty() {
-                    root_closed = true;
-                }
-            }
+            Event::End(_) => scanner.end()?,
             Event::Text(t) => {
-                if let Some((_, text)) = capture.as_mut() {
+                if let Some(text) = scanner.captured() {
                     text.push_str(&t.xml10_content());
                 }
             }
             Event::CData(t) => {
-                if let Some((_, text)) = capture.as_mut() {
+                if let Some(text) = scanner.captured() {
                     text.push_str(&t.xml10_content());
                 }
             }
             Event::GeneralRef(r) => {
-                if let Some((_, text)) = capture.as_mut() {
+                if let Some(text) = scanner.captured() {
                     match r.resolve_char_ref() {
                         Ok(Some(c)) => text.push(c),
                         Ok(None) => {
@@ -262,8 +178,8 @@ pub(super) fn scan_xml(text: &str, base: Option<&Url>) -> Result<Scan, String> {
                 return Err("the document has an XML declaration after its start".into());
             }
             Event::Eof => {
-                if let Some(element) = open.last() {
-                    scan.malformed = Some(format!(
+                if let Some(element) = scanner.open.last() {
+                    scanner.scan.malformed = Some(format!(
                         "the XML ends before <{}> is closed (at {})",
                         element.name,
                         line_and_column(text, text.len())
@@ -274,7 +190,123 @@ pub(super) fn scan_xml(text: &str, base: Option<&Url>) -> Result<Scan, String> {
             Event::Comment(_) | Event::PI(_) | Event::DocType(_) => {}
         }
     }
-    Ok(scan)
+    Ok(scanner.scan)
+}
+
+/// What [`scan_xml`] knows between two events.
+#[derive(Debug, Default)]
+struct Scanner<'a> {
+    /// Where the document was fetched from.
+    base: Option<&'a Url>,
+    scan: Scan,
+    open: Vec<Open>,
+    root: Option<String>,
+    nodes: usize,
+    root_closed: bool,
+    /// The text of an element feed-rs reads as a person or a time, while it is being read.
+    capture: Option<(Capture, String)>,
+    /// The `itunes:image` of the entry being read: they come after its thumbnails.
+    artwork: Vec<String>,
+    /// Namespace bindings in scope: more than quick-xml allows make feed-rs refuse the
+    /// document with a reason that does not say so.
+    bindings: usize,
+}
+
+impl Scanner<'_> {
+    /// A start tag (`empty`: self-closing): the root checked, the size bounds counted, its
+    /// thumbnail or artwork collected, and the element opened unless it is empty.
+    fn start(&mut self, start: &BytesStart<'_>, empty: bool) -> Result<(), String> {
+        if let Some((kind, text)) = self.capture.take() {
+            check_capture(kind, &text)?;
+        }
+        let local = local_name(start);
+        if self.root.is_none() {
+            if local.eq_ignore_ascii_case("html") {
+                return Err(NOT_HTML.into());
+            }
+            self.root = Some(local.clone());
+        }
+        let attributes = read_attributes(start, &local)?;
+        self.nodes += 1 + attributes.count;
+        if self.nodes > MAX_NODES {
+            return Err(format!(
+                "the XML has more than {MAX_NODES} elements and attributes"
+            ));
+        }
+        let parent_base = self
+            .open
+            .iter()
+            .rev()
+            .find_map(|o| o.base.as_ref())
+            .or(self.base);
+        let element_base = attributes
+            .xml_base
+            .as_deref()
+            .and_then(|b| resolve(b, parent_base));
+        let element_base_ref = element_base.as_ref().or(parent_base);
+        if let (Some(url), Some(slot)) = (attributes.url, self.scan.thumbnails.last_mut()) {
+            if self.open.iter().any(|o| o.entry) {
+                let url = resolve(&url, element_base_ref).map_or(url, String::from);
+                if local == "image" {
+                    self.artwork.push(url);
+                } else {
+                    slot.push(url);
+                }
+            }
+        }
+        self.bindings += attributes.bindings;
+        if self.bindings > MAX_NAMESPACE_BINDINGS {
+            return Err(format!(
+                "the XML declares more than {MAX_NAMESPACE_BINDINGS} namespaces at once"
+            ));
+        }
+        if !empty {
+            if self.open.len() >= MAX_DEPTH {
+                return Err(format!("the XML nests elements more than {MAX_DEPTH} deep"));
+            }
+            let entry = is_entry(self.root.as_deref(), &self.open, &local);
+            if entry {
+                self.scan.thumbnails.push(Vec::new());
+            }
+            let name = start.name();
+            let name: &str = name.as_ref();
+            self.open.push(Open {
+                name: name.to_string(),
+                base: element_base,
+                entry,
+                bindings: attributes.bindings,
+            });
+            let prefixed = start.name().prefix().is_some();
+            self.capture = Capture::of(&local, prefixed).map(|kind| (kind, String::new()));
+        } else {
+            self.bindings -= attributes.bindings;
+        }
+        Ok(())
+    }
+
+    /// An end tag: the element closed, an entry's artwork put after its thumbnails.
+    fn end(&mut self) -> Result<(), String> {
+        if let Some((kind, text)) = self.capture.take() {
+            check_capture(kind, &text)?;
+        }
+        if let Some(closed) = self.open.pop() {
+            self.bindings = self.bindings.saturating_sub(closed.bindings);
+            if closed.entry {
+                if let Some(slot) = self.scan.thumbnails.last_mut() {
+                    slot.append(&mut self.artwork);
+                }
+            }
+        }
+        if self.open.is_empty() {
+            self.root_closed = true;
+        }
+        Ok(())
+    }
+
+    /// The text being captured, while an element feed-rs reads as a person or a time is open.
+    fn captured(&mut self) -> Option<&mut String> {
+        self.capture.as_mut().map(|(_, text)| text)
+    }
 }
 
 /// Whether an element named `local` opened inside `open` is one feed-rs reads as an entry:
