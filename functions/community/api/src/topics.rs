@@ -1,0 +1,170 @@
+//! Topics: the catalog (`GET /topics`), statistics (`GET /topics/stats`), names
+//! (`GET /topics/names`), and the internal follower deltas
+//! (`POST /internal/topics/follower-deltas`).
+
+use std::collections::BTreeMap;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use community::input::{FollowerDeltas, IdempotencyKey, TopicIds};
+use community::model::{Topic, TopicCategory, TopicRef};
+use platform::auth::{InternalService, MaybeUser};
+use platform::http::{Json, Query};
+use platform::openapi::ReasonErrorBody;
+use platform::ApiError;
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::errors::Error;
+use crate::{Answer, AppState};
+
+/// How long clients and caches may keep the topic lists.
+const TOPICS_CACHE_CONTROL: &str = "public, max-age=30";
+
+/// The topic routes, relative to `/api/v1`.
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/topics", get(topic_catalog))
+        .route("/topics/names", get(topic_names))
+        .route("/topics/stats", get(topic_stats))
+        .route("/internal/topics/follower-deltas", post(follower_deltas))
+}
+
+fn cached<T: serde::Serialize>(value: T) -> Response {
+    (
+        [(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static(TOPICS_CACHE_CONTROL),
+        )],
+        axum::Json(value),
+    )
+        .into_response()
+}
+
+/// The topic catalog: categories in order, each with its public topics and their statistics.
+#[utoipa::path(
+    get,
+    path = "/api/v1/topics",
+    operation_id = "topicCatalog",
+    tag = "community",
+    security((), ("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "Every category with its topics; a topic only drafts have named is left out until a post carrying it is published", body = Vec<TopicCategory>),
+        (status = 401, description = "A bad token", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn topic_catalog(
+    State(state): State<AppState>,
+    _user: MaybeUser,
+) -> Result<Response, Error> {
+    Ok(cached(state.community.catalog().await?))
+}
+
+/// Every public topic with its statistics, in catalog order.
+#[utoipa::path(
+    get,
+    path = "/api/v1/topics/stats",
+    operation_id = "topicStats",
+    tag = "community",
+    security((), ("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "Every topic, but those only drafts have named until a post carrying them is published", body = Vec<Topic>),
+        (status = 401, description = "A bad token", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn topic_stats(
+    State(state): State<AppState>,
+    _user: MaybeUser,
+) -> Result<Response, Error> {
+    Ok(cached(state.community.topic_stats().await?))
+}
+
+/// The query of a topic-names request.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct NamesQuery {
+    /// 1 to 100 comma-separated topic ids.
+    #[param(
+        required = true,
+        pattern = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(,[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12})*$"
+    )]
+    ids: Option<String>,
+}
+
+/// The names of these topics, in the order of `ids`; unknown and unpublished ones left out.
+#[utoipa::path(
+    get,
+    path = "/api/v1/topics/names",
+    operation_id = "topicNames",
+    tag = "community",
+    params(NamesQuery),
+    security((), ("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The topics found (a topic only drafts have named is not found)", body = Vec<TopicRef>),
+        (status = 400, description = "ids missing, more than 100, or not UUIDs", body = ReasonErrorBody),
+        (status = 401, description = "A bad token", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn topic_names(
+    State(state): State<AppState>,
+    _user: MaybeUser,
+    Query(query): Query<NamesQuery>,
+) -> Answer<Vec<TopicRef>> {
+    let ids = TopicIds::parse(query.ids.as_deref())?;
+    Ok(axum::Json(state.community.topic_names(&ids).await?))
+}
+
+/// Follower count changes by topic name.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FollowerDeltasRequest {
+    /// Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 200 names.
+    #[schema(required = true, value_type = BTreeMap<String, i64>, example = json!({"Space": 1, "public-transport": -1}))]
+    deltas: Option<BTreeMap<String, i64>>,
+}
+
+/// Applies follower count changes, matched by slug (unknown names create the topic) and
+/// clamped at zero. With `Idempotency-Key`, a repeated delivery changes nothing.
+#[utoipa::path(
+    post,
+    path = "/api/v1/internal/topics/follower-deltas",
+    operation_id = "followerDeltas",
+    tag = "community",
+    security(("internalToken" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, max_length = 100, pattern = "^[A-Za-z0-9:._-]+$", description = "Makes a repeated delivery a no-op")),
+    request_body = FollowerDeltasRequest,
+    responses(
+        (status = 200, description = "`{timestamp, status: 200, error: \"OK\", message: \"N topic follower counts updated\"}`", body = ReasonErrorBody),
+        (status = 400, description = "deltas missing or out of bounds, or a bad Idempotency-Key", body = ReasonErrorBody),
+        (status = 401, description = "No valid X-Internal-Service-Token", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn follower_deltas(
+    State(state): State<AppState>,
+    _service: InternalService,
+    headers: HeaderMap,
+    Json(body): Json<FollowerDeltasRequest>,
+) -> Result<Response, Error> {
+    let key = match headers.get("idempotency-key") {
+        Some(v) => Some(IdempotencyKey::parse(v.to_str().unwrap_or("\u{0}"))?),
+        None => None,
+    };
+    let deltas = body
+        .deltas
+        .ok_or_else(|| ApiError::field("deltas", "is required"))?;
+    let deltas = FollowerDeltas::parse(deltas.into_iter().collect())?;
+    let count = state
+        .community
+        .follower_deltas(&deltas, key.as_ref())
+        .await?;
+    let body = serde_json::json!({
+        "timestamp": platform::Clock::system().timestamp(),
+        "status": 200,
+        "error": "OK",
+        "message": format!("{count} topic follower counts updated"),
+    });
+    Ok((StatusCode::OK, axum::Json(body)).into_response())
+}
