@@ -2,7 +2,8 @@
 //! keys), the login item and the email guard, from registration to deletion.
 
 use platform::dynamo::{
-    is_condition_failed, s, Attributes, Item, Transaction, TransactionError, MAX_TRANSACTION_ITEMS,
+    is_condition_failed, s, AttributeValue, Attributes, Item, Transaction, TransactionError,
+    MAX_TRANSACTION_ITEMS,
 };
 
 use super::{
@@ -129,23 +130,13 @@ impl UserStore {
 
     /// Records the roles granted at login (admins come from configuration).
     pub async fn set_roles(&self, id: &UserId, roles: &[Role]) -> Result<(), StoreError> {
-        self.table
-            .update_item()
-            .set_key(Some(profile_key(id)))
-            .update_expression("SET #roles = :roles")
-            .condition_expression("attribute_exists(pk)")
-            .expression_attribute_names("#roles", "roles")
-            .expression_attribute_values(":roles", roles_value(roles))
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| {
-                if is_condition_failed(&e) {
-                    StoreError::NoAccount
-                } else {
-                    self.table.fail("UpdateItem", &e).into()
-                }
-            })
+        self.set_on_profile(
+            id,
+            "SET #roles = :roles",
+            &[("#roles", "roles")],
+            (":roles", roles_value(roles)),
+        )
+        .await
     }
 
     /// Changes the name and/or the email of `current`, conditional on the profile still
@@ -218,12 +209,35 @@ impl UserStore {
         id: &UserId,
         preferences: &str,
     ) -> Result<(), StoreError> {
-        self.table
+        self.set_on_profile(
+            id,
+            "SET recipePreferences = :prefs",
+            &[],
+            (":prefs", s(preferences)),
+        )
+        .await
+    }
+
+    /// One update of `id`'s profile (`expression` with its attribute `names` and one value),
+    /// refused as [`StoreError::NoAccount`] when the profile is gone.
+    async fn set_on_profile(
+        &self,
+        id: &UserId,
+        expression: &str,
+        names: &[(&str, &str)],
+        (placeholder, value): (&str, AttributeValue),
+    ) -> Result<(), StoreError> {
+        let mut update = self
+            .table
             .update_item()
             .set_key(Some(profile_key(id)))
-            .update_expression("SET recipePreferences = :prefs")
-            .condition_expression("attribute_exists(pk)")
-            .expression_attribute_values(":prefs", s(preferences))
+            .update_expression(expression)
+            .condition_expression("attribute_exists(pk)");
+        for (placeholder, name) in names {
+            update = update.expression_attribute_names(*placeholder, *name);
+        }
+        update
+            .expression_attribute_values(placeholder, value)
             .send()
             .await
             .map(|_| ())
