@@ -13,7 +13,7 @@ export CARGO_TARGET_DIR
 LAMBDA_DIR := $(CARGO_TARGET_DIR)/lambda-sam/arm64
 
 # Each function's binary, as its Metadata.BuildProperties.Binary in template.yaml names it
-# (local/tests/operations.rs checks that the two agree).
+# (local/tests/operations/ checks that the two agree).
 BINARY_IdentityFunction := identity
 BINARY_NewsFunction := news
 BINARY_NewsFeedSchedulerFunction := news-feed-scheduler

@@ -319,7 +319,7 @@ async fn community_journey_in_chromium() {
 const DIGEST_DAY: &str = "2026-03-02";
 
 /// What the model answers for a digest, in the shape the digest worker asks for (as in
-/// `tests/community/digests.rs`): event 1 is the story two sources report, event 2 the storm.
+/// `tests/community/digests/`): event 1 is the story two sources report, event 2 the storm.
 const DIGEST_ANSWER: &str = r#"{"subtitle": "Tides and storms", "summary": "The harbour goes tidal while a storm closes the road.",
  "events": [{"index": 1, "headline": "Harbour switches on tidal power", "summaryBullets": ["The station powers 40,000 homes.", "It opened on Monday."]},
             {"index": 2, "headline": "Storm shuts the coast road", "summaryBullets": ["Drivers are diverted inland."]}]}"#;
