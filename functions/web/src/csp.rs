@@ -97,7 +97,7 @@ pub fn uploads_image_source(env: &Env) -> Result<Option<String>, ConfigError> {
 }
 
 /// The CSP source of the AI panel's streamed answers: `{GENAI_FUNCTION_URL}/stream/`, the
-/// GenAI function URL that streams (API Gateway buffers). `None` when the URL is unset.
+/// assistant function URL that streams (API Gateway buffers). `None` when the URL is unset.
 pub fn genai_stream_source(env: &Env) -> Result<Option<String>, ConfigError> {
     let Some(url) = env
         .get("GENAI_FUNCTION_URL")

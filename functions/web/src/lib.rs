@@ -15,7 +15,7 @@
 //! The client's pages allow images from exactly one plain-http place besides https hosts:
 //! where uploaded images are served (`csp`), read from the environment at a cold start; and
 //! requests to two places besides their own origin: the uploads bucket's `incoming/` path,
-//! where a presigned upload is sent, and the GenAI function URL's `stream/` path, which the
+//! where a presigned upload is sent, and the assistant function URL's `stream/` path, which the
 //! page names for the AI panel (`page`).
 
 pub mod assets;

@@ -1,6 +1,6 @@
 //! The web client's HTML page as this deployment serves it.
 //!
-//! Deployed, the AI panel streams from the GenAI function URL (API Gateway buffers a
+//! Deployed, the AI panel streams from the assistant function URL (API Gateway buffers a
 //! response), whose address only the stack knows: the page names it in
 //! `<meta name="genai-stream-url">`, written once at a cold start into a copy of the embedded
 //! page. The copy has its own ETag, so a browser holding the page of another deployment (or
@@ -35,7 +35,7 @@ pub enum ClientPage {
 
 impl ClientPage {
     /// The page for a deployment whose AI panel streams from `stream_base`
-    /// (`{GenAI function URL}/stream/`), or the embedded page when there is none.
+    /// (`{assistant function URL}/stream/`), or the embedded page when there is none.
     pub fn new(stream_base: Option<&str>) -> Result<Self, BoxError> {
         let Some(base) = stream_base else {
             return Ok(Self::Embedded(&assets::CLIENT_HTML));

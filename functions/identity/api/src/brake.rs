@@ -4,7 +4,7 @@
 //!
 //! When the limits table fails, logins go on (logged): refusing would lock every reader out
 //! over a side table, while each guess still costs an Argon2id hash and the stage's login
-//! throttle still holds. (The AI routes choose the other way: see the GenAI function.)
+//! throttle still holds. (The AI routes choose the other way: see the assistant function.)
 
 use axum::http::Extensions;
 use platform::aws::AwsClients;

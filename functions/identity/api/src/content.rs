@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-/// The service identity the users function presents to the content service.
+/// The service identity the identity function presents to the content service.
 pub const CLIENT_ID: &str = "users-service";
 const SOURCE_WRITE: &str = "source.write";
 

@@ -1,4 +1,4 @@
-//! The users function: the identity service behind `/api/users/{proxy+}`.
+//! The identity function: the identity service behind `/api/users/{proxy+}`.
 //!
 //! Accounts, tokens (user logins and OAuth2 client credentials), the JWKS, profile and
 //! settings, news source subscriptions and account deletion. All domain logic lives in the
@@ -176,7 +176,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
 )]
 struct UsersApi;
 
-/// The users function's part of the platform's OpenAPI contract.
+/// The identity function's part of the platform's OpenAPI contract.
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let mut api = UsersApi::openapi();
     api.merge(auth::AuthApi::openapi());

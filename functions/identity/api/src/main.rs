@@ -1,4 +1,4 @@
-//! Lambda entry point of the users function.
+//! Lambda entry point of the identity function.
 
 fn main() -> Result<(), platform::BoxError> {
     platform::lambda::start(identity_function::router)

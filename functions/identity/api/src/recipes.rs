@@ -1,6 +1,6 @@
 //! The recipe service's accounts (recipe service) under `/api/recipes`: register, login, read and
 //! update the user. Identity owns every account of the platform, so these routes live in the
-//! users function (the template routes them here) and answer under the recipe service's
+//! identity function (the template routes them here) and answer under the recipe service's
 //! Credentials rules; the tokens are the platform's JWTs, valid on the news side too.
 
 use axum::extract::State;

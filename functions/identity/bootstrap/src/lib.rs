@@ -1,4 +1,4 @@
-//! The users bootstrap function: the custom resource that makes the deployment's first
+//! The identity bootstrap function: the custom resource that makes the deployment's first
 //! administrator when the stack deploys (`BootstrapAdmin` in `template.yaml`, with the
 //! `BootstrapAdminUsername`, `BootstrapAdminPassword` and `BootstrapAdminEmail` parameters).
 //! Create and Update make sure the named account exists and holds ADMIN; Delete keeps the

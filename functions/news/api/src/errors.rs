@@ -1,4 +1,4 @@
-//! The content function's failures: handlers return [`Error`], and `?` converts the domain's
+//! The news function's failures: handlers return [`Error`], and `?` converts the domain's
 //! errors and the platform's. The router's error layer renders it in the detailed error body
 //! and logs its cause once.
 

@@ -1,4 +1,4 @@
-//! The content function: the news reader's content service behind `/api/content/{proxy+}`.
+//! The news function: the news reader's content service behind `/api/content/{proxy+}`.
 //!
 //! Shared RSS sources and their subscribers, articles and topics, their handlers in a module
 //! each (`sources`, `topics`, `articles`). Each handler parses its input into the `news`
@@ -152,7 +152,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
 )]
 struct ContentApi;
 
-/// The content function's part of the platform's OpenAPI contract.
+/// The news function's part of the platform's OpenAPI contract.
 pub fn openapi() -> utoipa::openapi::OpenApi {
     ContentApi::openapi()
 }

@@ -1,4 +1,4 @@
-//! Lambda entry point of the content function.
+//! Lambda entry point of the news function.
 
 fn main() -> Result<(), platform::BoxError> {
     platform::lambda::start(news_function::router)

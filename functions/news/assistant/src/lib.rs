@@ -1,4 +1,4 @@
-//! The GenAI function: the news reader's GenAI service, at `/api/ai/...` through the HTTP API and
+//! The assistant function: the news reader's GenAI service, at `/api/ai/...` through the HTTP API and
 //! unprefixed on the function's own URL (the product's "GenAI service itself").
 //!
 //! `POST /summarize`, `/explain`, `/sentiment`, `/qa`, the same answers as server-sent events

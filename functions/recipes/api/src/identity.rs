@@ -1,5 +1,5 @@
 //! The recipes domain's port to identity, over HTTP: the caller's recipe preferences from
-//! `GET /api/recipes/users/me` (the users function), asked with the caller's own token.
+//! `GET /api/recipes/users/me` (the identity function), asked with the caller's own token.
 
 use std::time::Duration;
 

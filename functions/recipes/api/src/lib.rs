@@ -1,5 +1,5 @@
 //! The recipes function: the recipe service behind `/api/recipes/{proxy+}` (its
-//! accounts, `/api/recipes/auth/*` and `/api/recipes/users/me`, are the users function's:
+//! accounts, `/api/recipes/auth/*` and `/api/recipes/users/me`, are the identity function's:
 //! identity owns every account).
 //!
 //! Each handler parses its input into `recipes::input` types and makes one call on

@@ -33,7 +33,7 @@ pub struct DigestEdge {
 impl DigestEdge {
     /// `DIGESTS_TABLE`, `DIGEST_QUEUE_URL`, `DIGEST_TIMEZONE`, `INTERNAL_API_URL`,
     /// `INTERNAL_SERVICE_TOKEN`, the LLM settings, and the GenAI admin's provider override when
-    /// `GENAI_CACHE_TABLE` and `GENAI_FUNCTION_VERSION` (the GenAI function's published
+    /// `GENAI_CACHE_TABLE` and `GENAI_FUNCTION_VERSION` (the assistant function's published
     /// version ARN) are set.
     pub async fn from_env(env: &Env) -> Result<Self, BoxError> {
         let aws = AwsClients::from_env(env).await;

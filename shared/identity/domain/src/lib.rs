@@ -2,7 +2,7 @@
 //!
 //! Accounts (register, login, profile, deletion), reader settings, news source subscriptions
 //! (through the content service's [`SourceSubscriptions`] port) and OAuth2 client credentials
-//! for services. [`Identity`] is the facade the users function calls, once per request, with
+//! for services. [`Identity`] is the facade the identity function calls, once per request, with
 //! inputs already parsed ([`input`]); it answers [`IdentityError`], never HTTP. Its calls live
 //! in the private `service` module, one file per kind of data. Storage is described in
 //! [`store`].

@@ -1,6 +1,6 @@
 //! The port to the content service's side of a subscription: a source's list of subscribers
 //! (and its last-subscriber rule) belongs to the content route family, so identity reaches
-//! it through [`SourceSubscriptions`]. The users function implements it over HTTP; a test can
+//! it through [`SourceSubscriptions`]. The identity function implements it over HTTP; a test can
 //! implement it in memory.
 
 use std::future::Future;

@@ -1,4 +1,4 @@
-//! Issuing tokens (the users function alone holds the private key) and publishing the JWKS.
+//! Issuing tokens (the identity function alone holds the private key) and publishing the JWKS.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;

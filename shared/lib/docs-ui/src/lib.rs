@@ -1,5 +1,5 @@
 //! A function's own interactive docs: Swagger UI at `{base}/`, reading the function's OpenAPI
-//! document next to it (`{base}/openapi.json`). The GenAI function serves them at `/docs`
+//! document next to it (`{base}/openapi.json`). The assistant function serves them at `/docs`
 //! (and `/api/ai/docs`), the incident intelligence function at `/docs`. Swagger UI's two large
 //! files are embedded gzip-compressed (see `build.rs`) and sent as they are to clients that
 //! accept gzip (every browser), inflated for the others.

@@ -1,5 +1,5 @@
 //! The community's admin provider setting, stored per deployment: the [`ProviderOverride`] the
-//! GenAI function (and the community's summary worker) resolves its provider through.
+//! assistant function (and the community's summary worker) resolves its provider through.
 //!
 //! API.md: "Set provider config keeps the override in memory only; it resets on GenAI
 //! restart". A Lambda function has many short-lived instances, so the override is stored in
@@ -43,7 +43,7 @@ pub const MAX_MODEL_CHARS: usize = 200;
 const DEFAULT_FUNCTION: &str = "genai";
 const DEFAULT_VERSION: &str = "$LATEST";
 
-/// One deployment of the GenAI function: its name and published version.
+/// One deployment of the assistant function: its name and published version.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deployment {
     function: String,

@@ -6,7 +6,7 @@
 //! The sessions table (`SESSIONS_TABLE`), keyed `pk` = user id, holds one small item per
 //! account that ever ended its sessions: `version` (a number), `closed` (true once the account
 //! is deleted) and `expiresAt` (TTL, closed accounts only). No item is version 0. Only the
-//! users function writes it; every function that checks a user token reads it.
+//! identity function writes it; every function that checks a user token reads it.
 //!
 //! Cost: one strongly consistent GetItem of an item under 100 bytes per request that carries a
 //! user token (1 read request unit, one round trip to DynamoDB); anonymous requests, service

@@ -1,7 +1,7 @@
 //! Token verification, without HTTP: the claims every platform token carries, the verifier,
 //! and the internal service token. The route guards built on them are in `auth` (edge).
 //!
-//! Tokens are EdDSA (Ed25519) JWTs issued by the users function; every other function holds
+//! Tokens are EdDSA (Ed25519) JWTs issued by the identity function; every other function holds
 //! only the public keys.
 
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! The port to the users service's side of a submission: whether the account of the user
 //! token a request carries still exists. A token outlives its account by up to its lifetime,
 //! and the users table belongs to the users route family, so the content service asks it
-//! through [`Accounts`]; the content function implements it over HTTP.
+//! through [`Accounts`]; the news function implements it over HTTP.
 
 use std::future::Future;
 

@@ -1,7 +1,7 @@
 //! News feeds: from a URL a user submits to plain-text articles, and the content service that
 //! shows them.
 //!
-//! [`News`] is the content service's facade: the content function's handlers each make one
+//! [`News`] is the content service's facade: the news function's handlers each make one
 //! call on it, with inputs already parsed into the types of [`input`]. Beneath it, in the
 //! order a feed travels:
 //!

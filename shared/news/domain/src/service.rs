@@ -1,4 +1,4 @@
-//! The content service as one facade: what each route of the content function asks.
+//! The content service as one facade: what each route of the news function asks.
 
 use platform::aws::AwsClients;
 use platform::cursor::encode_cursor;

@@ -1,7 +1,7 @@
 //! Removing retired sources: the sweep queue's message, the queue itself, and the sweeper
 //! that takes one bounded step per message (see `store::sweep` for the steps' guarantees).
 //!
-//! A source is retired by its last subscriber leaving (the content function then enqueues
+//! A source is retired by its last subscriber leaving (the news function then enqueues
 //! its sweep), or, when nobody subscribed within the grace period, by the sweeper itself on
 //! a message from the scheduler. The scheduler also enqueues again the sweep of any source
 //! retired for a while, in case an enqueue was lost: every step is safe to repeat.

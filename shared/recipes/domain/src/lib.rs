@@ -5,7 +5,7 @@
 //! parsed ([`input`]); it answers [`RecipesError`], never HTTP. Storage is described in
 //! [`store`]; the food composition table and unit conversion in [`nutrients`]; the model's
 //! prompts and the checks on what it answers in [`ai`]. Accounts and preferences belong to
-//! identity (the users function serves `/api/recipes/auth/*` and `/api/recipes/users/me`); the
+//! identity (the identity function serves `/api/recipes/auth/*` and `/api/recipes/users/me`); the
 //! AI features read the caller's preferences through the [`Preferences`] port.
 
 pub mod ai;

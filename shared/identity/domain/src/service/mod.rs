@@ -1,4 +1,4 @@
-//! The facade: [`Identity`], the one entry point the users function calls, once per request,
+//! The facade: [`Identity`], the one entry point the identity function calls, once per request,
 //! with inputs already parsed ([`crate::input`]); it answers [`IdentityError`], never HTTP.
 //!
 //! Its calls live by the data they serve, each an `impl Identity`: [`accounts`] (registration,
@@ -83,7 +83,7 @@ impl Identity {
             .with_sessions(Some(self.sessions.clone()))
     }
 
-    /// The issuer, for the users function's own service tokens (its calls to content).
+    /// The issuer, for the identity function's own service tokens (its calls to content).
     pub fn issuer(&self) -> Arc<TokenIssuer> {
         Arc::clone(&self.issuer)
     }

@@ -74,7 +74,7 @@ pub struct Ingest {
 }
 /// The longest a refresh waits for article pages; those not in by then keep the excerpt.
 const PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(8);
-/// The same for a submission, which a user waits for inside the content function's 15 s.
+/// The same for a submission, which a user waits for inside the news function's 15 s.
 const SUBMIT_PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
 
 pub use self::queue::{FeedRefresh, MessageError, RefreshQueue, MAX_DELAY_SECONDS};
