@@ -84,8 +84,14 @@ fn the_readme_links_every_docs_file() {
         .map(|p| format!("docs/{}", p.file_name().expect("a name").to_string_lossy()))
         .filter(|doc| !linked.contains(doc))
         .collect();
-    assert!(missing.is_empty(), "docs files the README does not link: {missing:?}");
-    assert!(readme.lines().count() < 300, "the README is a front door: under 300 lines");
+    assert!(
+        missing.is_empty(),
+        "docs files the README does not link: {missing:?}"
+    );
+    assert!(
+        readme.lines().count() < 300,
+        "the README is a front door: under 300 lines"
+    );
 }
 
 #[test]
@@ -97,7 +103,11 @@ fn every_relative_link_reaches_a_file_and_its_heading() {
         let dir = file.parent().expect("a folder");
         for link in relative_links(&text) {
             let (path, anchor) = link.split_once('#').unwrap_or((link.as_str(), ""));
-            let target = if path.is_empty() { file.clone() } else { dir.join(path) };
+            let target = if path.is_empty() {
+                file.clone()
+            } else {
+                dir.join(path)
+            };
             if !target.exists() {
                 broken.push(format!("{}: {link} (no such file)", file.display()));
                 continue;
