@@ -11,6 +11,7 @@
 
 mod accounts;
 mod brake;
+mod refresh_race;
 mod roles;
 mod saved;
 mod service;

@@ -205,7 +205,7 @@ fn create(username: &str, password: &str) -> CustomResourceRequest {
 }
 
 #[tokio::test]
-async fn the_bootstrap_is_idempotent_and_promotes_an_existing_account() {
+async fn the_bootstrap_is_idempotent_and_promotes_only_the_operators_own_account() {
     let t = TestStack::start().await;
     let handler = identity_bootstrap_function::handler(t.env("IdentityBootstrapFunction"))
         .await
@@ -227,10 +227,31 @@ async fn the_bootstrap_is_idempotent_and_promotes_an_existing_account() {
         401
     );
 
-    // Naming an existing account makes it an administrator; its password is its own.
+    // Someone registered the name before the first deploy: the deployment's password is not
+    // theirs, so the squatter gets nothing and the deployment fails with the reason.
+    let (_, squatter) = t.user("opsadmin").await;
+    let refused = handler
+        .handle(create("opsadmin", "the-operators-password-1"))
+        .await
+        .expect_err("a squatted name is refused");
+    let reason = refused.to_string();
+    assert!(reason.contains("opsadmin"), "{reason}");
+    assert!(reason.contains("BootstrapAdminUsername"), "{reason}");
+    assert_eq!(t.get_auth(ME, &squatter).await.status(), 200);
+    assert_eq!(claims(&t.login("opsadmin").await)["roles"], json!(["USER"]));
+    assert_eq!(t.get_auth(ACCOUNTS, &squatter).await.status(), 403);
+    assert_eq!(
+        t.login_as("opsadmin", "the-operators-password-1")
+            .await
+            .status(),
+        401
+    );
+
+    // The operator's own existing account (the deployment's password is its password) is made
+    // an administrator, and signs in again to carry the role.
     let (profile, token) = t.user("founder").await;
     let promoted = handler
-        .handle(create("founder", "ignored-password-1"))
+        .handle(create("founder", &stack_tests::users::password("founder")))
         .await
         .unwrap();
     assert_eq!(promoted.data["UserId"], profile["id"]);

@@ -6,7 +6,8 @@ use axum::response::IntoResponse;
 use axum::routing::post;
 use axum::Router;
 use identity::input::{Credentials, Login, Registration};
-use identity::model::Profile;
+use identity::model::{Profile, UserId};
+use platform::auth::AuthUser;
 use platform::http::Json;
 use platform::openapi::ErrorBody;
 use serde::Serialize;
@@ -14,7 +15,7 @@ use utoipa::{OpenApi, ToSchema};
 
 use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, TooManyLogins};
-use crate::{no_store, AppState, Me};
+use crate::{no_store, AppState};
 
 /// This resource's routes, under the function's prefix.
 pub(crate) fn routes() -> Router<AppState> {
@@ -102,7 +103,8 @@ pub(crate) fn token_answer(token: String) -> impl IntoResponse {
 }
 
 /// Renews a session: a fresh user token for a valid, unexpired one, so a reader in the middle
-/// of an article is not logged out. Refused when the token's account is gone.
+/// of an article is not logged out. Refused when the token's account is gone; the new token
+/// belongs to the presented one's session, so it ends with it.
 #[utoipa::path(
     post,
     path = "/api/users/auth/refresh",
@@ -114,7 +116,13 @@ pub(crate) fn token_answer(token: String) -> impl IntoResponse {
         NeedsLiveUser,
     )
 )]
-async fn refresh(State(state): State<AppState>, Me(me): Me) -> Result<impl IntoResponse, Error> {
-    let issued = state.identity.refresh(&me).await?;
+async fn refresh(
+    State(state): State<AppState>,
+    user: AuthUser,
+) -> Result<impl IntoResponse, Error> {
+    let issued = state
+        .identity
+        .refresh(&UserId::new(user.id), user.session_version)
+        .await?;
     Ok(token_answer(issued.token))
 }

@@ -62,6 +62,9 @@ fn to_api(e: IdentityError) -> ApiError {
         IdentityError::AccountGone => {
             ApiError::unauthorized("The account of this token no longer exists")
         }
+        IdentityError::SessionEnded => {
+            ApiError::unauthorized("The session has ended: sign in again")
+        }
         IdentityError::TooManySaved(field) => ApiError::from(platform::Invalid::field(
             field,
             format!(
@@ -99,6 +102,8 @@ fn to_api(e: IdentityError) -> ApiError {
         IdentityError::Password(e) => ApiError::internal("password hash", e),
         IdentityError::Signing(e) => ApiError::internal("sign token", e),
         IdentityError::Encode(e) => ApiError::internal("encode preferences", e),
+        // Only the bootstrap custom resource meets it; never an HTTP request.
+        held @ IdentityError::BootstrapNameHeld(_) => ApiError::internal("bootstrap", held),
     }
 }
 

@@ -5,23 +5,39 @@
 //! account (deleting a stack must not delete people).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use identity::bootstrap::{AdminBootstrap, BootstrapAccount, BootstrapOutcome};
+use identity::IdentityError;
 use platform::aws::AwsClients;
 use platform::custom_resource::{
-    CustomResourceAction, CustomResourceHandler, CustomResourceOutcome, CustomResourceRequest,
+    failed_at_start, retry_while_denied, CustomResourceAction, CustomResourceHandler,
+    CustomResourceOutcome, CustomResourceRequest,
 };
 use platform::{BoxError, Clock, Env};
 use serde_json::{Map, Value};
 
-/// Builds the handler from the environment (`USERS_TABLE`, `SESSIONS_TABLE`).
+/// How long a request keeps retrying while the function's new role is not yet accepted.
+const ROLE_PROPAGATION: Duration = Duration::from_secs(60);
+
+/// Builds the handler from the environment (`USERS_TABLE`, `SESSIONS_TABLE`). A function that
+/// cannot start still answers: every request FAILED with the reason, so a deploy fails at
+/// once instead of waiting for the resource's ServiceTimeout.
 pub async fn handler(env: Env) -> Result<Arc<dyn CustomResourceHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    Ok(Arc::new(BootstrapHandler {
-        bootstrap: Arc::new(AdminBootstrap::from_env(&env, &aws, Clock::system())?),
-    }))
+    Ok(
+        match AdminBootstrap::from_env(&env, &aws, Clock::system()) {
+            Ok(bootstrap) => Arc::new(BootstrapHandler {
+                bootstrap: Arc::new(bootstrap),
+            }),
+            Err(e) => {
+                tracing::error!(error = %e, "bootstrap function failed to start");
+                failed_at_start(e)
+            }
+        },
+    )
 }
 
 struct BootstrapHandler {
@@ -64,7 +80,13 @@ async fn apply(
         property(&request, "Email"),
     )
     .map_err(|invalid| format!("the bootstrap administrator is invalid: {invalid}"))?;
-    let outcome = bootstrap.ensure_admin(account).await?;
+    let outcome = retry_while_denied(
+        ROLE_PROPAGATION,
+        Duration::from_secs(1),
+        IdentityError::is_access_denied,
+        || bootstrap.ensure_admin(&account),
+    )
+    .await?;
     let what = match &outcome {
         BootstrapOutcome::Created(_) => "created",
         BootstrapOutcome::Promoted(_) => "promoted",

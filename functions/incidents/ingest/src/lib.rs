@@ -399,17 +399,9 @@ async fn ingest(
 }
 
 fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
-    let Some(value) = headers.get(axum::http::header::CONTENT_TYPE) else {
+    let Some(mime) = platform::http::media_type(headers) else {
         return Ok(());
     };
-    let mime = value
-        .to_str()
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
     if mime.is_empty()
         || mime == "application/json"
         || mime.ends_with("+json")

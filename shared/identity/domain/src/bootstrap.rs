@@ -1,7 +1,8 @@
 //! The deployment's first administrator. Roles belong to accounts, so the first ADMIN cannot
 //! come from a username anyone could register: the stack names the account (a custom resource
 //! run when it deploys; `local/run` and the test stacks run it too), and this creates it with
-//! the given password, or gives an existing account of that name the ADMIN role.
+//! the given password, or gives the ADMIN role to an existing account of that name whose
+//! password is the given one (never to someone who registered the name first).
 
 use platform::dynamo::Table;
 use platform::sessions::SessionRegistry;
@@ -96,13 +97,15 @@ impl AdminBootstrap {
         ))
     }
 
-    /// Creates the account with USER and ADMIN, or gives an existing account of that name the
-    /// ADMIN role (its password then stays as its owner set it, and its sessions end so its
-    /// next sign-in carries the role). Idempotent: a stack update or a second start changes
-    /// nothing.
+    /// Creates the account with USER and ADMIN. An existing account of that name is given the
+    /// ADMIN role only when the deployment's password is its password (the operator's own
+    /// account; its sessions end so its next sign-in carries the role); anyone else's account
+    /// of that name is refused ([`IdentityError::BootstrapNameHeld`]), so registering the name
+    /// before the first deploy gains a squatter nothing. Idempotent: a stack update or a second
+    /// start changes nothing.
     pub async fn ensure_admin(
         &self,
-        account: BootstrapAccount,
+        account: &BootstrapAccount,
     ) -> Result<BootstrapOutcome, IdentityError> {
         let key = account.username.key();
         if let Some(record) = self.store.login_record(&key).await? {
@@ -113,6 +116,17 @@ impl AdminBootstrap {
                 .ok_or(IdentityError::UserNotFound)?;
             if user.roles.contains(&Role::Admin) {
                 return Ok(BootstrapOutcome::AlreadyAdmin(record.user_id));
+            }
+            let owned = password::verify(
+                account.password.expose().to_string(),
+                Some(record.password_hash),
+            )
+            .await;
+            if !owned {
+                tracing::warn!(user_id = %record.user_id, "bootstrap administrator's name is held by another account");
+                return Err(IdentityError::BootstrapNameHeld(
+                    account.username.as_str().to_string(),
+                ));
             }
             let mut roles = user.roles;
             roles.push(Role::Admin);

@@ -35,6 +35,13 @@ pub enum IdentityError {
     /// A write with a valid token whose account no longer exists: refused like a bad token.
     #[error("the account of this token no longer exists")]
     AccountGone,
+    /// The deployment's administrator name belongs to an account whose password is not the
+    /// deployment's: someone else registered it, and it is not made an administrator.
+    #[error("an account named {0} already exists and its password is not the bootstrap administrator's password: choose another BootstrapAdminUsername, or set BootstrapAdminPassword to that account's password")]
+    BootstrapNameHeld(String),
+    /// A refresh of a token whose session ended (its account's session version moved on).
+    #[error("the session has ended")]
+    SessionEnded,
     /// The change would keep more saved articles than an account may (the field that asked).
     #[error("{0}: at most {max} saved articles", max = crate::model::MAX_SAVED_ARTICLES)]
     TooManySaved(&'static str),
@@ -70,6 +77,15 @@ pub enum IdentityError {
 }
 
 impl IdentityError {
+    /// True when DynamoDB refused the call for want of a permission (see
+    /// [`platform::dynamo::DynamoError::is_access_denied`]).
+    pub fn is_access_denied(&self) -> bool {
+        match self {
+            Self::Sessions(e) | Self::Store(StoreError::Dynamo(e)) => e.is_access_denied(),
+            _ => false,
+        }
+    }
+
     /// True for a lost race with another request: the operation may be tried again.
     pub fn is_concurrent_change(&self) -> bool {
         matches!(self, Self::ConcurrentChange)

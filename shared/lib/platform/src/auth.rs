@@ -60,6 +60,8 @@ pub struct AuthUser {
     pub id: String,
     pub username: String,
     pub roles: Vec<String>,
+    /// The session version the token was issued for (`sv`; 0 for tokens without one).
+    pub session_version: u64,
 }
 
 impl AuthUser {
@@ -80,6 +82,7 @@ impl AuthUser {
             id: claims.sub,
             username: claims.username.unwrap_or_default(),
             roles: claims.roles,
+            session_version: claims.sv.unwrap_or(0),
         })
     }
 }

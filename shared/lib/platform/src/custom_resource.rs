@@ -2,6 +2,10 @@
 //! (create, update or delete a resource the template declares), and the answer CloudFormation
 //! waits for at the request's `ResponseURL`.
 
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -43,6 +47,70 @@ pub trait CustomResourceHandler: Send + Sync + 'static {
         &self,
         request: CustomResourceRequest,
     ) -> BoxFuture<'static, Result<CustomResourceOutcome, BoxError>>;
+}
+
+/// Time kept back from the invocation's deadline to PUT the answer to `ResponseURL`.
+pub const ANSWER_MARGIN: Duration = Duration::from_secs(5);
+
+/// How long a request's handler may run: until [`ANSWER_MARGIN`] before the invocation's
+/// deadline (milliseconds since the epoch), so a FAILED answer still reaches CloudFormation.
+pub fn answer_budget(deadline_epoch_ms: u64, now: SystemTime) -> Duration {
+    let now_ms = now
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0);
+    Duration::from_millis(deadline_epoch_ms.saturating_sub(now_ms)).saturating_sub(ANSWER_MARGIN)
+}
+
+/// A handler for a function that could not start (its configuration is missing or wrong):
+/// every request is answered FAILED with the reason, at once, instead of never.
+pub fn failed_at_start(reason: impl std::fmt::Display) -> Arc<dyn CustomResourceHandler> {
+    Arc::new(FailedAtStart(format!(
+        "the function failed to start: {reason}"
+    )))
+}
+
+struct FailedAtStart(String);
+
+impl CustomResourceHandler for FailedAtStart {
+    fn handle(
+        &self,
+        _request: CustomResourceRequest,
+    ) -> BoxFuture<'static, Result<CustomResourceOutcome, BoxError>> {
+        let reason = self.0.clone();
+        Box::pin(async move { Err(reason.into()) })
+    }
+}
+
+/// Runs `attempt` again while it fails with an error `denied` recognises (AccessDenied: a role
+/// CloudFormation has just created can take seconds to reach every service), waiting
+/// `first_wait` and doubling (to 8 s at most), for at most `budget`; any other outcome is
+/// returned at once.
+pub async fn retry_while_denied<T, E, F, Fut>(
+    budget: Duration,
+    first_wait: Duration,
+    denied: impl Fn(&E) -> bool,
+    mut attempt: F,
+) -> Result<T, E>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    let started = tokio::time::Instant::now();
+    let mut wait = first_wait;
+    loop {
+        match attempt().await {
+            Err(e) if denied(&e) && started.elapsed() + wait <= budget => {
+                tracing::warn!(
+                    wait_ms = wait.as_millis() as u64,
+                    "access denied; the role may still be propagating"
+                );
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(8));
+            }
+            outcome => return outcome,
+        }
+    }
 }
 
 /// The answer CloudFormation reads at `ResponseURL`: SUCCESS with the outcome, or FAILED with
@@ -91,6 +159,74 @@ mod tests {
             "LogicalResourceId": "BootstrapAdmin",
             "ResourceProperties": {"ServiceToken": "arn", "Username": "admin"}
         })
+    }
+
+    #[test]
+    fn the_answer_budget_keeps_a_margin_before_the_deadline() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_000);
+        let deadline_ms = 1_000_000 + 30_000;
+        assert_eq!(answer_budget(deadline_ms, now), Duration::from_secs(25));
+        // Past the deadline, or within the margin: no time at all, never an underflow.
+        assert_eq!(answer_budget(1_000_000 + 3_000, now), Duration::ZERO);
+        assert_eq!(answer_budget(0, now), Duration::ZERO);
+    }
+
+    #[tokio::test]
+    async fn access_denied_is_retried_until_the_role_propagates_and_nothing_else_is() {
+        let calls = std::sync::atomic::AtomicU32::new(0);
+        let denied = |e: &String| e.contains("AccessDenied");
+        let outcome = retry_while_denied(
+            Duration::from_secs(60),
+            Duration::from_millis(1),
+            denied,
+            || {
+                let n = calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                async move {
+                    if n < 3 {
+                        Err("AccessDeniedException: not authorized".to_string())
+                    } else {
+                        Ok(n)
+                    }
+                }
+            },
+        )
+        .await;
+        assert_eq!(outcome, Ok(3));
+
+        calls.store(0, std::sync::atomic::Ordering::SeqCst);
+        let other = retry_while_denied(
+            Duration::from_secs(60),
+            Duration::from_millis(1),
+            denied,
+            || {
+                calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                async { Err::<(), _>("ResourceNotFoundException".to_string()) }
+            },
+        )
+        .await;
+        assert!(other.is_err());
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+
+        // Denied for good: it gives up within the budget.
+        let budget = Duration::from_millis(200);
+        let started = tokio::time::Instant::now();
+        let forever = retry_while_denied(budget, Duration::from_millis(10), denied, || async {
+            Err::<(), _>("AccessDeniedException".to_string())
+        })
+        .await;
+        assert!(forever.is_err());
+        assert!(started.elapsed() <= budget);
+    }
+
+    #[tokio::test]
+    async fn a_function_that_failed_to_start_answers_failed_with_the_reason() {
+        let handler = failed_at_start("USERS_TABLE is not set");
+        let request: CustomResourceRequest = serde_json::from_value(event()).expect("parse");
+        let reason = handler.handle(request).await.expect_err("fails");
+        assert_eq!(
+            reason.to_string(),
+            "the function failed to start: USERS_TABLE is not set"
+        );
     }
 
     #[test]

@@ -29,10 +29,11 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        check_json_content_type(req.headers())?;
+        let headers = req.headers().clone();
         let bytes = Bytes::from_request(req, state)
             .await
             .map_err(|rejection| ApiError::from_status(rejection.status()))?;
+        check_json_content_type(&headers, bytes.is_empty())?;
         // Every request body of the platform is a JSON object; serde would read a struct from
         // an array too (`[null, null]` as a profile update).
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
@@ -78,26 +79,42 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     Ok(value)
 }
 
-/// `curl -d` sends form content type with a JSON body, so only clearly foreign types are 415.
-fn check_json_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
-    let Some(value) = headers.get(header::CONTENT_TYPE) else {
-        return Ok(());
+/// The request's media type, lowercase and without parameters (`text/plain;charset=UTF-8` is
+/// `text/plain`); `None` without a `Content-Type` header.
+pub fn media_type(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::CONTENT_TYPE)?;
+    Some(
+        value
+            .to_str()
+            .unwrap_or("")
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase(),
+    )
+}
+
+/// A JSON body must say so (`application/json`, or `application/*+json`). The types a web
+/// page may send to another origin without asking first (`text/plain`, a form, or none at all)
+/// are refused with 415, so a browser must preflight every cross-origin JSON request, and a page
+/// elsewhere cannot make its visitors spend the platform's model or fetches. A request with no
+/// content type and no body falls through to the "body is required" answer.
+fn check_json_content_type(headers: &HeaderMap, body_is_empty: bool) -> Result<(), ApiError> {
+    let mime = match media_type(headers) {
+        None if body_is_empty => return Ok(()),
+        None => String::new(),
+        Some(mime) => mime,
     };
-    let mime = value
-        .to_str()
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    let accepted = mime.is_empty()
-        || mime == "application/json"
-        || (mime.starts_with("application/") && mime.ends_with("+json"))
-        || mime == "application/x-www-form-urlencoded"
-        || mime == "text/plain";
+    let accepted =
+        mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"));
     if accepted {
         Ok(())
+    } else if mime.is_empty() {
+        Err(ApiError::new(
+            ErrorKind::UnsupportedMediaType,
+            "A JSON body needs Content-Type: application/json",
+        ))
     } else {
         Err(ApiError::new(
             ErrorKind::UnsupportedMediaType,
@@ -472,6 +489,56 @@ pub fn accepts_gzip(headers: &HeaderMap) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[tokio::test]
+    async fn a_json_body_must_say_it_is_json_so_browsers_preflight_it() {
+        use tower::ServiceExt;
+        #[derive(serde::Deserialize)]
+        struct Ask {
+            #[allow(dead_code)]
+            text: String,
+        }
+        let router = finish(
+            Router::new().route(
+                "/ask",
+                axum::routing::post(|Json(_): Json<Ask>| async { "asked" }),
+            ),
+            ErrorStyle::Detailed { strip_prefix: "" },
+            DEFAULT_BODY_LIMIT,
+        );
+        let send = |content_type: Option<&'static str>, body: &'static str| {
+            let router = router.clone();
+            async move {
+                let mut request = Request::builder().method(Method::POST).uri("/ask");
+                if let Some(content_type) = content_type {
+                    request = request.header(header::CONTENT_TYPE, content_type);
+                }
+                let request = request.body(axum::body::Body::from(body)).unwrap();
+                router.oneshot(request).await.unwrap().status().as_u16()
+            }
+        };
+        let json = r#"{"text": "hi"}"#;
+        // What a page on another origin may send without a preflight: refused.
+        assert_eq!(send(Some("text/plain;charset=UTF-8"), json).await, 415);
+        assert_eq!(
+            send(Some("application/x-www-form-urlencoded"), json).await,
+            415
+        );
+        assert_eq!(
+            send(Some("multipart/form-data; boundary=x"), json).await,
+            415
+        );
+        assert_eq!(send(None, json).await, 415);
+        // JSON that says so is read.
+        assert_eq!(send(Some("application/json"), json).await, 200);
+        assert_eq!(
+            send(Some("application/json; charset=utf-8"), json).await,
+            200
+        );
+        assert_eq!(send(Some("application/merge-patch+json"), json).await, 200);
+        // No body at all is the missing body's 400, as before.
+        assert_eq!(send(None, "").await, 400);
+    }
+
     #[test]
     fn gzip_is_sent_only_to_clients_that_accept_it() {
         let mut h = HeaderMap::new();

@@ -118,8 +118,22 @@ impl Serve for Arc<dyn crate::custom_resource::CustomResourceHandler> {
             let http = http.clone();
             async move {
                 let raw = event.payload;
+                // Answer FAILED before Lambda stops the invocation: an answer never sent leaves
+                // the stack waiting for the resource's ServiceTimeout.
+                let budget = crate::custom_resource::answer_budget(
+                    event.context.deadline,
+                    std::time::SystemTime::now(),
+                );
                 let outcome = match serde_json::from_value(raw.clone()) {
-                    Ok(request) => handler.handle(request).await.map_err(|e| e.to_string()),
+                    Ok(request) => {
+                        match tokio::time::timeout(budget, handler.handle(request)).await {
+                            Ok(done) => done.map_err(|e| e.to_string()),
+                            Err(_) => Err(format!(
+                                "the function did not finish within {} s of its timeout",
+                                budget.as_secs()
+                            )),
+                        }
+                    }
                     Err(e) => Err(format!("not a custom resource request: {e}")),
                 };
                 if let Err(reason) = &outcome {

@@ -30,10 +30,25 @@ impl Identity {
     }
 
     /// A fresh token for the account of a valid, unexpired user token (a session in use is
-    /// renewed before it expires); refused when the account is gone. Roles are read again.
-    pub async fn refresh(&self, id: &UserId) -> Result<IssuedToken, IdentityError> {
+    /// renewed before it expires); refused when the account is gone or its sessions have moved
+    /// past `presented_version`. The new token keeps the presented token's session version: a
+    /// session that ends while the refresh runs (password or role change, sign out everywhere,
+    /// deletion) raises the version after or before the read, and either way the new token is
+    /// refused from then on, whatever roles it was minted with.
+    pub async fn refresh(
+        &self,
+        id: &UserId,
+        presented_version: u64,
+    ) -> Result<IssuedToken, IdentityError> {
+        let session = self.sessions.state(id.as_str()).await?;
+        if !session.admits(presented_version) {
+            return Err(IdentityError::SessionEnded);
+        }
         let user = self.live_user(id).await?;
-        self.token_for(&user).await
+        let roles = user.roles.iter().map(|r| r.as_str().to_string()).collect();
+        Ok(self
+            .issuer
+            .user_token(user.id.as_str(), &user.username, roles, presented_version)?)
     }
 
     /// A token for the account, carrying its stored roles and its current session version.

@@ -59,6 +59,12 @@ impl DynamoError {
         }
     }
 
+    /// True when IAM refused the call (AccessDeniedException): a missing permission, or a role
+    /// just created that has not reached DynamoDB yet.
+    pub fn is_access_denied(&self) -> bool {
+        matches!(self, Self::Call { message, .. } if message.contains("AccessDenied"))
+    }
+
     /// True when the table could not be reached or is throttling: a 503 at the edge.
     pub fn is_unavailable(&self) -> bool {
         matches!(
