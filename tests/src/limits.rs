@@ -8,8 +8,10 @@ use crate::{assert_news_error, header};
 
 /// Template parameters that take every rate limit out of the way: other tests send far more
 /// than a reader would from one address. The limits' own tests set theirs over these.
-pub const OUT_OF_THE_WAY: [(&str, &str); 15] = [
+pub const OUT_OF_THE_WAY: [(&str, &str); 17] = [
     ("AiRateLimitAnonymous", "100000/60"),
+    ("AiRateLimitGlobal", "100000/60"),
+    ("SourceSubmissionRateLimit", "100000/60"),
     ("AiRateLimitPerUser", "100000/60"),
     ("AiRateLimitPerAddress", "100000/60"),
     ("LoginRateLimitPerAddress", "100000/60"),

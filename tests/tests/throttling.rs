@@ -99,7 +99,7 @@ fn the_stage_throttles_every_route_and_the_costly_ones_tighter() {
 }
 
 #[test]
-fn the_genai_function_has_reserved_concurrency_unless_the_parameter_is_zero() {
+fn reserved_concurrency_is_opt_in_so_a_new_account_deploys() {
     let template = template();
     let reserved =
         &template.resources["AssistantFunction"].properties["ReservedConcurrentExecutions"];
@@ -111,16 +111,15 @@ fn the_genai_function_has_reserved_concurrency_unless_the_parameter_is_zero() {
         yaml(&template.conditions["GenAiConcurrencyReserved"]),
         "!Not\n- !Equals\n  - !Ref GenAiReservedConcurrency\n  - 0"
     );
-    let default = template.parameters["GenAiReservedConcurrency"]
-        .default
-        .clone();
-    assert!(
-        default
-            .as_deref()
-            .and_then(|d| d.parse::<u32>().ok())
-            .is_some_and(|d| d > 0),
-        "reserved by default: {default:?}"
-    );
+    // A new account's concurrency quota can be 10: a reservation by default fails the stack.
+    for parameter in ["GenAiReservedConcurrency", "ModelReservedConcurrency"] {
+        let default = template.parameters[parameter].default.clone();
+        assert_eq!(
+            default.as_deref(),
+            Some("0"),
+            "{parameter} reserves nothing by default"
+        );
+    }
     // The limits table expires its items (cleanup only; the window is in the key).
     let table: &Value = &template.resources["RateLimitTable"].properties;
     assert_eq!(

@@ -140,6 +140,63 @@ async fn signed_in_readers_are_counted_as_users_under_an_address_ceiling() {
 }
 
 #[tokio::test]
+async fn an_ipv6_client_is_one_client_for_its_whole_64() {
+    let llm = FakeLlm::start().await;
+    let t = stack(&llm, &[("AiRateLimitAnonymous", "2/86400")]).await;
+    let api = t.url("/api/ai/summarize");
+    // One subscriber's /64: a fresh address per request gains nothing.
+    for (n, ip) in ["2001:db8:7:1::1", "2001:db8:7:1:ffff:ffff:ffff:fffe"]
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(ask(&t, &api, ip, None, &fresh(n)).await.status(), 200);
+    }
+    let refused = ask(&t, &api, "2001:db8:7:1:1234::9", None, &fresh(2)).await;
+    assert_rate_limited(refused, "/summarize", DAY).await;
+    // The next /64 is another subscriber.
+    assert_eq!(
+        ask(&t, &api, "2001:db8:7:2::1", None, &fresh(3))
+            .await
+            .status(),
+        200
+    );
+}
+
+#[tokio::test]
+async fn a_crowd_of_clients_meets_the_global_budget_on_the_model() {
+    let llm = FakeLlm::start().await;
+    let t = stack(&llm, &[("AiRateLimitGlobal", "4/86400")]).await;
+    let api = t.url("/api/ai/summarize");
+    let own = format!("{}/summarize", function_url(&t));
+    let (_, reader) = t.user("crowd_reader").await;
+    // Every request from another address, each within its own limits.
+    for n in 0..3 {
+        let ip = format!("198.51.100.{}", n + 1);
+        assert_eq!(ask(&t, &api, &ip, None, &fresh(n)).await.status(), 200);
+    }
+    assert_eq!(
+        ask(&t, &own, "198.51.100.9", Some(&reader), &fresh(3))
+            .await
+            .status(),
+        200
+    );
+    let before = llm.call_count();
+    for (n, (url, token)) in [(&api, None), (&own, Some(reader.as_str()))]
+        .into_iter()
+        .enumerate()
+    {
+        let ip = format!("203.0.113.{}", n + 50);
+        let refused = ask(&t, url, &ip, token, &fresh(10 + n)).await;
+        assert_rate_limited(refused, "/summarize", DAY).await;
+    }
+    assert_eq!(
+        llm.call_count(),
+        before,
+        "the budget refuses before the model"
+    );
+}
+
+#[tokio::test]
 async fn the_count_starts_afresh_when_the_window_ends() {
     let llm = FakeLlm::start().await;
     let t = stack(&llm, &[("AiRateLimitAnonymous", "2/4")]).await;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use stack_tests::content::{self, published, submit, ARTICLES, SOURCES, TOPICS};
-use stack_tests::feeds::{FeedDocument, FeedServer, ATOM, HTML_PAGE, RSS2};
+use stack_tests::feeds::{generated_rss, FeedDocument, FeedServer, ATOM, HTML_PAGE, RSS2};
 use stack_tests::{assert_news_error, details, TestStack};
 
 /// `dates` run newest first.
@@ -230,4 +230,33 @@ async fn private_addresses_are_refused_unless_allowed() {
         "{error}"
     );
     assert_eq!(feeds.hits("/circuit.xml").full, 0, "never contacted");
+}
+
+#[tokio::test]
+async fn each_user_submits_only_so_many_feeds_a_window() {
+    let t = TestStack::start_with(BTreeMap::from([(
+        "SourceSubmissionRateLimit".to_string(),
+        "2/86400".to_string(),
+    )]))
+    .await;
+    let feeds = FeedServer::start().await;
+    let (_, busy) = t.user("busy_submitter").await;
+    let (_, other) = t.user("other_submitter").await;
+    for n in 0..2 {
+        let url = feeds.put(
+            &format!("/limited-{n}.xml"),
+            FeedDocument::rss(generated_rss("Limited", n * 10, 1)),
+        );
+        assert_eq!(submit(&t, &busy, &url).await.status(), 201);
+    }
+    // The third submission is refused before anything is fetched.
+    let third = feeds.put(
+        "/limited-3.xml",
+        FeedDocument::rss(generated_rss("Limited", 30, 1)),
+    );
+    let refused = submit(&t, &busy, &third).await;
+    stack_tests::limits::assert_rate_limited(refused, "/sources", 86_400).await;
+    assert_eq!(feeds.hits("/limited-3.xml").full, 0, "nothing fetched");
+    // Another user has their own allowance.
+    assert_eq!(submit(&t, &other, &third).await.status(), 201);
 }

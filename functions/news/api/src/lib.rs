@@ -8,6 +8,7 @@
 
 pub mod accounts;
 mod articles;
+pub mod brake;
 pub mod errors;
 mod pages;
 pub mod query;
@@ -33,6 +34,7 @@ use utoipa::OpenApi;
 use crate::accounts::UsersService;
 pub use crate::articles::SavedArticleId;
 use crate::articles::SavedArticles;
+use crate::brake::SubmissionBrake;
 use crate::errors::Error;
 use crate::sources::{SourceSettings, SourceSubmission};
 
@@ -66,6 +68,7 @@ pub struct AppState {
     users: UsersService,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
+    submissions: Arc<SubmissionBrake>,
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -80,10 +83,12 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let news = News::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
+    let submissions = SubmissionBrake::from_env(&env, &aws)?;
     let app = app(
         Arc::new(news),
         Arc::new(verifier),
         env.get("INTERNAL_API_URL").map(str::to_string),
+        submissions,
     )?;
     Ok(platform::http::edge_cached(app, cache_seconds))
 }
@@ -92,12 +97,14 @@ pub fn app(
     news: Arc<News>,
     verifier: Arc<TokenVerifier>,
     internal_api_url: Option<String>,
+    submissions: SubmissionBrake,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         news,
         verifier,
         users: UsersService::new(USERS_TIMEOUT)?,
         internal_api_url,
+        submissions: Arc::new(submissions),
     };
     let routes = Router::new()
         .merge(sources::routes())

@@ -99,17 +99,20 @@ pub(crate) struct SourceSubmission {
         (status = 200, description = "The URL (normalised) is already a source: that source", body = Source),
         (status = 400, description = "The URL is invalid, cannot be fetched, or does not serve a feed (`details`: `url: reason`)", body = ErrorBody),
         LiveUserRequired,
+        (status = 429, description = "The user has submitted SourceSubmissionRateLimit feeds this window; `Retry-After` says when to try again", body = ErrorBody),
         (status = 502, description = "The users service could not say whether the token's account exists", body = ErrorBody),
+        (status = 503, description = "The limits table cannot be reached: nothing is fetched", body = ErrorBody),
     )
 )]
 pub(crate) async fn submit_source(
     State(state): State<AppState>,
-    _user: AuthUser,
+    user: AuthUser,
     headers: HeaderMap,
     extensions: Extensions,
     Json(input): Json<SourceSubmission>,
 ) -> Result<(StatusCode, axum::Json<Source>), Error> {
     let url = FeedUrl::parse(input.url)?;
+    state.submissions.admit(&user.id).await?;
     // AuthUser accepted it, so the header is there; the users service judges the account.
     let authorization = headers
         .get(header::AUTHORIZATION)

@@ -24,6 +24,10 @@ use platform::{ConfigError, Env};
 pub const DEFAULT_ANONYMOUS: &str = "10/60,100/86400";
 pub const DEFAULT_PER_USER: &str = "20/60,300/86400";
 pub const DEFAULT_PER_ADDRESS: &str = "60/60,1000/86400";
+/// Every client together: the model calls the platform pays for in a minute.
+pub const DEFAULT_GLOBAL: &str = "600/60";
+/// Items the global budget is counted over: every AI request writes one.
+const GLOBAL_SHARDS: u32 = 8;
 
 /// The limits of the AI operations, built once per cold start.
 pub struct AiLimits {
@@ -33,11 +37,14 @@ pub struct AiLimits {
     anonymous: Limit,
     per_user: Limit,
     per_address: Limit,
+    /// The ceiling no crowd of clients lifts, however many addresses or accounts it has.
+    global: Limit,
 }
 
 impl AiLimits {
     /// `RATE_LIMIT_TABLE` (unset: no limits, logged), `AI_RATE_LIMIT_ANONYMOUS`,
-    /// `AI_RATE_LIMIT_PER_USER`, `AI_RATE_LIMIT_PER_ADDRESS`, and the token settings.
+    /// `AI_RATE_LIMIT_PER_USER`, `AI_RATE_LIMIT_PER_ADDRESS`, `AI_RATE_LIMIT_GLOBAL`, and the
+    /// token settings.
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, ConfigError> {
         let limiter = RateLimiter::from_env(env, aws);
         if limiter.is_none() {
@@ -67,6 +74,8 @@ impl AiLimits {
                 "ai-address",
                 DEFAULT_PER_ADDRESS,
             )?,
+            global: Limit::from_env(env, "AI_RATE_LIMIT_GLOBAL", "ai-global", DEFAULT_GLOBAL)?
+                .sharded(GLOBAL_SHARDS),
         })
     }
 
@@ -102,12 +111,17 @@ pub async fn brake(
     let address = platform::http::client_address(request.extensions())
         .unwrap_or_else(|| "unknown".to_string());
     let address = ClientKey::address(&address);
+    // The global budget last: a client already over its own limit does not spend it.
     let checks = match limits.user(request.headers()) {
         Some(user) => vec![
             (&limits.per_user, ClientKey::user(&user)),
             (&limits.per_address, address),
+            (&limits.global, ClientKey::everyone()),
         ],
-        None => vec![(&limits.anonymous, address)],
+        None => vec![
+            (&limits.anonymous, address),
+            (&limits.global, ClientKey::everyone()),
+        ],
     };
     match ratelimit::enforce(limiter, &checks, WhenUnavailable::Refuse).await {
         Ok(()) => next.run(request).await,

@@ -130,9 +130,22 @@ impl Limit {
 pub struct ClientKey(String);
 
 impl ClientKey {
-    /// A client's IP address (as API Gateway saw it).
+    /// A client's IP address (as API Gateway saw it). An IPv6 client is counted by its /64:
+    /// one subscriber is routed a whole /64 and may send from any of its 2^64 addresses, so
+    /// counting each address would give them a fresh allowance per request. An IPv4 address
+    /// mapped into IPv6 is its IPv4 address.
     pub fn address(ip: &str) -> Self {
-        Self::bounded("ip", ip.trim())
+        let ip = ip.trim();
+        match ip.parse::<std::net::IpAddr>() {
+            Ok(std::net::IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+                Some(v4) => Self::bounded("ip", &v4.to_string()),
+                None => {
+                    let [a, b, c, d, ..] = v6.segments();
+                    Self::bounded("ip", &format!("{a:x}:{b:x}:{c:x}:{d:x}::"))
+                }
+            },
+            _ => Self::bounded("ip", ip),
+        }
     }
 
     /// A signed-in user, by id.
@@ -143,6 +156,12 @@ impl ClientKey {
     /// A username as typed at login (case-insensitive, as usernames are).
     pub fn username(name: &str) -> Self {
         Self::bounded("name", &name.trim().to_lowercase())
+    }
+
+    /// Every client at once: a budget the whole platform shares (the model's spend a minute).
+    /// Its limit should be [`Limit::sharded`], as every request writes it.
+    pub fn everyone() -> Self {
+        Self("all".to_string())
     }
 
     /// An API key, by its id (never the secret itself).
@@ -331,7 +350,25 @@ mod tests {
     #[test]
     fn client_keys_are_bounded() {
         assert_eq!(ClientKey::address("203.0.113.7").as_str(), "ip:203.0.113.7");
-        assert_eq!(ClientKey::address("2001:db8::1").as_str(), "ip:2001:db8::1");
+        // IPv6 by /64: every address of one subscriber's prefix is one client.
+        assert_eq!(
+            ClientKey::address("2001:db8::1").as_str(),
+            "ip:2001:db8:0:0::"
+        );
+        assert_eq!(
+            ClientKey::address("2001:db8:1:2:aaaa:bbbb:cccc:dddd"),
+            ClientKey::address("2001:db8:1:2::ffff")
+        );
+        assert_ne!(
+            ClientKey::address("2001:db8:1:2::1"),
+            ClientKey::address("2001:db8:1:3::1")
+        );
+        assert_eq!(
+            ClientKey::address("::ffff:203.0.113.7"),
+            ClientKey::address("203.0.113.7")
+        );
+        // Not an address (a test's "unknown"): kept as given.
+        assert_eq!(ClientKey::address("unknown").as_str(), "ip:unknown");
         assert_eq!(ClientKey::username(" Alice ").as_str(), "name:alice");
         let long = ClientKey::username(&"a".repeat(5000));
         assert!(
