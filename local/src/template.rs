@@ -83,8 +83,9 @@ pub struct FunctionDecl {
     pub condition: Option<String>,
     /// The function has a `FunctionUrlConfig`: it is also reachable on its own URL.
     pub function_url: bool,
-    /// That URL's `Cors`, answered by the local stack as Lambda does.
-    pub function_url_cors: Option<crate::cors::UrlCors>,
+    /// That URL's `Cors`, unresolved (intrinsics included); resolved with the stack's
+    /// parameters by [`crate::cors::UrlCors::resolve`] and answered as Lambda does.
+    pub function_url_cors: Option<Value>,
     /// `AutoPublishAlias` (its own or `Globals.Function`'s): each deployment publishes a new
     /// version behind this alias.
     pub auto_publish_alias: Option<String>,
@@ -234,9 +235,8 @@ impl Template {
                 function_url_cors: res
                     .property("FunctionUrlConfig")
                     .and_then(|config| config.get("Cors"))
-                    .map(crate::cors::UrlCors::parse)
-                    .transpose()
-                    .map_err(|reason| TemplateError::Invalid(format!("{id}: {reason}")))?,
+                    .filter(|cors| !cors.is_null())
+                    .cloned(),
                 auto_publish_alias: res
                     .property("AutoPublishAlias")
                     .or_else(|| self.globals_function.get("AutoPublishAlias"))

@@ -115,10 +115,42 @@ pub fn merged() -> Result<OpenApi, String> {
         }
         contract.merge(document);
     }
+    public_operations_say_so(&mut contract);
     if problems.is_empty() {
         Ok(contract)
     } else {
         Err(problems.join("\n"))
+    }
+}
+
+/// An operation that needs no credentials declares `security(())` in its annotation, which
+/// utoipa writes as `[{}]` (one requirement naming no scheme); the contract spells it `[]`,
+/// the form Redocly's `security-defined` rule and every client read as "no authentication".
+/// Operations taking a token optionally (`[{}, {"bearerJwt": []}]`) keep both requirements.
+fn public_operations_say_so(contract: &mut OpenApi) {
+    for item in contract.paths.paths.values_mut() {
+        for operation in [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.options,
+            &mut item.head,
+            &mut item.patch,
+            &mut item.trace,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let anonymous_only = operation.security.as_ref().is_some_and(|requirements| {
+                requirements.len() == 1
+                    && serde_json::to_value(&requirements[..])
+                        .is_ok_and(|v| v == serde_json::json!([{}]))
+            });
+            if anonymous_only {
+                operation.security = Some(Vec::new());
+            }
+        }
     }
 }
 

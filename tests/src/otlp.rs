@@ -51,6 +51,9 @@ pub struct Span {
     pub attributes: BTreeMap<String, String>,
     /// 0 unset, 1 ok, 2 error.
     pub status_code: i64,
+    /// Start and end, in nanoseconds since the epoch.
+    pub start_nanos: u64,
+    pub end_nanos: u64,
 }
 
 #[derive(Default)]
@@ -154,6 +157,8 @@ impl OtlpReceiver {
                                     .to_string(),
                                 attributes: attributes(&s["attributes"]),
                                 status_code: s["status"]["code"].as_i64().unwrap_or(0),
+                                start_nanos: nanos(&s["startTimeUnixNano"]),
+                                end_nanos: nanos(&s["endTimeUnixNano"]),
                             });
                         }
                     }
@@ -162,6 +167,15 @@ impl OtlpReceiver {
             })
             .collect()
     }
+}
+
+/// An OTLP/JSON time (a decimal string, as the encoding of 64-bit integers requires).
+fn nanos(value: &Value) -> u64 {
+    value
+        .as_str()
+        .and_then(|v| v.parse().ok())
+        .or_else(|| value.as_u64())
+        .unwrap_or(0)
 }
 
 async fn receive(State(received): State<Arc<Mutex<Received>>>, request: Request) -> Response {

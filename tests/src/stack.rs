@@ -25,6 +25,11 @@ pub const INGEST_KEY: &str = "local-ingest-key";
 /// The incident platform's metrics credentials in every test stack (HTTP Basic auth).
 pub const METRICS_USERNAME: &str = "metrics";
 pub const METRICS_PASSWORD: &str = "local-metrics";
+/// The browser origin every test stack names in `AssistantStreamOrigins`, as an operator names
+/// the platform's own domains: the only page origin the assistant's function URL answers
+/// (its `Cors`), and what makes the web page stream from that URL. A test stack's own page is
+/// on the same origin as its function URL (`/lambda-url/assistant/`), so needs no CORS.
+pub const STREAM_ORIGIN: &str = "https://news.example";
 
 /// One DynamoDB item as the SDK returns it.
 pub type Item = HashMap<String, AttributeValue>;
@@ -88,6 +93,10 @@ impl TestStack {
             ("MetricsPassword".to_string(), METRICS_PASSWORD.to_string()),
             // The tests serve their feeds on loopback.
             ("FeedAllowPrivateNetworks".to_string(), "true".to_string()),
+            (
+                "AssistantStreamOrigins".to_string(),
+                STREAM_ORIGIN.to_string(),
+            ),
         ]);
         parameters.extend(
             crate::limits::OUT_OF_THE_WAY

@@ -134,3 +134,230 @@ fn every_reference_resolves() {
         assert!(json.pointer(pointer).is_some(), "{target} names nothing");
     }
 }
+
+/// Every operation says how it is authenticated: a scheme, several, or `[]` for none (an
+/// operation without `security` is what Redocly's `security-defined` rule reports, and a new
+/// route must not forget it). Each scheme named is defined.
+#[test]
+fn every_operation_declares_its_security() {
+    let text = contract::contract_text().unwrap_or_else(|e| panic!("merging failed:\n{e}"));
+    let json: Value = serde_json::from_str(&text).expect("contract is JSON");
+    assert!(
+        json.get("security").is_none(),
+        "the contract has a global security list: each operation states its own"
+    );
+    let schemes = json["components"]["securitySchemes"]
+        .as_object()
+        .expect("security schemes");
+    let mut public = 0;
+    for (method, path, operation) in contract::operations(&json) {
+        let id = operation["operationId"].as_str().unwrap_or("");
+        let requirements = operation
+            .get("security")
+            .and_then(Value::as_array)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{method} {path} ({id}) declares no `security`: add `security(())` to its \
+                     utoipa path when it needs no credentials, or its scheme"
+                )
+            });
+        if requirements.is_empty() {
+            public += 1;
+        }
+        assert!(
+            requirements != &[serde_json::json!({})],
+            "{method} {path} ({id}): an operation needing no credentials is `security: []`"
+        );
+        for requirement in requirements {
+            for scheme in requirement
+                .as_object()
+                .expect("a requirement object")
+                .keys()
+            {
+                assert!(
+                    schemes.contains_key(scheme),
+                    "{method} {path} ({id}) names the undefined scheme {scheme}"
+                );
+            }
+        }
+    }
+    assert!(public >= 20, "only {public} operations need no credentials");
+}
+
+/// The community's request strings: the contract's `pattern`, `minLength` and `maxLength`
+/// accept exactly what the domain's `parse` accepts (the rule of `local/fuzz`: a rule the code
+/// enforces is in the schema, so schema-valid data is never refused and the fuzz config needs
+/// no allowance). Patterns are read as ECMA reads them (`$` is the end of the string), which
+/// Rust's `regex` shares for these.
+#[test]
+fn patterns_state_what_the_code_accepts() {
+    use community::comments::CommentText;
+    use community::input::{Content, Excerpt, Title, TopicName, WebUrl};
+    use community::search::SearchText;
+
+    let text = contract::contract_text().unwrap_or_else(|e| panic!("merging failed:\n{e}"));
+    let json: Value = serde_json::from_str(&text).expect("contract is JSON");
+    let schemas = &json["components"]["schemas"];
+    let search = json["paths"]["/api/v1/posts/search"]["get"]["parameters"]
+        .as_array()
+        .expect("search parameters")
+        .iter()
+        .find(|p| p["name"] == "q")
+        .expect("q")["schema"]
+        .clone();
+    // PATCH and PUT state the same rules.
+    for field in [
+        "title",
+        "content",
+        "excerpt",
+        "coverImageUrl",
+        "sourceUrl",
+        "topics",
+    ] {
+        let put = &schemas["PostRequest"]["properties"][field];
+        let patch = &schemas["PostPatchRequest"]["properties"][field];
+        for key in [
+            "pattern",
+            "minLength",
+            "maxLength",
+            "$ref",
+            "items",
+            "maxItems",
+        ] {
+            assert_eq!(put.get(key), patch.get(key), "{field}.{key}");
+        }
+    }
+    assert_eq!(
+        schemas["CommentRequest"]["properties"]["text"]["pattern"],
+        schemas["CommentEditRequest"]["properties"]["text"]["pattern"]
+    );
+    // Nulls the code refuses are not in the PATCH schema: omitting keeps the field.
+    for field in ["title", "content", "status"] {
+        let schema = &schemas["PostPatchRequest"]["properties"][field];
+        assert!(
+            !schema.to_string().contains("\"null\""),
+            "PostPatchRequest.{field} is nullable: {schema}"
+        );
+    }
+    assert_eq!(
+        schemas["PostRequest"]["properties"]["sourceUrl"]["items"]["$ref"],
+        "#/components/schemas/WebUrlText"
+    );
+    assert_eq!(
+        schemas["PostRequest"]["properties"]["topics"]["items"]["$ref"],
+        "#/components/schemas/TopicNameText"
+    );
+
+    type Parse = fn(&str) -> bool;
+    let fields: [(&str, &Value, Parse); 8] = [
+        (
+            "PostRequest.title",
+            &schemas["PostRequest"]["properties"]["title"],
+            |s| Title::parse(s).is_ok(),
+        ),
+        (
+            "PostRequest.content",
+            &schemas["PostRequest"]["properties"]["content"],
+            |s| Content::parse(s).is_ok(),
+        ),
+        (
+            "PostRequest.excerpt",
+            &schemas["PostRequest"]["properties"]["excerpt"],
+            |s| Excerpt::parse(s).is_ok(),
+        ),
+        ("WebUrlText", &schemas["WebUrlText"], |s| {
+            WebUrl::parse("sourceUrl", s).is_ok()
+        }),
+        ("TopicNameText", &schemas["TopicNameText"], |s| {
+            TopicName::parse("topics", s).is_ok()
+        }),
+        (
+            "CommentRequest.text",
+            &schemas["CommentRequest"]["properties"]["text"],
+            |s| CommentText::parse(Some(s)).is_ok(),
+        ),
+        ("searchPosts q", &search, |s| {
+            SearchText::parse(Some(s)).is_ok()
+        }),
+        (
+            "CommentEditRequest.text",
+            &schemas["CommentEditRequest"]["properties"]["text"],
+            |s| CommentText::parse(Some(s)).is_ok(),
+        ),
+    ];
+    for (name, schema, parse) in fields {
+        let pattern = schema["pattern"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name} has no pattern: {schema}"));
+        let regex = regex::Regex::new(pattern).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let min = schema["minLength"].as_u64().unwrap_or(0);
+        let max = schema["maxLength"].as_u64().unwrap_or(u64::MAX);
+        let mut checked = 0;
+        for sample in samples() {
+            let chars = sample.chars().count() as u64;
+            let schema_valid = (min..=max).contains(&chars) && regex.is_match(&sample);
+            assert_eq!(
+                schema_valid,
+                parse(&sample),
+                "{name}: the schema {} {sample:?}, the code does not",
+                if schema_valid { "accepts" } else { "refuses" }
+            );
+            checked += 1;
+        }
+        assert!(checked > 10_000, "{name}: {checked} samples");
+    }
+}
+
+/// Strings at the edges of the community's rules: every string of up to 3 characters over
+/// characters that matter (controls, whitespace of every kind, URI delimiters, letters of
+/// several scripts, a symbol whose normal form is letters), then the same characters at the
+/// ends and in the middle of strings at the length bounds, padded with whitespace, and URIs.
+fn samples() -> Vec<String> {
+    const CHARS: &[char] = &[
+        'a', 'Z', 'é', '日', '😀', '1', '™', '!', '#', ' ', '\t', '\n', '\r', '\u{b}', '\u{c}',
+        '\u{85}', '\u{a0}', '\u{3000}', '\u{2028}', '\u{7}', '\0', '\u{7f}', '\u{9f}', '\u{200b}',
+        '\u{feff}', '/', ':', '@', '?', '[', ']', '\u{301}',
+    ];
+    let mut out = vec![String::new()];
+    let mut shorter = vec![String::new()];
+    for _ in 0..3 {
+        let longer: Vec<String> = shorter
+            .iter()
+            .flat_map(|s| CHARS.iter().map(move |c| format!("{s}{c}")))
+            .collect();
+        out.extend(longer.iter().cloned());
+        shorter = longer;
+    }
+    let pads = ["", " ", "\t\n", "\u{3000}\u{85}", "\u{7}"];
+    for core in [
+        1, 2, 4, 5, 48, 49, 50, 51, 98, 99, 100, 101, 199, 200, 201, 499, 500, 501,
+    ] {
+        for c in CHARS {
+            let body = "w".repeat(core - 1);
+            for (left, right) in pads.iter().flat_map(|l| pads.iter().map(move |r| (l, r))) {
+                out.push(format!("{left}{c}{body}{right}"));
+                out.push(format!("{left}{body}{c}{right}"));
+                if core > 2 {
+                    let (a, b) = body.split_at(core / 2);
+                    out.push(format!("{left}{a}{c}{b}{right}"));
+                }
+            }
+        }
+    }
+    let hosts = [
+        "", "a", "a:", "a:80", ":80", "a:b", "[::1]", "[::1]:x", "]:1", "u@", "u@a", "u@:1",
+        "a@b@c",
+    ];
+    for scheme in [
+        "http://", "https://", "HTTPS://", "hTtP://", "ftp://", "http:/", "https:", "//",
+    ] {
+        for host in hosts {
+            for rest in ["", "/", "/p?q#f", "?x", "#", "/a b", "/é", "/\u{7}"] {
+                out.push(format!("{scheme}{host}{rest}"));
+            }
+        }
+    }
+    out.push(format!("https://e.com/{}", "a".repeat(2048 - 14)));
+    out.push(format!("https://e.com/{}", "a".repeat(2048 - 13)));
+    out
+}

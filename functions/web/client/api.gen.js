@@ -235,7 +235,7 @@ import { request } from "./http.js";
 /**
  * A comment's new text.
  * @typedef {Object} CommentEditRequest
- * @property {string} text 1 to 500 characters (trimmed).
+ * @property {string} text 1 to 500 characters once trimmed; no control characters but line breaks and tabs.
  */
 
 /**
@@ -253,7 +253,7 @@ import { request } from "./http.js";
  * A comment to add.
  * @typedef {Object} CommentRequest
  * @property {(string|null)} [parentId] The comment replied to, on the same post (nesting at most 16 deep), or null.
- * @property {string} text 1 to 500 characters (trimmed).
+ * @property {string} text 1 to 500 characters once trimmed; no control characters but line breaks and tabs.
  */
 
 /**
@@ -934,15 +934,17 @@ import { request } from "./http.js";
  */
 
 /**
- * The fields of a post to change; absent ones are kept.
+ * The fields of a post to change; absent ones are kept. `title`, `content` and `status` cannot
+ * be removed, so they are not nullable (a JSON Merge Patch's null would remove them):
+ * omit them to keep them.
  * @typedef {Object} PostPatchRequest
- * @property {(string|null)} [content] 1 to 50,000 characters; not null.
- * @property {(string|null)} [coverImageUrl] An absolute http(s) URI; null clears it.
- * @property {(string|null)} [excerpt] At most 500 characters; null generates it from the content again.
- * @property {(Array<string>|null)} [sourceUrl] Replaces the source links (null: none).
- * @property {(PostStatusName|null)} [status]
- * @property {(string|null)} [title] 5 to 100 characters; not null.
- * @property {(Array<string>|null)} [topics] Replaces the post's topics (null: none).
+ * @property {string} [content] 1 to 50,000 characters, not blank; no control characters but line breaks and tabs; not null.
+ * @property {(WebUrlText|null)} [coverImageUrl]
+ * @property {(string|null)} [excerpt] At most 500 characters, no control characters but line breaks and tabs; null generates it from the content again.
+ * @property {(Array<WebUrlText>|null)} [sourceUrl] Replaces the source links (null: none).
+ * @property {PostStatusName} [status] `DRAFT` or `PUBLISHED`; no default; not null.
+ * @property {string} [title] 5 to 100 characters once trimmed, without control characters; not null.
+ * @property {(Array<TopicNameText>|null)} [topics] Replaces the post's topics (null: none).
  */
 
 /**
@@ -953,13 +955,13 @@ import { request } from "./http.js";
 /**
  * A post to create, or the whole new state of one.
  * @typedef {Object} PostRequest
- * @property {string} content 1 to 50,000 characters, not blank.
- * @property {(string|null)} [coverImageUrl] An absolute http(s) URI, or null.
- * @property {(string|null)} [excerpt] At most 500 characters; generated from the content when omitted.
- * @property {(Array<string>|null)} [sourceUrl] At most 10 http(s) URIs.
+ * @property {string} content 1 to 50,000 characters, not blank; no control characters but line breaks and tabs.
+ * @property {(WebUrlText|null)} [coverImageUrl]
+ * @property {(string|null)} [excerpt] At most 500 characters, no control characters but line breaks and tabs; generated from the content when omitted.
+ * @property {(Array<WebUrlText>|null)} [sourceUrl] At most 10 http(s) URIs.
  * @property {(PostStatusName|null)} [status]
- * @property {string} title 5 to 100 characters (trimmed).
- * @property {(Array<string>|null)} [topics] At most 10 topic names (1 to 50 characters); unknown names are created.
+ * @property {string} title 5 to 100 characters once trimmed, without control characters.
+ * @property {(Array<TopicNameText>|null)} [topics] At most 10 topic names; unknown names are created.
  */
 
 /**
@@ -1437,6 +1439,12 @@ import { request } from "./http.js";
  */
 
 /**
+ * A topic name: at most 50 characters, trimmed, holding a letter, mark or digit of any script
+ * (its slug) and no control characters (`community::input::TopicName`).
+ * @typedef {string} TopicNameText
+ */
+
+/**
  * A topic an article belongs to.
  * @typedef {Object} TopicRef
  * @property {string} id The topic's slug, e.g. `open-source`.
@@ -1501,6 +1509,12 @@ import { request } from "./http.js";
  */
 
 /**
+ * An absolute http or https URI of at most 2,048 characters, without whitespace or control
+ * characters, with a host (`community::input::WebUrl`).
+ * @typedef {string} WebUrlText
+ */
+
+/**
  * Explains the article for a `knowledgeLevel` (child, beginner, intermediate, expert).
  *
  * `POST /api/ai/explain`
@@ -1509,7 +1523,7 @@ import { request } from "./http.js";
  * @returns {Promise<ExplainResponse>}
  */
 export function aiExplain(body, options = {}) {
-  return request("POST", `/api/ai/explain`, { ...options, body });
+  return request("POST", `/api/ai/explain`, { ...options, body, auth: "optional" });
 }
 
 /**
@@ -1533,7 +1547,7 @@ export function aiHealth(options = {}) {
  * @returns {Promise<QaResponse>}
  */
 export function aiQa(body, options = {}) {
-  return request("POST", `/api/ai/qa`, { ...options, body });
+  return request("POST", `/api/ai/qa`, { ...options, body, auth: "optional" });
 }
 
 /**
@@ -1545,7 +1559,7 @@ export function aiQa(body, options = {}) {
  * @returns {Promise<SentimentResponse>}
  */
 export function aiSentiment(body, options = {}) {
-  return request("POST", `/api/ai/sentiment`, { ...options, body });
+  return request("POST", `/api/ai/sentiment`, { ...options, body, auth: "optional" });
 }
 
 /**
@@ -1557,7 +1571,7 @@ export function aiSentiment(body, options = {}) {
  * @returns {Promise<null>}
  */
 export function aiStreamExplain(body, options = {}) {
-  return request("POST", `/api/ai/stream/explain`, { ...options, body });
+  return request("POST", `/api/ai/stream/explain`, { ...options, body, auth: "optional" });
 }
 
 /**
@@ -1569,7 +1583,7 @@ export function aiStreamExplain(body, options = {}) {
  * @returns {Promise<null>}
  */
 export function aiStreamQa(body, options = {}) {
-  return request("POST", `/api/ai/stream/qa`, { ...options, body });
+  return request("POST", `/api/ai/stream/qa`, { ...options, body, auth: "optional" });
 }
 
 /**
@@ -1581,7 +1595,7 @@ export function aiStreamQa(body, options = {}) {
  * @returns {Promise<null>}
  */
 export function aiStreamSummarize(body, options = {}) {
-  return request("POST", `/api/ai/stream/summarize`, { ...options, body });
+  return request("POST", `/api/ai/stream/summarize`, { ...options, body, auth: "optional" });
 }
 
 /**
@@ -1594,7 +1608,7 @@ export function aiStreamSummarize(body, options = {}) {
  * @returns {Promise<SummarizeResponse>}
  */
 export function aiSummarize(body, options = {}) {
-  return request("POST", `/api/ai/summarize`, { ...options, body });
+  return request("POST", `/api/ai/summarize`, { ...options, body, auth: "optional" });
 }
 
 /**
@@ -1906,7 +1920,8 @@ export function loginUser(body, options = {}) {
 
 /**
  * Renews a session: a fresh user token for a valid, unexpired one, so a reader in the middle
- * of an article is not logged out. Refused when the token's account is gone.
+ * of an article is not logged out. Refused when the token's account is gone; the new token
+ * belongs to the presented one's session, so it ends with it.
  *
  * `POST /api/users/auth/refresh`
  * @param {RequestOptions} [options]

@@ -137,6 +137,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     get,
     path = "/actuator/health",
     operation_id = "gatewayHealth",
+    security(()),
     tag = "gateway",
     responses((status = 200, description = "The gateway is up", body = Health))
 )]
@@ -149,6 +150,7 @@ async fn health() -> Response {
     get,
     path = "/v3/api-docs",
     operation_id = "apiDocs",
+    security(()),
     tag = "gateway",
     responses((status = 200, description = "This document", content_type = "application/json", body = Object))
 )]
@@ -161,6 +163,7 @@ async fn api_docs(headers: HeaderMap) -> Response {
     get,
     path = "/swagger-ui.html",
     operation_id = "swaggerUi",
+    security(()),
     tag = "gateway",
     responses((status = 302, description = "Redirect to the Swagger UI", headers(("Location" = String, description = "/swagger-ui/"))))
 )]
@@ -190,6 +193,7 @@ async fn swagger_page(headers: HeaderMap) -> Response {
     get,
     path = "/",
     operation_id = "webClient",
+    security(()),
     tag = "gateway",
     responses((status = 200, description = "The web client's HTML", content_type = "text/html", body = String))
 )]

@@ -74,7 +74,7 @@ pub(super) async fn start_all(
                     instances
                         .url_binaries
                         .insert(plan.decl.binary.clone(), id.clone());
-                    if let Some(cors) = &plan.decl.function_url_cors {
+                    if let Some(cors) = &plan.url_cors {
                         instances
                             .url_cors
                             .insert(plan.decl.binary.clone(), cors.clone());

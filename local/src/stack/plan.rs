@@ -10,6 +10,7 @@ use tracing::{info, warn};
 
 use super::StackOptions;
 use crate::aws::ProcessCredentials;
+use crate::cors::UrlCors;
 use crate::env::{lambda_variables, EnvFile, Layers};
 use crate::error::StackError;
 use crate::iam::{self, DenialLog, Guard};
@@ -36,6 +37,8 @@ pub(super) struct FunctionPlan {
     pub routes: Vec<Route>,
     pub sqs: Vec<SqsSource>,
     pub schedules: Vec<ScheduleSource>,
+    /// Its function URL's `Cors`, resolved with the stack's parameters (`None`: no CORS).
+    pub url_cors: Option<UrlCors>,
 }
 
 impl FunctionPlan {
@@ -298,15 +301,21 @@ fn function_env(
     .compose())
 }
 
-/// Routes, queue sources and schedules from the function's `Events`.
+/// Routes, queue sources and schedules from the function's `Events`, and its URL's `Cors`.
 fn plan_events(decl: FunctionDecl, env: Env, ctx: &Context) -> Result<FunctionPlan, StackError> {
     let id = decl.logical_id.clone();
+    let url_cors = match (&decl.function_url, &decl.function_url_cors) {
+        (true, Some(cors)) => UrlCors::resolve(cors, ctx)
+            .map_err(|e| StackError::resource(&id, format!("FunctionUrlConfig.{e}")))?,
+        _ => None,
+    };
     let mut plan = FunctionPlan {
         decl,
         env,
         routes: Vec::new(),
         sqs: Vec::new(),
         schedules: Vec::new(),
+        url_cors,
     };
     for event in &plan.decl.events {
         let fail = |e: String| StackError::event(&id, &event.name, e);
@@ -465,6 +474,55 @@ Resources:
         let first =
             published_version(std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_700));
         assert_eq!(first, "local-1700");
+    }
+
+    /// The URL's `Cors` is resolved with the stack's parameters, as CloudFormation does.
+    #[test]
+    fn function_url_cors_is_resolved_with_the_parameters() {
+        let yaml = |origins: &str| {
+            format!(
+                r#"
+Parameters:
+  Origins: {{Type: String, Default: "{origins}"}}
+Conditions:
+  OriginsGiven: !Not [!Equals [!Ref Origins, ""]]
+Resources:
+  Fn:
+    Type: AWS::Serverless::Function
+    Metadata: {{BuildProperties: {{Binary: b}}}}
+    Properties:
+      FunctionUrlConfig:
+        AuthType: NONE
+        Cors: !If
+          - OriginsGiven
+          - AllowOrigins: !Split [",", !Ref Origins]
+            AllowMethods: [POST]
+          - !Ref AWS::NoValue
+"#
+            )
+        };
+        let (ctx, decl) = only_function(&yaml("https://web.example,https://edge.example"));
+        let plan = plan_events(decl, Env::default(), &ctx).expect("plan");
+        let cors = plan.url_cors.expect("a Cors");
+        assert_eq!(
+            cors.allow_origins,
+            ["https://web.example", "https://edge.example"]
+        );
+        let (ctx, decl) = only_function(&yaml(""));
+        let plan = plan_events(decl, Env::default(), &ctx).expect("plan");
+        assert_eq!(plan.url_cors, None);
+
+        let (ctx, decl) = only_function(
+            "Resources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Metadata: {BuildProperties: {Binary: b}}\n    Properties:\n      FunctionUrlConfig: {AuthType: NONE, Cors: {AllowOrigins: [!Ref Nope]}}\n",
+        );
+        let Err(err) = plan_events(decl, Env::default(), &ctx) else {
+            panic!("an unresolvable Cors starts");
+        };
+        let message = err.to_string();
+        assert!(
+            message.contains("Fn") && message.contains("Cors") && message.contains("Nope"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //!   schedule invokes (asynchronously) has a `DeadLetterQueue`, every SQS event source of a
 //!   function without reserved concurrency has a `MaximumConcurrency`, every HTTP function that
 //!   calls the model has reserved concurrency, the API writes an access log to a retained log
-//!   group, and every `Metadata.checkov.skip` names a check and says why.
+//!   group, every `Metadata.checkov.skip` names a check and says why, and no function URL
+//!   answers every origin (`Cors.AllowOrigins` is never `*`).
 //!
 //! Needs no emulator.
 
@@ -167,6 +168,71 @@ fn every_checkov_skip_says_why() {
     let doc = Doc::parse(&template_text());
     let faults = checkov_skip_faults(&doc);
     assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+/// The assistant's function URL is public (`AuthType: NONE`) and every call on it is a paid
+/// model call: no function URL lets every page call it (`AllowOrigins` never `*`), neither
+/// with the defaults (a first deploy: no CORS at all, and the web page is not given the URL,
+/// so it streams through the HTTP API) nor with origins named, which are then exactly those.
+/// Resolved as the local stack and CloudFormation resolve the template's intrinsics.
+#[test]
+fn no_function_url_answers_every_origin() {
+    use local_stack::cors::UrlCors;
+    use local_stack::intrinsics::{Context, ResourceAttrs};
+
+    let template = local_stack::template::Template::parse(&template_text()).expect("template");
+    let functions = template.functions().expect("functions");
+    let urls: Vec<_> = functions.iter().filter(|f| f.function_url).collect();
+    assert!(
+        urls.iter().any(|f| f.logical_id == "AssistantFunction"),
+        "the assistant has a function URL"
+    );
+    let web = functions
+        .iter()
+        .find(|f| f.logical_id == "WebFunction")
+        .expect("WebFunction");
+    let named = "https://abc123.execute-api.us-east-1.amazonaws.com,https://news.example";
+    for given in [None, Some(""), Some(named)] {
+        let parameters = given
+            .map(|o| BTreeMap::from([("AssistantStreamOrigins".to_string(), o.to_string())]))
+            .unwrap_or_default();
+        let mut ctx = Context::new(&template, "s", "us-east-1", &parameters);
+        ctx.resources.insert(
+            "AssistantFunctionUrl".to_string(),
+            ResourceAttrs::new("AWS::Lambda::Url", "arn")
+                .attr("FunctionUrl", "https://abc.lambda-url.us-east-1.on.aws/"),
+        );
+        for function in &urls {
+            let cors = function
+                .function_url_cors
+                .as_ref()
+                .map(|c| UrlCors::resolve(c, &ctx))
+                .transpose()
+                .unwrap_or_else(|e| panic!("{}: {e}", function.logical_id))
+                .flatten();
+            let origins = cors.map(|c| c.allow_origins);
+            assert!(
+                !origins.iter().flatten().any(|o| o.contains('*')),
+                "{} with {given:?}: AllowOrigins {origins:?}",
+                function.logical_id
+            );
+            if function.logical_id == "AssistantFunction" {
+                let expected = given
+                    .filter(|o| !o.is_empty())
+                    .map(|o| o.split(',').map(str::to_string).collect::<Vec<_>>());
+                assert_eq!(origins, expected, "AssistantFunction with {given:?}");
+            }
+        }
+        let page_names = ctx
+            .resolve_string(&web.variables["GENAI_FUNCTION_URL"])
+            .expect("GENAI_FUNCTION_URL")
+            .unwrap_or_default();
+        let expected = match given {
+            Some(o) if !o.is_empty() => "https://abc.lambda-url.us-east-1.on.aws/",
+            _ => "",
+        };
+        assert_eq!(page_names, expected, "WebFunction with {given:?}");
+    }
 }
 
 /// The checks above on small templates: each catches what it is for.

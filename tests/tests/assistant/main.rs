@@ -3,7 +3,7 @@
 //! operations under `/api/ai` and on the function URL, every status of the error
 //! table, both providers, the shared answer cache, the `articleId` path through the content
 //! service, the telemetry export, the router's own routes, and the community's admin provider
-//! configuration on the same function.
+//! configuration on the same function, and which browser origins the function URL answers.
 // Test code: a failed unwrap, index or assertion is how a test fails.
 #![allow(
     clippy::unwrap_used,
@@ -15,6 +15,7 @@
 
 mod articles;
 mod cache;
+mod cors;
 mod errors;
 mod fulltext;
 mod limits;

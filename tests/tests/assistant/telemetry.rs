@@ -1,8 +1,10 @@
 //! Telemetry: the model calls' metrics and the request's spans reach the OTLP collector
 //! before the response, with the caller's trace context, and failures counted by kind.
 
+use std::time::Duration;
+
 use serde_json::json;
-use stack_tests::genai::{ok_json, post, stack, ARTICLE};
+use stack_tests::genai::{function_url, ok_json, post, stack, ARTICLE};
 use stack_tests::llm::{FakeLlm, TEST_MODEL};
 use stack_tests::otlp::OtlpReceiver;
 use stack_tests::Call;
@@ -166,4 +168,45 @@ async fn metrics_and_traces_reach_the_collector_before_the_response() {
             "gen_ai.llm.requests",
         ]
     );
+}
+
+#[tokio::test]
+async fn a_streamed_answer_exports_its_span_and_metrics_when_the_stream_ends() {
+    let llm = FakeLlm::start().await;
+    let otlp = OtlpReceiver::start().await;
+    let t = stack(&llm, &[("OtelExporterOtlpEndpoint", &otlp.endpoint())]).await;
+    llm.reply("The harbour city opened a tidal power station.");
+    let gate = llm.hold_last_chunk();
+    let url = format!("{}/stream/summarize", function_url(&t));
+    let response = post(&t, &url, &json!({"text": ARTICLE})).await;
+    assert_eq!(response.status(), 200);
+    let streamed = |otlp: &OtlpReceiver| {
+        otlp.spans()
+            .into_iter()
+            .find(|s| s.kind == 2 && s.name.ends_with("/stream/summarize"))
+    };
+    // The answer is still being written: its span has not ended.
+    assert!(streamed(&otlp).is_none(), "{:?}", otlp.spans());
+    let hold = Duration::from_millis(400);
+    let opener = tokio::spawn(async move {
+        tokio::time::sleep(hold).await;
+        gate.open();
+    });
+    let body = response.text().await.unwrap();
+    opener.await.unwrap();
+    assert!(body.contains("event: done"), "{body}");
+    // No other request: the stream's own end exported its span and the model's metrics.
+    let span = streamed(&otlp).expect("the stream's server span");
+    let lasted = span.end_nanos.saturating_sub(span.start_nanos);
+    assert!(
+        lasted >= u64::try_from(hold.as_nanos()).unwrap(),
+        "the span covers the whole stream: {lasted} ns"
+    );
+    let requests = otlp
+        .points("gen_ai.llm.requests")
+        .iter()
+        .map(|p| p.value)
+        .sum::<f64>();
+    assert_eq!(requests, 1.0);
+    assert!(!otlp.points("gen_ai.llm.latency").is_empty());
 }

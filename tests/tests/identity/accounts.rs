@@ -1,6 +1,7 @@
-//! Registration, login and the profile: validation, uniqueness of usernames and emails,
-//! and roles from configuration.
+//! Registration, login and the profile: validation, unique usernames, emails that do not
+//! reveal whose they are, and roles from configuration.
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use serde_json::{json, Value};
 use stack_tests::tokens::claims;
 use stack_tests::users::{password, LOGIN, ME, REGISTER};
@@ -34,9 +35,9 @@ async fn register_login_and_read_profile() {
 }
 
 #[tokio::test]
-async fn duplicate_username_or_email_is_409() {
+async fn a_taken_username_is_409_and_a_taken_email_is_not_revealed() {
     let t = TestStack::start().await;
-    t.register("bob").await;
+    let bob = t.register("bob").await;
     let dup_name = t
         .post_json(
             REGISTER,
@@ -46,17 +47,81 @@ async fn duplicate_username_or_email_is_409() {
     let body = assert_news_error(dup_name, 409, "/auth/register").await;
     assert_eq!(details(&body), vec!["username: is already taken"]);
 
+    // Someone else's address: the same answer as a free one, so nobody can test which
+    // addresses have accounts.
     let dup_email = t
         .post_json(
             REGISTER,
-            &json!({"username": "bobby", "email": "Bob@Example.com", "password": "password-x1"}),
+            &json!({"username": "bobby", "email": "Bob@Example.com", "password": "password-bobby"}),
         )
         .await;
-    let body = assert_news_error(dup_email, 409, "/auth/register").await;
-    assert_eq!(details(&body), vec!["email: is already taken"]);
+    assert_eq!(dup_email.status(), 201);
+    let bobby: Value = dup_email.json().await.unwrap();
+    let free = t
+        .post_json(
+            REGISTER,
+            &json!({"username": "freddy", "email": "freddy@example.com", "password": "password-freddy"}),
+        )
+        .await;
+    assert_eq!(free.status(), 201);
+    let freddy: Value = free.json().await.unwrap();
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&bobby), keys(&freddy));
+    assert_eq!(bobby["email"], "Bob@Example.com");
+    let token = t.login("bobby").await;
+    let me: Value = t.get_auth(ME, &token).await.json().await.unwrap();
+    assert_eq!(me["email"], "Bob@Example.com");
 
-    // The refused registrations left nothing behind: "bobby" is still free.
-    t.register("bobby").await;
+    // An email change to someone's address answers as any change does.
+    let freddy_token = t.login("freddy").await;
+    let changed = t
+        .put_json_auth(ME, &freddy_token, &json!({"email": "bob@example.com"}))
+        .await;
+    assert_eq!(changed.status(), 200);
+    let changed: Value = changed.json().await.unwrap();
+    assert_eq!(changed["email"], "bob@example.com");
+
+    // The address stays its owner's: neither account took its guard, and deleting them
+    // leaves it where it was, while freddy's old address is free again.
+    assert_eq!(
+        email_guard(&t, "bob@example.com").await.as_deref(),
+        bob["id"].as_str()
+    );
+    assert_eq!(email_guard(&t, "freddy@example.com").await, None);
+    assert_eq!(t.delete_auth(ME, &token).await.status(), 204);
+    assert_eq!(t.delete_auth(ME, &freddy_token).await.status(), 204);
+    assert_eq!(
+        email_guard(&t, "bob@example.com").await.as_deref(),
+        bob["id"].as_str()
+    );
+    let owner = t.login("bob").await;
+    let me: Value = t.get_auth(ME, &owner).await.json().await.unwrap();
+    assert_eq!(me["email"], "bob@example.com");
+}
+
+/// The account holding `address`'s uniqueness guard (read from the table itself: the API
+/// answers alike whoever holds it).
+async fn email_guard(t: &TestStack, address: &str) -> Option<String> {
+    let table = t
+        .env("IdentityFunction")
+        .get("USERS_TABLE")
+        .unwrap()
+        .to_string();
+    let item = t
+        .dynamodb()
+        .await
+        .get_item()
+        .table_name(table)
+        .key("pk", AttributeValue::S(format!("EMAIL#{address}")))
+        .key("sk", AttributeValue::S("EMAIL".into()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    item.item()
+        .and_then(|i| i.get("userId"))
+        .and_then(|v| v.as_s().ok())
+        .cloned()
 }
 
 /// Asserts that every one of `fields` has a detail.
@@ -125,13 +190,20 @@ async fn wrong_password_and_unknown_user_are_the_same_401() {
 #[tokio::test]
 async fn profile_update_moves_the_email_guard() {
     let t = TestStack::start().await;
-    let (_, token) = t.user("heidi").await;
-    t.register("ivan").await;
+    let (heidi, token) = t.user("heidi").await;
+    let ivan = t.register("ivan").await;
 
+    // Another account's address: answered as any change, kept unclaimed; heidi's own address
+    // is released, ivan's guard stays his.
     let taken = t
         .put_json_auth(ME, &token, &json!({"email": "IVAN@example.com"}))
         .await;
-    assert_news_error(taken, 409, "/users/me").await;
+    assert_eq!(taken.status(), 200);
+    assert_eq!(
+        email_guard(&t, "ivan@example.com").await.as_deref(),
+        ivan["id"].as_str()
+    );
+    assert_eq!(email_guard(&t, "heidi@example.com").await, None);
 
     let changed = t
         .put_json_auth(
@@ -146,22 +218,42 @@ async fn profile_update_moves_the_email_guard() {
     assert_eq!(body["name"], "Heidi N");
     let read: Value = t.get_auth(ME, &token).await.json().await.expect("json");
     assert_eq!(read, body);
+    assert_eq!(
+        email_guard(&t, "heidi.new@example.com").await.as_deref(),
+        heidi["id"].as_str()
+    );
+    assert_eq!(
+        email_guard(&t, "ivan@example.com").await.as_deref(),
+        ivan["id"].as_str()
+    );
 
-    // The old address is free again; the new one is taken.
-    t.post_json(
-        REGISTER,
-        &json!({"username": "judy", "email": "heidi@example.com", "password": "password-judy"}),
-    )
-    .await
-    .error_for_status()
-    .expect("old email reusable");
+    // The old address is free again; the new one is held, whoever registers with it.
+    let judy: Value = t
+        .post_json(
+            REGISTER,
+            &json!({"username": "judy", "email": "heidi@example.com", "password": "password-judy"}),
+        )
+        .await
+        .error_for_status()
+        .expect("old email reusable")
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        email_guard(&t, "heidi@example.com").await.as_deref(),
+        judy["id"].as_str()
+    );
     let reuse = t
         .post_json(
             REGISTER,
             &json!({"username": "judy2", "email": "heidi.new@example.com", "password": "password-judy"}),
         )
         .await;
-    assert_eq!(reuse.status(), 409);
+    assert_eq!(reuse.status(), 201);
+    assert_eq!(
+        email_guard(&t, "heidi.new@example.com").await.as_deref(),
+        heidi["id"].as_str()
+    );
 
     let invalid = t
         .put_json_auth(ME, &token, &json!({"email": "not-an-email"}))

@@ -93,8 +93,13 @@ pub(crate) async fn list_comments(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct CommentRequest {
-    /// 1 to 500 characters (trimmed).
-    #[schema(required = true, value_type = String, min_length = 1, max_length = 500)]
+    /// 1 to 500 characters once trimmed; no control characters but line breaks and tabs.
+    #[schema(
+        required = true,
+        value_type = String,
+        min_length = 1,
+        pattern = "^[\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000](?:[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]{0,498}[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000])?[\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$"
+    )]
     text: Option<String>,
     /// The comment replied to, on the same post (nesting at most 16 deep), or null.
     #[schema(value_type = Option<String>, format = "uuid")]
@@ -191,8 +196,13 @@ pub(crate) async fn like_comment(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CommentEditRequest {
-    /// 1 to 500 characters (trimmed).
-    #[schema(required = true, value_type = String, min_length = 1, max_length = 500)]
+    /// 1 to 500 characters once trimmed; no control characters but line breaks and tabs.
+    #[schema(
+        required = true,
+        value_type = String,
+        min_length = 1,
+        pattern = "^[\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000](?:[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]{0,498}[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000])?[\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$"
+    )]
     text: Option<String>,
 }
 

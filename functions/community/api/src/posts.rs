@@ -87,23 +87,38 @@ pub(crate) async fn list_posts(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct PostRequest {
-    /// 5 to 100 characters (trimmed).
-    #[schema(required = true, value_type = String, min_length = 5, max_length = 100)]
+    /// 5 to 100 characters once trimmed, without control characters.
+    #[schema(
+        required = true,
+        value_type = String,
+        min_length = 5,
+        pattern = "^[\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]{3,98}[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$"
+    )]
     title: Option<String>,
-    /// 1 to 50,000 characters, not blank.
-    #[schema(required = true, value_type = String, min_length = 1, max_length = 50000)]
+    /// 1 to 50,000 characters, not blank; no control characters but line breaks and tabs.
+    #[schema(
+        required = true,
+        value_type = String,
+        min_length = 1,
+        max_length = 50000,
+        pattern = "^[\\t\\n\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$"
+    )]
     content: Option<String>,
-    /// At most 500 characters; generated from the content when omitted.
-    #[schema(max_length = 500)]
+    /// At most 500 characters, no control characters but line breaks and tabs; generated from
+    /// the content when omitted.
+    #[schema(
+        max_length = 500,
+        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$"
+    )]
     excerpt: Option<String>,
     /// An absolute http(s) URI, or null.
-    #[schema(format = "uri", max_length = 2048)]
+    #[schema(value_type = Option<schema::WebUrlText>)]
     cover_image_url: Option<String>,
     /// At most 10 http(s) URIs.
-    #[schema(max_items = 10)]
+    #[schema(value_type = Option<Vec<schema::WebUrlText>>, max_items = 10)]
     source_url: Option<Vec<String>>,
-    /// At most 10 topic names (1 to 50 characters); unknown names are created.
-    #[schema(max_items = 10)]
+    /// At most 10 topic names; unknown names are created.
+    #[schema(value_type = Option<Vec<schema::TopicNameText>>, max_items = 10)]
     topics: Option<Vec<String>>,
     /// `DRAFT` or `PUBLISHED` (default).
     #[schema(value_type = Option<schema::PostStatusName>, example = "PUBLISHED")]
@@ -278,37 +293,54 @@ where
     Option::<T>::deserialize(de).map(Some)
 }
 
-/// The fields of a post to change; absent ones are kept.
+/// The fields of a post to change; absent ones are kept. `title`, `content` and `status` cannot
+/// be removed, so they are not nullable (a JSON Merge Patch's null would remove them):
+/// omit them to keep them.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct PostPatchRequest {
-    /// 5 to 100 characters; not null.
+    /// 5 to 100 characters once trimmed, without control characters; not null.
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>, min_length = 5, max_length = 100)]
+    #[schema(
+        value_type = String,
+        min_length = 5,
+        pattern = "^[\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u001f\\u007f-\\u009f]{3,98}[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$"
+    )]
     title: Option<Option<String>>,
-    /// 1 to 50,000 characters; not null.
+    /// 1 to 50,000 characters, not blank; no control characters but line breaks and tabs;
+    /// not null.
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>, min_length = 1, max_length = 50000)]
+    #[schema(
+        value_type = String,
+        min_length = 1,
+        max_length = 50000,
+        pattern = "^[\\t\\n\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$"
+    )]
     content: Option<Option<String>>,
-    /// At most 500 characters; null generates it from the content again.
+    /// At most 500 characters, no control characters but line breaks and tabs; null generates
+    /// it from the content again.
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>, max_length = 500)]
+    #[schema(
+        value_type = Option<String>,
+        max_length = 500,
+        pattern = "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$"
+    )]
     excerpt: Option<Option<String>>,
     /// An absolute http(s) URI; null clears it.
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>, format = "uri", max_length = 2048)]
+    #[schema(value_type = Option<schema::WebUrlText>)]
     cover_image_url: Option<Option<String>>,
     /// Replaces the source links (null: none).
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<Vec<String>>, max_items = 10)]
+    #[schema(value_type = Option<Vec<schema::WebUrlText>>, max_items = 10)]
     source_url: Option<Option<Vec<String>>>,
     /// Replaces the post's topics (null: none).
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<Vec<String>>, max_items = 10)]
+    #[schema(value_type = Option<Vec<schema::TopicNameText>>, max_items = 10)]
     topics: Option<Option<Vec<String>>>,
     /// `DRAFT` or `PUBLISHED`; no default; not null.
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<schema::PostStatusName>)]
+    #[schema(value_type = schema::PostStatusName)]
     status: Option<Option<String>>,
 }
 

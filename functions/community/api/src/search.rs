@@ -21,9 +21,14 @@ pub(crate) fn routes() -> Router<AppState> {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub(crate) struct SearchQuery {
-    /// The words to find, 1 to 200 characters: every word must occur (case, accents and
-    /// word endings do not matter: "Cafés running" finds "café" and "runs").
-    #[param(required = true, value_type = String, min_length = 1, max_length = 200)]
+    /// The words to find, 1 to 200 characters once trimmed, not blank: every word must occur
+    /// (case, accents and word endings do not matter: "Cafés running" finds "café" and "runs").
+    #[param(
+        required = true,
+        value_type = String,
+        min_length = 1,
+        pattern = "^[\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000](?:[\\s\\S]{0,198}[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000])?[\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$"
+    )]
     q: Option<String>,
     /// From 0 to 49 (default 0).
     #[param(value_type = Option<i32>, minimum = 0, maximum = 49)]

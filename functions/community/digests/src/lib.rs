@@ -235,6 +235,7 @@ async fn my_digests(
     get,
     path = "/api/v1/digests/public/latest",
     operation_id = "latestPublicDigest",
+    security(()),
     tag = "digests",
     responses(
         (status = 200, description = "The newest PUBLIC digest", body = DigestDetail),

@@ -66,7 +66,7 @@ async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<Prof
         (status = 200, description = "The updated profile", body = Profile),
         (status = 400, description = "A field is invalid", body = ErrorBody),
         NeedsLiveUser,
-        (status = 409, description = "The email is taken", body = ErrorBody),
+        (status = 409, description = "The account was changed concurrently; try again (an email that is another account's is not refused: the answer does not reveal whose address it is)", body = ErrorBody),
     )
 )]
 async fn update_me(

@@ -37,12 +37,13 @@ pub(crate) struct AuthApi;
     post,
     path = "/api/users/auth/register",
     operation_id = "registerUser",
+    security(()),
     tag = "users",
     request_body = Registration,
     responses(
         (status = 201, description = "The new account's profile", body = Profile),
         (status = 400, description = "A field is missing or invalid (`details` names each)", body = ErrorBody),
-        (status = 409, description = "The username or email is taken", body = ErrorBody),
+        (status = 409, description = "The username is taken (an email that is another account's is not refused: the answer does not reveal whose address it is)", body = ErrorBody),
     )
 )]
 async fn register(
@@ -65,6 +66,7 @@ pub(crate) struct LoginToken {
     post,
     path = "/api/users/auth/login",
     operation_id = "loginUser",
+    security(()),
     tag = "users",
     request_body = Login,
     responses(

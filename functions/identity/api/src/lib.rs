@@ -215,6 +215,7 @@ where
     get,
     path = "/api/users/.well-known/jwks.json",
     operation_id = "getJwks",
+    security(()),
     tag = "users",
     responses((status = 200, description = "RFC 7517 JSON Web Key Set of the Ed25519 keys (RFC 8037) that sign the platform's tokens", body = Jwks))
 )]
@@ -230,6 +231,7 @@ async fn jwks(State(state): State<AppState>) -> impl IntoResponse {
     get,
     path = "/api/users/actuator/health",
     operation_id = "usersHealth",
+    security(()),
     tag = "users",
     responses(
         (status = 200, description = "Up", body = Health),

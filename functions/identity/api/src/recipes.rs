@@ -86,6 +86,7 @@ pub(crate) fn openapi() -> utoipa::openapi::OpenApi {
     post,
     path = "/api/recipes/auth/register",
     operation_id = "registerRecipeUser",
+    security(()),
     tag = "recipe-accounts",
     request_body = RecipeCredentials,
     responses(
@@ -108,6 +109,7 @@ async fn register(
     post,
     path = "/api/recipes/auth/login",
     operation_id = "loginRecipeUser",
+    security(()),
     tag = "recipe-accounts",
     request_body = RecipeCredentials,
     responses(

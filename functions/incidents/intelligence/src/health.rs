@@ -21,6 +21,7 @@ pub(crate) fn routes() -> Router<AppState> {
     get,
     path = "/health",
     operation_id = "intelligenceHealth",
+    security(()),
     tag = "intelligence",
     responses(
         (status = 200, description = "Up (`status: ok`)", body = IntelligenceHealth),
@@ -42,6 +43,7 @@ pub(crate) async fn health(State(state): State<AppState>) -> Response {
     get,
     path = "/docs",
     operation_id = "intelligenceDocs",
+    security(()),
     tag = "intelligence",
     responses((status = 303, description = "Redirect to the Swagger UI page", headers(("Location" = String, description = "/docs/index.html"))))
 )]
@@ -53,6 +55,7 @@ pub(crate) async fn docs_page() {}
     get,
     path = "/docs/openapi.json",
     operation_id = "intelligenceApiDocs",
+    security(()),
     tag = "intelligence",
     responses((status = 200, description = "This service's document", content_type = "application/json", body = Object))
 )]

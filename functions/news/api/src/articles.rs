@@ -73,6 +73,7 @@ fn feed_source_ids() -> utoipa::openapi::schema::Array {
     get,
     path = "/api/content/articles",
     operation_id = "listArticles",
+    security(()),
     tag = "content",
     params(ArticleQuery),
     responses(
@@ -134,6 +135,7 @@ pub(crate) async fn articles(
     get,
     path = "/api/content/articles/{id}",
     operation_id = "getArticle",
+    security(()),
     tag = "content",
     params(("id" = String, Path, max_length = 200, description = "The article's id")),
     responses(

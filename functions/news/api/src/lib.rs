@@ -171,6 +171,7 @@ type Answer<T> = Result<axum::Json<T>, Error>;
     get,
     path = "/api/content/actuator/health",
     operation_id = "contentHealth",
+    security(()),
     tag = "content",
     responses(
         (status = 200, description = "Up", body = Health),

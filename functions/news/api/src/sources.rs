@@ -38,6 +38,7 @@ pub(crate) fn routes() -> Router<AppState> {
     get,
     path = "/api/content/sources",
     operation_id = "listSources",
+    security(()),
     tag = "content",
     params(ListPageQuery),
     responses(
@@ -60,6 +61,7 @@ pub(crate) async fn sources(
     get,
     path = "/api/content/sources/{id}",
     operation_id = "getSource",
+    security(()),
     tag = "content",
     params(("id" = String, Path, max_length = 200, description = "The source's id")),
     responses(

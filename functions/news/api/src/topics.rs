@@ -21,6 +21,7 @@ pub(crate) fn routes() -> Router<AppState> {
     get,
     path = "/api/content/topics",
     operation_id = "listTopics",
+    security(()),
     tag = "content",
     params(ListPageQuery),
     responses(

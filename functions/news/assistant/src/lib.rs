@@ -297,6 +297,7 @@ fn api_origin(extensions: &Extensions) -> Option<String> {
     post,
     path = "/summarize",
     operation_id = "aiSummarize",
+    security((), ("bearerJwt" = [])),
     tag = "genai",
     request_body = GenAiRequest,
     responses(Answers<SummarizeResponse>, OperationErrors)
@@ -316,6 +317,7 @@ async fn summarize(
     post,
     path = "/explain",
     operation_id = "aiExplain",
+    security((), ("bearerJwt" = [])),
     tag = "genai",
     request_body = GenAiRequest,
     responses(Answers<ExplainResponse>, OperationErrors)
@@ -335,6 +337,7 @@ async fn explain(
     post,
     path = "/sentiment",
     operation_id = "aiSentiment",
+    security((), ("bearerJwt" = [])),
     tag = "genai",
     request_body = GenAiRequest,
     responses(Answers<SentimentResponse>, OperationErrors)
@@ -355,6 +358,7 @@ async fn sentiment(
     post,
     path = "/qa",
     operation_id = "aiQa",
+    security((), ("bearerJwt" = [])),
     tag = "genai",
     request_body = GenAiRequest,
     responses(Answers<QaResponse>, OperationErrors)
@@ -372,6 +376,7 @@ async fn qa(
     get,
     path = "/health",
     operation_id = "aiHealth",
+    security(()),
     tag = "genai",
     responses((status = 200, description = "Up", body = Health))
 )]

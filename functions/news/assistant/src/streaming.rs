@@ -166,6 +166,7 @@ fn live_body(live: Box<LiveAnswer>, path: &'static str) -> Body {
     post,
     path = "/stream/summarize",
     operation_id = "aiStreamSummarize",
+    security((), ("bearerJwt" = [])),
     tag = "genai",
     request_body = GenAiRequest,
     responses(StreamedAnswer, OperationErrors)
@@ -190,6 +191,7 @@ pub(crate) async fn stream_summarize(
     post,
     path = "/stream/explain",
     operation_id = "aiStreamExplain",
+    security((), ("bearerJwt" = [])),
     tag = "genai",
     request_body = GenAiRequest,
     responses(StreamedAnswer, OperationErrors)
@@ -209,6 +211,7 @@ pub(crate) async fn stream_explain(
     post,
     path = "/stream/qa",
     operation_id = "aiStreamQa",
+    security((), ("bearerJwt" = [])),
     tag = "genai",
     request_body = GenAiRequest,
     responses(StreamedAnswer, OperationErrors)

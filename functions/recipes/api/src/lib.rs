@@ -487,6 +487,7 @@ async fn ask(
     get,
     path = "/api/recipes/actuator/health",
     operation_id = "recipesHealth",
+    security(()),
     tag = "recipes",
     responses(
         (status = 200, description = "Up", body = Health),

@@ -102,7 +102,7 @@ where
         match attempt().await {
             Err(e) if denied(&e) && started.elapsed() + wait <= budget => {
                 tracing::warn!(
-                    wait_ms = wait.as_millis() as u64,
+                    wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
                     "access denied; the role may still be propagating"
                 );
                 tokio::time::sleep(wait).await;

@@ -703,7 +703,13 @@ mod tests {
                 "<a/>",
                 415,
             ),
-            (Method::PUT, "/api/v1/admin/ai/provider", None, "{}", 400),
+            (
+                Method::PUT,
+                "/api/v1/admin/ai/provider",
+                Some("application/json"),
+                "{}",
+                400,
+            ),
         ];
         for (method, path, content_type, body, status) in reason_cases {
             let (got, body) = send(method, path, content_type, body).await;
@@ -715,7 +721,13 @@ mod tests {
                 "{body}"
             );
         }
-        let (_, body) = send(Method::PUT, "/api/v1/admin/ai/provider", None, "{}").await;
+        let (_, body) = send(
+            Method::PUT,
+            "/api/v1/admin/ai/provider",
+            Some("application/json"),
+            "{}",
+        )
+        .await;
         assert_eq!(
             body["message"],
             "Validation failed: provider: must be cloud or local"

@@ -1,5 +1,7 @@
 //! Topic names and slugs, the follower deltas a delivery carries, and its idempotency key.
 
+use icu_properties::props::GeneralCategory;
+use icu_properties::CodePointMapData;
 use platform::Invalid;
 
 use super::*;
@@ -11,7 +13,11 @@ pub fn slug(name: &str) -> String {
     platform::topic::slug(name)
 }
 
-/// A topic's name as given: trimmed, 1 to 50 characters, with a non-empty slug.
+/// A topic's name as given: at most 50 characters, trimmed, with a letter, mark or digit of
+/// any script (Unicode general category L, M or N, which the slug keeps: so the slug is not
+/// empty) and no control characters. The contract states it as a pattern
+/// (`[\p{L}\p{M}\p{N}]` is the one part ECMA and Rust regexes share and no ASCII class can
+/// say), which is why the length counts the name as given, not trimmed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopicName {
     name: String,
@@ -22,15 +28,15 @@ impl TopicName {
     pub fn parse(field: &str, raw: &str) -> Result<Self, Invalid> {
         let name = raw.trim();
         let slug = slug(name);
-        if name.is_empty()
-            || name.chars().count() > MAX_TOPIC_NAME_CHARS
+        if raw.chars().count() > MAX_TOPIC_NAME_CHARS
+            || !name.chars().any(letter_mark_or_digit)
             || slug.is_empty()
             || has_control(name, false)
         {
             return Err(Invalid::field(
                 field,
                 format!(
-                    "must be 1 to {MAX_TOPIC_NAME_CHARS} characters with at least one letter or digit"
+                    "must be at most {MAX_TOPIC_NAME_CHARS} characters with at least one letter or digit, without control characters"
                 ),
             ));
         }
@@ -47,6 +53,25 @@ impl TopicName {
     pub fn slug(&self) -> &str {
         &self.slug
     }
+}
+
+/// A letter, mark or digit of any script: `\p{L}`, `\p{M}` or `\p{N}`.
+fn letter_mark_or_digit(c: char) -> bool {
+    use GeneralCategory as G;
+    matches!(
+        CodePointMapData::<GeneralCategory>::new().get(c),
+        G::UppercaseLetter
+            | G::LowercaseLetter
+            | G::TitlecaseLetter
+            | G::ModifierLetter
+            | G::OtherLetter
+            | G::NonspacingMark
+            | G::SpacingMark
+            | G::EnclosingMark
+            | G::DecimalNumber
+            | G::LetterNumber
+            | G::OtherNumber
+    )
 }
 
 /// A post's topics: at most 10 names, one per slug (the first spelling kept).
@@ -160,6 +185,12 @@ mod tests {
         assert!(TopicNames::parse(&["!!".into()]).is_err());
         assert!(TopicNames::parse(&["a".repeat(51)]).is_err());
         assert!(TopicNames::parse(&["a".repeat(50)]).is_ok());
+        // Counted as given; trimmed; a letter of any script; no control characters.
+        assert!(TopicNames::parse(&[format!(" {}", "a".repeat(49))]).is_ok());
+        assert!(TopicNames::parse(&[format!(" {}", "a".repeat(50))]).is_err());
+        assert!(TopicNames::parse(&["\t日本 ".into()]).is_ok());
+        assert!(TopicNames::parse(&["™".into()]).is_err());
+        assert!(TopicNames::parse(&["a\u{7}b".into()]).is_err());
     }
 
     #[test]

@@ -4,7 +4,7 @@ use crate::error::IdentityError;
 use crate::input::{NewAccount, ProfileChange};
 use crate::model::{Profile, Role, UserId};
 use crate::password;
-use crate::store::NewUser;
+use crate::store::{NewUser, StoreError, UniqueField};
 
 use super::{to_profile, until_unchanged, Identity};
 
@@ -20,7 +20,7 @@ impl Identity {
         roles: Vec<Role>,
     ) -> Result<Profile, IdentityError> {
         let password_hash = password::hash(account.password.expose().to_string()).await?;
-        let user = NewUser {
+        let mut user = NewUser {
             id: UserId::new(uuid::Uuid::new_v4().to_string()),
             username_key: account.username.key(),
             username: account.username.as_str().to_string(),
@@ -32,7 +32,15 @@ impl Identity {
             created_at: self.clock.timestamp(),
             recipe_preferences: None,
         };
-        self.store.create(&user).await?;
+        match self.store.create(&user).await {
+            // Another account holds the address: the registration goes on with the address
+            // unclaimed, and answers as any other, so nobody learns whose address it is.
+            Err(StoreError::Taken(UniqueField::Email)) => {
+                user.email_key = None;
+                self.store.create(&user).await?;
+            }
+            other => other?,
+        }
         tracing::info!(user_id = %user.id, "user registered");
         Ok(Profile {
             id: user.id.as_str().to_string(),
@@ -69,9 +77,20 @@ impl Identity {
             .as_ref()
             .filter(|e| Some(e.as_str()) != current.email.as_deref());
         let new_name = change.name.as_ref().map(Option::as_deref);
-        self.store
-            .update_profile(&current, new_email, new_name)
-            .await?;
+        match self
+            .store
+            .update_profile(&current, new_email, new_name, true)
+            .await
+        {
+            // The same answer as a free address: the change is kept unclaimed.
+            Err(StoreError::Taken(UniqueField::Email)) => {
+                self.store
+                    .update_profile(&current, new_email, new_name, false)
+                    .await?;
+                tracing::info!(user_id = %id, "email changed to another account's address");
+            }
+            other => other?,
+        }
         let mut updated = current;
         if let Some(email) = new_email {
             updated.email = Some(email.as_str().to_string());

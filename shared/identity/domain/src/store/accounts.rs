@@ -13,6 +13,10 @@ use super::{
 };
 use crate::model::{Email, Role, UserId};
 
+/// The profile attribute that is `false` when the profile's email is not this account's
+/// claim (absent: claimed).
+const EMAIL_CLAIMED: &str = "emailClaimed";
+
 impl UserStore {
     /// Creates the user, or says which unique field is taken.
     pub async fn create(&self, user: &NewUser) -> Result<(), StoreError> {
@@ -26,6 +30,9 @@ impl UserStore {
         profile.insert("username".into(), s(&user.username));
         if let Some(email) = &user.email {
             profile.insert("email".into(), s(email));
+            if user.email_key.is_none() {
+                profile.insert(EMAIL_CLAIMED.into(), AttributeValue::Bool(false));
+            }
         }
         if let Some(preferences) = &user.recipe_preferences {
             profile.insert("recipePreferences".into(), s(preferences));
@@ -112,10 +119,12 @@ impl UserStore {
             .iter()
             .filter_map(|r| Role::parse(r))
             .collect::<Vec<_>>();
+        let email = item.opt_string("email");
         Ok(Some(StoredUser {
             id: UserId::new(item.string(table, "id")?),
             username: item.string(table, "username")?,
-            email: item.opt_string("email"),
+            email_claimed: email.is_some() && item.opt_bool(EMAIL_CLAIMED).unwrap_or(true),
+            email,
             name: item.opt_string("name"),
             // Every account is at least a user.
             roles: if roles.is_empty() {
@@ -140,12 +149,15 @@ impl UserStore {
     }
 
     /// Changes the name and/or the email of `current`, conditional on the profile still
-    /// holding the email read. A new email moves its uniqueness guard in the same transaction.
+    /// holding the email read. A new email moves its uniqueness guard in the same transaction
+    /// when `claim` is true; with `claim` false (the address is another account's) it is kept
+    /// on the profile unclaimed, and only this account's own guard is released.
     pub async fn update_profile(
         &self,
         current: &StoredUser,
         new_email: Option<&Email>,
         new_name: Option<Option<&str>>,
+        claim: bool,
     ) -> Result<(), StoreError> {
         let mut sets = Vec::new();
         let mut removes = Vec::new();
@@ -153,9 +165,20 @@ impl UserStore {
         if let Some(read) = &current.email {
             values.insert(":read".to_string(), s(read));
         }
+        let old_email_key = current.email.as_deref().map(str::to_lowercase);
+        // A new address, not the same one in other letter case (which keeps its guard).
+        let moved = new_email.filter(|e| Some(e.key()) != old_email_key);
         if let Some(email) = new_email {
             sets.push("email = :email");
             values.insert(":email".into(), s(email.as_str()));
+        }
+        if moved.is_some() {
+            if claim {
+                removes.push("#claimed");
+            } else {
+                sets.push("#claimed = :unclaimed");
+                values.insert(":unclaimed".into(), AttributeValue::Bool(false));
+            }
         }
         match new_name {
             Some(Some(name)) => {
@@ -185,18 +208,22 @@ impl UserStore {
         if new_name.is_some() {
             update = update.expression_attribute_names("#name", "name");
         }
+        if moved.is_some() {
+            update = update.expression_attribute_names("#claimed", EMAIL_CLAIMED);
+        }
         tx.update(update)?;
-        let old_email_key = current.email.as_deref().map(str::to_lowercase);
-        if let Some(email) = new_email.filter(|e| Some(e.key()) != old_email_key) {
-            let mut guard = email_key(&email.key());
-            guard.insert("userId".into(), s(current.id.as_str()));
-            tx.put(guard, Some(IF_NEW))?;
-            if let Some(old) = &old_email_key {
-                tx.delete(email_key(old), None)?;
+        if let Some(email) = moved {
+            if claim {
+                let mut guard = email_key(&email.key());
+                guard.insert("userId".into(), s(current.id.as_str()));
+                tx.put(guard, Some(IF_NEW))?;
+            }
+            if let Some(old) = old_email_key.filter(|_| current.email_claimed) {
+                tx.delete(email_key(&old), None)?;
             }
         }
         tx.commit().await.map_err(|e| match e {
-            e if e.failed_at(1) => StoreError::Taken(UniqueField::Email),
+            e if claim && e.failed_at(1) => StoreError::Taken(UniqueField::Email),
             TransactionError::Dynamo(e) => e.into(),
             // The email changed since it was read, or a concurrent transaction won.
             TransactionError::Condition { .. } | TransactionError::Conflict => StoreError::Changed,
@@ -311,7 +338,8 @@ impl UserStore {
             settings_key(&user.id),
             saved_key(&user.id),
         ];
-        if let Some(email) = &user.email {
+        // Only the account's own guard: an unclaimed address's guard is its owner's.
+        if let Some(email) = user.email.as_ref().filter(|_| user.email_claimed) {
             deletes.push(email_key(&email.to_lowercase()));
         }
         for source in self.subscriptions(&user.id).await? {

@@ -87,6 +87,8 @@ pub struct NewUser {
     /// `None` for an account registered through the recipe service (its
     /// Credentials carry no email).
     pub email: Option<String>,
+    /// The email's uniqueness guard to claim; `None` with an email: the address is another
+    /// account's, and is kept on the profile unclaimed.
     pub email_key: Option<String>,
     pub name: Option<String>,
     pub roles: Vec<Role>,
@@ -103,6 +105,9 @@ pub struct StoredUser {
     pub username: String,
     /// Absent on recipe accounts until the news reader's profile change gives one.
     pub email: Option<String>,
+    /// True when this account holds the email's uniqueness guard; false when the address
+    /// was already another account's as it was given (kept on the profile, guarding nothing).
+    pub email_claimed: bool,
     pub name: Option<String>,
     pub roles: Vec<Role>,
     pub created_at: String,
