@@ -123,3 +123,97 @@ fn every_relative_link_reaches_a_file_and_its_heading() {
     }
     assert!(broken.is_empty(), "broken links: {broken:#?}");
 }
+
+/// The shell lines of `markdown`'s ```sh blocks, with `\` continuations joined.
+fn shell_commands(markdown: &str) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut in_sh = false;
+    let mut current = String::new();
+    for line in markdown.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            in_sh = !in_sh && trimmed == "```sh";
+            continue;
+        }
+        if !in_sh || trimmed.starts_with('#') {
+            continue;
+        }
+        match line.trim_end().strip_suffix('\\') {
+            Some(part) => current.push_str(part),
+            None => {
+                current.push_str(line);
+                commands.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    commands
+}
+
+/// Every `cargo lambda invoke` of `docs/events.md` names a binary `template.yaml` builds and an
+/// event file that exists, and the `cargo lambda watch` it runs against is given every variable
+/// that function's template entry declares (the Globals by the `export` line): the page is
+/// followed to the letter, so a renamed binary, a moved folder or a new setting breaks here.
+#[test]
+fn every_documented_invocation_names_a_real_binary_event_and_environment() {
+    let template = local_stack::template::Template::load(&repo_root().join("template.yaml"))
+        .expect("template.yaml");
+    let text = std::fs::read_to_string(repo_root().join("docs/events.md")).expect("events.md");
+    let name = regex::Regex::new(r"(?:^|\s)([A-Z][A-Z0-9_]*)=").expect("regex");
+    let names = |line: &str| -> BTreeSet<String> {
+        name.captures_iter(line).map(|c| c[1].to_string()).collect()
+    };
+    let mut globals = BTreeSet::new();
+    let mut watched = BTreeSet::new();
+    let mut invoked = 0;
+    for command in shell_commands(&text) {
+        let command = command.trim();
+        if let Some(exported) = command.strip_prefix("export ") {
+            globals.extend(names(exported));
+        } else if let Some(at) = command.find("cargo lambda watch") {
+            watched = names(&command[..at]);
+        } else if command.starts_with("cargo lambda invoke") {
+            let words: Vec<&str> = command.split_whitespace().collect();
+            let binary = words
+                .iter()
+                .skip_while(|w| **w != "127.0.0.1")
+                .nth(1)
+                .expect("a binary after -A 127.0.0.1");
+            let file = words
+                .iter()
+                .skip_while(|w| **w != "--data-file")
+                .nth(1)
+                .expect("--data-file FILE");
+            assert!(repo_root().join(file).is_file(), "{command}: no {file}");
+            let function = template
+                .resources
+                .values()
+                .find(|r| {
+                    r.metadata
+                        .get("BuildProperties")
+                        .and_then(|b| b.get("Binary"))
+                        .and_then(serde_yaml::Value::as_str)
+                        == Some(binary)
+                })
+                .unwrap_or_else(|| panic!("{command}: the template builds no binary {binary}"));
+            let declared: BTreeSet<String> = function
+                .properties
+                .get("Environment")
+                .and_then(|e| e.get("Variables"))
+                .and_then(serde_yaml::Value::as_mapping)
+                .map(|vars| {
+                    vars.keys()
+                        .filter_map(|k| k.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let given: BTreeSet<String> = watched.union(&globals).cloned().collect();
+            let missing: Vec<&String> = declared.difference(&given).collect();
+            assert!(
+                missing.is_empty(),
+                "docs/events.md runs {binary} without {missing:?}"
+            );
+            invoked += 1;
+        }
+    }
+    assert!(invoked >= 4, "the page invokes {invoked} functions");
+}
