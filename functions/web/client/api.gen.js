@@ -1510,7 +1510,8 @@ import { request } from "./http.js";
 
 /**
  * An absolute http or https URI of at most 2,048 characters, without whitespace or control
- * characters, with a host (`community::input::WebUrl`).
+ * characters, with a host (a name or an IPv4 address; no brackets in the authority)
+ * (`community::input::WebUrl`).
  * @typedef {string} WebUrlText
  */
 

@@ -33,11 +33,12 @@ pub(crate) enum CommentLikeName {
 }
 
 /// An absolute http or https URI of at most 2,048 characters, without whitespace or control
-/// characters, with a host (`community::input::WebUrl`).
+/// characters, with a host (a name or an IPv4 address; no brackets in the authority)
+/// (`community::input::WebUrl`).
 #[derive(ToSchema)]
 #[schema(
     max_length = 2048,
-    pattern = "^[Hh][Tt][Tt][Pp][Ss]?://(?:[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000/?#]*@)?(?:[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000/?#@:]+|[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000/?#@]+:[0-9]*|[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000/?#@]*\\]:[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000/?#@:]*)(?:[/?#][^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)?$",
+    pattern = "^[Hh][Tt][Tt][Pp][Ss]?://(?:[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000/?#\\[\\]]*@)?(?:[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000/?#@:\\[\\]]+|[^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000/?#@\\[\\]]+:[0-9]*)(?:[/?#][^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)?$",
     example = "https://example.com/a"
 )]
 #[allow(dead_code)]

@@ -232,9 +232,10 @@ mod tests {
 
     /// An operation that asks for no credentials (`security` absent, `[]`, or only `{}`).
     fn is_public(op: &serde_json::Value) -> bool {
-        op["security"]
-            .as_array()
-            .is_none_or(|s| s.iter().all(|r| r.as_object().is_some_and(|o| o.is_empty())))
+        op["security"].as_array().is_none_or(|s| {
+            s.iter()
+                .all(|r| r.as_object().is_some_and(|o| o.is_empty()))
+        })
     }
 
     #[test]

@@ -143,7 +143,8 @@ impl Excerpt {
     }
 }
 
-/// An absolute http(s) URI of at most 2,048 characters.
+/// An absolute http(s) URI of at most 2,048 characters, with a host (a name or an IPv4
+/// address: no bracketed IPv6 literal).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebUrl(String);
 
@@ -168,15 +169,20 @@ impl WebUrl {
             .or_else(|| lower.strip_prefix("http://"))
             .ok_or_else(refuse)?;
         let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        // No IP-literal hosts: a bracket in the authority is refused rather than half-checked
+        // (`http://[a` is no URL, and clients that read it back fail to parse it).
+        if authority.contains(['[', ']']) {
+            return Err(refuse());
+        }
         let host = authority.rsplit('@').next().unwrap_or_default();
         let host = match host.rsplit_once(':') {
-            Some((h, port)) if !h.ends_with(']') || port.chars().all(|c| c.is_ascii_digit()) => {
+            Some((h, port)) => {
                 if !port.chars().all(|c| c.is_ascii_digit()) {
                     return Err(refuse());
                 }
                 h
             }
-            _ => host,
+            None => host,
         };
         if host.is_empty() {
             return Err(refuse());
