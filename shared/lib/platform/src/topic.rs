@@ -22,7 +22,7 @@ pub fn slug(name: &str) -> String {
     for c in name.chars() {
         for folded in fold_latin(c).chars() {
             for lower in folded.to_lowercase() {
-                if kept(lower) {
+                if is_letter_mark_or_digit(lower) {
                     if gap && !out.is_empty() {
                         out.push('-');
                     }
@@ -66,8 +66,9 @@ pub fn ascii_slug(name: &str) -> String {
     out
 }
 
-/// Letters, marks (a Devanagari vowel sign belongs to its word) and digits of any script.
-fn kept(c: char) -> bool {
+/// Letters, marks (a Devanagari vowel sign belongs to its word) and digits of any script
+/// (`\p{L}`, `\p{M}`, `\p{N}`): what a slug keeps.
+pub fn is_letter_mark_or_digit(c: char) -> bool {
     use GeneralCategory as G;
     matches!(
         CodePointMapData::<GeneralCategory>::new().get(c),

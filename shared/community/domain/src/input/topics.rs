@@ -1,7 +1,5 @@
 //! Topic names and slugs, the follower deltas a delivery carries, and its idempotency key.
 
-use icu_properties::props::GeneralCategory;
-use icu_properties::CodePointMapData;
 use platform::Invalid;
 
 use super::*;
@@ -29,7 +27,7 @@ impl TopicName {
         let name = raw.trim();
         let slug = slug(name);
         if raw.chars().count() > MAX_TOPIC_NAME_CHARS
-            || !name.chars().any(letter_mark_or_digit)
+            || !name.chars().any(platform::topic::is_letter_mark_or_digit)
             || slug.is_empty()
             || has_control(name, false)
         {
@@ -53,25 +51,6 @@ impl TopicName {
     pub fn slug(&self) -> &str {
         &self.slug
     }
-}
-
-/// A letter, mark or digit of any script: `\p{L}`, `\p{M}` or `\p{N}`.
-fn letter_mark_or_digit(c: char) -> bool {
-    use GeneralCategory as G;
-    matches!(
-        CodePointMapData::<GeneralCategory>::new().get(c),
-        G::UppercaseLetter
-            | G::LowercaseLetter
-            | G::TitlecaseLetter
-            | G::ModifierLetter
-            | G::OtherLetter
-            | G::NonspacingMark
-            | G::SpacingMark
-            | G::EnclosingMark
-            | G::DecimalNumber
-            | G::LetterNumber
-            | G::OtherNumber
-    )
 }
 
 /// A post's topics: at most 10 names, one per slug (the first spelling kept).
