@@ -88,7 +88,7 @@ fn page_size(raw: Option<&str>) -> Result<usize, FieldError> {
         (status = 200, description = "A page of accounts", body = AccountPage),
         (status = 400, description = "`limit` or `cursor` is invalid", body = ErrorBody),
         (status = 401, description = "No valid user token", body = ErrorBody),
-        (status = 403, description = "The ADMIN role is required", body = ErrorBody),
+        (status = 403, description = "The ADMIN role is required, or the account is the caller's own (another administrator changes an administrator's roles)", body = ErrorBody),
     )
 )]
 async fn accounts(
@@ -121,9 +121,9 @@ async fn accounts(
     request_body = RoleChangeRequest,
     responses(
         (status = 200, description = "The account's profile with its new roles", body = Profile),
-        (status = 400, description = "`roles` is missing or names an unknown role, or the account is the caller's own", body = ErrorBody),
+        (status = 400, description = "`roles` is missing or names an unknown role", body = ErrorBody),
         (status = 401, description = "No valid user token", body = ErrorBody),
-        (status = 403, description = "The ADMIN role is required", body = ErrorBody),
+        (status = 403, description = "The ADMIN role is required, or the account is the caller's own (another administrator changes an administrator's roles)", body = ErrorBody),
         (status = 404, description = "No such account", body = ErrorBody),
     )
 )]

@@ -52,9 +52,8 @@ fn to_api(e: IdentityError) -> ApiError {
         IdentityError::UserNotFound => ApiError::not_found("User not found"),
         IdentityError::WrongCurrentPassword => ApiError::forbidden("The current password is wrong")
             .with_details(vec!["currentPassword: is wrong".to_string()]),
-        IdentityError::RoleRefused(reason) => {
-            ApiError::from(platform::Invalid::field("roles", reason))
-        }
+        // Who may act, not what was sent: a schema-valid request the caller may not make.
+        IdentityError::RoleRefused(reason) => ApiError::forbidden(reason),
         IdentityError::Sessions(e) => {
             ApiError::unavailable("Sessions cannot be changed right now; try again")
                 .caused_by(format!("sessions table unavailable: {e}"))
