@@ -46,6 +46,9 @@ projected item it drops when the item leaves the index or moves to another index
 writes}]` (index "" is the table; key is the partition key's value), `DELETE` clears them and
 stops. local/bench-keyheat reads them.
 
+Faults on demand (throttling, 500s, lost replies, SQS messages delivered twice, S3 SlowDown,
+failed EventBridge entries), off until asked: see local/emulator_faults.py.
+
 Usage: python local/emulator.py -H 127.0.0.1 -p PORT   (the same arguments as moto_server)
 """
 
@@ -55,6 +58,7 @@ import functools
 import inspect
 import io
 import json
+import logging
 import os
 import sys
 import threading
@@ -68,6 +72,8 @@ from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 from moto.server import main
+
+import emulator_faults  # beside this file
 
 _WRITES = threading.RLock()
 
@@ -150,7 +156,8 @@ for _name in ("get_item", "batch_get_item", "transact_get_items", "query"):
     setattr(DynamoHandler, _name, _serialised(getattr(DynamoHandler, _name)))
 
 _TOKEN_SECONDS = 600
-_succeeded = {}  # ClientRequestToken -> (monotonic time, the answer)
+# ClientRequestToken -> (monotonic time, the answer), oldest first: expiry pops from the front.
+_succeeded = collections.OrderedDict()
 _handle_transaction = DynamoHandler.transact_write_items
 
 
@@ -160,8 +167,8 @@ def _idempotent_transaction(self):
         return _handle_transaction(self)
     with _WRITES:
         now = time.monotonic()
-        for old in [t for t, (at, _) in _succeeded.items() if now - at > _TOKEN_SECONDS]:
-            del _succeeded[old]
+        while _succeeded and now - next(iter(_succeeded.values()))[0] > _TOKEN_SECONDS:
+            _succeeded.popitem(last=False)
         if token in _succeeded:
             return _succeeded[token][1]
         answer = _handle_transaction(self)
@@ -559,6 +566,37 @@ def _key_heat_dispatch(self, environ, start_response):
 
 
 DomainDispatcherApplication.__call__ = _key_heat_dispatch
+
+
+# ---- per-request overhead ----------------------------------------------------------------------
+# moto finds a request's service by listing its package directories and matching every service's
+# URL patterns, under one lock, on every request (a tenth of its time under the tests); the answer
+# for a host never changes, so it is kept.
+_backend_for_host = DomainDispatcherApplication.get_backend_for_host
+_backends = {}
+
+
+def _cached_backend_for_host(self, host):
+    if host not in _backends:
+        _backends[host] = _backend_for_host(self, host)
+    return _backends[host]
+
+
+DomainDispatcherApplication.get_backend_for_host = _cached_backend_for_host
+
+
+# ---- faults on demand (local/emulator_faults.py) ----------------------------------------------
+_dispatch_faultless = DomainDispatcherApplication.__call__
+
+
+def _faulty_dispatch(self, environ, start_response):
+    return emulator_faults.dispatch_with_faults(
+        functools.partial(_dispatch_faultless, self), environ, start_response)
+
+
+DomainDispatcherApplication.__call__ = _faulty_dispatch
+# One log line per request cost another 7% (and filled the log); errors are still logged.
+logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 if __name__ == "__main__":
     sys.exit(main())

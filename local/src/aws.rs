@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use aws_config::stalled_stream_protection::StalledStreamProtectionConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_config::{BehaviorVersion, Region};
 
@@ -50,7 +51,7 @@ impl AwsClients {
             None,
             "local-stack",
         );
-        // Long polls wait up to 2 s; anything much slower means the emulator is stuck.
+        // Long polls wait up to 10 s; anything much slower means the emulator is stuck.
         let timeouts = TimeoutConfig::builder()
             .connect_timeout(Duration::from_secs(3))
             .operation_attempt_timeout(Duration::from_secs(20))
@@ -71,7 +72,14 @@ impl AwsClients {
         Self {
             dynamodb: aws_sdk_dynamodb::Client::new(&config),
             s3: aws_sdk_s3::Client::from_conf(s3_config),
-            sqs: aws_sdk_sqs::Client::new(&config),
+            // A long poll sends no byte until a message comes: the SDK's stalled-stream guard
+            // would cut it after 5 s (and the message it then takes stays hidden from the
+            // poller until its visibility timeout ends).
+            sqs: aws_sdk_sqs::Client::from_conf(
+                aws_sdk_sqs::config::Builder::from(&config)
+                    .stalled_stream_protection(StalledStreamProtectionConfig::disabled())
+                    .build(),
+            ),
             events: aws_sdk_eventbridge::Client::new(&config),
             sns: aws_sdk_sns::Client::new(&config),
         }

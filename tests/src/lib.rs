@@ -41,11 +41,22 @@ pub use stack::{
     show_stack_warnings, Call, TestStack, INTERNAL_TOKEN, SERVICE_CLIENT, SERVICE_SECRET,
 };
 
-/// The repository root (this crate lives in `tests/`).
+/// The repository root (this crate lives in `tests/`), found when the test runs: a test binary
+/// built in another checkout that shares the build directory (cargo reuses it) must read this
+/// checkout's template, not the one `env!("CARGO_MANIFEST_DIR")` named at build time.
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    manifest_dir()
         .parent()
         .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+/// This crate's directory in the checkout under test: `CARGO_MANIFEST_DIR` as cargo (and
+/// local/run-tests) sets it for the test process, or the directory the test runs in.
+pub fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
         .unwrap_or_default()
 }
 

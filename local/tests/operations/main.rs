@@ -31,7 +31,6 @@ mod secrets;
 mod template;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use serde_yaml::Value;
 
@@ -120,9 +119,7 @@ fn every_function_that_queues_itself_allows_it_deliberately() {
 #[test]
 fn the_makefile_builds_every_function_as_the_template_names_it() {
     let doc = Doc::parse(&template_text());
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("Makefile");
+    let path = template::manifest_dir().join("..").join("Makefile");
     let makefile = std::fs::read_to_string(&path).expect("Makefile");
     let made: BTreeMap<String, String> = makefile
         .lines()

@@ -10,10 +10,18 @@ pub(crate) const QUEUE: &str = "AWS::SQS::Queue";
 pub(crate) const LOG_GROUP: &str = "AWS::Logs::LogGroup";
 pub(crate) const ALARM: &str = "AWS::CloudWatch::Alarm";
 
+/// The local crate's directory in the checkout under test, found when the test runs:
+/// `CARGO_MANIFEST_DIR` as cargo (and local/run-tests) sets it, or the directory it runs in,
+/// never the build-time path (cargo reuses a binary built in another checkout).
+pub(crate) fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default()
+}
+
 pub(crate) fn template_text() -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("template.yaml");
+    let path = manifest_dir().join("..").join("template.yaml");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

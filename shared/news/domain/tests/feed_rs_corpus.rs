@@ -13,6 +13,9 @@
     clippy::print_stdout
 )]
 
+mod support;
+use support::manifest_dir;
+
 use std::path::{Path, PathBuf};
 
 use news::parse_feed;
@@ -40,7 +43,7 @@ fn documents(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn feed_rs_corpus_entry_counts_and_refusals() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/feed-rs");
+    let dir = manifest_dir().join("tests/fixtures/feed-rs");
     let documents = documents(&dir);
     let (mut valid, mut invalid) = (0, 0);
     let mut refused = Vec::new();

@@ -6,7 +6,8 @@
 // Test code: a failed unwrap or assertion is how a test fails.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
-use std::path::Path;
+mod support;
+use support::manifest_dir;
 
 #[derive(serde::Deserialize)]
 struct Expected {
@@ -19,7 +20,7 @@ struct Expected {
 
 #[test]
 fn extraction_keeps_the_article_and_drops_the_boilerplate() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pages");
+    let dir = manifest_dir().join("tests/pages");
     let expected: Vec<Expected> =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     assert!(expected.len() >= 30, "at least 30 pages");

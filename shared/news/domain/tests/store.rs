@@ -11,6 +11,9 @@
     clippy::panic
 )]
 
+mod support;
+use support::manifest_dir;
+
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
     ProjectionType, ScalarAttributeType,
@@ -36,11 +39,8 @@ async fn store_at(clock: Clock) -> ContentStore {
         "AWS_ENDPOINT_URL is not set: run through local/test, which starts the emulator"
     );
     let template: Value = serde_yaml::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../template.yaml"
-        ))
-        .expect("template.yaml"),
+        &std::fs::read_to_string(manifest_dir().join("../../../template.yaml"))
+            .expect("template.yaml"),
     )
     .expect("template");
     let table = &template["Resources"]["ContentTable"]["Properties"];
