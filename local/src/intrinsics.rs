@@ -459,6 +459,64 @@ impl Context {
     }
 }
 
+/// The names (resources, parameters, pseudo parameters) `value` refers to, anywhere inside it:
+/// `Ref`, `Fn::GetAtt`'s resource and every `${Name}` or `${Name.Attribute}` of `Fn::Sub`.
+pub fn referenced_names(value: &Value) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    collect_references(value, &mut names);
+    names
+}
+
+fn collect_references(value: &Value, names: &mut BTreeSet<String>) {
+    if let Some((name, arg)) = intrinsic(value) {
+        match (name.as_str(), arg) {
+            ("Ref", Value::String(target)) => {
+                names.insert(target.clone());
+            }
+            ("Fn::GetAtt", Value::String(path)) => {
+                names.insert(path.split('.').next().unwrap_or_default().to_string());
+            }
+            ("Fn::GetAtt", Value::Sequence(parts)) => {
+                if let Some(Value::String(resource)) = parts.first() {
+                    names.insert(resource.clone());
+                }
+            }
+            ("Fn::Sub", Value::String(text)) => sub_references(text, names),
+            ("Fn::Sub", Value::Sequence(parts)) => {
+                if let Some(Value::String(text)) = parts.first() {
+                    sub_references(text, names);
+                }
+                parts
+                    .iter()
+                    .skip(1)
+                    .for_each(|v| collect_references(v, names));
+            }
+            (_, arg) => collect_references(arg, names),
+        }
+        return;
+    }
+    match value {
+        Value::Mapping(map) => map.values().for_each(|v| collect_references(v, names)),
+        Value::Sequence(items) => items.iter().for_each(|v| collect_references(v, names)),
+        Value::Tagged(tagged) => collect_references(&tagged.value, names),
+        _ => {}
+    }
+}
+
+/// `${Name}` and `${Name.Attribute}` of a `Fn::Sub` text; `${!Literal}` is no reference.
+fn sub_references(text: &str, names: &mut BTreeSet<String>) {
+    let mut rest = text;
+    while let Some((_, after)) = rest.split_once("${") {
+        let Some((name, remainder)) = after.split_once('}') else {
+            return;
+        };
+        if !name.starts_with('!') {
+            names.insert(name.split('.').next().unwrap_or_default().to_string());
+        }
+        rest = remainder;
+    }
+}
+
 /// Recognises `!Name arg` and the single-key `{"Fn::Name": arg}` / `{"Ref": arg}` forms.
 fn intrinsic(value: &Value) -> Option<(String, &Value)> {
     match value {
@@ -567,6 +625,30 @@ Resources: {}
 
     fn s(v: &str) -> Result<Option<Json>, ResolveError> {
         Ok(Some(Json::String(v.into())))
+    }
+
+    #[test]
+    fn references_are_found_in_every_form_and_depth() {
+        let value: Value = serde_yaml::from_str(
+            "Environment:\n  Variables:\n    A: !Ref Table\n    B: !GetAtt Queue.Arn\n    \
+             C: !Sub '${Bus}/${Api.Url}/${!Literal}/${AWS::Region}'\n    \
+             D: {'Fn::GetAtt': [Bucket, Arn]}\n    E: {'Fn::Sub': ['${X}', {X: !Ref Topic}]}\n",
+        )
+        .expect("yaml");
+        let names: Vec<String> = referenced_names(&value).into_iter().collect();
+        assert_eq!(
+            names,
+            [
+                "AWS::Region",
+                "Api",
+                "Bucket",
+                "Bus",
+                "Queue",
+                "Table",
+                "Topic",
+                "X"
+            ]
+        );
     }
 
     #[test]

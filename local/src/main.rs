@@ -94,6 +94,7 @@ async fn run() -> Result<(), String> {
         process_env_overrides: true,
         run_schedules: args.schedules,
         run_queue_pollers: true,
+        functions: None,
     };
     let stack = start(opts, registry()).await.map_err(|e| e.to_string())?;
 

@@ -275,6 +275,7 @@ async fn calls_the_policy_does_not_grant_are_refused_as_aws_refuses_them() {
     let template = write_template(TEMPLATE);
     let options = StackOptions {
         run_queue_pollers: false,
+        functions: None,
         ..options(template.path(), &stack_name)
     };
     let stack = start(options, registry()).await.expect("stack starts");

@@ -38,7 +38,7 @@ use std::path::PathBuf;
 
 pub use errors::{assert_news_error, details};
 pub use stack::{
-    show_stack_warnings, Call, TestStack, INTERNAL_TOKEN, SERVICE_CLIENT, SERVICE_SECRET,
+    show_stack_warnings, Call, Product, TestStack, INTERNAL_TOKEN, SERVICE_CLIENT, SERVICE_SECRET,
 };
 
 /// The repository root (this crate lives in `tests/`), found when the test runs: a test binary

@@ -1,7 +1,7 @@
 //! A whole local stack (every function of `template.yaml`) started in-process on a random
 //! port against the emulator, with its own tables, and the requests tests send it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::future::Future;
 use std::path::PathBuf;
 
@@ -30,6 +30,58 @@ pub const METRICS_PASSWORD: &str = "local-metrics";
 /// (its `Cors`), and what makes the web page stream from that URL. A test stack's own page is
 /// on the same origin as its function URL (`/lambda-url/assistant/`), so needs no CORS.
 pub const STREAM_ORIGIN: &str = "https://news.example";
+
+/// The functions every [`TestStack::start_only`] runs: sign-in, and the administrator's
+/// bootstrap.
+pub const IDENTITY_FUNCTIONS: &[&str] = &["IdentityFunction", "IdentityBootstrapFunction"];
+
+/// A product, for a stack of its functions only ([`TestStack::for_product`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Product {
+    News,
+    Community,
+    Recipes,
+    Incidents,
+}
+
+impl Product {
+    /// The product's functions, as `template.yaml` names them.
+    pub fn functions(self) -> &'static [&'static str] {
+        match self {
+            Self::News => &[
+                "NewsFunction",
+                "NewsFeedSchedulerFunction",
+                "NewsFeedWorkerFunction",
+                "NewsSourceSweeperFunction",
+                "AssistantFunction",
+            ],
+            Self::Community => &[
+                "CommunityFunction",
+                "CommunityUploadsFunction",
+                "CommunityViewsFunction",
+                "CommunityIndexerFunction",
+                "CommunityIndexSchedulerFunction",
+                "CommunitySweeperFunction",
+                "CommunitySummarizerFunction",
+                "CommunityDigestsFunction",
+                "CommunityDigestWorkerFunction",
+                "CommunityDigestSchedulerFunction",
+                "WebFunction",
+            ],
+            Self::Recipes => &["RecipesFunction", "RecipesSweeperFunction"],
+            Self::Incidents => &[
+                "IncidentsFunction",
+                "IncidentsIngestFunction",
+                "IncidentsProcessorFunction",
+                "IncidentsNotifierFunction",
+                "IncidentsSweeperFunction",
+                "IncidentsMetricsFunction",
+                "IncidentsIntelligenceFunction",
+                "IncidentsIntelligenceSweeperFunction",
+            ],
+        }
+    }
+}
 
 /// One DynamoDB item as the SDK returns it.
 pub type Item = HashMap<String, AttributeValue>;
@@ -66,6 +118,36 @@ impl TestStack {
 
     /// The stack of another template (say, an edited copy of the repository's).
     pub async fn start_from(template: PathBuf, extra_parameters: BTreeMap<String, String>) -> Self {
+        Self::start_functions(template, extra_parameters, None).await
+    }
+
+    /// Only `functions`, the identity service's (every test signs in) and what they need of
+    /// the template: for tests of a product's handlers and workers that touch no other product,
+    /// so they do not provision and start the whole template (a third to a half of it).
+    pub async fn start_only(functions: &[&str]) -> Self {
+        let only = IDENTITY_FUNCTIONS
+            .iter()
+            .chain(functions)
+            .map(|f| f.to_string())
+            .collect();
+        Self::start_functions(
+            repo_root().join("template.yaml"),
+            BTreeMap::new(),
+            Some(only),
+        )
+        .await
+    }
+
+    /// [`Self::start_only`] with a product's functions: what a product's own tests start.
+    pub async fn for_product(product: Product) -> Self {
+        Self::start_only(product.functions()).await
+    }
+
+    async fn start_functions(
+        template: PathBuf,
+        extra_parameters: BTreeMap<String, String>,
+        functions: Option<BTreeSet<String>>,
+    ) -> Self {
         show_stack_warnings();
         let keys = keys::generate_ed25519().expect("generate key");
         let stack_name = format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..10]);
@@ -115,6 +197,7 @@ impl TestStack {
             process_env_overrides: false,
             run_schedules: false,
             run_queue_pollers: true,
+            functions,
         };
         let stack = local_stack::start(options, local_stack::registry())
             .await

@@ -13,7 +13,7 @@ mod instances;
 mod plan;
 mod running;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -57,6 +57,9 @@ pub struct StackOptions {
     /// Fire schedules on their timers (off in tests: use `fire_schedule`).
     pub run_schedules: bool,
     pub run_queue_pollers: bool,
+    /// Only these functions (logical ids) and what they need of the template (see
+    /// `plan::needed_by`); `None` runs the whole template.
+    pub functions: Option<BTreeSet<String>>,
 }
 
 impl Default for StackOptions {
@@ -72,6 +75,7 @@ impl Default for StackOptions {
             process_env_overrides: false,
             run_schedules: true,
             run_queue_pollers: true,
+            functions: None,
         }
     }
 }
@@ -85,7 +89,10 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
             warn!(parameter = %name, "parameter is not declared in the template; ignored");
         }
     }
-    let active = plan::active_resources(&template, &ctx)?;
+    let mut active = plan::active_resources(&template, &ctx)?;
+    if let Some(only) = &opts.functions {
+        active = plan::needed_by(active, only)?;
+    }
     let functions = plan::active_functions(&template, &active, &registry)?;
 
     // Bound first: functions may need the public base URL at cold start.

@@ -14,7 +14,7 @@ use crate::cors::UrlCors;
 use crate::env::{lambda_variables, EnvFile, Layers};
 use crate::error::StackError;
 use crate::iam::{self, DenialLog, Guard};
-use crate::intrinsics::{json_text, Context, ResourceAttrs, ACCOUNT_ID};
+use crate::intrinsics::{json_text, referenced_names, Context, ResourceAttrs, ACCOUNT_ID};
 use crate::registry::Registry;
 use crate::routes::Route;
 use crate::schedule::ScheduleSource;
@@ -75,6 +75,80 @@ pub(super) fn active_resources(
         }
     }
     Ok(active)
+}
+
+/// What `functions` need of `active`: those functions, every resource their definitions refer
+/// to (and those resources' references in turn), the custom resources they serve (the
+/// bootstrap administrator), and what connects only needed resources (an event rule, a queue
+/// policy). The rest of the template is neither provisioned nor started.
+pub(super) fn needed_by(
+    active: Vec<(String, Resource)>,
+    functions: &BTreeSet<String>,
+) -> Result<Vec<(String, Resource)>, StackError> {
+    let by_id: BTreeMap<&str, &Resource> =
+        active.iter().map(|(id, res)| (id.as_str(), res)).collect();
+    if let Some(unknown) = functions.iter().find(|f| {
+        by_id
+            .get(f.as_str())
+            .is_none_or(|res| res.kind != SERVERLESS_FUNCTION)
+    }) {
+        return Err(StackError::resource(
+            unknown,
+            "is not a function of the template (or its condition is false)",
+        ));
+    }
+    let mut needed = functions.clone();
+    for (id, res) in &active {
+        let custom =
+            res.kind.starts_with("Custom::") || res.kind == "AWS::CloudFormation::CustomResource";
+        if custom
+            && referenced_names(&res.properties)
+                .iter()
+                .any(|name| functions.contains(name))
+        {
+            needed.insert(id.clone());
+        }
+    }
+    let mut todo: Vec<String> = needed.iter().cloned().collect();
+    while let Some(id) = todo.pop() {
+        let Some(res) = by_id.get(id.as_str()) else {
+            continue;
+        };
+        for name in referenced_names(&res.properties) {
+            // A function URL (`FooFunctionUrl`) is SAM's: it comes with its function.
+            let resource = match name.strip_suffix("Url") {
+                Some(function) if !by_id.contains_key(name.as_str()) => function.to_string(),
+                _ => name,
+            };
+            if by_id.contains_key(resource.as_str()) && needed.insert(resource.clone()) {
+                todo.push(resource);
+            }
+        }
+    }
+    // What wires needed resources together (a rule from the bus to a needed queue, a queue's
+    // policy) comes along once everything it refers to is needed.
+    loop {
+        let joining: Vec<String> = active
+            .iter()
+            .filter(|(id, res)| !needed.contains(id) && res.kind != SERVERLESS_FUNCTION)
+            .filter(|(_, res)| {
+                let refs: Vec<String> = referenced_names(&res.properties)
+                    .into_iter()
+                    .filter(|name| by_id.contains_key(name.as_str()))
+                    .collect();
+                !refs.is_empty() && refs.iter().all(|name| needed.contains(name))
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        if joining.is_empty() {
+            break;
+        }
+        needed.extend(joining);
+    }
+    Ok(active
+        .into_iter()
+        .filter(|(id, _)| needed.contains(id))
+        .collect())
 }
 
 /// The functions among `active`, each with a binary the registry can build.

@@ -60,6 +60,7 @@ pub fn options(template: PathBuf, stack_name: &str) -> StackOptions {
         process_env_overrides: false,
         run_schedules: false,
         run_queue_pollers: true,
+        functions: None,
     }
 }
 

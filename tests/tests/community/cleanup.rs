@@ -126,7 +126,7 @@ async fn observable(t: &TestStack, posts: &[&str], reader: &str) -> Value {
 
 #[tokio::test]
 async fn cleanup_undoes_everything_the_user_left_and_refuses_their_writes() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (alice, alice_token) = t.member("alice").await;
     let (_, bob_token) = t.member("bob").await;
     let hers = t
@@ -209,7 +209,7 @@ async fn cleanup_undoes_everything_the_user_left_and_refuses_their_writes() {
 
 #[tokio::test]
 async fn cleanup_run_twice_leaves_the_same_state() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (alice, alice_token) = t.member("alice").await;
     let (_, bob_token) = t.member("bob").await;
     let (_, carol_token) = t.member("carol").await;
@@ -279,7 +279,7 @@ async fn cleanup_run_twice_leaves_the_same_state() {
 
 #[tokio::test]
 async fn cleanup_needs_the_internal_token_and_a_uuid() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (alice, _) = t.member("alice").await;
     assert_reason_error(forget(&t, &alice, None).await, 401).await;
     assert_reason_error(forget(&t, &alice, Some("wrong")).await, 401).await;
@@ -359,7 +359,7 @@ async fn a_failed_cleanup_leaves_the_account_in_place() {
 
 #[tokio::test]
 async fn deleting_an_account_takes_its_reactions_and_their_counts() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (alice, alice_token) = t.member("alice").await;
     let (bob, bob_token) = t.member("bob").await;
     let (_, carol_token) = t.member("carol").await;

@@ -27,7 +27,7 @@ async fn unpublish(t: &TestStack, id: &str, author: &str) {
 
 #[tokio::test]
 async fn a_reaction_is_withdrawn_after_the_author_unpublishes() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     let (_, carol) = t.member("carol").await;
@@ -70,7 +70,7 @@ async fn a_reaction_is_withdrawn_after_the_author_unpublishes() {
 
 #[tokio::test]
 async fn a_bookmark_is_removed_after_the_author_unpublishes() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let post = t
@@ -108,7 +108,7 @@ async fn list_settles(t: &TestStack, path: &str, token: &str, total: usize) -> V
 
 #[tokio::test]
 async fn liked_and_bookmarked_lists_count_only_the_posts_they_show() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     let (_, carol) = t.member("carol").await;
@@ -182,7 +182,7 @@ async fn liked_and_bookmarked_lists_count_only_the_posts_they_show() {
 
 #[tokio::test]
 async fn marks_from_before_the_mark_index_are_backfilled_and_leave_a_hidden_posts_lists() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     let post = t

@@ -71,7 +71,7 @@ async fn search_ids(t: &TestStack, q: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn deleting_my_post_takes_it_out_of_lists_counts_and_search_but_keeps_its_rows() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (alice, alice_token) = t.member("alice").await;
     let (_, bob_token) = t.member("bob").await;
     let post = t
@@ -137,7 +137,7 @@ async fn deleting_my_post_takes_it_out_of_lists_counts_and_search_but_keeps_its_
 
 #[tokio::test]
 async fn deleting_a_draft_moves_the_draft_count_and_hides_it_from_others() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (alice, alice_token) = t.member("alice").await;
     let (_, bob_token) = t.member("bob").await;
     let draft = t
@@ -170,7 +170,7 @@ async fn deleting_a_draft_moves_the_draft_count_and_hides_it_from_others() {
 
 #[tokio::test]
 async fn concurrent_deletes_move_every_counter_once() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (alice, alice_token) = t.member("alice").await;
     let post = t
         .create_post(
@@ -224,7 +224,7 @@ const MODERATION_LOG: &str = "/api/v1/admin/moderation";
 
 #[tokio::test]
 async fn an_admin_removes_a_post_and_a_comment_with_reasons_kept_in_the_log() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let admin = t.admin_token().await;
     let admin_id = t.get_ok(stack_tests::users::ME, Some(&admin)).await["id"]
         .as_str()

@@ -26,7 +26,7 @@ fn counts(r: &Value) -> (i64, i64, bool, bool) {
 
 #[tokio::test]
 async fn like_dislike_none_counts_and_flags() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let (_, carol) = t.member("carol").await;
@@ -86,7 +86,7 @@ async fn like_dislike_none_counts_and_flags() {
 
 #[tokio::test]
 async fn concurrent_likes_from_200_members_give_200() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let id = published(&t, &author).await;
     let mut tokens = Vec::new();
@@ -115,7 +115,7 @@ async fn concurrent_likes_from_200_members_give_200() {
 
 #[tokio::test]
 async fn a_redelivered_batch_counts_nothing_twice() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let id = published(&t, &author).await;
     let mut members = Vec::new();
@@ -149,7 +149,7 @@ async fn a_redelivered_batch_counts_nothing_twice() {
 
 #[tokio::test]
 async fn switching_like_to_dislike_moves_the_count() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let id = published(&t, &author).await;
@@ -185,7 +185,7 @@ async fn switching_like_to_dislike_moves_the_count() {
 
 #[tokio::test]
 async fn same_reaction_twice_is_idempotent() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let id = published(&t, &author).await;
@@ -203,7 +203,7 @@ async fn same_reaction_twice_is_idempotent() {
 
 #[tokio::test]
 async fn concurrent_switches_by_one_user_leave_one_vote() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let id = published(&t, &author).await;
@@ -230,7 +230,7 @@ async fn concurrent_switches_by_one_user_leave_one_vote() {
 
 #[tokio::test]
 async fn react_to_others_draft_404() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let mut input = post_input("A draft to react to", &[]);
@@ -254,7 +254,7 @@ async fn react_to_others_draft_404() {
 
 #[tokio::test]
 async fn lists_and_cards_carry_the_callers_flags() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let liked = published(&t, &author).await;
@@ -289,7 +289,7 @@ async fn lists_and_cards_carry_the_callers_flags() {
 
 #[tokio::test]
 async fn a_reaction_from_before_its_own_key_is_read_and_moved_on_change() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     let id = published(&t, &author).await;
@@ -346,7 +346,7 @@ async fn legacy_likes(t: &TestStack, post_id: &str, members: &[&str]) {
 
 #[tokio::test]
 async fn the_counter_moves_a_legacy_posts_rows_out_and_marks_it() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let id = published(&t, &author).await;
     let mut old_fans = Vec::new();
@@ -398,7 +398,7 @@ async fn the_counter_moves_a_legacy_posts_rows_out_and_marks_it() {
 
 #[tokio::test]
 async fn a_member_sees_their_own_change_before_the_counter_counts_it() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     let id = published(&t, &author).await;

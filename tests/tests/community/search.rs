@@ -75,7 +75,7 @@ fn post(title: &str, content: &str) -> Value {
 
 #[tokio::test]
 async fn a_title_match_ranks_above_a_body_match() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let body_match = t
         .create_post(
@@ -122,7 +122,7 @@ async fn a_title_match_ranks_above_a_body_match() {
 
 #[tokio::test]
 async fn every_term_must_match_folded_and_stemmed() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let cafe = t
         .create_post(
@@ -161,7 +161,7 @@ async fn every_term_must_match_folded_and_stemmed() {
 
 #[tokio::test]
 async fn drafts_and_unpublished_posts_are_never_found() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let draft = t
         .create_post(
@@ -195,7 +195,7 @@ async fn drafts_and_unpublished_posts_are_never_found() {
 
 #[tokio::test]
 async fn an_edit_is_found_by_its_new_words_only() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let created = t
         .create_post(
@@ -231,7 +231,7 @@ async fn an_edit_is_found_by_its_new_words_only() {
 /// emulator's key meter shows which partitions a search reads).
 #[tokio::test]
 async fn a_search_reads_each_hits_own_post_and_no_outbox_partition() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let mut ids_written = Vec::new();
     for n in 0..6 {
@@ -278,7 +278,7 @@ async fn a_search_reads_each_hits_own_post_and_no_outbox_partition() {
 
 #[tokio::test]
 async fn the_callers_reaction_and_bookmark_show_only_with_a_token() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("alice").await;
     let (_, reader) = t.member("bob").await;
     let created = t
@@ -313,7 +313,7 @@ async fn the_callers_reaction_and_bookmark_show_only_with_a_token() {
 
 #[tokio::test]
 async fn pages_follow_the_ranking() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     for i in 0..5 {
         t.create_post(
@@ -360,7 +360,7 @@ async fn walk_search(t: &TestStack, q: &str, size: usize) -> Vec<String> {
 
 #[tokio::test]
 async fn a_cursor_continues_the_ranking_and_a_bad_one_is_400() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     for i in 0..5 {
         let body = format!("Ice{}", " and glacier".repeat(i % 3));
@@ -386,7 +386,7 @@ async fn a_cursor_continues_the_ranking_and_a_bad_one_is_400() {
 /// by cursor through all 7 matches: the 3 newest ranked, then the next 3, then the last.
 #[tokio::test]
 async fn cursors_reach_past_the_match_cap() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let mut created = Vec::new();
     for i in 0..7 {
@@ -438,7 +438,7 @@ async fn cursors_reach_past_the_match_cap() {
 
 #[tokio::test]
 async fn bad_queries_are_400_naming_the_field() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let long = "a".repeat(201);
     let nine = "alpha bravo charlie delta echo foxtrot golf hotel india";
     let cases = [
@@ -477,7 +477,7 @@ async fn post_search(t: &TestStack) -> PostSearch<DynamoSearchIndex> {
 
 #[tokio::test]
 async fn a_lost_index_request_is_sent_again_by_the_scheduler() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let created = t
         .create_post(&token, &post("Lighthouse keepers", "Stories of the coast."))
@@ -541,7 +541,7 @@ async fn a_lost_index_request_is_sent_again_by_the_scheduler() {
 
 #[tokio::test]
 async fn a_long_post_is_indexed_across_several_budgets() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     // 300 distinct words: about 8 index transactions (the emulator is slow with large ones).
     let words: Vec<String> = (0..300).map(|i| format!("w{i}x")).collect();

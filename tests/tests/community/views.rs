@@ -46,7 +46,7 @@ async fn views_settle_at(t: &TestStack, id: &str, want: i64) {
 
 #[tokio::test]
 async fn a_read_writes_nothing_and_a_reader_counts_once_an_hour() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("alice").await;
     let (_, bob) = t.member("bob").await;
     let (_, carol) = t.member("carol").await;
@@ -117,7 +117,7 @@ async fn a_read_writes_nothing_and_a_reader_counts_once_an_hour() {
 
 #[tokio::test]
 async fn drafts_bad_ids_and_bad_tokens() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (_, author) = t.member("alice").await;
     let (_, bob) = t.member("bob").await;
     let mut input = post_input("A draft", &[]);
@@ -171,7 +171,7 @@ fn batch(views: &[ViewRequest], ids: &[&str]) -> SqsEvent {
 
 #[tokio::test]
 async fn a_redelivered_batch_counts_nothing_twice() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
     let (author_id, author) = t.member("alice").await;
     let post = t
         .create_post(&author, &post_input("Redelivered", &[]))

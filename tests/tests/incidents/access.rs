@@ -248,7 +248,7 @@ async fn a_plain_user_is_refused_every_notification_channel_route() {
 
 #[tokio::test]
 async fn a_plain_user_cannot_merge_incidents() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, reader) = t.user("reader").await;
     let (_, oncall) = t.operator("oncall").await;
     t.ingest_ok(&json!([

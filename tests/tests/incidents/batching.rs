@@ -58,7 +58,7 @@ async fn only_incident(t: &TestStack, token: &str) -> Value {
 
 #[tokio::test]
 async fn a_batch_writes_each_fingerprints_incident_once() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("batcher").await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await
@@ -111,7 +111,7 @@ async fn a_batch_writes_each_fingerprints_incident_once() {
 
 #[tokio::test]
 async fn samples_stay_bounded_while_the_count_is_exact() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("sampler").await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await
@@ -160,7 +160,7 @@ async fn samples_stay_bounded_while_the_count_is_exact() {
 
 #[tokio::test]
 async fn a_batch_delivered_again_in_other_batches_counts_nothing_twice() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("redeliverer").await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await

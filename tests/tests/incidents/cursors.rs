@@ -79,7 +79,7 @@ fn entry_row(id: &str, at: &str, title: &str, incident: Option<&str>) -> Item {
 
 #[tokio::test]
 async fn a_hundred_and_one_resolved_incidents_alerts_and_entries_page_by_a_hundred() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("pager").await;
     // 101 of each, as the service writes them, the i-th at second i: newest first is 100..0.
     let at = |i: usize| format!("2026-11-01T00:{:02}:{:02}.000Z", i / 60, i % 60);
@@ -165,7 +165,7 @@ async fn a_hundred_and_one_resolved_incidents_alerts_and_entries_page_by_a_hundr
 
 #[tokio::test]
 async fn incidents_alerts_and_the_logbook_page_by_cursor_every_item_once() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("pager").await;
     for i in 0..5 {
         t.ingest_ok(&log(&format!("svc{i}"), "FATAL", "Primary lost quorum"))
@@ -227,7 +227,7 @@ async fn incidents_alerts_and_the_logbook_page_by_cursor_every_item_once() {
 
 #[tokio::test]
 async fn an_incidents_logbook_page_reads_at_most_500_entries() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("pager").await;
     t.ingest_ok(&log("db", "FATAL", "Primary lost quorum"))
         .await;

@@ -16,7 +16,7 @@ async fn fields_of(response: reqwest::Response, path: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn every_bad_input_is_a_400_naming_its_field() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("validator").await;
 
     // Ingestion.
@@ -242,7 +242,7 @@ async fn every_bad_input_is_a_400_naming_its_field() {
 
 #[tokio::test]
 async fn every_route_needs_a_token_and_ingestion_takes_the_key() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let id = "a".repeat(32);
     let log_id = format!("1732486400000-{id}");
     let routes = [
@@ -302,7 +302,7 @@ async fn every_route_needs_a_token_and_ingestion_takes_the_key() {
 #[tokio::test]
 async fn an_unreachable_table_or_queue_is_a_503_on_every_route() {
     use stack_tests::router::{request, send};
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("outage").await;
     let dead = format!("http://127.0.0.1:{}", stack_tests::server::closed_port());
     let router = incidents_function::router(

@@ -114,7 +114,7 @@ async fn outbox_rows(t: &TestStack) -> usize {
 
 #[tokio::test]
 async fn each_incident_change_is_published_once_on_the_bus() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let tap = EventTap::start(&t).await;
     let (_, token) = t.operator("oncall").await;
     t.ingest_ok(&log(
@@ -184,7 +184,7 @@ async fn each_incident_change_is_published_once_on_the_bus() {
 
 #[tokio::test]
 async fn the_sweep_publishes_what_a_writer_left_in_the_outbox_once() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let tap = EventTap::start(&t).await;
     let (_, token) = t.operator("oncall").await;
     t.ingest_ok(&log("search", "ERROR", "Index shard 3 unavailable"))

@@ -8,7 +8,7 @@ use stack_tests::{assert_news_error, details, TestStack};
 
 #[tokio::test]
 async fn logs_with_one_fingerprint_are_one_incident_that_shows_why() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("grouper").await;
     let ids = t
         .ingest_ok(&json!([
@@ -82,7 +82,7 @@ async fn logs_with_one_fingerprint_are_one_incident_that_shows_why() {
 
 #[tokio::test]
 async fn the_lifecycle_moves_forward_and_a_new_occurrence_reopens() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("oncall").await;
     t.ingest_ok(&log("search", "ERROR", "Index shard 3 unavailable"))
         .await;

@@ -19,7 +19,7 @@ fn ids_of(logs: &[Value]) -> Vec<String> {
 
 #[tokio::test]
 async fn a_batch_of_500_is_stored_and_read_back_newest_first_page_by_page() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("ingester").await;
     let base = chrono::Utc::now() - chrono::Duration::hours(3);
     // Spread over three hours, so the pages cross hour partitions.
@@ -96,7 +96,7 @@ fn urlencode(raw: &str) -> String {
 
 #[tokio::test]
 async fn no_202_when_the_queue_write_failed() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let env = t.env("IncidentsIngestFunction");
     let good = env.get("INGEST_QUEUE_URL").unwrap().to_string();
     // The same stack's function, its queue gone.
@@ -126,7 +126,7 @@ async fn no_202_when_the_queue_write_failed() {
 
 #[tokio::test]
 async fn a_redelivered_message_stores_and_groups_nothing_twice() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("redelivery").await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await
@@ -267,7 +267,7 @@ async fn grouped_logs_expire_after_the_retention() {
 
 #[tokio::test]
 async fn logs_are_deleted_one_by_one_and_by_filter() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("deleter").await;
     let mut batch: Vec<Value> = (0..30)
         .map(|i| log("noisy", "DEBUG", &format!("tick {i}")))
@@ -356,7 +356,7 @@ async fn fake_sqs(
 
 #[tokio::test]
 async fn a_refused_entry_is_sent_again_once_and_then_there_is_no_202() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let batch = Value::Array(
         (0..500)
             .map(|i| log("api", "INFO", &format!("request {i} served in 12 ms")))
@@ -416,7 +416,7 @@ async fn a_refused_entry_is_sent_again_once_and_then_there_is_no_202() {
 #[tokio::test]
 async fn a_log_stored_under_the_former_shards_is_read_and_deleted() {
     use aws_sdk_dynamodb::types::AttributeValue;
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("legacy").await;
     let at = chrono::Utc::now();
     let id = format!("{:013}-{:032x}", at.timestamp_millis(), 0xfe);

@@ -37,7 +37,7 @@ fn is_issued_key(key: &str) -> bool {
 
 #[tokio::test]
 async fn admins_issue_bind_limit_list_and_revoke_ingest_keys() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let admin = t.admin_token().await;
     let (_, oncall) = t.operator("oncall").await;
 
@@ -179,7 +179,7 @@ async fn admins_issue_bind_limit_list_and_revoke_ingest_keys() {
 
 #[tokio::test]
 async fn ingestion_takes_a_key_or_an_operators_token_never_a_plain_users() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, reader) = t.user("reader").await;
     let (_, oncall) = t.operator("oncall").await;
     let admin = t.admin_token().await;
@@ -199,7 +199,7 @@ async fn ingestion_takes_a_key_or_an_operators_token_never_a_plain_users() {
 
 #[tokio::test]
 async fn a_bad_key_request_is_a_400_naming_its_field() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let admin = t.admin_token().await;
     for (body, fields) in [
         (json!({}), vec!["name"]),

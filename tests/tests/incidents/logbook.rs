@@ -7,7 +7,7 @@ use stack_tests::{assert_news_error, TestStack};
 
 #[tokio::test]
 async fn notes_and_postmortems_are_kept_by_their_authors() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, alice) = t.operator("alice").await;
     let (_, bob) = t.operator("bob").await;
     t.ingest_ok(&log("db", "FATAL", "Primary lost quorum"))
@@ -70,7 +70,7 @@ async fn notes_and_postmortems_are_kept_by_their_authors() {
 
 #[tokio::test]
 async fn an_edit_made_on_an_older_version_is_refused_and_changes_nothing() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, alice) = t.operator("alice").await;
     let admin = t.admin_token().await;
     let r = t

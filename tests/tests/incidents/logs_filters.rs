@@ -129,7 +129,7 @@ async fn filtering_stack(
     String,
     String,
 ) {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let incidents = domain(&t).await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await
@@ -441,7 +441,7 @@ async fn a_rare_type_page_reads_its_index_not_every_object() {
 
 #[tokio::test]
 async fn a_text_filter_matches_any_case_and_pages_past_its_bound() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let incidents = domain(&t).await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await

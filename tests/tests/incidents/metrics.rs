@@ -80,7 +80,7 @@ fn transitions(scrape: &Exposition) -> (f64, f64) {
 
 #[tokio::test]
 async fn every_metrics_route_needs_the_basic_auth_credentials() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("not-a-scraper").await;
     let bearer = format!("Bearer {token}");
     for path in [PROMETHEUS, GRAFANA, GRAFANA_METRICS] {
@@ -147,7 +147,7 @@ async fn every_metrics_route_needs_the_basic_auth_credentials() {
 
 #[tokio::test]
 async fn a_burst_is_counted_exactly_by_service_and_severity_and_every_scrape_agrees() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let services = ["checkout", "payments", "search", "edge \"eu\"\\west"];
     let severities = ["TRACE", "DEBUG", "INFO", "WARN"];
     let mut expected: BTreeMap<(String, String), u64> = BTreeMap::new();
@@ -218,7 +218,7 @@ async fn a_burst_is_counted_exactly_by_service_and_severity_and_every_scrape_agr
 
 #[tokio::test]
 async fn a_redelivered_message_is_counted_once_even_over_several_transactions() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await
         .unwrap();
@@ -276,7 +276,7 @@ async fn a_redelivered_message_is_counted_once_even_over_several_transactions() 
 
 #[tokio::test]
 async fn incidents_by_status_follow_every_move_and_each_transition_is_observed_once() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("oncall").await;
     let start = t.scrape().await;
     for s in ["ACTIVE", "ACKNOWLEDGED", "RESOLVED"] {
@@ -355,7 +355,7 @@ async fn incidents_by_status_follow_every_move_and_each_transition_is_observed_o
 
 #[tokio::test]
 async fn an_analysis_is_counted_once_with_its_model_latency() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let metrics = Metrics::new(
         Table::new(t.aws().await.dynamodb, t.table("IncidentMetricsTable")),
         Clock::system(),
@@ -409,7 +409,7 @@ async fn an_analysis_is_counted_once_with_its_model_latency() {
 
 #[tokio::test]
 async fn an_unreachable_metrics_table_is_a_503_and_the_page_still_loads() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let dead = format!("http://127.0.0.1:{}", stack_tests::server::closed_port());
     let router = incidents_metrics_function::router(
         t.env("IncidentsMetricsFunction")

@@ -401,7 +401,7 @@ async fn a_rule_escalation_delay_overrides_the_channels_until_acknowledged() {
 
 #[tokio::test]
 async fn channels_are_validated_capped_and_deleted() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("oncall").await;
     let r = t
         .post_json_auth(
@@ -538,7 +538,7 @@ async fn mails(t: &TestStack, url: &str, seconds: u32) -> Vec<Value> {
 
 #[tokio::test]
 async fn an_email_channel_is_mailed_through_the_topic_for_its_service_only() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("oncall").await;
     let checkout = create(
         &t,

@@ -121,7 +121,7 @@ pub(crate) async fn paged(t: &TestStack, token: &str, query: &str, limit: usize)
 
 #[tokio::test]
 async fn a_batch_lands_in_objects_once_however_often_it_is_delivered() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let incidents = domain(&t).await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await
@@ -190,7 +190,7 @@ async fn a_batch_lands_in_objects_once_however_often_it_is_delivered() {
 
 #[tokio::test]
 async fn a_service_page_reads_only_its_bucket_and_pages_are_exact_across_objects_and_hours() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let incidents = domain(&t).await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await
@@ -293,7 +293,7 @@ fn ids_of_logs(logs: &[Log]) -> Vec<String> {
 
 #[tokio::test]
 async fn deleted_and_purged_logs_are_gone_from_the_objects() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let incidents = domain(&t).await;
     let (_, token) = t.operator("remover").await;
     let admin = t.admin_token().await;
@@ -335,7 +335,7 @@ async fn deleted_and_purged_logs_are_gone_from_the_objects() {
 
 #[tokio::test]
 async fn a_deleted_log_is_not_stored_again_by_a_regrouped_redelivery() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let incidents = domain(&t).await;
     let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
         .await

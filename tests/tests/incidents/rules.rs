@@ -7,7 +7,7 @@ use stack_tests::{assert_news_error, TestStack};
 
 #[tokio::test]
 async fn rules_are_kept_replaced_and_deleted() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("ruler").await;
     let rules = t.get_ok_auth(RULES, &token).await;
     assert_eq!(rules.as_array().unwrap().len(), 1);
@@ -60,7 +60,7 @@ async fn rules_are_kept_replaced_and_deleted() {
 
 #[tokio::test]
 async fn a_threshold_raises_only_once_reached_within_the_window() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("thresholds").await;
     let r = t
         .post_json_auth(

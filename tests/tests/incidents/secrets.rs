@@ -31,7 +31,7 @@ fn assert_no_secret(what: &str, text: &str) {
 
 #[tokio::test]
 async fn ingested_secrets_reach_no_timeline_incident_alert_or_item() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, oncall) = t.operator("oncall").await;
     t.ingest_ok(&Value::Array(
         (0..2)

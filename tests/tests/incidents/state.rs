@@ -52,7 +52,7 @@ async fn only_rule(t: &TestStack, token: &str, rule: Value) {
 
 #[tokio::test]
 async fn resolving_an_incident_resolves_its_open_and_acknowledged_alerts() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("resolver").await;
     add_rule(&t, &token, &one_log_rule("payments", "ERROR")).await;
     t.ingest_ok(&log("payments", "ERROR", "Gateway 502 from acquirer"))
@@ -107,7 +107,7 @@ async fn resolving_an_incident_resolves_its_open_and_acknowledged_alerts() {
 
 #[tokio::test]
 async fn a_reopen_needs_the_rules_threshold_after_the_resolve() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("reopener").await;
     only_rule(
         &t,
@@ -192,7 +192,7 @@ async fn deliver(processor: &dyn platform::SqsHandler, id: &str, body: &str) {
 
 #[tokio::test]
 async fn a_redelivered_message_finishes_a_half_done_reopen() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("redelivery").await;
     only_rule(
         &t,
@@ -263,7 +263,7 @@ fn answered(statuses: &[u16], status: u16) -> usize {
 
 #[tokio::test]
 async fn fifty_one_parallel_rule_creates_stop_at_the_cap_of_fifty() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("rulers").await;
     // The built-in rule is one of the 50: 49 of 51 parallel creates fit.
     let statuses = futures::future::join_all((0..51).map(|i| {
@@ -318,7 +318,7 @@ async fn fifty_one_parallel_rule_creates_stop_at_the_cap_of_fifty() {
 
 #[tokio::test]
 async fn rules_stored_before_the_count_are_counted_once_it_is_seeded() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("migrator").await;
     // 49 rules as the code before the count stored them (no count row), and the built-in one.
     let legacy = (0..49)
@@ -367,7 +367,7 @@ async fn rules_stored_before_the_count_are_counted_once_it_is_seeded() {
 
 #[tokio::test]
 async fn merging_an_incident_resolves_its_open_and_acknowledged_alerts() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("merger").await;
     // The api's FATALs match the built-in rule and this one: two alerts on its incident.
     add_rule(&t, &token, &one_log_rule("api", "FATAL")).await;

@@ -21,7 +21,7 @@ fn find<'a>(incidents: &'a [Value], service: &str, message: &str) -> &'a Value {
 
 #[tokio::test]
 async fn a_client_grouping_key_groups_logs_as_given_and_a_bad_one_is_refused() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("keyed").await;
     let r = t
         .ingest(&json!([
@@ -78,7 +78,7 @@ async fn a_client_grouping_key_groups_logs_as_given_and_a_bad_one_is_refused() {
 
 #[tokio::test]
 async fn status_codes_stay_apart_and_user_names_fold() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("sre").await;
     t.ingest_ok(&json!([
         log(
@@ -139,7 +139,7 @@ async fn status_codes_stay_apart_and_user_names_fold() {
 
 #[tokio::test]
 async fn an_operator_merges_an_incident_into_another_once() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
     let (_, token) = t.operator("merger").await;
     t.ingest_ok(&json!([
         log("shop", "ERROR", "Payment gateway timed out after 3000 ms"),

@@ -10,7 +10,7 @@ const SAVED: &str = "/api/content/articles/saved";
 
 #[tokio::test]
 async fn saved_articles_come_back_in_the_order_asked() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::News).await;
     let feeds = FeedServer::start().await;
     let url = feeds.put(
         "/saved.xml",
@@ -63,7 +63,7 @@ async fn saved_articles_come_back_in_the_order_asked() {
 
 #[tokio::test]
 async fn article_queries_are_validated() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::News).await;
     for (query, field) in [
         ("size=0", "size"),
         ("size=101", "size"),
@@ -87,7 +87,7 @@ async fn article_queries_are_validated() {
 
 #[tokio::test]
 async fn anonymous_pages_are_public_to_a_cdn_and_signed_in_ones_private() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::News).await;
     let feeds = FeedServer::start().await;
     let url = feeds.put("/cdn.xml", FeedDocument::rss(generated_rss("Cdn", 0, 2)));
     let (_, token) = t.user("cdnreader").await;

@@ -59,7 +59,7 @@ async fn walk(t: &TestStack, path: &str, limit: usize) -> Vec<String> {
 
 #[tokio::test]
 async fn sources_and_topics_page_by_cursor_every_one_once_in_order() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::News).await;
     let feeds = FeedServer::start().await;
     let (_, token) = t.user("reader").await;
     let topics = [

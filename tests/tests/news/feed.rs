@@ -24,7 +24,7 @@ fn keyed(page: &Value) -> Vec<(String, String)> {
 
 #[tokio::test]
 async fn pages_are_capped_and_a_personal_feed_merges_its_sources_newest_first() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::News).await;
     let feeds = FeedServer::start().await;
     let (_, token) = t.user("paging").await;
     let big = feeds.put("/big.xml", FeedDocument::rss(generated_rss("Big", 0, 51)));

@@ -18,7 +18,7 @@ fn assert_newest_first(dates: &[String]) {
 
 #[tokio::test]
 async fn submitted_feed_shows_its_articles_and_topics_at_once() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::News).await;
     let feeds = FeedServer::start().await;
     let url = feeds.put("/circuit.xml", FeedDocument::rss(RSS2));
     let (_, token) = t.user("reader").await;
@@ -137,7 +137,7 @@ async fn submitted_feed_shows_its_articles_and_topics_at_once() {
 
 #[tokio::test]
 async fn atom_feeds_are_read_too() {
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::News).await;
     let feeds = FeedServer::start().await;
     let url = feeds.put("/climate.atom", FeedDocument::atom(ATOM));
     let (_, token) = t.user("atomreader").await;

@@ -295,7 +295,7 @@ async fn deleting_an_account_unsubscribes_everything() {
 #[tokio::test]
 async fn disabling_a_source_keeps_the_subscription() {
     const SUBSCRIPTIONS: &str = "/api/users/users/me/subscriptions";
-    let t = TestStack::start().await;
+    let t = TestStack::for_product(stack_tests::Product::News).await;
     let feeds = FeedServer::start().await;
     let (_, token) = t.user("toggler").await;
     let one = submit_id(&t, &token, &feeds.put("/one.xml", FeedDocument::rss(RSS2))).await;
