@@ -4,7 +4,9 @@ never does.
 Off until asked. A run asks with EMULATOR_FAULTS (a JSON list of rules) at start, or at any time
 with `PUT /_emulator/faults` (body: the rules, replacing those there, counters cleared);
 `GET /_emulator/faults` answers `{"rules": [...], "injected": [{service, operation, fault,
-resource, count}]}`, `DELETE` removes every rule (the counts stay until the next PUT).
+resource, count}]}`, `DELETE` removes every rule (the counts stay until the next PUT). With
+`?resource=NAME` each of the three acts on NAME's rules and counts only, and a PUT's rules all
+take NAME as their resource: tests sharing an emulator each name their own stack.
 
 A rule:
     {"service": "dynamodb", "operation": "TransactWriteItems", "fault": "throttle",
@@ -25,7 +27,8 @@ A rule:
 - rate: the share of matching calls that get the fault (default 1);
 - times: at most this many injections, then the rule is spent (default: no limit);
 - resource: only calls whose table, queue, bucket, event bus or topic name contains this text
-  (a test names its own stack, so tests on the same emulator are not touched).
+  (a test names its own stack, so tests on the same emulator are not touched);
+- match: only calls whose request body contains this text (a user's id: that user's writes).
 Draws come from one random generator seeded by EMULATOR_FAULTS_SEED (default 1).
 """
 
@@ -83,14 +86,23 @@ def _parse_rules(value):
             "rate": float(rate),
             "times": times,
             "resource": str(rule.get("resource", "")),
+            "match": str(rule.get("match", "")),
         })
     return rules
 
 
-def _set(rules):
+def _set(rules, scope=None):
+    """Replaces the rules (of `scope` only, when given) and clears their counts."""
     with _lock:
-        _rules[:] = rules
-        _injected.clear()
+        if scope is None:
+            _rules[:] = rules
+            _injected.clear()
+            return
+        for rule in rules:
+            rule["resource"] = scope
+        _rules[:] = [r for r in _rules if r["resource"] != scope] + rules
+        for key in [k for k in _injected if k[3].find(scope) >= 0]:
+            del _injected[key]
 
 
 if os.environ.get("EMULATOR_FAULTS"):
@@ -158,13 +170,15 @@ def _call(environ):
     return None
 
 
-def _pick(service, operation, resources):
+def _pick(service, operation, resources, body):
     """The rule that fires for this call, counted, or None."""
     with _lock:
         for rule in _rules:
             if rule["service"] != service or rule["operation"] not in ("*", operation):
                 continue
             if rule["resource"] and not any(rule["resource"] in r for r in resources):
+                continue
+            if rule["match"] and rule["match"].encode() not in (body or b""):
                 continue
             if rule["times"] is not None and rule["times"] <= 0:
                 continue
@@ -239,20 +253,23 @@ def _applied(dispatch, environ, body):
 
 def _admin(environ, start_response):
     method = environ.get("REQUEST_METHOD")
+    query = urllib.parse.parse_qs(environ.get("QUERY_STRING", ""))
+    scope = (query.get("resource") or [None])[0]
     if method == "PUT":
         try:
-            _set(_parse_rules(json.loads(_body(environ) or b"null")))
+            _set(_parse_rules(json.loads(_body(environ) or b"null")), scope)
         except (ValueError, RuleError) as e:
             return _answer(start_response, "400 Bad Request", json.dumps({"message": str(e)}),
                            "application/json")
     elif method == "DELETE":
         with _lock:
-            _rules.clear()
+            _rules[:] = [r for r in _rules if scope is not None and r["resource"] != scope]
     with _lock:
         answer = {
-            "rules": [dict(r) for r in _rules],
+            "rules": [dict(r) for r in _rules if scope is None or r["resource"] == scope],
             "injected": [{"service": s, "operation": o, "fault": f, "resource": r, "count": n}
-                         for (s, o, f, r), n in sorted(_injected.items())],
+                         for (s, o, f, r), n in sorted(_injected.items())
+                         if scope is None or scope in r],
         }
     return _answer(start_response, "200 OK", json.dumps(answer), "application/json")
 
@@ -267,7 +284,7 @@ def dispatch_with_faults(dispatch, environ, start_response):
     if call is None:
         return dispatch(environ, start_response)
     service, operation, resources, body = call
-    rule = _pick(service, operation, resources)
+    rule = _pick(service, operation, resources, body)
     if rule is None:
         return dispatch(environ, start_response)
     fault = rule["fault"]

@@ -18,6 +18,7 @@ pub mod community;
 pub mod content;
 pub mod contract;
 pub mod errors;
+pub mod faults;
 pub mod feeds;
 pub mod genai;
 pub mod incidents;

@@ -67,6 +67,11 @@ impl ErrorKind {
     }
 }
 
+/// `Retry-After` of a 503: AWS throttling and brief outages pass within seconds, and a client
+/// that waits this long and retries (every write being whole or absent) is not refused again
+/// for the same burst.
+pub const UNAVAILABLE_RETRY_AFTER: u32 = 2;
+
 /// The error every handler returns. Rendering happens in [`crate::http::render_errors`], which
 /// knows the request path and the router's [`ErrorStyle`].
 #[derive(Debug, Clone)]
@@ -78,7 +83,7 @@ pub struct ApiError {
     pub extra: Map<String, Value>,
     /// `WWW-Authenticate` challenge sent with a 401.
     pub challenge: Option<&'static str>,
-    /// `Retry-After` seconds sent with a 429.
+    /// `Retry-After` seconds sent with a 429 (or a 503: see [`ApiError::retry_after`]).
     pub retry_after: Option<u32>,
     /// Why it failed, for the log only (never rendered): the error layer logs it once, with
     /// the request's method and path.
@@ -147,6 +152,15 @@ impl ApiError {
 
     pub fn unavailable(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::ServiceUnavailable, message)
+    }
+
+    /// The `Retry-After` seconds the answer carries: the limit's wait for a 429, and for a
+    /// 503 (a dependency throttling or unreachable after the SDK's own retries)
+    /// [`UNAVAILABLE_RETRY_AFTER`] unless the error names its own.
+    pub fn retry_after(&self) -> Option<u32> {
+        self.retry_after.or_else(|| {
+            (self.kind == ErrorKind::ServiceUnavailable).then_some(UNAVAILABLE_RETRY_AFTER)
+        })
     }
 
     /// An unexpected failure: logged in full (by the error layer), shown to the client without
@@ -252,7 +266,7 @@ impl IntoResponse for ApiError {
                 HeaderValue::from_static(challenge),
             );
         }
-        if let Some(seconds) = self.retry_after {
+        if let Some(seconds) = self.retry_after() {
             response
                 .headers_mut()
                 .insert(axum::http::header::RETRY_AFTER, HeaderValue::from(seconds));

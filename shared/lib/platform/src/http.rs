@@ -379,6 +379,12 @@ fn rerender(response: Response, error: &ApiError, style: &ErrorStyle, path: &str
         header::HeaderValue::from_static("application/json"),
     );
     parts.headers.remove(header::CONTENT_LENGTH);
+    if let Some(seconds) = error.retry_after() {
+        parts
+            .headers
+            .entry(header::RETRY_AFTER)
+            .or_insert(header::HeaderValue::from(seconds));
+    }
     let bytes = serde_json::to_vec(&body).unwrap_or_default();
     Response::from_parts(parts, Body::from(bytes))
 }

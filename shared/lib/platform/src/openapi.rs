@@ -186,7 +186,8 @@ impl utoipa::Modify for ReasonUnavailable {
 
 /// Adds a 503 with `body` to every operation not in `except` and without a 503 already.
 fn document_unavailable(openapi: &mut OpenApi, except: &[&str], description: &str, body: &str) {
-    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    use utoipa::openapi::header::HeaderBuilder;
+    use utoipa::openapi::{ContentBuilder, Object, Ref, ResponseBuilder, Type};
     for item in openapi.paths.paths.values_mut() {
         let operations = [
             &mut item.get,
@@ -203,8 +204,13 @@ fn document_unavailable(openapi: &mut OpenApi, except: &[&str], description: &st
             if excepted || operation.responses.responses.contains_key("503") {
                 continue;
             }
+            let retry_after = HeaderBuilder::new()
+                .schema(Some(Object::with_type(Type::Integer)))
+                .description(Some("Seconds to wait before trying again"))
+                .build();
             let response = ResponseBuilder::new()
                 .description(description)
+                .header("Retry-After", retry_after)
                 .content(
                     "application/json",
                     ContentBuilder::new()

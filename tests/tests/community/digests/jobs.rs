@@ -240,3 +240,45 @@ async fn five_workers_of_one_day_make_one_public_digest_with_one_model_call() {
     );
     assert_eq!(llm.call_count(), calls + 1);
 }
+
+#[tokio::test]
+async fn a_day_without_news_gives_its_public_claim_back() {
+    let llm = FakeLlm::start().await;
+    let t = stack(&llm).await;
+    let mut readers = Vec::new();
+    for name in ["ann", "ben", "cat"] {
+        readers.push(t.member(name).await.0);
+    }
+    let quiet_day = "2025-09-03";
+    let query = format!("date={quiet_day}");
+    let first = generate_ok(&t, &readers[0], &query).await;
+    assert!(first["digest"].is_null(), "{first}");
+    // The next generation of that day finds no claim left behind: it does not wait out the
+    // claim (25 s, then "under way") before finding the day empty too.
+    let started = std::time::Instant::now();
+    let second = generate_ok(&t, &readers[1], &query).await;
+    assert!(second["digest"].is_null(), "{second}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "waited {:?} for a claim a day without news kept",
+        started.elapsed()
+    );
+    assert_eq!(llm.call_count(), 0);
+
+    // News of that day comes in later: the next generation writes the day's digest.
+    news(
+        &t,
+        "inland",
+        &[(
+            "q1",
+            "Quiet day ends with a rail reopening",
+            "transport",
+            "2025-09-03T18:00:00.000Z",
+        )],
+    )
+    .await;
+    llm.reply(ANSWER);
+    let third = generate_ok(&t, &readers[2], &query).await;
+    assert_eq!(third["digest"]["digestType"], "PUBLIC", "{third}");
+    assert_eq!(llm.call_count(), 1);
+}

@@ -210,8 +210,9 @@ impl Digests {
 
     /// The PUBLIC digest of `date`, generated now if the day has none; `None` when the day
     /// had no news. Generated once: the worker that wins the day's claim calls the model,
-    /// the others wait for its digest (at most [`PUBLIC_WAIT`], then busy); a claim whose
-    /// worker failed is released, and one whose worker died goes stale.
+    /// the others wait for its digest (at most [`PUBLIC_WAIT`], then busy); a claim that
+    /// wrote no digest (its worker failed, or the day had no news yet) is released at once,
+    /// and one whose worker died goes stale.
     async fn public_digest<N: NewsArticles, U: Users, C: CommunityTopics>(
         &self,
         sources: &Sources<'_, N, U, C>,
@@ -225,7 +226,8 @@ impl Digests {
             }
             if let Some(claim) = self.store.claim_public(date).await? {
                 let result = self.write_public(sources, date, &id).await;
-                if result.is_err() {
+                // Kept only when it wrote the digest: the others read that one.
+                if !matches!(result, Ok(Some(_))) {
                     if let Err(e) = self.store.release_public(date, &claim).await {
                         tracing::warn!(%date, error = %e, "public digest claim left to go stale");
                     }

@@ -151,7 +151,7 @@ impl DigestStore {
         }
     }
 
-    /// Gives up this worker's claim on `date`'s PUBLIC digest (its generation failed), so
+    /// Gives up this worker's claim on `date`'s PUBLIC digest (it wrote none), so
     /// that a waiting worker takes it now rather than once it is stale.
     pub async fn release_public(&self, date: DigestDate, claim: &str) -> Result<(), DynamoError> {
         match self

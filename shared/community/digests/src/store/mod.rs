@@ -8,7 +8,7 @@
 //! | `USER#{u}` | `META` | `days`: how many day rows `u` has | the page envelope's total: GetItem |
 //! | `JOB#{id}` | `JOB` | a generation job | GetItem; claim and finish: conditional UpdateItem |
 //! | `SCHEDULE#{date}` | `RUN` | the daily schedule's progress over the users (`cursor`, `done`, `jobs`) | GetItem, PutItem |
-//! | `PUBLICCLAIM#{date}` | `CLAIM` | which worker generates the day's PUBLIC digest (`claimId`, `claimedAt`; one small row a day, kept) | conditional PutItem (absent or stale), DeleteItem on failure |
+//! | `PUBLICCLAIM#{date}` | `CLAIM` | which worker generates the day's PUBLIC digest (`claimId`, `claimedAt`; one small row a day, kept) | conditional PutItem (absent or stale), DeleteItem when it wrote no digest (a failure, a day without news) |
 //! | gsi1 `PUBLIC` | `{date}#{createdAt}` | every PUBLIC digest | latest public: Query newest first dated up to tomorrow (`gsi1sk < {tomorrow}$`), limit 1, then GetItem |
 //!
 //! A PUBLIC digest's id is name-based on its day ([`crate::input::DigestId::named`]), so the

@@ -31,6 +31,15 @@ impl RetryPolicy {
         max: Duration::from_millis(320),
     };
 
+    /// For a transaction DynamoDB cancelled for throttling (which the SDK does not retry):
+    /// 5 attempts, 50 ms doubling to at most 800 ms, full jitter (about 1.5 s at worst), as
+    /// the SDK backs off from a throttled call.
+    pub const THROTTLED: Self = Self {
+        attempts: 5,
+        base: Duration::from_millis(50),
+        max: Duration::from_millis(800),
+    };
+
     /// The backoff before attempt `attempt + 1` (attempt counts from 1): a random wait up to
     /// the exponential ceiling ("full jitter"), so racing writers spread out.
     pub fn backoff(&self, attempt: u32) -> Duration {

@@ -217,16 +217,45 @@ impl Transaction {
     /// (a new call is a new request with its own idempotency token; the SDK's retries of one
     /// call share it, so an attempt retried after a timeout whose first try did apply
     /// succeeds without applying twice).
+    ///
+    /// DynamoDB cancels a transaction it throttles (`ThrottlingError` reasons), which the SDK
+    /// does not retry: it is tried again here under [`RetryPolicy::THROTTLED`], with the same
+    /// token (a cancelled attempt applied nothing), and past that is an unavailable table (a
+    /// 503 with `Retry-After`, never a 500).
     pub async fn commit(&self) -> Result<(), TransactionError> {
         if self.items.is_empty() {
             return Ok(());
         }
+        let token = request_token();
+        let mut attempt = 1;
+        loop {
+            match self.attempt(&token).await {
+                Err(Attempt::Throttled(_)) if attempt < RetryPolicy::THROTTLED.attempts => {
+                    tokio::time::sleep(RetryPolicy::THROTTLED.backoff(attempt)).await;
+                    attempt += 1;
+                }
+                Err(Attempt::Throttled(message)) => {
+                    return Err(DynamoError::Call {
+                        operation: "TransactWriteItems",
+                        table: self.table.name().to_string(),
+                        message: format!("throttled {attempt} times: {message}"),
+                        unavailable: true,
+                    }
+                    .into())
+                }
+                Err(Attempt::Failed(e)) => return Err(e),
+                Ok(()) => return Ok(()),
+            }
+        }
+    }
+
+    async fn attempt(&self, token: &str) -> Result<(), Attempt> {
         let result = self
             .table
             .client()
             .transact_write_items()
             .set_transact_items(Some(self.items.clone()))
-            .client_request_token(request_token())
+            .client_request_token(token)
             .send()
             .await;
         let err = match result {
@@ -241,29 +270,38 @@ impl Transaction {
                     .collect(),
             ),
             Some(TransactWriteItemsError::TransactionInProgressException(_)) => {
-                return Err(TransactionError::Conflict)
+                return Err(Attempt::Failed(TransactionError::Conflict))
             }
             _ => None,
         };
-        match codes {
-            Some(codes) => {
-                let failed: Vec<usize> = codes
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| *c == "ConditionalCheckFailed")
-                    .map(|(i, _)| i)
-                    .collect();
-                if !failed.is_empty() {
-                    Err(TransactionError::Condition { failed })
-                } else if codes.iter().any(|c| c == "TransactionConflict") {
-                    Err(TransactionError::Conflict)
-                } else {
-                    Err(self.table.fail("TransactWriteItems", &err).into())
-                }
-            }
-            None => Err(self.table.fail("TransactWriteItems", &err).into()),
-        }
+        let Some(codes) = codes else {
+            return Err(Attempt::Failed(
+                self.table.fail("TransactWriteItems", &err).into(),
+            ));
+        };
+        let failed: Vec<usize> = codes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| *c == "ConditionalCheckFailed")
+            .map(|(i, _)| i)
+            .collect();
+        Err(if !failed.is_empty() {
+            Attempt::Failed(TransactionError::Condition { failed })
+        } else if codes.iter().any(|c| c == "TransactionConflict") {
+            Attempt::Failed(TransactionError::Conflict)
+        } else if codes.iter().any(|c| c == "ThrottlingError") {
+            Attempt::Throttled(aws_sdk_dynamodb::error::DisplayErrorContext(&err).to_string())
+        } else {
+            Attempt::Failed(self.table.fail("TransactWriteItems", &err).into())
+        })
     }
+}
+
+/// How one attempt of a commit ended, when it did not apply.
+enum Attempt {
+    /// Cancelled for throttling: nothing applied, worth another try.
+    Throttled(String),
+    Failed(TransactionError),
 }
 
 /// A fresh idempotency token: 32 random hex digits (DynamoDB takes 1 to 36 characters).
