@@ -585,6 +585,35 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn every_503_says_when_to_try_again() {
+        use tower::ServiceExt;
+        let router = finish(
+            Router::new()
+                .route(
+                    "/api/v1/throttled",
+                    axum::routing::put(|| async { ApiError::unavailable("The table is busy") }),
+                )
+                .route(
+                    "/api/v1/bare",
+                    axum::routing::get(|| async { StatusCode::SERVICE_UNAVAILABLE }),
+                ),
+            ErrorStyle::Reason,
+            DEFAULT_BODY_LIMIT,
+        );
+        for request in [
+            Request::put("/api/v1/throttled").body(axum::body::Body::empty()),
+            Request::get("/api/v1/bare").body(axum::body::Body::empty()),
+        ] {
+            let response = router.clone().oneshot(request.unwrap()).await.unwrap();
+            assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+            assert_eq!(
+                response.headers()[header::RETRY_AFTER],
+                crate::error::UNAVAILABLE_RETRY_AFTER.to_string().as_str()
+            );
+        }
+    }
+
+    #[tokio::test]
     async fn a_rate_limited_request_is_429_with_retry_after_in_both_body_shapes() {
         use tower::ServiceExt;
         for (style, path) in [
