@@ -101,7 +101,7 @@ def _set(rules, scope=None):
         for rule in rules:
             rule["resource"] = scope
         _rules[:] = [r for r in _rules if r["resource"] != scope] + rules
-        for key in [k for k in _injected if k[3].find(scope) >= 0]:
+        for key in [k for k in _injected if scope in k[3]]:
             del _injected[key]
 
 

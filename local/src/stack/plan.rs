@@ -87,6 +87,12 @@ pub(super) fn needed_by(
 ) -> Result<Vec<(String, Resource)>, StackError> {
     let by_id: BTreeMap<&str, &Resource> =
         active.iter().map(|(id, res)| (id.as_str(), res)).collect();
+    // Each resource's references, read once: the closure and the fixpoint below ask often.
+    let refs: BTreeMap<&str, BTreeSet<String>> = active
+        .iter()
+        .map(|(id, res)| (id.as_str(), referenced_names(&res.properties)))
+        .collect();
+    let refs_of = |id: &str| refs.get(id).into_iter().flatten();
     if let Some(unknown) = functions.iter().find(|f| {
         by_id
             .get(f.as_str())
@@ -101,20 +107,13 @@ pub(super) fn needed_by(
     for (id, res) in &active {
         let custom =
             res.kind.starts_with("Custom::") || res.kind == "AWS::CloudFormation::CustomResource";
-        if custom
-            && referenced_names(&res.properties)
-                .iter()
-                .any(|name| functions.contains(name))
-        {
+        if custom && refs_of(id).any(|name| functions.contains(name)) {
             needed.insert(id.clone());
         }
     }
     let mut todo: Vec<String> = needed.iter().cloned().collect();
     while let Some(id) = todo.pop() {
-        let Some(res) = by_id.get(id.as_str()) else {
-            continue;
-        };
-        for name in referenced_names(&res.properties) {
+        for name in refs_of(&id).cloned() {
             // A function URL (`FooFunctionUrl`) is SAM's: it comes with its function.
             let resource = match name.strip_suffix("Url") {
                 Some(function) if !by_id.contains_key(name.as_str()) => function.to_string(),
@@ -131,12 +130,11 @@ pub(super) fn needed_by(
         let joining: Vec<String> = active
             .iter()
             .filter(|(id, res)| !needed.contains(id) && res.kind != SERVERLESS_FUNCTION)
-            .filter(|(_, res)| {
-                let refs: Vec<String> = referenced_names(&res.properties)
-                    .into_iter()
+            .filter(|(id, _)| {
+                let mut resources = refs_of(id)
                     .filter(|name| by_id.contains_key(name.as_str()))
-                    .collect();
-                !refs.is_empty() && refs.iter().all(|name| needed.contains(name))
+                    .peekable();
+                resources.peek().is_some() && resources.all(|name| needed.contains(name))
             })
             .map(|(id, _)| id.clone())
             .collect();
