@@ -51,6 +51,17 @@ impl Faults {
 
     /// How many faults were injected into this stack's calls of `operation`.
     pub async fn injected(&self, operation: &str) -> u64 {
+        self.injected_all()
+            .await
+            .iter()
+            .filter(|row| row.1 == operation)
+            .map(|row| row.3)
+            .sum()
+    }
+
+    /// Every fault injected into this stack's calls: (service, operation, fault, count), a
+    /// row per table, queue or bucket.
+    pub async fn injected_all(&self) -> Vec<(String, String, String, u64)> {
         let state: Value = self
             .http
             .get(&self.url)
@@ -64,9 +75,16 @@ impl Faults {
             .as_array()
             .expect("injected")
             .iter()
-            .filter(|row| row["operation"] == operation)
-            .map(|row| row["count"].as_u64().expect("count"))
-            .sum()
+            .map(|row| {
+                let text = |key: &str| row[key].as_str().expect("a name").to_string();
+                (
+                    text("service"),
+                    text("operation"),
+                    text("fault"),
+                    row["count"].as_u64().expect("count"),
+                )
+            })
+            .collect()
     }
 }
 

@@ -31,6 +31,7 @@ pub mod prometheus;
 pub mod recipes;
 pub mod router;
 pub mod server;
+pub mod soak;
 pub mod stack;
 pub mod tokens;
 pub mod users;

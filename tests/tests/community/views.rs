@@ -1,5 +1,5 @@
 //! Post views: a read writes nothing; the page's beacon queues a view, and the view counter
-//! counts it once per reader, post and hour, exactly once under redelivery.
+//! counts it once per reader, post and hour, exactly once under redelivery and lost replies.
 
 use std::time::{Duration, Instant};
 
@@ -7,6 +7,7 @@ use aws_lambda_events::event::sqs::SqsEvent;
 use community::views::{Reader, ViewRequest};
 use serde_json::{json, Value};
 use stack_tests::community::{assert_reason_error, message, post_input, post_path};
+use stack_tests::faults::{rule, Faults};
 use stack_tests::keyheat::Meter;
 use stack_tests::TestStack;
 
@@ -218,4 +219,63 @@ async fn a_redelivered_batch_counts_nothing_twice() {
         .batch_item_failures
         .is_empty());
     assert_eq!(view_count(&t, &id, None).await, 4);
+}
+
+/// A community stack, a post of alice's and bob's token; the view counter's writes of that
+/// post meet `faults`' rules, set before bob's view.
+async fn a_post_read_under(rules: Value) -> (TestStack, String, Faults) {
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let (_, author) = t.member("alice").await;
+    let (_, bob) = t.member("bob").await;
+    let post = t
+        .create_post(&author, &post_input("Lost replies", &[]))
+        .await;
+    let id = post["id"].as_str().unwrap().to_string();
+    let faults = Faults::of(&t);
+    let rules = rules.to_string().replace("{post}", &id);
+    faults.set(serde_json::from_str(&rules).unwrap()).await;
+    assert_eq!(beacon(&t, &id, Some(&bob)).await, 202);
+    (t, id, faults)
+}
+
+/// Finding: "viewCount one too low". The reply to the write that claims the view is lost
+/// after it applied: the SDK's retry must not find the view claimed and count nothing.
+#[tokio::test]
+async fn a_view_whose_claim_reply_is_lost_counts_once() {
+    // The counter's first write naming the view's row, whichever call makes it.
+    let (t, id, faults) = a_post_read_under(json!([
+        rule("dynamodb", "PutItem", "lost-reply", "VIEW#{post}", 1),
+        rule(
+            "dynamodb",
+            "TransactWriteItems",
+            "lost-reply",
+            "VIEW#{post}",
+            1
+        ),
+    ]))
+    .await;
+    views_settle_at(&t, &id, 1).await;
+    let injected = faults.injected("PutItem").await + faults.injected("TransactWriteItems").await;
+    assert_eq!(injected, 1);
+}
+
+/// Finding: "viewCount one too high". The reply to the write that adds the view to the post
+/// is lost after it applied: the SDK's retry must not add it again.
+#[tokio::test]
+async fn a_view_whose_count_reply_is_lost_counts_once() {
+    let (t, id, faults) = a_post_read_under(json!([
+        rule("dynamodb", "UpdateItem", "lost-reply", "viewCount", 1),
+        rule(
+            "dynamodb",
+            "TransactWriteItems",
+            "lost-reply",
+            "viewCount",
+            1
+        ),
+    ]))
+    .await;
+    views_settle_at(&t, &id, 1).await;
+    let injected =
+        faults.injected("UpdateItem").await + faults.injected("TransactWriteItems").await;
+    assert_eq!(injected, 1);
 }

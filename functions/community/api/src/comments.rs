@@ -123,7 +123,7 @@ pub(crate) struct CommentRequest {
         (status = 409, description = "The post has 1,000 comments, or it is the caller's own draft", body = ReasonErrorBody),
         TooManyWrites,
         (status = 502, description = "The identity service could not be reached", body = ReasonErrorBody),
-        (status = 503, description = "The limits table cannot be reached: retry later", body = ReasonErrorBody),
+        (status = 503, description = "The limits table cannot be reached, or the identity service is busy: retry later (`Retry-After`)", body = ReasonErrorBody),
     )
 )]
 pub(crate) async fn add_comment(

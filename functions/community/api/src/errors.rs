@@ -35,7 +35,7 @@ impl IntoResponse for Error {
 }
 
 /// 400 naming the fields, 401, 403, 404, 502 when identity cannot be asked, 503 when the
-/// table is busy or unreachable, else 500 (the cause goes to the log).
+/// table or the identity service is busy or unreachable, else 500 (the cause goes to the log).
 fn to_api(error: CommunityError) -> ApiError {
     match error {
         CommunityError::Invalid(invalid) => invalid.into(),
@@ -57,6 +57,10 @@ fn to_api(error: CommunityError) -> ApiError {
         CommunityError::Identity(reason) => {
             ApiError::bad_gateway("The identity service could not be reached")
                 .caused_by(format!("identity service call failed: {reason}"))
+        }
+        CommunityError::IdentityBusy(reason) => {
+            ApiError::unavailable("The identity service is busy: retry later")
+                .caused_by(format!("identity service busy: {reason}"))
         }
         CommunityError::Busy => ApiError::unavailable("The post is busy, try again"),
         CommunityError::Store(e) if e.is_unavailable() => {
@@ -100,6 +104,10 @@ mod tests {
         assert_eq!(
             to_api(CommunityError::Identity("down".into())).kind,
             ErrorKind::BadGateway
+        );
+        assert_eq!(
+            to_api(CommunityError::IdentityBusy("HTTP 503".into())).kind,
+            ErrorKind::ServiceUnavailable
         );
         assert_eq!(
             to_api(CommunityError::Busy).kind,

@@ -56,7 +56,7 @@ struct Answer {
 impl Identity for Directory<'_> {
     async fn profile(&self, user: &UserId) -> Result<Option<Profile>, IdentityError> {
         let base = self.base.as_deref().ok_or_else(|| {
-            IdentityError(
+            IdentityError::Failed(
                 "INTERNAL_API_URL is not set and the request did not come through API Gateway"
                     .into(),
             )
@@ -65,7 +65,7 @@ impl Identity for Directory<'_> {
             .users
             .token
             .as_deref()
-            .ok_or_else(|| IdentityError("INTERNAL_SERVICE_TOKEN is not set".into()))?;
+            .ok_or_else(|| IdentityError::Failed("INTERNAL_SERVICE_TOKEN is not set".into()))?;
         let response = self
             .users
             .http
@@ -73,13 +73,13 @@ impl Identity for Directory<'_> {
             .header(INTERNAL_TOKEN_HEADER, token)
             .send()
             .await
-            .map_err(|e| IdentityError(e.to_string()))?;
+            .map_err(|e| IdentityError::Failed(e.to_string()))?;
         match response.status() {
             s if s.is_success() => {
                 let answer: Answer = response
                     .json()
                     .await
-                    .map_err(|e| IdentityError(format!("unreadable profile: {e}")))?;
+                    .map_err(|e| IdentityError::Failed(format!("unreadable profile: {e}")))?;
                 Ok(Some(Profile {
                     display_name: answer
                         .display_name
@@ -93,7 +93,11 @@ impl Identity for Directory<'_> {
                 }))
             }
             reqwest::StatusCode::NOT_FOUND => Ok(None),
-            s => Err(IdentityError(format!("HTTP {s}"))),
+            s @ (reqwest::StatusCode::SERVICE_UNAVAILABLE
+            | reqwest::StatusCode::TOO_MANY_REQUESTS) => {
+                Err(IdentityError::Busy(format!("HTTP {s}")))
+            }
+            s => Err(IdentityError::Failed(format!("HTTP {s}"))),
         }
     }
 }

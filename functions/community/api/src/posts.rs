@@ -154,7 +154,7 @@ impl From<PostRequest> for RawPost {
         (status = 415, description = "Not JSON", body = ReasonErrorBody),
         TooManyWrites,
         (status = 502, description = "The identity service could not be reached", body = ReasonErrorBody),
-        (status = 503, description = "The limits table cannot be reached: retry later", body = ReasonErrorBody),
+        (status = 503, description = "The limits table cannot be reached, or the identity service is busy: retry later (`Retry-After`)", body = ReasonErrorBody),
     )
 )]
 pub(crate) async fn create_post(

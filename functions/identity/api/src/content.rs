@@ -65,6 +65,16 @@ impl ContentApi<'_> {
         user: &UserId,
         source: &SourceId,
     ) -> Result<T, ContentError> {
+        self.call_with(method, user, source, "").await
+    }
+
+    async fn call_with<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        user: &UserId,
+        source: &SourceId,
+        query: &str,
+    ) -> Result<T, ContentError> {
         let base = self.base.as_deref().ok_or_else(|| {
             ContentError::Failed(
                 "INTERNAL_API_URL is not set and the request did not come through API Gateway"
@@ -76,7 +86,7 @@ impl ContentApi<'_> {
             .issuer
             .service_token(CLIENT_ID, &[SOURCE_WRITE.to_string()])
             .map_err(|e| ContentError::Failed(format!("mint service token: {e}")))?;
-        let url = format!("{base}/api/content/sources/{source}/subscribers/{user}");
+        let url = format!("{base}/api/content/sources/{source}/subscribers/{user}{query}");
         let response = self
             .service
             .http
@@ -88,6 +98,12 @@ impl ContentApi<'_> {
         let status = response.status();
         if status == reqwest::StatusCode::NOT_FOUND {
             return Err(ContentError::SourceNotFound);
+        }
+        if matches!(
+            status,
+            reqwest::StatusCode::SERVICE_UNAVAILABLE | reqwest::StatusCode::TOO_MANY_REQUESTS
+        ) {
+            return Err(ContentError::Busy(format!("HTTP {status}")));
         }
         if !status.is_success() {
             return Err(ContentError::Failed(format!("HTTP {status}")));
@@ -115,6 +131,13 @@ impl SourceSubscriptions for ContentApi<'_> {
     ) -> Result<Unsubscribed, ContentError> {
         let answer: UnsubscribeAnswer = self.call(reqwest::Method::DELETE, user, source).await?;
         Ok(outcome(answer))
+    }
+
+    async fn take_back(&self, user: &UserId, source: &SourceId) -> Result<(), ContentError> {
+        let _: UnsubscribeAnswer = self
+            .call_with(reqwest::Method::DELETE, user, source, "?keepSource=true")
+            .await?;
+        Ok(())
     }
 }
 

@@ -85,6 +85,10 @@ fn to_api(e: IdentityError) -> ApiError {
             "invalid_scope",
             &format!("Scope {scope} is not allowed for this client"),
         ),
+        IdentityError::Content(e @ identity::ContentError::Busy(_)) => {
+            ApiError::unavailable("The content service is busy: retry later")
+                .caused_by(format!("content service busy: {e}"))
+        }
         IdentityError::Content(e) => {
             ApiError::bad_gateway("The content service could not be reached")
                 .caused_by(format!("content service call failed: {e}"))
@@ -169,5 +173,13 @@ mod tests {
             "HTTP 500".into(),
         )));
         assert_eq!(content.status(), StatusCode::BAD_GATEWAY);
+        let busy = to_api(IdentityError::Content(identity::ContentError::Busy(
+            "HTTP 503".into(),
+        )));
+        assert_eq!(busy.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            busy.retry_after(),
+            Some(platform::error::UNAVAILABLE_RETRY_AFTER)
+        );
     }
 }

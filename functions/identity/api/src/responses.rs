@@ -49,6 +49,12 @@ impl IntoResponses for SubscriptionErrors {
         BTreeMap::from([
             ("404".to_string(), error("No such source")),
             ("502".to_string(), error("The content service failed")),
+            (
+                "503".to_string(),
+                error(
+                    "The content service or the users table is busy: retry later (`Retry-After`)",
+                ),
+            ),
         ])
     }
 }

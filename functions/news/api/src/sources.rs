@@ -14,7 +14,7 @@ use platform::http::Json;
 use platform::openapi::ErrorBody;
 use platform::Invalid;
 use serde::Deserialize;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::errors::Error;
 use crate::pages::{paged, ListPageQuery};
@@ -208,10 +208,32 @@ pub(crate) async fn subscribe(
     Ok(axum::Json(state.news.subscribe(&source, &user).await?))
 }
 
+/// Whether a removal is a take-back.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RemovalQuery {
+    /// `true`: a take-back of a subscription the caller could not record on its side (its own
+    /// write failed after this service's): the source stays even when no subscriber is left,
+    /// as it was before. Default `false`.
+    #[param(value_type = Option<bool>)]
+    keep_source: Option<String>,
+}
+
+impl RemovalQuery {
+    fn keep_source(&self) -> Result<bool, Invalid> {
+        match self.keep_source.as_deref() {
+            None | Some("false") => Ok(false),
+            Some("true") => Ok(true),
+            Some(_) => Err(Invalid::field("keepSource", "is true or false")),
+        }
+    }
+}
+
 /// Removes a subscriber from a source; the last one leaving deletes the source and its
 /// articles: they disappear from every read at once, and their rows are removed in the
-/// background. A user who is not a subscriber changes nothing (200 with the source as it is).
-/// For services with `source.write`.
+/// background (not with `keepSource=true`, a take-back). A user who is not a subscriber
+/// changes nothing (200 with the source as it is). For services with `source.write`.
 #[utoipa::path(
     delete,
     path = "/api/content/sources/{id}/subscribers/{userId}",
@@ -221,6 +243,7 @@ pub(crate) async fn subscribe(
     params(
         ("id" = String, Path, max_length = 200, description = "The source's id"),
         ("userId" = String, Path, max_length = 200, description = "The leaving user's id"),
+        RemovalQuery,
     ),
     responses(
         (status = 200, description = "What is left of the source (unchanged when the user was not a subscriber)", body = Unsubscribed),
@@ -233,10 +256,14 @@ pub(crate) async fn unsubscribe(
     State(state): State<AppState>,
     _caller: RequireScope<SourceWrite>,
     Path((id, user_id)): Path<(String, String)>,
+    platform::http::Query(query): platform::http::Query<RemovalQuery>,
 ) -> Answer<Unsubscribed> {
     let (source, user) = (
         SourceId::parse("id", id)?,
         UserId::parse("userId", user_id)?,
     );
+    if query.keep_source()? {
+        return Ok(axum::Json(state.news.take_back(&source, &user).await?));
+    }
     Ok(axum::Json(state.news.unsubscribe(&source, &user).await?))
 }

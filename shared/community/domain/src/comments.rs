@@ -137,7 +137,7 @@ impl Community {
         let profile = identity
             .profile(caller)
             .await
-            .map_err(|e| CommunityError::Identity(e.0))?
+            .map_err(CommunityError::from)?
             .ok_or(CommunityError::AccountGone)?;
         let author = crate::service::author_of(&profile);
         let stored = self

@@ -38,6 +38,9 @@ pub enum CommunityError {
     /// 502: the identity service could not be asked.
     #[error("identity service: {0}")]
     Identity(String),
+    /// 503: the identity service answered that it cannot serve now; retry shortly.
+    #[error("identity service busy: {0}")]
+    IdentityBusy(String),
     /// 503: contention outlasted the retries.
     #[error("the post is busy, try again")]
     Busy,

@@ -29,8 +29,24 @@ impl Profile {
 
 /// The identity service could not answer.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("{0}")]
-pub struct IdentityError(pub String);
+pub enum IdentityError {
+    /// It answered that it cannot serve now (503, 429: its table throttled or unreachable):
+    /// the caller's client may retry shortly.
+    #[error("identity service busy: {0}")]
+    Busy(String),
+    /// Unreachable, misconfigured, or an answer that cannot be read.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<IdentityError> for crate::CommunityError {
+    fn from(e: IdentityError) -> Self {
+        match e {
+            IdentityError::Busy(reason) => Self::IdentityBusy(reason),
+            IdentityError::Failed(reason) => Self::Identity(reason),
+        }
+    }
+}
 
 /// Looks users up.
 pub trait Identity: Send + Sync {

@@ -53,7 +53,7 @@ impl Community {
                     let profile = identity
                         .profile(user)
                         .await
-                        .map_err(|e| CommunityError::Identity(e.0))?
+                        .map_err(CommunityError::from)?
                         .ok_or(CommunityError::UserNotFound)?;
                     match list {
                         UserList::Bookmarks => !profile.show_bookmarks,

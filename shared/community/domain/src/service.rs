@@ -57,7 +57,7 @@ impl Community {
         let profile = identity
             .profile(caller)
             .await
-            .map_err(|e| CommunityError::Identity(e.0))?
+            .map_err(CommunityError::from)?
             .ok_or(CommunityError::AccountGone)?;
         let author = author_of(&profile);
         let id = PostId::generate();

@@ -4,16 +4,18 @@
 //! [`ViewRequest`] on the view queue and writes nothing to the table. The view worker
 //! (`community-views`) counts each batch: a view counts at most once per reader, post and
 //! hour (a small dedupe row, `VIEW#{post}#{reader}#{hour}`, put only when absent, that
-//! expires), and a post's new views of a batch are one `ADD` to its `viewCount`, so a
-//! redelivered batch finds its rows and counts nothing twice.
+//! expires), written in one transaction with the `ADD` to the post's `viewCount` that counts
+//! it, so a view is counted exactly when its row exists, whatever AWS retries or redelivers.
 //!
 //! Rates at target (a viral post read 10,000 times a second): `VIEW#{post}#{reader}#{hour}`
-//! is its own partition per reader, one 1-unit put an hour at most; the post's `ADD` is one
-//! per batch of up to 500 views, 20 a second × 2 write units = 40 (4% of a partition).
+//! is its own partition per reader, one 2-unit transactional put an hour at most; the post's
+//! `ADD` is one per transaction of up to 99 views, 10000 / 99 ≈ 101 a second × 2 write units
+//! = 202 (20% of a partition).
 
-use futures::StreamExt;
 use platform::aws::sqs::Sqs;
-use platform::dynamo::{n, DynamoError, Item};
+use platform::dynamo::{
+    n, DynamoError, Item, Transaction, TransactionError, MAX_TRANSACTION_ITEMS,
+};
 use platform::{ConfigError, Env};
 use serde::{Deserialize, Serialize};
 
@@ -143,8 +145,8 @@ impl ViewQueue {
     }
 }
 
-/// Dedupe rows put at once.
-const CONCURRENT_PUTS: usize = 16;
+/// A transaction's claims: DynamoDB's 100 items less the post's `ADD`.
+const CLAIMS_PER_TRANSACTION: usize = MAX_TRANSACTION_ITEMS - 1;
 /// A dedupe row outlives its hour by this long (TTL deletes late; the hour is in its key).
 const DEDUPE_KEPT_SECONDS: i64 = 3600;
 
@@ -158,10 +160,12 @@ impl Store {
     /// Counts `views` (reader, hour) of one post: each new (reader, hour) once, none by its
     /// author, none on a post that is not published and live. Answers how many were new.
     ///
-    /// Each view is first claimed by a conditional put of its dedupe row; the claimed ones are
-    /// then added to the post with one `ADD`. A redelivered message finds its row and adds
-    /// nothing, so a view is never counted twice; one claimed but not added (the `ADD` failed
-    /// past the SDK's retries) is lost, never doubled.
+    /// A view's dedupe row and the post's `ADD` are written in one transaction (99 views and
+    /// the `ADD`), so a view is counted exactly when its row exists: a reply lost after the
+    /// write is retried by the SDK with the transaction's token and applies nothing twice,
+    /// and a redelivered message finds its rows, is dropped from the transaction and counts
+    /// nothing. A transaction that fails past its retries wrote nothing; its views come back
+    /// with their messages.
     pub async fn count_views(
         &self,
         post_id: &str,
@@ -181,61 +185,69 @@ impl Store {
             .collect();
         wanted.sort();
         wanted.dedup();
-        let claims: Vec<Result<bool, DynamoError>> = futures::stream::iter(wanted)
-            .map(|(reader, hour)| async move { self.claim_view(post_id, &reader, hour).await })
-            .buffer_unordered(CONCURRENT_PUTS)
-            .collect()
-            .await;
-        let claimed = claims.iter().filter(|c| matches!(c, Ok(true))).count();
-        let failed = claims.into_iter().find_map(Result::err);
-        if claimed > 0 {
-            let count = i64::try_from(claimed).unwrap_or(i64::MAX);
-            let added = self
-                .table
-                .update_item()
-                .set_key(Some(keys::post(post_id)))
-                .update_expression("ADD viewCount :n")
-                .condition_expression("attribute_exists(pk) AND attribute_not_exists(deletedAt)")
-                .expression_attribute_values(":n", n(count))
-                .send()
-                .await;
-            match added {
-                Ok(_) => {}
-                // Deleted meanwhile: its views no longer count.
-                Err(e) if platform::dynamo::is_condition_failed(&e) => return Ok(0),
-                Err(e) => return Err(self.table.fail("UpdateItem", &e).into()),
+        let mut counted = 0;
+        for chunk in wanted.chunks(CLAIMS_PER_TRANSACTION) {
+            match self.count_new_views(post_id, chunk).await? {
+                Some(new) => counted += new,
+                // Deleted or unpublished meanwhile: its views no longer count.
+                None => break,
             }
         }
-        match failed {
-            Some(e) => Err(e.into()),
-            None => Ok(u64::try_from(claimed).unwrap_or(0)),
-        }
+        Ok(counted)
     }
 
-    /// Puts a view's dedupe row when absent: true when this call put it (the view is new).
-    async fn claim_view(
+    /// One transaction: the views of `views` not yet counted claim their rows and add
+    /// themselves to the post. `None` when the post is no longer live.
+    async fn count_new_views(
         &self,
         post_id: &str,
-        reader: &str,
-        hour: i64,
-    ) -> Result<bool, DynamoError> {
-        let mut row: Item = keys::view(post_id, reader, hour);
-        row.insert(
-            "expiresAt".to_string(),
-            n((hour + 1) * 3600 + DEDUPE_KEPT_SECONDS),
-        );
-        match self
-            .table
-            .put_item()
-            .set_item(Some(row))
-            .condition_expression("attribute_not_exists(pk)")
-            .send()
-            .await
-        {
-            Ok(_) => Ok(true),
-            Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(false),
-            Err(e) => Err(self.table.fail("PutItem", &e)),
+        views: &[(String, i64)],
+    ) -> Result<Option<u64>, DynamoError> {
+        let mut new: Vec<&(String, i64)> = views.iter().collect();
+        // Each round drops at least one view already counted, so this ends.
+        while !new.is_empty() {
+            let mut transaction = Transaction::new(&self.table);
+            let count = i64::try_from(new.len()).unwrap_or(i64::MAX);
+            transaction.add(
+                keys::post(post_id),
+                "viewCount",
+                count,
+                Some("attribute_exists(pk) AND attribute_not_exists(deletedAt)"),
+            )?;
+            for (reader, hour) in &new {
+                let mut row: Item = keys::view(post_id, reader, *hour);
+                row.insert(
+                    "expiresAt".to_string(),
+                    n((hour + 1) * 3600 + DEDUPE_KEPT_SECONDS),
+                );
+                transaction.put(row, Some("attribute_not_exists(pk)"))?;
+            }
+            match transaction.commit_retrying().await {
+                Ok(()) => return Ok(Some(u64::try_from(count).unwrap_or(0))),
+                Err(TransactionError::Condition { failed }) if failed.contains(&0) => {
+                    return Ok(None)
+                }
+                Err(TransactionError::Condition { failed }) => {
+                    // Item i + 1 is view i: those already counted drop out.
+                    new = new
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(i, _)| !failed.contains(&(i + 1)))
+                        .map(|(_, view)| view)
+                        .collect();
+                }
+                Err(TransactionError::Conflict) => {
+                    return Err(DynamoError::Call {
+                        operation: "TransactWriteItems",
+                        table: self.table.name().to_string(),
+                        message: "views: the post's counter stayed contended".to_string(),
+                        unavailable: true,
+                    })
+                }
+                Err(TransactionError::Dynamo(e)) => return Err(e),
+            }
         }
+        Ok(Some(0))
     }
 }
 

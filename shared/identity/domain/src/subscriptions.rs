@@ -30,6 +30,9 @@ pub enum Unsubscribed {
 pub enum ContentError {
     #[error("source not found")]
     SourceNotFound,
+    /// It answered that it cannot serve now (503, 429): the user's client may retry shortly.
+    #[error("content service busy: {0}")]
+    Busy(String),
     /// Unreachable, timed out, refused our token, or answered what we cannot read.
     #[error("content service failed: {0}")]
     Failed(String),
@@ -50,4 +53,12 @@ pub trait SourceSubscriptions: Send + Sync {
         user: &UserId,
         source: &SourceId,
     ) -> impl Future<Output = Result<Unsubscribed, ContentError>> + Send;
+
+    /// Takes back a subscription identity could not record: `user` leaves `source`'s
+    /// subscribers, and a source left with none stays (as it was before).
+    fn take_back(
+        &self,
+        user: &UserId,
+        source: &SourceId,
+    ) -> impl Future<Output = Result<(), ContentError>> + Send;
 }

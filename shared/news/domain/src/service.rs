@@ -195,6 +195,21 @@ impl News {
         })
     }
 
+    /// Takes back a subscription its caller could not record (identity's write failed after
+    /// this one): the subscriber goes, and a source left with none stays. A user who is not a
+    /// subscriber changes nothing.
+    pub async fn take_back(
+        &self,
+        source: &SourceId,
+        user: &UserId,
+    ) -> Result<Unsubscribed, NewsError> {
+        let left = self.store.take_back(source.as_str(), user.as_str()).await?;
+        Ok(match self.store.source(source.as_str()).await? {
+            Some(remaining) => Unsubscribed::remaining(remaining),
+            None => Unsubscribed::without_source(source.as_str(), left.subscriber_count, false),
+        })
+    }
+
     /// A page of at most `limit` topics that have articles, by name, after the name
     /// `after`, and the next page's cursor (a page may be short and still have one).
     pub async fn topics(

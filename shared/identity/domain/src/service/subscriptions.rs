@@ -26,14 +26,19 @@ impl Identity {
     ) -> Result<SubscribedSource, IdentityError> {
         // A dead account's token must not add a subscriber at the content service.
         self.live_user(user).await?;
-        let subscribed = content.subscribe(user, source).await?;
-        if let Err(e) = self.record_subscription(user, source, true).await {
-            if matches!(e, IdentityError::AccountGone) {
-                // Deleted meanwhile: take back the subscriber its deletion could not see.
-                if let Err(undo) = content.unsubscribe(user, source).await {
-                    tracing::warn!(error = %undo, "undoing a deleted account's subscription failed");
-                }
+        let subscribed = match content.subscribe(user, source).await {
+            Ok(subscribed) => subscribed,
+            // It may have applied with its answer lost on the way.
+            Err(e @ (ContentError::Failed(_) | ContentError::Busy(_))) => {
+                self.settle(content, user, source).await;
+                return Err(e.into());
             }
+            Err(e) => return Err(e.into()),
+        };
+        if let Err(e) = self.record_subscription(user, source, true).await {
+            // Not recorded (throttled past its retries, or the account deleted meanwhile):
+            // take back the subscriber the content service counts.
+            self.settle(content, user, source).await;
             return Err(e);
         }
         Ok(subscribed)
@@ -57,10 +62,49 @@ impl Identity {
                 }
                 Unsubscribed::SourceDeleted
             }
-            Err(e) => return Err(e.into()),
+            Err(e @ (ContentError::Failed(_) | ContentError::Busy(_))) => {
+                self.settle(content, user, source).await;
+                return Err(e.into());
+            }
         };
-        self.record_subscription(user, source, false).await?;
+        if let Err(e) = self.record_subscription(user, source, false).await {
+            self.settle(content, user, source).await;
+            return Err(e);
+        }
         Ok(outcome)
+    }
+
+    /// After a change failed halfway (the content service's answer lost, or identity's record
+    /// not written), makes the content service's subscribers agree with identity's record,
+    /// which is what the user sees and retries from; a source gone at the content service is
+    /// forgotten here. Both sides are idempotent, so this is safe whatever did apply. Best
+    /// effort: what fails here is logged, and the user's retry settles it.
+    async fn settle(&self, content: &impl SourceSubscriptions, user: &UserId, source: &SourceId) {
+        let held = match self.store.subscriptions(user).await {
+            Ok(sources) => sources.contains(source),
+            Err(error) => {
+                tracing::warn!(%error, %source, "subscription left unsettled: its record cannot be read");
+                return;
+            }
+        };
+        let settled = if held {
+            content.subscribe(user, source).await.map(|_| ())
+        } else {
+            content.take_back(user, source).await
+        };
+        let forget = match settled {
+            Ok(()) => false,
+            Err(ContentError::SourceNotFound) => held,
+            Err(error) => {
+                tracing::warn!(%error, %source, held, "subscription left unsettled at the content service");
+                false
+            }
+        };
+        if forget {
+            if let Err(error) = self.record_subscription(user, source, false).await {
+                tracing::warn!(%error, %source, "a retired source is still recorded");
+            }
+        }
     }
 
     /// Records a subscription (or its end) and keeps `enabledSourceIds` in step: a new

@@ -61,6 +61,26 @@ impl ContentStore {
         source_id: &str,
         user_id: &str,
     ) -> Result<Unsubscription, StoreError> {
+        self.leave(source_id, user_id, true).await
+    }
+
+    /// Takes back `user_id`'s subscription, which the caller could not record on its side:
+    /// as [`ContentStore::unsubscribe`], except that a source left with no subscriber stays,
+    /// as it was before that subscription (a submitted source nobody subscribes to yet).
+    pub async fn take_back(
+        &self,
+        source_id: &str,
+        user_id: &str,
+    ) -> Result<Unsubscription, StoreError> {
+        self.leave(source_id, user_id, false).await
+    }
+
+    async fn leave(
+        &self,
+        source_id: &str,
+        user_id: &str,
+        retire_when_last: bool,
+    ) -> Result<Unsubscription, StoreError> {
         let table = self.table.name();
         for _ in 0..UNSUBSCRIBE_ATTEMPTS {
             let counts = match self.counts(source_id).await? {
@@ -68,7 +88,7 @@ impl ContentStore {
                 _ => return Err(StoreError::SourceNotFound),
             };
             let count = counts.counter(table, "subscriberCount")?;
-            let last = count <= 1;
+            let last = retire_when_last && count <= 1;
             let mut tx = Transaction::new(&self.table);
             tx.delete(
                 membership_key(source_id, user_id),
@@ -79,16 +99,17 @@ impl ContentStore {
             } else {
                 // Any count of two or more may lose one without retiring the source, so the
                 // condition does not depend on the exact count: concurrent leavers and joiners
-                // of a popular source never make each other repeat.
+                // of a popular source never make each other repeat. A take-back may leave none.
+                let floor = if retire_when_last { 1 } else { 0 };
                 let leave = tx
                     .update_builder(counts_key(source_id))
                     .update_expression("ADD subscriberCount :minus")
                     .condition_expression(
-                        "attribute_not_exists(#retiredAt) AND subscriberCount > :one",
+                        "attribute_not_exists(#retiredAt) AND subscriberCount > :floor",
                     )
                     .expression_attribute_names("#retiredAt", RETIRED_AT)
                     .expression_attribute_values(":minus", n(-1))
-                    .expression_attribute_values(":one", n(1));
+                    .expression_attribute_values(":floor", n(floor));
                 tx.update(leave)?;
             }
             match tx.commit_retrying().await {
