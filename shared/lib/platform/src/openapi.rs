@@ -184,10 +184,11 @@ impl utoipa::Modify for ReasonUnavailable {
     }
 }
 
-/// Adds a 503 with `body` to every operation not in `except` and without a 503 already.
+/// Adds a 503 with `body` to every operation not in `except` and without a 503 already, and
+/// `Retry-After` to every 503 (the platform's 503s all carry it).
 fn document_unavailable(openapi: &mut OpenApi, except: &[&str], description: &str, body: &str) {
     use utoipa::openapi::header::HeaderBuilder;
-    use utoipa::openapi::{ContentBuilder, Object, Ref, ResponseBuilder, Type};
+    use utoipa::openapi::{ContentBuilder, Object, Ref, RefOr, ResponseBuilder, Type};
     for item in openapi.paths.paths.values_mut() {
         let operations = [
             &mut item.get,
@@ -201,13 +202,20 @@ fn document_unavailable(openapi: &mut OpenApi, except: &[&str], description: &st
                 .operation_id
                 .as_deref()
                 .is_some_and(|id| except.contains(&id));
-            if excepted || operation.responses.responses.contains_key("503") {
-                continue;
-            }
             let retry_after = HeaderBuilder::new()
                 .schema(Some(Object::with_type(Type::Integer)))
                 .description(Some("Seconds to wait before trying again"))
                 .build();
+            // Every 503 carries Retry-After, the handler's own ones too.
+            if let Some(RefOr::T(own)) = operation.responses.responses.get_mut("503") {
+                own.headers
+                    .entry("Retry-After".to_string())
+                    .or_insert(RefOr::T(retry_after));
+                continue;
+            }
+            if excepted || operation.responses.responses.contains_key("503") {
+                continue;
+            }
             let response = ResponseBuilder::new()
                 .description(description)
                 .header("Retry-After", retry_after)
