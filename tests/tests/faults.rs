@@ -199,3 +199,139 @@ async fn an_unsubscription_identity_cannot_record_is_taken_back_at_the_news_serv
     assert_eq!(subscriber_count(&t, &source).await, 1);
     assert_eq!(subscribed_to(&t, &bob).await, json!([]));
 }
+
+/// The reply to a write is lost after the write applied, once; the SDK's retry must find it
+/// done, not fail it nor apply it twice. `matching` names the write's request body.
+async fn reply_lost_once(t: &TestStack, matching: &str) -> Faults {
+    let faults = Faults::of(t);
+    let rules: Vec<serde_json::Value> = ["PutItem", "UpdateItem", "TransactWriteItems"]
+        .into_iter()
+        .map(|operation| rule("dynamodb", operation, "lost-reply", matching, 1))
+        .collect();
+    faults.set(serde_json::Value::Array(rules)).await;
+    faults
+}
+
+/// How many replies the emulator lost.
+async fn lost(faults: &Faults) -> u64 {
+    faults
+        .injected_all()
+        .await
+        .iter()
+        .filter(|row| row.2 == "lost-reply")
+        .map(|row| row.3)
+        .sum()
+}
+
+/// A comment, a bookmark and a registration whose replies are lost after they applied: each
+/// answers as if nothing happened, and is there once.
+#[tokio::test]
+async fn community_and_identity_writes_whose_reply_is_lost_apply_once() {
+    let (t, id, reader_id, reader) = a_post_and_its_reader().await;
+    let id = id.as_str();
+    let comments = format!("{}/comments", post_path(id));
+
+    let faults = reply_lost_once(&t, "A comment whose reply is lost").await;
+    let response = t
+        .post_json_auth(
+            &comments,
+            &reader,
+            &json!({"text": "A comment whose reply is lost"}),
+        )
+        .await;
+    assert_eq!(response.status(), 201);
+    assert!(lost(&faults).await >= 1);
+    let listed = t.get_json(&comments).await;
+    assert_eq!(listed.as_array().expect("comments").len(), 1, "{listed}");
+    assert_eq!(t.get_json(&post_path(id)).await["commentCount"], 1);
+
+    let faults = reply_lost_once(&t, &reader_id).await;
+    assert_eq!(t.bookmark(id, &reader, true).await.status(), 200);
+    assert!(lost(&faults).await >= 1);
+    let seen = t.get_ok(&post_path(id), Some(&reader)).await;
+    assert_eq!(seen["saveCount"], 1, "{seen}");
+    assert_eq!(seen["isBookmarkedByMe"], true, "{seen}");
+
+    let faults = reply_lost_once(&t, "lostreply-dora").await;
+    let profile = t.register("lostreply-dora").await;
+    assert!(lost(&faults).await >= 1);
+    faults.clear().await;
+    assert!(!t.login("lostreply-dora").await.is_empty());
+    let again = t
+        .post_json(
+            stack_tests::users::REGISTER,
+            &json!({
+                "username": "lostreply-dora",
+                "email": "other-dora@example.com",
+                "password": stack_tests::users::password("lostreply-dora"),
+                "name": "Dora again",
+            }),
+        )
+        .await;
+    assert_eq!(again.status(), 409, "{profile}");
+}
+
+/// A recipe whose reply is lost after it was stored: 201, and in the list once.
+#[tokio::test]
+async fn a_recipe_whose_reply_is_lost_is_created_once() {
+    // The recipe service's functions refer to the assistant's: the whole template.
+    let t = TestStack::start().await;
+    let cook = t.cook("lostcook").await;
+    let mut recipe = stack_tests::recipes::pancakes();
+    recipe["title"] = json!("Pancakes whose reply is lost");
+    let faults = reply_lost_once(&t, "Pancakes whose reply is lost").await;
+    let response = t
+        .post_json_auth(stack_tests::recipes::RECIPES, &cook, &recipe)
+        .await;
+    assert_eq!(response.status(), 201);
+    assert!(lost(&faults).await >= 1);
+    faults.clear().await;
+    let listed = t.get_auth(stack_tests::recipes::RECIPES, &cook).await;
+    let listed: serde_json::Value = listed.json().await.expect("json");
+    let titles: Vec<&str> = listed
+        .as_array()
+        .expect("recipes")
+        .iter()
+        .filter_map(|r| r["title"].as_str())
+        .collect();
+    assert_eq!(titles, ["Pancakes whose reply is lost"]);
+}
+
+/// An incident transition whose reply is lost after it applied: 200, and one transition in
+/// the incident's history.
+#[tokio::test]
+async fn an_incident_transition_whose_reply_is_lost_moves_once() {
+    let t = TestStack::for_product(Product::Incidents).await;
+    let (_, token) = t.operator("oncall").await;
+    t.ingest_ok(&stack_tests::incidents::log(
+        "search",
+        "ERROR",
+        "Index shard 3 unavailable",
+    ))
+    .await;
+    let incident = t.incidents_when(&token, 1).await.remove(0);
+    let id = incident["id"].as_str().expect("id").to_string();
+    let path = format!("{}/{id}", stack_tests::incidents::INCIDENTS);
+    let faults = reply_lost_once(&t, "a transition whose reply is lost").await;
+    let response = t
+        .patch_json_auth_raw(
+            &path,
+            &token,
+            &json!({"status": "ACKNOWLEDGED", "note": "a transition whose reply is lost"}),
+        )
+        .await;
+    let status = response.status();
+    let body: serde_json::Value = response.json().await.expect("json");
+    assert_eq!(status, 200, "{body}");
+    assert!(lost(&faults).await >= 1);
+    faults.clear().await;
+    let detail = t.get_ok_auth(&path, &token).await;
+    assert_eq!(detail["status"], "ACKNOWLEDGED", "{detail}");
+    let acknowledged = detail["history"]
+        .as_array()
+        .expect("history")
+        .iter()
+        .filter(|h| h.to_string().contains("ACKNOWLEDGED"))
+        .count();
+    assert_eq!(acknowledged, 1, "{detail}");
+}

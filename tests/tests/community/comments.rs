@@ -206,7 +206,7 @@ async fn reply_parent_must_be_on_same_post() {
                 &json!({"text": "reply", "parentId": parent}),
             )
             .await;
-        let error = assert_reason_error(r, 404).await;
+        let error = assert_reason_error(r, 400).await;
         assert!(message(&error).contains("parentId"), "{error}");
     }
     assert_eq!(t.get_ok(&comments_path(&one), None).await, json!([]));

@@ -117,9 +117,9 @@ pub(crate) struct CommentRequest {
     request_body = CommentRequest,
     responses(
         (status = 201, description = "The new comment", body = Comment),
-        (status = 400, description = "text or parentId is invalid (`message` names it)", body = ReasonErrorBody),
+        (status = 400, description = "text or parentId is invalid, or `parentId` names no comment on this post (`message` names the field)", body = ReasonErrorBody),
         (status = 401, description = "No valid user token, or its account no longer exists", body = ReasonErrorBody),
-        (status = 404, description = "No such post or not published, or `parentId` names no comment on this post", body = ReasonErrorBody),
+        (status = 404, description = "No such post, or not published", body = ReasonErrorBody),
         (status = 409, description = "The post has 1,000 comments, or it is the caller's own draft", body = ReasonErrorBody),
         TooManyWrites,
         (status = 502, description = "The identity service could not be reached", body = ReasonErrorBody),

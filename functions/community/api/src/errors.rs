@@ -41,8 +41,10 @@ fn to_api(error: CommunityError) -> ApiError {
         CommunityError::Invalid(invalid) => invalid.into(),
         CommunityError::PostNotFound => ApiError::not_found("Post not found"),
         CommunityError::CommentNotFound => ApiError::not_found("Comment not found"),
+        // The post exists; what is wrong is a field of the body, so the answer names it (a
+        // 404 would say the post is not there).
         CommunityError::ParentNotFound => {
-            ApiError::not_found("parentId: no such comment on this post")
+            ApiError::field("parentId", "no such comment on this post")
         }
         CommunityError::UserNotFound => ApiError::not_found("User not found"),
         CommunityError::PrivateList => ApiError::forbidden("This list is private"),

@@ -14,7 +14,7 @@ pub enum CommunityError {
     /// 404: a comment that is missing, deleted, or on a post the caller cannot see.
     #[error("comment not found")]
     CommentNotFound,
-    /// 404: a reply's `parentId` names no comment on this post.
+    /// 400: a reply's `parentId` names no comment on this post (the post itself exists).
     #[error("parentId: no such comment on this post")]
     ParentNotFound,
     /// 404: no such user.
