@@ -187,6 +187,10 @@ pub async fn stack(llm: &FakeLlm) -> TestStack {
     llm.reply("A soak post, summarised.");
     let mut parameters = crate::genai::llm_parameters(llm);
     parameters.insert("SummaryRetryDelaySeconds".into(), "1".into());
+    // The clients write more posts than an author's summaries allow.
+    for limit in ["SummaryRateLimitPerAuthor", "SummaryRateLimitTotal"] {
+        parameters.insert(limit.into(), "100000/60".into());
+    }
     TestStack::start_with(parameters).await
 }
 
