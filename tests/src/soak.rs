@@ -481,7 +481,9 @@ fn record(made: &Mutex<Made>, product: &'static str, status: u16, retry_after: O
 /// waited for: [`check`] finds them empty or reports what they hold.
 async fn drain(t: &TestStack, report: &mut Report) {
     let sqs = sqs_client();
-    let deadline = Instant::now() + Duration::from_secs(240);
+    // Past the template's longest work-queue visibility (360 s): a message that somehow kept
+    // it (not the soak's 10 s) still comes back within the drain.
+    let deadline = Instant::now() + Duration::from_secs(420);
     let mut quiet = 0;
     loop {
         let mut held = queued(&sqs, &t.stack_name).await;
@@ -495,13 +497,44 @@ async fn drain(t: &TestStack, report: &mut Report) {
             quiet = 0;
         }
         if Instant::now() > deadline {
+            let mut detail = Vec::new();
+            for (queue, count) in held.iter().filter(|(_, count)| **count > 0) {
+                detail.push(format!(
+                    "{queue}: {count} ({})",
+                    queue_detail(&sqs, &t.stack_name, queue).await
+                ));
+            }
             report
                 .violations
-                .push(format!("queues never drained: {held:?}"));
+                .push(format!("queues never drained: {}", detail.join("; ")));
             return;
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
+}
+
+/// A stuck queue's counts apart (visible, in flight, delayed), for the report.
+async fn queue_detail(sqs: &aws_sdk_sqs::Client, stack: &str, queue: &str) -> String {
+    let Ok(url) = sqs.get_queue_url().queue_name(queue).send().await else {
+        return format!("{stack}: no such queue");
+    };
+    let attributes = sqs
+        .get_queue_attributes()
+        .queue_url(url.queue_url.unwrap_or_default())
+        .attribute_names(QueueAttributeName::All)
+        .send()
+        .await
+        .map(|a| a.attributes.unwrap_or_default())
+        .unwrap_or_default();
+    let mut shown: Vec<String> = attributes
+        .iter()
+        .filter(|(name, _)| {
+            name.as_str().starts_with("Approximate") || name.as_str() == "VisibilityTimeout"
+        })
+        .map(|(name, value)| format!("{}={value}", name.as_str()))
+        .collect();
+    shown.sort();
+    shown.join(", ")
 }
 
 /// An SQS client of the emulator, to look behind the API.
