@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_sqs::types::QueueAttributeName;
 use reqwest::{Method, Response};
 use serde_json::{json, Value};
@@ -735,10 +736,29 @@ async fn check(
     report.checked.extend(checked);
 }
 
-/// View dedupe rows (`VIEW#{post}#{reader}#{hour}`) per post.
+/// View dedupe rows (`VIEW#{post}#{reader}#{hour}`) per post, from every page of the table.
 async fn view_rows(t: &TestStack) -> BTreeMap<String, i64> {
+    let dynamodb = t.dynamodb().await;
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let page = dynamodb
+            .scan()
+            .table_name(t.table("CommunityTable"))
+            .filter_expression("begins_with(pk, :view)")
+            .expression_attribute_values(":view", AttributeValue::S("VIEW#".into()))
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .expect("scan");
+        items.extend(page.items.unwrap_or_default());
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            break;
+        }
+    }
     let mut rows = BTreeMap::new();
-    for item in t.scan("CommunityTable").await {
+    for item in items {
         let Some(pk) = item.get("pk").and_then(|v| v.as_s().ok()) else {
             continue;
         };
