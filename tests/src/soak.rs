@@ -326,8 +326,10 @@ async fn one_write(
     made: &Mutex<Made>,
 ) {
     let me = &members[client];
-    let posts: Vec<String> = made.lock().expect("made").posts.clone();
-    let any_post = (!posts.is_empty()).then(|| posts[dice.below(posts.len())].clone());
+    let any_post = {
+        let made = made.lock().expect("made");
+        (!made.posts.is_empty()).then(|| made.posts[dice.below(made.posts.len())].clone())
+    };
     let roll = dice.below(100);
     let (product, answer) = match (roll, any_post) {
         (0..=11, _) => {
