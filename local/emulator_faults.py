@@ -23,12 +23,15 @@ A rule:
     lost-delete SQS answers DeleteMessage(Batch) with success and deletes nothing, so the
                 message is delivered again once its visibility timeout ends
     duplicate   SQS enqueues a sent message twice (SendMessage, SendMessageBatch)
+    delay       SQS enqueues a sent message (or each of a batch's) to be delivered `seconds`
+                later (default 5, at most 900), as a late delivery: DelaySeconds raised to it
     failed-entries  EventBridge answers PutEvents 200 with every entry failed (InternalFailure)
 - rate: the share of matching calls that get the fault (default 1);
 - times: at most this many injections, then the rule is spent (default: no limit);
 - resource: only calls whose table, queue, bucket, event bus or topic name contains this text
   (a test names its own stack, so tests on the same emulator are not touched);
-- match: only calls whose request body contains this text (a user's id: that user's writes).
+- match: only calls whose request body contains this text (a user's id: that user's writes);
+- seconds: how late a `delay` fault delivers.
 Draws come from one random generator seeded by EMULATOR_FAULTS_SEED (default 1).
 """
 
@@ -44,7 +47,7 @@ PATH = "/_emulator/faults"
 SERVICES = ("dynamodb", "sqs", "s3", "events", "sns")
 FAULTS = {
     "dynamodb": {"throttle", "error", "lost-reply"},
-    "sqs": {"error", "lost-reply", "lost-delete", "duplicate"},
+    "sqs": {"error", "lost-reply", "lost-delete", "duplicate", "delay"},
     "s3": {"slowdown", "error", "lost-reply"},
     "events": {"error", "lost-reply", "failed-entries"},
     "sns": {"error", "lost-reply"},
@@ -79,6 +82,9 @@ def _parse_rules(value):
         times = rule.get("times")
         if times is not None and (not isinstance(times, int) or times < 0):
             raise RuleError(f"rule {i}: times is a whole number")
+        seconds = rule.get("seconds", 5)
+        if not isinstance(seconds, int) or isinstance(seconds, bool) or not 0 <= seconds <= 900:
+            raise RuleError(f"rule {i}: seconds is a whole number from 0 to 900")
         rules.append({
             "service": service,
             "operation": str(rule.get("operation", "*")),
@@ -87,6 +93,7 @@ def _parse_rules(value):
             "times": times,
             "resource": str(rule.get("resource", "")),
             "match": str(rule.get("match", "")),
+            "seconds": seconds,
         })
     return rules
 
@@ -214,6 +221,11 @@ def _error(start_response, service):
     if service in ("sqs", "events"):
         return _json_error(start_response, "500 Internal Server Error", "InternalFailure",
                            "We encountered an internal error. Please try again. (injected)")
+    if service == "sns":  # the query protocol's error document
+        return _answer(start_response, "500 Internal Server Error",
+                       "<ErrorResponse><Error><Type>Receiver</Type><Code>InternalError</Code>"
+                       "<Message>Internal error (injected)</Message></Error>"
+                       "<RequestId>fault-injected</RequestId></ErrorResponse>", "text/xml")
     return _answer(start_response, "500 Internal Server Error",
                    "<Error><Code>InternalError</Code><Message>We encountered an internal error. "
                    "Please try again. (injected)</Message></Error>", "application/xml")
@@ -249,6 +261,18 @@ def _applied(dispatch, environ, body):
     for _ in dispatch(environ, keep):
         pass
     return seen[0] if seen else "500"
+
+
+def _delayed(environ, body, seconds):
+    """The send's environ with every message's DelaySeconds raised to `seconds`."""
+    request = _json(body)
+    messages = [e for e in request.get("Entries") or [] if isinstance(e, dict)] or [request]
+    for message in messages:
+        message["DelaySeconds"] = max(int(message.get("DelaySeconds") or 0), seconds)
+    data = json.dumps(request).encode()
+    environ["wsgi.input"] = io.BytesIO(data)
+    environ["CONTENT_LENGTH"] = str(len(data))
+    return environ
 
 
 def _admin(environ, start_response):
@@ -308,6 +332,8 @@ def dispatch_with_faults(dispatch, environ, start_response):
         _applied(dispatch, environ, body)
         environ["wsgi.input"] = io.BytesIO(body)
         return dispatch(environ, start_response)
+    if fault == "delay" and operation in ("SendMessage", "SendMessageBatch"):
+        return dispatch(_delayed(environ, body, rule["seconds"]), start_response)
     if fault == "failed-entries" and operation == "PutEvents":
         entries = _json(body).get("Entries") or []
         failed = [{"ErrorCode": "InternalFailure", "ErrorMessage": "injected"} for _ in entries]

@@ -34,14 +34,7 @@ fn settings() -> Settings {
             "--clients" => settings.clients = usize::try_from(value("--clients")).unwrap_or(1),
             "--sources" => settings.sources = usize::try_from(value("--sources")).unwrap_or(1),
             "--seed" => settings.seed = value("--seed"),
-            "--no-faults" => {
-                settings.faults = Rates {
-                    dynamodb_throttle: 0.0,
-                    dynamodb_lost_reply: 0.0,
-                    sqs_lost_delete: 0.0,
-                    s3_slowdown: 0.0,
-                }
-            }
+            "--no-faults" => settings.faults = Rates::NONE,
             other => panic!("unknown argument {other} (see local/bench-soak --help)"),
         }
     }

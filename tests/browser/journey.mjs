@@ -387,9 +387,10 @@ await journey("journey", async (browser) => {
     await reading.clock.install();
     await reading.goto(`/articles/${encodeURIComponent(articleId)}`);
     await waitForText(reading.locator("h1"), articleTitle);
+    // Listening first: the clock's jump may itself fire the renewal (a timer due meanwhile).
+    const renewed = reading.waitForResponse((r) => r.url().endsWith("/api/users/auth/refresh") && r.status() === 200);
     // Fifty-five minutes into an hour's token, the reader is still reading.
     await reading.clock.fastForward("55:00");
-    const renewed = reading.waitForResponse((r) => r.url().endsWith("/api/users/auth/refresh") && r.status() === 200);
     await reading.keyboard.press("Tab");
     await renewed;
     await reading.waitForFunction((old) => Boolean(localStorage.getItem("newsReader.token")) && localStorage.getItem("newsReader.token") !== old, before);

@@ -57,15 +57,40 @@ pub struct Rates {
     pub sqs_lost_delete: f64,
     /// S3 writes answered `SlowDown`.
     pub s3_slowdown: f64,
+    /// SQS sends enqueued twice (the message is delivered twice).
+    pub sqs_duplicate: f64,
+    /// SQS sends delivered [`LATE_SECONDS`] late.
+    pub sqs_late: f64,
+    /// EventBridge `PutEvents` answered with every entry failed.
+    pub events_refused: f64,
 }
 
+/// How late a late SQS delivery comes.
+pub const LATE_SECONDS: u64 = 5;
+
 impl Rates {
-    /// The issue's rates: 10% throttled, 2% of replies lost, 10% of deletes lost, 2% slowed.
+    /// The issue's rates (10% throttled, 2% of replies lost, 10% of deletes lost, 2% slowed),
+    /// and the kinds its table does not rate: 5% of sends duplicated, 5% late, 5% of the
+    /// incident events' `PutEvents` refused.
     pub const ISSUE: Self = Self {
         dynamodb_throttle: 0.10,
         dynamodb_lost_reply: 0.02,
         sqs_lost_delete: 0.10,
         s3_slowdown: 0.02,
+        sqs_duplicate: 0.05,
+        sqs_late: 0.05,
+        events_refused: 0.05,
+    };
+
+    /// No fault at all.
+    pub const NONE: Self = Self {
+        dynamodb_throttle: 0.0,
+        dynamodb_lost_reply: 0.0,
+        sqs_lost_delete: 0.0,
+        s3_slowdown: 0.0,
+        sqs_duplicate: 0.0,
+        sqs_late: 0.0,
+        events_refused: 0.0,
     };
 
     fn rules(&self) -> Value {
@@ -84,7 +109,12 @@ impl Rates {
         for operation in ["DeleteMessage", "DeleteMessageBatch"] {
             rules.push(json!({"service": "sqs", "operation": operation, "fault": "lost-delete", "rate": self.sqs_lost_delete}));
         }
+        for operation in ["SendMessage", "SendMessageBatch"] {
+            rules.push(json!({"service": "sqs", "operation": operation, "fault": "duplicate", "rate": self.sqs_duplicate}));
+            rules.push(json!({"service": "sqs", "operation": operation, "fault": "delay", "rate": self.sqs_late, "seconds": LATE_SECONDS}));
+        }
         rules.push(json!({"service": "s3", "operation": "PutObject", "fault": "slowdown", "rate": self.s3_slowdown}));
+        rules.push(json!({"service": "events", "operation": "PutEvents", "fault": "failed-entries", "rate": self.events_refused}));
         Value::Array(rules)
     }
 }
@@ -273,6 +303,8 @@ pub async fn run(t: &TestStack, settings: &Settings) -> Report {
     };
     faults.clear().await;
     let drained = Instant::now();
+    // A late delivery is not counted as held until it is due.
+    tokio::time::sleep(Duration::from_secs(LATE_SECONDS + 1)).await;
     drain(t, &mut report).await;
     report.drain = drained.elapsed();
 
@@ -578,6 +610,27 @@ async fn queued(sqs: &aws_sdk_sqs::Client, stack: &str) -> BTreeMap<String, i64>
     held
 }
 
+/// Sweeps the incidents' outbox until it is empty; how many events it published.
+async fn outbox_swept(t: &TestStack) -> Result<usize, String> {
+    let later = platform::Clock::fixed(chrono::Utc::now() + chrono::Duration::minutes(10));
+    let sweeper = incidents_sweeper_function::IncidentsSweeper::from_env(
+        &t.env("IncidentsSweeperFunction"),
+        later,
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let mut published = 0;
+    for _ in 0..50 {
+        match sweeper.run().await.map_err(|e| e.to_string())? {
+            0 => return Ok(published),
+            n => published += n,
+        }
+    }
+    Err(format!(
+        "the outbox still held events after {published} were published"
+    ))
+}
+
 async fn get_json(t: &TestStack, path: &str, token: Option<&str>) -> (u16, Value) {
     let mut request = t.http.request(Method::GET, t.url(path));
     if let Some(token) = token {
@@ -696,6 +749,18 @@ async fn check(
         ));
     }
     checked.insert("timeline logs counted once in the metrics", 1);
+
+    // Incidents: the events EventBridge refused wait in the outbox; the sweep (its clock past
+    // the rescue wait) publishes every one, and leaves none.
+    match outbox_swept(t).await {
+        Ok(published) => {
+            checked.insert(
+                "incident events left in the outbox, published",
+                published as u64,
+            );
+        }
+        Err(e) => violations.push(format!("the incident events' sweep: {e}")),
+    }
 
     // Recipes: every created recipe in its owner's list once.
     let mut lists: BTreeMap<&str, Vec<i64>> = BTreeMap::new();

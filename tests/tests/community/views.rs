@@ -279,3 +279,36 @@ async fn a_view_whose_count_reply_is_lost_counts_once() {
         faults.injected("UpdateItem").await + faults.injected("TransactWriteItems").await;
     assert_eq!(injected, 1);
 }
+
+/// SQS delivers the view's message twice (enqueued twice): the second finds the view counted.
+#[tokio::test]
+async fn a_view_delivered_twice_counts_once() {
+    let (t, id, faults) = a_post_read_under(json!([rule(
+        "sqs",
+        "SendMessage",
+        "duplicate",
+        "{post}",
+        1
+    )]))
+    .await;
+    views_settle_at(&t, &id, 1).await;
+    assert_eq!(faults.injected("SendMessage").await, 1);
+}
+
+/// SQS delivers the view's message late: nothing counts it before, it counts once after.
+#[tokio::test]
+async fn a_view_delivered_late_counts_once_it_arrives() {
+    let (t, id, faults) = a_post_read_under(json!([{
+        "service": "sqs", "operation": "SendMessage", "fault": "delay", "match": "{post}",
+        "times": 1, "seconds": 4,
+    }]))
+    .await;
+    assert_eq!(faults.injected("SendMessage").await, 1);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        view_count(&t, &id, None).await,
+        0,
+        "counted before it was delivered"
+    );
+    views_settle_at(&t, &id, 1).await;
+}

@@ -5,8 +5,10 @@
 use std::time::Duration;
 
 use incidents::events::{outbox_row, Change, EventKind};
-use platform::Env;
+use incidents_sweeper_function::IncidentsSweeper;
+use platform::{Clock, Env};
 use serde_json::{json, Value};
+use stack_tests::faults::Faults;
 use stack_tests::incidents::{log, INCIDENTS};
 use stack_tests::stack::TestStack;
 
@@ -229,4 +231,46 @@ async fn the_sweep_publishes_what_a_writer_left_in_the_outbox_once() {
         .unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(tap.drain().await.is_empty());
+}
+
+/// EventBridge answers the writer's PutEvents 200 with every entry failed: the events stay in
+/// the outbox (the change itself stands), and the sweep publishes each of them once.
+#[tokio::test]
+async fn events_the_bus_refuses_wait_in_the_outbox_and_the_sweep_publishes_them_once() {
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
+    let tap = EventTap::start(&t).await;
+    let (_, token) = t.operator("oncall").await;
+    let faults = Faults::of(&t);
+    faults
+        .set(json!([{"service": "events", "operation": "PutEvents", "fault": "failed-entries"}]))
+        .await;
+    t.ingest_ok(&log("ledger", "ERROR", "Ledger write failed for account 7"))
+        .await;
+    t.incidents_when(&token, 1).await;
+    // The opening and its alert: both refused, both kept.
+    let mut waited = 0;
+    while outbox_rows(&t).await != 2 || faults.injected("PutEvents").await == 0 {
+        assert!(waited < 100, "the writer's publish was never refused");
+        waited += 1;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        tap.drain().await.is_empty(),
+        "a refused entry was delivered"
+    );
+    assert_eq!(outbox_rows(&t).await, 2);
+
+    faults.clear().await;
+    let later = Clock::fixed(chrono::Utc::now() + chrono::Duration::minutes(5));
+    let sweeper = IncidentsSweeper::from_env(&t.env("IncidentsSweeperFunction"), later)
+        .await
+        .unwrap();
+    assert_eq!(sweeper.run().await.unwrap(), 2);
+    let events = tap.until(&["Incident Opened", "Alert Raised"]).await;
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(outbox_rows(&t).await, 0);
+    assert_eq!(sweeper.run().await.unwrap(), 0);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(tap.drain().await.is_empty(), "published twice");
 }

@@ -13,6 +13,7 @@ use incidents::escalation::Outcome;
 use incidents_sweeper_function::IncidentsSweeper;
 use platform::Clock;
 use serde_json::{json, Value};
+use stack_tests::faults::Faults;
 use stack_tests::incidents::{log, test_queue, INCIDENTS, RULES};
 use stack_tests::server::{lock, FakeServer};
 use stack_tests::stack::TestStack;
@@ -675,4 +676,102 @@ async fn an_email_channel_is_mailed_through_the_topic_for_its_service_only() {
         after.contains(&"oncall@example.com".to_string()),
         "{after:?}"
     );
+}
+
+/// The e-mail channel's delivery of `kind` in its log, once it has `status`.
+async fn delivery_when(
+    t: &TestStack,
+    token: &str,
+    channel: &Value,
+    kind: &str,
+    status: &str,
+) -> Value {
+    let path = format!("{CHANNELS}/{}/deliveries", channel["id"].as_str().unwrap());
+    for _ in 0..900 {
+        let log = t.get_ok_auth(&path, token).await;
+        if let Some(d) = log
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["eventType"] == kind && d["status"] == status)
+        {
+            return d.clone();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "no {status} delivery of {kind}: {}",
+        t.get_ok_auth(&path, token).await
+    );
+}
+
+/// SNS answers every try of the notifier's Publish 500 (past the SDK's own retries): the
+/// delivery is logged FAILED, and the event delivered again after its back-off is mailed once.
+#[tokio::test]
+async fn a_mail_sns_refuses_is_logged_failed_then_mailed_once_on_the_retry() {
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
+    let (_, token) = t.operator("oncall").await;
+    let channel = create(
+        &t,
+        &token,
+        json!({"name": "checkout mail", "kind": "email", "address": "oncall@example.com",
+               "services": ["checkout"], "severities": ["ERROR"]}),
+    )
+    .await;
+    let topic = t
+        .env("IncidentsNotifierFunction")
+        .require("EMAIL_TOPIC_ARN")
+        .unwrap()
+        .to_string();
+    let inbox = mailbox(&t, &topic, &channel).await;
+    let faults = Faults::of(&t);
+    faults
+        .set(json!([{"service": "sns", "operation": "Publish", "fault": "error"}]))
+        .await;
+
+    t.ingest_ok(&checkout_burst()).await;
+    let failed = delivery_when(&t, &token, &channel, "Incident Opened", "FAILED").await;
+    assert_eq!(failed["attempts"], 1, "{failed}");
+    assert!(
+        failed["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{failed}"
+    );
+    assert!(faults.injected("Publish").await >= 1);
+    faults.clear().await;
+
+    // The notifier gave the event back with a 30 s back-off; its next delivery mails it.
+    let delivered = delivery_when(&t, &token, &channel, "Incident Opened", "DELIVERED").await;
+    assert_eq!(delivered["attempts"], 2, "{delivered}");
+    assert!(delivered.get("error").is_none(), "{delivered}");
+    let sqs = t.aws().await.sqs().client().clone();
+    let mut opened = 0;
+    let mut quiet = 0;
+    while quiet < 3 {
+        let out = sqs
+            .receive_message()
+            .queue_url(&inbox)
+            .max_number_of_messages(10)
+            .wait_time_seconds(1)
+            .send()
+            .await
+            .unwrap();
+        let messages = out.messages.unwrap_or_default();
+        quiet = if messages.is_empty() { quiet + 1 } else { 0 };
+        for m in messages {
+            let mail: Value = serde_json::from_str(m.body.as_deref().unwrap()).unwrap();
+            if mail["Subject"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("Incident Opened"))
+            {
+                opened += 1;
+            }
+            sqs.delete_message()
+                .queue_url(&inbox)
+                .receipt_handle(m.receipt_handle.unwrap())
+                .send()
+                .await
+                .unwrap();
+        }
+    }
+    assert_eq!(opened, 1, "Incident Opened mailed {opened} times");
 }
