@@ -64,6 +64,7 @@ import sys
 import threading
 import time
 
+import moto.core.responses as moto_responses
 import moto.dynamodb.models as dynamodb_models
 from moto.sqs.models import SQSBackend
 from moto.sqs.responses import SQSResponse
@@ -583,6 +584,14 @@ def _cached_backend_for_host(self, host):
 
 
 DomainDispatcherApplication.get_backend_for_host = _cached_backend_for_host
+
+# moto lists a handler class's methods (inspect.getmembers) on every request to find the
+# action's, and converts the action's name each time: both depend on the class or the name
+# alone, so they are worked out once.
+moto_responses.method_names_from_class = functools.lru_cache(maxsize=None)(
+    moto_responses.method_names_from_class)
+moto_responses.camelcase_to_underscores = functools.lru_cache(maxsize=4096)(
+    moto_responses.camelcase_to_underscores)
 
 
 # ---- faults on demand (local/emulator_faults.py) ----------------------------------------------

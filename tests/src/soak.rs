@@ -520,6 +520,7 @@ async fn drain(t: &TestStack, report: &mut Report) {
     // it (not the soak's 10 s) still comes back within the drain.
     let deadline = Instant::now() + Duration::from_secs(420);
     let mut quiet = 0;
+    let mut report_every = Instant::now();
     loop {
         let mut held = queued(&sqs, &t.stack_name).await;
         held.retain(|queue, _| !queue.contains("DeadLetter"));
@@ -530,6 +531,17 @@ async fn drain(t: &TestStack, report: &mut Report) {
             }
         } else {
             quiet = 0;
+        }
+        // What the drain waits for, every 30 s: a slow drain names its queues in the output.
+        let waited = report_every.elapsed();
+        if waited >= Duration::from_secs(30) {
+            report_every = Instant::now();
+            let busy: Vec<String> = held
+                .iter()
+                .filter(|(_, n)| **n > 0)
+                .map(|(queue, n)| format!("{queue}: {n}"))
+                .collect();
+            eprintln!("soak: draining, held: {}", busy.join(", "));
         }
         if Instant::now() > deadline {
             let mut detail = Vec::new();

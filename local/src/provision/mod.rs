@@ -162,13 +162,13 @@ struct Creation<'a> {
 }
 
 impl Creation<'_> {
-    /// The outcome of the create call: an "already exists" answer keeps what is there, so a
-    /// restarted stack keeps its data.
+    /// The outcome of the create call (its answer, `None` when it existed): an "already
+    /// exists" answer keeps what is there, so a restarted stack keeps its data.
     fn settle<T, E>(
         &self,
         outcome: std::result::Result<T, SdkError<E, HttpResponse>>,
         already_exists: impl FnOnce(&E) -> bool,
-    ) -> Result<()>
+    ) -> Result<Option<T>>
     where
         E: std::error::Error + 'static,
     {
@@ -179,7 +179,10 @@ impl Creation<'_> {
             name,
         } = self;
         match outcome {
-            Ok(_) => info!(name, logical_id = id, "created {kind}"),
+            Ok(created) => {
+                info!(name, logical_id = id, "created {kind}");
+                return Ok(Some(created));
+            }
             Err(e) if e.as_service_error().is_some_and(already_exists) => {
                 debug!(name, "{kind} exists");
             }
@@ -190,6 +193,6 @@ impl Creation<'_> {
                 ))
             }
         }
-        Ok(())
+        Ok(None)
     }
 }

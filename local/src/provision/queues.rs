@@ -57,17 +57,39 @@ pub(super) async fn queue(
         .collect();
     let fail = |what: &str, e: String| StackError::resource(id, format!("{what} {name}: {e}"));
 
-    let existing = aws
+    // A new stack's queues are created in one call each: CreateQueue answers an existing
+    // queue's URL when the attributes match, and QueueAlreadyExists when they differ.
+    let created = aws
         .sqs
-        .get_queue_url()
+        .create_queue()
         .queue_name(&name)
+        .set_attributes(Some(attributes.clone()))
         .send()
-        .await
-        .ok()
-        .and_then(|out| out.queue_url);
-    let url = match existing {
-        Some(url) => {
-            debug!(queue = %name, "queue exists");
+        .await;
+    let url = match created {
+        Ok(out) => {
+            info!(queue = %name, logical_id = id, "created queue (or found it as the template has it)");
+            out.queue_url
+                .ok_or_else(|| fail("CreateQueue", "no QueueUrl returned".into()))?
+        }
+        Err(create_error) => {
+            // The queue exists with other attributes (QueueAlreadyExists), or creating it
+            // failed: a queue found by name is brought in line, else the create's error stands.
+            let Some(url) = aws
+                .sqs
+                .get_queue_url()
+                .queue_name(&name)
+                .send()
+                .await
+                .ok()
+                .and_then(|out| out.queue_url)
+            else {
+                return Err(fail(
+                    "CreateQueue",
+                    DisplayErrorContext(&create_error).to_string(),
+                ));
+            };
+            debug!(queue = %name, "queue exists with other attributes");
             // FifoQueue cannot change after creation; the rest follows the template.
             let mutable: HashMap<_, _> = attributes
                 .into_iter()
@@ -84,32 +106,8 @@ pub(super) async fn queue(
             }
             url
         }
-        None => {
-            let out = aws
-                .sqs
-                .create_queue()
-                .queue_name(&name)
-                .set_attributes(Some(attributes))
-                .send()
-                .await
-                .map_err(|e| fail("CreateQueue", DisplayErrorContext(&e).to_string()))?;
-            info!(queue = %name, logical_id = id, "created queue");
-            out.queue_url
-                .ok_or_else(|| fail("CreateQueue", "no QueueUrl returned".into()))?
-        }
     };
-
-    let arn = aws
-        .sqs
-        .get_queue_attributes()
-        .queue_url(&url)
-        .attribute_names(QueueAttributeName::QueueArn)
-        .send()
-        .await
-        .ok()
-        .and_then(|out| out.attributes)
-        .and_then(|mut a| a.remove(&QueueAttributeName::QueueArn))
-        .unwrap_or_else(|| format!("arn:aws:sqs:{}:{ACCOUNT_ID}:{name}", ctx.region));
+    let arn = queue_arn(&url, &ctx.region, &name);
 
     Ok(ResourceAttrs::new(&res.kind, &url)
         .attr("Arn", arn)
@@ -158,4 +156,41 @@ pub(super) async fn redrive(
         .await
         .map_err(|e| fail(DisplayErrorContext(&e).to_string()))?;
     Ok(())
+}
+
+/// A queue's ARN from its URL (`{endpoint}/{account}/{name}`), as SQS and the emulator both
+/// shape them: one GetQueueAttributes a queue less.
+fn queue_arn(url: &str, region: &str, name: &str) -> String {
+    let account = url
+        .rsplit('/')
+        .nth(1)
+        .filter(|a| !a.is_empty() && a.chars().all(|c| c.is_ascii_digit()))
+        .unwrap_or(ACCOUNT_ID);
+    format!("arn:aws:sqs:{region}:{account}:{name}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::queue_arn;
+
+    #[test]
+    fn a_queue_arn_comes_from_its_url() {
+        assert_eq!(
+            queue_arn(
+                "http://127.0.0.1:4566/000000000000/s-Jobs",
+                "eu-west-1",
+                "s-Jobs"
+            ),
+            "arn:aws:sqs:eu-west-1:000000000000:s-Jobs"
+        );
+        assert_eq!(
+            queue_arn(
+                "https://sqs.us-east-1.amazonaws.com/123456789012/q",
+                "us-east-1",
+                "q"
+            ),
+            "arn:aws:sqs:us-east-1:123456789012:q"
+        );
+        assert!(queue_arn("not a url", "us-east-1", "q").starts_with("arn:aws:sqs:us-east-1:"));
+    }
 }

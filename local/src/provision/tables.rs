@@ -104,8 +104,15 @@ pub(super) async fn table(
         operation: "CreateTable",
         name: &name,
     };
-    creation.settle(request.send().await, |e| e.is_resource_in_use_exception())?;
-    let description = wait_active(aws, &name).await.map_err(fail)?;
+    let created = creation
+        .settle(request.send().await, |e| e.is_resource_in_use_exception())?
+        .and_then(|out| out.table_description)
+        .filter(|table| table.table_status() != Some(&TableStatus::Creating));
+    // The emulator creates a table ACTIVE: its answer describes it, no DescribeTable needed.
+    let description = match created {
+        Some(table) => table,
+        None => wait_active(aws, &name).await.map_err(fail)?,
+    };
 
     if let Some(ttl) = props.get("TimeToLiveSpecification") {
         time_to_live(aws, &name, ttl).await;

@@ -426,3 +426,37 @@ async fn a_member_sees_their_own_change_before_the_counter_counts_it() {
     let list = t.get_ok("/api/v1/posts", Some(&bob)).await;
     assert_eq!(list["content"][0]["likeCount"], 1, "{list}");
 }
+
+/// A reaction's answer shows the caller's own reaction once, however far the counter got: the
+/// post the answer starts from and the caller's row are read as one snapshot once the counter
+/// has counted the row (a post remembered from before the count, with a row that says it is
+/// counted, answered a dislike with `dislikeCount` 0).
+#[tokio::test]
+async fn a_reaction_repeated_after_it_was_counted_shows_it_once() {
+    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let (_, author) = t.member("author").await;
+    let (_, bob) = t.member("bob").await;
+    let id = published(&t, &author).await;
+    assert_eq!(
+        counts(&t.react_ok(&id, &bob, "LIKE").await),
+        (1, 0, true, false)
+    );
+    t.reactions_counted(&id, None, 1, 0).await;
+    assert_eq!(
+        counts(&t.react_ok(&id, &bob, "LIKE").await),
+        (1, 0, true, false)
+    );
+    assert_eq!(
+        counts(&t.react_ok(&id, &bob, "DISLIKE").await),
+        (0, 1, false, true)
+    );
+    t.reactions_counted(&id, None, 0, 1).await;
+    assert_eq!(
+        counts(&t.react_ok(&id, &bob, "DISLIKE").await),
+        (0, 1, false, true)
+    );
+    assert_eq!(
+        counts(&t.react_ok(&id, &bob, "NONE").await),
+        (0, 0, false, false)
+    );
+}

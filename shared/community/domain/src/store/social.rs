@@ -319,7 +319,7 @@ impl Store {
                 .reaction_row(post_id, user_id, post.legacy_reactions)
                 .await?;
             if old.reaction == reaction {
-                return Ok(Reacted { post, row: old });
+                return Ok(self.counted_snapshot(post_id, user_id, post, old).await?);
             }
             let now = self.clock.timestamp();
             let version = old.version.unwrap_or(0) + 1;
@@ -412,7 +412,7 @@ impl Store {
             )
             .await
             {
-                Ok(()) => return Ok(Reacted { post, row: new }),
+                Ok(()) => return Ok(self.counted_snapshot(post_id, user_id, post, new).await?),
                 Err(e @ TransactionError::Condition { .. }) => {
                     if e.failed_at(profile_at) {
                         return Err(MarkError::AccountGone);
@@ -425,6 +425,39 @@ impl Store {
             }
         }
         Err(MarkError::Busy)
+    }
+
+    /// The post and the caller's row as one snapshot, when anything of `row` is counted: a
+    /// post remembered (or read) apart from the row pairs counts from before the counter
+    /// counted the row with a row that says they are counted ([`Reacted::counts`] adds only
+    /// what is not), and the answer would show the caller's own change twice or not at all.
+    /// The counter moves the post and the row in one transaction, so one `TransactGetItems`
+    /// sees both or neither. A first reaction's row has nothing counted: a viral post's new
+    /// likes still read nothing more.
+    async fn counted_snapshot(
+        &self,
+        post_id: &str,
+        user_id: &str,
+        post: StoredPost,
+        row: ReactionRow,
+    ) -> Result<Reacted, DynamoError> {
+        if row.counted.is_none() || row.legacy {
+            // A legacy row is counted as it is and moves only on its user's next change.
+            return Ok(Reacted { post, row });
+        }
+        let mut items = self
+            .table
+            .get_together(vec![keys::post(post_id), keys::reaction(post_id, user_id)])
+            .await?
+            .into_iter();
+        let (fresh_post, fresh_row) = (items.next().flatten(), items.next().flatten());
+        Ok(Reacted {
+            post: match fresh_post {
+                Some(item) => StoredPost::from_item(self, &item)?,
+                None => post,
+            },
+            row: fresh_row.map(|r| ReactionRow::from_item(&r)).unwrap_or(row),
+        })
     }
 
     /// The post when it is published and live, from this instance's memory when it found it

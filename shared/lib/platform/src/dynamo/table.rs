@@ -7,7 +7,9 @@ use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::builders::UpdateBuilder;
-use aws_sdk_dynamodb::types::{DeleteRequest, KeysAndAttributes, PutRequest, WriteRequest};
+use aws_sdk_dynamodb::types::{
+    DeleteRequest, KeysAndAttributes, PutRequest, TransactGetItem, WriteRequest,
+};
 use aws_sdk_dynamodb::Client;
 
 use super::{DynamoError, Item, RetryPolicy};
@@ -117,6 +119,33 @@ impl Table {
     /// The item with `key`, read consistently (sees every write acknowledged before it).
     pub async fn get(&self, key: Item) -> Result<Option<Item>, DynamoError> {
         self.get_item(key, true, None).await
+    }
+
+    /// The items with `keys` (at most 100), in order, read as one snapshot (TransactGetItems):
+    /// a transaction that writes several of them is seen whole or not at all.
+    pub async fn get_together(&self, keys: Vec<Item>) -> Result<Vec<Option<Item>>, DynamoError> {
+        let count = keys.len();
+        let mut read = self.client.transact_get_items();
+        for key in keys {
+            let get = aws_sdk_dynamodb::types::Get::builder()
+                .table_name(self.name())
+                .set_key(Some(key))
+                .build()
+                .map_err(|e| DynamoError::build("TransactGetItems", self.name(), e))?;
+            read = read.transact_items(TransactGetItem::builder().get(get).build());
+        }
+        let out = read
+            .send()
+            .await
+            .map_err(|e| self.fail("TransactGetItems", &e))?;
+        let mut items: Vec<Option<Item>> = out
+            .responses
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| r.item)
+            .collect();
+        items.resize(count, None);
+        Ok(items)
     }
 
     /// The item with `key`, read eventually consistently: half the read cost, for reads where
