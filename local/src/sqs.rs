@@ -27,7 +27,7 @@ use crate::shutdown;
 /// Long-poll wait. A message sent meanwhile ends the poll at once and shutdown drops the poll,
 /// so a longer wait costs nothing, while every poll is a request the emulator answers (at 1 s,
 /// a stack's 26 idle pollers made it answer 26 requests a second).
-const LONG_POLL_SECS: i32 = 10;
+pub const LONG_POLL_SECS: i32 = 10;
 /// ReceiveMessage returns at most 10 messages.
 const MAX_PER_RECEIVE: usize = 10;
 const MAX_BACKOFF: Duration = Duration::from_secs(10);

@@ -257,6 +257,11 @@ async fn shorten_visibility(t: &TestStack) {
 /// Runs a soak on `t` (started by [`stack`]).
 pub async fn run(t: &TestStack, settings: &Settings) -> Report {
     shorten_visibility(t).await;
+    // A poll already waiting took the template's visibility (up to 360 s) with it: a message
+    // it receives and does not delete would hide that long, and hold the drain. Every poll
+    // that outlives this wait started after the change.
+    let poll = u64::try_from(local_stack::sqs::LONG_POLL_SECS).unwrap_or(10);
+    tokio::time::sleep(Duration::from_secs(poll + 1)).await;
     let feeds = FeedServer::start().await;
     let (members, sources, operator) = set_up(t, &feeds, settings).await;
     let faults = crate::faults::Faults::of(t);
@@ -267,6 +272,7 @@ pub async fn run(t: &TestStack, settings: &Settings) -> Report {
     let deadline = started + settings.duration;
     let members = Arc::new(members);
     let sources = Arc::new(sources);
+    let operator = operator.as_str();
     let clients: Vec<_> = (0..settings.clients)
         .map(|client| {
             let (members, sources, made) = (
@@ -279,7 +285,10 @@ pub async fn run(t: &TestStack, settings: &Settings) -> Report {
                 let mut dice = Dice::new(seed);
                 let mut step = 0usize;
                 while Instant::now() < deadline {
-                    one_write(t, client, step, &mut dice, &members, &sources, &made).await;
+                    one_write(
+                        t, client, step, &mut dice, &members, &sources, operator, &made,
+                    )
+                    .await;
                     step += 1;
                 }
             }
@@ -311,7 +320,7 @@ pub async fn run(t: &TestStack, settings: &Settings) -> Report {
     let made = std::mem::take(&mut *made.lock().expect("made"));
     report.statuses = made.statuses.clone();
     report.violations.extend(made.violations.iter().cloned());
-    check(t, &members, &sources, &operator, &made, &mut report).await;
+    check(t, &members, &sources, operator, &made, &mut report).await;
     report
 }
 
@@ -348,6 +357,7 @@ async fn set_up(
 }
 
 /// One write, picked by the dice, its answer recorded.
+#[allow(clippy::too_many_arguments)] // the soak's whole state, as each client holds it
 async fn one_write(
     t: &TestStack,
     client: usize,
@@ -355,6 +365,7 @@ async fn one_write(
     dice: &mut Dice,
     members: &[Member],
     sources: &[String],
+    operator: &str,
     made: &Mutex<Made>,
 ) {
     let me = &members[client];
@@ -407,15 +418,21 @@ async fn one_write(
             let path = format!("{}/views", post_path(&post));
             ("community", t.post_auth(&path, &me.token).await)
         }
-        (70..=81, _) => {
+        (78..=81, _) => {
+            move_an_incident(t, operator, dice, made).await;
+            return;
+        }
+        (70..=77, _) => {
             let logs: Vec<Value> = (0..5)
                 .map(|i| {
                     let severity = ["INFO", "WARN", "ERROR"][dice.below(3)];
+                    // A few unlike messages: several incidents open, and each moves.
+                    let what = INCIDENT_TOPICS[dice.below(INCIDENT_TOPICS.len())];
                     json!({
                         "serviceName": "soak",
                         "type": "APPLICATION_LOG",
                         "severity": severity,
-                        "logContent": format!("soak log {client}-{step}-{i}"),
+                        "logContent": format!("soak {what} {client}-{step}-{i}"),
                     })
                 })
                 .collect();
@@ -477,6 +494,75 @@ async fn one_write(
     };
     let retry_after = answer.headers().contains_key("retry-after");
     record(made, product, answer.status().as_u16(), Some(retry_after));
+}
+
+/// What the soak's logs are about, unlike enough to group apart.
+const INCIDENT_TOPICS: [&str; 6] = [
+    "ledger write failed",
+    "payment gateway timeout",
+    "disk quota exceeded on volume",
+    "certificate expired for host",
+    "cache cluster unreachable",
+    "queue consumer crashed",
+];
+
+/// An operator moves one of the soak's incidents on (ACTIVE to ACKNOWLEDGED, ACKNOWLEDGED to
+/// RESOLVED; a new occurrence reopens a resolved one): each move publishes an incident event.
+/// A list answers 200 and a move 200 (or 503); when another client moved it first, 409 or the
+/// 400 that names the transition from where it is now.
+async fn move_an_incident(t: &TestStack, operator: &str, dice: &mut Dice, made: &Mutex<Made>) {
+    let status = ["ACTIVE", "ACKNOWLEDGED"][dice.below(2)];
+    let path = format!("/api/v1/incidents?status={status}&limit=20");
+    let (listed, incidents) = get_json(t, &path, Some(operator)).await;
+    record(made, "incidents", listed, None);
+    if listed != 200 && listed != 503 {
+        let mut made = made.lock().expect("made");
+        made.violations
+            .push(format!("GET {path} answered {listed}"));
+        return;
+    }
+    let incidents = incidents.as_array().cloned().unwrap_or_default();
+    if incidents.is_empty() {
+        return;
+    }
+    let Some(id) = incidents[dice.below(incidents.len())]["id"]
+        .as_str()
+        .map(str::to_string)
+    else {
+        return;
+    };
+    let next = if status == "ACTIVE" {
+        "ACKNOWLEDGED"
+    } else {
+        "RESOLVED"
+    };
+    let answer = t
+        .http
+        .patch(t.url(&format!("/api/v1/incidents/{id}")))
+        .bearer_auth(operator)
+        .json(&json!({"status": next, "note": "soak"}))
+        .send()
+        .await;
+    let Some(answer) = transported(made, "incidents", answer) else {
+        return;
+    };
+    let moved = answer.status().as_u16();
+    let retry_after = answer.headers().contains_key("retry-after");
+    record(made, "incidents", moved, Some(retry_after));
+    if matches!(moved, 200 | 409 | 503) {
+        return;
+    }
+    let body = answer.text().await.unwrap_or_default();
+    // Another client moved it since the list: the transition is refused from where it is now.
+    let overtaken = moved == 400
+        && body.contains("cannot move from")
+        && !body.contains(&format!("cannot move from {status} "));
+    if !overtaken {
+        let mut made = made.lock().expect("made");
+        made.violations.push(format!(
+            "moving incident {id} to {next} answered {moved}: {body}"
+        ));
+    }
 }
 
 fn transported(
