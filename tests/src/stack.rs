@@ -243,9 +243,18 @@ impl TestStack {
             .unwrap_or_else(|| panic!("{logical_id} is not a resource of the template"))
     }
 
-    /// A DynamoDB client of the emulator, to look behind the API.
+    /// A DynamoDB client of the emulator, to look behind the API. A test's look is not held
+    /// to a function's 12 s budget: a 1 MB Scan can take longer on a busy machine.
     pub async fn dynamodb(&self) -> aws_sdk_dynamodb::Client {
-        aws_sdk_dynamodb::Client::new(&platform::aws::sdk_config(&Env::from_process()))
+        let config = platform::aws::sdk_config(&Env::from_process());
+        let patient = aws_sdk_dynamodb::config::Builder::from(&config).timeout_config(
+            aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
+                .connect_timeout(std::time::Duration::from_secs(3))
+                .operation_attempt_timeout(std::time::Duration::from_secs(60))
+                .operation_timeout(std::time::Duration::from_secs(180))
+                .build(),
+        );
+        aws_sdk_dynamodb::Client::from_conf(patient.build())
     }
 
     /// The functions' own AWS clients, built from the process's environment (so not under a
@@ -284,7 +293,6 @@ impl TestStack {
         }
     }
 
-    /// Every item of table `logical_id` (a Scan is fine in a test).
     /// The first page (1 MB) of table `logical_id`'s items: what a test's small table holds.
     pub async fn scan(&self, logical_id: &str) -> Vec<Item> {
         self.dynamodb()
