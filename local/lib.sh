@@ -2,7 +2,7 @@
 # Shared helpers for local/run and local/test. Source it; don't execute it.
 #
 #   ensure_venv            create/refresh local/.venv from local/requirements.txt and put it on PATH
-#   ensure_venv_at DIR REQ create/refresh the virtual environment DIR from requirements file REQ
+#   ensure_venv_at DIR REQ link DIR to the machine's virtual environment of requirements file REQ
 #   ensure_checkov         create/refresh local/.venv-checkov and set CHECKOV to its checkov
 #   free_port              print a free TCP port on 127.0.0.1 (never 4566)
 #   port_answers PORT      true if an HTTP server answers on 127.0.0.1:PORT
@@ -26,8 +26,10 @@ CHECKOV_VENV_DIR="$LOCAL_DIR/.venv-checkov"
 PYTHON="${PYTHON:-python3}"
 
 # One target dir outside the work tree, shared by local/run, local/test and CI runs of the
-# same machine, so the dependencies are built once.
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/serverless-platform/target}"
+# same machine, so the dependencies are built once; the Python environments likewise.
+PLATFORM_CACHE="${PLATFORM_CACHE:-$HOME/.cache/serverless-platform}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PLATFORM_CACHE/target}"
+VENV_CACHE="$PLATFORM_CACHE/venvs"
 
 # Process groups started by spawn_group, newest last.
 CHILD_PGIDS=()
@@ -60,17 +62,17 @@ _venv_activate() {
     export PIP_DISABLE_PIP_VERSION_CHECK=1
 }
 
-# Lock so that local/run and local/test started together don't build a venv twice.
+# Lock so that local/run and local/test (of this checkout or another) don't build a venv twice.
 _venv_lock() {
-    local lock="$STATE_DIR/$1.lock" waited=0 holder
-    mkdir -p "$STATE_DIR"
+    local lock="$VENV_CACHE/$1.lock" waited=0 holder
+    mkdir -p "$VENV_CACHE"
     until mkdir "$lock" 2>/dev/null; do
         holder="$(cat "$lock/pid" 2>/dev/null || true)"
         if [[ -n "$holder" ]] && ! kill -0 "$holder" 2>/dev/null; then
             rm -rf "$lock"   # left behind by a process that died
             continue
         fi
-        if (( waited == 0 )); then log "Waiting for another process to finish installing local/$1 ..."; fi
+        if (( waited == 0 )); then log "Waiting for another process to finish installing $1 ..."; fi
         if (( waited >= 900 )); then die "timed out waiting for $lock (remove it if no install is running)"; fi
         sleep 1
         waited=$((waited + 1))
@@ -78,43 +80,56 @@ _venv_lock() {
     echo "$$" >"$lock/pid"
 }
 
-_venv_unlock() { rm -rf "$STATE_DIR/$1.lock"; }
+_venv_unlock() { rm -rf "$VENV_CACHE/$1.lock"; }
 
-# ensure_venv_at DIR REQUIREMENTS: create or refresh the virtual environment DIR from the
-# pinned REQUIREMENTS file (without activating it).
+# ensure_venv_at DIR REQUIREMENTS: make DIR a ready virtual environment of the pinned
+# REQUIREMENTS file (without activating it). The environment itself is built once per machine
+# under $VENV_CACHE, named by the requirements' hash, and DIR links to it: a fresh clone of
+# the same pins (CI's, or a second checkout) installs nothing.
 ensure_venv_at() {
     command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found (Python 3.9 or newer is needed)"
-    local dir="$1" requirements="$2" want name stamp_file="$1/.requirements.sha256"
+    local dir="$1" requirements="$2" want name built stamp_file
     name="$(basename "$dir")"
     want="$(_requirements_stamp "$requirements")"
-    if [[ -x "$dir/bin/python" && -f "$stamp_file" && "$(cat "$stamp_file")" == "$want" ]]; then
-        return 0
+    built="$VENV_CACHE/${name#.}-${want:0:16}"
+    stamp_file="$built/.requirements.sha256"
+    if [[ ! -x "$built/bin/python" || ! -f "$stamp_file" || "$(cat "$stamp_file")" != "$want" ]]; then
+        _venv_install "$built" "$requirements" "$want" "$name"
     fi
+    if [[ "$(readlink "$dir" 2>/dev/null || true)" != "$built" ]]; then
+        rm -rf "$dir"   # an environment of other pins, or one built in place before the cache
+        ln -s "$built" "$dir"
+    fi
+}
 
-    _venv_lock "$name"
+_venv_install() {
+    local built="$1" requirements="$2" want="$3" name="$4"
+    _venv_lock "${built##*/}"
     # Another process may have finished the install while we waited for the lock.
-    if [[ -x "$dir/bin/python" && -f "$stamp_file" && "$(cat "$stamp_file")" == "$want" ]]; then
-        _venv_unlock "$name"
+    if [[ -x "$built/bin/python" && -f "$built/.requirements.sha256" \
+            && "$(cat "$built/.requirements.sha256")" == "$want" ]]; then
+        _venv_unlock "${built##*/}"
         return 0
     fi
-
+    mkdir -p "$STATE_DIR"
     local pip_log="$STATE_DIR/pip-install-$name.log" started=$SECONDS
-    log "Installing local/$name from ${requirements#"$LOCAL_DIR"/}."
-    log "This takes a minute or two the first time; the log is local/.state/pip-install-$name.log."
-    rm -rf "$dir"
-    if ! "$PYTHON" -m venv "$dir" >"$pip_log" 2>&1; then
-        _venv_unlock "$name"
+    log "Installing local/$name from ${requirements#"$LOCAL_DIR"/} (once per machine and pins)."
+    log "This takes a minute or two; the log is local/.state/pip-install-$name.log."
+    rm -rf "$built"
+    if ! "$PYTHON" -m venv "$built" >"$pip_log" 2>&1; then
+        _venv_unlock "${built##*/}"
         cat "$pip_log" >&2
         die "could not create local/$name (on Debian/Ubuntu: apt-get install python3-venv)"
     fi
-    if ! "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+    if ! "$built/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
             -r "$requirements" >>"$pip_log" 2>&1; then
-        _venv_unlock "$name"
+        _venv_unlock "${built##*/}"
+        rm -rf "$built"
         tail -n 40 "$pip_log" >&2
         die "pip install -r ${requirements#"$LOCAL_DIR"/} failed (full log: local/.state/pip-install-$name.log)"
     fi
-    echo "$want" >"$stamp_file"
-    _venv_unlock "$name"
+    echo "$want" >"$built/.requirements.sha256"
+    _venv_unlock "${built##*/}"
     log "local/$name is ready ($((SECONDS - started)) s)."
 }
 
