@@ -59,6 +59,7 @@ import inspect
 import io
 import json
 import logging
+import selectors
 import os
 import sys
 import threading
@@ -73,6 +74,7 @@ from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 from moto.server import main
+from werkzeug import serving as werkzeug_serving
 
 import emulator_faults  # beside this file
 
@@ -592,6 +594,111 @@ moto_responses.method_names_from_class = functools.lru_cache(maxsize=None)(
     moto_responses.method_names_from_class)
 moto_responses.camelcase_to_underscores = functools.lru_cache(maxsize=4096)(
     moto_responses.camelcase_to_underscores)
+
+
+# ---- connections kept alive ------------------------------------------------------------------
+# werkzeug answers every request with `Connection: close` (an unread request body would be taken
+# for the next request line), so each SDK call paid a TCP connection, a new thread and its
+# teardown: a third of the emulator's time under the tests. Here the body is read to its end
+# after each request, and a connection is kept when that was possible.
+class _CountingInput(io.RawIOBase):
+    """The request body as the application reads it, counting what is left of Content-Length."""
+
+    def __init__(self, raw, length):
+        self._raw, self.left = raw, length
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        if self.left <= 0:
+            return 0
+        view = memoryview(buffer)[: self.left]
+        n = self._raw.readinto(view)
+        self.left -= n or 0
+        return n
+
+    def drain(self):
+        while self.left > 0:
+            chunk = self._raw.read(min(self.left, 65536))
+            if not chunk:
+                return False
+            self.left -= len(chunk)
+        return True
+
+
+_make_environ = werkzeug_serving.WSGIRequestHandler.make_environ
+_run_wsgi = werkzeug_serving.WSGIRequestHandler.run_wsgi
+_send_header = werkzeug_serving.WSGIRequestHandler.send_header
+
+
+def _make_environ_counted(self):
+    environ = _make_environ(self)
+    self._body = None
+    length = environ.get("CONTENT_LENGTH") or ""
+    if self.request_version == "HTTP/1.1" and not environ.get("wsgi.input_terminated"):
+        if length.isdigit():
+            self._body = _CountingInput(environ["wsgi.input"], int(length))
+            environ["wsgi.input"] = io.BufferedReader(self._body)
+        elif self.command in ("GET", "HEAD", "DELETE", "OPTIONS"):
+            self._body = _CountingInput(environ["wsgi.input"], 0)
+    return environ
+
+
+def _keeps_alive(self):
+    return getattr(self, "_body", None) is not None and \
+        self.headers.get("Connection", "").lower() != "close"
+
+
+def _send_header_kept(self, keyword, value):
+    if keyword.lower() == "connection" and value.lower() == "close" and _keeps_alive(self):
+        value = "keep-alive"
+    _send_header(self, keyword, value)
+
+
+class _Selectors:
+    """werkzeug.serving's `selectors`, whose selector finds nothing to read on a kept connection:
+    after each answer werkzeug reads whatever the socket holds, which on a kept connection is the
+    next request (it would wait for 10 MB of it)."""
+
+    EVENT_READ = selectors.EVENT_READ
+    kept = threading.local()
+
+    class DefaultSelector(selectors.DefaultSelector):
+        def select(self, timeout=None):
+            handler = getattr(_Selectors.kept, "handler", None)
+            if handler is not None and not handler.close_connection:
+                return []
+            return super().select(timeout)
+
+
+werkzeug_serving.selectors = _Selectors
+
+
+def _run_wsgi_drained(self):
+    _Selectors.kept.handler = self
+    try:
+        _run_wsgi(self)
+    finally:
+        _Selectors.kept.handler = None
+    body = getattr(self, "_body", None)
+    if body is not None and not self.close_connection:
+        try:
+            if not body.drain():
+                self.close_connection = True
+        except OSError:
+            self.close_connection = True
+    self._body = None
+
+
+werkzeug_serving.WSGIRequestHandler.make_environ = _make_environ_counted
+werkzeug_serving.WSGIRequestHandler.send_header = _send_header_kept
+werkzeug_serving.WSGIRequestHandler.run_wsgi = _run_wsgi_drained
+# Headers and body go out as two writes: without TCP_NODELAY the body of a kept connection waits
+# for the client's delayed ACK (40 ms a call).
+werkzeug_serving.WSGIRequestHandler.disable_nagle_algorithm = True
+# An idle kept connection ends after this (the SDKs drop theirs sooner), freeing its thread.
+werkzeug_serving.WSGIRequestHandler.timeout = 300
 
 
 # ---- faults on demand (local/emulator_faults.py) ----------------------------------------------
