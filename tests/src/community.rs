@@ -4,7 +4,7 @@
 use reqwest::Response;
 use serde_json::{json, Value};
 
-use crate::stack::{Call, INTERNAL_TOKEN};
+use crate::stack::INTERNAL_TOKEN;
 use crate::{header, TestStack};
 
 pub const POSTS: &str = "/api/v1/posts";
@@ -102,12 +102,13 @@ impl TestStack {
     }
 
     pub async fn patch_json_auth(&self, path: &str, token: &str, body: &Value) -> Response {
-        self.http
-            .patch(self.url(path))
-            .bearer_auth(token)
-            .json(body)
-            .call()
-            .await
+        self.send(
+            self.http
+                .patch(self.url(path))
+                .bearer_auth(token)
+                .json(body),
+        )
+        .await
     }
 
     /// `GET path`, with a token when given.
@@ -169,10 +170,7 @@ impl TestStack {
     pub async fn bookmark(&self, post_id: &str, token: &str, on: bool) -> Response {
         let path = bookmark_path(post_id);
         if on {
-            self.http
-                .put(self.url(&path))
-                .bearer_auth(token)
-                .call()
+            self.send(self.http.put(self.url(&path)).bearer_auth(token))
                 .await
         } else {
             self.delete_auth(&path, token).await
@@ -189,7 +187,7 @@ impl TestStack {
         if let Some(key) = key {
             request = request.header("idempotency-key", key);
         }
-        request.call().await
+        self.send(request).await
     }
 
     /// Every topic with its statistics, by slug.
@@ -283,7 +281,7 @@ impl TestStack {
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
-        request.call().await
+        self.send(request).await
     }
 
     /// Uploads one file as `token`, which must answer 201 with a `Location` equal to its

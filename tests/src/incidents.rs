@@ -7,7 +7,7 @@ use std::time::Duration;
 use reqwest::Response;
 use serde_json::{json, Value};
 
-use crate::stack::{Call, TestStack, INGEST_KEY};
+use crate::stack::{TestStack, INGEST_KEY};
 
 pub const LOGS: &str = "/api/v1/logs";
 pub const INCIDENTS: &str = "/api/v1/incidents";
@@ -59,12 +59,13 @@ where
 impl TestStack {
     /// `POST /api/v1/logs` with the stack's ingest key.
     pub async fn ingest(&self, body: &Value) -> Response {
-        self.http
-            .post(self.url(LOGS))
-            .header("x-api-key", INGEST_KEY)
-            .json(body)
-            .call()
-            .await
+        self.send(
+            self.http
+                .post(self.url(LOGS))
+                .header("x-api-key", INGEST_KEY)
+                .json(body),
+        )
+        .await
     }
 
     /// [`TestStack::ingest`], which must answer 202; the ids.
@@ -88,12 +89,13 @@ impl TestStack {
     }
 
     pub async fn patch_json_auth_raw(&self, path: &str, token: &str, body: &Value) -> Response {
-        self.http
-            .patch(self.url(path))
-            .bearer_auth(token)
-            .json(body)
-            .call()
-            .await
+        self.send(
+            self.http
+                .patch(self.url(path))
+                .bearer_auth(token)
+                .json(body),
+        )
+        .await
     }
 
     /// Waits until the timeline under `query` holds `count` logs; returns them.

@@ -68,7 +68,12 @@ impl Product {
                 "CommunityDigestSchedulerFunction",
                 "WebFunction",
             ],
-            Self::Recipes => &["RecipesFunction", "RecipesSweeperFunction"],
+            // The recipe function names the assistant's published version (its AI calls).
+            Self::Recipes => &[
+                "RecipesFunction",
+                "RecipesSweeperFunction",
+                "AssistantFunction",
+            ],
             Self::Incidents => &[
                 "IncidentsFunction",
                 "IncidentsIngestFunction",
@@ -105,6 +110,8 @@ pub struct TestStack {
     /// The provisioned administrator's token, signed in once per stack (logins per username
     /// are rate limited).
     pub(crate) admin: tokio::sync::OnceCell<String>,
+    /// The helpers' requests go through the gateway's router (`oneshot`), not over HTTP.
+    in_process: bool,
 }
 
 impl TestStack {
@@ -143,10 +150,40 @@ impl TestStack {
         Self::start_only(product.functions()).await
     }
 
+    /// The in-process tier: a product's functions (and the identity service's) with no queue
+    /// poller and no schedule running, its tables, buckets and queues provisioned, and the
+    /// helpers' requests answered by the gateway's axum router through `oneshot` (as axum's and
+    /// crates.io's tests call `app()`): for the checks of handlers that need no worker.
+    pub async fn in_process(product: Product) -> Self {
+        let only = IDENTITY_FUNCTIONS
+            .iter()
+            .chain(product.functions())
+            .map(|f| f.to_string())
+            .collect();
+        let mut t = Self::started(
+            repo_root().join("template.yaml"),
+            BTreeMap::new(),
+            Some(only),
+            false,
+        )
+        .await;
+        t.in_process = true;
+        t
+    }
+
     async fn start_functions(
         template: PathBuf,
         extra_parameters: BTreeMap<String, String>,
         functions: Option<BTreeSet<String>>,
+    ) -> Self {
+        Self::started(template, extra_parameters, functions, true).await
+    }
+
+    async fn started(
+        template: PathBuf,
+        extra_parameters: BTreeMap<String, String>,
+        functions: Option<BTreeSet<String>>,
+        run_queue_pollers: bool,
     ) -> Self {
         show_stack_warnings();
         let keys = keys::generate_ed25519().expect("generate key");
@@ -196,7 +233,7 @@ impl TestStack {
             parameters,
             process_env_overrides: false,
             run_schedules: false,
-            run_queue_pollers: true,
+            run_queue_pollers,
             functions,
         };
         let stack = local_stack::start(options, local_stack::registry())
@@ -212,7 +249,52 @@ impl TestStack {
             keys,
             stack_name,
             admin: tokio::sync::OnceCell::new(),
+            in_process: false,
         }
+    }
+
+    /// Sends a helper's request: over HTTP to the stack's server, or, in the in-process tier,
+    /// through the gateway's router with `oneshot` (the same routes, functions and answers).
+    pub async fn send(&self, request: RequestBuilder) -> Response {
+        if !self.in_process {
+            return request.call().await;
+        }
+        let request = request.build().expect("request");
+        let url = request.url();
+        let target = match url.query() {
+            Some(query) => format!("{}?{query}", url.path()),
+            None => url.path().to_string(),
+        };
+        let mut built = http::Request::builder()
+            .method(request.method().clone())
+            .uri(target);
+        if let Some(host) = url.host_str() {
+            let host = url
+                .port()
+                .map_or(host.to_string(), |p| format!("{host}:{p}"));
+            built = built.header(http::header::HOST, host);
+        }
+        for (name, value) in request.headers() {
+            built = built.header(name, value);
+        }
+        let body = request.body().map_or(Vec::new(), |body| {
+            body.as_bytes()
+                .expect("an in-process request's body is in memory")
+                .to_vec()
+        });
+        let mut built = built.body(axum::body::Body::from(body)).expect("request");
+        built
+            .extensions_mut()
+            .insert(axum::extract::ConnectInfo(std::net::SocketAddr::from((
+                [127, 0, 0, 1],
+                50_000,
+            ))));
+        let answer = crate::router::send(&self.stack.app(), built).await;
+        let mut response = http::Response::builder().status(answer.status);
+        for (name, value) in &answer.headers {
+            response = response.header(name, value);
+        }
+        Response::from(response.body(answer.body).expect("response"))
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -307,7 +389,7 @@ impl TestStack {
     }
 
     pub async fn get(&self, path: &str) -> Response {
-        self.http.get(self.url(path)).call().await
+        self.send(self.http.get(self.url(path))).await
     }
 
     /// `GET path` anonymously, which must answer 200; its JSON body.
@@ -318,32 +400,21 @@ impl TestStack {
     }
 
     pub async fn get_auth(&self, path: &str, token: &str) -> Response {
-        self.http
-            .get(self.url(path))
-            .bearer_auth(token)
-            .call()
+        self.send(self.http.get(self.url(path)).bearer_auth(token))
             .await
     }
 
     pub async fn post_json(&self, path: &str, body: &Value) -> Response {
-        self.http.post(self.url(path)).json(body).call().await
+        self.send(self.http.post(self.url(path)).json(body)).await
     }
 
     pub async fn post_json_auth(&self, path: &str, token: &str, body: &Value) -> Response {
-        self.http
-            .post(self.url(path))
-            .bearer_auth(token)
-            .json(body)
-            .call()
+        self.send(self.http.post(self.url(path)).bearer_auth(token).json(body))
             .await
     }
 
     pub async fn put_json_auth(&self, path: &str, token: &str, body: &Value) -> Response {
-        self.http
-            .put(self.url(path))
-            .bearer_auth(token)
-            .json(body)
-            .call()
+        self.send(self.http.put(self.url(path)).bearer_auth(token).json(body))
             .await
     }
 
@@ -355,28 +426,23 @@ impl TestStack {
         content_type: &str,
         body: impl Into<String>,
     ) -> Response {
-        self.http
-            .post(self.url(path))
-            .header("content-type", content_type)
-            .body(body.into())
-            .call()
-            .await
+        self.send(
+            self.http
+                .post(self.url(path))
+                .header("content-type", content_type)
+                .body(body.into()),
+        )
+        .await
     }
 
     /// `POST path` with a token and no body.
     pub async fn post_auth(&self, path: &str, token: &str) -> Response {
-        self.http
-            .post(self.url(path))
-            .bearer_auth(token)
-            .call()
+        self.send(self.http.post(self.url(path)).bearer_auth(token))
             .await
     }
 
     pub async fn delete_auth(&self, path: &str, token: &str) -> Response {
-        self.http
-            .delete(self.url(path))
-            .bearer_auth(token)
-            .call()
+        self.send(self.http.delete(self.url(path)).bearer_auth(token))
             .await
     }
 }

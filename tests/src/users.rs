@@ -4,9 +4,7 @@
 use reqwest::Response;
 use serde_json::{json, Value};
 
-use crate::stack::{
-    Call, TestStack, ADMIN_PASSWORD, ADMIN_USERNAME, SERVICE_CLIENT, SERVICE_SECRET,
-};
+use crate::stack::{TestStack, ADMIN_PASSWORD, ADMIN_USERNAME, SERVICE_CLIENT, SERVICE_SECRET};
 
 pub const REGISTER: &str = "/api/users/auth/register";
 pub const LOGIN: &str = "/api/users/auth/login";
@@ -114,7 +112,7 @@ impl TestStack {
         if let Some((client, secret)) = client {
             request = request.basic_auth(client, Some(secret));
         }
-        request.call().await
+        self.send(request).await
     }
 
     /// A client-credentials token for the local service client.

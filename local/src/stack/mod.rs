@@ -151,7 +151,8 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
         function_url_cors: instances.url_cors,
     });
     let (stop, stop_rx) = shutdown::channel();
-    let server = http::serve(listener, http::app(dispatcher), stop_rx.clone());
+    let app = http::app(dispatcher);
+    let server = http::serve(listener, app.clone(), stop_rx.clone());
 
     let mut tasks = Vec::new();
     if opts.run_queue_pollers {
@@ -174,6 +175,7 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
         physical,
         envs: instances.envs,
         routes: route_list,
+        app,
         function_urls,
         schedules: instances.schedules,
         stop,

@@ -24,6 +24,8 @@ pub struct RunningStack {
     pub(super) physical: BTreeMap<String, String>,
     pub(super) envs: BTreeMap<String, Env>,
     pub(super) routes: Vec<(String, String)>,
+    /// The gateway the server serves, for calls without a socket.
+    pub(super) app: axum::Router,
     /// Function logical id → its local function URL.
     pub(super) function_urls: BTreeMap<String, String>,
     pub(super) schedules: BTreeMap<String, ScheduleTarget>,
@@ -48,6 +50,12 @@ impl RunningStack {
     /// Table, bucket, event bus or rule name, or queue URL, of a provisioned resource.
     pub fn physical_name(&self, logical_id: &str) -> Option<String> {
         self.physical.get(logical_id).cloned()
+    }
+
+    /// The gateway as an axum app: what the server at [`Self::base_url`] serves, to call with
+    /// `oneshot` (no socket, no HTTP client). A request may carry `ConnectInfo` for its source.
+    pub fn app(&self) -> axum::Router {
+        self.app.clone()
     }
 
     /// The environment a function was started with.

@@ -29,7 +29,7 @@ fn largest_post(tag: &str, topics_prefix: &str) -> Value {
 
 #[tokio::test]
 async fn largest_post_items_under_400kb() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let post = t.create_post(&token, &largest_post("Big", "first")).await;
     let id = post["id"].as_str().unwrap();
@@ -48,7 +48,7 @@ async fn largest_post_items_under_400kb() {
 
 #[tokio::test]
 async fn post_transaction_max_topics_within_100_items_4mb() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     // The most items one write takes: a published post with 10 topics moved to 10 new ones
     // (10 list rows out, 10 in, 10 counts down, 10 new topics with their slugs, the body).
@@ -76,7 +76,7 @@ async fn post_transaction_max_topics_within_100_items_4mb() {
 
 #[tokio::test]
 async fn page_of_20_largest_posts_fits_6mb_response() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     for i in 0..20 {
         let mut input = largest_post(&format!("Big {i:02}"), "page");

@@ -13,7 +13,7 @@ async fn answer(response: reqwest::Response) -> Value {
 
 #[tokio::test]
 async fn bookmark_put_delete_idempotent_save_count() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let post = t
@@ -65,7 +65,7 @@ async fn bookmark_put_delete_idempotent_save_count() {
 
 #[tokio::test]
 async fn concurrent_bookmarks_exact() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let post = t
         .create_post(&author, &post_input("Everyone keeps it", &[]))
@@ -110,7 +110,7 @@ async fn show(t: &TestStack, token: &str, bookmarks: bool, likes: bool) {
 
 #[tokio::test]
 async fn bookmarked_and_liked_lists_paged_newest_first() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     show(&t, &bob, true, true).await;
@@ -166,7 +166,7 @@ async fn hidden_from_others(t: &TestStack, owner_id: &str, owner: &str, other: &
 
 #[tokio::test]
 async fn a_fresh_accounts_bookmarks_and_likes_are_private_until_shown() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     let post = t
@@ -196,7 +196,7 @@ async fn a_fresh_accounts_bookmarks_and_likes_are_private_until_shown() {
 
 #[tokio::test]
 async fn private_bookmarks_403_for_others_owner_sees() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     let post = t
@@ -217,7 +217,7 @@ async fn private_bookmarks_403_for_others_owner_sees() {
 
 #[tokio::test]
 async fn private_likes_403_for_others_owner_sees() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     let post = t
@@ -241,7 +241,7 @@ async fn private_likes_403_for_others_owner_sees() {
 
 #[tokio::test]
 async fn user_posts_published_for_all_drafts_owner_only() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (author_id, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let first = t.create_post(&author, &post_input("Out first", &[])).await;

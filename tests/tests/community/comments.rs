@@ -45,7 +45,7 @@ async fn comment(
 
 #[tokio::test]
 async fn comments_returned_as_tree() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     let post = published(&t, &author).await;
@@ -128,7 +128,7 @@ async fn comments_returned_as_tree() {
 
 #[tokio::test]
 async fn comment_like_and_none_dislike_400() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let post = published(&t, &author).await;
     let c = comment(&t, &post, &author, "Like me", None).await;
@@ -155,7 +155,7 @@ async fn comment_like_and_none_dislike_400() {
 
 #[tokio::test]
 async fn comment_text_edges_0_1_500_501() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let post = published(&t, &author).await;
     comment(&t, &post, &author, "x", None).await;
@@ -190,7 +190,7 @@ async fn comment_text_edges_0_1_500_501() {
 
 #[tokio::test]
 async fn reply_parent_must_be_on_same_post() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let one = published(&t, &author).await;
     let other = published(&t, &author).await;
@@ -215,7 +215,7 @@ async fn reply_parent_must_be_on_same_post() {
 
 #[tokio::test]
 async fn comment_count_on_post() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let post = published(&t, &author).await;
     let mut tokens = Vec::new();
@@ -240,7 +240,7 @@ async fn comment_count_on_post() {
 
 #[tokio::test]
 async fn comment_on_draft_404_or_409_for_its_author() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let mut input = post_input("Not yet out", &[]);
@@ -270,7 +270,7 @@ async fn comment_on_draft_404_or_409_for_its_author() {
 
 #[tokio::test]
 async fn nesting_past_16_is_400() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let post = published(&t, &author).await;
     let mut parent: Option<String> = None;
@@ -320,7 +320,7 @@ impl Identity for EveryoneExists {
 
 #[tokio::test]
 async fn comment_cap_409() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let post = published(&t, &author).await;
     let aws = t.aws().await;
@@ -359,7 +359,7 @@ fn comment_path(comment: &Value) -> String {
 
 #[tokio::test]
 async fn the_author_edits_their_comment_and_no_one_else_may() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let post = published(&t, &author).await;
@@ -419,7 +419,7 @@ async fn the_author_edits_their_comment_and_no_one_else_may() {
 
 #[tokio::test]
 async fn a_deleted_comment_keeps_its_place_only_while_it_has_replies() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let post = published(&t, &author).await;
@@ -458,7 +458,7 @@ async fn a_deleted_comment_keeps_its_place_only_while_it_has_replies() {
 
 #[tokio::test]
 async fn concurrent_deletes_of_one_comment_move_the_count_once() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let post = published(&t, &author).await;
     let c = comment(&t, &post, &author, "Gone soon", None).await;
@@ -484,7 +484,7 @@ async fn concurrent_deletes_of_one_comment_move_the_count_once() {
 
 #[tokio::test]
 async fn a_cursor_pages_whole_threads_and_a_bad_one_is_400() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("author").await;
     let (_, bob) = t.member("bob").await;
     let post = published(&t, &author).await;

@@ -44,7 +44,7 @@ async fn refuses_bad_cursors(t: &TestStack, path: &str, token: Option<&str>) {
 
 #[tokio::test]
 async fn posts_page_by_cursor_every_post_once_newest_first() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let mut created = Vec::new();
     for i in 0..7 {
@@ -109,7 +109,7 @@ async fn posts_page_by_cursor_every_post_once_newest_first() {
 
 #[tokio::test]
 async fn user_lists_page_by_cursor_every_post_once_newest_first() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (author_id, author) = t.member("author").await;
     let (bob_id, bob) = t.member("bob").await;
     let mut published = Vec::new();
@@ -178,7 +178,7 @@ async fn failed_rows(t: &TestStack, rows: &[(String, String)]) {
 
 #[tokio::test]
 async fn failed_summaries_page_by_cursor_and_the_count_stops_at_1000() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let admin = t.admin_token().await;
     let mut rows = Vec::new();

@@ -7,7 +7,7 @@ use stack_tests::{assert_news_error, Call, TestStack};
 
 #[tokio::test]
 async fn reason_body_on_404_405_413_415_401_403_400() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, alice) = t.member("alice").await;
     let (_, bob) = t.member("bob").await;
     let post = t.create_post(&alice, &post_input("Errors", &[])).await;
@@ -66,7 +66,7 @@ async fn reason_body_on_404_405_413_415_401_403_400() {
 
 #[tokio::test]
 async fn unknown_api_v1_family_404_reason_body() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     for path in ["/api/v1/nope", "/api/v1/nope/nothing", "/api/v1"] {
         let body: Value = assert_reason_error(t.get(path).await, 404).await;
         assert!(body["message"].as_str().unwrap().contains(path), "{body}");

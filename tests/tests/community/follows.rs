@@ -15,7 +15,7 @@ async fn followers(t: &TestStack, slug: &str) -> Value {
 
 #[tokio::test]
 async fn following_in_settings_sends_delta() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, alice) = t.member("alice").await;
     let (_, bob) = t.member("bob").await;
     let follow = |token: String, topics: Value| {
@@ -56,7 +56,7 @@ async fn following_in_settings_sends_delta() {
 
 #[tokio::test]
 async fn undelivered_follow_is_sent_by_the_next_settings_save() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     // A users function that cannot reach the community service.
     let env = t
@@ -106,7 +106,7 @@ async fn undelivered_follow_is_sent_by_the_next_settings_save() {
 /// 100 others: 200 deltas) reaches the community service whole.
 #[tokio::test]
 async fn followed_topics_are_slugs_and_a_full_swap_is_delivered() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, alice) = t.member("alice").await;
     let save = |topics: Vec<String>| {
         let t = &t;

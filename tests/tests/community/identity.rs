@@ -12,7 +12,7 @@ fn internal_user(id: &str) -> String {
 
 #[tokio::test]
 async fn internal_profile_needs_the_token_and_shows_privacy_settings() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (id, token) = t.member("alice").await;
     let path = internal_user(&id);
     assert_news_error(t.get(&path).await, 401, &format!("/internal/users/{id}")).await;
@@ -76,7 +76,7 @@ async fn deleted_account_token_cannot_write_401() {
 
 #[tokio::test]
 async fn identity_unreachable_is_502_and_writes_nothing() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let env = t
         .env("CommunityFunction")

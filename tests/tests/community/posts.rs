@@ -14,7 +14,7 @@ fn ids(list: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn create_answers_201_with_location() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let response = t
         .post_json_auth(POSTS, &token, &post_input("Hello world", &[]))
@@ -30,7 +30,7 @@ async fn create_answers_201_with_location() {
 
 #[tokio::test]
 async fn create_defaults_to_published_with_generated_excerpt_and_read_time() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (alice, token) = t.member("alice").await;
     let content = "word ".repeat(450);
     let post = t
@@ -75,7 +75,7 @@ async fn create_defaults_to_published_with_generated_excerpt_and_read_time() {
 
 #[tokio::test]
 async fn create_creates_unknown_topics_reuses_known_by_slug() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let first = t
         .create_post(&token, &post_input("First post", &["Public Transport"]))
@@ -107,7 +107,7 @@ async fn create_status(t: &TestStack, token: &str, body: Value) -> (u16, Value) 
 
 #[tokio::test]
 async fn title_edges_4_5_100_101() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     for (len, ok) in [(4, false), (5, true), (100, true), (101, false)] {
         let (status, body) = create_status(
@@ -130,7 +130,7 @@ async fn title_edges_4_5_100_101() {
 
 #[tokio::test]
 async fn content_edges_0_1_50000_50001() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     for (len, ok) in [(0, false), (1, true), (50_000, true), (50_001, false)] {
         let (status, body) = create_status(
@@ -150,7 +150,7 @@ async fn content_edges_0_1_50000_50001() {
 
 #[tokio::test]
 async fn excerpt_edges_500_501() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let (ok, post) = create_status(
         &t,
@@ -172,7 +172,7 @@ async fn excerpt_edges_500_501() {
 
 #[tokio::test]
 async fn topics_more_than_10_is_400() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let ten: Vec<String> = (0..10).map(|i| format!("topic {i}")).collect();
     let (ok, post) = create_status(
@@ -206,7 +206,7 @@ async fn topics_more_than_10_is_400() {
 
 #[tokio::test]
 async fn urls_must_be_http_uris() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     for (field, value) in [
         ("coverImageUrl", json!("ftp://example.com/a.png")),
@@ -253,7 +253,7 @@ async fn urls_must_be_http_uris() {
 
 #[tokio::test]
 async fn reads_count_no_views() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("alice").await;
     let (_, reader) = t.member("bob").await;
     let post = t.create_post(&author, &post_input("Counted", &[])).await;
@@ -269,7 +269,7 @@ async fn reads_count_no_views() {
 
 #[tokio::test]
 async fn draft_visible_to_author_only() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("alice").await;
     let (_, reader) = t.member("bob").await;
     let mut input = post_input("A draft", &["Drafts"]);
@@ -290,7 +290,7 @@ async fn draft_visible_to_author_only() {
 
 #[tokio::test]
 async fn draft_absent_from_topic_list_author_list_cards_search() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("alice").await;
     let mut input = post_input("A draft", &["Hidden"]);
     input["status"] = json!("DRAFT");
@@ -324,7 +324,7 @@ async fn draft_absent_from_topic_list_author_list_cards_search() {
 
 #[tokio::test]
 async fn patch_author_only_403_and_404_on_others_drafts() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, author) = t.member("alice").await;
     let (_, other) = t.member("bob").await;
     let post = t.create_post(&author, &post_input("Mine only", &[])).await;
@@ -360,7 +360,7 @@ async fn patch_author_only_403_and_404_on_others_drafts() {
 
 #[tokio::test]
 async fn patch_semantics_excerpt_null_topics_replace_status_kept() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let mut input = post_input("Patch me", &["Alpha"]);
     input["excerpt"] = json!("Written excerpt");
@@ -426,7 +426,7 @@ async fn patch_semantics_excerpt_null_topics_replace_status_kept() {
 
 #[tokio::test]
 async fn replace_defaults_status_published() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let mut input = post_input("Draft first", &["Old"]);
     input["status"] = json!("DRAFT");
@@ -461,7 +461,7 @@ async fn replace_defaults_status_published() {
 
 #[tokio::test]
 async fn publish_then_unpublish_moves_lists_and_counts() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let mut input = post_input("Moving post", &["Movers"]);
     input["status"] = json!("DRAFT");
@@ -526,7 +526,7 @@ async fn publish_then_unpublish_moves_lists_and_counts() {
 
 #[tokio::test]
 async fn list_by_exact_topic_newest_first_paged_with_totals() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let mut created = Vec::new();
     for i in 0..5 {
@@ -585,7 +585,7 @@ async fn list_by_exact_topic_newest_first_paged_with_totals() {
 
 #[tokio::test]
 async fn unknown_topic_is_empty_page() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     t.create_post(&token, &post_input("Some post", &["Known"]))
         .await;
@@ -607,7 +607,7 @@ async fn unknown_topic_is_empty_page() {
 
 #[tokio::test]
 async fn cards_keep_order_omit_unknown_and_drafts_no_body() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let a = t
         .create_post(&token, &post_input("Card A", &["Cards"]))
@@ -649,7 +649,7 @@ async fn cards_keep_order_omit_unknown_and_drafts_no_body() {
 
 #[tokio::test]
 async fn cards_51_ids_400() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let id = |i: usize| format!("00000000-0000-4000-8000-{i:012}");
     let fifty: Vec<String> = (0..50).map(id).collect();
     assert_eq!(
@@ -671,7 +671,7 @@ async fn cards_51_ids_400() {
 
 #[tokio::test]
 async fn cards_malformed_uuid_400() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let response = t
         .get(&format!(
             "{POSTS}/cards?ids=00000000-0000-4000-8000-000000000001,nope"
@@ -683,7 +683,7 @@ async fn cards_malformed_uuid_400() {
 
 #[tokio::test]
 async fn malformed_uuid_in_every_path_is_400() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     for bad in [
         "nope",
@@ -758,7 +758,7 @@ async fn patch_during_views_keeps_counters() {
 
 #[tokio::test]
 async fn anonymous_lists_are_public_to_a_cdn_and_a_members_private() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("cdnmember").await;
     t.create_post(&token, &post_input("Cached at the edge", &["cdn"]))
         .await;

@@ -14,7 +14,7 @@ use stack_tests::{header, TestStack};
 
 #[tokio::test]
 async fn catalog_grouped_by_category_with_stats() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     t.create_post(&token, &post_input("To the stars", &["Space", "Knitting"]))
         .await;
@@ -65,7 +65,7 @@ async fn catalog_grouped_by_category_with_stats() {
 
 #[tokio::test]
 async fn flat_stats_list() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     for i in 0..3 {
         t.create_post(&token, &post_input(&format!("Hot post {i}"), &["Climate"]))
@@ -92,7 +92,7 @@ async fn flat_stats_list() {
 
 #[tokio::test]
 async fn total_post_count_follows_publish_unpublish() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let post = t
         .create_post(&token, &post_input("Counted post", &["Census"]))
@@ -117,7 +117,7 @@ async fn total_post_count_follows_publish_unpublish() {
 
 #[tokio::test]
 async fn names_by_ids_order_kept_unknown_omitted() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let post = t
         .create_post(&token, &post_input("Named topics", &["Alpha", "Beta"]))
@@ -142,7 +142,7 @@ async fn names_by_ids_order_kept_unknown_omitted() {
 
 #[tokio::test]
 async fn names_0_and_101_ids_400() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let id = |i: usize| format!("00000000-0000-4000-8000-{i:012}");
     let hundred: Vec<String> = (0..100).map(id).collect();
     assert_eq!(
@@ -165,7 +165,7 @@ async fn names_0_and_101_ids_400() {
 
 #[tokio::test]
 async fn deltas_need_internal_token() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, user) = t.member("alice").await;
     let path = stack_tests::community::FOLLOWER_DELTAS;
     let body = json!({"deltas": {"Space": 1}});
@@ -185,7 +185,7 @@ async fn deltas_need_internal_token() {
 
 #[tokio::test]
 async fn deltas_by_slug_clamped_at_zero() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     t.create_post(
         &token,
@@ -247,7 +247,7 @@ async fn deltas_by_slug_clamped_at_zero() {
 
 #[tokio::test]
 async fn deltas_idempotency_key_applies_once() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let deltas = json!({"Space": 1});
     for _ in 0..3 {
         let response = t.follower_deltas(&deltas, Some("user-1:7")).await;
@@ -291,7 +291,7 @@ fn draft_input(title: &str, topics: &[&str]) -> Value {
 
 #[tokio::test]
 async fn a_draft_topic_is_public_only_once_a_post_carrying_it_is_published() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, alice) = t.member("alice").await;
     let (_, bob) = t.member("bob").await;
     let draft = t
@@ -349,7 +349,7 @@ async fn a_draft_topic_is_public_only_once_a_post_carrying_it_is_published() {
 
 #[tokio::test]
 async fn a_draft_topic_goes_public_by_a_published_create_or_replace() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, alice) = t.member("alice").await;
     let (_, bob) = t.member("bob").await;
     // A new post created PUBLISHED with a topic only a draft named.
@@ -414,7 +414,7 @@ async fn a_draft_topic_goes_public_by_a_published_create_or_replace() {
 
 #[tokio::test]
 async fn concurrent_drafts_and_publications_of_one_new_topic() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let mut tokens = Vec::new();
     for i in 0..6 {
         tokens.push(t.member(&format!("writer{i}")).await.1);
@@ -475,7 +475,7 @@ impl Identity for EveryoneExists {
 
 #[tokio::test]
 async fn week_buckets_activity_and_hot_with_fixed_clock() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let aws = t.aws().await;
     let day0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
     let clock = Clock::fixed(day0);
@@ -549,7 +549,7 @@ async fn post_ids(t: &TestStack, path: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn symbols_and_any_script_keep_topics_distinct() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let names = ["C", "C#", "C++", "日本", "Café"];
     let mut ids = Vec::new();
@@ -671,7 +671,7 @@ async fn items_with(t: &TestStack, prefix: &str) -> Vec<platform::dynamo::Item> 
 
 #[tokio::test]
 async fn the_index_scheduler_moves_old_topic_slugs_once() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("alice").await;
     let plus = "6f1f6a53-8a1c-4bd4-9a43-6f5e8c1a0001";
     let cafe = "6f1f6a53-8a1c-4bd4-9a43-6f5e8c1a0002";

@@ -43,7 +43,7 @@ async fn assert_file_refused(response: Response, status: u16) -> String {
 /// good; what the client declared (type, file name) plays no part.
 #[tokio::test]
 async fn png_jpeg_gif_and_webp_are_stored_under_their_sniffed_type_and_served_back() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("painter").await;
     let bucket = t.stack.physical_name("UploadsBucket").expect("the bucket");
     let endpoint = stack_tests::emulator();
@@ -87,7 +87,7 @@ async fn png_jpeg_gif_and_webp_are_stored_under_their_sniffed_type_and_served_ba
 /// type's neighbour: 400 naming `file`, nothing stored.
 #[tokio::test]
 async fn what_is_not_one_of_the_four_images_is_refused_naming_file() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("prankster").await;
     let text = b"just some text, named and typed as a PNG\n";
     let refused = t
@@ -129,7 +129,7 @@ async fn what_is_not_one_of_the_four_images_is_refused_naming_file() {
 /// count), two of them, a body without its closing delimiter, a body that is not a form.
 #[tokio::test]
 async fn a_form_without_exactly_one_file_or_not_a_form_is_refused() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("former").await;
     let other = FormPart {
         name: "image",
@@ -195,7 +195,7 @@ async fn a_form_without_exactly_one_file_or_not_a_form_is_refused() {
 /// body past the form's allowance is the framework's 413, in the same body.
 #[tokio::test]
 async fn exactly_5_mib_is_stored_and_one_byte_more_is_413() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("hoarder").await;
     let mut image = PNG.to_vec();
     image.resize(5 * MIB, 0x5a);
@@ -304,7 +304,7 @@ async fn stored(t: &TestStack, key: &str) -> bool {
 /// The request's fields are checked, each named when wrong; the route needs a user token.
 #[tokio::test]
 async fn presigned_uploads_need_an_image_type_a_size_within_20_mib_and_a_user() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, token) = t.member("planner").await;
     let refused = |body: Value| {
         let t = &t;
@@ -360,7 +360,7 @@ async fn presigned_uploads_need_an_image_type_a_size_within_20_mib_and_a_user() 
 /// caching, served back whole, the incoming copy gone; a second confirm finds nothing.
 #[tokio::test]
 async fn a_9_mib_png_is_sent_to_its_presigned_url_and_published_on_confirm() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (user, token) = t.member("photographer").await;
     let bucket = t.stack.physical_name("UploadsBucket").expect("the bucket");
     let endpoint = stack_tests::emulator();
@@ -460,7 +460,7 @@ async fn a_9_mib_png_is_sent_to_its_presigned_url_and_published_on_confirm() {
 /// as the JPEG it is.
 #[tokio::test]
 async fn what_is_sent_to_a_presigned_url_is_published_only_if_its_bytes_are_an_image() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (user, token) = t.member("trickster").await;
     let text = b"just some text, sent as a PNG to a presigned URL
 "
@@ -513,7 +513,7 @@ async fn what_is_sent_to_a_presigned_url_is_published_only_if_its_bytes_are_an_i
 /// id that is not a UUID, no token.
 #[tokio::test]
 async fn another_users_upload_is_not_found_and_ids_must_be_uuids() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let (_, alice) = t.member("alice").await;
     let (_, mallory) = t.member("mallory").await;
     let upload = presign_ok(&t, &alice, "image/gif", GIF.len()).await;
@@ -550,7 +550,7 @@ async fn another_users_upload_is_not_found_and_ids_must_be_uuids() {
 /// route takes POST only (405 in the Reason body), and the family's other paths are 404.
 #[tokio::test]
 async fn uploads_need_a_user_token_and_other_methods_and_paths_are_refused() {
-    let t = TestStack::for_product(stack_tests::Product::Community).await;
+    let t = TestStack::in_process(stack_tests::Product::Community).await;
     let png = || form(&[FormPart::file("p.png", "image/png", PNG)]);
     assert_reason_error(t.upload(None, png()).await, 401).await;
     assert_reason_error(t.upload(Some("not-a-token"), png()).await, 401).await;

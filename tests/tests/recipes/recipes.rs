@@ -1,11 +1,12 @@
 //! Recipes: create, read, update, list, every RecipeInput limit at and past its edge,
-//! isolation between users, ids under concurrency, the largest recipe.
+//! isolation between users, ids under concurrency, the largest recipe: in process (no worker
+//! takes part), through the gateway's router.
 
 use serde_json::{json, Value};
 use stack_tests::recipes::{
     numbers_as_floats as floats, pancakes, recipe_ids, recipe_path, RECIPES,
 };
-use stack_tests::{assert_news_error, details, header, TestStack};
+use stack_tests::{assert_news_error, details, header, Product, TestStack};
 
 fn ingredient(name: &str) -> Value {
     json!({"quantity": 1, "unit": "g", "name": name})
@@ -13,7 +14,7 @@ fn ingredient(name: &str) -> Value {
 
 #[tokio::test]
 async fn create_read_update_list() {
-    let t = TestStack::start().await;
+    let t = TestStack::in_process(Product::Recipes).await;
     let token = t.cook("chef").await;
     let id = t.create_recipe(&token, &pancakes()).await;
     assert!(id >= 1);
@@ -135,7 +136,7 @@ async fn create_read_update_list() {
 
 #[tokio::test]
 async fn twenty_five_recipes_list_as_a_page_of_twenty_and_a_marked_rest() {
-    let t = TestStack::start().await;
+    let t = TestStack::in_process(Product::Recipes).await;
     let token = t.cook("baker").await;
     let mut created = Vec::new();
     for i in 0..25 {
@@ -171,7 +172,7 @@ async fn twenty_five_recipes_list_as_a_page_of_twenty_and_a_marked_rest() {
 
 #[tokio::test]
 async fn users_see_only_their_own_recipes() {
-    let t = TestStack::start().await;
+    let t = TestStack::in_process(Product::Recipes).await;
     let alice = t.cook("alice_c").await;
     let bob = t.cook("bob_c").await;
     let id = t.create_recipe(&alice, &pancakes()).await;
@@ -208,7 +209,7 @@ async fn users_see_only_their_own_recipes() {
 
 #[tokio::test]
 async fn recipe_ids_in_paths_are_integers_of_at_least_one() {
-    let t = TestStack::start().await;
+    let t = TestStack::in_process(Product::Recipes).await;
     let token = t.cook("ids").await;
     for bad in [
         "0",
@@ -232,7 +233,7 @@ async fn recipe_ids_in_paths_are_integers_of_at_least_one() {
 
 #[tokio::test]
 async fn every_recipe_limit_at_and_past_its_edge() {
-    let t = TestStack::start().await;
+    let t = TestStack::in_process(Product::Recipes).await;
     let token = t.cook("limits").await;
     let with = |field: &str, value: Value| {
         let mut recipe = pancakes();
@@ -402,7 +403,7 @@ async fn every_recipe_limit_at_and_past_its_edge() {
 
 #[tokio::test]
 async fn the_largest_recipe_is_stored_and_read_back_whole() {
-    let t = TestStack::start().await;
+    let t = TestStack::in_process(Product::Recipes).await;
     let token = t.cook("maximal").await;
     // Every string at its longest, in 4-byte characters.
     let wide = |n: usize| "🍅".repeat(n);
@@ -444,7 +445,7 @@ async fn the_largest_recipe_is_stored_and_read_back_whole() {
 
 #[tokio::test]
 async fn concurrent_creates_get_distinct_ids() {
-    let t = TestStack::start().await;
+    let t = TestStack::in_process(Product::Recipes).await;
     let a = t.cook("racer_a").await;
     let b = t.cook("racer_b").await;
     let creates = (0..24).map(|i| {
