@@ -392,8 +392,27 @@ export async function navLinks(page) {
  * @param {import("playwright-core").Page} page
  */
 export async function fitsPhone(page) {
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert(width <= VIEWPORTS.phone.viewport.width, `no sideways scrolling on a phone (${width} px at ${page.url()})`);
+  const limit = VIEWPORTS.phone.viewport.width;
+  // The settled layout is what counts: a page still laying out (under load) gets 2 s to fit.
+  const settled = Date.now() + 2000;
+  while (Date.now() < settled && (await page.evaluate(() => document.documentElement.scrollWidth)) > limit) {
+    await page.waitForTimeout(100);
+  }
+  const { width, widest } = await page.evaluate((limit) => {
+    // The element reaching furthest right, to name in a failure.
+    let widest = "";
+    let right = 0;
+    for (const element of document.body.querySelectorAll("*")) {
+      const box = element.getBoundingClientRect();
+      if (box.right > limit && box.right > right) {
+        right = box.right;
+        const classes = element.className && typeof element.className === "string" ? `.${element.className.trim().split(/\s+/).join(".")}` : "";
+        widest = `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ""}${classes} (right edge ${Math.round(box.right)} px, text ${JSON.stringify((element.textContent || "").slice(0, 60))})`;
+      }
+    }
+    return { width: document.documentElement.scrollWidth, widest };
+  }, limit);
+  assert(width <= limit, `no sideways scrolling on a phone (${width} px at ${page.url()}; widest: ${widest || "none found"})`);
 }
 
 /**

@@ -88,16 +88,6 @@ impl TestStack {
         response.json().await.expect("json")
     }
 
-    pub async fn patch_json_auth_raw(&self, path: &str, token: &str, body: &Value) -> Response {
-        self.send(
-            self.http
-                .patch(self.url(path))
-                .bearer_auth(token)
-                .json(body),
-        )
-        .await
-    }
-
     /// Waits until the timeline under `query` holds `count` logs; returns them.
     pub async fn timeline_with(&self, token: &str, query: &str, count: usize) -> Vec<Value> {
         let path = format!("{LOGS}?{query}");

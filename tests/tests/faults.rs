@@ -314,7 +314,7 @@ async fn an_incident_transition_whose_reply_is_lost_moves_once() {
     let path = format!("{}/{id}", stack_tests::incidents::INCIDENTS);
     let faults = reply_lost_once(&t, "a transition whose reply is lost").await;
     let response = t
-        .patch_json_auth_raw(
+        .patch_json_auth(
             &path,
             &token,
             &json!({"status": "ACKNOWLEDGED", "note": "a transition whose reply is lost"}),

@@ -263,7 +263,7 @@ async fn incident_changes(b: &mut Bench, t: &TestStack) {
             for id in &ids {
                 let path = format!("{INCIDENTS}/{id}");
                 let answer = t
-                    .patch_json_auth_raw(&path, &token, &json!({ "status": status }))
+                    .patch_json_auth(&path, &token, &json!({ "status": status }))
                     .await;
                 assert_eq!(answer.status(), 200, "PATCH {path} {status}");
             }

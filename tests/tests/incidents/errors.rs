@@ -166,11 +166,11 @@ async fn every_bad_input_is_a_400_naming_its_field() {
     // Incident and alert updates, and list filters.
     let incident = format!("{INCIDENTS}/{}", "a".repeat(32));
     for body in [json!({"status": "DONE"}), json!({}), json!({"status": 1})] {
-        let r = t.patch_json_auth_raw(&incident, &token, &body).await;
+        let r = t.patch_json_auth(&incident, &token, &body).await;
         assert_eq!(fields_of(r, &incident).await, vec!["status"], "{body}");
     }
     let r = t
-        .patch_json_auth_raw(
+        .patch_json_auth(
             &incident,
             &token,
             &json!({"status": "RESOLVED", "note": "n".repeat(2001)}),
@@ -179,7 +179,7 @@ async fn every_bad_input_is_a_400_naming_its_field() {
     assert_eq!(fields_of(r, &incident).await, vec!["note"]);
     let alert = format!("{ALERTS}/{}", "a".repeat(32));
     let r = t
-        .patch_json_auth_raw(&alert, &token, &json!({"status": "CLOSED"}))
+        .patch_json_auth(&alert, &token, &json!({"status": "CLOSED"}))
         .await;
     assert_eq!(fields_of(r, &alert).await, vec!["status"]);
     for (path, field) in [

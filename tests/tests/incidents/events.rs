@@ -151,7 +151,7 @@ async fn each_incident_change_is_published_once_on_the_bus() {
 
     let path = format!("{INCIDENTS}/{id}");
     let r = t
-        .patch_json_auth_raw(
+        .patch_json_auth(
             &path,
             &token,
             &json!({"status": "ACKNOWLEDGED", "note": "on it"}),
@@ -165,7 +165,7 @@ async fn each_incident_change_is_published_once_on_the_bus() {
     assert_eq!(events[0]["detail"]["status"], "ACKNOWLEDGED");
 
     let r = t
-        .patch_json_auth_raw(&path, &token, &json!({"status": "RESOLVED"}))
+        .patch_json_auth(&path, &token, &json!({"status": "RESOLVED"}))
         .await;
     assert_eq!(r.status(), 200);
     let events = tap.until(&["Incident Resolved"]).await;

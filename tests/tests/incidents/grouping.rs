@@ -92,13 +92,13 @@ async fn the_lifecycle_moves_forward_and_a_new_occurrence_reopens() {
 
     // ACTIVE → ACTIVE and ACTIVE → nonsense are 400s.
     let r = t
-        .patch_json_auth_raw(&path, &token, &json!({"status": "ACTIVE"}))
+        .patch_json_auth(&path, &token, &json!({"status": "ACTIVE"}))
         .await;
     let body = assert_news_error(r, 400, &path).await;
     assert!(details(&body)[0].starts_with("status:"), "{body}");
 
     let r = t
-        .patch_json_auth_raw(
+        .patch_json_auth(
             &path,
             &token,
             &json!({"status": "ACKNOWLEDGED", "note": "looking", "assignee": "oncall"}),
@@ -120,12 +120,12 @@ async fn the_lifecycle_moves_forward_and_a_new_occurrence_reopens() {
 
     // Back to ACTIVE by hand: refused.
     let r = t
-        .patch_json_auth_raw(&path, &token, &json!({"status": "ACTIVE"}))
+        .patch_json_auth(&path, &token, &json!({"status": "ACTIVE"}))
         .await;
     assert_news_error(r, 400, &path).await;
 
     let r = t
-        .patch_json_auth_raw(
+        .patch_json_auth(
             &path,
             &token,
             &json!({"status": "RESOLVED", "note": "restarted"}),
@@ -133,7 +133,7 @@ async fn the_lifecycle_moves_forward_and_a_new_occurrence_reopens() {
         .await;
     assert_eq!(r.status(), 200);
     let r = t
-        .patch_json_auth_raw(&path, &token, &json!({"status": "ACKNOWLEDGED"}))
+        .patch_json_auth(&path, &token, &json!({"status": "ACKNOWLEDGED"}))
         .await;
     assert_news_error(r, 400, &path).await;
 
@@ -175,11 +175,11 @@ async fn the_lifecycle_moves_forward_and_a_new_occurrence_reopens() {
     let alert_id = alerts[0]["id"].as_str().unwrap();
     let alert_path = format!("{ALERTS}/{alert_id}");
     let r = t
-        .patch_json_auth_raw(&alert_path, &token, &json!({"status": "RESOLVED"}))
+        .patch_json_auth(&alert_path, &token, &json!({"status": "RESOLVED"}))
         .await;
     assert_eq!(r.status(), 200);
     let r = t
-        .patch_json_auth_raw(&alert_path, &token, &json!({"status": "OPEN"}))
+        .patch_json_auth(&alert_path, &token, &json!({"status": "OPEN"}))
         .await;
     assert_news_error(r, 400, &alert_path).await;
     // The first alert was resolved with its incident; this one by hand.
@@ -192,7 +192,7 @@ async fn the_lifecycle_moves_forward_and_a_new_occurrence_reopens() {
     let missing = format!("{INCIDENTS}/{}", "0".repeat(32));
     assert_news_error(t.get_auth(&missing, &token).await, 404, &missing).await;
     let r = t
-        .patch_json_auth_raw(&missing, &token, &json!({"status": "RESOLVED"}))
+        .patch_json_auth(&missing, &token, &json!({"status": "RESOLVED"}))
         .await;
     assert_news_error(r, 404, &missing).await;
 }

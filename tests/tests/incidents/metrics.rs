@@ -308,7 +308,7 @@ async fn incidents_by_status_follow_every_move_and_each_transition_is_observed_o
         let token = token.clone();
         let t = &t;
         async move {
-            t.patch_json_auth_raw(&path, &token, &json!({ "status": status }))
+            t.patch_json_auth(&path, &token, &json!({ "status": status }))
                 .await
                 .status()
                 .as_u16()

@@ -236,7 +236,7 @@ async fn an_error_burst_is_notified_signed_and_escalated_until_acknowledged() {
     // Acknowledging stops the escalation the secondary channel would make to the manager.
     let path = format!("{INCIDENTS}/{id}");
     let r = t
-        .patch_json_auth_raw(&path, &token, &json!({"status": "ACKNOWLEDGED"}))
+        .patch_json_auth(&path, &token, &json!({"status": "ACKNOWLEDGED"}))
         .await;
     assert_eq!(r.status(), 200);
     hook(&receiver, "/primary", "Incident Acknowledged").await;
@@ -248,7 +248,7 @@ async fn an_error_burst_is_notified_signed_and_escalated_until_acknowledged() {
         }]
     );
     let r = t
-        .patch_json_auth_raw(&path, &token, &json!({"status": "RESOLVED"}))
+        .patch_json_auth(&path, &token, &json!({"status": "RESOLVED"}))
         .await;
     assert_eq!(r.status(), 200);
     hook(&receiver, "/primary", "Incident Resolved").await;
@@ -356,7 +356,7 @@ async fn a_rule_escalation_delay_overrides_the_channels_until_acknowledged() {
     // Acknowledging stops the escalation the next channel would make (its own 10 minutes).
     let path = format!("{INCIDENTS}/{id}");
     let r = t
-        .patch_json_auth_raw(&path, &token, &json!({"status": "ACKNOWLEDGED"}))
+        .patch_json_auth(&path, &token, &json!({"status": "ACKNOWLEDGED"}))
         .await;
     assert_eq!(r.status(), 200);
     hook(&receiver, "/front", "Incident Acknowledged").await;
@@ -375,7 +375,7 @@ async fn a_rule_escalation_delay_overrides_the_channels_until_acknowledged() {
 
     // Resolved, then reopened by the rule: the reopening escalates after the rule's delay too.
     let r = t
-        .patch_json_auth_raw(&path, &token, &json!({"status": "RESOLVED"}))
+        .patch_json_auth(&path, &token, &json!({"status": "RESOLVED"}))
         .await;
     assert_eq!(r.status(), 200);
     hook(&receiver, "/front", "Incident Resolved").await;

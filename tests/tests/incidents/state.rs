@@ -37,7 +37,7 @@ fn one_log_rule(service: &str, severity: &str) -> Value {
 async fn acknowledge(t: &TestStack, token: &str, alert: &Value) {
     let path = format!("{ALERTS}/{}", alert["id"].as_str().unwrap());
     let r = t
-        .patch_json_auth_raw(&path, token, &json!({"status": "ACKNOWLEDGED"}))
+        .patch_json_auth(&path, token, &json!({"status": "ACKNOWLEDGED"}))
         .await;
     assert_eq!(r.status(), 200);
 }
@@ -70,7 +70,7 @@ async fn resolving_an_incident_resolves_its_open_and_acknowledged_alerts() {
     acknowledge(&t, &token, &raised[0]).await;
 
     let r = t
-        .patch_json_auth_raw(
+        .patch_json_auth(
             &format!("{INCIDENTS}/{id}"),
             &token,
             &json!({"status": "RESOLVED", "note": "acquirer back"}),
@@ -94,7 +94,7 @@ async fn resolving_an_incident_resolves_its_open_and_acknowledged_alerts() {
     })
     .await;
     let r = t
-        .patch_json_auth_raw(
+        .patch_json_auth(
             &format!("{INCIDENTS}/{id}"),
             &token,
             &json!({"status": "RESOLVED"}),
@@ -125,7 +125,7 @@ async fn a_reopen_needs_the_rules_threshold_after_the_resolve() {
         .to_string();
     let path = format!("{INCIDENTS}/{id}");
     let r = t
-        .patch_json_auth_raw(&path, &token, &json!({"status": "RESOLVED"}))
+        .patch_json_auth(&path, &token, &json!({"status": "RESOLVED"}))
         .await;
     assert_eq!(r.status(), 200);
 
@@ -213,7 +213,7 @@ async fn a_redelivered_message_finishes_a_half_done_reopen() {
         .to_string();
     let path = format!("{INCIDENTS}/{id}");
     let r = t
-        .patch_json_auth_raw(&path, &token, &json!({"status": "RESOLVED"}))
+        .patch_json_auth(&path, &token, &json!({"status": "RESOLVED"}))
         .await;
     assert_eq!(r.status(), 200);
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
