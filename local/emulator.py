@@ -59,8 +59,8 @@ import inspect
 import io
 import json
 import logging
-import selectors
 import os
+import selectors
 import sys
 import threading
 import time

@@ -103,12 +103,12 @@ ensure_venv_at() {
 }
 
 _venv_install() {
-    local built="$1" requirements="$2" want="$3" name="$4"
-    _venv_lock "${built##*/}"
+    local built="$1" requirements="$2" want="$3" name="$4" lock="${1##*/}"
+    _venv_lock "$lock"
     # Another process may have finished the install while we waited for the lock.
     if [[ -x "$built/bin/python" && -f "$built/.requirements.sha256" \
             && "$(cat "$built/.requirements.sha256")" == "$want" ]]; then
-        _venv_unlock "${built##*/}"
+        _venv_unlock "$lock"
         return 0
     fi
     mkdir -p "$STATE_DIR"
@@ -117,19 +117,19 @@ _venv_install() {
     log "This takes a minute or two; the log is local/.state/pip-install-$name.log."
     rm -rf "$built"
     if ! "$PYTHON" -m venv "$built" >"$pip_log" 2>&1; then
-        _venv_unlock "${built##*/}"
+        _venv_unlock "$lock"
         cat "$pip_log" >&2
         die "could not create local/$name (on Debian/Ubuntu: apt-get install python3-venv)"
     fi
     if ! "$built/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
             -r "$requirements" >>"$pip_log" 2>&1; then
-        _venv_unlock "${built##*/}"
+        _venv_unlock "$lock"
         rm -rf "$built"
         tail -n 40 "$pip_log" >&2
         die "pip install -r ${requirements#"$LOCAL_DIR"/} failed (full log: local/.state/pip-install-$name.log)"
     fi
     echo "$want" >"$built/.requirements.sha256"
-    _venv_unlock "${built##*/}"
+    _venv_unlock "$lock"
     log "local/$name is ready ($((SECONDS - started)) s)."
 }
 

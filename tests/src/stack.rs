@@ -88,6 +88,15 @@ impl Product {
     }
 }
 
+/// `functions` and the identity service's: every test signs in.
+fn with_identity(functions: &[&str]) -> BTreeSet<String> {
+    IDENTITY_FUNCTIONS
+        .iter()
+        .chain(functions)
+        .map(|f| f.to_string())
+        .collect()
+}
+
 /// One DynamoDB item as the SDK returns it.
 pub type Item = HashMap<String, AttributeValue>;
 
@@ -125,22 +134,18 @@ impl TestStack {
 
     /// The stack of another template (say, an edited copy of the repository's).
     pub async fn start_from(template: PathBuf, extra_parameters: BTreeMap<String, String>) -> Self {
-        Self::start_functions(template, extra_parameters, None).await
+        Self::started(template, extra_parameters, None, false).await
     }
 
     /// Only `functions`, the identity service's (every test signs in) and what they need of
     /// the template: for tests of a product's handlers and workers that touch no other product,
     /// so they do not provision and start the whole template (a third to a half of it).
     pub async fn start_only(functions: &[&str]) -> Self {
-        let only = IDENTITY_FUNCTIONS
-            .iter()
-            .chain(functions)
-            .map(|f| f.to_string())
-            .collect();
-        Self::start_functions(
+        Self::started(
             repo_root().join("template.yaml"),
             BTreeMap::new(),
-            Some(only),
+            Some(with_identity(functions)),
+            false,
         )
         .await
     }
@@ -155,35 +160,20 @@ impl TestStack {
     /// helpers' requests answered by the gateway's axum router through `oneshot` (as axum's and
     /// crates.io's tests call `app()`): for the checks of handlers that need no worker.
     pub async fn in_process(product: Product) -> Self {
-        let only = IDENTITY_FUNCTIONS
-            .iter()
-            .chain(product.functions())
-            .map(|f| f.to_string())
-            .collect();
-        let mut t = Self::started(
+        Self::started(
             repo_root().join("template.yaml"),
             BTreeMap::new(),
-            Some(only),
-            false,
+            Some(with_identity(product.functions())),
+            true,
         )
-        .await;
-        t.in_process = true;
-        t
-    }
-
-    async fn start_functions(
-        template: PathBuf,
-        extra_parameters: BTreeMap<String, String>,
-        functions: Option<BTreeSet<String>>,
-    ) -> Self {
-        Self::started(template, extra_parameters, functions, true).await
+        .await
     }
 
     async fn started(
         template: PathBuf,
         extra_parameters: BTreeMap<String, String>,
         functions: Option<BTreeSet<String>>,
-        run_queue_pollers: bool,
+        in_process: bool,
     ) -> Self {
         show_stack_warnings();
         let keys = keys::generate_ed25519().expect("generate key");
@@ -233,7 +223,7 @@ impl TestStack {
             parameters,
             process_env_overrides: false,
             run_schedules: false,
-            run_queue_pollers,
+            run_queue_pollers: !in_process,
             functions,
         };
         let stack = local_stack::start(options, local_stack::registry())
@@ -249,7 +239,7 @@ impl TestStack {
             keys,
             stack_name,
             admin: tokio::sync::OnceCell::new(),
-            in_process: false,
+            in_process,
         }
     }
 
