@@ -76,7 +76,7 @@ impl IntoResponses for StreamedAnswer {
             .description("The answer as the model writes it")
             .header(CACHE_HEADER, cache_header())
             .content(
-                crate::streaming::EVENT_STREAM,
+                crate::EVENT_STREAM,
                 ContentBuilder::new()
                     .schema(Some(Schema::Object(events)))
                     .build(),

@@ -51,6 +51,8 @@ pub const PREFIX: &str = "/api/ai";
 pub const SERVICE_NAME: &str = "gen-ai";
 /// Says whether an answer came from the cache (`hit`) or from the model (`miss`).
 pub const CACHE_HEADER: &str = "x-genai-cache";
+/// The media type of the streamed answers.
+pub const EVENT_STREAM: &str = "text/event-stream";
 /// A request body beyond this is a 413: the longest accepted text, 100000 characters, takes
 /// 1.2 MB escaped as JSON surrogate pairs (12 bytes each).
 const BODY_LIMIT: usize = 2 * 1024 * 1024;

@@ -28,10 +28,7 @@ use platform::{ErrorKind, ErrorStyle};
 
 use crate::docs::{OperationErrors, StreamedAnswer};
 use crate::errors::Error;
-use crate::{api_origin, errors, GenAi, CACHE_HEADER};
-
-/// The media type of the streamed answers.
-pub const EVENT_STREAM: &str = "text/event-stream";
+use crate::{api_origin, errors, GenAi, CACHE_HEADER, EVENT_STREAM};
 
 /// The streamed operations, unprefixed, added to `operations` (behind the same limits).
 pub fn routes(operations: Router<Arc<GenAi>>) -> Router<Arc<GenAi>> {

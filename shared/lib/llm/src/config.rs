@@ -2,14 +2,13 @@
 //! deployment's own choice overrides the environment's.
 
 use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use platform::Env;
-use serde::{Deserialize, Serialize};
 
 use crate::error::{InvalidSetting, LlmError};
+pub use crate::provider_kind::{ProviderKind, UnknownProvider};
 
 /// The cloud provider's default base URL (`LLM_BASE_URL`).
 pub const DEFAULT_CLOUD_BASE_URL: &str = "https://api.openai.com/v1";
@@ -19,46 +18,6 @@ pub const DEFAULT_LOCAL_BASE_URL: &str = "http://localhost:11434/v1";
 pub const DEFAULT_MODEL: &str = "gpt-4o-mini";
 pub const DEFAULT_TEMPERATURE: f64 = 0.2;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Which provider answers: the values of `LLM_PROVIDER` and of the responses' `provider`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ProviderKind {
-    Cloud,
-    Local,
-}
-
-impl ProviderKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Cloud => "cloud",
-            Self::Local => "local",
-        }
-    }
-}
-
-impl fmt::Display for ProviderKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A provider name that is neither `cloud` nor `local`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0:?} is not a provider; use cloud or local")]
-pub struct UnknownProvider(pub String);
-
-impl FromStr for ProviderKind {
-    type Err = UnknownProvider;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "cloud" => Ok(Self::Cloud),
-            "local" => Ok(Self::Local),
-            other => Err(UnknownProvider(other.to_string())),
-        }
-    }
-}
 
 /// A provider choice made outside the environment (the admin override of the community).
 #[derive(Clone, Debug, PartialEq, Eq)]

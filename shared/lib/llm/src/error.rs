@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::config::ProviderKind;
+use crate::provider_kind::ProviderKind;
 
 /// An LLM setting of the environment that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -65,4 +65,15 @@ impl ProviderFailure {
 fn seconds(d: &Duration) -> String {
     let text = format!("{:.1}", d.as_secs_f64());
     text.strip_suffix(".0").map(str::to_string).unwrap_or(text)
+}
+
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }

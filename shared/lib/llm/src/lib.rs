@@ -28,9 +28,10 @@ pub mod error;
 pub mod json;
 pub mod message;
 pub mod metrics;
+pub mod provider_kind;
 pub mod provider_override;
-pub mod stream;
 
+pub use client::stream::CompletionStream;
 pub use client::Llm;
 pub use config::{
     LlmConfig, NoOverride, OverrideError, Provider, ProviderChoice, ProviderKind, ProviderOverride,
@@ -42,4 +43,3 @@ pub use message::{
     parse_completion, parse_embeddings, ChatRequest, Completion, Message, Role, Usage,
     MAX_EMBEDDING_DIMENSIONS,
 };
-pub use stream::CompletionStream;

@@ -10,7 +10,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::function::BoxError;
+use crate::BoxError;
 
 /// What the stack is doing to the resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -9,7 +9,7 @@ use aws_lambda_events::event::eventbridge::EventBridgeEvent;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::BoxFuture;
 
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+use crate::BoxError;
 
 /// Consumes SQS batches. Returning `Ok` with item failures retries only those messages
 /// (the event source has `ReportBatchItemFailures`); `Err` retries the whole batch.

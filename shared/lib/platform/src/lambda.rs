@@ -8,7 +8,8 @@ use aws_lambda_events::event::sqs::SqsEvent;
 use lambda_runtime::{service_fn, LambdaEvent};
 
 use crate::config::Env;
-use crate::function::{BoxError, ScheduleHandler, SqsHandler};
+use crate::function::{ScheduleHandler, SqsHandler};
+use crate::BoxError;
 
 /// A function's whole `main`: reads the process environment, installs logging, builds the
 /// handler once (the cold start) and serves it until the runtime stops the process.

@@ -59,5 +59,9 @@ pub use config::{ConfigError, Env};
 #[cfg(feature = "edge")]
 pub use error::{ApiError, ErrorKind, ErrorStyle};
 #[cfg(feature = "edge")]
-pub use function::{BoxError, Function, ScheduleHandler, SqsHandler};
+pub use function::{Function, ScheduleHandler, SqsHandler};
+
+/// Any failure a function hands back to its runtime.
+#[cfg(feature = "edge")]
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 pub use validation::{FieldError, FieldErrors, Invalid};

@@ -13,59 +13,6 @@ use crate::fetch::{FeedFetcher, FetchOutcome, Validators};
 use crate::html::html_to_paragraphs;
 use crate::store::cut_to_bytes;
 
-/// Whether a source's articles get the text of their page.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    utoipa::ToSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum FullTextMode {
-    /// Every new article's page is fetched.
-    On,
-    /// Only the feed's text is kept.
-    Off,
-    /// A new article's page is fetched when the feed's entry is short (an excerpt).
-    #[default]
-    Auto,
-}
-
-impl FullTextMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::On => "on",
-            Self::Off => "off",
-            Self::Auto => "auto",
-        }
-    }
-
-    /// The mode a stored value names; anything else is the default.
-    pub fn from_stored(value: Option<&str>) -> Self {
-        match value {
-            Some("on") => Self::On,
-            Some("off") => Self::Off,
-            _ => Self::Auto,
-        }
-    }
-
-    /// Whether an entry whose feed text is `paragraphs` gets its page's text.
-    pub fn wants(self, paragraphs: &[String]) -> bool {
-        match self {
-            Self::On => true,
-            Self::Off => false,
-            Self::Auto => paragraphs.iter().map(String::len).sum::<usize>() < SHORT_ENTRY_BYTES,
-        }
-    }
-}
-
-/// An entry with less text than this is an excerpt (`auto` fetches its page).
-pub const SHORT_ENTRY_BYTES: usize = 600;
 /// The most text an article keeps from its page: far inside the 400 KB item.
 pub const MAX_FULL_TEXT_BYTES: usize = 128 * 1024;
 /// Pages fetched in one refresh; the newer entries come first, the rest keep the excerpt.
@@ -363,6 +310,7 @@ impl PageReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{FullTextMode, SHORT_ENTRY_BYTES};
 
     #[test]
     fn auto_fetches_short_entries_only() {

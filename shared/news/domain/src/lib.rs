@@ -45,13 +45,14 @@ pub use self::accounts::{Accounts, AccountsError};
 pub use self::fetch::{
     is_blocked_ip, FeedFetcher, FetchConfig, FetchError, FetchOutcome, Validators,
 };
-pub use self::fulltext::{FullTextMode, PageReader};
+pub use self::fulltext::PageReader;
 pub use self::html::{html_to_paragraphs, html_to_text};
 pub use self::ingest::{FeedRefresh, Ingest, RefreshQueue, RefreshSchedule, WalkStep};
 pub use self::input::{
     ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId,
     MAX_FEED_SOURCES,
 };
+pub use self::model::FullTextMode;
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
 pub use self::service::{News, NewsError, Submitted};
 pub use self::sweep::{SourceSweep, SweepQueue, Sweeper};

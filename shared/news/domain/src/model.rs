@@ -24,7 +24,7 @@ pub struct Source {
     pub created_at: String,
     /// Whether new articles get the text of their page (`auto`: when the feed's entry is
     /// short).
-    pub full_text: crate::fulltext::FullTextMode,
+    pub full_text: FullTextMode,
 }
 
 /// What an unsubscribe left: the source with `deleted: false` when it survives, or only its
@@ -186,6 +186,59 @@ impl<T> Page<T> {
     }
 }
 
+/// Whether a source's articles get the text of their page.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum FullTextMode {
+    /// Every new article's page is fetched.
+    On,
+    /// Only the feed's text is kept.
+    Off,
+    /// A new article's page is fetched when the feed's entry is short (an excerpt).
+    #[default]
+    Auto,
+}
+
+impl FullTextMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::On => "on",
+            Self::Off => "off",
+            Self::Auto => "auto",
+        }
+    }
+
+    /// The mode a stored value names; anything else is the default.
+    pub fn from_stored(value: Option<&str>) -> Self {
+        match value {
+            Some("on") => Self::On,
+            Some("off") => Self::Off,
+            _ => Self::Auto,
+        }
+    }
+
+    /// Whether an entry whose feed text is `paragraphs` gets its page's text.
+    pub fn wants(self, paragraphs: &[String]) -> bool {
+        match self {
+            Self::On => true,
+            Self::Off => false,
+            Self::Auto => paragraphs.iter().map(String::len).sum::<usize>() < SHORT_ENTRY_BYTES,
+        }
+    }
+}
+
+/// An entry with less text than this is an excerpt (`auto` fetches its page).
+pub const SHORT_ENTRY_BYTES: usize = 600;
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,7 +254,7 @@ mod tests {
             subscriber_count: 2,
             last_fetched_at: None,
             created_at: "2026-01-01T00:00:00.000Z".into(),
-            full_text: crate::fulltext::FullTextMode::Auto,
+            full_text: FullTextMode::Auto,
         };
         let mut expected = serde_json::to_value(&source).unwrap();
         expected["deleted"] = false.into();

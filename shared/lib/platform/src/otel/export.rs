@@ -8,8 +8,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{json, Value};
 
-use super::trace::{hex, SpanKind};
-use super::{now_nanos, Instrument, InstrumentKind, SCOPE_NAME};
+use super::{hex, now_nanos, Instrument, InstrumentKind, SpanKind, SCOPE_NAME};
 
 /// Spans kept while the collector is unreachable; older ones are dropped beyond this.
 const MAX_PENDING_SPANS: usize = 2048;

@@ -42,7 +42,7 @@ use crate::config::Env;
 use export::{Destination, Exporter, Point};
 #[cfg(feature = "edge")]
 pub use layer::instrument;
-pub use trace::{Span, SpanKind};
+pub use trace::Span;
 
 /// The W3C trace-context header.
 pub const TRACEPARENT: &str = "traceparent";
@@ -212,6 +212,29 @@ fn now_nanos() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// Span kinds as OTLP numbers them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpanKind {
+    Internal,
+    Server,
+    Client,
+}
+
+impl SpanKind {
+    /// The OTLP `SpanKind` number.
+    pub fn code(self) -> i32 {
+        match self {
+            Self::Internal => 1,
+            Self::Server => 2,
+            Self::Client => 3,
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::export::attr;
-use super::trace::{hex, random_trace_id};
+use super::hex;
+use super::trace::random_trace_id;
 use super::SCOPE_NAME;
 use crate::config::Env;
 

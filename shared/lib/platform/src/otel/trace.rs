@@ -6,26 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::export::{attr, attr_i64, encode_span, EncodedSpan, Exporter};
-use super::now_nanos;
-
-/// Span kinds as OTLP numbers them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpanKind {
-    Internal,
-    Server,
-    Client,
-}
-
-impl SpanKind {
-    /// The OTLP `SpanKind` number.
-    pub fn code(self) -> i32 {
-        match self {
-            Self::Internal => 1,
-            Self::Server => 2,
-            Self::Client => 3,
-        }
-    }
-}
+use super::{hex, now_nanos, SpanKind};
 
 /// The ids that make a span the parent of another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,10 +114,6 @@ pub(super) fn parse_traceparent(value: &str) -> Option<SpanContext> {
         return None;
     }
     Some(SpanContext { trace_id, span_id })
-}
-
-pub(super) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(any(feature = "edge", test))]

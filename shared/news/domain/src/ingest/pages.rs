@@ -6,7 +6,8 @@ use std::sync::Mutex;
 use futures::StreamExt;
 
 use super::Ingest;
-use crate::fulltext::{FullTextMode, MAX_PAGES_PER_REFRESH};
+use crate::fulltext::MAX_PAGES_PER_REFRESH;
+use crate::model::FullTextMode;
 use crate::model::Source;
 use crate::store::{NewArticle, PendingPage, StoreError};
 

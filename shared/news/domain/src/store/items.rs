@@ -182,9 +182,7 @@ pub(super) fn to_source(
         subscriber_count: counts.counter(table, "subscriberCount")?,
         last_fetched_at: fetch.opt_string("lastFetchedAt"),
         created_at: item.string(table, "createdAt")?,
-        full_text: crate::fulltext::FullTextMode::from_stored(
-            item.opt_string(FULL_TEXT).as_deref(),
-        ),
+        full_text: crate::model::FullTextMode::from_stored(item.opt_string(FULL_TEXT).as_deref()),
     })
 }
 

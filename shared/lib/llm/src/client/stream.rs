@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde::Deserialize;
 
-use crate::client::Llm;
+use super::Llm;
 use crate::config::Provider;
 use crate::error::{LlmError, ProviderFailure};
 use crate::message::Usage;
@@ -187,7 +187,7 @@ impl CompletionStream {
                 if e.is_timeout() || self.started.elapsed() >= self.provider.timeout {
                     ProviderFailure::Timeout(self.provider.timeout)
                 } else {
-                    ProviderFailure::Unreachable(crate::client::error_chain(&e))
+                    ProviderFailure::Unreachable(crate::error::error_chain(&e))
                 }
             })?;
             let Some(chunk) = chunk else {

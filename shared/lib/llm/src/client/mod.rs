@@ -1,16 +1,18 @@
 //! The chat-completions call: one provider, one request, a timeout, the metrics and a client
 //! span.
 
+pub mod stream;
+
 use std::sync::Arc;
 use std::time::Instant;
 
 use platform::otel::{Otel, SpanKind, TRACEPARENT};
 
 use crate::config::{LlmConfig, NoOverride, Provider, ProviderKind, ProviderOverride};
-use crate::error::{LlmError, ProviderFailure};
+use crate::error::{error_chain, LlmError, ProviderFailure};
 use crate::message::{parse_completion, parse_embeddings, ChatRequest, Completion};
 use crate::metrics::{COMPLETION_TOKENS, ERRORS, LATENCY, PROMPT_TOKENS, REQUESTS};
-use crate::stream::CompletionStream;
+use stream::CompletionStream;
 
 /// A chat completion (or a batch of embeddings) larger than this is not an answer but a fault.
 const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
@@ -385,17 +387,6 @@ fn refuse_keyless_cloud(provider: &Provider) -> Result<(), LlmError> {
 
 fn saturating_i64(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
-}
-
-pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 #[cfg(test)]
