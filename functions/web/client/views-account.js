@@ -1,13 +1,17 @@
 // The account: logging in (told why when the server ended the session), registering, settings
 // with the password and the sessions, and saved articles; and the pages a role is needed for.
 
-import * as api from "./api.gen.js";
+import * as contentApi from "./api-content.gen.js";
 import { announce, h, mount } from "./dom.js";
 import { allPages, ApiError } from "./http.js";
 import { navigate, sameOriginPath } from "./router.js";
 import * as account from "./session.js";
 import { feedToggle } from "./views-browse.js";
 import { articleCard, busy, clearFormErrors, confirmFirst, empty, errorAfter, errorBox, field, formError, headed, loading, showFormError } from "./ui.js";
+
+/** @typedef {import("./api-types.gen.js").Profile} Profile */
+/** @typedef {import("./api-types.gen.js").Settings} Settings */
+/** @typedef {import("./api-types.gen.js").SettingsUpdate} SettingsUpdate */
 
 /**
  * Where to go after logging in: a path on this origin from `?next=`, else home.
@@ -168,7 +172,7 @@ export async function saved(main, _match, { signal, title }) {
         mount(list, empty("Nothing saved yet", "Use ☆ Save on an article to keep it here."));
         return;
       }
-      const articles = await api.getSavedArticles({ ids }, { signal });
+      const articles = await contentApi.getSavedArticles({ ids }, { signal });
       const gone = ids.length - articles.length;
       mount(
         list,
@@ -226,7 +230,7 @@ export async function settings(main, _match, { signal, title }) {
     h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Settings"), h("p", { class: "lede" }, `Logged in as ${user.username}.`)),
     h("div", { class: "settings-grid" }, profileForm(user), preferencesForm(current, topicsSlot), h("section", { class: "card", "aria-labelledby": "subs-heading" }, h("h2", { id: "subs-heading" }, "Your sources"), sourcesSlot), passwordForm(), sessionsSection(), deleteSection()),
   );
-  const [topics, sources] = await Promise.allSettled([allPages((cursor, options) => api.listTopics({ limit: 100, cursor }, options), { signal }), allPages((cursor, options) => api.listSources({ limit: 100, cursor }, options), { signal })]);
+  const [topics, sources] = await Promise.allSettled([allPages((cursor, options) => contentApi.listTopics({ limit: 100, cursor }, options), { signal }), allPages((cursor, options) => contentApi.listSources({ limit: 100, cursor }, options), { signal })]);
   if (signal.aborted) {
     return;
   }
@@ -259,7 +263,7 @@ export async function settings(main, _match, { signal, title }) {
   }
 }
 
-/** @param {api.Profile} user */
+/** @param {Profile} user */
 function profileForm(user) {
   const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Save profile"));
   const form = /** @type {HTMLFormElement} */ (
@@ -291,7 +295,7 @@ function profileForm(user) {
 }
 
 /**
- * @param {api.Settings} current
+ * @param {Settings} current
  * @param {HTMLElement} topicsSlot
  */
 function preferencesForm(current, topicsSlot) {
@@ -328,7 +332,7 @@ function preferencesForm(current, topicsSlot) {
     event.preventDefault();
     clearFormErrors(form);
     const data = new FormData(form);
-    /** @type {api.SettingsUpdate} */
+    /** @type {SettingsUpdate} */
     const update = {
       theme: /** @type {any} */ (data.get("theme") ?? current.theme),
       summaryLength: /** @type {any} */ (data.get("summaryLength") ?? current.summaryLength),

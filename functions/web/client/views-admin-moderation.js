@@ -1,12 +1,14 @@
 // Moderation (ADMIN): removing anyone's post or comment with a reason, from the post's page,
 // and the moderation log of every removal, newest first, a page at a time.
 
-import * as api from "./api.gen.js";
+import * as communityAdminApi from "./api-community-admin.gen.js";
 import { h, mount, plural, time } from "./dom.js";
 import { ApiError } from "./http.js";
 import { postHref, userHref } from "./community.js";
 import { busy, clearFormErrors, empty, field, formError, showFormError } from "./ui.js";
 import { cursorListPage } from "./views-admin-ai.js";
+
+/** @typedef {import("./api-types.gen.js").ModerationLogEntry} ModerationLogEntry */
 
 /** A removal's longest reason (the API takes 1 to 500 characters). */
 const MAX_REASON = 500;
@@ -78,7 +80,7 @@ export function moderationLogPage(main, match, context) {
     lede: "Posts and comments administrators removed, newest first, with the reason each was given.",
     kind: "moderation",
     label: "Removals",
-    fetch: api.listModerationLog,
+    fetch: communityAdminApi.listModerationLog,
     card: entryCard,
     none: () => empty("No removals yet", "A post or comment an administrator removes is listed here with its reason."),
     // The API counts the log up to 1,000.
@@ -87,7 +89,7 @@ export function moderationLogPage(main, match, context) {
   });
 }
 
-/** @param {api.ModerationLogEntry} entry */
+/** @param {ModerationLogEntry} entry */
 function entryCard(entry) {
   const post = entry.targetKind === "POST";
   return h(
