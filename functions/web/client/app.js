@@ -1,6 +1,8 @@
 // The platform's shell: header and navigation (the four products grouped, each section shown
 // to the roles it is open to), the routes, focus and title on every page change, the session restored before the first
-// page is shown, and the sign-in page when the server ends the session.
+// page is shown, and the sign-in page when the server ends the session. Only the shell loads
+// with the page; each page's view module (and its product's API module) is imported on the
+// first visit to one of its pages.
 
 import { announce, h, mount } from "./dom.js";
 import { dispatch, fallback, navigate, route, start } from "./router.js";

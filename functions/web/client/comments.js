@@ -6,7 +6,7 @@ import { announce, h, mount, plural, time } from "./dom.js";
 import * as account from "./session.js";
 import { userHref } from "./community.js";
 import { busy, clearFormErrors, confirmFirst, describe, errorAfter, errorBox, formError, loading, showFormError, textArea } from "./ui.js";
-import { removeControl } from "./views-admin-moderation.js";
+import { removeControl } from "./moderation.js";
 
 /** @typedef {import("./api-types.gen.js").CommunityComment} CommunityComment */
 

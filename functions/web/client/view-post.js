@@ -10,7 +10,7 @@ import * as account from "./session.js";
 import { commentThread } from "./comments.js";
 import { communityTopicChips, cover, userHref } from "./community.js";
 import { busy, confirmFirst, describe, errorAfter, errorBox, loading } from "./ui.js";
-import { removeControl } from "./views-admin-moderation.js";
+import { removeControl } from "./moderation.js";
 
 /** @typedef {import("./api-types.gen.js").Post} Post */
 /** @typedef {import("./api-types.gen.js").PostSummary} PostSummary */

@@ -6,7 +6,7 @@ import { sendToStorage } from "./http.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { cover, markChanged, postHref } from "./community.js";
-import { needsLogin } from "./views-account.js";
+import { needsLogin } from "./access.js";
 import { busy, clearFormErrors, describe, errorBox, field, formError, loading, showFormError, textArea } from "./ui.js";
 
 /** @typedef {import("./api-types.gen.js").ImageContentType} ImageContentType */

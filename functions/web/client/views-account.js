@@ -1,7 +1,8 @@
 // The account: logging in (told why when the server ended the session), registering, settings
-// with the password and the sessions, and saved articles; and the pages a role is needed for.
+// with the password and the sessions, and saved articles.
 
 import * as contentApi from "./api-content.gen.js";
+import { needsLogin } from "./access.js";
 import { announce, h, mount } from "./dom.js";
 import { allPages, ApiError } from "./http.js";
 import { navigate, sameOriginPath } from "./router.js";
@@ -19,46 +20,6 @@ import { articleCard, busy, clearFormErrors, confirmFirst, empty, errorAfter, er
  */
 function nextPath(query) {
   return sameOriginPath(query.get("next") ?? "/", window.location.origin) ?? "/";
-}
-
-/**
- * An invitation to log in, for pages that need an account.
- * @param {HTMLElement} main
- * @param {string} heading
- * @param {string} [note] Who the page is for, when not every account.
- */
-export function needsLogin(main, heading, note) {
-  const here = encodeURIComponent(window.location.pathname + window.location.search);
-  mount(
-    main,
-    h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading)),
-    empty(
-      "Log in to see this page",
-      note ? h("p", null, note) : null,
-      h("p", null, h("a", { class: "button", href: `/login?next=${here}` }, "Log in"), " ", h("a", { class: "button secondary", href: `/register?next=${here}` }, "Create an account")),
-    ),
-  );
-}
-
-/**
- * What a page needs when the logged-in account lacks the role it is for.
- * @param {HTMLElement} main
- * @param {string} heading
- * @param {"OPERATOR"|"ADMIN"} role
- * @param {string} why Who the page is for.
- */
-export function needsRole(main, heading, role, why) {
-  mount(
-    main,
-    h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading)),
-    h(
-      "div",
-      { class: "state empty needs-role" },
-      h("p", { class: "state-title" }, `This page needs the ${role} role`),
-      h("p", null, `${why} Your account (${account.session.user?.username ?? ""}) does not have the ${role} role. An administrator can grant it; then log in again to use it.`),
-      h("p", null, h("a", { href: "/" }, "Go to the latest articles")),
-    ),
-  );
 }
 
 /**

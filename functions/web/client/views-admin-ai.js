@@ -9,7 +9,7 @@ import { announce, h, mount, plural, time } from "./dom.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { busy, clearFormErrors, empty, errorAfter, errorBox, field, formError, loading, showFormError } from "./ui.js";
-import { needsLogin, needsRole } from "./views-account.js";
+import { needsLogin, needsRole } from "./access.js";
 
 /** @typedef {import("./api-types.gen.js").DigestGenerationJob} DigestGenerationJob */
 /** @typedef {import("./api-types.gen.js").FailedSummary} FailedSummary */

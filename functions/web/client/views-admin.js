@@ -8,7 +8,7 @@ import { announce, h, mount, plural, time } from "./dom.js";
 import { GRANTABLE, chosenRoles, pageSize } from "./roles.js";
 import * as account from "./session.js";
 import { busy, clearFormErrors, errorAfter, errorBox, formError, loading, showFormError } from "./ui.js";
-import { needsLogin, needsRole } from "./views-account.js";
+import { needsLogin, needsRole } from "./access.js";
 import { adminNav } from "./views-admin-ai.js";
 
 /** @typedef {import("./api-types.gen.js").Profile} Profile */

@@ -4,7 +4,7 @@ import * as communityApi from "./api-community.gen.js";
 import { h, mount } from "./dom.js";
 import * as account from "./session.js";
 import { POSTS_PER_PAGE, pageOf, postList, withPage } from "./community.js";
-import { needsLogin } from "./views-account.js";
+import { needsLogin } from "./access.js";
 import { headed } from "./ui.js";
 
 /** @typedef {"posts"|"drafts"|"bookmarks"|"likes"} ListName */

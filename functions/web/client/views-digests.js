@@ -8,7 +8,7 @@ import { DIGESTS_PER_PAGE, digestCard } from "./digests.js";
 import { ApiError } from "./http.js";
 import { empty, errorBox, headed, loading, pager } from "./ui.js";
 import { eyebrow, showDigest } from "./view-digest.js";
-import { needsLogin } from "./views-account.js";
+import { needsLogin } from "./access.js";
 
 /**
  * `/digests`: the reader's digests (PERSONAL ones, and the PUBLIC ones they were given on

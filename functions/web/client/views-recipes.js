@@ -9,7 +9,7 @@ import { nextAfter } from "./http.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { busy, clearFormErrors, empty, errorBox, field, formError, loading, showFormError, textArea } from "./ui.js";
-import { needsLogin } from "./views-account.js";
+import { needsLogin } from "./access.js";
 
 /** @typedef {import("./api-types.gen.js").Recipe} Recipe */
 /** @typedef {import("./api-types.gen.js").RecipeIngredient} RecipeIngredient */
