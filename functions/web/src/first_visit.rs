@@ -125,6 +125,23 @@ mod tests {
                 }
             }
             assert!(files.iter().any(|f| f.contains("/app.")), "{page}");
+            // The schemas' typedefs are for the type check only.
+            assert!(!files.iter().any(|f| f.contains("/api-types.")), "{page}");
+        }
+        // The news reader's home loads none of the other products' modules.
+        let home = files("/").expect("first visit");
+        for other in [
+            "community",
+            "recipe",
+            "incident",
+            "admin",
+            "digest",
+            "genai",
+        ] {
+            assert!(
+                !home.iter().any(|f| f.contains(other)),
+                "/ loads {other}: {home:?}"
+            );
         }
     }
 }
