@@ -107,8 +107,10 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
-/** @type {AbortController|null} */
+/** The shown page's requests. @type {AbortController|null} */
 let controller = null;
+/** A page whose module is still loading: a later navigation cancels it. @type {AbortController|null} */
+let pending = null;
 let firstPage = true;
 
 /**
@@ -118,8 +120,8 @@ let firstPage = true;
 
 /**
  * A route handler that shows a view in the main landmark. The view's module is loaded on the
- * first visit to one of its pages, so a product's modules load when it is opened; from then
- * on the page is drawn at once.
+ * first visit to one of its pages, so a product's modules load when it is opened; meanwhile
+ * the page shown until now stays, and from then on the page is drawn at once.
  * @param {() => Promise<View>} load
  * @returns {import("./router.js").Handler}
  */
@@ -127,24 +129,23 @@ function page(load) {
   /** @type {View|null} */
   let view = null;
   return (match) => {
-    controller?.abort();
+    pending?.abort();
     const current = new AbortController();
-    controller = current;
     setMenu(false);
-    renderNav();
     if (view) {
-      show(view, match, current.signal);
+      show(view, match, current);
       return;
     }
-    mount(main, loading("Loading"));
+    pending = current;
     load().then(
       (loaded) => {
         view = loaded;
-        if (!current.signal.aborted) show(loaded, match, current.signal);
+        if (!current.signal.aborted) show(loaded, match, current);
       },
       (error) => {
         if (current.signal.aborted) return;
         // A module that failed to load stays failed in this document: reloading fetches it again.
+        open(current);
         mount(main, errorBox(error, () => window.location.reload(), { title: "The page could not be loaded", text: "Check your connection and try again." }));
       },
     );
@@ -152,16 +153,28 @@ function page(load) {
 }
 
 /**
+ * Makes `current` the shown page's: the page shown until now stops its requests.
+ * @param {AbortController} current
+ */
+function open(current) {
+  controller?.abort();
+  controller = current;
+  if (pending === current) pending = null;
+  renderNav();
+}
+
+/**
  * Shows `view` for `match`, then moves focus to its heading (after the first page).
  * @param {View} view
  * @param {import("./router.js").Match} match
- * @param {AbortSignal} signal
+ * @param {AbortController} current
  */
-function show(view, match, signal) {
+function show(view, match, current) {
+  open(current);
   const title = (/** @type {string} */ text) => {
     document.title = `${text} · ${APP_NAME}`;
   };
-  const shown = view(main, match, { signal, title });
+  const shown = view(main, match, { signal: current.signal, title });
   if (!firstPage) {
     window.scrollTo(0, 0);
     // Move focus to the new page's heading, so screen readers announce it.
