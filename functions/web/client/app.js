@@ -120,15 +120,32 @@ let firstPage = true;
 
 /**
  * A route handler that shows a view in the main landmark. The view's module is loaded on the
- * first visit to one of its pages, so a product's modules load when it is opened; meanwhile
- * the page shown until now stays, and from then on the page is drawn at once.
+ * first visit to one of its pages, so a product's modules load when it is opened: `navigate`
+ * changes the address once it is loaded (`ready`), and the page is drawn at once, as every
+ * page is from then on. (The first page, or one reached by the back button, shows when its
+ * module arrives; the page shown until then stays.)
  * @param {() => Promise<View>} load
  * @returns {import("./router.js").Handler}
  */
 function page(load) {
   /** @type {View|null} */
   let view = null;
-  return (match) => {
+  /** @type {Promise<View>|null} */
+  let loadingView = null;
+  /** `null` when the view is loaded, else when it will be. */
+  const ready = () =>
+    view
+      ? null
+      : (loadingView ??= load().then(
+          (loaded) => (view = loaded),
+          (error) => {
+            // Asked again next time.
+            loadingView = null;
+            throw error;
+          },
+        ));
+  /** @type {import("./router.js").Handler} */
+  const handler = (match) => {
     pending?.abort();
     const current = new AbortController();
     setMenu(false);
@@ -137,9 +154,8 @@ function page(load) {
       return;
     }
     pending = current;
-    load().then(
+    ready()?.then(
       (loaded) => {
-        view = loaded;
         if (!current.signal.aborted) show(loaded, match, current);
       },
       (error) => {
@@ -150,6 +166,8 @@ function page(load) {
       },
     );
   };
+  handler.ready = ready;
+  return handler;
 }
 
 /**
