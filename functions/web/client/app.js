@@ -5,7 +5,7 @@
 // first visit to one of its pages.
 
 import { announce, h, mount } from "./dom.js";
-import { dispatch, fallback, navigate, route, start } from "./router.js";
+import { dispatch, fallback, navigate, prepare, route, start } from "./router.js";
 import * as account from "./session.js";
 import { empty, errorBox, loading } from "./ui.js";
 
@@ -303,6 +303,7 @@ document.body.prepend(
 );
 mount(main, loading("Loading"));
 renderNav();
+prepare();
 account.restore().finally(() => {
   if (account.endedReason()) {
     // The stored session was ended elsewhere: the first page is the sign-in page.

@@ -147,6 +147,16 @@ function matching(pathname) {
   return { handler: notFound, params: {} };
 }
 
+/**
+ * Starts loading what the current location's page needs (its module), so that it arrives
+ * while the shell is still busy (restoring the session); a failure is shown by the page.
+ */
+export function prepare() {
+  matching(window.location.pathname)
+    .handler.ready?.()
+    ?.catch(() => {});
+}
+
 /** Follows same-origin links without reloading, and the back and forward buttons. */
 export function start() {
   document.addEventListener("click", (event) => {
