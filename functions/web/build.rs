@@ -5,8 +5,13 @@
 //!   `app.js` → `/assets/app.3f9a1c2b7d.js`, so it can be cached forever. A module's
 //!   `"./other.js"` imports are rewritten to the hashed names first, so a change anywhere
 //!   changes the name of every module that (transitively) imports it.
+//!   Dynamic `import("./other.js")` calls are rewritten the same way, so a lazily loaded module
+//!   is found under its hashed name.
 //! - `client/index.html` and `swagger/index.html` name assets as `{{asset:NAME}}`; the client
-//!   page also gets `{{modulepreload}}` links for every module (no module waterfall).
+//!   page also gets `{{modulepreload}}` links for the modules the entry module imports
+//!   statically, at any depth (no module waterfall for the shell). The modules the shell
+//!   loads with `import()` (each product's pages) are left for the browser to fetch when a
+//!   page of theirs is opened.
 //! - Whatever gzip shrinks is stored gzip-compressed; the function serves it as is to
 //!   clients that accept gzip (all browsers) and inflates it for the rest.
 //! - Swagger UI comes from the release archive in the `utoipa-swagger-ui-vendored` crate: no
@@ -21,6 +26,9 @@ use sha2::{Digest, Sha256};
 
 /// Files taken from Swagger UI's `dist/` folder (the standalone preset and the ES bundles
 /// are not used: the page runs the base layout from `swagger-ui-bundle.js`).
+/// The client's entry module, named by `index.html`'s `<script type="module">`.
+const ENTRY: &str = "app.js";
+
 const SWAGGER_FILES: &[&str] = &[
     "swagger-ui-bundle.js",
     "swagger-ui.css",
@@ -77,11 +85,13 @@ fn run() -> BuildResult<()> {
         urls.insert(name.clone(), url);
     }
     let template = text(&client, "index.html", &client_dir)?;
-    let preload: String = urls
-        .iter()
-        .filter(|(name, _)| name.ends_with(".js"))
-        .map(|(_, url)| format!("<link rel=\"modulepreload\" href=\"{url}\">\n"))
-        .collect();
+    let mut preload = String::new();
+    for name in static_closure(&client, ENTRY)? {
+        let url = urls
+            .get(&name)
+            .ok_or_else(|| format!("{name} was not hashed"))?;
+        let _ = writeln!(preload, "<link rel=\"modulepreload\" href=\"{url}\">");
+    }
     let html =
         fill(&template, &urls, "client/index.html")?.replace("{{modulepreload}}\n", &preload);
     let client_page = embed(
@@ -278,6 +288,40 @@ fn module_imports(source: &str) -> BTreeSet<String> {
         }
     }
     found
+}
+
+/// The `from "./name.js"` and `import "./name.js"` of a module: what it imports statically
+/// (an `import("./name.js")` is a dynamic import, or a JSDoc type).
+fn static_imports(source: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for import in module_imports(source) {
+        for quote in ['"', '\''] {
+            for keyword in ["from", "import"] {
+                if source.contains(&format!("{keyword} {quote}./{import}{quote}")) {
+                    found.insert(import.clone());
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The modules `entry` imports statically, at any depth (not `entry` itself).
+fn static_closure(files: &BTreeMap<String, Vec<u8>>, entry: &str) -> BuildResult<BTreeSet<String>> {
+    let mut found = BTreeSet::new();
+    let mut pending = vec![entry.to_string()];
+    while let Some(name) = pending.pop() {
+        let bytes = files
+            .get(&name)
+            .ok_or_else(|| format!("./{name} is imported but does not exist"))?;
+        let source = std::str::from_utf8(bytes).map_err(|_| format!("{name} is not UTF-8"))?;
+        for import in static_imports(source) {
+            if found.insert(import.clone()) {
+                pending.push(import);
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// Hashes every module after the modules it imports, rewriting the imports to hashed names.

@@ -1,8 +1,10 @@
-//! Generates the web client's typed API layer (`functions/web/client/api.gen.js`) from the
-//! contract: a JSDoc typedef per schema and one function per operation a browser user can
-//! call, each going through `request()` of the hand-written `http.js`.
+//! Generates the web client's typed API layer from the contract, one module per product
+//! (the operations' OpenAPI tag) so a page loads only its product's calls:
+//! `functions/web/client/api-<tag>.gen.js` holds one function per operation of the tag a
+//! browser user can call, each going through `request()` of the hand-written `http.js`;
+//! `api-types.gen.js` holds a JSDoc typedef per schema (types only: no page loads it).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use serde_json::Value;
@@ -13,48 +15,116 @@ use crate::contract::operations;
 const BEARER_JWT: &str = "bearerJwt";
 /// A body the browser sends as a `FormData` (an image upload).
 const FORM_DATA: &str = "multipart/form-data";
+/// The module of the schemas' typedefs.
+pub const TYPES_FILE: &str = "api-types.gen.js";
 
-/// The generated module for `contract` (an OpenAPI 3.1 document as JSON).
-pub fn generate(contract: &Value) -> Result<String, String> {
+/// Every generated file's first lines.
+const HEADER: &str =
+    "// Generated from functions/web/openapi.json by tests/src/apigen.rs: do not edit.\n\
+     // After changing a handler or the contract, regenerate both with\n\
+     //   UPDATE_CONTRACT=1 cargo test -p stack-tests --test contract\n";
+
+/// The generated modules for `contract` (an OpenAPI 3.1 document as JSON), by file name in
+/// `functions/web/client/`.
+pub fn generate(contract: &Value) -> Result<BTreeMap<String, String>, String> {
     let mut skipped = Vec::new();
-    let mut functions = String::new();
+    // Per tag: its functions and the schemas they name.
+    let mut products: BTreeMap<String, (String, BTreeSet<String>)> = BTreeMap::new();
     for (method, path, operation) in operations(contract) {
         let id = operation["operationId"]
             .as_str()
             .ok_or_else(|| format!("{method} {path} has no operationId"))?;
-        match skip_reason(&path, &operation) {
-            Some(reason) => skipped.push(format!("{id} ({reason})")),
-            None => functions.push_str(&operation_function(id, &method, &path, &operation)?),
+        if let Some(reason) = skip_reason(&path, &operation) {
+            skipped.push(format!("{id} ({reason})"));
+            continue;
         }
+        let tag = operation
+            .pointer("/tags/0")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{method} {path} ({id}) has no tag"))?;
+        if !tag
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            return Err(format!("{id}: tag {tag:?} cannot name a file"));
+        }
+        let (functions, schemas) = products.entry(tag.to_string()).or_default();
+        functions.push_str(&operation_function(id, &method, &path, &operation)?);
+        schemas.extend(named_schemas(&operation));
     }
 
-    let mut out = String::new();
-    out.push_str(
-        "// Generated from functions/web/openapi.json by tests/src/apigen.rs: do not edit.\n\
-         // After changing a handler or the contract, regenerate both with\n\
-         //   UPDATE_CONTRACT=1 cargo test -p stack-tests --test contract\n",
-    );
+    let mut files = BTreeMap::new();
+    for (tag, (functions, schemas)) in products {
+        let mut out = String::from(HEADER);
+        out.push_str(
+            "\nimport { request } from \"./http.js\";\n\n\
+             /** @typedef {import(\"./http.js\").RequestOptions} RequestOptions */\n",
+        );
+        for name in schemas {
+            let _ = writeln!(
+                out,
+                "/** @typedef {{import(\"./{TYPES_FILE}\").{name}}} {name} */"
+            );
+        }
+        out.push_str(&functions);
+        files.insert(format!("api-{tag}.gen.js"), out);
+    }
+
+    let mut types = String::from(HEADER);
     if !skipped.is_empty() {
-        out.push_str("//\n// Operations without a function here (not for browser users):\n");
+        types.push_str("//\n// Operations without a function (not for browser users):\n");
         for s in &skipped {
-            let _ = writeln!(out, "//   {s}");
+            let _ = writeln!(types, "//   {s}");
         }
     }
-    out.push_str(
-        "\nimport { request } from \"./http.js\";\n\n\
-         /** @typedef {import(\"./http.js\").RequestOptions} RequestOptions */\n",
-    );
+    // A module, so that its typedefs are exported.
+    types.push_str("\nexport {};\n");
     if let Some(schemas) = contract
         .pointer("/components/schemas")
         .and_then(Value::as_object)
     {
         for (name, schema) in schemas {
-            out.push('\n');
-            out.push_str(&typedef(name, schema));
+            types.push('\n');
+            types.push_str(&typedef(name, schema));
         }
     }
-    out.push_str(&functions);
-    Ok(out)
+    files.insert(TYPES_FILE.to_string(), types);
+    Ok(files)
+}
+
+/// The schemas an operation's generated function names: its parameters', body's and 2xx
+/// answers' `$ref`s.
+fn named_schemas(operation: &Value) -> BTreeSet<String> {
+    fn refs(value: &Value, found: &mut BTreeSet<String>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(name) = map
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                {
+                    found.insert(name.to_string());
+                }
+                map.values().for_each(|v| refs(v, found));
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, found)),
+            _ => {}
+        }
+    }
+    let mut found = BTreeSet::new();
+    for key in ["parameters", "requestBody"] {
+        if let Some(part) = operation.get(key) {
+            refs(part, &mut found);
+        }
+    }
+    if let Some(responses) = operation.get("responses").and_then(Value::as_object) {
+        for (status, response) in responses {
+            if status.starts_with('2') {
+                refs(response, &mut found);
+            }
+        }
+    }
+    found
 }
 
 /// Why an operation gets no function, if it gets none.
@@ -467,17 +537,20 @@ mod tests {
             "paths": {
                 "/api/content/articles/{id}": {"get": {
                     "operationId": "getArticle",
+                    "tags": ["content"],
                     "summary": "One article",
                     "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
                     "responses": {"200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Article"}}}}}
                 }},
                 "/api/content/sources/{id}/subscribers/{user_id}": {"post": {
                     "operationId": "addSourceSubscriber",
+                    "tags": ["content"],
                     "security": [{"sourceWrite": ["source.write"]}],
                     "responses": {"200": {}}
                 }},
                 "/api/users/users/me/subscriptions/{sourceId}": {"delete": {
                     "operationId": "unsubscribeFromSource",
+                    "tags": ["users"],
                     "security": [{"bearerJwt": []}],
                     "parameters": [{"name": "sourceId", "in": "path", "required": true, "schema": {"type": "string"}}],
                     "responses": {
@@ -487,24 +560,47 @@ mod tests {
                 }},
                 "/api/v1/uploads/images": {"post": {
                     "operationId": "uploadImage",
+                    "tags": ["community"],
                     "security": [{"bearerJwt": []}],
                     "requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"$ref": "#/components/schemas/ImageUpload"}}}},
                     "responses": {"201": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/UploadedImage"}}}}}
                 }},
                 "/api/users/oauth2/token": {"post": {
                     "operationId": "issueServiceToken",
+                    "tags": ["users"],
                     "requestBody": {"required": true, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object"}}}},
                     "responses": {"200": {}}
                 }},
                 "/api/content/articles": {"get": {
                     "operationId": "listArticles",
+                    "tags": ["content"],
                     "parameters": [{"name": "page", "in": "query", "schema": {"type": "integer"}}],
                     "responses": {"200": {"content": {"application/json": {"schema": {"type": "object"}}}}}
                 }}
             },
             "components": {"schemas": {"Article": {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}, "author": {"type": ["string", "null"]}}}}}
         });
-        let js = generate(&contract).expect("generate");
+        let files = generate(&contract).expect("generate");
+        assert_eq!(
+            files.keys().collect::<Vec<_>>(),
+            [
+                "api-community.gen.js",
+                "api-content.gen.js",
+                "api-types.gen.js",
+                "api-users.gen.js"
+            ],
+        );
+        let content = &files["api-content.gen.js"];
+        assert!(content.contains("export function getArticle("), "{content}");
+        assert!(
+            content.contains("/** @typedef {import(\"./api-types.gen.js\").Article} Article */\n"),
+            "{content}"
+        );
+        assert!(
+            !content.contains("export function uploadImage("),
+            "{content}"
+        );
+        let js: String = files.values().map(String::as_str).collect();
         assert!(js.contains("export function getArticle(id, options = {}) {\n  return request(\"GET\", `/api/content/articles/${encodeURIComponent(id)}`, { ...options });\n}"), "{js}");
         assert!(
             js.contains("export function listArticles(query = {}, options = {})"),

@@ -2,8 +2,8 @@
 //! and the checks that keep it, the committed file and `template.yaml` in agreement.
 //!
 //! `functions/web/openapi.json` is the committed contract (the web function serves it at
-//! `/v3/api-docs`), and `functions/web/client/api.gen.js` is the client's API layer generated
-//! from it. `UPDATE_CONTRACT=1 cargo test -p stack-tests --test contract` rewrites both.
+//! `/v3/api-docs`), and `functions/web/client/api-*.gen.js` are the client's API layer generated
+//! from it (one module per product). `UPDATE_CONTRACT=1 cargo test -p stack-tests --test contract` rewrites both.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -18,8 +18,9 @@ use crate::repo_root;
 
 /// The committed contract, relative to the repository root.
 pub const CONTRACT_FILE: &str = "functions/web/openapi.json";
-/// The client's generated API layer, relative to the repository root.
-pub const API_LAYER_FILE: &str = "functions/web/client/api.gen.js";
+/// The folder of the client's generated API layer (`api-*.gen.js`), relative to the
+/// repository root.
+pub const API_LAYER_DIR: &str = "functions/web/client";
 /// The contract's version: the API as a whole, not any one function's crate.
 pub const API_VERSION: &str = "1.0.0";
 

@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 use stack_tests::apigen;
-use stack_tests::contract::{self, API_LAYER_FILE, CONTRACT_FILE};
+use stack_tests::contract::{self, API_LAYER_DIR, CONTRACT_FILE};
 
 fn updating() -> bool {
     std::env::var("UPDATE_CONTRACT").is_ok_and(|v| v == "1")
@@ -77,8 +77,27 @@ fn contract_and_template_agree_both_ways() {
 fn api_layer_is_generated_from_the_contract() {
     let text = contract::contract_text().unwrap_or_else(|e| panic!("merging failed:\n{e}"));
     let json: Value = serde_json::from_str(&text).expect("contract is JSON");
-    let js = apigen::generate(&json).unwrap_or_else(|e| panic!("generating failed: {e}"));
-    check_committed(API_LAYER_FILE, &js);
+    let files = apigen::generate(&json).unwrap_or_else(|e| panic!("generating failed: {e}"));
+    for (name, js) in &files {
+        check_committed(&format!("{API_LAYER_DIR}/{name}"), js);
+    }
+    // A generated module the contract no longer makes (a product's tag gone) is removed.
+    let dir = contract::path(API_LAYER_DIR);
+    for entry in std::fs::read_dir(&dir).expect("the client folder") {
+        let name = entry.expect("a client file").file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".gen.js") && !files.contains_key(name.as_ref()) {
+            if updating() {
+                std::fs::remove_file(dir.join(name.as_ref()))
+                    .unwrap_or_else(|e| panic!("remove {name}: {e}"));
+            } else {
+                panic!(
+                    "{API_LAYER_DIR}/{name} is not generated from the contract any more.\n\
+                     Remove it with: UPDATE_CONTRACT=1 cargo test -p stack-tests --test contract"
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -1,11 +1,13 @@
 // The AI assistant on one article: a summary (length and style), an explanation for a
 // knowledge level, sentiment with bias and rationale, and questions answered from the text.
 
-import * as api from "./api.gen.js";
+import * as genaiApi from "./api-genai.gen.js";
 import { h, mount } from "./dom.js";
 import { ApiError, streamAnswer } from "./http.js";
 import * as account from "./session.js";
 import { busy, describe, errorBox } from "./ui.js";
+
+/** @typedef {import("./api-types.gen.js").SentimentResponse} SentimentResponse */
 
 /**
  * What an AI failure means for the reader.
@@ -161,7 +163,7 @@ export function aiPanel(articleId) {
         controls: h("p", { class: "hint" }, "Rates the article's tone from −1 (negative) to +1 (positive) and looks for political bias."),
         submit: "Analyze sentiment",
         busyLabel: "Analyzing",
-        ask: () => api.aiSentiment({ articleId }),
+        ask: () => genaiApi.aiSentiment({ articleId }),
         show: (answer) => sentimentView(answer),
       }),
     },
@@ -192,7 +194,7 @@ function levelName(level) {
   return { child: "a child", beginner: "a beginner", intermediate: "someone who knows the basics", expert: "an expert" }[level] ?? level;
 }
 
-/** @param {api.SentimentResponse} answer */
+/** @param {SentimentResponse} answer */
 function sentimentView(answer) {
   const score = Math.max(-1, Math.min(1, answer.score));
   const signed = `${score > 0 ? "+" : score < 0 ? "−" : ""}${Math.abs(score).toFixed(2)}`;

@@ -1,30 +1,13 @@
 // The platform's shell: header and navigation (the four products grouped, each section shown
 // to the roles it is open to), the routes, focus and title on every page change, the session restored before the first
-// page is shown, and the sign-in page when the server ends the session.
+// page is shown, and the sign-in page when the server ends the session. Only the shell loads
+// with the page; each page's view module (and its product's API module) is imported on the
+// first visit to one of its pages.
 
 import { announce, h, mount } from "./dom.js";
-import { dispatch, fallback, navigate, route, start } from "./router.js";
+import { dispatch, fallback, navigate, prepare, route, start } from "./router.js";
 import * as account from "./session.js";
-import { empty, loading } from "./ui.js";
-import { article } from "./view-article.js";
-import { communityPost } from "./view-post.js";
-import { communityEdit, communityWrite } from "./view-write.js";
-import { login, register, saved, settings } from "./views-account.js";
-import { home, source, sources, topic, topics } from "./views-browse.js";
-import { communityHome, communitySearch, communityTopic } from "./views-community.js";
-import { communityMe, communityUser } from "./views-community-user.js";
-import { digest } from "./view-digest.js";
-import { myDigests, publicDigest } from "./views-digests.js";
-import { recipe, recipeEdit, recipePreferences, recipes } from "./views-recipes.js";
-import { timeline } from "./views-logs.js";
-import { alertsPage, incidentPage, incidentsHome } from "./views-incidents.js";
-import { rulePage, rulesPage } from "./views-rules.js";
-import { channelPage, channelsPage } from "./views-channels.js";
-import { logbookEntryPage, logbookPage } from "./views-logbook.js";
-import { analyzePage, runbooksPage } from "./views-analysis.js";
-import { accountsPage } from "./views-admin.js";
-import { digestJobsPage, failedSummariesPage, providerPage } from "./views-admin-ai.js";
-import { moderationLogPage } from "./views-admin-moderation.js";
+import { empty, errorBox, loading } from "./ui.js";
 
 /** The product's one name, above all four of its parts. */
 const APP_NAME = "News platform";
@@ -124,34 +107,100 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
-/** @type {AbortController|null} */
+/** The shown page's requests. @type {AbortController|null} */
 let controller = null;
+/** A page whose module is still loading: a later navigation cancels it. @type {AbortController|null} */
+let pending = null;
 let firstPage = true;
 
 /**
- * A route handler that shows `view` in the main landmark.
- * @param {(main: HTMLElement, match: import("./router.js").Match, context: import("./views-browse.js").ViewContext) => (void|Promise<void>)} view
+ * A page's view: draws the page for `match` in `main`.
+ * @typedef {(main: HTMLElement, match: import("./router.js").Match, context: import("./views-browse.js").ViewContext) => (void|Promise<void>)} View
+ */
+
+/**
+ * A route handler that shows a view in the main landmark. The view's module is loaded on the
+ * first visit to one of its pages, so a product's modules load when it is opened: `navigate`
+ * changes the address once it is loaded (`ready`), and the page is drawn at once, as every
+ * page is from then on. (The first page, or one reached by the back button, shows when its
+ * module arrives; the page shown until then stays.)
+ * @param {() => Promise<View>} load
  * @returns {import("./router.js").Handler}
  */
-function page(view) {
-  return (match) => {
-    controller?.abort();
-    controller = new AbortController();
+function page(load) {
+  /** @type {View|null} */
+  let view = null;
+  /** @type {Promise<View>|null} */
+  let loadingView = null;
+  /** `null` when the view is loaded, else when it will be. */
+  const ready = () =>
+    view
+      ? null
+      : (loadingView ??= load().then(
+          (loaded) => (view = loaded),
+          (error) => {
+            // Asked again next time.
+            loadingView = null;
+            throw error;
+          },
+        ));
+  /** @type {import("./router.js").Handler} */
+  const handler = (match) => {
+    pending?.abort();
+    const current = new AbortController();
     setMenu(false);
-    renderNav();
-    const title = (/** @type {string} */ text) => {
-      document.title = `${text} · ${APP_NAME}`;
-    };
-    const shown = view(main, match, { signal: controller.signal, title });
-    if (!firstPage) {
-      window.scrollTo(0, 0);
-      // Move focus to the new page's heading, so screen readers announce it.
-      const heading = main.querySelector("h1");
-      (heading instanceof HTMLElement ? heading : main).focus();
+    if (view) {
+      show(view, match, current);
+      return;
     }
-    firstPage = false;
-    Promise.resolve(shown).catch(() => {});
+    pending = current;
+    ready()?.then(
+      (loaded) => {
+        if (!current.signal.aborted) show(loaded, match, current);
+      },
+      (error) => {
+        if (current.signal.aborted) return;
+        // A module that failed to load stays failed in this document: reloading fetches it again.
+        open(current);
+        mount(main, errorBox(error, () => window.location.reload(), { title: "The page could not be loaded", text: "Check your connection and try again." }));
+      },
+    );
   };
+  handler.ready = ready;
+  return handler;
+}
+
+/**
+ * Makes `current` the shown page's: the page shown until now stops its requests.
+ * @param {AbortController} current
+ */
+function open(current) {
+  controller?.abort();
+  controller = current;
+  if (pending === current) pending = null;
+  renderNav();
+}
+
+/**
+ * Shows `view` for `match`, then moves focus to its heading (after the first page).
+ * @param {View} view
+ * @param {import("./router.js").Match} match
+ * @param {AbortController} current
+ */
+function show(view, match, current) {
+  open(current);
+  const title = (/** @type {string} */ text) => {
+    document.title = `${text} · ${APP_NAME}`;
+  };
+  const shown = view(main, match, { signal: current.signal, title });
+  if (!firstPage) {
+    window.scrollTo(0, 0);
+    // Move focus to the new page's heading, so screen readers announce it.
+    const heading = main.querySelector("h1");
+    (heading instanceof HTMLElement ? heading : main).focus();
+  }
+  firstPage = false;
+  Promise.resolve(shown).catch(() => {});
 }
 
 function notFound(/** @type {HTMLElement} */ target, /** @type {import("./router.js").Match} */ match, /** @type {import("./views-browse.js").ViewContext} */ { title }) {
@@ -159,52 +208,52 @@ function notFound(/** @type {HTMLElement} */ target, /** @type {import("./router
   mount(target, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Page not found")), empty(`There is no page at ${match.path}.`, h("a", { href: "/" }, "Go to the latest articles")));
 }
 
-route("/", page(home));
-route("/sources", page(sources));
-route("/sources/:id", page(source));
-route("/topics", page(topics));
-route("/topics/:id", page(topic));
-route("/articles/:id", page(article));
-route("/saved", page(saved));
-route("/settings", page(settings));
-route("/login", page(login));
-route("/register", page(register));
-route("/community", page(communityHome));
-route("/community/topics/:name", page(communityTopic));
-route("/community/search", page(communitySearch));
-route("/community/posts/:id", page(communityPost));
-route("/community/posts/:id/edit", page(communityEdit));
-route("/community/write", page(communityWrite));
-route("/community/me", page(communityMe));
-route("/community/users/:id", page(communityUser));
+route("/", page(() => import("./views-browse.js").then((m) => m.home)));
+route("/sources", page(() => import("./views-browse.js").then((m) => m.sources)));
+route("/sources/:id", page(() => import("./views-browse.js").then((m) => m.source)));
+route("/topics", page(() => import("./views-browse.js").then((m) => m.topics)));
+route("/topics/:id", page(() => import("./views-browse.js").then((m) => m.topic)));
+route("/articles/:id", page(() => import("./view-article.js").then((m) => m.article)));
+route("/saved", page(() => import("./views-account.js").then((m) => m.saved)));
+route("/settings", page(() => import("./views-account.js").then((m) => m.settings)));
+route("/login", page(() => import("./views-account.js").then((m) => m.login)));
+route("/register", page(() => import("./views-account.js").then((m) => m.register)));
+route("/community", page(() => import("./views-community.js").then((m) => m.communityHome)));
+route("/community/topics/:name", page(() => import("./views-community.js").then((m) => m.communityTopic)));
+route("/community/search", page(() => import("./views-community.js").then((m) => m.communitySearch)));
+route("/community/posts/:id", page(() => import("./view-post.js").then((m) => m.communityPost)));
+route("/community/posts/:id/edit", page(() => import("./view-write.js").then((m) => m.communityEdit)));
+route("/community/write", page(() => import("./view-write.js").then((m) => m.communityWrite)));
+route("/community/me", page(() => import("./views-community-user.js").then((m) => m.communityMe)));
+route("/community/users/:id", page(() => import("./views-community-user.js").then((m) => m.communityUser)));
 // Before `/digests/:id`: the first route that matches a path shows it.
-route("/digests", page(myDigests));
-route("/digests/public", page(publicDigest));
-route("/digests/:id", page(digest));
-route("/recipes", page(recipes));
+route("/digests", page(() => import("./views-digests.js").then((m) => m.myDigests)));
+route("/digests/public", page(() => import("./views-digests.js").then((m) => m.publicDigest)));
+route("/digests/:id", page(() => import("./view-digest.js").then((m) => m.digest)));
+route("/recipes", page(() => import("./views-recipes.js").then((m) => m.recipes)));
 // Before `/recipes/:id`.
-route("/recipes/preferences", page(recipePreferences));
-route("/recipes/:id", page(recipe));
-route("/recipes/:id/edit", page(recipeEdit));
+route("/recipes/preferences", page(() => import("./views-recipes.js").then((m) => m.recipePreferences)));
+route("/recipes/:id", page(() => import("./views-recipes.js").then((m) => m.recipe)));
+route("/recipes/:id/edit", page(() => import("./views-recipes.js").then((m) => m.recipeEdit)));
 // Before `/incidents/:id`: the section's own pages.
-route("/incidents", page(incidentsHome));
-route("/incidents/logs", page(timeline));
-route("/incidents/alerts", page(alertsPage));
-route("/incidents/rules", page(rulesPage));
-route("/incidents/rules/:id", page(rulePage));
-route("/incidents/channels", page(channelsPage));
-route("/incidents/channels/:id", page(channelPage));
-route("/incidents/logbook", page(logbookPage));
-route("/incidents/logbook/:id", page(logbookEntryPage));
-route("/incidents/analyze", page(analyzePage));
-route("/incidents/runbooks", page(runbooksPage));
-route("/incidents/:id", page(incidentPage));
-route("/admin/users", page(accountsPage));
-route("/admin/summaries", page(failedSummariesPage));
-route("/admin/provider", page(providerPage));
-route("/admin/digests", page(digestJobsPage));
-route("/admin/moderation", page(moderationLogPage));
-fallback(page(notFound));
+route("/incidents", page(() => import("./views-incidents.js").then((m) => m.incidentsHome)));
+route("/incidents/logs", page(() => import("./views-logs.js").then((m) => m.timeline)));
+route("/incidents/alerts", page(() => import("./views-incidents.js").then((m) => m.alertsPage)));
+route("/incidents/rules", page(() => import("./views-rules.js").then((m) => m.rulesPage)));
+route("/incidents/rules/:id", page(() => import("./views-rules.js").then((m) => m.rulePage)));
+route("/incidents/channels", page(() => import("./views-channels.js").then((m) => m.channelsPage)));
+route("/incidents/channels/:id", page(() => import("./views-channels.js").then((m) => m.channelPage)));
+route("/incidents/logbook", page(() => import("./views-logbook.js").then((m) => m.logbookPage)));
+route("/incidents/logbook/:id", page(() => import("./views-logbook.js").then((m) => m.logbookEntryPage)));
+route("/incidents/analyze", page(() => import("./views-analysis.js").then((m) => m.analyzePage)));
+route("/incidents/runbooks", page(() => import("./views-analysis.js").then((m) => m.runbooksPage)));
+route("/incidents/:id", page(() => import("./views-incidents.js").then((m) => m.incidentPage)));
+route("/admin/users", page(() => import("./views-admin.js").then((m) => m.accountsPage)));
+route("/admin/summaries", page(() => import("./views-admin-ai.js").then((m) => m.failedSummariesPage)));
+route("/admin/provider", page(() => import("./views-admin-ai.js").then((m) => m.providerPage)));
+route("/admin/digests", page(() => import("./views-admin-ai.js").then((m) => m.digestJobsPage)));
+route("/admin/moderation", page(() => import("./views-admin-moderation.js").then((m) => m.moderationLogPage)));
+fallback(page(() => Promise.resolve(notFound)));
 
 /** Pages whose content depends on who is logged in: drawn again when the session ends. */
 const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write", "/digests", "/recipes", "/recipes/preferences"];
@@ -254,6 +303,7 @@ document.body.prepend(
 );
 mount(main, loading("Loading"));
 renderNav();
+prepare();
 account.restore().finally(() => {
   if (account.endedReason()) {
     // The stored session was ended elsewhere: the first page is the sign-in page.

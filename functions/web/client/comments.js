@@ -1,12 +1,14 @@
 // A post's comment thread: the tree (oldest first), commenting, replying and liking comments,
 // the author's edit and delete of their own comments, and an administrator's removal of any.
 
-import * as api from "./api.gen.js";
+import * as communityApi from "./api-community.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
 import * as account from "./session.js";
 import { userHref } from "./community.js";
 import { busy, clearFormErrors, confirmFirst, describe, errorAfter, errorBox, formError, loading, showFormError, textArea } from "./ui.js";
-import { removeControl } from "./views-admin-moderation.js";
+import { removeControl } from "./moderation.js";
+
+/** @typedef {import("./api-types.gen.js").CommunityComment} CommunityComment */
 
 /** The API nests replies at most this deep. */
 const MAX_DEPTH = 16;
@@ -30,7 +32,7 @@ export async function commentThread(section, postId, signal) {
   const load = async (focusId = null) => {
     mount(tree, loading("Loading comments"));
     try {
-      const comments = await api.listComments(postId, {}, { signal });
+      const comments = await communityApi.listComments(postId, {}, { signal });
       const count = countAll(comments);
       heading.textContent = `Comments (${count.toLocaleString()})`;
       mount(
@@ -69,7 +71,7 @@ const HEADING = "#comments-heading";
 
 /**
  * The comments of a thread, without the deleted ones kept for their replies.
- * @param {api.CommunityComment[]} comments
+ * @param {CommunityComment[]} comments
  */
 function countAll(comments) {
   /** @type {number} */
@@ -82,7 +84,7 @@ function countAll(comments) {
 
 /**
  * One comment with its replies.
- * @param {api.CommunityComment} comment
+ * @param {CommunityComment} comment
  * @param {number} depth 1 for a comment on the post.
  * @param {string} postId
  * @param {(focusId: string|null) => Promise<void>} reload
@@ -138,7 +140,7 @@ function commentItem(comment, depth, postId, reload) {
         noun: "comment",
         label: `Remove the comment by ${comment.author.displayName} (moderation)`,
         buttonClass: "link-button danger-link",
-        remove: (reason) => api.deleteComment(comment.id, { reason }),
+        remove: (reason) => communityApi.deleteComment(comment.id, { reason }),
         done: () => {
           announce("Comment removed");
           void reload(HEADING);
@@ -171,7 +173,7 @@ function commentItem(comment, depth, postId, reload) {
 /**
  * The author's "Edit" (the text becomes a form in place) and "Delete" (confirmed first) of
  * their own comment.
- * @param {api.CommunityComment} comment
+ * @param {CommunityComment} comment
  * @param {HTMLElement} text The comment's text, which the edit form stands in for.
  * @param {HTMLElement} actions The comment's actions, hidden while the form is open.
  * @param {(focusId: string|null) => Promise<void>} reload
@@ -198,7 +200,7 @@ function ownActions(comment, text, actions, reload) {
     warning: h("p", { class: "warning" }, comment.replies.length ? "Delete this comment? Its replies stay, under “[deleted]”." : "Delete this comment? It cannot be undone."),
     confirmLabel: "Yes, delete the comment",
     busyLabel: "Deleting…",
-    act: () => api.deleteComment(comment.id),
+    act: () => communityApi.deleteComment(comment.id),
     done: () => {
       announce("Comment deleted");
       void reload(HEADING);
@@ -210,7 +212,7 @@ function ownActions(comment, text, actions, reload) {
 
 /**
  * The form that changes the text of `comment`, in place of its text.
- * @param {api.CommunityComment} comment
+ * @param {CommunityComment} comment
  * @param {{done: () => Promise<void>, cancel: () => void}} how
  */
 function editForm(comment, { done, cancel }) {
@@ -221,7 +223,7 @@ function editForm(comment, { done, cancel }) {
     busyLabel: "Saving…",
     cancel,
     send: async (text) => {
-      await api.editComment(comment.id, { text });
+      await communityApi.editComment(comment.id, { text });
       announce("Comment saved");
       return done;
     },
@@ -230,7 +232,7 @@ function editForm(comment, { done, cancel }) {
 
 /**
  * A comment's like button and count.
- * @param {api.CommunityComment} comment
+ * @param {CommunityComment} comment
  */
 function likeButton(comment) {
   let state = { likeCount: comment.likeCount, isLikedByMe: comment.isLikedByMe };
@@ -248,7 +250,7 @@ function likeButton(comment) {
   button.addEventListener("click", async () => {
     const type = state.isLikedByMe ? "NONE" : "LIKE";
     try {
-      state = await busy(button, "Saving…", () => api.likeComment(comment.id, { type }));
+      state = await busy(button, "Saving…", () => communityApi.likeComment(comment.id, { type }));
       render();
       announce(type === "LIKE" ? "Comment liked" : "Like removed");
     } catch (error) {
@@ -272,7 +274,7 @@ function commentForm({ postId, parentId, label, submit, done, cancel }) {
     busyLabel: "Posting…",
     cancel,
     send: async (text) => {
-      const added = await api.addComment(postId, { text, parentId });
+      const added = await communityApi.addComment(postId, { text, parentId });
       announce(parentId ? "Reply posted" : "Comment posted");
       return () => done(added.id);
     },

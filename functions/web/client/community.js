@@ -1,8 +1,11 @@
 // Shared community pieces: topic slugs and chips, post cards, paged post lists, topic-cache freshness.
 
-import * as api from "./api.gen.js";
 import { h, mount, plural, safeUrl, time } from "./dom.js";
 import { empty, errorBox, loading, pager } from "./ui.js";
+
+/** @typedef {import("./api-types.gen.js").CommunityTopic} CommunityTopic */
+/** @typedef {import("./api-types.gen.js").Post} Post */
+/** @typedef {import("./api-types.gen.js").PostPage} PostPage */
 
 /** Posts per page (the API's default). */
 export const POSTS_PER_PAGE = 10;
@@ -125,7 +128,7 @@ export function topicsCache() {
 
 /**
  * A topic's figures in words: "3 posts · 2 this week · 1 follower".
- * @param {api.CommunityTopic} topic
+ * @param {CommunityTopic} topic
  */
 export function topicFigures(topic) {
   return `${plural(topic.totalPostCount, "post")} · ${topic.postsThisWeek.toLocaleString()} this week · ${plural(topic.followerCount, "follower")}`;
@@ -162,7 +165,7 @@ export function cover(url, className) {
 
 /**
  * One post in a list; `mine` adds an edit link.
- * @param {api.Post} post
+ * @param {Post} post
  * @param {{mine?: boolean}} [options]
  */
 export function postCard(post, { mine = false } = {}) {
@@ -202,7 +205,7 @@ export function postCard(post, { mine = false } = {}) {
 /**
  * A paged list of posts into `container`.
  * @param {HTMLElement} container
- * @param {{fetch: (page: number) => Promise<api.PostPage>, page: number, href: (page: number) => string, signal: AbortSignal, emptyText: string, label: string, mine?: boolean, onLoaded?: (page: api.PostPage) => void}} options
+ * @param {{fetch: (page: number) => Promise<PostPage>, page: number, href: (page: number) => string, signal: AbortSignal, emptyText: string, label: string, mine?: boolean, onLoaded?: (page: PostPage) => void}} options
  */
 export async function postList(container, { fetch, page, href, signal, emptyText, label, mine = false, onLoaded }) {
   const load = async () => {

@@ -1,8 +1,9 @@
 // Shared digest pieces: links, the digest day in words, figures, and a digest card for lists.
 
-import * as api from "./api.gen.js";
 import { h, plural } from "./dom.js";
 import { communityTopicChips } from "./community.js";
+
+/** @typedef {import("./api-types.gen.js").DigestSummary} DigestSummary */
 
 /** Digests per page of "Your digests". */
 export const DIGESTS_PER_PAGE = 10;
@@ -26,7 +27,7 @@ export function digestDay(day) {
 
 /**
  * A digest's size in words: "2 stories · 3 sources · 1 min read".
- * @param {api.DigestSummary} digest
+ * @param {DigestSummary} digest
  */
 export function digestFigures(digest) {
   return `${plural(digest.eventCount, "story", "stories")} · ${plural(digest.sourceCount, "source")} · ${digest.readTimeMinutes} min read`;
@@ -34,7 +35,7 @@ export function digestFigures(digest) {
 
 /**
  * "Public digest" for the day's digest everyone may read; a personal one has no badge.
- * @param {api.DigestSummary} digest
+ * @param {DigestSummary} digest
  */
 export function digestBadge(digest) {
   return digest.digestType === "PUBLIC" ? h("span", { class: "badge public" }, "Public digest") : null;
@@ -42,7 +43,7 @@ export function digestBadge(digest) {
 
 /**
  * One digest in a list: title, day, subtitle, figures, the first headlines, topics.
- * @param {api.DigestSummary} digest
+ * @param {DigestSummary} digest
  */
 export function digestCard(digest) {
   const headingId = `digest-${digest.id}`;

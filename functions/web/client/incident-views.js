@@ -6,7 +6,7 @@ import { h, mount } from "./dom.js";
 import { sectionNav } from "./incidents.js";
 import * as account from "./session.js";
 import { busy, clearFormErrors, errorBox, loading, showFormError } from "./ui.js";
-import { needsLogin, needsRole } from "./views-account.js";
+import { needsLogin, needsRole } from "./access.js";
 
 /**
  * Titles the page; false when the incident platform is not open to this session (nobody

@@ -4,7 +4,7 @@
 
 import { h } from "./dom.js";
 
-/** @type {import("./api.gen.js").Severity[]} */
+/** @type {import("./api-types.gen.js").Severity[]} */
 export const SEVERITIES = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"];
 
 /** The section's pages, in the order of its tabs. */
@@ -183,7 +183,7 @@ export function logAnalysisContent(log) {
 /**
  * What an analysis of an incident is asked about: its service, type and normalised message,
  * then its latest grouped logs.
- * @param {import("./api.gen.js").IncidentDetail} incident
+ * @param {import("./api-types.gen.js").IncidentDetail} incident
  */
 export function incidentAnalysisContent(incident) {
   const head = `Incident in ${incident.serviceName} (${incident.type}), ${incident.occurrences} occurrences since ${incident.firstSeen}: ${incident.normalizedMessage}`;
@@ -220,7 +220,7 @@ export function textOrNull(value) {
 
 /**
  * A rule's reach in words: "ERROR, FATAL · every service · 1 in 60 s".
- * @param {import("./api.gen.js").AlertRule} rule
+ * @param {import("./api-types.gen.js").AlertRule} rule
  */
 export function ruleSummary(rule) {
   const scope = [rule.serviceName ? `service ${rule.serviceName}` : "every service", rule.type ? `type ${rule.type}` : null].filter(Boolean).join(", ");

@@ -8,7 +8,11 @@
  * @property {string} path
  */
 
-/** @typedef {(match: Match) => void} Handler */
+/**
+ * A route's handler; `ready`, when there is one, says whether it can draw its page at once
+ * (`null`) or when it will be able to (a page whose module is still to be loaded).
+ * @typedef {((match: Match) => void) & {ready?: () => (Promise<unknown>|null)}} Handler
+ */
 
 /** Paths the server answers itself: links to them are ordinary page loads. */
 const SERVER_PREFIXES = ["/api", "/actuator", "/swagger-ui", "/v3/api-docs", "/health", "/prometheus", "/grafana", "/assets"];
@@ -88,13 +92,28 @@ export function navigate(to, { replace = false } = {}) {
     window.location.assign(url.href);
     return;
   }
-  if (replace) {
-    window.history.replaceState(null, "", url.pathname + url.search + url.hash);
+  const mine = ++navigations;
+  const go = () => {
+    // A later navigation (or the back button) meanwhile wins.
+    if (mine !== navigations) return;
+    if (replace) {
+      window.history.replaceState(null, "", url.pathname + url.search + url.hash);
+    } else {
+      window.history.pushState(null, "", url.pathname + url.search + url.hash);
+    }
+    dispatch();
+  };
+  // The address changes when the page can be drawn, as it is for a page already loaded.
+  const ready = matching(url.pathname).handler.ready?.() ?? null;
+  if (ready) {
+    ready.then(go, go);
   } else {
-    window.history.pushState(null, "", url.pathname + url.search + url.hash);
+    go();
   }
-  dispatch();
 }
+
+/** Navigations started: a page still loading is not shown after a later one. */
+let navigations = 0;
 
 /** The path and query last rendered: a change of only the fragment renders nothing. */
 let shown = "";
@@ -103,7 +122,17 @@ let shown = "";
 export function dispatch() {
   const { pathname, search } = window.location;
   shown = pathname + search;
-  const query = new URLSearchParams(search);
+  const { handler, params } = matching(pathname);
+  handler({ params, query: new URLSearchParams(search), path: pathname });
+}
+
+/**
+ * The handler of `pathname` (the first route that matches it, else the fallback) and its
+ * path parameters.
+ * @param {string} pathname
+ * @returns {{handler: Handler, params: Record<string, string>}}
+ */
+function matching(pathname) {
   for (const { pattern, names, handler } of routes) {
     const found = pattern.exec(pathname);
     if (found) {
@@ -112,11 +141,20 @@ export function dispatch() {
       names.forEach((name, i) => {
         params[name] = decodeURIComponent(found[i + 1]);
       });
-      handler({ params, query, path: pathname });
-      return;
+      return { handler, params };
     }
   }
-  notFound({ params: {}, query, path: pathname });
+  return { handler: notFound, params: {} };
+}
+
+/**
+ * Starts loading what the current location's page needs (its module), so that it arrives
+ * while the shell is still busy (restoring the session); a failure is shown by the page.
+ */
+export function prepare() {
+  matching(window.location.pathname)
+    .handler.ready?.()
+    ?.catch(() => {});
 }
 
 /** Follows same-origin links without reloading, and the back and forward buttons. */
@@ -141,6 +179,7 @@ export function start() {
     navigate(url.pathname + url.search + url.hash);
   });
   window.addEventListener("popstate", () => {
+    navigations += 1;
     if (window.location.pathname + window.location.search !== shown) {
       dispatch();
     }

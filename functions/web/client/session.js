@@ -4,9 +4,15 @@
 // session the server ended (a password or role change, signing out everywhere) is forgotten
 // here with the server's reason, for the sign-in page to show.
 
-import * as api from "./api.gen.js";
+import * as usersApi from "./api-users.gen.js";
 import { configureAuth } from "./http.js";
 import { claimsOf, opensIncidents, tokenRoles } from "./roles.js";
+
+/** @typedef {import("./api-types.gen.js").Profile} Profile */
+/** @typedef {import("./api-types.gen.js").ProfileUpdate} ProfileUpdate */
+/** @typedef {import("./api-types.gen.js").Registration} Registration */
+/** @typedef {import("./api-types.gen.js").Settings} Settings */
+/** @typedef {import("./api-types.gen.js").SettingsUpdate} SettingsUpdate */
 
 const TOKEN_KEY = "newsReader.token";
 /** Where earlier versions kept saved articles on the device; merged into the account. */
@@ -21,8 +27,8 @@ const ACTIVITY_CHECK_EVERY = 15_000;
 /**
  * @typedef {Object} State
  * @property {string|null} token
- * @property {api.Profile|null} user
- * @property {api.Settings|null} settings
+ * @property {Profile|null} user
+ * @property {Settings|null} settings
  * @property {string[]} subscriptions Ids of the sources the user subscribes to.
  * @property {string[]} saved Ids of the saved articles, newest first.
  */
@@ -135,7 +141,7 @@ function maybeRenew() {
   if (left <= 0 || left > Math.min(RENEW_WITHIN, (expires - issued) / 2)) {
     return;
   }
-  renewing = api
+  renewing = usersApi
     .refreshToken()
     .then(({ token: fresh }) => {
       // Logged out or in as someone else meanwhile: keep what is there now.
@@ -196,7 +202,7 @@ export async function restore() {
 }
 
 async function loadAccount() {
-  const [user, settings, subscriptions, saved] = await Promise.all([api.getMyProfile(), api.getMySettings(), api.getMySubscriptions(), api.getMySavedArticles()]);
+  const [user, settings, subscriptions, saved] = await Promise.all([usersApi.getMyProfile(), usersApi.getMySettings(), usersApi.getMySubscriptions(), usersApi.getMySavedArticles()]);
   session.user = user;
   session.settings = settings;
   session.subscriptions = subscriptions.sourceIds;
@@ -222,7 +228,7 @@ async function adoptDeviceSaved(userId) {
     return;
   }
   try {
-    session.saved = (await api.mergeMySavedArticles({ ids: ids.slice(0, MAX_SAVED) })).ids;
+    session.saved = (await usersApi.mergeMySavedArticles({ ids: ids.slice(0, MAX_SAVED) })).ids;
     localStorage.removeItem(SAVED_PREFIX + userId);
   } catch {
     // Over the account's limit or offline: the device's list stays for the next login.
@@ -234,7 +240,7 @@ async function adoptDeviceSaved(userId) {
  * @param {string} password
  */
 export async function logIn(username, password) {
-  const { token } = await api.loginUser({ username, password });
+  const { token } = await usersApi.loginUser({ username, password });
   endedNotice = null;
   session.token = token;
   localStorage.setItem(TOKEN_KEY, token);
@@ -249,10 +255,10 @@ export async function logIn(username, password) {
 
 /**
  * Registers, then logs in with the same credentials.
- * @param {api.Registration} registration
+ * @param {Registration} registration
  */
 export async function register(registration) {
-  await api.registerUser(registration);
+  await usersApi.registerUser(registration);
   await logIn(registration.username, registration.password);
 }
 
@@ -270,7 +276,7 @@ export function logOut() {
  */
 export async function changePassword(currentPassword, password) {
   const userId = session.user?.id;
-  const { token } = await api.changeMyPassword({ currentPassword, password });
+  const { token } = await usersApi.changeMyPassword({ currentPassword, password });
   // Every earlier token of the account ended (a renewal meanwhile too): this one is the session.
   if (session.token && session.user?.id === userId) {
     session.token = token;
@@ -280,7 +286,7 @@ export async function changePassword(currentPassword, password) {
 
 /** Ends every session of the account on the server, this one included, then forgets it here. */
 export async function signOutEverywhere() {
-  await api.endMySessions();
+  await usersApi.endMySessions();
   endedNotice = null;
   clear();
   changed();
@@ -289,7 +295,7 @@ export async function signOutEverywhere() {
 /** Deletes the account on the server, then forgets it here. */
 export async function deleteAccount() {
   const id = session.user?.id;
-  await api.deleteMyAccount();
+  await usersApi.deleteMyAccount();
   if (id) {
     localStorage.removeItem(SAVED_PREFIX + id);
   }
@@ -297,16 +303,16 @@ export async function deleteAccount() {
   changed();
 }
 
-/** @param {api.SettingsUpdate} update */
+/** @param {SettingsUpdate} update */
 export async function saveSettings(update) {
-  session.settings = await api.updateMySettings(update);
+  session.settings = await usersApi.updateMySettings(update);
   changed();
   return session.settings;
 }
 
-/** @param {api.ProfileUpdate} update */
+/** @param {ProfileUpdate} update */
 export async function saveProfile(update) {
-  session.user = await api.updateMyProfile(update);
+  session.user = await usersApi.updateMyProfile(update);
   changed();
   return session.user;
 }
@@ -347,10 +353,10 @@ export async function setEnabled(sourceId, enabled) {
  */
 export async function setSubscribed(sourceId, subscribe) {
   const source = subscribe
-    ? await api.subscribeToSource(sourceId)
-    : await api.unsubscribeFromSource(sourceId);
+    ? await usersApi.subscribeToSource(sourceId)
+    : await usersApi.unsubscribeFromSource(sourceId);
   // The users service keeps enabledSourceIds in step; read them back.
-  const [settings, subscriptions] = await Promise.all([api.getMySettings(), api.getMySubscriptions()]);
+  const [settings, subscriptions] = await Promise.all([usersApi.getMySettings(), usersApi.getMySubscriptions()]);
   session.settings = settings;
   session.subscriptions = subscriptions.sourceIds;
   changed();
@@ -392,7 +398,7 @@ export async function setSaved(articleId, save) {
   if (!session.user) {
     return false;
   }
-  const { ids } = save ? await api.saveArticle(articleId) : await api.unsaveArticle(articleId);
+  const { ids } = save ? await usersApi.saveArticle(articleId) : await usersApi.unsaveArticle(articleId);
   session.saved = ids;
   return ids.includes(articleId);
 }
@@ -400,7 +406,7 @@ export async function setSaved(articleId, save) {
 /** Reads the saved articles again (another device may have changed them). */
 export async function reloadSaved() {
   if (session.user) {
-    session.saved = (await api.getMySavedArticles()).ids;
+    session.saved = (await usersApi.getMySavedArticles()).ids;
   }
   return savedIds();
 }

@@ -104,7 +104,7 @@ export function topicChips(topics, label = "Topics") {
 
 /**
  * One article in a list.
- * @param {import("./api.gen.js").Article} article
+ * @param {import("./api-types.gen.js").Article} article
  */
 export function articleCard(article) {
   const image = safeUrl(article.imageUrl, ["https:"]);

@@ -1,10 +1,12 @@
 // Reading one article, saving it, and the AI assistant beside it.
 
 import { aiPanel } from "./ai-panel.js";
-import * as api from "./api.gen.js";
+import * as contentApi from "./api-content.gen.js";
 import { announce, h, mount, safeUrl, time } from "./dom.js";
 import * as account from "./session.js";
 import { busy, describe, errorAfter, errorBox, loading, topicChips } from "./ui.js";
+
+/** @typedef {import("./api-types.gen.js").Article} Article */
 
 /**
  * `/articles/{id}`.
@@ -19,7 +21,7 @@ export async function article(main, match, { signal, title }) {
   const load = async () => {
     mount(main, h("div", { class: "page-head" }, heading), loading("Loading the article"));
     try {
-      const found = await api.getArticle(id, { signal });
+      const found = await contentApi.getArticle(id, { signal });
       heading.textContent = found.title;
       title(found.title);
       mount(main, h("div", { class: "article-layout" }, reader(found, heading), aiPanel(found.id)));
@@ -33,7 +35,7 @@ export async function article(main, match, { signal, title }) {
 }
 
 /**
- * @param {api.Article} found
+ * @param {Article} found
  * @param {HTMLElement} heading
  */
 function reader(found, heading) {
@@ -65,7 +67,7 @@ function reader(found, heading) {
   );
 }
 
-/** @param {api.Article} found */
+/** @param {Article} found */
 function saveButton(found) {
   if (!account.session.user) {
     return h("a", { class: "button secondary", href: `/login?next=${encodeURIComponent(window.location.pathname)}` }, "Log in to save");

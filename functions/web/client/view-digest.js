@@ -1,12 +1,15 @@
 // One digest: its summary, then each story with its bullets and the sources that reported it.
 
-import * as api from "./api.gen.js";
+import * as digestsApi from "./api-digests.gen.js";
 import { h, mount, plural, time } from "./dom.js";
 import * as account from "./session.js";
 import { communityTopicChips } from "./community.js";
 import { digestBadge, digestDay, digestFigures } from "./digests.js";
 import { ApiError } from "./http.js";
 import { empty, errorBox, loading } from "./ui.js";
+
+/** @typedef {import("./api-types.gen.js").DigestDetail} DigestDetail */
+/** @typedef {import("./api-types.gen.js").Event} Event */
 
 /**
  * `/digests/{id}`: PUBLIC digests to anyone, a PERSONAL one to its reader only (the API
@@ -21,7 +24,7 @@ export async function digest(main, match, { signal, title }) {
   const load = async () => {
     mount(main, h("div", { class: "page-head" }, eyebrow(), heading), loading("Loading the digest"));
     try {
-      const found = await api.getDigest(match.params.id, { signal });
+      const found = await digestsApi.getDigest(match.params.id, { signal });
       showDigest(main, found, heading, title);
     } catch (error) {
       if (!signal.aborted) {
@@ -51,7 +54,7 @@ function backLinks() {
 /**
  * Shows `found` in `main`, keeping the focus the page change gave the heading.
  * @param {HTMLElement} main
- * @param {api.DigestDetail} found
+ * @param {DigestDetail} found
  * @param {HTMLElement} heading
  * @param {(text: string) => void} title
  */
@@ -66,7 +69,7 @@ export function showDigest(main, found, heading, title) {
 }
 
 /**
- * @param {api.DigestDetail} found
+ * @param {DigestDetail} found
  * @param {HTMLElement} heading
  */
 function reader(found, heading) {
@@ -97,7 +100,7 @@ function reader(found, heading) {
 
 /**
  * One story: headline, bullets, and who reported it.
- * @param {api.Event} event
+ * @param {Event} event
  * @param {number} index
  */
 function eventItem(event, index) {

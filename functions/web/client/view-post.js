@@ -2,14 +2,18 @@
 // with counts, bookmark, the author's edit link and delete, an administrator's removal with a
 // reason, comment thread.
 
-import * as api from "./api.gen.js";
+import * as communityApi from "./api-community.gen.js";
+import * as communityAdminApi from "./api-community-admin.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { commentThread } from "./comments.js";
 import { communityTopicChips, cover, userHref } from "./community.js";
 import { busy, confirmFirst, describe, errorAfter, errorBox, loading } from "./ui.js";
-import { removeControl } from "./views-admin-moderation.js";
+import { removeControl } from "./moderation.js";
+
+/** @typedef {import("./api-types.gen.js").Post} Post */
+/** @typedef {import("./api-types.gen.js").PostSummary} PostSummary */
 
 /** How often a PENDING summary is asked for again, and how many times before the page stops. */
 const SUMMARY_POLL_MS = 2000;
@@ -29,7 +33,7 @@ export async function communityPost(main, match, { signal, title }) {
   const load = async () => {
     mount(main, h("div", { class: "page-head" }, heading), loading("Loading the post"));
     try {
-      const post = await api.getPost(id, { signal });
+      const post = await communityApi.getPost(id, { signal });
       heading.textContent = post.title;
       title(post.title);
       const thread = h("section", { class: "comments", "aria-labelledby": "comments-heading" });
@@ -43,7 +47,7 @@ export async function communityPost(main, match, { signal, title }) {
         // One view beacon per page open (a retry of the page is not another view); the
         // server counts it at most once an hour per reader, and a lost one only loses a view.
         viewed = true;
-        api.viewPost(post.id).catch(() => {});
+        communityApi.viewPost(post.id).catch(() => {});
       }
       if (post.status === "PUBLISHED") {
         await commentThread(thread, post.id, signal);
@@ -58,7 +62,7 @@ export async function communityPost(main, match, { signal, title }) {
 }
 
 /**
- * @param {api.Post} post
+ * @param {Post} post
  * @param {HTMLElement} heading
  * @param {AbortSignal} signal
  */
@@ -113,14 +117,14 @@ const SUMMARY_STATES = {
  * The post's AI summary under its own heading, with its state; while PENDING the page asks
  * again every few seconds (a live region says when it changes). A FAILED one offers an
  * administrator "Retry the summary".
- * @param {api.Post} post
+ * @param {Post} post
  * @param {AbortSignal} signal
  */
 function summarySection(post, signal) {
   const body = h("div", { class: "summary-body", "aria-live": "polite" });
   const retrySlot = h("div", { class: "actions summary-retry" });
   const section = h("section", { class: "post-summary", "aria-labelledby": "summary-heading" }, h("h2", { id: "summary-heading" }, "AI summary"), body, retrySlot);
-  /** @param {api.PostSummary} summary */
+  /** @param {PostSummary} summary */
   const draw = (summary) => {
     const status = summary.status ?? "NONE";
     const [label, note] = SUMMARY_STATES[status];
@@ -148,7 +152,7 @@ function summarySection(post, signal) {
         return;
       }
       try {
-        const summary = await api.getPostSummary(post.id, { signal, cache: "no-store" });
+        const summary = await communityApi.getPostSummary(post.id, { signal, cache: "no-store" });
         if (summary.status !== "PENDING") {
           draw(summary);
           return;
@@ -162,7 +166,7 @@ function summarySection(post, signal) {
     const button = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary small" }, "Retry the summary"));
     button.addEventListener("click", async () => {
       try {
-        const summary = await busy(button, "Retrying…", () => api.retryPostSummary(post.id));
+        const summary = await busy(button, "Retrying…", () => communityAdminApi.retryPostSummary(post.id));
         draw(summary);
         announce("The summary is being written again");
         void poll();
@@ -182,7 +186,7 @@ function summarySection(post, signal) {
 /**
  * An administrator's "Remove…" of the post, with a reason for the moderation log; then the
  * community's latest posts.
- * @param {api.Post} post
+ * @param {Post} post
  */
 function removePost(post) {
   return h(
@@ -193,7 +197,7 @@ function removePost(post) {
       noun: "post",
       label: "Remove the post (moderation)",
       buttonClass: "button secondary danger-link",
-      remove: (reason) => api.deletePost(post.id, { reason }),
+      remove: (reason) => communityApi.deletePost(post.id, { reason }),
       done: () => {
         announce(`“${post.title}” was removed`);
         navigate("/community");
@@ -204,7 +208,7 @@ function removePost(post) {
 
 /**
  * The author's "Delete post", confirmed first; then the author's list of posts.
- * @param {api.Post} post
+ * @param {Post} post
  */
 function deletePost(post) {
   const slot = h("div", { class: "actions delete-post" });
@@ -213,7 +217,7 @@ function deletePost(post) {
     warning: h("p", { class: "warning" }, "The post leaves every list, topic and search, with its comments. It cannot be undone."),
     confirmLabel: "Yes, delete the post",
     busyLabel: "Deleting…",
-    act: () => api.deletePost(post.id),
+    act: () => communityApi.deletePost(post.id),
     done: () => {
       announce(`“${post.title}” was deleted`);
       navigate(post.status === "DRAFT" ? "/community/me?list=drafts" : "/community/me");
@@ -230,7 +234,7 @@ function loginLink(/** @type {string} */ text) {
 
 /**
  * Like and dislike buttons with their counts; pressing the pressed one takes it back.
- * @param {api.Post} post
+ * @param {Post} post
  */
 function reactions(post) {
   let state = { likeCount: post.likeCount, dislikeCount: post.dislikeCount, isLikedByMe: post.isLikedByMe, isDislikedByMe: post.isDislikedByMe };
@@ -252,7 +256,7 @@ function reactions(post) {
     const pressed = kind === "LIKE" ? state.isLikedByMe : state.isDislikedByMe;
     const type = pressed ? "NONE" : kind;
     try {
-      state = await busy(button, "Saving…", () => api.reactToPost(post.id, { type }));
+      state = await busy(button, "Saving…", () => communityApi.reactToPost(post.id, { type }));
       render();
       announce(type === "NONE" ? "Reaction removed" : `${type === "LIKE" ? "Liked" : "Disliked"}: ${plural(state.likeCount, "like")}, ${plural(state.dislikeCount, "dislike")}`);
     } catch (error) {
@@ -266,7 +270,7 @@ function reactions(post) {
   return h("div", { class: "reactions", role: "group", "aria-label": "Reactions" }, like, dislike);
 }
 
-/** @param {api.Post} post */
+/** @param {Post} post */
 function bookmarkButton(post) {
   if (!account.session.user) {
     return loginLink("Log in to bookmark");
@@ -280,7 +284,7 @@ function bookmarkButton(post) {
   button.addEventListener("click", async () => {
     const want = !state.isBookmarkedByMe;
     try {
-      state = await busy(button, want ? "Bookmarking…" : "Removing…", () => (want ? api.bookmarkPost(post.id) : api.unbookmarkPost(post.id)));
+      state = await busy(button, want ? "Bookmarking…" : "Removing…", () => (want ? communityApi.bookmarkPost(post.id) : communityApi.unbookmarkPost(post.id)));
       render();
       announce(state.isBookmarkedByMe ? "Bookmarked: it is in your bookmarked posts" : "Bookmark removed");
     } catch (error) {

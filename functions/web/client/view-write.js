@@ -1,17 +1,22 @@
 // Writing and editing a post or draft: fields, topics by name, a cover uploaded when chosen.
 
-import * as api from "./api.gen.js";
+import * as communityApi from "./api-community.gen.js";
 import { announce, h, mount } from "./dom.js";
 import { sendToStorage } from "./http.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { cover, markChanged, postHref } from "./community.js";
-import { needsLogin } from "./views-account.js";
+import { needsLogin } from "./access.js";
 import { busy, clearFormErrors, describe, errorBox, field, formError, loading, showFormError, textArea } from "./ui.js";
+
+/** @typedef {import("./api-types.gen.js").ImageContentType} ImageContentType */
+/** @typedef {import("./api-types.gen.js").Post} Post */
+/** @typedef {import("./api-types.gen.js").PostStatusName} PostStatusName */
+/** @typedef {import("./api-types.gen.js").UploadedImage} UploadedImage */
 
 /** The presigned upload's largest file (20 MiB). */
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
-/** @type {api.ImageContentType[]} */
+/** @type {ImageContentType[]} */
 const UPLOAD_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 const IMAGE_TYPES = UPLOAD_TYPES.join(",");
 
@@ -54,7 +59,7 @@ export async function communityEdit(main, match, { signal, title }) {
   };
   show(null, loading("Loading the post"));
   try {
-    const post = await api.getPost(match.params.id, { signal });
+    const post = await communityApi.getPost(match.params.id, { signal });
     if (post.author.id !== user.id) {
       show(null, errorBox(null, null, { title: "Not your post", text: "Only its author can edit a post." }));
       return;
@@ -87,7 +92,7 @@ function head(heading, lede = null) {
 
 /**
  * The post form; `post` is the one being edited, or null for a new one.
- * @param {api.Post|null} post
+ * @param {Post|null} post
  */
 function postForm(post) {
   const publish = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button", value: "PUBLISHED" }, post?.status === "PUBLISHED" ? "Save and publish" : "Publish"));
@@ -111,7 +116,7 @@ function postForm(post) {
     clearFormErrors(form);
     const submitter = /** @type {SubmitEvent} */ (event).submitter;
     const button = submitter === draft ? draft : publish;
-    /** @type {api.PostStatusName} */
+    /** @type {PostStatusName} */
     const status = button === draft ? "DRAFT" : "PUBLISHED";
     const data = new FormData(form);
     const text = (/** @type {string} */ name) => String(data.get(name) ?? "").trim();
@@ -125,7 +130,7 @@ function postForm(post) {
         // A cover still uploading is waited for, so the post names it.
         await image.settled();
         const body = { ...fields, coverImageUrl: image.url() };
-        return post ? api.patchPost(post.id, body) : api.createPost(body);
+        return post ? communityApi.patchPost(post.id, body) : communityApi.createPost(body);
       });
       markChanged();
       announce(status === "DRAFT" ? "Draft saved: only you can see it" : post?.status === "PUBLISHED" ? "Post updated" : "Post published");
@@ -144,13 +149,13 @@ function postForm(post) {
  * The declared type is only what the file is sent as: one the browser does not name as one
  * of the four is sent as PNG and judged by its bytes at the confirm.
  * @param {File} file
- * @returns {Promise<api.UploadedImage>}
+ * @returns {Promise<UploadedImage>}
  */
 async function uploadImage(file) {
   const contentType = UPLOAD_TYPES.find((t) => t === file.type) ?? "image/png";
-  const upload = await api.presignImageUpload({ contentType, size: file.size });
+  const upload = await communityApi.presignImageUpload({ contentType, size: file.size });
   await sendToStorage(upload, file);
-  return api.confirmImageUpload(upload.id);
+  return communityApi.confirmImageUpload(upload.id);
 }
 
 /**

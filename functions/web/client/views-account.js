@@ -1,7 +1,8 @@
 // The account: logging in (told why when the server ended the session), registering, settings
-// with the password and the sessions, and saved articles; and the pages a role is needed for.
+// with the password and the sessions, and saved articles.
 
-import * as api from "./api.gen.js";
+import * as contentApi from "./api-content.gen.js";
+import { needsLogin } from "./access.js";
 import { announce, h, mount } from "./dom.js";
 import { allPages, ApiError } from "./http.js";
 import { navigate, sameOriginPath } from "./router.js";
@@ -9,52 +10,16 @@ import * as account from "./session.js";
 import { feedToggle } from "./views-browse.js";
 import { articleCard, busy, clearFormErrors, confirmFirst, empty, errorAfter, errorBox, field, formError, headed, loading, showFormError } from "./ui.js";
 
+/** @typedef {import("./api-types.gen.js").Profile} Profile */
+/** @typedef {import("./api-types.gen.js").Settings} Settings */
+/** @typedef {import("./api-types.gen.js").SettingsUpdate} SettingsUpdate */
+
 /**
  * Where to go after logging in: a path on this origin from `?next=`, else home.
  * @param {URLSearchParams} query
  */
 function nextPath(query) {
   return sameOriginPath(query.get("next") ?? "/", window.location.origin) ?? "/";
-}
-
-/**
- * An invitation to log in, for pages that need an account.
- * @param {HTMLElement} main
- * @param {string} heading
- * @param {string} [note] Who the page is for, when not every account.
- */
-export function needsLogin(main, heading, note) {
-  const here = encodeURIComponent(window.location.pathname + window.location.search);
-  mount(
-    main,
-    h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading)),
-    empty(
-      "Log in to see this page",
-      note ? h("p", null, note) : null,
-      h("p", null, h("a", { class: "button", href: `/login?next=${here}` }, "Log in"), " ", h("a", { class: "button secondary", href: `/register?next=${here}` }, "Create an account")),
-    ),
-  );
-}
-
-/**
- * What a page needs when the logged-in account lacks the role it is for.
- * @param {HTMLElement} main
- * @param {string} heading
- * @param {"OPERATOR"|"ADMIN"} role
- * @param {string} why Who the page is for.
- */
-export function needsRole(main, heading, role, why) {
-  mount(
-    main,
-    h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading)),
-    h(
-      "div",
-      { class: "state empty needs-role" },
-      h("p", { class: "state-title" }, `This page needs the ${role} role`),
-      h("p", null, `${why} Your account (${account.session.user?.username ?? ""}) does not have the ${role} role. An administrator can grant it; then log in again to use it.`),
-      h("p", null, h("a", { href: "/" }, "Go to the latest articles")),
-    ),
-  );
 }
 
 /**
@@ -168,7 +133,7 @@ export async function saved(main, _match, { signal, title }) {
         mount(list, empty("Nothing saved yet", "Use ☆ Save on an article to keep it here."));
         return;
       }
-      const articles = await api.getSavedArticles({ ids }, { signal });
+      const articles = await contentApi.getSavedArticles({ ids }, { signal });
       const gone = ids.length - articles.length;
       mount(
         list,
@@ -226,7 +191,7 @@ export async function settings(main, _match, { signal, title }) {
     h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Settings"), h("p", { class: "lede" }, `Logged in as ${user.username}.`)),
     h("div", { class: "settings-grid" }, profileForm(user), preferencesForm(current, topicsSlot), h("section", { class: "card", "aria-labelledby": "subs-heading" }, h("h2", { id: "subs-heading" }, "Your sources"), sourcesSlot), passwordForm(), sessionsSection(), deleteSection()),
   );
-  const [topics, sources] = await Promise.allSettled([allPages((cursor, options) => api.listTopics({ limit: 100, cursor }, options), { signal }), allPages((cursor, options) => api.listSources({ limit: 100, cursor }, options), { signal })]);
+  const [topics, sources] = await Promise.allSettled([allPages((cursor, options) => contentApi.listTopics({ limit: 100, cursor }, options), { signal }), allPages((cursor, options) => contentApi.listSources({ limit: 100, cursor }, options), { signal })]);
   if (signal.aborted) {
     return;
   }
@@ -259,7 +224,7 @@ export async function settings(main, _match, { signal, title }) {
   }
 }
 
-/** @param {api.Profile} user */
+/** @param {Profile} user */
 function profileForm(user) {
   const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Save profile"));
   const form = /** @type {HTMLFormElement} */ (
@@ -291,7 +256,7 @@ function profileForm(user) {
 }
 
 /**
- * @param {api.Settings} current
+ * @param {Settings} current
  * @param {HTMLElement} topicsSlot
  */
 function preferencesForm(current, topicsSlot) {
@@ -328,7 +293,7 @@ function preferencesForm(current, topicsSlot) {
     event.preventDefault();
     clearFormErrors(form);
     const data = new FormData(form);
-    /** @type {api.SettingsUpdate} */
+    /** @type {SettingsUpdate} */
     const update = {
       theme: /** @type {any} */ (data.get("theme") ?? current.theme),
       summaryLength: /** @type {any} */ (data.get("summaryLength") ?? current.summaryLength),

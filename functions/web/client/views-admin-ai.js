@@ -2,12 +2,20 @@
 // with one click), the provider and model the summaries and other GenAI operations use, and
 // digest generation jobs (started for a user and day, then followed to their final status).
 
-import * as api from "./api.gen.js";
+import * as adminAiApi from "./api-admin-ai.gen.js";
+import * as communityAdminApi from "./api-community-admin.gen.js";
+import * as digestsApi from "./api-digests.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { busy, clearFormErrors, empty, errorAfter, errorBox, field, formError, loading, showFormError } from "./ui.js";
-import { needsLogin, needsRole } from "./views-account.js";
+import { needsLogin, needsRole } from "./access.js";
+
+/** @typedef {import("./api-types.gen.js").DigestGenerationJob} DigestGenerationJob */
+/** @typedef {import("./api-types.gen.js").FailedSummary} FailedSummary */
+/** @typedef {import("./api-types.gen.js").ProviderConfig} ProviderConfig */
+/** @typedef {import("./api-types.gen.js").ProviderKind} ProviderKind */
+/** @typedef {import("./http.js").RequestOptions} RequestOptions */
 
 /** The administration's pages, as tabs on each. */
 const ADMIN_PAGES = [
@@ -72,7 +80,7 @@ export function failedSummariesPage(main, match, context) {
     lede: "Posts whose AI summary failed every try of the queue. A retry asks the model again.",
     kind: "summary",
     label: "Failed summaries",
-    fetch: api.failedSummaries,
+    fetch: communityAdminApi.failedSummaries,
     card: failedCard,
     none: () => empty("No failed summaries", "Every post's summary was written, or is on its way."),
     count: (n) => plural(n, "failed summary", "failed summaries"),
@@ -87,7 +95,7 @@ export function failedSummariesPage(main, match, context) {
  * @param {HTMLElement} main
  * @param {import("./router.js").Match} match
  * @param {import("./views-browse.js").ViewContext} context
- * @param {{heading: string, lede: string, kind: string, label: string, fetch: (query: {cursor?: string, size?: number}, options: api.RequestOptions) => Promise<{content: T[], totalElements: number, nextCursor?: string}>, card: (item: T) => HTMLElement, none: () => HTMLElement, count: (n: number) => string, moreLabel: string}} list
+ * @param {{heading: string, lede: string, kind: string, label: string, fetch: (query: {cursor?: string, size?: number}, options: RequestOptions) => Promise<{content: T[], totalElements: number, nextCursor?: string}>, card: (item: T) => HTMLElement, none: () => HTMLElement, count: (n: number) => string, moreLabel: string}} list
  */
 export async function cursorListPage(main, match, context, list) {
   const { signal, title } = context;
@@ -153,14 +161,14 @@ async function cursorPages(how, cursor) {
   mount(how.more, button);
 }
 
-/** @param {api.FailedSummary} failed */
+/** @param {FailedSummary} failed */
 function failedCard(failed) {
   const headingId = `failed-${failed.id}`;
   const retry = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button small", "aria-describedby": headingId }, "Retry"));
   const state = h("p", { class: "meta summary-state", "aria-live": "polite" }, "Failed ", time(failed.updatedAt));
   retry.addEventListener("click", async () => {
     try {
-      const summary = await busy(retry, "Retrying…", () => api.retryPostSummary(failed.id));
+      const summary = await busy(retry, "Retrying…", () => communityAdminApi.retryPostSummary(failed.id));
       mount(state, `Retried: ${summary.status ?? "PENDING"}`);
       retry.remove();
       announce(`Summary of “${failed.title}” retried`);
@@ -193,7 +201,7 @@ export async function providerPage(main, match, { signal, title }) {
   mount(main, ...head(heading, "The provider and model that write post summaries and answer the other AI operations.", match.path), loading("Loading the provider"));
   let config;
   try {
-    config = await api.getAiProviderConfig({ signal, cache: "no-store" });
+    config = await adminAiApi.getAiProviderConfig({ signal, cache: "no-store" });
   } catch (error) {
     if (!signal.aborted) {
       mount(main, ...head(heading, "The provider and model that write post summaries and answer the other AI operations.", match.path), errorBox(error));
@@ -201,7 +209,7 @@ export async function providerPage(main, match, { signal, title }) {
     return;
   }
   const now = h("p", { class: "provider-now", role: "status" });
-  const showNow = (/** @type {api.ProviderConfig} */ c) => mount(now, "In use: ", h("strong", null, c.provider), ` with the model ${c.model} (temperature ${c.temperature}).`);
+  const showNow = (/** @type {ProviderConfig} */ c) => mount(now, "In use: ", h("strong", null, c.provider), ` with the model ${c.model} (temperature ${c.temperature}).`);
   showNow(config);
   const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Use this provider"));
   const form = /** @type {HTMLFormElement} */ (
@@ -233,9 +241,9 @@ export async function providerPage(main, match, { signal, title }) {
     event.preventDefault();
     clearFormErrors(form);
     const data = new FormData(form);
-    const update = { provider: /** @type {api.ProviderKind} */ (String(data.get("provider") ?? "")), model: String(data.get("model") ?? "").trim() };
+    const update = { provider: /** @type {ProviderKind} */ (String(data.get("provider") ?? "")), model: String(data.get("model") ?? "").trim() };
     try {
-      const saved = await busy(button, "Saving…", () => api.setAiProviderConfig(update));
+      const saved = await busy(button, "Saving…", () => adminAiApi.setAiProviderConfig(update));
       showNow(saved);
       announce(`Provider set to ${saved.provider}`);
     } catch (error) {
@@ -286,7 +294,7 @@ export async function digestJobsPage(main, match, { signal, title }) {
     const date = String(data.get("date") ?? "");
     const query = { ...(date ? { date } : {}), ...(data.get("force") ? { force: true } : {}) };
     try {
-      const job = await busy(button, "Starting…", () => api.adminGenerateDigest(String(data.get("userId") ?? "").trim(), query));
+      const job = await busy(button, "Starting…", () => digestsApi.adminGenerateDigest(String(data.get("userId") ?? "").trim(), query));
       announce("Digest job started");
       navigate(`/admin/digests?job=${encodeURIComponent(job.id)}`);
     } catch (error) {
@@ -303,7 +311,7 @@ export async function digestJobsPage(main, match, { signal, title }) {
   for (let read = 0; read < JOB_POLLS && !signal.aborted; read += 1) {
     let job;
     try {
-      job = await api.digestJobStatus(jobId, { signal, cache: "no-store" });
+      job = await digestsApi.digestJobStatus(jobId, { signal, cache: "no-store" });
     } catch (error) {
       if (!signal.aborted) {
         mount(body, errorBox(error));
@@ -319,7 +327,7 @@ export async function digestJobsPage(main, match, { signal, title }) {
   }
 }
 
-/** @param {api.DigestGenerationJob} job */
+/** @param {DigestGenerationJob} job */
 function jobCard(job) {
   return h(
     "dl",

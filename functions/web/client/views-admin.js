@@ -3,20 +3,23 @@
 // A changed account's sessions end on the server; its owner logs in again to carry the new
 // roles.
 
-import * as api from "./api.gen.js";
+import * as administrationApi from "./api-administration.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
 import { GRANTABLE, chosenRoles, pageSize } from "./roles.js";
 import * as account from "./session.js";
 import { busy, clearFormErrors, errorAfter, errorBox, formError, loading, showFormError } from "./ui.js";
-import { needsLogin, needsRole } from "./views-account.js";
+import { needsLogin, needsRole } from "./access.js";
 import { adminNav } from "./views-admin-ai.js";
+
+/** @typedef {import("./api-types.gen.js").Profile} Profile */
+/** @typedef {import("./api-types.gen.js").Role} Role */
 
 /** Accounts a page holds unless `?limit=` asks for another number (the API takes 1 to 100). */
 const PAGE = 50;
 
 /**
  * An account's roles as badges.
- * @param {api.Role[]} roles
+ * @param {Role[]} roles
  */
 function roleBadges(roles) {
   return roles.map((role) => h("span", { class: `badge role role-${role.toLowerCase()}` }, role));
@@ -24,7 +27,7 @@ function roleBadges(roles) {
 
 /**
  * One account: who, since when, its roles, and the form that sets them (for another's).
- * @param {api.Profile} user
+ * @param {Profile} user
  */
 function accountCard(user) {
   const headingId = `account-${user.id}`;
@@ -47,7 +50,7 @@ function accountCard(user) {
 
 /**
  * The form that sets an account's roles, drawing them in `badges` once saved.
- * @param {api.Profile} user
+ * @param {Profile} user
  * @param {HTMLElement} badges
  */
 function roleForm(user, badges) {
@@ -74,14 +77,14 @@ function roleForm(user, badges) {
       h("div", { class: "actions" }, button),
     )
   );
-  /** @type {api.Role[]} */
+  /** @type {Role[]} */
   let held = user.roles;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     clearFormErrors(form);
     const roles = chosenRoles(new FormData(form).getAll("roles").map(String));
     try {
-      const saved = await busy(button, "Saving…", () => api.setAccountRoles(user.id, { roles }));
+      const saved = await busy(button, "Saving…", () => administrationApi.setAccountRoles(user.id, { roles }));
       const changed = saved.roles.join() !== held.join();
       held = saved.roles;
       mount(badges, roleBadges(saved.roles));
@@ -135,7 +138,7 @@ export async function accountsPage(main, match, { signal, title }) {
    * @returns {Promise<HTMLElement|null>}
    */
   const load = async (cursor) => {
-    const page = await api.listAccounts(cursor ? { cursor, limit } : { limit }, { signal, cache: "no-store" });
+    const page = await administrationApi.listAccounts(cursor ? { cursor, limit } : { limit }, { signal, cache: "no-store" });
     const cards = page.users.map(accountCard);
     list.append(...cards);
     if (page.nextCursor) {

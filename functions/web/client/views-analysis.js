@@ -4,16 +4,23 @@
 // passages it cited; and the runbooks retrieval reads (add, list, delete, try a search).
 
 import { announce, h, mount, plural } from "./dom.js";
-import * as api from "./api.gen.js";
+import * as incidentsApi from "./api-incidents.gen.js";
+import * as intelligenceApi from "./api-intelligence.gen.js";
 import { incidentAnalysisContent, logAnalysisContent, logInstant, numberOrAbsent, parseTags, sectionNav, severityBadge, textOrNull } from "./incidents.js";
 import { fill, forOperators, pageHead, submits } from "./incident-views.js";
 import * as account from "./session.js";
 import { empty, errorBox, field, formError, headed, loading, textArea } from "./ui.js";
 import { deleteButton } from "./views-rules.js";
 
+/** @typedef {import("./api-types.gen.js").Analysis} Analysis */
+/** @typedef {import("./api-types.gen.js").AnalysisReference} AnalysisReference */
+/** @typedef {import("./api-types.gen.js").ProviderKind} ProviderKind */
+/** @typedef {import("./api-types.gen.js").RagDocument} RagDocument */
+/** @typedef {import("./api-types.gen.js").RagSearchHit} RagSearchHit */
+
 /**
  * The passages retrieval found or an analysis cited: each one's title, score and text.
- * @param {(api.AnalysisReference|api.RagSearchHit)[]} hits
+ * @param {(AnalysisReference|RagSearchHit)[]} hits
  */
 export function referenceList(hits) {
   return h(
@@ -32,7 +39,7 @@ export function referenceList(hits) {
 
 /**
  * An analysis's answer.
- * @param {api.Analysis} analysis
+ * @param {Analysis} analysis
  */
 function analysisResult(analysis) {
   const { recommendations, references } = analysis;
@@ -64,7 +71,7 @@ async function prefill(query, signal) {
     const at = logInstant(logId);
     if (at) {
       // The timeline at the log's own millisecond holds it (ids are time and randomness).
-      const logs = await api.listLogs({ from: at, to: at, limit: 500 }, { signal, cache: "no-store" });
+      const logs = await incidentsApi.listLogs({ from: at, to: at, limit: 500 }, { signal, cache: "no-store" });
       const log = logs.find((l) => l.id === logId);
       if (log) {
         return { content: logAnalysisContent(log), logId, source: `the ${log.severity} log of ${log.serviceName}` };
@@ -73,7 +80,7 @@ async function prefill(query, signal) {
     return { content: "", logId: "", source: "" };
   }
   if (incidentId) {
-    const incident = await api.getIncident(incidentId, { signal, cache: "no-store" });
+    const incident = await incidentsApi.getIncident(incidentId, { signal, cache: "no-store" });
     return { content: incidentAnalysisContent(incident), logId: "", source: `the incident in ${incident.serviceName}` };
   }
   return { content: "", logId: "", source: "" };
@@ -137,13 +144,13 @@ export async function analyzePage(main, match, { signal, title }) {
     (data) => ({
       content: String(data.get("content") ?? ""),
       // Sent as chosen: the API answers another value with a 400 naming `mode`.
-      mode: /** @type {api.ProviderKind} */ (String(data.get("mode") ?? "local")),
+      mode: /** @type {ProviderKind} */ (String(data.get("mode") ?? "local")),
       use_rag: data.get("use_rag") !== null,
       log_id: textOrNull(data.get("log_id")),
     }),
     async (body) => {
       mount(result);
-      const shown = analysisResult(await api.analyzeLog(body));
+      const shown = analysisResult(await intelligenceApi.analyzeLog(body));
       mount(result, shown);
       announce("Analysis ready");
       shown.focus();
@@ -161,7 +168,7 @@ export async function analyzePage(main, match, { signal, title }) {
 
 /**
  * One runbook in the list, with its delete button for its author or an admin.
- * @param {api.RagDocument} doc
+ * @param {RagDocument} doc
  */
 function documentCard(doc) {
   const card = h("li", { class: "card runbook-card", dataset: { documentId: doc.id } });
@@ -175,7 +182,7 @@ function documentCard(doc) {
           "div",
           { class: "actions" },
           deleteButton("Delete", async () => {
-            await api.deleteRagDocument(doc.id);
+            await intelligenceApi.deleteRagDocument(doc.id);
             card.remove();
             announce(`${doc.title} deleted`);
           }),
@@ -201,7 +208,7 @@ export async function runbooksPage(main, match, { signal, title }) {
     fill(
       list,
       signal,
-      () => api.listRagDocuments({ limit: 100 }, { signal }),
+      () => intelligenceApi.listRagDocuments({ limit: 100 }, { signal }),
       (docs) => (docs.length ? h("ul", { class: "cards runbook-cards" }, docs.map(documentCard)) : empty("No runbooks yet.", "Add one below: analyses with retrieval cite its passages.")),
     );
 
@@ -224,7 +231,7 @@ export async function runbooksPage(main, match, { signal, title }) {
     "Adding…",
     (data) => ({ title: String(data.get("title") ?? "").trim(), content: String(data.get("content") ?? ""), tags: parseTags(String(data.get("tags") ?? "")) }),
     async (body) => {
-      await api.createRagDocument(body);
+      await intelligenceApi.createRagDocument(body);
       add.reset();
       announce(`${body.title} added`);
       await load();
@@ -251,7 +258,7 @@ export async function runbooksPage(main, match, { signal, title }) {
     "Searching…",
     (data) => ({ query: String(data.get("query") ?? ""), top_k: numberOrAbsent(data.get("top_k")) }),
     async (body) => {
-      const found = await api.searchRagDocuments(body);
+      const found = await intelligenceApi.searchRagDocuments(body);
       mount(hits, found.length ? referenceList(found) : empty("No passage matches."));
     },
   );

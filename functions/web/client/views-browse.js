@@ -1,12 +1,14 @@
 // Browsing: the latest articles, sources (with subscribing and adding a feed), topics, and
 // the articles of one source or one topic, page by page.
 
-import * as api from "./api.gen.js";
+import * as contentApi from "./api-content.gen.js";
 import { allPages } from "./http.js";
 import { announce, h, mount, plural, safeUrl, time } from "./dom.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { articleCard, busy, clearFormErrors, describe, empty, errorAfter, errorBox, field, formError, headed, loading, pager, showFormError, topicChips } from "./ui.js";
+
+/** @typedef {import("./api-types.gen.js").Source} Source */
 
 /** Articles per page. */
 export const PAGE_SIZE = 10;
@@ -34,7 +36,7 @@ async function articleList(container, { sourceId, topicId, page, href, signal, e
     container.setAttribute("aria-busy", "true");
     try {
       const sourceIds = sourceId === undefined ? undefined : Array.isArray(sourceId) ? sourceId : [sourceId];
-      const envelope = await api.listArticles({ sourceId: sourceIds, topicId, page, size: PAGE_SIZE }, { signal });
+      const envelope = await contentApi.listArticles({ sourceId: sourceIds, topicId, page, size: PAGE_SIZE }, { signal });
       if (!envelope.content.length) {
         mount(container, empty(page > 0 ? "No articles on this page" : emptyText, page > 0 ? h("a", { href: href(0) }, "Back to the first page") : null));
         return;
@@ -102,7 +104,7 @@ export async function home(main, match, { signal, title }) {
  */
 async function showTopicStrip(slot, signal) {
   try {
-    const topics = await allPages((cursor, options) => api.listTopics({ limit: 100, cursor }, options), { signal });
+    const topics = await allPages((cursor, options) => contentApi.listTopics({ limit: 100, cursor }, options), { signal });
     const followed = topics.filter((t) => account.isFollowed(t.id));
     const popular = topics
       .filter((t) => !account.isFollowed(t.id))
@@ -121,7 +123,7 @@ async function showTopicStrip(slot, signal) {
 
 /**
  * A checkbox that shows or hides a subscribed source in the personal feed, saved at once.
- * @param {api.Source} source
+ * @param {Source} source
  */
 export function feedToggle(source) {
   const box = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "enabledSourceIds", value: source.id, checked: account.isEnabled(source.id), "aria-label": `Show ${source.title} in my feed` }));
@@ -144,8 +146,8 @@ export function feedToggle(source) {
 /**
  * A subscribe/unsubscribe button for a source; `onChange` gets the new source (null when
  * unsubscribing deleted it).
- * @param {api.Source} source
- * @param {(source: (api.Source|null)) => void} onChange
+ * @param {Source} source
+ * @param {(source: (Source|null)) => void} onChange
  */
 function subscribeButton(source, onChange) {
   if (!account.session.user) {
@@ -188,7 +190,7 @@ export async function sources(main, _match, { signal, title }) {
   const load = async () => {
     mount(list, loading("Loading sources"));
     try {
-      const all = await allPages((cursor, options) => api.listSources({ limit: 100, cursor }, options), { signal });
+      const all = await allPages((cursor, options) => contentApi.listSources({ limit: 100, cursor }, options), { signal });
       if (!all.length) {
         mount(list, empty("No sources yet", account.session.user ? "Add the first feed above." : h("span", null, h("a", { href: "/login?next=/sources" }, "Log in"), " to add the first feed.")));
         return;
@@ -207,7 +209,7 @@ export async function sources(main, _match, { signal, title }) {
 /**
  * One source in the list; subscribing updates the card in place (keeping focus on its
  * button), and a source its last subscriber left disappears.
- * @param {api.Source} source
+ * @param {Source} source
  * @returns {HTMLElement}
  */
 function sourceCard(source) {
@@ -258,7 +260,7 @@ function submitFeedForm() {
     const url = String(new FormData(form).get("url") ?? "").trim();
     try {
       const source = await busy(button, "Checking the feed…", async () => {
-        const added = await api.submitSource({ url });
+        const added = await contentApi.submitSource({ url });
         await account.setSubscribed(added.id, true);
         return added;
       });
@@ -285,10 +287,10 @@ export async function source(main, match, { signal, title }) {
   mount(main, head, headed("Articles of this source", list));
   title("Source");
   try {
-    const found = await api.getSource(id, { signal });
+    const found = await contentApi.getSource(id, { signal });
     heading.textContent = found.title;
     title(found.title);
-    const render = (/** @type {api.Source} */ current) => {
+    const render = (/** @type {Source} */ current) => {
       const site = safeUrl(current.siteUrl);
       const feed = safeUrl(current.url);
       mount(
@@ -347,7 +349,7 @@ export async function topics(main, _match, { signal, title }) {
   const load = async () => {
     mount(list, loading("Loading topics"));
     try {
-      const all = await allPages((cursor, options) => api.listTopics({ limit: 100, cursor }, options), { signal });
+      const all = await allPages((cursor, options) => contentApi.listTopics({ limit: 100, cursor }, options), { signal });
       if (!all.length) {
         mount(list, empty("No topics yet", "Topics appear when feeds categorise their articles."));
         return;
@@ -385,7 +387,7 @@ export async function topic(main, match, { signal, title }) {
   const list = h("div");
   mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, "Topic"), heading, actions), headed("Articles on this topic", list));
   title(id);
-  allPages((cursor, options) => api.listTopics({ limit: 100, cursor }, options), { signal })
+  allPages((cursor, options) => contentApi.listTopics({ limit: 100, cursor }, options), { signal })
     .then((all) => {
       const found = all.find((t) => t.id === id);
       if (found) {

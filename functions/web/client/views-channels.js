@@ -2,13 +2,18 @@
 // list with a form for a new channel, and a channel's page with its delivery log (each event's
 // attempts and last outcome). A channel's secret is write-only: the API never returns it.
 
-import * as api from "./api.gen.js";
+import * as incidentsApi from "./api-incidents.gen.js";
 import { announce, h, mount, time } from "./dom.js";
 import { SEVERITIES, sectionNav, textOrNull } from "./incidents.js";
 import { fill, forOperators, loadItem, pageHead, submits } from "./incident-views.js";
 import { navigate } from "./router.js";
 import { empty, field, formError, loading } from "./ui.js";
 import { deleteButton } from "./views-rules.js";
+
+/** @typedef {import("./api-types.gen.js").Channel} Channel */
+/** @typedef {import("./api-types.gen.js").ChannelRequest} ChannelRequest */
+/** @typedef {import("./api-types.gen.js").Delivery} Delivery */
+/** @typedef {import("./api-types.gen.js").Severity} Severity */
 
 /** @param {string} id */
 function channelHref(id) {
@@ -17,7 +22,7 @@ function channelHref(id) {
 
 /**
  * Where a channel sends, in words: its URL, or its address and whether it is confirmed.
- * @param {api.Channel} channel
+ * @param {Channel} channel
  */
 function destination(channel) {
   if (channel.kind === "email") {
@@ -29,7 +34,7 @@ function destination(channel) {
 
 /**
  * What a channel gets, in words.
- * @param {api.Channel} channel
+ * @param {Channel} channel
  */
 function routing(channel) {
   const parts = [];
@@ -49,7 +54,7 @@ function routing(channel) {
 
 /**
  * The form for a new channel.
- * @param {api.Channel[]} channels The existing ones, to escalate to.
+ * @param {Channel[]} channels The existing ones, to escalate to.
  */
 function channelForm(channels) {
   const kind = /** @type {HTMLSelectElement} */ (
@@ -126,18 +131,18 @@ function channelForm(channels) {
         data.get("kind") === "email"
           ? { kind: "email", address: String(data.get("address") ?? "").trim() }
           : { kind: "webhook", url: String(data.get("url") ?? "").trim(), secret: String(data.get("secret") ?? "") };
-      return /** @type {api.ChannelRequest} */ ({
+      return /** @type {ChannelRequest} */ ({
         name: String(data.get("name") ?? "").trim(),
         ...target,
         services,
-        severities: /** @type {api.Severity[]} */ (data.getAll("severities").map(String)),
+        severities: /** @type {Severity[]} */ (data.getAll("severities").map(String)),
         escalationOnly: data.get("escalationOnly") !== null,
         escalateAfterMinutes: after === "" ? null : Number(after),
         escalateTo: textOrNull(data.get("escalateTo")),
       });
     },
     async (body) => {
-      const created = await api.createNotificationChannel(body);
+      const created = await incidentsApi.createNotificationChannel(body);
       announce(`Channel ${created.name} added`);
       navigate(channelHref(created.id));
     },
@@ -147,7 +152,7 @@ function channelForm(channels) {
 
 /**
  * One channel in the list.
- * @param {api.Channel} channel
+ * @param {Channel} channel
  */
 function channelCard(channel) {
   const card = h("li", { class: "card channel-card", dataset: { channelId: channel.id } });
@@ -161,7 +166,7 @@ function channelCard(channel) {
       { class: "actions" },
       h("a", { class: "button small secondary", href: channelHref(channel.id) }, "Deliveries"),
       deleteButton("Delete", async () => {
-        await api.deleteNotificationChannel(channel.id);
+        await incidentsApi.deleteNotificationChannel(channel.id);
         card.remove();
         announce(`Channel ${channel.name} deleted`);
       }),
@@ -192,7 +197,7 @@ export async function channelsPage(main, match, { signal, title }) {
   await fill(
     list,
     signal,
-    () => api.listNotificationChannels({ signal, cache: "no-store" }),
+    () => incidentsApi.listNotificationChannels({ signal, cache: "no-store" }),
     (channels) => {
       mount(formSlot, channelForm(channels));
       return channels.length ? h("ul", { class: "cards channel-cards" }, channels.map(channelCard)) : empty("No channels: nobody is notified of incidents.");
@@ -202,7 +207,7 @@ export async function channelsPage(main, match, { signal, title }) {
 
 /**
  * One delivery of the log.
- * @param {api.Delivery} d
+ * @param {Delivery} d
  */
 function deliveryRow(d) {
   return h(
@@ -228,7 +233,7 @@ export async function channelPage(main, match, { signal, title }) {
   if (!forOperators(main, "Notification channel", title)) {
     return;
   }
-  const channel = await loadItem(main, match, signal, "Notification channel", () => api.getNotificationChannel(match.params.id, { signal, cache: "no-store" }));
+  const channel = await loadItem(main, match, signal, "Notification channel", () => incidentsApi.getNotificationChannel(match.params.id, { signal, cache: "no-store" }));
   if (!channel) {
     return;
   }
@@ -238,7 +243,7 @@ export async function channelPage(main, match, { signal, title }) {
   await fill(
     log,
     signal,
-    () => api.listNotificationDeliveries(channel.id, { limit: 100 }, { signal, cache: "no-store" }),
+    () => incidentsApi.listNotificationDeliveries(channel.id, { limit: 100 }, { signal, cache: "no-store" }),
     (deliveries) =>
       deliveries.length
         ? h(

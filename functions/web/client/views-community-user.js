@@ -1,10 +1,10 @@
 // A member's lists: published posts, and (their own, or where they show them) drafts, bookmarks, likes.
 
-import * as api from "./api.gen.js";
+import * as communityApi from "./api-community.gen.js";
 import { h, mount } from "./dom.js";
 import * as account from "./session.js";
 import { POSTS_PER_PAGE, pageOf, postList, withPage } from "./community.js";
-import { needsLogin } from "./views-account.js";
+import { needsLogin } from "./access.js";
 import { headed } from "./ui.js";
 
 /** @typedef {"posts"|"drafts"|"bookmarks"|"likes"} ListName */
@@ -27,13 +27,13 @@ function fetchList(userId, list, page, signal) {
   const query = { page, size: POSTS_PER_PAGE };
   switch (list) {
     case "drafts":
-      return api.userPosts(userId, { ...query, status: "DRAFT" }, { signal });
+      return communityApi.userPosts(userId, { ...query, status: "DRAFT" }, { signal });
     case "bookmarks":
-      return api.userBookmarks(userId, query, { signal });
+      return communityApi.userBookmarks(userId, query, { signal });
     case "likes":
-      return api.userLikes(userId, query, { signal });
+      return communityApi.userLikes(userId, query, { signal });
     default:
-      return api.userPosts(userId, { ...query, status: "PUBLISHED" }, { signal });
+      return communityApi.userPosts(userId, { ...query, status: "PUBLISHED" }, { signal });
   }
 }
 

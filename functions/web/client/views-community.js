@@ -1,6 +1,6 @@
 // The community's reading pages: topic catalog with the latest posts, one topic's posts, search.
 
-import * as api from "./api.gen.js";
+import * as communityApi from "./api-community.gen.js";
 import { announce, h, mount, plural } from "./dom.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
@@ -62,7 +62,7 @@ export async function communityHome(main, match, { signal, title }) {
   );
   void showCatalog(catalog, signal);
   await postList(posts, {
-    fetch: (p) => api.listPosts({ page: p, size: POSTS_PER_PAGE }, { signal }),
+    fetch: (p) => communityApi.listPosts({ page: p, size: POSTS_PER_PAGE }, { signal }),
     page,
     href: (p) => withPage("/community", {}, p),
     signal,
@@ -81,7 +81,7 @@ async function showCatalog(slot, signal) {
   const load = async () => {
     mount(slot, heading, loading("Loading topics"));
     try {
-      const categories = (await api.topicCatalog({ signal, cache: topicsCache() })).filter((c) => c.topics.length);
+      const categories = (await communityApi.topicCatalog({ signal, cache: topicsCache() })).filter((c) => c.topics.length);
       if (!categories.length) {
         mount(slot, heading, empty("No topics yet", "Topics appear with the posts that name them."));
         return;
@@ -127,7 +127,7 @@ export async function communityTopic(main, match, { signal, title }) {
   mount(main, h("div", { class: "page-head" }, h("p", { class: "eyebrow" }, h("a", { href: "/community" }, "Community")), heading, figures, actions), headed("Posts on this topic", posts));
   const showFigures = async () => {
     try {
-      const found = (await api.topicStats({ signal, cache: topicsCache() })).find((t) => t.slug === slug);
+      const found = (await communityApi.topicStats({ signal, cache: topicsCache() })).find((t) => t.slug === slug);
       if (found) {
         heading.textContent = found.displayName;
         title(found.displayName);
@@ -149,7 +149,7 @@ export async function communityTopic(main, match, { signal, title }) {
   };
   void showFigures();
   await postList(posts, {
-    fetch: (p) => api.listPosts({ topic: slug, page: p, size: POSTS_PER_PAGE }, { signal }),
+    fetch: (p) => communityApi.listPosts({ topic: slug, page: p, size: POSTS_PER_PAGE }, { signal }),
     page: pageOf(match.query),
     href: (p) => withPage(`/community/topics/${encodeURIComponent(slug)}`, {}, p),
     signal,
@@ -179,7 +179,7 @@ export async function communitySearch(main, match, { signal, title }) {
   mount(results, summary, list);
   await postList(list, {
     fetch: async (p) => {
-      const found = await api.searchPosts({ q, page: p, size: POSTS_PER_PAGE }, { signal });
+      const found = await communityApi.searchPosts({ q, page: p, size: POSTS_PER_PAGE }, { signal });
       const text = `${plural(found.totalElements, "post")} found for “${q}”`;
       summary.textContent = text;
       announce(text);

@@ -1,6 +1,6 @@
 // The digest lists: the reader's own digests, newest day first, and the latest public digest.
 
-import * as api from "./api.gen.js";
+import * as digestsApi from "./api-digests.gen.js";
 import { h, mount } from "./dom.js";
 import * as account from "./session.js";
 import { pageOf, withPage } from "./community.js";
@@ -8,7 +8,7 @@ import { DIGESTS_PER_PAGE, digestCard } from "./digests.js";
 import { ApiError } from "./http.js";
 import { empty, errorBox, headed, loading, pager } from "./ui.js";
 import { eyebrow, showDigest } from "./view-digest.js";
-import { needsLogin } from "./views-account.js";
+import { needsLogin } from "./access.js";
 
 /**
  * `/digests`: the reader's digests (PERSONAL ones, and the PUBLIC ones they were given on
@@ -41,7 +41,7 @@ export async function myDigests(main, match, { signal, title }) {
     mount(list, loading("Loading your digests"));
     list.setAttribute("aria-busy", "true");
     try {
-      const envelope = await api.myDigests({ page, size: DIGESTS_PER_PAGE }, { signal });
+      const envelope = await digestsApi.myDigests({ page, size: DIGESTS_PER_PAGE }, { signal });
       if (!envelope.content.length) {
         mount(
           list,
@@ -76,7 +76,7 @@ export async function publicDigest(main, _match, { signal, title }) {
   const load = async () => {
     mount(main, h("div", { class: "page-head" }, eyebrow(), heading), loading("Loading the latest public digest"));
     try {
-      const found = await api.latestPublicDigest({ signal });
+      const found = await digestsApi.latestPublicDigest({ signal });
       showDigest(main, found, heading, title);
     } catch (error) {
       if (signal.aborted) {

@@ -2,11 +2,19 @@
 // grouped logs and why they are together, acknowledging and resolving it with a note and an
 // assignee, its history, alerts and logbook entries; and the alerts rules raised.
 
-import * as api from "./api.gen.js";
+import * as incidentsApi from "./api-incidents.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
 import { alertMoves, incidentMoves, moveLabel, sectionNav, severityBadge, statusBadge, statusWord, textOrNull } from "./incidents.js";
 import { fill, forOperators, loadItem, pageHead, submits } from "./incident-views.js";
 import { busy, empty, errorAfter, errorBox, field, formError, headed, loading, textArea } from "./ui.js";
+
+/** @typedef {import("./api-types.gen.js").Alert} Alert */
+/** @typedef {import("./api-types.gen.js").AlertStatus} AlertStatus */
+/** @typedef {import("./api-types.gen.js").Incident} Incident */
+/** @typedef {import("./api-types.gen.js").IncidentDetail} IncidentDetail */
+/** @typedef {import("./api-types.gen.js").IncidentEvent} IncidentEvent */
+/** @typedef {import("./api-types.gen.js").IncidentStatus} IncidentStatus */
+/** @typedef {import("./api-types.gen.js").Occurrence} Occurrence */
 
 /** @param {string} id */
 export function incidentHref(id) {
@@ -31,7 +39,7 @@ function statusTabs(base, statuses, current, label) {
 
 /**
  * One incident in the list.
- * @param {api.Incident} incident
+ * @param {Incident} incident
  */
 function incidentCard(incident) {
   const headingId = `incident-${incident.id}`;
@@ -70,7 +78,7 @@ export async function incidentsHome(main, match, { signal, title }) {
   await fill(
     list,
     signal,
-    () => api.listIncidents(status ? { status: /** @type {api.IncidentStatus} */ (status), limit: 100 } : { limit: 100 }, { signal, cache: "no-store" }),
+    () => incidentsApi.listIncidents(status ? { status: /** @type {IncidentStatus} */ (status), limit: 100 } : { limit: 100 }, { signal, cache: "no-store" }),
     (incidents) =>
       incidents.length
         ? h("ul", { class: "cards incident-cards" }, incidents.map(incidentCard))
@@ -80,7 +88,7 @@ export async function incidentsHome(main, match, { signal, title }) {
 
 /**
  * What the incident is and why its logs are together.
- * @param {api.IncidentDetail} incident
+ * @param {IncidentDetail} incident
  */
 function incidentFacts(incident) {
   /** @type {[string, import("./dom.js").Children][]} */
@@ -100,7 +108,7 @@ function incidentFacts(incident) {
 
 /**
  * The logs grouped into the incident, newest first, each with the rules it matched.
- * @param {api.Occurrence[]} occurrences
+ * @param {Occurrence[]} occurrences
  * @param {number} total
  */
 function occurrenceList(occurrences, total) {
@@ -127,7 +135,7 @@ function occurrenceList(occurrences, total) {
 
 /**
  * The incident's changes, oldest first.
- * @param {api.IncidentEvent[]} history
+ * @param {IncidentEvent[]} history
  */
 function historyList(history) {
   return h(
@@ -152,8 +160,8 @@ function historyList(history) {
 
 /**
  * The form that acknowledges or resolves the incident, with a note and an assignee.
- * @param {api.IncidentDetail} incident
- * @param {(changed: api.IncidentDetail) => void} done
+ * @param {IncidentDetail} incident
+ * @param {(changed: IncidentDetail) => void} done
  */
 function changeForm(incident, done) {
   const moves = incidentMoves(incident.status);
@@ -177,12 +185,12 @@ function changeForm(incident, done) {
     buttons,
     "Saving…",
     (data, button) => ({
-      status: /** @type {api.IncidentStatus} */ (button.value),
+      status: /** @type {IncidentStatus} */ (button.value),
       note: textOrNull(data.get("note")),
       assignee: textOrNull(data.get("assignee")),
     }),
     async (body) => {
-      const changed = await api.updateIncident(incident.id, body);
+      const changed = await incidentsApi.updateIncident(incident.id, body);
       announce(`Incident ${statusWord(changed.status).toLowerCase()}`);
       done(changed);
     },
@@ -201,14 +209,14 @@ export async function incidentPage(main, match, { signal, title }) {
   if (!forOperators(main, "Incident", title)) {
     return;
   }
-  const incident = await loadItem(main, match, signal, "Incident", () => api.getIncident(match.params.id, { signal, cache: "no-store" }));
+  const incident = await loadItem(main, match, signal, "Incident", () => incidentsApi.getIncident(match.params.id, { signal, cache: "no-store" }));
   if (!incident) {
     return;
   }
   const alerts = h("section", { class: "incident-alerts", "aria-labelledby": "alerts-heading" }, h("h2", { id: "alerts-heading" }, "Alerts"), loading("Loading alerts"));
   const notes = h("section", { class: "incident-logbook", "aria-labelledby": "logbook-heading" }, h("h2", { id: "logbook-heading" }, "Logbook"), loading("Loading logbook entries"));
   const body = h("div", { class: "incident-body" });
-  /** @param {api.IncidentDetail} shown */
+  /** @param {IncidentDetail} shown */
   const draw = (shown) => {
     title(`Incident: ${shown.normalizedMessage}`);
     mount(
@@ -247,7 +255,7 @@ export async function incidentPage(main, match, { signal, title }) {
     notes,
   );
   const id = incident.id;
-  const [raised, entries] = await Promise.allSettled([api.listAlerts({ limit: 100 }, { signal, cache: "no-store" }), api.listLogbookEntries({ incidentId: id, limit: 100 }, { signal, cache: "no-store" })]);
+  const [raised, entries] = await Promise.allSettled([incidentsApi.listAlerts({ limit: 100 }, { signal, cache: "no-store" }), incidentsApi.listLogbookEntries({ incidentId: id, limit: 100 }, { signal, cache: "no-store" })]);
   if (signal.aborted) {
     return;
   }
@@ -273,17 +281,17 @@ export async function incidentPage(main, match, { signal, title }) {
 
 /**
  * One fired alert, with the moves it may make.
- * @param {api.Alert} alert
+ * @param {Alert} alert
  */
 export function alertCard(alert) {
   const card = h("li", { class: "card alert-card", dataset: { alertId: alert.id, status: alert.status } });
-  /** @param {api.Alert} shown */
+  /** @param {Alert} shown */
   const draw = (shown) => {
     const buttons = alertMoves(shown.status).map((to) => {
       const button = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button small secondary" }, moveLabel(to)));
       button.addEventListener("click", async () => {
         try {
-          const changed = await busy(button, "Saving…", () => api.updateAlert(shown.id, { status: to }));
+          const changed = await busy(button, "Saving…", () => incidentsApi.updateAlert(shown.id, { status: to }));
           announce(`Alert ${statusWord(changed.status).toLowerCase()}`);
           draw(changed);
           card.dataset.status = changed.status;
@@ -334,7 +342,7 @@ export async function alertsPage(main, match, { signal, title }) {
   await fill(
     list,
     signal,
-    () => api.listAlerts(status ? { status: /** @type {api.AlertStatus} */ (status), limit: 100 } : { limit: 100 }, { signal, cache: "no-store" }),
+    () => incidentsApi.listAlerts(status ? { status: /** @type {AlertStatus} */ (status), limit: 100 } : { limit: 100 }, { signal, cache: "no-store" }),
     (alerts) => (alerts.length ? h("ul", { class: "cards" }, alerts.map(alertCard)) : empty(status ? `No ${statusWord(status).toLowerCase()} alerts.` : "No alerts yet.")),
   );
 }

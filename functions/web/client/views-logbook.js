@@ -2,7 +2,7 @@
 // list (of one incident with `?incidentId=`), a form for a new entry, and an entry's page to
 // read, change or delete it (its author or an admin; a change is made on the version read).
 
-import * as api from "./api.gen.js";
+import * as incidentsApi from "./api-incidents.gen.js";
 import { announce, h, mount, time } from "./dom.js";
 import { ApiError } from "./http.js";
 import { sectionNav, textOrNull } from "./incidents.js";
@@ -13,22 +13,26 @@ import { empty, field, formError, headed, loading, textArea } from "./ui.js";
 import { incidentHref } from "./views-incidents.js";
 import { deleteButton } from "./views-rules.js";
 
+/** @typedef {import("./api-types.gen.js").LogbookEntry} LogbookEntry */
+/** @typedef {import("./api-types.gen.js").LogbookKind} LogbookKind */
+/** @typedef {import("./api-types.gen.js").LogbookRequest} LogbookRequest */
+
 /** @param {string} id */
 function entryHref(id) {
   return `/incidents/logbook/${encodeURIComponent(id)}`;
 }
 
-/** @param {api.LogbookKind} kind */
+/** @param {LogbookKind} kind */
 function kindWord(kind) {
   return kind === "POSTMORTEM" ? "Postmortem" : "Note";
 }
 
 /**
  * An entry's form: new (filled with `incidentId` when given) or the entry to change.
- * @param {{title?: string, kind?: api.LogbookKind, incidentId?: string|null, body?: string}} entry
+ * @param {{title?: string, kind?: LogbookKind, incidentId?: string|null, body?: string}} entry
  * @param {string} headingText
  * @param {string} submitText
- * @param {(body: api.LogbookRequest) => Promise<unknown>} save
+ * @param {(body: LogbookRequest) => Promise<unknown>} save
  */
 function entryForm(entry, headingText, submitText, save) {
   const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, submitText));
@@ -58,7 +62,7 @@ function entryForm(entry, headingText, submitText, save) {
     "Saving…",
     (data) => ({
       title: String(data.get("title") ?? "").trim(),
-      kind: /** @type {api.LogbookKind} */ (String(data.get("kind") ?? "NOTE")),
+      kind: /** @type {LogbookKind} */ (String(data.get("kind") ?? "NOTE")),
       incidentId: textOrNull(data.get("incidentId")),
       body: String(data.get("body") ?? ""),
     }),
@@ -69,7 +73,7 @@ function entryForm(entry, headingText, submitText, save) {
 
 /**
  * One entry in the list.
- * @param {api.LogbookEntry} entry
+ * @param {LogbookEntry} entry
  */
 function entryCard(entry) {
   return h(
@@ -96,7 +100,7 @@ export async function logbookPage(main, match, { signal, title }) {
   const incidentId = match.query.get("incidentId") ?? "";
   const list = h("div", { class: "logbook-list" }, loading("Loading the logbook"));
   const form = entryForm({ incidentId }, incidentId ? "Write about this incident" : "New entry", "Save entry", async (body) => {
-    const created = await api.createLogbookEntry(body);
+    const created = await incidentsApi.createLogbookEntry(body);
     announce("Entry saved");
     navigate(entryHref(created.id));
   });
@@ -111,7 +115,7 @@ export async function logbookPage(main, match, { signal, title }) {
   await fill(
     list,
     signal,
-    () => api.listLogbookEntries(incidentId ? { incidentId, limit: 100 } : { limit: 100 }, { signal, cache: "no-store" }),
+    () => incidentsApi.listLogbookEntries(incidentId ? { incidentId, limit: 100 } : { limit: 100 }, { signal, cache: "no-store" }),
     (entries) => (entries.length ? h("ul", { class: "cards logbook-cards" }, entries.map(entryCard)) : empty("No entries yet.")),
   );
 }
@@ -127,12 +131,12 @@ export async function logbookEntryPage(main, match, { signal, title }) {
   if (!forOperators(main, "Logbook entry", title) || !user) {
     return;
   }
-  const entry = await loadItem(main, match, signal, "Logbook entry", () => api.getLogbookEntry(match.params.id, { signal, cache: "no-store" }));
+  const entry = await loadItem(main, match, signal, "Logbook entry", () => incidentsApi.getLogbookEntry(match.params.id, { signal, cache: "no-store" }));
   if (!entry) {
     return;
   }
   const article = h("article", { class: "card reader logbook-entry" });
-  /** @param {api.LogbookEntry} shown */
+  /** @param {LogbookEntry} shown */
   const draw = (shown) => {
     title(shown.title);
     mount(
@@ -165,7 +169,7 @@ export async function logbookEntryPage(main, match, { signal, title }) {
           entryForm(entry, "Change the entry", "Save changes", async (body) => {
             let saved;
             try {
-              saved = await api.replaceLogbookEntry(id, { ...body, version });
+              saved = await incidentsApi.replaceLogbookEntry(id, { ...body, version });
             } catch (error) {
               // Its `version: ...` detail names no field of the form: the message says it all.
               throw error instanceof ApiError && error.status === 409 ? new ApiError(409, `${error.message}. Reload the page to see it.`) : error;
@@ -179,7 +183,7 @@ export async function logbookEntryPage(main, match, { signal, title }) {
             "div",
             { class: "actions" },
             deleteButton("Delete entry", async () => {
-              await api.deleteLogbookEntry(id);
+              await incidentsApi.deleteLogbookEntry(id);
               announce("Entry deleted");
               navigate("/incidents/logbook");
             }),

@@ -1,13 +1,15 @@
 // The live log timeline (incident platform): filters that deep-link, cursor paging to older logs,
 // and the newest page asked for again every few seconds until the user pauses it.
 
-import * as api from "./api.gen.js";
+import * as incidentsApi from "./api-incidents.gen.js";
 import { announce, h, mount, plural, time } from "./dom.js";
 import { ApiError } from "./http.js";
 import { SEVERITIES, fromLocalInput, sectionNav, severityBadge, timelineHref, timelineQuery, toLocalInput } from "./incidents.js";
 import { forOperators, pageHead } from "./incident-views.js";
 import { navigate } from "./router.js";
 import { clearFormErrors, empty, errorBox, field, formError, loading, showFormError } from "./ui.js";
+
+/** @typedef {import("./api-types.gen.js").Log} Log */
 
 /** How often the newest page is asked for again while live (ms). */
 export const LIVE_EVERY_MS = 4000;
@@ -82,7 +84,7 @@ function filterForm(filters) {
 
 /**
  * One log of the timeline, with a link to analyse it and a two-step delete.
- * @param {api.Log} log
+ * @param {Log} log
  */
 function logRow(log) {
   const remove = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "link-button danger-link" }, "Delete"));
@@ -102,7 +104,7 @@ function logRow(log) {
     }
     remove.disabled = true;
     try {
-      await api.deleteLog(log.id);
+      await incidentsApi.deleteLog(log.id);
       row.remove();
       announce("Log deleted");
     } catch (error) {
@@ -145,7 +147,7 @@ export async function timeline(main, match, { signal, title }) {
   let cursor = null;
   /** @type {string} */
   let shownIds = "";
-  /** @param {api.Log[]} logs */
+  /** @param {Log[]} logs */
   const draw = (logs) => {
     const ids = logs.map((l) => l.id).join(",");
     if (ids === shownIds && list.querySelector(".log-list, .state.empty")) {
@@ -165,7 +167,7 @@ export async function timeline(main, match, { signal, title }) {
   const load = async (first) => {
     /** @type {string|null} */
     let next = null;
-    const logs = await api.listLogs(query, {
+    const logs = await incidentsApi.listLogs(query, {
       signal,
       cache: "no-store",
       onHeaders: (headers) => {

@@ -2,20 +2,27 @@
 // edit), recipes generated from a prompt (saved with one click), the nutrients of a recipe,
 // questions about a recipe, and the preferences generation and answers follow.
 
-import * as api from "./api.gen.js";
+import * as recipeAccountsApi from "./api-recipe-accounts.gen.js";
+import * as recipesApi from "./api-recipes.gen.js";
 import { announce, h, mount, time } from "./dom.js";
 import { nextAfter } from "./http.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { busy, clearFormErrors, empty, errorBox, field, formError, loading, showFormError, textArea } from "./ui.js";
-import { needsLogin } from "./views-account.js";
+import { needsLogin } from "./access.js";
+
+/** @typedef {import("./api-types.gen.js").Recipe} Recipe */
+/** @typedef {import("./api-types.gen.js").RecipeIngredient} RecipeIngredient */
+/** @typedef {import("./api-types.gen.js").RecipeInput} RecipeInput */
+/** @typedef {import("./api-types.gen.js").RecipeInputBody} RecipeInputBody */
+/** @typedef {import("./api-types.gen.js").RecipeLanguage} RecipeLanguage */
 
 const UNITS = new Set(["g", "kg", "mg", "ml", "l", "dl", "cl", "cup", "cups", "tbsp", "tsp", "oz", "lb", "piece", "pieces", "pc", "pcs", "clove", "cloves"]);
 
 /**
  * One ingredient line, `quantity [unit] name` ("200 g flour", "2 eggs", "salt").
  * @param {string} line
- * @returns {api.RecipeIngredient}
+ * @returns {RecipeIngredient}
  */
 export function parseIngredient(line) {
   const words = line.trim().split(/\s+/);
@@ -28,7 +35,7 @@ export function parseIngredient(line) {
   return { quantity, unit, name };
 }
 
-/** @param {api.RecipeIngredient} i */
+/** @param {RecipeIngredient} i */
 function ingredientText(i) {
   return [i.quantity, i.unit, i.name].filter((part) => part !== "").join(" ");
 }
@@ -44,7 +51,7 @@ function lines(text) {
 /**
  * A recipe's body: portions, ingredients and steps, under headings one level below the
  * recipe's title (`level`).
- * @param {api.RecipeInput|api.Recipe} recipe
+ * @param {RecipeInput|Recipe} recipe
  * @param {"h2"|"h4"} level
  */
 function recipeBody(recipe, level) {
@@ -81,7 +88,7 @@ export async function recipes(main, _match, { signal, title }) {
     ),
     h("section", { "aria-labelledby": "my-recipes" }, h("h2", { id: "my-recipes" }, "Your recipes"), list, more),
     generateForm(),
-    recipeForm({ heading: "New recipe", submit: "Save recipe", busyText: "Saving…", save: async (input) => navigate(`/recipes/${(await api.createRecipe(input)).id}`), done: "Recipe saved" }),
+    recipeForm({ heading: "New recipe", submit: "Save recipe", busyText: "Saving…", save: async (input) => navigate(`/recipes/${(await recipesApi.createRecipe(input)).id}`), done: "Recipe saved" }),
   );
   const cards = h("ul", { class: "cards" });
   /**
@@ -92,7 +99,7 @@ export async function recipes(main, _match, { signal, title }) {
   const load = async (after) => {
     /** @type {number|undefined} */
     let next;
-    const page = await api.listRecipes(after ? { limit: RECIPES_PER_PAGE, after } : { limit: RECIPES_PER_PAGE }, {
+    const page = await recipesApi.listRecipes(after ? { limit: RECIPES_PER_PAGE, after } : { limit: RECIPES_PER_PAGE }, {
       signal,
       cache: "no-store",
       onHeaders: (headers) => {
@@ -132,7 +139,7 @@ export async function recipes(main, _match, { signal, title }) {
 /** Recipes a page of the list holds (the API's largest page). */
 const RECIPES_PER_PAGE = 20;
 
-/** @param {api.Recipe} r */
+/** @param {Recipe} r */
 function recipeCard(r) {
   return h("li", { class: "card" }, h("a", { href: `/recipes/${r.id}` }, r.title), h("p", { class: "meta" }, `${r.ingredients.length} ingredients · ${r.portions} portions`));
 }
@@ -140,7 +147,7 @@ function recipeCard(r) {
 /**
  * A recipe's form: title, ingredients (one a line), steps (one a line) and portions, filled
  * from `values`; `save` sends the recipe and goes on.
- * @param {{heading: string, submit: string, busyText: string, done: string, values?: api.Recipe, save: (input: api.RecipeInputBody) => Promise<void>}} options
+ * @param {{heading: string, submit: string, busyText: string, done: string, values?: Recipe, save: (input: RecipeInputBody) => Promise<void>}} options
  */
 function recipeForm({ heading, submit, busyText, done, values, save }) {
   const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, submit));
@@ -196,7 +203,7 @@ function generateForm() {
     clearFormErrors(form);
     const prompt = String(new FormData(form).get("prompt") ?? "").trim();
     try {
-      const suggested = await busy(button, "Thinking…", () => api.generateRecipes({ prompt }));
+      const suggested = await busy(button, "Thinking…", () => recipesApi.generateRecipes({ prompt }));
       mount(results, suggested.map((recipe) => suggestion(recipe)));
       announce(`${suggested.length} recipes suggested`);
     } catch (error) {
@@ -206,13 +213,13 @@ function generateForm() {
   return form;
 }
 
-/** @param {api.RecipeInput} recipe */
+/** @param {RecipeInput} recipe */
 function suggestion(recipe) {
   const save = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button small" }, "Save this recipe"));
   const card = h("article", { class: "card suggestion" }, h("h3", null, recipe.title), ...recipeBody(recipe, "h4"), save);
   save.addEventListener("click", async () => {
     try {
-      const created = await busy(save, "Saving…", () => api.createRecipe(recipe));
+      const created = await busy(save, "Saving…", () => recipesApi.createRecipe(recipe));
       announce("Recipe saved");
       navigate(`/recipes/${created.id}`);
     } catch (error) {
@@ -228,12 +235,12 @@ function suggestion(recipe) {
  * @param {import("./router.js").Match} match
  * @param {AbortSignal} signal
  * @param {string} heading
- * @returns {Promise<api.Recipe|null>}
+ * @returns {Promise<Recipe|null>}
  */
 async function loadRecipe(main, match, signal, heading) {
   mount(main, loading("Loading the recipe"));
   try {
-    return await api.getRecipe(Number(match.params.id), { signal });
+    return await recipesApi.getRecipe(Number(match.params.id), { signal });
   } catch (error) {
     if (!signal.aborted) {
       mount(main, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading)), errorBox(error));
@@ -242,7 +249,7 @@ async function loadRecipe(main, match, signal, heading) {
   }
 }
 
-/** @param {api.Recipe} recipe */
+/** @param {Recipe} recipe */
 function recipeInput(recipe) {
   return { title: recipe.title, ingredients: recipe.ingredients, instructions: recipe.instructions, portions: recipe.portions };
 }
@@ -268,7 +275,7 @@ export async function recipe(main, match, { signal, title }) {
   const nutrients = h("div", { class: "nutrients", "aria-live": "polite" });
   button.addEventListener("click", async () => {
     try {
-      const n = await busy(button, "Computing…", () => api.computeNutrients({ recipe: recipeInput(shown) }));
+      const n = await busy(button, "Computing…", () => recipesApi.computeNutrients({ recipe: recipeInput(shown) }));
       mount(
         nutrients,
         h(
@@ -305,7 +312,7 @@ export async function recipe(main, match, { signal, title }) {
 
 /**
  * A question about `recipe` and the assistant's answer (in the user's language).
- * @param {api.Recipe} recipe
+ * @param {Recipe} recipe
  */
 function askForm(recipe) {
   const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Ask"));
@@ -326,7 +333,7 @@ function askForm(recipe) {
     clearFormErrors(form);
     const prompt = String(new FormData(form).get("prompt") ?? "").trim();
     try {
-      const answered = await busy(button, "Thinking…", () => api.askAboutRecipe({ prompt, recipe: recipeInput(recipe) }));
+      const answered = await busy(button, "Thinking…", () => recipesApi.askAboutRecipe({ prompt, recipe: recipeInput(recipe) }));
       mount(answer, h("h3", null, "Answer"), answered.response.split(/\n\s*\n/).map((p) => h("p", null, p)));
       announce("The assistant answered");
     } catch (error) {
@@ -363,7 +370,7 @@ export async function recipeEdit(main, match, { signal, title }) {
       done: "Recipe updated",
       values: shown,
       save: async (input) => {
-        await api.updateRecipe(shown.id, input);
+        await recipesApi.updateRecipe(shown.id, input);
         navigate(`/recipes/${shown.id}`);
       },
     }),
@@ -372,7 +379,7 @@ export async function recipeEdit(main, match, { signal, title }) {
 }
 
 /** The languages recipes and answers are written in. */
-const LANGUAGES = /** @type {[api.RecipeLanguage, string][]} */ ([
+const LANGUAGES = /** @type {[RecipeLanguage, string][]} */ ([
   ["EN", "English"],
   ["DE", "Deutsch"],
   ["HU", "Magyar"],
@@ -395,7 +402,7 @@ export async function recipePreferences(main, _match, { signal, title }) {
   mount(main, loading("Loading your preferences"));
   let user;
   try {
-    user = await api.getRecipeUser({ signal, cache: "no-store" });
+    user = await recipeAccountsApi.getRecipeUser({ signal, cache: "no-store" });
   } catch (error) {
     if (!signal.aborted) {
       mount(main, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading)), errorBox(error));
@@ -430,13 +437,13 @@ export async function recipePreferences(main, _match, { signal, title }) {
     clearFormErrors(form);
     const data = new FormData(form);
     const preferences = {
-      language: /** @type {api.RecipeLanguage} */ (String(data.get("language") ?? "EN")),
+      language: /** @type {RecipeLanguage} */ (String(data.get("language") ?? "EN")),
       diet: lines(String(data.get("diet") ?? "")),
       allergies: lines(String(data.get("allergies") ?? "")),
       aboutMe: lines(String(data.get("aboutMe") ?? "")),
     };
     try {
-      await busy(button, "Saving…", () => api.updateRecipeUser({ preferences }));
+      await busy(button, "Saving…", () => recipeAccountsApi.updateRecipeUser({ preferences }));
       announce("Preferences saved");
       mount(status, h("p", null, "Saved."));
     } catch (error) {

@@ -2,13 +2,17 @@
 // change it, or delete it (an admin). Every bad value is the API's 400, shown under the field
 // it names.
 
-import * as api from "./api.gen.js";
+import * as incidentsApi from "./api-incidents.gen.js";
 import { announce, h, mount } from "./dom.js";
 import { SEVERITIES, numberOrAbsent, ruleSummary, sectionNav, textOrNull } from "./incidents.js";
 import { fill, forOperators, loadItem, pageHead, submits } from "./incident-views.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { busy, empty, errorAfter, field, formError, headed, loading } from "./ui.js";
+
+/** @typedef {import("./api-types.gen.js").AlertRule} AlertRule */
+/** @typedef {import("./api-types.gen.js").RuleRequest} RuleRequest */
+/** @typedef {import("./api-types.gen.js").Severity} Severity */
 
 /** @param {string} id */
 function ruleHref(id) {
@@ -17,10 +21,10 @@ function ruleHref(id) {
 
 /**
  * A rule's form: new (`rule` null) or filled with the rule.
- * @param {api.AlertRule|null} rule
+ * @param {AlertRule|null} rule
  * @param {string} headingText
  * @param {string} submitText
- * @param {(body: api.RuleRequest) => Promise<unknown>} save
+ * @param {(body: RuleRequest) => Promise<unknown>} save
  */
 function ruleForm(rule, headingText, submitText, save) {
   const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, submitText));
@@ -62,7 +66,7 @@ function ruleForm(rule, headingText, submitText, save) {
     "Saving…",
     (data) => ({
       name: String(data.get("name") ?? "").trim(),
-      severities: /** @type {api.Severity[]} */ (data.getAll("severities").map(String)),
+      severities: /** @type {Severity[]} */ (data.getAll("severities").map(String)),
       serviceName: textOrNull(data.get("serviceName")),
       type: textOrNull(data.get("type")),
       threshold: /** @type {number} */ (numberOrAbsent(data.get("threshold"))),
@@ -100,7 +104,7 @@ export function deleteButton(label, action) {
 
 /**
  * One rule in the list.
- * @param {api.AlertRule} rule
+ * @param {AlertRule} rule
  */
 function ruleCard(rule) {
   const card = h("li", { class: "card rule-card", dataset: { ruleId: rule.id } });
@@ -114,7 +118,7 @@ function ruleCard(rule) {
       h("a", { class: "button small secondary", href: ruleHref(rule.id) }, "Edit"),
       account.isAdmin()
         ? deleteButton("Delete", async () => {
-            await api.deleteAlertRule(rule.id);
+            await incidentsApi.deleteAlertRule(rule.id);
             card.remove();
             announce(`Rule ${rule.name} deleted`);
           })
@@ -136,7 +140,7 @@ export async function rulesPage(main, match, { signal, title }) {
   }
   const list = h("div", { class: "rule-list" }, loading("Loading alert rules"));
   const form = ruleForm(null, "New alert rule", "Add rule", async (body) => {
-    const created = await api.createAlertRule(body);
+    const created = await incidentsApi.createAlertRule(body);
     announce(`Rule ${created.name} added`);
     navigate(ruleHref(created.id));
   });
@@ -150,7 +154,7 @@ export async function rulesPage(main, match, { signal, title }) {
   await fill(
     list,
     signal,
-    () => api.listAlertRules({ signal, cache: "no-store" }),
+    () => incidentsApi.listAlertRules({ signal, cache: "no-store" }),
     (rules) => (rules.length ? h("ul", { class: "cards rule-cards" }, rules.map(ruleCard)) : empty("No alert rules: no log opens an incident.")),
   );
 }
@@ -165,7 +169,7 @@ export async function rulePage(main, match, { signal, title }) {
   if (!forOperators(main, "Alert rule", title)) {
     return;
   }
-  const rule = await loadItem(main, match, signal, "Alert rule", () => api.getAlertRule(match.params.id, { signal, cache: "no-store" }));
+  const rule = await loadItem(main, match, signal, "Alert rule", () => incidentsApi.getAlertRule(match.params.id, { signal, cache: "no-store" }));
   if (!rule) {
     return;
   }
@@ -178,7 +182,7 @@ export async function rulePage(main, match, { signal, title }) {
     h("div", { class: "page-head" }, heading, summary),
     sectionNav(match.path),
     ruleForm(rule, "Change the rule", "Save rule", async (body) => {
-      const saved = await api.replaceAlertRule(id, body);
+      const saved = await incidentsApi.replaceAlertRule(id, body);
       heading.textContent = saved.name;
       summary.textContent = ruleSummary(saved);
       title(saved.name);
@@ -189,7 +193,7 @@ export async function rulePage(main, match, { signal, title }) {
       { class: "actions" },
       account.isAdmin()
         ? deleteButton("Delete rule", async () => {
-            await api.deleteAlertRule(id);
+            await incidentsApi.deleteAlertRule(id);
             announce("Rule deleted");
             navigate("/incidents/rules");
           })

@@ -20,6 +20,8 @@
 
 pub mod assets;
 pub mod csp;
+#[cfg(test)]
+mod first_visit;
 pub mod page;
 
 use axum::extract::{Request, State};

@@ -1,0 +1,111 @@
+// Generated from functions/web/openapi.json by tests/src/apigen.rs: do not edit.
+// After changing a handler or the contract, regenerate both with
+//   UPDATE_CONTRACT=1 cargo test -p stack-tests --test contract
+
+import { request } from "./http.js";
+
+/** @typedef {import("./http.js").RequestOptions} RequestOptions */
+/** @typedef {import("./api-types.gen.js").Article} Article */
+/** @typedef {import("./api-types.gen.js").Health} Health */
+/** @typedef {import("./api-types.gen.js").Page_Article} Page_Article */
+/** @typedef {import("./api-types.gen.js").SavedArticles} SavedArticles */
+/** @typedef {import("./api-types.gen.js").Source} Source */
+/** @typedef {import("./api-types.gen.js").SourceSubmission} SourceSubmission */
+/** @typedef {import("./api-types.gen.js").TopicSummary} TopicSummary */
+
+/**
+ * The content service and its table.
+ *
+ * `GET /api/content/actuator/health`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Health>}
+ */
+export function contentHealth(options = {}) {
+  return request("GET", `/api/content/actuator/health`, { ...options });
+}
+
+/**
+ * Articles, newest first, a page at a time; by source or by topic, or a personal feed of
+ * several sources. Each page but the last carries `nextCursor`, which asks for the next.
+ *
+ * `GET /api/content/articles`
+ * @param {{sourceId?: Array<string>, topicId?: string, page?: number, cursor?: string, size?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Page_Article>}
+ */
+export function listArticles(query = {}, options = {}) {
+  return request("GET", `/api/content/articles`, { ...options, query });
+}
+
+/**
+ * Gets a batch of articles by id (a user's saved articles).
+ *
+ * `POST /api/content/articles/saved`
+ * @param {SavedArticles} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<Article>>}
+ */
+export function getSavedArticles(body, options = {}) {
+  return request("POST", `/api/content/articles/saved`, { ...options, body, auth: "required" });
+}
+
+/**
+ * One article with its body paragraphs.
+ *
+ * `GET /api/content/articles/{id}`
+ * @param {string} id The article's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Article>}
+ */
+export function getArticle(id, options = {}) {
+  return request("GET", `/api/content/articles/${encodeURIComponent(id)}`, { ...options });
+}
+
+/**
+ * The sources, oldest first, a page at a time.
+ *
+ * `GET /api/content/sources`
+ * @param {{cursor?: string, limit?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<Source>>}
+ */
+export function listSources(query = {}, options = {}) {
+  return request("GET", `/api/content/sources`, { ...options, query });
+}
+
+/**
+ * Submits a feed URL. Fetches and parses the feed before answering, so the new source's
+ * articles show at once.
+ *
+ * `POST /api/content/sources`
+ * @param {SourceSubmission} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Source>}
+ */
+export function submitSource(body, options = {}) {
+  return request("POST", `/api/content/sources`, { ...options, body, auth: "required" });
+}
+
+/**
+ * One source, with its subscriber count.
+ *
+ * `GET /api/content/sources/{id}`
+ * @param {string} id The source's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Source>}
+ */
+export function getSource(id, options = {}) {
+  return request("GET", `/api/content/sources/${encodeURIComponent(id)}`, { ...options });
+}
+
+/**
+ * The topics that have articles, by name, with their numbers of articles, a page at a time.
+ *
+ * `GET /api/content/topics`
+ * @param {{cursor?: string, limit?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<TopicSummary>>}
+ */
+export function listTopics(query = {}, options = {}) {
+  return request("GET", `/api/content/topics`, { ...options, query });
+}
