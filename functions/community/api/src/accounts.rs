@@ -39,9 +39,6 @@ pub(crate) async fn forget_account(
     Path(id): Path<String>,
 ) -> Result<StatusCode, Error> {
     let user = UserId::parse("id", &id)?;
-    state
-        .community
-        .forget_account(&user, &state.cleanup_queue)
-        .await?;
+    state.community.forget_account(&user).await?;
     Ok(StatusCode::NO_CONTENT)
 }

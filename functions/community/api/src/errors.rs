@@ -70,6 +70,12 @@ fn to_api(error: CommunityError) -> ApiError {
                 .caused_by(format!("community table unavailable: {e}"))
         }
         CommunityError::Store(e) => ApiError::internal("community table", e),
+        CommunityError::NotQueued {
+            queue,
+            what,
+            reason,
+        } => ApiError::unavailable(format!("The {queue} queue cannot be reached: retry later"))
+            .caused_by(format!("{what} not queued: {reason}")),
         CommunityError::Queue(reason) => {
             ApiError::unavailable("The community service is unavailable, try again")
                 .caused_by(format!("queue send failed: {reason}"))

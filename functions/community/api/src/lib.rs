@@ -32,9 +32,7 @@ use axum::extract::FromRef;
 use axum::Router;
 use community::input::{PageRequest, UserId};
 use community::model::{Author, Post, PostCard, PostPage, Topic, TopicCategory, TopicRef};
-use community::{
-    CleanupQueue, Community, IndexQueue, PostSearch, ReactionQueue, SummaryQueue, ViewQueue,
-};
+use community::{Community, PostSearch, QueueName};
 use community_search::DynamoSearchIndex;
 use platform::auth::{AuthUser, MaybeUser};
 use platform::aws::AwsClients;
@@ -71,11 +69,6 @@ const IDENTITY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct AppState {
     community: Arc<Community>,
     search: Arc<PostSearch<DynamoSearchIndex>>,
-    index_queue: IndexQueue,
-    cleanup_queue: CleanupQueue,
-    summary_queue: SummaryQueue,
-    view_queue: ViewQueue,
-    reaction_queue: ReactionQueue,
     /// Salts the hash of an anonymous reader's address (their views' dedupe key).
     view_salt: Arc<[u8]>,
     verifier: Arc<TokenVerifier>,
@@ -101,48 +94,29 @@ impl FromRef<AppState> for InternalToken {
 /// Builds the function's router from its environment: what a cold start does.
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    let community = Community::from_env(&env, &aws)?;
-    let search = PostSearch::from_env(&env, &aws)?;
-    let queues = Queues {
-        index: IndexQueue::from_env(&env, aws.sqs())?,
-        cleanup: community::cleanup::cleanup_queue(&env, aws.sqs())?,
-        summary: SummaryQueue::from_env(&env, aws.sqs())?,
-        views: ViewQueue::from_env(&env, aws.sqs())?,
-        reactions: ReactionQueue::from_env(&env, aws.sqs())?,
-    };
+    let community = Community::from_env(&env, &aws, SENDS)?;
+    let search = PostSearch::from_env(&env, &aws, community.clone())?;
     let brake = WriteBrake::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
-    let app = app(
-        Arc::new(community),
-        Arc::new(search),
-        queues,
-        brake,
-        verifier,
-        &env,
-    )?;
+    let app = app(Arc::new(community), Arc::new(search), brake, verifier, &env)?;
     Ok(platform::http::edge_cached(app, cache_seconds))
 }
 
-/// The queues the community function sends to.
-pub struct Queues {
-    /// Post writes ask the indexer to catch up.
-    pub index: IndexQueue,
-    /// Account deletions ask the community sweeper to clean up.
-    pub cleanup: CleanupQueue,
-    /// Post writes that want a summary ask the summarizer.
-    pub summary: SummaryQueue,
-    /// View beacons go to the view counter.
-    pub views: ViewQueue,
-    /// Reaction changes go to the reaction counter.
-    pub reactions: ReactionQueue,
-}
+/// The queues the community function's facade sends to: post writes ask the indexer and
+/// the summarizer, account deletions the sweeper, view beacons and reactions the counters.
+pub const SENDS: &[QueueName] = &[
+    QueueName::Index,
+    QueueName::Cleanup,
+    QueueName::Summary,
+    QueueName::Views,
+    QueueName::Reactions,
+];
 
 /// The router over given services.
 pub fn app(
     community: Arc<Community>,
     search: Arc<PostSearch<DynamoSearchIndex>>,
-    queues: Queues,
     brake: WriteBrake,
     verifier: TokenVerifier,
     env: &Env,
@@ -150,11 +124,6 @@ pub fn app(
     let state = AppState {
         community,
         search,
-        index_queue: queues.index,
-        cleanup_queue: queues.cleanup,
-        summary_queue: queues.summary,
-        view_queue: queues.views,
-        reaction_queue: queues.reactions,
         view_salt: view_salt(env),
         verifier: Arc::new(verifier),
         internal_token: InternalToken::from_env(env),
@@ -235,20 +204,20 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         posts::PostPatchRequest,
         topics::FollowerDeltasRequest,
         social::ReactionRequest,
-        community::social::ReactionResult,
-        community::social::BookmarkResult,
+        community::model::social::ReactionResult,
+        community::model::social::BookmarkResult,
         comments::CommentRequest,
         comments::CommentLikeRequest,
         comments::CommentEditRequest,
-        community::comments::Comment,
-        community::comments::LikeResult,
-        community::summary::PostSummary,
-        community::summary::SummaryStatusName,
-        community::summary::FailedSummary,
-        community::summary::FailedSummaryPage,
-        community::moderation::ModerationLogEntry,
-        community::moderation::ModerationTarget,
-        community::moderation::ModerationLogPage,
+        community::model::comments::Comment,
+        community::model::comments::LikeResult,
+        community::model::summary::PostSummary,
+        community::model::summary::SummaryStatusName,
+        community::model::summary::FailedSummary,
+        community::model::summary::FailedSummaryPage,
+        community::model::moderation::ModerationLogEntry,
+        community::model::moderation::ModerationTarget,
+        community::model::moderation::ModerationLogPage,
         ReasonErrorBody
     )),
     modifiers(&SecuritySchemes, &UNAVAILABLE),

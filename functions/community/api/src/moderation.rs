@@ -7,9 +7,8 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Router;
-use community::input::PostId;
-use community::moderation::{ModerationLogPage, RemovalReason};
-use community::summary::admin_page;
+use community::input::{admin_page, PostId, RemovalReason};
+use community::model::moderation::ModerationLogPage;
 use platform::auth::{AdminUser, AuthUser};
 use platform::openapi::ReasonErrorBody;
 use platform::ApiError;
@@ -19,7 +18,7 @@ use utoipa::IntoParams;
 use crate::brake::{TooManyWrites, Write};
 use crate::errors::Error;
 use crate::summaries::AdminListQuery;
-use crate::{number, search, user_id, Answer, AppState};
+use crate::{number, user_id, Answer, AppState};
 
 pub(crate) fn routes() -> Router<AppState> {
     Router::new().route("/admin/moderation", get(moderation_log))
@@ -92,7 +91,6 @@ pub(crate) async fn delete_post(
         state.brake.admit(Write::Post, caller.as_str()).await?;
         state.community.delete_post(&id, &caller).await?;
     }
-    search::request_index(&state, id.as_str()).await;
     Ok(StatusCode::NO_CONTENT)
 }
 

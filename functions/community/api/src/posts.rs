@@ -17,10 +17,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::brake::{TooManyWrites, Write};
 use crate::errors::Error;
-use crate::{
-    maybe_user_id, moderation, page_request, schema, search, summaries, user_id, Answer, AppState,
-    PREFIX,
-};
+use crate::{maybe_user_id, moderation, page_request, schema, user_id, Answer, AppState, PREFIX};
 
 /// The post routes, relative to `/api/v1`.
 pub(crate) fn routes() -> Router<AppState> {
@@ -167,12 +164,10 @@ pub(crate) async fn create_post(
     let input = PostInput::parse(body.into())?;
     state.brake.admit(Write::Post, caller.as_str()).await?;
     let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
-    let (post, summary) = state
+    let post = state
         .community
         .create_post(&state.users.at(base), &caller, input)
         .await?;
-    search::request_index(&state, &post.id).await;
-    summaries::request_summary(&state, summary.as_ref()).await;
     let location = HeaderValue::from_str(&format!("{PREFIX}/posts/{}", post.id))
         .map_err(|e| ApiError::internal("location", e))?;
     Ok((
@@ -278,9 +273,7 @@ pub(crate) async fn replace_post(
     let caller = user_id(&user)?;
     let input = PostInput::parse(body.into())?;
     state.brake.admit(Write::Post, caller.as_str()).await?;
-    let (post, summary) = state.community.replace_post(&id, &caller, input).await?;
-    search::request_index(&state, &post.id).await;
-    summaries::request_summary(&state, summary.as_ref()).await;
+    let post = state.community.replace_post(&id, &caller, input).await?;
     Ok(axum::Json(post))
 }
 
@@ -381,8 +374,6 @@ pub(crate) async fn patch_post(
         status: body.status,
     })?;
     state.brake.admit(Write::Post, caller.as_str()).await?;
-    let (post, summary) = state.community.patch_post(&id, &caller, patch).await?;
-    search::request_index(&state, &post.id).await;
-    summaries::request_summary(&state, summary.as_ref()).await;
+    let post = state.community.patch_post(&id, &caller, patch).await?;
     Ok(axum::Json(post))
 }

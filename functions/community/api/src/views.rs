@@ -7,11 +7,10 @@ use axum::http::{Extensions, StatusCode};
 use axum::routing::post;
 use axum::Router;
 use community::input::PostId;
-use community::views::{hour_of, Reader, ViewRequest};
+use community::queues::Reader;
 use platform::auth::MaybeUser;
 use platform::openapi::ReasonErrorBody;
 use platform::ratelimit::ClientKey;
-use platform::ApiError;
 
 use crate::brake::TooManyWrites;
 use crate::errors::Error;
@@ -64,14 +63,6 @@ pub(crate) async fn view(
         }
     };
     state.brake.admit_view(client).await?;
-    let hour = hour_of(state.community.store().clock().now());
-    state
-        .view_queue
-        .send(&ViewRequest::new(id.as_str(), &reader, hour))
-        .await
-        .map_err(|e| {
-            ApiError::unavailable("The view queue cannot be reached: retry later")
-                .caused_by(format!("view not queued: {e}"))
-        })?;
+    state.community.view(&id, &reader).await?;
     Ok(StatusCode::ACCEPTED)
 }

@@ -1,6 +1,6 @@
 //! The community indexer: consumes [`IndexRequest`] messages from the search index queue
 //! and brings the search index up to date with each post as the posts table holds it now
-//! (`community::search`), then clears the post's outbox row.
+//! (the facade's `PostSearch::index`), then clears the post's outbox row.
 //!
 //! Outcomes per message, reported with `ReportBatchItemFailures`:
 //! - indexed, already up to date, or a post that never existed: done;
@@ -17,8 +17,9 @@
 use std::sync::Arc;
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
-use community::search::{IndexOutcome, IndexRequest};
-use community::{IndexQueue, PostSearch};
+use community::model::jobs::IndexOutcome;
+use community::queues::IndexRequest;
+use community::{Community, CommunityError, PostSearch, QueueName};
 use community_search::DynamoSearchIndex;
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
@@ -36,7 +37,6 @@ pub const CONCURRENT_POSTS: usize = 4;
 
 pub struct CommunityIndexer {
     search: Arc<PostSearch<DynamoSearchIndex>>,
-    queue: Arc<IndexQueue>,
     budget: usize,
 }
 
@@ -44,19 +44,17 @@ pub struct CommunityIndexer {
 /// `SEARCH_INDEX_QUEUE_URL`): what a cold start does.
 pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    let queue = IndexQueue::from_env(&env, aws.sqs())?;
+    let community = Community::from_env(&env, &aws, &[QueueName::Index])?;
     Ok(Arc::new(CommunityIndexer::new(
-        PostSearch::from_env(&env, &aws)?,
-        queue,
+        PostSearch::from_env(&env, &aws, community)?,
         MAX_TRANSACTIONS_PER_MESSAGE,
     )))
 }
 
 impl CommunityIndexer {
-    pub fn new(search: PostSearch<DynamoSearchIndex>, queue: IndexQueue, budget: usize) -> Self {
+    pub fn new(search: PostSearch<DynamoSearchIndex>, budget: usize) -> Self {
         Self {
             search: Arc::new(search),
-            queue: Arc::new(queue),
             budget: budget.max(1),
         }
     }
@@ -82,28 +80,22 @@ fn group_by_post(records: Vec<SqsMessage>) -> (Vec<(String, Vec<String>)>, Vec<S
     (posts, unreadable)
 }
 
-/// Indexes one post (continuing a long one in a new message); false when it is to come back.
-async fn index_one(
-    search: &PostSearch<DynamoSearchIndex>,
-    queue: &IndexQueue,
-    post_id: &str,
-    budget: usize,
-) -> bool {
+/// Indexes one post (the facade continues a long one in a new message); false when it is to
+/// come back.
+async fn index_one(search: &PostSearch<DynamoSearchIndex>, post_id: &str, budget: usize) -> bool {
     match search.index(post_id, budget).await {
         Ok(IndexOutcome::Done) => {
             tracing::info!(%post_id, "post indexed");
             true
         }
-        Ok(IndexOutcome::Paused) => match queue.request(post_id).await {
-            Ok(()) => {
-                tracing::info!(%post_id, "long post: indexing continues");
-                true
-            }
-            Err(error) => {
-                tracing::warn!(%post_id, %error, "could not continue indexing");
-                false
-            }
-        },
+        Ok(IndexOutcome::Paused) => {
+            tracing::info!(%post_id, "long post: indexing continues");
+            true
+        }
+        Err(CommunityError::Queue(error)) => {
+            tracing::warn!(%post_id, %error, "could not continue indexing");
+            false
+        }
         Err(error) => {
             tracing::warn!(%post_id, %error, "indexing failed; will be retried");
             false
@@ -114,7 +106,6 @@ async fn index_one(
 impl SqsHandler for CommunityIndexer {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
         let search = Arc::clone(&self.search);
-        let queue = Arc::clone(&self.queue);
         let budget = self.budget;
         async move {
             let (posts, mut failures) = group_by_post(event.records);
@@ -123,9 +114,8 @@ impl SqsHandler for CommunityIndexer {
             let failed: Vec<Vec<String>> = futures::stream::iter(posts)
                 .map(|(post_id, message_ids)| {
                     let search = Arc::clone(&search);
-                    let queue = Arc::clone(&queue);
                     async move {
-                        if index_one(&search, &queue, &post_id, budget).await {
+                        if index_one(&search, &post_id, budget).await {
                             Vec::new()
                         } else {
                             message_ids

@@ -47,6 +47,14 @@ pub enum CommunityError {
     /// A queue could not take a message (503: retry).
     #[error("queue: {0}")]
     Queue(String),
+    /// 503: the `queue` queue could not take the message a call answers for (`what`: its
+    /// kind); a retry sends it again.
+    #[error("{what} not queued: {reason}")]
+    NotQueued {
+        queue: &'static str,
+        what: &'static str,
+        reason: String,
+    },
     /// The search index failed (503 when unavailable, else 500).
     #[error(transparent)]
     Search(#[from] community_search::SearchError),
