@@ -6,14 +6,13 @@
 //!
 //! Each handler parses its input into `community::input` types and makes one call on
 //! [`community::Community`], which owns storage (its `store` module documents the table's
-//! access patterns); [`errors`] turns the domain's errors into HTTP answers, which the router
+//! access patterns); the domain's errors become `platform::ApiError`s (the domain says how), which the router
 //! renders in the Reason body `{timestamp, status, error, message}`, framework errors
 //! (404, 405, 413, 415) included.
 
 mod accounts;
 pub mod brake;
 mod comments;
-pub mod errors;
 pub mod identity;
 mod lists;
 mod moderation;
@@ -38,12 +37,11 @@ use platform::auth::{AuthUser, MaybeUser};
 use platform::aws::AwsClients;
 use platform::http::DEFAULT_BODY_LIMIT;
 use platform::openapi::{ReasonErrorBody, ReasonUnavailable, SecuritySchemes};
+use platform::ratelimit::Brake;
 use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{ApiError, BoxError, Env, ErrorStyle};
 use utoipa::OpenApi;
 
-use crate::brake::WriteBrake;
-use crate::errors::Error;
 use crate::identity::UsersDirectory;
 
 /// The salt of anonymous readers' hashed addresses: the internal service token, a secret the
@@ -74,7 +72,7 @@ pub struct AppState {
     verifier: Arc<TokenVerifier>,
     internal_token: InternalToken,
     users: UsersDirectory,
-    brake: Arc<WriteBrake>,
+    brake: Arc<Brake>,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
 }
@@ -96,7 +94,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let community = Community::from_env(&env, &aws, SENDS)?;
     let search = PostSearch::from_env(&env, &aws, community.clone())?;
-    let brake = WriteBrake::from_env(&env, &aws)?;
+    let brake = brake::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
     let app = app(Arc::new(community), Arc::new(search), brake, verifier, &env)?;
@@ -117,7 +115,7 @@ pub const SENDS: &[QueueName] = &[
 pub fn app(
     community: Arc<Community>,
     search: Arc<PostSearch<DynamoSearchIndex>>,
-    brake: WriteBrake,
+    brake: Brake,
     verifier: TokenVerifier,
     env: &Env,
 ) -> Result<Router, BoxError> {
@@ -233,7 +231,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     CommunityApi::openapi()
 }
 
-type Answer<T> = Result<axum::Json<T>, Error>;
+type Answer<T> = Result<axum::Json<T>, ApiError>;
 
 fn user_id(user: &AuthUser) -> Result<UserId, ApiError> {
     UserId::parse("token", &user.id)

@@ -9,10 +9,11 @@ use community::model::social::{BookmarkResult, ReactionResult};
 use platform::auth::AuthUser;
 use platform::http::Json;
 use platform::openapi::ReasonErrorBody;
+use platform::ratelimit::ClientKey;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::brake::{TooManyWrites, Write};
+use crate::brake::{self, TooManyWrites};
 use crate::{user_id, Answer, AppState};
 
 /// The social routes, relative to `/api/v1`.
@@ -61,7 +62,10 @@ pub(crate) async fn react(
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let reaction = PostReaction::parse(body.kind.as_deref())?;
-    state.brake.admit(Write::Reaction, caller.as_str()).await?;
+    state
+        .brake
+        .admit(&brake::REACTIONS, ClientKey::user(caller.as_str()))
+        .await?;
     Ok(axum::Json(
         state.community.react(&id, &caller, reaction).await?,
     ))
@@ -125,7 +129,10 @@ async fn mark(
 ) -> Answer<BookmarkResult> {
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
-    state.brake.admit(Write::Reaction, caller.as_str()).await?;
+    state
+        .brake
+        .admit(&brake::REACTIONS, ClientKey::user(caller.as_str()))
+        .await?;
     Ok(axum::Json(
         state.community.bookmark(&id, &caller, bookmarked).await?,
     ))

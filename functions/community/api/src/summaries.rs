@@ -11,10 +11,10 @@ use community::input::{admin_page, PostId};
 use community::model::summary::{FailedSummaryPage, PostSummary};
 use platform::auth::{AdminUser, MaybeUser};
 use platform::openapi::ReasonErrorBody;
+use platform::ApiError;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::errors::Error;
 use crate::{maybe_user_id, number, Answer, AppState};
 
 pub(crate) fn routes() -> Router<AppState> {
@@ -75,7 +75,7 @@ pub(crate) async fn retry_summary(
     State(state): State<AppState>,
     AdminUser(admin): AdminUser,
     Path(id): Path<String>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let id = PostId::parse("id", &id)?;
     let summary = state.community.retry_summary(&id, &admin.id).await?;
     Ok((StatusCode::ACCEPTED, axum::Json(summary)).into_response())

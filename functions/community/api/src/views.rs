@@ -11,9 +11,9 @@ use community::queues::Reader;
 use platform::auth::MaybeUser;
 use platform::openapi::ReasonErrorBody;
 use platform::ratelimit::ClientKey;
+use platform::ApiError;
 
-use crate::brake::TooManyWrites;
-use crate::errors::Error;
+use crate::brake::{self, TooManyWrites};
 use crate::{maybe_user_id, AppState};
 
 /// The view routes, relative to `/api/v1`.
@@ -44,7 +44,7 @@ pub(crate) async fn view(
     user: MaybeUser,
     extensions: Extensions,
     Path(id): Path<String>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     let id = PostId::parse("id", &id)?;
     let caller = maybe_user_id(&user)?;
     let (reader, client) = match &caller {
@@ -62,7 +62,7 @@ pub(crate) async fn view(
             )
         }
     };
-    state.brake.admit_view(client).await?;
+    state.brake.admit(&brake::VIEWS, client).await?;
     state.community.view(&id, &reader).await?;
     Ok(StatusCode::ACCEPTED)
 }

@@ -24,6 +24,7 @@ use community_search::DynamoSearchIndex;
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use platform::aws::AwsClients;
+use platform::batch::{Batch, Failures, Unreadable};
 use platform::{BoxError, Env, SqsHandler};
 
 /// Index transactions one message may spend: a 50,000-character post fits in about 45,
@@ -62,22 +63,14 @@ impl CommunityIndexer {
 
 /// The batch's posts in first-seen order with their message ids, and the unreadable ones.
 fn group_by_post(records: Vec<SqsMessage>) -> (Vec<(String, Vec<String>)>, Vec<String>) {
-    let mut posts: Vec<(String, Vec<String>)> = Vec::new();
-    let mut unreadable = Vec::new();
-    for record in records {
-        let id = record.message_id.unwrap_or_default();
-        match IndexRequest::parse(record.body.as_deref().unwrap_or("")) {
-            Ok(request) => match posts.iter_mut().find(|(p, _)| *p == request.post_id) {
-                Some((_, ids)) => ids.push(id),
-                None => posts.push((request.post_id, vec![id])),
-            },
-            Err(error) => {
-                tracing::warn!(message_id = %id, %error, "unreadable index request");
-                unreadable.push(id);
-            }
-        }
-    }
-    (posts, unreadable)
+    let (posts, unreadable) =
+        Batch::<IndexRequest>::read_records(records, "index request", Unreadable::Retry)
+            .distinct_by(|request| request.post_id.clone());
+    let posts = posts
+        .into_iter()
+        .map(|(request, ids)| (request.post_id, ids))
+        .collect();
+    (posts, unreadable.ids().to_vec())
 }
 
 /// Indexes one post (the facade continues a long one in a new message); false when it is to
@@ -108,7 +101,9 @@ impl SqsHandler for CommunityIndexer {
         let search = Arc::clone(&self.search);
         let budget = self.budget;
         async move {
-            let (posts, mut failures) = group_by_post(event.records);
+            let (posts, unreadable) = group_by_post(event.records);
+            let mut failures = Failures::default();
+            failures.retry_all(unreadable);
             // A batch's posts at once, a few at a time: each post's index writes are its own
             // transactions, and posts meet only on shared counters, whose conflicts retry.
             let failed: Vec<Vec<String>> = futures::stream::iter(posts)
@@ -125,12 +120,8 @@ impl SqsHandler for CommunityIndexer {
                 .buffer_unordered(CONCURRENT_POSTS)
                 .collect()
                 .await;
-            failures.extend(failed.into_iter().flatten());
-            let mut response = SqsBatchResponse::default();
-            for id in failures {
-                response.add_failure(id);
-            }
-            Ok(response)
+            failures.retry_all(failed.into_iter().flatten());
+            Ok(failures.into_response())
         }
         .boxed()
     }

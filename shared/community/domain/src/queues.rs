@@ -3,6 +3,7 @@
 //! [`Queues`] holds the queues a function's facade sends its follow-ups to.
 
 use platform::aws::Sqs;
+use platform::queue::{Queue, QueueMessage};
 use platform::{ConfigError, Env};
 use serde::{Deserialize, Serialize};
 
@@ -49,70 +50,20 @@ impl SummaryRequest {
     }
 }
 
-/// Why summary requests could not be sent.
-#[derive(Debug, thiserror::Error)]
-#[error("summary queue: {0}")]
-pub struct SummaryEnqueueError(pub String);
+impl QueueMessage for SummaryRequest {
+    const URL_VARIABLE: &'static str = "SUMMARY_QUEUE_URL";
 
-/// The summary queue (`SUMMARY_QUEUE_URL`).
-#[derive(Clone, Debug)]
-pub struct SummaryQueue {
-    sqs: Sqs,
-    url: String,
-}
-
-impl SummaryQueue {
-    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
-        Self {
-            sqs,
-            url: url.into(),
-        }
+    fn parse(body: &str) -> Result<Self, String> {
+        Self::parse(body)
     }
 
-    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
-        Ok(Self::new(sqs, env.require("SUMMARY_QUEUE_URL")?))
-    }
-
-    pub async fn request(&self, request: &SummaryRequest) -> Result<(), SummaryEnqueueError> {
-        self.sqs
-            .send_message(&self.url, &request.to_json())
-            .await
-            .map(|_| ())
-            .map_err(|e| SummaryEnqueueError(e.to_string()))
-    }
-
-    /// Sends several, ten to a SendMessageBatch.
-    pub async fn request_all(
-        &self,
-        requests: &[SummaryRequest],
-    ) -> Result<(), SummaryEnqueueError> {
-        use platform::aws::sqs::BatchEntry;
-        for chunk in requests.chunks(10) {
-            let entries: Vec<BatchEntry> = chunk
-                .iter()
-                .enumerate()
-                .map(|(i, r)| BatchEntry {
-                    id: i.to_string(),
-                    message_body: r.to_json(),
-                })
-                .collect();
-            let out = self
-                .sqs
-                .send_message_batch(&self.url, &entries)
-                .await
-                .map_err(|e| SummaryEnqueueError(e.to_string()))?;
-            if let Some(failed) = out.failed.first() {
-                return Err(SummaryEnqueueError(format!(
-                    "{} of {} messages refused: {}",
-                    out.failed.len(),
-                    entries.len(),
-                    failed.code
-                )));
-            }
-        }
-        Ok(())
+    fn to_body(&self) -> Result<String, serde_json::Error> {
+        Ok(self.to_json())
     }
 }
+
+/// The summary queue.
+pub type SummaryQueue = Queue<SummaryRequest>;
 
 /// The search index queue's message: bring the index up to date with this post.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -141,68 +92,20 @@ impl IndexRequest {
     }
 }
 
-/// The search index queue (`SEARCH_INDEX_QUEUE_URL`).
-#[derive(Clone, Debug)]
-pub struct IndexQueue {
-    sqs: Sqs,
-    url: String,
-}
+impl QueueMessage for IndexRequest {
+    const URL_VARIABLE: &'static str = "SEARCH_INDEX_QUEUE_URL";
 
-/// Why index requests could not be sent.
-#[derive(Debug, thiserror::Error)]
-#[error("search index queue: {0}")]
-pub struct EnqueueError(pub String);
-
-impl IndexQueue {
-    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
-        Self {
-            sqs,
-            url: url.into(),
-        }
+    fn parse(body: &str) -> Result<Self, String> {
+        Self::parse(body)
     }
 
-    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
-        Ok(Self::new(sqs, env.require("SEARCH_INDEX_QUEUE_URL")?))
-    }
-
-    /// Asks the indexer to bring `post_id` up to date.
-    pub async fn request(&self, post_id: &str) -> Result<(), EnqueueError> {
-        self.sqs
-            .send_message(&self.url, &IndexRequest::new(post_id).to_json())
-            .await
-            .map(|_| ())
-            .map_err(|e| EnqueueError(e.to_string()))
-    }
-
-    /// Asks for several posts, ten to a SendMessageBatch.
-    pub async fn request_all(&self, post_ids: &[String]) -> Result<(), EnqueueError> {
-        use platform::aws::sqs::BatchEntry;
-        for chunk in post_ids.chunks(10) {
-            let entries: Vec<BatchEntry> = chunk
-                .iter()
-                .enumerate()
-                .map(|(i, id)| BatchEntry {
-                    id: i.to_string(),
-                    message_body: IndexRequest::new(id).to_json(),
-                })
-                .collect();
-            let out = self
-                .sqs
-                .send_message_batch(&self.url, &entries)
-                .await
-                .map_err(|e| EnqueueError(e.to_string()))?;
-            if let Some(failed) = out.failed.first() {
-                return Err(EnqueueError(format!(
-                    "{} of {} messages refused: {}",
-                    out.failed.len(),
-                    entries.len(),
-                    failed.message.as_deref().unwrap_or(&failed.code)
-                )));
-            }
-        }
-        Ok(())
+    fn to_body(&self) -> Result<String, serde_json::Error> {
+        Ok(self.to_json())
     }
 }
+
+/// The search index queue.
+pub type IndexQueue = Queue<IndexRequest>;
 
 /// The reaction queue's message: `memberId` changed their reaction to `postId`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -237,38 +140,20 @@ impl ReactionChange {
     }
 }
 
-/// The reaction queue (`COMMUNITY_REACTION_QUEUE_URL`).
-#[derive(Clone, Debug)]
-pub struct ReactionQueue {
-    sqs: Sqs,
-    url: String,
-}
+impl QueueMessage for ReactionChange {
+    const URL_VARIABLE: &'static str = "COMMUNITY_REACTION_QUEUE_URL";
 
-/// Why a reaction change could not be queued.
-#[derive(Debug, thiserror::Error)]
-#[error("reaction queue: {0}")]
-pub struct ReactionQueueError(pub String);
-
-impl ReactionQueue {
-    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
-        Self {
-            sqs,
-            url: url.into(),
-        }
+    fn parse(body: &str) -> Result<Self, String> {
+        Self::parse(body)
     }
 
-    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
-        Ok(Self::new(sqs, env.require("COMMUNITY_REACTION_QUEUE_URL")?))
-    }
-
-    pub async fn send(&self, change: &ReactionChange) -> Result<(), ReactionQueueError> {
-        self.sqs
-            .send_message(&self.url, &change.to_json())
-            .await
-            .map(|_| ())
-            .map_err(|e| ReactionQueueError(e.to_string()))
+    fn to_body(&self) -> Result<String, serde_json::Error> {
+        Ok(self.to_json())
     }
 }
+
+/// The reaction queue.
+pub type ReactionQueue = Queue<ReactionChange>;
 
 /// Who read a post, for counting one view per reader and hour: a member by id, an anonymous
 /// reader by a salted hash of their address (the address itself is never stored).
@@ -360,42 +245,29 @@ impl ViewRequest {
     }
 }
 
+impl QueueMessage for ViewRequest {
+    const URL_VARIABLE: &'static str = "COMMUNITY_VIEW_QUEUE_URL";
+
+    fn parse(body: &str) -> Result<Self, String> {
+        Self::parse(body)
+    }
+
+    fn to_body(&self) -> Result<String, serde_json::Error> {
+        Ok(self.to_json())
+    }
+}
+
+/// The view queue.
+pub type ViewQueue = Queue<ViewRequest>;
+
 /// The hour (since the epoch) a view at `at` belongs to.
 pub fn hour_of(at: chrono::DateTime<chrono::Utc>) -> i64 {
     at.timestamp().div_euclid(3600)
 }
 
-/// The view queue (`COMMUNITY_VIEW_QUEUE_URL`).
-#[derive(Clone, Debug)]
-pub struct ViewQueue {
-    sqs: Sqs,
-    url: String,
-}
-
-/// Why a view could not be queued.
-#[derive(Debug, thiserror::Error)]
-#[error("view queue: {0}")]
-pub struct ViewQueueError(pub String);
-
-impl ViewQueue {
-    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
-        Self {
-            sqs,
-            url: url.into(),
-        }
-    }
-
-    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
-        Ok(Self::new(sqs, env.require("COMMUNITY_VIEW_QUEUE_URL")?))
-    }
-
-    pub async fn send(&self, view: &ViewRequest) -> Result<(), ViewQueueError> {
-        self.sqs
-            .send_message(&self.url, &view.to_json())
-            .await
-            .map(|_| ())
-            .map_err(|e| ViewQueueError(e.to_string()))
-    }
+/// Index requests for `post_ids`.
+pub(crate) fn index_requests(post_ids: &[String]) -> Vec<IndexRequest> {
+    post_ids.iter().map(IndexRequest::new).collect()
 }
 
 /// The community's cleanup queue (`COMMUNITY_CLEANUP_QUEUE_URL`).

@@ -38,7 +38,7 @@ use crate::identity::Profile;
 use crate::input::PageRequest;
 use crate::model::social::ReactionKind;
 use crate::model::{Author, Post, PostPage};
-use crate::queues::{QueueName, Queues, SummaryRequest};
+use crate::queues::{index_requests, IndexRequest, QueueName, Queues, SummaryRequest};
 use crate::store::posts::{PostBody, StoredPost};
 use crate::store::social::Marks;
 use crate::store::Store;
@@ -89,7 +89,7 @@ impl Community {
         let Some(queue) = &self.queues.index else {
             return;
         };
-        if let Err(error) = queue.request(post_id).await {
+        if let Err(error) = queue.send(&IndexRequest::new(post_id)).await {
             tracing::warn!(post_id, %error, "index request not sent; the index scheduler will");
         }
     }
@@ -102,7 +102,7 @@ impl Community {
         if post_ids.is_empty() {
             return;
         }
-        if let Err(error) = queue.request_all(post_ids).await {
+        if let Err(error) = queue.send_all(&index_requests(post_ids)).await {
             tracing::warn!(%error, "index requests not sent; the index scheduler will");
         }
     }
@@ -113,7 +113,7 @@ impl Community {
         let (Some(request), Some(queue)) = (request, &self.queues.summary) else {
             return;
         };
-        if let Err(error) = queue.request(request).await {
+        if let Err(error) = queue.send(request).await {
             tracing::warn!(post_id = %request.post_id, %error,
                 "summary request not sent; the index scheduler will");
         }

@@ -31,6 +31,7 @@ use crate::error::CommunityError;
 use crate::input::{PageRequest, SearchText, UserId};
 use crate::model::jobs::IndexOutcome;
 use crate::model::PostPage;
+use crate::queues::IndexRequest;
 
 use super::{full, page_of, with_marks, Community};
 
@@ -198,7 +199,7 @@ impl<I: SearchIndex> PostSearch<I> {
     async fn paused(&self, post_id: &str) -> Result<IndexOutcome, CommunityError> {
         if let Some(queue) = &self.community.queues.index {
             queue
-                .request(post_id)
+                .send(&IndexRequest::new(post_id))
                 .await
                 .map_err(|e| CommunityError::Queue(e.to_string()))?;
         }

@@ -3,6 +3,7 @@
 
 use crate::error::CommunityError;
 use crate::model::jobs::{MarkBackfill, SlugMigration};
+use crate::queues::index_requests;
 
 use super::{unconfigured, Community};
 
@@ -35,7 +36,7 @@ impl Community {
             .as_ref()
             .ok_or_else(|| unconfigured("summary"))?;
         queue
-            .request_all(&lagging)
+            .send_all(&lagging)
             .await
             .map_err(|e| CommunityError::Queue(e.to_string()))?;
         Ok(lagging.len())
@@ -70,7 +71,7 @@ impl Community {
             .as_ref()
             .ok_or_else(|| unconfigured("search index"))?;
         queue
-            .request_all(post_ids)
+            .send_all(&index_requests(post_ids))
             .await
             .map_err(|e| CommunityError::Queue(e.to_string()))
     }
