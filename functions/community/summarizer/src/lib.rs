@@ -37,6 +37,7 @@ use futures::FutureExt;
 use llm::provider_override::{Deployment, StoredOverride};
 use llm::{ChatRequest, Llm, LlmConfig, Message};
 use platform::aws::AwsClients;
+use platform::batch::Failures;
 use platform::dynamo::Table;
 use platform::otel::Otel;
 use platform::ratelimit::{ClientKey, Limit, RateLimiter, Verdict};
@@ -338,12 +339,9 @@ impl SqsHandler for Summarizer {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
         let this = self.clone();
         async move {
-            let failures = this.batch(event.records).await;
-            let mut response = SqsBatchResponse::default();
-            for id in failures {
-                response.add_failure(id);
-            }
-            Ok(response)
+            let mut failures = Failures::default();
+            failures.retry_all(this.batch(event.records).await);
+            Ok(failures.into_response())
         }
         .boxed()
     }

@@ -21,6 +21,7 @@ use community::{Community, ReactionChange, ViewRequest};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use platform::aws::AwsClients;
+use platform::batch::Failures;
 use platform::{BoxError, Env, SqsHandler};
 
 /// Posts counted at once: a batch's posts are independent items, and each post's counting
@@ -163,11 +164,9 @@ impl SqsHandler for ViewCounter {
                 .buffer_unordered(CONCURRENT_POSTS)
                 .collect()
                 .await;
-            let mut response = SqsBatchResponse::default();
-            for id in failed.into_iter().chain(reactions_failed).flatten() {
-                response.add_failure(id);
-            }
-            Ok(response)
+            let mut failures = Failures::default();
+            failures.retry_all(failed.into_iter().chain(reactions_failed).flatten());
+            Ok(failures.into_response())
         }
         .boxed()
     }

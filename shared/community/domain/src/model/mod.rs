@@ -109,7 +109,7 @@ pub struct PostPage {
     pub next_cursor: Option<String>,
 }
 
-/// A topic with its statistics (how they are computed: [`stats`]).
+/// A topic with its statistics (how they are computed: [`crate::stats`]).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(as = CommunityTopic)]

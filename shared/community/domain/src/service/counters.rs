@@ -36,11 +36,7 @@ impl Community {
         post_id: &str,
         views: &[(String, i64)],
     ) -> Result<u64, CommunityError> {
-        Ok(self
-            .store()
-            .count_views(post_id, views)
-            .await
-            .map_err(|e| e.0)?)
+        Ok(self.store().count_views(post_id, views).await?)
     }
 
     /// Counts the reaction changes of `members` on one post, each once; answers the (likes,

@@ -25,12 +25,6 @@ const CLAIMS_PER_TRANSACTION: usize = MAX_TRANSACTION_ITEMS - 1;
 /// A dedupe row outlives its hour by this long (TTL deletes late; the hour is in its key).
 const DEDUPE_KEPT_SECONDS: i64 = 3600;
 
-/// Why some of a post's views were not counted (the worker lets their messages come back;
-/// the views it did count stay counted, and their rows make the redelivery skip them).
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct ViewCountError(#[from] pub DynamoError);
-
 impl Store {
     /// Counts `views` (reader, hour) of one post: each new (reader, hour) once, none by its
     /// author, none on a post that is not published and live. Answers how many were new.
@@ -40,12 +34,13 @@ impl Store {
     /// write is retried by the SDK with the transaction's token and applies nothing twice,
     /// and a redelivered message finds its rows, is dropped from the transaction and counts
     /// nothing. A transaction that fails past its retries wrote nothing; its views come back
-    /// with their messages.
+    /// with their messages (the views it did count stay counted, and their rows make the
+    /// redelivery skip them).
     pub async fn count_views(
         &self,
         post_id: &str,
         views: &[(String, i64)],
-    ) -> Result<u64, ViewCountError> {
+    ) -> Result<u64, DynamoError> {
         let Some(item) = self.table.get_eventual(keys::post(post_id)).await? else {
             return Ok(0);
         };
