@@ -210,9 +210,9 @@ fn every_operation_declares_its_security() {
 /// Rust's `regex` shares for these.
 #[test]
 fn patterns_state_what_the_code_accepts() {
-    use community::comments::CommentText;
+    use community::input::CommentText;
+    use community::input::SearchText;
     use community::input::{Content, Excerpt, Title, TopicName, WebUrl};
-    use community::search::SearchText;
 
     let text = contract::contract_text().unwrap_or_else(|e| panic!("merging failed:\n{e}"));
     let json: Value = serde_json::from_str(&text).expect("contract is JSON");

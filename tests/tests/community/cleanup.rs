@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use community::store::Store;
+use community::Community;
 use platform::dynamo::Table;
 use platform::Clock;
 use serde_json::{json, Value};
@@ -246,17 +246,17 @@ async fn cleanup_run_twice_leaves_the_same_state() {
     // Steps of two items driven by hand, each repeated: the same result as one clean run.
     let aws = t.aws().await;
     let env = t.env("CommunitySweeperFunction");
-    let store = Store::new(
+    let community = Community::new(
         Table::from_env(&env, &aws, "COMMUNITY_TABLE").unwrap(),
         Clock::system(),
     );
-    store.mark_account_deleted(&alice).await.unwrap();
+    community.mark_account_deleted(&alice).await.unwrap();
     let mut steps = 0;
     loop {
         steps += 1;
         assert!(steps < 50, "the cleanup never finished");
-        let first = store.cleanup_step(&alice, 2).await.unwrap();
-        let again = store.cleanup_step(&alice, 2).await.unwrap();
+        let first = community.cleanup_step_of(&alice, 2).await.unwrap();
+        let again = community.cleanup_step_of(&alice, 2).await.unwrap();
         if first.finished && again.finished {
             break;
         }

@@ -2,9 +2,7 @@
 
 use std::sync::Arc;
 
-use community::comments::CommentText;
-use community::input::{PostId, UserId};
-use community::store::Store;
+use community::input::{CommentText, PostId, UserId};
 use community::{Community, CommunityError, Identity, IdentityError, Profile};
 use platform::dynamo::Table;
 use platform::Clock;
@@ -325,7 +323,7 @@ async fn comment_cap_409() {
     let post = published(&t, &author).await;
     let aws = t.aws().await;
     let table = Table::new(aws.dynamodb.clone(), t.table("CommunityTable"));
-    let community = Arc::new(Community::new(Store::new(table, Clock::system())));
+    let community = Arc::new(Community::new(table, Clock::system()));
     let post = PostId::parse("id", &post).unwrap();
     let text = CommentText::parse(Some("one more")).unwrap();
     let talker = UserId::generate();

@@ -129,10 +129,13 @@ async fn a_redelivered_batch_counts_nothing_twice() {
     // The same changes again, as SQS may deliver them: the counter finds them counted.
     let aws = t.aws().await;
     let table = platform::dynamo::Table::new(aws.dynamodb.clone(), t.table("CommunityTable"));
-    let store = community::store::Store::new(table, platform::Clock::system());
+    let community = community::Community::new(table, platform::Clock::system());
     let ids: Vec<String> = members.iter().map(|(user, _)| user.clone()).collect();
     let again = ids.iter().chain(ids.iter()).cloned().collect::<Vec<_>>();
-    assert_eq!(store.count_reactions(&id, &again).await.unwrap(), (0, 0));
+    assert_eq!(
+        community.count_reactions(&id, &again).await.unwrap(),
+        (0, 0)
+    );
     let queue = t
         .env("CommunityFunction")
         .get("COMMUNITY_REACTION_QUEUE_URL")

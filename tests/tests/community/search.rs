@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use community::input::PageRequest;
-use community::search::{IndexOutcome, PostSearch, SearchText};
-use community::store::Store;
+use community::input::SearchText;
+use community::model::jobs::IndexOutcome;
+use community::{Community, PostSearch};
 use community_search::{DynamoSearchIndex, SearchLimits};
 use platform::dynamo::Table;
 use platform::Clock;
@@ -405,7 +406,7 @@ async fn cursors_reach_past_the_match_cap() {
     let aws = t.aws().await;
     let env = t.env("CommunityFunction");
     let capped = PostSearch::new(
-        Store::new(
+        Community::new(
             Table::from_env(&env, &aws, "COMMUNITY_TABLE").unwrap(),
             Clock::system(),
         ),
@@ -472,12 +473,12 @@ async fn bad_queries_are_400_naming_the_field() {
 async fn post_search(t: &TestStack) -> PostSearch<DynamoSearchIndex> {
     let aws = t.aws().await;
     let env = t.env("CommunityIndexerFunction");
-    let store = Store::new(
+    let community = Community::new(
         Table::from_env(&env, &aws, "COMMUNITY_TABLE").unwrap(),
         Clock::system(),
     );
     let index = DynamoSearchIndex::new(Table::from_env(&env, &aws, "SEARCH_INDEX_TABLE").unwrap());
-    PostSearch::new(store, index)
+    PostSearch::new(community, index)
 }
 
 #[tokio::test]

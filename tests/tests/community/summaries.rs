@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
-use community::summary::content_hash;
+use community::model::summary::content_hash;
 use community::SummaryRequest;
 use serde_json::{json, Value};
 use stack_tests::community::{assert_reason_error, message, post_input, post_path};

@@ -2,7 +2,6 @@
 
 use chrono::{Duration, TimeZone, Utc};
 use community::input::{PostInput, RawPost, UserId};
-use community::store::Store;
 use community::{Community, Identity, IdentityError, Profile};
 use platform::dynamo::{Attributes, Table};
 use platform::Clock;
@@ -480,7 +479,7 @@ async fn week_buckets_activity_and_hot_with_fixed_clock() {
     let day0 = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
     let clock = Clock::fixed(day0);
     let table = Table::new(aws.dynamodb.clone(), t.table("CommunityTable"));
-    let community = Community::new(Store::new(table, clock.clone()));
+    let community = Community::new(table, clock.clone());
     let writer = UserId::generate();
     let publish = |title: String| {
         let community = community.clone();
@@ -645,7 +644,7 @@ fn legacy_topic(id: &str, name: &str, slug: &str) -> Vec<platform::dynamo::Item>
         topic.insert(counter.to_string(), platform::dynamo::n(value));
     }
     // Every topic row holds its day ring, as the store writes it: no day yet.
-    let ring = community::stats::Ring::default();
+    let ring = community::model::stats::Ring::default();
     for (name, values) in [("ringDays", ring.days), ("ringCounts", ring.counts)] {
         let list = values.iter().map(|v| platform::dynamo::n(*v)).collect();
         topic.insert(

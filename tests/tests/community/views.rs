@@ -4,7 +4,8 @@
 use std::time::{Duration, Instant};
 
 use aws_lambda_events::event::sqs::SqsEvent;
-use community::views::{Reader, ViewRequest};
+use community::queues::Reader;
+use community::ViewRequest;
 use serde_json::{json, Value};
 use stack_tests::community::{assert_reason_error, message, post_input, post_path};
 use stack_tests::faults::{rule, Faults};

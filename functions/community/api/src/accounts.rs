@@ -8,8 +8,8 @@ use axum::Router;
 use community::input::UserId;
 use platform::auth::InternalService;
 use platform::openapi::ReasonErrorBody;
+use platform::ApiError;
 
-use crate::errors::Error;
 use crate::AppState;
 
 pub(crate) fn routes() -> Router<AppState> {
@@ -37,11 +37,8 @@ pub(crate) async fn forget_account(
     State(state): State<AppState>,
     _service: InternalService,
     Path(id): Path<String>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     let user = UserId::parse("id", &id)?;
-    state
-        .community
-        .forget_account(&user, &state.cleanup_queue)
-        .await?;
+    state.community.forget_account(&user).await?;
     Ok(StatusCode::NO_CONTENT)
 }

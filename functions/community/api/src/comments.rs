@@ -6,17 +6,17 @@ use axum::http::{Extensions, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, patch, put};
 use axum::Router;
-use community::comments::{Comment, CommentLike, CommentText, LikeResult};
-use community::input::{CommentId, PostId};
+use community::input::{CommentId, CommentLike, CommentText, PostId};
+use community::model::comments::{Comment, LikeResult};
 use platform::auth::{AuthUser, MaybeUser};
 use platform::http::Json;
 use platform::openapi::ReasonErrorBody;
+use platform::ratelimit::ClientKey;
 use platform::ApiError;
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::brake::{TooManyWrites, Write};
-use crate::errors::Error;
+use crate::brake::{self, TooManyWrites};
 use crate::moderation::{admin_reason, RemovalQuery};
 use crate::{maybe_user_id, number, user_id, Answer, AppState};
 
@@ -65,7 +65,7 @@ pub(crate) async fn list_comments(
     user: MaybeUser,
     Path(id): Path<String>,
     platform::http::Query(query): platform::http::Query<CommentsQuery>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let id = PostId::parse("id", &id)?;
     let caller = maybe_user_id(&user)?;
     let limit = number("limit", query.limit.as_deref())?;
@@ -132,7 +132,7 @@ pub(crate) async fn add_comment(
     extensions: Extensions,
     Path(id): Path<String>,
     Json(body): Json<CommentRequest>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let text = CommentText::parse(body.text.as_deref())?;
@@ -141,7 +141,10 @@ pub(crate) async fn add_comment(
         .as_deref()
         .map(|p| CommentId::parse("parentId", p))
         .transpose()?;
-    state.brake.admit(Write::Comment, caller.as_str()).await?;
+    state
+        .brake
+        .admit(&brake::COMMENTS, ClientKey::user(caller.as_str()))
+        .await?;
     let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
     let comment = state
         .community
@@ -186,7 +189,10 @@ pub(crate) async fn like_comment(
     let id = CommentId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let like = CommentLike::parse(body.kind.as_deref())?;
-    state.brake.admit(Write::Reaction, caller.as_str()).await?;
+    state
+        .brake
+        .admit(&brake::REACTIONS, ClientKey::user(caller.as_str()))
+        .await?;
     Ok(axum::Json(
         state.community.like_comment(&id, &caller, like).await?,
     ))
@@ -234,7 +240,10 @@ pub(crate) async fn edit_comment(
     let id = CommentId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let text = CommentText::parse(body.text.as_deref())?;
-    state.brake.admit(Write::Comment, caller.as_str()).await?;
+    state
+        .brake
+        .admit(&brake::COMMENTS, ClientKey::user(caller.as_str()))
+        .await?;
     Ok(axum::Json(
         state.community.edit_comment(&id, &caller, &text).await?,
     ))
@@ -265,7 +274,7 @@ pub(crate) async fn delete_comment(
     user: AuthUser,
     Path(id): Path<String>,
     platform::http::Query(query): platform::http::Query<RemovalQuery>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     let id = CommentId::parse("id", &id)?;
     let caller = user_id(&user)?;
     if let Some(reason) = admin_reason(&user, query)? {
@@ -276,7 +285,10 @@ pub(crate) async fn delete_comment(
         tracing::info!(comment_id = %id.as_str(), admin = %user.id, "comment removed by an admin");
         return Ok(StatusCode::NO_CONTENT);
     }
-    state.brake.admit(Write::Comment, caller.as_str()).await?;
+    state
+        .brake
+        .admit(&brake::COMMENTS, ClientKey::user(caller.as_str()))
+        .await?;
     state.community.delete_comment(&id, &caller).await?;
     Ok(StatusCode::NO_CONTENT)
 }

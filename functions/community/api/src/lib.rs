@@ -6,14 +6,13 @@
 //!
 //! Each handler parses its input into `community::input` types and makes one call on
 //! [`community::Community`], which owns storage (its `store` module documents the table's
-//! access patterns); [`errors`] turns the domain's errors into HTTP answers, which the router
+//! access patterns); the domain's errors become `platform::ApiError`s (the domain says how), which the router
 //! renders in the Reason body `{timestamp, status, error, message}`, framework errors
 //! (404, 405, 413, 415) included.
 
 mod accounts;
 pub mod brake;
 mod comments;
-pub mod errors;
 pub mod identity;
 mod lists;
 mod moderation;
@@ -32,20 +31,17 @@ use axum::extract::FromRef;
 use axum::Router;
 use community::input::{PageRequest, UserId};
 use community::model::{Author, Post, PostCard, PostPage, Topic, TopicCategory, TopicRef};
-use community::{
-    CleanupQueue, Community, IndexQueue, PostSearch, ReactionQueue, SummaryQueue, ViewQueue,
-};
+use community::{Community, PostSearch, QueueName};
 use community_search::DynamoSearchIndex;
 use platform::auth::{AuthUser, MaybeUser};
 use platform::aws::AwsClients;
 use platform::http::DEFAULT_BODY_LIMIT;
 use platform::openapi::{ReasonErrorBody, ReasonUnavailable, SecuritySchemes};
+use platform::ratelimit::Brake;
 use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{ApiError, BoxError, Env, ErrorStyle};
 use utoipa::OpenApi;
 
-use crate::brake::WriteBrake;
-use crate::errors::Error;
 use crate::identity::UsersDirectory;
 
 /// The salt of anonymous readers' hashed addresses: the internal service token, a secret the
@@ -71,17 +67,12 @@ const IDENTITY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct AppState {
     community: Arc<Community>,
     search: Arc<PostSearch<DynamoSearchIndex>>,
-    index_queue: IndexQueue,
-    cleanup_queue: CleanupQueue,
-    summary_queue: SummaryQueue,
-    view_queue: ViewQueue,
-    reaction_queue: ReactionQueue,
     /// Salts the hash of an anonymous reader's address (their views' dedupe key).
     view_salt: Arc<[u8]>,
     verifier: Arc<TokenVerifier>,
     internal_token: InternalToken,
     users: UsersDirectory,
-    brake: Arc<WriteBrake>,
+    brake: Arc<Brake>,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
 }
@@ -101,60 +92,36 @@ impl FromRef<AppState> for InternalToken {
 /// Builds the function's router from its environment: what a cold start does.
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    let community = Community::from_env(&env, &aws)?;
-    let search = PostSearch::from_env(&env, &aws)?;
-    let queues = Queues {
-        index: IndexQueue::from_env(&env, aws.sqs())?,
-        cleanup: community::cleanup::cleanup_queue(&env, aws.sqs())?,
-        summary: SummaryQueue::from_env(&env, aws.sqs())?,
-        views: ViewQueue::from_env(&env, aws.sqs())?,
-        reactions: ReactionQueue::from_env(&env, aws.sqs())?,
-    };
-    let brake = WriteBrake::from_env(&env, &aws)?;
+    let community = Community::from_env(&env, &aws, SENDS)?;
+    let search = PostSearch::from_env(&env, &aws, community.clone())?;
+    let brake = brake::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
-    let app = app(
-        Arc::new(community),
-        Arc::new(search),
-        queues,
-        brake,
-        verifier,
-        &env,
-    )?;
+    let app = app(Arc::new(community), Arc::new(search), brake, verifier, &env)?;
     Ok(platform::http::edge_cached(app, cache_seconds))
 }
 
-/// The queues the community function sends to.
-pub struct Queues {
-    /// Post writes ask the indexer to catch up.
-    pub index: IndexQueue,
-    /// Account deletions ask the community sweeper to clean up.
-    pub cleanup: CleanupQueue,
-    /// Post writes that want a summary ask the summarizer.
-    pub summary: SummaryQueue,
-    /// View beacons go to the view counter.
-    pub views: ViewQueue,
-    /// Reaction changes go to the reaction counter.
-    pub reactions: ReactionQueue,
-}
+/// The queues the community function's facade sends to: post writes ask the indexer and
+/// the summarizer, account deletions the sweeper, view beacons and reactions the counters.
+pub const SENDS: &[QueueName] = &[
+    QueueName::Index,
+    QueueName::Cleanup,
+    QueueName::Summary,
+    QueueName::Views,
+    QueueName::Reactions,
+];
 
 /// The router over given services.
 pub fn app(
     community: Arc<Community>,
     search: Arc<PostSearch<DynamoSearchIndex>>,
-    queues: Queues,
-    brake: WriteBrake,
+    brake: Brake,
     verifier: TokenVerifier,
     env: &Env,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         community,
         search,
-        index_queue: queues.index,
-        cleanup_queue: queues.cleanup,
-        summary_queue: queues.summary,
-        view_queue: queues.views,
-        reaction_queue: queues.reactions,
         view_salt: view_salt(env),
         verifier: Arc::new(verifier),
         internal_token: InternalToken::from_env(env),
@@ -235,20 +202,20 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         posts::PostPatchRequest,
         topics::FollowerDeltasRequest,
         social::ReactionRequest,
-        community::social::ReactionResult,
-        community::social::BookmarkResult,
+        community::model::social::ReactionResult,
+        community::model::social::BookmarkResult,
         comments::CommentRequest,
         comments::CommentLikeRequest,
         comments::CommentEditRequest,
-        community::comments::Comment,
-        community::comments::LikeResult,
-        community::summary::PostSummary,
-        community::summary::SummaryStatusName,
-        community::summary::FailedSummary,
-        community::summary::FailedSummaryPage,
-        community::moderation::ModerationLogEntry,
-        community::moderation::ModerationTarget,
-        community::moderation::ModerationLogPage,
+        community::model::comments::Comment,
+        community::model::comments::LikeResult,
+        community::model::summary::PostSummary,
+        community::model::summary::SummaryStatusName,
+        community::model::summary::FailedSummary,
+        community::model::summary::FailedSummaryPage,
+        community::model::moderation::ModerationLogEntry,
+        community::model::moderation::ModerationTarget,
+        community::model::moderation::ModerationLogPage,
         ReasonErrorBody
     )),
     modifiers(&SecuritySchemes, &UNAVAILABLE),
@@ -264,7 +231,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     CommunityApi::openapi()
 }
 
-type Answer<T> = Result<axum::Json<T>, Error>;
+type Answer<T> = Result<axum::Json<T>, ApiError>;
 
 fn user_id(user: &AuthUser) -> Result<UserId, ApiError> {
     UserId::parse("token", &user.id)

@@ -7,19 +7,18 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Router;
-use community::input::PostId;
-use community::moderation::{ModerationLogPage, RemovalReason};
-use community::summary::admin_page;
+use community::input::{admin_page, PostId, RemovalReason};
+use community::model::moderation::ModerationLogPage;
 use platform::auth::{AdminUser, AuthUser};
 use platform::openapi::ReasonErrorBody;
+use platform::ratelimit::ClientKey;
 use platform::ApiError;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::brake::{TooManyWrites, Write};
-use crate::errors::Error;
+use crate::brake::{self, TooManyWrites};
 use crate::summaries::AdminListQuery;
-use crate::{number, search, user_id, Answer, AppState};
+use crate::{number, user_id, Answer, AppState};
 
 pub(crate) fn routes() -> Router<AppState> {
     Router::new().route("/admin/moderation", get(moderation_log))
@@ -82,17 +81,19 @@ pub(crate) async fn delete_post(
     user: AuthUser,
     Path(id): Path<String>,
     platform::http::Query(query): platform::http::Query<RemovalQuery>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     if let Some(reason) = admin_reason(&user, query)? {
         state.community.remove_post(&id, &user.id, &reason).await?;
         tracing::info!(post_id = %id.as_str(), admin = %user.id, "post removed by an admin");
     } else {
-        state.brake.admit(Write::Post, caller.as_str()).await?;
+        state
+            .brake
+            .admit(&brake::POSTS, ClientKey::user(caller.as_str()))
+            .await?;
         state.community.delete_post(&id, &caller).await?;
     }
-    search::request_index(&state, id.as_str()).await;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -11,16 +11,13 @@ use community::model::{Post, PostCard, PostPage};
 use platform::auth::{AuthUser, MaybeUser};
 use platform::http::{Json, Query};
 use platform::openapi::ReasonErrorBody;
+use platform::ratelimit::ClientKey;
 use platform::ApiError;
 use serde::{Deserialize, Deserializer};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::brake::{TooManyWrites, Write};
-use crate::errors::Error;
-use crate::{
-    maybe_user_id, moderation, page_request, schema, search, summaries, user_id, Answer, AppState,
-    PREFIX,
-};
+use crate::brake::{self, TooManyWrites};
+use crate::{maybe_user_id, moderation, page_request, schema, user_id, Answer, AppState, PREFIX};
 
 /// The post routes, relative to `/api/v1`.
 pub(crate) fn routes() -> Router<AppState> {
@@ -162,17 +159,18 @@ pub(crate) async fn create_post(
     user: AuthUser,
     extensions: Extensions,
     Json(body): Json<PostRequest>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let caller = user_id(&user)?;
     let input = PostInput::parse(body.into())?;
-    state.brake.admit(Write::Post, caller.as_str()).await?;
+    state
+        .brake
+        .admit(&brake::POSTS, ClientKey::user(caller.as_str()))
+        .await?;
     let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
-    let (post, summary) = state
+    let post = state
         .community
         .create_post(&state.users.at(base), &caller, input)
         .await?;
-    search::request_index(&state, &post.id).await;
-    summaries::request_summary(&state, summary.as_ref()).await;
     let location = HeaderValue::from_str(&format!("{PREFIX}/posts/{}", post.id))
         .map_err(|e| ApiError::internal("location", e))?;
     Ok((
@@ -277,10 +275,11 @@ pub(crate) async fn replace_post(
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let input = PostInput::parse(body.into())?;
-    state.brake.admit(Write::Post, caller.as_str()).await?;
-    let (post, summary) = state.community.replace_post(&id, &caller, input).await?;
-    search::request_index(&state, &post.id).await;
-    summaries::request_summary(&state, summary.as_ref()).await;
+    state
+        .brake
+        .admit(&brake::POSTS, ClientKey::user(caller.as_str()))
+        .await?;
+    let post = state.community.replace_post(&id, &caller, input).await?;
     Ok(axum::Json(post))
 }
 
@@ -380,9 +379,10 @@ pub(crate) async fn patch_post(
         topics: body.topics,
         status: body.status,
     })?;
-    state.brake.admit(Write::Post, caller.as_str()).await?;
-    let (post, summary) = state.community.patch_post(&id, &caller, patch).await?;
-    search::request_index(&state, &post.id).await;
-    summaries::request_summary(&state, summary.as_ref()).await;
+    state
+        .brake
+        .admit(&brake::POSTS, ClientKey::user(caller.as_str()))
+        .await?;
+    let post = state.community.patch_post(&id, &caller, patch).await?;
     Ok(axum::Json(post))
 }

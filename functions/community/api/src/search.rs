@@ -1,11 +1,10 @@
-//! `GET /posts/search`: published posts ranked by relevance, and the index requests the
-//! post writes send.
+//! `GET /posts/search`: published posts ranked by relevance.
 
 use axum::extract::State;
 use axum::routing::get;
 use axum::Router;
+use community::input::SearchText;
 use community::model::PostPage;
-use community::SearchText;
 use platform::auth::MaybeUser;
 use platform::openapi::ReasonErrorBody;
 use serde::Deserialize;
@@ -71,12 +70,4 @@ pub(crate) async fn search(
     Ok(axum::Json(
         state.search.search(&text, page, caller.as_ref()).await?,
     ))
-}
-
-/// Asks the indexer to catch up with a post just written. A failure is only logged: the
-/// post's outbox row makes the index scheduler send it again.
-pub(crate) async fn request_index(state: &AppState, post_id: &str) {
-    if let Err(error) = state.index_queue.request(post_id).await {
-        tracing::warn!(post_id, %error, "index request not sent; the index scheduler will");
-    }
 }

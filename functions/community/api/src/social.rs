@@ -4,18 +4,16 @@
 use axum::extract::{Path, State};
 use axum::routing::put;
 use axum::Router;
-use community::input::PostId;
-use community::reactions::ReactionChange;
-use community::social::{BookmarkResult, PostReaction, ReactionResult};
-use community::CommunityError;
+use community::input::{PostId, PostReaction};
+use community::model::social::{BookmarkResult, ReactionResult};
 use platform::auth::AuthUser;
 use platform::http::Json;
 use platform::openapi::ReasonErrorBody;
-use platform::ApiError;
+use platform::ratelimit::ClientKey;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::brake::{TooManyWrites, Write};
+use crate::brake::{self, TooManyWrites};
 use crate::{user_id, Answer, AppState};
 
 /// The social routes, relative to `/api/v1`.
@@ -64,28 +62,13 @@ pub(crate) async fn react(
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
     let reaction = PostReaction::parse(body.kind.as_deref())?;
-    state.brake.admit(Write::Reaction, caller.as_str()).await?;
-    let (result, change) = match state.community.react(&id, &caller, reaction).await {
-        Ok(reacted) => reacted,
-        Err(error @ (CommunityError::Busy | CommunityError::Store(_))) => {
-            // The row may be written with its reply lost: the counter reads the row, so a
-            // change queued for a write that did not happen counts nothing.
-            let change = ReactionChange::new(id.as_str(), caller.as_str());
-            if let Err(e) = state.reaction_queue.send(&change).await {
-                tracing::warn!(error = %e, "a reaction whose write is unknown was not queued");
-            }
-            return Err(error.into());
-        }
-        Err(error) => return Err(error.into()),
-    };
-    if let Some(change) = change {
-        // The reaction is saved; a retry finds it so and sends its change again.
-        state.reaction_queue.send(&change).await.map_err(|e| {
-            ApiError::unavailable("The reaction queue cannot be reached: retry later")
-                .caused_by(format!("reaction change not queued: {e}"))
-        })?;
-    }
-    Ok(axum::Json(result))
+    state
+        .brake
+        .admit(&brake::REACTIONS, ClientKey::user(caller.as_str()))
+        .await?;
+    Ok(axum::Json(
+        state.community.react(&id, &caller, reaction).await?,
+    ))
 }
 
 /// Bookmarks a published post; bookmarking twice changes nothing.
@@ -146,7 +129,10 @@ async fn mark(
 ) -> Answer<BookmarkResult> {
     let id = PostId::parse("id", &id)?;
     let caller = user_id(&user)?;
-    state.brake.admit(Write::Reaction, caller.as_str()).await?;
+    state
+        .brake
+        .admit(&brake::REACTIONS, ClientKey::user(caller.as_str()))
+        .await?;
     Ok(axum::Json(
         state.community.bookmark(&id, &caller, bookmarked).await?,
     ))

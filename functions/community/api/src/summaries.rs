@@ -1,21 +1,20 @@
 //! Post summaries: `GET /posts/{id}/summary`, the admin's re-trigger
 //! `POST /admin/posts/{id}/summary/retry` (202) and failed list `GET /admin/summaries/failed`,
-//! and the summary requests the post writes send (`community::summary` has the design).
+//! (the summary requests the post writes send are the facade's).
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use community::input::PostId;
-use community::summary::{admin_page, FailedSummaryPage, PostSummary};
-use community::SummaryRequest;
+use community::input::{admin_page, PostId};
+use community::model::summary::{FailedSummaryPage, PostSummary};
 use platform::auth::{AdminUser, MaybeUser};
 use platform::openapi::ReasonErrorBody;
+use platform::ApiError;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::errors::Error;
 use crate::{maybe_user_id, number, Answer, AppState};
 
 pub(crate) fn routes() -> Router<AppState> {
@@ -23,16 +22,6 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/posts/{id}/summary", get(post_summary))
         .route("/admin/posts/{id}/summary/retry", post(retry_summary))
         .route("/admin/summaries/failed", get(failed_summaries))
-}
-
-/// Asks the summarizer for the summary a post write wants. A failure is only logged: the
-/// post's outbox row makes the index scheduler send it again.
-pub(crate) async fn request_summary(state: &AppState, request: Option<&SummaryRequest>) {
-    let Some(request) = request else { return };
-    if let Err(error) = state.summary_queue.request(request).await {
-        tracing::warn!(post_id = %request.post_id, %error,
-            "summary request not sent; the index scheduler will");
-    }
 }
 
 /// The AI summary of a post: its state, and the summary once generated. A draft's is visible
@@ -86,12 +75,9 @@ pub(crate) async fn retry_summary(
     State(state): State<AppState>,
     AdminUser(admin): AdminUser,
     Path(id): Path<String>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let id = PostId::parse("id", &id)?;
-    let (request, summary) = state.community.retry_summary(&id).await?;
-    tracing::info!(post_id = %request.post_id, version = request.version, admin = %admin.id,
-        "summary re-triggered");
-    request_summary(&state, Some(&request)).await;
+    let summary = state.community.retry_summary(&id, &admin.id).await?;
     Ok((StatusCode::ACCEPTED, axum::Json(summary)).into_response())
 }
 

@@ -18,7 +18,6 @@ use platform::ApiError;
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::errors::Error;
 use crate::{Answer, AppState};
 
 /// How long clients and caches may keep the topic lists.
@@ -59,7 +58,7 @@ fn cached<T: serde::Serialize>(value: T) -> Response {
 pub(crate) async fn topic_catalog(
     State(state): State<AppState>,
     _user: MaybeUser,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     Ok(cached(state.community.catalog().await?))
 }
 
@@ -78,7 +77,7 @@ pub(crate) async fn topic_catalog(
 pub(crate) async fn topic_stats(
     State(state): State<AppState>,
     _user: MaybeUser,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     Ok(cached(state.community.topic_stats().await?))
 }
 
@@ -147,7 +146,7 @@ pub(crate) async fn follower_deltas(
     _service: InternalService,
     headers: HeaderMap,
     Json(body): Json<FollowerDeltasRequest>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let key = match headers.get("idempotency-key") {
         Some(v) => Some(IdempotencyKey::parse(v.to_str().unwrap_or("\u{0}"))?),
         None => None,

@@ -7,14 +7,13 @@ use axum::http::{Extensions, StatusCode};
 use axum::routing::post;
 use axum::Router;
 use community::input::PostId;
-use community::views::{hour_of, Reader, ViewRequest};
+use community::queues::Reader;
 use platform::auth::MaybeUser;
 use platform::openapi::ReasonErrorBody;
 use platform::ratelimit::ClientKey;
 use platform::ApiError;
 
-use crate::brake::TooManyWrites;
-use crate::errors::Error;
+use crate::brake::{self, TooManyWrites};
 use crate::{maybe_user_id, AppState};
 
 /// The view routes, relative to `/api/v1`.
@@ -45,7 +44,7 @@ pub(crate) async fn view(
     user: MaybeUser,
     extensions: Extensions,
     Path(id): Path<String>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     let id = PostId::parse("id", &id)?;
     let caller = maybe_user_id(&user)?;
     let (reader, client) = match &caller {
@@ -63,15 +62,7 @@ pub(crate) async fn view(
             )
         }
     };
-    state.brake.admit_view(client).await?;
-    let hour = hour_of(state.community.store().clock().now());
-    state
-        .view_queue
-        .send(&ViewRequest::new(id.as_str(), &reader, hour))
-        .await
-        .map_err(|e| {
-            ApiError::unavailable("The view queue cannot be reached: retry later")
-                .caused_by(format!("view not queued: {e}"))
-        })?;
+    state.brake.admit(&brake::VIEWS, client).await?;
+    state.community.view(&id, &reader).await?;
     Ok(StatusCode::ACCEPTED)
 }

@@ -4,23 +4,21 @@
 //! message was lost, or the indexer kept failing on it). Indexing is idempotent, so a post
 //! sent twice costs one extra read.
 //!
-//! It rescues the summary outbox the same way (`community::summary`): a wanted summary whose
+//! It rescues the summary outbox the same way (the facade's summary part): a wanted summary whose
 //! row has waited longer than `SUMMARY_RESCUE_MINUTES` (default 60, longer than the summary
 //! queue's whole retry schedule, so a request still being retried is not doubled) has its
 //! request `{postId, version, contentHash}` sent again to the summary queue. The summarizer
 //! skips a request that has moved on, so a rescue never overwrites a newer summary.
 //!
 //! It also sweeps topics stored before the Unicode slug rule onto it (`C++` was `c`, now
-//! `c-plus-plus`; [`community::store::Store::migrate_topic_slugs`]): at most
+//! `c-plus-plus`; [`community::Community::migrate_topic_slugs`]): at most
 //! [`TOPICS_PER_RUN`] per run, idempotent, until a run finds nothing to move and marks it
 //! finished; from then on a run reads one item.
 
 use std::sync::Arc;
 
 use aws_lambda_events::event::eventbridge::EventBridgeEvent;
-use community::store::Store;
-use community::{Community, IndexQueue, PostSearch, SummaryQueue};
-use community_search::DynamoSearchIndex;
+use community::{Community, QueueName};
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use platform::aws::AwsClients;
@@ -35,49 +33,45 @@ pub const TOPICS_PER_RUN: usize = 100;
 /// Default wait before a summary's request is sent again.
 pub const DEFAULT_SUMMARY_RESCUE_MINUTES: i64 = 60;
 
-/// The summary outbox's rescue: the table, the queue and the wait.
+/// The summary outbox's rescue: the facade and the wait.
 #[derive(Clone)]
 pub struct SummaryRescue {
-    store: Store,
-    queue: SummaryQueue,
+    community: Community,
     wait: chrono::Duration,
 }
 
 impl SummaryRescue {
-    pub fn new(store: Store, queue: SummaryQueue, wait: chrono::Duration) -> Self {
-        Self { store, queue, wait }
+    pub fn new(community: Community, wait: chrono::Duration) -> Self {
+        Self { community, wait }
     }
 
     /// Sends again every lagging summary request; returns how many were sent.
     pub async fn run(&self) -> Result<usize, BoxError> {
-        let before = (self.store.clock().now() - self.wait)
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let lagging = self.store.summaries_lagging(&before, MAX_PER_RUN).await?;
-        self.queue.request_all(&lagging).await?;
-        if !lagging.is_empty() {
-            tracing::info!(
-                sent = lagging.len(),
-                "lagging summaries sent to the summarizer again"
-            );
+        let sent = self
+            .community
+            .resend_lagging_summaries(self.wait, MAX_PER_RUN)
+            .await?;
+        if sent > 0 {
+            tracing::info!(sent, "lagging summaries sent to the summarizer again");
         }
-        Ok(lagging.len())
+        Ok(sent)
     }
 }
 
 /// The sweep of topics onto the Unicode slug rule, a bounded step per run.
 #[derive(Clone)]
 pub struct TopicSlugSweep {
-    store: Store,
+    community: Community,
 }
 
 impl TopicSlugSweep {
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    pub fn new(community: Community) -> Self {
+        Self { community }
     }
 
     /// One step of the topic slug migration.
     pub async fn run(&self) -> Result<(), BoxError> {
-        let run = self.store.migrate_topic_slugs(TOPICS_PER_RUN).await?;
+        let run = self.community.migrate_topic_slugs(TOPICS_PER_RUN).await?;
         if run.moved > 0 || run.taken > 0 {
             tracing::info!(
                 moved = run.moved,
@@ -97,22 +91,21 @@ pub const MARK_BACKFILL_ITEMS_PER_RUN: usize = 2_000;
 /// before it, a bounded part per run until the table has been read once.
 #[derive(Clone)]
 pub struct MarkIndexBackfill {
-    store: Store,
-    queue: IndexQueue,
+    community: Community,
 }
 
 impl MarkIndexBackfill {
-    pub fn new(store: Store, queue: IndexQueue) -> Self {
-        Self { store, queue }
+    pub fn new(community: Community) -> Self {
+        Self { community }
     }
 
     pub async fn run(&self) -> Result<(), BoxError> {
+        // The facade sends the posts to the indexer, which walks each once, taking a hidden
+        // post's marks out of their lists.
         let run = self
-            .store
+            .community
             .backfill_mark_index(MARK_BACKFILL_ITEMS_PER_RUN)
             .await?;
-        // The indexer walks each post once, taking a hidden post's marks out of their lists.
-        self.queue.request_all(&run.posts).await?;
         if run.indexed > 0 {
             tracing::info!(
                 indexed = run.indexed,
@@ -127,8 +120,7 @@ impl MarkIndexBackfill {
 
 #[derive(Clone)]
 pub struct CommunityIndexScheduler {
-    search: Arc<PostSearch<DynamoSearchIndex>>,
-    queue: IndexQueue,
+    community: Community,
     wait: chrono::Duration,
     summaries: SummaryRescue,
     topics: TopicSlugSweep,
@@ -138,13 +130,11 @@ pub struct CommunityIndexScheduler {
 /// Builds the handler from its environment: what a cold start does.
 pub async fn handler(env: Env) -> Result<Arc<dyn ScheduleHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    let queue = IndexQueue::from_env(&env, aws.sqs())?;
-    let store = Community::from_env(&env, &aws)?.store().clone();
-    let topics = TopicSlugSweep::new(store.clone());
-    let marks = MarkIndexBackfill::new(store.clone(), queue.clone());
+    let community = Community::from_env(&env, &aws, &[QueueName::Index, QueueName::Summary])?;
+    let topics = TopicSlugSweep::new(community.clone());
+    let marks = MarkIndexBackfill::new(community.clone());
     let summaries = SummaryRescue::new(
-        store,
-        SummaryQueue::from_env(&env, aws.sqs())?,
+        community.clone(),
         minutes_from_env(
             &env,
             "SUMMARY_RESCUE_MINUTES",
@@ -152,8 +142,7 @@ pub async fn handler(env: Env) -> Result<Arc<dyn ScheduleHandler>, BoxError> {
         )?,
     );
     Ok(Arc::new(CommunityIndexScheduler::new(
-        PostSearch::from_env(&env, &aws)?,
-        queue,
+        community,
         wait_from_env(&env)?,
         summaries,
         topics,
@@ -180,16 +169,14 @@ fn minutes_from_env(env: &Env, name: &str, default: i64) -> Result<chrono::Durat
 
 impl CommunityIndexScheduler {
     pub fn new(
-        search: PostSearch<DynamoSearchIndex>,
-        queue: IndexQueue,
+        community: Community,
         wait: chrono::Duration,
         summaries: SummaryRescue,
         topics: TopicSlugSweep,
         marks: MarkIndexBackfill,
     ) -> Self {
         Self {
-            search: Arc::new(search),
-            queue,
+            community,
             wait,
             summaries,
             topics,
@@ -199,15 +186,14 @@ impl CommunityIndexScheduler {
 
     /// Sends again every lagging post; returns how many were sent.
     pub async fn run(&self) -> Result<usize, BoxError> {
-        let lagging = self.search.lagging(self.wait, MAX_PER_RUN).await?;
-        self.queue.request_all(&lagging).await?;
-        if !lagging.is_empty() {
-            tracing::info!(
-                sent = lagging.len(),
-                "lagging posts sent to the indexer again"
-            );
+        let sent = self
+            .community
+            .resend_lagging_index(self.wait, MAX_PER_RUN)
+            .await?;
+        if sent > 0 {
+            tracing::info!(sent, "lagging posts sent to the indexer again");
         }
-        Ok(lagging.len())
+        Ok(sent)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The community indexer: consumes [`IndexRequest`] messages from the search index queue
 //! and brings the search index up to date with each post as the posts table holds it now
-//! (`community::search`), then clears the post's outbox row.
+//! (the facade's `PostSearch::index`), then clears the post's outbox row.
 //!
 //! Outcomes per message, reported with `ReportBatchItemFailures`:
 //! - indexed, already up to date, or a post that never existed: done;
@@ -17,12 +17,14 @@
 use std::sync::Arc;
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
-use community::search::{IndexOutcome, IndexRequest};
-use community::{IndexQueue, PostSearch};
+use community::model::jobs::IndexOutcome;
+use community::queues::IndexRequest;
+use community::{Community, CommunityError, PostSearch, QueueName};
 use community_search::DynamoSearchIndex;
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use platform::aws::AwsClients;
+use platform::batch::{Batch, Failures, Unreadable};
 use platform::{BoxError, Env, SqsHandler};
 
 /// Index transactions one message may spend: a 50,000-character post fits in about 45,
@@ -36,7 +38,6 @@ pub const CONCURRENT_POSTS: usize = 4;
 
 pub struct CommunityIndexer {
     search: Arc<PostSearch<DynamoSearchIndex>>,
-    queue: Arc<IndexQueue>,
     budget: usize,
 }
 
@@ -44,19 +45,17 @@ pub struct CommunityIndexer {
 /// `SEARCH_INDEX_QUEUE_URL`): what a cold start does.
 pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    let queue = IndexQueue::from_env(&env, aws.sqs())?;
+    let community = Community::from_env(&env, &aws, &[QueueName::Index])?;
     Ok(Arc::new(CommunityIndexer::new(
-        PostSearch::from_env(&env, &aws)?,
-        queue,
+        PostSearch::from_env(&env, &aws, community)?,
         MAX_TRANSACTIONS_PER_MESSAGE,
     )))
 }
 
 impl CommunityIndexer {
-    pub fn new(search: PostSearch<DynamoSearchIndex>, queue: IndexQueue, budget: usize) -> Self {
+    pub fn new(search: PostSearch<DynamoSearchIndex>, budget: usize) -> Self {
         Self {
             search: Arc::new(search),
-            queue: Arc::new(queue),
             budget: budget.max(1),
         }
     }
@@ -64,46 +63,32 @@ impl CommunityIndexer {
 
 /// The batch's posts in first-seen order with their message ids, and the unreadable ones.
 fn group_by_post(records: Vec<SqsMessage>) -> (Vec<(String, Vec<String>)>, Vec<String>) {
-    let mut posts: Vec<(String, Vec<String>)> = Vec::new();
-    let mut unreadable = Vec::new();
-    for record in records {
-        let id = record.message_id.unwrap_or_default();
-        match IndexRequest::parse(record.body.as_deref().unwrap_or("")) {
-            Ok(request) => match posts.iter_mut().find(|(p, _)| *p == request.post_id) {
-                Some((_, ids)) => ids.push(id),
-                None => posts.push((request.post_id, vec![id])),
-            },
-            Err(error) => {
-                tracing::warn!(message_id = %id, %error, "unreadable index request");
-                unreadable.push(id);
-            }
-        }
-    }
-    (posts, unreadable)
+    let (posts, unreadable) =
+        Batch::<IndexRequest>::read_records(records, "index request", Unreadable::Retry)
+            .distinct_by(|request| request.post_id.clone());
+    let posts = posts
+        .into_iter()
+        .map(|(request, ids)| (request.post_id, ids))
+        .collect();
+    (posts, unreadable.ids().to_vec())
 }
 
-/// Indexes one post (continuing a long one in a new message); false when it is to come back.
-async fn index_one(
-    search: &PostSearch<DynamoSearchIndex>,
-    queue: &IndexQueue,
-    post_id: &str,
-    budget: usize,
-) -> bool {
+/// Indexes one post (the facade continues a long one in a new message); false when it is to
+/// come back.
+async fn index_one(search: &PostSearch<DynamoSearchIndex>, post_id: &str, budget: usize) -> bool {
     match search.index(post_id, budget).await {
         Ok(IndexOutcome::Done) => {
             tracing::info!(%post_id, "post indexed");
             true
         }
-        Ok(IndexOutcome::Paused) => match queue.request(post_id).await {
-            Ok(()) => {
-                tracing::info!(%post_id, "long post: indexing continues");
-                true
-            }
-            Err(error) => {
-                tracing::warn!(%post_id, %error, "could not continue indexing");
-                false
-            }
-        },
+        Ok(IndexOutcome::Paused) => {
+            tracing::info!(%post_id, "long post: indexing continues");
+            true
+        }
+        Err(CommunityError::Queue(error)) => {
+            tracing::warn!(%post_id, %error, "could not continue indexing");
+            false
+        }
         Err(error) => {
             tracing::warn!(%post_id, %error, "indexing failed; will be retried");
             false
@@ -114,18 +99,18 @@ async fn index_one(
 impl SqsHandler for CommunityIndexer {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
         let search = Arc::clone(&self.search);
-        let queue = Arc::clone(&self.queue);
         let budget = self.budget;
         async move {
-            let (posts, mut failures) = group_by_post(event.records);
+            let (posts, unreadable) = group_by_post(event.records);
+            let mut failures = Failures::default();
+            failures.retry_all(unreadable);
             // A batch's posts at once, a few at a time: each post's index writes are its own
             // transactions, and posts meet only on shared counters, whose conflicts retry.
             let failed: Vec<Vec<String>> = futures::stream::iter(posts)
                 .map(|(post_id, message_ids)| {
                     let search = Arc::clone(&search);
-                    let queue = Arc::clone(&queue);
                     async move {
-                        if index_one(&search, &queue, &post_id, budget).await {
+                        if index_one(&search, &post_id, budget).await {
                             Vec::new()
                         } else {
                             message_ids
@@ -135,12 +120,8 @@ impl SqsHandler for CommunityIndexer {
                 .buffer_unordered(CONCURRENT_POSTS)
                 .collect()
                 .await;
-            failures.extend(failed.into_iter().flatten());
-            let mut response = SqsBatchResponse::default();
-            for id in failures {
-                response.add_failure(id);
-            }
-            Ok(response)
+            failures.retry_all(failed.into_iter().flatten());
+            Ok(failures.into_response())
         }
         .boxed()
     }

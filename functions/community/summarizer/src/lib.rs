@@ -30,15 +30,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
-use community::store::summaries::Applied;
-use community::store::Store;
-use community::summary::{content_hash, SummaryStatus};
-use community::{Community, SummaryRequest};
+use community::model::jobs::Applied;
+use community::{Community, CommunityError, SummaryRequest};
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use llm::provider_override::{Deployment, StoredOverride};
 use llm::{ChatRequest, Llm, LlmConfig, Message};
 use platform::aws::AwsClients;
+use platform::batch::Failures;
 use platform::dynamo::Table;
 use platform::otel::Otel;
 use platform::ratelimit::{ClientKey, Limit, RateLimiter, Verdict};
@@ -72,7 +71,7 @@ pub enum SummaryError {
     #[error(transparent)]
     Llm(#[from] llm::LlmError),
     #[error(transparent)]
-    Store(#[from] platform::dynamo::DynamoError),
+    Community(#[from] CommunityError),
 }
 
 /// What happened to one request.
@@ -146,10 +145,10 @@ impl Brake {
     }
 }
 
-/// The summarizer: the community table, the model and its brake. Cheap to clone.
+/// The summarizer: the community's facade, the model and its brake. Cheap to clone.
 #[derive(Clone)]
 pub struct Summarizer {
-    store: Store,
+    community: Community,
     llm: Llm,
     brake: Brake,
     max_tokens: u32,
@@ -186,9 +185,8 @@ pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
             "GENAI_CACHE_TABLE or GENAI_FUNCTION_VERSION unset or unreadable: the admin's provider override does not apply to summaries"
         ),
     }
-    let community = Community::from_env(&env, &aws)?;
     Ok(Arc::new(Summarizer {
-        store: community.store().clone(),
+        community: Community::from_env(&env, &aws, &[])?,
         llm,
         brake: Brake::from_env(&env, &aws)?,
         max_tokens: max_tokens(&env)?,
@@ -218,14 +216,14 @@ fn at_most(text: &str, max: usize) -> &str {
 
 impl Summarizer {
     pub fn new(
-        store: Store,
+        community: Community,
         llm: Llm,
         brake: Brake,
         max_tokens: u32,
         dead_letter_arn: Option<String>,
     ) -> Self {
         Self {
-            store,
+            community,
             llm,
             brake,
             max_tokens,
@@ -236,27 +234,10 @@ impl Summarizer {
     /// Summarises the post `request` names, unless it has moved on.
     pub async fn summarize(&self, request: &SummaryRequest) -> Result<Outcome, SummaryError> {
         let id = request.post_id.as_str();
-        let Some(post) = self.store.post(id).await?.filter(|p| !p.deleted) else {
-            self.store.drop_summary_request(request).await?;
-            tracing::info!(post_id = id, "summary of a post that is gone: dropped");
+        // Gone, moved on, or its content changed: skipped (the facade logs which).
+        let Some(post) = self.community.summary_job(request).await? else {
             return Ok(Outcome::Skipped);
         };
-        let state = &post.summary;
-        if state.version != request.version || state.status != Some(SummaryStatus::Pending) {
-            tracing::info!(post_id = id, request = request.version, current = state.version,
-                status = ?state.status, "summary request moved on or done: skipped");
-            return Ok(Outcome::Skipped);
-        }
-        let body = self.store.body(id).await?;
-        if content_hash(&body.content) != request.content_hash {
-            // Edited as a draft since: its next publication asks again.
-            self.store.drop_summary_request(request).await?;
-            tracing::info!(
-                post_id = id,
-                "the content is not the request's any more: skipped"
-            );
-            return Ok(Outcome::Skipped);
-        }
         self.brake.allow(&post.author_id).await?;
         let provider = self.llm.provider().await?;
         let chat = ChatRequest {
@@ -266,7 +247,7 @@ impl Summarizer {
                 Message::user(format!(
                     "Title: {}\n\n{}",
                     post.title,
-                    at_most(&body.content, MAX_PROMPT_CHARS)
+                    at_most(&post.content, MAX_PROMPT_CHARS)
                 )),
             ],
             max_tokens: Some(self.max_tokens),
@@ -280,7 +261,7 @@ impl Summarizer {
                 .into());
         }
         match self
-            .store
+            .community
             .complete_summary(request, summary, &provider.model)
             .await?
         {
@@ -302,7 +283,7 @@ impl Summarizer {
 
     /// Gives `request` up (every retry failed): FAILED, unless the post moved on.
     pub async fn give_up(&self, request: &SummaryRequest) -> Result<Applied, SummaryError> {
-        let applied = self.store.fail_summary(request).await?;
+        let applied = self.community.fail_summary(request).await?;
         tracing::warn!(post_id = %request.post_id, version = request.version, ?applied,
             "summary given up after every retry");
         Ok(applied)
@@ -358,12 +339,9 @@ impl SqsHandler for Summarizer {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
         let this = self.clone();
         async move {
-            let failures = this.batch(event.records).await;
-            let mut response = SqsBatchResponse::default();
-            for id in failures {
-                response.add_failure(id);
-            }
-            Ok(response)
+            let mut failures = Failures::default();
+            failures.retry_all(this.batch(event.records).await);
+            Ok(failures.into_response())
         }
         .boxed()
     }

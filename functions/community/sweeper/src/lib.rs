@@ -1,6 +1,6 @@
 //! The community sweeper: consumes [`AccountCleanup`] messages from the cleanup queue and
 //! undoes a deleted user's posts, comments, reactions, bookmarks and comment likes, one
-//! bounded step per message (`community::store::cleanup`).
+//! bounded step per message (the facade's `cleanup_step`).
 //!
 //! Outcomes per message: see [`platform::accounts::Sweeper`].
 //!
@@ -10,7 +10,7 @@
 //! Its own function: only it deletes other users' marks in bulk (least privilege), and its
 //! steps must not compete with the API for the community function's concurrency.
 
-use community::{Community, IndexQueue};
+use community::{Community, QueueName};
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use platform::accounts::{CleanupSteps, Sweeper};
@@ -20,7 +20,6 @@ use platform::{BoxError, Env, SqsHandler};
 /// One step of the community's cleanup of a user.
 pub struct CommunityCleanup {
     community: Community,
-    index: IndexQueue,
 }
 
 /// Builds the handler from its environment (`COMMUNITY_TABLE`,
@@ -28,10 +27,9 @@ pub struct CommunityCleanup {
 pub async fn handler(env: Env) -> Result<std::sync::Arc<dyn SqsHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let steps = CommunityCleanup {
-        community: Community::from_env(&env, &aws)?,
-        index: IndexQueue::from_env(&env, aws.sqs())?,
+        community: Community::from_env(&env, &aws, &[QueueName::Index])?,
     };
-    let queue = community::cleanup::cleanup_queue(&env, aws.sqs())?;
+    let queue = community::queues::cleanup_queue(&env, aws.sqs())?;
     Ok(std::sync::Arc::new(Sweeper::new(steps, queue)))
 }
 
@@ -39,11 +37,6 @@ impl CleanupSteps for CommunityCleanup {
     fn step<'a>(&'a self, user_id: &'a str) -> BoxFuture<'a, Result<bool, BoxError>> {
         async move {
             let step = self.community.cleanup_step(user_id).await?;
-            if !step.deleted_posts.is_empty() {
-                if let Err(error) = self.index.request_all(&step.deleted_posts).await {
-                    tracing::warn!(%error, "index requests not sent; the index scheduler will");
-                }
-            }
             tracing::info!(
                 user_id,
                 handled = step.handled,

@@ -1,12 +1,12 @@
 //! The community view counter: consumes [`ViewRequest`] messages from the view queue (one per
 //! view beacon) and counts them, a batch at a time: per post, the views new for their reader
 //! and hour (each claimed by a conditional put of its dedupe row) go into the post's
-//! `viewCount` with one `ADD` (`community::views`). A redelivered message finds its row and
+//! `viewCount` with one `ADD` (`community`'s view counting). A redelivered message finds its row and
 //! counts nothing again.
 //!
 //! It is also the reaction counter, on the reaction queue: [`ReactionChange`] messages,
 //! counted per post with one `ADD` and each member row's `counted` set in the same
-//! transaction (`community::reactions`), so a redelivered message counts nothing twice.
+//! transaction (the facade's `count_reactions`), so a redelivered message counts nothing twice.
 //!
 //! Outcomes per message, reported with `ReportBatchItemFailures`:
 //! - counted, already counted, or on a post that is gone or not published: done;
@@ -17,36 +17,35 @@
 use std::sync::Arc;
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
-use community::store::Store;
-use community::{ReactionChange, ViewRequest};
+use community::{Community, ReactionChange, ViewRequest};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use platform::aws::AwsClients;
-use platform::dynamo::Table;
-use platform::{BoxError, Clock, Env, SqsHandler};
+use platform::batch::Failures;
+use platform::{BoxError, Env, SqsHandler};
 
 /// Posts counted at once: a batch's posts are independent items, and each post's counting
 /// is a read, its views' puts and one update.
 pub const CONCURRENT_POSTS: usize = 8;
 
 pub struct ViewCounter {
-    store: Arc<Store>,
+    community: Arc<Community>,
 }
 
 /// Builds the handler from its environment (`COMMUNITY_TABLE`): what a cold start does.
 pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
-    let table = Table::from_env(&env, &aws, "COMMUNITY_TABLE")?;
-    Ok(Arc::new(ViewCounter::new(Store::new(
-        table,
-        Clock::system(),
-    ))))
+    Ok(Arc::new(ViewCounter::new(Community::from_env(
+        &env,
+        &aws,
+        &[],
+    )?)))
 }
 
 impl ViewCounter {
-    pub fn new(store: Store) -> Self {
+    pub fn new(community: Community) -> Self {
         Self {
-            store: Arc::new(store),
+            community: Arc::new(community),
         }
     }
 }
@@ -123,15 +122,15 @@ fn group_by_post(records: Vec<SqsMessage>) -> Vec<PostViews> {
 
 impl SqsHandler for ViewCounter {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
-        let store = Arc::clone(&self.store);
+        let community = Arc::clone(&self.community);
         async move {
             let (reactions, views) = reactions_by_post(event.records);
             let posts = group_by_post(views);
             let reactions_failed: Vec<Vec<String>> = futures::stream::iter(reactions)
                 .map(|post| {
-                    let store = Arc::clone(&store);
+                    let community = Arc::clone(&community);
                     async move {
-                        match store.count_reactions(&post.post_id, &post.members).await {
+                        match community.count_reactions(&post.post_id, &post.members).await {
                             Ok((likes, dislikes)) => {
                                 tracing::info!(post_id = %post.post_id, likes, dislikes, "reactions counted");
                                 Vec::new()
@@ -148,9 +147,9 @@ impl SqsHandler for ViewCounter {
                 .await;
             let failed: Vec<Vec<String>> = futures::stream::iter(posts)
                 .map(|post| {
-                    let store = Arc::clone(&store);
+                    let community = Arc::clone(&community);
                     async move {
-                        match store.count_views(&post.post_id, &post.views).await {
+                        match community.count_views(&post.post_id, &post.views).await {
                             Ok(counted) => {
                                 tracing::info!(post_id = %post.post_id, counted, "views counted");
                                 Vec::new()
@@ -165,11 +164,9 @@ impl SqsHandler for ViewCounter {
                 .buffer_unordered(CONCURRENT_POSTS)
                 .collect()
                 .await;
-            let mut response = SqsBatchResponse::default();
-            for id in failed.into_iter().chain(reactions_failed).flatten() {
-                response.add_failure(id);
-            }
-            Ok(response)
+            let mut failures = Failures::default();
+            failures.retry_all(failed.into_iter().chain(reactions_failed).flatten());
+            Ok(failures.into_response())
         }
         .boxed()
     }
@@ -191,7 +188,7 @@ mod tests {
         let a = "5b0f3c1e-0000-4000-8000-00000000000a";
         let b = "5b0f3c1e-0000-4000-8000-00000000000b";
         let view = |post: &str, user: &str| {
-            ViewRequest::new(post, &community::views::Reader::member(user), 7).to_json()
+            ViewRequest::new(post, &community::queues::Reader::member(user), 7).to_json()
         };
         let posts = group_by_post(vec![
             message("1", &view(a, "x")),

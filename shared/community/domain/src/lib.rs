@@ -1,20 +1,21 @@
 //! The community content service (community): posts and topics, on `CommunityTable`.
 //!
-//! [`Community`] is the facade the community function's handlers call, one call per request,
-//! with inputs already parsed into the types of [`input`] (each with its `parse` and bounds).
-//! Beneath it:
+//! [`Community`] is the facade: the only door to the product, for the community function's
+//! handlers and its workers alike, one call per request or message, with inputs already
+//! parsed into the types of [`input`] (each with its `parse` and bounds). Each call commits,
+//! then sends its own follow-up messages. Its parts, each importing only those above it:
 //!
+//! - [`model`]: what the service answers (OpenAPI schemas) and its enums, pure; with
+//!   [`model::stats`], how topic activity and hotness are computed (a 14-day ring per topic);
+//! - [`input`]: the parse types, pure;
 //! - [`keys`]: every key of the table;
-//! - [`store`]: the table's access patterns (documented there), one transaction per post
-//!   write, with topic statistics, lists and counters moved in the same transaction;
-//! - [`stats`]: how topic activity and hotness are computed (a 14-day ring per topic);
+//! - `store` (private): the table's access patterns (documented there), one transaction per
+//!   post write, with topic statistics, lists and counters moved in the same transaction;
+//! - [`queues`]: the product's messages and the queues that carry them;
 //! - [`identity`]: the [`Identity`] port (who a user is), implemented at the edge over the
 //!   users service's internal route;
-//! - [`model`]: what the service answers (OpenAPI schemas);
-//! - [`search`]: ranked search of published posts over the `community-search` port, and
-//!   how each write reaches the index (an outbox row and a queue);
-//! - [`summary`]: AI summaries of posts: their states, the queue's request, the admin's
-//!   re-trigger and failed list (written by the `community-summarizer` function);
+//! - `service`: the facade, one file per area ([`Community`], and [`PostSearch`] over the
+//!   `community-search` port);
 //! - [`CommunityError`]: the one error enum, which the function maps to statuses.
 //!
 //! # Topic activity and hotness
@@ -26,31 +27,20 @@
 //! `2^(-age/7)` (a half-life of a week) and rounds to 2 decimals; `isHot` is
 //! `postsThisWeek >= 3 AND postsThisWeek >= 1.5 * postsPrevWeek` (growth, not size). Slots
 //! from an older fortnight are recognised by the day they hold and ignored, so no job ever
-//! sweeps the ring. See [`stats`].
+//! sweeps the ring. See [`model::stats`].
 
-pub mod cleanup;
-pub mod comments;
 pub mod error;
 pub mod identity;
 pub mod input;
 pub mod keys;
-pub mod lists;
 pub mod model;
-pub mod moderation;
-pub mod reactions;
-pub mod search;
+pub mod queues;
 mod service;
-pub mod social;
-pub mod stats;
-pub mod store;
-pub mod summary;
-pub mod views;
+mod store;
 
-pub use cleanup::{AccountCleanup, CleanupQueue};
 pub use error::CommunityError;
 pub use identity::{Identity, IdentityError, Profile};
-pub use reactions::{ReactionChange, ReactionQueue};
-pub use search::{IndexQueue, PostSearch, SearchText};
-pub use service::Community;
-pub use summary::{SummaryQueue, SummaryRequest};
-pub use views::{ViewQueue, ViewRequest};
+/// Where the schemas' documentation says topic statistics are computed.
+pub use model::stats;
+pub use queues::{QueueName, Queues, ReactionChange, SummaryRequest, ViewRequest};
+pub use service::{Community, PostSearch, SummaryJob, MAX_COMMENTS_PER_POST};

@@ -29,17 +29,28 @@ fn has_control(text: &str, lines: bool) -> bool {
         .any(|c| c.is_control() && !(lines && matches!(c, '\n' | '\r' | '\t')))
 }
 
+mod comments;
 mod ids;
+mod moderation;
 mod page;
 mod posts;
+mod search;
+mod social;
 mod topics;
 
+pub use comments::{CommentLike, CommentText, MAX_COMMENT_CHARS};
 pub use ids::{CardIds, CommentId, PostId, TopicId, TopicIds, UserId};
-pub use page::{decode_cursor, encode_cursor, PageRequest, MAX_CURSOR_CHARS};
+pub use moderation::{RemovalReason, MAX_REASON_CHARS};
+pub use page::{
+    admin_page, decode_cursor, encode_cursor, PageRequest, FAILED_PAGE_SIZE, MAX_CURSOR_CHARS,
+    MAX_FAILED_PAGE, MAX_FAILED_PAGE_SIZE,
+};
 pub use posts::{
     Content, Excerpt, ExcerptChange, PostInput, PostPatch, PostStatus, RawPatch, RawPost,
     SourceUrls, Title, WebUrl,
 };
+pub use search::{SearchText, MAX_QUERY_CHARS};
+pub use social::PostReaction;
 pub use topics::{slug, FollowerDeltas, IdempotencyKey, TopicName, TopicNames};
 
 #[cfg(test)]

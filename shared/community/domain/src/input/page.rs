@@ -72,6 +72,44 @@ impl PageRequest {
     }
 }
 
+/// The failed-summary list's page size when none is asked (20).
+pub const FAILED_PAGE_SIZE: u32 = 20;
+/// The largest page size of the failed-summary list.
+pub const MAX_FAILED_PAGE_SIZE: u32 = 100;
+/// The last page of the failed-summary list.
+pub const MAX_FAILED_PAGE: u32 = 49;
+
+/// The page of an admin list (failed summaries, the moderation log): `page` 0 to 49, `size` 1 to 100 (default 20).
+pub fn admin_page(
+    page: Option<i64>,
+    size: Option<i64>,
+    cursor: Option<&str>,
+) -> Result<PageRequest, Invalid> {
+    let mut errors = platform::validation::FieldErrors::new();
+    let page = u32::try_from(page.unwrap_or(0))
+        .ok()
+        .filter(|p| *p <= MAX_FAILED_PAGE);
+    if page.is_none() {
+        errors.add("page", format!("must be between 0 and {MAX_FAILED_PAGE}"));
+    }
+    let size = u32::try_from(size.unwrap_or(i64::from(FAILED_PAGE_SIZE)))
+        .ok()
+        .filter(|s| (1..=MAX_FAILED_PAGE_SIZE).contains(s));
+    if size.is_none() {
+        errors.add(
+            "size",
+            format!("must be between 1 and {MAX_FAILED_PAGE_SIZE}"),
+        );
+    }
+    errors.finish()?;
+    PageRequest {
+        page: page.unwrap_or(0),
+        size: size.unwrap_or(FAILED_PAGE_SIZE),
+        after: None,
+    }
+    .with_cursor(cursor)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +162,26 @@ mod tests {
             fields(PageRequest::parse(None, Some(21)).unwrap_err()),
             ["size"]
         );
+    }
+
+    #[test]
+    fn failed_pages_default_to_20_and_are_bounded() {
+        assert_eq!(
+            admin_page(None, None, None).unwrap(),
+            PageRequest {
+                page: 0,
+                size: 20,
+                after: None
+            }
+        );
+        assert!(admin_page(Some(49), Some(100), None).is_ok());
+        assert!(admin_page(Some(50), None, None).is_err());
+        assert!(admin_page(None, Some(0), None).is_err());
+        assert!(admin_page(None, Some(101), None).is_err());
+        assert!(admin_page(Some(-1), None, None).is_err());
+        assert!(admin_page(None, None, Some("")).is_err());
+        // A cursor wins over a page number beside it.
+        let after = admin_page(Some(3), None, Some("3230")).unwrap();
+        assert_eq!((after.page, after.after.as_deref()), (0, Some("20")));
     }
 }

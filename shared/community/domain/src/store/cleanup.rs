@@ -23,23 +23,14 @@ use std::collections::HashMap;
 
 use platform::dynamo::{n, s, Attributes, DynamoError, Item, Transaction, TransactionError};
 
-use super::social::{ReactionKind, ReactionRow};
+use super::social::ReactionRow;
 use super::{string, Store};
 use crate::keys;
+use crate::model::jobs::CleanupStep;
+use crate::model::social::ReactionKind;
 
 /// Owner-index items undone per step.
 pub const CLEANUP_BATCH: usize = 25;
-
-/// What one cleanup step did.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct CleanupStep {
-    /// Items of the owner index undone (or found already undone) in this step.
-    pub handled: usize,
-    /// Posts soft-deleted in this step: the search index is to catch up with them.
-    pub deleted_posts: Vec<String>,
-    /// Nothing of the user is left: the cleanup is finished.
-    pub finished: bool,
-}
 
 impl Store {
     /// Marks the user's community profile deleted (idempotent): every later write of theirs

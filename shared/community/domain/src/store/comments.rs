@@ -9,13 +9,13 @@ use platform::dynamo::{
     Transaction, TransactionError,
 };
 
-use super::moderation::Moderation;
+use super::moderation::Remover;
 use super::posts::{author_item, map_string};
 use super::{string, Store};
 use crate::input::PostStatus;
 use crate::keys;
+use crate::model::moderation::ModerationTarget;
 use crate::model::Author;
-use crate::moderation::ModerationTarget;
 
 /// The deepest a reply may nest: a top-level comment is depth 1.
 pub const MAX_DEPTH: i64 = 16;
@@ -408,14 +408,6 @@ impl Store {
         }
         Err(CommentError::Busy)
     }
-}
-
-/// Who removes a post or comment: its author (it must be theirs), or an admin (any author's,
-/// with a moderation-log entry written in the same transaction).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Remover<'a> {
-    Author(&'a str),
-    Moderator(&'a Moderation<'a>),
 }
 
 impl Store {

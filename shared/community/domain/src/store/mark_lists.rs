@@ -18,13 +18,11 @@ use platform::dynamo::{
     n, s, AttributeValue, Attributes, DynamoError, Item, Transaction, TransactionError,
 };
 
-use super::posts::StoredPost;
+use super::posts::{StoredPost, MARKS_HIDDEN};
 use super::Store;
 use crate::input::PostStatus;
 use crate::keys;
-
-/// The attribute of a post's META while some of its marks may be out of their lists.
-pub(crate) const MARKS_HIDDEN: &str = "marksHidden";
+use crate::model::jobs::MarkBackfill;
 
 /// Mark moves at once in one walk.
 const CONCURRENT_MOVES: usize = 8;
@@ -282,18 +280,6 @@ impl Store {
             Err(e) => Err(e),
         }
     }
-}
-
-/// What one run of the mark-index backfill did.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct MarkBackfill {
-    /// Marks given their `gsi3` keys in this run.
-    pub indexed: usize,
-    /// The posts of those marks: the indexer is to walk them once (a post already not public
-    /// takes its marks out of their lists then).
-    pub posts: Vec<String>,
-    /// The whole table has been read: later runs read one item.
-    pub finished: bool,
 }
 
 impl Store {

@@ -15,7 +15,7 @@
 //!   ([`topics`]);
 //! - reactions ([`social`]): `REACT#{p}#{u}`/`META`, each its own partition, the post's
 //!   `likeCount`/`dislikeCount` moved a batch at a time by the reaction counter
-//!   ([`crate::reactions`]); `R#{u}` under the post is a reaction written before that;
+//!   ([`reactions`]); `R#{u}` under the post is a reaction written before that;
 //! - social ([`social`], [`comments`]): under the post, `B#{u}`
 //!   (bookmark) and `C#{createdAt}#{c}` (comments, so a thread is one Query in order);
 //!   `COMMENT#{c}`/`META` points to a comment, `COMMENT#{c}`/`L#{u}` is a like of it. Each
@@ -43,13 +43,17 @@
 pub mod cleanup;
 pub mod comments;
 pub mod index_queue;
+pub mod lists;
 pub mod mark_lists;
 pub mod moderation;
-mod post_write;
+pub mod post_write;
 pub mod posts;
+pub mod reactions;
+pub mod search;
 pub mod social;
 pub mod summaries;
 pub mod topics;
+pub mod views;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -62,9 +66,10 @@ use platform::Clock;
 
 use posts::StoredPost;
 
-/// The community table and the clock its writes are stamped with.
+/// The community table and the clock its writes are stamped with. Only the facade
+/// ([`crate::Community`]) holds one.
 #[derive(Clone, Debug)]
-pub struct Store {
+pub(crate) struct Store {
     pub(crate) table: Table,
     pub(crate) clock: Clock,
     /// Posts this instance found open to reactions, and when (see [`social`]).
@@ -82,10 +87,6 @@ impl Store {
             open_posts: Arc::default(),
             open_post_reads: Arc::default(),
         }
-    }
-
-    pub fn table(&self) -> &Table {
-        &self.table
     }
 
     pub fn clock(&self) -> &Clock {

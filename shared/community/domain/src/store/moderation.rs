@@ -6,13 +6,12 @@
 
 use platform::dynamo::{n, s, Attributes, DynamoError, Item, Transaction, TransactionError};
 
-use super::comments::Remover;
 use super::posts::StoredPost;
 use super::{list_page, ListKeys, Store};
 use crate::input::{PageRequest, PostStatus};
 use crate::keys;
-use crate::moderation::ModerationTarget;
-use crate::summary::FAILED_COUNT_CAP;
+use crate::model::moderation::ModerationTarget;
+use crate::model::summary::FAILED_COUNT_CAP;
 
 /// Why a post removal did not commit.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +40,14 @@ pub(super) struct Removal {
     profile_condition: &'static str,
     /// The moderation-log row, for an admin's removal.
     log: Option<Item>,
+}
+
+/// Who removes a post or comment: its author (it must be theirs), or an admin (any author's,
+/// with a moderation-log entry written in the same transaction).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Remover<'a> {
+    Author(&'a str),
+    Moderator(&'a Moderation<'a>),
 }
 
 /// An admin's removal: who removes, and why.

@@ -7,14 +7,14 @@ use std::collections::HashMap;
 use super::{list_page, string, ListKeys, Store};
 use crate::input::{PageRequest, PostStatus};
 use crate::keys;
+use crate::model::summary::SummaryStatus;
 use crate::model::{Author, TopicRef};
-use crate::summary::SummaryStatus;
 use platform::dynamo::{s, AttributeValue, Attributes, DynamoError, Item};
-
-pub use super::post_write::{PostState, WriteError};
 
 /// The META attribute holding the newest version the search index holds.
 pub(crate) const INDEXED_VERSION: &str = "indexedVersion";
+/// The attribute of a post's META while some of its marks may be out of their lists.
+pub(crate) const MARKS_HIDDEN: &str = "marksHidden";
 
 /// A post's META item, read back.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,7 +174,7 @@ impl StoredPost {
             deleted: item.contains_key("deletedAt"),
             summary: SummaryState::from_item(item),
             legacy_reactions: item.opt_string(REACTION_ROWS).as_deref() != Some(REACTION_ROWS_OWN),
-            marks_hidden: item.contains_key(super::mark_lists::MARKS_HIDDEN),
+            marks_hidden: item.contains_key(MARKS_HIDDEN),
         })
     }
 

@@ -5,7 +5,7 @@
 //!
 //! A reaction lives in its own partition (`REACT#{p}#{u}`) so a viral post's likes spread:
 //! the request writes the row and the user's profile counter only, and the reaction counter
-//! ([`crate::reactions`]) moves the post's counters a batch at a time. The row holds the
+//! ([`reactions`](super::reactions)) moves the post's counters a batch at a time. The row holds the
 //! reaction shown (`reaction`), the one the post's counters hold (`counted`) and a `version`
 //! every change bumps; the counter adds `reaction - counted` and sets `counted` in one
 //! transaction conditioned on the version it read, so a redelivery counts nothing twice.
@@ -20,30 +20,9 @@ use super::posts::StoredPost;
 use super::Store;
 use crate::input::PostStatus;
 use crate::keys;
-
-/// A reaction to a post.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReactionKind {
-    Like,
-    Dislike,
-}
+use crate::model::social::ReactionKind;
 
 impl ReactionKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Like => "LIKE",
-            Self::Dislike => "DISLIKE",
-        }
-    }
-
-    pub(crate) fn parse(raw: &str) -> Option<Self> {
-        match raw {
-            "LIKE" => Some(Self::Like),
-            "DISLIKE" => Some(Self::Dislike),
-            _ => None,
-        }
-    }
-
     /// The reacting user's counter.
     fn profile_counter(self) -> &'static str {
         match self {
@@ -302,7 +281,7 @@ impl Store {
     /// Sets `user`'s reaction to a published live post, or removes it (`None`) from any post
     /// that exists, on the user's own row and profile only: the post's counters are the
     /// reaction counter's to move (when [`Reacted::to_count`], the caller sends a
-    /// [`crate::reactions::ReactionChange`]). Nothing is written when it is already so.
+    /// [`crate::queues::ReactionChange`]). Nothing is written when it is already so.
     pub async fn react(
         &self,
         post_id: &str,

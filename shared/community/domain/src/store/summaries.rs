@@ -1,5 +1,5 @@
 //! The AI summary of a post: its state on the post's META item, the summary outbox and the
-//! failed-summary list (the design is in [`crate::summary`]).
+//! failed-summary list (the design is in [`crate::service`]'s summary part).
 //!
 //! Items and attributes:
 //! - `POST#{p}`/`META`: `summaryStatus` (PENDING, COMPLETED, FAILED), `summary`,
@@ -18,7 +18,9 @@ use super::posts::StoredPost;
 use super::{list_page, ListKeys, Store};
 use crate::input::{PageRequest, PostStatus};
 use crate::keys;
-use crate::summary::{content_hash, SummaryRequest, SummaryStatus, FAILED_COUNT_CAP};
+use crate::model::jobs::Applied;
+use crate::model::summary::{content_hash, SummaryStatus, FAILED_COUNT_CAP};
+use crate::queues::SummaryRequest;
 
 /// The outbox row of a summary wanted at `version`, written at `at`.
 pub(crate) fn pending_row(post_id: &str, version: i64, hash: &str, at: &str) -> Item {
@@ -28,15 +30,6 @@ pub(crate) fn pending_row(post_id: &str, version: i64, hash: &str, at: &str) -> 
     row.insert("contentHash".to_string(), s(hash));
     row.insert("at".to_string(), s(at));
     row
-}
-
-/// What became of a state change conditioned on the summary's version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Applied {
-    /// Written.
-    Done,
-    /// The post has moved on (a newer request, already finished, deleted): nothing written.
-    Stale,
 }
 
 /// Why a re-trigger was not accepted.

@@ -16,7 +16,8 @@ use platform::dynamo::{
 use super::{number_list, numbers, string, Store};
 use crate::input::{IdempotencyKey, TopicId, TopicName};
 use crate::keys;
-use crate::stats::{placement, Ring, RING_DAYS};
+use crate::model::jobs::SlugMigration;
+use crate::model::stats::{placement, Ring, RING_DAYS};
 
 /// How long an applied delta chunk is remembered (seconds): a week of redeliveries.
 const DELTA_MEMORY_SECONDS: i64 = 7 * 86_400;
@@ -312,17 +313,6 @@ impl Store {
     }
 }
 
-/// What one run of the topic slug migration did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SlugMigration {
-    /// Topics moved to the slug their name has now.
-    pub moved: usize,
-    /// Topics left on their old slug: another topic holds the new one.
-    pub taken: usize,
-    /// Nothing is left to move: the migration is marked finished (later runs read one item).
-    pub finished: bool,
-}
-
 impl Store {
     /// One run of the migration of catalog topics to the slug rule of `platform::topic`
     /// (topics stored before it have the ASCII-only slug: "C++" was `c`): moves at most
@@ -443,7 +433,7 @@ pub(crate) fn ring_update(
     ring: &Ring,
     day: i64,
 ) -> (String, String, Vec<(String, AttributeValue)>) {
-    let i = crate::stats::slot_of(day);
+    let i = crate::model::stats::slot_of(day);
     debug_assert!(i < RING_DAYS);
     if ring.holds(day) {
         (

@@ -4,9 +4,9 @@ use std::collections::HashMap;
 
 use super::{checked_size, Plan, PostTx, Role, WriteError};
 use crate::keys;
+use crate::model::summary::SummaryStatus;
 use crate::model::TopicRef;
 use crate::store::posts::{author_item, StoredPost, REACTION_ROWS, REACTION_ROWS_OWN};
-use crate::summary::SummaryStatus;
 use platform::dynamo::{n, s, AttributeValue};
 
 fn topics_item(topics: &[TopicRef]) -> AttributeValue {

@@ -9,9 +9,10 @@ use super::topics::ResolvedTopic;
 use super::Store;
 use crate::input::PostStatus;
 use crate::keys;
+use crate::model::stats::day_of;
+use crate::model::summary::{content_hash, SummaryStatus};
 use crate::model::{Author, TopicRef};
-use crate::stats::day_of;
-use crate::summary::{content_hash, SummaryRequest, SummaryStatus};
+use crate::queues::SummaryRequest;
 use platform::dynamo::{
     item_size, n, s, Item, Transaction, TransactionError, MAX_ITEM_BYTES, MAX_TRANSACTION_BYTES,
     MAX_TRANSACTION_ITEMS,

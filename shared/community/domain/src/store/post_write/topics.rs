@@ -2,7 +2,7 @@
 
 use super::{checked_size, Plan, PostTx, Role, WriteError};
 use crate::keys;
-use crate::stats::Ring;
+use crate::model::stats::Ring;
 use crate::store::topics::{new_topic_item, ring_update, slug_item, ResolvedTopic, StoredTopic};
 use platform::dynamo::{n, s, AttributeValue};
 

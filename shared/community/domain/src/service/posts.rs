@@ -1,59 +1,33 @@
-//! [`Community`], the facade the community function's handlers call: one call per request,
-//! inputs already parsed into [`crate::input`] types.
-
-use platform::aws::AwsClients;
-use platform::dynamo::Table;
-use platform::{Clock, Env};
+//! Writing and reading posts: each write is one transaction (`crate::store`), then asks
+//! the indexer to catch up and, when it wants one, the summarizer for a summary.
 
 use crate::error::CommunityError;
-use crate::identity::{Identity, Profile};
+use crate::identity::Identity;
 use crate::input::{
-    CardIds, ExcerptChange, FollowerDeltas, IdempotencyKey, PageRequest, PostId, PostInput,
-    PostPatch, PostStatus, TopicIds, UserId,
+    CardIds, ExcerptChange, PageRequest, PostId, PostInput, PostPatch, PostStatus, UserId,
 };
-use crate::model::{Author, Post, PostCard, PostPage, Topic, TopicCategory, TopicRef};
-use crate::stats::{day_of, CATEGORIES};
-use crate::store::posts::{PostBody, PostState, StoredPost, WriteError};
-use crate::store::topics::{ApplyError, StoredTopic};
-use crate::store::Store;
-use crate::summary::{summary_of, SummaryRequest};
+use crate::model::{Post, PostCard, PostPage};
+use crate::queues::SummaryRequest;
+use crate::store::post_write::{PostState, WriteError};
+use crate::store::posts::{PostBody, StoredPost};
+
+use super::{author_of, full, page_of, with_marks, Community};
 
 /// Attempts of a post write against concurrent writers (a version or topic race) before
 /// answering 503.
 const WRITE_ATTEMPTS: u32 = 4;
 
-/// The community service.
-#[derive(Clone, Debug)]
-pub struct Community {
-    store: Store,
-}
-
 impl Community {
-    pub fn new(store: Store) -> Self {
-        Self { store }
-    }
-
-    /// The service on `COMMUNITY_TABLE`, with the system clock.
-    pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, platform::ConfigError> {
-        let table = Table::from_env(env, aws, "COMMUNITY_TABLE")?;
-        Ok(Self::new(Store::new(table, Clock::system())))
-    }
-
-    pub fn store(&self) -> &Store {
-        &self.store
-    }
-
     /// Creates a post by `caller`, snapshotting their name from identity. Status defaults to
     /// PUBLISHED; the excerpt is generated when omitted; unknown topics are created.
-    ///
-    /// Answers the post and, when it wants a summary, the request to send to the summary
-    /// queue (its outbox row is already written).
+    /// Then asks the indexer and, when the post wants a summary, the summarizer (their
+    /// outbox rows are written with the post).
     pub async fn create_post(
         &self,
         identity: &impl Identity,
         caller: &UserId,
         input: PostInput,
-    ) -> Result<(Post, Option<SummaryRequest>), CommunityError> {
+    ) -> Result<Post, CommunityError> {
         let profile = identity
             .profile(caller)
             .await
@@ -68,7 +42,11 @@ impl Community {
                 .write_post(id.as_str(), &author, None, &state, true)
                 .await
             {
-                Ok((post, summary)) => return Ok((full(post, state.body), summary)),
+                Ok((post, summary)) => {
+                    let post = full(post, state.body);
+                    self.after_write(&post, summary.as_ref()).await;
+                    return Ok(post);
+                }
                 Err(e) => retry_or_fail(e, attempt).await?,
             }
         }
@@ -76,7 +54,7 @@ impl Community {
     }
 
     /// A post for `caller`: drafts only for their author (else not found). Reading writes
-    /// nothing: views come from the page's beacon ([`crate::views`]).
+    /// nothing: views come from the page's beacon ([`Community::view`]).
     pub async fn post(&self, id: &PostId, caller: Option<&UserId>) -> Result<Post, CommunityError> {
         let (post, body, marks) = futures::try_join!(
             async { Ok::<_, CommunityError>(self.store.post(id.as_str()).await?) },
@@ -89,24 +67,24 @@ impl Community {
         Ok(with_marks(full(post, body), marks))
     }
 
-    /// Replaces every field of the caller's post (status defaulting to PUBLISHED); with the
-    /// summary request to send, as [`Community::create_post`].
+    /// Replaces every field of the caller's post (status defaulting to PUBLISHED); then its
+    /// requests, as [`Community::create_post`].
     pub async fn replace_post(
         &self,
         id: &PostId,
         caller: &UserId,
         input: PostInput,
-    ) -> Result<(Post, Option<SummaryRequest>), CommunityError> {
+    ) -> Result<Post, CommunityError> {
         self.edit(id, caller, || Edit::Replace(input.clone())).await
     }
 
-    /// Changes the given fields of the caller's post; with the summary request to send.
+    /// Changes the given fields of the caller's post; then its requests.
     pub async fn patch_post(
         &self,
         id: &PostId,
         caller: &UserId,
         patch: PostPatch,
-    ) -> Result<(Post, Option<SummaryRequest>), CommunityError> {
+    ) -> Result<Post, CommunityError> {
         self.edit(id, caller, || Edit::Patch(patch.clone())).await
     }
 
@@ -115,7 +93,7 @@ impl Community {
         id: &PostId,
         caller: &UserId,
         edit: impl Fn() -> Edit,
-    ) -> Result<(Post, Option<SummaryRequest>), CommunityError> {
+    ) -> Result<Post, CommunityError> {
         for attempt in 1..=WRITE_ATTEMPTS {
             let (before, body) =
                 futures::try_join!(self.store.post(id.as_str()), self.store.body(id.as_str()))?;
@@ -151,7 +129,11 @@ impl Community {
                 )
                 .await
             {
-                Ok((post, summary)) => return Ok((full(post, state.body), summary)),
+                Ok((post, summary)) => {
+                    let post = full(post, state.body);
+                    self.after_write(&post, summary.as_ref()).await;
+                    return Ok(post);
+                }
                 Err(e) => retry_or_fail(e, attempt).await?,
             }
         }
@@ -232,79 +214,11 @@ impl Community {
             .collect())
     }
 
-    /// The catalog: every category (in order) with its public topics and their statistics.
-    pub async fn catalog(&self) -> Result<Vec<TopicCategory>, CommunityError> {
-        let topics = self.topic_stats().await?;
-        Ok(CATEGORIES
-            .iter()
-            .map(|c| TopicCategory {
-                id: c.id.to_string(),
-                label: c.label.to_string(),
-                sort_order: c.sort_order,
-                topics: topics
-                    .iter()
-                    .filter(|t| t.category_id == c.id)
-                    .cloned()
-                    .collect(),
-            })
-            .collect())
-    }
-
-    /// Every public topic with its statistics, in catalog order: category, sort order, slug.
-    pub async fn topic_stats(&self) -> Result<Vec<Topic>, CommunityError> {
-        let today = day_of(self.store.clock().now());
-        let mut topics: Vec<Topic> = self
-            .store
-            .all_topics()
-            .await?
-            .into_iter()
-            .map(|t| topic(t, today))
-            .collect();
-        let category_rank = |id: &str| {
-            CATEGORIES
-                .iter()
-                .position(|c| c.id == id)
-                .unwrap_or(CATEGORIES.len())
-        };
-        topics.sort_by(|a, b| {
-            (category_rank(&a.category_id), a.sort_order, &a.slug).cmp(&(
-                category_rank(&b.category_id),
-                b.sort_order,
-                &b.slug,
-            ))
-        });
-        Ok(topics)
-    }
-
-    /// The names of these topics, in the order asked; unknown and not yet public ids left out.
-    pub async fn topic_names(&self, ids: &TopicIds) -> Result<Vec<TopicRef>, CommunityError> {
-        Ok(self
-            .store
-            .topics_by_ids(ids.ids())
-            .await?
-            .into_iter()
-            .map(|t| TopicRef {
-                id: t.id,
-                name: t.name,
-            })
-            .collect())
-    }
-
-    /// Applies follower deltas (matched by slug, clamped at zero); with a key, exactly once.
-    /// Answers how many topics were named.
-    pub async fn follower_deltas(
-        &self,
-        deltas: &FollowerDeltas,
-        key: Option<&IdempotencyKey>,
-    ) -> Result<usize, CommunityError> {
-        self.store
-            .apply_follower_deltas(deltas.deltas(), key)
-            .await
-            .map_err(|e| match e {
-                ApplyError::Busy => CommunityError::Busy,
-                ApplyError::Store(e) => CommunityError::Store(e),
-            })?;
-        Ok(deltas.deltas().len())
+    /// What follows a post write: the index request, then the summary request if one is
+    /// wanted (each only logged when it fails: the outboxes send them again).
+    async fn after_write(&self, post: &Post, summary: Option<&SummaryRequest>) {
+        self.request_index(&post.id).await;
+        self.request_summary(summary).await;
     }
 }
 
@@ -437,61 +351,6 @@ async fn retry_or_fail(e: WriteError, attempt: u32) -> Result<(), CommunityError
     }
 }
 
-pub(crate) fn author_of(profile: &Profile) -> Author {
-    Author {
-        id: profile.id.clone(),
-        username: profile.username.clone(),
-        display_name: if profile.display_name.trim().is_empty() {
-            profile.username.clone()
-        } else {
-            profile.display_name.clone()
-        },
-        role: profile.role().to_string(),
-        organisation: None,
-    }
-}
-
-pub(crate) fn full(post: StoredPost, body: PostBody) -> Post {
-    let summary = summary_of(&post.summary);
-    Post {
-        id: post.id,
-        author: post.author,
-        status: post.status.as_str().to_string(),
-        title: post.title,
-        excerpt: post.excerpt,
-        summary: summary.summary,
-        summary_status: summary.status,
-        summary_generated_at: summary.generated_at,
-        summary_model: summary.model,
-        content: body.content,
-        cover_image_url: post.cover_image_url,
-        source_url: body.source_urls,
-        topics: post.topics,
-        read_time_minutes: post.read_time_minutes,
-        like_count: post.like_count,
-        dislike_count: post.dislike_count,
-        comment_count: post.comment_count,
-        view_count: post.view_count,
-        save_count: post.save_count,
-        // Reactions and bookmarks come with the social part; until then nobody has any.
-        is_liked_by_me: false,
-        is_disliked_by_me: false,
-        is_bookmarked_by_me: false,
-        created_at: post.created_at,
-        updated_at: post.updated_at,
-    }
-}
-
-/// A post with the caller's reaction and bookmark.
-pub(crate) fn with_marks(mut post: Post, marks: crate::store::social::Marks) -> Post {
-    use crate::store::social::ReactionKind;
-    post.is_liked_by_me = marks.reaction == Some(ReactionKind::Like);
-    post.is_disliked_by_me = marks.reaction == Some(ReactionKind::Dislike);
-    post.is_bookmarked_by_me = marks.bookmarked;
-    (post.like_count, post.dislike_count) = marks.counts(post.like_count, post.dislike_count);
-    post
-}
-
 fn card(post: StoredPost) -> PostCard {
     PostCard {
         id: post.id,
@@ -505,40 +364,5 @@ fn card(post: StoredPost) -> PostCard {
         view_count: post.view_count,
         is_liked_by_me: false,
         created_at: post.created_at,
-    }
-}
-
-fn topic(t: StoredTopic, today: i64) -> Topic {
-    let activity = t.ring.activity(today);
-    Topic {
-        id: t.id,
-        name: t.name,
-        display_name: t.display_name,
-        slug: t.slug,
-        category_id: t.category_id,
-        sort_order: t.sort_order,
-        total_post_count: t.total_post_count,
-        posts_this_week: activity.posts_this_week,
-        posts_prev_week: activity.posts_prev_week,
-        activity_score: activity.activity_score,
-        is_hot: activity.is_hot,
-        follower_count: t.follower_count,
-    }
-}
-
-pub(crate) fn page_of(
-    content: Vec<Post>,
-    page: &PageRequest,
-    total: i64,
-    next_cursor: Option<String>,
-) -> PostPage {
-    let total = u64::try_from(total).unwrap_or(0);
-    PostPage {
-        content,
-        page: page.page,
-        size: page.size,
-        total_pages: total.div_ceil(u64::from(page.size)),
-        total_elements: total,
-        next_cursor,
     }
 }

@@ -3,101 +3,19 @@
 use std::collections::{HashMap, HashSet};
 
 use platform::Invalid;
-use serde::Serialize;
-use utoipa::ToSchema;
 
 use crate::error::CommunityError;
 use crate::identity::Identity;
-use crate::input::{CommentId, PostId, UserId};
+use crate::input::{CommentId, CommentLike, CommentText, PostId, UserId};
+use crate::model::comments::{Comment, LikeResult};
 use crate::model::Author;
-use crate::store::comments::{CommentError, Remover, StoredComment};
-use crate::Community;
+use crate::store::comments::{CommentError, StoredComment};
+use crate::store::moderation::Remover;
 
-/// The most characters a comment may have.
-pub const MAX_COMMENT_CHARS: usize = 500;
+use super::{author_of, Community};
+
 /// The most comments a post may have (409 beyond).
 pub const MAX_COMMENTS_PER_POST: i64 = 1_000;
-
-/// A comment's text: trimmed, 1 to 500 characters, no control characters but line breaks
-/// and tabs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommentText(String);
-
-impl CommentText {
-    pub fn parse(raw: Option<&str>) -> Result<Self, Invalid> {
-        let text = raw
-            .ok_or_else(|| Invalid::field("text", "is required"))?
-            .trim();
-        let chars = text.chars().count();
-        if !(1..=MAX_COMMENT_CHARS).contains(&chars) {
-            return Err(Invalid::field(
-                "text",
-                format!("must be 1 to {MAX_COMMENT_CHARS} characters"),
-            ));
-        }
-        if text
-            .chars()
-            .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
-        {
-            return Err(Invalid::field(
-                "text",
-                "must not contain control characters",
-            ));
-        }
-        Ok(Self(text.to_string()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-/// A comment on a post, with its replies.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[schema(as = CommunityComment)]
-pub struct Comment {
-    #[schema(format = "uuid")]
-    pub id: String,
-    pub author: Author,
-    /// `[deleted]` for a deleted comment kept for its replies.
-    pub text: String,
-    pub like_count: i64,
-    pub is_liked_by_me: bool,
-    #[schema(format = "date-time")]
-    pub created_at: String,
-    /// When its author last changed the text; null if never.
-    #[schema(format = "date-time")]
-    pub edited_at: Option<String>,
-    /// Deleted, kept for its replies: `text` and `author` are `[deleted]`.
-    pub deleted: bool,
-    /// Replies, oldest first.
-    #[schema(no_recursion)]
-    pub replies: Vec<Comment>,
-}
-
-/// A comment's like count and whether the caller likes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct LikeResult {
-    pub like_count: i64,
-    pub is_liked_by_me: bool,
-}
-
-/// A like asked for on a comment: LIKE, or NONE to take it back (DISLIKE is refused).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CommentLike(bool);
-
-impl CommentLike {
-    pub fn parse(raw: Option<&str>) -> Result<Self, Invalid> {
-        match raw {
-            Some("LIKE") => Ok(Self(true)),
-            Some("NONE") => Ok(Self(false)),
-            Some(_) => Err(Invalid::field("type", "must be LIKE or NONE")),
-            None => Err(Invalid::field("type", "is required")),
-        }
-    }
-}
 
 impl Community {
     /// Adds the caller's comment to a published post, as a reply when `parent` is given.
@@ -139,7 +57,7 @@ impl Community {
             .await
             .map_err(CommunityError::from)?
             .ok_or(CommunityError::AccountGone)?;
-        let author = crate::service::author_of(&profile);
+        let author = author_of(&profile);
         let stored = self
             .store()
             .add_comment(
@@ -506,23 +424,5 @@ mod tests {
         assert_eq!(t[1].text, "[deleted]");
         assert_eq!(t[1].author.username, "[deleted]");
         assert_eq!(t[1].replies[0].id, "d");
-    }
-
-    #[test]
-    fn text_bounds() {
-        assert!(CommentText::parse(Some(&"x".repeat(500))).is_ok());
-        assert_eq!(CommentText::parse(Some("  hi  ")).unwrap().as_str(), "hi");
-        for bad in [
-            Some(""),
-            Some("   "),
-            Some(&"x".repeat(501)[..]),
-            Some("a\u{0}b"),
-            None,
-        ] {
-            let e = CommentText::parse(bad).unwrap_err();
-            assert!(e.to_string().contains("text"), "{e}");
-        }
-        assert!(CommentLike::parse(Some("DISLIKE")).is_err());
-        assert_eq!(CommentLike::parse(Some("NONE")), Ok(CommentLike(false)));
     }
 }

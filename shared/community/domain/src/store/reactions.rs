@@ -1,7 +1,7 @@
 //! Post reaction counts, moved off the post's key a batch at a time.
 //!
 //! A like, dislike or its removal writes the member's own row (`REACT#{post}#{member}`) and
-//! puts a [`ReactionChange`] on the reaction queue. The reaction counter (the view counter's
+//! puts a [`ReactionChange`](crate::queues::ReactionChange) on the reaction queue. The reaction counter (the view counter's
 //! function, `community-views`, on its second queue) counts a batch per post: it reads each
 //! member's row, adds `reaction - counted` of all of them to the post's counters with one
 //! `ADD`, and sets each row's `counted` (or deletes a counted removal) in the same transaction,
@@ -21,83 +21,14 @@
 //! second × 2 = 101 write units (10% of a partition), fewer when batches carry many posts.
 
 use futures::StreamExt;
-use platform::aws::sqs::Sqs;
 use platform::dynamo::{
     n, retry_on_conflict, s, Attributes, DynamoError, Item, RetryPolicy, Transaction,
     TransactionError,
 };
-use platform::{ConfigError, Env};
-use serde::{Deserialize, Serialize};
 
+use super::social::ReactionRow;
+use super::Store;
 use crate::keys;
-use crate::store::social::ReactionRow;
-use crate::store::Store;
-
-/// The reaction queue's message: `memberId` changed their reaction to `postId`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ReactionChange {
-    pub post_id: String,
-    pub member_id: String,
-}
-
-impl ReactionChange {
-    pub fn new(post_id: &str, member_id: &str) -> Self {
-        Self {
-            post_id: post_id.to_string(),
-            member_id: member_id.to_string(),
-        }
-    }
-
-    pub fn to_json(&self) -> String {
-        serde_json::json!({"postId": self.post_id, "memberId": self.member_id}).to_string()
-    }
-
-    /// Reads a message body: a uuid post and a uuid member.
-    pub fn parse(body: &str) -> Result<Self, String> {
-        let change: Self = serde_json::from_str(body).map_err(|e| e.to_string())?;
-        for (name, id) in [("postId", &change.post_id), ("memberId", &change.member_id)] {
-            uuid::Uuid::parse_str(id).map_err(|_| format!("{name} {id:?} is not a uuid"))?;
-        }
-        Ok(Self {
-            post_id: change.post_id.to_ascii_lowercase(),
-            member_id: change.member_id.to_ascii_lowercase(),
-        })
-    }
-}
-
-/// The reaction queue (`COMMUNITY_REACTION_QUEUE_URL`).
-#[derive(Clone, Debug)]
-pub struct ReactionQueue {
-    sqs: Sqs,
-    url: String,
-}
-
-/// Why a reaction change could not be queued.
-#[derive(Debug, thiserror::Error)]
-#[error("reaction queue: {0}")]
-pub struct ReactionQueueError(pub String);
-
-impl ReactionQueue {
-    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
-        Self {
-            sqs,
-            url: url.into(),
-        }
-    }
-
-    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
-        Ok(Self::new(sqs, env.require("COMMUNITY_REACTION_QUEUE_URL")?))
-    }
-
-    pub async fn send(&self, change: &ReactionChange) -> Result<(), ReactionQueueError> {
-        self.sqs
-            .send_message(&self.url, &change.to_json())
-            .await
-            .map(|_| ())
-            .map_err(|e| ReactionQueueError(e.to_string()))
-    }
-}
 
 /// Member rows of one post moved in one transaction: 99 and the post's `ADD` are DynamoDB's
 /// 100-item limit.
@@ -339,29 +270,4 @@ fn move_legacy_row(tx: &mut Transaction, post_id: &str, row: &Item) -> Result<()
     }
     tx.put(item, Some("attribute_not_exists(pk)"))?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn messages_round_trip_and_junk_is_refused() {
-        let change = ReactionChange::new(
-            "5B0F3C1E-0000-4000-8000-000000000001",
-            "5b0f3c1e-0000-4000-8000-000000000002",
-        );
-        let back = ReactionChange::parse(&change.to_json()).unwrap();
-        assert_eq!(back.post_id, "5b0f3c1e-0000-4000-8000-000000000001");
-        assert_eq!(back.member_id, "5b0f3c1e-0000-4000-8000-000000000002");
-        for junk in [
-            "",
-            "{}",
-            r#"{"postId":"x","memberId":"5b0f3c1e-0000-4000-8000-000000000002"}"#,
-            r#"{"postId":"5b0f3c1e-0000-4000-8000-000000000001","memberId":"REACT#x"}"#,
-            r#"{"postId":"5b0f3c1e-0000-4000-8000-000000000001","reader":"u.a","hour":1}"#,
-        ] {
-            assert!(ReactionChange::parse(junk).is_err(), "{junk}");
-        }
-    }
 }

@@ -1,60 +1,31 @@
-//! Reactions and bookmarks on posts: their inputs, answers, and the facade's calls.
-
-use platform::Invalid;
-use serde::Serialize;
-use utoipa::ToSchema;
+//! Reactions and bookmarks on posts: the facade's calls, and the reaction changes they send
+//! to the reaction counter.
 
 use crate::error::CommunityError;
-use crate::input::{PostId, UserId};
-use crate::store::social::{MarkError, Marks, ReactionKind};
-use crate::{Community, ReactionChange};
+use crate::input::{PostId, PostReaction, UserId};
+use crate::model::social::{BookmarkResult, ReactionKind, ReactionResult};
+use crate::model::{Post, PostCard};
+use crate::queues::ReactionChange;
+use crate::store::social::{MarkError, Marks};
 
-/// A reaction asked for on a post: LIKE, DISLIKE, or NONE to take it back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PostReaction(Option<ReactionKind>);
-
-impl PostReaction {
-    pub fn parse(raw: Option<&str>) -> Result<Self, Invalid> {
-        match raw {
-            Some("LIKE") => Ok(Self(Some(ReactionKind::Like))),
-            Some("DISLIKE") => Ok(Self(Some(ReactionKind::Dislike))),
-            Some("NONE") => Ok(Self(None)),
-            Some(_) => Err(Invalid::field("type", "must be LIKE, DISLIKE or NONE")),
-            None => Err(Invalid::field("type", "is required")),
-        }
-    }
-}
-
-/// A post's reaction counts and the caller's own reaction.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ReactionResult {
-    pub like_count: i64,
-    pub dislike_count: i64,
-    pub is_liked_by_me: bool,
-    pub is_disliked_by_me: bool,
-}
-
-/// A post's bookmark count and whether the caller has bookmarked it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct BookmarkResult {
-    pub save_count: i64,
-    pub is_bookmarked_by_me: bool,
-}
+use super::{unconfigured, with_marks, Community};
 
 impl Community {
     /// Sets the caller's reaction to a published post, or takes it back from any post that
     /// exists (unpublished or removed since included). The counts answered are the post's as
-    /// of the reaction counter's last batch with the caller's own change added; the change to
-    /// send to the reaction queue comes with them while the counter has it to count (also
-    /// when a retry finds the reaction already so: a send that failed is sent again).
+    /// of the reaction counter's last batch with the caller's own change added. The change is
+    /// sent to the reaction counter while it has it to count (also when a retry finds the
+    /// reaction already so: a send that failed is sent again); a failed send is a 503 (the
+    /// reaction is saved, and a retry sends it). When the write's outcome is unknown (busy,
+    /// or the table failed), the change is sent anyway: the counter reads the row, so a change
+    /// queued for a write that did not happen counts nothing.
     pub async fn react(
         &self,
         post: &PostId,
         caller: &UserId,
         reaction: PostReaction,
-    ) -> Result<(ReactionResult, Option<ReactionChange>), CommunityError> {
+    ) -> Result<ReactionResult, CommunityError> {
+        let change = ReactionChange::new(post.as_str(), caller.as_str());
         let reacted = match self
             .store()
             .react(post.as_str(), caller.as_str(), reaction.0)
@@ -62,23 +33,46 @@ impl Community {
         {
             Ok(reacted) => reacted,
             Err(e) => {
-                self.mark_outcome(post, caller, Err(e)).await?;
-                return Err(CommunityError::Busy);
+                let error = match self.mark_outcome(post, caller, Err(e)).await {
+                    Err(error) => error,
+                    Ok(()) => CommunityError::Busy,
+                };
+                if matches!(error, CommunityError::Busy | CommunityError::Store(_)) {
+                    if let Err(e) = self.send_reaction(&change).await {
+                        tracing::warn!(error = %e, "a reaction whose write is unknown was not queued");
+                    }
+                }
+                return Err(error);
             }
         };
         let (like_count, dislike_count) = reacted.counts();
-        let change = reacted
-            .to_count()
-            .then(|| ReactionChange::new(post.as_str(), caller.as_str()));
-        Ok((
-            ReactionResult {
-                like_count,
-                dislike_count,
-                is_liked_by_me: reacted.reaction() == Some(ReactionKind::Like),
-                is_disliked_by_me: reacted.reaction() == Some(ReactionKind::Dislike),
-            },
-            change,
-        ))
+        if reacted.to_count() {
+            // The reaction is saved; a retry finds it so and sends its change again.
+            self.send_reaction(&change).await?;
+        }
+        Ok(ReactionResult {
+            like_count,
+            dislike_count,
+            is_liked_by_me: reacted.reaction() == Some(ReactionKind::Like),
+            is_disliked_by_me: reacted.reaction() == Some(ReactionKind::Dislike),
+        })
+    }
+
+    /// Sends a reaction change to the reaction counter.
+    async fn send_reaction(&self, change: &ReactionChange) -> Result<(), CommunityError> {
+        let queue = self
+            .queues
+            .reactions
+            .as_ref()
+            .ok_or_else(|| unconfigured("reaction"))?;
+        queue
+            .send(change)
+            .await
+            .map_err(|e| CommunityError::NotQueued {
+                queue: "reaction",
+                what: "reaction change",
+                reason: e.to_string(),
+            })
     }
 
     /// Bookmarks a published post (`true`) or removes the caller's bookmark from any post
@@ -110,9 +104,9 @@ impl Community {
     /// Sets the caller's flags on a list of posts (nothing to do without a caller).
     pub async fn mark_posts(
         &self,
-        posts: Vec<crate::model::Post>,
+        posts: Vec<Post>,
         caller: Option<&UserId>,
-    ) -> Result<Vec<crate::model::Post>, CommunityError> {
+    ) -> Result<Vec<Post>, CommunityError> {
         let Some(caller) = caller else {
             return Ok(posts);
         };
@@ -121,16 +115,16 @@ impl Community {
         Ok(posts
             .into_iter()
             .zip(marks)
-            .map(|(p, m)| crate::service::with_marks(p, m))
+            .map(|(p, m)| with_marks(p, m))
             .collect())
     }
 
     /// Sets the caller's `isLikedByMe` on cards (nothing to do without a caller).
     pub async fn mark_cards(
         &self,
-        cards: Vec<crate::model::PostCard>,
+        cards: Vec<PostCard>,
         caller: Option<&UserId>,
-    ) -> Result<Vec<crate::model::PostCard>, CommunityError> {
+    ) -> Result<Vec<PostCard>, CommunityError> {
         let Some(caller) = caller else {
             return Ok(cards);
         };
@@ -178,24 +172,6 @@ impl Community {
             Err(MarkError::AccountGone) => Err(CommunityError::AccountGone),
             Err(MarkError::Busy | MarkError::Raced) => Err(CommunityError::Busy),
             Err(MarkError::Store(e)) => Err(CommunityError::Store(e)),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reaction_types() {
-        assert_eq!(
-            PostReaction::parse(Some("LIKE")),
-            Ok(PostReaction(Some(ReactionKind::Like)))
-        );
-        assert_eq!(PostReaction::parse(Some("NONE")), Ok(PostReaction(None)));
-        for bad in [Some("like"), Some(""), None] {
-            let e = PostReaction::parse(bad).unwrap_err();
-            assert!(e.to_string().contains("type"), "{e}");
         }
     }
 }

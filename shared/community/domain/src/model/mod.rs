@@ -1,6 +1,13 @@
 //! What the community service answers, in the API's field names. Schema names that would
 //! clash with the news reader's in the merged contract take a `Community` prefix.
 
+pub mod comments;
+pub mod jobs;
+pub mod moderation;
+pub mod social;
+pub mod stats;
+pub mod summary;
+
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -43,7 +50,7 @@ pub struct Post {
     /// The AI summary of the content (null before the first; while PENDING, the previous).
     pub summary: Option<String>,
     /// `PENDING`, `COMPLETED` or `FAILED`; null for a post never published.
-    #[schema(value_type = Option<crate::summary::SummaryStatusName>)]
+    #[schema(value_type = Option<summary::SummaryStatusName>)]
     pub summary_status: Option<String>,
     #[schema(format = "date-time")]
     pub summary_generated_at: Option<String>,
@@ -136,4 +143,13 @@ pub struct TopicCategory {
     pub label: String,
     pub sort_order: u32,
     pub topics: Vec<Topic>,
+}
+
+/// Which of a user's lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserList {
+    /// Posts written, in this status (drafts: the owner only).
+    Posts(crate::input::PostStatus),
+    Bookmarks,
+    Likes,
 }
