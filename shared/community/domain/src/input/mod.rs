@@ -53,6 +53,15 @@ pub use search::{SearchText, MAX_QUERY_CHARS};
 pub use social::PostReaction;
 pub use topics::{slug, FollowerDeltas, IdempotencyKey, TopicName, TopicNames};
 
+/// Which of a user's lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserList {
+    /// Posts written, in this status (drafts: the owner only).
+    Posts(PostStatus),
+    Bookmarks,
+    Likes,
+}
+
 #[cfg(test)]
 mod tests {
     use platform::Invalid;

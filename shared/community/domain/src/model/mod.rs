@@ -144,12 +144,3 @@ pub struct TopicCategory {
     pub sort_order: u32,
     pub topics: Vec<Topic>,
 }
-
-/// Which of a user's lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UserList {
-    /// Posts written, in this status (drafts: the owner only).
-    Posts(crate::input::PostStatus),
-    Bookmarks,
-    Likes,
-}

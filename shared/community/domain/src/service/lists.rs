@@ -3,8 +3,8 @@
 
 use crate::error::CommunityError;
 use crate::identity::Identity;
-use crate::input::{PageRequest, PostStatus, UserId};
-use crate::model::{PostPage, UserList};
+use crate::input::{PageRequest, PostStatus, UserId, UserList};
+use crate::model::PostPage;
 
 use super::{full, page_of, with_marks, Community};
 

@@ -4,9 +4,9 @@
 use platform::dynamo::{Attributes, DynamoError};
 
 use super::{list_page, ListKeys, Store};
+use crate::input::UserList;
 use crate::input::{PageRequest, PostStatus};
 use crate::keys;
-use crate::model::UserList;
 
 /// The list's `gsi1` partition and the `PROFILE` counter holding its total.
 fn index(list: UserList, user: &str) -> (String, &'static str) {
