@@ -14,7 +14,6 @@ mod accounts;
 pub mod brake;
 mod comments;
 pub mod errors;
-pub mod identity;
 mod lists;
 mod moderation;
 mod posts;
@@ -36,6 +35,7 @@ use community::{
     CleanupQueue, Community, IndexQueue, PostSearch, ReactionQueue, SummaryQueue, ViewQueue,
 };
 use community_search::DynamoSearchIndex;
+use identity_client::IdentityClient;
 use platform::auth::{AuthUser, MaybeUser};
 use platform::aws::AwsClients;
 use platform::http::DEFAULT_BODY_LIMIT;
@@ -46,7 +46,6 @@ use utoipa::OpenApi;
 
 use crate::brake::WriteBrake;
 use crate::errors::Error;
-use crate::identity::UsersDirectory;
 
 /// The salt of anonymous readers' hashed addresses: the internal service token, a secret the
 /// function already holds; without one, random per cold start (views then dedupe per instance).
@@ -80,7 +79,7 @@ pub struct AppState {
     view_salt: Arc<[u8]>,
     verifier: Arc<TokenVerifier>,
     internal_token: InternalToken,
-    users: UsersDirectory,
+    users: IdentityClient,
     brake: Arc<WriteBrake>,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
@@ -158,7 +157,7 @@ pub fn app(
         view_salt: view_salt(env),
         verifier: Arc::new(verifier),
         internal_token: InternalToken::from_env(env),
-        users: UsersDirectory::new(
+        users: IdentityClient::new(
             IDENTITY_TIMEOUT,
             env.get("INTERNAL_SERVICE_TOKEN").map(str::to_string),
         )?,

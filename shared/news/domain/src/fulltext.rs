@@ -13,54 +13,15 @@ use crate::fetch::{FeedFetcher, FetchOutcome, Validators};
 use crate::html::html_to_paragraphs;
 use crate::store::cut_to_bytes;
 
-/// Whether a source's articles get the text of their page.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    utoipa::ToSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum FullTextMode {
-    /// Every new article's page is fetched.
-    On,
-    /// Only the feed's text is kept.
-    Off,
-    /// A new article's page is fetched when the feed's entry is short (an excerpt).
-    #[default]
-    Auto,
-}
+// The mode is part of a source's answer, defined with the news client.
+pub use news_client::FullTextMode;
 
-impl FullTextMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::On => "on",
-            Self::Off => "off",
-            Self::Auto => "auto",
-        }
-    }
-
-    /// The mode a stored value names; anything else is the default.
-    pub fn from_stored(value: Option<&str>) -> Self {
-        match value {
-            Some("on") => Self::On,
-            Some("off") => Self::Off,
-            _ => Self::Auto,
-        }
-    }
-
-    /// Whether an entry whose feed text is `paragraphs` gets its page's text.
-    pub fn wants(self, paragraphs: &[String]) -> bool {
-        match self {
-            Self::On => true,
-            Self::Off => false,
-            Self::Auto => paragraphs.iter().map(String::len).sum::<usize>() < SHORT_ENTRY_BYTES,
-        }
+/// Whether an entry whose feed text is `paragraphs` gets its page's text under `mode`.
+pub fn wants(mode: FullTextMode, paragraphs: &[String]) -> bool {
+    match mode {
+        FullTextMode::On => true,
+        FullTextMode::Off => false,
+        FullTextMode::Auto => paragraphs.iter().map(String::len).sum::<usize>() < SHORT_ENTRY_BYTES,
     }
 }
 
@@ -368,10 +329,10 @@ mod tests {
     fn auto_fetches_short_entries_only() {
         let short = vec!["A teaser of the story.".to_string()];
         let long = vec!["x".repeat(SHORT_ENTRY_BYTES)];
-        assert!(FullTextMode::Auto.wants(&short));
-        assert!(!FullTextMode::Auto.wants(&long));
-        assert!(FullTextMode::On.wants(&long));
-        assert!(!FullTextMode::Off.wants(&short));
+        assert!(wants(FullTextMode::Auto, &short));
+        assert!(!wants(FullTextMode::Auto, &long));
+        assert!(wants(FullTextMode::On, &long));
+        assert!(!wants(FullTextMode::Off, &short));
         assert_eq!(FullTextMode::from_stored(None), FullTextMode::Auto);
         assert_eq!(FullTextMode::from_stored(Some("off")), FullTextMode::Off);
     }
