@@ -13,7 +13,6 @@
 mod accounts;
 pub mod brake;
 mod comments;
-pub mod identity;
 mod lists;
 mod moderation;
 mod posts;
@@ -33,6 +32,7 @@ use community::input::{PageRequest, UserId};
 use community::model::{Author, Post, PostCard, PostPage, Topic, TopicCategory, TopicRef};
 use community::{Community, PostSearch, QueueName};
 use community_search::DynamoSearchIndex;
+use identity_client::IdentityClient;
 use platform::auth::{AuthUser, MaybeUser};
 use platform::aws::AwsClients;
 use platform::http::DEFAULT_BODY_LIMIT;
@@ -41,8 +41,6 @@ use platform::ratelimit::Brake;
 use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{ApiError, BoxError, Env, ErrorStyle};
 use utoipa::OpenApi;
-
-use crate::identity::UsersDirectory;
 
 /// The salt of anonymous readers' hashed addresses: the internal service token, a secret the
 /// function already holds; without one, random per cold start (views then dedupe per instance).
@@ -71,7 +69,7 @@ pub struct AppState {
     view_salt: Arc<[u8]>,
     verifier: Arc<TokenVerifier>,
     internal_token: InternalToken,
-    users: UsersDirectory,
+    users: IdentityClient,
     brake: Arc<Brake>,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
@@ -125,7 +123,7 @@ pub fn app(
         view_salt: view_salt(env),
         verifier: Arc::new(verifier),
         internal_token: InternalToken::from_env(env),
-        users: UsersDirectory::new(
+        users: IdentityClient::new(
             IDENTITY_TIMEOUT,
             env.get("INTERNAL_SERVICE_TOKEN").map(str::to_string),
         )?,

@@ -9,8 +9,7 @@ use identity::model::{SourceId, UserId};
 use identity::tokens::TokenIssuer;
 use identity::{ContentError, SourceSubscriptions, SubscribedSource, Unsubscribed};
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The service identity the identity function presents to the content service.
 pub const CLIENT_ID: &str = "users-service";
@@ -46,16 +45,6 @@ impl ContentService {
 pub struct ContentApi<'a> {
     service: &'a ContentService,
     base: Option<String>,
-}
-
-/// The content service's answer to an unsubscribe: the source's fields (when it remains)
-/// and whether the last subscriber's leaving deleted it.
-#[derive(Deserialize)]
-struct UnsubscribeAnswer {
-    #[serde(default)]
-    deleted: bool,
-    #[serde(flatten)]
-    source: Map<String, Value>,
 }
 
 impl ContentApi<'_> {
@@ -121,7 +110,8 @@ impl SourceSubscriptions for ContentApi<'_> {
         user: &UserId,
         source: &SourceId,
     ) -> Result<SubscribedSource, ContentError> {
-        self.call(reqwest::Method::POST, user, source).await
+        let source: news_client::Source = self.call(reqwest::Method::POST, user, source).await?;
+        Ok(SubscribedSource(fields(&source)?))
     }
 
     async fn unsubscribe(
@@ -129,24 +119,38 @@ impl SourceSubscriptions for ContentApi<'_> {
         user: &UserId,
         source: &SourceId,
     ) -> Result<Unsubscribed, ContentError> {
-        let answer: UnsubscribeAnswer = self.call(reqwest::Method::DELETE, user, source).await?;
-        Ok(outcome(answer))
+        let answer: news_client::Unsubscribed =
+            self.call(reqwest::Method::DELETE, user, source).await?;
+        outcome(&answer)
     }
 
     async fn take_back(&self, user: &UserId, source: &SourceId) -> Result<(), ContentError> {
-        let _: UnsubscribeAnswer = self
+        let _: news_client::Unsubscribed = self
             .call_with(reqwest::Method::DELETE, user, source, "?keepSource=true")
             .await?;
         Ok(())
     }
 }
 
-fn outcome(answer: UnsubscribeAnswer) -> Unsubscribed {
-    if answer.deleted {
-        Unsubscribed::SourceDeleted
-    } else {
-        Unsubscribed::SourceRemains(SubscribedSource(answer.source))
+/// What identity passes on of the content service's answer: its fields, unchanged.
+fn fields(answer: &impl serde::Serialize) -> Result<serde_json::Map<String, Value>, ContentError> {
+    match serde_json::to_value(answer) {
+        Ok(Value::Object(fields)) => Ok(fields),
+        Ok(_) => Err(ContentError::Failed(
+            "unreadable answer: not an object".into(),
+        )),
+        Err(e) => Err(ContentError::Failed(format!("unreadable answer: {e}"))),
     }
+}
+
+/// The source's fields when it remains (without `deleted`), else that it was deleted.
+fn outcome(answer: &news_client::Unsubscribed) -> Result<Unsubscribed, ContentError> {
+    if answer.is_deleted() {
+        return Ok(Unsubscribed::SourceDeleted);
+    }
+    let mut source = fields(answer)?;
+    source.remove("deleted");
+    Ok(Unsubscribed::SourceRemains(SubscribedSource(source)))
 }
 
 #[cfg(test)]
@@ -155,19 +159,22 @@ mod tests {
 
     #[test]
     fn an_unsubscribe_answer_says_whether_the_source_remains() {
-        let remains: UnsubscribeAnswer =
+        let remains: news_client::Unsubscribed =
             serde_json::from_str(r#"{"id": "s1", "subscriberCount": 1, "deleted": false}"#)
                 .expect("json");
-        let Unsubscribed::SourceRemains(source) = outcome(remains) else {
+        let Ok(Unsubscribed::SourceRemains(source)) = outcome(&remains) else {
             panic!("the source remains");
         };
         assert_eq!(
             serde_json::to_value(source).expect("json"),
             serde_json::json!({"id": "s1", "subscriberCount": 1})
         );
-        let deleted: UnsubscribeAnswer =
+        let deleted: news_client::Unsubscribed =
             serde_json::from_str(r#"{"id": "s1", "subscriberCount": 0, "deleted": true}"#)
                 .expect("json");
-        assert_eq!(outcome(deleted), Unsubscribed::SourceDeleted);
+        assert_eq!(
+            outcome(&deleted).expect("read"),
+            Unsubscribed::SourceDeleted
+        );
     }
 }

@@ -3,12 +3,12 @@
 use axum::extract::{Path, State};
 use axum::routing::get;
 use axum::Router;
-use identity::model::{Role, UserId};
+use identity::model::UserId;
+use identity_client::{InternalUser, InternalUserIds};
 use platform::auth::InternalService;
 use platform::openapi::ErrorBody;
 use platform::ApiError;
-use serde::Serialize;
-use utoipa::{OpenApi, ToSchema};
+use utoipa::OpenApi;
 
 use crate::errors::Error;
 use crate::AppState;
@@ -26,25 +26,6 @@ pub(crate) fn routes() -> Router<AppState> {
     components(schemas(InternalUser, InternalUserIds))
 )]
 pub(crate) struct DirectoryApi;
-
-/// A user as other services of the platform see them (the community's authors and list
-/// privacy).
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-struct InternalUser {
-    #[schema(format = Uuid)]
-    id: String,
-    username: String,
-    /// The profile's name, else the username.
-    display_name: String,
-    roles: Vec<Role>,
-    /// Whether others may see the user's bookmarks (false until the user turns it on).
-    show_bookmarks: bool,
-    /// Whether others may see the user's likes (false until the user turns it on).
-    show_likes: bool,
-    /// The topic slugs the user follows (the community's personal digests).
-    followed_topics: Vec<String>,
-}
 
 /// A user's public profile and list-privacy settings, for the platform's own services.
 #[utoipa::path(
@@ -81,16 +62,6 @@ async fn internal_user(
         show_likes: settings.show_likes,
         followed_topics: settings.followed_topics,
     }))
-}
-
-/// A page of the user directory.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-struct InternalUserIds {
-    /// User ids in id order.
-    ids: Vec<String>,
-    /// The `cursor` of the next page; null on the last one.
-    next_cursor: Option<String>,
 }
 
 /// The page query of the user directory.

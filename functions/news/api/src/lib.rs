@@ -6,7 +6,6 @@
 //! parsing; its `store` module documents the table's access patterns); [`errors`] turns the
 //! domain's errors into HTTP answers.
 
-pub mod accounts;
 mod articles;
 pub mod brake;
 pub mod errors;
@@ -22,6 +21,7 @@ use axum::extract::{FromRef, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
+use identity_client::IdentityClient;
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
 use news::{FullTextMode, News};
 use platform::auth::Scope;
@@ -31,7 +31,6 @@ use platform::tokens::TokenVerifier;
 use platform::{BoxError, Env, ErrorStyle};
 use utoipa::OpenApi;
 
-use crate::accounts::UsersService;
 pub use crate::articles::SavedArticleId;
 use crate::articles::SavedArticles;
 use crate::brake::SubmissionBrake;
@@ -65,7 +64,7 @@ const USERS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 pub struct AppState {
     news: Arc<News>,
     verifier: Arc<TokenVerifier>,
-    users: UsersService,
+    users: IdentityClient,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
     submissions: Arc<SubmissionBrake>,
@@ -102,7 +101,7 @@ pub fn app(
     let state = AppState {
         news,
         verifier,
-        users: UsersService::new(USERS_TIMEOUT)?,
+        users: IdentityClient::new(USERS_TIMEOUT, None)?,
         internal_api_url,
         submissions: Arc::new(submissions),
     };

@@ -122,7 +122,7 @@ pub(crate) async fn submit_source(
         .unwrap_or_default()
         .to_string();
     let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
-    let accounts = state.users.caller(base, authorization);
+    let accounts = state.users.at(base).caller(Some(authorization));
     let Submitted { source, created } = state.news.submit_as_user(&accounts, &url).await?;
     let status = if created {
         StatusCode::CREATED

@@ -10,20 +10,12 @@ use std::time::{Duration, Instant};
 use assistant::{Article, ArticleError, ArticleId, ArticleSource};
 use platform::otel::{Otel, SpanKind, TRACEPARENT};
 use platform::Env;
-use serde::Deserialize;
 use url::Url;
 
 /// How long the content service may take for one article.
 pub const CONTENT_TIMEOUT: Duration = Duration::from_secs(10);
 /// An article body larger than this is not an article.
 const MAX_ARTICLE_BYTES: usize = 8 * 1024 * 1024;
-
-/// The fields of the content service's article that the assistant reads.
-#[derive(Deserialize)]
-struct ArticleBody {
-    title: Option<String>,
-    paragraphs: Option<Vec<String>>,
-}
 
 /// A base URL that cannot be called.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -133,10 +125,10 @@ impl ContentApi {
             }
             bytes.extend_from_slice(&chunk);
         }
-        let article: ArticleBody = serde_json::from_slice(&bytes)
+        let article: news_client::Article = serde_json::from_slice(&bytes)
             .map_err(|e| unavailable(format!("unreadable article: {e}")))?;
         Ok(Article {
-            title: article.title.unwrap_or_default(),
+            title: article.title,
             paragraphs: article.paragraphs.unwrap_or_default(),
         })
     }

@@ -5,13 +5,12 @@
 //! Each handler parses its input into `recipes::input` types and makes one call on
 //! [`recipes::Recipes`]; [`errors`] turns the domain's errors into the detailed
 //! error body. The AI routes are braked per user ([`brake`]) and read the caller's
-//! preferences from identity ([`identity`]). `DELETE /api/recipes/internal/users/{id}` is
+//! preferences from identity (its client, `identity_client`). `DELETE /api/recipes/internal/users/{id}` is
 //! identity's call when it deletes an account ([`accounts`]).
 
 pub mod accounts;
 pub mod brake;
 pub mod errors;
-pub mod identity;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +20,7 @@ use axum::http::{header, Extensions, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::Router;
+use identity_client::{Caller, IdentityClient};
 use llm::provider_override::{Deployment, StoredOverride};
 use llm::{Llm, LlmConfig};
 use platform::accounts::CleanupQueue;
@@ -43,7 +43,6 @@ use utoipa::{IntoParams, OpenApi, ToSchema};
 
 use crate::brake::{AiBrake, TooManyAiRequests};
 use crate::errors::Error;
-use crate::identity::Identity;
 
 /// The public path prefix of this route family.
 pub const PREFIX: &str = "/api/recipes";
@@ -60,7 +59,7 @@ pub struct AppState {
     recipes: Arc<Recipes>,
     verifier: Arc<TokenVerifier>,
     brake: Arc<AiBrake>,
-    identity: Identity,
+    identity: IdentityClient,
     cleanup_queue: CleanupQueue,
     internal_token: InternalToken,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
@@ -131,7 +130,7 @@ pub fn app(
         recipes,
         verifier: Arc::new(verifier),
         brake: Arc::new(brake),
-        identity: Identity::new(IDENTITY_TIMEOUT)?,
+        identity: IdentityClient::new(IDENTITY_TIMEOUT, None)?,
         cleanup_queue: internal.cleanup_queue,
         internal_token: internal.token,
         internal_api_url: internal.api_url,
@@ -366,9 +365,9 @@ async fn update(
 }
 
 impl AppState {
-    fn caller(&self, extensions: &Extensions, headers: &HeaderMap) -> identity::Caller<'_> {
-        self.identity.caller(
-            platform::http::internal_api_base(self.internal_api_url.as_deref(), extensions),
+    fn caller(&self, extensions: &Extensions, headers: &HeaderMap) -> Caller<'_> {
+        let base = platform::http::internal_api_base(self.internal_api_url.as_deref(), extensions);
+        self.identity.at(base).caller(
             headers
                 .get(header::AUTHORIZATION)
                 .and_then(|v| v.to_str().ok())

@@ -5,8 +5,7 @@
 //!   (no token), newest first, paged until an article older than the day, at most
 //!   [`MAX_PAGES`] pages a topic;
 //! - users: identity's `GET /api/users/internal/users/{id}` (`followedTopics`) and
-//!   `GET /api/users/internal/users?cursor=&limit=` (the directory), with
-//!   `X-Internal-Service-Token`;
+//!   `GET /api/users/internal/users?cursor=&limit=` (the directory), through its client;
 //! - community topics: `GET /api/v1/topics/stats` (public), matched by slug.
 //!
 //! Every call has a timeout ([`CALL_TIMEOUT`]) and a size cap; any failure is a
@@ -17,6 +16,8 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use community_digests::input::{DigestDate, DigestTimezone, UserId};
 use community_digests::{ArticleRef, CommunityTopics, NewsArticles, NewsTopic, PortError, Users};
+use identity_client::{CallError, IdentityClient};
+use news_client::{Article, Page};
 use platform::auth::INTERNAL_TOKEN_HEADER;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -35,6 +36,7 @@ const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 pub struct Services {
     http: reqwest::Client,
     internal_token: Option<String>,
+    identity: IdentityClient,
     timezone: DigestTimezone,
 }
 
@@ -48,6 +50,7 @@ impl Services {
             .connect_timeout(CALL_TIMEOUT)
             .build()?;
         Ok(Self {
+            identity: IdentityClient::with_http(http.clone(), internal_token.clone()),
             http,
             internal_token,
             timezone,
@@ -136,38 +139,6 @@ impl Api<'_> {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ArticlePage {
-    #[serde(default)]
-    content: Vec<Article>,
-    #[serde(default)]
-    total_pages: u64,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Article {
-    id: String,
-    #[serde(default)]
-    source_id: String,
-    #[serde(default)]
-    source_title: String,
-    #[serde(default)]
-    title: String,
-    link: Option<String>,
-    published_at: String,
-    summary: Option<String>,
-    #[serde(default)]
-    topics: Vec<Topic>,
-}
-
-#[derive(Deserialize)]
-struct Topic {
-    id: String,
-    name: String,
-}
-
 const CONTENT: &str = "content service";
 const IDENTITY: &str = "identity service";
 const COMMUNITY: &str = "community service";
@@ -190,7 +161,7 @@ impl Api<'_> {
             }
             // An unknown topic is a page without articles, not a 404; a 404 is the end.
             let Some(answer) = self
-                .get::<ArticlePage>(CONTENT, url.clone(), &query, false)
+                .get::<Page<Article>>(CONTENT, url.clone(), &query, false)
                 .await?
             else {
                 break;
@@ -272,27 +243,26 @@ impl NewsArticles for Api<'_> {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct InternalUser {
-    #[serde(default)]
-    followed_topics: Vec<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct UserIds {
-    #[serde(default)]
-    ids: Vec<String>,
-    next_cursor: Option<String>,
+/// A failed call as the digests say it, naming the service.
+fn port_error(service: &'static str, e: CallError) -> PortError {
+    let reason = match e {
+        CallError::Send(e) if e.is_timeout() => {
+            format!("no answer within {} s", CALL_TIMEOUT.as_secs())
+        }
+        CallError::Send(_) => "unreachable".to_string(),
+        CallError::Status(status) => format!("answered HTTP {status}"),
+        e => e.to_string(),
+    };
+    PortError::new(service, reason)
 }
 
 impl Users for Api<'_> {
     async fn followed_topics(&self, user: &UserId) -> Result<Option<Vec<String>>, PortError> {
-        let url = format!("{}/api/users/internal/users/{user}", self.base(IDENTITY)?);
-        Ok(self
-            .get::<InternalUser>(IDENTITY, url, &[], true)
-            .await?
+        let identity = self.services.identity.at(self.base.clone());
+        Ok(identity
+            .internal_user(&user.to_string())
+            .await
+            .map_err(|e| port_error(IDENTITY, e))?
             .map(|u| u.followed_topics))
     }
 
@@ -301,14 +271,11 @@ impl Users for Api<'_> {
         cursor: Option<&str>,
         limit: usize,
     ) -> Result<(Vec<String>, Option<String>), PortError> {
-        let url = format!("{}/api/users/internal/users", self.base(IDENTITY)?);
-        let mut query = vec![("limit", limit.to_string())];
-        if let Some(c) = cursor {
-            query.push(("cursor", c.to_string()));
-        }
-        let answer = self
-            .get::<UserIds>(IDENTITY, url, &query, true)
-            .await?
+        let identity = self.services.identity.at(self.base.clone());
+        let answer = identity
+            .internal_user_ids(cursor, limit)
+            .await
+            .map_err(|e| port_error(IDENTITY, e))?
             .ok_or_else(|| PortError::new(IDENTITY, "the user directory answered 404"))?;
         Ok((answer.ids, answer.next_cursor))
     }

@@ -1,7 +1,10 @@
 //! The [`Identity`] port: what the community service needs to know about a user, asked of the
-//! identity (users) service, which stays the only reader of its table.
+//! identity (users) service, which stays the only reader of its table: over HTTP, its client's
+//! `GET /api/users/internal/users/{id}` (internal service token).
 
 use std::future::Future;
+
+use identity_client::{CallError, IdentityApi};
 
 use crate::input::UserId;
 
@@ -55,4 +58,32 @@ pub trait Identity: Send + Sync {
         &self,
         user: &UserId,
     ) -> impl Future<Output = Result<Option<Profile>, IdentityError>> + Send;
+}
+
+impl Identity for IdentityApi<'_> {
+    async fn profile(&self, user: &UserId) -> Result<Option<Profile>, IdentityError> {
+        let found = self
+            .internal_user(user.as_str())
+            .await
+            .map_err(|e| match e {
+                e if e.is_busy() => IdentityError::Busy(e.to_string()),
+                CallError::Unreadable(e) => {
+                    IdentityError::Failed(format!("unreadable profile: {e}"))
+                }
+                CallError::CutOff(e) => IdentityError::Failed(format!("unreadable profile: {e}")),
+                e => IdentityError::Failed(e.to_string()),
+            })?;
+        Ok(found.map(|user| Profile {
+            display_name: if user.display_name.trim().is_empty() {
+                user.username.clone()
+            } else {
+                user.display_name
+            },
+            id: user.id,
+            username: user.username,
+            roles: user.roles.iter().map(|r| r.as_str().to_string()).collect(),
+            show_bookmarks: user.show_bookmarks,
+            show_likes: user.show_likes,
+        }))
+    }
 }

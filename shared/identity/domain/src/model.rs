@@ -219,35 +219,8 @@ pub struct Subscriptions {
     pub source_ids: Vec<String>,
 }
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema,
-)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Role {
-    User,
-    Operator,
-    Admin,
-}
-
-impl Role {
-    /// The role a token or a stored profile names; `None` for one this code does not know.
-    pub fn parse(raw: &str) -> Option<Self> {
-        match raw {
-            platform::tokens::ROLE_USER => Some(Role::User),
-            platform::tokens::ROLE_OPERATOR => Some(Role::Operator),
-            platform::tokens::ROLE_ADMIN => Some(Role::Admin),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::User => platform::tokens::ROLE_USER,
-            Role::Operator => platform::tokens::ROLE_OPERATOR,
-            Role::Admin => platform::tokens::ROLE_ADMIN,
-        }
-    }
-}
+// The roles other products read too, defined with identity's client.
+pub use identity_client::Role;
 
 /// A user's profile as the API shows it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
@@ -391,5 +364,8 @@ mod tests {
         }
         assert_eq!(Role::parse("ADMIN"), Some(Role::Admin));
         assert_eq!(Role::parse("ROOT"), None);
+        for name in platform::tokens::ROLES {
+            assert_eq!(Role::parse(name).map(Role::as_str), Some(name));
+        }
     }
 }

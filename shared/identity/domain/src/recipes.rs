@@ -7,9 +7,12 @@
 //! token is the platform's one JWT. What clients send is parsed here, like [`crate::input`].
 
 use platform::{FieldError, Invalid};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::input::Credentials;
+
+// The answers identity serves the recipe service, defined with its client.
+pub use identity_client::recipes::{RecipeLanguage, RecipeTheme, RecipeUser, UserPreferences};
 
 /// The longest recipe username and the password bounds (the recipe service's Credentials).
 pub const MAX_USERNAME: usize = 64;
@@ -113,53 +116,6 @@ impl RecipeCredentials {
             password: account.password,
         })
     }
-}
-
-/// The language of the recipe service's UI and of generated recipes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[schema(as = RecipeLanguage)]
-pub enum RecipeLanguage {
-    #[default]
-    #[serde(rename = "EN")]
-    En,
-    #[serde(rename = "DE")]
-    De,
-    #[serde(rename = "HU")]
-    Hu,
-}
-
-/// The recipe UI's theme.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[schema(as = RecipeTheme)]
-pub enum RecipeTheme {
-    #[default]
-    #[serde(rename = "LIGHT")]
-    Light,
-    #[serde(rename = "DARK")]
-    Dark,
-}
-
-/// The recipe service's UserPreferences, as stored and shown.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase", default)]
-pub struct UserPreferences {
-    pub language: RecipeLanguage,
-    pub theme: RecipeTheme,
-    /// Diets the user follows (`vegetarian`, `vegan`, ...); generation honours them.
-    #[schema(max_items = 20)]
-    pub diet: Vec<String>,
-    /// Ingredients the user must not get; a generated recipe naming one is never returned.
-    #[schema(max_items = 50)]
-    pub allergies: Vec<String>,
-    #[schema(max_items = 20)]
-    pub about_me: Vec<String>,
-}
-
-/// The recipe service's view of the signed-in user.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct RecipeUser {
-    pub username: String,
-    pub preferences: UserPreferences,
 }
 
 /// A preference entry (diet, allergy): 1 to 100 characters, not blank.

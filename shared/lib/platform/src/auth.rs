@@ -217,7 +217,7 @@ where
     }
 }
 
-pub const INTERNAL_TOKEN_HEADER: &str = "x-internal-service-token";
+pub use crate::call::INTERNAL_TOKEN_HEADER;
 
 /// A caller that presented the internal service token (401 otherwise).
 #[derive(Debug, Clone, Copy)]

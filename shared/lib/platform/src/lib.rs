@@ -25,8 +25,13 @@ pub mod auth;
 pub mod aws;
 #[cfg(feature = "edge")]
 pub mod batch;
+// The header name too, which the internal routes' guard (`auth`, over `aws`) reads.
+#[cfg(any(feature = "http-client", feature = "aws"))]
+pub mod call;
 pub mod clock;
 pub mod config;
+#[cfg(feature = "contract")]
+pub mod contract;
 pub mod cursor;
 #[cfg(feature = "edge")]
 pub mod custom_resource;

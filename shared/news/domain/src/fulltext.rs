@@ -13,6 +13,19 @@ use crate::fetch::{FeedFetcher, FetchOutcome, Validators};
 use crate::html::html_to_paragraphs;
 use crate::store::cut_to_bytes;
 
+use crate::model::FullTextMode;
+
+/// Whether an entry whose feed text is `paragraphs` gets its page's text under `mode`.
+pub fn wants(mode: FullTextMode, paragraphs: &[String]) -> bool {
+    match mode {
+        FullTextMode::On => true,
+        FullTextMode::Off => false,
+        FullTextMode::Auto => paragraphs.iter().map(String::len).sum::<usize>() < SHORT_ENTRY_BYTES,
+    }
+}
+
+/// An entry with less text than this is an excerpt (`auto` fetches its page).
+pub const SHORT_ENTRY_BYTES: usize = 600;
 /// The most text an article keeps from its page: far inside the 400 KB item.
 pub const MAX_FULL_TEXT_BYTES: usize = 128 * 1024;
 /// Pages fetched in one refresh; the newer entries come first, the rest keep the excerpt.
@@ -310,16 +323,15 @@ impl PageReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{FullTextMode, SHORT_ENTRY_BYTES};
 
     #[test]
     fn auto_fetches_short_entries_only() {
         let short = vec!["A teaser of the story.".to_string()];
         let long = vec!["x".repeat(SHORT_ENTRY_BYTES)];
-        assert!(FullTextMode::Auto.wants(&short));
-        assert!(!FullTextMode::Auto.wants(&long));
-        assert!(FullTextMode::On.wants(&long));
-        assert!(!FullTextMode::Off.wants(&short));
+        assert!(wants(FullTextMode::Auto, &short));
+        assert!(!wants(FullTextMode::Auto, &long));
+        assert!(wants(FullTextMode::On, &long));
+        assert!(!wants(FullTextMode::Off, &short));
         assert_eq!(FullTextMode::from_stored(None), FullTextMode::Auto);
         assert_eq!(FullTextMode::from_stored(Some("off")), FullTextMode::Off);
     }

@@ -10,6 +10,7 @@
 
 pub mod ai;
 pub mod error;
+mod identity;
 pub mod input;
 pub mod model;
 pub mod nutrients;

@@ -53,7 +53,7 @@ impl Ingest {
         };
         let wanted: Vec<&str> = articles
             .iter()
-            .filter(|a| a.link.is_some() && source.full_text.wants(&a.paragraphs))
+            .filter(|a| a.link.is_some() && crate::fulltext::wants(source.full_text, &a.paragraphs))
             .map(|a| a.id.as_str())
             .collect();
         let stored = if wanted.is_empty() {
@@ -66,7 +66,9 @@ impl Ingest {
         let fresh: Vec<(usize, String)> = articles
             .iter()
             .enumerate()
-            .filter(|(_, a)| source.full_text.wants(&a.paragraphs) && !stored.contains(&a.id))
+            .filter(|(_, a)| {
+                crate::fulltext::wants(source.full_text, &a.paragraphs) && !stored.contains(&a.id)
+            })
             .filter(|(_, a)| seen.insert(a.id.clone()))
             .filter_map(|(i, a)| a.link.clone().map(|link| (i, link)))
             .collect();

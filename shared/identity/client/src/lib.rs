@@ -1,0 +1,178 @@
+//! The identity product as the other products call it: the answers of its routes for the
+//! platform's own services ([`directory`], [`recipes`]), the types identity's handlers
+//! serialize, and [`IdentityClient`], which calls them.
+//!
+//! - `GET /api/users/internal/users/{id}` and `GET /api/users/internal/users?cursor=&limit=`,
+//!   with the internal service token (the community's authors, the digests' users);
+//! - `GET /api/recipes/users/me` and `GET /api/users/users/me`, with the caller's own token
+//!   (the recipes' preferences, news's check that a submitter's account exists).
+//!
+//! Failures are [`CallError`]s; each caller answers them as its port says.
+
+use std::time::Duration;
+
+pub use platform::call::CallError;
+use platform::call::{read_json, send, INTERNAL_TOKEN_HEADER};
+
+pub mod directory;
+pub mod recipes;
+
+pub use directory::{InternalUser, InternalUserIds, Role};
+pub use recipes::{RecipeLanguage, RecipeTheme, RecipeUser, UserPreferences};
+
+/// The HTTP client and the internal service token, built once per cold start.
+#[derive(Clone, Debug)]
+pub struct IdentityClient {
+    http: reqwest::Client,
+    token: Option<String>,
+}
+
+impl IdentityClient {
+    /// A client whose calls, connecting included, end after `timeout`; `token` is
+    /// `INTERNAL_SERVICE_TOKEN`.
+    pub fn new(timeout: Duration, token: Option<String>) -> Result<Self, reqwest::Error> {
+        let http = platform::tls::http_client()
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .build()?;
+        Ok(Self::with_http(http, token))
+    }
+
+    /// A client on an HTTP client the caller already holds for other products.
+    pub fn with_http(http: reqwest::Client, token: Option<String>) -> Self {
+        Self { http, token }
+    }
+
+    /// Identity behind the API at `base` (`None`: it cannot be located, and every call fails
+    /// with [`CallError::NoBase`]).
+    pub fn at(&self, base: Option<String>) -> IdentityApi<'_> {
+        IdentityApi { client: self, base }
+    }
+}
+
+/// Identity for one request or one job.
+#[derive(Debug)]
+pub struct IdentityApi<'a> {
+    client: &'a IdentityClient,
+    base: Option<String>,
+}
+
+impl<'a> IdentityApi<'a> {
+    fn base(&self) -> Result<&str, CallError> {
+        self.base.as_deref().ok_or(CallError::NoBase)
+    }
+
+    /// GETs `url` with the internal token; `Ok(None)` on a 404.
+    async fn internal<T: serde::de::DeserializeOwned>(
+        &self,
+        url: reqwest::Url,
+    ) -> Result<Option<T>, CallError> {
+        let token = self.client.token.as_deref().ok_or(CallError::NoToken)?;
+        let response = send(
+            self.client
+                .http
+                .get(url)
+                .header(reqwest::header::ACCEPT, "application/json")
+                .header(INTERNAL_TOKEN_HEADER, token),
+        )
+        .await?;
+        match response.status() {
+            s if s.is_success() => read_json(response).await.map(Some),
+            reqwest::StatusCode::NOT_FOUND => Ok(None),
+            s => Err(CallError::Status(s)),
+        }
+    }
+
+    /// `GET /api/users/internal/users/{id}`: the user; `None` when there is no such account.
+    pub async fn internal_user(&self, id: &str) -> Result<Option<InternalUser>, CallError> {
+        let url = url(
+            &format!("{}/api/users/internal/users/{id}", self.base()?),
+            &[],
+        )?;
+        self.internal(url).await
+    }
+
+    /// `GET /api/users/internal/users?cursor=&limit=`: a page of the user directory; `None`
+    /// when the route answers 404.
+    pub async fn internal_user_ids(
+        &self,
+        cursor: Option<&str>,
+        limit: usize,
+    ) -> Result<Option<InternalUserIds>, CallError> {
+        let mut query = vec![("limit", limit.to_string())];
+        if let Some(c) = cursor {
+            query.push(("cursor", c.to_string()));
+        }
+        let url = url(
+            &format!("{}/api/users/internal/users", self.base()?),
+            &query,
+        )?;
+        self.internal(url).await
+    }
+
+    /// The routes that answer the caller `authorization` (their own `Authorization` header)
+    /// names.
+    pub fn caller(self, authorization: Option<String>) -> Caller<'a> {
+        Caller {
+            api: self,
+            authorization,
+        }
+    }
+}
+
+/// Identity asked about one caller, with their own token.
+#[derive(Debug)]
+pub struct Caller<'a> {
+    api: IdentityApi<'a>,
+    authorization: Option<String>,
+}
+
+impl Caller<'_> {
+    async fn get(&self, path: &str) -> Result<reqwest::Response, CallError> {
+        let base = self.api.base()?;
+        let authorization = self
+            .authorization
+            .as_deref()
+            .ok_or(CallError::NoAuthorization)?;
+        send(
+            self.api
+                .client
+                .http
+                .get(format!("{base}{path}"))
+                .header(reqwest::header::AUTHORIZATION, authorization),
+        )
+        .await
+    }
+
+    /// `GET /api/recipes/users/me`: the caller as the recipe service sees them; `None` when
+    /// the account no longer exists.
+    pub async fn recipe_user(&self) -> Result<Option<RecipeUser>, CallError> {
+        let response = self.get("/api/recipes/users/me").await?;
+        match response.status() {
+            s if s.is_success() => read_json(response).await.map(Some),
+            reqwest::StatusCode::NOT_FOUND => Ok(None),
+            s => Err(CallError::Status(s)),
+        }
+    }
+
+    /// `GET /api/users/users/me`: whether the caller's account exists (404: it is gone; 401:
+    /// identity no longer accepts the token).
+    pub async fn account_exists(&self) -> Result<bool, CallError> {
+        let response = self.get("/api/users/users/me").await?;
+        match response.status() {
+            s if s.is_success() => Ok(true),
+            reqwest::StatusCode::NOT_FOUND | reqwest::StatusCode::UNAUTHORIZED => Ok(false),
+            s => Err(CallError::Status(s)),
+        }
+    }
+}
+
+/// `raw` with `query` (none: no `?` at all).
+fn url(raw: &str, query: &[(&str, String)]) -> Result<reqwest::Url, CallError> {
+    if query.is_empty() {
+        reqwest::Url::parse(raw)
+    } else {
+        reqwest::Url::parse_with_params(raw, query)
+    }
+    .map_err(|e| CallError::BadUrl(e.to_string()))
+}
