@@ -46,7 +46,7 @@ pub(crate) fn routes() -> Router<AppState> {
 pub(crate) struct ChannelsApi;
 
 fn channels(state: &AppState) -> Channels {
-    Channels::new(state.incidents.store().table().clone())
+    Channels::new(state.incidents.table().clone())
 }
 
 /// The channel as shown: an e-mail channel with SNS's word on its confirmation.

@@ -9,7 +9,6 @@ use axum::routing::{delete, get};
 use axum::Router;
 use incidents::input::{is_log_id, RawLogQuery};
 use incidents::model::{Log, Severity};
-use incidents::{IncidentsError, IngestMessage};
 use platform::auth::{AdminUser, OperatorUser};
 use platform::http::Query;
 use platform::openapi::ErrorBody;
@@ -165,16 +164,7 @@ pub(crate) async fn purge(
         contains: None,
     }
     .filter()?;
-    let job_id = uuid::Uuid::new_v4().to_string();
-    state
-        .queue
-        .send(&IngestMessage::Purge {
-            job_id: job_id.clone(),
-            filter,
-            cursor: None,
-        })
-        .await
-        .map_err(IncidentsError::from)?;
+    let job_id = state.incidents.queue_purge(filter).await?;
     tracing::info!(%job_id, user = %user.id, "log deletion queued");
     Ok(StatusCode::NO_CONTENT)
 }

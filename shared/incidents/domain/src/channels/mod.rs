@@ -39,8 +39,7 @@ pub const MIN_SECRET_CHARS: usize = 16;
 pub const MAX_SECRET_CHARS: usize = 256;
 /// The longest e-mail address (RFC 5321's path limit).
 pub const MAX_ADDRESS_CHARS: usize = 254;
-/// The longest escalation delay a channel's `escalateAfterMinutes` may name (a day).
-pub const MAX_ESCALATE_AFTER_MINUTES: i64 = 1_440;
+pub use crate::input::MAX_ESCALATE_AFTER_MINUTES;
 /// Deliveries one page of a channel's log shows at most.
 pub const MAX_DELIVERIES: usize = 100;
 

@@ -83,6 +83,9 @@ pub(crate) fn text(
     }
 }
 
+/// The longest escalation delay a rule's or channel's `escalateAfterMinutes` may name (a day).
+pub const MAX_ESCALATE_AFTER_MINUTES: i64 = 1_440;
+
 /// The optional `escalateAfterMinutes` of a rule or a channel (1 to a day).
 pub(crate) fn escalation_delay(
     errors: &mut FieldErrors,
@@ -95,7 +98,7 @@ pub(crate) fn escalation_delay(
             object,
             "escalateAfterMinutes",
             1,
-            crate::channels::MAX_ESCALATE_AFTER_MINUTES,
+            MAX_ESCALATE_AFTER_MINUTES,
         ),
     }
 }

@@ -10,11 +10,13 @@ mod evaluation;
 mod incidents;
 mod logbook;
 mod logs;
+mod processing;
 mod rules;
 
 pub use evaluation::GROUP_CONCURRENCY;
 pub use incidents::RESOLVE_ALERTS_IN_TRANSACTION;
 pub use logs::{assign, PURGE_STEP};
+pub use processing::{Delivery, RULES_TTL};
 pub use rules::MAX_RULES;
 
 use incidents_metrics::Metrics;
@@ -26,7 +28,7 @@ use platform::{Clock, Env, Invalid};
 use crate::events::Publisher;
 use crate::input::format_time;
 use crate::objects::{LogObjects, ObjectsError};
-use crate::queue::QueueError;
+use crate::queue::{IngestQueue, QueueError};
 use crate::store::{Listed, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -76,17 +78,22 @@ pub struct Actor {
 pub struct Incidents {
     store: Store,
     objects: LogObjects,
+    /// The ingest queue: where a deletion's steps go.
+    queue: IngestQueue,
     clock: Clock,
+    rules_cache: processing::RulesCache,
     /// Publishes the outbox rows a change wrote; `None`: left to the outbox sweep.
     events: Option<Publisher>,
 }
 
 impl Incidents {
-    pub fn new(store: Store, objects: LogObjects, clock: Clock) -> Self {
+    pub(crate) fn new(store: Store, objects: LogObjects, queue: IngestQueue, clock: Clock) -> Self {
         Self {
             store,
             objects,
+            queue,
             clock,
+            rules_cache: Default::default(),
             events: None,
         }
     }
@@ -107,7 +114,8 @@ impl Incidents {
     }
 
     /// Over `INCIDENTS_TABLE` (counting in `INCIDENT_METRICS_TABLE`, keeping grouped logs
-    /// `LOG_RETENTION_DAYS`) and raw logs in `LOGS_BUCKET`, on the system clock.
+    /// `LOG_RETENTION_DAYS`) and raw logs in `LOGS_BUCKET`, queueing deletion steps on
+    /// `INGEST_QUEUE_URL`, on the system clock.
     /// With `INCIDENT_EVENT_BUS`, it publishes incident events after each change.
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, platform::ConfigError> {
         let incidents = Self::new_from_env(env, aws)?;
@@ -129,12 +137,14 @@ impl Incidents {
                 crate::store::DEFAULT_LOG_RETENTION_DAYS,
             )?),
             LogObjects::from_env(env, aws)?,
+            IngestQueue::from_env(env, aws.sqs())?,
             Clock::system(),
         ))
     }
 
-    pub fn store(&self) -> &Store {
-        &self.store
+    /// The incidents table, which the product's other parts (ingest keys, channels) share.
+    pub fn table(&self) -> &Table {
+        self.store.table()
     }
 
     fn now(&self) -> String {
