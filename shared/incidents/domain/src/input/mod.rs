@@ -16,7 +16,8 @@ pub use alerts::parse_alert_patch;
 pub use incidents::{parse_incident_patch, parse_merge, IncidentPatch, MergeInput};
 pub use logbook::{parse_logbook, parse_logbook_replace, LogbookInput, MAX_VERSION};
 pub use logs::{
-    is_cursor, is_log_id, parse_logs, LogFilter, LogInput, LogPageRequest, RawLogQuery,
+    is_cursor, is_log_id, parse_logs, Given, LogBatch, LogFilter, LogInput, LogPageRequest,
+    LogSubmission, LogsRequest, RawLogQuery,
 };
 pub use rules::{parse_rule, RuleInput};
 
