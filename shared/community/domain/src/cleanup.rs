@@ -12,7 +12,7 @@ use crate::Community;
 
 /// The community's cleanup queue (`COMMUNITY_CLEANUP_QUEUE_URL`).
 pub fn cleanup_queue(env: &Env, sqs: platform::aws::Sqs) -> Result<CleanupQueue, ConfigError> {
-    CleanupQueue::from_env(env, sqs, "COMMUNITY_CLEANUP_QUEUE_URL")
+    CleanupQueue::from_env_variable(env, sqs, "COMMUNITY_CLEANUP_QUEUE_URL")
 }
 
 impl Community {

@@ -1,12 +1,17 @@
-//! The edge's error type: what a handler answers when it fails, rendered in the error body
-//! shape of the router's system (see [`ErrorStyle`]). Domain crates never see it: their own
-//! error enums are mapped to it in the function crates.
+//! The one error answer: what a handler answers when it fails. The type and its constructors
+//! need no HTTP stack, so each domain crate says how its errors answer
+//! (`impl From<DomainError> for platform::ApiError`) next to them; with `edge`, the status
+//! mapping and the rendering in the error body shape of the router's system (see
+//! `ErrorStyle`) come in.
 
+#[cfg(feature = "edge")]
 use axum::http::{HeaderValue, StatusCode};
+#[cfg(feature = "edge")]
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+#[cfg(feature = "edge")]
 use crate::clock::rfc3339;
 use crate::validation::{FieldError, Invalid};
 
@@ -29,6 +34,7 @@ pub enum ErrorKind {
     GatewayTimeout,
 }
 
+#[cfg(feature = "edge")]
 impl ErrorKind {
     pub fn status(self) -> StatusCode {
         match self {
@@ -191,11 +197,13 @@ impl ApiError {
         self
     }
 
+    #[cfg(feature = "edge")]
     pub fn status(&self) -> StatusCode {
         self.kind.status()
     }
 
     /// The body in `style`, for a request to `path` (the public path).
+    #[cfg(feature = "edge")]
     pub fn body(&self, style: &ErrorStyle, path: &str) -> Value {
         let now = rfc3339(chrono::Utc::now());
         let status = self.status();
@@ -254,6 +262,7 @@ impl From<crate::config::ConfigError> for ApiError {
     }
 }
 
+#[cfg(feature = "edge")]
 impl IntoResponse for ApiError {
     /// Renders in the detailed style without a path; the router's error layer re-renders it with
     /// the right style and path.
@@ -277,6 +286,7 @@ impl IntoResponse for ApiError {
 }
 
 /// The shape of a router's error body.
+#[cfg(feature = "edge")]
 #[derive(Debug, Clone)]
 pub enum ErrorStyle {
     /// `{timestamp, code, message, details, path}`, where `path` is the path as the service
@@ -287,6 +297,7 @@ pub enum ErrorStyle {
     Reason,
 }
 
+#[cfg(feature = "edge")]
 fn service_path<'a>(path: &'a str, prefix: &str) -> &'a str {
     if prefix.is_empty() {
         return path;
@@ -298,7 +309,7 @@ fn service_path<'a>(path: &'a str, prefix: &str) -> &'a str {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "edge"))]
 mod tests {
     use super::*;
 

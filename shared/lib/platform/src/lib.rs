@@ -1,16 +1,21 @@
 //! The platform's infrastructure: what every function needs once.
 //!
 //! Always here, and all a domain crate may use: configuration ([`Env`]), the [`clock`],
-//! input validation ([`FieldError`], [`Invalid`]) and [`logging`]. Behind features:
-//! - `aws`: the AWS clients and the DynamoDB toolkit ([`dynamo`]);
+//! input validation ([`FieldError`], [`Invalid`]), [`logging`], the error answer
+//! ([`ApiError`]: a domain crate says how its errors answer with `impl From<E> for ApiError`)
+//! and the queue message trait ([`queue::QueueMessage`]). Behind features:
+//! - `aws`: the AWS clients, the DynamoDB toolkit ([`dynamo`]) and the queue type
+//!   ([`queue::Queue`]);
 //! - `tokens`: token verification ([`tokens`], [`keys`], [`jwt`], ring as the JWT backend);
 //! - `http-client`: the reqwest client builder every function uses ([`tls`]);
 //! - `topics`: the topic slug rule news and community share ([`topic`]);
-//! - `ratelimit`: per-client limits in a DynamoDB table ([`ratelimit`]); its 429 needs `edge`;
+//! - `ratelimit`: per-client limits in a DynamoDB table ([`ratelimit`]); its 429 and a
+//!   function's brake (`ratelimit::Brake`) need `edge`;
 //! - `otel`: metrics and traces exported as OTLP JSON ([`otel`]); its router layer needs
 //!   `edge` too;
-//! - `edge` (function crates only): the error type and its body shapes ([`ApiError`]), the
-//!   router glue ([`http`]), the route guards ([`auth`]), OpenAPI pieces and the Lambda runtime.
+//! - `edge` (function crates only): the error statuses and body shapes, the router glue
+//!   ([`http`]), the route guards ([`auth`]), the SQS batch helper ([`batch`]), OpenAPI
+//!   pieces and the Lambda runtime.
 
 #[cfg(feature = "aws")]
 pub mod accounts;
@@ -18,6 +23,8 @@ pub mod accounts;
 pub mod auth;
 #[cfg(feature = "aws")]
 pub mod aws;
+#[cfg(feature = "edge")]
+pub mod batch;
 pub mod clock;
 pub mod config;
 pub mod cursor;
@@ -25,7 +32,6 @@ pub mod cursor;
 pub mod custom_resource;
 #[cfg(feature = "aws")]
 pub mod dynamo;
-#[cfg(feature = "edge")]
 pub mod error;
 #[cfg(feature = "edge")]
 pub mod function;
@@ -42,6 +48,7 @@ pub mod logging;
 pub mod openapi;
 #[cfg(feature = "otel")]
 pub mod otel;
+pub mod queue;
 #[cfg(feature = "ratelimit")]
 pub mod ratelimit;
 #[cfg(all(feature = "aws", feature = "tokens"))]
@@ -57,7 +64,8 @@ pub mod validation;
 pub use clock::Clock;
 pub use config::{ConfigError, Env};
 #[cfg(feature = "edge")]
-pub use error::{ApiError, ErrorKind, ErrorStyle};
+pub use error::ErrorStyle;
+pub use error::{ApiError, ErrorKind};
 #[cfg(feature = "edge")]
 pub use function::{BoxError, Function, ScheduleHandler, SqsHandler};
 pub use validation::{FieldError, FieldErrors, Invalid};

@@ -88,6 +88,35 @@ pub fn too_many_requests(
     ("429".to_string(), utoipa::openapi::RefOr::T(response))
 }
 
+/// The crate the [`crate::too_many_requests_response`] macro expands to.
+#[doc(hidden)]
+pub use utoipa as __utoipa;
+
+/// Declares the documented 429 of a braked route (a rate limit spent: `Retry-After` and the
+/// error body `$body`), for a handler's `responses(...)`:
+/// `platform::too_many_requests_response!(pub(crate) struct TooManyWrites: "Too many writes; ...", "ReasonErrorBody");`
+#[macro_export]
+macro_rules! too_many_requests_response {
+    ($(#[$attr:meta])* $vis:vis struct $name:ident: $description:expr, $body:expr) => {
+        $(#[$attr])*
+        $vis struct $name;
+
+        impl $crate::openapi::__utoipa::IntoResponses for $name {
+            fn responses() -> ::std::collections::BTreeMap<
+                ::std::string::String,
+                $crate::openapi::__utoipa::openapi::RefOr<
+                    $crate::openapi::__utoipa::openapi::Response,
+                >,
+            > {
+                ::std::collections::BTreeMap::from([$crate::openapi::too_many_requests(
+                    $description,
+                    $body,
+                )])
+            }
+        }
+    };
+}
+
 /// Adds the platform's security schemes to a function's document; use it as
 /// `#[openapi(modifiers(&platform::openapi::SecuritySchemes))]`.
 pub struct SecuritySchemes;
@@ -231,5 +260,30 @@ fn document_unavailable(openapi: &mut OpenApi, except: &[&str], description: &st
                 .responses
                 .insert("503".to_string(), response.into());
         }
+    }
+}
+
+#[cfg(test)]
+mod too_many_requests_tests {
+    use utoipa::IntoResponses;
+
+    crate::too_many_requests_response!(
+        /// A braked test route's 429.
+        struct TooManyTries: "Too many tries; retry after Retry-After seconds", "ErrorBody"
+    );
+
+    #[test]
+    fn the_429_names_its_body_and_retry_after() {
+        let responses = TooManyTries::responses();
+        let json = serde_json::to_value(&responses).unwrap_or_default();
+        assert_eq!(
+            json["429"]["description"],
+            "Too many tries; retry after Retry-After seconds"
+        );
+        assert!(json["429"]["headers"]["Retry-After"].is_object(), "{json}");
+        assert_eq!(
+            json["429"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/ErrorBody"
+        );
     }
 }

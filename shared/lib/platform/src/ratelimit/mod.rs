@@ -32,7 +32,7 @@ use crate::dynamo::{is_condition_failed, n, s, DynamoError, Table};
 use crate::{Clock, ConfigError, Env};
 
 #[cfg(feature = "edge")]
-pub use edge::{enforce, WhenUnavailable};
+pub use edge::{enforce, Brake, Rate, WhenUnavailable};
 
 /// The environment variable naming the limits table (`!Ref RateLimitTable`).
 pub const TABLE_VARIABLE: &str = "RATE_LIMIT_TABLE";
