@@ -7,15 +7,15 @@
 //! ingest keys need ADMIN.
 //!
 //! Each handler parses its input with `incidents::input` and makes one call on
-//! [`incidents::Incidents`] (its `store` module documents the table's keys; the purge's steps go through its ingest queue); [`errors`]
-//! turns the domain's errors into HTTP answers in the detailed error body. A timeline deletion
+//! [`incidents::Incidents`] (its `store` module documents the table's keys; the purge's steps
+//! go through its ingest queue); handlers answer `ApiError`, which the domain's errors convert
+//! into (`impl From<IncidentsError> for ApiError`), in the detailed error body. A timeline deletion
 //! that names filters is queued (`incidents-processor` deletes it in steps) and answered 204.
 //! The handlers live by resource: [`logs`], [`alerts`] (rules and alerts), [`incident`],
 //! [`logbook`], [`keys`] (ingest keys) and [`channels`] (notification channels).
 
 mod alerts;
 mod channels;
-pub mod errors;
 mod incident;
 mod keys;
 mod logbook;
@@ -42,8 +42,6 @@ use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};
 use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle};
 use utoipa::OpenApi;
-
-use crate::errors::Error;
 
 /// The header that carries the timeline's next cursor.
 pub const NEXT_CURSOR_HEADER: &str = "x-next-cursor";
@@ -201,7 +199,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     api
 }
 
-type Answer<T> = Result<axum::Json<T>, Error>;
+type Answer<T> = Result<axum::Json<T>, ApiError>;
 
 fn actor(user: &AuthUser) -> Actor {
     Actor {

@@ -16,7 +16,6 @@ use platform::ApiError;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::errors::Error;
 use crate::{AppState, NEXT_CURSOR_HEADER};
 
 /// The timeline's routes.
@@ -123,7 +122,7 @@ pub(crate) async fn timeline(
     State(state): State<AppState>,
     _user: OperatorUser,
     Query(query): Query<LogQuery>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let page = query.raw().page()?;
     let (logs, next) = state.incidents.timeline(&page).await?;
     let mut response = axum::Json(logs).into_response();
@@ -152,7 +151,7 @@ pub(crate) async fn purge(
     State(state): State<AppState>,
     AdminUser(user): AdminUser,
     Query(query): Query<LogFilterQuery>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     let filter = RawLogQuery {
         service_name: query.service_name,
         severity: query.severity,
@@ -188,9 +187,9 @@ pub(crate) async fn delete_log(
     State(state): State<AppState>,
     _user: OperatorUser,
     Path(id): Path<String>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     if !is_log_id(&id) {
-        return Err(ApiError::not_found("Log not found").into());
+        return Err(ApiError::not_found("Log not found"));
     }
     state.incidents.delete_log(&id).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -122,6 +122,20 @@ pub enum ChannelsError {
     NotFound,
 }
 
+/// 400 when the channels are full, 404, else as the incidents table's failure.
+impl From<ChannelsError> for platform::ApiError {
+    fn from(error: ChannelsError) -> Self {
+        match error {
+            ChannelsError::Full => Self::field(
+                "body",
+                format!("at most {MAX_CHANNELS} notification channels"),
+            ),
+            ChannelsError::NotFound => Self::not_found("Notification channel not found"),
+            ChannelsError::Dynamo(e) => crate::IncidentsError::Store(e).into(),
+        }
+    }
+}
+
 impl Channels {
     pub fn new(table: Table) -> Self {
         Self { table }

@@ -6,6 +6,7 @@
 //! [`incidents`], [`alerts`] and [`logbook`], each an `impl Incidents`.
 
 mod alerts;
+mod errors;
 mod evaluation;
 mod incidents;
 mod logbook;
@@ -13,6 +14,7 @@ mod logs;
 mod processing;
 mod rules;
 
+pub use errors::IncidentsError;
 pub use evaluation::GROUP_CONCURRENCY;
 pub use incidents::RESOLVE_ALERTS_IN_TRANSACTION;
 pub use logs::{assign, PURGE_STEP};
@@ -22,50 +24,14 @@ pub use rules::MAX_RULES;
 use incidents_metrics::Metrics;
 use platform::aws::AwsClients;
 use platform::cursor::encode_cursor;
-use platform::dynamo::{DynamoError, Table};
-use platform::{Clock, Env, Invalid};
+use platform::dynamo::Table;
+use platform::{Clock, Env};
 
 use crate::events::Publisher;
 use crate::input::format_time;
-use crate::objects::{LogObjects, ObjectsError};
-use crate::queue::{IngestQueue, QueueError};
-use crate::store::{Listed, Store, StoreError};
-
-#[derive(Debug, thiserror::Error)]
-pub enum IncidentsError {
-    #[error(transparent)]
-    Invalid(#[from] Invalid),
-    #[error("{0} not found")]
-    NotFound(&'static str),
-    /// A status change the lifecycle does not allow.
-    #[error("{0}")]
-    InvalidTransition(String),
-    #[error("{0}")]
-    Forbidden(&'static str),
-    /// The item changed between read and write: try again.
-    #[error("changed concurrently")]
-    Changed,
-    /// An edit sent the version it read (`sent`), but the item is at `current` now.
-    #[error("version {sent} was read, but it is at version {current} now")]
-    Stale { sent: i64, current: i64 },
-    #[error(transparent)]
-    Store(#[from] DynamoError),
-    #[error(transparent)]
-    Queue(#[from] QueueError),
-    /// The logs bucket failed.
-    #[error(transparent)]
-    Objects(#[from] ObjectsError),
-}
-
-impl IncidentsError {
-    fn from_store(e: StoreError, what: &'static str) -> Self {
-        match e {
-            StoreError::Dynamo(d) => Self::Store(d),
-            StoreError::NotFound => Self::NotFound(what),
-            StoreError::Changed => Self::Changed,
-        }
-    }
-}
+use crate::objects::LogObjects;
+use crate::queue::IngestQueue;
+use crate::store::{Listed, Store};
 
 /// Who makes a change.
 #[derive(Clone, Debug)]
