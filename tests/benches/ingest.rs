@@ -374,7 +374,7 @@ impl Bench {
         // The partitions the ids name, by the store's own key function.
         for id in &ids {
             if let Some(platform::dynamo::AttributeValue::S(pk)) =
-                incidents::store::log_key(id).get("pk")
+                incidents::timeline::log_key(id).get("pk")
             {
                 self.pks.insert(pk.clone());
             }

@@ -81,7 +81,7 @@ async fn first_page(
         limit,
         cursor: None,
     };
-    let (lo, hi) = incidents::store::page_bounds(&page).unwrap();
+    let (lo, hi) = incidents::timeline::page_bounds(&page).unwrap();
     let (logs, next, reads) = incidents
         .objects()
         .page(&page.filter, &lo, &hi, limit)

@@ -247,7 +247,7 @@ async fn a_service_page_reads_only_its_bucket_and_pages_are_exact_across_objects
         limit: 500,
         cursor: None,
     };
-    let (lo, hi) = incidents::store::page_bounds(&page).unwrap();
+    let (lo, hi) = incidents::timeline::page_bounds(&page).unwrap();
     let (found, next, reads) = incidents
         .objects()
         .page(&page.filter, &lo, &hi, page.limit)

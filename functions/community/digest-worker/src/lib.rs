@@ -21,6 +21,7 @@ use community_digests::{JobMessage, Sources};
 use community_digests_edge::DigestEdge;
 use futures::future::BoxFuture;
 use futures::FutureExt;
+use platform::batch::{self, Outcome, Unreadable};
 use platform::{BoxError, Env, SqsHandler};
 
 pub struct DigestWorker {
@@ -53,23 +54,19 @@ impl SqsHandler for DigestWorker {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
         let edge = Arc::clone(&self.edge);
         async move {
-            let mut response = SqsBatchResponse::default();
-            for record in event.records {
-                let id = record.message_id.unwrap_or_default();
-                let message = match JobMessage::parse(record.body.as_deref().unwrap_or("")) {
-                    Ok(m) => m,
-                    Err(error) => {
-                        tracing::warn!(message_id = %id, %error, "unreadable digest job message");
-                        response.add_failure(id);
-                        continue;
+            let work = |message: JobMessage| {
+                let edge = Arc::clone(&edge);
+                async move {
+                    match Self::run(&edge, &message.job_id).await {
+                        Ok(()) => Outcome::Done,
+                        Err(error) => {
+                            tracing::warn!(job_id = %message.job_id, %error, "digest job not recorded; will be retried");
+                            Outcome::Retry
+                        }
                     }
-                };
-                if let Err(error) = Self::run(&edge, &message.job_id).await {
-                    tracing::warn!(job_id = %message.job_id, %error, "digest job not recorded; will be retried");
-                    response.add_failure(id);
                 }
-            }
-            Ok(response)
+            };
+            Ok(batch::each(event, "digest job message", Unreadable::Retry, work).await)
         }
         .boxed()
     }

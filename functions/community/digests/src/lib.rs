@@ -3,8 +3,9 @@
 //! they never collide with the community function's).
 //!
 //! Each handler parses its input into `community_digests::input` types and makes one call on
-//! [`community_digests::Digests`]; [`errors`] turns the domain's errors into HTTP answers in the community's
-//! body `{timestamp, status, error, message}`, framework errors included. The domain's ports
+//! [`community_digests::Digests`]; the domain's errors answer as [`ApiError`]s (their
+//! `From` is in `community_digests::error`), rendered in the community's body
+//! `{timestamp, status, error, message}`, framework errors included. The domain's ports
 //! over HTTP and their wiring are `community_digests_edge`, shared with the digest worker and
 //! scheduler.
 //!
@@ -20,8 +21,6 @@
 //! - `POST /api/v1/admin/digests/generate/users/{userId}?date&force` (admin token): 202 with a
 //!   PENDING job, run by the digest worker; `date` defaults to yesterday in `DIGEST_TIMEZONE`;
 //! - `GET /api/v1/admin/digests/jobs/{jobId}` (admin token): the job.
-
-pub mod errors;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,7 +46,6 @@ use platform::{ApiError, BoxError, Env, ErrorStyle};
 use serde::Deserialize;
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
-use crate::errors::Error;
 pub use community_digests_edge::DigestEdge;
 
 /// The public path prefix of the community.
@@ -153,7 +151,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     DigestsApi::openapi()
 }
 
-type Answer<T> = Result<axum::Json<T>, Error>;
+type Answer<T> = Result<axum::Json<T>, ApiError>;
 
 fn user_id(user: &AuthUser) -> Result<UserId, ApiError> {
     UserId::parse("token", &user.id)
@@ -336,15 +334,16 @@ async fn persist(
     State(state): State<AppState>,
     _service: InternalService,
     Json(body): Json<PersistRequest>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     if body
         .title
         .as_ref()
         .is_some_and(|t| t.chars().count() > 1000)
     {
-        return Err(
-            ApiError::field("title", "must be at most 1000 characters (it is ignored)").into(),
-        );
+        return Err(ApiError::field(
+            "title",
+            "must be at most 1000 characters (it is ignored)",
+        ));
     }
     let input = PersistInput::parse(RawPersist {
         digest_type: body.digest_type,
@@ -451,7 +450,7 @@ async fn admin_generate(
     _admin: AdminUser,
     Path(user_id): Path<String>,
     Query(query): Query<GenerateQuery>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let user = path_user(&user_id)?;
     let force = flag("force", query.force.as_deref())?;
     let date = parse_date(query.date.as_deref())?.unwrap_or_else(|| state.edge.digests.yesterday());

@@ -9,8 +9,8 @@ use axum::routing::{get, patch};
 use axum::Router;
 use incidents::fingerprint::is_hex_id;
 use incidents::input::{parse_alert_patch, parse_rule, status_filter};
+use incidents::model::DEFAULT_RULE_ID;
 use incidents::model::{Alert, AlertRule, AlertStatus, Severity};
-use incidents::store::DEFAULT_RULE_ID;
 use platform::auth::{AdminUser, OperatorUser};
 use platform::http::{Json, Query};
 use platform::openapi::ErrorBody;
@@ -19,7 +19,6 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
 
-use crate::errors::Error;
 use crate::{list_cursor, list_limit, paged, Answer, AppState};
 
 /// The routes of alert rules and alerts.
@@ -114,7 +113,7 @@ pub(crate) async fn create_rule(
     State(state): State<AppState>,
     _user: OperatorUser,
     Json(body): Json<Value>,
-) -> Result<(StatusCode, axum::Json<AlertRule>), Error> {
+) -> Result<(StatusCode, axum::Json<AlertRule>), ApiError> {
     let input = parse_rule(&body)?;
     let rule = state.incidents.create_rule(input).await?;
     Ok((StatusCode::CREATED, axum::Json(rule)))
@@ -193,7 +192,7 @@ pub(crate) async fn delete_rule(
     State(state): State<AppState>,
     _admin: AdminUser,
     Path(id): Path<String>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     rule_id(&id)?;
     state.incidents.delete_rule(&id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -236,7 +235,7 @@ pub(crate) async fn alerts(
     State(state): State<AppState>,
     _user: OperatorUser,
     Query(query): Query<AlertQuery>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let status = status_filter(
         query.status.as_deref(),
         AlertStatus::parse,
@@ -286,7 +285,7 @@ pub(crate) async fn patch_alert(
     Json(body): Json<Value>,
 ) -> Answer<Alert> {
     if !is_hex_id(&id) {
-        return Err(ApiError::not_found("Alert not found").into());
+        return Err(ApiError::not_found("Alert not found"));
     }
     let to = parse_alert_patch(&body)?;
     Ok(axum::Json(state.incidents.patch_alert(&id, to).await?))

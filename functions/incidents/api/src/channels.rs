@@ -6,6 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::Router;
+use incidents::channels::ChannelsError;
 use incidents::channels::{
     parse_channel, Channel, ChannelRequest, ChannelWithSecret, Channels, Delivery, Target,
     MAX_DELIVERIES,
@@ -19,7 +20,6 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, OpenApi};
 
-use crate::errors::Error;
 use crate::AppState;
 
 pub(crate) fn routes() -> Router<AppState> {
@@ -46,7 +46,7 @@ pub(crate) fn routes() -> Router<AppState> {
 pub(crate) struct ChannelsApi;
 
 fn channels(state: &AppState) -> Channels {
-    Channels::new(state.incidents.store().table().clone())
+    Channels::new(state.incidents.table().clone())
 }
 
 /// The channel as shown: an e-mail channel with SNS's word on its confirmation.
@@ -81,8 +81,8 @@ fn channel_id(raw: &str) -> Result<(), ApiError> {
 async fn list_channels(
     State(state): State<AppState>,
     _user: OperatorUser,
-) -> Result<axum::Json<Vec<Channel>>, Error> {
-    let all = channels(&state).all().await?;
+) -> Result<axum::Json<Vec<Channel>>, ApiError> {
+    let all = channels(&state).all().await.map_err(ChannelsError::from)?;
     let shown = futures::future::join_all(all.into_iter().map(|c| shown(&state, c))).await;
     Ok(axum::Json(shown))
 }
@@ -110,12 +110,15 @@ async fn create_channel(
     State(state): State<AppState>,
     _user: OperatorUser,
     Json(body): Json<Value>,
-) -> Result<(StatusCode, axum::Json<Channel>), Error> {
+) -> Result<(StatusCode, axum::Json<Channel>), ApiError> {
     let input = parse_channel(&body)?;
     let store = channels(&state);
     if let Some(to) = &input.escalate_to {
-        if store.get(to).await?.is_none() {
-            return Err(ApiError::field("escalateTo", "names no notification channel").into());
+        if store.get(to).await.map_err(ChannelsError::from)?.is_none() {
+            return Err(ApiError::field(
+                "escalateTo",
+                "names no notification channel",
+            ));
         }
     }
     let id = uuid::Uuid::new_v4().to_string();
@@ -163,11 +166,12 @@ async fn channel(
     State(state): State<AppState>,
     _user: OperatorUser,
     Path(id): Path<String>,
-) -> Result<axum::Json<Channel>, Error> {
+) -> Result<axum::Json<Channel>, ApiError> {
     channel_id(&id)?;
     let stored = channels(&state)
         .get(&id)
-        .await?
+        .await
+        .map_err(ChannelsError::from)?
         .ok_or_else(|| ApiError::not_found("Notification channel not found"))?;
     Ok(axum::Json(shown(&state, stored).await))
 }
@@ -200,10 +204,14 @@ async fn delete_channel(
     State(state): State<AppState>,
     _user: OperatorUser,
     Path(id): Path<String>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     channel_id(&id)?;
     let store = channels(&state);
-    let subscription = store.get(&id).await?.and_then(|c| c.subscription_arn);
+    let subscription = store
+        .get(&id)
+        .await
+        .map_err(ChannelsError::from)?
+        .and_then(|c| c.subscription_arn);
     store.delete(&id).await?;
     if let Some(arn) = &subscription {
         unsubscribe(&state, arn).await;
@@ -240,7 +248,7 @@ async fn deliveries(
     _user: OperatorUser,
     Path(id): Path<String>,
     Query(query): Query<DeliveriesQuery>,
-) -> Result<axum::Json<Vec<Delivery>>, Error> {
+) -> Result<axum::Json<Vec<Delivery>>, ApiError> {
     channel_id(&id)?;
     let limit = match query.limit.as_deref().map(str::trim) {
         None => 50,
@@ -250,14 +258,18 @@ async fn deliveries(
                 return Err(ApiError::field(
                     "limit",
                     format!("must be an integer from 1 to {MAX_DELIVERIES}"),
-                )
-                .into())
+                ))
             }
         },
     };
     let store = channels(&state);
-    if store.get(&id).await?.is_none() {
-        return Err(ApiError::not_found("Notification channel not found").into());
+    if store.get(&id).await.map_err(ChannelsError::from)?.is_none() {
+        return Err(ApiError::not_found("Notification channel not found"));
     }
-    Ok(axum::Json(store.deliveries(&id, limit).await?))
+    Ok(axum::Json(
+        store
+            .deliveries(&id, limit)
+            .await
+            .map_err(ChannelsError::from)?,
+    ))
 }

@@ -16,7 +16,6 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
 
-use crate::errors::Error;
 use crate::{actor, list_cursor, list_limit, paged, Answer, AppState};
 
 /// The incident routes.
@@ -65,7 +64,7 @@ pub(crate) async fn list_incidents(
     State(state): State<AppState>,
     _user: OperatorUser,
     Query(query): Query<IncidentQuery>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let status = status_filter(
         query.status.as_deref(),
         IncidentStatus::parse,
@@ -101,7 +100,7 @@ pub(crate) async fn incident(
     Path(id): Path<String>,
 ) -> Answer<IncidentDetail> {
     if !is_hex_id(&id) {
-        return Err(ApiError::not_found("Incident not found").into());
+        return Err(ApiError::not_found("Incident not found"));
     }
     Ok(axum::Json(state.incidents.incident(&id).await?))
 }
@@ -147,7 +146,7 @@ pub(crate) async fn patch_incident(
     Json(body): Json<Value>,
 ) -> Answer<IncidentDetail> {
     if !is_hex_id(&id) {
-        return Err(ApiError::not_found("Incident not found").into());
+        return Err(ApiError::not_found("Incident not found"));
     }
     let patch = parse_incident_patch(&body)?;
     Ok(axum::Json(
@@ -200,7 +199,7 @@ pub(crate) async fn merge_incident(
     Json(body): Json<Value>,
 ) -> Answer<IncidentDetail> {
     if !is_hex_id(&id) {
-        return Err(ApiError::not_found("Incident not found").into());
+        return Err(ApiError::not_found("Incident not found"));
     }
     let merge = parse_merge(&body)?;
     Ok(axum::Json(

@@ -6,13 +6,13 @@ use axum::http::StatusCode;
 use axum::routing::{delete, get};
 use axum::Router;
 use incidents::keys::{is_key_id, parse_key, IngestKey, IssuedIngestKey, KeyRateLimit};
+use incidents::IncidentsError;
 use platform::auth::AdminUser;
 use platform::http::Json;
 use platform::openapi::ErrorBody;
 use platform::ApiError;
 use serde_json::Value;
 
-use crate::errors::Error;
 use crate::{Answer, AppState};
 
 /// The ingest key routes.
@@ -85,7 +85,7 @@ pub(crate) async fn issue_key(
     State(state): State<AppState>,
     AdminUser(user): AdminUser,
     Json(body): Json<Value>,
-) -> Result<(StatusCode, axum::Json<IssuedIngestKey>), Error> {
+) -> Result<(StatusCode, axum::Json<IssuedIngestKey>), ApiError> {
     let input = parse_key(&body)?;
     let issued = state.keys.issue(input, &user.username).await?;
     tracing::info!(key = %issued.ingest_key.id, admin = %user.id, "ingest key issued");
@@ -110,7 +110,9 @@ pub(crate) async fn list_keys(
     State(state): State<AppState>,
     _admin: AdminUser,
 ) -> Answer<Vec<IngestKey>> {
-    Ok(axum::Json(state.keys.list().await?))
+    Ok(axum::Json(
+        state.keys.list().await.map_err(IncidentsError::from)?,
+    ))
 }
 
 /// Revokes an ingest key (ADMIN): refused from the next ingestion on.
@@ -132,9 +134,9 @@ pub(crate) async fn revoke_key(
     State(state): State<AppState>,
     AdminUser(user): AdminUser,
     Path(id): Path<String>,
-) -> Result<StatusCode, Error> {
-    if !is_key_id(&id) || !state.keys.revoke(&id).await? {
-        return Err(ApiError::not_found("Ingest key not found").into());
+) -> Result<StatusCode, ApiError> {
+    if !is_key_id(&id) || !state.keys.revoke(&id).await.map_err(IncidentsError::from)? {
+        return Err(ApiError::not_found("Ingest key not found"));
     }
     tracing::info!(key = %id, admin = %user.id, "ingest key revoked");
     Ok(StatusCode::NO_CONTENT)

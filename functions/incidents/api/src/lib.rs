@@ -7,15 +7,15 @@
 //! ingest keys need ADMIN.
 //!
 //! Each handler parses its input with `incidents::input` and makes one call on
-//! [`incidents::Incidents`] (its `store` module documents the table's keys); [`errors`]
-//! turns the domain's errors into HTTP answers in the detailed error body. A timeline deletion
+//! [`incidents::Incidents`] (its `store` module documents the table's keys; the purge's steps
+//! go through its ingest queue); handlers answer `ApiError`, which the domain's errors convert
+//! into (`impl From<IncidentsError> for ApiError`), in the detailed error body. A timeline deletion
 //! that names filters is queued (`incidents-processor` deletes it in steps) and answered 204.
 //! The handlers live by resource: [`logs`], [`alerts`] (rules and alerts), [`incident`],
 //! [`logbook`], [`keys`] (ingest keys) and [`channels`] (notification channels).
 
 mod alerts;
 mod channels;
-pub mod errors;
 mod incident;
 mod keys;
 mod logbook;
@@ -34,7 +34,7 @@ use incidents::model::{
     LogbookEntry, LogbookKind, Occurrence, Severity,
 };
 use incidents::service::Actor;
-use incidents::{Incidents, IngestQueue};
+use incidents::Incidents;
 use platform::auth::AuthUser;
 use platform::aws::AwsClients;
 use platform::http::DEFAULT_BODY_LIMIT;
@@ -42,8 +42,6 @@ use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};
 use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle};
 use utoipa::OpenApi;
-
-use crate::errors::Error;
 
 /// The header that carries the timeline's next cursor.
 pub const NEXT_CURSOR_HEADER: &str = "x-next-cursor";
@@ -54,7 +52,6 @@ pub const DEFAULT_LIST: usize = 50;
 #[derive(Clone)]
 pub struct AppState {
     incidents: Arc<Incidents>,
-    queue: IngestQueue,
     keys: IngestKeys,
     verifier: Arc<TokenVerifier>,
     email: EmailTopic,
@@ -71,15 +68,14 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let incidents = Incidents::from_env(&env, &aws)?;
-    let queue = IngestQueue::from_env(&env, aws.sqs())?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let email = EmailTopic::from_env(&env, &aws)?;
     let keys = IngestKeys::new(
-        incidents.store().table().clone(),
+        incidents.table().clone(),
         Clock::system(),
         default_key_limit(&env)?,
     );
-    app(Arc::new(incidents), queue, keys, verifier, email)
+    app(Arc::new(incidents), keys, verifier, email)
 }
 
 /// `INGEST_KEY_RATE_LIMIT` (`COUNT/SECONDS`): the limit of a key issued without one.
@@ -97,14 +93,12 @@ pub fn default_key_limit(env: &Env) -> Result<KeyRateLimit, platform::ConfigErro
 /// The router over given services.
 pub fn app(
     incidents: Arc<Incidents>,
-    queue: IngestQueue,
     keys: IngestKeys,
     verifier: TokenVerifier,
     email: EmailTopic,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         incidents,
-        queue,
         keys,
         verifier: Arc::new(verifier),
         email,
@@ -205,7 +199,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     api
 }
 
-type Answer<T> = Result<axum::Json<T>, Error>;
+type Answer<T> = Result<axum::Json<T>, ApiError>;
 
 fn actor(user: &AuthUser) -> Actor {
     Actor {

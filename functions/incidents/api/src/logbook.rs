@@ -18,7 +18,6 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
 
-use crate::errors::Error;
 use crate::{actor, list_cursor, list_limit, paged, Answer, AppState};
 
 /// The logbook routes.
@@ -112,7 +111,7 @@ pub(crate) async fn entries(
     State(state): State<AppState>,
     _user: OperatorUser,
     Query(query): Query<LogbookQuery>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let incident = match query.incident_id.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(id) if is_hex_id(id) => Some(id.to_string()),
@@ -152,7 +151,7 @@ pub(crate) async fn create_entry(
     State(state): State<AppState>,
     OperatorUser(user): OperatorUser,
     Json(body): Json<Value>,
-) -> Result<(StatusCode, axum::Json<LogbookEntry>), Error> {
+) -> Result<(StatusCode, axum::Json<LogbookEntry>), ApiError> {
     let input = parse_logbook(&body)?;
     let entry = state.incidents.create_entry(input, &actor(&user)).await?;
     Ok((StatusCode::CREATED, axum::Json(entry)))
@@ -238,7 +237,7 @@ pub(crate) async fn delete_entry(
     State(state): State<AppState>,
     OperatorUser(user): OperatorUser,
     Path(id): Path<String>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     entry_id(&id)?;
     state.incidents.delete_entry(&id, &actor(&user)).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -9,7 +9,6 @@ use axum::routing::{delete, get};
 use axum::Router;
 use incidents::input::{is_log_id, RawLogQuery};
 use incidents::model::{Log, Severity};
-use incidents::{IncidentsError, IngestMessage};
 use platform::auth::{AdminUser, OperatorUser};
 use platform::http::Query;
 use platform::openapi::ErrorBody;
@@ -17,7 +16,6 @@ use platform::ApiError;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::errors::Error;
 use crate::{AppState, NEXT_CURSOR_HEADER};
 
 /// The timeline's routes.
@@ -124,7 +122,7 @@ pub(crate) async fn timeline(
     State(state): State<AppState>,
     _user: OperatorUser,
     Query(query): Query<LogQuery>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let page = query.raw().page()?;
     let (logs, next) = state.incidents.timeline(&page).await?;
     let mut response = axum::Json(logs).into_response();
@@ -153,7 +151,7 @@ pub(crate) async fn purge(
     State(state): State<AppState>,
     AdminUser(user): AdminUser,
     Query(query): Query<LogFilterQuery>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     let filter = RawLogQuery {
         service_name: query.service_name,
         severity: query.severity,
@@ -165,16 +163,7 @@ pub(crate) async fn purge(
         contains: None,
     }
     .filter()?;
-    let job_id = uuid::Uuid::new_v4().to_string();
-    state
-        .queue
-        .send(&IngestMessage::Purge {
-            job_id: job_id.clone(),
-            filter,
-            cursor: None,
-        })
-        .await
-        .map_err(IncidentsError::from)?;
+    let job_id = state.incidents.queue_purge(filter).await?;
     tracing::info!(%job_id, user = %user.id, "log deletion queued");
     Ok(StatusCode::NO_CONTENT)
 }
@@ -198,9 +187,9 @@ pub(crate) async fn delete_log(
     State(state): State<AppState>,
     _user: OperatorUser,
     Path(id): Path<String>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     if !is_log_id(&id) {
-        return Err(ApiError::not_found("Log not found").into());
+        return Err(ApiError::not_found("Log not found"));
     }
     state.incidents.delete_log(&id).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -22,6 +22,7 @@ use axum::extract::{FromRef, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::Router;
+use incidents::input::{LogBatch, LogSubmission, LogsRequest};
 use incidents::keys::{ConfiguredKeys, IngestKeys, KeyHolder, KeyRateLimit, LAST_USED_EVERY};
 use incidents::model::IngestAccepted;
 use incidents::IngestQueue;
@@ -281,56 +282,6 @@ fn services_beyond(
         .collect()
 }
 
-/// One log as a client sends it.
-#[derive(utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-struct LogSubmission {
-    /// 1 to 100 characters, not blank.
-    #[schema(min_length = 1, max_length = 100)]
-    service_name: String,
-    /// Free text (DEPLOYMENT_LOG, APPLICATION_LOG, ...), 1 to 100 characters, not blank.
-    #[schema(rename = "type", min_length = 1, max_length = 100)]
-    log_type: String,
-    severity: incidents::model::Severity,
-    /// 1 to 16384 characters, not blank.
-    #[schema(min_length = 1, max_length = 16384)]
-    log_content: String,
-    /// When it happened: RFC 3339, in the year 2000 or later and at most 24 hours ahead;
-    /// absent: when it was received.
-    #[schema(format = DateTime)]
-    timestamp: Option<String>,
-    /// The grouping key, used as given: logs of one `serviceName` with one key are one
-    /// incident whatever their messages (absent: the default fingerprint). 1 to 200 visible
-    /// ASCII characters, no spaces; `dedup_key` is its alias (give one, not both).
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = "^[!-~]{1,200}$",
-        example = "checkout:card-declined"
-    )]
-    fingerprint: Option<String>,
-    /// Alias of `fingerprint` (PagerDuty's name), same bounds.
-    #[serde(rename = "dedup_key")]
-    #[schema(min_length = 1, max_length = 200, pattern = "^[!-~]{1,200}$")]
-    dedup_key: Option<String>,
-}
-
-/// 1 to 500 logs at once.
-#[derive(utoipa::ToSchema)]
-#[schema(min_items = 1, max_items = 500)]
-#[allow(dead_code)]
-struct LogBatch(Vec<LogSubmission>);
-
-/// One log, or a batch of 1 to 500.
-#[derive(utoipa::ToSchema)]
-#[serde(untagged)]
-#[allow(dead_code)]
-enum LogsRequest {
-    One(LogSubmission),
-    Batch(LogBatch),
-}
-
 /// Accepts one log or a batch of up to 500 for the timeline, incidents and alerts. Each
 /// `logContent` is scrubbed of secrets before it is queued or stored.
 #[utoipa::path(
@@ -362,11 +313,14 @@ async fn ingest(
         state.admit(holder).await?;
     }
     check_content_type(&headers)?;
+    // Through a JSON value first: a key given twice is its last, as the JSON parser keeps it.
     let value: serde_json::Value = platform::http::parse_json(&body)?;
+    let request = LogsRequest::from_json(&value).map_err(ApiError::from)?;
+    let batch = request.is_batch();
     let now = Clock::system().now();
-    let inputs = incidents::input::parse_logs(&value, now).map_err(ApiError::from)?;
+    let inputs = request.check(now).map_err(ApiError::from)?;
     if let Sender::Key(holder) = &sender {
-        let beyond = services_beyond(holder, &inputs, value.is_array());
+        let beyond = services_beyond(holder, &inputs, batch);
         if !beyond.is_empty() {
             return Err(ApiError::forbidden(
                 "This ingest key may not send some of these services; nothing was accepted",

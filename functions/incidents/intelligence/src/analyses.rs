@@ -18,7 +18,6 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::brake::{TooManyRequests, Work};
-use crate::errors::Error;
 use crate::{actor, Answer, AppState};
 
 /// The analysis routes.
@@ -172,9 +171,9 @@ pub(crate) async fn delete_analysis(
     State(state): State<AppState>,
     OperatorUser(user): OperatorUser,
     Path(log_id): Path<String>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     if !is_analysis_key(&log_id) {
-        return Err(ApiError::not_found("Analysis not found").into());
+        return Err(ApiError::not_found("Analysis not found"));
     }
     state
         .intelligence
@@ -201,7 +200,7 @@ pub(crate) async fn delete_analysis(
 pub(crate) async fn delete_analyses(
     State(state): State<AppState>,
     AdminUser(user): AdminUser,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     let before = state
         .intelligence
         .delete_all_analyses(&actor(&user))

@@ -10,14 +10,14 @@
 //! Each handler parses its input with `incidents_intelligence::input`, is braked per user
 //! where it costs money ([`brake`]) and makes one call on [`Intelligence`] (the
 //! `incidents-intelligence` crate documents the table, the index and the calls per request);
-//! [`errors`] turns the domain's errors into HTTP answers in the detailed error body.
+//! Handlers answer `ApiError`, which the domain's errors convert into
+//! (`impl From<IntelligenceError> for ApiError`), in the detailed error body.
 //! `DELETE /api/v1/analyses` hides every analysis at once and queues their deletion, which the
 //! sweeper function (`incidents-intelligence-sweeper`) carries out in steps. The handlers live
 //! by resource: [`analyses`], [`rag`] (runbooks and search) and [`health`].
 
 mod analyses;
 pub mod brake;
-pub mod errors;
 mod health;
 mod rag;
 
@@ -38,12 +38,11 @@ use platform::aws::AwsClients;
 use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};
 use platform::otel::Otel;
 use platform::tokens::TokenVerifier;
-use platform::{BoxError, Env, ErrorStyle};
+use platform::{ApiError, BoxError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
 use utoipa::OpenApi;
 
 use crate::brake::Brake;
-use crate::errors::Error;
 
 /// The header that carries the document list's next cursor.
 pub const NEXT_CURSOR_HEADER: &str = "x-next-cursor";
@@ -191,7 +190,7 @@ pub fn service_openapi() -> utoipa::openapi::OpenApi {
     doc
 }
 
-type Answer<T> = Result<axum::Json<T>, Error>;
+type Answer<T> = Result<axum::Json<T>, ApiError>;
 
 fn actor(user: &AuthUser) -> Actor {
     Actor {

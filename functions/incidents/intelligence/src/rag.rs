@@ -19,7 +19,6 @@ use utoipa::openapi::RefOr;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::brake::{TooManyRequests, Work};
-use crate::errors::Error;
 use crate::{actor, Answer, AppState, DEFAULT_PAGE, MAX_PAGE, NEXT_CURSOR_HEADER};
 
 /// The retrieval routes.
@@ -99,7 +98,7 @@ pub(crate) async fn create_document(
     State(state): State<AppState>,
     OperatorUser(user): OperatorUser,
     Json(body): Json<Value>,
-) -> Result<(StatusCode, axum::Json<RagDocument>), Error> {
+) -> Result<(StatusCode, axum::Json<RagDocument>), ApiError> {
     let input = parse_document(&body)?;
     state.brake.admit(Work::Retrieval, &user.id).await?;
     let doc = state
@@ -149,7 +148,7 @@ pub(crate) async fn list_documents(
     State(state): State<AppState>,
     _user: OperatorUser,
     Query(query): Query<DocumentsQuery>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let mut problems = Vec::new();
     let limit = match query.limit.as_deref().map(str::trim) {
         None => DEFAULT_PAGE,
@@ -203,9 +202,9 @@ pub(crate) async fn delete_document(
     State(state): State<AppState>,
     OperatorUser(user): OperatorUser,
     Path(id): Path<String>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     if uuid::Uuid::parse_str(&id).is_err() {
-        return Err(ApiError::not_found("Document not found").into());
+        return Err(ApiError::not_found("Document not found"));
     }
     state
         .intelligence

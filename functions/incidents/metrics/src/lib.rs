@@ -14,7 +14,6 @@
 //! parallel. The function keeps no figure itself.
 
 mod dashboard;
-mod errors;
 
 use std::sync::Arc;
 
@@ -41,8 +40,6 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::OpenApi;
 
 pub use dashboard::{dashboard_csp, DASHBOARD_HTML};
-
-use crate::errors::Error;
 
 /// The exposition's path.
 pub const PROMETHEUS: &str = "/prometheus";
@@ -311,8 +308,8 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         TooManyRequests,
     )
 )]
-async fn prometheus(State(state): State<AppState>) -> Result<Response, Error> {
-    let snapshot = state.metrics.snapshot().await?;
+async fn prometheus(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let snapshot = state.metrics.snapshot().await.map_err(unavailable)?;
     Ok((
         [(
             header::CONTENT_TYPE,
@@ -367,12 +364,22 @@ async fn grafana(State(state): State<AppState>) -> Response {
 )]
 async fn grafana_metrics(
     State(state): State<AppState>,
-) -> Result<axum::Json<MetricsReport>, Error> {
-    let snapshot = state.metrics.snapshot().await?;
+) -> Result<axum::Json<MetricsReport>, ApiError> {
+    let snapshot = state.metrics.snapshot().await.map_err(unavailable)?;
     Ok(axum::Json(exposition::report(
         &snapshot,
         platform::clock::rfc3339(state.clock.now()),
     )))
+}
+
+/// A metrics table failure: 503 when it cannot be reached, else 500.
+fn unavailable(error: platform::dynamo::DynamoError) -> ApiError {
+    if error.is_unavailable() {
+        ApiError::unavailable("The metrics are unavailable, try again")
+            .caused_by(format!("metrics table unavailable: {error}"))
+    } else {
+        ApiError::internal("metrics table", error)
+    }
 }
 
 #[cfg(test)]

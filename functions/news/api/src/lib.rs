@@ -3,12 +3,10 @@
 //! Shared RSS sources and their subscribers, articles and topics, their handlers in a module
 //! each (`sources`, `topics`, `articles`). Each handler parses its input into the `news`
 //! crate's types and makes one call on [`news::News`] (which owns storage, fetching and
-//! parsing; its `store` module documents the table's access patterns); [`errors`] turns the
-//! domain's errors into HTTP answers.
+//! parsing; its `store` module documents the table's access patterns); the domain's errors
+//! answer as [`ApiError`]s (their `From` is next to `news::NewsError`).
 
 mod articles;
-pub mod brake;
-pub mod errors;
 mod pages;
 pub mod query;
 pub mod responses;
@@ -27,14 +25,13 @@ use news::{FullTextMode, News};
 use platform::auth::Scope;
 use platform::aws::AwsClients;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
+use platform::ratelimit::{Brake, Rate, WhenUnavailable};
 use platform::tokens::TokenVerifier;
-use platform::{BoxError, Env, ErrorStyle};
+use platform::{ApiError, BoxError, Env, ErrorStyle};
 use utoipa::OpenApi;
 
 pub use crate::articles::SavedArticleId;
 use crate::articles::SavedArticles;
-use crate::brake::SubmissionBrake;
-use crate::errors::Error;
 use crate::sources::{SourceSettings, SourceSubmission};
 
 /// The scope that lets a service subscribe and unsubscribe users to sources.
@@ -57,6 +54,18 @@ const SOURCE_WRITE_SCHEME: ServiceTokenScheme = ServiceTokenScheme {
 pub const PREFIX: &str = "/api/content";
 pub use news::input::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SAVED_IDS};
 
+/// The brake on feed submissions: each `POST /sources` makes the platform fetch a site the
+/// caller chose, so each signed-in user may submit only so many a window (the template's
+/// `SourceSubmissionRateLimit`; by default 10 a minute and 100 a day), counted in the limits
+/// table before anything is fetched. When the limits table fails, submissions are refused
+/// (503): unguarded, the fetches would go wherever a script points them.
+pub const SUBMISSIONS: Rate = Rate {
+    variable: "SOURCE_SUBMISSION_RATE_LIMIT",
+    name: "source-submission",
+    default: "10/60,100/86400",
+    when_unavailable: WhenUnavailable::Refuse,
+};
+
 /// How long the users service may take to say whether an account exists.
 const USERS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -67,7 +76,7 @@ pub struct AppState {
     users: IdentityClient,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
-    submissions: Arc<SubmissionBrake>,
+    submissions: Arc<Brake>,
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -82,7 +91,12 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let news = News::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
-    let submissions = SubmissionBrake::from_env(&env, &aws)?;
+    let submissions = Brake::from_env(
+        &env,
+        &aws,
+        "feed submissions have no rate limit",
+        &[SUBMISSIONS],
+    )?;
     let app = app(
         Arc::new(news),
         Arc::new(verifier),
@@ -96,7 +110,7 @@ pub fn app(
     news: Arc<News>,
     verifier: Arc<TokenVerifier>,
     internal_api_url: Option<String>,
-    submissions: SubmissionBrake,
+    submissions: Brake,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         news,
@@ -163,7 +177,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     ContentApi::openapi()
 }
 
-type Answer<T> = Result<axum::Json<T>, Error>;
+type Answer<T> = Result<axum::Json<T>, ApiError>;
 
 /// The content service and its table.
 #[utoipa::path(

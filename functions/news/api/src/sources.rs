@@ -12,11 +12,11 @@ use news::{FeedUrl, FullTextMode, SourceId, Submitted, UserId};
 use platform::auth::{AuthUser, RequireScope};
 use platform::http::Json;
 use platform::openapi::ErrorBody;
-use platform::Invalid;
+use platform::ratelimit::ClientKey;
+use platform::{ApiError, Invalid};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::errors::Error;
 use crate::pages::{paged, ListPageQuery};
 use crate::responses::{IdTooLong, LiveUserRequired, NoSuchSource, ServiceTokenRequired};
 use crate::{Answer, AppState, SourceWrite};
@@ -50,7 +50,7 @@ pub(crate) fn routes() -> Router<AppState> {
 pub(crate) async fn sources(
     State(state): State<AppState>,
     platform::http::Query(query): platform::http::Query<ListPageQuery>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let (after, limit) = query.parse()?;
     let (sources, next) = state.news.sources(after.as_deref(), limit).await?;
     Ok(paged(sources, next))
@@ -112,9 +112,12 @@ pub(crate) async fn submit_source(
     headers: HeaderMap,
     extensions: Extensions,
     Json(input): Json<SourceSubmission>,
-) -> Result<(StatusCode, axum::Json<Source>), Error> {
+) -> Result<(StatusCode, axum::Json<Source>), ApiError> {
     let url = FeedUrl::parse(input.url)?;
-    state.submissions.admit(&user.id).await?;
+    state
+        .submissions
+        .admit(&crate::SUBMISSIONS, ClientKey::user(&user.id))
+        .await?;
     // AuthUser accepted it, so the header is there; the users service judges the account.
     let authorization = headers
         .get(header::AUTHORIZATION)

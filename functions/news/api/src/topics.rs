@@ -6,8 +6,8 @@ use axum::routing::get;
 use axum::Router;
 use news::model::TopicSummary;
 use platform::openapi::ErrorBody;
+use platform::ApiError;
 
-use crate::errors::Error;
 use crate::pages::{paged, ListPageQuery};
 use crate::AppState;
 
@@ -33,7 +33,7 @@ pub(crate) fn routes() -> Router<AppState> {
 pub(crate) async fn topics(
     State(state): State<AppState>,
     platform::http::Query(query): platform::http::Query<ListPageQuery>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let (after, limit) = query.parse()?;
     let (topics, next) = state.news.topics(after.as_deref(), limit).await?;
     Ok(paged(topics, next))

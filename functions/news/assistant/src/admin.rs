@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use assistant::AssistantError;
 use axum::extract::{FromRef, State};
 use axum::routing::get;
 use axum::Router;
@@ -24,8 +25,6 @@ use platform::tokens::TokenVerifier;
 use platform::{ApiError, ConfigError, Env};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-
-use crate::errors::Error;
 
 /// Where these routes live; their errors take the Reason body.
 pub const PREFIX: &str = "/api/v1/admin/ai";
@@ -142,12 +141,14 @@ impl AdminState {
 async fn read_provider(
     State(state): State<AdminState>,
     AdminUser(_admin): AdminUser,
-) -> Result<axum::Json<ProviderConfig>, Error> {
+) -> Result<axum::Json<ProviderConfig>, ApiError> {
     let choice = match &state.overrides {
         Some(store) => store.read().await.map_err(store_error)?,
         None => None,
     };
-    Ok(axum::Json(state.config(choice.as_ref())?))
+    Ok(axum::Json(
+        state.config(choice.as_ref()).map_err(AssistantError::Llm)?,
+    ))
 }
 
 /// Chooses the provider and model for this deployment (every instance; until the next
@@ -172,7 +173,7 @@ async fn set_provider(
     State(state): State<AdminState>,
     AdminUser(admin): AdminUser,
     Json(update): Json<ProviderUpdate>,
-) -> Result<axum::Json<ProviderConfig>, Error> {
+) -> Result<axum::Json<ProviderConfig>, ApiError> {
     let choice = provider_override::parse_choice(
         update.provider.as_deref(),
         update.model.as_deref(),
@@ -182,8 +183,7 @@ async fn set_provider(
         return Err(ApiError::internal(
             "configuration",
             "GENAI_CACHE_TABLE is unset: there is nowhere to keep the override",
-        )
-        .into());
+        ));
     };
     store.set(&choice, &admin.id).await.map_err(store_error)?;
     tracing::info!(
@@ -192,7 +192,9 @@ async fn set_provider(
         deployment = %store.deployment().id(),
         "provider override set"
     );
-    Ok(axum::Json(state.config(Some(&choice))?))
+    Ok(axum::Json(
+        state.config(Some(&choice)).map_err(AssistantError::Llm)?,
+    ))
 }
 
 fn store_error(e: DynamoError) -> ApiError {

@@ -7,13 +7,12 @@
 //! configuration at `/api/v1/admin/ai/provider` ([`admin`], Reason error bodies): the one
 //! community route not in a `community-` function, because the provider is GenAI's own state. Everything but HTTP lives in the
 //! `assistant` crate and the LLM client in the `llm` crate; this crate maps HTTP to
-//! [`Assistant::answer`], its failures to statuses ([`errors`]), and implements the
+//! [`Assistant::answer`] (its failures answer as `platform::ApiError`, see `assistant::error`), and implements the
 //! assistant's port to the content service ([`content`]).
 
 pub mod admin;
 pub mod content;
 pub mod docs;
-pub mod errors;
 pub mod limits;
 pub mod streaming;
 
@@ -36,13 +35,12 @@ use platform::dynamo::Table;
 use platform::http::{ErrorStyles, Json};
 use platform::openapi::{ErrorBody, Health, ReasonErrorBody, SecuritySchemes, TableUnavailable};
 use platform::otel::{self, Otel};
-use platform::{BoxError, Clock, ConfigError, Env, ErrorStyle};
+use platform::{ApiError, BoxError, Clock, ConfigError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
 use utoipa::OpenApi;
 
 use crate::content::ContentApi;
 use crate::docs::{Answers, OperationErrors};
-use crate::errors::Error;
 use crate::limits::AiLimits;
 
 /// The public path prefix of this route family (the gateway's `/api/ai`).
@@ -251,7 +249,7 @@ impl GenAi {
         extensions: &Extensions,
         request: GenAiRequest,
         operation: Operation,
-    ) -> Result<AnswerResponse, Error> {
+    ) -> Result<AnswerResponse, ApiError> {
         let job = request.into_job(operation)?;
         let articles = self.content.via(api_origin(extensions));
         let answered = self
@@ -308,7 +306,7 @@ async fn summarize(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<AnswerResponse, Error> {
+) -> Result<AnswerResponse, ApiError> {
     genai
         .respond(&extensions, request, Operation::Summarize)
         .await
@@ -328,7 +326,7 @@ async fn explain(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<AnswerResponse, Error> {
+) -> Result<AnswerResponse, ApiError> {
     genai
         .respond(&extensions, request, Operation::Explain)
         .await
@@ -348,7 +346,7 @@ async fn sentiment(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<AnswerResponse, Error> {
+) -> Result<AnswerResponse, ApiError> {
     genai
         .respond(&extensions, request, Operation::Sentiment)
         .await
@@ -369,7 +367,7 @@ async fn qa(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<AnswerResponse, Error> {
+) -> Result<AnswerResponse, ApiError> {
     genai.respond(&extensions, request, Operation::Qa).await
 }
 

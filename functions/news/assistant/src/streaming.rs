@@ -24,11 +24,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
 use platform::http::Json;
-use platform::{ErrorKind, ErrorStyle};
+use platform::{ApiError, ErrorKind, ErrorStyle};
 
 use crate::docs::{OperationErrors, StreamedAnswer};
-use crate::errors::Error;
-use crate::{api_origin, errors, GenAi, CACHE_HEADER, EVENT_STREAM};
+use crate::{api_origin, GenAi, CACHE_HEADER, EVENT_STREAM};
 
 /// The streamed operations, unprefixed, added to `operations` (behind the same limits).
 pub fn routes(operations: Router<Arc<GenAi>>) -> Router<Arc<GenAi>> {
@@ -47,7 +46,7 @@ impl GenAi {
         request: GenAiRequest,
         operation: Operation,
         path: &'static str,
-    ) -> Result<Response, Error> {
+    ) -> Result<Response, ApiError> {
         let job = request.into_job(operation)?;
         let articles = self.content.via(api_origin(extensions));
         let streamed = self
@@ -132,7 +131,7 @@ fn live_body(live: Box<LiveAnswer>, path: &'static str) -> Body {
         match live.next().await {
             Some(Ok(piece)) => Some((Ok::<_, Infallible>(delta(&piece)), Phase::Writing(live))),
             Some(Err(e)) => {
-                let error = errors::to_api(e);
+                let error = ApiError::from(e);
                 // An event, not a response: the error layer never sees this failure.
                 if let Some(cause) = &error.cause {
                     if error.kind == ErrorKind::Internal {
@@ -172,7 +171,7 @@ pub(crate) async fn stream_summarize(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     genai
         .stream(
             &extensions,
@@ -197,7 +196,7 @@ pub(crate) async fn stream_explain(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     genai
         .stream(&extensions, request, Operation::Explain, "/stream/explain")
         .await
@@ -217,7 +216,7 @@ pub(crate) async fn stream_qa(
     State(genai): State<Arc<GenAi>>,
     extensions: Extensions,
     Json(request): Json<GenAiRequest>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     genai
         .stream(&extensions, request, Operation::Qa, "/stream/qa")
         .await

@@ -25,13 +25,11 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use news::store::{ContentStore, StoreError};
 use news::sweep::{grace_from_env, lost_sweeps};
-use news::{RefreshSchedule, SourceSweep};
-use platform::aws::sqs::BatchEntry;
-use platform::aws::{AwsClients, Sqs};
+use news::{FeedRefresh, RefreshQueue, RefreshSchedule, SourceSweep, SweepQueue};
+use platform::aws::AwsClients;
+use platform::queue::QueueError;
 use platform::{BoxError, Clock, Env, ScheduleHandler};
 
-/// SQS takes at most ten messages per batch.
-const SQS_BATCH: usize = 10;
 /// Sources one run looks at: at one run every 5 minutes, a million sources are walked in
 /// under four days, each costing a few read units.
 pub const WALK_PAGE: usize = 1000;
@@ -41,12 +39,9 @@ pub const WALK_PAGE: usize = 1000;
 pub enum ScheduleError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// The SendMessageBatch call failed (or could not be built).
-    #[error("queue: {0}")]
-    Queue(String),
-    /// SQS took the call but refused some of its messages.
-    #[error("queue refused messages: {0}")]
-    Refused(String),
+    /// A SendMessageBatch call failed, or SQS refused some of its messages.
+    #[error(transparent)]
+    Queue(#[from] QueueError),
 }
 
 /// What one run did.
@@ -66,9 +61,8 @@ pub struct Run {
 pub struct FeedScheduler {
     schedule: RefreshSchedule,
     store: ContentStore,
-    sqs: Sqs,
-    queue_url: String,
-    sweep_queue_url: String,
+    refreshes: RefreshQueue,
+    sweeps: SweepQueue,
     grace: chrono::Duration,
     page: usize,
     clock: Clock,
@@ -88,9 +82,8 @@ impl FeedScheduler {
             clock: store.clock().clone(),
             schedule: RefreshSchedule::new(store.clone()),
             store,
-            sqs: aws.sqs(),
-            queue_url: env.require("FEED_QUEUE_URL")?.to_string(),
-            sweep_queue_url: env.require("SWEEP_QUEUE_URL")?.to_string(),
+            refreshes: RefreshQueue::from_env(env, aws.sqs())?,
+            sweeps: SweepQueue::from_env(env, aws.sqs())?,
             grace: grace_from_env(env)?,
             page: WALK_PAGE,
         })
@@ -109,12 +102,8 @@ impl FeedScheduler {
             .schedule
             .walk(after.as_deref(), self.page, now, self.grace)
             .await?;
-        let rescues: Vec<String> = step
-            .lost
-            .iter()
-            .map(|id| news::FeedRefresh::new(id).to_json())
-            .collect();
-        self.send(&self.queue_url, &rescues).await?;
+        let rescues: Vec<FeedRefresh> = step.lost.iter().map(FeedRefresh::new).collect();
+        self.refreshes.send_all(&rescues).await?;
         let mut sweeps: Vec<String> = step.abandoned.clone();
         for id in lost_sweeps(&self.store, now).await? {
             if !sweeps.contains(&id) {
@@ -123,16 +112,16 @@ impl FeedScheduler {
         }
         // Sources with older articles' topic rows missing start their backfill (a chain of
         // steps on the sweep queue, each safe to repeat, so a run enqueueing one again is fine).
-        let bodies: Vec<String> = sweeps
+        let messages: Vec<SourceSweep> = sweeps
             .iter()
-            .map(|id| SourceSweep::new(id).to_json())
+            .map(SourceSweep::new)
             .chain(
                 step.backfills
                     .iter()
-                    .map(|id| SourceSweep::backfill(id, None).to_json()),
+                    .map(|id| SourceSweep::backfill(id, None)),
             )
             .collect();
-        self.send(&self.sweep_queue_url, &bodies).await?;
+        self.sweeps.send_all(&messages).await?;
         // At the end of the list the next run starts again from the top.
         self.store.set_walk_position(step.next.as_deref()).await?;
         let run = Run {
@@ -149,34 +138,6 @@ impl FeedScheduler {
             "scheduler run"
         );
         Ok(run)
-    }
-
-    /// Sends `bodies` to the queue at `queue_url`, ten to a batch.
-    async fn send(&self, queue_url: &str, bodies: &[String]) -> Result<(), ScheduleError> {
-        for chunk in bodies.chunks(SQS_BATCH) {
-            let entries: Vec<BatchEntry> = chunk
-                .iter()
-                .enumerate()
-                .map(|(i, body)| BatchEntry {
-                    id: i.to_string(),
-                    message_body: body.clone(),
-                })
-                .collect();
-            let out = self
-                .sqs
-                .send_message_batch(queue_url, &entries)
-                .await
-                .map_err(|e| ScheduleError::Queue(e.to_string()))?;
-            if !out.failed.is_empty() {
-                let reasons: Vec<String> = out
-                    .failed
-                    .iter()
-                    .map(|f| format!("{}: {}", f.id, f.message.as_deref().unwrap_or(&f.code)))
-                    .collect();
-                return Err(ScheduleError::Refused(reasons.join("; ")));
-            }
-        }
-        Ok(())
     }
 }
 

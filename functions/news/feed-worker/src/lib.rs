@@ -18,11 +18,12 @@
 
 use std::sync::Arc;
 
-use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use news::ingest::{Ingest, IngestError};
 use platform::aws::AwsClients;
+use platform::batch::{Batch, Unreadable};
 use platform::{BoxError, Env, SqsHandler};
 
 /// Sources refreshed at once within one batch: a refresh mostly waits on the feed's server,
@@ -74,7 +75,7 @@ impl FeedWorker {
                 Ok(())
             }
             Err(IngestError::Store(e)) if e.is_unavailable() => Err(e.into()),
-            Err(IngestError::Queue(e)) => Err(format!("feed queue: {e}").into()),
+            Err(IngestError::Queue(e)) => Err(e.into()),
             Err(other) => {
                 tracing::info!(source_id, error = %other, "feed failed; backed off");
                 Ok(())
@@ -83,39 +84,15 @@ impl FeedWorker {
     }
 }
 
-/// The batch's messages grouped by source (the first message of each kept), in first-seen
-/// order, and the unreadable ones.
-fn group_by_source(
-    records: Vec<SqsMessage>,
-) -> (Vec<(news::FeedRefresh, Vec<String>)>, Vec<String>) {
-    let mut sources: Vec<(news::FeedRefresh, Vec<String>)> = Vec::new();
-    let mut unreadable = Vec::new();
-    for record in records {
-        let id = record.message_id.unwrap_or_default();
-        match news::FeedRefresh::parse(record.body.as_deref().unwrap_or("")) {
-            Ok(refresh) => match sources
-                .iter_mut()
-                .find(|(s, _)| s.source_id == refresh.source_id)
-            {
-                Some((_, ids)) => ids.push(id),
-                None => sources.push((refresh, vec![id])),
-            },
-            Err(error) => {
-                tracing::warn!(message_id = %id, %error, "unreadable feed message");
-                unreadable.push(id);
-            }
-        }
-    }
-    (sources, unreadable)
-}
-
 impl SqsHandler for FeedWorker {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
         let ingest = Arc::clone(&self.ingest);
         async move {
             // One refresh per source even when the batch repeats it (scheduler overlap,
             // redelivery): concurrent refreshes of one feed would only fetch it twice.
-            let (sources, mut failures) = group_by_source(event.records);
+            let (sources, mut failures) =
+                Batch::<news::FeedRefresh>::read(event, "feed message", Unreadable::Retry)
+                    .distinct_by(|refresh| refresh.source_id.clone());
             let failed: Vec<Vec<String>> = futures::stream::iter(sources)
                 .map(|(refresh, message_ids)| {
                     let ingest = Arc::clone(&ingest);
@@ -133,48 +110,9 @@ impl SqsHandler for FeedWorker {
                 .buffer_unordered(CONCURRENCY)
                 .collect()
                 .await;
-            failures.extend(failed.into_iter().flatten());
-            let mut response = SqsBatchResponse::default();
-            for id in failures {
-                response.add_failure(id);
-            }
-            Ok(response)
+            failures.retry_all(failed.into_iter().flatten());
+            Ok(failures.into_response())
         }
         .boxed()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn message(id: &str, body: &str) -> SqsMessage {
-        let mut m = SqsMessage::default();
-        m.message_id = Some(id.into());
-        m.body = Some(body.into());
-        m
-    }
-
-    #[test]
-    fn repeated_sources_are_refreshed_once_and_junk_is_set_aside() {
-        let a = news::FeedRefresh::new("a").to_json();
-        let b = news::FeedRefresh::new("b").to_json();
-        let (sources, unreadable) = group_by_source(vec![
-            message("1", &a),
-            message("2", "junk"),
-            message("3", &b),
-            message("4", &a),
-        ]);
-        assert_eq!(
-            sources,
-            vec![
-                (
-                    news::FeedRefresh::new("a"),
-                    vec!["1".to_string(), "4".to_string()]
-                ),
-                (news::FeedRefresh::new("b"), vec!["3".to_string()]),
-            ]
-        );
-        assert_eq!(unreadable, vec!["2".to_string()]);
     }
 }

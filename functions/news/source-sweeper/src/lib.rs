@@ -25,6 +25,7 @@ use news::store::{BackfillStep, ContentStore, SweepStep};
 use news::sweep::{grace_from_env, DEFAULT_SWEEP_BATCH};
 use news::{SourceSweep, SweepQueue, Sweeper};
 use platform::aws::AwsClients;
+use platform::batch::{Batch, Received, Unreadable};
 use platform::{BoxError, Env, SqsHandler};
 
 pub struct SourceSweeper {
@@ -65,7 +66,9 @@ async fn backfill(
                 rows,
                 "topic rows backfilled; enqueuing the next step"
             );
-            queue.enqueue_backfill(source_id, Some(next)).await?;
+            queue
+                .send(&SourceSweep::backfill(source_id, Some(next)))
+                .await?;
         }
         BackfillStep::Finished { rows } => {
             tracing::info!(source_id, rows, "topic rows backfilled: done");
@@ -83,7 +86,7 @@ async fn sweep(sweeper: &Sweeper, queue: &SweepQueue, source_id: &str) -> Result
                 articles,
                 "source sweep step done; enqueuing the next"
             );
-            queue.enqueue(source_id).await?;
+            queue.send(&SourceSweep::new(source_id)).await?;
         }
         SweepStep::Finished => tracing::info!(source_id, "source swept"),
         SweepStep::Kept => tracing::info!(source_id, "source not retired; nothing to sweep"),
@@ -96,25 +99,23 @@ impl SqsHandler for SourceSweeper {
         let sweeper = Arc::clone(&self.sweeper);
         let queue = Arc::clone(&self.queue);
         async move {
-            let mut response = SqsBatchResponse::default();
+            let Batch {
+                messages,
+                mut failures,
+            } = Batch::<SourceSweep>::read(event, "sweep message", Unreadable::Retry);
             // One at a time: steps of one source must not race (they would only conflict),
             // and each is short.
             let mut done: Vec<String> = Vec::new();
-            for record in event.records {
-                let message_id = record.message_id.unwrap_or_default();
-                let sweep_of = match SourceSweep::parse(record.body.as_deref().unwrap_or("")) {
-                    Ok(s) => s,
-                    Err(error) => {
-                        tracing::warn!(%message_id, %error, "unreadable sweep message");
-                        response.add_failure(message_id);
-                        continue;
-                    }
-                };
+            for Received {
+                message_id,
+                message: sweep_of,
+            } in messages
+            {
                 if let Some(step) = &sweep_of.backfill {
                     let id = &sweep_of.source_id;
                     if let Err(error) = backfill(&sweeper, &queue, id, step.after.as_deref()).await {
                         tracing::warn!(source_id = %id, %error, "backfill step will be retried");
-                        response.add_failure(message_id);
+                        failures.retry(message_id);
                     }
                     continue;
                 }
@@ -127,11 +128,11 @@ impl SqsHandler for SourceSweeper {
                     Ok(()) => done.push(sweep_of.source_id),
                     Err(error) => {
                         tracing::warn!(source_id = %sweep_of.source_id, %error, "sweep step will be retried");
-                        response.add_failure(message_id);
+                        failures.retry(message_id);
                     }
                 }
             }
-            Ok(response)
+            Ok(failures.into_response())
         }
         .boxed()
     }

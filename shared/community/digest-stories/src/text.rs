@@ -1,15 +1,14 @@
-//! Text normalisation: lowercase, accent folding, tokens, stop words, light English stemming.
+//! Text normalisation for headlines: the platform's tokenizer (`text_analysis`, lowercase,
+//! accent folding) with figures kept whole, then stop words and light English stemming.
 //! "Séisme: 6.1 quakes KILLED three" → `seism`, `6.1`, `quak`, `kill`, `three`.
 //!
-//! Deliberately smaller than `community-search`'s analyzer (Porter2, a full folding table):
-//! that crate links the platform's DynamoDB client, and clustering headlines needs only that
-//! the forms of one word in one day's news meet ("quake"/"quakes", "kills"/"killed"/"killing",
-//! "cuts"/"cutting"). The figures in the crate docs were measured with this analyzer.
+//! The stop words and the stemmer are this crate's own, not the search analyzer's (the
+//! Snowball list, Porter2): clustering needs news boilerplate ("live updates", "breaking",
+//! "says") dropped, and only that the forms of one word in one day's news meet
+//! ("quake"/"quakes", "kills"/"killed"/"killing", "cuts"/"cutting"). The figures in the crate
+//! docs were measured with this stemmer.
 
-/// Tokens shorter than this (in bytes) are dropped, except numbers.
-const MIN_WORD_BYTES: usize = 2;
-/// Longer tokens are dropped (URLs, hashes, run-together garbage).
-const MAX_TOKEN_BYTES: usize = 32;
+use text_analysis::Tokenizer;
 
 /// Function words and the words of news boilerplate ("live updates", "breaking", "says"),
 /// after folding. Sorted, for binary search.
@@ -159,99 +158,10 @@ pub fn is_stop_word(token: &str) -> bool {
     STOP_WORDS.binary_search(&token).is_ok()
 }
 
-/// `c` (already lowercase) folded to ASCII when it is a Latin letter with an accent or a
-/// ligature (Latin-1 Supplement and Latin Extended-A); `None` when it stays as it is.
-fn fold_char(c: char) -> Option<&'static str> {
-    Some(match c {
-        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ă' | 'ą' => "a",
-        'æ' => "ae",
-        'ç' | 'ć' | 'ĉ' | 'ċ' | 'č' => "c",
-        'ď' | 'đ' | 'ð' => "d",
-        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ĕ' | 'ė' | 'ę' | 'ě' => "e",
-        'ĝ' | 'ğ' | 'ġ' | 'ģ' => "g",
-        'ĥ' | 'ħ' => "h",
-        'ì' | 'í' | 'î' | 'ï' | 'ĩ' | 'ī' | 'ĭ' | 'į' | 'ı' => "i",
-        'ĳ' => "ij",
-        'ĵ' => "j",
-        'ķ' => "k",
-        'ĺ' | 'ļ' | 'ľ' | 'ŀ' | 'ł' => "l",
-        'ñ' | 'ń' | 'ņ' | 'ň' | 'ŉ' => "n",
-        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ŏ' | 'ő' => "o",
-        'œ' => "oe",
-        'ŕ' | 'ŗ' | 'ř' => "r",
-        'ś' | 'ŝ' | 'ş' | 'š' | 'ſ' => "s",
-        'ß' => "ss",
-        'ţ' | 'ť' | 'ŧ' => "t",
-        'þ' => "th",
-        'ù' | 'ú' | 'û' | 'ü' | 'ũ' | 'ū' | 'ŭ' | 'ů' | 'ű' | 'ų' => "u",
-        'ŵ' => "w",
-        'ý' | 'ÿ' | 'ŷ' => "y",
-        'ź' | 'ż' | 'ž' => "z",
-        _ => return None,
-    })
-}
-
-/// `text` lowercased and accent-folded; combining marks dropped, dashes made `-`, curly
-/// apostrophes made `'`.
-pub fn fold(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars().flat_map(char::to_lowercase) {
-        match c {
-            '\u{0300}'..='\u{036f}' => {}
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => out.push('-'),
-            '\u{2019}' | '\u{2018}' | '\u{02bc}' => out.push('\''),
-            _ => match fold_char(c) {
-                Some(folded) => out.push_str(folded),
-                None => out.push(c),
-            },
-        }
-    }
-    out
-}
-
-/// The tokens of `text`, folded, before stop words and stemming: maximal alphanumeric runs,
-/// except that a `.` or `,` between digits joins them ("6.1", "1,200" → "1200") and so does a
-/// `-` or `:` between digits, so a score or a time stays one token ("2-1", "10-30"); an
-/// apostrophe inside a word is dropped and a trailing `'s` removed.
+/// The tokens of `text`, folded, before stop words and stemming ([`Tokenizer::FIGURES`]:
+/// "6.1", "1,200" → `1200`, "2–1", "10:30" → `10-30` stay whole; a trailing `'s` removed).
 pub fn tokens(text: &str) -> Vec<String> {
-    let folded = fold(text);
-    let chars: Vec<char> = folded.chars().collect();
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut previous: Option<char> = None;
-    let mut iter = chars.iter().copied().peekable();
-    while let Some(c) = iter.next() {
-        let next = iter.peek().copied();
-        let between_digits = previous.is_some_and(|p| p.is_ascii_digit())
-            && next.is_some_and(|n| n.is_ascii_digit())
-            && !current.is_empty();
-        if c.is_alphanumeric() {
-            current.push(c);
-        } else if between_digits && matches!(c, '.' | '-' | ':') {
-            current.push(if c == ':' { '-' } else { c });
-        } else if between_digits && c == ',' {
-            // A thousands separator: "1,200" is 1200.
-        } else if c == '\'' && !current.is_empty() && next.is_some_and(char::is_alphanumeric) {
-            if next == Some('s') && !iter.clone().nth(1).is_some_and(char::is_alphanumeric) {
-                // A possessive: "Turkey's" is turkey.
-                iter.next();
-            }
-        } else {
-            finish(&mut current, &mut out);
-        }
-        previous = Some(c);
-    }
-    finish(&mut current, &mut out);
-    out
-}
-
-fn finish(token: &mut String, out: &mut Vec<String>) {
-    let numeric = token.starts_with(|c: char| c.is_ascii_digit());
-    if token.len() <= MAX_TOKEN_BYTES && (numeric || token.len() >= MIN_WORD_BYTES) {
-        out.push(std::mem::take(token));
-    } else {
-        token.clear();
-    }
+    Tokenizer::FIGURES.tokens(text)
 }
 
 fn is_vowel(b: u8) -> bool {

@@ -1,7 +1,7 @@
-//! The digest service's one error enum; the function maps each variant to a status.
+//! The digest service's one error enum, and how each variant answers ([`ApiError`]).
 
 use platform::dynamo::DynamoError;
-use platform::Invalid;
+use platform::{ApiError, Invalid};
 
 use crate::ports::PortError;
 
@@ -29,8 +29,8 @@ pub enum DigestError {
     #[error("a generation for this user and day is under way, try again")]
     Busy,
     /// 503: the queue could not take the job.
-    #[error("queue: {0}")]
-    Queue(String),
+    #[error(transparent)]
+    Queue(#[from] platform::queue::QueueError),
     /// 503 when unavailable, else 500.
     #[error(transparent)]
     Store(#[from] DynamoError),
@@ -50,5 +50,63 @@ impl From<crate::store::WriteError> for DigestError {
             crate::store::WriteError::Changed => Self::Busy,
             crate::store::WriteError::Dynamo(d) => Self::Store(d),
         }
+    }
+}
+
+/// 400 naming the fields, 404, 502 when another service or the model fails, 503 when the
+/// table or the queue is unavailable or a generation is under way, else 500.
+impl From<DigestError> for ApiError {
+    fn from(error: DigestError) -> Self {
+        match error {
+            DigestError::Invalid(invalid) => invalid.into(),
+            DigestError::DigestNotFound => ApiError::not_found("Digest not found"),
+            DigestError::JobNotFound => ApiError::not_found("Job not found"),
+            DigestError::UserNotFound => ApiError::not_found("User not found"),
+            DigestError::Port(e) => {
+                ApiError::bad_gateway(format!("The {} could not be reached", e.service))
+                    .caused_by(format!("a service the digests read failed: {e}"))
+            }
+            DigestError::Llm(llm::LlmError::Config(e)) => ApiError::internal("LLM settings", e),
+            DigestError::Llm(e) => ApiError::bad_gateway("The model failed to write the digest")
+                .caused_by(format!("digest model call failed: {e}")),
+            DigestError::Busy => {
+                ApiError::unavailable("A generation for this user and day is under way, try again")
+            }
+            DigestError::Queue(reason) => {
+                ApiError::unavailable("The digest service is unavailable, try again")
+                    .caused_by(format!("digest queue send failed: {reason}"))
+            }
+            DigestError::Store(e) if e.is_unavailable() => {
+                ApiError::unavailable("The digest service is unavailable, try again")
+                    .caused_by(format!("digests table unavailable: {e}"))
+            }
+            DigestError::Store(e) => ApiError::internal("digests table", e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use platform::ErrorKind;
+
+    fn to_api(error: DigestError) -> ApiError {
+        error.into()
+    }
+
+    #[test]
+    fn domain_errors_become_statuses() {
+        assert_eq!(
+            to_api(DigestError::DigestNotFound).kind,
+            ErrorKind::NotFound
+        );
+        assert_eq!(
+            to_api(DigestError::Port(crate::PortError::new("x", "down"))).kind,
+            ErrorKind::BadGateway
+        );
+        assert_eq!(
+            to_api(DigestError::Busy).kind,
+            ErrorKind::ServiceUnavailable
+        );
     }
 }

@@ -8,8 +8,7 @@
 //! than [`STALE_AFTER_MINUTES`], a run that died), so a message delivered twice runs the job
 //! once; a finished job is never run again.
 
-use platform::aws::Sqs;
-use platform::{ConfigError, Env};
+use platform::queue::{Queue, QueueMessage};
 
 use crate::input::{DigestDate, DigestId, UserId};
 
@@ -30,12 +29,21 @@ pub struct JobMessage {
 }
 
 impl JobMessage {
+    /// The message asking for the run of job `id`.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self { job_id: id.into() }
+    }
+
     pub fn to_json(&self) -> String {
         serde_json::json!({ "jobId": self.job_id }).to_string()
     }
+}
+
+impl QueueMessage for JobMessage {
+    const URL_VARIABLE: &'static str = "DIGEST_QUEUE_URL";
 
     /// Reads a message body: a job id, which is a uuid.
-    pub fn parse(body: &str) -> Result<Self, String> {
+    fn parse(body: &str) -> Result<Self, String> {
         let message: Self = serde_json::from_str(body).map_err(|e| e.to_string())?;
         let id = DigestId::parse("jobId", &message.job_id).map_err(|e| e.to_string())?;
         Ok(Self {
@@ -44,37 +52,9 @@ impl JobMessage {
     }
 }
 
-/// The digest queue (`DIGEST_QUEUE_URL`).
-#[derive(Clone, Debug)]
-pub struct DigestQueue {
-    sqs: Sqs,
-    url: String,
-}
-
-impl DigestQueue {
-    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
-        Self {
-            sqs,
-            url: url.into(),
-        }
-    }
-
-    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
-        Ok(Self::new(sqs, env.require("DIGEST_QUEUE_URL")?))
-    }
-
-    /// Queues the run of job `id`.
-    pub async fn send(&self, id: &str) -> Result<(), String> {
-        let message = JobMessage {
-            job_id: id.to_string(),
-        };
-        self.sqs
-            .send_message(&self.url, &message.to_json())
-            .await
-            .map(|_| ())
-            .map_err(|e| e.to_string())
-    }
-}
+/// The digest queue (`DIGEST_QUEUE_URL`): `send(&JobMessage::new(id))` queues the run of
+/// job `id`.
+pub type DigestQueue = Queue<JobMessage>;
 
 #[cfg(test)]
 mod tests {
@@ -83,7 +63,11 @@ mod tests {
     #[test]
     fn messages_round_trip_and_refuse_junk() {
         let id = "5B0F3C1E-0000-4000-8000-000000000001";
-        let parsed = JobMessage::parse(&JobMessage { job_id: id.into() }.to_json()).unwrap();
+        let parsed = JobMessage::parse(&JobMessage::new(id).to_json()).unwrap();
+        assert_eq!(
+            JobMessage::new(id).to_body().unwrap(),
+            JobMessage::new(id).to_json()
+        );
         assert_eq!(parsed.job_id, id.to_ascii_lowercase());
         assert!(JobMessage::parse("{}").is_err());
         assert!(JobMessage::parse(r#"{"jobId":"JOB#x"}"#).is_err());

@@ -272,7 +272,7 @@ pub(crate) fn index_requests(post_ids: &[String]) -> Vec<IndexRequest> {
 
 /// The community's cleanup queue (`COMMUNITY_CLEANUP_QUEUE_URL`).
 pub fn cleanup_queue(env: &Env, sqs: Sqs) -> Result<CleanupQueue, ConfigError> {
-    CleanupQueue::from_env(env, sqs, "COMMUNITY_CLEANUP_QUEUE_URL")
+    CleanupQueue::from_env_variable(env, sqs, "COMMUNITY_CLEANUP_QUEUE_URL")
 }
 
 /// The queues a facade sends its follow-up messages to: a function holds those it sends to

@@ -4,9 +4,9 @@
 //!
 //! - [`input`]: every client input parsed and bounded (a 400 names each bad field);
 //! - [`fingerprint`]: what makes two logs "the same problem";
-//! - [`groups`]: grouping once per fingerprint per batch (counts, windows, samples);
+//! - [`groups`]: grouping once per fingerprint per batch (the store counts, windows, samples);
 //! - [`queue`]: the ingest queue's messages, packed under SQS's limits;
-//! - [`store`]: the incidents table, its keys and every access pattern;
+//! - `store` (the crate's own): the incidents table, its keys and every access pattern;
 //! - [`objects`]: raw logs, one S3 object per processor batch, service bucket and minute;
 //! - [`service`]: the facade the functions call ([`Incidents`]), with [`IncidentsError`];
 //! - [`channels`]: notification channels (webhooks), their routing and delivery logs;
@@ -23,12 +23,17 @@ pub mod grouping_quality;
 pub mod groups;
 pub mod input;
 pub mod keys;
-pub mod merge;
 pub mod model;
 pub mod objects;
 pub mod queue;
 pub mod service;
-pub mod store;
+pub(crate) mod store;
+
+/// The incidents table's key of a log and a timeline page's bounds: for the product's parts
+/// that look its logs up themselves (the intelligence) and the timeline's tests.
+pub mod timeline {
+    pub use crate::store::{log_key, page_bounds};
+}
 
 pub use queue::{IngestMessage, IngestQueue, QueueError};
 pub use service::{Incidents, IncidentsError};

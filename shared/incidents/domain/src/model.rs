@@ -194,6 +194,9 @@ pub struct IncidentDetail {
     pub history: Vec<IncidentEvent>,
 }
 
+/// The built-in rule's id.
+pub const DEFAULT_RULE_ID: &str = "default";
+
 /// An alert rule: `threshold` logs of one fingerprint matching it within `windowSeconds`
 /// raise an alert and open (or reopen) the fingerprint's incident.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

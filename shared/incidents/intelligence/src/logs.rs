@@ -42,7 +42,7 @@ impl LogDirectory for IncidentLogs {
             if let Some(log) = self.objects.find(id).await? {
                 return Ok(Some(log.service_name));
             }
-            let key = incidents::store::log_key(id);
+            let key = incidents::timeline::log_key(id);
             let items = self
                 .table
                 .batch_get_all(vec![key], Some("serviceName"))

@@ -3,11 +3,11 @@
 //! its sweeper function then undoes the items a bounded step per message, queueing the next
 //! step itself until nothing is left.
 
-use crate::aws::Sqs;
-use crate::{ConfigError, Env};
+use crate::queue::{Queue, QueueError, QueueMessage};
 
 /// A cleanup queue's message: undo the next items of this deleted user.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AccountCleanup {
     pub user_id: String,
 }
@@ -22,9 +22,15 @@ impl AccountCleanup {
     pub fn to_json(&self) -> String {
         serde_json::json!({ "userId": self.user_id }).to_string()
     }
+}
+
+impl QueueMessage for AccountCleanup {
+    /// Unused as such: each system's queue has its own variable
+    /// ([`Queue::from_env_variable`]).
+    const URL_VARIABLE: &'static str = "CLEANUP_QUEUE_URL";
 
     /// Reads a message body: a user id, which is a uuid (kept lowercase).
-    pub fn parse(body: &str) -> Result<Self, String> {
+    fn parse(body: &str) -> Result<Self, String> {
         #[derive(serde::Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Body {
@@ -49,37 +55,15 @@ fn is_uuid(raw: &str) -> bool {
 }
 
 /// Why a cleanup could not be queued.
-#[derive(Debug, thiserror::Error)]
-#[error("cleanup queue: {0}")]
-pub struct CleanupQueueError(pub String);
+pub type CleanupQueueError = QueueError;
 
-/// One system's cleanup queue.
-#[derive(Clone, Debug)]
-pub struct CleanupQueue {
-    sqs: Sqs,
-    url: String,
-}
+/// One system's cleanup queue, read with [`Queue::from_env_variable`] (its own variable).
+pub type CleanupQueue = Queue<AccountCleanup>;
 
-impl CleanupQueue {
-    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
-        Self {
-            sqs,
-            url: url.into(),
-        }
-    }
-
-    /// The queue whose URL is in `variable`.
-    pub fn from_env(env: &Env, sqs: Sqs, variable: &str) -> Result<Self, ConfigError> {
-        Ok(Self::new(sqs, env.require(variable)?))
-    }
-
+impl Queue<AccountCleanup> {
     /// Asks for (the next step of) the cleanup of `user_id`.
-    pub async fn request(&self, user_id: &str) -> Result<(), CleanupQueueError> {
-        self.sqs
-            .send_message(&self.url, &AccountCleanup::new(user_id).to_json())
-            .await
-            .map(|_| ())
-            .map_err(|e| CleanupQueueError(e.to_string()))
+    pub async fn request(&self, user_id: &str) -> Result<(), QueueError> {
+        self.send(&AccountCleanup::new(user_id)).await
     }
 }
 
@@ -129,18 +113,20 @@ impl<S: CleanupSteps> crate::SqsHandler for Sweeper<S> {
         let steps = std::sync::Arc::clone(&self.steps);
         let queue = std::sync::Arc::clone(&self.queue);
         Box::pin(async move {
-            let mut response = aws_lambda_events::event::sqs::SqsBatchResponse::default();
+            let crate::batch::Batch {
+                messages,
+                mut failures,
+            } = crate::batch::Batch::<AccountCleanup>::read(
+                event,
+                "cleanup message",
+                crate::batch::Unreadable::Retry,
+            );
             let mut done: Vec<String> = Vec::new();
-            for record in event.records {
-                let id = record.message_id.unwrap_or_default();
-                let cleanup = match AccountCleanup::parse(record.body.as_deref().unwrap_or("")) {
-                    Ok(cleanup) => cleanup,
-                    Err(error) => {
-                        tracing::warn!(message_id = %id, %error, "unreadable cleanup message");
-                        response.add_failure(id);
-                        continue;
-                    }
-                };
+            for crate::batch::Received {
+                message_id,
+                message: cleanup,
+            } in messages
+            {
                 // A batch repeating a user (a redelivery beside the next step) steps once.
                 if done.contains(&cleanup.user_id) {
                     continue;
@@ -154,11 +140,11 @@ impl<S: CleanupSteps> crate::SqsHandler for Sweeper<S> {
                     Ok(()) => done.push(cleanup.user_id),
                     Err(error) => {
                         tracing::warn!(user_id = %cleanup.user_id, %error, "cleanup step failed; will be retried");
-                        response.add_failure(id);
+                        failures.retry(message_id);
                     }
                 }
             }
-            Ok(response)
+            Ok(failures.into_response())
         })
     }
 }
@@ -172,6 +158,10 @@ mod tests {
         let id = "5B0F3C1E-0000-4000-8000-000000000001";
         let parsed = AccountCleanup::parse(&AccountCleanup::new(id).to_json()).unwrap();
         assert_eq!(parsed.user_id, id.to_ascii_lowercase());
+        assert_eq!(
+            AccountCleanup::new(id).to_body().unwrap(),
+            AccountCleanup::new(id).to_json()
+        );
         assert!(AccountCleanup::parse("{}").is_err());
         assert!(AccountCleanup::parse(r#"{"userId":"USER#x"}"#).is_err());
         assert!(

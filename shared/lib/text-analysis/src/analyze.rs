@@ -201,46 +201,95 @@ fn is_apostrophe(c: char) -> bool {
     matches!(c, '\'' | '\u{2019}' | '\u{02bc}')
 }
 
-/// The tokens of `text`, folded, before stop words and stemming: maximal alphanumeric runs
-/// (apostrophes inside a run dropped, a trailing `'s` removed), 2-32 bytes, numbers of at
-/// most 12 digits.
-pub fn tokens(text: &str) -> Vec<String> {
-    let folded = fold(text);
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut chars = folded.chars().peekable();
-    let finish = |token: &mut String, out: &mut Vec<String>| {
+/// How a text is cut into tokens: maximal alphanumeric runs of its folded form
+/// (apostrophes inside a run dropped, a trailing `'s` removed), 2-32 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tokenizer {
+    /// Figures stay whole: a `.`, `:` or dash between digits joins them (`:` and dashes
+    /// made `-`), a `,` between digits is dropped ("6.1", "1,200" → `1200`, "2–1", "10:30"
+    /// → `10-30`), and a token starting with a digit is kept at any length up to 32 bytes.
+    /// Without it, numbers of at most [`MAX_NUMBER_DIGITS`] digits are kept (ids and hashes
+    /// are not searched for) and punctuation splits figures.
+    pub figures: bool,
+}
+
+impl Tokenizer {
+    /// The indexes' tokenizer (community search, the incidents' retrieval): [`tokens`].
+    pub const SEARCH: Self = Self { figures: false };
+    /// The news headlines' (digest stories): scores, times and amounts are words there.
+    pub const FIGURES: Self = Self { figures: true };
+
+    /// The tokens of `text`, folded, before stop words and stemming.
+    pub fn tokens(&self, text: &str) -> Vec<String> {
+        let folded = fold(text);
+        let mut out = Vec::new();
+        let mut current = String::new();
+        let mut previous: Option<char> = None;
+        let mut chars = folded.chars().peekable();
+        while let Some(c) = chars.next() {
+            let next = chars.peek().copied();
+            let between_digits = self.figures
+                && !current.is_empty()
+                && previous.is_some_and(|p| p.is_ascii_digit())
+                && next.is_some_and(|n| n.is_ascii_digit());
+            if c.is_alphanumeric() {
+                current.push(c);
+            } else if between_digits && c == '.' {
+                current.push('.');
+            } else if between_digits && (c == ':' || is_dash(c)) {
+                current.push('-');
+            } else if between_digits && c == ',' {
+                // A thousands separator: "1,200" is 1200.
+            } else if is_apostrophe(c)
+                && !current.is_empty()
+                && next.is_some_and(char::is_alphanumeric)
+            {
+                // Kept as ' for now, so a trailing 's can be recognised.
+                current.push('\'');
+            } else if !current.is_empty() {
+                self.finish(&mut current, &mut out);
+            }
+            previous = Some(c);
+        }
+        if !current.is_empty() {
+            self.finish(&mut current, &mut out);
+        }
+        out
+    }
+
+    /// `token` pushed onto `out` when it is one, then cleared.
+    fn finish(&self, token: &mut String, out: &mut Vec<String>) {
         if let Some(stripped) = token.strip_suffix("'s") {
             let len = stripped.len();
             token.truncate(len);
         }
         token.retain(|c| !is_apostrophe(c));
-        let digits = token.chars().all(|c| c.is_ascii_digit());
-        if (MIN_TOKEN_BYTES..=MAX_TOKEN_BYTES).contains(&token.len())
-            && !(digits && token.len() > MAX_NUMBER_DIGITS)
-        {
+        let kept = if self.figures {
+            let figure = token.starts_with(|c: char| c.is_ascii_digit());
+            token.len() <= MAX_TOKEN_BYTES && (figure || token.len() >= MIN_TOKEN_BYTES)
+        } else {
+            let digits = token.chars().all(|c| c.is_ascii_digit());
+            (MIN_TOKEN_BYTES..=MAX_TOKEN_BYTES).contains(&token.len())
+                && !(digits && token.len() > MAX_NUMBER_DIGITS)
+        };
+        if kept {
             out.push(std::mem::take(token));
         } else {
             token.clear();
         }
-    };
-    while let Some(c) = chars.next() {
-        if c.is_alphanumeric() {
-            current.push(c);
-        } else if is_apostrophe(c)
-            && !current.is_empty()
-            && chars.peek().is_some_and(|n| n.is_alphanumeric())
-        {
-            // Kept as ' for now, so a trailing 's can be recognised.
-            current.push('\'');
-        } else if !current.is_empty() {
-            finish(&mut current, &mut out);
-        }
     }
-    if !current.is_empty() {
-        finish(&mut current, &mut out);
-    }
-    out
+}
+
+/// A hyphen, a dash or a minus sign.
+fn is_dash(c: char) -> bool {
+    matches!(c, '-' | '\u{2010}'..='\u{2015}' | '\u{2212}')
+}
+
+/// The tokens of `text`, folded, before stop words and stemming ([`Tokenizer::SEARCH`]):
+/// maximal alphanumeric runs (apostrophes inside a run dropped, a trailing `'s` removed),
+/// 2-32 bytes, numbers of at most 12 digits.
+pub fn tokens(text: &str) -> Vec<String> {
+    Tokenizer::SEARCH.tokens(text)
 }
 
 /// The terms of `text` in order: tokens without stop words, stemmed.
@@ -256,6 +305,19 @@ pub fn terms(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn figures_are_whole_only_for_headlines() {
+        let text = "Arsenal 2\u{2013}1 at 10:30, 1,200 fans; 6.1 quake";
+        assert_eq!(
+            Tokenizer::FIGURES.tokens(text),
+            ["arsenal", "2-1", "at", "10-30", "1200", "fans", "6.1", "quake"]
+        );
+        assert_eq!(
+            tokens(text),
+            ["arsenal", "at", "10", "30", "200", "fans", "quake"]
+        );
+    }
 
     #[test]
     fn folds_case_accents_and_ligatures() {

@@ -18,4 +18,4 @@ mod fold_table;
 pub mod porter2;
 pub mod redact;
 
-pub use analyze::{fold, terms, tokens};
+pub use analyze::{fold, terms, tokens, Tokenizer};

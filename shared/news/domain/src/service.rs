@@ -2,7 +2,7 @@
 
 use platform::aws::AwsClients;
 use platform::cursor::encode_cursor;
-use platform::{Env, Invalid};
+use platform::{ApiError, Env, Invalid};
 
 use crate::accounts::{Accounts, AccountsError};
 use crate::fetch::FeedFetcher;
@@ -12,7 +12,7 @@ use crate::input::{
 };
 use crate::model::{Article, Page, Source, TopicSummary, Unsubscribed};
 use crate::store::{ArticleFilter, ArticlePage, ContentStore, StoreError};
-use crate::sweep::SweepQueue;
+use crate::sweep::{SourceSweep, SweepQueue};
 use crate::StartError;
 
 /// Why the content service could not answer.
@@ -37,6 +37,33 @@ pub enum NewsError {
     Accounts(#[from] AccountsError),
     #[error(transparent)]
     Store(StoreError),
+}
+
+/// The answer to a failed call on [`News`]: 400 naming the fields, 404, 503 when the
+/// table is busy or unreachable (worth a retry), else 500 with the details logged.
+impl From<NewsError> for ApiError {
+    fn from(error: NewsError) -> Self {
+        to_api(error)
+    }
+}
+
+fn to_api(error: NewsError) -> ApiError {
+    match error {
+        NewsError::Invalid(invalid) => invalid.into(),
+        NewsError::SourceNotFound => ApiError::not_found("Source not found"),
+        NewsError::ArticleNotFound => ApiError::not_found("Article not found"),
+        NewsError::Busy => ApiError::unavailable("The source is busy, try again"),
+        NewsError::AccountGone => {
+            ApiError::unauthorized("The account of this token no longer exists")
+        }
+        NewsError::Accounts(e) => ApiError::bad_gateway("The users service could not be reached")
+            .caused_by(format!("users service call failed: {e}")),
+        NewsError::Store(e) if e.is_unavailable() => {
+            ApiError::unavailable("The content service is unavailable, try again")
+                .caused_by(format!("content table unavailable: {e}"))
+        }
+        NewsError::Store(e) => ApiError::internal("content table", e),
+    }
 }
 
 impl From<StoreError> for NewsError {
@@ -182,7 +209,7 @@ impl News {
             .unsubscribe(source.as_str(), user.as_str())
             .await?;
         if left.source_deleted {
-            if let Err(error) = self.sweeps.enqueue(source.as_str()).await {
+            if let Err(error) = self.sweeps.send(&SourceSweep::new(source.as_str())).await {
                 // The scheduler enqueues the sweeps of sources retired for a while again.
                 tracing::warn!(source_id = source.as_str(), %error, "sweep not enqueued; the scheduler will");
             }
@@ -263,5 +290,27 @@ impl News {
     /// Whether the content table answers.
     pub async fn health(&self) -> Result<(), NewsError> {
         Ok(self.store.ping().await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use platform::ErrorKind;
+
+    #[test]
+    fn domain_errors_become_statuses() {
+        let invalid = to_api(NewsError::Invalid(platform::Invalid::field(
+            "size", "too big",
+        )));
+        assert_eq!(invalid.kind, ErrorKind::BadRequest);
+        assert_eq!(invalid.details, vec!["size: too big"]);
+        assert_eq!(to_api(NewsError::SourceNotFound).kind, ErrorKind::NotFound);
+        assert_eq!(
+            to_api(NewsError::ArticleNotFound).message,
+            "Article not found"
+        );
+        assert_eq!(to_api(NewsError::Busy).kind, ErrorKind::ServiceUnavailable);
+        assert_eq!(to_api(NewsError::AccountGone).kind, ErrorKind::Unauthorized);
     }
 }

@@ -7,7 +7,7 @@
 //! retired for a while, in case an enqueue was lost: every step is safe to repeat.
 
 use chrono::{DateTime, Duration, Utc};
-use platform::aws::Sqs;
+use platform::queue::{Queue, QueueMessage};
 use platform::{ConfigError, Env};
 
 use crate::ingest::MessageError;
@@ -65,12 +65,24 @@ impl SourceSweep {
     }
 
     /// Reads a message body; the source id must be present and not blank.
-    pub fn parse(body: &str) -> Result<Self, MessageError> {
+    pub fn read(body: &str) -> Result<Self, MessageError> {
         let sweep: Self = serde_json::from_str(body)?;
         if sweep.source_id.trim().is_empty() {
             return Err(MessageError::BlankSourceId);
         }
         Ok(sweep)
+    }
+}
+
+impl QueueMessage for SourceSweep {
+    const URL_VARIABLE: &'static str = "SWEEP_QUEUE_URL";
+
+    fn parse(body: &str) -> Result<Self, String> {
+        Self::read(body).map_err(|e| e.to_string())
+    }
+
+    fn to_body(&self) -> Result<String, serde_json::Error> {
+        Ok(self.to_json())
     }
 }
 
@@ -86,53 +98,9 @@ pub fn grace_from_env(env: &Env) -> Result<Duration, ConfigError> {
     Ok(Duration::minutes(minutes))
 }
 
-/// Why a sweep could not be enqueued.
-#[derive(Debug, thiserror::Error)]
-#[error("sweep queue: {0}")]
-pub struct EnqueueError(String);
-
-/// The sweep queue (`SWEEP_QUEUE_URL`).
-#[derive(Clone, Debug)]
-pub struct SweepQueue {
-    sqs: Sqs,
-    url: String,
-}
-
-impl SweepQueue {
-    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
-        Self {
-            sqs,
-            url: url.into(),
-        }
-    }
-
-    /// The queue named by `SWEEP_QUEUE_URL`.
-    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
-        Ok(Self::new(sqs, env.require("SWEEP_QUEUE_URL")?))
-    }
-
-    /// Asks for (another step of) the sweep of `source_id`.
-    pub async fn enqueue(&self, source_id: &str) -> Result<(), EnqueueError> {
-        self.send(&SourceSweep::new(source_id)).await
-    }
-
-    /// Asks for (another step of) the backfill of `source_id`, after the source row `after`.
-    pub async fn enqueue_backfill(
-        &self,
-        source_id: &str,
-        after: Option<String>,
-    ) -> Result<(), EnqueueError> {
-        self.send(&SourceSweep::backfill(source_id, after)).await
-    }
-
-    async fn send(&self, message: &SourceSweep) -> Result<(), EnqueueError> {
-        self.sqs
-            .send_message(&self.url, &message.to_json())
-            .await
-            .map_err(|e| EnqueueError(e.to_string()))?;
-        Ok(())
-    }
-}
+/// The sweep queue (`SWEEP_QUEUE_URL`): `send(&SourceSweep::new(id))` asks for (another
+/// step of) a source's sweep, `SourceSweep::backfill` for a step of its backfill.
+pub type SweepQueue = Queue<SourceSweep>;
 
 /// The sweeper's side: one bounded step per message.
 #[derive(Clone, Debug)]

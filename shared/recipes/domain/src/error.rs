@@ -17,7 +17,7 @@ pub enum RecipesError {
     AccountDeleted,
     /// The cleanup of a deleted account could not be queued.
     #[error(transparent)]
-    Queue(#[from] platform::accounts::CleanupQueueError),
+    Queue(#[from] platform::queue::QueueError),
     /// Other requests kept changing the recipe while this one tried to.
     #[error("the recipe was changed concurrently")]
     ConcurrentChange,

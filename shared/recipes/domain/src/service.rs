@@ -52,7 +52,7 @@ impl Recipes {
 
     /// The queue of account cleanups (`RECIPES_CLEANUP_QUEUE_URL`).
     pub fn cleanup_queue(env: &Env, aws: &AwsClients) -> Result<CleanupQueue, ConfigError> {
-        CleanupQueue::from_env(env, aws.sqs(), "RECIPES_CLEANUP_QUEUE_URL")
+        CleanupQueue::from_env_variable(env, aws.sqs(), "RECIPES_CLEANUP_QUEUE_URL")
     }
 
     /// From `RECIPES_TABLE`.

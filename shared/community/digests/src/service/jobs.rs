@@ -3,7 +3,7 @@
 use super::{Digests, Sources, FAILED, PENDING, SCHEDULE_PAGE, SCHEDULE_PAGES_PER_RUN};
 use crate::error::DigestError;
 use crate::input::{DigestDate, DigestId, UserId};
-use crate::jobs::{scheduled_job_id, DigestQueue, STALE_AFTER_MINUTES};
+use crate::jobs::{scheduled_job_id, DigestQueue, JobMessage, STALE_AFTER_MINUTES};
 use crate::model::DigestGenerationJob;
 use crate::ports::{CommunityTopics, NewsArticles, Users};
 
@@ -20,7 +20,7 @@ impl Digests {
         let date = self.dated("date", date)?;
         let job = self.new_job(DigestId::generate(), user, date, force);
         self.store.create_job(&job).await?;
-        if let Err(reason) = queue.send(&job.id).await {
+        if let Err(reason) = queue.send(&JobMessage::new(&job.id)).await {
             if let Err(e) = self
                 .store
                 .finish_job(&job.id, FAILED, "The job could not be queued", None)
@@ -139,7 +139,7 @@ impl Digests {
                         .await?
                         .is_some_and(|j| j.status == PENDING);
                 if pending {
-                    queue.send(&job.id).await.map_err(DigestError::Queue)?;
+                    queue.send(&JobMessage::new(&job.id)).await?;
                 }
                 if fresh {
                     created += 1;

@@ -39,8 +39,7 @@ pub const MIN_SECRET_CHARS: usize = 16;
 pub const MAX_SECRET_CHARS: usize = 256;
 /// The longest e-mail address (RFC 5321's path limit).
 pub const MAX_ADDRESS_CHARS: usize = 254;
-/// The longest escalation delay a channel's `escalateAfterMinutes` may name (a day).
-pub const MAX_ESCALATE_AFTER_MINUTES: i64 = 1_440;
+pub use crate::input::MAX_ESCALATE_AFTER_MINUTES;
 /// Deliveries one page of a channel's log shows at most.
 pub const MAX_DELIVERIES: usize = 100;
 
@@ -121,6 +120,20 @@ pub enum ChannelsError {
     Full,
     #[error("not found")]
     NotFound,
+}
+
+/// 400 when the channels are full, 404, else as the incidents table's failure.
+impl From<ChannelsError> for platform::ApiError {
+    fn from(error: ChannelsError) -> Self {
+        match error {
+            ChannelsError::Full => Self::field(
+                "body",
+                format!("at most {MAX_CHANNELS} notification channels"),
+            ),
+            ChannelsError::NotFound => Self::not_found("Notification channel not found"),
+            ChannelsError::Dynamo(e) => crate::IncidentsError::Store(e).into(),
+        }
+    }
 }
 
 impl Channels {

@@ -2,11 +2,15 @@
 
 use chrono::{DateTime, Duration, Utc};
 use platform::{FieldErrors, Invalid};
-use serde_json::{Map, Value};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{DeserializeOwned, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 
 use super::{
-    parse_time, text, DEFAULT_LIMIT, MAX_BATCH, MAX_CONTAINS_CHARS, MAX_CONTENT_CHARS,
-    MAX_FUTURE_HOURS, MAX_LIMIT, MAX_NAME_CHARS,
+    parse_time, DEFAULT_LIMIT, MAX_BATCH, MAX_CONTAINS_CHARS, MAX_CONTENT_CHARS, MAX_FUTURE_HOURS,
+    MAX_LIMIT, MAX_NAME_CHARS,
 };
 use crate::fingerprint::{is_client_fingerprint, is_hex_id, MAX_CLIENT_FINGERPRINT_CHARS};
 use crate::model::Severity;
@@ -24,104 +28,342 @@ pub struct LogInput {
     pub fingerprint: Option<String>,
 }
 
-fn one_log(
-    errors: &mut FieldErrors,
-    value: &Value,
-    prefix: &str,
-    now: DateTime<Utc>,
-) -> Option<LogInput> {
-    let Some(object) = value.as_object() else {
-        let field = if prefix.is_empty() {
-            "body".to_string()
-        } else {
-            prefix.trim_end_matches('.').to_string()
+/// A field as the client sent it: absent (or null), a value of its documented type, or a
+/// value of another type (then the check names the field with its documented bounds).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Given<T> {
+    #[default]
+    Absent,
+    Valid(T),
+    Invalid,
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Given<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Through `Option`: serde answers an absent field as `None` rather than an error.
+        Ok(match Option::<Value>::deserialize(deserializer)? {
+            None | Some(Value::Null) => Self::Absent,
+            Some(value) => T::deserialize(value).map_or(Self::Invalid, Self::Valid),
+        })
+    }
+}
+
+/// One log as a client sends it.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LogSubmission {
+    /// 1 to 100 characters, not blank.
+    #[schema(value_type = String, min_length = 1, max_length = 100)]
+    service_name: Given<String>,
+    /// Free text (DEPLOYMENT_LOG, APPLICATION_LOG, ...), 1 to 100 characters, not blank.
+    #[serde(rename = "type")]
+    #[schema(value_type = String, rename = "type", min_length = 1, max_length = 100)]
+    log_type: Given<String>,
+    #[schema(value_type = Severity)]
+    severity: Given<String>,
+    /// 1 to 16384 characters, not blank.
+    #[schema(value_type = String, min_length = 1, max_length = 16384)]
+    log_content: Given<String>,
+    /// When it happened: RFC 3339, in the year 2000 or later and at most 24 hours ahead;
+    /// absent: when it was received.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    timestamp: Given<String>,
+    /// The grouping key, used as given: logs of one `serviceName` with one key are one
+    /// incident whatever their messages (absent: the default fingerprint). 1 to 200 visible
+    /// ASCII characters, no spaces; `dedup_key` is its alias (give one, not both).
+    #[schema(
+        value_type = Option<String>,
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[!-~]{1,200}$",
+        example = "checkout:card-declined"
+    )]
+    fingerprint: Given<String>,
+    /// Alias of `fingerprint` (PagerDuty's name), same bounds.
+    #[serde(rename = "dedup_key")]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 200, pattern = "^[!-~]{1,200}$")]
+    dedup_key: Given<String>,
+    /// A batch's item that is no JSON object.
+    #[serde(skip)]
+    #[schema(ignore)]
+    not_an_object: bool,
+}
+
+/// 1 to 500 logs at once.
+#[derive(Clone, Debug, ToSchema)]
+#[schema(min_items = 1, max_items = 500)]
+pub struct LogBatch(Vec<LogSubmission>);
+
+/// One log, or a batch of 1 to 500.
+#[derive(Clone, Debug, ToSchema)]
+#[serde(untagged)]
+pub enum LogsRequest {
+    One(LogSubmission),
+    Batch(LogBatch),
+}
+
+/// A batch item: a log when it is an object, else one the check refuses by its position.
+struct Item(LogSubmission);
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ItemVisitor)
+    }
+}
+
+struct ItemVisitor;
+
+impl<'de> Visitor<'de> for ItemVisitor {
+    type Value = Item;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a log")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Item, A::Error> {
+        LogSubmission::deserialize(MapAccessDeserializer::new(map)).map(Item)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Item, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Item::not_an_object())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Item, E> {
+        Ok(Item::not_an_object())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Item, E> {
+        Ok(Item::not_an_object())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Item, E> {
+        Ok(Item::not_an_object())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Item, E> {
+        Ok(Item::not_an_object())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Item, E> {
+        Ok(Item::not_an_object())
+    }
+
+    fn visit_unit<E>(self) -> Result<Item, E> {
+        Ok(Item::not_an_object())
+    }
+
+    fn visit_none<E>(self) -> Result<Item, E> {
+        Ok(Item::not_an_object())
+    }
+}
+
+impl Item {
+    fn not_an_object() -> Self {
+        Self(LogSubmission {
+            not_an_object: true,
+            ..LogSubmission::default()
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for LogsRequest {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RequestVisitor)
+    }
+}
+
+struct RequestVisitor;
+
+impl<'de> Visitor<'de> for RequestVisitor {
+    type Value = LogsRequest;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a log object or an array of logs")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LogsRequest, A::Error> {
+        LogSubmission::deserialize(MapAccessDeserializer::new(map)).map(LogsRequest::One)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<LogsRequest, A::Error> {
+        let mut logs = Vec::new();
+        while let Some(Item(log)) = seq.next_element()? {
+            logs.push(log);
+        }
+        Ok(LogsRequest::Batch(LogBatch(logs)))
+    }
+}
+
+impl LogsRequest {
+    /// The request a JSON body holds (a body neither an object nor an array is refused).
+    pub fn from_json(body: &Value) -> Result<Self, Invalid> {
+        Self::deserialize(body)
+            .map_err(|_| Invalid::field("body", "must be a log object or an array of logs"))
+    }
+
+    /// Whether it is a batch (its fields are named `[i].field`).
+    pub fn is_batch(&self) -> bool {
+        matches!(self, Self::Batch(_))
+    }
+
+    /// The logs, checked: a batch of 1 to [`MAX_BATCH`], each field within its bounds (every
+    /// bad field named). A log without `timestamp` happened `now`.
+    pub fn check(self, now: DateTime<Utc>) -> Result<Vec<LogInput>, Invalid> {
+        let mut errors = FieldErrors::new();
+        let logs = match self {
+            Self::Batch(LogBatch(items)) => {
+                if items.is_empty() {
+                    return Err(Invalid::field("body", "must hold at least one log"));
+                }
+                if items.len() > MAX_BATCH {
+                    return Err(Invalid::field(
+                        "body",
+                        format!("must hold at most {MAX_BATCH} logs"),
+                    ));
+                }
+                items
+                    .into_iter()
+                    .enumerate()
+                    .filter_map(|(i, item)| item.check(&mut errors, &format!("[{i}]."), now))
+                    .collect::<Vec<_>>()
+            }
+            Self::One(log) => log.check(&mut errors, "", now).into_iter().collect(),
         };
-        errors.add(field, "must be a JSON object");
-        return None;
-    };
-    let service_name = text(errors, object, prefix, "serviceName", MAX_NAME_CHARS, true);
-    let log_type = text(errors, object, prefix, "type", MAX_NAME_CHARS, true);
-    let severity = match object.get("severity") {
-        Some(Value::String(s)) => match Severity::parse(s.trim()) {
-            Some(s) => Some(s),
-            None => {
-                errors.add(
-                    format!("{prefix}severity"),
-                    "must be one of TRACE, DEBUG, INFO, WARN, ERROR, FATAL",
-                );
+        errors.finish()?;
+        Ok(logs)
+    }
+}
+
+impl LogSubmission {
+    /// The log, checked, each bad field added to `errors` as `{prefix}{field}`.
+    fn check(self, errors: &mut FieldErrors, prefix: &str, now: DateTime<Utc>) -> Option<LogInput> {
+        if self.not_an_object {
+            let field = if prefix.is_empty() {
+                "body".to_string()
+            } else {
+                prefix.trim_end_matches('.').to_string()
+            };
+            errors.add(field, "must be a JSON object");
+            return None;
+        }
+        let service_name = name(
+            errors,
+            prefix,
+            "serviceName",
+            self.service_name,
+            MAX_NAME_CHARS,
+        );
+        let log_type = name(errors, prefix, "type", self.log_type, MAX_NAME_CHARS);
+        let severity = match self.severity {
+            Given::Absent => {
+                errors.add(format!("{prefix}severity"), "is required");
                 None
             }
-        },
-        None | Some(Value::Null) => {
-            errors.add(format!("{prefix}severity"), "is required");
-            None
-        }
-        Some(_) => {
-            errors.add(
-                format!("{prefix}severity"),
-                "must be one of TRACE, DEBUG, INFO, WARN, ERROR, FATAL",
-            );
-            None
-        }
-    };
-    let log_content = text(
-        errors,
-        object,
-        prefix,
-        "logContent",
-        MAX_CONTENT_CHARS,
-        true,
-    );
-    let field = format!("{prefix}timestamp");
-    let timestamp = match object.get("timestamp") {
-        None | Some(Value::Null) => Some(now),
-        Some(Value::String(s)) => match parse_time(&field, s) {
-            Ok(at) if at > now + Duration::hours(MAX_FUTURE_HOURS) => {
-                errors.add(
-                    field,
-                    format!("must not be more than {MAX_FUTURE_HOURS} hours in the future"),
-                );
+            given => {
+                let parsed = match given {
+                    Given::Valid(s) => Severity::parse(s.trim()),
+                    _ => None,
+                };
+                if parsed.is_none() {
+                    errors.add(
+                        format!("{prefix}severity"),
+                        "must be one of TRACE, DEBUG, INFO, WARN, ERROR, FATAL",
+                    );
+                }
+                parsed
+            }
+        };
+        let log_content = name(
+            errors,
+            prefix,
+            "logContent",
+            self.log_content,
+            MAX_CONTENT_CHARS,
+        );
+        let field = format!("{prefix}timestamp");
+        let timestamp = match self.timestamp {
+            Given::Absent => Some(now),
+            Given::Valid(s) => match parse_time(&field, &s) {
+                Ok(at) if at > now + Duration::hours(MAX_FUTURE_HOURS) => {
+                    errors.add(
+                        field,
+                        format!("must not be more than {MAX_FUTURE_HOURS} hours in the future"),
+                    );
+                    None
+                }
+                Ok(at) => Some(at),
+                Err(e) => {
+                    errors.add(e.field, e.reason);
+                    None
+                }
+            },
+            Given::Invalid => {
+                errors.add(field, "must be an RFC 3339 date-time");
                 None
             }
-            Ok(at) => Some(at),
-            Err(e) => {
-                errors.add(e.field, e.reason);
-                None
-            }
-        },
-        Some(_) => {
-            errors.add(field, "must be an RFC 3339 date-time");
+        };
+        let fingerprint = client_fingerprint(errors, prefix, self.fingerprint, self.dedup_key);
+        Some(LogInput {
+            fingerprint: fingerprint?,
+            service_name: service_name?,
+            log_type: log_type?,
+            severity: severity?,
+            log_content: log_content?,
+            timestamp: timestamp?,
+        })
+    }
+}
+
+/// A required text field: not blank, at most `max` characters; trimmed.
+fn name(
+    errors: &mut FieldErrors,
+    prefix: &str,
+    name: &str,
+    given: Given<String>,
+    max: usize,
+) -> Option<String> {
+    let field = format!("{prefix}{name}");
+    match given {
+        Given::Absent => {
+            errors.add(field, "is required");
             None
         }
-    };
-    let fingerprint = client_fingerprint(errors, object, prefix);
-    Some(LogInput {
-        fingerprint: fingerprint?,
-        service_name: service_name?,
-        log_type: log_type?,
-        severity: severity?,
-        log_content: log_content?,
-        timestamp: timestamp?,
-    })
+        Given::Valid(s) => {
+            let trimmed = s.trim();
+            if trimmed.is_empty() {
+                errors.add(field, "must not be blank");
+                None
+            } else if s.chars().count() > max {
+                errors.add(field, format!("must be at most {max} characters"));
+                None
+            } else {
+                Some(trimmed.to_string())
+            }
+        }
+        Given::Invalid => {
+            errors.add(field, "must be a string");
+            None
+        }
+    }
 }
 
 /// A log's grouping key: `fingerprint` or its alias `dedup_key` (not both), visible ASCII;
 /// `Some(None)` when neither is given, `None` when one is bad (the error added).
 fn client_fingerprint(
     errors: &mut FieldErrors,
-    object: &Map<String, Value>,
     prefix: &str,
+    fingerprint: Given<String>,
+    dedup_key: Given<String>,
 ) -> Option<Option<String>> {
-    let given: Vec<(&str, &Value)> = ["fingerprint", "dedup_key"]
-        .into_iter()
-        .filter_map(|name| match object.get(name) {
-            None | Some(Value::Null) => None,
-            Some(value) => Some((name, value)),
-        })
-        .collect();
+    let given: Vec<(&str, Given<String>)> =
+        [("fingerprint", fingerprint), ("dedup_key", dedup_key)]
+            .into_iter()
+            .filter(|(_, value)| *value != Given::Absent)
+            .collect();
     match given.as_slice() {
         [] => Some(None),
-        [(name, Value::String(key))] if is_client_fingerprint(key) => Some(Some(key.clone())),
+        [(_, Given::Valid(key))] if is_client_fingerprint(key) => Some(Some(key.clone())),
         [(name, _)] => {
             errors.add(
                 format!("{prefix}{name}"),
@@ -141,37 +383,10 @@ fn client_fingerprint(
     }
 }
 
-/// One log (an object) or a batch (an array of 1 to [`MAX_BATCH`] objects). A log without
-/// `timestamp` happened `now`.
+/// One log (an object) or a batch (an array of 1 to [`MAX_BATCH`] objects), through
+/// [`LogsRequest`]. A log without `timestamp` happened `now`.
 pub fn parse_logs(body: &Value, now: DateTime<Utc>) -> Result<Vec<LogInput>, Invalid> {
-    let mut errors = FieldErrors::new();
-    let logs = match body {
-        Value::Array(items) => {
-            if items.is_empty() {
-                return Err(Invalid::field("body", "must hold at least one log"));
-            }
-            if items.len() > MAX_BATCH {
-                return Err(Invalid::field(
-                    "body",
-                    format!("must hold at most {MAX_BATCH} logs"),
-                ));
-            }
-            items
-                .iter()
-                .enumerate()
-                .filter_map(|(i, item)| one_log(&mut errors, item, &format!("[{i}]."), now))
-                .collect::<Vec<_>>()
-        }
-        Value::Object(_) => one_log(&mut errors, body, "", now).into_iter().collect(),
-        _ => {
-            return Err(Invalid::field(
-                "body",
-                "must be a log object or an array of logs",
-            ))
-        }
-    };
-    errors.finish()?;
-    Ok(logs)
+    LogsRequest::from_json(body)?.check(now)
 }
 
 /// A log id: the log's time in milliseconds (13 digits), `-`, 32 lower-case hex digits.
@@ -377,6 +592,42 @@ mod tests {
                 .field,
             "body"
         );
+    }
+
+    #[test]
+    fn the_documented_types_name_what_is_not_a_log() {
+        let err = parse_logs(&json!(7), now()).unwrap_err();
+        assert_eq!(err.errors()[0].field, "body");
+        assert_eq!(
+            err.errors()[0].reason,
+            "must be a log object or an array of logs"
+        );
+        let err = parse_logs(
+            &json!([[1], {"serviceName": 5, "type": "APP", "severity": 3, "logContent": "x", "timestamp": 1}]),
+            now(),
+        )
+        .unwrap_err();
+        let found: Vec<_> = err
+            .errors()
+            .iter()
+            .map(|e| format!("{}: {}", e.field, e.reason))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                "[0]: must be a JSON object",
+                "[1].serviceName: must be a string",
+                "[1].severity: must be one of TRACE, DEBUG, INFO, WARN, ERROR, FATAL",
+                "[1].timestamp: must be an RFC 3339 date-time",
+            ]
+        );
+        let one = parse_logs(
+            &json!({"serviceName": " api ", "type": "APP", "severity": " ERROR ", "logContent": "x", "extra": true}),
+            now(),
+        )
+        .unwrap();
+        assert_eq!(one[0].service_name, "api");
+        assert_eq!(one[0].severity, Severity::Error);
     }
 
     #[test]

@@ -16,7 +16,8 @@ pub use alerts::parse_alert_patch;
 pub use incidents::{parse_incident_patch, parse_merge, IncidentPatch, MergeInput};
 pub use logbook::{parse_logbook, parse_logbook_replace, LogbookInput, MAX_VERSION};
 pub use logs::{
-    is_cursor, is_log_id, parse_logs, LogFilter, LogInput, LogPageRequest, RawLogQuery,
+    is_cursor, is_log_id, parse_logs, Given, LogBatch, LogFilter, LogInput, LogPageRequest,
+    LogSubmission, LogsRequest, RawLogQuery,
 };
 pub use rules::{parse_rule, RuleInput};
 
@@ -83,6 +84,9 @@ pub(crate) fn text(
     }
 }
 
+/// The longest escalation delay a rule's or channel's `escalateAfterMinutes` may name (a day).
+pub const MAX_ESCALATE_AFTER_MINUTES: i64 = 1_440;
+
 /// The optional `escalateAfterMinutes` of a rule or a channel (1 to a day).
 pub(crate) fn escalation_delay(
     errors: &mut FieldErrors,
@@ -95,7 +99,7 @@ pub(crate) fn escalation_delay(
             object,
             "escalateAfterMinutes",
             1,
-            crate::channels::MAX_ESCALATE_AFTER_MINUTES,
+            MAX_ESCALATE_AFTER_MINUTES,
         ),
     }
 }

@@ -4,8 +4,15 @@
 use std::collections::VecDeque;
 
 use super::keys::parse_key;
-use super::page::PageReads;
 use super::{Listed, LogObjects, ObjectsError, LIST_PAGE};
+
+/// What one page read from S3, and how many logs it compared with its filters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PageReads {
+    pub lists: usize,
+    pub gets: usize,
+    pub examined: usize,
+}
 
 /// One prefix's listing, read lazily in key order (newest objects first).
 pub(super) struct Listing {

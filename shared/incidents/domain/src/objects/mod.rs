@@ -50,7 +50,7 @@ mod store;
 pub use keys::{
     bucket_prefix, object_key, prefixes_of, service_bucket, severity_prefix, type_prefix, Listed,
 };
-pub use page::PageReads;
+pub use listing::PageReads;
 
 use aws_sdk_s3::config::http::HttpResponse;
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};

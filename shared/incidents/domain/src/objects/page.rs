@@ -6,21 +6,13 @@ use std::collections::BTreeMap;
 use super::keys::{
     bucket_prefix, millis_of, service_bucket, severity_prefix, start_after, type_prefix,
 };
-use super::listing::Listing;
+use super::listing::{Listing, PageReads};
 use super::{
     LogObjects, ObjectsError, BUCKETS, MAX_BYTES_PER_PAGE, MAX_LOGS_EXAMINED_PER_PAGE, MAX_MILLIS,
     MAX_OBJECTS_PER_PAGE, MINUTE,
 };
 use crate::input::LogFilter;
 use crate::model::Log;
-
-/// What one page read from S3, and how many logs it compared with its filters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PageReads {
-    pub lists: usize,
-    pub gets: usize,
-    pub examined: usize,
-}
 
 impl LogObjects {
     /// One page of the timeline from S3, newest first: the logs matching `filter` with

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::keys::{bucket_prefix, millis_of, start_after};
 use super::listing::Listing;
-use super::page::PageReads;
+use super::listing::PageReads;
 use super::{Listed, LogObjects, ObjectsError, BUCKETS, MINUTE, REWRITE_ATTEMPTS};
 use crate::model::Log;
 

@@ -6,8 +6,8 @@ use platform::Invalid;
 
 use super::{merge_pages, Actor, Incidents, IncidentsError};
 use crate::input::{format_time, IncidentPatch, MergeInput};
-use crate::merge::{check, MergeCheck};
 use crate::model::{AlertStatus, Incident, IncidentDetail, IncidentEvent, IncidentStatus};
+use crate::store::{merge_check, MergeCheck};
 use crate::store::{RaisedAlerts, Store, StoreError};
 
 /// Alerts a resolve moves in its own transaction (with the incident, its history, outbox and
@@ -140,7 +140,7 @@ impl Incidents {
         let target = target
             .filter(|t| Store::status_of(t).is_some())
             .ok_or_else(|| Invalid::field("into", "must be the id of an incident"))?;
-        match check(id, &source, &merge.into, &target) {
+        match merge_check(id, &source, &merge.into, &target) {
             MergeCheck::Done => return self.incident(id).await,
             MergeCheck::Refused(why) => return Err(Invalid::field("into", why).into()),
             MergeCheck::Go => {}

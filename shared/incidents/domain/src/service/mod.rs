@@ -6,64 +6,32 @@
 //! [`incidents`], [`alerts`] and [`logbook`], each an `impl Incidents`.
 
 mod alerts;
+mod errors;
 mod evaluation;
 mod incidents;
 mod logbook;
 mod logs;
+mod processing;
 mod rules;
 
+pub use errors::IncidentsError;
 pub use evaluation::GROUP_CONCURRENCY;
 pub use incidents::RESOLVE_ALERTS_IN_TRANSACTION;
 pub use logs::{assign, PURGE_STEP};
+pub use processing::{Delivery, RULES_TTL};
 pub use rules::MAX_RULES;
 
 use incidents_metrics::Metrics;
 use platform::aws::AwsClients;
 use platform::cursor::encode_cursor;
-use platform::dynamo::{DynamoError, Table};
-use platform::{Clock, Env, Invalid};
+use platform::dynamo::Table;
+use platform::{Clock, Env};
 
 use crate::events::Publisher;
 use crate::input::format_time;
-use crate::objects::{LogObjects, ObjectsError};
-use crate::queue::QueueError;
-use crate::store::{Listed, Store, StoreError};
-
-#[derive(Debug, thiserror::Error)]
-pub enum IncidentsError {
-    #[error(transparent)]
-    Invalid(#[from] Invalid),
-    #[error("{0} not found")]
-    NotFound(&'static str),
-    /// A status change the lifecycle does not allow.
-    #[error("{0}")]
-    InvalidTransition(String),
-    #[error("{0}")]
-    Forbidden(&'static str),
-    /// The item changed between read and write: try again.
-    #[error("changed concurrently")]
-    Changed,
-    /// An edit sent the version it read (`sent`), but the item is at `current` now.
-    #[error("version {sent} was read, but it is at version {current} now")]
-    Stale { sent: i64, current: i64 },
-    #[error(transparent)]
-    Store(#[from] DynamoError),
-    #[error(transparent)]
-    Queue(#[from] QueueError),
-    /// The logs bucket failed.
-    #[error(transparent)]
-    Objects(#[from] ObjectsError),
-}
-
-impl IncidentsError {
-    fn from_store(e: StoreError, what: &'static str) -> Self {
-        match e {
-            StoreError::Dynamo(d) => Self::Store(d),
-            StoreError::NotFound => Self::NotFound(what),
-            StoreError::Changed => Self::Changed,
-        }
-    }
-}
+use crate::objects::LogObjects;
+use crate::queue::IngestQueue;
+use crate::store::{Listed, Store};
 
 /// Who makes a change.
 #[derive(Clone, Debug)]
@@ -76,17 +44,22 @@ pub struct Actor {
 pub struct Incidents {
     store: Store,
     objects: LogObjects,
+    /// The ingest queue: where a deletion's steps go.
+    queue: IngestQueue,
     clock: Clock,
+    rules_cache: processing::RulesCache,
     /// Publishes the outbox rows a change wrote; `None`: left to the outbox sweep.
     events: Option<Publisher>,
 }
 
 impl Incidents {
-    pub fn new(store: Store, objects: LogObjects, clock: Clock) -> Self {
+    pub(crate) fn new(store: Store, objects: LogObjects, queue: IngestQueue, clock: Clock) -> Self {
         Self {
             store,
             objects,
+            queue,
             clock,
+            rules_cache: Default::default(),
             events: None,
         }
     }
@@ -107,7 +80,8 @@ impl Incidents {
     }
 
     /// Over `INCIDENTS_TABLE` (counting in `INCIDENT_METRICS_TABLE`, keeping grouped logs
-    /// `LOG_RETENTION_DAYS`) and raw logs in `LOGS_BUCKET`, on the system clock.
+    /// `LOG_RETENTION_DAYS`) and raw logs in `LOGS_BUCKET`, queueing deletion steps on
+    /// `INGEST_QUEUE_URL`, on the system clock.
     /// With `INCIDENT_EVENT_BUS`, it publishes incident events after each change.
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, platform::ConfigError> {
         let incidents = Self::new_from_env(env, aws)?;
@@ -129,12 +103,14 @@ impl Incidents {
                 crate::store::DEFAULT_LOG_RETENTION_DAYS,
             )?),
             LogObjects::from_env(env, aws)?,
+            IngestQueue::from_env(env, aws.sqs())?,
             Clock::system(),
         ))
     }
 
-    pub fn store(&self) -> &Store {
-        &self.store
+    /// The incidents table, which the product's other parts (ingest keys, channels) share.
+    pub fn table(&self) -> &Table {
+        self.store.table()
     }
 
     fn now(&self) -> String {

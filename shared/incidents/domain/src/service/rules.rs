@@ -5,7 +5,7 @@ use platform::Invalid;
 use super::{Incidents, IncidentsError};
 use crate::input::RuleInput;
 use crate::model::AlertRule;
-use crate::store::DEFAULT_RULE_ID;
+use crate::model::DEFAULT_RULE_ID;
 
 /// The most alert rules kept (the processor reads them all for every batch).
 pub const MAX_RULES: usize = 50;

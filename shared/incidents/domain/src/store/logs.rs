@@ -4,7 +4,7 @@
 use super::{Store, StoreError, EXPIRES_AT};
 use crate::input::{LogFilter, LogPageRequest};
 use crate::model::{Log, Severity};
-use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
+use chrono::{NaiveDateTime, TimeZone, Utc};
 use platform::dynamo::{is_condition_failed, key, n, s, Attributes, DynamoError, Item};
 
 /// Partitions each hour of logs (and each service's hour) is spread over: a log id's last
@@ -317,11 +317,6 @@ pub fn page_bounds(page: &LogPageRequest) -> Option<(String, String)> {
 /// The time of a log id, for windows.
 pub fn log_millis(id: &str) -> Option<i64> {
     millis_of(id)
-}
-
-/// A time in milliseconds as a UTC date-time.
-pub fn at_millis(millis: i64) -> Option<DateTime<Utc>> {
-    Utc.timestamp_millis_opt(millis).single()
 }
 
 #[cfg(test)]

@@ -39,18 +39,16 @@
 //! deletions), [`rules`], [`incidents`], [`alerts`] and [`logbook`], each an `impl Store`.
 
 mod alerts;
+mod groups;
 mod incidents;
 mod logbook;
 mod logs;
+mod merge;
 mod rules;
 
 pub use alerts::RaisedAlerts;
-pub use incidents::MAX_HISTORY;
-pub use logbook::LOGBOOK_FILTER_READS;
-pub use logs::{
-    at_millis, hour_of, log_key, log_millis, page_bounds, shard_of, MAX_HOURS_PER_PAGE, SHARDS,
-};
-pub use rules::DEFAULT_RULE_ID;
+pub use logs::{log_key, log_millis, page_bounds};
+pub use merge::{check as merge_check, MergeCheck};
 
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use incidents_metrics::Metrics;

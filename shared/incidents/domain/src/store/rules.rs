@@ -1,14 +1,11 @@
 //! Alert rules: the built-in one, the rules' list, and their writes under the rule cap.
 
 use super::{Store, StoreError, META};
-use crate::model::{AlertRule, Severity};
+use crate::model::{AlertRule, Severity, DEFAULT_RULE_ID};
 use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 use platform::dynamo::{
     is_condition_failed, key, n, s, AttributeValue, Attributes, DynamoError, Item, Transaction,
 };
-
-/// The built-in rule's id.
-pub const DEFAULT_RULE_ID: &str = "default";
 
 const RULES_PK: &str = "RULES";
 /// The rule count's item (`RULECOUNT`/`META`) and its attribute: the rules [`Store::rules`]

@@ -22,12 +22,6 @@ fn analysis_unit(key: &str, author: &str, id: &str) -> Unit {
     Unit::new(ReferenceKind::Analysis, format!("{key}/{author}/{id}"))
 }
 
-/// The key, author and id an analysis unit names.
-pub(super) fn unit_parts(unit: &str) -> Option<(&str, &str, &str)> {
-    let mut parts = unit.splitn(3, '/');
-    Some((parts.next()?, parts.next()?, parts.next()?))
-}
-
 /// What an analysis is found by: the log it analysed and what was concluded.
 fn analysis_text(analysis: &Analysis) -> String {
     let mut text = format!("{}\n{}", analysis.summary, analysis.root_cause);
@@ -36,13 +30,6 @@ fn analysis_text(analysis: &Analysis) -> String {
         text.push_str(r);
     }
     text
-}
-
-pub(super) fn analysis_title(analysis: &Analysis) -> String {
-    match &analysis.log_id {
-        Some(log) => format!("Analysis of log {log}"),
-        None => format!("Analysis {}", analysis.id),
-    }
 }
 
 /// The model's usable answer to an analysis request.

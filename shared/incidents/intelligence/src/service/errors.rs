@@ -3,7 +3,7 @@
 
 use llm::LlmError;
 use platform::dynamo::DynamoError;
-use platform::Invalid;
+use platform::{ApiError, Invalid};
 
 use super::MAX_DOCUMENTS;
 use crate::index::IndexError;
@@ -61,5 +61,92 @@ impl From<IndexError> for IntelligenceError {
             IndexError::Dynamo(d) => Self::Store(d),
             IndexError::Contended => Self::Changed,
         }
+    }
+}
+
+/// 400 naming the fields, 403, 404, 409 (changed meanwhile, or the corpus is full), 500 for
+/// the operator's LLM settings, 502 for a model or embeddings provider that gave nothing
+/// usable, 503 when a table or the logs bucket cannot be reached, else 500 with the details logged.
+impl From<IntelligenceError> for ApiError {
+    fn from(error: IntelligenceError) -> Self {
+        match error {
+            IntelligenceError::Invalid(invalid) => invalid.into(),
+            IntelligenceError::NotFound(what) => ApiError::not_found(format!("{what} not found")),
+            IntelligenceError::Forbidden(reason) => ApiError::forbidden(reason),
+            IntelligenceError::Changed => ApiError::conflict(
+                "It is being changed by another request: read it again and retry",
+            ),
+            IntelligenceError::Full(max) => ApiError::conflict(format!(
+                "The corpus holds {max} documents, its most: delete some first"
+            )),
+            IntelligenceError::Llm(e) => provider_error("model", e),
+            IntelligenceError::Embeddings(e) => provider_error("embeddings", e),
+            IntelligenceError::Store(e) if e.is_unavailable() => {
+                ApiError::unavailable("The intelligence service is unavailable, try again")
+                    .caused_by(format!("intelligence table unavailable: {e}"))
+            }
+            IntelligenceError::Store(e) => ApiError::internal("intelligence table", e),
+            IntelligenceError::Logs(e) if e.unavailable => {
+                ApiError::unavailable("The intelligence service is unavailable, try again")
+                    .caused_by(format!("logs bucket unavailable: {e}"))
+            }
+            IntelligenceError::Logs(e) => ApiError::internal("logs bucket", e),
+        }
+    }
+}
+
+/// A provider's failure: the operator's settings are a 500, anything the provider did a 502
+/// (its own words stay in the log).
+fn provider_error(what: &str, error: LlmError) -> ApiError {
+    match error {
+        LlmError::Config(setting) => ApiError::internal("LLM configuration", setting),
+        LlmError::Provider { provider, failure } => ApiError::bad_gateway(format!(
+            "The {what} provider ({provider}) gave no usable answer: {}",
+            failure.kind().replace('_', " ")
+        ))
+        .caused_by(format!(
+            "{what} provider ({provider}) call failed: {failure:?}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use llm::{InvalidSetting, ProviderFailure, ProviderKind};
+    use platform::ErrorKind;
+
+    #[test]
+    fn domain_errors_become_statuses() {
+        assert_eq!(
+            ApiError::from(IntelligenceError::NotFound("Analysis")).message,
+            "Analysis not found"
+        );
+        assert_eq!(
+            ApiError::from(IntelligenceError::Changed).kind,
+            ErrorKind::Conflict
+        );
+        assert_eq!(
+            ApiError::from(IntelligenceError::Full(1000)).kind,
+            ErrorKind::Conflict
+        );
+        assert_eq!(
+            ApiError::from(IntelligenceError::Forbidden("no")).kind,
+            ErrorKind::Forbidden
+        );
+        let unusable = ApiError::from(IntelligenceError::Llm(LlmError::Provider {
+            provider: ProviderKind::Local,
+            failure: ProviderFailure::Unusable("no JSON: secret".into()),
+        }));
+        assert_eq!(unusable.kind, ErrorKind::BadGateway);
+        assert_eq!(
+            unusable.message,
+            "The model provider (local) gave no usable answer: unusable output"
+        );
+        let config = ApiError::from(IntelligenceError::Llm(LlmError::Config(InvalidSetting {
+            variable: "LLM_PROVIDER",
+            reason: "bad".into(),
+        })));
+        assert_eq!(config.kind, ErrorKind::Internal);
     }
 }

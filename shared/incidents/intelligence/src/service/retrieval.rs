@@ -6,14 +6,27 @@ use std::collections::HashMap;
 
 use platform::dynamo::Item;
 
-use super::analyses::{analysis_title, unit_parts};
 use super::{Intelligence, IntelligenceError, CANDIDATE_POOL};
 use crate::embed::{cosine, fuse};
 use crate::index::{query_terms, ChunkHit, TermIndex};
 use crate::input::SearchInput;
-use crate::model::{AnalysisReference, RagDocumentStatus, RagSearchHit, ReferenceKind};
+use crate::model::{Analysis, AnalysisReference, RagDocumentStatus, RagSearchHit, ReferenceKind};
 use crate::redact::redact;
 use crate::store::{analysis_key, chunk_key, document_key, Embedding, StoredAnalysis};
+
+/// The key, author and id an analysis unit names.
+fn unit_parts(unit: &str) -> Option<(&str, &str, &str)> {
+    let mut parts = unit.splitn(3, '/');
+    Some((parts.next()?, parts.next()?, parts.next()?))
+}
+
+/// How a found analysis is titled.
+fn analysis_title(analysis: &Analysis) -> String {
+    match &analysis.log_id {
+        Some(log) => format!("Analysis of log {log}"),
+        None => format!("Analysis {}", analysis.id),
+    }
+}
 
 /// One retrieved passage.
 #[derive(Clone, Debug)]

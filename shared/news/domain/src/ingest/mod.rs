@@ -34,8 +34,8 @@ pub enum IngestError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The source's next refresh could not be enqueued: the refresh is to be tried again.
-    #[error("feed queue: {0}")]
-    Queue(String),
+    #[error(transparent)]
+    Queue(#[from] platform::queue::QueueError),
 }
 
 /// What one refresh did.
@@ -161,7 +161,11 @@ impl Ingest {
             // The source's chain of refreshes starts here; lost, the scheduler's walk starts it.
             if let Some(due) = &state.next_fetch_at {
                 let first = FeedRefresh::due(&id, due);
-                if let Err(error) = self.queue.enqueue(&first, self.clock.now()).await {
+                if let Err(error) = self
+                    .queue
+                    .send_delayed(&first, first.delay_seconds(self.clock.now()))
+                    .await
+                {
                     tracing::warn!(source_id = %id, %error, "first refresh not enqueued; the scheduler will");
                 }
             }
@@ -262,9 +266,8 @@ impl Ingest {
             // A hop of a longer wait, or a rescue of a chain that is not lost after all.
             if refresh.due.is_some() {
                 self.queue
-                    .enqueue(refresh, now)
-                    .await
-                    .map_err(IngestError::Queue)?;
+                    .send_delayed(refresh, refresh.delay_seconds(now))
+                    .await?;
             }
             return Ok(true);
         }
@@ -327,10 +330,10 @@ impl Ingest {
         title: Option<(&str, &str)>,
     ) -> Result<(), IngestError> {
         if let Some(due) = &state.next_fetch_at {
+            let next = FeedRefresh::due(source_id, due);
             self.queue
-                .enqueue(&FeedRefresh::due(source_id, due), self.clock.now())
-                .await
-                .map_err(IngestError::Queue)?;
+                .send_delayed(&next, next.delay_seconds(self.clock.now()))
+                .await?;
         }
         match self
             .store
@@ -429,11 +432,14 @@ impl Ingest {
 
 #[cfg(test)]
 mod tests {
+    use platform::queue::QueueMessage;
+
     use super::*;
 
     #[test]
     fn feed_refresh_round_trips_and_refuses_junk() {
         let body = FeedRefresh::new("abc").to_json();
+        assert_eq!(FeedRefresh::new("abc").to_body().ok(), Some(body.clone()));
         assert_eq!(
             FeedRefresh::parse(&body).ok(),
             Some(FeedRefresh::new("abc"))
@@ -448,6 +454,21 @@ mod tests {
             next_fetch_at: next.map(str::to_string),
             ..FetchState::default()
         }
+    }
+
+    #[test]
+    fn refreshes_wait_until_due_at_most_fifteen_minutes() {
+        let now = DateTime::parse_from_rfc3339("2026-01-01T12:00:00Z")
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_default();
+        assert_eq!(FeedRefresh::new("a").delay_seconds(now), 0);
+        let soon = FeedRefresh::due("a", "2026-01-01T12:01:30Z");
+        assert_eq!(soon.delay_seconds(now), 90);
+        let late = FeedRefresh::due("a", "2026-01-01T11:00:00Z");
+        assert_eq!(late.delay_seconds(now), 0);
+        let far = FeedRefresh::due("a", "2026-01-02T12:00:00Z");
+        assert_eq!(far.delay_seconds(now), 900);
+        assert_eq!(FeedRefresh::due("a", "garbage").delay_seconds(now), 0);
     }
 
     #[test]

@@ -1,8 +1,7 @@
 //! The feed queue: each source's chain of refresh messages.
 
 use chrono::{DateTime, Utc};
-use platform::aws::Sqs;
-use platform::{ConfigError, Env};
+use platform::queue::{Queue, QueueMessage};
 
 /// The longest delay SQS gives a message (15 minutes): a longer wait takes several hops.
 pub const MAX_DELAY_SECONDS: i64 = 900;
@@ -50,53 +49,35 @@ impl FeedRefresh {
     }
 
     /// Reads a message body; the source id must be present and not blank.
-    pub fn parse(body: &str) -> Result<Self, MessageError> {
+    pub fn read(body: &str) -> Result<Self, MessageError> {
         let refresh: Self = serde_json::from_str(body)?;
         if refresh.source_id.trim().is_empty() {
             return Err(MessageError::BlankSourceId);
         }
         Ok(refresh)
     }
-}
 
-/// The feed queue (`FEED_QUEUE_URL`): each source's next refresh, delayed until it is due.
-#[derive(Clone, Debug)]
-pub struct RefreshQueue {
-    sqs: Sqs,
-    url: String,
-}
-
-impl RefreshQueue {
-    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
-        Self {
-            sqs,
-            url: url.into(),
-        }
-    }
-
-    /// The queue named by `FEED_QUEUE_URL`.
-    pub fn from_env(env: &Env, sqs: Sqs) -> Result<Self, ConfigError> {
-        Ok(Self::new(sqs, env.require("FEED_QUEUE_URL")?))
-    }
-
-    /// Enqueues `refresh`, delayed until its `due` time (at most SQS's 15 minutes; a message
-    /// that arrives early is enqueued again).
-    pub async fn enqueue(&self, refresh: &FeedRefresh, now: DateTime<Utc>) -> Result<(), String> {
-        let delay = refresh
+    /// How long to delay the message at `now`: until its `due` time (none without one), at
+    /// most SQS's 15 minutes (a message that arrives early is enqueued again).
+    pub fn delay_seconds(&self, now: DateTime<Utc>) -> u32 {
+        let delay = self
             .due
             .as_deref()
             .and_then(|due| DateTime::parse_from_rfc3339(due).ok())
             .map_or(0, |due| (due.with_timezone(&Utc) - now).num_seconds())
             .clamp(0, MAX_DELAY_SECONDS);
-        self.sqs
-            .client()
-            .send_message()
-            .queue_url(&self.url)
-            .message_body(refresh.to_json())
-            .delay_seconds(i32::try_from(delay).unwrap_or(0))
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        u32::try_from(delay).unwrap_or(0)
     }
 }
+
+impl QueueMessage for FeedRefresh {
+    const URL_VARIABLE: &'static str = "FEED_QUEUE_URL";
+
+    fn parse(body: &str) -> Result<Self, String> {
+        Self::read(body).map_err(|e| e.to_string())
+    }
+}
+
+/// The feed queue (`FEED_QUEUE_URL`): each source's next refresh, delayed until it is due
+/// ([`FeedRefresh::delay_seconds`]).
+pub type RefreshQueue = Queue<FeedRefresh>;

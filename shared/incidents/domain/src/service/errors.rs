@@ -1,60 +1,55 @@
-//! The incident platform's errors as HTTP answers, in the detailed error body: handlers
-//! return [`Error`], and `?` converts the domain's errors and the platform's. The router's
-//! error layer renders it and logs its cause once.
+//! The facade's errors, with no HTTP in them, and how each answers
+//! (`impl From<IncidentsError> for ApiError`): the functions return `ApiError`.
 
-use axum::response::{IntoResponse, Response};
-use incidents::channels::{ChannelsError, MAX_CHANNELS};
-use incidents::IncidentsError;
 use platform::dynamo::DynamoError;
-use platform::ApiError;
+use platform::{ApiError, Invalid};
 
-/// What a handler of this function fails with.
-#[derive(Debug)]
-pub struct Error(ApiError);
+use crate::objects::ObjectsError;
+use crate::queue::QueueError;
+use crate::store::StoreError;
 
-impl From<ApiError> for Error {
-    fn from(error: ApiError) -> Self {
-        Self(error)
-    }
+#[derive(Debug, thiserror::Error)]
+pub enum IncidentsError {
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// A status change the lifecycle does not allow.
+    #[error("{0}")]
+    InvalidTransition(String),
+    #[error("{0}")]
+    Forbidden(&'static str),
+    /// The item changed between read and write: try again.
+    #[error("changed concurrently")]
+    Changed,
+    /// An edit sent the version it read (`sent`), but the item is at `current` now.
+    #[error("version {sent} was read, but it is at version {current} now")]
+    Stale { sent: i64, current: i64 },
+    #[error(transparent)]
+    Store(#[from] DynamoError),
+    #[error(transparent)]
+    Queue(#[from] QueueError),
+    /// The logs bucket failed.
+    #[error(transparent)]
+    Objects(#[from] ObjectsError),
 }
 
-impl From<platform::Invalid> for Error {
-    fn from(invalid: platform::Invalid) -> Self {
-        Self(invalid.into())
-    }
-}
-
-impl From<IncidentsError> for Error {
-    fn from(error: IncidentsError) -> Self {
-        Self(to_api(error))
-    }
-}
-
-/// A failure of the incidents table read directly (the channels and the ingest keys keep
-/// their records there).
-impl From<DynamoError> for Error {
-    fn from(error: DynamoError) -> Self {
-        Self(to_api(IncidentsError::Store(error)))
-    }
-}
-
-impl From<ChannelsError> for Error {
-    fn from(error: ChannelsError) -> Self {
-        Self(channels_to_api(error))
-    }
-}
-
-impl IntoResponse for Error {
-    fn into_response(self) -> Response {
-        self.0.into_response()
+impl IncidentsError {
+    pub(super) fn from_store(e: StoreError, what: &'static str) -> Self {
+        match e {
+            StoreError::Dynamo(d) => Self::Store(d),
+            StoreError::NotFound => Self::NotFound(what),
+            StoreError::Changed => Self::Changed,
+        }
     }
 }
 
 /// 400 naming the fields (an invalid status change too), 403, 404, 409 when the item changed
 /// meanwhile (or since the version an edit was made on; `details` name the version now),
 /// 503 when the table, the logs bucket or the queue is unavailable, else 500 with the details logged.
-fn to_api(error: IncidentsError) -> ApiError {
-    match error {
+impl From<IncidentsError> for ApiError {
+    fn from(error: IncidentsError) -> Self {
+        match error {
         IncidentsError::Invalid(invalid) => invalid.into(),
         IncidentsError::NotFound(what) => ApiError::not_found(format!("{what} not found")),
         IncidentsError::InvalidTransition(reason) => {
@@ -83,18 +78,6 @@ fn to_api(error: IncidentsError) -> ApiError {
                 .caused_by(format!("ingest queue send failed: {e}"))
         }
     }
-}
-
-/// A notification channel's: 400 when the channels are full, 404, else as the incidents
-/// table's failure.
-fn channels_to_api(error: ChannelsError) -> ApiError {
-    match error {
-        ChannelsError::Full => ApiError::field(
-            "body",
-            format!("at most {MAX_CHANNELS} notification channels"),
-        ),
-        ChannelsError::NotFound => ApiError::not_found("Notification channel not found"),
-        ChannelsError::Dynamo(e) => to_api(IncidentsError::Store(e)),
     }
 }
 
@@ -106,22 +89,25 @@ mod tests {
     #[test]
     fn domain_errors_become_statuses() {
         assert_eq!(
-            to_api(IncidentsError::InvalidTransition("status: no".into())).kind,
+            ApiError::from(IncidentsError::InvalidTransition("status: no".into())).kind,
             ErrorKind::BadRequest
         );
         assert_eq!(
-            to_api(IncidentsError::NotFound("Incident")).message,
+            ApiError::from(IncidentsError::NotFound("Incident")).message,
             "Incident not found"
         );
-        assert_eq!(to_api(IncidentsError::Changed).kind, ErrorKind::Conflict);
-        let stale = to_api(IncidentsError::Stale {
+        assert_eq!(
+            ApiError::from(IncidentsError::Changed).kind,
+            ErrorKind::Conflict
+        );
+        let stale = ApiError::from(IncidentsError::Stale {
             sent: 1,
             current: 3,
         });
         assert_eq!(stale.kind, ErrorKind::Conflict);
         assert!(stale.message.contains("version 3"), "{}", stale.message);
         assert_eq!(
-            to_api(IncidentsError::Forbidden("no")).kind,
+            ApiError::from(IncidentsError::Forbidden("no")).kind,
             ErrorKind::Forbidden
         );
     }

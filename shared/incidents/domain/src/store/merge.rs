@@ -14,9 +14,9 @@
 
 use platform::dynamo::{key, n, s, Attributes, DynamoError, Item, Transaction};
 
-use crate::groups::count_key;
+use super::groups::count_key;
+use super::{incident_pk, RaisedAlerts, Store, StoreError};
 use crate::model::{IncidentEvent, IncidentStatus};
-use crate::store::{incident_pk, RaisedAlerts, Store, StoreError};
 
 /// Merge pointers the processor follows at most (a merged incident's target may itself be
 /// merged later); beyond them it counts into the last one read.
