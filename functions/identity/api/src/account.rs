@@ -8,9 +8,9 @@ use identity::input::{ProfileUpdate, SettingsUpdate};
 use identity::model::{Profile, Role, Settings, SummaryLength, Theme};
 use platform::http::Json;
 use platform::openapi::ErrorBody;
+use platform::ApiError;
 use utoipa::OpenApi;
 
-use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, NeedsUser};
 use crate::{AppState, Me};
 
@@ -49,7 +49,7 @@ pub(crate) struct AccountApi;
         (status = 404, description = "The account no longer exists", body = ErrorBody),
     )
 )]
-async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<Profile>, Error> {
+async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<Profile>, ApiError> {
     let profile = state.identity.profile(&me).await?;
     Ok(axum::Json(profile))
 }
@@ -73,7 +73,7 @@ async fn update_me(
     State(state): State<AppState>,
     Me(me): Me,
     Json(update): Json<ProfileUpdate>,
-) -> Result<axum::Json<Profile>, Error> {
+) -> Result<axum::Json<Profile>, ApiError> {
     let change = update.parse()?;
     let profile = state.identity.update_profile(&me, change).await?;
     Ok(axum::Json(profile))
@@ -99,7 +99,7 @@ async fn delete_me(
     State(state): State<AppState>,
     Me(me): Me,
     extensions: Extensions,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     let content = state.content(&extensions);
     let internal = state.internal(&extensions);
     state
@@ -124,7 +124,7 @@ async fn delete_me(
 async fn settings(
     State(state): State<AppState>,
     Me(me): Me,
-) -> Result<axum::Json<Settings>, Error> {
+) -> Result<axum::Json<Settings>, ApiError> {
     let settings = state.identity.settings(&me).await?;
     Ok(axum::Json(settings))
 }
@@ -148,7 +148,7 @@ async fn update_settings(
     Me(me): Me,
     extensions: Extensions,
     Json(update): Json<SettingsUpdate>,
-) -> Result<axum::Json<Settings>, Error> {
+) -> Result<axum::Json<Settings>, ApiError> {
     let change = update.parse()?;
     let settings = state.identity.update_settings(&me, change).await?;
     // Followed-topic changes (this one and any a failed send left) go to the community

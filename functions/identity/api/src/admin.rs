@@ -9,11 +9,11 @@ use identity::model::{Profile, UserId};
 use platform::auth::AdminUser;
 use platform::http::Json;
 use platform::openapi::{ErrorBody, SecuritySchemes};
+use platform::ApiError;
 use platform::FieldError;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
-use crate::errors::Error;
 use crate::AppState;
 
 /// The longest page of the account directory.
@@ -95,7 +95,7 @@ async fn accounts(
     State(state): State<AppState>,
     _admin: AdminUser,
     Query(query): Query<PageQuery>,
-) -> Result<axum::Json<AccountPage>, Error> {
+) -> Result<axum::Json<AccountPage>, ApiError> {
     let limit = page_size(query.limit.as_deref())?;
     let cursor = query
         .cursor
@@ -132,7 +132,7 @@ async fn set_roles(
     AdminUser(admin): AdminUser,
     Path(id): Path<String>,
     Json(input): Json<RoleChangeRequest>,
-) -> Result<axum::Json<Profile>, Error> {
+) -> Result<axum::Json<Profile>, ApiError> {
     let id = platform::validation::bounded_id("id", id)?;
     let roles = input.parse()?;
     let profile = state

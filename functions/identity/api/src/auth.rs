@@ -10,10 +10,11 @@ use identity::model::{Profile, UserId};
 use platform::auth::AuthUser;
 use platform::http::Json;
 use platform::openapi::ErrorBody;
+use platform::ratelimit::ClientKey;
+use platform::ApiError;
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
-use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, TooManyLogins};
 use crate::{no_store, AppState};
 
@@ -49,7 +50,7 @@ pub(crate) struct AuthApi;
 async fn register(
     State(state): State<AppState>,
     Json(input): Json<Registration>,
-) -> Result<impl IntoResponse, Error> {
+) -> Result<impl IntoResponse, ApiError> {
     let account = input.parse()?;
     let profile = state.identity.register(account).await?;
     Ok((StatusCode::CREATED, axum::Json(profile)))
@@ -80,7 +81,7 @@ async fn login(
     State(state): State<AppState>,
     extensions: Extensions,
     Json(input): Json<Login>,
-) -> Result<impl IntoResponse, Error> {
+) -> Result<impl IntoResponse, ApiError> {
     log_in(&state, &extensions, input.parse()?).await
 }
 
@@ -90,10 +91,18 @@ pub(crate) async fn log_in(
     state: &AppState,
     extensions: &Extensions,
     credentials: Credentials,
-) -> Result<impl IntoResponse, Error> {
+) -> Result<impl IntoResponse, ApiError> {
+    // Outside API Gateway (a router in a test) every caller is one client.
+    let address = platform::http::client_address(extensions).unwrap_or_else(|| "unknown".into());
     state
         .login_brake
-        .admit(extensions, &credentials.username_key)
+        .admit_all([
+            (&crate::LOGINS_PER_ADDRESS, ClientKey::address(&address)),
+            (
+                &crate::LOGINS_PER_USERNAME,
+                ClientKey::username(&credentials.username_key),
+            ),
+        ])
         .await?;
     let issued = state.identity.login(credentials).await?;
     Ok(token_answer(issued.token))
@@ -121,7 +130,7 @@ pub(crate) fn token_answer(token: String) -> impl IntoResponse {
 async fn refresh(
     State(state): State<AppState>,
     user: AuthUser,
-) -> Result<impl IntoResponse, Error> {
+) -> Result<impl IntoResponse, ApiError> {
     let issued = state
         .identity
         .refresh(&UserId::new(user.id), user.session_version)

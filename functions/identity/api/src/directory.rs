@@ -10,7 +10,6 @@ use platform::openapi::ErrorBody;
 use platform::ApiError;
 use utoipa::OpenApi;
 
-use crate::errors::Error;
 use crate::AppState;
 
 /// This resource's routes, under the function's prefix.
@@ -46,7 +45,7 @@ async fn internal_user(
     State(state): State<AppState>,
     _service: InternalService,
     Path(id): Path<String>,
-) -> Result<axum::Json<InternalUser>, Error> {
+) -> Result<axum::Json<InternalUser>, ApiError> {
     let id = UserId::new(platform::validation::bounded_id("id", id)?);
     let (profile, settings) =
         tokio::try_join!(state.identity.profile(&id), state.identity.settings(&id))?;
@@ -95,12 +94,12 @@ async fn internal_users(
     State(state): State<AppState>,
     _service: InternalService,
     platform::http::Query(query): platform::http::Query<DirectoryQuery>,
-) -> Result<axum::Json<InternalUserIds>, Error> {
+) -> Result<axum::Json<InternalUserIds>, ApiError> {
     let limit = match query.limit.as_deref().map(str::trim) {
         None => 100,
         Some(raw) => match raw.parse::<usize>() {
             Ok(n) if (1..=100).contains(&n) => n,
-            _ => return Err(ApiError::field("limit", "must be from 1 to 100").into()),
+            _ => return Err(ApiError::field("limit", "must be from 1 to 100")),
         },
     };
     let cursor = query

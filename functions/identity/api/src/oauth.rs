@@ -4,17 +4,18 @@
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap};
 use axum::response::IntoResponse;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use identity::clients::{requested_scopes, ClientCredentials};
+use identity::error::oauth_error;
 use platform::http::form_pairs;
 use platform::openapi::ErrorBody;
+use platform::{ApiError, ErrorKind};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::errors::{oauth_error, Error};
 use crate::{no_store, AppState};
 
 /// A client-credentials token request (RFC 6749 4.4), form-encoded.
@@ -90,44 +91,41 @@ pub async fn token(
     State(state): State<AppState>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<impl IntoResponse, Error> {
+) -> Result<impl IntoResponse, ApiError> {
     let form_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
     if !form_type {
         return Err(oauth_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorKind::UnsupportedMediaType,
             "invalid_request",
             "Send the token request as application/x-www-form-urlencoded",
-        )
-        .into());
+        ));
     }
     let request = TokenRequest::from_form(&body);
     match request.grant_type.as_deref() {
         None => {
             return Err(oauth_error(
-                StatusCode::BAD_REQUEST,
+                ErrorKind::BadRequest,
                 "invalid_request",
                 "grant_type is required",
-            )
-            .into())
+            ))
         }
         Some("client_credentials") => {}
         Some(_) => {
             return Err(oauth_error(
-                StatusCode::BAD_REQUEST,
+                ErrorKind::BadRequest,
                 "unsupported_grant_type",
                 "Only grant_type=client_credentials is supported",
-            )
-            .into())
+            ))
         }
     }
     let credentials = basic_credentials(&headers)
         .or_else(|| request.client_credentials())
         .ok_or_else(|| {
             oauth_error(
-                StatusCode::UNAUTHORIZED,
+                ErrorKind::Unauthorized,
                 "invalid_client",
                 "Client authentication is required",
             )

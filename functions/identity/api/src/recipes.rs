@@ -14,11 +14,11 @@ use identity::recipes::{
 };
 use platform::http::Json;
 use platform::openapi::{ErrorBody, SecuritySchemes, TableUnavailable};
+use platform::ApiError;
 use serde::Serialize;
 use utoipa::{OpenApi, ToSchema};
 
 use crate::auth::log_in;
-use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, NeedsUser, TooManyLogins};
 use crate::{no_store, AppState, LoginToken, Me};
 
@@ -98,7 +98,7 @@ pub(crate) fn openapi() -> utoipa::openapi::OpenApi {
 async fn register(
     State(state): State<AppState>,
     Json(input): Json<RecipeCredentials>,
-) -> Result<impl IntoResponse, Error> {
+) -> Result<impl IntoResponse, ApiError> {
     let account = input.parse()?;
     state.identity.register_recipe_account(account).await?;
     Ok((StatusCode::CREATED, message("User registered")))
@@ -123,7 +123,7 @@ async fn login(
     State(state): State<AppState>,
     extensions: Extensions,
     Json(input): Json<RecipeCredentials>,
-) -> Result<impl IntoResponse, Error> {
+) -> Result<impl IntoResponse, ApiError> {
     log_in(&state, &extensions, input.parse_login()?).await
 }
 
@@ -140,7 +140,7 @@ async fn login(
         (status = 404, description = "The account no longer exists", body = ErrorBody),
     )
 )]
-async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<RecipeUser>, Error> {
+async fn me(State(state): State<AppState>, Me(me): Me) -> Result<axum::Json<RecipeUser>, ApiError> {
     let user = state.identity.recipe_user(&me).await?;
     Ok(axum::Json(user))
 }
@@ -167,7 +167,7 @@ async fn update_me(
     State(state): State<AppState>,
     Me(me): Me,
     Json(update): Json<RecipeUserUpdate>,
-) -> Result<impl IntoResponse, Error> {
+) -> Result<impl IntoResponse, ApiError> {
     let change = update.parse()?;
     let renewed = state.identity.update_recipe_user(&me, change).await?;
     Ok(no_store(axum::Json(UserUpdated {

@@ -59,18 +59,13 @@ impl IntoResponses for SubscriptionErrors {
     }
 }
 
-/// 429: too many login attempts from this address or on this username.
-pub struct TooManyLogins;
-
-impl IntoResponses for TooManyLogins {
-    fn responses() -> BTreeMap<String, RefOr<Response>> {
-        BTreeMap::from([platform::openapi::too_many_requests(
-            "Too many login attempts from this address or on this username; retry after \
-             Retry-After seconds",
-            "ErrorBody",
-        )])
-    }
-}
+platform::too_many_requests_response!(
+    /// 429: too many login attempts from this address or on this username.
+    pub struct TooManyLogins:
+        "Too many login attempts from this address or on this username; retry after \
+         Retry-After seconds",
+        "ErrorBody"
+);
 
 #[cfg(test)]
 mod tests {

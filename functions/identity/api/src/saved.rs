@@ -7,9 +7,9 @@ use identity::input::SavedArticleIdsMerge;
 use identity::model::{SavedArticleId, SavedArticleIds, UserId};
 use platform::http::Json;
 use platform::openapi::ErrorBody;
+use platform::ApiError;
 use utoipa::OpenApi;
 
-use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, NeedsUser};
 use crate::{AppState, Me};
 
@@ -45,7 +45,7 @@ pub(crate) struct SavedApi;
 async fn saved(
     State(state): State<AppState>,
     Me(me): Me,
-) -> Result<axum::Json<SavedArticleIds>, Error> {
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
     let saved = state.identity.saved_articles(&me).await?;
     Ok(axum::Json(saved))
 }
@@ -69,7 +69,7 @@ async fn merge_saved(
     State(state): State<AppState>,
     Me(me): Me,
     Json(input): Json<SavedArticleIdsMerge>,
-) -> Result<axum::Json<SavedArticleIds>, Error> {
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
     let ids = input.parse()?;
     let saved = state.identity.merge_saved_articles(&me, &ids).await?;
     Ok(axum::Json(saved))
@@ -88,7 +88,7 @@ async fn change_saved(
     me: &UserId,
     raw_id: &str,
     change: SavedChange,
-) -> Result<axum::Json<SavedArticleIds>, Error> {
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
     let article = SavedArticleId::parse("articleId", raw_id)?;
     let saved = match change {
         SavedChange::Save => state.identity.save_article(me, &article).await?,
@@ -115,7 +115,7 @@ async fn save_article(
     State(state): State<AppState>,
     Me(me): Me,
     Path(article_id): Path<String>,
-) -> Result<axum::Json<SavedArticleIds>, Error> {
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
     change_saved(&state, &me, &article_id, SavedChange::Save).await
 }
 
@@ -137,6 +137,6 @@ async fn unsave_article(
     State(state): State<AppState>,
     Me(me): Me,
     Path(article_id): Path<String>,
-) -> Result<axum::Json<SavedArticleIds>, Error> {
+) -> Result<axum::Json<SavedArticleIds>, ApiError> {
     change_saved(&state, &me, &article_id, SavedChange::Unsave).await
 }

@@ -10,10 +10,10 @@ use axum::Router;
 use identity::input::PasswordChangeRequest;
 use platform::http::Json;
 use platform::openapi::{ErrorBody, SecuritySchemes};
+use platform::ApiError;
 use utoipa::OpenApi;
 
 use crate::auth::token_answer;
-use crate::errors::Error;
 use crate::responses::NeedsLiveUser;
 use crate::{AppState, LoginToken, Me};
 
@@ -57,7 +57,7 @@ async fn change_password(
     State(state): State<AppState>,
     Me(me): Me,
     Json(input): Json<PasswordChangeRequest>,
-) -> Result<impl IntoResponse, Error> {
+) -> Result<impl IntoResponse, ApiError> {
     let change = input.parse()?;
     let renewed = state.identity.change_password(&me, change).await?;
     Ok(token_answer(renewed.token.token))
@@ -75,7 +75,7 @@ async fn change_password(
         NeedsLiveUser,
     )
 )]
-async fn end_sessions(State(state): State<AppState>, Me(me): Me) -> Result<StatusCode, Error> {
+async fn end_sessions(State(state): State<AppState>, Me(me): Me) -> Result<StatusCode, ApiError> {
     state.identity.end_sessions(&me).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -7,9 +7,9 @@ use axum::routing::{get, post};
 use axum::Router;
 use identity::model::{SourceId, Subscriptions};
 use identity::{IdentityError, SubscribedSource, Unsubscribed};
+use platform::ApiError;
 use utoipa::OpenApi;
 
-use crate::errors::Error;
 use crate::responses::{NeedsLiveUser, NeedsUser, SubscriptionErrors};
 use crate::{AppState, Me};
 
@@ -50,7 +50,7 @@ fn source_id(raw: &str) -> Result<SourceId, IdentityError> {
 async fn subscriptions(
     State(state): State<AppState>,
     Me(me): Me,
-) -> Result<axum::Json<Subscriptions>, Error> {
+) -> Result<axum::Json<Subscriptions>, ApiError> {
     let subscriptions = state.identity.subscriptions(&me).await?;
     Ok(axum::Json(subscriptions))
 }
@@ -75,7 +75,7 @@ async fn subscribe(
     Me(me): Me,
     Path(source_id_raw): Path<String>,
     extensions: Extensions,
-) -> Result<axum::Json<SubscribedSource>, Error> {
+) -> Result<axum::Json<SubscribedSource>, ApiError> {
     let source = source_id(&source_id_raw)?;
     let content = state.content(&extensions);
     let subscribed = state.identity.subscribe(&content, &me, &source).await?;
@@ -103,7 +103,7 @@ async fn unsubscribe(
     Me(me): Me,
     Path(source_id_raw): Path<String>,
     extensions: Extensions,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let source = source_id(&source_id_raw)?;
     let content = state.content(&extensions);
     let outcome = state.identity.unsubscribe(&content, &me, &source).await?;

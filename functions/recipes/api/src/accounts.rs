@@ -5,9 +5,8 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use platform::auth::InternalService;
 use platform::openapi::ErrorBody;
-use platform::Invalid;
+use platform::{ApiError, Invalid};
 
-use crate::errors::Error;
 use crate::AppState;
 
 /// Starts the cleanup of a deleted account: from this answer on the user can create no
@@ -31,7 +30,7 @@ pub(crate) async fn forget_account(
     State(state): State<AppState>,
     _service: InternalService,
     Path(id): Path<String>,
-) -> Result<StatusCode, Error> {
+) -> Result<StatusCode, ApiError> {
     let user = uuid::Uuid::parse_str(&id)
         .map_err(|_| Invalid::field("id", "must be a UUID"))?
         .hyphenated()

@@ -3,14 +3,13 @@
 //! identity owns every account).
 //!
 //! Each handler parses its input into `recipes::input` types and makes one call on
-//! [`recipes::Recipes`]; [`errors`] turns the domain's errors into the detailed
-//! error body. The AI routes are braked per user ([`brake`]) and read the caller's
-//! preferences from identity (its client, `identity_client`). `DELETE /api/recipes/internal/users/{id}` is
-//! identity's call when it deletes an account ([`accounts`]).
+//! [`recipes::Recipes`]; the domain's errors answer as [`ApiError`]s (their `From` is in
+//! `recipes::error`), in the detailed error body. The AI routes are braked per user
+//! ([`AI_PER_USER`]) and read the caller's preferences from identity (its client,
+//! `identity_client`). `DELETE /api/recipes/internal/users/{id}` is identity's call when it
+//! deletes an account ([`accounts`]).
 
 pub mod accounts;
-pub mod brake;
-pub mod errors;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,8 +29,9 @@ use platform::dynamo::Table;
 use platform::http::{Json, Query};
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, TableUnavailable};
 use platform::otel::Otel;
+use platform::ratelimit::{Brake, ClientKey, Rate, WhenUnavailable};
 use platform::tokens::{InternalToken, TokenVerifier};
-use platform::{BoxError, Clock, Env, ErrorStyle, FieldError, Invalid};
+use platform::{ApiError, BoxError, Clock, Env, ErrorStyle, FieldError, Invalid};
 use recipes::input::{AskRequest, GenerateRequest, NutrientsRequest, RawRecipeInput, RecipePatch};
 use recipes::model::{
     InstructionStep, Language, Recipe, RecipeId, RecipeIngredient, RecipeInput, RecipeNutrients,
@@ -41,14 +41,30 @@ use recipes::Recipes;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, OpenApi, ToSchema};
 
-use crate::brake::{AiBrake, TooManyAiRequests};
-use crate::errors::Error;
-
 /// The public path prefix of this route family.
 pub const PREFIX: &str = "/api/recipes";
 /// The most recipes one list page holds (and its default): 20 of the largest recipes stay
 /// below Lambda's 6 MB response.
 pub const MAX_PAGE: usize = 20;
+/// The brake on the paid model: each AI operation (generate, nutrients, ask) is counted per
+/// signed-in user in the limits table after its input is parsed (a 400 costs nothing) and
+/// before the model is asked; a spent limit is a 429 with `Retry-After`. By default (template
+/// parameter `RecipesAiRateLimitPerUser`) 10 a minute and 200 a day. When the limits table
+/// fails the operation is refused (503): unguarded, the model is the bill.
+pub const AI_PER_USER: Rate = Rate {
+    variable: "RECIPES_AI_RATE_LIMIT_PER_USER",
+    name: "recipes-ai",
+    default: "10/60,200/86400",
+    when_unavailable: WhenUnavailable::Refuse,
+};
+
+platform::too_many_requests_response!(
+    /// The documented 429 of a braked AI operation.
+    pub(crate) struct TooManyAiRequests:
+        "Too many AI requests by this user; retry after Retry-After seconds",
+        "ErrorBody"
+);
+
 /// How long identity may take to give the caller's preferences.
 const IDENTITY_TIMEOUT: Duration = Duration::from_secs(5);
 /// A recipe body's largest size (the largest valid recipe is about 250 KB of JSON).
@@ -58,7 +74,7 @@ const BODY_LIMIT: usize = 512 * 1024;
 pub struct AppState {
     recipes: Arc<Recipes>,
     verifier: Arc<TokenVerifier>,
-    brake: Arc<AiBrake>,
+    brake: Arc<Brake>,
     identity: IdentityClient,
     cleanup_queue: CleanupQueue,
     internal_token: InternalToken,
@@ -96,7 +112,12 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         )));
     }
     let recipes = Recipes::from_env(&env, &aws, llm)?;
-    let brake = AiBrake::from_env(&env, &aws)?;
+    let brake = Brake::from_env(
+        &env,
+        &aws,
+        "the recipe AI operations have no rate limits",
+        &[AI_PER_USER],
+    )?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cleanup_queue = Recipes::cleanup_queue(&env, &aws)?;
     app(
@@ -123,7 +144,7 @@ pub struct Internal {
 pub fn app(
     recipes: Arc<Recipes>,
     verifier: TokenVerifier,
-    brake: AiBrake,
+    brake: Brake,
     internal: Internal,
 ) -> Result<Router, BoxError> {
     let state = AppState {
@@ -231,7 +252,7 @@ async fn list(
     State(state): State<AppState>,
     user: AuthUser,
     Query(query): Query<ListQuery>,
-) -> Result<Response, Error> {
+) -> Result<Response, ApiError> {
     let mut errors = Vec::new();
     let limit = match query.limit.as_deref() {
         None => Some(MAX_PAGE),
@@ -300,7 +321,7 @@ async fn create(
     State(state): State<AppState>,
     user: AuthUser,
     Json(input): Json<RawRecipeInput>,
-) -> Result<impl IntoResponse, Error> {
+) -> Result<impl IntoResponse, ApiError> {
     let input = input.parse()?;
     let id = state.recipes.create(&user.id, input).await?;
     Ok((
@@ -328,7 +349,7 @@ async fn read(
     State(state): State<AppState>,
     user: AuthUser,
     Path(raw): Path<String>,
-) -> Result<axum::Json<Recipe>, Error> {
+) -> Result<axum::Json<Recipe>, ApiError> {
     let id = recipe_id(&raw)?;
     let recipe = state.recipes.open(&user.id, id).await?;
     Ok(axum::Json(recipe))
@@ -357,7 +378,7 @@ async fn update(
     user: AuthUser,
     Path(raw): Path<String>,
     Json(patch): Json<RecipePatch>,
-) -> Result<axum::Json<Recipe>, Error> {
+) -> Result<axum::Json<Recipe>, ApiError> {
     let id = recipe_id(&raw)?;
     let change = patch.parse()?;
     let recipe = state.recipes.update(&user.id, id, change).await?;
@@ -402,9 +423,12 @@ async fn generate(
     extensions: Extensions,
     headers: HeaderMap,
     Json(input): Json<GenerateRequest>,
-) -> Result<axum::Json<Vec<RecipeInput>>, Error> {
+) -> Result<axum::Json<Vec<RecipeInput>>, ApiError> {
     let request = input.parse()?;
-    state.brake.admit(&user.id).await?;
+    state
+        .brake
+        .admit(&AI_PER_USER, ClientKey::user(&user.id))
+        .await?;
     let caller = state.caller(&extensions, &headers);
     let recipes = state.recipes.generate(&caller, request).await?;
     Ok(axum::Json(recipes))
@@ -435,9 +459,12 @@ async fn nutrients(
     State(state): State<AppState>,
     user: AuthUser,
     Json(input): Json<NutrientsRequest>,
-) -> Result<axum::Json<ComputedNutrients>, Error> {
+) -> Result<axum::Json<ComputedNutrients>, ApiError> {
     let recipe = input.parse()?;
-    state.brake.admit(&user.id).await?;
+    state
+        .brake
+        .admit(&AI_PER_USER, ClientKey::user(&user.id))
+        .await?;
     let computed = state.recipes.nutrients(&recipe).await?;
     Ok(axum::Json(computed))
 }
@@ -473,9 +500,12 @@ async fn ask(
     extensions: Extensions,
     headers: HeaderMap,
     Json(input): Json<AskRequest>,
-) -> Result<axum::Json<AskResponse>, Error> {
+) -> Result<axum::Json<AskResponse>, ApiError> {
     let request = input.parse()?;
-    state.brake.admit(&user.id).await?;
+    state
+        .brake
+        .admit(&AI_PER_USER, ClientKey::user(&user.id))
+        .await?;
     let caller = state.caller(&extensions, &headers);
     let response = state.recipes.ask(&caller, request).await?;
     Ok(axum::Json(AskResponse { response }))

@@ -256,6 +256,12 @@ impl From<Invalid> for ApiError {
     }
 }
 
+impl From<FieldError> for ApiError {
+    fn from(e: FieldError) -> Self {
+        Self::field(e.field, e.reason)
+    }
+}
+
 impl From<crate::config::ConfigError> for ApiError {
     fn from(e: crate::config::ConfigError) -> Self {
         Self::internal("configuration", e)

@@ -1,8 +1,8 @@
-//! What a recipe operation can answer instead of its result. No HTTP here: the recipes
-//! function maps each variant to its status and body.
+//! What a recipe operation can answer instead of its result, and how each answers
+//! ([`ApiError`]: no HTTP here, the function's router renders it).
 
 use platform::dynamo::DynamoError;
-use platform::Invalid;
+use platform::{ApiError, Invalid};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RecipesError {
@@ -47,5 +47,64 @@ impl From<crate::store::CreateError> for RecipesError {
 impl RecipesError {
     pub fn is_concurrent_change(&self) -> bool {
         matches!(self, Self::ConcurrentChange)
+    }
+}
+
+/// The answer to a recipe operation that failed.
+impl From<RecipesError> for ApiError {
+    fn from(e: RecipesError) -> Self {
+        to_api(e)
+    }
+}
+
+fn to_api(e: RecipesError) -> ApiError {
+    match e {
+        RecipesError::Invalid(invalid) => invalid.into(),
+        RecipesError::NotFound => ApiError::not_found("Recipe not found"),
+        RecipesError::AccountDeleted => ApiError::unauthorized("The account was deleted"),
+        RecipesError::Queue(e) => {
+            ApiError::unavailable("The account cleanup could not be queued; try again")
+                .caused_by(format!("account cleanup not queued: {e}"))
+        }
+        RecipesError::ConcurrentChange => {
+            ApiError::conflict("The recipe was changed concurrently; try again")
+        }
+        RecipesError::Llm(llm::LlmError::Config(e)) => ApiError::internal("LLM settings", e),
+        RecipesError::Llm(e) => ApiError::bad_gateway("The model gave no usable answer; try again")
+            .caused_by(format!("model call failed: {e}")),
+        RecipesError::Unusable(reason) => {
+            ApiError::bad_gateway("The model gave no usable answer; try again")
+                .caused_by(format!("model answer unusable: {reason}"))
+        }
+        RecipesError::Preferences(e) => {
+            ApiError::bad_gateway("The user's preferences could not be read")
+                .caused_by(format!("identity call failed: {e}"))
+        }
+        RecipesError::Store(e) if e.is_unavailable() => {
+            ApiError::unavailable("The recipes table is unavailable; try again")
+                .caused_by(format!("recipes table unavailable: {e}"))
+        }
+        RecipesError::Store(e) => ApiError::internal("recipes store", e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use platform::ErrorKind;
+
+    use super::*;
+
+    #[test]
+    fn answers() {
+        assert_eq!(to_api(RecipesError::NotFound).kind, ErrorKind::NotFound);
+        assert_eq!(
+            to_api(RecipesError::Unusable("x".into())).kind,
+            ErrorKind::BadGateway
+        );
+        let invalid = to_api(RecipesError::Invalid(platform::Invalid::field(
+            "title", "bad",
+        )));
+        assert_eq!(invalid.kind, ErrorKind::BadRequest);
+        assert_eq!(invalid.details, vec!["title: bad"]);
     }
 }
