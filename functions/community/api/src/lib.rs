@@ -198,7 +198,7 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         TopicCategory,
         posts::PostRequest,
         posts::PostPatchRequest,
-        topics::FollowerDeltasRequest,
+        community_client::FollowerDeltasRequest,
         social::ReactionRequest,
         community::model::social::ReactionResult,
         community::model::social::BookmarkResult,

@@ -2,8 +2,6 @@
 //! (`GET /topics/names`), and the internal follower deltas
 //! (`POST /internal/topics/follower-deltas`).
 
-use std::collections::BTreeMap;
-
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -11,12 +9,13 @@ use axum::routing::{get, post};
 use axum::Router;
 use community::input::{FollowerDeltas, IdempotencyKey, TopicIds};
 use community::model::{Topic, TopicCategory, TopicRef};
+use community_client::FollowerDeltasRequest;
 use platform::auth::{InternalService, MaybeUser};
 use platform::http::{Json, Query};
 use platform::openapi::ReasonErrorBody;
 use platform::ApiError;
 use serde::Deserialize;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::IntoParams;
 
 use crate::{Answer, AppState};
 
@@ -114,15 +113,6 @@ pub(crate) async fn topic_names(
 ) -> Answer<Vec<TopicRef>> {
     let ids = TopicIds::parse(query.ids.as_deref())?;
     Ok(axum::Json(state.community.topic_names(&ids).await?))
-}
-
-/// Follower count changes by topic name.
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FollowerDeltasRequest {
-    /// Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 200 names.
-    #[schema(required = true, value_type = BTreeMap<String, i64>, example = json!({"Space": 1, "public-transport": -1}))]
-    deltas: Option<BTreeMap<String, i64>>,
 }
 
 /// Applies follower count changes, matched by slug (unknown names create the topic) and

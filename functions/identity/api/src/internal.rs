@@ -1,22 +1,24 @@
 //! The other services' internal routes, called through the public API with the internal
-//! service token: the [`TopicFollowers`] port (the community's
-//! `POST /api/v1/internal/topics/follower-deltas`, with an `Idempotency-Key`), and the
-//! account-deletion cleanups of the community ([`CommunityAccounts`]) and of the recipe
-//! service ([`RecipeAccounts`]).
+//! service token: the [`TopicFollowers`] port and the account-deletion cleanup of the
+//! community ([`CommunityAccounts`]), through the community's client, and the recipe
+//! service's cleanup ([`RecipeAccounts`], `DELETE /api/recipes/internal/users/{id}`: no body
+//! either way).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use community_client::{CommunityClient, FollowerDeltasRequest};
 use identity::{
     CommunityAccounts, FollowersError, RecipeAccounts, RecipesServiceError, TopicFollowers,
 };
-use platform::auth::INTERNAL_TOKEN_HEADER;
+use platform::call::{send, CallError, INTERNAL_TOKEN_HEADER};
 
 /// The HTTP client and the token, built once per cold start.
 #[derive(Clone)]
 pub struct InternalServices {
     http: reqwest::Client,
     token: Option<String>,
+    community: CommunityClient,
 }
 
 impl InternalServices {
@@ -25,10 +27,14 @@ impl InternalServices {
             .timeout(timeout)
             .connect_timeout(timeout)
             .build()?;
-        Ok(Self { http, token })
+        Ok(Self {
+            community: CommunityClient::with_http(http.clone(), token.clone()),
+            http,
+            token,
+        })
     }
 
-    /// The community service behind the API at `base` (`None`: every call fails).
+    /// The services behind the API at `base` (`None`: every call fails).
     pub fn at(&self, base: Option<String>) -> InternalApi<'_> {
         InternalApi {
             service: self,
@@ -44,62 +50,50 @@ pub struct InternalApi<'a> {
 }
 
 impl InternalApi<'_> {
-    /// The base URL and the internal token, or why a call cannot be made.
-    fn target(&self) -> Result<(&str, &str), String> {
-        let base = self.base.as_deref().ok_or(
-            "INTERNAL_API_URL is not set and the request did not come through API Gateway",
-        )?;
-        let token = self
-            .service
-            .token
-            .as_deref()
-            .ok_or("INTERNAL_SERVICE_TOKEN is not set")?;
-        Ok((base, token))
-    }
-
-    /// Sends `request(base URL)` with the internal token; `Err` says why it did not succeed.
-    async fn call(
-        &self,
-        request: impl FnOnce(&reqwest::Client, &str) -> reqwest::RequestBuilder,
-    ) -> Result<(), String> {
-        let (base, token) = self.target()?;
-        let response = request(&self.service.http, base)
-            .header(INTERNAL_TOKEN_HEADER, token)
-            .send()
-            .await
-            .map_err(|e| e.to_string())?;
-        if response.status().is_success() {
-            Ok(())
-        } else {
-            Err(format!("HTTP {}", response.status()))
+    /// `DELETE /api/recipes/internal/users/{id}` with the internal token.
+    async fn forget_recipe_account(&self, user_id: &str) -> Result<(), CallError> {
+        let base = self.base.as_deref().ok_or(CallError::NoBase)?;
+        let token = self.service.token.as_deref().ok_or(CallError::NoToken)?;
+        let response = send(
+            self.service
+                .http
+                .delete(format!("{base}/api/recipes/internal/users/{user_id}"))
+                .header(INTERNAL_TOKEN_HEADER, token),
+        )
+        .await?;
+        match response.status() {
+            s if s.is_success() => Ok(()),
+            s => Err(CallError::Status(s)),
         }
     }
 }
 
 impl CommunityAccounts for InternalApi<'_> {
     async fn forget(&self, user_id: &str) -> Result<(), FollowersError> {
-        self.call(|http, base| http.delete(format!("{base}/api/v1/internal/users/{user_id}")))
+        self.service
+            .community
+            .at(self.base.clone())
+            .forget_account(user_id)
             .await
-            .map_err(FollowersError)
+            .map_err(|e| FollowersError(e.to_string()))
     }
 }
 
 impl RecipeAccounts for InternalApi<'_> {
     async fn forget(&self, user_id: &str) -> Result<(), RecipesServiceError> {
-        self.call(|http, base| http.delete(format!("{base}/api/recipes/internal/users/{user_id}")))
+        self.forget_recipe_account(user_id)
             .await
-            .map_err(RecipesServiceError)
+            .map_err(|e| RecipesServiceError(e.to_string()))
     }
 }
 
 impl TopicFollowers for InternalApi<'_> {
     async fn apply(&self, key: &str, deltas: &BTreeMap<String, i64>) -> Result<(), FollowersError> {
-        self.call(|http, base| {
-            http.post(format!("{base}/api/v1/internal/topics/follower-deltas"))
-                .header("idempotency-key", key)
-                .json(&serde_json::json!({ "deltas": deltas }))
-        })
-        .await
-        .map_err(FollowersError)
+        self.service
+            .community
+            .at(self.base.clone())
+            .follower_deltas(key, &FollowerDeltasRequest::new(deltas.clone()))
+            .await
+            .map_err(|e| FollowersError(e.to_string()))
     }
 }

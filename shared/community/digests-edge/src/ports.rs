@@ -6,7 +6,7 @@
 //!   [`MAX_PAGES`] pages a topic;
 //! - users: identity's `GET /api/users/internal/users/{id}` (`followedTopics`) and
 //!   `GET /api/users/internal/users?cursor=&limit=` (the directory), through its client;
-//! - community topics: `GET /api/v1/topics/stats` (public), matched by slug.
+//! - community topics: `GET /api/v1/topics/stats` (public), matched by slug, through its client.
 //!
 //! Every call has a timeout ([`CALL_TIMEOUT`]) and a size cap; any failure is a
 //! [`PortError`] naming the service.
@@ -14,13 +14,12 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use community_client::CommunityClient;
 use community_digests::input::{DigestDate, DigestTimezone, UserId};
 use community_digests::{ArticleRef, CommunityTopics, NewsArticles, NewsTopic, PortError, Users};
 use identity_client::{CallError, IdentityClient};
 use news_client::{Article, Page};
-use platform::auth::INTERNAL_TOKEN_HEADER;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 
 /// One call to another route family.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
@@ -35,8 +34,8 @@ const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 #[derive(Clone)]
 pub struct Services {
     http: reqwest::Client,
-    internal_token: Option<String>,
     identity: IdentityClient,
+    community: CommunityClient,
     timezone: DigestTimezone,
 }
 
@@ -51,8 +50,8 @@ impl Services {
             .build()?;
         Ok(Self {
             identity: IdentityClient::with_http(http.clone(), internal_token.clone()),
+            community: CommunityClient::with_http(http.clone(), internal_token),
             http,
-            internal_token,
             timezone,
         })
     }
@@ -88,23 +87,14 @@ impl Api<'_> {
         service: &'static str,
         url: String,
         query: &[(&str, String)],
-        internal: bool,
     ) -> Result<Option<T>, PortError> {
         let url = url::Url::parse_with_params(&url, query)
             .map_err(|e| PortError::new(service, format!("bad URL: {e}")))?;
-        let mut request = self
+        let request = self
             .services
             .http
             .get(url)
             .header(reqwest::header::ACCEPT, "application/json");
-        if internal {
-            let token = self
-                .services
-                .internal_token
-                .as_deref()
-                .ok_or_else(|| PortError::new(service, "INTERNAL_SERVICE_TOKEN is not set"))?;
-            request = request.header(INTERNAL_TOKEN_HEADER, token);
-        }
         let mut response = request.send().await.map_err(|e| {
             PortError::new(
                 service,
@@ -161,7 +151,7 @@ impl Api<'_> {
             }
             // An unknown topic is a page without articles, not a 404; a 404 is the end.
             let Some(answer) = self
-                .get::<Page<Article>>(CONTENT, url.clone(), &query, false)
+                .get::<Page<Article>>(CONTENT, url.clone(), &query)
                 .await?
             else {
                 break;
@@ -281,23 +271,18 @@ impl Users for Api<'_> {
     }
 }
 
-#[derive(Deserialize)]
-struct CommunityTopic {
-    id: String,
-    name: String,
-    #[serde(default)]
-    slug: String,
-}
-
 impl CommunityTopics for Api<'_> {
     async fn ids_of(&self, slugs: &[String]) -> Result<Vec<(String, String, String)>, PortError> {
         if slugs.is_empty() {
             return Ok(Vec::new());
         }
-        let url = format!("{}/api/v1/topics/stats", self.base(COMMUNITY)?);
         let topics = self
-            .get::<Vec<CommunityTopic>>(COMMUNITY, url, &[], false)
-            .await?
+            .services
+            .community
+            .at(self.base.clone())
+            .topic_stats()
+            .await
+            .map_err(|e| port_error(COMMUNITY, e))?
             .unwrap_or_default();
         Ok(topics
             .into_iter()

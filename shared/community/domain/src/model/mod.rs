@@ -109,31 +109,9 @@ pub struct PostPage {
     pub next_cursor: Option<String>,
 }
 
-/// A topic with its statistics (how they are computed: [`crate::stats`]).
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[schema(as = CommunityTopic)]
-pub struct Topic {
-    #[schema(format = "uuid")]
-    pub id: String,
-    pub name: String,
-    pub display_name: String,
-    /// The slug of the name (API.md), the topic's identity across systems.
-    pub slug: String,
-    pub category_id: String,
-    pub sort_order: u32,
-    /// Published live posts in the topic now.
-    pub total_post_count: i64,
-    /// Posts first published into the topic in the last 7 UTC days, today included.
-    pub posts_this_week: i64,
-    /// The same over the 7 days before.
-    pub posts_prev_week: i64,
-    /// Posts of the last 14 days, each weighted `2^(-age/7)`; 2 decimals.
-    pub activity_score: f64,
-    /// At least 3 posts this week and at least 1.5 times the week before.
-    pub is_hot: bool,
-    pub follower_count: i64,
-}
+/// A topic with its statistics (how they are computed: [`crate::stats`]), defined with the
+/// community client, which the digests read it through.
+pub use community_client::Topic;
 
 /// A category of the catalog with its topics.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
