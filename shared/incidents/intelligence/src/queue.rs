@@ -3,6 +3,7 @@
 //! them a bounded step per message and queues the next step until none is left.
 
 use platform::aws::sqs::Sqs;
+use platform::queue::QueueMessage;
 use serde::{Deserialize, Serialize};
 
 /// One message of the sweep queue.
@@ -13,9 +14,11 @@ pub enum SweepMessage {
     PurgeAnalyses { before: String },
 }
 
-impl SweepMessage {
-    pub fn parse(body: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(body)
+impl QueueMessage for SweepMessage {
+    const URL_VARIABLE: &'static str = "INTELLIGENCE_QUEUE_URL";
+
+    fn parse(body: &str) -> Result<Self, String> {
+        serde_json::from_str(body).map_err(|e| e.to_string())
     }
 }
 
