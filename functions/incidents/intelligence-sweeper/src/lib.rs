@@ -20,6 +20,7 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use incidents_intelligence::{SweepMessage, SweepQueue, Sweeper};
 use platform::aws::AwsClients;
+use platform::batch::{Batch, Received, Unreadable};
 use platform::{BoxError, Env, SqsHandler};
 
 pub struct IntelligenceSweeper {
@@ -60,18 +61,16 @@ impl SqsHandler for IntelligenceSweeper {
             queue: self.queue.clone(),
         };
         async move {
-            let mut response = SqsBatchResponse::default();
+            let Batch {
+                messages,
+                mut failures,
+            } = Batch::<SweepMessage>::read(event, "sweep message", Unreadable::Retry);
             let mut done: Vec<SweepMessage> = Vec::new();
-            for record in event.records {
-                let id = record.message_id.unwrap_or_default();
-                let message = match SweepMessage::parse(record.body.as_deref().unwrap_or("")) {
-                    Ok(message) => message,
-                    Err(error) => {
-                        tracing::warn!(message_id = %id, %error, "unreadable sweep message");
-                        response.add_failure(id);
-                        continue;
-                    }
-                };
+            for Received {
+                message_id,
+                message,
+            } in messages
+            {
                 // A batch repeating a sweep (a redelivery beside the next step) steps once.
                 if done.contains(&message) {
                     continue;
@@ -79,12 +78,12 @@ impl SqsHandler for IntelligenceSweeper {
                 match this.step(&message).await {
                     Ok(()) => done.push(message),
                     Err(error) => {
-                        tracing::warn!(message_id = %id, %error, "sweep step failed; will be retried");
-                        response.add_failure(id);
+                        tracing::warn!(message_id = %message_id, %error, "sweep step failed; will be retried");
+                        failures.retry(message_id);
                     }
                 }
             }
-            Ok(response)
+            Ok(failures.into_response())
         }
         .boxed()
     }

@@ -13,11 +13,12 @@ use llm::ProviderKind;
 use platform::auth::{AdminUser, OperatorUser};
 use platform::http::Json;
 use platform::openapi::ErrorBody;
+use platform::ratelimit::ClientKey;
 use platform::ApiError;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::brake::{TooManyRequests, Work};
+use crate::brake::{self, TooManyRequests};
 use crate::{actor, Answer, AppState};
 
 /// The analysis routes.
@@ -85,7 +86,10 @@ pub(crate) async fn analyze(
     Json(body): Json<Value>,
 ) -> Answer<Analysis> {
     let input = parse_analyze(&body)?;
-    state.brake.admit(Work::Analysis, &user.id).await?;
+    state
+        .brake
+        .admit(&brake::ANALYSES, ClientKey::user(&user.id))
+        .await?;
     Ok(axum::Json(
         state.intelligence.analyze(input, &actor(&user)).await?,
     ))
@@ -145,7 +149,10 @@ pub(crate) async fn query_analyses(
 ) -> Answer<Vec<Analysis>> {
     let query = parse_query(&body)?;
     if query.text.is_some() {
-        state.brake.admit(Work::Retrieval, &user.id).await?;
+        state
+            .brake
+            .admit(&brake::RETRIEVAL, ClientKey::user(&user.id))
+            .await?;
     }
     Ok(axum::Json(state.intelligence.query(query).await?))
 }

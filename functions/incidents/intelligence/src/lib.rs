@@ -42,7 +42,7 @@ use platform::{ApiError, BoxError, Env, ErrorStyle};
 use utoipa::openapi::server::Server;
 use utoipa::OpenApi;
 
-use crate::brake::Brake;
+use platform::ratelimit::Brake;
 
 /// The header that carries the document list's next cursor.
 pub const NEXT_CURSOR_HEADER: &str = "x-next-cursor";
@@ -81,7 +81,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let llm = Llm::new(http, LlmConfig::from_env(&env), Otel::default());
     let intelligence = Intelligence::from_env(&env, &aws, llm)?;
     let queue = SweepQueue::from_env(&env, aws.sqs())?;
-    let brake = Brake::from_env(&env, &aws)?;
+    let brake = brake::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     app(Arc::new(intelligence), queue, brake, verifier)
 }

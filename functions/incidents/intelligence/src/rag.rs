@@ -11,6 +11,7 @@ use incidents_intelligence::model::{RagDocument, RagSearchHit};
 use platform::auth::OperatorUser;
 use platform::http::{Json, Query};
 use platform::openapi::ErrorBody;
+use platform::ratelimit::ClientKey;
 use platform::{ApiError, Invalid};
 use serde::Deserialize;
 use serde_json::Value;
@@ -18,7 +19,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::brake::{TooManyRequests, Work};
+use crate::brake::{self, TooManyRequests};
 use crate::{actor, Answer, AppState, DEFAULT_PAGE, MAX_PAGE, NEXT_CURSOR_HEADER};
 
 /// The retrieval routes.
@@ -100,7 +101,10 @@ pub(crate) async fn create_document(
     Json(body): Json<Value>,
 ) -> Result<(StatusCode, axum::Json<RagDocument>), ApiError> {
     let input = parse_document(&body)?;
-    state.brake.admit(Work::Retrieval, &user.id).await?;
+    state
+        .brake
+        .admit(&brake::RETRIEVAL, ClientKey::user(&user.id))
+        .await?;
     let doc = state
         .intelligence
         .create_document(input, &actor(&user))
@@ -254,7 +258,10 @@ pub(crate) async fn search(
     Json(body): Json<Value>,
 ) -> Answer<Vec<RagSearchHit>> {
     let input = parse_search(&body)?;
-    state.brake.admit(Work::Retrieval, &user.id).await?;
+    state
+        .brake
+        .admit(&brake::RETRIEVAL, ClientKey::user(&user.id))
+        .await?;
     Ok(axum::Json(state.intelligence.search(input).await?))
 }
 

@@ -35,8 +35,11 @@ use incidents::events::{EventDetail, EventKind, SOURCE};
 use incidents::input::format_time;
 use incidents::model::Severity;
 use platform::aws::{AwsClients, Sqs};
+use platform::batch::{receive_count, Batch, Received, Unreadable};
 use platform::dynamo::Table;
+use platform::queue::QueueMessage;
 use platform::{BoxError, Clock, Env, SqsHandler};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Value};
 
 /// How long one webhook call may take.
@@ -68,7 +71,7 @@ pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
         escalations: Escalations::new(table),
         email: EmailTopic::from_env(&env, &aws)?,
         sqs: aws.sqs(),
-        queue_url: env.require("NOTIFICATION_QUEUE_URL")?.to_string(),
+        queue_url: env.require(IncidentEvent::URL_VARIABLE)?.to_string(),
         allow_private_networks: env.parse_or("WEBHOOK_ALLOW_PRIVATE_NETWORKS", false)?,
         clock: Clock::system(),
     }))
@@ -283,41 +286,66 @@ pub fn parse_event(body: &str) -> Result<(EventKind, EventDetail), String> {
     Ok((kind, detail))
 }
 
+/// An incident event as the notification queue carries it: EventBridge's envelope of its
+/// detail-type, source and detail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IncidentEvent {
+    pub kind: EventKind,
+    pub detail: EventDetail,
+}
+
+impl Serialize for IncidentEvent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("detail-type", self.kind.detail_type())?;
+        map.serialize_entry("source", SOURCE)?;
+        map.serialize_entry("detail", &self.detail)?;
+        map.end()
+    }
+}
+
+impl QueueMessage for IncidentEvent {
+    const URL_VARIABLE: &'static str = "NOTIFICATION_QUEUE_URL";
+
+    fn parse(body: &str) -> Result<Self, String> {
+        parse_event(body).map(|(kind, detail)| Self { kind, detail })
+    }
+}
+
 impl SqsHandler for Notifier {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
         let this = self.clone();
         async move {
-            let mut response = SqsBatchResponse::default();
-            for record in event.records {
-                let id = record.message_id.clone().unwrap_or_default();
-                let (kind, detail) = match parse_event(record.body.as_deref().unwrap_or("")) {
-                    Ok(parsed) => parsed,
-                    Err(error) => {
-                        // Nothing to send: dropped, not retried.
-                        tracing::warn!(message_id = %id, %error, "unreadable incident event");
-                        continue;
-                    }
-                };
-                let sent = match this.notify(kind, &detail).await {
+            // An unreadable event has nothing to send: dropped, not retried.
+            let Batch {
+                messages,
+                mut failures,
+            } = Batch::<IncidentEvent>::read_with(
+                event.records,
+                "incident event",
+                Unreadable::Drop,
+                |record| (receive_count(record), record.receipt_handle.clone()),
+            );
+            for Received {
+                message_id,
+                message: (event, (receives, receipt)),
+            } in messages
+            {
+                let sent = match this.notify(event.kind, &event.detail).await {
                     Ok(sent) => sent,
                     Err(error) => {
-                        tracing::warn!(event = %detail.event_id, %error, "notification failed");
+                        tracing::warn!(event = %event.detail.event_id, %error, "notification failed");
                         false
                     }
                 };
                 if !sent {
-                    let receives = record
-                        .attributes
-                        .get("ApproximateReceiveCount")
-                        .and_then(|c| c.parse::<u32>().ok())
-                        .unwrap_or(1);
-                    if let Some(receipt) = &record.receipt_handle {
+                    if let Some(receipt) = &receipt {
                         this.back_off(receipt, receives).await;
                     }
-                    response.add_failure(id);
+                    failures.retry(message_id);
                 }
             }
-            Ok(response)
+            Ok(failures.into_response())
         }
         .boxed()
     }
@@ -355,5 +383,8 @@ mod tests {
         assert_eq!(kind, EventKind::Opened);
         assert_eq!(detail.incident_id, "i");
         assert!(parse_event(r#"{"detail-type":"Other","detail":{}}"#).is_err());
+        let event = IncidentEvent { kind, detail };
+        let body = event.to_body().unwrap();
+        assert_eq!(IncidentEvent::parse(&body), Ok(event));
     }
 }

@@ -21,6 +21,7 @@ use futures::FutureExt;
 use incidents::service::Delivery;
 use incidents::{Incidents, IngestMessage};
 use platform::aws::AwsClients;
+use platform::batch::{receive_count, Batch, Unreadable};
 use platform::{BoxError, Env, SqsHandler};
 
 pub struct IncidentsProcessor {
@@ -48,36 +49,34 @@ impl SqsHandler for IncidentsProcessor {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
         let incidents = Arc::clone(&self.incidents);
         async move {
-            let mut response = SqsBatchResponse::default();
-            let mut ids = Vec::new();
-            let mut deliveries = Vec::new();
-            for record in event.records {
-                let id = record.message_id.unwrap_or_default();
-                let redelivered = record
-                    .attributes
-                    .get("ApproximateReceiveCount")
-                    .and_then(|c| c.parse::<u32>().ok())
-                    .is_some_and(|c| c > 1);
-                match IngestMessage::parse(record.body.as_deref().unwrap_or("")) {
-                    Ok(message) => {
-                        ids.push(id);
-                        deliveries.push(Delivery {
+            let Batch {
+                messages,
+                mut failures,
+            } = Batch::<IngestMessage>::read_with(
+                event.records,
+                "ingest message",
+                Unreadable::Retry,
+                |record| receive_count(record) > 1,
+            );
+            let (ids, deliveries): (Vec<String>, Vec<Delivery>) = messages
+                .into_iter()
+                .map(|r| {
+                    let (message, redelivered) = r.message;
+                    (
+                        r.message_id,
+                        Delivery {
                             message,
                             redelivered,
-                        });
-                    }
-                    Err(error) => {
-                        tracing::warn!(message_id = %id, %error, "unreadable ingest message");
-                        response.add_failure(id);
-                    }
-                }
-            }
+                        },
+                    )
+                })
+                .unzip();
             for at in incidents.process(&deliveries).await {
                 let Some(id) = ids.get(at) else { continue };
                 tracing::warn!(message_id = %id, "ingest message failed; will be retried");
-                response.add_failure(id.clone());
+                failures.retry(id.clone());
             }
-            Ok(response)
+            Ok(failures.into_response())
         }
         .boxed()
     }

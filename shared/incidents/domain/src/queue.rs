@@ -9,6 +9,7 @@
 //! (logs of calls that did succeed may then be stored twice, under different ids).
 
 use platform::aws::sqs::{BatchEntry, Sqs};
+use platform::queue::QueueMessage;
 use serde::{Deserialize, Serialize};
 
 use crate::input::LogFilter;
@@ -37,9 +38,11 @@ pub enum IngestMessage {
     },
 }
 
-impl IngestMessage {
-    pub fn parse(body: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(body)
+impl QueueMessage for IngestMessage {
+    const URL_VARIABLE: &'static str = "INGEST_QUEUE_URL";
+
+    fn parse(body: &str) -> Result<Self, String> {
+        serde_json::from_str(body).map_err(|e| e.to_string())
     }
 }
 
@@ -118,7 +121,7 @@ impl IngestQueue {
     }
 
     pub fn from_env(env: &platform::Env, sqs: Sqs) -> Result<Self, platform::ConfigError> {
-        Ok(Self::new(sqs, env.require("INGEST_QUEUE_URL")?))
+        Ok(Self::new(sqs, env.require(IngestMessage::URL_VARIABLE)?))
     }
 
     /// Puts every log on the queue, or fails.

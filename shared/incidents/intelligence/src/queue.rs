@@ -2,7 +2,7 @@
 //! older than now deleted (invisible at once) and queues a sweep; the sweeper function deletes
 //! them a bounded step per message and queues the next step until none is left.
 
-use platform::aws::sqs::Sqs;
+use platform::queue::{Queue, QueueMessage};
 use serde::{Deserialize, Serialize};
 
 /// One message of the sweep queue.
@@ -13,44 +13,16 @@ pub enum SweepMessage {
     PurgeAnalyses { before: String },
 }
 
-impl SweepMessage {
-    pub fn parse(body: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(body)
+impl QueueMessage for SweepMessage {
+    const URL_VARIABLE: &'static str = "INTELLIGENCE_QUEUE_URL";
+
+    fn parse(body: &str) -> Result<Self, String> {
+        serde_json::from_str(body).map_err(|e| e.to_string())
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("sweep queue: {0}")]
-pub struct QueueError(pub String);
-
-/// The sweep queue.
-#[derive(Clone, Debug)]
-pub struct SweepQueue {
-    sqs: Sqs,
-    url: String,
-}
-
-impl SweepQueue {
-    pub fn new(sqs: Sqs, url: impl Into<String>) -> Self {
-        Self {
-            sqs,
-            url: url.into(),
-        }
-    }
-
-    pub fn from_env(env: &platform::Env, sqs: Sqs) -> Result<Self, platform::ConfigError> {
-        Ok(Self::new(sqs, env.require("INTELLIGENCE_QUEUE_URL")?))
-    }
-
-    pub async fn send(&self, message: &SweepMessage) -> Result<(), QueueError> {
-        let body = serde_json::to_string(message).map_err(|e| QueueError(e.to_string()))?;
-        self.sqs
-            .send_message(&self.url, &body)
-            .await
-            .map(|_| ())
-            .map_err(|e| QueueError(e.to_string()))
-    }
-}
+/// The sweep queue (`INTELLIGENCE_QUEUE_URL`).
+pub type SweepQueue = Queue<SweepMessage>;
 
 #[cfg(test)]
 mod tests {

@@ -96,7 +96,29 @@ impl<M: QueueMessage> Batch<M> {
     /// `unreadable {what}` (`unreadable {what}; dropped` when dropped) with its message id and
     /// the reason, and retried or dropped per `unreadable`.
     pub fn read_records(records: Vec<SqsMessage>, what: &str, unreadable: Unreadable) -> Self {
-        let mut batch = Self {
+        let read = Self::read_with(records, what, unreadable, |_| ());
+        Self {
+            messages: read
+                .messages
+                .into_iter()
+                .map(|r| Received {
+                    message_id: r.message_id,
+                    message: r.message.0,
+                })
+                .collect(),
+            failures: read.failures,
+        }
+    }
+
+    /// [`Batch::read_records`], each message beside what `with` takes from its record (its
+    /// [`receive_count`], its receipt handle) for a worker that needs more than the body.
+    pub fn read_with<A>(
+        records: Vec<SqsMessage>,
+        what: &str,
+        unreadable: Unreadable,
+        with: impl Fn(&SqsMessage) -> A,
+    ) -> Batch<(M, A)> {
+        let mut batch = Batch {
             messages: Vec::with_capacity(records.len()),
             failures: Failures::default(),
         };
@@ -105,7 +127,7 @@ impl<M: QueueMessage> Batch<M> {
             match M::parse(body) {
                 Ok(message) => batch.messages.push(Received {
                     message_id,
-                    message,
+                    message: (message, with(record)),
                 }),
                 Err(error) => match unreadable {
                     Unreadable::Retry => {
@@ -120,6 +142,16 @@ impl<M: QueueMessage> Batch<M> {
         }
         batch
     }
+}
+
+/// How often SQS has delivered `record` (its `ApproximateReceiveCount`; 1 when absent or
+/// unreadable): above 1, it was delivered before.
+pub fn receive_count(record: &SqsMessage) -> u32 {
+    record
+        .attributes
+        .get("ApproximateReceiveCount")
+        .and_then(|c| c.parse::<u32>().ok())
+        .unwrap_or(1)
 }
 
 impl<M> Batch<M> {
@@ -317,6 +349,31 @@ mod tests {
         let empty = SqsMessage::default();
         let (id, body) = message_id_and_body(&empty);
         assert_eq!((id.as_str(), body), ("", ""));
+    }
+
+    #[test]
+    fn records_hand_their_receive_count_beside_the_message() {
+        let mut records: Vec<SqsMessage> =
+            [("1", "a:1"), ("2", "junk"), ("3", "b:2"), ("4", "c:3")]
+                .iter()
+                .map(|(id, body)| record(id, body))
+                .collect();
+        records[0]
+            .attributes
+            .insert("ApproximateReceiveCount".into(), "3".into());
+        records[2]
+            .attributes
+            .insert("ApproximateReceiveCount".into(), "many".into());
+        let batch =
+            Batch::<Refresh>::read_with(records, "refresh", Unreadable::Retry, receive_count);
+        let read: Vec<_> = batch
+            .messages
+            .iter()
+            .map(|r| (r.message_id.as_str(), r.message.1))
+            .collect();
+        assert_eq!(read, [("1", 3), ("3", 1), ("4", 1)]);
+        assert_eq!(batch.messages[0].message.0, refresh("a", 1));
+        assert_eq!(batch.failures.ids(), ["2".to_string()]);
     }
 
     #[tokio::test]
