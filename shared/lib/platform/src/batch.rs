@@ -161,23 +161,15 @@ impl<M> Batch<M> {
         self,
         key: impl Fn(&M) -> K,
     ) -> (Vec<(M, Vec<String>)>, Failures) {
-        let mut distinct: Vec<(K, M, Vec<String>)> = Vec::new();
-        for Received {
-            message_id,
-            message,
-        } in self.messages
-        {
-            let k = key(&message);
-            match distinct.iter_mut().find(|(seen, _, _)| *seen == k) {
-                Some((_, _, ids)) => ids.push(message_id),
-                None => distinct.push((k, message, vec![message_id])),
-            }
-        }
-        let distinct = distinct
+        let (groups, failures) = self.grouped_by(key);
+        let distinct = groups
             .into_iter()
-            .map(|(_, message, ids)| (message, ids))
+            .filter_map(|group| {
+                let first = group.messages.into_iter().next()?;
+                Some((first, group.message_ids))
+            })
             .collect();
-        (distinct, self.failures)
+        (distinct, failures)
     }
 
     /// The messages grouped by key, in first-seen order; and the failures so far.
