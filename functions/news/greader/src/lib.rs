@@ -1,0 +1,3 @@
+//! The Google Reader API function: `/api/greader/{proxy+}`.
+
+pub mod protocol;
