@@ -64,8 +64,6 @@ pub struct Subscription {
     pub html_url: String,
     /// Always "": the reader keeps no icons (Miniflux answers "" for a feed without one).
     pub icon_url: String,
-    /// When the subscription's oldest item counts from (ms), as Google Reader answered.
-    pub firstitemmsec: String,
 }
 
 /// `subscription/list`.
