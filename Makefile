@@ -19,6 +19,7 @@ BINARY_NewsFunction := news
 BINARY_NewsFeedSchedulerFunction := news-feed-scheduler
 BINARY_NewsFeedWorkerFunction := news-feed-worker
 BINARY_NewsSourceSweeperFunction := news-source-sweeper
+BINARY_GreaderFunction := news-greader
 BINARY_AssistantFunction := assistant
 BINARY_CommunityFunction := community
 BINARY_CommunityUploadsFunction := community-uploads

@@ -110,6 +110,7 @@ pub fn registry() -> Registry {
     registry.schedule("news-feed-scheduler", news_feed_scheduler_function::handler);
     registry.sqs("news-feed-worker", news_feed_worker_function::handler);
     registry.sqs("news-source-sweeper", news_source_sweeper_function::handler);
+    registry.http("news-greader", news_greader_function::router);
     registry.http("assistant", assistant_function::router);
     registry.http("community", community_function::router);
     registry.sqs("community-indexer", community_indexer_function::handler);

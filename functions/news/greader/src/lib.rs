@@ -195,6 +195,7 @@ fn json<T: serde::Serialize>(value: &T) -> Response {
 
 type Answer = Result<Response, ApiError>;
 
+
 /// The `GoogleLogin` scheme of the contract.
 struct GoogleLoginScheme;
 
