@@ -172,7 +172,10 @@ async fn as_google_reader_answers(response: Response) -> Response {
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(TEXT));
     headers.remove(header::CONTENT_LENGTH);
     headers.insert("google-bad-token", HeaderValue::from_static("true"));
-    headers.insert("x-reader-google-bad-token", HeaderValue::from_static("true"));
+    headers.insert(
+        "x-reader-google-bad-token",
+        HeaderValue::from_static("true"),
+    );
     Response::from_parts(parts, axum::body::Body::from("Unauthorized!"))
 }
 
@@ -195,7 +198,6 @@ fn json<T: serde::Serialize>(value: &T) -> Response {
 
 type Answer = Result<Response, ApiError>;
 
-
 /// The `GoogleLogin` scheme of the contract.
 struct GoogleLoginScheme;
 
@@ -217,7 +219,9 @@ impl utoipa::Modify for GoogleLoginScheme {
 
 /// Every operation reads or writes the content table.
 const TABLE_UNAVAILABLE: platform::openapi::TableUnavailable =
-    platform::openapi::TableUnavailable { except: &["greaderPing"] };
+    platform::openapi::TableUnavailable {
+        except: &["greaderPing"],
+    };
 
 /// This function's part of the platform's OpenAPI contract.
 #[derive(OpenApi)]

@@ -16,9 +16,8 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::protocol::{
-    self, micros_of, percent_decode, FeedRef, Item, ItemId, ItemIds, ItemRef,
-    ItemState, Params, ReadFilter, StreamId, StreamRequest, StreamScope, TagList, UnreadCount,
-    UnreadCounts, UserInfo,
+    self, micros_of, percent_decode, FeedRef, Item, ItemId, ItemIds, ItemRef, ItemState, Params,
+    ReadFilter, StreamId, StreamRequest, StreamScope, TagList, UnreadCount, UnreadCounts, UserInfo,
 };
 use crate::session::Person;
 use crate::{json, text, Answer, AppState, IdentityUnreachable, TooManyRequests, Unauthorized};
@@ -89,7 +88,11 @@ pub(crate) async fn subscription_list(State(state): State<AppState>, person: Per
             .map(|s| protocol::Subscription {
                 id: protocol::ids::feed_stream(&s.source.id),
                 title: s.source.title,
-                categories: s.labels.iter().map(|l| protocol::Category::new(l)).collect(),
+                categories: s
+                    .labels
+                    .iter()
+                    .map(|l| protocol::Category::new(l))
+                    .collect(),
                 url: s.source.url,
                 html_url: s.source.site_url.unwrap_or_default(),
                 icon_url: String::new(),
@@ -138,14 +141,21 @@ pub(crate) async fn unread_count(State(state): State<AppState>, person: Person) 
     let mut unreadcounts: Vec<UnreadCount> = counts
         .sources
         .iter()
-        .map(|s| UnreadCount::new(protocol::ids::feed_stream(&s.source_id), s.unread, micros(&s.newest_at)))
+        .map(|s| {
+            UnreadCount::new(
+                protocol::ids::feed_stream(&s.source_id),
+                s.unread,
+                micros(&s.newest_at),
+            )
+        })
         .collect();
-    unreadcounts.extend(
-        counts
-            .labels
-            .iter()
-            .map(|l| UnreadCount::new(protocol::ids::label(&l.name), l.unread, micros(&l.newest_at))),
-    );
+    unreadcounts.extend(counts.labels.iter().map(|l| {
+        UnreadCount::new(
+            protocol::ids::label(&l.name),
+            l.unread,
+            micros(&l.newest_at),
+        )
+    }));
     unreadcounts.push(UnreadCount::new(
         protocol::ids::state("reading-list"),
         counts.total,

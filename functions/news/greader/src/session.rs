@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::FromRequestParts;
-use axum::http::request::Parts;
 use axum::http::header;
+use axum::http::request::Parts;
 use identity_client::ReaderSession;
 use news::UserId;
 use platform::ratelimit::ClientKey;
@@ -130,35 +130,34 @@ async fn exchange(
     base: Option<String>,
 ) -> Result<Person, ApiError> {
     // Each exchange is a call to identity: a client guessing auth values is slowed down
-        // by its address before identity sees them.
-        if let Some(address) = platform::http::client_address(&parts.extensions) {
-            state
-                .brake
-                .admit(&crate::EXCHANGES, ClientKey::address(&address))
-                .await?;
-        }
-        let session: ReaderSession = state
-            .identity
-            .at(base)
-            .reader_session(&auth)
-            .await
-            .map_err(|e| {
-                ApiError::bad_gateway("The users service could not be reached")
-                    .caused_by(format!("reader session exchange failed: {e}"))
-            })?
-            .ok_or_else(unauthorized)?;
-        let user = UserId::parse("userId", session.user_id.clone()).map_err(|_| {
-            ApiError::bad_gateway("The users service answered an unreadable session")
-        })?;
-        let person = Person {
-            user,
-            username: session.username.clone(),
-            auth,
-            bearer: format!("Bearer {}", session.access_token),
-            identity_base: None,
-        };
-        state.sessions.put(&person, session.expires_in);
-        Ok(person)
+    // by its address before identity sees them.
+    if let Some(address) = platform::http::client_address(&parts.extensions) {
+        state
+            .brake
+            .admit(&crate::EXCHANGES, ClientKey::address(&address))
+            .await?;
+    }
+    let session: ReaderSession = state
+        .identity
+        .at(base)
+        .reader_session(&auth)
+        .await
+        .map_err(|e| {
+            ApiError::bad_gateway("The users service could not be reached")
+                .caused_by(format!("reader session exchange failed: {e}"))
+        })?
+        .ok_or_else(unauthorized)?;
+    let user = UserId::parse("userId", session.user_id.clone())
+        .map_err(|_| ApiError::bad_gateway("The users service answered an unreadable session"))?;
+    let person = Person {
+        user,
+        username: session.username.clone(),
+        auth,
+        bearer: format!("Bearer {}", session.access_token),
+        identity_base: None,
+    };
+    state.sessions.put(&person, session.expires_in);
+    Ok(person)
 }
 
 #[cfg(test)]

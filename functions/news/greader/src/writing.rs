@@ -12,8 +12,8 @@ use platform::{ApiError, Invalid};
 use utoipa::ToSchema;
 
 use crate::protocol::{
-    self, labels, one_label, timestamp_micros, token_accepted, FeedRef, Params, QuickAdd,
-    StreamId, SubscriptionAction, SubscriptionEdit, TagEdit,
+    self, labels, one_label, timestamp_micros, token_accepted, FeedRef, Params, QuickAdd, StreamId,
+    SubscriptionAction, SubscriptionEdit, TagEdit,
 };
 use crate::reading::{form, resolve, source_of};
 use crate::session::{unauthorized, Person};
@@ -299,7 +299,14 @@ pub(crate) async fn subscription_edit(
                 };
                 let source = SourceId::new(source);
                 subscribe(&state, &person, &source).await?;
-                relabel(&state, &person, &source, &edit.add_labels, &edit.remove_labels).await?;
+                relabel(
+                    &state,
+                    &person,
+                    &source,
+                    &edit.add_labels,
+                    &edit.remove_labels,
+                )
+                .await?;
             }
             SubscriptionAction::Unsubscribe => {
                 let source = source_of("s", feed)?;
@@ -312,7 +319,14 @@ pub(crate) async fn subscription_edit(
             }
             SubscriptionAction::Edit => {
                 let source = source_of("s", feed)?;
-                relabel(&state, &person, &source, &edit.add_labels, &edit.remove_labels).await?;
+                relabel(
+                    &state,
+                    &person,
+                    &source,
+                    &edit.add_labels,
+                    &edit.remove_labels,
+                )
+                .await?;
             }
         }
     }
