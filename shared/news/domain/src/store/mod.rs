@@ -130,6 +130,20 @@ impl From<TransactionError> for StoreError {
     }
 }
 
+/// Runs `work` at most `limit` at a time, answering in order. The futures are built before
+/// they are streamed, so no closure sits in the stream (whose lifetimes would keep a caller's
+/// future from being `Send`).
+pub(crate) async fn bounded<T, E, F>(work: Vec<F>, limit: usize) -> Result<Vec<T>, E>
+where
+    F: std::future::Future<Output = Result<T, E>>,
+{
+    use futures::{StreamExt, TryStreamExt};
+    futures::stream::iter(work)
+        .buffered(limit.max(1))
+        .try_collect()
+        .await
+}
+
 /// A source as first stored.
 #[derive(Debug, Clone)]
 pub struct NewSource {
