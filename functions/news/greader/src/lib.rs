@@ -290,11 +290,11 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     description = "No `Authorization: GoogleLogin auth=…`, or an Auth value identity no longer accepts (revoked app password, ended sessions): `text/plain` `Unauthorized!` with `Google-Bad-Token: true` and `X-Reader-Google-Bad-Token: true`, as FreshRSS and Miniflux answer",
     content_type = "text/plain"
 )]
-pub(crate) struct Unauthorized(pub String);
+pub struct Unauthorized(pub String);
 
 platform::too_many_requests_response!(
     /// The person's rate spent.
-    pub(crate) struct TooManyRequests: "The person made GREADER_RATE_LIMIT requests this window (or, for an Auth value not seen for a minute, its address GREADER_EXCHANGE_RATE_LIMIT); `Retry-After` says when to try again", "ErrorBody"
+    pub struct TooManyRequests: "The person made GREADER_RATE_LIMIT requests this window (or, for an Auth value not seen for a minute, its address GREADER_EXCHANGE_RATE_LIMIT); `Retry-After` says when to try again", "ErrorBody"
 );
 
 /// The documented 502 of every authenticated operation.
@@ -303,4 +303,4 @@ platform::too_many_requests_response!(
     status = 502,
     description = "Identity could not be asked whom the Auth value belongs to"
 )]
-pub(crate) struct IdentityUnreachable(pub platform::openapi::ErrorBody);
+pub struct IdentityUnreachable(pub platform::openapi::ErrorBody);

@@ -498,7 +498,7 @@ fn stream_query(request: &StreamRequest) -> Result<Option<StreamQuery>, ApiError
     } else {
         Order::NewestFirst
     };
-    let count = u32::try_from(request.count).unwrap_or(protocol::MAX_COUNT as u32);
+    let count = u32::try_from(request.count).unwrap_or(news::input::reader::MAX_STREAM_COUNT);
     Ok(Some(query.with_page(
         "n",
         Some(count),
