@@ -350,7 +350,7 @@ async fn client_login_is_braked_like_login() {
 
 #[tokio::test]
 async fn an_auth_value_is_exchanged_for_a_short_user_token_until_sessions_end() {
-    let t = TestStack::start_only(&[]).await;
+    let t = TestStack::start().await;
     let (profile, token) = t.user("ivan").await;
     let user_id = profile["id"].as_str().unwrap();
     // An administrator's app password carries no administrator's powers.
