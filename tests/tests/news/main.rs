@@ -15,6 +15,7 @@ mod cursors;
 mod feed;
 mod fulltext;
 mod limits;
+mod reader;
 mod refresh;
 mod sources;
 mod subscriptions;
