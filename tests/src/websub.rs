@@ -74,9 +74,9 @@ impl FakeHub {
         self.server.lock().verifications.clone()
     }
 
-    /// Waits (up to 10 s) until `count` verifications of `mode` were made; they, in order.
+    /// Waits (up to 30 s: an unsubscription comes from the sweeper's queue) until `count` verifications of `mode` were made; they, in order.
     pub async fn wait_for_verifications(&self, mode: &str, count: usize) -> Vec<HubVerification> {
-        for _ in 0..200 {
+        for _ in 0..600 {
             let done: Vec<HubVerification> = self
                 .verifications()
                 .into_iter()
@@ -184,13 +184,14 @@ pub fn atom_with_hub(self_url: &str, hub: &str, entries: &[(&str, &str)]) -> Str
          <link rel=\"self\" href=\"{self_url}\"/>\n<link rel=\"hub\" href=\"{hub}\"/>\n\
          <link rel=\"alternate\" href=\"https://pushed.example.com/\"/>\n"
     );
-    for (i, (id, title)) in entries.iter().enumerate() {
+    for (id, title) in entries {
+        // Later ids are newer posts.
+        let hour = 10 + id.parse::<u32>().unwrap_or(0) % 10;
         out.push_str(&format!(
             "<entry><id>tag:pushed.example.com,2026:{id}</id><title>{title}</title>\
              <link href=\"https://pushed.example.com/posts/{id}\"/>\
-             <updated>2026-11-30T1{}:00:00Z</updated>\
-             <summary>The text of {title}.</summary></entry>\n",
-            i % 10
+             <updated>2026-11-30T{hour:02}:00:00Z</updated>\
+             <summary>The text of {title}.</summary></entry>\n"
         ));
     }
     out.push_str("</feed>\n");
