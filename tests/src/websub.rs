@@ -102,7 +102,7 @@ impl FakeHub {
         body: &str,
         signature: Option<String>,
     ) -> reqwest::Response {
-        let mut post = reqwest::Client::new()
+        let mut post = client()
             .post(&request.callback)
             .header("content-type", "application/atom+xml")
             .body(body.to_string());
@@ -157,7 +157,7 @@ async fn hub(
         let mut url = reqwest::Url::parse(&callback).expect("callback URL");
         url.query_pairs_mut()
             .extend_pairs(query.iter().map(|(k, v)| (*k, v.as_str())));
-        let answer = reqwest::Client::new().get(url).send().await;
+        let answer = client().get(url).send().await;
         let (status, confirmed) = match answer {
             Ok(response) => {
                 let status = response.status().as_u16();
@@ -196,4 +196,9 @@ pub fn atom_with_hub(self_url: &str, hub: &str, entries: &[(&str, &str)]) -> Str
     }
     out.push_str("</feed>\n");
     out
+}
+
+/// An HTTP client as the platform builds them (its TLS provider installed).
+fn client() -> reqwest::Client {
+    platform::tls::http_client().build().expect("client")
 }

@@ -92,7 +92,8 @@ async fn discovery_offers_the_choices_and_stores_nothing() {
         ),
     );
     site.put("/bare/", page(""));
-    site.put("/bare/feed", FeedDocument::atom(ATOM));
+    // The usual paths are at the site's origin.
+    site.put("/feed", FeedDocument::atom(ATOM));
     site.put("/only.xml", FeedDocument::rss(generated_rss("Only", 0, 1)));
     let (_, token) = t.user("chooser").await;
 

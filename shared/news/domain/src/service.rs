@@ -111,9 +111,8 @@ pub enum Refusal {
 
 /// A submission's or discovery's failure: what is wrong with the URL, named `url`.
 fn submission_error(error: IngestError) -> NewsError {
-    let refused = |refusal, message: String| {
-        NewsError::Refused(refusal, Invalid::field("url", message))
-    };
+    let refused =
+        |refusal, message: String| NewsError::Refused(refusal, Invalid::field("url", message));
     match error {
         IngestError::InvalidUrl(e) => refused(Refusal::InvalidUrl, e.to_string()),
         IngestError::Fetch(e) => refused(Refusal::Unreachable, format!("unreachable: {e}")),
@@ -223,8 +222,6 @@ impl News {
     pub async fn submit(&self, url: &FeedUrl) -> Result<Submitted, NewsError> {
         match self.ingest.submit(url.as_str()).await {
             Ok((source, created)) => Ok(Submitted { source, created }),
-            Err(IngestError::InvalidUrl(e)) => Err(Invalid::field("url", e.to_string()).into()),
-            Err(IngestError::Fetch(e)) => Err(Invalid::field("url", e.to_string()).into()),
             Err(e) => Err(submission_error(e)),
         }
     }
