@@ -333,6 +333,33 @@ mod tests {
     }
 
     #[test]
+    fn the_link_header_wins_over_the_document() {
+        let atom = br#"<feed xmlns="http://www.w3.org/2005/Atom"><title>T</title><id>x</id>
+            <link rel="hub" href="https://doc-hub.example/"/><link rel="self" href="/self.xml"/></feed>"#;
+        let feed = crate::parse_feed(atom, "https://example.org/feed.xml").unwrap();
+        assert_eq!(feed.hubs, vec!["https://doc-hub.example/".to_string()]);
+        let from_document = PushTarget::of(&feed, &[], "https://example.org/feed.xml").unwrap();
+        assert_eq!(from_document.hub, "https://doc-hub.example/");
+        assert_eq!(from_document.topic, "https://example.org/self.xml");
+        let header = [r#"<https://header-hub.example/>; rel="hub""#.to_string()];
+        let from_header = PushTarget::of(&feed, &header, "https://example.org/feed.xml").unwrap();
+        assert_eq!(from_header.hub, "https://header-hub.example/");
+        assert_eq!(from_header.topic, "https://example.org/self.xml");
+
+        let rss = br#"<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel>
+            <title>R</title><link>https://example.org/</link>
+            <atom:link rel="hub" href="https://rss-hub.example/"/></channel></rss>"#;
+        let feed = crate::parse_feed(rss, "https://example.org/rss").unwrap();
+        let target = PushTarget::of(&feed, &[], "https://example.org/rss").unwrap();
+        assert_eq!(target.hub, "https://rss-hub.example/");
+        // No self link: the URL fetched is the topic.
+        assert_eq!(target.topic, "https://example.org/rss");
+
+        let plain = crate::parse_feed(b"<rss version=\"2.0\"><channel><title>P</title></channel></rss>", "https://example.org/p").unwrap();
+        assert_eq!(PushTarget::of(&plain, &[], "https://example.org/p"), None);
+    }
+
+    #[test]
     fn signatures_of_every_method_and_refusals() {
         let secret = "s3cret";
         let body = b"<feed/>";
