@@ -148,7 +148,6 @@ async fn nothing_found_and_unreachable_are_told_apart() {
     for (route, path) in [(SOURCES, "/sources"), (DISCOVER, "/sources/discover")] {
         for (url, expected) in [
             (site.url("/"), "url: no feed found at this address"),
-            (site.url("/broken/"), "url: no feed found at this address"),
             (closed.clone(), "url: unreachable: "),
             (
                 site.url("/missing"),
@@ -165,7 +164,15 @@ async fn nothing_found_and_unreachable_are_told_apart() {
             );
         }
     }
-    // A link that fails says why.
+    // A link that fails says why; discovery offers it as the page names it (unfetched).
+    let offered = t
+        .post_json_auth(DISCOVER, &token, &json!({ "url": site.url("/broken/") }))
+        .await;
+    assert_eq!(offered.status(), 200);
+    assert_eq!(
+        offered.json::<Value>().await.unwrap()["feeds"][0]["url"],
+        site.url("/gone.xml")
+    );
     let response = t
         .post_json_auth(SOURCES, &token, &json!({ "url": site.url("/broken/") }))
         .await;

@@ -318,7 +318,11 @@ async fn leases_are_renewed_at_refreshes_and_retirement_unsubscribes() {
 
     // The last subscriber leaves: the source retires, and its sweep asks the hub to stop;
     // the hub's verification of the unsubscription is confirmed.
-    assert!(t.unsubscribe(&p.token, &p.source_id).await.status().is_success());
+    assert!(t
+        .unsubscribe(&p.token, &p.source_id)
+        .await
+        .status()
+        .is_success());
     let unsubscribed = p.hub.wait_for_verifications("unsubscribe", 1).await;
     assert!(unsubscribed[0].confirmed, "{unsubscribed:?}");
     let stop: Vec<HubRequest> = p
