@@ -355,7 +355,11 @@ mod tests {
         // No self link: the URL fetched is the topic.
         assert_eq!(target.topic, "https://example.org/rss");
 
-        let plain = crate::parse_feed(b"<rss version=\"2.0\"><channel><title>P</title></channel></rss>", "https://example.org/p").unwrap();
+        let plain = crate::parse_feed(
+            b"<rss version=\"2.0\"><channel><title>P</title></channel></rss>",
+            "https://example.org/p",
+        )
+        .unwrap();
         assert_eq!(PushTarget::of(&plain, &[], "https://example.org/p"), None);
     }
 
