@@ -78,7 +78,7 @@ pub fn header_links(values: &[String], base: Option<&Url>) -> HeaderLinks {
     for value in values {
         let mut rest = value.as_str();
         while let Some(open) = rest.find('<') {
-            let Some(close) = rest[open..].find('>').map(|c| open + c) else {
+            let Some(close) = rest.get(open..).and_then(|r| r.find('>')).map(|c| open + c) else {
                 break;
             };
             let target = rest.get(open + 1..close).unwrap_or_default().trim();
