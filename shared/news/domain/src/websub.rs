@@ -186,7 +186,7 @@ pub fn sign(secret: &str, body: &[u8]) -> String {
 }
 
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 || hex.len() > 256 {
+    if !hex.len().is_multiple_of(2) || hex.len() > 256 {
         return None;
     }
     (0..hex.len())
