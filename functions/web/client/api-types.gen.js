@@ -8,30 +8,10 @@
 //   updateSourceSettings (service or internal credentials only)
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
-//   greaderClientLogin (not a JSON or multipart request body)
-//   greaderDisableTag (service or internal credentials only)
-//   greaderEditTag (service or internal credentials only)
-//   greaderMarkAllAsRead (service or internal credentials only)
-//   greaderRenameTag (service or internal credentials only)
-//   greaderReadingListContents (service or internal credentials only)
-//   greaderStreamContents (service or internal credentials only)
-//   greaderItemsContents (service or internal credentials only)
-//   greaderItemsContentsPosted (service or internal credentials only)
-//   greaderItemIds (service or internal credentials only)
-//   greaderItemIdsPosted (service or internal credentials only)
-//   greaderSubscriptionEdit (service or internal credentials only)
-//   greaderSubscriptionList (service or internal credentials only)
-//   greaderQuickAdd (service or internal credentials only)
-//   greaderTagList (service or internal credentials only)
-//   greaderToken (service or internal credentials only)
-//   greaderUnreadCount (service or internal credentials only)
-//   greaderUserInfo (service or internal credentials only)
+//   deliverWebSub (not a JSON or multipart request body)
 //   cleanupDeletedRecipeAccount (service or internal credentials only)
-//   internalReaderSession (service or internal credentials only)
 //   internalUserIds (service or internal credentials only)
 //   internalUser (service or internal credentials only)
-//   internalUnsubscribeUser (service or internal credentials only)
-//   internalSubscribeUser (service or internal credentials only)
 //   issueServiceToken (not a JSON or multipart request body)
 //   persistDigest (service or internal credentials only)
 //   generateDigestForUser (service or internal credentials only)
@@ -163,28 +143,6 @@ export {};
  */
 
 /**
- * An app password as its person sees it in the list (never its secret).
- * @typedef {Object} AppPassword
- * @property {string} createdAt
- * @property {string} id
- * @property {(string|null)} [lastUsedAt] When an app last signed in or read with it, to the hour (null: never).
- * @property {string} name
- */
-
-/**
- * A page of a person's app passwords, newest first.
- * @typedef {Object} AppPasswordPage
- * @property {Array<AppPassword>} items
- * @property {(string|null)} [nextCursor] The `cursor` of the next page; null on the last one.
- */
-
-/**
- * A new app password as sent.
- * @typedef {Object} AppPasswordRequest
- * @property {string} name What the person calls it (the device or app): 1-100 characters, no control characters.
- */
-
-/**
  * A full article; lists leave `paragraphs` out.
  * @typedef {Object} Article
  * @property {(string|null)} [author]
@@ -274,15 +232,6 @@ export {};
  */
 
 /**
- * A `ClientLogin` as sent (a form or a query): `Email` is the username or the account's
- * address, `Passwd` an app password. Other fields apps send (`service`, `accountType`,
- * `source`, `client`) are ignored.
- * @typedef {Object} ClientLoginRequest
- * @property {string} Email The username (what apps send) or the account's address.
- * @property {string} Passwd An app password of the account (never the account's own password).
- */
-
-/**
  * A comment's new text.
  * @typedef {Object} CommentEditRequest
  * @property {string} text 1 to 500 characters once trimmed; no control characters but line breaks and tabs.
@@ -353,15 +302,6 @@ export {};
  * @property {number} fat
  * @property {Array<string>} fromFoodTable Ingredients computed from the service's food composition table (by name, with unit conversion).
  * @property {number} protein
- */
-
-/**
- * A new app password: the only answer that holds its secret.
- * @typedef {Object} CreatedAppPassword
- * @property {string} createdAt
- * @property {string} id
- * @property {string} name
- * @property {string} password The password to give the app, shown this once: 32 characters of `a-z` and `2-7`.
  */
 
 /**
@@ -440,6 +380,26 @@ export {};
  */
 
 /**
+ * A feed found at a site's address, for a person to choose from.
+ * @typedef {Object} DiscoveredFeed
+ * @property {FeedKind} kind
+ * @property {string} title The title the page gives the feed (its link's `title`), else the feed's own title, else its format's name.
+ * @property {string} url The feed's address, absolute: what `POST /api/content/sources` takes.
+ */
+
+/**
+ * The feeds found at an address.
+ * @typedef {Object} DiscoveredFeeds
+ * @property {Array<DiscoveredFeed>} feeds The feed itself when the address is one; else the feeds the page links to, in its order (at most 10); else the first of the usual paths (`/feed`, `/rss`, `/atom.xml`, `/feed.xml`, `/rss.xml`, `/index.xml`, `/feed/`) that serves a feed. Never empty.
+ */
+
+/**
+ * A site's address to find feeds at.
+ * @typedef {Object} DiscoveryRequest
+ * @property {string} url An http(s) URL: a site's page, or a feed (at most 2048 characters).
+ */
+
+/**
  * The embeddings that make retrieval hybrid.
  * @typedef {Object} EmbeddingsHealth
  * @property {boolean} configured `EMBEDDINGS_MODEL` is set: retrieval fuses BM25 with cosine similarity.
@@ -505,6 +465,11 @@ export {};
  */
 
 /**
+ * The format of a feed: RSS (0.9x, 1.0, 2.0), Atom or JSON Feed.
+ * @typedef {("rss"|"atom"|"json")} FeedKind
+ */
+
+/**
  * Follower count changes by topic name.
  * @typedef {Object} FollowerDeltasRequest
  * @property {Object<string, number>} deltas Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 200 names.
@@ -535,212 +500,6 @@ export {};
  * @property {(DigestDetail|null)} [digest]
  * @property {string} message
  * @property {string} status `GENERATED` (a new PERSONAL digest, or the day's PUBLIC one assigned) or `SKIPPED`.
- */
-
-/**
- * A label a subscription carries.
- * @typedef {Object} GreaderCategory
- * @property {string} id `user/-/label/{name}`.
- * @property {string} label
- */
-
-/**
- * An item's text.
- * @typedef {Object} GreaderContent
- * @property {string} content HTML.
- * @property {string} direction
- */
-
-/**
- * The form of `disable-tag`.
- * @typedef {Object} GreaderDisableTagForm
- * @property {(string|null)} [T]
- * @property {Array<string>} s Labels to delete, repeated: `user/-/label/{name}`.
- * @property {(string|null)} [t] A label's bare name (FreshRSS takes it).
- */
-
-/**
- * The form of `edit-tag`.
- * @typedef {Object} GreaderEditTagForm
- * @property {(string|null)} [T] The action token.
- * @property {Array<string>} a States to add, repeated: `user/-/state/com.google/read` (mark read), `…/kept-unread` (mark unread), `…/starred`. Labels (`user/-/label/…`) are on subscriptions here, and change nothing on items.
- * @property {Array<string>} i Item ids, repeated, 1 to 1000.
- * @property {Array<string>} r States to remove, repeated: `…/read` (mark unread), `…/kept-unread` (mark read), `…/starred` (unstar).
- */
-
-/**
- * An article as a stream answers it.
- * @typedef {Object} GreaderItem
- * @property {Array<GreaderTypedLink>} alternate
- * @property {(string|null)} [author]
- * @property {Array<GreaderLink>} canonical
- * @property {Array<string>} categories `user/-/state/com.google/reading-list`, the source's labels, `…/read` when read and `…/starred` when starred.
- * @property {GreaderContent} content
- * @property {string} crawlTimeMsec The publication time in milliseconds, as a string.
- * @property {Array<GreaderTypedLink>} enclosure
- * @property {string} id The long form: `tag:google.com,2005:reader/item/{16 hex}`.
- * @property {GreaderOrigin} origin
- * @property {number} published The publication time in seconds.
- * @property {GreaderContent} summary
- * @property {string} timestampUsec The publication time in microseconds, as a string (Reeder orders by it).
- * @property {string} title
- * @property {number} updated
- */
-
-/**
- * `stream/items/ids`.
- * @typedef {Object} GreaderItemIds
- * @property {(string|null)} [continuation]
- * @property {Array<GreaderItemRef>} itemRefs
- */
-
-/**
- * One id of `stream/items/ids`.
- * @typedef {Object} GreaderItemRef
- * @property {Array<string>} directStreamIds `feed/{sourceId}` of the item.
- * @property {string} id The short form: a decimal number, as a string.
- * @property {string} timestampUsec The publication time in microseconds, as a string.
- */
-
-/**
- * The form of `stream/items/contents` (and of a posted `stream/items/ids`).
- * @typedef {Object} GreaderItemsForm
- * @property {(string|null)} [T] The action token (see `token`); optional on reads.
- * @property {Array<string>} i Item ids, repeated (`i=…&i=…`), 1 to 1000: the long form, 16 hex digits or the decimal short form.
- * @property {(string|null)} [output] `json`.
- * @property {(string|null)} [s] The stream (a posted `stream/items/ids`).
- */
-
-/**
- * `{href}`.
- * @typedef {Object} GreaderLink
- * @property {string} href
- */
-
-/**
- * The form of `mark-all-as-read`.
- * @typedef {Object} GreaderMarkAllAsReadForm
- * @property {(string|null)} [T]
- * @property {string} s `user/-/state/com.google/reading-list` (everything), `feed/{sourceId}` or `user/-/label/{name}`.
- * @property {(string|null)} [ts] Only items published up to this time: microseconds since 1970 (seconds and milliseconds are told by their digits); now when absent.
- */
-
-/**
- * Where an item comes from.
- * @typedef {Object} GreaderOrigin
- * @property {string} htmlUrl
- * @property {string} streamId `feed/{sourceId}`.
- * @property {string} title
- */
-
-/**
- * `subscription/quickadd`.
- * @typedef {Object} GreaderQuickAdd
- * @property {(string|null)} [error] Why nothing was added.
- * @property {number} numResults 1 when subscribed, 0 when the address gave no feed.
- * @property {(string|null)} [query]
- * @property {(string|null)} [streamId] `feed/{sourceId}`.
- * @property {(string|null)} [streamName]
- */
-
-/**
- * The form of `subscription/quickadd`.
- * @typedef {Object} GreaderQuickAddForm
- * @property {(string|null)} [T]
- * @property {string} quickadd A feed's http(s) URL (at most 2048 characters), bare or as `feed/{url}`.
- */
-
-/**
- * The form of `rename-tag`.
- * @typedef {Object} GreaderRenameTagForm
- * @property {(string|null)} [T]
- * @property {string} dest Its new name: `user/-/label/{name}` (1-100 characters, no `/`).
- * @property {string} s The label: `user/-/label/{name}`.
- */
-
-/**
- * `stream/contents/{stream}` and `stream/items/contents`.
- * @typedef {Object} GreaderStream
- * @property {(string|null)} [continuation] Sent back as `c` for the next page; absent on the last.
- * @property {string} direction
- * @property {string} id The stream asked for (the reading list for `stream/items/contents`).
- * @property {Array<GreaderItem>} items
- * @property {string} title
- * @property {number} updated
- */
-
-/**
- * One subscription of `subscription/list`.
- * @typedef {Object} GreaderSubscription
- * @property {Array<GreaderCategory>} categories
- * @property {string} htmlUrl The site's address ("" when the feed names none).
- * @property {string} iconUrl Always "": the reader keeps no icons (Miniflux answers "" for a feed without one).
- * @property {string} id `feed/{sourceId}`.
- * @property {string} title
- * @property {string} url The feed's URL.
- */
-
-/**
- * The form of `subscription/edit`.
- * @typedef {Object} GreaderSubscriptionEditForm
- * @property {(string|null)} [T]
- * @property {Array<string>} a Labels to put the feeds in, repeated: `user/-/label/{name}`.
- * @property {string} ac `subscribe`, `unsubscribe` or `edit`.
- * @property {Array<string>} r Labels to take the feeds out of, repeated.
- * @property {Array<string>} s Feeds, repeated: `feed/{sourceId}`, or `feed/{url}` (what `subscribe` takes).
- * @property {(string|null)} [t] A title: feeds are shared, so their titles are the feeds' own, and this changes nothing.
- */
-
-/**
- * `subscription/list`.
- * @typedef {Object} GreaderSubscriptionList
- * @property {Array<GreaderSubscription>} subscriptions
- */
-
-/**
- * One tag of `tag/list`: the starred state, or a label (a folder).
- * @typedef {Object} GreaderTag
- * @property {string} id
- * @property {(string|null)} [label]
- * @property {(string|null)} [type] `folder` for a label (Inoreader's and Miniflux's word).
- * @property {(number|null)} [unread_count]
- */
-
-/**
- * `tag/list`.
- * @typedef {Object} GreaderTagList
- * @property {Array<GreaderTag>} tags
- */
-
-/**
- * `{href, type}`.
- * @typedef {Object} GreaderTypedLink
- * @property {string} href
- * @property {string} type
- */
-
-/**
- * One stream's count of `unread-count`.
- * @typedef {Object} GreaderUnreadCount
- * @property {number} count
- * @property {string} id
- * @property {string} newestItemTimestampUsec The newest article's time in microseconds, as a string.
- */
-
-/**
- * `unread-count`: every feed's, every label's and the reading list's.
- * @typedef {Object} GreaderUnreadCounts
- * @property {number} max The reading list's count.
- * @property {Array<GreaderUnreadCount>} unreadcounts
- */
-
-/**
- * `user-info`.
- * @typedef {Object} GreaderUserInfo
- * @property {string} userEmail The username, as Miniflux answers (clients show it as the account's name).
- * @property {string} userId
- * @property {string} userName
- * @property {string} userProfileId
  */
 
 /**
@@ -906,16 +665,6 @@ export {};
  */
 
 /**
- * An article of the stream by id only (the Google Reader `stream/items/ids`).
- * @typedef {Object} ItemRef
- * @property {string} id The article's id (32 hex).
- * @property {number} itemId Its Google Reader item id, as a signed decimal (the short form).
- * @property {string} publishedAt
- * @property {string} sourceId
- * @property {string} [starredAt] When the person starred it (the starred stream's order).
- */
-
-/**
  * One Ed25519 public key (RFC 8037).
  * @typedef {Object} Jwk
  * @property {string} alg Always `EdDSA`.
@@ -941,33 +690,6 @@ export {};
 
 /**
  * @typedef {("child"|"beginner"|"intermediate"|"expert")} KnowledgeLevel
- */
-
-/**
- * A subscription's labels.
- * @typedef {Object} LabelList
- * @property {Array<string>} labels At most 10 distinct names, each 1 to 100 characters, without control characters or `/`; a person uses at most 100 labels. Empty: no label.
- */
-
-/**
- * The person's labels.
- * @typedef {Object} LabelPage
- * @property {Array<LabelSummary>} items Every label, by name (at most 100, so one page).
- */
-
-/**
- * A label's new name.
- * @typedef {Object} LabelRename
- * @property {string} name 1 to 100 characters, without control characters or `/`.
- */
-
-/**
- * A label with the unread articles of its subscriptions.
- * @typedef {Object} LabelSummary
- * @property {string} name
- * @property {string} [newestAt] The newest article of its subscriptions.
- * @property {number} subscriptions Subscriptions carrying it.
- * @property {number} unread
  */
 
 /**
@@ -1062,28 +784,6 @@ export {};
 /**
  * One log, or a batch of 1 to 500.
  * @typedef {(LogSubmission|LogBatch)} LogsRequest
- */
-
-/**
- * What "mark all as read" covers.
- * @typedef {Object} MarkAllRead
- * @property {(string|null)} [before] Articles published before this time (default now; a later time counts as now).
- * @property {(string|null)} [label] The subscriptions carrying this label (not with `sourceId`).
- * @property {(string|null)} [sourceId] One subscription (not with `label`).
- */
-
-/**
- * Marks on articles.
- * @typedef {Object} MarkRequest
- * @property {Array<string>} ids Article ids, 1 to 1000 (unknown ones are left out).
- * @property {(boolean|null)} [read] Read (`true`) or unread (`false`).
- * @property {(boolean|null)} [starred] Starred (`true`) or not (`false`).
- */
-
-/**
- * What a mark request did.
- * @typedef {Object} Marked
- * @property {number} marked Articles found and marked (unknown ids are left out).
  */
 
 /**
@@ -1454,36 +1154,6 @@ export {};
  */
 
 /**
- * An article with the person's state of it.
- * @typedef {(Article & {labels: Array<string>, read: boolean, starred: boolean, starredAt?: string})} ReaderArticle
- */
-
-/**
- * A person reading through one of their app passwords, for the next few minutes.
- * @typedef {Object} ReaderSession
- * @property {string} accessToken A user token of the person (role USER only, whatever roles the account holds), to send as `Authorization: Bearer` to the platform's routes; it ends with the account's sessions.
- * @property {number} expiresIn Seconds the token is valid for from now.
- * @property {string} userId
- * @property {string} username
- */
-
-/**
- * The body of `POST /api/users/internal/reader-sessions`.
- * @typedef {Object} ReaderSessionRequest
- * @property {string} auth The `Auth` value `ClientLogin` answered, as the client sends it after `GoogleLogin auth=`.
- */
-
-/**
- * One subscription as its person's reader sees it.
- * @typedef {Object} ReaderSubscription
- * @property {Array<string>} labels The person's labels (folders) on it, in the order they were given.
- * @property {string} [newestAt] When the source's newest article was published; absent when it has none.
- * @property {Source} source
- * @property {string} [subscribedAt] When the person subscribed (absent for subscriptions older than the reader).
- * @property {number} unread Articles of the source the person has not read (within the read horizon).
- */
-
-/**
  * The reason error body (community).
  * @typedef {Object} ReasonErrorBody
  * @property {string} error The status's reason phrase.
@@ -1719,14 +1389,6 @@ export {};
  */
 
 /**
- * One source's unread count.
- * @typedef {Object} SourceCount
- * @property {string} [newestAt]
- * @property {string} sourceId
- * @property {number} unread
- */
-
-/**
  * One entry of `enabledSourceIds` (the schema of the list's items).
  * @typedef {string} SourceIdEntry
  */
@@ -1740,21 +1402,7 @@ export {};
 /**
  * A feed to add.
  * @typedef {Object} SourceSubmission
- * @property {string} url An http(s) URL serving an RSS, Atom or JSON Feed document (at most 2048 characters).
- */
-
-/**
- * A page of the stream, and where the next one starts.
- * @typedef {Object} StreamPage
- * @property {Array<ReaderArticle>} items
- * @property {string} [nextCursor] The `cursor` of the next page; absent on the last one.
- */
-
-/**
- * A page of subscriptions.
- * @typedef {Object} SubscriptionPage
- * @property {Array<ReaderSubscription>} items
- * @property {string} [nextCursor] The `cursor` of the next page; absent on the last.
+ * @property {string} url An http(s) URL serving an RSS, Atom or JSON Feed document, or a site's page that links to one (at most 2048 characters).
  */
 
 /**
@@ -1833,15 +1481,6 @@ export {};
  * @property {number} articleCount
  * @property {string} id
  * @property {string} name
- */
-
-/**
- * A person's unread counts: per source, per label, and in all.
- * @typedef {Object} UnreadCounts
- * @property {Array<LabelSummary>} labels
- * @property {string} [newestAt]
- * @property {Array<SourceCount>} sources
- * @property {number} total
  */
 
 /**

@@ -1,7 +1,7 @@
 //! The news function: the news reader's content service behind `/api/content/{proxy+}`.
 //!
 //! Shared RSS sources and their subscribers, articles and topics, their handlers in a module
-//! each (`sources`, `topics`, `articles`). Each handler parses its input into the `news`
+//! each (`sources`, `topics`, `articles`), and each source's WebSub callback (`websub`). Each handler parses its input into the `news`
 //! crate's types and makes one call on [`news::News`] (which owns storage, fetching and
 //! parsing; its `store` module documents the table's access patterns); the domain's errors
 //! answer as [`ApiError`]s (their `From` is next to `news::NewsError`).
@@ -13,6 +13,7 @@ mod reader;
 pub mod responses;
 mod sources;
 mod topics;
+mod websub;
 
 use std::sync::Arc;
 
@@ -26,7 +27,7 @@ use news::model::reader::{
     UnreadCounts,
 };
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
-use news::{FullTextMode, News, Reader};
+use news::{DiscoveredFeed, FeedKind, FullTextMode, News, Reader};
 use platform::auth::Scope;
 use platform::aws::AwsClients;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
@@ -37,7 +38,7 @@ use utoipa::OpenApi;
 
 pub use crate::articles::SavedArticleId;
 use crate::articles::SavedArticles;
-use crate::sources::{SourceSettings, SourceSubmission};
+use crate::sources::{DiscoveredFeeds, DiscoveryRequest, SourceSettings, SourceSubmission};
 
 /// The scope that lets a service subscribe and unsubscribe users to sources.
 pub struct SourceWrite;
@@ -134,6 +135,7 @@ pub fn app(
         .merge(topics::routes())
         .merge(articles::routes())
         .merge(reader::routes())
+        .merge(websub::routes())
         .route("/actuator/health", get(health))
         .with_state(state);
     Ok(platform::http::finish(
@@ -155,9 +157,12 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         sources::sources,
         sources::source,
         sources::submit_source,
+        sources::discover_sources,
         sources::subscribe,
         sources::unsubscribe,
         sources::source_settings,
+        websub::verify,
+        websub::deliver,
         topics::topics,
         articles::articles,
         articles::article,
@@ -176,6 +181,10 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
     components(schemas(
         Source,
         SourceSubmission,
+        DiscoveryRequest,
+        DiscoveredFeeds,
+        DiscoveredFeed,
+        FeedKind,
         SourceSettings,
         FullTextMode,
         Unsubscribed,
