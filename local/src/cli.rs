@@ -34,9 +34,12 @@ PROVISION OPTIONS (with the options above but --bind and --no-schedules):
     --env-json <FILE>          write `sam local`'s --env-vars file there
     --manifest <FILE>          write what was provisioned (logical id -> Ref, attributes)
                                and each function's variables there, as JSON
-    --container-host <HOST>    the host as a function's container reaches it
-                               [default: host.docker.internal; 127.0.0.1 with
-                               `sam local ... --docker-network host`]
+    --container-host <HOST>    this machine as a function's container reaches it:
+                               loopback URLs in the variables point there
+                               [default: host.docker.internal; 127.0.0.1 leaves them]
+    --container-endpoint <URL> the emulator as a function's container reaches it
+                               [default: --endpoint with a loopback host replaced
+                               by --container-host]
     --api-url <URL>            where `sam local start-api` serves the API
                                [default: http://127.0.0.1:3000]
 
@@ -75,6 +78,8 @@ pub struct ProvisionArgs {
     pub env_json: Option<PathBuf>,
     pub manifest: Option<PathBuf>,
     pub container_host: String,
+    /// `None`: the endpoint with its loopback host replaced by `container_host`.
+    pub container_endpoint: Option<String>,
     pub api_url: String,
 }
 
@@ -107,6 +112,7 @@ pub fn parse_command(
             let mut manifest = None;
             let mut container_host = crate::sam_local::DEFAULT_CONTAINER_HOST.to_string();
             let mut api_url = crate::sam_local::DEFAULT_SAM_API_URL.to_string();
+            let mut container_endpoint = None;
             let mut stack_args = Vec::new();
             let mut rest = args.into_iter();
             while let Some(arg) = rest.next() {
@@ -125,6 +131,7 @@ pub fn parse_command(
                     "--manifest" => manifest = Some(PathBuf::from(value()?)),
                     "--container-host" => container_host = value()?,
                     "--api-url" => api_url = value()?,
+                    "--container-endpoint" => container_endpoint = Some(value()?),
                     "--bind" | "--no-schedules" => {
                         return Err(format!("provision serves nothing: {flag} does not apply"))
                     }
@@ -137,6 +144,7 @@ pub fn parse_command(
                     env_json,
                     manifest,
                     container_host,
+                    container_endpoint,
                     api_url,
                 }))),
                 other => Ok(other),
@@ -318,6 +326,7 @@ mod tests {
         assert_eq!(p.manifest, Some(PathBuf::from("m.json")));
         assert_eq!(p.container_host, "127.0.0.1");
         assert_eq!(p.api_url, "http://127.0.0.1:3000");
+        assert_eq!(p.container_endpoint, None);
         assert!(parse(&["provision", "--bind", "127.0.0.1:1"]).is_err());
         assert_eq!(
             parse(&["cold-start", "--envs", "x.json"]),
