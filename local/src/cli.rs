@@ -23,7 +23,8 @@ OPTIONS:
                                http://127.0.0.1:4566]
     --region <REGION>          [default: $AWS_REGION, $AWS_DEFAULT_REGION or us-east-1]
     --stack-name <NAME>        prefix of every table, bucket and queue name [default: local]
-    --env-file <FILE>          SAM --env-vars file [default: local/env.json if present]
+    --env-file <FILE>          overrides in SAM's --env-vars format [default: none;
+                               local/env.json is `sam local`'s, for containers]
     --parameters-file <FILE>   JSON object of template parameter values
                                [default: local/parameters.json if present]
     --parameter <KEY=VALUE>    one parameter value (repeatable; wins over the file)

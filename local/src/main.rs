@@ -148,9 +148,10 @@ async fn provision(args: ProvisionArgs) -> Result<(), String> {
         counts.join(", ")
     ));
     if let Some(path) = &args.env_json {
-        let endpoint = args.container_endpoint.clone().unwrap_or_else(|| {
-            sam_local::to_container(&args.stack.endpoint, &args.container_host)
-        });
+        let endpoint = args
+            .container_endpoint
+            .clone()
+            .unwrap_or_else(|| sam_local::to_container(&args.stack.endpoint, &args.container_host));
         let file = sam_local::env_file(&provisioned, &args.container_host, &endpoint);
         write_private_json(path, &file)?;
         say(format_args!(

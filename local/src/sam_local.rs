@@ -110,7 +110,7 @@ pub fn to_container(value: &str, container_host: &str) -> String {
         let (before, after) = rest.split_at(at + 3);
         out.push_str(before);
         let host_len = after
-            .find(|c: char| matches!(c, ':' | '/' | ',' | ' ' | '?' | '#'))
+            .find([':', '/', ',', ' ', '?', '#'])
             .unwrap_or(after.len());
         let (host, tail) = after.split_at(host_len);
         out.push_str(if LOOPBACK_HOSTS.contains(&host) {

@@ -168,11 +168,12 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
     })
 }
 
+/// The resources whose condition holds, by logical id, in the template's order.
+type Active = Vec<(String, Resource)>;
+
 /// The template, its parameters and conditions, and the resources that exist (those of
 /// `opts.functions` only, when given): what serving and provisioning alone both start from.
-fn prepare(
-    opts: &StackOptions,
-) -> Result<(Template, Context, Vec<(String, Resource)>), StackError> {
+fn prepare(opts: &StackOptions) -> Result<(Template, Context, Active), StackError> {
     let template = Template::load(&opts.template)?;
     let ctx = Context::new(&template, &opts.stack_name, &opts.region, &opts.parameters);
     for name in opts.parameters.keys() {
