@@ -133,9 +133,18 @@ async fn provision(args: ProvisionArgs) -> Result<(), String> {
         parameters: stack_parameters(&args.stack)?,
         ..stack_options(&args.stack)
     };
-    let provisioned = provision_stack(&opts, &args.api_url)
+    let mut provisioned = provision_stack(&opts, &args.api_url)
         .await
         .map_err(|e| e.to_string())?;
+    // As local/run does: a variable a function declares, exported, wins (LLM_API_KEY=...).
+    let process: BTreeMap<String, String> = std::env::vars().collect();
+    for function in &mut provisioned.functions {
+        for name in &function.declared {
+            if let Some(value) = process.get(name) {
+                function.variables.insert(name.clone(), value.clone());
+            }
+        }
+    }
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
     for attrs in provisioned.resources.values() {
         *kinds.entry(attrs.kind.as_str()).or_default() += 1;
