@@ -11,7 +11,10 @@ pub const USAGE: &str = "\
 local-stack: run every function of template.yaml in one process against an AWS emulator
 
 USAGE:
-    local-stack [OPTIONS]
+    local-stack [OPTIONS]                 serve the stack until Ctrl-C
+    local-stack provision [OPTIONS]       create the template's resources in the emulator,
+                                          write SAM's env file, and exit
+    local-stack cold-start --envs <FILE>  cold-start functions from given environments
 
 OPTIONS:
     --template <FILE>          SAM template [default: template.yaml]
@@ -20,12 +23,29 @@ OPTIONS:
                                http://127.0.0.1:4566]
     --region <REGION>          [default: $AWS_REGION, $AWS_DEFAULT_REGION or us-east-1]
     --stack-name <NAME>        prefix of every table, bucket and queue name [default: local]
-    --env-file <FILE>          SAM --env-vars file [default: local/env.json if present]
+    --env-file <FILE>          overrides in SAM's --env-vars format [default: none;
+                               local/env.json is `sam local`'s, for containers]
     --parameters-file <FILE>   JSON object of template parameter values
                                [default: local/parameters.json if present]
     --parameter <KEY=VALUE>    one parameter value (repeatable; wins over the file)
     --no-schedules             do not fire schedules on their timers
     -h, --help                 print this help
+
+PROVISION OPTIONS (with the options above but --bind and --no-schedules):
+    --env-json <FILE>          write `sam local`'s --env-vars file there
+    --manifest <FILE>          write what was provisioned (logical id -> Ref, attributes)
+                               and each function's variables there, as JSON
+    --container-host <HOST>    this machine as a function's container reaches it:
+                               loopback URLs in the variables point there
+                               [default: host.docker.internal; 127.0.0.1 leaves them]
+    --container-endpoint <URL> the emulator as a function's container reaches it
+                               [default: --endpoint with a loopback host replaced
+                               by --container-host]
+    --api-url <URL>            where `sam local start-api` serves the API
+                               [default: http://127.0.0.1:3000]
+
+COLD-START: <FILE> holds {\"<FunctionLogicalId>\": {\"binary\": ..., \"env\": {...}}}; prints, as
+JSON, whether each started and which variables it cannot start without.
 
 Variables a function declares in the template can be overridden by exporting them.
 Logging: LOG_LEVEL or RUST_LOG (default info).";
@@ -48,6 +68,91 @@ pub struct CliArgs {
 pub enum Command {
     Help,
     Run(Box<CliArgs>),
+    Provision(Box<ProvisionArgs>),
+    ColdStart { envs: PathBuf },
+}
+
+/// `local-stack provision`: the stack's options, and what to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProvisionArgs {
+    pub stack: CliArgs,
+    pub env_json: Option<PathBuf>,
+    pub manifest: Option<PathBuf>,
+    pub container_host: String,
+    /// `None`: the endpoint with its loopback host replaced by `container_host`.
+    pub container_endpoint: Option<String>,
+    pub api_url: String,
+}
+
+/// Parses `args` (without the program name), a subcommand first if any; `var` reads the
+/// environment.
+pub fn parse_command(
+    args: impl IntoIterator<Item = String>,
+    var: impl Fn(&str) -> Option<String>,
+) -> Result<Command, String> {
+    let mut args: Vec<String> = args.into_iter().collect();
+    match args.first().map(String::as_str) {
+        Some("cold-start") => {
+            let mut envs = None;
+            let mut rest = args.into_iter().skip(1);
+            while let Some(arg) = rest.next() {
+                match arg.as_str() {
+                    "--envs" => envs = rest.next(),
+                    "-h" | "--help" => return Ok(Command::Help),
+                    other => return Err(format!("cold-start: unknown argument {other}")),
+                }
+            }
+            let envs = envs.ok_or("cold-start needs --envs FILE")?;
+            Ok(Command::ColdStart {
+                envs: PathBuf::from(envs),
+            })
+        }
+        Some("provision") => {
+            args.remove(0);
+            let mut env_json = None;
+            let mut manifest = None;
+            let mut container_host = crate::sam_local::DEFAULT_CONTAINER_HOST.to_string();
+            let mut api_url = crate::sam_local::DEFAULT_SAM_API_URL.to_string();
+            let mut container_endpoint = None;
+            let mut stack_args = Vec::new();
+            let mut rest = args.into_iter();
+            while let Some(arg) = rest.next() {
+                let (flag, inline) = match arg.split_once('=') {
+                    Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+                    _ => (arg.clone(), None),
+                };
+                let mut value = || {
+                    inline
+                        .clone()
+                        .or_else(|| rest.next())
+                        .ok_or_else(|| format!("{flag} needs a value"))
+                };
+                match flag.as_str() {
+                    "--env-json" => env_json = Some(PathBuf::from(value()?)),
+                    "--manifest" => manifest = Some(PathBuf::from(value()?)),
+                    "--container-host" => container_host = value()?,
+                    "--api-url" => api_url = value()?,
+                    "--container-endpoint" => container_endpoint = Some(value()?),
+                    "--bind" | "--no-schedules" => {
+                        return Err(format!("provision serves nothing: {flag} does not apply"))
+                    }
+                    _ => stack_args.push(arg),
+                }
+            }
+            match parse(stack_args, var)? {
+                Command::Run(stack) => Ok(Command::Provision(Box::new(ProvisionArgs {
+                    stack: *stack,
+                    env_json,
+                    manifest,
+                    container_host,
+                    container_endpoint,
+                    api_url,
+                }))),
+                other => Ok(other),
+            }
+        }
+        _ => parse(args, var),
+    }
 }
 
 /// Parses `args` (without the program name); `var` reads the environment.
@@ -200,6 +305,38 @@ mod tests {
         assert!(run(&["--bogus"], &[]).is_err());
         assert!(run(&["--bind", "nope"], &[]).is_err());
         assert!(run(&["--template"], &[]).is_err());
+    }
+
+    #[test]
+    fn subcommands() {
+        let parse = |args: &[&str]| parse_command(args.iter().map(|s| s.to_string()), |_| None);
+        let Ok(Command::Provision(p)) = parse(&[
+            "provision",
+            "--endpoint",
+            "http://emu:1",
+            "--env-json=e.json",
+            "--manifest",
+            "m.json",
+            "--container-host",
+            "127.0.0.1",
+        ]) else {
+            panic!("provision");
+        };
+        assert_eq!(p.stack.endpoint, "http://emu:1");
+        assert_eq!(p.env_json, Some(PathBuf::from("e.json")));
+        assert_eq!(p.manifest, Some(PathBuf::from("m.json")));
+        assert_eq!(p.container_host, "127.0.0.1");
+        assert_eq!(p.api_url, "http://127.0.0.1:3000");
+        assert_eq!(p.container_endpoint, None);
+        assert!(parse(&["provision", "--bind", "127.0.0.1:1"]).is_err());
+        assert_eq!(
+            parse(&["cold-start", "--envs", "x.json"]),
+            Ok(Command::ColdStart {
+                envs: PathBuf::from("x.json")
+            })
+        );
+        assert!(parse(&["cold-start"]).is_err());
+        assert!(matches!(parse(&["--no-schedules"]), Ok(Command::Run(_))));
     }
 
     #[test]

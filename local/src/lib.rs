@@ -30,6 +30,7 @@ pub mod names;
 pub mod provision;
 mod registry;
 pub mod routes;
+pub mod sam_local;
 pub mod schedule;
 mod shutdown;
 pub mod sqs;
@@ -38,4 +39,6 @@ pub mod template;
 
 pub use error::StackError;
 pub use registry::{registry, Registry};
-pub use stack::{start, RunningStack, StackOptions};
+pub use stack::{
+    provision_stack, start, Provisioned, ProvisionedFunction, RunningStack, StackOptions,
+};

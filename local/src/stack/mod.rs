@@ -25,12 +25,12 @@ use crate::aws::{AwsClients, ProcessCredentials};
 use crate::error::StackError;
 use crate::http::{self, Dispatcher};
 use crate::iam::{self, DenialLog};
-use crate::intrinsics::Context;
+use crate::intrinsics::{Context, ResourceAttrs};
 use crate::provision;
 use crate::registry::Registry;
 use crate::routes::RouteTable;
 use crate::shutdown;
-use crate::template::Template;
+use crate::template::{Resource, Template};
 
 pub use running::RunningStack;
 
@@ -82,17 +82,7 @@ impl Default for StackOptions {
 
 /// Provisions the template's resources, starts every function, and serves.
 pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStack, StackError> {
-    let template = Template::load(&opts.template)?;
-    let mut ctx = Context::new(&template, &opts.stack_name, &opts.region, &opts.parameters);
-    for name in opts.parameters.keys() {
-        if !template.parameters.contains_key(name) {
-            warn!(parameter = %name, "parameter is not declared in the template; ignored");
-        }
-    }
-    let mut active = plan::active_resources(&template, &ctx)?;
-    if let Some(only) = &opts.functions {
-        active = plan::needed_by(active, only)?;
-    }
+    let (template, mut ctx, active) = prepare(&opts)?;
     let functions = plan::active_functions(&template, &active, &registry)?;
 
     // Bound first: functions may need the public base URL at cold start.
@@ -103,18 +93,10 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
     let listener = TcpListener::bind(opts.bind).await.map_err(bind_error)?;
     let local_addr = listener.local_addr().map_err(bind_error)?;
     let base_url = base_url_for(local_addr);
-    // The deployed stack cannot name its own API in a function's environment (a dependency
-    // cycle), so it takes the URL as a parameter; locally the stack knows it.
-    if let Some(value) = ctx.parameters.get_mut(PUBLIC_API_URL_PARAMETER) {
-        if value.as_deref().is_none_or(str::is_empty) {
-            *value = Some(base_url.clone());
-        }
-    }
 
     let credentials = ProcessCredentials::from_process();
-    let aws = AwsClients::new(&opts.aws_endpoint, &opts.region, &credentials).await;
-    let physical = provision::provision(&active, &mut ctx, &aws).await?;
-    plan::register_apis_and_functions(&mut ctx, &active, &base_url);
+    let (aws, physical) =
+        provision_active(&opts, &mut ctx, &active, &base_url, &credentials).await?;
     let published_version = plan::published_version(std::time::SystemTime::now());
     plan::register_published_versions(&mut ctx, &functions, &published_version);
     let denials = DenialLog::default();
@@ -183,6 +165,106 @@ pub async fn start(opts: StackOptions, registry: Registry) -> Result<RunningStac
         tasks,
         denials,
         _policies: policies,
+    })
+}
+
+/// The resources whose condition holds, by logical id, in the template's order.
+type Active = Vec<(String, Resource)>;
+
+/// The template, its parameters and conditions, and the resources that exist (those of
+/// `opts.functions` only, when given): what serving and provisioning alone both start from.
+fn prepare(opts: &StackOptions) -> Result<(Template, Context, Active), StackError> {
+    let template = Template::load(&opts.template)?;
+    let ctx = Context::new(&template, &opts.stack_name, &opts.region, &opts.parameters);
+    for name in opts.parameters.keys() {
+        if !template.parameters.contains_key(name) {
+            warn!(parameter = %name, "parameter is not declared in the template; ignored");
+        }
+    }
+    let mut active = plan::active_resources(&template, &ctx)?;
+    if let Some(only) = &opts.functions {
+        active = plan::needed_by(active, only)?;
+    }
+    Ok((template, ctx, active))
+}
+
+/// Creates `active`'s tables, buckets, queues, topics, buses and rules in the emulator (what
+/// exists is kept) and records what `!Ref`/`!GetAtt` of each, and of the APIs and functions
+/// served at `base_url`, give. The one provisioning of `local/run` and `local/provision`.
+async fn provision_active(
+    opts: &StackOptions,
+    ctx: &mut Context,
+    active: &[(String, Resource)],
+    base_url: &str,
+    credentials: &ProcessCredentials,
+) -> Result<(AwsClients, BTreeMap<String, String>), StackError> {
+    // The deployed stack cannot name its own API in a function's environment (a dependency
+    // cycle), so it takes the URL as a parameter; locally the stack knows it.
+    if let Some(value) = ctx.parameters.get_mut(PUBLIC_API_URL_PARAMETER) {
+        if value.as_deref().is_none_or(str::is_empty) {
+            *value = Some(base_url.to_string());
+        }
+    }
+    let aws = AwsClients::new(&opts.aws_endpoint, &opts.region, credentials).await;
+    let physical = provision::provision(active, ctx, &aws).await?;
+    plan::register_apis_and_functions(ctx, active, base_url);
+    Ok((aws, physical))
+}
+
+/// What provisioning alone leaves: the resources as created, and each function's variables as
+/// the template gives them with those resources' names (no Lambda or override layer).
+#[derive(Clone, Debug)]
+pub struct Provisioned {
+    /// Logical id → what `!Ref`/`!GetAtt` of it give, for every resource created in the emulator.
+    pub resources: BTreeMap<String, ResourceAttrs>,
+    pub functions: Vec<ProvisionedFunction>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProvisionedFunction {
+    pub logical_id: String,
+    pub binary: String,
+    /// Every variable the template declares for it, even one that resolved to `AWS::NoValue`.
+    pub declared: BTreeSet<String>,
+    /// The declared variables' values, resolved.
+    pub variables: BTreeMap<String, String>,
+}
+
+/// Creates the template's resources in the emulator as [`start`] does, then stops: nothing is
+/// served, no function is started, no custom resource is run. `api_url` is where the HTTP API
+/// will be served (what `!GetAtt HttpApi.ApiEndpoint` and an empty `PublicApiUrl` give).
+pub async fn provision_stack(
+    opts: &StackOptions,
+    api_url: &str,
+) -> Result<Provisioned, StackError> {
+    let (template, mut ctx, active) = prepare(opts)?;
+    let credentials = ProcessCredentials::from_process();
+    let (_, physical) = provision_active(opts, &mut ctx, &active, api_url, &credentials).await?;
+    let active_ids: BTreeSet<&str> = active.iter().map(|(id, _)| id.as_str()).collect();
+    let decls: Vec<_> = template
+        .functions()?
+        .into_iter()
+        .filter(|f| active_ids.contains(f.logical_id.as_str()))
+        .collect();
+    // `$LATEST` stands for the version SAM would publish: no deployment publishes one locally.
+    plan::register_published_versions(&mut ctx, &decls, "$LATEST");
+    let mut functions = Vec::new();
+    for decl in decls {
+        functions.push(ProvisionedFunction {
+            variables: plan::template_variables(&decl, &ctx)?,
+            declared: decl.variables.keys().cloned().collect(),
+            logical_id: decl.logical_id,
+            binary: decl.binary,
+        });
+    }
+    let resources = ctx
+        .resources
+        .into_iter()
+        .filter(|(id, _)| physical.contains_key(id))
+        .collect();
+    Ok(Provisioned {
+        resources,
+        functions,
     })
 }
 

@@ -310,16 +310,12 @@ pub(super) fn function_url_for(base_url: &str, binary: &str) -> String {
     format!("{base_url}{}{binary}", crate::http::FUNCTION_URL_PREFIX)
 }
 
-/// The function's environment, all layers applied.
-fn function_env(
+/// The function's declared variables resolved (those resolving to `AWS::NoValue` left out):
+/// the template layer of its environment.
+pub(super) fn template_variables(
     decl: &FunctionDecl,
     ctx: &Context,
-    opts: &StackOptions,
-    credentials: &ProcessCredentials,
-    env_file: Option<&EnvFile>,
-    process_env: Option<&BTreeMap<String, String>>,
-    published_version: &str,
-) -> Result<Env, StackError> {
+) -> Result<BTreeMap<String, String>, StackError> {
     let fail = |variable: &str, reason: String| StackError::Environment {
         function: decl.logical_id.clone(),
         variable: variable.to_string(),
@@ -347,6 +343,20 @@ fn function_env(
             Err(e) => return Err(fail(name, e.0)),
         }
     }
+    Ok(template_vars)
+}
+
+/// The function's environment, all layers applied.
+fn function_env(
+    decl: &FunctionDecl,
+    ctx: &Context,
+    opts: &StackOptions,
+    credentials: &ProcessCredentials,
+    env_file: Option<&EnvFile>,
+    process_env: Option<&BTreeMap<String, String>>,
+    published_version: &str,
+) -> Result<Env, StackError> {
+    let template_vars = template_variables(decl, ctx)?;
     let declared: BTreeSet<String> = decl.variables.keys().cloned().collect();
     let mut lambda = lambda_variables(
         &decl.logical_id,
