@@ -5,7 +5,9 @@
 //! - `GET /api/users/internal/users/{id}` and `GET /api/users/internal/users?cursor=&limit=`,
 //!   with the internal service token (the community's authors, the digests' users);
 //! - `GET /api/recipes/users/me` and `GET /api/users/users/me`, with the caller's own token
-//!   (the recipes' preferences, news's check that a submitter's account exists).
+//!   (the recipes' preferences, news's check that a submitter's account exists);
+//! - the [`reader`] routes, with the internal service token: an app's `Auth` value exchanged
+//!   for a user token, and subscribing a person (the Google Reader API, the OPML import).
 //!
 //! Failures are [`CallError`]s; each caller answers them as its port says.
 
@@ -15,9 +17,11 @@ pub use platform::call::CallError;
 use platform::call::{read_json, send, INTERNAL_TOKEN_HEADER};
 
 pub mod directory;
+pub mod reader;
 pub mod recipes;
 
 pub use directory::{InternalUser, InternalUserIds, Role};
+pub use reader::{ReaderSession, ReaderSessionRequest, SubscriptionAnswer};
 pub use recipes::{RecipeLanguage, RecipeTheme, RecipeUser, UserPreferences};
 
 /// The HTTP client and the internal service token, built once per cold start.
@@ -110,6 +114,86 @@ impl<'a> IdentityApi<'a> {
         self.internal(url).await
     }
 
+    /// `POST /api/users/internal/reader-sessions`: the person whose app password the
+    /// `ClientLogin` `Auth` value `auth` carries, with a short-lived user token of theirs;
+    /// `None` when identity refuses `auth` (unknown, revoked, or its sessions ended).
+    pub async fn reader_session(&self, auth: &str) -> Result<Option<ReaderSession>, CallError> {
+        let url = url(
+            &format!("{}/api/users/internal/reader-sessions", self.base()?),
+            &[],
+        )?;
+        let token = self.client.token.as_deref().ok_or(CallError::NoToken)?;
+        let response = send(
+            self.client
+                .http
+                .post(url)
+                .header(reqwest::header::ACCEPT, "application/json")
+                .header(INTERNAL_TOKEN_HEADER, token)
+                .json(&ReaderSessionRequest {
+                    auth: auth.to_string(),
+                }),
+        )
+        .await?;
+        match response.status() {
+            s if s.is_success() => read_json(response).await.map(Some),
+            // The auth refused, not the internal token (whose 401 challenges for that header).
+            reqwest::StatusCode::UNAUTHORIZED if challenges_google_login(&response) => Ok(None),
+            // An auth identity cannot even read is one it refuses.
+            reqwest::StatusCode::BAD_REQUEST => Ok(None),
+            s => Err(CallError::Status(s)),
+        }
+    }
+
+    /// `POST /api/users/internal/users/{id}/subscriptions/{sourceId}`: subscribes the person
+    /// (identity's own flow: the content service's subscribers and the person's
+    /// `enabledSourceIds`). Idempotent.
+    pub async fn subscribe_user(
+        &self,
+        user_id: &str,
+        source_id: &str,
+    ) -> Result<SubscriptionAnswer, CallError> {
+        self.change_subscription(reqwest::Method::POST, user_id, source_id)
+            .await
+    }
+
+    /// `DELETE /api/users/internal/users/{id}/subscriptions/{sourceId}`: unsubscribes the
+    /// person; the last subscriber leaving deletes the source. Idempotent.
+    pub async fn unsubscribe_user(
+        &self,
+        user_id: &str,
+        source_id: &str,
+    ) -> Result<SubscriptionAnswer, CallError> {
+        self.change_subscription(reqwest::Method::DELETE, user_id, source_id)
+            .await
+    }
+
+    async fn change_subscription(
+        &self,
+        method: reqwest::Method,
+        user_id: &str,
+        source_id: &str,
+    ) -> Result<SubscriptionAnswer, CallError> {
+        let mut url = url(&format!("{}/api/users/internal/users", self.base()?), &[])?;
+        url.path_segments_mut()
+            .map_err(|()| CallError::BadUrl("the base URL cannot take a path".into()))?
+            .extend([user_id, "subscriptions", source_id]);
+        let token = self.client.token.as_deref().ok_or(CallError::NoToken)?;
+        let response = send(
+            self.client
+                .http
+                .request(method, url)
+                .header(reqwest::header::ACCEPT, "application/json")
+                .header(INTERNAL_TOKEN_HEADER, token),
+        )
+        .await?;
+        match response.status() {
+            reqwest::StatusCode::NO_CONTENT => Ok(SubscriptionAnswer::SourceDeleted),
+            s if s.is_success() => read_json(response).await.map(SubscriptionAnswer::Source),
+            reqwest::StatusCode::NOT_FOUND => Ok(SubscriptionAnswer::NotFound),
+            s => Err(CallError::Status(s)),
+        }
+    }
+
     /// The routes that answer the caller `authorization` (their own `Authorization` header)
     /// names.
     pub fn caller(self, authorization: Option<String>) -> Caller<'a> {
@@ -165,6 +249,15 @@ impl Caller<'_> {
             s => Err(CallError::Status(s)),
         }
     }
+}
+
+/// True when a 401 challenges for a Google Reader `Auth` value (`WWW-Authenticate: GoogleLogin`).
+fn challenges_google_login(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("GoogleLogin"))
 }
 
 /// `raw` with `query` (none: no `?` at all).
