@@ -6,9 +6,10 @@
 //! digest pages, `tests/browser/recipes-journey.mjs` for the recipe pages,
 //! `tests/browser/incident-journey.mjs` for the incident pages and
 //! `tests/browser/incident-analysis-journey.mjs` for the analysis pages (both
-//! sending logs through the ingestion API over reqwest when the journey asks), and
+//! sending logs through the ingestion API over reqwest when the journey asks),
 //! `tests/browser/roles-journey.mjs` for roles and sessions (the accounts page, the sections
-//! each role opens, the password change and signing out everywhere).
+//! each role opens, the password change and signing out everywhere), and
+//! `tests/browser/apps-journey.mjs` for reading apps (app passwords).
 //! Screenshots land in `tests/browser/artifacts/`.
 //!
 //! Needs Node.js, `npm ci` in `tests/browser` and Chromium (`/usr/bin/chromium`, or
@@ -711,4 +712,15 @@ async fn admin_ai_journey_in_chromium() {
         .await
         .expect("provider json");
     assert_eq!(provider["model"], "journey-model");
+}
+
+/// Reading apps in Chromium: an app password refused without a name, made and shown once with
+/// the server address (`{origin}/api/greader`) and the username, signing an app in through
+/// `ClientLogin` (the list then shows its last use), gone from the page after a reload,
+/// revoked (the app's next sign-in refused), and the page on a phone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn app_passwords_in_chromium() {
+    let t = TestStack::start().await;
+    run_journey(&t, "apps-journey.mjs", &[]).await;
+    assert_screenshots(&["a01-app-password-desktop.png", "a02-app-password-phone.png"]);
 }

@@ -1,4 +1,4 @@
-// The reader's calls (reading state, folders, app passwords, OPML, discovery) as the fixed
+// The reader's calls (reading state, folders, OPML, discovery) as the fixed
 // design of issue 41 names their routes, written here until the contract's generated layer
 // holds them; the shapes are the contract's.
 
@@ -100,40 +100,6 @@ export function mark(body, options = {}) {
  */
 export function markAllRead(body, options = {}) {
   return request("POST", "/api/content/reader/mark-all-read", { ...options, body, auth: "required" });
-}
-
-/**
- * @typedef {Object} AppPassword
- * @property {string} id
- * @property {string} name
- * @property {string} createdAt
- * @property {(string|null)} [lastUsedAt]
- * @property {string} [password] Only in the answer that created it.
- */
-
-/**
- * @param {RequestOptions} [options]
- * @returns {Promise<{items: AppPassword[]}|AppPassword[]>}
- */
-export function appPasswords(options = {}) {
-  return request("GET", "/api/users/users/me/app-passwords", { ...options, auth: "required" });
-}
-
-/**
- * @param {string} name
- * @param {RequestOptions} [options]
- * @returns {Promise<AppPassword>}
- */
-export function createAppPassword(name, options = {}) {
-  return request("POST", "/api/users/users/me/app-passwords", { ...options, body: { name }, auth: "required" });
-}
-
-/**
- * @param {string} id
- * @param {RequestOptions} [options]
- */
-export function revokeAppPassword(id, options = {}) {
-  return request("DELETE", `/api/users/users/me/app-passwords/${encodeURIComponent(id)}`, { ...options, auth: "required" });
 }
 
 /**

@@ -2,13 +2,13 @@
 // Reader API; each gets an app password of its own, shown once with the server address,
 // listed with its last use and revoked here.
 
-import * as reader from "./reader-api.js";
+import * as usersApi from "./api-users.gen.js";
 import { needsLogin } from "./access.js";
 import { announce, h, mount, time } from "./dom.js";
 import * as account from "./session.js";
 import { busy, clearFormErrors, confirmFirst, empty, errorAfter, errorBox, field, formError, loading, showFormError } from "./ui.js";
 
-/** @typedef {import("./reader-api.js").AppPassword} AppPassword */
+/** @typedef {import("./api-types.gen.js").AppPassword} AppPassword */
 
 /** The address a reading app is given: it appends `accounts/ClientLogin` and `reader/api/0/…`. */
 export function serverAddress() {
@@ -65,8 +65,8 @@ export async function appsPage(main, _match, { signal, title }) {
 
   const load = async () => {
     try {
-      const answer = await reader.appPasswords({ signal });
-      const items = Array.isArray(answer) ? answer : answer.items;
+      // At most 20 a person: one page holds them all.
+      const { items } = await usersApi.getMyAppPasswords({}, { signal });
       mount(
         list,
         items.length
@@ -87,7 +87,7 @@ export async function appsPage(main, _match, { signal, title }) {
     clearFormErrors(form);
     const name = String(new FormData(form).get("name") ?? "").trim();
     try {
-      const made = await busy(button, "Creating…", () => reader.createAppPassword(name));
+      const made = await busy(button, "Creating…", () => usersApi.createMyAppPassword({ name }));
       form.reset();
       mount(
         created,
@@ -98,7 +98,7 @@ export async function appsPage(main, _match, { signal, title }) {
           h("p", null, "Enter these in the app now: the password is shown only this once. Choose the Google Reader, FreshRSS or Miniflux (Google Reader API) account type."),
           copyable("Server address", serverAddress(), "app-server"),
           copyable("Username", user.username, "app-username"),
-          copyable("Password", made.password ?? "", "app-password"),
+          copyable("Password", made.password, "app-password"),
         ),
       );
       /** @type {HTMLElement|null} */ (created.firstElementChild)?.focus();
@@ -134,7 +134,7 @@ function passwordRow(p, reload) {
     warning: h("span", { class: "warning" }, `The app using “${p.name}” is signed out.`),
     confirmLabel: "Yes, revoke",
     busyLabel: "Revoking…",
-    act: () => reader.revokeAppPassword(p.id),
+    act: () => usersApi.revokeMyAppPassword(p.id),
     done: () => {
       announce(`${p.name} revoked`);
       void reload();
