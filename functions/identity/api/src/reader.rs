@@ -15,7 +15,7 @@ use identity::model::{SourceId, UserId};
 use identity::{IdentityError, Unsubscribed};
 use identity_client::{ReaderSession, ReaderSessionRequest};
 use platform::auth::InternalService;
-use platform::http::{form_pairs, Json};
+use platform::http::{form_pairs, Json, OwnErrorBody};
 use platform::openapi::ErrorBody;
 use platform::ratelimit::ClientKey;
 use platform::{ApiError, FieldError};
@@ -48,9 +48,14 @@ pub(crate) fn routes() -> Router<AppState> {
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(client_login_form, client_login_query, reader_session, subscribe_user, unsubscribe_user),
-    components(schemas(ClientLoginRequest, ReaderSessionRequest, ReaderSession, ErrorBody)),
-    tags((name = "greader", description = "The Google Reader API, as FreshRSS and Miniflux serve it, for apps (server address `{base}/api/greader`, an app password)"))
+    paths(
+        client_login_form,
+        client_login_query,
+        reader_session,
+        subscribe_user,
+        unsubscribe_user
+    ),
+    components(schemas(ClientLoginRequest, ReaderSessionRequest, ReaderSession, ErrorBody))
 )]
 struct ReaderApi;
 
@@ -70,7 +75,7 @@ const BAD_AUTHENTICATION: &str = "Error=BadAuthentication\n";
     post,
     path = "/api/greader/accounts/ClientLogin",
     operation_id = "greaderClientLogin",
-    tag = "greader",
+    tag = "users",
     security(()),
     request_body(content = ClientLoginRequest, content_type = "application/x-www-form-urlencoded"),
     responses(
@@ -88,7 +93,7 @@ fn client_login_form() {}
     get,
     path = "/api/greader/accounts/ClientLogin",
     operation_id = "greaderClientLoginByQuery",
-    tag = "greader",
+    tag = "users",
     security(()),
     params(
         ("Email" = String, Query, min_length = 1, max_length = 254, description = "The username or the account's address"),
@@ -169,6 +174,8 @@ fn text(status: StatusCode, body: String) -> Response {
             header::WWW_AUTHENTICATE,
             header::HeaderValue::from_static("GoogleLogin"),
         );
+        // The protocol's body, not the platform's error shape.
+        response.extensions_mut().insert(OwnErrorBody);
     }
     response
 }

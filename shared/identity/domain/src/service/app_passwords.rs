@@ -9,7 +9,7 @@ use crate::app_passwords::{
 };
 use crate::error::IdentityError;
 use crate::model::UserId;
-use crate::store::{StoreError, StoredAppPassword};
+use crate::store::StoredAppPassword;
 
 use super::{until_unchanged, Identity};
 
@@ -42,16 +42,18 @@ impl Identity {
             last_used_at: None,
             session_version,
         };
-        match self
-            .store
-            .add_app_password(id, &stored, MAX_APP_PASSWORDS)
-            .await
-        {
+        let add = || until_unchanged(|_| async {
+            Ok(self
+                .store
+                .add_app_password(id, &stored, MAX_APP_PASSWORDS)
+                .await?)
+        });
+        match add().await {
             // Ended ones a sign-out could not delete yet may hold places: free them, once.
-            Err(StoreError::Full) if self.forget_ended_app_passwords(id).await? => {
-                self.store
-                    .add_app_password(id, &stored, MAX_APP_PASSWORDS)
-                    .await?;
+            Err(IdentityError::TooManyAppPasswords)
+                if self.forget_ended_app_passwords(id).await? =>
+            {
+                add().await?;
             }
             other => other?,
         }
