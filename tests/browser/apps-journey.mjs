@@ -55,7 +55,7 @@ await journey("apps journey", async (browser) => {
     const once = page.locator("#new-password");
     await waitForText(once, `App password for “${appName}”`);
     await waitForText(once, "shown only this once");
-    assert((await page.getByLabel("Server address").inputValue()) === `${base}/api/greader`, "the server address an app is given");
+    assert((await page.getByLabel("Server address", { exact: true }).inputValue()) === `${base}/api/greader`, "the server address an app is given");
     assert((await page.getByLabel("Username", { exact: true }).inputValue()) === reader.username, "the username");
     password = await page.getByLabel("Password", { exact: true }).inputValue();
     assert(/^[a-z2-7]{32}$/.test(password), `a 32-character password (${password})`);
