@@ -1,7 +1,7 @@
 //! The news function: the news reader's content service behind `/api/content/{proxy+}`.
 //!
 //! Shared RSS sources and their subscribers, articles and topics, their handlers in a module
-//! each (`sources`, `topics`, `articles`). Each handler parses its input into the `news`
+//! each (`sources`, `topics`, `articles`), and each source's WebSub callback (`websub`). Each handler parses its input into the `news`
 //! crate's types and makes one call on [`news::News`] (which owns storage, fetching and
 //! parsing; its `store` module documents the table's access patterns); the domain's errors
 //! answer as [`ApiError`]s (their `From` is next to `news::NewsError`).
@@ -12,6 +12,7 @@ pub mod query;
 pub mod responses;
 mod sources;
 mod topics;
+mod websub;
 
 use std::sync::Arc;
 
@@ -21,7 +22,7 @@ use axum::routing::get;
 use axum::Router;
 use identity_client::IdentityClient;
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
-use news::{FullTextMode, News};
+use news::{DiscoveredFeed, FeedKind, FullTextMode, News};
 use platform::auth::Scope;
 use platform::aws::AwsClients;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
@@ -32,7 +33,7 @@ use utoipa::OpenApi;
 
 pub use crate::articles::SavedArticleId;
 use crate::articles::SavedArticles;
-use crate::sources::{SourceSettings, SourceSubmission};
+use crate::sources::{DiscoveredFeeds, DiscoveryRequest, SourceSettings, SourceSubmission};
 
 /// The scope that lets a service subscribe and unsubscribe users to sources.
 pub struct SourceWrite;
@@ -123,6 +124,7 @@ pub fn app(
         .merge(sources::routes())
         .merge(topics::routes())
         .merge(articles::routes())
+        .merge(websub::routes())
         .route("/actuator/health", get(health))
         .with_state(state);
     Ok(platform::http::finish(
@@ -144,9 +146,12 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         sources::sources,
         sources::source,
         sources::submit_source,
+        sources::discover_sources,
         sources::subscribe,
         sources::unsubscribe,
         sources::source_settings,
+        websub::verify,
+        websub::deliver,
         topics::topics,
         articles::articles,
         articles::article,
@@ -156,6 +161,10 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
     components(schemas(
         Source,
         SourceSubmission,
+        DiscoveryRequest,
+        DiscoveredFeeds,
+        DiscoveredFeed,
+        FeedKind,
         SourceSettings,
         FullTextMode,
         Unsubscribed,

@@ -6,11 +6,11 @@ use platform::{ApiError, Env, Invalid};
 
 use crate::accounts::{Accounts, AccountsError};
 use crate::fetch::FeedFetcher;
-use crate::ingest::{Ingest, IngestError, RefreshQueue};
+use crate::ingest::{Delivery, HubMode, Ingest, IngestError, RefreshQueue, Verification};
 use crate::input::{
     ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId, MAX_PAGE,
 };
-use crate::model::{Article, Page, Source, TopicSummary, Unsubscribed};
+use crate::model::{Article, DiscoveredFeed, Page, Source, TopicSummary, Unsubscribed};
 use crate::store::{ArticleFilter, ArticlePage, ContentStore, StoreError};
 use crate::sweep::{SourceSweep, SweepQueue};
 use crate::StartError;
@@ -91,6 +91,28 @@ fn reachable(found: ArticlePage) -> Page<Article> {
     page.total_pages = page.total_pages.min(u64::from(MAX_PAGE) + 1);
     page.next_cursor = found.next.map(|c| c.encode());
     page
+}
+
+/// A submission's or discovery's failure: what is wrong with the URL, named `url`.
+fn submission_error(error: IngestError) -> NewsError {
+    match error {
+        IngestError::InvalidUrl(e) => Invalid::field("url", e.to_string()).into(),
+        IngestError::Fetch(e) => Invalid::field("url", format!("unreachable: {e}")).into(),
+        IngestError::NotAFeed(e) => Invalid::field("url", e.to_string()).into(),
+        IngestError::NoFeedFound(_) => Invalid::field("url", error.to_string()).into(),
+        IngestError::Store(e) => e.into(),
+        // A submission enqueues without failing on the queue: never here.
+        IngestError::Queue(_) => NewsError::Busy,
+    }
+}
+
+/// A WebSub callback's failure: the table's (the callbacks fetch nothing but article pages,
+/// whose failures only leave excerpts).
+fn push_error(error: IngestError) -> NewsError {
+    match error {
+        IngestError::Store(e) => e.into(),
+        other => Invalid::field("body", other.to_string()).into(),
+    }
 }
 
 /// A submitted feed: its source, and whether the submission created it.
@@ -184,11 +206,44 @@ impl News {
             Ok((source, created)) => Ok(Submitted { source, created }),
             Err(IngestError::InvalidUrl(e)) => Err(Invalid::field("url", e.to_string()).into()),
             Err(IngestError::Fetch(e)) => Err(Invalid::field("url", e.to_string()).into()),
-            Err(IngestError::NotAFeed(e)) => Err(Invalid::field("url", e.to_string()).into()),
-            Err(IngestError::Store(e)) => Err(e.into()),
-            // A submission enqueues without failing on the queue: never here.
-            Err(IngestError::Queue(_)) => Err(NewsError::Busy),
+            Err(e) => Err(submission_error(e)),
         }
+    }
+
+    /// The feeds at a site's address (or the feed itself), for a person to choose from;
+    /// nothing is stored.
+    pub async fn discover(&self, url: &FeedUrl) -> Result<Vec<DiscoveredFeed>, NewsError> {
+        self.ingest
+            .discover(url.as_str())
+            .await
+            .map_err(submission_error)
+    }
+
+    /// A WebSub hub's verification of intent for source `id`'s callback.
+    pub async fn verify_push(
+        &self,
+        id: &SourceId,
+        mode: HubMode,
+        topic: &str,
+        lease_seconds: Option<i64>,
+    ) -> Result<Verification, NewsError> {
+        self.ingest
+            .verify_push(id.as_str(), mode, topic, lease_seconds)
+            .await
+            .map_err(push_error)
+    }
+
+    /// A WebSub delivery to source `id`'s callback: checked, then stored like a poll's.
+    pub async fn deliver(
+        &self,
+        id: &SourceId,
+        signature: Option<&str>,
+        body: &[u8],
+    ) -> Result<Delivery, NewsError> {
+        self.ingest
+            .deliver(id.as_str(), signature, body)
+            .await
+            .map_err(push_error)
     }
 
     /// Adds a subscriber (a repeat changes nothing); the source with its new count.
