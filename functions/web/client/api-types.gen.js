@@ -8,6 +8,7 @@
 //   updateSourceSettings (service or internal credentials only)
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
+//   deliverWebSub (not a JSON or multipart request body)
 //   greaderClientLogin (not a JSON or multipart request body)
 //   cleanupDeletedRecipeAccount (service or internal credentials only)
 //   internalReaderSession (service or internal credentials only)
@@ -423,6 +424,26 @@ export {};
  */
 
 /**
+ * A feed found at a site's address, for a person to choose from.
+ * @typedef {Object} DiscoveredFeed
+ * @property {FeedKind} kind
+ * @property {string} title The title the page gives the feed (its link's `title`), else the feed's own title, else its format's name.
+ * @property {string} url The feed's address, absolute: what `POST /api/content/sources` takes.
+ */
+
+/**
+ * The feeds found at an address.
+ * @typedef {Object} DiscoveredFeeds
+ * @property {Array<DiscoveredFeed>} feeds The feed itself when the address is one; else the feeds the page links to, in its order (at most 10); else the first of the usual paths (`/feed`, `/rss`, `/atom.xml`, `/feed.xml`, `/rss.xml`, `/index.xml`, `/feed/`) that serves a feed. Never empty.
+ */
+
+/**
+ * A site's address to find feeds at.
+ * @typedef {Object} DiscoveryRequest
+ * @property {string} url An http(s) URL: a site's page, or a feed (at most 2048 characters).
+ */
+
+/**
  * The embeddings that make retrieval hybrid.
  * @typedef {Object} EmbeddingsHealth
  * @property {boolean} configured `EMBEDDINGS_MODEL` is set: retrieval fuses BM25 with cosine similarity.
@@ -485,6 +506,11 @@ export {};
  * @property {number} size
  * @property {number} totalElements The failed summaries, counted up to 1,000: a longer list says 1,000 (page on with `nextCursor`).
  * @property {number} totalPages Pages of `totalElements`.
+ */
+
+/**
+ * The format of a feed: RSS (0.9x, 1.0, 2.0), Atom or JSON Feed.
+ * @typedef {("rss"|"atom"|"json")} FeedKind
  */
 
 /**
@@ -1435,7 +1461,7 @@ export {};
 /**
  * A feed to add.
  * @typedef {Object} SourceSubmission
- * @property {string} url An http(s) URL serving an RSS, Atom or JSON Feed document (at most 2048 characters).
+ * @property {string} url An http(s) URL serving an RSS, Atom or JSON Feed document, or a site's page that links to one (at most 2048 characters).
  */
 
 /**

@@ -1,4 +1,4 @@
-// The reader's calls (reading state, folders, OPML, discovery) as the fixed
+// The reader's calls (reading state, folders, OPML) as the fixed
 // design of issue 41 names their routes, written here until the contract's generated layer
 // holds them; the shapes are the contract's.
 
@@ -139,14 +139,4 @@ export function opmlImport(id, options = {}) {
  */
 export function exportOpml(options = {}) {
   return request("GET", "/api/content/reader/opml", { ...options, auth: "required", text: true });
-}
-
-/**
- * The feeds a site offers.
- * @param {string} url
- * @param {RequestOptions} [options]
- * @returns {Promise<{feeds: {url: string, title?: (string|null), kind?: string}[]}>}
- */
-export function discover(url, options = {}) {
-  return request("POST", "/api/content/sources/discover", { ...options, body: { url }, auth: "required" });
 }

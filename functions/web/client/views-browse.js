@@ -2,7 +2,6 @@
 // a choice among its feeds), topics, and the articles of one source or one topic, page by page.
 
 import * as contentApi from "./api-content.gen.js";
-import * as reader from "./reader-api.js";
 import { allPages } from "./http.js";
 import { announce, h, mount, plural, safeUrl, time } from "./dom.js";
 import { navigate } from "./router.js";
@@ -239,13 +238,8 @@ function submitFeedForm() {
         if (chosen) {
           return add(String(chosen));
         }
-        /** @type {{url: string, title?: (string|null), kind?: string}[]} */
-        let feeds = [];
-        try {
-          feeds = (await reader.discover(url)).feeds;
-        } catch {
-          // Not a site with feeds (or discovery is unavailable): the submission says why.
-        }
+        // A feed's address finds the feed itself; a site's, the feeds it offers.
+        const { feeds } = await contentApi.discoverSources({ url });
         if (feeds.length > 1) {
           return feeds;
         }
@@ -261,7 +255,7 @@ function submitFeedForm() {
       showFormError(form, error);
     }
   });
-  /** @param {{url: string, title?: (string|null), kind?: string}[]} feeds */
+  /** @param {import("./api-types.gen.js").DiscoveredFeed[]} feeds */
   const showChoices = (feeds) => {
     mount(
       choices,
