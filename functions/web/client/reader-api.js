@@ -24,6 +24,8 @@ import { request } from "./http.js";
  * @property {string} [label]
  * @property {"all"|"unread"|"read"|"starred"} [state]
  * @property {"newest"|"oldest"} [order]
+ * @property {string} [after] Only articles published after this time.
+ * @property {string} [before] Only articles published before this time.
  * @property {string} [cursor]
  * @property {number} [size]
  */

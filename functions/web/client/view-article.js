@@ -5,6 +5,7 @@
 import { aiPanel } from "./ai-panel.js";
 import * as contentApi from "./api-content.gen.js";
 import { announce, h, mount, safeUrl, time } from "./dom.js";
+import * as readerApi from "./reader-api.js";
 import { listContext, setRead, setStarred, shortcuts } from "./reading.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
@@ -112,14 +113,30 @@ function markControls(found, signal) {
   star.addEventListener("click", () => void toggleStar());
   readButton.addEventListener("click", () => void toggleRead());
   render();
-  // Opening is reading: marked at once, unless the list says it is read already.
-  if (!entry?.read) {
+  // Opening is reading: marked at once, unless it is read already.
+  const markRead = () =>
     setRead(found.id, true).catch((error) => {
       if (signal.aborted) return;
       read = false;
       render();
       errorAfter(readButton, error);
     });
+  if (entry) {
+    if (!entry.read) void markRead();
+  } else {
+    // Opened from no list (a link, a reload elsewhere): its state is read from its source's
+    // stream around its time; an article of a source the person does not read stays unmarked.
+    const at = Date.parse(found.publishedAt);
+    readerApi
+      .articles({ sourceId: found.sourceId, after: new Date(at - 1000).toISOString(), before: new Date(at + 1000).toISOString(), size: 20 }, { signal })
+      .then((page) => {
+        const mine = page.items.find((a) => a.id === found.id);
+        if (!mine) return;
+        starred = mine.starred;
+        render();
+        if (!mine.read) void markRead();
+      })
+      .catch(() => {});
   }
   const go = (/** @type {"next"|"previous"} */ which) => {
     const target = around(found.id)?.[which];
