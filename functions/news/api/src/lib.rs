@@ -9,6 +9,7 @@
 mod articles;
 mod pages;
 pub mod query;
+mod reader;
 pub mod responses;
 mod sources;
 mod topics;
@@ -21,8 +22,12 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use identity_client::IdentityClient;
+use news::model::reader::{
+    ItemRef, LabelSummary, Marked, ReaderArticle, ReaderSubscription, SourceCount, StreamPage,
+    UnreadCounts,
+};
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
-use news::{DiscoveredFeed, FeedKind, FullTextMode, News};
+use news::{DiscoveredFeed, FeedKind, FullTextMode, News, Reader};
 use platform::auth::Scope;
 use platform::aws::AwsClients;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
@@ -73,6 +78,7 @@ const USERS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 #[derive(Clone)]
 pub struct AppState {
     news: Arc<News>,
+    reader: Arc<Reader>,
     verifier: Arc<TokenVerifier>,
     users: IdentityClient,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
@@ -90,6 +96,7 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let news = News::from_env(&env, &aws)?;
+    let reader = Reader::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
     let submissions = Brake::from_env(
@@ -100,6 +107,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     )?;
     let app = app(
         Arc::new(news),
+        Arc::new(reader),
         Arc::new(verifier),
         env.get("INTERNAL_API_URL").map(str::to_string),
         submissions,
@@ -109,12 +117,14 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
 
 pub fn app(
     news: Arc<News>,
+    reader: Arc<Reader>,
     verifier: Arc<TokenVerifier>,
     internal_api_url: Option<String>,
     submissions: Brake,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         news,
+        reader,
         verifier,
         users: IdentityClient::new(USERS_TIMEOUT, None)?,
         internal_api_url,
@@ -125,6 +135,7 @@ pub fn app(
         .merge(topics::routes())
         .merge(articles::routes())
         .merge(websub::routes())
+        .merge(reader::routes())
         .route("/actuator/health", get(health))
         .with_state(state);
     Ok(platform::http::finish(
@@ -156,6 +167,15 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         articles::articles,
         articles::article,
         articles::saved_articles,
+        reader::subscriptions,
+        reader::set_labels,
+        reader::labels,
+        reader::rename_label,
+        reader::delete_label,
+        reader::counts,
+        reader::articles,
+        reader::marks,
+        reader::mark_all_read,
         health
     ),
     components(schemas(
@@ -173,11 +193,28 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         Article,
         Page<Article>,
         SavedArticles,
+        ReaderSubscription,
+        reader::SubscriptionPage,
+        reader::LabelList,
+        reader::LabelPage,
+        reader::LabelRename,
+        LabelSummary,
+        SourceCount,
+        UnreadCounts,
+        ReaderArticle,
+        StreamPage,
+        ItemRef,
+        Marked,
+        reader::MarkRequest,
+        reader::MarkAllRead,
         ErrorBody,
         Health
     )),
     modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME, &TABLE_UNAVAILABLE),
-    tags((name = "content", description = "The news reader's content service: shared sources, their subscribers, articles and topics"))
+    tags(
+        (name = "content", description = "The news reader's content service: shared sources, their subscribers, articles and topics"),
+        (name = "reader", description = "The news reader's per-person state: subscriptions with labels and unread counts, read and starred marks, mark all as read, the article stream")
+    )
 )]
 struct ContentApi;
 

@@ -39,6 +39,7 @@ pub mod ingest;
 pub mod input;
 pub mod model;
 pub mod parse;
+pub mod reader;
 mod service;
 pub mod store;
 pub mod sweep;
@@ -61,6 +62,7 @@ pub use self::input::{
 };
 pub use self::model::{DiscoveredFeed, FeedKind, FullTextMode};
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
+pub use self::reader::{Reader, ReaderImport};
 pub use self::service::{News, NewsError, Submitted};
 pub use self::sweep::{SourceSweep, SweepQueue, Sweeper};
 pub use self::topic::{normalise_topic, normalise_topics, Topic};

@@ -75,6 +75,7 @@ mod backfill;
 mod feed;
 mod items;
 mod pages;
+mod reader;
 mod sources;
 mod subscriptions;
 mod sweep;
@@ -88,6 +89,10 @@ pub use items::{
     MAX_URL_BYTES,
 };
 pub use pages::{PendingPage, PAGE_WAIT};
+pub use reader::{
+    is_read, ArticleKey, Continuation, MarkState, ReaderRow, ReaderState, RowsRequest,
+    StreamSource, Watermark, WatermarkTarget,
+};
 pub use sources::SourcesPage;
 pub use sweep::SweepStep;
 pub use websub::{PushState, PushSubscription};
@@ -126,6 +131,20 @@ impl From<TransactionError> for StoreError {
             TransactionError::Dynamo(e) => Self::Dynamo(e),
         }
     }
+}
+
+/// Runs `work` at most `limit` at a time, answering in order. The futures are built before
+/// they are streamed, so no closure sits in the stream (whose lifetimes would keep a caller's
+/// future from being `Send`).
+pub(crate) async fn bounded<T, E, F>(work: Vec<F>, limit: usize) -> Result<Vec<T>, E>
+where
+    F: std::future::Future<Output = Result<T, E>>,
+{
+    use futures::{StreamExt, TryStreamExt};
+    futures::stream::iter(work)
+        .buffered(limit.max(1))
+        .try_collect()
+        .await
 }
 
 /// A source as first stored.
