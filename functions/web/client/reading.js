@@ -2,7 +2,7 @@
 // (kept for the tab, so an article knows its next and previous), marking read and starring,
 // and the keyboard shortcuts with their help.
 
-import * as reader from "./reader-api.js";
+import * as readerApi from "./api-reader.gen.js";
 import { h } from "./dom.js";
 
 const LIST_KEY = "newsReader.list";
@@ -40,6 +40,23 @@ export function listContext() {
 }
 
 /**
+ * Every subscription of the person (one page holds 1,000; more are followed by cursor).
+ * @param {{signal?: AbortSignal}} [options]
+ * @returns {Promise<import("./api-types.gen.js").ReaderSubscription[]>}
+ */
+export async function allSubscriptions(options = {}) {
+  const items = [];
+  /** @type {string|undefined} */
+  let cursor;
+  do {
+    const page = await readerApi.readerSubscriptions({ cursor }, options);
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
+}
+
+/**
  * Changes an article's state in the remembered list (and makes it the last one opened).
  * @param {string} id
  * @param {Partial<Entry>} change
@@ -60,7 +77,7 @@ export function updateEntry(id, change) {
  * @param {boolean} read
  */
 export async function setRead(id, read) {
-  await reader.mark({ ids: [id], read });
+  await readerApi.markArticles({ ids: [id], read });
   updateEntry(id, { read });
 }
 
@@ -70,7 +87,7 @@ export async function setRead(id, read) {
  * @param {boolean} starred
  */
 export async function setStarred(id, starred) {
-  await reader.mark({ ids: [id], starred });
+  await readerApi.markArticles({ ids: [id], starred });
   updateEntry(id, { starred });
 }
 

@@ -235,8 +235,8 @@ async function adoptDeviceSaved(userId) {
     return;
   }
   try {
-    const { mark } = await import("./reader-api.js");
-    await mark({ ids: ids.slice(0, 1000), starred: true });
+    const { markArticles } = await import("./api-reader.gen.js");
+    await markArticles({ ids: ids.slice(0, 1000), starred: true });
     localStorage.removeItem(SAVED_PREFIX + userId);
   } catch {
     // Offline, or the articles are gone: the device's list stays for the next login.

@@ -5,7 +5,7 @@
 import { aiPanel } from "./ai-panel.js";
 import * as contentApi from "./api-content.gen.js";
 import { announce, h, mount, safeUrl, time } from "./dom.js";
-import * as readerApi from "./reader-api.js";
+import * as readerApi from "./api-reader.gen.js";
 import { listContext, setRead, setStarred, shortcuts } from "./reading.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
@@ -128,7 +128,7 @@ function markControls(found, signal) {
     // stream around its time; an article of a source the person does not read stays unmarked.
     const at = Date.parse(found.publishedAt);
     readerApi
-      .articles({ sourceId: found.sourceId, after: new Date(at - 1000).toISOString(), before: new Date(at + 1000).toISOString(), size: 20 }, { signal })
+      .readerArticles({ sourceId: found.sourceId, after: new Date(at - 1000).toISOString(), before: new Date(at + 1000).toISOString(), size: 20 }, { signal })
       .then((page) => {
         const mine = page.items.find((a) => a.id === found.id);
         if (!mine) return;

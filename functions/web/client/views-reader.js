@@ -4,16 +4,16 @@
 // and the keyboard shortcuts. A visitor's home is the latest articles of every source.
 // (Subscriptions, folders and OPML are `views-subscriptions.js`.)
 
-import * as reader from "./reader-api.js";
+import * as readerApi from "./api-reader.gen.js";
 import { needsLogin } from "./access.js";
 import { announce, h, mount, time } from "./dom.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { busy, confirmFirst, describe, empty, errorAfter, errorBox, headed, loading } from "./ui.js";
-import { listContext, rememberList, setRead, setStarred, shortcuts, showHelp, unreadBadge } from "./reading.js";
+import { allSubscriptions, listContext, rememberList, setRead, setStarred, shortcuts, showHelp, unreadBadge } from "./reading.js";
 
-/** @typedef {import("./reader-api.js").Subscription} Subscription */
-/** @typedef {import("./reader-api.js").ReaderArticle} ReaderArticle */
+/** @typedef {import("./api-types.gen.js").ReaderSubscription} Subscription */
+/** @typedef {import("./api-types.gen.js").ReaderArticle} ReaderArticle */
 /** @typedef {{kind: "all"} | {kind: "starred"} | {kind: "source", id: string} | {kind: "folder", name: string}} Scope */
 
 /** Articles per page of the reading list. */
@@ -192,7 +192,7 @@ async function readingList(main, match, { signal, title }, scope) {
 
   const loadSubs = async () => {
     try {
-      subs = (await reader.subscriptions({ signal })).items;
+      subs = await allSubscriptions({ signal });
       drawSide();
       drawHead();
     } catch (error) {
@@ -382,7 +382,7 @@ async function readingList(main, match, { signal, title }, scope) {
 
   /** @param {string} [cursor] */
   const fetchPage = (cursor) =>
-    reader.articles(
+    readerApi.readerArticles(
       {
         sourceId: scope.kind === "source" ? scope.id : undefined,
         label: scope.kind === "folder" ? scope.name : undefined,
@@ -453,7 +453,7 @@ async function readingList(main, match, { signal, title }, scope) {
       warning: h("p", { class: "warning" }, `Mark every article of “${scope.kind === "all" ? "All articles" : scope.kind === "folder" ? scope.name : "this source"}” as read?`),
       confirmLabel: "Yes, mark all as read",
       busyLabel: "Marking…",
-      act: () => reader.markAllRead({ sourceId: scope.kind === "source" ? scope.id : undefined, label: scope.kind === "folder" ? scope.name : undefined, before: loadedAt }, { signal }),
+      act: () => readerApi.markAllRead({ sourceId: scope.kind === "source" ? scope.id : undefined, label: scope.kind === "folder" ? scope.name : undefined, before: loadedAt }, { signal }),
       done: () => {
         announce(`Marked all of ${name()} as read`);
         mount(markAllSlot, markAllButton);

@@ -1,14 +1,15 @@
 // `/subscriptions`: the person's subscriptions and folders (a source in folders, a folder
 // renamed or deleted), OPML import with its progress and each feed's outcome, and export.
 
-import * as reader from "./reader-api.js";
+import * as readerApi from "./api-reader.gen.js";
+import * as opmlApi from "./opml-api.js";
 import { needsLogin } from "./access.js";
 import { announce, h, mount } from "./dom.js";
 import * as account from "./session.js";
 import { busy, confirmFirst, errorAfter, errorBox, loading } from "./ui.js";
-import { unreadBadge } from "./reading.js";
+import { allSubscriptions, unreadBadge } from "./reading.js";
 
-/** @typedef {import("./reader-api.js").Subscription} Subscription */
+/** @typedef {import("./api-types.gen.js").ReaderSubscription} Subscription */
 
 /**
  * `/subscriptions`: the person's subscriptions and folders (put a source in folders, rename
@@ -44,10 +45,10 @@ export async function subscriptionsPage(main, _match, { signal, title }) {
 
   const load = async () => {
     try {
-      const [subs, folders] = await Promise.all([reader.subscriptions({ signal }), reader.labels({ signal })]);
+      const [subs, folders] = await Promise.all([allSubscriptions({ signal }), readerApi.readerLabels({ signal })]);
       const names = folders.items.map((f) => f.name).sort((a, b) => a.localeCompare(b));
       mount(folderSlot, folders.items.length ? h("ul", { class: "plain-list folder-list" }, folders.items.sort((a, b) => a.name.localeCompare(b.name)).map((f) => folderRow(f, load))) : h("p", { class: "hint" }, "No folders yet: give a subscription a folder below."));
-      const sorted = [...subs.items].sort((a, b) => a.source.title.localeCompare(b.source.title));
+      const sorted = [...subs].sort((a, b) => a.source.title.localeCompare(b.source.title));
       mount(
         subsSlot,
         sorted.length
@@ -79,7 +80,7 @@ function folderRow(folder, reload) {
       warning: h("span", { class: "warning" }, `Delete “${folder.name}”? Its sources stay subscribed.`),
       confirmLabel: "Yes, delete the folder",
       busyLabel: "Deleting…",
-      act: () => reader.deleteLabel(folder.name),
+      act: () => readerApi.deleteLabel(folder.name),
       done: () => {
         announce(`Folder ${folder.name} deleted`);
         void reload();
@@ -99,7 +100,7 @@ function folderRow(folder, reload) {
         event.preventDefault();
         const to = input.value.trim();
         try {
-          await busy(save, "Saving…", () => reader.renameLabel(folder.name, to));
+          await busy(save, "Saving…", () => readerApi.renameLabel(folder.name, { name: to }));
           announce(`Folder ${folder.name} is now ${to}`);
           void reload();
         } catch (error) {
@@ -148,7 +149,7 @@ export function subscriptionRow(sub, folders, reload) {
     const added = fresh.value.trim();
     const labels = [...new Set(added ? [...chosen, added] : chosen)];
     try {
-      await busy(save, "Saving…", () => reader.setLabels(id, labels));
+      await busy(save, "Saving…", () => readerApi.setSubscriptionLabels(id, { labels }));
       announce(labels.length ? `${sub.source.title} is in ${labels.join(", ")}` : `${sub.source.title} is in no folder`);
       await reload();
       document.getElementById(`folders-${id}`)?.setAttribute("open", "");
@@ -201,7 +202,7 @@ function opmlSection(signal) {
       return;
     }
     try {
-      const started = await busy(start, "Uploading…", () => reader.importOpml(chosen, { signal }));
+      const started = await busy(start, "Uploading…", () => opmlApi.importOpml(chosen, { signal }));
       await follow(started.id, started);
     } catch (error) {
       if (!signal.aborted) mount(progress, errorBox(error));
@@ -211,7 +212,7 @@ function opmlSection(signal) {
   /**
    * Shows an import's progress until it is done.
    * @param {string} id
-   * @param {import("./reader-api.js").OpmlImport} first
+   * @param {import("./opml-api.js").OpmlImport} first
    */
   const follow = async (id, first) => {
     let current = first;
@@ -223,11 +224,11 @@ function opmlSection(signal) {
       }
       await new Promise((resolve) => window.setTimeout(resolve, 1000));
       if (signal.aborted) return;
-      current = await reader.opmlImport(id, { signal });
+      current = await opmlApi.opmlImport(id, { signal });
     }
   };
 
-  /** @param {import("./reader-api.js").OpmlImport} state */
+  /** @param {import("./opml-api.js").OpmlImport} state */
   const drawProgress = (state) => {
     const feeds = state.feeds ?? [];
     const outcome = (/** @type {(typeof feeds)[number]} */ f) => f.outcome ?? f.result ?? f.status ?? "pending";
@@ -249,7 +250,7 @@ function opmlSection(signal) {
   const exportButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary" }, "Export OPML"));
   exportButton.addEventListener("click", async () => {
     try {
-      const text = await busy(exportButton, "Exporting…", () => reader.exportOpml({ signal }));
+      const text = await busy(exportButton, "Exporting…", () => opmlApi.exportOpml({ signal }));
       const url = URL.createObjectURL(new Blob([text], { type: "text/x-opml" }));
       const link = h("a", { href: url, download: "subscriptions.opml", hidden: true });
       document.body.append(link);
