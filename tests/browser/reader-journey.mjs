@@ -126,7 +126,7 @@ await journey("reader journey", async (browser) => {
     await page.getByRole("button", { name: "☆ Star" }).click();
     await waitForText(page.locator(".star-button"), "★ Starred");
     assert((await page.locator(".star-button").getAttribute("aria-pressed")) === "true", "the star is pressed");
-    const around = page.getByRole("navigation", { name: "Articles of the list" });
+    const around = page.getByRole("navigation", { name: "Articles of the list", exact: true });
     await around.getByRole("link", { name: "Next →" }).waitFor();
     assert((await around.getByRole("link", { name: "← Previous" }).count()) === 0, "the first article has no previous one");
     await shot(page, "rd02-article-desktop.png");
