@@ -34,6 +34,7 @@ pub mod html;
 pub mod ingest;
 pub mod input;
 pub mod model;
+pub mod opml;
 pub mod parse;
 mod service;
 pub mod store;
@@ -53,6 +54,7 @@ pub use self::input::{
     MAX_FEED_SOURCES,
 };
 pub use self::model::FullTextMode;
+pub use self::opml::{ImportWorker, Opml};
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
 pub use self::service::{News, NewsError, Submitted};
 pub use self::sweep::{SourceSweep, SweepQueue, Sweeper};
@@ -66,4 +68,6 @@ pub enum StartError {
     Config(#[from] platform::ConfigError),
     #[error("the feed fetcher could not start: {0}")]
     Fetcher(#[from] FetchError),
+    #[error("the users service's client could not start: {0}")]
+    Client(String),
 }

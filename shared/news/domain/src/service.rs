@@ -26,6 +26,9 @@ pub enum NewsError {
     SourceNotFound,
     #[error("article not found")]
     ArticleNotFound,
+    /// No import of the caller's with that id (another person's included).
+    #[error("import not found")]
+    ImportNotFound,
     /// Concurrent updates of one source kept conflicting.
     #[error("the source is busy")]
     Busy,
@@ -52,6 +55,7 @@ fn to_api(error: NewsError) -> ApiError {
         NewsError::Invalid(invalid) => invalid.into(),
         NewsError::SourceNotFound => ApiError::not_found("Source not found"),
         NewsError::ArticleNotFound => ApiError::not_found("Article not found"),
+        NewsError::ImportNotFound => ApiError::not_found("Import not found"),
         NewsError::Busy => ApiError::unavailable("The source is busy, try again"),
         NewsError::AccountGone => {
             ApiError::unauthorized("The account of this token no longer exists")
