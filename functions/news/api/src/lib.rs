@@ -7,6 +7,7 @@
 //! answer as [`ApiError`]s (their `From` is next to `news::NewsError`).
 
 mod articles;
+mod opml;
 mod pages;
 pub mod query;
 pub mod responses;
@@ -21,7 +22,8 @@ use axum::routing::get;
 use axum::Router;
 use identity_client::IdentityClient;
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
-use news::{FullTextMode, News};
+use news::opml::{FeedOutcome, FeedResult, ImportProgress, ImportStarted, ImportStatus};
+use news::{FullTextMode, News, Opml};
 use platform::auth::Scope;
 use platform::aws::AwsClients;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
@@ -66,16 +68,29 @@ pub const SUBMISSIONS: Rate = Rate {
     when_unavailable: WhenUnavailable::Refuse,
 };
 
+/// The brake on OPML imports: each makes the platform fetch up to 1,000 sites the file names,
+/// so each signed-in user may import only so many files a window (the template's
+/// `OpmlImportRateLimit`; by default 5 an hour and 20 a day); refused (503) when the limits
+/// table fails, as submissions are.
+pub const OPML_IMPORTS: Rate = Rate {
+    variable: "OPML_IMPORT_RATE_LIMIT",
+    name: "opml-import",
+    default: "5/3600,20/86400",
+    when_unavailable: WhenUnavailable::Refuse,
+};
+
 /// How long the users service may take to say whether an account exists.
 const USERS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[derive(Clone)]
 pub struct AppState {
     news: Arc<News>,
+    opml: Arc<Opml>,
     verifier: Arc<TokenVerifier>,
     users: IdentityClient,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
+    /// Feed submissions and OPML imports.
     submissions: Arc<Brake>,
 }
 
@@ -89,16 +104,18 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let news = News::from_env(&env, &aws)?;
+    let opml = Opml::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
     let submissions = Brake::from_env(
         &env,
         &aws,
-        "feed submissions have no rate limit",
-        &[SUBMISSIONS],
+        "feed submissions and OPML imports have no rate limit",
+        &[SUBMISSIONS, OPML_IMPORTS],
     )?;
     let app = app(
         Arc::new(news),
+        Arc::new(opml),
         Arc::new(verifier),
         env.get("INTERNAL_API_URL").map(str::to_string),
         submissions,
@@ -108,12 +125,14 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
 
 pub fn app(
     news: Arc<News>,
+    opml: Arc<Opml>,
     verifier: Arc<TokenVerifier>,
     internal_api_url: Option<String>,
     submissions: Brake,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         news,
+        opml,
         verifier,
         users: IdentityClient::new(USERS_TIMEOUT, None)?,
         internal_api_url,
@@ -123,6 +142,7 @@ pub fn app(
         .merge(sources::routes())
         .merge(topics::routes())
         .merge(articles::routes())
+        .merge(opml::routes())
         .route("/actuator/health", get(health))
         .with_state(state);
     Ok(platform::http::finish(
@@ -151,6 +171,8 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         articles::articles,
         articles::article,
         articles::saved_articles,
+        opml::import_opml,
+        opml::import_progress,
         health
     ),
     components(schemas(
@@ -164,11 +186,19 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         Article,
         Page<Article>,
         SavedArticles,
+        ImportStarted,
+        ImportProgress,
+        ImportStatus,
+        FeedResult,
+        FeedOutcome,
         ErrorBody,
         Health
     )),
     modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME, &TABLE_UNAVAILABLE),
-    tags((name = "content", description = "The news reader's content service: shared sources, their subscribers, articles and topics"))
+    tags(
+        (name = "content", description = "The news reader's content service: shared sources, their subscribers, articles and topics"),
+        (name = "reader", description = "The news reader for a signed-in person: their subscriptions, labels, reading state, OPML import and export"),
+    )
 )]
 struct ContentApi;
 

@@ -25,6 +25,7 @@ pub use self::document::{
     parse_opml, write_opml, ExportFeed, OpmlDocument, OpmlFeed, MAX_FEED_OUTLINES,
     MAX_LABELS_PER_FEED, MAX_OPML_BYTES,
 };
+use crate::accounts::Accounts;
 use crate::ingest::{Ingest, IngestError};
 use crate::input::UserId;
 use crate::service::NewsError;
@@ -256,12 +257,16 @@ impl Opml {
     }
 
     /// Starts importing `document`'s feeds for `user`: records the import, enqueues each feed,
-    /// and answers before any is fetched.
+    /// and answers before any is fetched. Refused when the caller's account is gone.
     pub async fn start_import(
         &self,
+        accounts: &impl Accounts,
         user: &UserId,
         document: OpmlDocument,
     ) -> Result<ImportStarted, NewsError> {
+        if !accounts.caller_exists().await? {
+            return Err(NewsError::AccountGone);
+        }
         let id = new_import_id()?;
         let total = u32::try_from(document.feeds.len()).unwrap_or(u32::MAX);
         self.store.create_import(&id, user.as_str(), total).await?;
