@@ -8,9 +8,13 @@
 //   updateSourceSettings (service or internal credentials only)
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
+//   greaderClientLogin (not a JSON or multipart request body)
 //   cleanupDeletedRecipeAccount (service or internal credentials only)
+//   internalReaderSession (service or internal credentials only)
 //   internalUserIds (service or internal credentials only)
 //   internalUser (service or internal credentials only)
+//   internalUnsubscribeUser (service or internal credentials only)
+//   internalSubscribeUser (service or internal credentials only)
 //   issueServiceToken (not a JSON or multipart request body)
 //   persistDigest (service or internal credentials only)
 //   generateDigestForUser (service or internal credentials only)
@@ -142,6 +146,28 @@ export {};
  */
 
 /**
+ * An app password as its person sees it in the list (never its secret).
+ * @typedef {Object} AppPassword
+ * @property {string} createdAt
+ * @property {string} id
+ * @property {(string|null)} [lastUsedAt] When an app last signed in or read with it, to the hour (null: never).
+ * @property {string} name
+ */
+
+/**
+ * A page of a person's app passwords, newest first.
+ * @typedef {Object} AppPasswordPage
+ * @property {Array<AppPassword>} items
+ * @property {(string|null)} [nextCursor] The `cursor` of the next page; null on the last one.
+ */
+
+/**
+ * A new app password as sent.
+ * @typedef {Object} AppPasswordRequest
+ * @property {string} name What the person calls it (the device or app): 1-100 characters, no control characters.
+ */
+
+/**
  * A full article; lists leave `paragraphs` out.
  * @typedef {Object} Article
  * @property {(string|null)} [author]
@@ -231,6 +257,15 @@ export {};
  */
 
 /**
+ * A `ClientLogin` as sent (a form or a query): `Email` is the username or the account's
+ * address, `Passwd` an app password. Other fields apps send (`service`, `accountType`,
+ * `source`, `client`) are ignored.
+ * @typedef {Object} ClientLoginRequest
+ * @property {string} Email The username (what apps send) or the account's address.
+ * @property {string} Passwd An app password of the account (never the account's own password).
+ */
+
+/**
  * A comment's new text.
  * @typedef {Object} CommentEditRequest
  * @property {string} text 1 to 500 characters once trimmed; no control characters but line breaks and tabs.
@@ -301,6 +336,15 @@ export {};
  * @property {number} fat
  * @property {Array<string>} fromFoodTable Ingredients computed from the service's food composition table (by name, with unit conversion).
  * @property {number} protein
+ */
+
+/**
+ * A new app password: the only answer that holds its secret.
+ * @typedef {Object} CreatedAppPassword
+ * @property {string} createdAt
+ * @property {string} id
+ * @property {string} name
+ * @property {string} password The password to give the app, shown this once: 32 characters of `a-z` and `2-7`.
  */
 
 /**
@@ -1125,6 +1169,21 @@ export {};
  * @property {boolean} isDislikedByMe
  * @property {boolean} isLikedByMe
  * @property {number} likeCount
+ */
+
+/**
+ * A person reading through one of their app passwords, for the next few minutes.
+ * @typedef {Object} ReaderSession
+ * @property {string} accessToken A user token of the person (role USER only, whatever roles the account holds), to send as `Authorization: Bearer` to the platform's routes; it ends with the account's sessions.
+ * @property {number} expiresIn Seconds the token is valid for from now.
+ * @property {string} userId
+ * @property {string} username
+ */
+
+/**
+ * The body of `POST /api/users/internal/reader-sessions`.
+ * @typedef {Object} ReaderSessionRequest
+ * @property {string} auth The `Auth` value `ClientLogin` answered, as the client sends it after `GoogleLogin auth=`.
  */
 
 /**

@@ -5,6 +5,9 @@
 import { request } from "./http.js";
 
 /** @typedef {import("./http.js").RequestOptions} RequestOptions */
+/** @typedef {import("./api-types.gen.js").AppPasswordPage} AppPasswordPage */
+/** @typedef {import("./api-types.gen.js").AppPasswordRequest} AppPasswordRequest */
+/** @typedef {import("./api-types.gen.js").CreatedAppPassword} CreatedAppPassword */
 /** @typedef {import("./api-types.gen.js").Health} Health */
 /** @typedef {import("./api-types.gen.js").Jwks} Jwks */
 /** @typedef {import("./api-types.gen.js").Login} Login */
@@ -114,6 +117,43 @@ export function getMyProfile(options = {}) {
  */
 export function updateMyProfile(body, options = {}) {
   return request("PUT", `/api/users/users/me`, { ...options, body, auth: "required" });
+}
+
+/**
+ * The person's app passwords, newest first (never their secrets).
+ *
+ * `GET /api/users/users/me/app-passwords`
+ * @param {{cursor?: string, size?: number}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<AppPasswordPage>}
+ */
+export function getMyAppPasswords(query = {}, options = {}) {
+  return request("GET", `/api/users/users/me/app-passwords`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Creates an app password for an app or device; the answer is the only time its password is
+ * shown. It signs in the Google Reader API's `ClientLogin` (never the account's password).
+ *
+ * `POST /api/users/users/me/app-passwords`
+ * @param {AppPasswordRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<CreatedAppPassword>}
+ */
+export function createMyAppPassword(body, options = {}) {
+  return request("POST", `/api/users/users/me/app-passwords`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Revokes an app password: apps signed in with it are refused from now on.
+ *
+ * `DELETE /api/users/users/me/app-passwords/{id}`
+ * @param {string} id The app password's id
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function revokeMyAppPassword(id, options = {}) {
+  return request("DELETE", `/api/users/users/me/app-passwords/${encodeURIComponent(id)}`, { ...options, auth: "required" });
 }
 
 /**

@@ -10,6 +10,7 @@
 )]
 
 mod accounts;
+mod app_passwords;
 mod brake;
 mod refresh_race;
 mod roles;

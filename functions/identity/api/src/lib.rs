@@ -11,11 +11,13 @@
 
 pub mod account;
 pub mod admin;
+pub mod app_passwords;
 pub mod auth;
 pub mod content;
 pub mod directory;
 pub mod internal;
 pub mod oauth;
+pub mod reader;
 pub mod recipes;
 pub mod responses;
 pub mod saved;
@@ -166,19 +168,31 @@ pub fn app(
         .merge(directory::routes())
         .merge(sessions::routes())
         .merge(admin::routes())
+        .merge(app_passwords::routes())
+        .merge(reader::routes())
         .with_state(state.clone());
-    let recipe_routes = recipes::routes().with_state(state);
+    let recipe_routes = recipes::routes().with_state(state.clone());
+    let greader_routes = reader::client_login_routes().with_state(state);
     Ok(platform::http::finish_styled(
         Router::new()
             .nest(PREFIX, routes)
-            .nest(RECIPES_PREFIX, recipe_routes),
+            .nest(RECIPES_PREFIX, recipe_routes)
+            .nest(reader::GREADER_PREFIX, greader_routes),
         platform::http::ErrorStyles::new(
-            &[(
-                RECIPES_PREFIX,
-                ErrorStyle::Detailed {
-                    strip_prefix: RECIPES_PREFIX,
-                },
-            )],
+            &[
+                (
+                    RECIPES_PREFIX,
+                    ErrorStyle::Detailed {
+                        strip_prefix: RECIPES_PREFIX,
+                    },
+                ),
+                (
+                    reader::GREADER_PREFIX,
+                    ErrorStyle::Detailed {
+                        strip_prefix: reader::GREADER_PREFIX,
+                    },
+                ),
+            ],
             ErrorStyle::Detailed {
                 strip_prefix: PREFIX,
             },
@@ -215,6 +229,8 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     api.merge(sessions::openapi());
     api.merge(admin::openapi());
     api.merge(recipes::openapi());
+    api.merge(app_passwords::openapi());
+    api.merge(reader::openapi());
     api
 }
 

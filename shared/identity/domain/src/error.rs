@@ -47,6 +47,17 @@ pub enum IdentityError {
     TooManySaved(&'static str),
     #[error("source not found")]
     SourceNotFound,
+    #[error("app password not found")]
+    AppPasswordNotFound,
+    /// The account holds as many app passwords as it may.
+    #[error("at most {max} app passwords", max = crate::app_passwords::MAX_APP_PASSWORDS)]
+    TooManyAppPasswords,
+    /// A `ClientLogin` or `Auth` value that matches no live app password (unknown, wrong,
+    /// revoked, or ended with the account's sessions): one answer for all.
+    #[error("unknown, revoked or ended app password")]
+    BadAppPassword,
+    #[error(transparent)]
+    Random(#[from] crate::app_passwords::RandomError),
     /// Other requests kept changing the account while this one tried to.
     #[error("the account was changed concurrently")]
     ConcurrentChange,
@@ -100,6 +111,7 @@ impl From<StoreError> for IdentityError {
             StoreError::Taken(UniqueField::Email) => Self::EmailTaken,
             StoreError::Changed => Self::ConcurrentChange,
             StoreError::NoAccount => Self::AccountGone,
+            StoreError::Full => Self::TooManyAppPasswords,
             other => Self::Store(other),
         }
     }
@@ -151,6 +163,20 @@ fn to_api(e: IdentityError) -> ApiError {
             ),
         )),
         IdentityError::SourceNotFound => ApiError::not_found("Source not found"),
+        IdentityError::AppPasswordNotFound => ApiError::not_found("App password not found"),
+        IdentityError::TooManyAppPasswords => ApiError::conflict(format!(
+            "At most {} app passwords: revoke one first",
+            crate::app_passwords::MAX_APP_PASSWORDS
+        ))
+        .with_details(vec![format!(
+            "name: at most {} app passwords; revoke one first",
+            crate::app_passwords::MAX_APP_PASSWORDS
+        )]),
+        IdentityError::BadAppPassword => {
+            ApiError::unauthorized("Unknown, revoked or ended app password")
+                .with_challenge("GoogleLogin")
+        }
+        IdentityError::Random(e) => ApiError::internal("random source", e),
         IdentityError::ConcurrentChange => {
             ApiError::conflict("The record was changed concurrently; try again")
         }

@@ -7,6 +7,7 @@
 //! in the private `service` module, one file per kind of data. Storage is described in
 //! [`store`].
 
+pub mod app_passwords;
 pub mod bootstrap;
 pub mod clients;
 pub mod error;
@@ -25,5 +26,7 @@ pub use crate::error::IdentityError;
 pub use crate::follows::{
     CommunityAccounts, FollowersError, RecipeAccounts, RecipesServiceError, TopicFollowers,
 };
-pub use crate::service::{AccountPage, Identity, RenewedSession, ServiceGrant};
+pub use crate::service::{
+    AccountPage, Identity, RenewedSession, ServiceGrant, READER_TOKEN_SECONDS,
+};
 pub use crate::subscriptions::{ContentError, SourceSubscriptions, SubscribedSource, Unsubscribed};

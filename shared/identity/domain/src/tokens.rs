@@ -87,6 +87,26 @@ impl TokenIssuer {
         )
     }
 
+    /// A user's token that lasts `ttl_seconds` rather than `JWT_TTL_SECONDS` (an app's
+    /// short-lived reader session), of session version `session_version`.
+    pub fn short_user_token(
+        &self,
+        user_id: &str,
+        username: &str,
+        roles: Vec<String>,
+        session_version: u64,
+        ttl_seconds: i64,
+    ) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
+        self.sign_lasting(
+            user_id,
+            Some(username.to_string()),
+            roles,
+            None,
+            Some(session_version),
+            ttl_seconds.min(self.ttl_seconds),
+        )
+    }
+
     pub fn service_token(
         &self,
         client_id: &str,
@@ -103,6 +123,18 @@ impl TokenIssuer {
         scope: Option<String>,
         sv: Option<u64>,
     ) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
+        self.sign_lasting(sub, username, roles, scope, sv, self.ttl_seconds)
+    }
+
+    fn sign_lasting(
+        &self,
+        sub: &str,
+        username: Option<String>,
+        roles: Vec<String>,
+        scope: Option<String>,
+        sv: Option<u64>,
+        ttl_seconds: i64,
+    ) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
         let now = self.clock.now().timestamp();
         let claims = Claims {
             sub: sub.to_string(),
@@ -113,14 +145,14 @@ impl TokenIssuer {
             iss: self.issuer.clone(),
             aud: self.audience.clone(),
             iat: now,
-            exp: now + self.ttl_seconds,
+            exp: now + ttl_seconds,
         };
         let mut header = Header::new(Algorithm::EdDSA);
         header.kid = Some(self.kid.clone());
         let token = jsonwebtoken::encode(&header, &claims, &self.key)?;
         Ok(IssuedToken {
             token,
-            expires_in: self.ttl_seconds,
+            expires_in: ttl_seconds,
         })
     }
 

@@ -300,6 +300,11 @@ async fn not_found(method: Method) -> ApiError {
     ApiError::not_found(format!("No route for {method} on this path"))
 }
 
+/// A response extension for an error answer whose body a protocol fixes (the Google Reader
+/// API's `text/plain` `Error=BadAuthentication`): the error layer passes it as it is.
+#[derive(Clone, Copy, Debug)]
+pub struct OwnErrorBody;
+
 /// Renders every error response of the router in its product's shape: errors raised by handlers
 /// (carrying an [`ApiError`]) and the framework's own bare 4xx/5xx responses alike.
 pub async fn render_errors(State(style): State<ErrorStyle>, req: Request, next: Next) -> Response {
@@ -325,7 +330,9 @@ async fn render<'s>(
     let started = Instant::now();
     let response = next.run(req).await;
     let status = response.status();
-    let response = if let Some(error) = response.extensions().get::<ApiError>().cloned() {
+    let response = if response.extensions().get::<OwnErrorBody>().is_some() {
+        response
+    } else if let Some(error) = response.extensions().get::<ApiError>().cloned() {
         log_cause(&method, &path, &error);
         rerender(response, &error, style_of(&path), &path)
     } else if (status.is_client_error() || status.is_server_error()) && !is_json(&response) {
@@ -543,6 +550,47 @@ mod tests {
         assert_eq!(send(Some("application/merge-patch+json"), json).await, 200);
         // No body at all is the missing body's 400, as before.
         assert_eq!(send(None, "").await, 400);
+    }
+
+    #[tokio::test]
+    async fn an_error_with_its_own_body_is_passed_as_it_is() {
+        use tower::ServiceExt;
+        let router = finish(
+            Router::new()
+                .route(
+                    "/own",
+                    axum::routing::get(|| async {
+                        let mut response =
+                            (StatusCode::UNAUTHORIZED, "Error=BadAuthentication\n").into_response();
+                        response.extensions_mut().insert(OwnErrorBody);
+                        response
+                    }),
+                )
+                .route(
+                    "/plain",
+                    axum::routing::get(|| async {
+                        (StatusCode::UNAUTHORIZED, "no").into_response()
+                    }),
+                ),
+            ErrorStyle::Detailed { strip_prefix: "" },
+            DEFAULT_BODY_LIMIT,
+        );
+        let get = |path: &'static str| {
+            let router = router.clone();
+            async move {
+                let request = Request::builder()
+                    .uri(path)
+                    .body(axum::body::Body::empty())
+                    .unwrap();
+                let response = router.oneshot(request).await.unwrap();
+                let bytes = axum::body::to_bytes(response.into_body(), 1024)
+                    .await
+                    .unwrap();
+                String::from_utf8(bytes.to_vec()).unwrap()
+            }
+        };
+        assert_eq!(get("/own").await, "Error=BadAuthentication\n");
+        assert!(get("/plain").await.starts_with('{'));
     }
 
     #[test]

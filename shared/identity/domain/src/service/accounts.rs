@@ -125,7 +125,7 @@ impl Identity {
         let mut user = self.user(id).await?;
         if user.roles != next {
             self.store.set_roles(id, &next).await?;
-            self.sessions.end_all(id.as_str()).await?;
+            self.end_all_sessions(id).await?;
             tracing::info!(user_id = %id, by = %admin, roles = ?next, "roles changed; sessions ended");
         }
         user.roles = next;

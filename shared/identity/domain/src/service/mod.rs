@@ -4,11 +4,12 @@
 //! Its calls live by the data they serve, each an `impl Identity`: [`accounts`] (registration,
 //! the profile and roles), [`sessions`] (logins, tokens and ending sessions), [`directory`]
 //! (pages of accounts), [`settings`] (and the followed-topic outbox), [`subscriptions`],
-//! [`saved`] articles, the recipe service's view of an account ([`recipes`]), account
+//! [`saved`] articles, [`app_passwords`] (and the Google Reader API's logins), the recipe service's view of an account ([`recipes`]), account
 //! [`deletion`] and the OAuth2 [`clients`]. This module holds the struct, its construction and
 //! the helpers they share.
 
 mod accounts;
+mod app_passwords;
 mod clients;
 mod deletion;
 mod directory;
@@ -27,6 +28,7 @@ use platform::sessions::SessionRegistry;
 use platform::tokens::TokenVerifier;
 use platform::{Clock, ConfigError, Env};
 
+pub use self::app_passwords::READER_TOKEN_SECONDS;
 pub use self::clients::ServiceGrant;
 pub use self::directory::AccountPage;
 pub use self::sessions::RenewedSession;

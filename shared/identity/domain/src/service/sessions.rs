@@ -66,9 +66,16 @@ impl Identity {
     /// Sign out everywhere: every token of the account ends, this one included.
     pub async fn end_sessions(&self, id: &UserId) -> Result<(), IdentityError> {
         self.live_user(id).await?;
-        self.sessions.end_all(id.as_str()).await?;
+        self.end_all_sessions(id).await?;
         tracing::info!(user_id = %id, "every session ended");
         Ok(())
+    }
+
+    /// Ends every session of the account, its app passwords' included: they are refused from
+    /// the version change on, then deleted.
+    pub(super) async fn end_all_sessions(&self, id: &UserId) -> Result<(), IdentityError> {
+        self.sessions.end_all(id.as_str()).await?;
+        self.forget_app_passwords(id).await
     }
 
     /// Checks `current` against the account's password (403 when wrong): a stolen token alone
@@ -108,7 +115,7 @@ impl Identity {
         let new_hash = password::hash(change.new.expose().to_string()).await?;
         // Sessions end before the password changes: a failure in between leaves the old
         // password with every session ended, never a new password with a thief still in.
-        self.sessions.end_all(id.as_str()).await?;
+        self.end_all_sessions(id).await?;
         until_unchanged(|_| async {
             let current = self.live_user(id).await?;
             self.store

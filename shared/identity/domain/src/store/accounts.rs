@@ -109,6 +109,14 @@ impl UserStore {
         }))
     }
 
+    /// The account whose address (lowercased) `email_key` is, when it holds its guard.
+    pub async fn user_id_for_email(&self, email_key: &str) -> Result<Option<UserId>, StoreError> {
+        let Some(item) = self.table.get(super::email_key(email_key)).await? else {
+            return Ok(None);
+        };
+        Ok(Some(UserId::new(item.string(self.name(), "userId")?)))
+    }
+
     pub async fn user(&self, id: &UserId) -> Result<Option<StoredUser>, StoreError> {
         let Some(item) = self.table.get(profile_key(id)).await? else {
             return Ok(None);
@@ -329,7 +337,7 @@ impl UserStore {
         })
     }
 
-    /// Deletes the account: login, email guard, settings and subscription items, then the
+    /// Deletes the account: login, email guard, settings, subscription and app password items, then the
     /// profile, conditional on it still holding `user`'s email (so a concurrent email change
     /// cannot leave its new guard behind).
     pub async fn delete_account(&self, user: &StoredUser) -> Result<(), StoreError> {
@@ -345,6 +353,7 @@ impl UserStore {
         for source in self.subscriptions(&user.id).await? {
             deletes.push(subscription_key(&user.id, &source));
         }
+        deletes.extend(self.app_password_keys(&user.id).await?);
         // A transaction holds at most 100 items; the subscriptions are the open-ended part.
         // The chunk with the profile goes last, so a failure leaves the account in place.
         let mut chunks = deletes.chunks(MAX_TRANSACTION_ITEMS - 1).rev().peekable();

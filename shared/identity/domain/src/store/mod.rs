@@ -10,7 +10,13 @@
 //! | `USERNAME#{lowercase}` | `LOGIN` | user id, username, password hash | login: one GetItem ([`UserStore::login_record`]); uniqueness guard |
 //! | `EMAIL#{lowercase}` | `EMAIL` | user id | uniqueness guard |
 //! | `USER#{id}` | `SUB#{sourceId}` | one news source subscription | Query `pk = USER#{id} AND begins_with(sk, "SUB#")` ([`UserStore::subscriptions`]) |
+//! | `USER#{id}` | `APPPW#{appPasswordId}` | one app password: `id` (16 hex), `name`, `secretHash` (SHA-256 of the secret, hex), `createdAt`, `lastUsedAt` (written at most once an hour), `sessionVersion` (the account's when made: it ends with them) | list, and `ClientLogin`'s match: Query `pk = USER#{id} AND begins_with(sk, "APPPW#")` (at most 20 items, [`UserStore::app_passwords`]); an app's every exchange: GetItem ([`UserStore::app_password`]) |
+//! | `USER#{id}` | `APPPWS` | `count` of the app passwords | changed in the transaction that adds (conditional on `count < 20`) or deletes one ([`UserStore::add_app_password`]) |
 //! | `USER#{id}` | `SAVED` | saved article ids (newest first, at most 100) and a version | GetItem ([`UserStore::saved`]); written conditional on the version read ([`UserStore::save_saved`]) |
+//!
+//! An app password is added in one transaction with the profile check and its count (so a person
+//! never holds more than the bound, whatever races), and deleted with the count taken down: revoked
+//! one by one, all of them when the account's sessions end, with the account.
 //!
 //! Registration writes the login, email and profile items in one transaction, each conditional
 //! on not existing, so concurrent registrations of a name create exactly one user. A profile
@@ -27,6 +33,7 @@
 //! and [`saved`]. This module holds the store, the item keys and the shared write helpers.
 
 mod accounts;
+mod app_passwords;
 mod saved;
 mod settings;
 mod subscriptions;
@@ -36,6 +43,7 @@ use platform::dynamo::{
 };
 use platform::Clock;
 
+pub use self::app_passwords::StoredAppPassword;
 use crate::model::{Role, Settings, SourceId, UserId};
 
 /// A value only one account may hold (compared case-insensitively).
@@ -68,6 +76,9 @@ pub enum StoreError {
     /// The profile is gone (the account was deleted, possibly meanwhile).
     #[error("no such account")]
     NoAccount,
+    /// The account holds as many app passwords as it may.
+    #[error("too many app passwords")]
+    Full,
     #[error(transparent)]
     Dynamo(#[from] DynamoError),
 }
@@ -171,6 +182,16 @@ fn saved_key(id: &UserId) -> Item {
 
 fn subscription_key(id: &UserId, source: &SourceId) -> Item {
     key(user_pk(id), format!("SUB#{source}"))
+}
+
+const APP_PASSWORD_PREFIX: &str = "APPPW#";
+
+fn app_password_key(id: &UserId, password_id: &str) -> Item {
+    key(user_pk(id), format!("{APP_PASSWORD_PREFIX}{password_id}"))
+}
+
+fn app_password_count_key(id: &UserId) -> Item {
+    key(user_pk(id), "APPPWS")
 }
 
 fn login_key(username_key: &str) -> Item {
