@@ -260,6 +260,46 @@ fn challenges_google_login(response: &reqwest::Response) -> bool {
         .is_some_and(|v| v.starts_with("GoogleLogin"))
 }
 
+/// `{ids}`: a person's saved article ids, as `GET /api/users/users/me/saved` answers.
+#[derive(serde::Deserialize)]
+struct SavedIds {
+    ids: Vec<String>,
+}
+
+/// `{sourceIds}`: a person's subscriptions, as `GET /api/users/users/me/subscriptions` answers.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SubscribedIds {
+    source_ids: Vec<String>,
+}
+
+impl Caller<'_> {
+    /// `GET /api/users/users/me/saved`: the caller's saved article ids, newest first; `None`
+    /// when identity does not accept the token or the account is gone (the news reader imports
+    /// them once as starred articles).
+    pub async fn saved_article_ids(&self) -> Result<Option<Vec<String>>, CallError> {
+        let response = self.get("/api/users/users/me/saved").await?;
+        match response.status() {
+            s if s.is_success() => read_json::<SavedIds>(response).await.map(|s| Some(s.ids)),
+            reqwest::StatusCode::NOT_FOUND | reqwest::StatusCode::UNAUTHORIZED => Ok(None),
+            s => Err(CallError::Status(s)),
+        }
+    }
+
+    /// `GET /api/users/users/me/subscriptions`: the caller's subscribed source ids; `None` as
+    /// for [`Caller::saved_article_ids`].
+    pub async fn subscribed_source_ids(&self) -> Result<Option<Vec<String>>, CallError> {
+        let response = self.get("/api/users/users/me/subscriptions").await?;
+        match response.status() {
+            s if s.is_success() => read_json::<SubscribedIds>(response)
+                .await
+                .map(|s| Some(s.source_ids)),
+            reqwest::StatusCode::NOT_FOUND | reqwest::StatusCode::UNAUTHORIZED => Ok(None),
+            s => Err(CallError::Status(s)),
+        }
+    }
+}
+
 /// `raw` with `query` (none: no `?` at all).
 fn url(raw: &str, query: &[(&str, String)]) -> Result<reqwest::Url, CallError> {
     if query.is_empty() {

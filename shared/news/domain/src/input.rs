@@ -6,6 +6,8 @@ use platform::Invalid;
 
 use crate::store::{ArticleFilter, Cursor, Window};
 
+pub mod reader;
+
 /// Page size when none is asked for, and the largest allowed.
 pub const DEFAULT_PAGE_SIZE: u32 = 20;
 pub const MAX_PAGE_SIZE: u32 = 100;

@@ -36,6 +36,7 @@ pub mod input;
 pub mod model;
 pub mod opml;
 pub mod parse;
+pub mod reader;
 mod service;
 pub mod store;
 pub mod sweep;
@@ -56,6 +57,7 @@ pub use self::input::{
 pub use self::model::FullTextMode;
 pub use self::opml::{ImportWorker, Opml};
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
+pub use self::reader::{Reader, ReaderImport};
 pub use self::service::{News, NewsError, Submitted};
 pub use self::sweep::{SourceSweep, SweepQueue, Sweeper};
 pub use self::topic::{normalise_topic, normalise_topics, Topic};

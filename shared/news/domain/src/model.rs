@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+pub mod reader;
+
 pub use news_client::model::{Article, Page, Source, TopicRef, Unsubscribed};
 pub use news_client::FullTextMode;
 

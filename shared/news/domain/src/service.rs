@@ -29,6 +29,12 @@ pub enum NewsError {
     /// No import of the caller's with that id (another person's included).
     #[error("import not found")]
     ImportNotFound,
+    /// The reader was asked about a source the person does not subscribe to.
+    #[error("subscription not found")]
+    NotSubscribed,
+    /// The reader was asked about a label none of the person's subscriptions carries.
+    #[error("label not found")]
+    LabelNotFound,
     /// Concurrent updates of one source kept conflicting.
     #[error("the source is busy")]
     Busy,
@@ -56,6 +62,8 @@ fn to_api(error: NewsError) -> ApiError {
         NewsError::SourceNotFound => ApiError::not_found("Source not found"),
         NewsError::ArticleNotFound => ApiError::not_found("Article not found"),
         NewsError::ImportNotFound => ApiError::not_found("Import not found"),
+        NewsError::NotSubscribed => ApiError::not_found("Subscription not found"),
+        NewsError::LabelNotFound => ApiError::not_found("Label not found"),
         NewsError::Busy => ApiError::unavailable("The source is busy, try again"),
         NewsError::AccountGone => {
             ApiError::unauthorized("The account of this token no longer exists")

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 pub use attributes::Attributes;
 pub use aws_sdk_dynamodb::primitives::Blob;
-pub use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+pub use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, Select};
 pub use error::{is_condition_failed, DynamoError};
 pub use retry::{retry_on_conflict, RetryPolicy};
 pub use size::{item_size, value_size, MAX_ITEM_BYTES, MAX_TRANSACTION_BYTES};

@@ -3,8 +3,8 @@
 use std::collections::{HashMap, HashSet};
 
 use platform::dynamo::{
-    item_size, n, s, Attributes, Item, Transaction, TransactionError, MAX_TRANSACTION_BYTES,
-    MAX_TRANSACTION_ITEMS,
+    item_size, n, s, AttributeValue, Attributes, Item, Transaction, TransactionError,
+    MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS,
 };
 
 use super::feed::{ArticlePage, Stream, Window};
@@ -14,6 +14,7 @@ use super::items::{
     to_article, topic_count_key, topic_key, topic_rows_pk, ARTICLE_SHARDS, RETIRED_AT, TOPICS,
     TOPIC_SHARDS,
 };
+use super::reader::{alias_item, ALIASED};
 use super::sources::LIVE_COUNTS;
 use super::{ArticleFilter, ContentStore, NewArticle, StoreError, Upsert};
 use crate::model::{Article, TopicRef, TopicSummary};
@@ -23,6 +24,8 @@ use crate::model::{Article, TopicRef, TopicSummary};
 struct ArticlesTransaction {
     tx: Transaction,
     article_positions: Vec<usize>,
+    /// Where each article's item-id alias sits (absent without aliases).
+    alias_positions: Vec<usize>,
 }
 
 /// The counter item every article transaction starts with: the source's counters item,
@@ -177,16 +180,26 @@ impl ContentStore {
     pub async fn upsert_article(&self, article: &NewArticle) -> Result<Upsert, StoreError> {
         let topics: Vec<&TopicRef> = article.topics.iter().collect();
         self.ensure_topics(&topics).await?;
-        let Some(built) = self.articles_transaction(&[article])? else {
-            return Ok(Upsert::AlreadyStored);
-        };
-        let position = built.article_positions.first().copied().unwrap_or_default();
-        let outcome = built.tx.commit_retrying().await;
-        match outcome {
-            Ok(()) => Ok(Upsert::Inserted),
-            Err(e) if e.failed_at(position) => Ok(Upsert::AlreadyStored),
-            Err(e) if e.failed_at(SOURCE_COUNTER) => Ok(Upsert::SourceGone),
-            Err(e) => Err(e.into()),
+        let mut with_alias = true;
+        loop {
+            let Some(built) = self.articles_transaction(&[article], with_alias)? else {
+                return Ok(Upsert::AlreadyStored);
+            };
+            let position = built.article_positions.first().copied().unwrap_or_default();
+            let alias = built.alias_positions.first().copied();
+            let outcome = built.tx.commit_retrying().await;
+            return match outcome {
+                Ok(()) => Ok(Upsert::Inserted),
+                Err(e) if e.failed_at(position) => Ok(Upsert::AlreadyStored),
+                Err(e) if e.failed_at(SOURCE_COUNTER) => Ok(Upsert::SourceGone),
+                // Another article holds the alias of these 64 bits: it keeps it.
+                Err(e) if alias.is_some_and(|a| e.failed_at(a)) => {
+                    tracing::warn!(article_id = %article.id, "item id collision: stored without an alias");
+                    with_alias = false;
+                    continue;
+                }
+                Err(e) => Err(e.into()),
+            };
         }
     }
 
@@ -224,7 +237,7 @@ impl ContentStore {
         let groups = transaction_groups(fresh);
         for group in groups {
             let members: Vec<&NewArticle> = group.iter().map(|(_, a)| *a).collect();
-            let Some(built) = self.articles_transaction(&members)? else {
+            let Some(built) = self.articles_transaction(&members, true)? else {
                 continue;
             };
             match built.tx.commit().await {
@@ -270,6 +283,7 @@ impl ContentStore {
     fn articles_transaction(
         &self,
         articles: &[&NewArticle],
+        with_alias: bool,
     ) -> Result<Option<ArticlesTransaction>, StoreError> {
         let Some(first) = articles.first() else {
             return Ok(None);
@@ -312,10 +326,21 @@ impl ContentStore {
             )?;
         }
         let mut article_positions = Vec::with_capacity(articles.len());
+        let mut alias_positions = Vec::with_capacity(articles.len());
         for a in articles {
             article_positions.push(tx.len());
-            tx.put(article_item(a), Some("attribute_not_exists(pk)"))?
-                .put(source_row(a), None)?;
+            tx.put(article_item(a), Some("attribute_not_exists(pk)"))?;
+            let alias = with_alias
+                .then(|| alias_item(&a.id, &a.source_id, &a.published_at))
+                .flatten();
+            let mut row = source_row(a);
+            if let Some(alias) = alias {
+                row.insert(ALIASED.into(), AttributeValue::Bool(true));
+                alias_positions.push(tx.len());
+                // A collision (another article's first 64 bits) keeps the first.
+                tx.put(alias, Some("attribute_not_exists(pk)"))?;
+            }
+            tx.put(row, None)?;
             for row in index_rows(a) {
                 tx.put(row, None)?;
             }
@@ -323,6 +348,7 @@ impl ContentStore {
         Ok(Some(ArticlesTransaction {
             tx,
             article_positions,
+            alias_positions,
         }))
     }
 
@@ -460,9 +486,11 @@ pub fn transaction_groups<'a>(
 /// source's), and (at most) two counters per topic.
 pub fn article_writes(a: &NewArticle) -> (usize, usize) {
     let rows = index_rows(a);
-    let items = 2 + rows.len() + 2 * a.topics.len();
+    let alias = alias_item(&a.id, &a.source_id, &a.published_at);
+    let items = 2 + usize::from(alias.is_some()) + rows.len() + 2 * a.topics.len();
     let bytes = item_size(&article_item(a))
         + item_size(&source_row(a))
+        + alias.as_ref().map_or(0, item_size)
         + rows.iter().map(item_size).sum::<usize>()
         + 2 * a.topics.len() * COUNTER_UPDATE_BYTES;
     (items, bytes)
@@ -523,7 +551,7 @@ mod tests {
         let members: usize = groups.iter().map(Vec::len).sum();
         assert_eq!(members, 20, "every article in one group");
 
-        // Small articles with ten topics each: 43 items apiece, two to a transaction.
+        // Small articles with ten topics each: 44 items apiece (the alias too), two to a transaction.
         let small: Vec<NewArticle> = (0..10).map(|i| article(i, 100, 10)).collect();
         let groups = transaction_groups(small.iter().enumerate());
         for group in &groups {

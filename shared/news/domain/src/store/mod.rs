@@ -83,6 +83,7 @@ mod feed;
 mod imports;
 mod items;
 mod pages;
+mod reader;
 mod sources;
 mod subscriptions;
 mod sweep;
@@ -96,6 +97,10 @@ pub use items::{
     MAX_URL_BYTES,
 };
 pub use pages::{PendingPage, PAGE_WAIT};
+pub use reader::{
+    is_read, ArticleKey, Continuation, MarkState, ReaderRow, ReaderState, RowsRequest,
+    StreamSource, Watermark, WatermarkTarget,
+};
 pub use sources::SourcesPage;
 pub use sweep::SweepStep;
 

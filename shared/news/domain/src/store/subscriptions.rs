@@ -11,6 +11,7 @@ use super::items::{
     counts_key, membership_key, shard_of, source_key, stats_key, ARTICLE_SHARDS, RETIRED,
     RETIRED_AT,
 };
+use super::reader::reader_row_key;
 use super::sources::LIVE_COUNTS;
 use super::{ContentStore, StoreError, Unsubscription};
 use crate::model::Source;
@@ -38,14 +39,18 @@ impl ContentStore {
             .condition_expression(LIVE_COUNTS)
             .expression_attribute_names("#retiredAt", RETIRED_AT)
             .expression_attribute_values(":one", n(1));
+        // The person's reader row comes with the membership (kept, labels and all, if there).
+        let reader_row = self.reader_row_update(&tx, user_id, source_id, &self.clock.timestamp());
         tx.put(membership, Some("attribute_not_exists(pk)"))?
-            .update(count)?;
+            .update(count)?
+            .update(reader_row)?;
         let outcome = tx.commit_retrying().await;
         match outcome {
             Ok(()) => {}
             Err(e) if e.failed_at(1) => return Err(StoreError::SourceNotFound),
-            // Already a subscriber.
-            Err(e) if e.failed_at(0) => {}
+            // Already a subscriber: the reader row is put if missing (a subscription older
+            // than the reader, posted again).
+            Err(e) if e.failed_at(0) => self.backfill_reader_row(user_id, source_id).await?,
             Err(e) => return Err(e.into()),
         }
         self.source(source_id)
@@ -112,6 +117,8 @@ impl ContentStore {
                     .expression_attribute_values(":floor", n(floor));
                 tx.update(leave)?;
             }
+            // The person's reader row (labels, watermark) goes with the membership.
+            tx.delete(reader_row_key(user_id, source_id), None)?;
             match tx.commit_retrying().await {
                 Ok(()) if last => {
                     tracing::info!(source_id, "last subscriber left; source retired");

@@ -18,6 +18,7 @@ use super::items::{
     source_pk, source_topic_count_key, stats_key, topic_count_key, ARTICLE_ROW, ARTICLE_SHARDS,
     RETIRED_AT, TOPIC_SHARDS,
 };
+use super::reader::{alias_key, owns_alias};
 use super::sources::SourceRecord;
 use super::{ContentStore, StoreError};
 
@@ -38,6 +39,8 @@ struct ArticleRow {
     sk: String,
     article_id: String,
     topic_ids: Vec<String>,
+    /// The article holds its item-id alias (see `reader.rs`), which goes with it.
+    owns_alias: bool,
 }
 
 impl ArticleRow {
@@ -45,7 +48,7 @@ impl ArticleRow {
     /// of every article, per topic the topic's row (and the one written before the lists
     /// were sharded) and the source's, and at most two counters per topic.
     fn items(&self) -> usize {
-        3 + 5 * self.topic_ids.len()
+        3 + usize::from(self.owns_alias) + 5 * self.topic_ids.len()
     }
 
     /// `ART#{publishedAt}#{articleId}`: the publication time.
@@ -92,6 +95,7 @@ impl ContentStore {
                 sk: row.string(table, "sk")?,
                 article_id: row.string(table, "articleId")?,
                 topic_ids: row.strings(table, "topicIds")?,
+                owns_alias: owns_alias(&row),
             });
         }
         if rows.is_empty() {
@@ -177,6 +181,11 @@ impl ContentStore {
         for row in rows {
             tx.delete(key(&pk, &row.sk), Some("attribute_exists(pk)"))?
                 .delete(article_key(&row.article_id), None)?;
+            if row.owns_alias {
+                if let Some(hex) = row.article_id.get(..16) {
+                    tx.delete(alias_key(hex), None)?;
+                }
+            }
             for index in index_row_keys(
                 source_id,
                 &row.article_id,
