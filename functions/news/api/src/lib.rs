@@ -173,6 +173,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         articles::saved_articles,
         opml::import_opml,
         opml::import_progress,
+        opml::export_opml,
         health
     ),
     components(schemas(

@@ -4,6 +4,7 @@
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{header, Extensions, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use news::opml::{parse_opml, ImportProgress, ImportStarted, ResultsPage, MAX_OPML_BYTES};
@@ -34,7 +35,7 @@ const OPML_TYPES: [&str; 4] = [
 /// The OPML routes, relative to [`crate::PREFIX`].
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
-        .route("/reader/opml", post(import_opml))
+        .route("/reader/opml", post(import_opml).get(export_opml))
         .route("/reader/imports/{id}", get(import_progress))
 }
 
@@ -221,4 +222,41 @@ pub(crate) async fn import_progress(
             .import_progress(&UserId::new(&user.id), &id, page)
             .await?,
     ))
+}
+
+/// The caller's subscriptions with their labels as an OPML 2.0 file: a folder per label
+/// holding its feeds (a feed with several labels in each), the feeds without one after them.
+/// `POST /reader/opml` imports it back to the same subscriptions and labels.
+#[utoipa::path(
+    get,
+    path = "/api/content/reader/opml",
+    operation_id = "exportOpml",
+    tag = "reader",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "The OPML file, as an attachment (`subscriptions.opml`)", content_type = "text/x-opml", body = String,
+            headers(("Content-Disposition" = String, description = "`attachment; filename=\"subscriptions.opml\"`"))),
+        UserTokenRequired,
+    )
+)]
+pub(crate) async fn export_opml(
+    State(state): State<AppState>,
+    user: AuthUser,
+    headers: HeaderMap,
+    extensions: Extensions,
+) -> Result<Response, ApiError> {
+    let identity = crate::sources::caller(&state, &headers, &extensions);
+    let file = state.opml.export(&UserId::new(&user.id), &identity).await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/x-opml; charset=utf-8"),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"subscriptions.opml\"",
+            ),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        file,
+    )
+        .into_response())
 }

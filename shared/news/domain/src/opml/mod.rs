@@ -27,7 +27,9 @@ pub use self::document::{
 };
 use crate::accounts::Accounts;
 use crate::ingest::{Ingest, IngestError};
-use crate::input::UserId;
+use crate::input::reader::{Labels, MAX_LABELS_PER_SUBSCRIPTION};
+use crate::input::{SourceId, UserId};
+use crate::reader::{Reader, ReaderImport};
 use crate::service::NewsError;
 use crate::store::{ContentStore, ImportRecord, ImportResultRecord, StoreError};
 use crate::StartError;
@@ -35,6 +37,8 @@ use crate::StartError;
 /// Results one page of an import's progress holds at most, and by default.
 pub const MAX_RESULTS_PAGE: usize = 500;
 pub const DEFAULT_RESULTS_PAGE: usize = 100;
+/// Sources read at once for an export.
+const EXPORT_READS_IN_FLIGHT: usize = 16;
 /// Messages sent at once when an import starts (each call sends ten).
 const SENDS_IN_FLIGHT: usize = 10;
 
@@ -241,18 +245,61 @@ impl ResultsPage {
 pub struct Opml {
     store: ContentStore,
     queue: ImportQueue,
+    reader: Reader,
 }
 
 impl Opml {
-    pub fn new(store: ContentStore, queue: ImportQueue) -> Self {
-        Self { store, queue }
+    pub fn new(reader: Reader, store: ContentStore, queue: ImportQueue) -> Self {
+        Self {
+            reader,
+            store,
+            queue,
+        }
     }
 
-    /// The content table (`CONTENT_TABLE`) and the import queue (`OPML_QUEUE_URL`).
+    /// The content table (`CONTENT_TABLE`), the reader (`READ_HORIZON_DAYS`) and the import
+    /// queue (`OPML_QUEUE_URL`).
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, StartError> {
         Ok(Self::new(
+            Reader::from_env(env, aws)?,
             ContentStore::from_env(env, aws)?,
             ImportQueue::from_env(env, aws.sqs())?,
+        ))
+    }
+
+    /// The person's subscriptions with their labels as an OPML 2.0 document (what identity
+    /// held before the reader brought over first, as every reader route does).
+    pub async fn export(
+        &self,
+        user: &UserId,
+        from: &impl ReaderImport,
+    ) -> Result<String, NewsError> {
+        self.reader.import_once(user, from).await?;
+        let state = self.store.reader_state(user.as_str()).await?;
+        let mut feeds = Vec::with_capacity(state.subscriptions.len());
+        // A few sources read at once; the futures are collected first so the answer's future
+        // holds no closure (axum needs it Send for every lifetime).
+        for rows in state.subscriptions.chunks(EXPORT_READS_IN_FLIGHT) {
+            let reads: Vec<_> = rows
+                .iter()
+                .map(|r| self.store.source(&r.source_id))
+                .collect();
+            for (row, source) in rows.iter().zip(futures::future::join_all(reads).await) {
+                // A source retired since is no longer a subscription.
+                if let Some(source) = source? {
+                    feeds.push(ExportFeed {
+                        title: source.title,
+                        xml_url: source.url,
+                        html_url: source.site_url,
+                        labels: row.labels.clone(),
+                    });
+                }
+            }
+        }
+        Ok(write_opml(
+            "News reader subscriptions",
+            self.store.clock().now(),
+            &feeds,
         ))
     }
 
@@ -426,14 +473,16 @@ pub struct ImportWorker {
     store: ContentStore,
     ingest: Ingest,
     identity: IdentitySubscriptions,
+    reader: Reader,
 }
 
 impl ImportWorker {
-    pub fn new(ingest: Ingest, identity: IdentitySubscriptions) -> Self {
+    pub fn new(ingest: Ingest, identity: IdentitySubscriptions, reader: Reader) -> Self {
         Self {
             store: ingest.store().clone(),
             ingest,
             identity,
+            reader,
         }
     }
 
@@ -443,6 +492,7 @@ impl ImportWorker {
         Ok(Self::new(
             Ingest::from_env(env, aws)?,
             IdentitySubscriptions::from_env(env)?,
+            Reader::from_env(env, aws)?,
         ))
     }
 
@@ -549,25 +599,58 @@ impl ImportWorker {
                 Some("the account or the source no longer exists".into()),
             ));
         }
-        self.set_labels(&feed.user_id, &source.id, &feed.labels)
-            .await?;
+        let message = self.set_labels(feed, &source.id, was_subscribed).await?;
         let outcome = if was_subscribed {
             FeedOutcome::AlreadySubscribed
         } else {
             FeedOutcome::Subscribed
         };
-        Ok((outcome, Some(source.id), None))
+        Ok((outcome, Some(source.id), message))
     }
 
-    /// Gives the subscription the file's labels.
+    /// Gives the subscription the file's labels; one the person had before keeps its own
+    /// first (at most [`MAX_LABELS_PER_SUBSCRIPTION`] in all). A message when they cannot be
+    /// set (past the person's cap of labels).
     async fn set_labels(
         &self,
-        _user_id: &str,
-        _source_id: &str,
-        _labels: &[String],
-    ) -> Result<(), ImportError> {
-        // The reader's labels (news::Reader::set_labels) land with the `state` branch.
-        Ok(())
+        feed: &ImportFeed,
+        source_id: &str,
+        was_subscribed: bool,
+    ) -> Result<Option<String>, ImportError> {
+        let mut labels = Vec::new();
+        if was_subscribed {
+            let state = self.store.reader_state(&feed.user_id).await?;
+            if let Some(row) = state
+                .subscriptions
+                .into_iter()
+                .find(|r| r.source_id == source_id)
+            {
+                labels = row.labels;
+            }
+        }
+        let before = labels.len();
+        for label in &feed.labels {
+            if !labels.contains(label) && labels.len() < MAX_LABELS_PER_SUBSCRIPTION {
+                labels.push(label.clone());
+            }
+        }
+        if labels.len() == before {
+            return Ok(None);
+        }
+        let labels = match Labels::parse("labels", labels) {
+            Ok(labels) => labels,
+            Err(invalid) => return Ok(Some(format!("labels not set: {invalid}"))),
+        };
+        let user = UserId::new(&feed.user_id);
+        match self
+            .reader
+            .set_labels(&user, &SourceId::new(source_id), &labels)
+            .await
+        {
+            Ok(_) => Ok(None),
+            Err(NewsError::Invalid(invalid)) => Ok(Some(format!("labels not set: {invalid}"))),
+            Err(e) => Err(ImportError::Labels(e.to_string())),
+        }
     }
 }
 
