@@ -117,23 +117,24 @@ impl ContentStore {
         limit: usize,
     ) -> Result<(Vec<ImportResultRecord>, Option<u32>), StoreError> {
         let wanted = limit.saturating_add(1);
-        let from = match after {
-            Some(index) => result_sk(index),
-            None => "RESULT#".to_string(),
-        };
+        // `RESULT#` sorts after `CLAIM#` and `META`: every key past a result is a result.
         let query = self
             .table
             .query()
-            .key_condition_expression("pk = :pk AND sk BETWEEN :from AND :to")
             .expression_attribute_values(":pk", s(import_pk(import_id)))
-            .expression_attribute_values(":from", s(from.clone()))
-            .expression_attribute_values(":to", s("RESULT#~"))
             .consistent_read(true)
             .limit(i32::try_from(wanted).unwrap_or(i32::MAX));
+        let query = match after {
+            Some(index) => query
+                .key_condition_expression("pk = :pk AND sk > :after")
+                .expression_attribute_values(":after", s(result_sk(index))),
+            None => query
+                .key_condition_expression("pk = :pk AND begins_with(sk, :results)")
+                .expression_attribute_values(":results", s("RESULT#")),
+        };
         let items = self.table.query_all(query, Some(wanted)).await?;
         let mut results = items
             .iter()
-            .filter(|item| item.opt_string("sk").as_deref() != Some(from.as_str()))
             .map(|item| self.result_record(item))
             .collect::<Result<Vec<_>, _>>()?;
         let more = results.len() > limit;
