@@ -5,9 +5,11 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use news::opml::parse_opml;
+use platform::SqsHandler;
 use serde_json::Value;
-use stack_tests::content::submit_id;
+use stack_tests::content::{sqs_event, submit_id};
 use stack_tests::feeds::{FeedDocument, FeedServer, ATOM, HTML_PAGE, RSS2};
 use stack_tests::server::closed_port;
 use stack_tests::{assert_news_error, details, header, TestStack};
@@ -102,7 +104,7 @@ async fn an_import_subscribes_and_labels_each_feed_and_reports_it() {
     let atom = feeds.put("/atom.xml", FeedDocument::atom(ATOM));
     let page = feeds.put("/about.html", FeedDocument::html(HTML_PAGE));
     let unreachable = format!("http://127.0.0.1:{}/feed.xml", closed_port());
-    let (_, alice) = t.user("alice").await;
+    let (alice_profile, alice) = t.user("alice").await;
     // Alice already reads the Atom feed.
     let atom_id = submit_id(&t, &alice, &atom).await;
     assert_eq!(t.subscribe(&alice, &atom_id).await.status(), 200);
@@ -198,6 +200,67 @@ async fn an_import_subscribes_and_labels_each_feed_and_reports_it() {
     }
     let in_order: Vec<String> = outcomes.iter().map(|(u, _)| u.to_string()).collect();
     assert_eq!(paged, in_order);
+
+    // Redelivery: the first feed's message again changes nothing. Then as if its first
+    // delivery had subscribed and stopped before its result: the result is gone and `done` one
+    // short; delivered again, it reports what the first delivery saw (subscribed, not
+    // already subscribed) and `done` is exact again.
+    let message = serde_json::json!({
+        "importId": id,
+        "userId": alice_profile["id"],
+        "index": 0,
+        "url": rss,
+        "title": "The Daily Circuit",
+        "labels": ["Tech", "Electronics", "Favourites"],
+    })
+    .to_string();
+    let worker = news_opml_worker_function::handler(t.env("NewsOpmlWorkerFunction"))
+        .await
+        .unwrap();
+    let answer = worker
+        .handle(sqs_event(&[("again", message.clone())]))
+        .await
+        .unwrap();
+    assert!(answer.batch_item_failures.is_empty());
+    assert_eq!(
+        finished(&t, &alice, &id).await["results"],
+        progress["results"]
+    );
+    let table = t.table("ContentTable");
+    let dynamo = t.dynamodb().await;
+    let pk = AttributeValue::S(format!("IMPORT#{id}"));
+    dynamo
+        .delete_item()
+        .table_name(&table)
+        .key("pk", pk.clone())
+        .key("sk", AttributeValue::S("RESULT#0000".into()))
+        .send()
+        .await
+        .unwrap();
+    dynamo
+        .update_item()
+        .table_name(&table)
+        .key("pk", pk)
+        .key("sk", AttributeValue::S("META".into()))
+        .update_expression("ADD done :less")
+        .expression_attribute_values(":less", AttributeValue::N("-1".into()))
+        .send()
+        .await
+        .unwrap();
+    let rerun: Value = t.get_auth(&import(&id), &alice).await.json().await.unwrap();
+    assert_eq!(
+        (&rerun["status"], &rerun["done"]),
+        (&Value::from("running"), &Value::from(4))
+    );
+    let answer = worker
+        .handle(sqs_event(&[("after-a-crash", message)]))
+        .await
+        .unwrap();
+    assert!(answer.batch_item_failures.is_empty());
+    assert_eq!(
+        finished(&t, &alice, &id).await["results"],
+        progress["results"]
+    );
 
     // Nobody else sees it; an id that cannot be an import is not found either.
     let (_, bob) = t.user("bob").await;
