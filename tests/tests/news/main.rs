@@ -15,6 +15,7 @@ mod cursors;
 mod feed;
 mod fulltext;
 mod limits;
+mod opml;
 mod refresh;
 mod sources;
 mod subscriptions;

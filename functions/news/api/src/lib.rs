@@ -7,6 +7,7 @@
 //! answer as [`ApiError`]s (their `From` is next to `news::NewsError`).
 
 mod articles;
+mod opml;
 mod pages;
 pub mod query;
 mod reader;
@@ -27,7 +28,8 @@ use news::model::reader::{
     UnreadCounts,
 };
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
-use news::{DiscoveredFeed, FeedKind, FullTextMode, News, Reader};
+use news::opml::{FeedOutcome, FeedResult, ImportProgress, ImportStarted, ImportStatus};
+use news::{DiscoveredFeed, FeedKind, FullTextMode, News, Opml, Reader};
 use platform::auth::Scope;
 use platform::aws::AwsClients;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
@@ -72,6 +74,17 @@ pub const SUBMISSIONS: Rate = Rate {
     when_unavailable: WhenUnavailable::Refuse,
 };
 
+/// The brake on OPML imports: each makes the platform fetch up to 1,000 sites the file names,
+/// so each signed-in user may import only so many files a window (the template's
+/// `OpmlImportRateLimit`; by default 5 an hour and 20 a day); refused (503) when the limits
+/// table fails, as submissions are.
+pub const OPML_IMPORTS: Rate = Rate {
+    variable: "OPML_IMPORT_RATE_LIMIT",
+    name: "opml-import",
+    default: "5/3600,20/86400",
+    when_unavailable: WhenUnavailable::Refuse,
+};
+
 /// How long the users service may take to say whether an account exists.
 const USERS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -79,10 +92,12 @@ const USERS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 pub struct AppState {
     news: Arc<News>,
     reader: Arc<Reader>,
+    opml: Arc<Opml>,
     verifier: Arc<TokenVerifier>,
     users: IdentityClient,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
+    /// Feed submissions and OPML imports.
     submissions: Arc<Brake>,
 }
 
@@ -97,17 +112,19 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let news = News::from_env(&env, &aws)?;
     let reader = Reader::from_env(&env, &aws)?;
+    let opml = Opml::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
     let submissions = Brake::from_env(
         &env,
         &aws,
-        "feed submissions have no rate limit",
-        &[SUBMISSIONS],
+        "feed submissions and OPML imports have no rate limit",
+        &[SUBMISSIONS, OPML_IMPORTS],
     )?;
     let app = app(
         Arc::new(news),
         Arc::new(reader),
+        Arc::new(opml),
         Arc::new(verifier),
         env.get("INTERNAL_API_URL").map(str::to_string),
         submissions,
@@ -118,6 +135,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
 pub fn app(
     news: Arc<News>,
     reader: Arc<Reader>,
+    opml: Arc<Opml>,
     verifier: Arc<TokenVerifier>,
     internal_api_url: Option<String>,
     submissions: Brake,
@@ -125,6 +143,7 @@ pub fn app(
     let state = AppState {
         news,
         reader,
+        opml,
         verifier,
         users: IdentityClient::new(USERS_TIMEOUT, None)?,
         internal_api_url,
@@ -136,6 +155,7 @@ pub fn app(
         .merge(articles::routes())
         .merge(websub::routes())
         .merge(reader::routes())
+        .merge(opml::routes())
         .route("/actuator/health", get(health))
         .with_state(state);
     Ok(platform::http::finish(
@@ -176,6 +196,9 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         reader::articles,
         reader::marks,
         reader::mark_all_read,
+        opml::import_opml,
+        opml::import_progress,
+        opml::export_opml,
         health
     ),
     components(schemas(
@@ -207,13 +230,18 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         Marked,
         reader::MarkRequest,
         reader::MarkAllRead,
+        ImportStarted,
+        ImportProgress,
+        ImportStatus,
+        FeedResult,
+        FeedOutcome,
         ErrorBody,
         Health
     )),
     modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME, &TABLE_UNAVAILABLE),
     tags(
         (name = "content", description = "The news reader's content service: shared sources, their subscribers, articles and topics"),
-        (name = "reader", description = "The news reader's per-person state: subscriptions with labels and unread counts, read and starred marks, mark all as read, the article stream")
+        (name = "reader", description = "The news reader's per-person state: subscriptions with labels and unread counts, read and starred marks, mark all as read, the article stream, OPML import and export")
     )
 )]
 struct ContentApi;

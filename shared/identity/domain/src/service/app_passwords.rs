@@ -42,12 +42,14 @@ impl Identity {
             last_used_at: None,
             session_version,
         };
-        let add = || until_unchanged(|_| async {
-            Ok(self
-                .store
-                .add_app_password(id, &stored, MAX_APP_PASSWORDS)
-                .await?)
-        });
+        let add = || {
+            until_unchanged(|_| async {
+                Ok(self
+                    .store
+                    .add_app_password(id, &stored, MAX_APP_PASSWORDS)
+                    .await?)
+            })
+        };
         match add().await {
             // Ended ones a sign-out could not delete yet may hold places: free them, once.
             Err(IdentityError::TooManyAppPasswords)
