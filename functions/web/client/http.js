@@ -9,6 +9,7 @@
  *   a list the API lets caches keep, right after the user changed it.
  * @property {(headers: Headers) => void} [onHeaders] Given a successful answer's headers (the
  *   timeline's next page is named by its `X-Next-Cursor`).
+ * @property {boolean} [text] Resolve to the answer's text (an OPML file), not its JSON.
  */
 
 /**

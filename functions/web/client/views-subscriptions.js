@@ -2,7 +2,6 @@
 // renamed or deleted), OPML import with its progress and each feed's outcome, and export.
 
 import * as readerApi from "./api-reader.gen.js";
-import * as opmlApi from "./opml-api.js";
 import { needsLogin } from "./access.js";
 import { announce, h, mount } from "./dom.js";
 import * as account from "./session.js";
@@ -175,7 +174,7 @@ const OUTCOMES = {
   notAFeed: "Not a feed",
   unreachable: "Unreachable",
   invalid: "Invalid address",
-  pending: "Waiting",
+  failed: "Failed",
 };
 
 /**
@@ -202,46 +201,60 @@ function opmlSection(signal) {
       return;
     }
     try {
-      const started = await busy(start, "Uploading…", () => opmlApi.importOpml(chosen, { signal }));
-      await follow(started.id, started);
+      const form = new FormData();
+      form.append("file", chosen, chosen.name);
+      const started = await busy(start, "Uploading…", () => readerApi.importOpml(form, { signal }));
+      await follow(started.id);
     } catch (error) {
       if (!signal.aborted) mount(progress, errorBox(error));
     }
   });
 
   /**
-   * Shows an import's progress until it is done.
+   * Shows an import's progress (read every second) until it is done, then every result.
    * @param {string} id
-   * @param {import("./opml-api.js").OpmlImport} first
    */
-  const follow = async (id, first) => {
-    let current = first;
-    for (let n = 0; n < 600 && !signal.aborted; n++) {
-      drawProgress(current);
-      if (/done|complete|finished|failed/i.test(current.status)) {
-        announce(`Import ${current.status.toLowerCase()}`);
+  const follow = async (id) => {
+    for (let n = 0; n < 900 && !signal.aborted; n++) {
+      // One page holds 500 results; a file holds at most 1,000 feeds.
+      const current = await readerApi.getOpmlImport(id, { size: 500 }, { signal });
+      if (current.status === "done") {
+        const results = [...current.results];
+        for (let cursor = current.nextCursor; cursor; ) {
+          const page = await readerApi.getOpmlImport(id, { cursor, size: 500 }, { signal });
+          results.push(...page.results);
+          cursor = page.nextCursor;
+        }
+        drawProgress({ ...current, results });
+        announce(`Import done: ${current.done.toLocaleString()} of ${current.total.toLocaleString()} feeds`);
         return;
       }
+      drawProgress(current);
       await new Promise((resolve) => window.setTimeout(resolve, 1000));
-      if (signal.aborted) return;
-      current = await opmlApi.opmlImport(id, { signal });
     }
   };
 
-  /** @param {import("./opml-api.js").OpmlImport} state */
+  /** @param {import("./api-types.gen.js").ImportProgress} state */
   const drawProgress = (state) => {
-    const feeds = state.feeds ?? [];
-    const outcome = (/** @type {(typeof feeds)[number]} */ f) => f.outcome ?? f.result ?? f.status ?? "pending";
-    const done = state.done ?? feeds.filter((f) => outcome(f) !== "pending").length;
     mount(
       progress,
-      h("p", { class: "state-title" }, `${done.toLocaleString()} of ${state.total.toLocaleString()} feeds done`),
-      h("progress", { max: String(Math.max(state.total, 1)), value: String(done), "aria-label": "Import progress" }),
-      feeds.length
+      h("p", { class: "state-title" }, `${state.done.toLocaleString()} of ${state.total.toLocaleString()} feeds done`),
+      h("progress", { max: String(Math.max(state.total, 1)), value: String(state.done), "aria-label": "Import progress" }),
+      state.results.length
         ? h(
             "ul",
             { class: "plain-list opml-results" },
-            feeds.map((f) => h("li", { class: `outcome outcome-${outcome(f)}` }, h("span", { class: "outcome-label" }, OUTCOMES[outcome(f)] ?? outcome(f)), " ", f.title || f.url, f.message ? h("span", { class: "hint" }, ` (${f.message})`) : null)),
+            state.results.map((f) =>
+              h(
+                "li",
+                { class: `outcome outcome-${f.outcome}` },
+                h("span", { class: "outcome-label" }, OUTCOMES[f.outcome] ?? f.outcome),
+                " ",
+                f.title || f.url,
+                f.labels.length ? h("span", { class: "hint" }, ` in ${f.labels.join(", ")}`) : null,
+                f.message ? h("span", { class: "hint" }, ` (${f.message})`) : null,
+              ),
+            ),
           )
         : null,
     );
@@ -250,7 +263,8 @@ function opmlSection(signal) {
   const exportButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary" }, "Export OPML"));
   exportButton.addEventListener("click", async () => {
     try {
-      const text = await busy(exportButton, "Exporting…", () => opmlApi.exportOpml({ signal }));
+      // Asked for as text: the answer is the file, not JSON.
+      const text = /** @type {string} */ (/** @type {unknown} */ (await busy(exportButton, "Exporting…", () => readerApi.exportOpml({ signal, text: true }))));
       const url = URL.createObjectURL(new Blob([text], { type: "text/x-opml" }));
       const link = h("a", { href: url, download: "subscriptions.opml", hidden: true });
       document.body.append(link);
