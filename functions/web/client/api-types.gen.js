@@ -488,6 +488,22 @@ export {};
  */
 
 /**
+ * What became of one feed of an import.
+ * @typedef {("subscribed"|"alreadySubscribed"|"notAFeed"|"unreachable"|"invalid"|"failed")} FeedOutcome
+ */
+
+/**
+ * One feed's result.
+ * @typedef {Object} FeedResult
+ * @property {Array<string>} labels The labels it was given: its folders and categories in the file.
+ * @property {(string|null)} [message] Why, for the other outcomes; or what was left out (labels past the cap).
+ * @property {FeedOutcome} outcome
+ * @property {(string|null)} [sourceId] The source subscribed to (subscribed, alreadySubscribed).
+ * @property {string} title Its title in the file (may be empty).
+ * @property {string} url The feed's address as the file gives it.
+ */
+
+/**
  * Follower count changes by topic name.
  * @typedef {Object} FollowerDeltasRequest
  * @property {Object<string, number>} deltas Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 200 names.
@@ -547,6 +563,32 @@ export {};
  * The form of an upload: one image in the field `file`. Other fields are ignored.
  * @typedef {Object} ImageUpload
  * @property {string} file A PNG, JPEG, GIF or WebP image of 1 byte to 5 MiB, recognised by its content (the part's declared type and file name are ignored).
+ */
+
+/**
+ * An import's progress, with a page of its results in the file's order.
+ * @typedef {Object} ImportProgress
+ * @property {string} createdAt
+ * @property {number} done Feeds with a result so far.
+ * @property {string} id
+ * @property {(string|null)} [nextCursor] The cursor of the next page of results; absent on the last.
+ * @property {Array<FeedResult>} results Results after the page's `cursor`, in the file's order (only feeds already done).
+ * @property {ImportStatus} status `done` once every feed has its result.
+ * @property {number} total
+ */
+
+/**
+ * An import just started.
+ * @typedef {Object} ImportStarted
+ * @property {number} done
+ * @property {string} id The import's id: `GET /reader/imports/{id}` shows its progress.
+ * @property {ImportStatus} status
+ * @property {number} total Feeds to import (each feed once, however many outlines name it).
+ */
+
+/**
+ * Whether an import has results for all its feeds.
+ * @typedef {("running"|"done")} ImportStatus
  */
 
 /**
@@ -881,6 +923,13 @@ export {};
  * @property {Array<string>} ruleIds The alert rules the log matched.
  * @property {Severity} severity
  * @property {string} timestamp
+ */
+
+/**
+ * The form of a multipart import: the file in one part (named `file`, or the only part
+ * with a file name).
+ * @typedef {Object} OpmlUpload
+ * @property {string} file An OPML file of at most 1 MiB.
  */
 
 /**

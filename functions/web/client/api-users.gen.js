@@ -24,6 +24,18 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").Subscriptions} Subscriptions */
 
 /**
+ * `ClientLogin` with `Email` and `Passwd` in the query string, as FreshRSS accepts it.
+ *
+ * `GET /api/greader/accounts/ClientLogin`
+ * @param {{Email: string, Passwd: string}} query
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function greaderClientLoginByQuery(query, options = {}) {
+  return request("GET", `/api/greader/accounts/ClientLogin`, { ...options, query });
+}
+
+/**
  * The public keys tokens are verified with.
  *
  * `GET /api/users/.well-known/jwks.json`
