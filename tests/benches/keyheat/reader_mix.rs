@@ -69,8 +69,8 @@ fn source_items(k: usize, now: chrono::DateTime<Utc>) -> Vec<Item> {
     ];
     for i in 0..ARTICLES_PER_SOURCE {
         let article = article_id(k, i);
-        // Spread over the last day, interleaved across sources.
-        let at = (now - Duration::seconds((i * SOURCES + k) as i64 % 86_000 + 60))
+        // Spread over the last 28 hours, interleaved across sources.
+        let at = (now - Duration::seconds((i * SOURCES + k) as i64 + 60))
             .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         items.push(item(&[
             ("pk", s(&pk)),
