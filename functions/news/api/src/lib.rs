@@ -10,6 +10,7 @@ mod articles;
 mod opml;
 mod pages;
 pub mod query;
+mod reader;
 pub mod responses;
 mod sources;
 mod topics;
@@ -21,9 +22,13 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 use identity_client::IdentityClient;
+use news::model::reader::{
+    ItemRef, LabelSummary, Marked, ReaderArticle, ReaderSubscription, SourceCount, StreamPage,
+    UnreadCounts,
+};
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
 use news::opml::{FeedOutcome, FeedResult, ImportProgress, ImportStarted, ImportStatus};
-use news::{FullTextMode, News, Opml};
+use news::{FullTextMode, News, Opml, Reader};
 use platform::auth::Scope;
 use platform::aws::AwsClients;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
@@ -86,6 +91,7 @@ const USERS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 pub struct AppState {
     news: Arc<News>,
     opml: Arc<Opml>,
+    reader: Arc<Reader>,
     verifier: Arc<TokenVerifier>,
     users: IdentityClient,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
@@ -105,6 +111,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let news = News::from_env(&env, &aws)?;
     let opml = Opml::from_env(&env, &aws)?;
+    let reader = Reader::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
     let submissions = Brake::from_env(
@@ -116,6 +123,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let app = app(
         Arc::new(news),
         Arc::new(opml),
+        Arc::new(reader),
         Arc::new(verifier),
         env.get("INTERNAL_API_URL").map(str::to_string),
         submissions,
@@ -126,6 +134,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
 pub fn app(
     news: Arc<News>,
     opml: Arc<Opml>,
+    reader: Arc<Reader>,
     verifier: Arc<TokenVerifier>,
     internal_api_url: Option<String>,
     submissions: Brake,
@@ -133,6 +142,7 @@ pub fn app(
     let state = AppState {
         news,
         opml,
+        reader,
         verifier,
         users: IdentityClient::new(USERS_TIMEOUT, None)?,
         internal_api_url,
@@ -143,6 +153,7 @@ pub fn app(
         .merge(topics::routes())
         .merge(articles::routes())
         .merge(opml::routes())
+        .merge(reader::routes())
         .route("/actuator/health", get(health))
         .with_state(state);
     Ok(platform::http::finish(
@@ -174,6 +185,15 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         opml::import_opml,
         opml::import_progress,
         opml::export_opml,
+        reader::subscriptions,
+        reader::set_labels,
+        reader::labels,
+        reader::rename_label,
+        reader::delete_label,
+        reader::counts,
+        reader::articles,
+        reader::marks,
+        reader::mark_all_read,
         health
     ),
     components(schemas(
@@ -192,13 +212,27 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         ImportStatus,
         FeedResult,
         FeedOutcome,
+        ReaderSubscription,
+        reader::SubscriptionPage,
+        reader::LabelList,
+        reader::LabelPage,
+        reader::LabelRename,
+        LabelSummary,
+        SourceCount,
+        UnreadCounts,
+        ReaderArticle,
+        StreamPage,
+        ItemRef,
+        Marked,
+        reader::MarkRequest,
+        reader::MarkAllRead,
         ErrorBody,
         Health
     )),
     modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME, &TABLE_UNAVAILABLE),
     tags(
         (name = "content", description = "The news reader's content service: shared sources, their subscribers, articles and topics"),
-        (name = "reader", description = "The news reader for a signed-in person: their subscriptions, labels, reading state, OPML import and export"),
+        (name = "reader", description = "The news reader's per-person state: subscriptions with labels and unread counts, read and starred marks, mark all as read, the article stream, OPML import and export"),
     )
 )]
 struct ContentApi;

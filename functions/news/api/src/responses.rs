@@ -46,3 +46,19 @@ pub enum ServiceTokenRequired {
     description = "An id in the path is longer than 200 characters (`details`: `field: reason`)"
 )]
 pub struct IdTooLong(pub ErrorBody);
+
+/// The 404 of a reader route naming a source the person does not subscribe to.
+#[derive(IntoResponses)]
+#[response(
+    status = 404,
+    description = "The person does not subscribe to this source"
+)]
+pub struct NoSuchSubscription(pub ErrorBody);
+
+/// The 404 of a reader route naming a label no subscription of the person carries.
+#[derive(IntoResponses)]
+#[response(
+    status = 404,
+    description = "No subscription of the person carries this label"
+)]
+pub struct NoSuchLabel(pub ErrorBody);

@@ -14,25 +14,23 @@ use crate::accounts::AccountsError;
 pub trait ReaderImport: Send + Sync {
     /// The article ids the person saved, newest first; `None` when identity no longer accepts
     /// the token (nothing to import).
-    fn saved_article_ids(
-        &self,
-    ) -> impl Future<Output = Result<Option<Vec<String>>, AccountsError>> + Send;
+    fn saved_ids(&self) -> impl Future<Output = Result<Option<Vec<String>>, AccountsError>> + Send;
 
     /// The source ids the person subscribes to; `None` as above.
-    fn subscribed_source_ids(
+    fn subscription_ids(
         &self,
     ) -> impl Future<Output = Result<Option<Vec<String>>, AccountsError>> + Send;
 }
 
 impl ReaderImport for Caller<'_> {
-    async fn saved_article_ids(&self) -> Result<Option<Vec<String>>, AccountsError> {
-        self.saved_article_ids()
+    async fn saved_ids(&self) -> Result<Option<Vec<String>>, AccountsError> {
+        Caller::saved_article_ids(self)
             .await
             .map_err(|e| AccountsError(e.to_string()))
     }
 
-    async fn subscribed_source_ids(&self) -> Result<Option<Vec<String>>, AccountsError> {
-        self.subscribed_source_ids()
+    async fn subscription_ids(&self) -> Result<Option<Vec<String>>, AccountsError> {
+        Caller::subscribed_source_ids(self)
             .await
             .map_err(|e| AccountsError(e.to_string()))
     }
@@ -43,11 +41,11 @@ impl ReaderImport for Caller<'_> {
 pub struct NothingToImport;
 
 impl ReaderImport for NothingToImport {
-    async fn saved_article_ids(&self) -> Result<Option<Vec<String>>, AccountsError> {
+    async fn saved_ids(&self) -> Result<Option<Vec<String>>, AccountsError> {
         Ok(Some(Vec::new()))
     }
 
-    async fn subscribed_source_ids(&self) -> Result<Option<Vec<String>>, AccountsError> {
+    async fn subscription_ids(&self) -> Result<Option<Vec<String>>, AccountsError> {
         Ok(Some(Vec::new()))
     }
 }

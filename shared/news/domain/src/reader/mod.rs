@@ -19,7 +19,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
-use futures::{StreamExt, TryStreamExt};
 use platform::aws::AwsClients;
 use platform::clock::rfc3339;
 use platform::{Env, Invalid};
@@ -35,7 +34,7 @@ use crate::model::reader::{
 };
 use crate::service::NewsError;
 use crate::store::{
-    is_read, ArticleKey, ContentStore, ReaderRow, ReaderState, RowsRequest, StreamSource,
+    bounded, is_read, ArticleKey, ContentStore, ReaderRow, ReaderState, RowsRequest, StreamSource,
     WatermarkTarget,
 };
 use crate::StartError;
@@ -131,7 +130,7 @@ impl Reader {
             return Ok(());
         }
         let (saved, subscribed) =
-            match futures::try_join!(from.saved_article_ids(), from.subscribed_source_ids()) {
+            match futures::try_join!(from.saved_ids(), from.subscription_ids()) {
                 Ok((Some(saved), Some(subscribed))) => (saved, subscribed),
                 Ok(_) => return Ok(()),
                 Err(error) => {
@@ -163,15 +162,52 @@ impl Reader {
     /// article, by source title.
     pub async fn subscriptions(&self, user: &UserId) -> Result<Vec<ReaderSubscription>, NewsError> {
         let state = self.store.reader_state(user.as_str()).await?;
-        let counts = self.counts_of(user, &state).await?;
-        let ids: Vec<String> = state
+        let rows: Vec<&ReaderRow> = state.subscriptions.iter().collect();
+        let mut out = self.described(user, &state, &rows).await?;
+        out.sort_by(|a, b| {
+            a.source
+                .title
+                .to_lowercase()
+                .cmp(&b.source.title.to_lowercase())
+                .then_with(|| a.source.id.cmp(&b.source.id))
+        });
+        Ok(out)
+    }
+
+    /// A page of at most `limit` of the person's subscriptions in source id order, after the
+    /// source id `after`, and the source id the next page starts after (`None` at the end).
+    /// Only the page's sources are counted.
+    pub async fn subscriptions_page(
+        &self,
+        user: &UserId,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<ReaderSubscription>, Option<String>), NewsError> {
+        let state = self.store.reader_state(user.as_str()).await?;
+        let mut rows: Vec<&ReaderRow> = state
             .subscriptions
             .iter()
-            .map(|r| r.source_id.clone())
+            .filter(|r| after.is_none_or(|a| r.source_id.as_str() > a))
             .collect();
+        rows.sort_by(|a, b| a.source_id.cmp(&b.source_id));
+        let more = rows.len() > limit;
+        rows.truncate(limit);
+        let next = rows.last().filter(|_| more).map(|r| r.source_id.clone());
+        Ok((self.described(user, &state, &rows).await?, next))
+    }
+
+    /// `rows` with their sources and counts, in the same order; retired sources left out.
+    async fn described(
+        &self,
+        user: &UserId,
+        state: &ReaderState,
+        rows: &[&ReaderRow],
+    ) -> Result<Vec<ReaderSubscription>, NewsError> {
+        let counts = self.counts_of(user, state, rows).await?;
+        let ids: Vec<String> = rows.iter().map(|r| r.source_id.clone()).collect();
         let mut sources = self.store.sources_by_ids(&ids).await?;
-        let mut out = Vec::with_capacity(state.subscriptions.len());
-        for row in &state.subscriptions {
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
             let Some(source) = sources.remove(&row.source_id) else {
                 continue;
             };
@@ -184,13 +220,6 @@ impl Reader {
                 subscribed_at: row.subscribed_at.clone(),
             });
         }
-        out.sort_by(|a, b| {
-            a.source
-                .title
-                .to_lowercase()
-                .cmp(&b.source.title.to_lowercase())
-                .then_with(|| a.source.id.cmp(&b.source.id))
-        });
         Ok(out)
     }
 
@@ -288,7 +317,8 @@ impl Reader {
         let keys = self.store.article_keys(&ids).await?;
         let user = user.as_str();
         let expires = |key: &ArticleKey| self.mark_expiry(&key.published_at);
-        futures::stream::iter(keys.iter())
+        let work: Vec<_> = keys
+            .iter()
             .map(|key| async move {
                 match mark {
                     Mark::Read => self.store.set_read(user, key, true, expires(key)).await,
@@ -297,9 +327,8 @@ impl Reader {
                     Mark::Unstarred => self.store.set_starred(user, key, false, expires(key)).await,
                 }
             })
-            .buffer_unordered(MARK_CONCURRENCY)
-            .try_collect::<Vec<()>>()
-            .await?;
+            .collect();
+        bounded(work, MARK_CONCURRENCY).await?;
         Ok(Marked {
             marked: u64::try_from(keys.len()).unwrap_or(u64::MAX),
         })
@@ -354,7 +383,8 @@ impl Reader {
     /// Unread counts per source, per label and in all, each with its newest article.
     pub async fn unread_counts(&self, user: &UserId) -> Result<UnreadCounts, NewsError> {
         let state = self.store.reader_state(user.as_str()).await?;
-        let counts = self.counts_of(user, &state).await?;
+        let rows: Vec<&ReaderRow> = state.subscriptions.iter().collect();
+        let counts = self.counts_of(user, &state, &rows).await?;
         let mut sources = Vec::with_capacity(state.subscriptions.len());
         let mut labels: BTreeMap<String, LabelSummary> = BTreeMap::new();
         let (mut total, mut newest): (u64, Option<String>) = (0, None);
@@ -395,29 +425,28 @@ impl Reader {
         &self,
         user: &UserId,
         state: &ReaderState,
+        rows: &[&ReaderRow],
     ) -> Result<HashMap<String, (u64, Option<String>)>, NewsError> {
         let horizon = self.horizon();
-        let live = self.store.live_source_ids(&state.source_ids()).await?;
-        let counted: Vec<(String, (u64, Option<String>))> = futures::stream::iter(
-            state
-                .subscriptions
-                .iter()
-                .filter(|r| live.contains(&r.source_id)),
-        )
-        .map(|row| {
-            let watermarks = state.watermarks_of(row);
-            let horizon = horizon.clone();
-            async move {
-                let count = self
-                    .store
-                    .source_unread(user.as_str(), &row.source_id, &watermarks, &horizon)
-                    .await?;
-                Ok::<_, crate::store::StoreError>((row.source_id.clone(), count))
-            }
-        })
-        .buffer_unordered(COUNT_CONCURRENCY)
-        .try_collect()
-        .await?;
+        let ids: Vec<String> = rows.iter().map(|r| r.source_id.clone()).collect();
+        let live = self.store.live_source_ids(&ids).await?;
+        let work: Vec<_> = rows
+            .iter()
+            .copied()
+            .filter(|r| live.contains(&r.source_id))
+            .map(|row| {
+                let watermarks = state.watermarks_of(row);
+                let horizon = horizon.clone();
+                async move {
+                    let count = self
+                        .store
+                        .source_unread(user.as_str(), &row.source_id, &watermarks, &horizon)
+                        .await?;
+                    Ok::<_, crate::store::StoreError>((row.source_id.clone(), count))
+                }
+            })
+            .collect();
+        let counted = bounded(work, COUNT_CONCURRENCY).await?;
         Ok(counted.into_iter().collect())
     }
 

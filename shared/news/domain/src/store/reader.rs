@@ -4,15 +4,14 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
-use futures::{StreamExt, TryStreamExt};
 use platform::dynamo::{
-    is_condition_failed, key, n, s, AttributeValue, Attributes, Item, Select, Transaction,
+    is_condition_failed, key, n, s, AttributeValue, Attributes, Item, Transaction,
 };
 
 use super::items::{
     article_key, article_row_sk, counts_key, is_retired, membership_key, source_pk, ARTICLE_ROW,
 };
-use super::{ContentStore, StoreError};
+use super::{bounded, ContentStore, StoreError};
 use crate::model::reader::{Order, StateFilter};
 use crate::model::Source;
 
@@ -631,11 +630,8 @@ impl ContentStore {
         &self,
         ids: &[String],
     ) -> Result<HashMap<String, Source>, StoreError> {
-        let found: Vec<Option<Source>> = futures::stream::iter(ids.iter())
-            .map(|id| self.source(id))
-            .buffered(READ_CONCURRENCY)
-            .try_collect()
-            .await?;
+        let work: Vec<_> = ids.iter().map(|id| self.source(id)).collect();
+        let found: Vec<Option<Source>> = bounded(work, READ_CONCURRENCY).await?;
         Ok(found
             .into_iter()
             .flatten()
@@ -860,7 +856,7 @@ impl ContentStore {
                 .expression_attribute_values(":pk", s(source_pk(source)))
                 .expression_attribute_values(":low", s(art(floor)))
                 .expression_attribute_values(":high", s("ART$"))
-                .select(Select::Count)
+                .select("COUNT".into())
                 .set_exclusive_start_key(start.take())
                 .send()
                 .await
@@ -946,7 +942,8 @@ impl ContentStore {
         let filtered = request.state != StateFilter::Any;
         // Marks after the horizon, per source, when the state filters.
         let marks: Vec<HashMap<String, MarkState>> = if filtered {
-            futures::stream::iter(sources.iter())
+            let work: Vec<_> = sources
+                .iter()
                 .map(|source| async move {
                     Ok::<_, StoreError>(
                         self.marks_after(user, &source.source_id, &request.horizon)
@@ -955,9 +952,8 @@ impl ContentStore {
                             .collect::<HashMap<_, _>>(),
                     )
                 })
-                .buffered(READ_CONCURRENCY)
-                .try_collect()
-                .await?
+                .collect();
+            bounded(work, READ_CONCURRENCY).await?
         } else {
             vec![HashMap::new(); sources.len()]
         };
@@ -1058,20 +1054,15 @@ impl ContentStore {
                 .map(|(i, _)| i)
                 .collect();
             if !dry.is_empty() {
-                let reads: Vec<(usize, Vec<Row>, Option<Item>)> = futures::stream::iter(dry)
-                    .map(|i| {
-                        let lane = lanes.get(i);
-                        async move {
-                            let Some(lane) = lane else {
-                                return Ok::<_, StoreError>((i, Vec::new(), None));
-                            };
-                            let (rows, next) = self.read_lane(lane, ascending, limit).await?;
-                            Ok((i, rows, next))
-                        }
+                let work: Vec<_> = dry
+                    .into_iter()
+                    .filter_map(|i| lanes.get(i).map(|lane| (i, lane)))
+                    .map(|(i, lane)| async move {
+                        let (rows, next) = self.read_lane(lane, ascending, limit).await?;
+                        Ok::<_, StoreError>((i, rows, next))
                     })
-                    .buffer_unordered(READ_CONCURRENCY)
-                    .try_collect()
-                    .await?;
+                    .collect();
+                let reads = bounded(work, READ_CONCURRENCY).await?;
                 for (i, rows, next) in reads {
                     if let Some(lane) = lanes.get_mut(i) {
                         lane.exhausted = next.is_none();
