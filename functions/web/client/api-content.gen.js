@@ -6,6 +6,8 @@ import { request } from "./http.js";
 
 /** @typedef {import("./http.js").RequestOptions} RequestOptions */
 /** @typedef {import("./api-types.gen.js").Article} Article */
+/** @typedef {import("./api-types.gen.js").DiscoveredFeeds} DiscoveredFeeds */
+/** @typedef {import("./api-types.gen.js").DiscoveryRequest} DiscoveryRequest */
 /** @typedef {import("./api-types.gen.js").Health} Health */
 /** @typedef {import("./api-types.gen.js").Page_Article} Page_Article */
 /** @typedef {import("./api-types.gen.js").SavedArticles} SavedArticles */
@@ -74,8 +76,10 @@ export function listSources(query = {}, options = {}) {
 }
 
 /**
- * Submits a feed URL. Fetches and parses the feed before answering, so the new source's
- * articles show at once.
+ * Submits a feed URL, or a site's address: a page is followed to the first feed it links to
+ * (`<link rel="alternate">`), else to the first usual path serving one. Fetches and parses
+ * the feed before answering, so the new source's articles show at once; a feed naming a
+ * WebSub hub is then subscribed through it.
  *
  * `POST /api/content/sources`
  * @param {SourceSubmission} body
@@ -84,6 +88,19 @@ export function listSources(query = {}, options = {}) {
  */
 export function submitSource(body, options = {}) {
   return request("POST", `/api/content/sources`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Finds the feeds at a site's address, for the person to choose one to submit. Nothing is
+ * stored; counted like a submission (each fetches a site the caller chose).
+ *
+ * `POST /api/content/sources/discover`
+ * @param {DiscoveryRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<DiscoveredFeeds>}
+ */
+export function discoverSources(body, options = {}) {
+  return request("POST", `/api/content/sources/discover`, { ...options, body, auth: "required" });
 }
 
 /**
@@ -108,4 +125,18 @@ export function getSource(id, options = {}) {
  */
 export function listTopics(query = {}, options = {}) {
   return request("GET", `/api/content/topics`, { ...options, query });
+}
+
+/**
+ * A hub verifies a subscription (or unsubscription) this service asked for, or says it
+ * denied one. Confirmed: the challenge echoed as text; not asked for: 404.
+ *
+ * `GET /api/content/websub/{sourceId}`
+ * @param {string} sourceId The source the callback is for
+ * @param {{"hub.mode": string, "hub.topic": string, "hub.challenge"?: string, "hub.lease_seconds"?: number, "hub.reason"?: string}} query
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function verifyWebSub(sourceId, query, options = {}) {
+  return request("GET", `/api/content/websub/${encodeURIComponent(sourceId)}`, { ...options, query });
 }

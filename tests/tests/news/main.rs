@@ -12,6 +12,7 @@
 mod articles;
 mod backfill;
 mod cursors;
+mod discovery;
 mod feed;
 mod fulltext;
 mod limits;
@@ -21,3 +22,4 @@ mod refresh;
 mod sources;
 mod subscriptions;
 mod sweep;
+mod websub;

@@ -1,7 +1,7 @@
 //! The news function: the news reader's content service behind `/api/content/{proxy+}`.
 //!
 //! Shared RSS sources and their subscribers, articles and topics, their handlers in a module
-//! each (`sources`, `topics`, `articles`). Each handler parses its input into the `news`
+//! each (`sources`, `topics`, `articles`), and each source's WebSub callback (`websub`). Each handler parses its input into the `news`
 //! crate's types and makes one call on [`news::News`] (which owns storage, fetching and
 //! parsing; its `store` module documents the table's access patterns); the domain's errors
 //! answer as [`ApiError`]s (their `From` is next to `news::NewsError`).
@@ -14,6 +14,7 @@ mod reader;
 pub mod responses;
 mod sources;
 mod topics;
+mod websub;
 
 use std::sync::Arc;
 
@@ -28,7 +29,7 @@ use news::model::reader::{
 };
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
 use news::opml::{FeedOutcome, FeedResult, ImportProgress, ImportStarted, ImportStatus};
-use news::{FullTextMode, News, Opml, Reader};
+use news::{DiscoveredFeed, FeedKind, FullTextMode, News, Opml, Reader};
 use platform::auth::Scope;
 use platform::aws::AwsClients;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
@@ -39,7 +40,7 @@ use utoipa::OpenApi;
 
 pub use crate::articles::SavedArticleId;
 use crate::articles::SavedArticles;
-use crate::sources::{SourceSettings, SourceSubmission};
+use crate::sources::{DiscoveredFeeds, DiscoveryRequest, SourceSettings, SourceSubmission};
 
 /// The scope that lets a service subscribe and unsubscribe users to sources.
 pub struct SourceWrite;
@@ -154,6 +155,7 @@ pub fn app(
         .merge(articles::routes())
         .merge(opml::routes())
         .merge(reader::routes())
+        .merge(websub::routes())
         .route("/actuator/health", get(health))
         .with_state(state);
     Ok(platform::http::finish(
@@ -175,9 +177,12 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         sources::sources,
         sources::source,
         sources::submit_source,
+        sources::discover_sources,
         sources::subscribe,
         sources::unsubscribe,
         sources::source_settings,
+        websub::verify,
+        websub::deliver,
         topics::topics,
         articles::articles,
         articles::article,
@@ -199,6 +204,10 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
     components(schemas(
         Source,
         SourceSubmission,
+        DiscoveryRequest,
+        DiscoveredFeeds,
+        DiscoveredFeed,
+        FeedKind,
         SourceSettings,
         FullTextMode,
         Unsubscribed,

@@ -8,7 +8,7 @@ use axum::response::Response;
 use axum::routing::{get, post, put};
 use axum::Router;
 use news::model::{Source, Unsubscribed};
-use news::{FeedUrl, FullTextMode, SourceId, Submitted, UserId};
+use news::{DiscoveredFeed, FeedUrl, FullTextMode, SourceId, Submitted, UserId};
 use platform::auth::{AuthUser, RequireScope};
 use platform::http::Json;
 use platform::openapi::ErrorBody;
@@ -18,13 +18,16 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::pages::{paged, ListPageQuery};
-use crate::responses::{IdTooLong, LiveUserRequired, NoSuchSource, ServiceTokenRequired};
+use crate::responses::{
+    IdTooLong, LiveUserRequired, NoSuchSource, ServiceTokenRequired, UserTokenRequired,
+};
 use crate::{Answer, AppState, SourceWrite};
 
 /// The source routes, relative to [`crate::PREFIX`].
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/sources", get(sources).post(submit_source))
+        .route("/sources/discover", post(discover_sources))
         .route("/sources/{id}", get(source))
         .route("/sources/{id}/settings", put(source_settings))
         .route(
@@ -82,13 +85,66 @@ pub(crate) async fn source(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SourceSubmission {
-    /// An http(s) URL serving an RSS, Atom or JSON Feed document (at most 2048 characters).
+    /// An http(s) URL serving an RSS, Atom or JSON Feed document, or a site's page that links
+    /// to one (at most 2048 characters).
     #[schema(required = true, value_type = String, format = "uri", max_length = 2048, example = "https://example.com/feed.xml")]
     url: Option<String>,
 }
 
-/// Submits a feed URL. Fetches and parses the feed before answering, so the new source's
-/// articles show at once.
+/// A site's address to find feeds at.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DiscoveryRequest {
+    /// An http(s) URL: a site's page, or a feed (at most 2048 characters).
+    #[schema(required = true, value_type = String, format = "uri", max_length = 2048, example = "https://example.com/")]
+    url: Option<String>,
+}
+
+/// The feeds found at an address.
+#[derive(serde::Serialize, ToSchema)]
+pub(crate) struct DiscoveredFeeds {
+    /// The feed itself when the address is one; else the feeds the page links to, in its
+    /// order (at most 10); else the first of the usual paths (`/feed`, `/rss`, `/atom.xml`,
+    /// `/feed.xml`, `/rss.xml`, `/index.xml`, `/feed/`) that serves a feed. Never empty.
+    #[schema(min_items = 1, max_items = 10)]
+    feeds: Vec<DiscoveredFeed>,
+}
+
+/// Finds the feeds at a site's address, for the person to choose one to submit. Nothing is
+/// stored; counted like a submission (each fetches a site the caller chose).
+#[utoipa::path(
+    post,
+    path = "/api/content/sources/discover",
+    operation_id = "discoverSources",
+    tag = "content",
+    security(("bearerJwt" = [])),
+    request_body = DiscoveryRequest,
+    responses(
+        (status = 200, description = "The feeds found", body = DiscoveredFeeds),
+        (status = 400, description = "The URL is invalid, unreachable (`url: unreachable: reason`), or no feed was found there (`url: no feed found at this address`)", body = ErrorBody),
+        UserTokenRequired,
+        (status = 429, description = "The user has submitted SourceSubmissionRateLimit feeds or discoveries this window; `Retry-After` says when to try again", body = ErrorBody),
+        (status = 503, description = "The limits table cannot be reached: nothing is fetched", body = ErrorBody),
+    )
+)]
+pub(crate) async fn discover_sources(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Json(input): Json<DiscoveryRequest>,
+) -> Answer<DiscoveredFeeds> {
+    let url = FeedUrl::parse(input.url)?;
+    state
+        .submissions
+        .admit(&crate::SUBMISSIONS, ClientKey::user(&user.id))
+        .await?;
+    let feeds = state.news.discover(&url).await?;
+    Ok(axum::Json(DiscoveredFeeds { feeds }))
+}
+
+/// Submits a feed URL, or a site's address: a page is followed to the first feed it links to
+/// (`<link rel="alternate">`), else to the first usual path serving one. Fetches and parses
+/// the feed before answering, so the new source's articles show at once; a feed naming a
+/// WebSub hub is then subscribed through it.
 #[utoipa::path(
     post,
     path = "/api/content/sources",
@@ -99,7 +155,7 @@ pub(crate) struct SourceSubmission {
     responses(
         (status = 201, description = "A new source", body = Source),
         (status = 200, description = "The URL (normalised) is already a source: that source", body = Source),
-        (status = 400, description = "The URL is invalid, cannot be fetched, or does not serve a feed (`details`: `url: reason`)", body = ErrorBody),
+        (status = 400, description = "The URL is invalid, unreachable (`url: unreachable: reason`), or neither a feed nor a page leading to one (`url: no feed found at this address`)", body = ErrorBody),
         LiveUserRequired,
         (status = 429, description = "The user has submitted SourceSubmissionRateLimit feeds this window; `Retry-After` says when to try again", body = ErrorBody),
         (status = 502, description = "The users service could not say whether the token's account exists", body = ErrorBody),

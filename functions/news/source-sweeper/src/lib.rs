@@ -8,6 +8,9 @@
 //! - a step deleted articles (more may remain): the sweep is enqueued again for the next
 //!   step, and this message is done; if that enqueue fails, the message is a batch item
 //!   failure, so SQS redelivers it and the step runs again (harmlessly);
+//! - before a retired source's first step, its WebSub hub (if it is pushed) is asked to stop,
+//!   once (the subscription is marked as ending); a hub that does not answer is logged and
+//!   left to its lease, each delivery until then answered 410;
 //! - the source is gone (finished) or not retired (subscribed, submitted again, within its
 //!   grace period): done;
 //! - the content table failed, or the message is unreadable: a batch item failure, redelivered
@@ -23,7 +26,8 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use news::store::{BackfillStep, ContentStore, SweepStep};
 use news::sweep::{grace_from_env, DEFAULT_SWEEP_BATCH};
-use news::{SourceSweep, SweepQueue, Sweeper};
+use news::websub::Hub;
+use news::{FeedFetcher, FetchConfig, SourceSweep, SweepQueue, Sweeper};
 use platform::aws::AwsClients;
 use platform::batch::{Batch, Received, Unreadable};
 use platform::{BoxError, Env, SqsHandler};
@@ -34,11 +38,14 @@ pub struct SourceSweeper {
 }
 
 /// Builds the handler from its environment (`CONTENT_TABLE`, `SWEEP_QUEUE_URL`,
-/// `SOURCE_GRACE_MINUTES`): what a cold start does.
+/// `SOURCE_GRACE_MINUTES`; `PUBLIC_BASE_URL` and the `FEED_*` fetch settings for the WebSub
+/// unsubscriptions of retired sources): what a cold start does.
 pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let store = ContentStore::from_env(&env, &aws)?;
-    let sweeper = Sweeper::new(store, grace_from_env(&env)?, DEFAULT_SWEEP_BATCH);
+    let fetcher = FeedFetcher::new(FetchConfig::from_env(&env)?)?;
+    let sweeper = Sweeper::new(store, grace_from_env(&env)?, DEFAULT_SWEEP_BATCH)
+        .with_hub(Hub::from_env(&env, fetcher));
     let queue = SweepQueue::from_env(&env, aws.sqs())?;
     Ok(Arc::new(SourceSweeper::new(sweeper, queue)))
 }

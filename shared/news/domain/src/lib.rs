@@ -24,6 +24,10 @@
 //!    for a submitted feed, for each refresh ([`Ingest`], the feed worker's side) and for the
 //!    schedule ([`RefreshSchedule`], the scheduler's side).
 //!
+//! 7. [`websub`]: feeds that name a WebSub hub are subscribed through it; its deliveries go
+//!    through the same ingest as a poll. Submitting a site's address finds its feeds
+//!    ([`parse::discover`], followed by the ingest).
+//!
 //! Everything but [`store`], [`ingest`] and [`News`] is free of AWS calls. Errors are this
 //! crate's own enums; the function crates map them to HTTP answers or queue outcomes.
 
@@ -42,6 +46,7 @@ pub mod store;
 pub mod sweep;
 pub mod topic;
 pub mod url;
+pub mod websub;
 
 pub use self::accounts::{Accounts, AccountsError};
 pub use self::fetch::{
@@ -49,16 +54,18 @@ pub use self::fetch::{
 };
 pub use self::fulltext::PageReader;
 pub use self::html::{html_to_paragraphs, html_to_text};
-pub use self::ingest::{FeedRefresh, Ingest, RefreshQueue, RefreshSchedule, WalkStep};
+pub use self::ingest::{
+    Delivery, FeedRefresh, HubMode, Ingest, RefreshQueue, RefreshSchedule, Verification, WalkStep,
+};
 pub use self::input::{
     ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId,
     MAX_FEED_SOURCES,
 };
-pub use self::model::FullTextMode;
+pub use self::model::{DiscoveredFeed, FeedKind, FullTextMode};
 pub use self::opml::{ImportWorker, Opml};
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
 pub use self::reader::{Reader, ReaderImport};
-pub use self::service::{News, NewsError, Submitted};
+pub use self::service::{News, NewsError, Refusal, Submitted};
 pub use self::sweep::{SourceSweep, SweepQueue, Sweeper};
 pub use self::topic::{normalise_topic, normalise_topics, Topic};
 pub use self::url::{normalise_feed_url, source_id, FeedUrlError};

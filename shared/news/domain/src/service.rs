@@ -6,11 +6,11 @@ use platform::{ApiError, Env, Invalid};
 
 use crate::accounts::{Accounts, AccountsError};
 use crate::fetch::FeedFetcher;
-use crate::ingest::{Ingest, IngestError, RefreshQueue};
+use crate::ingest::{Delivery, HubMode, Ingest, IngestError, RefreshQueue, Verification};
 use crate::input::{
     ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId, MAX_PAGE,
 };
-use crate::model::{Article, Page, Source, TopicSummary, Unsubscribed};
+use crate::model::{Article, DiscoveredFeed, Page, Source, TopicSummary, Unsubscribed};
 use crate::store::{ArticleFilter, ArticlePage, ContentStore, StoreError};
 use crate::sweep::{SourceSweep, SweepQueue};
 use crate::StartError;
@@ -22,6 +22,11 @@ pub enum NewsError {
     /// not serve a feed is one too.
     #[error(transparent)]
     Invalid(#[from] Invalid),
+    /// A submitted or discovered address serves no feed, or could not be fetched: a 400
+    /// naming `url`, with the kind of refusal for callers that report one per feed (OPML
+    /// import, the Google Reader `quickadd`).
+    #[error("{1}")]
+    Refused(Refusal, Invalid),
     #[error("source not found")]
     SourceNotFound,
     #[error("article not found")]
@@ -58,7 +63,7 @@ impl From<NewsError> for ApiError {
 
 fn to_api(error: NewsError) -> ApiError {
     match error {
-        NewsError::Invalid(invalid) => invalid.into(),
+        NewsError::Invalid(invalid) | NewsError::Refused(_, invalid) => invalid.into(),
         NewsError::SourceNotFound => ApiError::not_found("Source not found"),
         NewsError::ArticleNotFound => ApiError::not_found("Article not found"),
         NewsError::ImportNotFound => ApiError::not_found("Import not found"),
@@ -103,6 +108,41 @@ fn reachable(found: ArticlePage) -> Page<Article> {
     page.total_pages = page.total_pages.min(u64::from(MAX_PAGE) + 1);
     page.next_cursor = found.next.map(|c| c.encode());
     page
+}
+
+/// Why a submitted address was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not a URL that can be fetched (scheme, credentials, malformed).
+    InvalidUrl,
+    /// It could not be fetched: refused network, no answer in time, an HTTP error, too large.
+    Unreachable,
+    /// Fetched, but neither a feed nor a page leading to one.
+    NotAFeed,
+}
+
+/// A submission's or discovery's failure: what is wrong with the URL, named `url`.
+fn submission_error(error: IngestError) -> NewsError {
+    let refused =
+        |refusal, message: String| NewsError::Refused(refusal, Invalid::field("url", message));
+    match error {
+        IngestError::InvalidUrl(e) => refused(Refusal::InvalidUrl, e.to_string()),
+        IngestError::Fetch(e) => refused(Refusal::Unreachable, format!("unreachable: {e}")),
+        IngestError::NotAFeed(e) => refused(Refusal::NotAFeed, e.to_string()),
+        IngestError::NoFeedFound(_) => refused(Refusal::NotAFeed, error.to_string()),
+        IngestError::Store(e) => e.into(),
+        // A submission enqueues without failing on the queue: never here.
+        IngestError::Queue(_) => NewsError::Busy,
+    }
+}
+
+/// A WebSub callback's failure: the table's (the callbacks fetch nothing but article pages,
+/// whose failures only leave excerpts).
+fn push_error(error: IngestError) -> NewsError {
+    match error {
+        IngestError::Store(e) => e.into(),
+        other => Invalid::field("body", other.to_string()).into(),
+    }
 }
 
 /// A submitted feed: its source, and whether the submission created it.
@@ -194,13 +234,44 @@ impl News {
     pub async fn submit(&self, url: &FeedUrl) -> Result<Submitted, NewsError> {
         match self.ingest.submit(url.as_str()).await {
             Ok((source, created)) => Ok(Submitted { source, created }),
-            Err(IngestError::InvalidUrl(e)) => Err(Invalid::field("url", e.to_string()).into()),
-            Err(IngestError::Fetch(e)) => Err(Invalid::field("url", e.to_string()).into()),
-            Err(IngestError::NotAFeed(e)) => Err(Invalid::field("url", e.to_string()).into()),
-            Err(IngestError::Store(e)) => Err(e.into()),
-            // A submission enqueues without failing on the queue: never here.
-            Err(IngestError::Queue(_)) => Err(NewsError::Busy),
+            Err(e) => Err(submission_error(e)),
         }
+    }
+
+    /// The feeds at a site's address (or the feed itself), for a person to choose from;
+    /// nothing is stored.
+    pub async fn discover(&self, url: &FeedUrl) -> Result<Vec<DiscoveredFeed>, NewsError> {
+        self.ingest
+            .discover(url.as_str())
+            .await
+            .map_err(submission_error)
+    }
+
+    /// A WebSub hub's verification of intent for source `id`'s callback.
+    pub async fn verify_push(
+        &self,
+        id: &SourceId,
+        mode: HubMode,
+        topic: &str,
+        lease_seconds: Option<i64>,
+    ) -> Result<Verification, NewsError> {
+        self.ingest
+            .verify_push(id.as_str(), mode, topic, lease_seconds)
+            .await
+            .map_err(push_error)
+    }
+
+    /// A WebSub delivery to source `id`'s callback: checked, then stored like a poll's.
+    pub async fn deliver(
+        &self,
+        id: &SourceId,
+        signature: Option<&str>,
+        body: &[u8],
+    ) -> Result<Delivery, NewsError> {
+        self.ingest
+            .deliver(id.as_str(), signature, body)
+            .await
+            .map_err(push_error)
     }
 
     /// Adds a subscriber (a repeat changes nothing); the source with its new count.
@@ -309,6 +380,27 @@ impl News {
 mod tests {
     use super::*;
     use platform::ErrorKind;
+
+    #[test]
+    fn refused_submissions_say_why_and_name_url() {
+        let unreachable = submission_error(IngestError::Fetch(crate::FetchError::Timeout));
+        assert!(matches!(
+            unreachable,
+            NewsError::Refused(Refusal::Unreachable, _)
+        ));
+        let api = to_api(unreachable);
+        assert_eq!(api.kind, ErrorKind::BadRequest);
+        assert_eq!(
+            api.details,
+            vec!["url: unreachable: the feed server did not respond in time"]
+        );
+        let nothing = submission_error(IngestError::NoFeedFound(String::new()));
+        assert!(matches!(nothing, NewsError::Refused(Refusal::NotAFeed, _)));
+        assert_eq!(
+            to_api(nothing).details,
+            vec!["url: no feed found at this address"]
+        );
+    }
 
     #[test]
     fn domain_errors_become_statuses() {

@@ -102,12 +102,17 @@ pub fn grace_from_env(env: &Env) -> Result<Duration, ConfigError> {
 /// step of) a source's sweep, `SourceSweep::backfill` for a step of its backfill.
 pub type SweepQueue = Queue<SourceSweep>;
 
+/// The longest a sweep step waits for a hub to take an unsubscription.
+const UNSUBSCRIBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The sweeper's side: one bounded step per message.
 #[derive(Clone, Debug)]
 pub struct Sweeper {
     store: ContentStore,
     grace: Duration,
     batch: usize,
+    /// Asks the hubs of retired sources to stop pushing (none: their leases run out).
+    hub: Option<crate::websub::Hub>,
 }
 
 impl Sweeper {
@@ -116,7 +121,14 @@ impl Sweeper {
             store,
             grace,
             batch: batch.max(1),
+            hub: None,
         }
+    }
+
+    /// The same sweeper unsubscribing retired sources from their WebSub hubs.
+    pub fn with_hub(mut self, hub: crate::websub::Hub) -> Self {
+        self.hub = Some(hub);
+        self
     }
 
     /// One step of the sweep of `source_id` at the store's clock's time.
@@ -135,15 +147,43 @@ impl Sweeper {
             .await
     }
 
-    /// One step of the sweep of `source_id` at `now`.
+    /// One step of the sweep of `source_id` at `now`; a retired source's WebSub hub is
+    /// asked to stop first (once: the subscription is marked as ending).
     pub async fn step_at(
         &self,
         source_id: &str,
         now: DateTime<Utc>,
     ) -> Result<SweepStep, StoreError> {
+        if let Some(hub) = &self.hub {
+            self.end_push(hub, source_id).await?;
+        }
         self.store
             .sweep_step(source_id, now, self.grace, self.batch)
             .await
+    }
+
+    /// Unsubscribes a retired source from its hub; a hub that does not answer keeps pushing
+    /// until the lease ends, each delivery answered 410 (which tells it to stop).
+    async fn end_push(&self, hub: &crate::websub::Hub, source_id: &str) -> Result<(), StoreError> {
+        let Some(ending) = self.store.end_push(source_id).await? else {
+            return Ok(());
+        };
+        let target = crate::websub::PushTarget {
+            hub: ending.hub,
+            topic: ending.topic,
+        };
+        match hub
+            .unsubscribe(source_id, &target, UNSUBSCRIBE_TIMEOUT)
+            .await
+        {
+            Ok(()) => {
+                tracing::info!(source_id, hub = %target.hub, "WebSub unsubscription requested")
+            }
+            Err(error) => {
+                tracing::warn!(source_id, hub = %target.hub, %error, "WebSub hub did not take the unsubscription; its lease will run out")
+            }
+        }
+        Ok(())
     }
 }
 

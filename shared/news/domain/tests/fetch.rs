@@ -142,6 +142,7 @@ async fn fetches_then_revalidates_with_etag_and_last_modified() {
         etag,
         last_modified,
         final_url,
+        ..
     } = first
     else {
         panic!("expected a body, got {first:?}");

@@ -26,7 +26,8 @@ use std::sync::Arc;
 
 use bytes::BytesMut;
 use reqwest::header::{
-    HeaderValue, ACCEPT, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, LOCATION,
+    HeaderValue, ACCEPT, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, LINK,
+    LOCATION,
 };
 use reqwest::StatusCode;
 use url::{Host, Url};
@@ -66,6 +67,10 @@ pub enum FetchOutcome {
         last_modified: Option<String>,
         /// The URL the body came from, after redirects.
         final_url: String,
+        /// The response's `Content-Type`.
+        content_type: Option<String>,
+        /// The response's `Link` header values (WebSub names hubs there).
+        links: Vec<String>,
     },
 }
 
@@ -195,6 +200,14 @@ impl FeedFetcher {
                 .min(max);
             let etag = header_string(response.headers().get(ETAG));
             let last_modified = header_string(response.headers().get(LAST_MODIFIED));
+            let content_type = header_string(response.headers().get(CONTENT_TYPE));
+            let links = response
+                .headers()
+                .get_all(LINK)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .map(str::to_string)
+                .collect();
             let mut body = BytesMut::with_capacity(capacity);
             while let Some(chunk) = response.chunk().await.map_err(map_reqwest_error)? {
                 if body.len() + chunk.len() > max {
@@ -207,11 +220,51 @@ impl FeedFetcher {
                 etag,
                 last_modified,
                 final_url: current.to_string(),
+                content_type,
+                links,
             });
         }
         Err(FetchError::Network(format!(
             "too many redirects (more than {MAX_REDIRECTS})"
         )))
+    }
+
+    /// POSTs `form` (`application/x-www-form-urlencoded`) to `url` through the same guard and
+    /// deadline as a fetch, redirects not followed; the answer's status. For WebSub hubs.
+    pub async fn post_form(
+        &self,
+        url: &str,
+        form: &[(&str, &str)],
+        timeout: std::time::Duration,
+    ) -> Result<u16, FetchError> {
+        let target = Url::parse(url.trim()).map_err(|e| FetchError::InvalidUrl(e.to_string()))?;
+        self.check_target(&target)?;
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let send = self
+            .client
+            .post(target)
+            .header(
+                CONTENT_TYPE,
+                HeaderValue::from_static("application/x-www-form-urlencoded"),
+            )
+            .body(body)
+            .send();
+        let timeout = timeout.min(self.config.timeout);
+        match tokio::time::timeout(timeout, send).await {
+            Ok(Ok(response)) => Ok(response.status().as_u16()),
+            Ok(Err(e)) => Err(map_reqwest_error(e)),
+            Err(_) => Err(FetchError::Timeout),
+        }
+    }
+
+    /// Whether `url` may be fetched as far as can be told without connecting: http(s), no
+    /// credentials, not an IP literal of a blocked network (host names are judged by the
+    /// resolver when connecting).
+    pub fn check(&self, url: &str) -> Result<(), FetchError> {
+        let url = Url::parse(url.trim()).map_err(|e| FetchError::InvalidUrl(e.to_string()))?;
+        self.check_target(&url)
     }
 
     /// Checks one hop's URL: http(s), no credentials, and no blocked IP literal (host names

@@ -13,8 +13,8 @@ mod tokens;
 use std::borrow::Cow;
 
 pub use self::text::{collapse_whitespace, text_to_paragraphs, truncate_words};
-pub(crate) use self::tokens::attribute;
 pub use self::tokens::decode_entities;
+pub(crate) use self::tokens::{attribute, for_each_start_tag};
 use self::tokens::{tokens, Attributes, Token};
 
 /// Elements whose whole content is discarded.

@@ -190,8 +190,7 @@ pub fn decode_entities(src: &str) -> String {
 }
 
 /// Calls `visit` with the lowercased name and attributes of every start tag of a markup
-/// document, in order (comments are not looked into).
-#[cfg(test)] // The feed reader no longer scans feeds as markup.
+/// document, in order (comments are not looked into): feed discovery reads pages' links.
 pub(crate) fn for_each_start_tag(src: &str, mut visit: impl FnMut(&str, &Attributes)) {
     for token in tokens(src) {
         if let Token::StartTag(tag) = token {

@@ -1,6 +1,8 @@
 //! Feed ingestion: what happens when a feed is submitted and whenever it is refreshed.
 
+mod discover;
 mod pages;
+mod push;
 mod queue;
 mod schedule;
 
@@ -17,6 +19,7 @@ use crate::store::{
     MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
 };
 use crate::url::{normalise_feed_url, source_id, FeedUrlError};
+use crate::websub::{Hub, PushTarget};
 
 /// How often a healthy source is refreshed, and the longest back-off for a failing one.
 pub const REFRESH_INTERVAL_MINUTES: i64 = 15;
@@ -31,6 +34,9 @@ pub enum IngestError {
     Fetch(#[from] FetchError),
     #[error("{0}")]
     NotAFeed(#[from] ParseError),
+    /// The address is a page, and neither its links nor the usual paths serve a feed.
+    #[error("no feed found at this address{0}")]
+    NoFeedFound(String),
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The source's next refresh could not be enqueued: the refresh is to be tried again.
@@ -70,13 +76,49 @@ pub struct Ingest {
     fetcher: FeedFetcher,
     pages: PageReader,
     queue: RefreshQueue,
+    hub: Hub,
     clock: Clock,
 }
 /// The longest a refresh waits for article pages; those not in by then keep the excerpt.
 const PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(8);
 /// The same for a submission, which a user waits for inside the news function's 15 s.
 const SUBMIT_PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
+/// The longest a submission waits for a WebSub hub to take its subscription request.
+const SUBMIT_HUB_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
 
+/// A fetched document, before it is known to be a feed.
+#[derive(Debug)]
+struct Document {
+    body: bytes::Bytes,
+    validators: Validators,
+    final_url: String,
+    content_type: Option<String>,
+    links: Vec<String>,
+}
+
+impl Document {
+    /// The document as the feed `feed` (its WebSub hub read from it and its `Link` header).
+    fn into_feed(self, feed: ParsedFeed) -> FetchedFeed {
+        let push = PushTarget::of(&feed, &self.links, &self.final_url);
+        FetchedFeed {
+            feed,
+            validators: self.validators,
+            push,
+        }
+    }
+}
+
+/// A fetched and parsed feed.
+#[derive(Debug)]
+struct FetchedFeed {
+    feed: ParsedFeed,
+    validators: Validators,
+    /// The hub and topic it names, if any.
+    push: Option<PushTarget>,
+}
+
+pub use self::discover::MAX_DISCOVERY_FETCHES;
+pub use self::push::{Delivery, HubMode, Verification};
 pub use self::queue::{FeedRefresh, MessageError, RefreshQueue, MAX_DELAY_SECONDS};
 pub use self::schedule::{is_due, RefreshSchedule, WalkStep, LOST_AFTER_MINUTES};
 
@@ -94,14 +136,23 @@ impl Ingest {
         Self {
             store,
             pages: PageReader::new(fetcher.clone()),
+            hub: Hub::new(fetcher.clone(), None),
             fetcher,
             queue,
             clock,
         }
     }
 
+    /// The same ingest subscribing feeds that name a WebSub hub, with callbacks under
+    /// `public_base_url` (none: feeds are polled only).
+    pub fn with_public_base_url(mut self, public_base_url: Option<String>) -> Self {
+        self.hub = Hub::new(self.fetcher.clone(), public_base_url);
+        self
+    }
+
     /// The content table (`CONTENT_TABLE`), a fetcher configured by the `FEED_*` variables,
-    /// and the feed queue (`FEED_QUEUE_URL`).
+    /// the feed queue (`FEED_QUEUE_URL`) and the public base URL WebSub callbacks are under
+    /// (`PUBLIC_BASE_URL`, optional).
     pub fn from_env(
         env: &platform::Env,
         aws: &platform::aws::AwsClients,
@@ -110,38 +161,49 @@ impl Ingest {
             ContentStore::from_env(env, aws)?,
             FeedFetcher::new(crate::fetch::FetchConfig::from_env(env)?)?,
             RefreshQueue::from_env(env, aws.sqs())?,
-        ))
+        )
+        .with_public_base_url(env.get("PUBLIC_BASE_URL").map(str::to_string)))
+    }
+
+    /// The WebSub hub client (its callback base included), for the sweeper's unsubscribes.
+    pub fn hub(&self) -> &Hub {
+        &self.hub
     }
 
     pub fn store(&self) -> &ContentStore {
         &self.store
     }
 
-    /// Submits a feed URL: the existing source when the URL is known (`false`), else fetches,
-    /// parses and stores a new source with its articles (`true`).
+    /// Submits a feed URL, or a site's address: the existing source when the URL (or the feed
+    /// the page leads to) is known (`false`), else fetches, parses and stores a new source with
+    /// its articles (`true`). A page (HTML) is followed to its first feed: its
+    /// `<link rel="alternate">` feeds, then the usual paths ([`MAX_DISCOVERY_FETCHES`] fetches
+    /// at most). A feed naming a WebSub hub is subscribed through it once stored.
     pub async fn submit(&self, raw_url: &str) -> Result<(Source, bool), IngestError> {
         let url = normalise_feed_url(raw_url)?;
         let id = source_id(&url);
         if let Some(existing) = self.store.source(&id).await? {
             return Ok((existing, false));
         }
-        let (feed, validators) = match self.fetcher.fetch(&url, &Validators::default()).await? {
-            FetchOutcome::Fetched {
-                body,
-                etag,
-                last_modified,
-                final_url,
-            } => (
-                parse_feed(&body, &final_url)?,
-                Validators {
-                    etag,
-                    last_modified,
-                },
-            ),
-            FetchOutcome::NotModified => {
-                return Err(FetchError::Network("unexpected 304 without validators".into()).into())
+        let page = self.fetch_document(&url).await?;
+        let (url, id, fetched) = match parse_feed(&page.body, &page.final_url) {
+            Ok(feed) => {
+                let fetched = page.into_feed(feed);
+                (url, id, fetched)
             }
+            Err(not_a_feed) => match self.follow_page(&page, not_a_feed).await? {
+                discover::Followed::Known(source) => return Ok((source, false)),
+                discover::Followed::Feed(url, fetched) => {
+                    let id = source_id(&url);
+                    (url, id, *fetched)
+                }
+            },
         };
+        let FetchedFeed {
+            feed,
+            validators,
+            push,
+        } = fetched;
         let mut new = NewSource {
             id: id.clone(),
             url,
@@ -157,7 +219,7 @@ impl Ingest {
         if created {
             self.store_entries(&source, &feed, SUBMIT_PAGES_BUDGET, false)
                 .await?;
-            let state = self.healthy_state(validators);
+            let state = self.healthy_state(validators, false);
             // The source's chain of refreshes starts here; lost, the scheduler's walk starts it.
             if let Some(due) = &state.next_fetch_at {
                 let first = FeedRefresh::due(&id, due);
@@ -172,6 +234,9 @@ impl Ingest {
             self.store
                 .record_fetch(&id, &state, None, true, None)
                 .await?;
+            // The user waits: a hub slower than this is asked again by the first refresh.
+            self.keep_push(&id, push::Named::from(push), None, SUBMIT_HUB_TIMEOUT)
+                .await;
         }
         let source = self.store.source(&id).await?.unwrap_or(source);
         Ok((source, created))
@@ -213,22 +278,35 @@ impl Ingest {
             etag: state.etag.clone(),
             last_modified: state.last_modified.clone(),
         };
+        let pushed = push::is_live(state.push_until.as_deref(), now);
+        let hub_timeout = self.fetcher.config().timeout;
         let error = match self.fetch_feed(&source.url, &validators).await {
             Ok(None) => {
-                let healthy = self.healthy_state(validators);
+                let healthy = self.healthy_state(validators, pushed);
                 self.record(source_id, &healthy, claimed.as_deref(), true, None)
                     .await?;
+                self.keep_push(
+                    source_id,
+                    push::Named::Unchanged,
+                    state.push_until.as_deref(),
+                    hub_timeout,
+                )
+                .await;
                 return Ok(RefreshReport {
                     not_modified: true,
                     ..Default::default()
                 });
             }
-            Ok(Some((feed, validators))) => {
+            Ok(Some(FetchedFeed {
+                feed,
+                validators,
+                push,
+            })) => {
                 match self.store_entries(&source, &feed, PAGES_BUDGET, true).await {
                     Ok(report) => {
                         let mut title = feed.title.clone();
                         cut_to_bytes(&mut title, MAX_TITLE_BYTES);
-                        let healthy = self.healthy_state(validators);
+                        let healthy = self.healthy_state(validators, pushed);
                         self.record(
                             source_id,
                             &healthy,
@@ -237,6 +315,13 @@ impl Ingest {
                             Some((&title, &source.title)),
                         )
                         .await?;
+                        self.keep_push(
+                            source_id,
+                            push::Named::from(push),
+                            state.push_until.as_deref(),
+                            hub_timeout,
+                        )
+                        .await;
                         return Ok(report);
                     }
                     // A feed whose entries cannot be stored is backed off like one that cannot be
@@ -280,7 +365,7 @@ impl Ingest {
         &self,
         url: &str,
         validators: &Validators,
-    ) -> Result<Option<(ParsedFeed, Validators)>, IngestError> {
+    ) -> Result<Option<FetchedFeed>, IngestError> {
         match self.fetcher.fetch(url, validators).await? {
             FetchOutcome::NotModified => Ok(None),
             FetchOutcome::Fetched {
@@ -288,13 +373,48 @@ impl Ingest {
                 etag,
                 last_modified,
                 final_url,
-            } => Ok(Some((
-                parse_feed(&body, &final_url)?,
-                Validators {
+                content_type,
+                links,
+            } => {
+                let feed = parse_feed(&body, &final_url)?;
+                let document = Document {
+                    body,
+                    validators: Validators {
+                        etag,
+                        last_modified,
+                    },
+                    final_url,
+                    content_type,
+                    links,
+                };
+                Ok(Some(document.into_feed(feed)))
+            }
+        }
+    }
+
+    /// Fetches the document at `url` (unconditionally).
+    async fn fetch_document(&self, url: &str) -> Result<Document, IngestError> {
+        match self.fetcher.fetch(url, &Validators::default()).await? {
+            FetchOutcome::Fetched {
+                body,
+                etag,
+                last_modified,
+                final_url,
+                content_type,
+                links,
+            } => Ok(Document {
+                body,
+                validators: Validators {
                     etag,
                     last_modified,
                 },
-            ))),
+                final_url,
+                content_type,
+                links,
+            }),
+            FetchOutcome::NotModified => {
+                Err(FetchError::Network("unexpected 304 without validators".into()).into())
+            }
         }
     }
 
@@ -417,15 +537,20 @@ impl Ingest {
         Ok(report)
     }
 
-    /// The state after a successful fetch: these validators, due again after the interval.
-    fn healthy_state(&self, validators: Validators) -> FetchState {
+    /// The state after a successful fetch: these validators, due again after the interval
+    /// (longer for a source its hub pushes: polling is then only the fallback).
+    fn healthy_state(&self, validators: Validators, pushed: bool) -> FetchState {
+        let interval = if pushed {
+            crate::websub::PUSHED_REFRESH_MINUTES
+        } else {
+            REFRESH_INTERVAL_MINUTES
+        };
         FetchState {
             etag: validators.etag,
             last_modified: validators.last_modified,
             failures: 0,
-            next_fetch_at: Some(rfc3339(
-                self.clock.now() + Duration::minutes(REFRESH_INTERVAL_MINUTES),
-            )),
+            next_fetch_at: Some(rfc3339(self.clock.now() + Duration::minutes(interval))),
+            push_until: None,
         }
     }
 }

@@ -583,6 +583,9 @@ impl ImportWorker {
             Err(IngestError::NotAFeed(e)) => {
                 return Ok((FeedOutcome::NotAFeed, None, Some(e.to_string())))
             }
+            Err(error @ IngestError::NoFeedFound(_)) => {
+                return Ok((FeedOutcome::NotAFeed, None, Some(error.to_string())))
+            }
             Err(IngestError::Store(e)) => return Err(e.into()),
             // A submission enqueues without failing on the queue: never here.
             Err(IngestError::Queue(e)) => return Err(ImportError::Queue(e)),

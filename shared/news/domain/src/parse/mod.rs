@@ -7,6 +7,7 @@
 //! paragraphs through [`crate::html`], links made absolute, topics, images and guids.
 
 mod date;
+pub mod discover;
 mod prepare;
 
 use chrono::{DateTime, Utc};
@@ -19,6 +20,7 @@ use crate::html::{
     collapse_whitespace, first_image_src, html_to_paragraphs, html_to_text, text_to_paragraphs,
     truncate_words,
 };
+use crate::model::FeedKind;
 use crate::topic::{normalise_topics, Topic};
 
 pub use self::prepare::{MAX_DEPTH, MAX_NODES};
@@ -44,6 +46,11 @@ pub struct ParsedFeed {
     pub description: Option<String>,
     /// Entries in document order.
     pub entries: Vec<ParsedEntry>,
+    pub kind: FeedKind,
+    /// The WebSub hubs the feed names (`<link rel="hub">`, `atom:link rel="hub"`), absolute.
+    pub hubs: Vec<String>,
+    /// The feed's own address as it names it (`rel="self"`), absolute: its WebSub topic.
+    pub self_url: Option<String>,
 }
 
 /// One entry of a feed, as plain text.
@@ -110,11 +117,37 @@ pub fn parse_feed(body: &[u8], feed_url: &str) -> Result<ParsedFeed, ParseError>
         .map(|(i, entry)| convert_entry(entry, &feed, extras.of(i), base.as_ref()))
         .collect();
 
+    let linked = |rel: &'static str| {
+        feed.links
+            .iter()
+            .filter(move |l| {
+                l.rel
+                    .as_deref()
+                    .is_some_and(|r| r.eq_ignore_ascii_case(rel))
+            })
+            .filter_map(|l| absolute(&l.href, base.as_ref()))
+    };
+    let mut hubs: Vec<String> = Vec::new();
+    for hub in linked("hub") {
+        if !hubs.contains(&hub) {
+            hubs.push(hub);
+        }
+    }
+    let self_url = linked("self").next();
+    let kind = match feed.feed_type {
+        feed_rs::model::FeedType::Atom => FeedKind::Atom,
+        feed_rs::model::FeedType::JSON => FeedKind::Json,
+        _ => FeedKind::Rss,
+    };
+
     Ok(ParsedFeed {
         title,
         site_url,
         description,
         entries,
+        kind,
+        hubs,
+        self_url,
     })
 }
 

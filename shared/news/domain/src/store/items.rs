@@ -193,6 +193,7 @@ pub(super) fn to_fetch_state(table: &str, item: &Item) -> Result<FetchState, Dyn
         last_modified: item.opt_string("lastModified"),
         failures: u32::try_from(failures).unwrap_or(u32::MAX),
         next_fetch_at: item.opt_string("nextFetchAt"),
+        push_until: item.opt_string("pushUntil"),
     })
 }
 

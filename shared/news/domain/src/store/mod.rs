@@ -8,7 +8,8 @@
 //! |---|---|---|---|
 //! | `SOURCE#{id}` | `META` | `SOURCES` / `{createdAt}#{id}`, or `RETIRED` / `{retiredAt}#{id}` | a source; `retiredAt` once retired; written on creation, retirement, revival and a new title |
 //! | `SOURCE#{id}#COUNTS` | `COUNTS` | | its `subscriberCount`, `articleCount`, and `retiredAt` (what every write conditions on); `topicRows` once its rows of each topic are all written |
-//! | `SOURCE#{id}` | `FETCH` | | its fetch bookkeeping: validators, failures, `nextFetchAt`, `lastFetchedAt` |
+//! | `SOURCE#{id}` | `FETCH` | | its fetch bookkeeping: validators, failures, `nextFetchAt`, `lastFetchedAt`, `pushUntil` (the end of its WebSub lease) |
+//! | `SOURCE#{id}` | `WEBSUB` | | its WebSub subscription: `hub`, `topic`, `secret`, `state` (pending, subscribed, denied, unsubscribing), `requestedAt`, `leaseSeconds`, `expiresAt` (`websub`) |
 //! | `SOURCE#{id}` | `SUB#{userId}` | | one subscriber (membership as items) |
 //! | `SOURCE#{id}` | `ART#{publishedAt}#{articleId}` | | the source's articles (with their topic ids) |
 //! | `SOURCE#{id}` | `T#{topicId}#ART#{publishedAt}#{articleId}` | | the source's articles of one topic |
@@ -101,6 +102,7 @@ mod reader;
 mod sources;
 mod subscriptions;
 mod sweep;
+mod websub;
 
 pub use articles::{article_writes, transaction_groups, TRANSACTION_BYTES_BUDGET};
 pub use backfill::BackfillStep;
@@ -117,6 +119,7 @@ pub use reader::{
 };
 pub use sources::SourcesPage;
 pub use sweep::SweepStep;
+pub use websub::{PushState, PushSubscription};
 
 use platform::aws::AwsClients;
 use platform::dynamo::{s, Attributes, DynamoError, Item, Table, TransactionError};
@@ -220,6 +223,8 @@ pub struct FetchState {
     /// Fetches failed in a row.
     pub failures: u32,
     pub next_fetch_at: Option<String>,
+    /// When its WebSub lease ends (absent: not pushed); written by the hub's verification.
+    pub push_until: Option<String>,
 }
 
 /// Which articles a page lists.

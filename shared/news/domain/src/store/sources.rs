@@ -513,4 +513,5 @@ fn revived_source(new: &NewSource, now: &str) -> (String, Item) {
 
 /// [`LIVE_COUNTS`] with its attribute name spelt out, for a condition check (which takes no
 /// expression attribute names in [`Transaction::check`]).
-const LIVE_COUNTS_NAMED: &str = "attribute_exists(pk) AND attribute_not_exists(retiredAt)";
+pub(super) const LIVE_COUNTS_NAMED: &str =
+    "attribute_exists(pk) AND attribute_not_exists(retiredAt)";

@@ -240,7 +240,8 @@ impl ContentStore {
                 Item::from([(":stamp".to_string(), s(stamp))]),
             )?
             .delete(counts_key(source_id), None)?
-            .delete(fetch_key(source_id), None)?;
+            .delete(fetch_key(source_id), None)?
+            .delete(super::websub::websub_key(source_id), None)?;
         }
         for counter in counters {
             let sk = counter.string(self.table.name(), "sk")?;
@@ -258,7 +259,7 @@ impl ContentStore {
     }
 }
 
-/// A source's counters of topics deleted per step (with its three own items, within a
+/// A source's counters of topics deleted per step (with its four own items, within a
 /// transaction's 100).
 const TOPIC_COUNTERS_PER_STEP: i32 = 90;
 
