@@ -35,6 +35,7 @@ pub mod soak;
 pub mod stack;
 pub mod tokens;
 pub mod users;
+pub mod websub;
 
 use std::path::PathBuf;
 

@@ -10,7 +10,8 @@
 //! cost of a month at target; it exits 1 when any key takes over half a partition.
 //!
 //! Targets: news, 1M sources refreshed every 15 min, 50M articles a day, 20k list
-//! reads a second; community, 5M posts a day, a viral post read 10k and liked 5k times a
+//! reads a second, a reader with 1,000 subscriptions and 100k unread, 20k marks a second;
+//! community, 5M posts a day, a viral post read 10k and liked 5k times a
 //! second, the feed 20k and search 2k a second; incidents, 1M logs a second from 10k services,
 //! one service at 100k; recipes, 1M users creating 2k and reading 20k recipes a second.
 //!
@@ -27,6 +28,7 @@
 mod community_mix;
 mod incidents_mix;
 mod news_mix;
+mod reader_mix;
 mod recipes_mix;
 
 use std::cell::RefCell;
@@ -45,6 +47,7 @@ use stack_tests::{emulator, header, TestStack};
 use community_mix::community;
 use incidents_mix::incidents;
 use news_mix::news;
+use reader_mix::reader;
 use recipes_mix::recipes;
 
 /// What one scenario measured.
@@ -255,6 +258,7 @@ async fn main() {
     let wanted = |system: &str| only.as_deref().is_none_or(|o| o == system);
     if wanted("news") {
         news(&mut b, &t).await;
+        reader(&mut b, &t).await;
     }
     if wanted("community") {
         community(&mut b, &t).await;

@@ -350,7 +350,7 @@ async fn client_login_is_braked_like_login() {
 
 #[tokio::test]
 async fn an_auth_value_is_exchanged_for_a_short_user_token_until_sessions_end() {
-    let t = TestStack::start_only(&[]).await;
+    let t = TestStack::start().await;
     let (profile, token) = t.user("ivan").await;
     let user_id = profile["id"].as_str().unwrap();
     // An administrator's app password carries no administrator's powers.
@@ -460,6 +460,27 @@ async fn an_auth_value_is_exchanged_for_a_short_user_token_until_sessions_end() 
         .to_string();
     assert_eq!(api.reader_session(&auth).await.unwrap(), None);
     refused(client_login(&t, "ivan", &secret).await).await;
+
+    // The recipe service's password change (the same account) too.
+    let secret = create(&t, &token, "recipes").await["password"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let auth = signed_in(client_login(&t, "ivan", &secret).await).await;
+    let changed = t
+        .patch_json_auth(
+            "/api/recipes/users/me",
+            &token,
+            &json!({"currentPassword": "a-new-password", "password": "third-password"}),
+        )
+        .await;
+    assert_eq!(changed.status(), 200);
+    let token = changed.json::<Value>().await.unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(api.reader_session(&auth).await.unwrap(), None);
+    assert_eq!(list(&t, &token, "").await["items"], json!([]));
 
     // And deleting the account.
     let secret = create(&t, &token, "last").await["password"]

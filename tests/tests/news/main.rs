@@ -12,11 +12,14 @@
 mod articles;
 mod backfill;
 mod cursors;
+mod discovery;
 mod feed;
 mod fulltext;
 mod limits;
 mod opml;
+mod reader;
 mod refresh;
 mod sources;
 mod subscriptions;
 mod sweep;
+mod websub;

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use news::opml::parse_opml;
-use platform::SqsHandler;
 use serde_json::Value;
 use stack_tests::content::{sqs_event, submit_id};
 use stack_tests::feeds::{FeedDocument, FeedServer, ATOM, HTML_PAGE, RSS2};

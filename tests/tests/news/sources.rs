@@ -194,12 +194,16 @@ async fn bad_submissions_are_refused_naming_the_url() {
         FeedDocument::rss(RSS2).stalled(Duration::from_secs(5)),
     );
     for (url, expected) in [
-        (html, "url: not an RSS, Atom or JSON feed"),
+        // A page linking to no feed, at a site serving none at the usual paths.
+        (html, "url: no feed found at this address"),
         (
             missing,
-            "url: the feed server answered with HTTP status 404",
+            "url: unreachable: the feed server answered with HTTP status 404",
         ),
-        (slow, "url: the feed server did not respond in time"),
+        (
+            slow,
+            "url: unreachable: the feed server did not respond in time",
+        ),
     ] {
         let error = assert_news_error(submit(&t, &token, &url).await, 400, "/sources").await;
         let details = details(&error);

@@ -91,8 +91,8 @@ const USERS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 #[derive(Clone)]
 pub struct AppState {
     news: Arc<News>,
-    reader: Arc<Reader>,
     opml: Arc<Opml>,
+    reader: Arc<Reader>,
     verifier: Arc<TokenVerifier>,
     users: IdentityClient,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
@@ -111,8 +111,8 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let news = News::from_env(&env, &aws)?;
-    let reader = Reader::from_env(&env, &aws)?;
     let opml = Opml::from_env(&env, &aws)?;
+    let reader = Reader::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
     let submissions = Brake::from_env(
@@ -123,8 +123,8 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     )?;
     let app = app(
         Arc::new(news),
-        Arc::new(reader),
         Arc::new(opml),
+        Arc::new(reader),
         Arc::new(verifier),
         env.get("INTERNAL_API_URL").map(str::to_string),
         submissions,
@@ -134,16 +134,16 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
 
 pub fn app(
     news: Arc<News>,
-    reader: Arc<Reader>,
     opml: Arc<Opml>,
+    reader: Arc<Reader>,
     verifier: Arc<TokenVerifier>,
     internal_api_url: Option<String>,
     submissions: Brake,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         news,
-        reader,
         opml,
+        reader,
         verifier,
         users: IdentityClient::new(USERS_TIMEOUT, None)?,
         internal_api_url,
@@ -153,9 +153,9 @@ pub fn app(
         .merge(sources::routes())
         .merge(topics::routes())
         .merge(articles::routes())
-        .merge(websub::routes())
-        .merge(reader::routes())
         .merge(opml::routes())
+        .merge(reader::routes())
+        .merge(websub::routes())
         .route("/actuator/health", get(health))
         .with_state(state);
     Ok(platform::http::finish(
@@ -187,6 +187,9 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         articles::articles,
         articles::article,
         articles::saved_articles,
+        opml::import_opml,
+        opml::import_progress,
+        opml::export_opml,
         reader::subscriptions,
         reader::set_labels,
         reader::labels,
@@ -196,9 +199,6 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         reader::articles,
         reader::marks,
         reader::mark_all_read,
-        opml::import_opml,
-        opml::import_progress,
-        opml::export_opml,
         health
     ),
     components(schemas(
@@ -216,6 +216,11 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         Article,
         Page<Article>,
         SavedArticles,
+        ImportStarted,
+        ImportProgress,
+        ImportStatus,
+        FeedResult,
+        FeedOutcome,
         ReaderSubscription,
         reader::SubscriptionPage,
         reader::LabelList,
@@ -230,18 +235,13 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         Marked,
         reader::MarkRequest,
         reader::MarkAllRead,
-        ImportStarted,
-        ImportProgress,
-        ImportStatus,
-        FeedResult,
-        FeedOutcome,
         ErrorBody,
         Health
     )),
     modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME, &TABLE_UNAVAILABLE),
     tags(
         (name = "content", description = "The news reader's content service: shared sources, their subscribers, articles and topics"),
-        (name = "reader", description = "The news reader's per-person state: subscriptions with labels and unread counts, read and starred marks, mark all as read, the article stream, OPML import and export")
+        (name = "reader", description = "The news reader's per-person state: subscriptions with labels and unread counts, read and starred marks, mark all as read, the article stream, OPML import and export"),
     )
 )]
 struct ContentApi;

@@ -167,7 +167,7 @@ pub(crate) async fn verify(
     security(()),
     params(
         ("sourceId" = String, Path, max_length = 200, description = "The source the callback is for"),
-        ("X-Hub-Signature" = Option<String>, Header, pattern = "^(sha1|sha256|sha384|sha512)=[0-9a-fA-F]+$", description = "The HMAC of the raw body with the subscription's secret"),
+        ("X-Hub-Signature" = Option<String>, Header, description = "`sha1=`, `sha256=`, `sha384=` or `sha512=` and the hex HMAC of the raw body with the subscription's secret (anything else is acknowledged and stores nothing)"),
     ),
     request_body(content = String, description = "The feed document (RSS, Atom or JSON Feed), at most 4 MiB", content_type = "application/atom+xml"),
     responses(

@@ -8,7 +8,8 @@
 #![allow(clippy::expect_used)]
 
 use identity_client::{
-    InternalUser, InternalUserIds, RecipeLanguage, RecipeTheme, RecipeUser, Role, UserPreferences,
+    InternalUser, InternalUserIds, ReaderSession, ReaderSessionRequest, RecipeLanguage,
+    RecipeTheme, RecipeUser, Role, UserPreferences,
 };
 use platform::contract::{check_answer, check_sample, committed};
 
@@ -72,5 +73,47 @@ fn the_recipe_user_is_what_the_client_reads() {
             },
         )
         .expect("RecipeUser as the contract says");
+    }
+}
+
+#[test]
+fn the_reader_session_exchange_answers_what_the_client_reads() {
+    let doc = committed().expect("the committed contract");
+    check_answer(
+        &doc,
+        "post",
+        "/api/users/internal/reader-sessions",
+        "ReaderSession",
+    )
+    .expect("the route's answer");
+    check_sample(
+        &doc,
+        "ReaderSession",
+        &ReaderSession {
+            user_id: "0b6f3a52-0000-4000-8000-000000000001".into(),
+            username: "alice".into(),
+            access_token: "eyJ.header.signature".into(),
+            expires_in: 600,
+        },
+    )
+    .expect("ReaderSession as the contract says");
+    check_sample(
+        &doc,
+        "ReaderSessionRequest",
+        &ReaderSessionRequest {
+            auth: "0b6f3a52-0000-4000-8000-000000000001/0123456789abcdef/abcdefghijklmnopqrstuvwxyz234567"
+                .into(),
+        },
+    )
+    .expect("ReaderSessionRequest as the contract says");
+    // Subscribing a person answers the content service's Source, as the person's own route.
+    for method in ["post", "delete"] {
+        check_answer(
+            &doc,
+            method,
+            "/api/users/internal/users/{id}/subscriptions/{sourceId}",
+            "Source",
+        )
+        .expect("the route's answer");
     }
 }

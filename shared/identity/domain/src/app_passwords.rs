@@ -226,7 +226,7 @@ pub fn new_secret() -> Result<String, RandomError> {
     let bytes = random_bytes::<SECRET_CHARS>()?;
     Ok(bytes
         .iter()
-        .map(|b| char::from(ALPHABET[usize::from(b & 31)]))
+        .filter_map(|b| ALPHABET.get(usize::from(b & 31)).copied().map(char::from))
         .collect())
 }
 

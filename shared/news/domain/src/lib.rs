@@ -65,7 +65,7 @@ pub use self::model::{DiscoveredFeed, FeedKind, FullTextMode};
 pub use self::opml::{ImportWorker, Opml};
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
 pub use self::reader::{Reader, ReaderImport};
-pub use self::service::{News, NewsError, Submitted};
+pub use self::service::{News, NewsError, Refusal, Submitted};
 pub use self::sweep::{SourceSweep, SweepQueue, Sweeper};
 pub use self::topic::{normalise_topic, normalise_topics, Topic};
 pub use self::url::{normalise_feed_url, source_id, FeedUrlError};

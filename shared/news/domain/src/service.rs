@@ -22,6 +22,11 @@ pub enum NewsError {
     /// not serve a feed is one too.
     #[error(transparent)]
     Invalid(#[from] Invalid),
+    /// A submitted or discovered address serves no feed, or could not be fetched: a 400
+    /// naming `url`, with the kind of refusal for callers that report one per feed (OPML
+    /// import, the Google Reader `quickadd`).
+    #[error("{1}")]
+    Refused(Refusal, Invalid),
     #[error("source not found")]
     SourceNotFound,
     #[error("article not found")]
@@ -58,7 +63,7 @@ impl From<NewsError> for ApiError {
 
 fn to_api(error: NewsError) -> ApiError {
     match error {
-        NewsError::Invalid(invalid) => invalid.into(),
+        NewsError::Invalid(invalid) | NewsError::Refused(_, invalid) => invalid.into(),
         NewsError::SourceNotFound => ApiError::not_found("Source not found"),
         NewsError::ArticleNotFound => ApiError::not_found("Article not found"),
         NewsError::ImportNotFound => ApiError::not_found("Import not found"),
@@ -105,13 +110,26 @@ fn reachable(found: ArticlePage) -> Page<Article> {
     page
 }
 
+/// Why a submitted address was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not a URL that can be fetched (scheme, credentials, malformed).
+    InvalidUrl,
+    /// It could not be fetched: refused network, no answer in time, an HTTP error, too large.
+    Unreachable,
+    /// Fetched, but neither a feed nor a page leading to one.
+    NotAFeed,
+}
+
 /// A submission's or discovery's failure: what is wrong with the URL, named `url`.
 fn submission_error(error: IngestError) -> NewsError {
+    let refused =
+        |refusal, message: String| NewsError::Refused(refusal, Invalid::field("url", message));
     match error {
-        IngestError::InvalidUrl(e) => Invalid::field("url", e.to_string()).into(),
-        IngestError::Fetch(e) => Invalid::field("url", format!("unreachable: {e}")).into(),
-        IngestError::NotAFeed(e) => Invalid::field("url", e.to_string()).into(),
-        IngestError::NoFeedFound(_) => Invalid::field("url", error.to_string()).into(),
+        IngestError::InvalidUrl(e) => refused(Refusal::InvalidUrl, e.to_string()),
+        IngestError::Fetch(e) => refused(Refusal::Unreachable, format!("unreachable: {e}")),
+        IngestError::NotAFeed(e) => refused(Refusal::NotAFeed, e.to_string()),
+        IngestError::NoFeedFound(_) => refused(Refusal::NotAFeed, error.to_string()),
         IngestError::Store(e) => e.into(),
         // A submission enqueues without failing on the queue: never here.
         IngestError::Queue(_) => NewsError::Busy,
@@ -216,8 +234,6 @@ impl News {
     pub async fn submit(&self, url: &FeedUrl) -> Result<Submitted, NewsError> {
         match self.ingest.submit(url.as_str()).await {
             Ok((source, created)) => Ok(Submitted { source, created }),
-            Err(IngestError::InvalidUrl(e)) => Err(Invalid::field("url", e.to_string()).into()),
-            Err(IngestError::Fetch(e)) => Err(Invalid::field("url", e.to_string()).into()),
             Err(e) => Err(submission_error(e)),
         }
     }
@@ -364,6 +380,27 @@ impl News {
 mod tests {
     use super::*;
     use platform::ErrorKind;
+
+    #[test]
+    fn refused_submissions_say_why_and_name_url() {
+        let unreachable = submission_error(IngestError::Fetch(crate::FetchError::Timeout));
+        assert!(matches!(
+            unreachable,
+            NewsError::Refused(Refusal::Unreachable, _)
+        ));
+        let api = to_api(unreachable);
+        assert_eq!(api.kind, ErrorKind::BadRequest);
+        assert_eq!(
+            api.details,
+            vec!["url: unreachable: the feed server did not respond in time"]
+        );
+        let nothing = submission_error(IngestError::NoFeedFound(String::new()));
+        assert!(matches!(nothing, NewsError::Refused(Refusal::NotAFeed, _)));
+        assert_eq!(
+            to_api(nothing).details,
+            vec!["url: no feed found at this address"]
+        );
+    }
 
     #[test]
     fn domain_errors_become_statuses() {

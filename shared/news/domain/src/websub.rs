@@ -78,7 +78,7 @@ pub fn header_links(values: &[String], base: Option<&Url>) -> HeaderLinks {
     for value in values {
         let mut rest = value.as_str();
         while let Some(open) = rest.find('<') {
-            let Some(close) = rest[open..].find('>').map(|c| open + c) else {
+            let Some(close) = rest.get(open..).and_then(|r| r.find('>')).map(|c| open + c) else {
                 break;
             };
             let target = rest.get(open + 1..close).unwrap_or_default().trim();
@@ -186,7 +186,7 @@ pub fn sign(secret: &str, body: &[u8]) -> String {
 }
 
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 || hex.len() > 256 {
+    if !hex.len().is_multiple_of(2) || hex.len() > 256 {
         return None;
     }
     (0..hex.len())
@@ -330,6 +330,37 @@ mod tests {
             header_links(&["garbage".into()], None),
             HeaderLinks::default()
         );
+    }
+
+    #[test]
+    fn the_link_header_wins_over_the_document() {
+        let atom = br#"<feed xmlns="http://www.w3.org/2005/Atom"><title>T</title><id>x</id>
+            <link rel="hub" href="https://doc-hub.example/"/><link rel="self" href="/self.xml"/></feed>"#;
+        let feed = crate::parse_feed(atom, "https://example.org/feed.xml").unwrap();
+        assert_eq!(feed.hubs, vec!["https://doc-hub.example/".to_string()]);
+        let from_document = PushTarget::of(&feed, &[], "https://example.org/feed.xml").unwrap();
+        assert_eq!(from_document.hub, "https://doc-hub.example/");
+        assert_eq!(from_document.topic, "https://example.org/self.xml");
+        let header = [r#"<https://header-hub.example/>; rel="hub""#.to_string()];
+        let from_header = PushTarget::of(&feed, &header, "https://example.org/feed.xml").unwrap();
+        assert_eq!(from_header.hub, "https://header-hub.example/");
+        assert_eq!(from_header.topic, "https://example.org/self.xml");
+
+        let rss = br#"<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel>
+            <title>R</title><link>https://example.org/</link>
+            <atom:link rel="hub" href="https://rss-hub.example/"/></channel></rss>"#;
+        let feed = crate::parse_feed(rss, "https://example.org/rss").unwrap();
+        let target = PushTarget::of(&feed, &[], "https://example.org/rss").unwrap();
+        assert_eq!(target.hub, "https://rss-hub.example/");
+        // No self link: the URL fetched is the topic.
+        assert_eq!(target.topic, "https://example.org/rss");
+
+        let plain = crate::parse_feed(
+            b"<rss version=\"2.0\"><channel><title>P</title></channel></rss>",
+            "https://example.org/p",
+        )
+        .unwrap();
+        assert_eq!(PushTarget::of(&plain, &[], "https://example.org/p"), None);
     }
 
     #[test]

@@ -63,7 +63,7 @@ impl Identity {
                 self.check_current_password(&user, change.current_password.clone())
                     .await?;
                 let hash = password::hash(password.clone()).await?;
-                self.sessions.end_all(id.as_str()).await?;
+                self.end_all_sessions(id).await?;
                 Some(hash)
             }
             None => None,

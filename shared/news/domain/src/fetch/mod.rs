@@ -259,6 +259,14 @@ impl FeedFetcher {
         }
     }
 
+    /// Whether `url` may be fetched as far as can be told without connecting: http(s), no
+    /// credentials, not an IP literal of a blocked network (host names are judged by the
+    /// resolver when connecting).
+    pub fn check(&self, url: &str) -> Result<(), FetchError> {
+        let url = Url::parse(url.trim()).map_err(|e| FetchError::InvalidUrl(e.to_string()))?;
+        self.check_target(&url)
+    }
+
     /// Checks one hop's URL: http(s), no credentials, and no blocked IP literal (host names
     /// are checked by the resolver when the connection is made).
     fn check_target(&self, url: &Url) -> Result<(), FetchError> {

@@ -71,6 +71,13 @@ impl Ingest {
                 let Ok(url) = normalise_feed_url(&candidate) else {
                     continue;
                 };
+                // A link to a private network is refused before any read or fetch.
+                if let Err(e) = self.fetcher.check(&url) {
+                    if is_linked {
+                        first_failure.get_or_insert_with(|| format!("{candidate}: {e}"));
+                    }
+                    continue;
+                }
                 if let Some(known) = self.store.source(&source_id(&url)).await? {
                     return Ok(Some(Followed::Known(known)));
                 }
@@ -171,5 +178,78 @@ impl Ingest {
             Ok(Some(found)) => Ok(vec![found]),
             _ => Err(IngestError::NoFeedFound(String::new())),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use platform::aws::Sqs;
+    use platform::dynamo::Table;
+    use platform::Clock;
+
+    use super::*;
+    use crate::fetch::{FeedFetcher, FetchConfig, Validators};
+    use crate::ingest::RefreshQueue;
+    use crate::store::ContentStore;
+
+    /// An ingest that cannot reach any table or queue, fetching as deployed (private networks
+    /// refused).
+    fn offline_ingest() -> Ingest {
+        let sqs = aws_sdk_sqs::Client::from_conf(
+            aws_sdk_sqs::Config::builder()
+                .behavior_version(aws_sdk_sqs::config::BehaviorVersion::latest())
+                .region(aws_sdk_sqs::config::Region::new("us-east-1"))
+                .build(),
+        );
+        Ingest::new(
+            ContentStore::new(Table::offline("content"), Clock::system()),
+            FeedFetcher::new(FetchConfig::default()).unwrap(),
+            RefreshQueue::new(Sqs::new(sqs), "https://sqs.invalid/feeds"),
+        )
+    }
+
+    #[tokio::test]
+    async fn links_to_private_networks_are_refused_without_a_fetch() {
+        let html = r#"<html><head>
+            <link rel="alternate" type="application/rss+xml" href="http://10.0.0.1/feed.xml">
+            <link rel="alternate" type="application/atom+xml" href="http://169.254.169.254/latest/meta-data/">
+            <link rel="alternate" type="application/rss+xml" href="http://[::1]/rss">
+            </head></html>"#;
+        let page = Document {
+            body: bytes::Bytes::from(html),
+            validators: Validators::default(),
+            // The usual paths at this origin are refused the same way.
+            final_url: "http://192.168.1.20/blog/".into(),
+            content_type: Some("text/html".into()),
+            links: Vec::new(),
+        };
+        let started = std::time::Instant::now();
+        let outcome = offline_ingest()
+            .follow_page(&page, ParseError::NotAFeed("an HTML page".into()))
+            .await;
+        let Err(IngestError::NoFeedFound(reason)) = outcome else {
+            panic!("expected no feed found");
+        };
+        assert_eq!(
+            reason,
+            " (the page links to http://10.0.0.1/feed.xml: 10.0.0.1 is on a private or reserved network and cannot be fetched)"
+        );
+        // Refused before connecting: no fetch, no table read (the table is offline).
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    #[tokio::test]
+    async fn a_document_that_is_neither_feed_nor_page_is_not_followed() {
+        let page = Document {
+            body: bytes::Bytes::from_static(b"{\"not\": \"a feed\"}"),
+            validators: Validators::default(),
+            final_url: "https://example.org/data.json".into(),
+            content_type: Some("application/json".into()),
+            links: Vec::new(),
+        };
+        let outcome = offline_ingest()
+            .follow_page(&page, ParseError::NotAFeed("other JSON".into()))
+            .await;
+        assert!(matches!(outcome, Err(IngestError::NotAFeed(_))));
     }
 }

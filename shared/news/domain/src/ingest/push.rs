@@ -117,7 +117,8 @@ impl Ingest {
         let stored = self.store.push_subscription(source_id).await?;
         let renew_before = now + Duration::seconds(RENEW_WITHIN_SECONDS);
         let retry_before = now - Duration::seconds(RETRY_PENDING_SECONDS);
-        let (target, secret, state) = match (named, stored) {
+        // A renewal keeps the lease it has until the hub verifies the new one.
+        let (target, secret, state, lease) = match (named, stored) {
             (Named::Hub(target), Some(stored))
                 if stored.hub == target.hub
                     && stored.topic == target.topic
@@ -133,13 +134,14 @@ impl Ingest {
                 if !due {
                     return Ok(());
                 }
-                (target, stored.secret, stored.state)
+                let lease = (stored.lease_seconds, stored.expires_at);
+                (target, stored.secret, stored.state, lease)
             }
             (Named::Hub(target), _) => {
                 let secret = new_secret().ok_or_else(|| {
                     IngestError::Fetch(crate::FetchError::Network("no random secret".into()))
                 })?;
-                (target, secret, PushState::Pending)
+                (target, secret, PushState::Pending, (None, None))
             }
             (Named::Unchanged, Some(stored)) if stored.state == PushState::Subscribed => {
                 if ends_after(stored.expires_at.as_deref(), renew_before) {
@@ -149,23 +151,25 @@ impl Ingest {
                     hub: stored.hub,
                     topic: stored.topic,
                 };
-                (target, stored.secret, PushState::Subscribed)
+                let lease = (stored.lease_seconds, stored.expires_at);
+                (target, stored.secret, PushState::Subscribed, lease)
             }
             _ => return Ok(()),
         };
+        let subscribed = state == PushState::Subscribed;
         let request = PushSubscription {
             hub: target.hub.clone(),
             topic: target.topic.clone(),
             secret: secret.clone(),
             // A renewal stays subscribed (deliveries go on) until the hub verifies it again.
-            state: if state == PushState::Subscribed {
+            state: if subscribed {
                 PushState::Subscribed
             } else {
                 PushState::Pending
             },
             requested_at: rfc3339(now),
-            lease_seconds: None,
-            expires_at: None,
+            lease_seconds: lease.0.filter(|_| subscribed),
+            expires_at: lease.1.filter(|_| subscribed),
         };
         self.store.request_push(source_id, &request).await?;
         match self

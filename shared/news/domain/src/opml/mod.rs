@@ -583,9 +583,8 @@ impl ImportWorker {
             Err(IngestError::NotAFeed(e)) => {
                 return Ok((FeedOutcome::NotAFeed, None, Some(e.to_string())))
             }
-            // A page (discovery) that links to no feed and serves none at the usual paths.
-            Err(e @ IngestError::NoFeedFound(_)) => {
-                return Ok((FeedOutcome::NotAFeed, None, Some(e.to_string())))
+            Err(error @ IngestError::NoFeedFound(_)) => {
+                return Ok((FeedOutcome::NotAFeed, None, Some(error.to_string())))
             }
             Err(IngestError::Store(e)) => return Err(e.into()),
             // A submission enqueues without failing on the queue: never here.
