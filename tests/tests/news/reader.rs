@@ -169,7 +169,11 @@ async fn counts_follow_marks_mark_all_read_and_the_horizon() {
     let source = r.sources[0].clone();
     let ids = r.ids_by_title().await;
     let id = |title: &str| ids[title].clone();
-    assert_eq!(ids.len(), 13, "the stream lists articles past the horizon too");
+    assert_eq!(
+        ids.len(),
+        13,
+        "the stream lists articles past the horizon too"
+    );
 
     // Articles past the horizon count as read; the rest are unread.
     let counts = r.counts().await;
@@ -662,7 +666,10 @@ async fn many_sources(t: &TestStack, user: &str, sources: usize, per: usize) {
     let mut items = vec![std::collections::HashMap::from([
         ("pk".to_string(), s(format!("READER#{user}"))),
         ("sk".to_string(), s("ALL".into())),
-        ("importedAt".to_string(), s("2026-01-01T00:00:00.000Z".into())),
+        (
+            "importedAt".to_string(),
+            s("2026-01-01T00:00:00.000Z".into()),
+        ),
     ])];
     for k in 0..sources {
         let id = format!("{:032x}", 0xbeef_0000_u64 + k as u64);
@@ -671,9 +678,15 @@ async fn many_sources(t: &TestStack, user: &str, sources: usize, per: usize) {
             ("pk".to_string(), s(pk.clone())),
             ("sk".to_string(), s("META".into())),
             ("id".to_string(), s(id.clone())),
-            ("url".to_string(), s(format!("https://many.example.com/{k}"))),
+            (
+                "url".to_string(),
+                s(format!("https://many.example.com/{k}")),
+            ),
             ("title".to_string(), s(format!("Many {k}"))),
-            ("createdAt".to_string(), s("2026-01-01T00:00:00.000Z".into())),
+            (
+                "createdAt".to_string(),
+                s("2026-01-01T00:00:00.000Z".into()),
+            ),
         ]));
         items.push(std::collections::HashMap::from([
             ("pk".to_string(), s(format!("{pk}#COUNTS"))),
@@ -687,7 +700,7 @@ async fn many_sources(t: &TestStack, user: &str, sources: usize, per: usize) {
             ("sourceId".to_string(), s(id.clone())),
         ]));
         for i in 0..per {
-            let article = format!("{:016x}{:016x}", 0xc000_0000_u64 + k as u64, i as u64);
+            let article = format!("{:08x}{:08x}{:016x}", i, 0xc000_0000_u64 + k as u64, 0);
             let at = (now - Duration::seconds((i * sources + k) as i64 + 60))
                 .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
             items.push(std::collections::HashMap::from([
