@@ -665,6 +665,16 @@ export {};
  */
 
 /**
+ * An article of the stream by id only (the Google Reader `stream/items/ids`).
+ * @typedef {Object} ItemRef
+ * @property {string} id The article's id (32 hex).
+ * @property {number} itemId Its Google Reader item id, as a signed decimal (the short form).
+ * @property {string} publishedAt
+ * @property {string} sourceId
+ * @property {string} [starredAt] When the person starred it (the starred stream's order).
+ */
+
+/**
  * One Ed25519 public key (RFC 8037).
  * @typedef {Object} Jwk
  * @property {string} alg Always `EdDSA`.
@@ -690,6 +700,38 @@ export {};
 
 /**
  * @typedef {("child"|"beginner"|"intermediate"|"expert")} KnowledgeLevel
+ */
+
+/**
+ * A subscription's labels.
+ * @typedef {Object} LabelList
+ * @property {Array<LabelNameSchema>} labels At most 10 distinct names, each 1 to 100 characters, without control characters or `/`; a person uses at most 100 labels. Empty: no label.
+ */
+
+/**
+ * A label's name (the schema of [`LabelList`]'s items).
+ * @typedef {string} LabelNameSchema
+ */
+
+/**
+ * The person's labels.
+ * @typedef {Object} LabelPage
+ * @property {Array<LabelSummary>} items Every label, by name (at most 100, so one page).
+ */
+
+/**
+ * A label's new name.
+ * @typedef {Object} LabelRename
+ * @property {string} name 1 to 100 characters, without control characters or `/`.
+ */
+
+/**
+ * A label with the unread articles of its subscriptions.
+ * @typedef {Object} LabelSummary
+ * @property {string} name
+ * @property {string} [newestAt] The newest article of its subscriptions.
+ * @property {number} subscriptions Subscriptions carrying it.
+ * @property {number} unread
  */
 
 /**
@@ -784,6 +826,28 @@ export {};
 /**
  * One log, or a batch of 1 to 500.
  * @typedef {(LogSubmission|LogBatch)} LogsRequest
+ */
+
+/**
+ * What "mark all as read" covers.
+ * @typedef {Object} MarkAllRead
+ * @property {(string|null)} [before] Articles published before this time (default now; a later time counts as now).
+ * @property {(string|null)} [label] The subscriptions carrying this label (not with `sourceId`).
+ * @property {(string|null)} [sourceId] One subscription (not with `label`).
+ */
+
+/**
+ * Marks on articles.
+ * @typedef {Object} MarkRequest
+ * @property {Array<string>} ids Article ids, 1 to 1000 (unknown ones are left out).
+ * @property {(boolean|null)} [read] Read (`true`) or unread (`false`).
+ * @property {(boolean|null)} [starred] Starred (`true`) or not (`false`).
+ */
+
+/**
+ * What a mark request did.
+ * @typedef {Object} Marked
+ * @property {number} marked Articles found and marked (unknown ids are left out).
  */
 
 /**
@@ -1154,6 +1218,21 @@ export {};
  */
 
 /**
+ * An article with the person's state of it.
+ * @typedef {(Article & {labels: Array<string>, read: boolean, starred: boolean, starredAt?: string})} ReaderArticle
+ */
+
+/**
+ * One subscription as its person's reader sees it.
+ * @typedef {Object} ReaderSubscription
+ * @property {Array<string>} labels The person's labels (folders) on it, in the order they were given.
+ * @property {string} [newestAt] When the source's newest article was published; absent when it has none.
+ * @property {Source} source
+ * @property {string} [subscribedAt] When the person subscribed (absent for subscriptions older than the reader).
+ * @property {number} unread Articles of the source the person has not read (within the read horizon).
+ */
+
+/**
  * The reason error body (community).
  * @typedef {Object} ReasonErrorBody
  * @property {string} error The status's reason phrase.
@@ -1389,6 +1468,14 @@ export {};
  */
 
 /**
+ * One source's unread count.
+ * @typedef {Object} SourceCount
+ * @property {string} [newestAt]
+ * @property {string} sourceId
+ * @property {number} unread
+ */
+
+/**
  * One entry of `enabledSourceIds` (the schema of the list's items).
  * @typedef {string} SourceIdEntry
  */
@@ -1403,6 +1490,20 @@ export {};
  * A feed to add.
  * @typedef {Object} SourceSubmission
  * @property {string} url An http(s) URL serving an RSS, Atom or JSON Feed document, or a site's page that links to one (at most 2048 characters).
+ */
+
+/**
+ * A page of the stream, and where the next one starts.
+ * @typedef {Object} StreamPage
+ * @property {Array<ReaderArticle>} items
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last one.
+ */
+
+/**
+ * A page of subscriptions.
+ * @typedef {Object} SubscriptionPage
+ * @property {Array<ReaderSubscription>} items
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last.
  */
 
 /**
@@ -1481,6 +1582,15 @@ export {};
  * @property {number} articleCount
  * @property {string} id
  * @property {string} name
+ */
+
+/**
+ * A person's unread counts: per source, per label, and in all.
+ * @typedef {Object} UnreadCounts
+ * @property {Array<LabelSummary>} labels
+ * @property {string} [newestAt]
+ * @property {Array<SourceCount>} sources
+ * @property {number} total
  */
 
 /**

@@ -700,7 +700,7 @@ async fn many_sources(t: &TestStack, user: &str, sources: usize, per: usize) {
             ("sourceId".to_string(), s(id.clone())),
         ]));
         for i in 0..per {
-            let article = format!("{:016x}{:016x}", 0xc000_0000_u64 + k as u64, i as u64);
+            let article = format!("{:08x}{:08x}{:016x}", i, 0xc000_0000_u64 + k as u64, 0);
             let at = (now - Duration::seconds((i * sources + k) as i64 + 60))
                 .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
             items.push(std::collections::HashMap::from([
