@@ -9,9 +9,13 @@
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
 //   deliverWebSub (not a JSON or multipart request body)
+//   greaderClientLogin (not a JSON or multipart request body)
 //   cleanupDeletedRecipeAccount (service or internal credentials only)
+//   internalReaderSession (service or internal credentials only)
 //   internalUserIds (service or internal credentials only)
 //   internalUser (service or internal credentials only)
+//   internalUnsubscribeUser (service or internal credentials only)
+//   internalSubscribeUser (service or internal credentials only)
 //   issueServiceToken (not a JSON or multipart request body)
 //   persistDigest (service or internal credentials only)
 //   generateDigestForUser (service or internal credentials only)
@@ -143,6 +147,28 @@ export {};
  */
 
 /**
+ * An app password as its person sees it in the list (never its secret).
+ * @typedef {Object} AppPassword
+ * @property {string} createdAt
+ * @property {string} id
+ * @property {(string|null)} [lastUsedAt] When an app last signed in or read with it, to the hour (null: never).
+ * @property {string} name
+ */
+
+/**
+ * A page of a person's app passwords, newest first.
+ * @typedef {Object} AppPasswordPage
+ * @property {Array<AppPassword>} items
+ * @property {(string|null)} [nextCursor] The `cursor` of the next page; null on the last one.
+ */
+
+/**
+ * A new app password as sent.
+ * @typedef {Object} AppPasswordRequest
+ * @property {string} name What the person calls it (the device or app): 1-100 characters, no control characters.
+ */
+
+/**
  * A full article; lists leave `paragraphs` out.
  * @typedef {Object} Article
  * @property {(string|null)} [author]
@@ -232,6 +258,15 @@ export {};
  */
 
 /**
+ * A `ClientLogin` as sent (a form or a query): `Email` is the username or the account's
+ * address, `Passwd` an app password. Other fields apps send (`service`, `accountType`,
+ * `source`, `client`) are ignored.
+ * @typedef {Object} ClientLoginRequest
+ * @property {string} Email The username (what apps send) or the account's address.
+ * @property {string} Passwd An app password of the account (never the account's own password).
+ */
+
+/**
  * A comment's new text.
  * @typedef {Object} CommentEditRequest
  * @property {string} text 1 to 500 characters once trimmed; no control characters but line breaks and tabs.
@@ -302,6 +337,15 @@ export {};
  * @property {number} fat
  * @property {Array<string>} fromFoodTable Ingredients computed from the service's food composition table (by name, with unit conversion).
  * @property {number} protein
+ */
+
+/**
+ * A new app password: the only answer that holds its secret.
+ * @typedef {Object} CreatedAppPassword
+ * @property {string} createdAt
+ * @property {string} id
+ * @property {string} name
+ * @property {string} password The password to give the app, shown this once: 32 characters of `a-z` and `2-7`.
  */
 
 /**
@@ -470,6 +514,22 @@ export {};
  */
 
 /**
+ * What became of one feed of an import.
+ * @typedef {("subscribed"|"alreadySubscribed"|"notAFeed"|"unreachable"|"invalid"|"failed")} FeedOutcome
+ */
+
+/**
+ * One feed's result.
+ * @typedef {Object} FeedResult
+ * @property {Array<string>} labels The labels it was given: its folders and categories in the file.
+ * @property {(string|null)} [message] Why, for the other outcomes; or what was left out (labels past the cap).
+ * @property {FeedOutcome} outcome
+ * @property {(string|null)} [sourceId] The source subscribed to (subscribed, alreadySubscribed).
+ * @property {string} title Its title in the file (may be empty).
+ * @property {string} url The feed's address as the file gives it.
+ */
+
+/**
  * Follower count changes by topic name.
  * @typedef {Object} FollowerDeltasRequest
  * @property {Object<string, number>} deltas Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 200 names.
@@ -529,6 +589,32 @@ export {};
  * The form of an upload: one image in the field `file`. Other fields are ignored.
  * @typedef {Object} ImageUpload
  * @property {string} file A PNG, JPEG, GIF or WebP image of 1 byte to 5 MiB, recognised by its content (the part's declared type and file name are ignored).
+ */
+
+/**
+ * An import's progress, with a page of its results in the file's order.
+ * @typedef {Object} ImportProgress
+ * @property {string} createdAt
+ * @property {number} done Feeds with a result so far.
+ * @property {string} id
+ * @property {(string|null)} [nextCursor] The cursor of the next page of results; absent on the last.
+ * @property {Array<FeedResult>} results Results after the page's `cursor`, in the file's order (only feeds already done).
+ * @property {ImportStatus} status `done` once every feed has its result.
+ * @property {number} total
+ */
+
+/**
+ * An import just started.
+ * @typedef {Object} ImportStarted
+ * @property {number} done
+ * @property {string} id The import's id: `GET /reader/imports/{id}` shows its progress.
+ * @property {ImportStatus} status
+ * @property {number} total Feeds to import (each feed once, however many outlines name it).
+ */
+
+/**
+ * Whether an import has results for all its feeds.
+ * @typedef {("running"|"done")} ImportStatus
  */
 
 /**
@@ -930,6 +1016,13 @@ export {};
  */
 
 /**
+ * The form of a multipart import: the file in one part (named `file`, or the only part
+ * with a file name).
+ * @typedef {Object} OpmlUpload
+ * @property {string} file An OPML file of at most 1 MiB.
+ */
+
+/**
  * The news reader's page envelope.
  * @typedef {Object} Page_Article
  * @property {Array<{author?: (string|null), id: string, imageUrl?: (string|null), link?: (string|null), paragraphs?: Array<string>, publishedAt: string, sourceId: string, sourceTitle: string, summary?: (string|null), title: string, topics: Array<TopicRef>}>} content
@@ -1220,6 +1313,21 @@ export {};
 /**
  * An article with the person's state of it.
  * @typedef {(Article & {labels: Array<string>, read: boolean, starred: boolean, starredAt?: string})} ReaderArticle
+ */
+
+/**
+ * A person reading through one of their app passwords, for the next few minutes.
+ * @typedef {Object} ReaderSession
+ * @property {string} accessToken A user token of the person (role USER only, whatever roles the account holds), to send as `Authorization: Bearer` to the platform's routes; it ends with the account's sessions.
+ * @property {number} expiresIn Seconds the token is valid for from now.
+ * @property {string} userId
+ * @property {string} username
+ */
+
+/**
+ * The body of `POST /api/users/internal/reader-sessions`.
+ * @typedef {Object} ReaderSessionRequest
+ * @property {string} auth The `Auth` value `ClientLogin` answered, as the client sends it after `GoogleLogin auth=`.
  */
 
 /**
