@@ -254,8 +254,8 @@ await journey("roles journey", async (browser) => {
 
   await step(mobile, "the phone's session ended: its next page is the sign-in page with the reason", async () => {
     await menu.tap();
-    await mobileNav.getByRole("link", { name: "Saved" }).tap();
-    await waitForPath(mobile, `/login?next=${encodeURIComponent("/saved")}`);
+    await mobileNav.getByRole("link", { name: "Starred" }).tap();
+    await waitForPath(mobile, `/login?next=${encodeURIComponent("/starred")}`);
     await waitForText(mobile.locator(".session-ended"), ENDED);
     await fitsPhone(mobile);
     await shot(mobile, "ro04-session-ended-phone.png");
@@ -265,7 +265,7 @@ await journey("roles journey", async (browser) => {
     await waitForText(mobile.locator(".form-error"), "Wrong username or password");
     await mobile.getByLabel("Password").fill(newPassword);
     await mobile.getByRole("button", { name: "Log in" }).tap();
-    await waitForPath(mobile, "/saved");
+    await waitForPath(mobile, "/starred");
   });
 
   await step(page, "sign out everywhere: this device logs out, the phone's session ends, the old token is refused", async () => {
@@ -284,7 +284,7 @@ await journey("roles journey", async (browser) => {
     assert(refused.status() === 401, `the old token answered ${refused.status()}`);
     assert(((await refused.json()).message ?? "").includes(ENDED), "the API says the session ended");
     await mobile.reload();
-    await waitForPath(mobile, `/login?next=${encodeURIComponent("/saved")}`);
+    await waitForPath(mobile, `/login?next=${encodeURIComponent("/starred")}`);
     await waitForText(mobile.locator(".session-ended"), ENDED);
   });
   await phone.close();

@@ -6,9 +6,10 @@
 //! digest pages, `tests/browser/recipes-journey.mjs` for the recipe pages,
 //! `tests/browser/incident-journey.mjs` for the incident pages and
 //! `tests/browser/incident-analysis-journey.mjs` for the analysis pages (both
-//! sending logs through the ingestion API over reqwest when the journey asks), and
+//! sending logs through the ingestion API over reqwest when the journey asks),
 //! `tests/browser/roles-journey.mjs` for roles and sessions (the accounts page, the sections
-//! each role opens, the password change and signing out everywhere).
+//! each role opens, the password change and signing out everywhere), and
+//! `tests/browser/apps-journey.mjs` for reading apps (app passwords).
 //! Screenshots land in `tests/browser/artifacts/`.
 //!
 //! Needs Node.js, `npm ci` in `tests/browser` and Chromium (`/usr/bin/chromium`, or
@@ -711,4 +712,92 @@ async fn admin_ai_journey_in_chromium() {
         .await
         .expect("provider json");
     assert_eq!(provider["model"], "journey-model");
+}
+
+/// Reading apps in Chromium: an app password refused without a name, made and shown once with
+/// the server address (`{origin}/api/greader`) and the username, signing an app in through
+/// `ClientLogin` (the list then shows its last use), gone from the page after a reload,
+/// revoked (the app's next sign-in refused), and the page on a phone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn app_passwords_in_chromium() {
+    let t = TestStack::start().await;
+    run_journey(&t, "apps-journey.mjs", &[]).await;
+    assert_screenshots(&["a01-app-password-desktop.png", "a02-app-password-phone.png"]);
+}
+
+/// An RSS feed of `items` articles published in the last `items` hours, newest first: recent,
+/// so that they are unread (the reader counts what is older than its horizon as read).
+fn recent_feed(title: &str, slug: &str, items: usize) -> String {
+    let now = chrono::Utc::now();
+    let mut body = String::new();
+    for n in 1..=items {
+        let published = now - chrono::Duration::hours(i64::try_from(n).unwrap());
+        body.push_str(&format!(
+            "<item><title>{title} {n}: what happened at hour {n}</title>\
+             <link>https://news.example.com/{slug}/{n}</link>\
+             <guid>https://news.example.com/{slug}/{n}</guid>\
+             <pubDate>{date}</pubDate>\
+             <description>Summary of {slug} story {n}.</description>\
+             <content:encoded><![CDATA[<p>{title} story {n} opens with its main fact.</p>\
+             <p>It goes on for a second paragraph.</p>]]></content:encoded></item>",
+            date = published.to_rfc2822(),
+        ));
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\
+         <rss version=\"2.0\" xmlns:content=\"http://purl.org/rss/1.0/modules/content/\">\
+         <channel><title>{title}</title><link>https://news.example.com/{slug}</link>\
+         <description>{title}: the newest stories.</description>{body}</channel></rss>"
+    )
+}
+
+/// The reader in Chromium: two fake feeds subscribed (the second chosen among a site's feeds),
+/// unread counts per source, folder and in all, an article marked read as it opens (the
+/// counts drop), starred and found under Starred, j/k/o/m/s/u and `?` on the list and on
+/// articles, next and previous, the source put in a folder, the folder marked all read,
+/// everything marked read with Shift+A, the folder renamed and deleted, cards and the compact
+/// list, the OPML export read back, and on a phone the compact list showing many articles
+/// a screen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reader_journey_in_chromium() {
+    let feeds = FeedServer::start().await;
+    let tech = feeds.put(
+        "/tech.xml",
+        FeedDocument::rss(recent_feed("Loopback Tech", "tech", 12)),
+    );
+    let science = feeds.put(
+        "/science.xml",
+        FeedDocument::rss(recent_feed("Loopback Science", "science", 4)),
+    );
+    let world = feeds.put(
+        "/world.xml",
+        FeedDocument::rss(recent_feed("Loopback World", "world", 2)),
+    );
+    let site = feeds.put(
+        "/site/",
+        FeedDocument::html(format!(
+            "<!doctype html><html><head><title>Loopback</title>\
+             <link rel=\"alternate\" type=\"application/rss+xml\" title=\"Loopback Tech\" href=\"{tech}\">\
+             <link rel=\"alternate\" type=\"application/rss+xml\" title=\"Loopback Science\" href=\"{science}\">\
+             </head><body><p>Two feeds.</p></body></html>"
+        )),
+    );
+    let t = TestStack::start().await;
+    run_journey(
+        &t,
+        "reader-journey.mjs",
+        &[
+            ("JOURNEY_FEED_TECH", tech),
+            ("JOURNEY_FEED_SCIENCE", science),
+            ("JOURNEY_FEED_WORLD", world),
+            ("JOURNEY_SITE", site),
+        ],
+    )
+    .await;
+    assert_screenshots(&[
+        "rd01-reader-desktop.png",
+        "rd02-article-desktop.png",
+        "rd03-folder-desktop.png",
+        "rd04-reader-phone.png",
+    ]);
 }

@@ -30,7 +30,8 @@ const PRODUCTS = [
       ["/", "Articles", () => true],
       ["/sources", "Sources", () => true],
       ["/topics", "Topics", () => true],
-      ["/saved", "Saved", () => true],
+      ["/starred", "Starred", () => true],
+      ["/subscriptions", "Subscriptions", () => Boolean(account.session.user)],
       ["/digests", "Digests", () => true],
     ],
   },
@@ -203,18 +204,36 @@ function show(view, match, current) {
   Promise.resolve(shown).catch(() => {});
 }
 
+/**
+ * A route whose page depends on whether someone may be signed in: `yes` then, else `no`.
+ * @param {() => boolean} test
+ * @param {import("./router.js").Handler} yes
+ * @param {import("./router.js").Handler} no
+ * @returns {import("./router.js").Handler}
+ */
+function either(test, yes, no) {
+  const handler = (/** @type {import("./router.js").Match} */ match) => (test() ? yes : no)(match);
+  handler.ready = () => (test() ? yes : no).ready?.() ?? null;
+  return handler;
+}
+
 function notFound(/** @type {HTMLElement} */ target, /** @type {import("./router.js").Match} */ match, /** @type {import("./views-browse.js").ViewContext} */ { title }) {
   title("Page not found");
   mount(target, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Page not found")), empty(`There is no page at ${match.path}.`, h("a", { href: "/" }, "Go to the latest articles")));
 }
 
-route("/", page(() => import("./views-browse.js").then((m) => m.home)));
+// A signed-in person's home is their reading list; a visitor's, the latest articles.
+route("/", either(account.maybeSignedIn, page(() => import("./views-reader.js").then((m) => m.home)), page(() => import("./views-browse.js").then((m) => m.home))));
+route("/starred", page(() => import("./views-reader.js").then((m) => m.starred)));
+route("/subscriptions", page(() => import("./views-subscriptions.js").then((m) => m.subscriptionsPage)));
+route("/settings/apps", page(() => import("./views-apps.js").then((m) => m.appsPage)));
 route("/sources", page(() => import("./views-browse.js").then((m) => m.sources)));
 route("/sources/:id", page(() => import("./views-browse.js").then((m) => m.source)));
 route("/topics", page(() => import("./views-browse.js").then((m) => m.topics)));
 route("/topics/:id", page(() => import("./views-browse.js").then((m) => m.topic)));
 route("/articles/:id", page(() => import("./view-article.js").then((m) => m.article)));
-route("/saved", page(() => import("./views-account.js").then((m) => m.saved)));
+// Saved articles became starred ones: old bookmarks land there.
+route("/saved", () => navigate("/starred", { replace: true }));
 route("/settings", page(() => import("./views-account.js").then((m) => m.settings)));
 route("/login", page(() => import("./views-account.js").then((m) => m.login)));
 route("/register", page(() => import("./views-account.js").then((m) => m.register)));
@@ -256,7 +275,7 @@ route("/admin/moderation", page(() => import("./views-admin-moderation.js").then
 fallback(page(() => Promise.resolve(notFound)));
 
 /** Pages whose content depends on who is logged in: drawn again when the session ends. */
-const ACCOUNT_PAGES = ["/saved", "/settings", "/community/me", "/community/write", "/digests", "/recipes", "/recipes/preferences"];
+const ACCOUNT_PAGES = ["/", "/starred", "/subscriptions", "/settings/apps", "/settings", "/community/me", "/community/write", "/digests", "/recipes", "/recipes/preferences"];
 
 /** The incident and admin pages all need a session with a role: drawn again when it ends. */
 function isRolePath(/** @type {string} */ path) {

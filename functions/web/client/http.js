@@ -9,6 +9,7 @@
  *   a list the API lets caches keep, right after the user changed it.
  * @property {(headers: Headers) => void} [onHeaders] Given a successful answer's headers (the
  *   timeline's next page is named by its `X-Next-Cursor`).
+ * @property {boolean} [text] Resolve to the answer's text (an OPML file), not its JSON.
  */
 
 /**
@@ -20,6 +21,7 @@
  * @property {FormData} [form] Sent as multipart/form-data (the browser writes the boundary).
  * @property {Object<string, unknown>} [query] Empty values are left out.
  * @property {"required"|"optional"} [auth] Whether the operation takes the user's token.
+ * @property {boolean} [text] Resolve to the answer's text (an OPML file), not its JSON.
  */
 
 /** An error answer of the API, or a failure to reach it. */
@@ -86,7 +88,7 @@ export async function request(method, path, init = {}) {
     }
   }
   /** @type {Record<string, string>} */
-  const headers = { accept: "application/json" };
+  const headers = { accept: init.text ? "*/*" : "application/json" };
   const token = init.auth ? tokenSource() : null;
   if (init.auth === "required" && !token) {
     throw new ApiError(401, "Log in to do this.");
@@ -117,7 +119,7 @@ export async function request(method, path, init = {}) {
   const data = parsed(text);
   if (response.ok) {
     init.onHeaders?.(response.headers);
-    return data;
+    return init.text ? text : data;
   }
   throw refusal(response, data, token);
 }

@@ -1,6 +1,6 @@
 // Who is logged in: the token (kept in localStorage so a reload keeps the session, renewed
-// while the reader is active) and the roles it carries, the profile, settings, subscriptions,
-// and the saved articles (kept by the account, so they follow the user across devices); a
+// while the reader is active) and the roles it carries, the profile, settings and
+// subscriptions (what is read and starred is the reader's, asked for by its pages); a
 // session the server ended (a password or role change, signing out everywhere) is forgotten
 // here with the server's reason, for the sign-in page to show.
 
@@ -15,10 +15,8 @@ import { claimsOf, opensIncidents, tokenRoles } from "./roles.js";
 /** @typedef {import("./api-types.gen.js").SettingsUpdate} SettingsUpdate */
 
 const TOKEN_KEY = "newsReader.token";
-/** Where earlier versions kept saved articles on the device; merged into the account. */
+/** Where earlier versions kept saved articles on the device; starred on the account. */
 const SAVED_PREFIX = "newsReader.saved.";
-/** An account keeps at most this many saved articles. */
-export const MAX_SAVED = 100;
 /** A token with less than this left (seconds) is renewed when the reader is active. */
 const RENEW_WITHIN = 600;
 /** Activity checks the token at most this often (ms). */
@@ -30,11 +28,10 @@ const ACTIVITY_CHECK_EVERY = 15_000;
  * @property {Profile|null} user
  * @property {Settings|null} settings
  * @property {string[]} subscriptions Ids of the sources the user subscribes to.
- * @property {string[]} saved Ids of the saved articles, newest first.
  */
 
 /** @type {State} */
-export const session = { token: null, user: null, settings: null, subscriptions: [], saved: [] };
+export const session = { token: null, user: null, settings: null, subscriptions: [] };
 
 /** @type {Set<() => void>} */
 const listeners = new Set();
@@ -172,7 +169,6 @@ function clear() {
   session.user = null;
   session.settings = null;
   session.subscriptions = [];
-  session.saved = [];
   localStorage.removeItem(TOKEN_KEY);
 }
 
@@ -198,20 +194,31 @@ export async function restore() {
   } else if (stored) {
     localStorage.removeItem(TOKEN_KEY);
   }
+  restored = true;
   changed();
 }
 
 async function loadAccount() {
-  const [user, settings, subscriptions, saved] = await Promise.all([usersApi.getMyProfile(), usersApi.getMySettings(), usersApi.getMySubscriptions(), usersApi.getMySavedArticles()]);
+  const [user, settings, subscriptions] = await Promise.all([usersApi.getMyProfile(), usersApi.getMySettings(), usersApi.getMySubscriptions()]);
   session.user = user;
   session.settings = settings;
   session.subscriptions = subscriptions.sourceIds;
-  session.saved = saved.ids;
   await adoptDeviceSaved(user.id);
 }
 
 /**
- * Saved articles an earlier version kept on this device join the account, once.
+ * Whether someone may be signed in: a session, or a token from an earlier visit not yet
+ * restored (the home page's module is chosen before the session is).
+ */
+export function maybeSignedIn() {
+  return Boolean(session.user || (!restored && localStorage.getItem(TOKEN_KEY)));
+}
+
+/** Whether `restore` has run. */
+let restored = false;
+
+/**
+ * Saved articles an earlier version kept on this device are starred on the account, once.
  * @param {string} userId
  */
 async function adoptDeviceSaved(userId) {
@@ -228,10 +235,11 @@ async function adoptDeviceSaved(userId) {
     return;
   }
   try {
-    session.saved = (await usersApi.mergeMySavedArticles({ ids: ids.slice(0, MAX_SAVED) })).ids;
+    const { markArticles } = await import("./api-reader.gen.js");
+    await markArticles({ ids: ids.slice(0, 1000), starred: true });
     localStorage.removeItem(SAVED_PREFIX + userId);
   } catch {
-    // Over the account's limit or offline: the device's list stays for the next login.
+    // Offline, or the articles are gone: the device's list stays for the next login.
   }
 }
 
@@ -323,29 +331,6 @@ export function isSubscribed(sourceId) {
 }
 
 /**
- * Whether a subscribed source shows in the personal feed.
- * @param {string} sourceId
- */
-export function isEnabled(sourceId) {
-  return Boolean(session.settings?.enabledSourceIds.includes(sourceId));
-}
-
-/** The sources of the personal feed: the subscribed ones the user has not disabled. */
-export function enabledSources() {
-  return session.settings?.enabledSourceIds ?? [];
-}
-
-/**
- * Shows or hides a subscribed source in the personal feed, staying subscribed.
- * @param {string} sourceId
- * @param {boolean} enabled
- */
-export async function setEnabled(sourceId, enabled) {
-  const current = enabledSources().filter((id) => id !== sourceId);
-  return saveSettings({ enabledSourceIds: enabled ? [...current, sourceId] : current });
-}
-
-/**
  * Subscribes (or unsubscribes) the user; returns the source, or null when unsubscribing
  * removed the source (the user was its last subscriber).
  * @param {string} sourceId
@@ -376,39 +361,6 @@ export async function setFollowed(topicId, follow) {
   const current = session.settings?.followedTopics ?? [];
   const followedTopics = follow ? [...new Set([...current, topicId])] : current.filter((t) => t !== topicId);
   return saveSettings({ followedTopics });
-}
-
-/** The ids of the user's saved articles, newest first. */
-export function savedIds() {
-  return session.user ? session.saved : [];
-}
-
-/** @param {string} articleId */
-export function isSaved(articleId) {
-  return savedIds().includes(articleId);
-}
-
-/**
- * Saves or unsaves an article for the account (every device sees it); resolves to whether it
- * is saved now.
- * @param {string} articleId
- * @param {boolean} save
- */
-export async function setSaved(articleId, save) {
-  if (!session.user) {
-    return false;
-  }
-  const { ids } = save ? await usersApi.saveArticle(articleId) : await usersApi.unsaveArticle(articleId);
-  session.saved = ids;
-  return ids.includes(articleId);
-}
-
-/** Reads the saved articles again (another device may have changed them). */
-export async function reloadSaved() {
-  if (session.user) {
-    session.saved = (await usersApi.getMySavedArticles()).ids;
-  }
-  return savedIds();
 }
 
 function applyTheme() {

@@ -1,5 +1,5 @@
 // The account: logging in (told why when the server ended the session), registering, settings
-// with the password and the sessions, and saved articles.
+// with the password and the sessions.
 
 import * as contentApi from "./api-content.gen.js";
 import { needsLogin } from "./access.js";
@@ -7,8 +7,7 @@ import { announce, h, mount } from "./dom.js";
 import { allPages, ApiError } from "./http.js";
 import { navigate, sameOriginPath } from "./router.js";
 import * as account from "./session.js";
-import { feedToggle } from "./views-browse.js";
-import { articleCard, busy, clearFormErrors, confirmFirst, empty, errorAfter, errorBox, field, formError, headed, loading, showFormError } from "./ui.js";
+import { busy, clearFormErrors, confirmFirst, errorAfter, errorBox, field, formError, loading, showFormError } from "./ui.js";
 
 /** @typedef {import("./api-types.gen.js").Profile} Profile */
 /** @typedef {import("./api-types.gen.js").Settings} Settings */
@@ -112,66 +111,8 @@ export function register(main, match, { title }) {
 }
 
 /**
- * `/saved`: the articles the user saved, on any device.
- * @param {HTMLElement} main
- * @param {import("./router.js").Match} _match
- * @param {import("./views-browse.js").ViewContext} context
- */
-export async function saved(main, _match, { signal, title }) {
-  title("Saved articles");
-  if (!account.session.user) {
-    needsLogin(main, "Saved articles");
-    return;
-  }
-  const list = h("div");
-  mount(main, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Saved articles"), h("p", { class: "lede" }, `Articles you saved, on every device you log in on (up to ${account.MAX_SAVED}).`)), headed("Saved articles", list));
-  const load = async () => {
-    mount(list, loading("Loading saved articles"));
-    try {
-      const ids = await account.reloadSaved();
-      if (!ids.length) {
-        mount(list, empty("Nothing saved yet", "Use ☆ Save on an article to keep it here."));
-        return;
-      }
-      const articles = await contentApi.getSavedArticles({ ids }, { signal });
-      const gone = ids.length - articles.length;
-      mount(
-        list,
-        gone > 0 ? h("p", { class: "callout" }, `${gone} saved article${gone === 1 ? " is" : "s are"} no longer available (their source was removed).`) : null,
-        articles.length
-          ? h(
-              "ul",
-              { class: "cards" },
-              articles.map((a) => {
-                const card = articleCard(a);
-                const remove = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary", "aria-label": `Remove “${a.title}” from saved articles` }, "Remove"));
-                remove.addEventListener("click", async () => {
-                  try {
-                    await busy(remove, "Removing…", () => account.setSaved(a.id, false));
-                    announce("Removed from saved articles");
-                    void load();
-                  } catch (error) {
-                    errorAfter(remove, error);
-                  }
-                });
-                card.querySelector("article")?.append(h("div", { class: "actions" }, remove));
-                return card;
-              }),
-            )
-          : empty("Nothing saved is available any more"),
-      );
-    } catch (error) {
-      if (!signal.aborted) {
-        mount(list, errorBox(error, load));
-      }
-    }
-  };
-  await load();
-}
-
-/**
- * `/settings`: profile, reading preferences, followed topics, subscriptions, the password,
- * signing out everywhere, deleting the account.
+ * `/settings`: profile, reading preferences, followed topics, where subscriptions and reading
+ * apps are managed, the password, signing out everywhere, deleting the account.
  * @param {HTMLElement} main
  * @param {import("./router.js").Match} _match
  * @param {import("./views-browse.js").ViewContext} context
@@ -185,13 +126,12 @@ export async function settings(main, _match, { signal, title }) {
     return;
   }
   const topicsSlot = h("fieldset", { class: "field" }, h("legend", null, "Followed topics"), loading("Loading topics"));
-  const sourcesSlot = h("div", null, loading("Loading your sources"));
   mount(
     main,
     h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, "Settings"), h("p", { class: "lede" }, `Logged in as ${user.username}.`)),
-    h("div", { class: "settings-grid" }, profileForm(user), preferencesForm(current, topicsSlot), h("section", { class: "card", "aria-labelledby": "subs-heading" }, h("h2", { id: "subs-heading" }, "Your sources"), sourcesSlot), passwordForm(), sessionsSection(), deleteSection()),
+    h("div", { class: "settings-grid" }, profileForm(user), preferencesForm(current, topicsSlot), readingSection(), passwordForm(), sessionsSection(), deleteSection()),
   );
-  const [topics, sources] = await Promise.allSettled([allPages((cursor, options) => contentApi.listTopics({ limit: 100, cursor }, options), { signal }), allPages((cursor, options) => contentApi.listSources({ limit: 100, cursor }, options), { signal })]);
+  const [topics] = await Promise.allSettled([allPages((cursor, options) => contentApi.listTopics({ limit: 100, cursor }, options), { signal })]);
   if (signal.aborted) {
     return;
   }
@@ -208,20 +148,17 @@ export async function settings(main, _match, { signal, title }) {
   } else {
     mount(topicsSlot, h("legend", null, "Followed topics"), errorBox(topics.reason));
   }
-  if (sources.status === "fulfilled") {
-    const mine = sources.value.filter((s) => account.isSubscribed(s.id));
-    mount(
-      sourcesSlot,
-      mine.length
-        ? [
-            h("p", { class: "hint" }, "Your feed on the home page shows the sources ticked here; unticking one hides it without unsubscribing."),
-            h("ul", { class: "plain-list" }, mine.map((s) => h("li", { class: "source-toggle" }, feedToggle(s), " ", h("a", { href: `/sources/${encodeURIComponent(s.id)}` }, s.title)))),
-          ]
-        : h("p", { class: "hint" }, "You are not subscribed to any source. ", h("a", { href: "/sources" }, "Browse sources"), "."),
-    );
-  } else {
-    mount(sourcesSlot, errorBox(sources.reason));
-  }
+}
+
+/** Where subscriptions, folders, OPML and reading apps are managed. */
+function readingSection() {
+  return h(
+    "section",
+    { class: "card", "aria-labelledby": "subs-heading" },
+    h("h2", { id: "subs-heading" }, "Subscriptions and apps"),
+    h("ul", { class: "plain-list" }, h("li", null, h("a", { href: "/subscriptions" }, "Subscriptions, folders, OPML import and export")), h("li", null, h("a", { href: "/settings/apps" }, "Reading apps and app passwords"))),
+    h("p", { class: "hint" }, "Read with NetNewsWire, Reeder, Read You, FeedMe, NewsFlash, FocusReader or newsboat: give the app a password made for it, never your account’s."),
+  );
 }
 
 /** @param {Profile} user */

@@ -1,5 +1,5 @@
-// Browsing: the latest articles, sources (with subscribing and adding a feed), topics, and
-// the articles of one source or one topic, page by page.
+// Browsing: the latest articles, sources (with subscribing, and adding a feed or a site with
+// a choice among its feeds), topics, and the articles of one source or one topic, page by page.
 
 import * as contentApi from "./api-content.gen.js";
 import { allPages } from "./http.js";
@@ -54,47 +54,34 @@ async function articleList(container, { sourceId, topicId, page, href, signal, e
 }
 
 /**
- * `/`: for a reader with enabled sources, their personal feed (those sources merged newest
- * first, one request per page); otherwise, and on `?all=1`, the newest articles of every
- * source.
+ * The latest articles of every source (a visitor's home, and `/?all=1`).
  * @param {HTMLElement} main
  * @param {import("./router.js").Match} match
  * @param {ViewContext} context
  */
 export async function home(main, match, { signal, title }) {
   const page = pageOf(match.query);
-  const mine = account.enabledSources();
-  const personal = Boolean(account.session.user) && mine.length > 0 && match.query.get("all") !== "1";
-  const heading = personal ? "Your feed" : "Latest articles";
+  const heading = "Latest articles";
   title(heading);
   const topicsSlot = h("div", { class: "topic-strip" });
   const list = h("section", { "aria-labelledby": "latest-heading" });
-  const switcher = account.session.user && mine.length
-    ? h("p", { class: "feed-switch" }, personal ? h("a", { href: "/?all=1" }, "Show every source") : h("a", { href: "/" }, "Show your feed"))
-    : null;
   mount(
     main,
     h(
       "div",
       { class: "page-head" },
       h("h1", { tabindex: "-1" }, heading),
-      h("p", { class: "lede" }, personal ? `From the ${plural(mine.length, "source")} you enabled, newest first.` : "From every source readers share here, newest first."),
-      switcher,
+      h("p", { class: "lede" }, "From every source readers share here, newest first."),
+      account.session.user ? h("p", { class: "feed-switch" }, h("a", { href: "/" }, "Back to your reading list")) : null,
     ),
     topicsSlot,
     h("h2", { id: "latest-heading", class: "visually-hidden" }, "Articles"),
     list,
   );
   void showTopicStrip(topicsSlot, signal);
-  const base = personal ? "/" : account.session.user && mine.length ? "/?all=1" : "/";
+  const base = account.session.user ? "/?all=1" : "/";
   const href = (/** @type {number} */ p) => (p ? `${base}${base.includes("?") ? "&" : "?"}page=${p}` : base);
-  await articleList(list, {
-    sourceId: personal ? mine : undefined,
-    page,
-    href,
-    signal,
-    emptyText: personal ? "Your sources have no articles yet." : "No articles yet — add a feed on the Sources page.",
-  });
+  await articleList(list, { page, href, signal, emptyText: "No articles yet — add a feed on the Sources page." });
 }
 
 /**
@@ -119,28 +106,6 @@ async function showTopicStrip(slot, signal) {
     // The strip is a shortcut; the article list shows its own errors.
     mount(slot);
   }
-}
-
-/**
- * A checkbox that shows or hides a subscribed source in the personal feed, saved at once.
- * @param {Source} source
- */
-export function feedToggle(source) {
-  const box = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "enabledSourceIds", value: source.id, checked: account.isEnabled(source.id), "aria-label": `Show ${source.title} in my feed` }));
-  box.addEventListener("change", async () => {
-    const want = box.checked;
-    box.disabled = true;
-    try {
-      await account.setEnabled(source.id, want);
-      announce(want ? `${source.title} shows in your feed` : `${source.title} is hidden from your feed`);
-    } catch (error) {
-      box.checked = !want;
-      errorAfter(box, error);
-    } finally {
-      box.disabled = false;
-    }
-  });
-  return box;
 }
 
 /**
@@ -238,37 +203,78 @@ function sourceCard(source) {
   return card;
 }
 
-/** The "add a feed" form, or an invitation to log in. */
+/** The "add a feed" form (a feed's or a site's address), or an invitation to log in. */
 function submitFeedForm() {
   if (!account.session.user) {
     return h("p", { class: "callout" }, h("a", { href: "/login?next=/sources" }, "Log in"), " to add a feed or subscribe to a source.");
   }
   const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Add feed"));
+  const choices = h("div", { class: "feed-choices" });
   const form = /** @type {HTMLFormElement} */ (
     h(
       "form",
       { class: "inline-form card", "aria-labelledby": "add-feed-heading", novalidate: true },
       h("h2", { id: "add-feed-heading" }, "Add a feed"),
       formError(),
-      field({ label: "Feed URL", name: "url", type: "url", required: true, inputmode: "url", hint: "The address of an RSS or Atom feed, e.g. https://example.com/feed.xml. It is fetched and checked before it is added." }),
+      field({ label: "Feed URL", name: "url", type: "url", required: true, inputmode: "url", hint: "The address of an RSS or Atom feed, or of a site that has one (https://example.com/). It is fetched and checked before it is added." }),
+      choices,
       h("div", { class: "actions" }, button),
     )
   );
+  /** @param {string} url */
+  const add = async (url) => {
+    const added = await contentApi.submitSource({ url });
+    await account.setSubscribed(added.id, true);
+    return added;
+  };
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     clearFormErrors(form);
-    const url = String(new FormData(form).get("url") ?? "").trim();
+    const data = new FormData(form);
+    const chosen = data.get("feed");
+    const url = String(data.get("url") ?? "").trim();
     try {
       const source = await busy(button, "Checking the feed…", async () => {
-        const added = await contentApi.submitSource({ url });
-        await account.setSubscribed(added.id, true);
-        return added;
+        if (chosen) {
+          return add(String(chosen));
+        }
+        // A feed's address finds the feed itself; a site's, the feeds it offers.
+        const { feeds } = await contentApi.discoverSources({ url });
+        if (feeds.length > 1) {
+          return feeds;
+        }
+        return add(feeds[0]?.url ?? url);
       });
+      if (Array.isArray(source)) {
+        showChoices(source);
+        return;
+      }
       announce(`Added ${source.title}; you are subscribed.`);
       navigate(`/sources/${encodeURIComponent(source.id)}`);
     } catch (error) {
       showFormError(form, error);
     }
+  });
+  /** @param {import("./api-types.gen.js").DiscoveredFeed[]} feeds */
+  const showChoices = (feeds) => {
+    mount(
+      choices,
+      h(
+        "fieldset",
+        { class: "field choices" },
+        h("legend", null, `This site has ${feeds.length} feeds: choose one`),
+        feeds.map((f, i) =>
+          h("label", { class: "check choice" }, h("input", { type: "radio", name: "feed", value: f.url, checked: i === 0 }), " ", h("span", null, f.title || f.url, f.kind ? h("span", { class: "hint" }, ` (${f.kind.toUpperCase()})`) : null, h("br"), h("span", { class: "hint feed-url" }, f.url))),
+        ),
+      ),
+    );
+    button.textContent = "Add this feed";
+    announce(`This site has ${feeds.length} feeds: choose one`);
+    /** @type {HTMLElement|null} */ (choices.querySelector("input"))?.focus();
+  };
+  form.querySelector("input[name=url]")?.addEventListener("input", () => {
+    mount(choices);
+    button.textContent = "Add feed";
   });
   return form;
 }
@@ -316,7 +322,7 @@ export async function source(main, match, { signal, title }) {
               render({ ...current, subscriberCount: changed.subscriberCount });
             }
           }),
-          account.isSubscribed(current.id) ? h("label", { class: "check feed-toggle" }, feedToggle(current), " In my feed") : null,
+          account.isSubscribed(current.id) ? h("a", { class: "button secondary", href: `/?source=${encodeURIComponent(current.id)}` }, "Read in your list") : null,
         ),
       );
     };

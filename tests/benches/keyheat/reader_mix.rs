@@ -40,8 +40,9 @@ fn source_id(k: usize) -> String {
     format!("{:032x}", 0xfeed_0000_u64 + k as u64)
 }
 
+/// Distinct in its first 16 hex digits (its Google Reader item id), as real ids are.
 fn article_id(source: usize, i: usize) -> String {
-    format!("{:016x}{:016x}", 0xa000_0000_u64 + source as u64, i as u64)
+    format!("{:08x}{:08x}{:016x}", i, 0xa000_0000_u64 + source as u64, 0)
 }
 
 /// A source's items as the API stores them: its item, its counters, its article rows (with
@@ -69,8 +70,8 @@ fn source_items(k: usize, now: chrono::DateTime<Utc>) -> Vec<Item> {
     ];
     for i in 0..ARTICLES_PER_SOURCE {
         let article = article_id(k, i);
-        // Spread over the last day, interleaved across sources.
-        let at = (now - Duration::seconds((i * SOURCES + k) as i64 % 86_000 + 60))
+        // Spread over the last 28 hours, interleaved across sources.
+        let at = (now - Duration::seconds((i * SOURCES + k) as i64 + 60))
             .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         items.push(item(&[
             ("pk", s(&pk)),
@@ -139,6 +140,14 @@ pub(super) async fn reader(b: &mut Bench, t: &TestStack) {
     let (big, big_token) = t.user(&name("bigreader", 0)).await;
     let big_id = big["id"].as_str().expect("id").to_string();
     rows.extend(reader_items(&big_id, 0..SOURCES));
+    // Eight fans of source 0, the popular one, subscribed to it alone.
+    let mut fans = Vec::new();
+    for r in 0..8 {
+        let (user, token) = t.user(&name("fan", r)).await;
+        let id = user["id"].as_str().expect("id").to_string();
+        rows.extend(reader_items(&id, std::iter::once(0)));
+        fans.push(token);
+    }
     // Eight lighter readers, each with ten sources; source 0 is everyone's popular one.
     let mut light = Vec::new();
     for r in 0..8 {
@@ -252,7 +261,7 @@ pub(super) async fn reader(b: &mut Bench, t: &TestStack) {
 
     // Its subscribers' counts: 100k polling every 5 minutes.
     let popular_counts = async {
-        for (_, token) in &light {
+        for token in &fans {
             get("/api/content/reader/counts".into(), token.clone()).await;
         }
     };

@@ -16,6 +16,7 @@ mod discovery;
 mod feed;
 mod fulltext;
 mod limits;
+mod opml;
 mod reader;
 mod refresh;
 mod sources;

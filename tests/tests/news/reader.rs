@@ -169,7 +169,11 @@ async fn counts_follow_marks_mark_all_read_and_the_horizon() {
     let source = r.sources[0].clone();
     let ids = r.ids_by_title().await;
     let id = |title: &str| ids[title].clone();
-    assert_eq!(ids.len(), 13, "the stream lists articles past the horizon too");
+    assert_eq!(
+        ids.len(),
+        13,
+        "the stream lists articles past the horizon too"
+    );
 
     // Articles past the horizon count as read; the rest are unread.
     let counts = r.counts().await;
@@ -650,4 +654,103 @@ async fn unsubscribing_removes_the_reader_row_and_aliases_resolve() {
             Some(item)
         );
     }
+}
+
+/// Rows as the API stores them, written straight into the table: `sources` sources of `per`
+/// unread articles each (those of `index` 0 and 1 with their article items), all subscribed
+/// by the person.
+async fn many_sources(t: &TestStack, user: &str, sources: usize, per: usize) {
+    use aws_sdk_dynamodb::types::AttributeValue as A;
+    let now = Utc::now();
+    let s = |v: String| A::S(v);
+    let mut items = vec![std::collections::HashMap::from([
+        ("pk".to_string(), s(format!("READER#{user}"))),
+        ("sk".to_string(), s("ALL".into())),
+        (
+            "importedAt".to_string(),
+            s("2026-01-01T00:00:00.000Z".into()),
+        ),
+    ])];
+    for k in 0..sources {
+        let id = format!("{:032x}", 0xbeef_0000_u64 + k as u64);
+        let pk = format!("SOURCE#{id}");
+        items.push(std::collections::HashMap::from([
+            ("pk".to_string(), s(pk.clone())),
+            ("sk".to_string(), s("META".into())),
+            ("id".to_string(), s(id.clone())),
+            (
+                "url".to_string(),
+                s(format!("https://many.example.com/{k}")),
+            ),
+            ("title".to_string(), s(format!("Many {k}"))),
+            (
+                "createdAt".to_string(),
+                s("2026-01-01T00:00:00.000Z".into()),
+            ),
+        ]));
+        items.push(std::collections::HashMap::from([
+            ("pk".to_string(), s(format!("{pk}#COUNTS"))),
+            ("sk".to_string(), s("COUNTS".into())),
+            ("subscriberCount".to_string(), A::N("1".into())),
+            ("articleCount".to_string(), A::N(per.to_string())),
+        ]));
+        items.push(std::collections::HashMap::from([
+            ("pk".to_string(), s(format!("READER#{user}"))),
+            ("sk".to_string(), s(format!("SUB#{id}"))),
+            ("sourceId".to_string(), s(id.clone())),
+        ]));
+        for i in 0..per {
+            let article = format!("{:08x}{:08x}{:016x}", i, 0xc000_0000_u64 + k as u64, 0);
+            let at = (now - Duration::seconds((i * sources + k) as i64 + 60))
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            items.push(std::collections::HashMap::from([
+                ("pk".to_string(), s(pk.clone())),
+                ("sk".to_string(), s(format!("ART#{at}#{article}"))),
+                ("articleId".to_string(), s(article.clone())),
+                ("aliased".to_string(), A::Bool(true)),
+            ]));
+            items.push(std::collections::HashMap::from([
+                ("pk".to_string(), s(format!("ARTICLE#{article}"))),
+                ("sk".to_string(), s("META".into())),
+                ("id".to_string(), s(article.clone())),
+                ("sourceId".to_string(), s(id.clone())),
+                ("sourceTitle".to_string(), s(format!("Many {k}"))),
+                ("title".to_string(), s(format!("many-{k}-{i}"))),
+                ("publishedAt".to_string(), s(at)),
+                ("paragraphs".to_string(), A::L(Vec::new())),
+                ("topics".to_string(), A::L(Vec::new())),
+            ]));
+        }
+    }
+    t.put_items("ContentTable", items).await;
+}
+
+#[tokio::test]
+async fn a_reader_of_many_sources_pages_the_merged_stream_in_order() {
+    let t = TestStack::start().await;
+    let (user, token) = t.user("mona").await;
+    let id = user["id"].as_str().expect("id").to_string();
+    many_sources(&t, &id, 60, 3).await;
+    let r = Reader {
+        t,
+        _feeds: FeedServer::start().await,
+        token,
+        user_id: id,
+        sources: Vec::new(),
+    };
+    assert_eq!(r.counts().await["total"], 180);
+    let first = r.get(&format!("{ARTICLES}?state=unread&size=20")).await;
+    let titles: Vec<&str> = first["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["title"].as_str().expect("title"))
+        .collect();
+    let expected: Vec<String> = (0..20).map(|k| format!("many-{k}-0")).collect();
+    assert_eq!(titles, expected);
+    let all = r.stream("state=unread").await;
+    assert_eq!(all.len(), 180);
+    let oldest = r.stream("order=oldest").await;
+    assert_eq!(oldest.first().map(|t| t.0.as_str()), Some("many-59-2"));
+    assert_eq!(oldest.len(), 180);
 }

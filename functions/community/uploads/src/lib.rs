@@ -13,7 +13,7 @@
 //! bucket, its bootstrap carries no post code, and its body limit (5 MiB and the form around
 //! it) is not the JSON routes' 1 MiB.
 
-pub mod multipart;
+pub use platform::multipart;
 pub mod presigned;
 pub mod sniff;
 
@@ -37,8 +37,8 @@ use serde::Serialize;
 use utoipa::openapi::{RefOr, Response as OpenApiResponse};
 use utoipa::{IntoResponses, OpenApi, ToSchema};
 
-use crate::multipart::MultipartError;
 use crate::sniff::ImageType;
+use platform::multipart::MultipartError;
 
 /// The public path prefix of the community.
 pub const PREFIX: &str = "/api/v1";

@@ -201,7 +201,7 @@ async fn reader_session(
     _service: InternalService,
     Json(input): Json<ReaderSessionRequest>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let auth = input.auth.trim();
+    let auth = input.auth.as_str();
     if auth.is_empty() {
         return Err(FieldError::new("auth", "is required").into());
     }

@@ -7,6 +7,7 @@
 //! answer as [`ApiError`]s (their `From` is next to `news::NewsError`).
 
 mod articles;
+mod opml;
 mod pages;
 pub mod query;
 mod reader;
@@ -27,7 +28,8 @@ use news::model::reader::{
     UnreadCounts,
 };
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
-use news::{DiscoveredFeed, FeedKind, FullTextMode, News, Reader};
+use news::opml::{FeedOutcome, FeedResult, ImportProgress, ImportStarted, ImportStatus};
+use news::{DiscoveredFeed, FeedKind, FullTextMode, News, Opml, Reader};
 use platform::auth::Scope;
 use platform::aws::AwsClients;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
@@ -72,17 +74,30 @@ pub const SUBMISSIONS: Rate = Rate {
     when_unavailable: WhenUnavailable::Refuse,
 };
 
+/// The brake on OPML imports: each makes the platform fetch up to 1,000 sites the file names,
+/// so each signed-in user may import only so many files a window (the template's
+/// `OpmlImportRateLimit`; by default 5 an hour and 20 a day); refused (503) when the limits
+/// table fails, as submissions are.
+pub const OPML_IMPORTS: Rate = Rate {
+    variable: "OPML_IMPORT_RATE_LIMIT",
+    name: "opml-import",
+    default: "5/3600,20/86400",
+    when_unavailable: WhenUnavailable::Refuse,
+};
+
 /// How long the users service may take to say whether an account exists.
 const USERS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[derive(Clone)]
 pub struct AppState {
     news: Arc<News>,
+    opml: Arc<Opml>,
     reader: Arc<Reader>,
     verifier: Arc<TokenVerifier>,
     users: IdentityClient,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
+    /// Feed submissions and OPML imports.
     submissions: Arc<Brake>,
 }
 
@@ -96,17 +111,19 @@ impl FromRef<AppState> for Arc<TokenVerifier> {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let news = News::from_env(&env, &aws)?;
+    let opml = Opml::from_env(&env, &aws)?;
     let reader = Reader::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
     let submissions = Brake::from_env(
         &env,
         &aws,
-        "feed submissions have no rate limit",
-        &[SUBMISSIONS],
+        "feed submissions and OPML imports have no rate limit",
+        &[SUBMISSIONS, OPML_IMPORTS],
     )?;
     let app = app(
         Arc::new(news),
+        Arc::new(opml),
         Arc::new(reader),
         Arc::new(verifier),
         env.get("INTERNAL_API_URL").map(str::to_string),
@@ -117,6 +134,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
 
 pub fn app(
     news: Arc<News>,
+    opml: Arc<Opml>,
     reader: Arc<Reader>,
     verifier: Arc<TokenVerifier>,
     internal_api_url: Option<String>,
@@ -124,6 +142,7 @@ pub fn app(
 ) -> Result<Router, BoxError> {
     let state = AppState {
         news,
+        opml,
         reader,
         verifier,
         users: IdentityClient::new(USERS_TIMEOUT, None)?,
@@ -134,6 +153,7 @@ pub fn app(
         .merge(sources::routes())
         .merge(topics::routes())
         .merge(articles::routes())
+        .merge(opml::routes())
         .merge(reader::routes())
         .merge(websub::routes())
         .route("/actuator/health", get(health))
@@ -167,6 +187,9 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         articles::articles,
         articles::article,
         articles::saved_articles,
+        opml::import_opml,
+        opml::import_progress,
+        opml::export_opml,
         reader::subscriptions,
         reader::set_labels,
         reader::labels,
@@ -193,6 +216,11 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         Article,
         Page<Article>,
         SavedArticles,
+        ImportStarted,
+        ImportProgress,
+        ImportStatus,
+        FeedResult,
+        FeedOutcome,
         ReaderSubscription,
         reader::SubscriptionPage,
         reader::LabelList,
@@ -213,7 +241,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
     modifiers(&SecuritySchemes, &SOURCE_WRITE_SCHEME, &TABLE_UNAVAILABLE),
     tags(
         (name = "content", description = "The news reader's content service: shared sources, their subscribers, articles and topics"),
-        (name = "reader", description = "The news reader's per-person state: subscriptions with labels and unread counts, read and starred marks, mark all as read, the article stream")
+        (name = "reader", description = "The news reader's per-person state: subscriptions with labels and unread counts, read and starred marks, mark all as read, the article stream, OPML import and export"),
     )
 )]
 struct ContentApi;

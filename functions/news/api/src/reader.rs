@@ -152,7 +152,7 @@ pub(crate) async fn subscriptions(
 pub(crate) struct LabelList {
     /// At most 10 distinct names, each 1 to 100 characters, without control characters or `/`;
     /// a person uses at most 100 labels. Empty: no label.
-    #[schema(required = true, value_type = Vec<String>, max_items = 10)]
+    #[schema(required = true, value_type = Vec<LabelNameSchema>, max_items = 10)]
     labels: Option<Vec<String>>,
 }
 
@@ -191,6 +191,16 @@ pub(crate) async fn set_labels(
     }))
 }
 
+/// A label's name (the schema of [`LabelList`]'s items).
+#[derive(ToSchema)]
+#[schema(
+    min_length = 1,
+    max_length = 100,
+    pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$"
+)]
+#[allow(dead_code)]
+pub(crate) struct LabelNameSchema(String);
+
 /// The person's labels.
 #[derive(Serialize, ToSchema)]
 pub(crate) struct LabelPage {
@@ -224,7 +234,7 @@ pub(crate) async fn labels(
 #[serde(deny_unknown_fields)]
 pub(crate) struct LabelRename {
     /// 1 to 100 characters, without control characters or `/`.
-    #[schema(required = true, value_type = String, min_length = 1, max_length = 100)]
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 100, pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$")]
     name: Option<String>,
 }
 
@@ -236,7 +246,7 @@ pub(crate) struct LabelRename {
     operation_id = "renameLabel",
     tag = "reader",
     security(("bearerJwt" = [])),
-    params(("name" = String, Path, min_length = 1, max_length = 100, description = "The label's name")),
+    params(("name" = String, Path, min_length = 1, max_length = 100, pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$", description = "The label's name")),
     request_body = LabelRename,
     responses(
         (status = 204, description = "Renamed"),
@@ -269,7 +279,7 @@ pub(crate) async fn rename_label(
     operation_id = "deleteLabel",
     tag = "reader",
     security(("bearerJwt" = [])),
-    params(("name" = String, Path, min_length = 1, max_length = 100, description = "The label's name")),
+    params(("name" = String, Path, min_length = 1, max_length = 100, pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$", description = "The label's name")),
     responses(
         (status = 204, description = "Deleted"),
         (status = 400, description = "A bad name (`details`: `field: reason`)", body = ErrorBody),
@@ -315,7 +325,11 @@ pub(crate) struct ReaderArticlesQuery {
     #[param(max_length = 200)]
     source_id: Option<String>,
     /// Only the articles of subscriptions carrying this label (not with `sourceId`).
-    #[param(min_length = 1, max_length = 100)]
+    #[param(
+        min_length = 1,
+        max_length = 100,
+        pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$"
+    )]
     label: Option<String>,
     /// `all` (default), `unread`, `read`, or `starred` (by when starred; not with `sourceId`
     /// or `label`).
@@ -511,7 +525,11 @@ pub(crate) struct MarkAllRead {
     #[schema(max_length = 200)]
     source_id: Option<String>,
     /// The subscriptions carrying this label (not with `sourceId`).
-    #[schema(min_length = 1, max_length = 100)]
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$"
+    )]
     label: Option<String>,
     /// Articles published before this time (default now; a later time counts as now).
     #[schema(value_type = Option<String>, format = DateTime)]

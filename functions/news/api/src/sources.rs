@@ -174,14 +174,7 @@ pub(crate) async fn submit_source(
         .submissions
         .admit(&crate::SUBMISSIONS, ClientKey::user(&user.id))
         .await?;
-    // AuthUser accepted it, so the header is there; the users service judges the account.
-    let authorization = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
-    let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), &extensions);
-    let accounts = state.users.at(base).caller(Some(authorization));
+    let accounts = caller(&state, &headers, &extensions);
     let Submitted { source, created } = state.news.submit_as_user(&accounts, &url).await?;
     let status = if created {
         StatusCode::CREATED
@@ -189,6 +182,22 @@ pub(crate) async fn submit_source(
         StatusCode::OK
     };
     Ok((status, axum::Json(source)))
+}
+
+/// The users service asked about the request's caller, whose account a write needs alive.
+pub(crate) fn caller<'a>(
+    state: &'a AppState,
+    headers: &HeaderMap,
+    extensions: &Extensions,
+) -> identity_client::Caller<'a> {
+    // AuthUser accepted it, so the header is there; the users service judges the account.
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), extensions);
+    state.users.at(base).caller(Some(authorization))
 }
 
 /// A source's settings.

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 pub struct ReaderSessionRequest {
     /// The `Auth` value `ClientLogin` answered, as the client sends it after
     /// `GoogleLogin auth=`.
-    #[cfg_attr(feature = "schema", schema(min_length = 1, max_length = 200))]
+    #[cfg_attr(feature = "schema", schema(min_length = 1, max_length = 260))]
     pub auth: String,
 }
 

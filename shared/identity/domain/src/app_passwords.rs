@@ -35,7 +35,7 @@ const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 pub struct AppPasswordRequest {
     /// What the person calls it (the device or app): 1-100 characters, no control characters.
-    #[schema(required = true, value_type = String, min_length = 1, max_length = 100, pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]+$", example = "Reeder on my phone")]
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 100, pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$", example = "Reeder on my phone")]
     pub name: Option<String>,
 }
 
@@ -106,7 +106,7 @@ pub struct CreatedAppPassword {
 pub struct ClientLoginRequest {
     /// The username (what apps send) or the account's address.
     #[serde(rename = "Email")]
-    #[schema(required = true, value_type = String, min_length = 1, max_length = 254, example = "alice")]
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 254, pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]", example = "alice")]
     pub email: Option<String>,
     /// An app password of the account (never the account's own password).
     #[serde(rename = "Passwd")]

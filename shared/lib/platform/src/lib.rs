@@ -50,6 +50,8 @@ pub mod keys;
 pub mod lambda;
 pub mod logging;
 #[cfg(feature = "edge")]
+pub mod multipart;
+#[cfg(feature = "edge")]
 pub mod openapi;
 #[cfg(feature = "otel")]
 pub mod otel;

@@ -38,6 +38,7 @@ pub mod html;
 pub mod ingest;
 pub mod input;
 pub mod model;
+pub mod opml;
 pub mod parse;
 pub mod reader;
 mod service;
@@ -61,6 +62,7 @@ pub use self::input::{
     MAX_FEED_SOURCES,
 };
 pub use self::model::{DiscoveredFeed, FeedKind, FullTextMode};
+pub use self::opml::{ImportWorker, Opml};
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
 pub use self::reader::{Reader, ReaderImport};
 pub use self::service::{News, NewsError, Refusal, Submitted};
@@ -75,4 +77,6 @@ pub enum StartError {
     Config(#[from] platform::ConfigError),
     #[error("the feed fetcher could not start: {0}")]
     Fetcher(#[from] FetchError),
+    #[error("the users service's client could not start: {0}")]
+    Client(String),
 }

@@ -31,6 +31,9 @@ pub enum NewsError {
     SourceNotFound,
     #[error("article not found")]
     ArticleNotFound,
+    /// No import of the caller's with that id (another person's included).
+    #[error("import not found")]
+    ImportNotFound,
     /// The reader was asked about a source the person does not subscribe to.
     #[error("subscription not found")]
     NotSubscribed,
@@ -63,6 +66,7 @@ fn to_api(error: NewsError) -> ApiError {
         NewsError::Invalid(invalid) | NewsError::Refused(_, invalid) => invalid.into(),
         NewsError::SourceNotFound => ApiError::not_found("Source not found"),
         NewsError::ArticleNotFound => ApiError::not_found("Article not found"),
+        NewsError::ImportNotFound => ApiError::not_found("Import not found"),
         NewsError::NotSubscribed => ApiError::not_found("Subscription not found"),
         NewsError::LabelNotFound => ApiError::not_found("Label not found"),
         NewsError::Busy => ApiError::unavailable("The source is busy, try again"),

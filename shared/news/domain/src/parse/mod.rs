@@ -24,6 +24,8 @@ use crate::model::FeedKind;
 use crate::topic::{normalise_topics, Topic};
 
 pub use self::prepare::{MAX_DEPTH, MAX_NODES};
+// OPML files are decoded as feeds are (byte-order mark, declaration, else UTF-8).
+pub(crate) use self::prepare::{decode, line_and_column};
 
 /// Longest summary kept, in characters.
 pub const MAX_SUMMARY_CHARS: usize = 500;

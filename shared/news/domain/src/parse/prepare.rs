@@ -34,7 +34,7 @@ pub(super) const NOT_HTML: &str = "the document is an HTML page, not a feed";
 
 /// The document as UTF-8: the encoding comes from the byte-order mark, else from the XML
 /// declaration, else UTF-8; bytes that do not decode become U+FFFD.
-pub(super) fn decode(body: &[u8]) -> Cow<'_, str> {
+pub(crate) fn decode(body: &[u8]) -> Cow<'_, str> {
     let (encoding, start) = match Encoding::for_bom(body) {
         Some((encoding, bom)) => (encoding, bom),
         // UTF-16 without a byte-order mark still starts with "<?".
@@ -505,7 +505,7 @@ pub(super) fn scan_json(text: &str) -> Result<JsonScan, String> {
 }
 
 /// "line L, column C" (1-based, columns in characters) of byte offset `at`.
-fn line_and_column(text: &str, at: usize) -> String {
+pub(crate) fn line_and_column(text: &str, at: usize) -> String {
     let at = (0..=at.min(text.len()))
         .rev()
         .find(|i| text.is_char_boundary(*i))

@@ -138,9 +138,11 @@ impl Reader {
                     return Ok(());
                 }
             };
-        for source in &subscribed {
-            self.store.backfill_reader_row(user, source).await?;
-        }
+        let backfills: Vec<_> = subscribed
+            .iter()
+            .map(|source| self.store.backfill_reader_row(user, source))
+            .collect();
+        bounded(backfills, COUNT_CONCURRENCY).await?;
         // Oldest saved first, so the starred list keeps identity's order (newest first).
         let keys = self.store.article_keys(&saved).await?;
         for key in keys.iter().rev() {

@@ -22,6 +22,15 @@
 //! | `TOPIC#{id}#COUNT#{shard}` | `COUNT` | | one shard of a topic's article count |
 //! | `STATS#{shard}` | `ARTICLES` | | one shard of the article counters: `articleCount` (stored) and `retiredCount` (of retired sources, not yet swept) |
 //! | `SCHEDULER` | `WALK` | | where the scheduler's walk over the sources goes on |
+//! | `IMPORT#{importId}` | `META` | | an OPML import: its person (`userId`), `total` feeds, `done` so far; TTL `expiresAt` a week on, as every item of the partition |
+//! | `IMPORT#{importId}` | `CLAIM#{index}` | | a feed the OPML worker started: whether the person subscribed to its source before (`wasSubscribed`) |
+//! | `IMPORT#{importId}` | `RESULT#{index}` | | a feed's outcome (`url`, `title`, `labels`, `outcome`, `sourceId`, `message`), put once with `done` + 1 in one transaction |
+//! | `ITEM#{hex16}` | `ITEM` | | the Google Reader item id (an article id's first 16 hex digits) of one article: `articleId`, `sourceId`, `publishedAt`; put in the article's insert transaction (conditional on none: a collision keeps the first), or when the reader first serves an older article (then `aliased` on its source row) |
+//! | `READER#{userId}` | `SUB#{sourceId}` | | a person's subscription as the reader sees it: `labels`, the source's watermark `readBefore` / `readBeforeSetAt`; in the subscribe and unsubscribe transactions |
+//! | `READER#{userId}` | `LABEL#{name}` | | the watermark of "mark all as read" on a label |
+//! | `READER#{userId}` | `ALL` | | the watermark of "mark all as read" on everything; `importedAt` once identity's saved articles and subscriptions came over |
+//! | `MARKS#{userId}#{sourceId}` | `{publishedAt}#{articleId}` | | a person's mark on one article: `read` / `readSetAt`, `starredAt`; TTL `expiresAt` a day past the read horizon unless starred |
+//! | `STARRED#{userId}` | `{starredAt}#{articleId}` | | a person's starred articles by when starred (`sourceId`, `publishedAt`), written with the mark in one transaction |
 //!
 //! Items written before this layout (counters and fetch state in the source's `META`,
 //! `STATS`/`ARTICLES`, topic counts in `TOPIC#{id}`/`META`) still read: a source's counters
@@ -68,11 +77,25 @@
 //!   next fetch time the refresh read (so one of two deliveries records it) and on the source
 //!   being live; the title only when it changed;
 //! - retired sources ([`ContentStore::retired_sources`]): Query `gsi1` on `RETIRED`, the
-//!   oldest first, a bounded number.
+//!   oldest first, a bounded number;
+//! - OPML imports ([`ContentStore::create_import`], [`ContentStore::record_import_result`],
+//!   [`ContentStore::import_results`]): one partition per import (at most 2,001 small items,
+//!   written once each by the worker as it goes); a result is a conditional Put with `done`'s
+//!   ADD in one transaction, so a redelivered feed counts nothing; the progress is the `META`
+//!   GetItem and a Query of a page of `RESULT#` rows, both consistent.
+//! - a person's reading state (`reader.rs`, the facade [`crate::Reader`]; the design and its
+//!   costs in `docs/news-reader-state.md`): their partition `READER#{userId}` in one Query;
+//!   "mark all as read" one UpdateItem of a watermark whatever the scope; a mark one
+//!   UpdateItem (starring: a transaction with the starred row); an unread count per source a
+//!   Query of its newest row, a COUNT Query of its rows after the watermark and a Query of
+//!   the person's marks after the horizon, 16 sources at a time; the stream the
+//!   subscriptions' rows merged a chunk per partition at a time (as the personal feed's), the
+//!   starred list a Query by starred time; item ids resolved by BatchGetItem of their aliases.
 
 mod articles;
 mod backfill;
 mod feed;
+mod imports;
 mod items;
 mod pages;
 mod reader;
@@ -84,6 +107,7 @@ mod websub;
 pub use articles::{article_writes, transaction_groups, TRANSACTION_BYTES_BUDGET};
 pub use backfill::BackfillStep;
 pub use feed::{ArticlePage, Cursor, Window, MAX_BUCKETS_PER_PAGE};
+pub use imports::{ImportRecord, ImportResultRecord, IMPORT_TTL_SECONDS};
 pub use items::{
     cut_to_bytes, fit_article, ARTICLE_ITEM_BUDGET, MAX_TEXT_FIELD_BYTES, MAX_TITLE_BYTES,
     MAX_URL_BYTES,

@@ -1,5 +1,6 @@
-//! The one `multipart/form-data` body the route reads (RFC 7578 over RFC 2046): the whole
-//! body is already in memory (API Gateway hands Lambda all of it), so parts are slices of it,
+//! A `multipart/form-data` body a route reads, an image upload or an OPML file (RFC 7578 over
+//! RFC 2046): the whole body is already in memory (API Gateway hands Lambda all of it), so
+//! parts are slices of it,
 //! found by their delimiters; the file is never copied. Strict where the RFCs are: lines end
 //! in CRLF, the body ends with the closing delimiter; a preamble before the first delimiter
 //! and an epilogue after the last are ignored, as is transport padding after a delimiter.
