@@ -357,10 +357,12 @@ async fn a_join_or_a_leave_writes_two_units_to_each_of_two_partitions_and_no_ind
             .collect();
         writes.sort_by(|a, b| a.1.cmp(&b.1));
         // The membership put and delete, and the count's two updates: 2 units each (in a
-        // transaction), so 200 joins and leaves a second take 400 WCU/s of either partition.
+        // transaction), so 200 joins and leaves a second take 400 WCU/s of either partition;
+        // the person's reader row comes and goes with the membership, in their own partition.
         assert_eq!(
             writes,
             vec![
+                (String::new(), "READER#member-1".to_string(), 4.0),
                 (String::new(), format!("SOURCE#{id}"), 4.0),
                 (String::new(), format!("SOURCE#{id}#COUNTS"), 4.0),
             ]
