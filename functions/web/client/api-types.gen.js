@@ -9,9 +9,13 @@
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
 //   deliverWebSub (not a JSON or multipart request body)
+//   greaderClientLogin (not a JSON or multipart request body)
 //   cleanupDeletedRecipeAccount (service or internal credentials only)
+//   internalReaderSession (service or internal credentials only)
 //   internalUserIds (service or internal credentials only)
 //   internalUser (service or internal credentials only)
+//   internalUnsubscribeUser (service or internal credentials only)
+//   internalSubscribeUser (service or internal credentials only)
 //   issueServiceToken (not a JSON or multipart request body)
 //   persistDigest (service or internal credentials only)
 //   generateDigestForUser (service or internal credentials only)
@@ -143,6 +147,28 @@ export {};
  */
 
 /**
+ * An app password as its person sees it in the list (never its secret).
+ * @typedef {Object} AppPassword
+ * @property {string} createdAt
+ * @property {string} id
+ * @property {(string|null)} [lastUsedAt] When an app last signed in or read with it, to the hour (null: never).
+ * @property {string} name
+ */
+
+/**
+ * A page of a person's app passwords, newest first.
+ * @typedef {Object} AppPasswordPage
+ * @property {Array<AppPassword>} items
+ * @property {(string|null)} [nextCursor] The `cursor` of the next page; null on the last one.
+ */
+
+/**
+ * A new app password as sent.
+ * @typedef {Object} AppPasswordRequest
+ * @property {string} name What the person calls it (the device or app): 1-100 characters, no control characters.
+ */
+
+/**
  * A full article; lists leave `paragraphs` out.
  * @typedef {Object} Article
  * @property {(string|null)} [author]
@@ -232,6 +258,15 @@ export {};
  */
 
 /**
+ * A `ClientLogin` as sent (a form or a query): `Email` is the username or the account's
+ * address, `Passwd` an app password. Other fields apps send (`service`, `accountType`,
+ * `source`, `client`) are ignored.
+ * @typedef {Object} ClientLoginRequest
+ * @property {string} Email The username (what apps send) or the account's address.
+ * @property {string} Passwd An app password of the account (never the account's own password).
+ */
+
+/**
  * A comment's new text.
  * @typedef {Object} CommentEditRequest
  * @property {string} text 1 to 500 characters once trimmed; no control characters but line breaks and tabs.
@@ -302,6 +337,15 @@ export {};
  * @property {number} fat
  * @property {Array<string>} fromFoodTable Ingredients computed from the service's food composition table (by name, with unit conversion).
  * @property {number} protein
+ */
+
+/**
+ * A new app password: the only answer that holds its secret.
+ * @typedef {Object} CreatedAppPassword
+ * @property {string} createdAt
+ * @property {string} id
+ * @property {string} name
+ * @property {string} password The password to give the app, shown this once: 32 characters of `a-z` and `2-7`.
  */
 
 /**
@@ -470,6 +514,22 @@ export {};
  */
 
 /**
+ * What became of one feed of an import.
+ * @typedef {("subscribed"|"alreadySubscribed"|"notAFeed"|"unreachable"|"invalid"|"failed")} FeedOutcome
+ */
+
+/**
+ * One feed's result.
+ * @typedef {Object} FeedResult
+ * @property {Array<string>} labels The labels it was given: its folders and categories in the file.
+ * @property {(string|null)} [message] Why, for the other outcomes; or what was left out (labels past the cap).
+ * @property {FeedOutcome} outcome
+ * @property {(string|null)} [sourceId] The source subscribed to (subscribed, alreadySubscribed).
+ * @property {string} title Its title in the file (may be empty).
+ * @property {string} url The feed's address as the file gives it.
+ */
+
+/**
  * Follower count changes by topic name.
  * @typedef {Object} FollowerDeltasRequest
  * @property {Object<string, number>} deltas Topic name → change (+1 follow, -1 unfollow; -1000 to 1000), at most 200 names.
@@ -529,6 +589,32 @@ export {};
  * The form of an upload: one image in the field `file`. Other fields are ignored.
  * @typedef {Object} ImageUpload
  * @property {string} file A PNG, JPEG, GIF or WebP image of 1 byte to 5 MiB, recognised by its content (the part's declared type and file name are ignored).
+ */
+
+/**
+ * An import's progress, with a page of its results in the file's order.
+ * @typedef {Object} ImportProgress
+ * @property {string} createdAt
+ * @property {number} done Feeds with a result so far.
+ * @property {string} id
+ * @property {(string|null)} [nextCursor] The cursor of the next page of results; absent on the last.
+ * @property {Array<FeedResult>} results Results after the page's `cursor`, in the file's order (only feeds already done).
+ * @property {ImportStatus} status `done` once every feed has its result.
+ * @property {number} total
+ */
+
+/**
+ * An import just started.
+ * @typedef {Object} ImportStarted
+ * @property {number} done
+ * @property {string} id The import's id: `GET /reader/imports/{id}` shows its progress.
+ * @property {ImportStatus} status
+ * @property {number} total Feeds to import (each feed once, however many outlines name it).
+ */
+
+/**
+ * Whether an import has results for all its feeds.
+ * @typedef {("running"|"done")} ImportStatus
  */
 
 /**
@@ -665,6 +751,16 @@ export {};
  */
 
 /**
+ * An article of the stream by id only (the Google Reader `stream/items/ids`).
+ * @typedef {Object} ItemRef
+ * @property {string} id The article's id (32 hex).
+ * @property {number} itemId Its Google Reader item id, as a signed decimal (the short form).
+ * @property {string} publishedAt
+ * @property {string} sourceId
+ * @property {string} [starredAt] When the person starred it (the starred stream's order).
+ */
+
+/**
  * One Ed25519 public key (RFC 8037).
  * @typedef {Object} Jwk
  * @property {string} alg Always `EdDSA`.
@@ -690,6 +786,33 @@ export {};
 
 /**
  * @typedef {("child"|"beginner"|"intermediate"|"expert")} KnowledgeLevel
+ */
+
+/**
+ * A subscription's labels.
+ * @typedef {Object} LabelList
+ * @property {Array<string>} labels At most 10 distinct names, each 1 to 100 characters, without control characters or `/`; a person uses at most 100 labels. Empty: no label.
+ */
+
+/**
+ * The person's labels.
+ * @typedef {Object} LabelPage
+ * @property {Array<LabelSummary>} items Every label, by name (at most 100, so one page).
+ */
+
+/**
+ * A label's new name.
+ * @typedef {Object} LabelRename
+ * @property {string} name 1 to 100 characters, without control characters or `/`.
+ */
+
+/**
+ * A label with the unread articles of its subscriptions.
+ * @typedef {Object} LabelSummary
+ * @property {string} name
+ * @property {string} [newestAt] The newest article of its subscriptions.
+ * @property {number} subscriptions Subscriptions carrying it.
+ * @property {number} unread
  */
 
 /**
@@ -787,6 +910,28 @@ export {};
  */
 
 /**
+ * What "mark all as read" covers.
+ * @typedef {Object} MarkAllRead
+ * @property {(string|null)} [before] Articles published before this time (default now; a later time counts as now).
+ * @property {(string|null)} [label] The subscriptions carrying this label (not with `sourceId`).
+ * @property {(string|null)} [sourceId] One subscription (not with `label`).
+ */
+
+/**
+ * Marks on articles.
+ * @typedef {Object} MarkRequest
+ * @property {Array<string>} ids Article ids, 1 to 1000 (unknown ones are left out).
+ * @property {(boolean|null)} [read] Read (`true`) or unread (`false`).
+ * @property {(boolean|null)} [starred] Starred (`true`) or not (`false`).
+ */
+
+/**
+ * What a mark request did.
+ * @typedef {Object} Marked
+ * @property {number} marked Articles found and marked (unknown ids are left out).
+ */
+
+/**
  * The recipe service's Message.
  * @typedef {Object} Message
  * @property {string} message
@@ -863,6 +1008,13 @@ export {};
  * @property {Array<string>} ruleIds The alert rules the log matched.
  * @property {Severity} severity
  * @property {string} timestamp
+ */
+
+/**
+ * The form of a multipart import: the file in one part (named `file`, or the only part
+ * with a file name).
+ * @typedef {Object} OpmlUpload
+ * @property {string} file An OPML file of at most 1 MiB.
  */
 
 /**
@@ -1154,6 +1306,36 @@ export {};
  */
 
 /**
+ * An article with the person's state of it.
+ * @typedef {(Article & {labels: Array<string>, read: boolean, starred: boolean, starredAt?: string})} ReaderArticle
+ */
+
+/**
+ * A person reading through one of their app passwords, for the next few minutes.
+ * @typedef {Object} ReaderSession
+ * @property {string} accessToken A user token of the person (role USER only, whatever roles the account holds), to send as `Authorization: Bearer` to the platform's routes; it ends with the account's sessions.
+ * @property {number} expiresIn Seconds the token is valid for from now.
+ * @property {string} userId
+ * @property {string} username
+ */
+
+/**
+ * The body of `POST /api/users/internal/reader-sessions`.
+ * @typedef {Object} ReaderSessionRequest
+ * @property {string} auth The `Auth` value `ClientLogin` answered, as the client sends it after `GoogleLogin auth=`.
+ */
+
+/**
+ * One subscription as its person's reader sees it.
+ * @typedef {Object} ReaderSubscription
+ * @property {Array<string>} labels The person's labels (folders) on it, in the order they were given.
+ * @property {string} [newestAt] When the source's newest article was published; absent when it has none.
+ * @property {Source} source
+ * @property {string} [subscribedAt] When the person subscribed (absent for subscriptions older than the reader).
+ * @property {number} unread Articles of the source the person has not read (within the read horizon).
+ */
+
+/**
  * The reason error body (community).
  * @typedef {Object} ReasonErrorBody
  * @property {string} error The status's reason phrase.
@@ -1389,6 +1571,14 @@ export {};
  */
 
 /**
+ * One source's unread count.
+ * @typedef {Object} SourceCount
+ * @property {string} [newestAt]
+ * @property {string} sourceId
+ * @property {number} unread
+ */
+
+/**
  * One entry of `enabledSourceIds` (the schema of the list's items).
  * @typedef {string} SourceIdEntry
  */
@@ -1403,6 +1593,20 @@ export {};
  * A feed to add.
  * @typedef {Object} SourceSubmission
  * @property {string} url An http(s) URL serving an RSS, Atom or JSON Feed document, or a site's page that links to one (at most 2048 characters).
+ */
+
+/**
+ * A page of the stream, and where the next one starts.
+ * @typedef {Object} StreamPage
+ * @property {Array<ReaderArticle>} items
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last one.
+ */
+
+/**
+ * A page of subscriptions.
+ * @typedef {Object} SubscriptionPage
+ * @property {Array<ReaderSubscription>} items
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last.
  */
 
 /**
@@ -1481,6 +1685,15 @@ export {};
  * @property {number} articleCount
  * @property {string} id
  * @property {string} name
+ */
+
+/**
+ * A person's unread counts: per source, per label, and in all.
+ * @typedef {Object} UnreadCounts
+ * @property {Array<LabelSummary>} labels
+ * @property {string} [newestAt]
+ * @property {Array<SourceCount>} sources
+ * @property {number} total
  */
 
 /**
