@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use news::opml::parse_opml;
 use serde_json::Value;
 use stack_tests::content::{sqs_event, submit_id};
-use stack_tests::feeds::{FeedDocument, FeedServer, ATOM, HTML_PAGE, RSS2};
+use stack_tests::feeds::{FeedDocument, FeedServer, ATOM, RSS2};
 use stack_tests::server::closed_port;
 use stack_tests::{assert_news_error, details, header, TestStack};
 
@@ -101,7 +101,15 @@ async fn an_import_subscribes_and_labels_each_feed_and_reports_it() {
     let feeds = FeedServer::start().await;
     let rss = feeds.put("/circuit.xml", FeedDocument::rss(RSS2));
     let atom = feeds.put("/atom.xml", FeedDocument::atom(ATOM));
-    let page = feeds.put("/about.html", FeedDocument::html(HTML_PAGE));
+    // A page that names no feed, on a server with none at the usual paths (`/atom.xml` of the
+    // feed server would be discovered): nothing to subscribe to.
+    let site = FeedServer::start().await;
+    let page = site.put(
+        "/about.html",
+        FeedDocument::html(
+            "<html><head><title>About</title></head><body><p>No feed here.</p></body></html>",
+        ),
+    );
     let unreachable = format!("http://127.0.0.1:{}/feed.xml", closed_port());
     let (alice_profile, alice) = t.user("alice").await;
     // Alice already reads the Atom feed.
