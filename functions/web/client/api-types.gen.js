@@ -10,6 +10,23 @@
 //   addSourceSubscriber (service or internal credentials only)
 //   deliverWebSub (not a JSON or multipart request body)
 //   greaderClientLogin (not a JSON or multipart request body)
+//   greaderDisableTag (service or internal credentials only)
+//   greaderEditTag (service or internal credentials only)
+//   greaderMarkAllAsRead (service or internal credentials only)
+//   greaderRenameTag (service or internal credentials only)
+//   greaderReadingListContents (service or internal credentials only)
+//   greaderStreamContents (service or internal credentials only)
+//   greaderItemsContents (service or internal credentials only)
+//   greaderItemsContentsPosted (service or internal credentials only)
+//   greaderItemIds (service or internal credentials only)
+//   greaderItemIdsPosted (service or internal credentials only)
+//   greaderSubscriptionEdit (service or internal credentials only)
+//   greaderSubscriptionList (service or internal credentials only)
+//   greaderQuickAdd (service or internal credentials only)
+//   greaderTagList (service or internal credentials only)
+//   greaderToken (service or internal credentials only)
+//   greaderUnreadCount (service or internal credentials only)
+//   greaderUserInfo (service or internal credentials only)
 //   cleanupDeletedRecipeAccount (service or internal credentials only)
 //   internalReaderSession (service or internal credentials only)
 //   internalUserIds (service or internal credentials only)
@@ -560,6 +577,212 @@ export {};
  * @property {(DigestDetail|null)} [digest]
  * @property {string} message
  * @property {string} status `GENERATED` (a new PERSONAL digest, or the day's PUBLIC one assigned) or `SKIPPED`.
+ */
+
+/**
+ * A label a subscription carries.
+ * @typedef {Object} GreaderCategory
+ * @property {string} id `user/-/label/{name}`.
+ * @property {string} label
+ */
+
+/**
+ * An item's text.
+ * @typedef {Object} GreaderContent
+ * @property {string} content HTML.
+ * @property {string} direction
+ */
+
+/**
+ * The form of `disable-tag`.
+ * @typedef {Object} GreaderDisableTagForm
+ * @property {(string|null)} [T]
+ * @property {Array<string>} s Labels to delete, repeated: `user/-/label/{name}`.
+ * @property {(string|null)} [t] A label's bare name (FreshRSS takes it).
+ */
+
+/**
+ * The form of `edit-tag`.
+ * @typedef {Object} GreaderEditTagForm
+ * @property {(string|null)} [T] The action token.
+ * @property {Array<string>} a States to add, repeated: `user/-/state/com.google/read` (mark read), `…/kept-unread` (mark unread), `…/starred`. Labels (`user/-/label/…`) are on subscriptions here, and change nothing on items.
+ * @property {Array<string>} i Item ids, repeated, 1 to 1000.
+ * @property {Array<string>} r States to remove, repeated: `…/read` (mark unread), `…/kept-unread` (mark read), `…/starred` (unstar).
+ */
+
+/**
+ * An article as a stream answers it.
+ * @typedef {Object} GreaderItem
+ * @property {Array<GreaderTypedLink>} alternate
+ * @property {(string|null)} [author]
+ * @property {Array<GreaderLink>} canonical
+ * @property {Array<string>} categories `user/-/state/com.google/reading-list`, the source's labels, `…/read` when read and `…/starred` when starred.
+ * @property {GreaderContent} content
+ * @property {string} crawlTimeMsec The publication time in milliseconds, as a string.
+ * @property {Array<GreaderTypedLink>} enclosure
+ * @property {string} id The long form: `tag:google.com,2005:reader/item/{16 hex}`.
+ * @property {GreaderOrigin} origin
+ * @property {number} published The publication time in seconds.
+ * @property {GreaderContent} summary
+ * @property {string} timestampUsec The publication time in microseconds, as a string (Reeder orders by it).
+ * @property {string} title
+ * @property {number} updated
+ */
+
+/**
+ * `stream/items/ids`.
+ * @typedef {Object} GreaderItemIds
+ * @property {(string|null)} [continuation]
+ * @property {Array<GreaderItemRef>} itemRefs
+ */
+
+/**
+ * One id of `stream/items/ids`.
+ * @typedef {Object} GreaderItemRef
+ * @property {Array<string>} directStreamIds `feed/{sourceId}` of the item.
+ * @property {string} id The short form: a decimal number, as a string.
+ * @property {string} timestampUsec The publication time in microseconds, as a string.
+ */
+
+/**
+ * The form of `stream/items/contents` (and of a posted `stream/items/ids`).
+ * @typedef {Object} GreaderItemsForm
+ * @property {(string|null)} [T] The action token (see `token`); optional on reads.
+ * @property {Array<string>} i Item ids, repeated (`i=…&i=…`), 1 to 1000: the long form, 16 hex digits or the decimal short form.
+ * @property {(string|null)} [output] `json`.
+ * @property {(string|null)} [s] The stream (a posted `stream/items/ids`).
+ */
+
+/**
+ * `{href}`.
+ * @typedef {Object} GreaderLink
+ * @property {string} href
+ */
+
+/**
+ * The form of `mark-all-as-read`.
+ * @typedef {Object} GreaderMarkAllAsReadForm
+ * @property {(string|null)} [T]
+ * @property {string} s `user/-/state/com.google/reading-list` (everything), `feed/{sourceId}` or `user/-/label/{name}`.
+ * @property {(string|null)} [ts] Only items published up to this time: microseconds since 1970 (seconds and milliseconds are told by their digits); now when absent.
+ */
+
+/**
+ * Where an item comes from.
+ * @typedef {Object} GreaderOrigin
+ * @property {string} htmlUrl
+ * @property {string} streamId `feed/{sourceId}`.
+ * @property {string} title
+ */
+
+/**
+ * `subscription/quickadd`.
+ * @typedef {Object} GreaderQuickAdd
+ * @property {(string|null)} [error] Why nothing was added.
+ * @property {number} numResults 1 when subscribed, 0 when the address gave no feed.
+ * @property {(string|null)} [query]
+ * @property {(string|null)} [streamId] `feed/{sourceId}`.
+ * @property {(string|null)} [streamName]
+ */
+
+/**
+ * The form of `subscription/quickadd`.
+ * @typedef {Object} GreaderQuickAddForm
+ * @property {(string|null)} [T]
+ * @property {string} quickadd A feed's http(s) URL (at most 2048 characters), bare or as `feed/{url}`.
+ */
+
+/**
+ * The form of `rename-tag`.
+ * @typedef {Object} GreaderRenameTagForm
+ * @property {(string|null)} [T]
+ * @property {string} dest Its new name: `user/-/label/{name}` (1-100 characters, no `/`).
+ * @property {string} s The label: `user/-/label/{name}`.
+ */
+
+/**
+ * `stream/contents/{stream}` and `stream/items/contents`.
+ * @typedef {Object} GreaderStream
+ * @property {(string|null)} [continuation] Sent back as `c` for the next page; absent on the last.
+ * @property {string} direction
+ * @property {string} id The stream asked for (the reading list for `stream/items/contents`).
+ * @property {Array<GreaderItem>} items
+ * @property {string} title
+ * @property {number} updated
+ */
+
+/**
+ * One subscription of `subscription/list`.
+ * @typedef {Object} GreaderSubscription
+ * @property {Array<GreaderCategory>} categories
+ * @property {string} htmlUrl The site's address ("" when the feed names none).
+ * @property {string} iconUrl Always "": the reader keeps no icons (Miniflux answers "" for a feed without one).
+ * @property {string} id `feed/{sourceId}`.
+ * @property {string} title
+ * @property {string} url The feed's URL.
+ */
+
+/**
+ * The form of `subscription/edit`.
+ * @typedef {Object} GreaderSubscriptionEditForm
+ * @property {(string|null)} [T]
+ * @property {Array<string>} a Labels to put the feeds in, repeated: `user/-/label/{name}`.
+ * @property {string} ac `subscribe`, `unsubscribe` or `edit`.
+ * @property {Array<string>} r Labels to take the feeds out of, repeated.
+ * @property {Array<string>} s Feeds, repeated: `feed/{sourceId}`, or `feed/{url}` (what `subscribe` takes).
+ * @property {(string|null)} [t] A title: feeds are shared, so their titles are the feeds' own, and this changes nothing.
+ */
+
+/**
+ * `subscription/list`.
+ * @typedef {Object} GreaderSubscriptionList
+ * @property {Array<GreaderSubscription>} subscriptions
+ */
+
+/**
+ * One tag of `tag/list`: the starred state, or a label (a folder).
+ * @typedef {Object} GreaderTag
+ * @property {string} id
+ * @property {(string|null)} [label]
+ * @property {(string|null)} [type] `folder` for a label (Inoreader's and Miniflux's word).
+ * @property {(number|null)} [unread_count]
+ */
+
+/**
+ * `tag/list`.
+ * @typedef {Object} GreaderTagList
+ * @property {Array<GreaderTag>} tags
+ */
+
+/**
+ * `{href, type}`.
+ * @typedef {Object} GreaderTypedLink
+ * @property {string} href
+ * @property {string} type
+ */
+
+/**
+ * One stream's count of `unread-count`.
+ * @typedef {Object} GreaderUnreadCount
+ * @property {number} count
+ * @property {string} id
+ * @property {string} newestItemTimestampUsec The newest article's time in microseconds, as a string.
+ */
+
+/**
+ * `unread-count`: every feed's, every label's and the reading list's.
+ * @typedef {Object} GreaderUnreadCounts
+ * @property {number} max The reading list's count.
+ * @property {Array<GreaderUnreadCount>} unreadcounts
+ */
+
+/**
+ * `user-info`.
+ * @typedef {Object} GreaderUserInfo
+ * @property {string} userEmail The username, as Miniflux answers (clients show it as the account's name).
+ * @property {string} userId
+ * @property {string} userName
+ * @property {string} userProfileId
  */
 
 /**
