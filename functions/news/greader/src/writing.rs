@@ -421,7 +421,8 @@ async fn submit(
         .await?;
     match state.news.submit(&url).await {
         Ok(submitted) => Ok(submitted),
-        Err(NewsError::Invalid(invalid)) => Err(Refused::Feed(
+        // Discovery's refusals (unreachable, no feed found) name the URL as a bad input does.
+        Err(NewsError::Invalid(invalid) | NewsError::Refused(_, invalid)) => Err(Refused::Feed(
             invalid
                 .errors()
                 .iter()
