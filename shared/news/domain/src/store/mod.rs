@@ -9,7 +9,7 @@
 //! | `SOURCE#{id}` | `META` | `SOURCES` / `{createdAt}#{id}`, or `RETIRED` / `{retiredAt}#{id}` | a source; `retiredAt` once retired; written on creation, retirement, revival and a new title |
 //! | `SOURCE#{id}#COUNTS` | `COUNTS` | | its `subscriberCount`, `articleCount`, and `retiredAt` (what every write conditions on); `topicRows` once its rows of each topic are all written |
 //! | `SOURCE#{id}` | `FETCH` | | its fetch bookkeeping: validators, failures, `nextFetchAt`, `lastFetchedAt`, `pushUntil` (the end of its WebSub lease) |
-//! | `SOURCE#{id}` | `WEBSUB` | | its WebSub subscription: `hub`, `topic`, `secret`, `state` (pending, subscribed, denied, unsubscribing), `requestedAt`, `leaseSeconds`, `expiresAt` (`websub`) |
+//! | `SOURCE#{id}` | `WEBSUB` | | its WebSub subscription: `hub`, `topic`, `secret`, `state` (pending, subscribed, denied, unsubscribing), `requestedAt`, `leaseSeconds`, `expiresAt` (`websub`); at target a few writes a week per source (subscribe, verification, renewal before the 7-day lease ends) |
 //! | `SOURCE#{id}` | `SUB#{userId}` | | one subscriber (membership as items) |
 //! | `SOURCE#{id}` | `ART#{publishedAt}#{articleId}` | | the source's articles (with their topic ids) |
 //! | `SOURCE#{id}` | `T#{topicId}#ART#{publishedAt}#{articleId}` | | the source's articles of one topic |
@@ -22,15 +22,15 @@
 //! | `TOPIC#{id}#COUNT#{shard}` | `COUNT` | | one shard of a topic's article count |
 //! | `STATS#{shard}` | `ARTICLES` | | one shard of the article counters: `articleCount` (stored) and `retiredCount` (of retired sources, not yet swept) |
 //! | `SCHEDULER` | `WALK` | | where the scheduler's walk over the sources goes on |
-//! | `IMPORT#{importId}` | `META` | | an OPML import: its person (`userId`), `total` feeds, `done` so far; TTL `expiresAt` a week on, as every item of the partition |
-//! | `IMPORT#{importId}` | `CLAIM#{index}` | | a feed the OPML worker started: whether the person subscribed to its source before (`wasSubscribed`) |
-//! | `IMPORT#{importId}` | `RESULT#{index}` | | a feed's outcome (`url`, `title`, `labels`, `outcome`, `sourceId`, `message`), put once with `done` + 1 in one transaction |
-//! | `ITEM#{hex16}` | `ITEM` | | the Google Reader item id (an article id's first 16 hex digits) of one article: `articleId`, `sourceId`, `publishedAt`; put in the article's insert transaction (conditional on none: a collision keeps the first), or when the reader first serves an older article (then `aliased` on its source row) |
-//! | `READER#{userId}` | `SUB#{sourceId}` | | a person's subscription as the reader sees it: `labels`, the source's watermark `readBefore` / `readBeforeSetAt`; in the subscribe and unsubscribe transactions |
-//! | `READER#{userId}` | `LABEL#{name}` | | the watermark of "mark all as read" on a label |
-//! | `READER#{userId}` | `ALL` | | the watermark of "mark all as read" on everything; `importedAt` once identity's saved articles and subscriptions came over |
-//! | `MARKS#{userId}#{sourceId}` | `{publishedAt}#{articleId}` | | a person's mark on one article: `read` / `readSetAt`, `starredAt`; TTL `expiresAt` a day past the read horizon unless starred |
-//! | `STARRED#{userId}` | `{starredAt}#{articleId}` | | a person's starred articles by when starred (`sourceId`, `publishedAt`), written with the mark in one transaction |
+//! | `IMPORT#{importId}` | `META` | | an OPML import: its person (`userId`), `total` feeds, `done` so far; TTL `expiresAt` a week on, as every item of the partition; at target at most 50 feeds of one import worked at once (5 workers of 10), so under 100 writes a second on its partition while it runs |
+//! | `IMPORT#{importId}` | `CLAIM#{index}` | | a feed the OPML worker started: whether the person subscribed to its source before (`wasSubscribed`); one put per feed |
+//! | `IMPORT#{importId}` | `RESULT#{index}` | | a feed's outcome (`url`, `title`, `labels`, `outcome`, `sourceId`, `message`), put once with `done` + 1 in one transaction; one per feed |
+//! | `ITEM#{hex16}` | `ITEM` | | the Google Reader item id (an article id's first 16 hex digits) of one article: `articleId`, `sourceId`, `publishedAt`; put in the article's insert transaction (conditional on none: a collision keeps the first), or when the reader first serves an older article (then `aliased` on its source row); at target about 580 puts a second (50M articles a day), each on its own key, written once |
+//! | `READER#{userId}` | `SUB#{sourceId}` | | a person's subscription as the reader sees it: `labels`, the source's watermark `readBefore` / `readBeforeSetAt`; in the subscribe and unsubscribe transactions; at target a person's own pace (subscribing, labelling), and the counts' one Query a poll (0.7% of a partition at one poll a second, `local/bench-keyheat`) |
+//! | `READER#{userId}` | `LABEL#{name}` | | the watermark of "mark all as read" on a label; one write per mark-all-read |
+//! | `READER#{userId}` | `ALL` | | the watermark of "mark all as read" on everything; `importedAt` once identity's saved articles and subscriptions came over; one write per mark-all-read |
+//! | `MARKS#{userId}#{sourceId}` | `{publishedAt}#{articleId}` | | a person's mark on one article: `read` / `readSetAt`, `starredAt`; TTL `expiresAt` a day past the read horizon unless starred; at target 20,000 marks a second over 1M readers, one write each, a key at a person's reading pace (0.0% of a partition) |
+//! | `STARRED#{userId}` | `{starredAt}#{articleId}` | | a person's starred articles by when starred (`sourceId`, `publishedAt`), written with the mark in one transaction; a person's starring pace |
 //!
 //! Items written before this layout (counters and fetch state in the source's `META`,
 //! `STATS`/`ARTICLES`, topic counts in `TOPIC#{id}`/`META`) still read: a source's counters
