@@ -268,7 +268,13 @@ fn patterns_state_what_the_code_accepts() {
     );
 
     type Parse = fn(&str) -> bool;
-    let fields: [(&str, &Value, Parse); 8] = [
+    let fields: [(&str, &Value, Parse); 10] = [
+        ("LabelNameSchema", &schemas["LabelNameSchema"], |s| {
+            news::input::reader::LabelName::parse("label", s).is_ok()
+        }),
+        ("MarkIdSchema", &schemas["MarkIdSchema"], |s| {
+            news::input::reader::MarkIds::parse("ids", vec![s.to_string()]).is_ok()
+        }),
         (
             "PostRequest.title",
             &schemas["PostRequest"]["properties"]["title"],

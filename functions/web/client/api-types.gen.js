@@ -5,6 +5,7 @@
 // Operations without a function (not for browser users):
 //   webClient (platform surface, not an API call)
 //   gatewayHealth (platform surface, not an API call)
+//   forgetReader (service or internal credentials only)
 //   updateSourceSettings (service or internal credentials only)
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
@@ -1141,14 +1142,20 @@ export {};
  * What "mark all as read" covers.
  * @typedef {Object} MarkAllRead
  * @property {(string|null)} [before] Articles published before this time (default now; a later time counts as now).
- * @property {(string|null)} [label] The subscriptions carrying this label (not with `sourceId`).
- * @property {(string|null)} [sourceId] One subscription (not with `label`).
+ * @property {(string|null)} [label] The subscriptions carrying this label.
+ * @property {(string|null)} [sourceId] One subscription (with `label`: it must carry that label).
+ */
+
+/**
+ * An article id to mark (the schema of [`MarkRequest`]'s items): not blank, at most 200
+ * characters.
+ * @typedef {string} MarkIdSchema
  */
 
 /**
  * Marks on articles.
  * @typedef {Object} MarkRequest
- * @property {Array<string>} ids Article ids, 1 to 1000 (unknown ones are left out).
+ * @property {Array<MarkIdSchema>} ids Article ids, 1 to 1000, none blank (unknown ones are left out).
  * @property {(boolean|null)} [read] Read (`true`) or unread (`false`).
  * @property {(boolean|null)} [starred] Starred (`true`) or not (`false`).
  */
@@ -1536,6 +1543,13 @@ export {};
 /**
  * An article with the person's state of it.
  * @typedef {(Article & {labels: Array<string>, read: boolean, starred: boolean, starredAt?: string})} ReaderArticle
+ */
+
+/**
+ * What one call of [`forget_reader`] did.
+ * @typedef {Object} ReaderForgotten
+ * @property {number} deleted Items of the person's reading state deleted by this call.
+ * @property {boolean} finished Nothing of it is left (else call again).
  */
 
 /**

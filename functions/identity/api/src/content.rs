@@ -64,18 +64,38 @@ impl ContentApi<'_> {
         source: &SourceId,
         query: &str,
     ) -> Result<T, ContentError> {
+        self.request(
+            method,
+            &format!("/api/content/sources/{source}/subscribers/{user}{query}"),
+        )
+        .await
+    }
+
+    /// A call of the content service at `path` (after the API's base).
+    async fn request<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+    ) -> Result<T, ContentError> {
         let base = self.base.as_deref().ok_or_else(|| {
             ContentError::Failed(
                 "INTERNAL_API_URL is not set and the request did not come through API Gateway"
                     .into(),
             )
         })?;
+        self.send(method, format!("{base}{path}")).await
+    }
+
+    async fn send<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        url: String,
+    ) -> Result<T, ContentError> {
         let token = self
             .service
             .issuer
             .service_token(CLIENT_ID, &[SOURCE_WRITE.to_string()])
             .map_err(|e| ContentError::Failed(format!("mint service token: {e}")))?;
-        let url = format!("{base}/api/content/sources/{source}/subscribers/{user}{query}");
         let response = self
             .service
             .http
@@ -124,12 +144,28 @@ impl SourceSubscriptions for ContentApi<'_> {
         outcome(&answer)
     }
 
+    async fn forget_reader(&self, user: &UserId) -> Result<bool, ContentError> {
+        let answer: ReaderForgotten = self
+            .request(
+                reqwest::Method::DELETE,
+                &format!("/api/content/readers/{user}"),
+            )
+            .await?;
+        Ok(answer.finished)
+    }
+
     async fn take_back(&self, user: &UserId, source: &SourceId) -> Result<(), ContentError> {
         let _: news_client::Unsubscribed = self
             .call_with(reqwest::Method::DELETE, user, source, "?keepSource=true")
             .await?;
         Ok(())
     }
+}
+
+/// What one call deleting a reading state says (`DELETE /api/content/readers/{userId}`).
+#[derive(serde::Deserialize)]
+struct ReaderForgotten {
+    finished: bool,
 }
 
 /// What identity passes on of the content service's answer: its fields, unchanged.

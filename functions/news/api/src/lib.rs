@@ -199,6 +199,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         reader::articles,
         reader::marks,
         reader::mark_all_read,
+        reader::forget_reader,
         health
     ),
     components(schemas(
@@ -235,6 +236,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
         Marked,
         reader::MarkRequest,
         reader::MarkAllRead,
+        reader::ReaderForgotten,
         ErrorBody,
         Health
     )),

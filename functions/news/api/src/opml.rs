@@ -184,7 +184,7 @@ fn form_file(body: &Bytes, content_type: &str) -> Result<Bytes, ApiError> {
 #[into_params(parameter_in = Query)]
 pub(crate) struct ResultsQuery {
     /// The `nextCursor` of the previous page: the results after it.
-    #[param(max_length = 16, pattern = "^(?:[0-9a-f]{2}){1,8}$")]
+    #[param(max_length = 8, pattern = "^[0-9a-f]{1,8}$")]
     cursor: Option<String>,
     /// Results a page, 1 to 500 (default 100).
     #[param(value_type = Option<i32>, minimum = 1, maximum = 500)]

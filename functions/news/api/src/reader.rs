@@ -7,7 +7,7 @@
 use axum::extract::{FromRequestParts, Path, State};
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
-use axum::routing::{get, post, put};
+use axum::routing::{delete, get, post, put};
 use axum::Router;
 use chrono::{DateTime, Utc};
 use news::input::reader::{
@@ -24,8 +24,10 @@ use platform::{ApiError, Invalid};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::responses::{NoSuchLabel, NoSuchSubscription, UserTokenRequired};
-use crate::{Answer, AppState};
+use crate::responses::{
+    IdTooLong, NoSuchLabel, NoSuchSubscription, ServiceTokenRequired, UserTokenRequired,
+};
+use crate::{Answer, AppState, SourceWrite};
 
 /// The reader routes, relative to [`crate::PREFIX`].
 pub(crate) fn routes() -> Router<AppState> {
@@ -41,6 +43,7 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/reader/articles", get(articles))
         .route("/reader/marks", post(marks))
         .route("/reader/mark-all-read", post(mark_all_read))
+        .route("/readers/{user_id}", delete(forget_reader))
 }
 
 /// The signed-in person, whose reader state was imported from identity (once).
@@ -191,12 +194,22 @@ pub(crate) async fn set_labels(
     }))
 }
 
+/// An article id to mark (the schema of [`MarkRequest`]'s items): not blank, at most 200
+/// characters.
+#[derive(ToSchema)]
+#[schema(
+    max_length = 200,
+    pattern = "[^\\t\\n\\u000b\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+)]
+#[allow(dead_code)]
+pub(crate) struct MarkIdSchema(String);
+
 /// A label's name (the schema of [`LabelList`]'s items).
 #[derive(ToSchema)]
 #[schema(
     min_length = 1,
     max_length = 100,
-    pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$"
+    pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]*[^/\\u0000-\\u001f\\u007f-\\u009f \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^/\\u0000-\\u001f\\u007f-\\u009f]*$"
 )]
 #[allow(dead_code)]
 pub(crate) struct LabelNameSchema(String);
@@ -234,7 +247,7 @@ pub(crate) async fn labels(
 #[serde(deny_unknown_fields)]
 pub(crate) struct LabelRename {
     /// 1 to 100 characters, without control characters or `/`.
-    #[schema(required = true, value_type = String, min_length = 1, max_length = 100, pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$")]
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 100, pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]*[^/\\u0000-\\u001f\\u007f-\\u009f \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^/\\u0000-\\u001f\\u007f-\\u009f]*$")]
     name: Option<String>,
 }
 
@@ -246,7 +259,7 @@ pub(crate) struct LabelRename {
     operation_id = "renameLabel",
     tag = "reader",
     security(("bearerJwt" = [])),
-    params(("name" = String, Path, min_length = 1, max_length = 100, pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$", description = "The label's name")),
+    params(("name" = String, Path, min_length = 1, max_length = 100, pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]*[^/\\u0000-\\u001f\\u007f-\\u009f \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^/\\u0000-\\u001f\\u007f-\\u009f]*$", description = "The label's name")),
     request_body = LabelRename,
     responses(
         (status = 204, description = "Renamed"),
@@ -279,7 +292,7 @@ pub(crate) async fn rename_label(
     operation_id = "deleteLabel",
     tag = "reader",
     security(("bearerJwt" = [])),
-    params(("name" = String, Path, min_length = 1, max_length = 100, pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$", description = "The label's name")),
+    params(("name" = String, Path, min_length = 1, max_length = 100, pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]*[^/\\u0000-\\u001f\\u007f-\\u009f \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^/\\u0000-\\u001f\\u007f-\\u009f]*$", description = "The label's name")),
     responses(
         (status = 204, description = "Deleted"),
         (status = 400, description = "A bad name (`details`: `field: reason`)", body = ErrorBody),
@@ -324,15 +337,16 @@ pub(crate) struct ReaderArticlesQuery {
     /// Only this subscription's articles.
     #[param(max_length = 200)]
     source_id: Option<String>,
-    /// Only the articles of subscriptions carrying this label (not with `sourceId`).
+    /// Only the articles of subscriptions carrying this label (with `sourceId`: that
+    /// subscription, which must carry it).
     #[param(
         min_length = 1,
         max_length = 100,
-        pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$"
+        pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]*[^/\\u0000-\\u001f\\u007f-\\u009f \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^/\\u0000-\\u001f\\u007f-\\u009f]*$"
     )]
     label: Option<String>,
-    /// `all` (default), `unread`, `read`, or `starred` (by when starred; not with `sourceId`
-    /// or `label`).
+    /// `all` (default), `unread`, `read`, or `starred` (alone: by when starred; with
+    /// `sourceId` or `label`: their starred articles, by publication).
     #[param(value_type = Option<String>, pattern = "^(all|unread|read|starred)$")]
     state: Option<String>,
     /// `newest` first (default) or `oldest`.
@@ -368,7 +382,9 @@ fn time(field: &str, raw: Option<String>) -> Result<Option<DateTime<Utc>>, Inval
 }
 
 impl ReaderArticlesQuery {
-    fn parse(self) -> Result<StreamQuery, Invalid> {
+    /// The stream query, and whether only its starred articles are asked for (`state=starred`
+    /// with `sourceId` or `label`).
+    fn parse(self) -> Result<(StreamQuery, bool), Invalid> {
         let label = self
             .label
             .map(|l| LabelName::parse("label", l))
@@ -389,19 +405,13 @@ impl ReaderArticlesQuery {
                 ))
             }
         };
+        // Given together, the filters intersect; the starred of a subscription or label are
+        // its stream's starred articles (by publication), as Google Reader clients ask.
         let scope = match (source, label, starred) {
-            (Some(_), Some(_), _) => {
-                return Err(Invalid::field("label", "cannot be given with sourceId"))
-            }
-            (Some(_), None, true) | (None, Some(_), true) => {
-                return Err(Invalid::field(
-                    "state",
-                    "starred cannot be given with sourceId or label",
-                ))
-            }
             (None, None, true) => StreamScope::Starred,
-            (Some(source), None, false) => StreamScope::Source(source),
-            (None, Some(label), false) => StreamScope::Label(label),
+            (Some(source), Some(label), _) => StreamScope::SourceInLabel(source, label),
+            (Some(source), None, _) => StreamScope::Source(source),
+            (None, Some(label), _) => StreamScope::Label(label),
             (None, None, false) => StreamScope::All,
         };
         let order = match self.order.as_deref() {
@@ -428,7 +438,8 @@ impl ReaderArticlesQuery {
         query.order = order;
         query.newer_than = time("after", self.after)?;
         query.older_than = time("before", self.before)?;
-        Ok(query)
+        let starred_within = starred && query.scope != StreamScope::Starred;
+        Ok((query, starred_within))
     }
 }
 
@@ -453,16 +464,21 @@ pub(crate) async fn articles(
     Reading(me): Reading,
     platform::http::Query(query): platform::http::Query<ReaderArticlesQuery>,
 ) -> Answer<StreamPage> {
-    let query = query.parse()?;
-    Ok(axum::Json(state.reader.stream(&me, &query).await?))
+    let (query, starred_within) = query.parse()?;
+    let mut page = state.reader.stream(&me, &query).await?;
+    if starred_within {
+        // A page may come out short; `nextCursor` still goes on from where it stopped.
+        page.items.retain(|a| a.starred);
+    }
+    Ok(axum::Json(page))
 }
 
 /// Marks on articles.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MarkRequest {
-    /// Article ids, 1 to 1000 (unknown ones are left out).
-    #[schema(required = true, value_type = Vec<String>, min_items = 1, max_items = 1000)]
+    /// Article ids, 1 to 1000, none blank (unknown ones are left out).
+    #[schema(required = true, value_type = Vec<MarkIdSchema>, min_items = 1, max_items = 1000)]
     ids: Option<Vec<String>>,
     /// Read (`true`) or unread (`false`).
     read: Option<bool>,
@@ -470,8 +486,8 @@ pub(crate) struct MarkRequest {
     starred: Option<bool>,
 }
 
-/// Marks articles read or unread, starred or not. Each mark is idempotent: a repeat changes
-/// nothing, and the counts stay exact.
+/// Marks articles read or unread, starred or not (neither given: nothing changes). Each mark
+/// is idempotent: a repeat changes nothing, and the counts stay exact.
 #[utoipa::path(
     post,
     path = "/api/content/reader/marks",
@@ -481,7 +497,7 @@ pub(crate) struct MarkRequest {
     request_body = MarkRequest,
     responses(
         (status = 200, description = "How many articles were found and marked", body = Marked),
-        (status = 400, description = "No ids, too many, or neither `read` nor `starred` (`details`: `field: reason`)", body = ErrorBody),
+        (status = 400, description = "No ids, too many, or a blank one (`details`: `field: reason`)", body = ErrorBody),
         UserTokenRequired,
     )
 )]
@@ -507,9 +523,6 @@ pub(crate) async fn marks(
             Mark::Unstarred
         });
     }
-    if wanted.is_empty() {
-        return Err(Invalid::field("read", "give read or starred (or both)").into());
-    }
     let mut marked = Marked { marked: 0 };
     for mark in wanted {
         marked = state.reader.mark(&me, ids.as_slice(), mark).await?;
@@ -521,14 +534,14 @@ pub(crate) async fn marks(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct MarkAllRead {
-    /// One subscription (not with `label`).
+    /// One subscription (with `label`: it must carry that label).
     #[schema(max_length = 200)]
     source_id: Option<String>,
-    /// The subscriptions carrying this label (not with `sourceId`).
+    /// The subscriptions carrying this label.
     #[schema(
         min_length = 1,
         max_length = 100,
-        pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]+$"
+        pattern = "^[^/\\u0000-\\u001f\\u007f-\\u009f]*[^/\\u0000-\\u001f\\u007f-\\u009f \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^/\\u0000-\\u001f\\u007f-\\u009f]*$"
     )]
     label: Option<String>,
     /// Articles published before this time (default now; a later time counts as now).
@@ -547,7 +560,7 @@ pub(crate) struct MarkAllRead {
     request_body = MarkAllRead,
     responses(
         (status = 204, description = "Marked"),
-        (status = 400, description = "Both `sourceId` and `label`, or a bad time (`details`: `field: reason`)", body = ErrorBody),
+        (status = 400, description = "A bad id, label or time (`details`: `field: reason`)", body = ErrorBody),
         UserTokenRequired,
         (status = 404, description = "No such subscription or label", body = ErrorBody),
     )
@@ -558,9 +571,10 @@ pub(crate) async fn mark_all_read(
     Json(input): Json<MarkAllRead>,
 ) -> Result<StatusCode, ApiError> {
     let scope = match (input.source_id, input.label) {
-        (Some(_), Some(_)) => {
-            return Err(Invalid::field("label", "cannot be given with sourceId").into())
-        }
+        (Some(source), Some(label)) => MarkScope::SourceInLabel(
+            SourceId::parse("sourceId", source)?,
+            LabelName::parse("label", label)?,
+        ),
         (Some(source), None) => MarkScope::Source(SourceId::parse("sourceId", source)?),
         (None, Some(label)) => MarkScope::Label(LabelName::parse("label", label)?),
         (None, None) => MarkScope::All,
@@ -568,4 +582,40 @@ pub(crate) async fn mark_all_read(
     let before = time("before", input.before)?;
     state.reader.mark_all_read(&me, &scope, before).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// What one call of [`forget_reader`] did.
+#[derive(Serialize, ToSchema)]
+pub(crate) struct ReaderForgotten {
+    /// Items of the person's reading state deleted by this call.
+    deleted: usize,
+    /// Nothing of it is left (else call again).
+    finished: bool,
+}
+
+/// Deletes a deleted account's reading state: its marks, starred list and labels'
+/// watermarks (its subscriptions go as identity unsubscribes it), up to 1,000 items a call:
+/// call again until `finished`. For services with `source.write` (identity's account
+/// deletion).
+#[utoipa::path(
+    delete,
+    path = "/api/content/readers/{userId}",
+    operation_id = "forgetReader",
+    tag = "content",
+    security(("sourceWrite" = ["source.write"])),
+    params(("userId" = String, Path, max_length = 200, description = "The deleted account's id")),
+    responses(
+        (status = 200, description = "What was deleted, and whether anything is left", body = ReaderForgotten),
+        ServiceTokenRequired,
+        IdTooLong,
+    )
+)]
+pub(crate) async fn forget_reader(
+    State(state): State<AppState>,
+    _caller: platform::auth::RequireScope<SourceWrite>,
+    Path(user_id): Path<String>,
+) -> Answer<ReaderForgotten> {
+    let user = UserId::parse("userId", user_id)?;
+    let (deleted, finished) = state.reader.forget(&user).await?;
+    Ok(axum::Json(ReaderForgotten { deleted, finished }))
 }

@@ -61,4 +61,11 @@ pub trait SourceSubscriptions: Send + Sync {
         user: &UserId,
         source: &SourceId,
     ) -> impl Future<Output = Result<(), ContentError>> + Send;
+
+    /// Deletes part of a deleted account's reading state (marks, starred, labels); `true` once
+    /// nothing is left.
+    fn forget_reader(
+        &self,
+        user: &UserId,
+    ) -> impl Future<Output = Result<bool, ContentError>> + Send;
 }

@@ -1,4 +1,5 @@
-//! Deleting an account across the platform: the content service's subscriptions, the
+//! Deleting an account across the platform: the content service's reading state and
+//! subscriptions, the
 //! community's and the recipe service's cleanups, then the account's records.
 
 use crate::error::IdentityError;
@@ -7,6 +8,10 @@ use crate::model::UserId;
 use crate::subscriptions::{ContentError, SourceSubscriptions};
 
 use super::{until_unchanged, Identity};
+
+/// The most calls one account deletion makes to delete the reading state (1,000 items each);
+/// a larger state is deleted over repeated deletions.
+const FORGET_READER_CALLS: usize = 20;
 
 impl Identity {
     /// Deletes the account: first every subscription at the content service (the
@@ -20,6 +25,20 @@ impl Identity {
         user: &UserId,
     ) -> Result<(), IdentityError> {
         self.live_user(user).await?;
+        // The reading state first: its marks are found through the subscriptions.
+        let mut forgotten = false;
+        for _ in 0..FORGET_READER_CALLS {
+            if content.forget_reader(user).await? {
+                forgotten = true;
+                break;
+            }
+        }
+        if !forgotten {
+            return Err(ContentError::Busy(
+                "the reading state is not deleted yet; delete the account again".into(),
+            )
+            .into());
+        }
         for source in self.store.subscriptions(user).await? {
             match content.unsubscribe(user, &source).await {
                 Ok(_) | Err(ContentError::SourceNotFound) => {}

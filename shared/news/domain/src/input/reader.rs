@@ -161,6 +161,8 @@ pub enum MarkScope {
     All,
     Source(SourceId),
     Label(LabelName),
+    /// One subscription, named with a label it must carry (a 404 when it does not).
+    SourceInLabel(SourceId, LabelName),
 }
 
 /// What a stream lists.
@@ -170,6 +172,8 @@ pub enum StreamScope {
     All,
     Source(SourceId),
     Label(LabelName),
+    /// One subscription, named with a label it must carry (a 404 when it does not).
+    SourceInLabel(SourceId, LabelName),
     /// The starred articles, by when they were starred.
     Starred,
 }

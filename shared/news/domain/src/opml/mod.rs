@@ -16,7 +16,6 @@ pub mod document;
 
 use identity_client::{IdentityClient, SubscriptionAnswer};
 use platform::aws::AwsClients;
-use platform::cursor::{decode_text_cursor, encode_cursor};
 use platform::queue::{Queue, QueueMessage};
 use platform::{Env, Invalid};
 use serde::{Deserialize, Serialize};
@@ -228,12 +227,15 @@ impl ResultsPage {
         };
         let after = match cursor {
             None => None,
+            // The index of the last result shown, in hex: every string of 1 to 8 hex digits
+            // is one (past the end, the page is empty), as the contract states.
             Some(c) => Some(
-                decode_text_cursor(c)
-                    .and_then(|index| index.parse::<u32>().ok())
-                    .ok_or_else(|| {
-                        Invalid::field("cursor", "is not a cursor this service gave out")
-                    })?,
+                (!c.is_empty()
+                    && c.len() <= 8
+                    && c.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+                .then(|| u32::from_str_radix(c, 16).ok())
+                .flatten()
+                .ok_or_else(|| Invalid::field("cursor", "is not a cursor this service gave out"))?,
             ),
         };
         Ok(Self { after, size })
@@ -395,7 +397,7 @@ fn progress(
         done: record.done.min(record.total),
         created_at: record.created_at,
         results,
-        next_cursor: next.map(|index| encode_cursor(&index.to_string())),
+        next_cursor: next.map(|index| format!("{index:x}")),
     }
 }
 
@@ -682,7 +684,7 @@ mod tests {
 
     #[test]
     fn result_pages_parse_their_cursor_and_size() {
-        let page = ResultsPage::parse(Some(&encode_cursor("41")), Some("20")).unwrap();
+        let page = ResultsPage::parse(Some("29"), Some("20")).unwrap();
         assert_eq!(
             page,
             ResultsPage {
@@ -696,6 +698,17 @@ mod tests {
         );
         assert_eq!(
             ResultsPage::parse(Some("zz"), None).unwrap_err().errors()[0].field,
+            "cursor"
+        );
+        assert_eq!(
+            ResultsPage::parse(Some("ffffffff"), None).unwrap().after,
+            Some(u32::MAX)
+        );
+        assert_eq!(
+            ResultsPage::parse(Some("1ffffffff"), None)
+                .unwrap_err()
+                .errors()[0]
+                .field,
             "cursor"
         );
         for outcome in [FeedOutcome::NotAFeed, FeedOutcome::AlreadySubscribed] {

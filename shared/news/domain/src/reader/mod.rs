@@ -77,6 +77,10 @@ pub struct Reader {
     imported: Imported,
 }
 
+/// The most items of a person's reading state one [`Reader::forget`] deletes: about 40
+/// BatchWriteItems, well inside a request's time.
+pub const FORGET_BATCH: usize = 1_000;
+
 impl Reader {
     /// A reader on `store` whose horizon is `horizon_days` (at least 1).
     pub fn new(store: ContentStore, horizon_days: u32) -> Self {
@@ -291,6 +295,16 @@ impl Reader {
     }
 
     /// Takes a label off every subscription (the subscriptions stay).
+    /// Deletes a deleted account's reading state, at most [`FORGET_BATCH`] items a call (marks,
+    /// starred, labels' watermarks; its subscriptions go with unsubscribing): how many went, and
+    /// whether nothing is left. Repeated until it says so.
+    pub async fn forget(&self, user: &UserId) -> Result<(usize, bool), NewsError> {
+        Ok(self
+            .store
+            .forget_reader(user.as_str(), FORGET_BATCH)
+            .await?)
+    }
+
     pub async fn delete_label(&self, user: &UserId, name: &LabelName) -> Result<(), NewsError> {
         let state = self.store.reader_state(user.as_str()).await?;
         let carrying: Vec<&ReaderRow> = state
@@ -360,6 +374,11 @@ impl Reader {
         let target = match scope {
             MarkScope::All => WatermarkTarget::All,
             MarkScope::Source(id) => WatermarkTarget::Source(id.as_str()),
+            MarkScope::SourceInLabel(id, name) => {
+                let state = self.store.reader_state(user.as_str()).await?;
+                subscription_in_label(&state, id, name)?;
+                WatermarkTarget::Source(id.as_str())
+            }
             MarkScope::Label(name) => {
                 let state = self.store.reader_state(user.as_str()).await?;
                 if !state
@@ -536,6 +555,7 @@ impl Reader {
                 }
                 rows
             }
+            StreamScope::SourceInLabel(id, name) => vec![subscription_in_label(&state, id, name)?],
             StreamScope::Label(name) => {
                 let rows: Vec<&ReaderRow> = state
                     .subscriptions
@@ -643,5 +663,24 @@ impl Reader {
             .map(|k| (k, None))
             .collect();
         self.with_state(user, &state, &keys).await
+    }
+}
+
+/// The person's subscription to `source` when it carries `label`: not followed is
+/// [`NewsError::NotSubscribed`], followed without the label [`NewsError::LabelNotFound`].
+fn subscription_in_label<'a>(
+    state: &'a ReaderState,
+    source: &SourceId,
+    label: &LabelName,
+) -> Result<&'a ReaderRow, NewsError> {
+    let row = state
+        .subscriptions
+        .iter()
+        .find(|r| r.source_id == source.as_str())
+        .ok_or(NewsError::NotSubscribed)?;
+    if row.labels.iter().any(|l| l == label.as_str()) {
+        Ok(row)
+    } else {
+        Err(NewsError::LabelNotFound)
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use platform::dynamo::{
-    is_condition_failed, key, n, s, AttributeValue, Attributes, Item, Transaction,
+    is_condition_failed, key, n, s, AttributeValue, Attributes, DynamoError, Item, Transaction,
 };
 
 use super::items::{
@@ -1318,6 +1318,74 @@ impl ContentStore {
         };
         let next = last.filter(|_| more).map(|key| Continuation { key });
         Ok((out, next))
+    }
+
+    /// Deletes up to `budget` items of a person's reading state, marks first (of every source
+    /// they follow or starred from), then the starred list, then the reader partition's rows
+    /// other than subscriptions (which unsubscribing deletes): how many went, and whether
+    /// nothing is left. A repeat picks up where the last one stopped.
+    pub async fn forget_reader(
+        &self,
+        user: &str,
+        budget: usize,
+    ) -> Result<(usize, bool), StoreError> {
+        let table = self.table.name();
+        let keys_of = |pk: String, projection: &'static str| {
+            self.table
+                .query()
+                .key_condition_expression("pk = :pk")
+                .expression_attribute_values(":pk", s(pk))
+                .projection_expression(projection)
+                .consistent_read(true)
+        };
+        let reader = self
+            .table
+            .query_all(keys_of(reader_pk(user), "pk, sk"), None)
+            .await?;
+        let starred = self
+            .table
+            .query_all(keys_of(starred_pk(user), "pk, sk, sourceId"), None)
+            .await?;
+        let mut sources: Vec<String> = Vec::new();
+        for item in &reader {
+            if let Some(source) = item.string(table, "sk")?.strip_prefix(SUB_PREFIX) {
+                sources.push(source.to_string());
+            }
+        }
+        for item in &starred {
+            sources.push(item.string(table, "sourceId")?);
+        }
+        sources.sort();
+        sources.dedup();
+        let mut doomed: Vec<Item> = Vec::new();
+        for source in &sources {
+            let room = budget.saturating_sub(doomed.len());
+            if room == 0 {
+                break;
+            }
+            doomed.extend(
+                self.table
+                    .query_all(keys_of(marks_pk(user, source), "pk, sk"), Some(room))
+                    .await?,
+            );
+        }
+        let rest = reader.into_iter().filter(|item| {
+            item.string(table, "sk")
+                .is_ok_and(|sk| !sk.starts_with(SUB_PREFIX))
+        });
+        for item in starred.into_iter().chain(rest) {
+            if doomed.len() >= budget {
+                break;
+            }
+            doomed.push(key(item.string(table, "pk")?, item.string(table, "sk")?));
+        }
+        let deleted = doomed.len();
+        let keys: Vec<Item> = doomed
+            .into_iter()
+            .map(|item| Ok(key(item.string(table, "pk")?, item.string(table, "sk")?)))
+            .collect::<Result<_, DynamoError>>()?;
+        self.table.delete_all(keys).await?;
+        Ok((deleted, deleted < budget))
     }
 }
 
