@@ -211,20 +211,21 @@ pub fn json_logs(
         };
         let mut entries = Vec::with_capacity(values.len());
         for (j, value) in values.iter().enumerate() {
-            let Some(parts) = value.as_array().filter(|p| (2..=3).contains(&p.len())) else {
+            let parts = value.as_array().filter(|p| (2..=3).contains(&p.len()));
+            let Some((time, line)) = parts.and_then(|p| Some((p.first()?, p.get(1)?))) else {
                 return Err(BodyError::Malformed(format!(
                     "streams[{i}].values[{j}] must be [\"<unix epoch in nanoseconds>\", \"<log line>\", {{metadata}}?]"
                 )));
             };
-            let Some(line) = parts[1].as_str() else {
+            let Some(line) = line.as_str() else {
                 return Err(BodyError::Malformed(format!(
                     "streams[{i}].values[{j}][1] must be the log line, a string"
                 )));
             };
             entries.push(Entry {
-                nanos: json_nanos(&parts[0]),
+                nanos: json_nanos(time),
                 line: line.to_string(),
-                metadata: match parts.get(2) {
+                metadata: match parts.and_then(|p| p.get(2)) {
                     None | Some(Value::Null) => Ok(Vec::new()),
                     Some(Value::Object(map)) => string_pairs(map, "structured metadata"),
                     Some(_) => Err("has structured metadata that is not an object".into()),

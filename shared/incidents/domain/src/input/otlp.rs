@@ -597,11 +597,11 @@ pub fn status_json(status: &Status) -> Value {
             }))
         })
         .collect();
-    let mut body = serde_json::json!({"code": status.code, "message": status.message});
-    if !details.is_empty() {
-        body["details"] = Value::Array(details);
+    if details.is_empty() {
+        serde_json::json!({"code": status.code, "message": status.message})
+    } else {
+        serde_json::json!({"code": status.code, "message": status.message, "details": details})
     }
-    body
 }
 
 #[cfg(test)]
