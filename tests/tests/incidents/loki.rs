@@ -150,7 +150,7 @@ async fn a_promtail_push_opens_an_incident_with_its_labels_metadata_and_trace() 
                 ),
                 entry(
                     now - chrono::Duration::seconds(1),
-                    "Payment provider timeout after 2950 ms (order 81724)",
+                    "Payment provider timeout after 2950 ms (order 81724) password=s3cret",
                     &[("trace_id", trace)],
                 ),
             ],
@@ -262,10 +262,12 @@ async fn bad_pushes_get_lokis_answers() {
     assert_eq!(status, 401);
 
     // A body that is no snappy block, snappy that is no PushRequest, JSON that is not one.
-    let (status, text) =
-        plain(promtail(&t, &key, b"\xff\xff\xff\xff\x0fjunk".to_vec()).await).await;
+    let (status, text) = plain(promtail(&t, &key, b"\x10junk".to_vec()).await).await;
     assert_eq!(status, 400);
     assert!(text.contains("snappy"), "{text}");
+    // A block announcing more than 16 MiB is refused before it is inflated.
+    let (status, _) = plain(promtail(&t, &key, b"\xff\xff\xff\xff\x0fjunk".to_vec()).await).await;
+    assert_eq!(status, 413);
     let not_proto = snap::raw::Encoder::new()
         .compress_vec(b"\x0a\xff\xff\xff")
         .unwrap();
