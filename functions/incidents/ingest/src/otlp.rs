@@ -72,7 +72,7 @@ pub struct RpcStatus {
 #[allow(dead_code)]
 pub struct ExportLogsServiceRequest {
     /// At most 10,000 log records in all.
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<Object>, rename = "resourceLogs")]
     resource_logs: (),
 }
 
