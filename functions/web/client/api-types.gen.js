@@ -1467,6 +1467,11 @@ export {};
  */
 
 /**
+ * A binary protobuf body, as the contract documents it.
+ * @typedef {string} Protobuf
+ */
+
+/**
  * The provider configuration: the provider and model in use, the temperature, and which
  * providers could be chosen.
  * @typedef {Object} ProviderConfig
