@@ -44,6 +44,8 @@
 //   incidentsDashboard (platform surface, not an API call)
 //   dashboardMetrics (platform surface, not an API call)
 //   intelligenceHealth (platform surface, not an API call)
+//   lokiPush (platform surface, not an API call)
+//   otlpExportLogs (platform surface, not an API call)
 //   prometheusMetrics (platform surface, not an API call)
 //   swaggerUi (platform surface, not an API call)
 //   apiDocs (platform surface, not an API call)
@@ -503,6 +505,26 @@ export {};
  * @property {KnowledgeLevel} knowledgeLevel The level the explanation is written for.
  * @property {string} model
  * @property {ProviderKind} provider
+ */
+
+/**
+ * `ExportLogsPartialSuccess` in OTLP JSON.
+ * @typedef {Object} ExportLogsPartialSuccess
+ * @property {string} errorMessage Why, one reason a line.
+ * @property {string} rejectedLogRecords The records refused (an int64, written as a string).
+ */
+
+/**
+ * A body of OTLP/JSON, as the specification maps `ExportLogsServiceRequest`
+ * (`resourceLogs[].scopeLogs[].logRecords[]`).
+ * @typedef {Object} ExportLogsServiceRequest
+ * @property {Array<Object<string, unknown>>} resourceLogs At most 10,000 log records in all.
+ */
+
+/**
+ * `ExportLogsServiceResponse` in OTLP JSON.
+ * @typedef {Object} ExportLogsServiceResponse
+ * @property {(ExportLogsPartialSuccess|null)} [partialSuccess]
  */
 
 /**
@@ -1054,13 +1076,16 @@ export {};
 /**
  * One stored log of the timeline.
  * @typedef {Object} Log
+ * @property {(Object<string, string>|null)} [attributes] What the shipper said about the log beside its message: Loki stream labels and structured metadata, OTLP resource and record attributes (at most 64; names 1 to 128 characters, values at most 2,048; scrubbed like `logContent`).
  * @property {(string|null)} [fingerprint] The grouping key the client sent (`fingerprint`, or its alias `dedup_key`): logs of one service with one key are one incident, whatever their messages.
  * @property {string} id Assigned at ingestion: the log's time in milliseconds (13 digits), `-`, 32 hex digits.
  * @property {string} logContent
  * @property {string} receivedAt When the platform accepted it.
  * @property {string} serviceName
  * @property {Severity} severity
+ * @property {(string|null)} [spanId] The span the log was written in (16 lower-case hex digits).
  * @property {string} timestamp When the log happened (RFC 3339, UTC, milliseconds), as the client sent it.
+ * @property {(string|null)} [traceId] The trace the log was written in (W3C trace id: 32 lower-case hex digits).
  * @property {string} type
  */
 
@@ -1072,12 +1097,15 @@ export {};
 /**
  * One log as a client sends it.
  * @typedef {Object} LogSubmission
+ * @property {Object<string, string>} [attributes]
  * @property {(string|null)} [dedup_key] Alias of `fingerprint` (PagerDuty's name), same bounds.
  * @property {(string|null)} [fingerprint] The grouping key, used as given: logs of one `serviceName` with one key are one incident whatever their messages (absent: the default fingerprint). 1 to 200 visible ASCII characters, no spaces; `dedup_key` is its alias (give one, not both).
  * @property {string} logContent 1 to 16384 characters, not blank.
  * @property {string} serviceName 1 to 100 characters, not blank.
  * @property {Severity} severity
+ * @property {(string|null)} [spanId] The span id the log was written in: 16 lower-case hex digits, not all zero.
  * @property {(string|null)} [timestamp] When it happened: RFC 3339, in the year 2000 or later and at most 24 hours ahead; absent: when it was received.
+ * @property {(string|null)} [traceId] The W3C trace id the log was written in: 32 lower-case hex digits, not all zero.
  * @property {string} type Free text (DEPLOYMENT_LOG, APPLICATION_LOG, ...), 1 to 100 characters, not blank.
  */
 
@@ -1136,6 +1164,19 @@ export {};
 /**
  * One log, or a batch of 1 to 500.
  * @typedef {(LogSubmission|LogBatch)} LogsRequest
+ */
+
+/**
+ * A JSON push: streams of labels and entries.
+ * @typedef {Object} LokiPush
+ * @property {Array<LokiStream>} streams At most 1,000 streams, and at most 10,000 entries in all.
+ */
+
+/**
+ * One stream: its labels and its entries.
+ * @typedef {Object} LokiStream
+ * @property {Object<string, string>} stream
+ * @property {Array<Array<unknown>>} values
  */
 
 /**
@@ -1238,11 +1279,14 @@ export {};
 /**
  * One log grouped into an incident, and why.
  * @typedef {Object} Occurrence
+ * @property {(Object<string, string>|null)} [attributes] The log's attributes (see the log's `attributes`).
  * @property {string} logContent
  * @property {string} logId
  * @property {Array<string>} ruleIds The alert rules the log matched.
  * @property {Severity} severity
+ * @property {(string|null)} [spanId] The log's span (16 lower-case hex digits).
  * @property {string} timestamp
+ * @property {(string|null)} [traceId] The log's trace (32 lower-case hex digits).
  */
 
 /**
@@ -1427,6 +1471,11 @@ export {};
  * @typedef {Object} ProfileUpdate
  * @property {(string|null)} [email]
  * @property {(string|null)} [name] Display name (at most 100 characters); `null` or blank clears it.
+ */
+
+/**
+ * A binary protobuf body, as the contract documents it.
+ * @typedef {string} Protobuf
  */
 
 /**
@@ -1702,6 +1751,14 @@ export {};
  * The roles an administrator gives an account, as sent.
  * @typedef {Object} RoleChangeRequest
  * @property {Array<Role>} roles The account's roles: `USER` is always kept; `OPERATOR` opens the incident platform, `ADMIN` everything.
+ */
+
+/**
+ * `google.rpc.Status` in JSON.
+ * @typedef {Object} RpcStatus
+ * @property {number} code The gRPC code (3 invalid argument, 7 permission denied, 8 resource exhausted, 14 unavailable, 16 unauthenticated).
+ * @property {Array<unknown>} [details] For a 400, a `google.rpc.BadRequest` (`@type`, `fieldViolations`).
+ * @property {string} message
  */
 
 /**

@@ -156,6 +156,8 @@ pub(super) async fn incidents(b: &mut Bench, t: &TestStack) {
     println!("\nincidents: S3 (log objects) a month at target: ${s3:.0}");
     incident_changes(b, t).await;
     escalations(b, t).await;
+    // Last: the summary lists a system's scenarios together only when they are adjacent.
+    super::shippers_mix::shippers(b, t).await;
 }
 
 /// Escalations due a second at target: as many as incident changes, far above what
