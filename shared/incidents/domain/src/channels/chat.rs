@@ -235,9 +235,11 @@ pub fn teams_message(kind: EventKind, detail: &EventDetail, link: Option<String>
         ],
         "msteams": {"width": "Full"},
     });
-    if let Some(link) = &facts.link {
-        card["actions"] =
-            json!([{"type": "Action.OpenUrl", "title": "Open incident", "url": link}]);
+    if let (Some(link), Some(card)) = (&facts.link, card.as_object_mut()) {
+        card.insert(
+            "actions".into(),
+            json!([{"type": "Action.OpenUrl", "title": "Open incident", "url": link}]),
+        );
     }
     json!({
         "type": "message",
@@ -287,10 +289,12 @@ pub fn ntfy_message(
         "priority": facts.priority(),
         "tags": tags,
     });
-    if let Some(link) = &facts.link {
-        message["click"] = json!(link);
-        message["actions"] =
-            json!([{"action": "view", "label": "Open incident", "url": link, "clear": false}]);
+    if let (Some(link), Some(fields)) = (&facts.link, message.as_object_mut()) {
+        fields.insert("click".into(), json!(link));
+        fields.insert(
+            "actions".into(),
+            json!([{"action": "view", "label": "Open incident", "url": link, "clear": false}]),
+        );
     }
     message
 }

@@ -345,7 +345,7 @@ impl Silences {
             Err(e) if platform::dynamo::is_condition_failed(&e) => {}
             Err(e) => return Err(self.table.fail("UpdateItem", &e).into()),
         }
-        Ok(self.get(id, now).await?.ok_or(SilencesError::NotFound)?)
+        self.get(id, now).await?.ok_or(SilencesError::NotFound)
     }
 
     /// Records that `silences` (active at `now`) hold incident `incident_id`'s notifications:
