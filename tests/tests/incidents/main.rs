@@ -15,6 +15,7 @@
 
 mod access;
 mod batching;
+mod chat;
 mod cursors;
 mod errors;
 mod events;
@@ -30,5 +31,6 @@ mod objects;
 mod rag;
 mod rules;
 mod secrets;
+mod silences;
 mod state;
 mod steering;
