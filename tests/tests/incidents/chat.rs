@@ -331,7 +331,7 @@ async fn chat_channels_are_validated() {
             assert!(
                 answer["details"]
                     .to_string()
-                    .contains(&format!("\"{field}\"")),
+                    .contains(&format!("\"{field}:")),
                 "{field} in {answer}"
             );
         }

@@ -399,7 +399,7 @@ async fn silences_are_validated_paged_and_for_operators() {
         assert!(
             answer["details"]
                 .to_string()
-                .contains(&format!("\"{field}\"")),
+                .contains(&format!("\"{field}:")),
             "{field} in {answer}"
         );
     }
