@@ -13,6 +13,9 @@
 //! counted against its own rate limit in `RATE_LIMIT_TABLE` (one UpdateItem per request; a
 //! spent limit is a 429 with `Retry-After`); an issued key costs one more GetItem.
 
+mod loki;
+mod otlp;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -33,7 +36,7 @@ use platform::openapi::{ErrorBody, SecuritySchemes};
 use platform::ratelimit::{self, ClientKey, Limit, RateLimiter, Rule, WhenUnavailable};
 use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle};
-use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Response as OpenApiResponse};
 use utoipa::{IntoResponses, OpenApi};
 
@@ -43,6 +46,10 @@ pub const BODY_LIMIT: usize = 6 * 1024 * 1024;
 pub const API_KEY_HEADER: &str = "x-api-key";
 /// The OpenAPI name of the ingest key scheme.
 pub const INGEST_KEY_SCHEME: &str = "ingestApiKey";
+/// The OpenAPI names of an ingest key given as shippers give it: the Basic auth password,
+/// or a Bearer token (the Loki push and OTLP routes).
+pub const INGEST_BASIC_SCHEME: &str = "ingestBasic";
+pub const INGEST_BEARER_SCHEME: &str = "ingestBearer";
 /// The rate limit's name in the limits table.
 const KEY_LIMIT: &str = "ingest-key";
 /// Items one key's count is spread over: a key sending 2,000 requests a second (1M logs)
@@ -52,6 +59,7 @@ const KEY_LIMIT_SHARDS: u32 = 8;
 #[derive(Clone)]
 pub struct AppState {
     queue: IngestQueue,
+    loki: Arc<incidents::input::loki::LokiConfig>,
     verifier: Arc<TokenVerifier>,
     configured: Arc<ConfiguredKeys>,
     issued: IngestKeys,
@@ -107,6 +115,9 @@ pub fn app(
 ) -> Result<Router, BoxError> {
     let state = AppState {
         queue,
+        loki: Arc::new(incidents::input::loki::LokiConfig::from_list(
+            &env.list("LOKI_SERVICE_LABELS"),
+        )),
         verifier: Arc::new(verifier),
         configured: Arc::new(ConfiguredKeys::new(&env.list("INGEST_API_KEYS"))),
         issued,
@@ -115,6 +126,8 @@ pub fn app(
     };
     let routes = Router::new()
         .route("/api/v1/logs", post(ingest))
+        .route(loki::PATH, post(loki::push))
+        .route(otlp::PATH, post(otlp::export))
         .with_state(state);
     Ok(platform::http::finish(
         routes,
@@ -136,13 +149,48 @@ impl utoipa::Modify for IngestKeyScheme {
                  (POST /api/v1/ingest/keys) or given at deploy time (IngestApiKeys).",
             ))),
         );
+        components.add_security_scheme(
+            INGEST_BASIC_SCHEME,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Basic)
+                    .description(Some(
+                        "An ingest key as the password (any user name): how Promtail, Alloy, \
+                         Fluent Bit and Vector send it to a Loki push or OTLP route.",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            INGEST_BEARER_SCHEME,
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "An ingest key as a Bearer token, at the Loki push and OTLP routes.",
+                    ))
+                    .build(),
+            ),
+        );
     }
 }
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(ingest),
-    components(schemas(IngestAccepted, LogsRequest, LogBatch, LogSubmission, ErrorBody)),
+    paths(ingest, loki::push, otlp::export),
+    components(schemas(
+        IngestAccepted,
+        LogsRequest,
+        LogBatch,
+        LogSubmission,
+        ErrorBody,
+        loki::LokiPush,
+        loki::LokiStream,
+        otlp::ExportLogsServiceRequest,
+        otlp::ExportLogsServiceResponse,
+        otlp::ExportLogsPartialSuccess,
+        otlp::RpcStatus
+    )),
     modifiers(&SecuritySchemes, &IngestKeyScheme),
     tags((name = "incidents", description = "The incident platform: logs, incidents, alerts, logbook"))
 )]
@@ -171,6 +219,71 @@ enum Sender {
     Operator,
 }
 
+/// The ingest key `presented`, when it is one (configured or issued).
+async fn key_holder(state: &AppState, presented: &str) -> Result<Option<KeyHolder>, ApiError> {
+    if let Some(holder) = state.configured.find(presented) {
+        return Ok(Some(holder));
+    }
+    match state.issued.find(presented).await {
+        Ok(found) => Ok(found),
+        Err(error) if error.is_unavailable() => {
+            tracing::warn!(%error, "ingest keys unreadable");
+            Err(ApiError::unavailable(
+                "Ingest keys cannot be checked right now; retry",
+            ))
+        }
+        Err(error) => Err(ApiError::internal("ingest keys", error)),
+    }
+}
+
+/// The key a shipper presents as its clients send one: `X-Api-Key`, the password of Basic
+/// auth (any user name: Promtail, Alloy, Fluent Bit, Vector) or a Bearer token.
+fn shipper_key(headers: &HeaderMap) -> Option<String> {
+    use base64::Engine;
+    if let Some(key) = headers
+        .get(API_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+    {
+        return Some(key.to_string());
+    }
+    let authorization = headers
+        .get(axum::http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .trim();
+    let (scheme, credentials) = authorization.split_once(' ')?;
+    let credentials = credentials.trim();
+    if scheme.eq_ignore_ascii_case("bearer") {
+        return Some(credentials.to_string()).filter(|k| !k.is_empty());
+    }
+    if scheme.eq_ignore_ascii_case("basic") {
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(credentials)
+            .ok()?;
+        let text = String::from_utf8(decoded).ok()?;
+        let (_, password) = text.split_once(':')?;
+        return Some(password.to_string()).filter(|k| !k.is_empty());
+    }
+    None
+}
+
+/// A shipper's ingest key (see [`shipper_key`]), counted against its rate limit: a missing
+/// or unknown key is a 401 (shippers carry no user token).
+async fn shipper(state: &AppState, headers: &HeaderMap) -> Result<Sender, ApiError> {
+    let Some(presented) = shipper_key(headers) else {
+        return Err(ApiError::unauthorized(
+            "An ingest key is required: as the Basic auth password, a Bearer token or X-Api-Key",
+        ));
+    };
+    let Some(holder) = key_holder(state, &presented).await? else {
+        return Err(ApiError::unauthorized("This ingest key is not valid"));
+    };
+    state.admit(&holder).await?;
+    Ok(Sender::Key(holder))
+}
+
 /// The key in `X-Api-Key` when it is one, else an OPERATOR's (or ADMIN's) token.
 async fn sender(
     state: &AppState,
@@ -183,19 +296,8 @@ async fn sender(
         .map(str::trim)
         .filter(|k| !k.is_empty())
     {
-        if let Some(holder) = state.configured.find(presented) {
+        if let Some(holder) = key_holder(state, presented).await? {
             return Ok(Sender::Key(holder));
-        }
-        match state.issued.find(presented).await {
-            Ok(Some(holder)) => return Ok(Sender::Key(holder)),
-            Ok(None) => {}
-            Err(error) if error.is_unavailable() => {
-                tracing::warn!(%error, "ingest keys unreadable");
-                return Err(ApiError::unavailable(
-                    "Ingest keys cannot be checked right now; retry",
-                ));
-            }
-            Err(error) => return Err(ApiError::internal("ingest keys", error)),
         }
     }
     match user.0 {
@@ -319,7 +421,27 @@ async fn ingest(
     let batch = request.is_batch();
     let now = Clock::system().now();
     let inputs = request.check(now).map_err(ApiError::from)?;
-    if let Sender::Key(holder) = &sender {
+    let logs = deliver(&state, &sender, inputs, batch, now).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        axum::Json(IngestAccepted {
+            accepted: logs.len(),
+            ids: logs.into_iter().map(|l| l.id).collect(),
+        }),
+    ))
+}
+
+/// The one way checked logs go in, whatever path brought them: a bound key's services
+/// checked (beyond them, nothing is taken: 403), ids given and content scrubbed
+/// ([`incidents::service::assign`]), every log on the ingest queue or a 503.
+async fn deliver(
+    state: &AppState,
+    sender: &Sender,
+    inputs: Vec<incidents::input::LogInput>,
+    batch: bool,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<incidents::model::Log>, ApiError> {
+    if let Sender::Key(holder) = sender {
         let beyond = services_beyond(holder, &inputs, batch);
         if !beyond.is_empty() {
             return Err(ApiError::forbidden(
@@ -328,20 +450,17 @@ async fn ingest(
             .with_details(beyond));
         }
     }
+    if inputs.is_empty() {
+        return Ok(Vec::new());
+    }
     let logs = incidents::service::assign(inputs, now);
     match state.queue.send_logs(&logs).await {
         Ok(messages) => {
             tracing::info!(logs = logs.len(), messages, "logs queued");
-            if let Sender::Key(holder) = &sender {
+            if let Sender::Key(holder) = sender {
                 state.touch(holder).await;
             }
-            Ok((
-                StatusCode::ACCEPTED,
-                axum::Json(IngestAccepted {
-                    accepted: logs.len(),
-                    ids: logs.into_iter().map(|l| l.id).collect(),
-                }),
-            ))
+            Ok(logs)
         }
         Err(error) => {
             tracing::warn!(%error, logs = logs.len(), "logs not queued");
@@ -350,6 +469,18 @@ async fn ingest(
             ))
         }
     }
+}
+
+/// A shipper's body, read whole up to `limit` bytes.
+async fn read_body(
+    body: axum::body::Body,
+    limit: usize,
+) -> Result<Bytes, incidents::input::shipped::BodyError> {
+    axum::body::to_bytes(body, limit).await.map_err(|_| {
+        incidents::input::shipped::BodyError::TooLarge(format!(
+            "request body too large: limit {limit} bytes"
+        ))
+    })
 }
 
 fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
@@ -384,6 +515,9 @@ mod tests {
             log_content: "x".into(),
             timestamp: at,
             fingerprint: None,
+            attributes: Default::default(),
+            trace_id: None,
+            span_id: None,
         };
         let key = KeyHolder::Issued(incidents::keys::IngestKey {
             id: "a".repeat(32),
