@@ -42,7 +42,7 @@ use incidents::escalation::Escalations;
 use incidents::events::{EventDetail, EventKind, SOURCE};
 use incidents::input::format_time;
 use incidents::model::Severity;
-use incidents::silences::{subject_of, Silences};
+use incidents::silences::{subject_of, Silence, SilenceState, Silences};
 use platform::aws::{AwsClients, Sqs};
 use platform::batch::{receive_count, Batch, Received, Unreadable};
 use platform::dynamo::Table;
@@ -56,6 +56,10 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 /// The first retry's wait; it doubles with each receive, up to [`MAX_BACKOFF_SECONDS`].
 pub const FIRST_BACKOFF_SECONDS: i32 = 30;
 pub const MAX_BACKOFF_SECONDS: i32 = 900;
+/// How long a notifier instance reuses the live silences it read: a new silence holds
+/// events within this, and the read stays a few queries a minute whatever the event rate
+/// (a silence that ended meanwhile holds nothing: its hold is conditional).
+pub const SILENCES_CACHE: Duration = Duration::from_secs(5);
 /// The longest error text kept in a delivery.
 const MAX_ERROR_CHARS: usize = 300;
 
@@ -64,6 +68,8 @@ pub struct Notifier {
     channels: Channels,
     escalations: Escalations,
     silences: Silences,
+    /// The live silences last read, and when.
+    live_silences: Arc<tokio::sync::Mutex<Option<(std::time::Instant, Vec<Silence>)>>>,
     table: Table,
     email: EmailTopic,
     /// The web client's base URL: chat messages link to `{base}/incidents/{id}`.
@@ -84,6 +90,7 @@ pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
         channels: Channels::new(table.clone()),
         escalations: Escalations::new(table.clone()),
         silences: Silences::new(table.clone()),
+        live_silences: Arc::default(),
         table,
         email: EmailTopic::from_env(&env, &aws)?,
         public_base_url: env.get("PUBLIC_BASE_URL").unwrap_or_default().to_string(),
@@ -214,7 +221,8 @@ impl Notifier {
     }
 
     /// Whether an active silence holds the incident of this event: the live silences are one
-    /// Query; only when one is active is the incident read and matched. A silence that holds
+    /// Query (reused for [`SILENCES_CACHE`]); only when one is active is the incident read
+    /// and matched. A silence that holds
     /// it records so (`silencedBy`, and the incident notifies when the silence ends).
     async fn silenced(
         &self,
@@ -222,7 +230,22 @@ impl Notifier {
         severity: Option<Severity>,
     ) -> Result<bool, BoxError> {
         let now = self.clock.now();
-        let active = self.silences.active(now).await?;
+        let live = {
+            let mut cached = self.live_silences.lock().await;
+            match cached.as_ref() {
+                Some((at, live)) if at.elapsed() < SILENCES_CACHE => live.clone(),
+                _ => {
+                    let live = self.silences.live(now).await?;
+                    *cached = Some((std::time::Instant::now(), live.clone()));
+                    live
+                }
+            }
+        };
+        let active: Vec<Silence> = live
+            .into_iter()
+            .map(|s| s.at(now))
+            .filter(|s| s.state == SilenceState::Active)
+            .collect();
         if active.is_empty() {
             return Ok(false);
         }
