@@ -38,7 +38,7 @@ pub struct SilenceRequest {
 
 /// What a silence holds back: every matcher given must match (at least one is non-empty).
 #[derive(Debug, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct MatchersRequest {
     /// The incident's service is one of these.

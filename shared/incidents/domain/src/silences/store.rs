@@ -367,8 +367,9 @@ impl Silences {
             values.insert(":now".into(), s(at.as_str()));
             tx.check_if(
                 silence_key(&silence.id),
-                "gsi1pk = :live AND endsAt > :now AND startsAt <= :now",
-                &[],
+                "#index = :live AND endsAt > :now AND startsAt <= :now",
+                // DynamoDB refuses an empty names map: the index key goes by a name.
+                &[("#index", "gsi1pk")],
                 values,
             )?;
             let mut row = held_key(&silence.id, incident_id);
