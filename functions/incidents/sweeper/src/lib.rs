@@ -131,10 +131,13 @@ impl IncidentsSweeper {
             .map(|s| s.id)
             .collect();
         let mut done = Vec::new();
+        // Silences ending together tell an incident they all held once.
+        let mut told: Vec<String> = Vec::new();
         for silence in ended {
             let mut total = Released::default();
             loop {
-                let round = self.silences.release(&silence, &active, now).await?;
+                let round = self.silences.release(&silence, &active, &told, now).await?;
+                told.extend(round.notified.iter().cloned());
                 futures::stream::iter(&round.notified)
                     .for_each_concurrent(CONCURRENT_FLUSHES, |id| self.events.flush(id))
                     .await;

@@ -414,10 +414,13 @@ impl Silences {
     /// `Incident Unsilenced` event (keyed by silence and incident) in the same transaction
     /// that deletes its held row, so a second sweep finds nothing to send again. Once none is
     /// left, the silence moves to the expired ones and leaves the cap.
+    /// An incident in `notified` (told by the release of another silence that ended with
+    /// this one) is let go quietly: one notification, not one per silence.
     pub async fn release(
         &self,
         silence: &Silence,
         active: &[String],
+        notified: &[String],
         now: DateTime<Utc>,
     ) -> Result<Released, SilencesError> {
         let t = self.table.name().to_string();
@@ -466,7 +469,7 @@ impl Silences {
                         AttributeValue::Ss(vec![silence.id.clone()]),
                     );
                 tx.update(update)?;
-                if open && !still_held {
+                if open && !still_held && !notified.contains(&incident_id) {
                     let severity = meta.opt_string("severity");
                     tx.put(
                         outbox_row_keyed(
