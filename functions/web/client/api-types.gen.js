@@ -43,6 +43,8 @@
 //   incidentsDashboard (platform surface, not an API call)
 //   dashboardMetrics (platform surface, not an API call)
 //   intelligenceHealth (platform surface, not an API call)
+//   lokiPush (platform surface, not an API call)
+//   otlpExportLogs (platform surface, not an API call)
 //   prometheusMetrics (platform surface, not an API call)
 //   swaggerUi (platform surface, not an API call)
 //   apiDocs (platform surface, not an API call)
@@ -250,13 +252,16 @@ export {};
  * @property {(number|null)} [escalateAfterMinutes] Minutes an incident it was told of may stay unacknowledged before it escalates to `escalateTo`; a rule's `escalateAfterMinutes` overrides it; neither: no escalation.
  * @property {(string|null)} [escalateTo] The channel an escalation goes to.
  * @property {boolean} escalationOnly Only escalations reach it (it is a rule's next step, not a first responder).
+ * @property {(boolean|null)} [hasToken] `ntfy` only: whether an access token is set (never returned).
  * @property {string} id
- * @property {string} kind `webhook`: a signed HTTPS POST of each event; `email`: a mail through SNS.
+ * @property {string} kind `webhook`: a signed HTTPS POST of each event; `email`: a mail through SNS; `slack`, `teams`, `ntfy`: a chat message in each service's format.
  * @property {string} name
  * @property {(boolean|null)} [pendingConfirmation] `email` only: whether the address has yet to confirm its subscription (SNS mailed it a link; nothing reaches it before); absent when SNS did not say.
+ * @property {(string|null)} [server] The ntfy server (`ntfy` only).
  * @property {Array<string>} services The services whose events it gets; empty: every service.
  * @property {Array<Severity>} severities The severities whose events it gets; empty: every severity (events without one, such as an acknowledgement, go to every channel of the service).
- * @property {(string|null)} [url] The webhook's URL (`webhook` only).
+ * @property {(string|null)} [topic] The ntfy topic (`ntfy` only).
+ * @property {(string|null)} [url] The webhook's URL (`webhook`); `slack` and `teams`: their URL with its secret parts masked (no query, the last path segment `****`).
  */
 
 /**
@@ -266,12 +271,15 @@ export {};
  * @property {(number|null)} [escalateAfterMinutes] The default escalation delay; needs `escalateTo`. A rule's delay overrides it.
  * @property {(string|null)} [escalateTo] The channel an escalation goes to (a channel id); alone, only rules that name a delay escalate.
  * @property {(boolean|null)} [escalationOnly]
- * @property {string} kind `webhook` (needs `url` and `secret`) or `email` (needs `address`; `url` and `secret` are refused).
+ * @property {string} kind `webhook` (needs `url` and `secret`), `email` (needs `address`), `slack` or `teams` (need `url`), `ntfy` (needs `server` and `topic`, takes `token`); another kind's fields are refused.
  * @property {string} name
  * @property {(string|null)} [secret] `webhook`: signs each call (`X-Signature`); stored, never returned.
+ * @property {(string|null)} [server] `ntfy`: the server's base URL (`https://ntfy.sh`, or a self-hosted one; https, http only to localhost; no query).
  * @property {(Array<string>|null)} [services]
  * @property {(Array<Severity>|null)} [severities]
- * @property {(string|null)} [url] `webhook`: `https://` (or `http://`) URL with a host; refused when it names or resolves to a private or reserved address.
+ * @property {(string|null)} [token] `ntfy`: an access token (`tk_...`) sent as `Authorization: Bearer`; stored, never returned.
+ * @property {(string|null)} [topic] `ntfy`: the topic published to.
+ * @property {(string|null)} [url] `webhook`: `https://` (or `http://`) URL with a host; `slack`: the incoming webhook's URL (`https://hooks.slack.com/services/...`); `teams`: the Workflows trigger's URL (https; http only to localhost for chat kinds). Refused when it names or resolves to a private or reserved address.
  */
 
 /**
@@ -502,6 +510,26 @@ export {};
  * @property {KnowledgeLevel} knowledgeLevel The level the explanation is written for.
  * @property {string} model
  * @property {ProviderKind} provider
+ */
+
+/**
+ * `ExportLogsPartialSuccess` in OTLP JSON.
+ * @typedef {Object} ExportLogsPartialSuccess
+ * @property {string} errorMessage Why, one reason a line.
+ * @property {string} rejectedLogRecords The records refused (an int64, written as a string).
+ */
+
+/**
+ * A body of OTLP/JSON, as the specification maps `ExportLogsServiceRequest`
+ * (`resourceLogs[].scopeLogs[].logRecords[]`).
+ * @typedef {Object} ExportLogsServiceRequest
+ * @property {Array<Object<string, unknown>>} resource_logs At most 10,000 log records in all.
+ */
+
+/**
+ * `ExportLogsServiceResponse` in OTLP JSON.
+ * @typedef {Object} ExportLogsServiceResponse
+ * @property {(ExportLogsPartialSuccess|null)} [partialSuccess]
  */
 
 /**
@@ -856,6 +884,7 @@ export {};
  * @property {number} reopenCount How often a new occurrence reopened it after it was RESOLVED.
  * @property {string} sampleMessage The first grouped log's message, as it was.
  * @property {string} serviceName
+ * @property {Array<string>} [silencedBy] The silences holding back its notifications and escalation (their ids); absent when none does. It is recorded, grouped and alerted as usual meanwhile.
  * @property {IncidentStatus} status
  * @property {string} type
  * @property {string} updatedAt
@@ -1053,13 +1082,16 @@ export {};
 /**
  * One stored log of the timeline.
  * @typedef {Object} Log
+ * @property {(Object<string, string>|null)} [attributes] What the shipper said about the log beside its message: Loki stream labels and structured metadata, OTLP resource and record attributes (at most 64; names 1 to 128 characters, values at most 2,048; scrubbed like `logContent`).
  * @property {(string|null)} [fingerprint] The grouping key the client sent (`fingerprint`, or its alias `dedup_key`): logs of one service with one key are one incident, whatever their messages.
  * @property {string} id Assigned at ingestion: the log's time in milliseconds (13 digits), `-`, 32 hex digits.
  * @property {string} logContent
  * @property {string} receivedAt When the platform accepted it.
  * @property {string} serviceName
  * @property {Severity} severity
+ * @property {(string|null)} [spanId] The span the log was written in (16 lower-case hex digits).
  * @property {string} timestamp When the log happened (RFC 3339, UTC, milliseconds), as the client sent it.
+ * @property {(string|null)} [traceId] The trace the log was written in (W3C trace id: 32 lower-case hex digits).
  * @property {string} type
  */
 
@@ -1071,12 +1103,15 @@ export {};
 /**
  * One log as a client sends it.
  * @typedef {Object} LogSubmission
+ * @property {Object<string, string>} [attributes]
  * @property {(string|null)} [dedup_key] Alias of `fingerprint` (PagerDuty's name), same bounds.
  * @property {(string|null)} [fingerprint] The grouping key, used as given: logs of one `serviceName` with one key are one incident whatever their messages (absent: the default fingerprint). 1 to 200 visible ASCII characters, no spaces; `dedup_key` is its alias (give one, not both).
  * @property {string} logContent 1 to 16384 characters, not blank.
  * @property {string} serviceName 1 to 100 characters, not blank.
  * @property {Severity} severity
+ * @property {(string|null)} [spanId] The span id the log was written in: 16 lower-case hex digits, not all zero.
  * @property {(string|null)} [timestamp] When it happened: RFC 3339, in the year 2000 or later and at most 24 hours ahead; absent: when it was received.
+ * @property {(string|null)} [traceId] The W3C trace id the log was written in: 32 lower-case hex digits, not all zero.
  * @property {string} type Free text (DEPLOYMENT_LOG, APPLICATION_LOG, ...), 1 to 100 characters, not blank.
  */
 
@@ -1138,6 +1173,19 @@ export {};
  */
 
 /**
+ * A JSON push: streams of labels and entries.
+ * @typedef {Object} LokiPush
+ * @property {Array<LokiStream>} streams At most 1,000 streams, and at most 10,000 entries in all.
+ */
+
+/**
+ * One stream: its labels and its entries.
+ * @typedef {Object} LokiStream
+ * @property {Object<string, string>} stream
+ * @property {Array<Array<unknown>>} values
+ */
+
+/**
  * What "mark all as read" covers.
  * @typedef {Object} MarkAllRead
  * @property {(string|null)} [before] Articles published before this time (default now; a later time counts as now).
@@ -1157,6 +1205,24 @@ export {};
  * What a mark request did.
  * @typedef {Object} Marked
  * @property {number} marked Articles found and marked (unknown ids are left out).
+ */
+
+/**
+ * What a silence holds back: each non-empty matcher must match.
+ * @typedef {Object} Matchers
+ * @property {Object<string, string>} labels Each must equal the incident's log attribute of that name.
+ * @property {Array<string>} services
+ * @property {Array<Severity>} severities
+ * @property {Array<string>} types
+ */
+
+/**
+ * What a silence holds back: every matcher given must match (at least one is non-empty).
+ * @typedef {Object} MatchersRequest
+ * @property {(Object<string, string>|null)} [labels] Each label equals the incident's log attribute of that name (Loki labels, OTLP attributes, Alertmanager labels); at most 20, names 1-128 characters, values at most 2048.
+ * @property {(Array<string>|null)} [services] The incident's service is one of these.
+ * @property {(Array<Severity>|null)} [severities] The incident's severity (of the log that opened it) is one of these.
+ * @property {(Array<string>|null)} [types] The incident's log type is one of these.
  */
 
 /**
@@ -1231,11 +1297,14 @@ export {};
 /**
  * One log grouped into an incident, and why.
  * @typedef {Object} Occurrence
+ * @property {(Object<string, string>|null)} [attributes] The log's attributes (see the log's `attributes`).
  * @property {string} logContent
  * @property {string} logId
  * @property {Array<string>} ruleIds The alert rules the log matched.
  * @property {Severity} severity
+ * @property {(string|null)} [spanId] The log's span (16 lower-case hex digits).
  * @property {string} timestamp
+ * @property {(string|null)} [traceId] The log's trace (32 lower-case hex digits).
  */
 
 /**
@@ -1691,6 +1760,14 @@ export {};
  */
 
 /**
+ * `google.rpc.Status` in JSON.
+ * @typedef {Object} RpcStatus
+ * @property {number} code The gRPC code (3 invalid argument, 7 permission denied, 8 resource exhausted, 14 unavailable, 16 unauthenticated).
+ * @property {Array<unknown>} [details] For a 400, a `google.rpc.BadRequest` (`@type`, `fieldViolations`).
+ * @property {string} message
+ */
+
+/**
  * An alert rule, created or replaced.
  * @typedef {Object} RuleRequest
  * @property {(boolean|null)} [enabled] Default true.
@@ -1782,6 +1859,35 @@ export {};
 /**
  * A log's severity, lowest first.
  * @typedef {("TRACE"|"DEBUG"|"INFO"|"WARN"|"ERROR"|"FATAL")} Severity
+ */
+
+/**
+ * A silence as the API shows it.
+ * @typedef {Object} Silence
+ * @property {string} comment
+ * @property {string} createdAt
+ * @property {string} createdBy The operator who created it.
+ * @property {string} endsAt
+ * @property {(string|null)} [expiredBy] The operator who expired it by hand (`DELETE`), if one did.
+ * @property {string} id
+ * @property {Matchers} matchers
+ * @property {string} startsAt
+ * @property {SilenceState} state Its state when it was read.
+ */
+
+/**
+ * The body of `POST /api/v1/silences` (documentation; parsed by [`parse_silence`]).
+ * @typedef {Object} SilenceRequest
+ * @property {string} comment Why (shown with the silence): "DB migration, CHG-1234".
+ * @property {(number|null)} [durationMinutes] How long from `startsAt` it lasts; exactly one of `endsAt` and `durationMinutes`.
+ * @property {(string|null)} [endsAt] When it ends (RFC 3339): after `startsAt` and now, at most 7 days after `startsAt`. Exactly one of `endsAt` and `durationMinutes`.
+ * @property {MatchersRequest} matchers
+ * @property {(string|null)} [startsAt] When it starts (RFC 3339); absent: now. Later than now: the silence is `pending` until then (at most 365 days ahead).
+ */
+
+/**
+ * Where a silence stands at a time.
+ * @typedef {("pending"|"active"|"expired")} SilenceState
  */
 
 /**

@@ -63,13 +63,16 @@ pub const SILENCES_CACHE: Duration = Duration::from_secs(5);
 /// The longest error text kept in a delivery.
 const MAX_ERROR_CHARS: usize = 300;
 
+/// The live silences a notifier read, and when.
+type LiveSilences = (std::time::Instant, Vec<Silence>);
+
 #[derive(Clone)]
 pub struct Notifier {
     channels: Channels,
     escalations: Escalations,
     silences: Silences,
     /// The live silences last read, and when.
-    live_silences: Arc<tokio::sync::Mutex<Option<(std::time::Instant, Vec<Silence>)>>>,
+    live_silences: Arc<tokio::sync::Mutex<Option<LiveSilences>>>,
     table: Table,
     email: EmailTopic,
     /// The web client's base URL: chat messages link to `{base}/incidents/{id}`.
