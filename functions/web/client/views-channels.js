@@ -1,6 +1,8 @@
-// Notification channels (incident events sent as signed webhooks, or mailed through SNS): the
-// list with a form for a new channel, and a channel's page with its delivery log (each event's
-// attempts and last outcome). A channel's secret is write-only: the API never returns it.
+// Notification channels (incident events sent as signed webhooks, Slack, Teams or ntfy
+// messages, or mailed through SNS): the list with a form for a new channel, and a channel's
+// page with its delivery log (each event's attempts and last outcome). A webhook's secret and
+// an ntfy token are write-only: the API never returns them (nor a Slack or Teams URL's secret
+// parts).
 
 import * as incidentsApi from "./api-incidents.gen.js";
 import { announce, h, mount, time } from "./dom.js";
@@ -14,6 +16,23 @@ import { deleteButton } from "./views-rules.js";
 /** @typedef {import("./api-types.gen.js").ChannelRequest} ChannelRequest */
 /** @typedef {import("./api-types.gen.js").Delivery} Delivery */
 /** @typedef {import("./api-types.gen.js").Severity} Severity */
+
+/** Each kind's name in the form and the list. */
+const KIND_LABELS = /** @type {Record<string, string>} */ ({
+  webhook: "Webhook (signed JSON)",
+  slack: "Slack",
+  teams: "Microsoft Teams",
+  ntfy: "ntfy",
+  email: "E-mail (through SNS)",
+});
+
+/** What the URL field asks for, by kind. */
+const URL_HINTS = /** @type {Record<string, string>} */ ({
+  webhook: 'Each event is POSTed here, signed: X-Signature: sha256=HMAC(secret, X-Timestamp + "." + body).',
+  slack: "Slack: create an app with Incoming Webhooks on (api.slack.com/apps), add a webhook to the channel, copy its https://hooks.slack.com/services/… URL. It is the credential: shown masked afterwards.",
+  teams:
+    'Teams: in the channel, Workflows → "Post to a channel when a webhook request is received", then copy the workflow\'s URL (it carries its signature: shown masked afterwards).',
+});
 
 /** @param {string} id */
 function channelHref(id) {
@@ -29,7 +48,11 @@ function destination(channel) {
     const pending = channel.pendingConfirmation ? " (awaiting confirmation: follow the link SNS mailed)" : "";
     return `E-mail to ${channel.address ?? ""}${pending}`;
   }
-  return channel.url ?? "";
+  if (channel.kind === "ntfy") {
+    return `ntfy topic ${channel.topic ?? ""} on ${channel.server ?? ""}${channel.hasToken ? " (with an access token)" : ""}`;
+  }
+  const label = KIND_LABELS[channel.kind] ?? channel.kind;
+  return channel.kind === "webhook" ? (channel.url ?? "") : `${label}: ${channel.url ?? ""}`;
 }
 
 /**
@@ -58,14 +81,27 @@ function routing(channel) {
  */
 function channelForm(channels) {
   const kind = /** @type {HTMLSelectElement} */ (
-    h("select", { id: "field-kind", name: "kind", "aria-describedby": "field-kind-error" }, h("option", { value: "webhook" }, "Webhook"), h("option", { value: "email" }, "E-mail (through SNS)"))
+    h(
+      "select",
+      { id: "field-kind", name: "kind", "aria-describedby": "field-kind-error" },
+      Object.entries(KIND_LABELS).map(([value, label]) => h("option", { value }, label)),
+    )
   );
   const kindField = h("div", { class: "field", dataset: { field: "kind" } }, h("label", { for: "field-kind" }, "Kind"), kind, h("p", { class: "field-error", id: "field-kind-error", hidden: true }));
-  const webhookFields = h(
+  const urlField = field({ label: "URL", name: "url", type: "url", required: true, maxlength: 2048, hint: URL_HINTS.webhook });
+  const urlHint = urlField.querySelector(".hint");
+  const urlFields = h("div", { class: "channel-url" }, urlField);
+  const secretFields = h(
     "div",
     { class: "channel-webhook" },
-    field({ label: "URL", name: "url", type: "url", required: true, maxlength: 2048, hint: "Each event is POSTed here, signed: X-Signature: sha256=HMAC(secret, X-Timestamp + \".\" + body)." }),
     field({ label: "Secret", name: "secret", type: "password", required: true, minlength: 16, maxlength: 256, autocomplete: "new-password", hint: "16 to 256 characters. Stored, never shown again." }),
+  );
+  const ntfyFields = h(
+    "div",
+    { class: "channel-ntfy", hidden: true },
+    field({ label: "Server", name: "server", type: "url", required: true, maxlength: 2048, value: "https://ntfy.sh", hint: "https://ntfy.sh or your own server's base URL." }),
+    field({ label: "Topic", name: "topic", required: true, maxlength: 64, hint: "Letters, digits, - and _ (up to 64). Subscribe to it in the ntfy app; on ntfy.sh an unguessable name keeps it private." }),
+    field({ label: "Access token", name: "token", type: "password", maxlength: 256, autocomplete: "new-password", hint: "For a protected topic: a token (tk_…) from the server's account page or `ntfy token add`. Sent as Authorization: Bearer; stored, never shown again." }),
   );
   const emailFields = h(
     "div",
@@ -73,9 +109,14 @@ function channelForm(channels) {
     field({ label: "Address", name: "address", type: "email", required: true, maxlength: 254, autocomplete: "email", hint: "SNS mails it a confirmation link; nothing is sent before it is followed." }),
   );
   kind.addEventListener("change", () => {
-    const email = kind.value === "email";
-    webhookFields.hidden = email;
-    emailFields.hidden = !email;
+    const value = kind.value;
+    urlFields.hidden = !["webhook", "slack", "teams"].includes(value);
+    secretFields.hidden = value !== "webhook";
+    ntfyFields.hidden = value !== "ntfy";
+    emailFields.hidden = value !== "email";
+    if (urlHint) {
+      urlHint.textContent = URL_HINTS[value] ?? "";
+    }
   });
   const button = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "button" }, "Add channel"));
   const form = /** @type {HTMLFormElement} */ (
@@ -86,7 +127,9 @@ function channelForm(channels) {
       formError(),
       field({ label: "Name", name: "name", required: true, maxlength: 100 }),
       kindField,
-      webhookFields,
+      urlFields,
+      secretFields,
+      ntfyFields,
       emailFields,
       field({ label: "Services", name: "services", hint: "Comma-separated. Empty: every service." }),
       h(
@@ -127,10 +170,22 @@ function channelForm(channels) {
         .map((s) => s.trim())
         .filter(Boolean);
       const after = String(data.get("escalateAfterMinutes") ?? "").trim();
-      const target =
-        data.get("kind") === "email"
-          ? { kind: "email", address: String(data.get("address") ?? "").trim() }
-          : { kind: "webhook", url: String(data.get("url") ?? "").trim(), secret: String(data.get("secret") ?? "") };
+      const chosen = String(data.get("kind") ?? "webhook");
+      const url = String(data.get("url") ?? "").trim();
+      /** @type {Record<string, object>} */
+      const targets = {
+        email: { kind: "email", address: String(data.get("address") ?? "").trim() },
+        webhook: { kind: "webhook", url, secret: String(data.get("secret") ?? "") },
+        slack: { kind: "slack", url },
+        teams: { kind: "teams", url },
+        ntfy: {
+          kind: "ntfy",
+          server: String(data.get("server") ?? "").trim(),
+          topic: String(data.get("topic") ?? "").trim(),
+          token: textOrNull(data.get("token")),
+        },
+      };
+      const target = targets[chosen] ?? targets.webhook;
       return /** @type {ChannelRequest} */ ({
         name: String(data.get("name") ?? "").trim(),
         ...target,
@@ -189,7 +244,10 @@ export async function channelsPage(main, match, { signal, title }) {
   const formSlot = h("div", null);
   mount(
     main,
-    pageHead("Notification channels", "Incident events (opened, reopened, alert raised, escalated, acknowledged, resolved) are POSTed to the webhook channels routed to, signed with each channel's secret, or mailed to the e-mail channels' addresses."),
+    pageHead(
+      "Notification channels",
+      "Incident events (opened, reopened, alert raised, escalated, acknowledged, resolved, unsilenced) are POSTed to the webhook channels routed to (signed with each channel's secret), posted to Slack, Teams and ntfy in their own formats with a link to the incident, or mailed to the e-mail channels' addresses. Silenced incidents notify nobody until their silence ends.",
+    ),
     sectionNav(match.path),
     list,
     formSlot,
@@ -218,7 +276,7 @@ function deliveryRow(d) {
     h("td", null, h("a", { href: `/incidents/${encodeURIComponent(d.incidentId)}` }, "incident")),
     h("td", null, h("span", { class: `badge ${d.status === "DELIVERED" ? "ok" : "danger"}` }, d.status)),
     h("td", null, String(d.attempts)),
-    h("td", null, d.httpStatus ? String(d.httpStatus) : (d.error ?? (d.status === "DELIVERED" ? "accepted by SNS" : ""))),
+    h("td", null, d.error ?? (d.httpStatus ? String(d.httpStatus) : d.status === "DELIVERED" ? "accepted by SNS" : "")),
     h("td", null, time(d.lastAttemptAt)),
   );
 }

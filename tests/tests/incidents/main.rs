@@ -15,6 +15,7 @@
 
 mod access;
 mod batching;
+mod chat;
 mod cursors;
 mod errors;
 mod events;
@@ -32,5 +33,6 @@ mod otlp;
 mod rag;
 mod rules;
 mod secrets;
+mod silences;
 mod state;
 mod steering;

@@ -1,8 +1,8 @@
 //! The incidents function: the incident platform apart from ingestion, as the
 //! API gateway routes it: the timeline (`GET` and `DELETE /api/v1/logs`,
 //! `DELETE /api/v1/logs/{id}`), alert rules and alerts (`/api/v1/alerts`), incidents
-//! (`/api/v1/incidents`), the logbook (`/api/v1/logbook`) and the ingest keys
-//! (`/api/v1/ingest/keys`). Every route needs an OPERATOR or ADMIN token (401 without a valid
+//! (`/api/v1/incidents`), the logbook (`/api/v1/logbook`), the ingest keys
+//! (`/api/v1/ingest/keys`), notification channels and silences (`/api/v1/silences`). Every route needs an OPERATOR or ADMIN token (401 without a valid
 //! one, 403 for a plain USER); purging the timeline, deleting an alert rule and managing
 //! ingest keys need ADMIN.
 //!
@@ -12,7 +12,8 @@
 //! into (`impl From<IncidentsError> for ApiError`), in the detailed error body. A timeline deletion
 //! that names filters is queued (`incidents-processor` deletes it in steps) and answered 204.
 //! The handlers live by resource: [`logs`], [`alerts`] (rules and alerts), [`incident`],
-//! [`logbook`], [`keys`] (ingest keys) and [`channels`] (notification channels).
+//! [`logbook`], [`keys`] (ingest keys), [`channels`] (notification channels) and
+//! [`silences`].
 
 mod alerts;
 mod channels;
@@ -20,6 +21,7 @@ mod incident;
 mod keys;
 mod logbook;
 mod logs;
+mod silences;
 
 use std::sync::Arc;
 
@@ -110,6 +112,7 @@ pub fn app(
         .merge(logbook::routes())
         .merge(keys::routes())
         .merge(channels::routes())
+        .merge(silences::routes())
         .with_state(state)
         .layer(axum::middleware::map_response(allow_ingestion));
     Ok(platform::http::finish(
@@ -193,6 +196,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let mut api = IncidentsApi::openapi();
     api.merge(channels::ChannelsApi::openapi());
+    api.merge(silences::SilencesApi::openapi());
     use utoipa::Modify;
     SecuritySchemes.modify(&mut api);
     TABLE_UNAVAILABLE.modify(&mut api);
@@ -272,6 +276,6 @@ mod tests {
                 assert!(forbidden.contains(role), "{method} {path}: {forbidden}");
             }
         }
-        assert_eq!(operations, 27);
+        assert_eq!(operations, 31);
     }
 }

@@ -165,6 +165,10 @@ pub struct Incident {
     /// went there, and so do its fingerprint's new logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_into: Option<String>,
+    /// The silences holding back its notifications and escalation (their ids); absent when
+    /// none does. It is recorded, grouped and alerted as usual meanwhile.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub silenced_by: Vec<String>,
 }
 
 /// One log grouped into an incident, and why.

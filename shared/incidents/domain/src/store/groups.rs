@@ -99,6 +99,19 @@ impl Store {
         item.insert("normalizedMessage".into(), s(group.normalized.as_str()));
         item.insert("groupedBy".into(), s(group.grouped_by));
         item.insert("sampleMessage".into(), s(first.log_content.as_str()));
+        // What silences' label matchers match (`crate::silences`): the first log's attributes.
+        if !first.attributes.is_empty() {
+            item.insert(
+                "attributes".into(),
+                AttributeValue::M(
+                    first
+                        .attributes
+                        .iter()
+                        .map(|(k, v)| (k.clone(), s(v.as_str())))
+                        .collect(),
+                ),
+            );
+        }
         item.insert("updatedAt".into(), s(now));
         match self
             .table()

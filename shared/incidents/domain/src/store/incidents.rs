@@ -88,13 +88,15 @@ impl Store {
             .update_builder(key(incident_pk(id), META))
             .update_expression(
                 "SET #status = :active, openedAt = :now, reopenCount = :zero, updatedAt = :now, \
-                 gsi1pk = :gpk, gsi1sk = :gsk",
+                 gsi1pk = :gpk, gsi1sk = :gsk, severity = :severity",
             )
             .condition_expression("attribute_exists(pk) AND attribute_not_exists(#status)")
             .expression_attribute_names("#status", "status")
             .expression_attribute_values(":active", s(IncidentStatus::Active.as_str()))
             .expression_attribute_values(":now", s(now))
             .expression_attribute_values(":zero", n(0))
+            // What silences match (`crate::silences`): the severity of the log that opened it.
+            .expression_attribute_values(":severity", s(severity.as_str()))
             .expression_attribute_values(":gpk", s("INCIDENTS#ACTIVE"))
             .expression_attribute_values(":gsk", s(format!("{now}#{id}")));
         tx.update(update)?;
@@ -131,7 +133,7 @@ impl Store {
             .update_builder(key(incident_pk(id), META))
             .update_expression(
                 "SET #status = :active, reopenedAt = :now, updatedAt = :now, gsi1pk = :gpk, \
-                 gsi1sk = :gsk ADD reopenCount :one",
+                 gsi1sk = :gsk, severity = :severity ADD reopenCount :one",
             )
             .condition_expression("#status = :resolved")
             .expression_attribute_names("#status", "status")
@@ -139,6 +141,7 @@ impl Store {
             .expression_attribute_values(":resolved", s(IncidentStatus::Resolved.as_str()))
             .expression_attribute_values(":now", s(now))
             .expression_attribute_values(":one", n(1))
+            .expression_attribute_values(":severity", s(severity.as_str()))
             .expression_attribute_values(":gpk", s("INCIDENTS#ACTIVE"))
             .expression_attribute_values(":gsk", s(format!("{now}#{id}")));
         tx.update(update)?;
@@ -227,6 +230,7 @@ impl Store {
             assignee: item.opt_string("assignee"),
             updated_at: item.string(t, "updatedAt")?,
             merged_into: item.opt_string("mergedInto"),
+            silenced_by: item.strings(t, "silencedBy")?,
         }))
     }
 
