@@ -1,7 +1,8 @@
 //! The incidents function: the incident platform apart from ingestion, as the
 //! API gateway routes it: the timeline (`GET` and `DELETE /api/v1/logs`,
 //! `DELETE /api/v1/logs/{id}`), alert rules and alerts (`/api/v1/alerts`), incidents
-//! (`/api/v1/incidents`), the logbook (`/api/v1/logbook`) and the ingest keys
+//! (`/api/v1/incidents`, their status counts), the operators they may be assigned to
+//! (`/api/v1/operators`), the logbook (`/api/v1/logbook`) and the ingest keys
 //! (`/api/v1/ingest/keys`). Every route needs an OPERATOR or ADMIN token (401 without a valid
 //! one, 403 for a plain USER); purging the timeline, deleting an alert rule and managing
 //! ingest keys need ADMIN.
@@ -20,6 +21,7 @@ mod incident;
 mod keys;
 mod logbook;
 mod logs;
+mod operators;
 
 use std::sync::Arc;
 
@@ -55,6 +57,7 @@ pub struct AppState {
     keys: IngestKeys,
     verifier: Arc<TokenVerifier>,
     email: EmailTopic,
+    roster: operators::Roster,
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -102,6 +105,7 @@ pub fn app(
         keys,
         verifier: Arc::new(verifier),
         email,
+        roster: operators::Roster::default(),
     };
     let routes = Router::new()
         .merge(logs::routes())
@@ -110,6 +114,7 @@ pub fn app(
         .merge(logbook::routes())
         .merge(keys::routes())
         .merge(channels::routes())
+        .merge(operators::routes())
         .with_state(state)
         .layer(axum::middleware::map_response(allow_ingestion));
     Ok(platform::http::finish(
@@ -145,6 +150,8 @@ async fn allow_ingestion(uri: axum::http::Uri, mut response: Response) -> Respon
         alerts::alerts,
         alerts::patch_alert,
         incident::list_incidents,
+        incident::incident_counts,
+        operators::list_operators,
         incident::incident,
         incident::merge_incident,
         incident::patch_incident,
@@ -172,6 +179,8 @@ async fn allow_ingestion(uri: axum::http::Uri, mut response: Response) -> Respon
         Occurrence,
         incident::IncidentPatchRequest,
         incident::IncidentMergeRequest,
+        incident::IncidentCounts,
+        operators::Operator,
         LogbookEntry,
         LogbookKind,
         logbook::LogbookRequest,
@@ -272,6 +281,6 @@ mod tests {
                 assert!(forbidden.contains(role), "{method} {path}: {forbidden}");
             }
         }
-        assert_eq!(operations, 27);
+        assert_eq!(operations, 29);
     }
 }

@@ -36,6 +36,11 @@ impl Incidents {
         Ok(merge_pages(pages, limit))
     }
 
+    /// How many incidents have each status (one Query of the counts' partition).
+    pub async fn status_counts(&self) -> Result<crate::StatusCounts, IncidentsError> {
+        Ok(self.store.status_counts().await?)
+    }
+
     pub async fn incident(&self, id: &str) -> Result<IncidentDetail, IncidentsError> {
         let (incident, recent_occurrences, history) = self
             .store

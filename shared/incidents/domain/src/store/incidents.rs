@@ -103,6 +103,7 @@ impl Store {
             None,
         )?;
         Self::count_in(&mut tx, self.metrics.incident_opened(id, now))?;
+        self.status_count_in(&mut tx, id, now, None, IncidentStatus::Active)?;
         tx.put(
             Self::opening_event(
                 EventKind::Opened,
@@ -169,6 +170,13 @@ impl Store {
                 now,
                 None,
             ),
+        )?;
+        self.status_count_in(
+            &mut tx,
+            id,
+            now,
+            Some(IncidentStatus::Resolved),
+            IncidentStatus::Active,
         )?;
         self.commit_conditional(tx).await
     }
@@ -347,6 +355,7 @@ impl Store {
             self.metrics
                 .incident_moved(id, from.as_str(), event.to.as_str(), &event.at, open_ms),
         )?;
+        self.status_count_in(&mut tx, id, &event.at, Some(from), event.to)?;
         if let Some(kind) = EventKind::of_status(event.to) {
             tx.put(
                 events::outbox_row(&Change {
