@@ -384,6 +384,9 @@ mod tests {
             log_content: "x".into(),
             timestamp: at,
             fingerprint: None,
+            attributes: Default::default(),
+            trace_id: None,
+            span_id: None,
         };
         let key = KeyHolder::Issued(incidents::keys::IngestKey {
             id: "a".repeat(32),

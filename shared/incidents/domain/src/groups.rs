@@ -130,6 +130,9 @@ mod tests {
             timestamp: "2024-11-24T22:13:20.000Z".into(),
             received_at: "2024-11-24T22:13:20.000Z".into(),
             fingerprint: None,
+            attributes: Default::default(),
+            trace_id: None,
+            span_id: None,
         }
     }
 

@@ -1,6 +1,8 @@
 //! What the incident platform answers: logs, incidents and their occurrences, alert rules,
 //! alerts and logbook entries (camelCase JSON, as the contract documents them).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -66,6 +68,20 @@ pub struct Log {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "checkout:card-declined")]
     pub fingerprint: Option<String>,
+    /// What the shipper said about the log beside its message: Loki stream labels and
+    /// structured metadata, OTLP resource and record attributes (at most 64; names 1 to 128
+    /// characters, values at most 2,048; scrubbed like `logContent`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schema(value_type = Option<BTreeMap<String, String>>, example = json!({"job": "checkout", "pod": "checkout-7d9f"}))]
+    pub attributes: BTreeMap<String, String>,
+    /// The trace the log was written in (W3C trace id: 32 lower-case hex digits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "4bf92f3577b34da6a3ce929d0e0e4736")]
+    pub trace_id: Option<String>,
+    /// The span the log was written in (16 lower-case hex digits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "00f067aa0ba902b7")]
+    pub span_id: Option<String>,
 }
 
 /// The answer to an accepted ingestion: the logs are on the ingest queue.
@@ -161,6 +177,16 @@ pub struct Occurrence {
     pub log_content: String,
     /// The alert rules the log matched.
     pub rule_ids: Vec<String>,
+    /// The log's attributes (see the log's `attributes`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schema(value_type = Option<BTreeMap<String, String>>)]
+    pub attributes: BTreeMap<String, String>,
+    /// The log's trace (32 lower-case hex digits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
+    /// The log's span (16 lower-case hex digits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_id: Option<String>,
 }
 
 /// One change of an incident made through the API.

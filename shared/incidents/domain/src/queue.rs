@@ -189,6 +189,9 @@ mod tests {
             timestamp: "2026-11-24T12:00:00.000Z".into(),
             received_at: "2026-11-24T12:00:00.000Z".into(),
             fingerprint: None,
+            attributes: Default::default(),
+            trace_id: None,
+            span_id: None,
         }
     }
 

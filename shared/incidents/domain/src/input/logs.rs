@@ -1,5 +1,7 @@
 //! Logs: one log or a batch as ingested, and the timeline's query (filters, page, cursor).
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Duration, Utc};
 use platform::{FieldErrors, Invalid};
 use serde::de::value::MapAccessDeserializer;
@@ -9,7 +11,8 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::{
-    parse_time, DEFAULT_LIMIT, MAX_BATCH, MAX_CONTAINS_CHARS, MAX_CONTENT_CHARS, MAX_FUTURE_HOURS,
+    parse_time, DEFAULT_LIMIT, MAX_ATTRIBUTES, MAX_ATTRIBUTES_BYTES, MAX_ATTRIBUTE_NAME_CHARS,
+    MAX_ATTRIBUTE_VALUE_CHARS, MAX_BATCH, MAX_CONTAINS_CHARS, MAX_CONTENT_CHARS, MAX_FUTURE_HOURS,
     MAX_LIMIT, MAX_NAME_CHARS,
 };
 use crate::fingerprint::{is_client_fingerprint, is_hex_id, MAX_CLIENT_FINGERPRINT_CHARS};
@@ -26,6 +29,12 @@ pub struct LogInput {
     /// The client's grouping key (`fingerprint` or `dedup_key`), checked by
     /// [`crate::fingerprint::is_client_fingerprint`].
     pub fingerprint: Option<String>,
+    /// Checked by [`check_attributes`].
+    pub attributes: BTreeMap<String, String>,
+    /// 32 lower-case hex digits, not all zero.
+    pub trace_id: Option<String>,
+    /// 16 lower-case hex digits, not all zero.
+    pub span_id: Option<String>,
 }
 
 /// A field as the client sent it: absent (or null), a value of its documented type, or a
@@ -83,6 +92,17 @@ pub struct LogSubmission {
     #[serde(rename = "dedup_key")]
     #[schema(value_type = Option<String>, min_length = 1, max_length = 200, pattern = "^[!-~]{1,200}$")]
     dedup_key: Given<String>,
+    /// What the shipper said about the log beside its message (labels, metadata): at most
+    /// 64 names of 1 to 128 characters, each a string of at most 2,048 characters, and at most
+    /// 65,536 bytes in all as JSON.
+    #[schema(schema_with = attributes_schema, required = false)]
+    attributes: Given<BTreeMap<String, Value>>,
+    /// The W3C trace id the log was written in: 32 lower-case hex digits, not all zero.
+    #[schema(value_type = Option<String>, pattern = "^[0-9a-f]{32}$", example = "4bf92f3577b34da6a3ce929d0e0e4736")]
+    trace_id: Given<String>,
+    /// The span id the log was written in: 16 lower-case hex digits, not all zero.
+    #[schema(value_type = Option<String>, pattern = "^[0-9a-f]{16}$", example = "00f067aa0ba902b7")]
+    span_id: Given<String>,
     /// A batch's item that is no JSON object.
     #[serde(skip)]
     #[schema(ignore)]
@@ -100,6 +120,26 @@ pub struct LogBatch(Vec<LogSubmission>);
 pub enum LogsRequest {
     One(LogSubmission),
     Batch(LogBatch),
+}
+
+/// The schema of `attributes`: the bounds [`check_attributes`] enforces but the total size.
+pub fn attributes_schema() -> utoipa::openapi::Object {
+    use utoipa::openapi::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .max_properties(Some(MAX_ATTRIBUTES))
+        .property_names(Some(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .min_length(Some(1))
+                .max_length(Some(MAX_ATTRIBUTE_NAME_CHARS)),
+        ))
+        .additional_properties(Some(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .max_length(Some(MAX_ATTRIBUTE_VALUE_CHARS)),
+        ))
+        .build()
 }
 
 /// A batch item: a log when it is an object, else one the check refuses by its position.
@@ -304,7 +344,50 @@ impl LogSubmission {
             }
         };
         let fingerprint = client_fingerprint(errors, prefix, self.fingerprint, self.dedup_key);
+        let attributes = match self.attributes {
+            Given::Absent => Some(BTreeMap::new()),
+            Given::Valid(map) => {
+                let mut strings = BTreeMap::new();
+                let mut bad = None;
+                for (name, value) in map {
+                    match value {
+                        Value::String(v) => {
+                            strings.insert(name, v);
+                        }
+                        _ => bad = Some(name),
+                    }
+                }
+                match bad {
+                    Some(name) => {
+                        errors.add(
+                            format!("{prefix}attributes"),
+                            format!("must map names to strings ({name:?} is not a string)"),
+                        );
+                        None
+                    }
+                    None => match check_attributes(&strings) {
+                        Ok(()) => Some(strings),
+                        Err(reason) => {
+                            errors.add(format!("{prefix}attributes"), reason);
+                            None
+                        }
+                    },
+                }
+            }
+            Given::Invalid => {
+                errors.add(
+                    format!("{prefix}attributes"),
+                    "must be an object of names to strings",
+                );
+                None
+            }
+        };
+        let trace_id = hex_id(errors, prefix, "traceId", self.trace_id, 32);
+        let span_id = hex_id(errors, prefix, "spanId", self.span_id, 16);
         Some(LogInput {
+            attributes: attributes?,
+            trace_id: trace_id?,
+            span_id: span_id?,
             fingerprint: fingerprint?,
             service_name: service_name?,
             log_type: log_type?,
@@ -312,6 +395,71 @@ impl LogSubmission {
             log_content: log_content?,
             timestamp: timestamp?,
         })
+    }
+}
+
+/// Whether `attributes` are within their bounds: at most [`MAX_ATTRIBUTES`], names 1 to
+/// [`MAX_ATTRIBUTE_NAME_CHARS`] characters, values at most [`MAX_ATTRIBUTE_VALUE_CHARS`], at
+/// most [`MAX_ATTRIBUTES_BYTES`] as JSON in all (so a log always fits one queue message);
+/// else why not.
+pub fn check_attributes(attributes: &BTreeMap<String, String>) -> Result<(), String> {
+    if attributes.len() > MAX_ATTRIBUTES {
+        return Err(format!("must hold at most {MAX_ATTRIBUTES} names"));
+    }
+    for (name, value) in attributes {
+        if !(1..=MAX_ATTRIBUTE_NAME_CHARS).contains(&name.chars().count()) {
+            return Err(format!(
+                "names must be 1 to {MAX_ATTRIBUTE_NAME_CHARS} characters ({} is not)",
+                shown(name)
+            ));
+        }
+        if value.chars().count() > MAX_ATTRIBUTE_VALUE_CHARS {
+            return Err(format!(
+                "values must be at most {MAX_ATTRIBUTE_VALUE_CHARS} characters ({}'s is not)",
+                shown(name)
+            ));
+        }
+    }
+    let bytes = serde_json::to_string(attributes).map_or(usize::MAX, |json| json.len());
+    if bytes > MAX_ATTRIBUTES_BYTES {
+        return Err(format!(
+            "must be at most {MAX_ATTRIBUTES_BYTES} bytes as JSON in all"
+        ));
+    }
+    Ok(())
+}
+
+/// A name as an error message quotes it: its first 40 characters.
+fn shown(name: &str) -> String {
+    let short: String = name.chars().take(40).collect();
+    format!("{short:?}")
+}
+
+/// A trace or span id: `digits` lower-case hex digits, not all zero (W3C Trace Context).
+pub fn is_trace_hex(raw: &str, digits: usize) -> bool {
+    raw.len() == digits
+        && raw.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        && raw.bytes().any(|b| b != b'0')
+}
+
+/// An optional trace or span id: `Some(None)` when absent, `None` when bad (the error added).
+fn hex_id(
+    errors: &mut FieldErrors,
+    prefix: &str,
+    name: &str,
+    given: Given<String>,
+    digits: usize,
+) -> Option<Option<String>> {
+    match given {
+        Given::Absent => Some(None),
+        Given::Valid(id) if is_trace_hex(&id, digits) => Some(Some(id)),
+        _ => {
+            errors.add(
+                format!("{prefix}{name}"),
+                format!("must be {digits} lower-case hex digits, not all zero"),
+            );
+            None
+        }
     }
 }
 
@@ -651,6 +799,58 @@ mod tests {
             field(json!({"fingerprint": "a", "dedup_key": "a"})),
             "dedup_key"
         );
+    }
+
+    #[test]
+    fn attributes_and_trace_ids_are_bounded_and_named() {
+        let log = |extra: Value| {
+            let mut body = json!([{"serviceName": "api", "type": "APP", "severity": "ERROR", "logContent": "x"}]);
+            if let (Some(body), Some(extra)) = (body[0].as_object_mut(), extra.as_object()) {
+                body.extend(extra.clone());
+            }
+            parse_logs(&body, now())
+        };
+        let ok = log(json!({
+            "attributes": {"job": "checkout", "k8s.pod": "checkout-1"},
+            "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+            "spanId": "00f067aa0ba902b7"
+        }))
+        .unwrap();
+        assert_eq!(ok[0].attributes["job"], "checkout");
+        assert_eq!(
+            ok[0].trace_id.as_deref(),
+            Some("4bf92f3577b34da6a3ce929d0e0e4736")
+        );
+        assert_eq!(ok[0].span_id.as_deref(), Some("00f067aa0ba902b7"));
+        let refused = |extra| {
+            let err = log(extra).unwrap_err();
+            format!("{}: {}", err.errors()[0].field, err.errors()[0].reason)
+        };
+        let many: serde_json::Map<String, Value> =
+            (0..65).map(|i| (format!("k{i}"), json!("v"))).collect();
+        assert_eq!(
+            refused(json!({"attributes": many})),
+            "[0].attributes: must hold at most 64 names"
+        );
+        assert!(refused(json!({"attributes": {"": "v"}})).starts_with("[0].attributes: names"));
+        assert!(refused(json!({"attributes": {"k".repeat(129): "v"}}))
+            .starts_with("[0].attributes: names"));
+        assert!(refused(json!({"attributes": {"k": "v".repeat(2049)}}))
+            .starts_with("[0].attributes: values"));
+        assert!(refused(json!({"attributes": {"k": 5}})).starts_with("[0].attributes: must map"));
+        assert!(
+            refused(json!({"attributes": ["k"]})).starts_with("[0].attributes: must be an object")
+        );
+        assert!(
+            refused(json!({"traceId": "4BF92F3577B34DA6A3CE929D0E0E4736"}))
+                .starts_with("[0].traceId")
+        );
+        assert!(refused(json!({"traceId": "0".repeat(32)})).starts_with("[0].traceId"));
+        assert!(refused(json!({"spanId": "00f067aa0ba902b"})).starts_with("[0].spanId"));
+        let big: serde_json::Map<String, Value> = (0..40)
+            .map(|i| (format!("k{i}"), json!("v".repeat(2000))))
+            .collect();
+        assert!(refused(json!({"attributes": big})).contains("bytes as JSON"));
     }
 
     #[test]

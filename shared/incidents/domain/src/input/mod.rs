@@ -16,8 +16,8 @@ pub use alerts::parse_alert_patch;
 pub use incidents::{parse_incident_patch, parse_merge, IncidentPatch, MergeInput};
 pub use logbook::{parse_logbook, parse_logbook_replace, LogbookInput, MAX_VERSION};
 pub use logs::{
-    is_cursor, is_log_id, parse_logs, Given, LogBatch, LogFilter, LogInput, LogPageRequest,
-    LogSubmission, LogsRequest, RawLogQuery,
+    check_attributes, is_cursor, is_log_id, is_trace_hex, parse_logs, Given, LogBatch, LogFilter,
+    LogInput, LogPageRequest, LogSubmission, LogsRequest, RawLogQuery,
 };
 pub use rules::{parse_rule, RuleInput};
 
@@ -35,6 +35,12 @@ pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_CONTAINS_CHARS: usize = 100;
 /// The longest `logContent`, in characters.
 pub const MAX_CONTENT_CHARS: usize = 16_384;
+/// The most attributes one log may carry, the longest name and value (in characters), and
+/// the most bytes they may take as JSON in all.
+pub const MAX_ATTRIBUTES: usize = 64;
+pub const MAX_ATTRIBUTE_NAME_CHARS: usize = 128;
+pub const MAX_ATTRIBUTE_VALUE_CHARS: usize = 2_048;
+pub const MAX_ATTRIBUTES_BYTES: usize = 65_536;
 /// The longest incident note, in characters.
 pub const MAX_NOTE_CHARS: usize = 2_000;
 /// The longest logbook title and body, in characters.

@@ -164,6 +164,13 @@ pub fn assign(inputs: Vec<LogInput>, received: chrono::DateTime<chrono::Utc>) ->
             timestamp: format_time(input.timestamp),
             received_at: received.clone(),
             fingerprint: input.fingerprint,
+            attributes: input
+                .attributes
+                .into_iter()
+                .map(|(name, value)| (name, redact(&value).text))
+                .collect(),
+            trace_id: input.trace_id,
+            span_id: input.span_id,
         })
         .collect()
 }
@@ -186,12 +193,23 @@ mod tests {
                     .into(),
                 timestamp: at,
                 fingerprint: None,
+                attributes: [(
+                    "db.url".to_string(),
+                    "postgres://app:s3cret@db/orders".to_string(),
+                )]
+                .into(),
+                trace_id: None,
+                span_id: None,
             }],
             at,
         );
         assert_eq!(
             logs[0].log_content,
             "login failed password=[REDACTED:password] via postgres://app:[REDACTED:password]@db/orders"
+        );
+        assert_eq!(
+            logs[0].attributes["db.url"],
+            "postgres://app:[REDACTED:password]@db/orders"
         );
         assert!(logs[0].id.starts_with("1795521600000-"), "{}", logs[0].id);
     }

@@ -270,6 +270,23 @@ impl Store {
                     .collect(),
             ),
         );
+        if !log.attributes.is_empty() {
+            row.insert(
+                "attributes".into(),
+                AttributeValue::M(
+                    log.attributes
+                        .iter()
+                        .map(|(name, value)| (name.clone(), s(value.as_str())))
+                        .collect(),
+                ),
+            );
+        }
+        if let Some(trace_id) = &log.trace_id {
+            row.insert("traceId".into(), s(trace_id.as_str()));
+        }
+        if let Some(span_id) = &log.span_id {
+            row.insert("spanId".into(), s(span_id.as_str()));
+        }
         if let Some(at) = log_millis(&log.id).and_then(|millis| self.expires_at(millis)) {
             row.insert(EXPIRES_AT.into(), n(at));
         }
@@ -289,6 +306,18 @@ impl Store {
                     .ok_or_else(|| self.table().corrupt(format!("severity {severity}")))?,
                 log_content: row.string(&t, "logContent")?,
                 rule_ids: row.strings(&t, "ruleIds")?,
+                attributes: match row.get("attributes") {
+                    Some(AttributeValue::M(map)) => map
+                        .iter()
+                        .filter_map(|(name, value)| match value {
+                            AttributeValue::S(v) => Some((name.clone(), v.clone())),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Default::default(),
+                },
+                trace_id: row.opt_string("traceId"),
+                span_id: row.opt_string("spanId"),
             });
         }
         out.sort_by(|a, b| b.log_id.cmp(&a.log_id));

@@ -276,6 +276,10 @@ impl Store {
             timestamp: item.string(t, "timestamp")?,
             received_at: item.string(t, "receivedAt")?,
             fingerprint: item.opt_string("fingerprint"),
+            // Rows older than attributes and trace ids hold none.
+            attributes: Default::default(),
+            trace_id: None,
+            span_id: None,
         })
     }
 }
