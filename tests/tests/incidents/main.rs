@@ -15,6 +15,7 @@
 
 mod access;
 mod batching;
+mod console;
 mod cursors;
 mod errors;
 mod events;

@@ -165,6 +165,10 @@ pub struct Incident {
     /// went there, and so do its fingerprint's new logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_into: Option<String>,
+    /// The severity of the log that opened it (or last reopened it); absent on incidents
+    /// opened before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
 }
 
 /// One log grouped into an incident, and why.

@@ -88,7 +88,7 @@ impl Store {
             .update_builder(key(incident_pk(id), META))
             .update_expression(
                 "SET #status = :active, openedAt = :now, reopenCount = :zero, updatedAt = :now, \
-                 gsi1pk = :gpk, gsi1sk = :gsk",
+                 gsi1pk = :gpk, gsi1sk = :gsk, severity = :severity",
             )
             .condition_expression("attribute_exists(pk) AND attribute_not_exists(#status)")
             .expression_attribute_names("#status", "status")
@@ -96,7 +96,8 @@ impl Store {
             .expression_attribute_values(":now", s(now))
             .expression_attribute_values(":zero", n(0))
             .expression_attribute_values(":gpk", s("INCIDENTS#ACTIVE"))
-            .expression_attribute_values(":gsk", s(format!("{now}#{id}")));
+            .expression_attribute_values(":gsk", s(format!("{now}#{id}")))
+            .expression_attribute_values(":severity", s(severity.as_str()));
         tx.update(update)?;
         tx.put(
             Self::event_row(id, &Self::system_event(now, None, why)),
@@ -132,7 +133,7 @@ impl Store {
             .update_builder(key(incident_pk(id), META))
             .update_expression(
                 "SET #status = :active, reopenedAt = :now, updatedAt = :now, gsi1pk = :gpk, \
-                 gsi1sk = :gsk ADD reopenCount :one",
+                 gsi1sk = :gsk, severity = :severity ADD reopenCount :one",
             )
             .condition_expression("#status = :resolved")
             .expression_attribute_names("#status", "status")
@@ -141,7 +142,8 @@ impl Store {
             .expression_attribute_values(":now", s(now))
             .expression_attribute_values(":one", n(1))
             .expression_attribute_values(":gpk", s("INCIDENTS#ACTIVE"))
-            .expression_attribute_values(":gsk", s(format!("{now}#{id}")));
+            .expression_attribute_values(":gsk", s(format!("{now}#{id}")))
+            .expression_attribute_values(":severity", s(severity.as_str()));
         tx.update(update)?;
         tx.put(
             Self::event_row(
@@ -235,6 +237,10 @@ impl Store {
             assignee: item.opt_string("assignee"),
             updated_at: item.string(t, "updatedAt")?,
             merged_into: item.opt_string("mergedInto"),
+            severity: item
+                .opt_string("severity")
+                .as_deref()
+                .and_then(Severity::parse),
         }))
     }
 
