@@ -6,7 +6,9 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
 use incidents::fingerprint::is_hex_id;
-use incidents::input::{parse_incident_patch, parse_merge, status_filter};
+use incidents::input::{
+    is_assignment, parse_assignment, parse_incident_patch, parse_merge, status_filter,
+};
 use incidents::model::{Incident, IncidentDetail, IncidentStatus};
 use platform::auth::OperatorUser;
 use platform::http::{Json, Query};
@@ -153,7 +155,8 @@ pub(crate) async fn incident(
 #[allow(dead_code)]
 pub(crate) struct IncidentPatchRequest {
     /// ACTIVE → ACKNOWLEDGED → RESOLVED (or ACTIVE → RESOLVED); a new occurrence reopens.
-    status: IncidentStatus,
+    /// Left out with an `assignee`: only assigns, the status as it is.
+    status: Option<IncidentStatus>,
     /// At most 2000 characters, kept in the history.
     #[schema(max_length = 2000)]
     note: Option<String>,
@@ -163,7 +166,8 @@ pub(crate) struct IncidentPatchRequest {
     assignee: Option<String>,
 }
 
-/// Acknowledges or resolves an incident, with an optional note and assignee.
+/// Acknowledges or resolves an incident, with an optional note and assignee; or, without a
+/// `status`, assigns it (a change in its history, notified to nobody).
 #[utoipa::path(
     patch,
     path = "/api/v1/incidents/{id}",
@@ -192,21 +196,22 @@ pub(crate) async fn patch_incident(
     if !is_hex_id(&id) {
         return Err(ApiError::not_found("Incident not found"));
     }
-    let mut patch = parse_incident_patch(&body)?;
     let table = state.incidents.table();
+    if is_assignment(&body) {
+        let mut assignment = parse_assignment(&body)?;
+        state.roster.seen(table, &user).await?;
+        assignment.assignee = operator(&state, &assignment.assignee).await?;
+        return Ok(axum::Json(
+            state
+                .incidents
+                .assign_incident(&id, assignment, &actor(&user))
+                .await?,
+        ));
+    }
+    let mut patch = parse_incident_patch(&body)?;
     state.roster.seen(table, &user).await?;
     if let Some(assignee) = patch.assignee.take() {
-        let known = state
-            .roster
-            .known(table, &assignee)
-            .await
-            .map_err(store_error)?;
-        patch.assignee = Some(known.ok_or_else(|| {
-            ApiError::field(
-                "assignee",
-                "must be the username of an operator (GET /api/v1/operators lists them)",
-            )
-        })?);
+        patch.assignee = Some(operator(&state, &assignee).await?);
     }
     Ok(axum::Json(
         state
@@ -214,6 +219,21 @@ pub(crate) async fn patch_incident(
             .patch_incident(&id, patch, &actor(&user))
             .await?,
     ))
+}
+
+/// The roster's spelling of `assignee`, or a 400 naming the field.
+async fn operator(state: &AppState, assignee: &str) -> Result<String, ApiError> {
+    let known = state
+        .roster
+        .known(state.incidents.table(), assignee)
+        .await
+        .map_err(store_error)?;
+    known.ok_or_else(|| {
+        ApiError::field(
+            "assignee",
+            "must be the username of an operator (GET /api/v1/operators lists them)",
+        )
+    })
 }
 
 /// An operator's merge of the incident into another.

@@ -310,6 +310,33 @@ impl Store {
         Ok(Some((incident, occurrences, history)))
     }
 
+    /// Sets incident `id`'s assignee as `event` (whose `from` is its status) says, with its
+    /// history row; [`StoreError::Changed`] when its status moved or it was reopened since
+    /// `reopen_count` was read.
+    pub async fn assign_incident(
+        &self,
+        id: &str,
+        event: &IncidentEvent,
+        reopen_count: i64,
+    ) -> Result<(), StoreError> {
+        let (Some(from), Some(assignee)) = (event.from, &event.assignee) else {
+            return Err(StoreError::Changed);
+        };
+        let mut tx = Transaction::new(&self.table);
+        let update = tx
+            .update_builder(key(incident_pk(id), META))
+            .update_expression("SET assignee = :assignee, updatedAt = :now")
+            .condition_expression("#status = :from AND reopenCount = :epoch")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":from", s(from.as_str()))
+            .expression_attribute_values(":epoch", n(reopen_count))
+            .expression_attribute_values(":now", s(event.at.as_str()))
+            .expression_attribute_values(":assignee", s(assignee.as_str()));
+        tx.update(update)?;
+        tx.put(Self::event_row(id, event), None)?;
+        tx.commit_retrying().await.map_err(StoreError::from)
+    }
+
     /// Moves incident `id` from `from` as `event` says, `open_ms` after it opened (or
     /// reopened), observed into the time to acknowledge or resolve; [`StoreError::Changed`]
     /// when its status is no longer `from`, or it was reopened since `reopen_count` was read.
