@@ -351,3 +351,77 @@ export function logDetails(log) {
 export function linesKept(text, tag = "div", className = "") {
   return h(tag, { class: `keep-lines ${className}`.trim() }, text);
 }
+
+/**
+ * A log's attributes and trace, folded under "Attributes (N)"; null when it has none.
+ * @param {{attributes?: Record<string, string>, traceId?: string|null, spanId?: string|null}} log
+ */
+export function logAttributes(log) {
+  const rows = logDetails(log);
+  if (!rows.length) {
+    return null;
+  }
+  return h(
+    "details",
+    { class: "log-attributes" },
+    h("summary", null, `Attributes (${rows.length})`),
+    h("dl", { class: "facts attribute-list" }, rows.map(([k, v]) => [h("dt", null, h("code", null, k)), h("dd", null, h("code", null, v))])),
+  );
+}
+
+/**
+ * The silences holding an incident (`silencedBy`), none when it is not silenced.
+ * @param {object} incident
+ * @returns {string[]}
+ */
+export function silencedBy(incident) {
+  const ids = /** @type {{silencedBy?: unknown}} */ (incident).silencedBy;
+  return Array.isArray(ids) ? ids.map(String) : [];
+}
+
+/**
+ * Labels typed one a line as `name=value`: the object the API takes, and the lines that are not
+ * labels (named to the user).
+ * @param {string} text
+ */
+export function parseLabels(text) {
+  /** @type {Record<string, string>} */
+  const labels = {};
+  /** @type {string[]} */
+  const bad = [];
+  for (const line of text.split("\n")) {
+    const trimmed = line.trim();
+    if (!trimmed) {
+      continue;
+    }
+    const at = trimmed.indexOf("=");
+    if (at <= 0) {
+      bad.push(trimmed);
+      continue;
+    }
+    labels[trimmed.slice(0, at).trim()] = trimmed.slice(at + 1).trim();
+  }
+  return { labels, bad };
+}
+
+/**
+ * A silence's matchers in words: "service checkout, api · severity ERROR · label env=prod".
+ * @param {{services?: string[], severities?: string[], types?: string[], labels?: Record<string, string>}} m
+ */
+export function matcherWords(m) {
+  const parts = [];
+  if (m.services?.length) {
+    parts.push(`service ${m.services.join(", ")}`);
+  }
+  if (m.severities?.length) {
+    parts.push(`severity ${m.severities.join(", ")}`);
+  }
+  if (m.types?.length) {
+    parts.push(`type ${m.types.join(", ")}`);
+  }
+  const labels = Object.entries(m.labels ?? {});
+  if (labels.length) {
+    parts.push(`label ${labels.map(([k, v]) => `${k}=${v}`).join(", ")}`);
+  }
+  return parts.join(" · ") || "everything";
+}

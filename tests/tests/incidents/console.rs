@@ -102,6 +102,30 @@ async fn assignees_are_operators_the_platform_knows() {
     let changed: Value = r.json().await.unwrap();
     assert_eq!(changed["assignee"], "Bob-SRE");
 
+    // Without a status, only assigned: the status stays, the history says who and by whom.
+    let r = t
+        .patch_json_auth(
+            &path,
+            &token,
+            &json!({"assignee": "alice-oncall", "note": "taking it\nover"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    let assigned: Value = r.json().await.unwrap();
+    assert_eq!(assigned["status"], "ACKNOWLEDGED");
+    assert_eq!(assigned["assignee"], "alice-oncall");
+    assert_eq!(assigned["severity"], "ERROR");
+    let last = assigned["history"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["from"], "ACKNOWLEDGED");
+    assert_eq!(last["to"], "ACKNOWLEDGED");
+    assert_eq!(last["note"], "taking it\nover");
+    assert_eq!(last["by"], "alice-oncall");
+    let r = t
+        .patch_json_auth(&path, &token, &json!({"assignee": "ghost-user-404"}))
+        .await;
+    let body = assert_news_error(r, 400, &path).await;
+    assert!(details(&body)[0].starts_with("assignee:"), "{body}");
+
     // Paged by cursor.
     let r = t.get_auth(&format!("{OPERATORS}?limit=1"), &token).await;
     assert_eq!(r.status(), 200);
