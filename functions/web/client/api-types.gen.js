@@ -5,6 +5,7 @@
 // Operations without a function (not for browser users):
 //   webClient (platform surface, not an API call)
 //   gatewayHealth (platform surface, not an API call)
+//   forgetReader (service or internal credentials only)
 //   updateSourceSettings (service or internal credentials only)
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
@@ -856,9 +857,18 @@ export {};
  * @property {number} reopenCount How often a new occurrence reopened it after it was RESOLVED.
  * @property {string} sampleMessage The first grouped log's message, as it was.
  * @property {string} serviceName
+ * @property {(Severity|null)} [severity]
  * @property {IncidentStatus} status
  * @property {string} type
  * @property {string} updatedAt
+ */
+
+/**
+ * How many incidents have each status.
+ * @typedef {Object} IncidentCounts
+ * @property {number} ACKNOWLEDGED
+ * @property {number} ACTIVE
+ * @property {number} RESOLVED
  */
 
 /**
@@ -887,9 +897,9 @@ export {};
 /**
  * An incident's update.
  * @typedef {Object} IncidentPatchRequest
- * @property {(string|null)} [assignee] At most 100 characters.
+ * @property {(string|null)} [assignee] The username of an operator (`GET /api/v1/operators`): anyone else is a 400 naming `assignee`. At most 100 characters.
  * @property {(string|null)} [note] At most 2000 characters, kept in the history.
- * @property {IncidentStatus} status ACTIVE → ACKNOWLEDGED → RESOLVED (or ACTIVE → RESOLVED); a new occurrence reopens.
+ * @property {(IncidentStatus|null)} [status]
  */
 
 /**
@@ -1053,13 +1063,16 @@ export {};
 /**
  * One stored log of the timeline.
  * @typedef {Object} Log
+ * @property {(Object<string, string>|null)} [attributes] What the shipper said about the log beside its message: Loki stream labels and structured metadata, OTLP resource and record attributes (at most 64; names 1 to 128 characters, values at most 2,048; scrubbed like `logContent`).
  * @property {(string|null)} [fingerprint] The grouping key the client sent (`fingerprint`, or its alias `dedup_key`): logs of one service with one key are one incident, whatever their messages.
  * @property {string} id Assigned at ingestion: the log's time in milliseconds (13 digits), `-`, 32 hex digits.
  * @property {string} logContent
  * @property {string} receivedAt When the platform accepted it.
  * @property {string} serviceName
  * @property {Severity} severity
+ * @property {(string|null)} [spanId] The span the log was written in (16 lower-case hex digits).
  * @property {string} timestamp When the log happened (RFC 3339, UTC, milliseconds), as the client sent it.
+ * @property {(string|null)} [traceId] The trace the log was written in (W3C trace id: 32 lower-case hex digits).
  * @property {string} type
  */
 
@@ -1071,12 +1084,15 @@ export {};
 /**
  * One log as a client sends it.
  * @typedef {Object} LogSubmission
+ * @property {Object<string, string>} [attributes]
  * @property {(string|null)} [dedup_key] Alias of `fingerprint` (PagerDuty's name), same bounds.
  * @property {(string|null)} [fingerprint] The grouping key, used as given: logs of one `serviceName` with one key are one incident whatever their messages (absent: the default fingerprint). 1 to 200 visible ASCII characters, no spaces; `dedup_key` is its alias (give one, not both).
  * @property {string} logContent 1 to 16384 characters, not blank.
  * @property {string} serviceName 1 to 100 characters, not blank.
  * @property {Severity} severity
+ * @property {(string|null)} [spanId] The span id the log was written in: 16 lower-case hex digits, not all zero.
  * @property {(string|null)} [timestamp] When it happened: RFC 3339, in the year 2000 or later and at most 24 hours ahead; absent: when it was received.
+ * @property {(string|null)} [traceId] The W3C trace id the log was written in: 32 lower-case hex digits, not all zero.
  * @property {string} type Free text (DEPLOYMENT_LOG, APPLICATION_LOG, ...), 1 to 100 characters, not blank.
  */
 
@@ -1141,14 +1157,20 @@ export {};
  * What "mark all as read" covers.
  * @typedef {Object} MarkAllRead
  * @property {(string|null)} [before] Articles published before this time (default now; a later time counts as now).
- * @property {(string|null)} [label] The subscriptions carrying this label (not with `sourceId`).
- * @property {(string|null)} [sourceId] One subscription (not with `label`).
+ * @property {(string|null)} [label] The subscriptions carrying this label.
+ * @property {(string|null)} [sourceId] One subscription (with `label`: it must carry that label).
+ */
+
+/**
+ * An article id to mark (the schema of [`MarkRequest`]'s items): not blank, at most 200
+ * characters.
+ * @typedef {string} MarkIdSchema
  */
 
 /**
  * Marks on articles.
  * @typedef {Object} MarkRequest
- * @property {Array<string>} ids Article ids, 1 to 1000 (unknown ones are left out).
+ * @property {Array<MarkIdSchema>} ids Article ids, 1 to 1000, none blank (unknown ones are left out).
  * @property {(boolean|null)} [read] Read (`true`) or unread (`false`).
  * @property {(boolean|null)} [starred] Starred (`true`) or not (`false`).
  */
@@ -1231,11 +1253,22 @@ export {};
 /**
  * One log grouped into an incident, and why.
  * @typedef {Object} Occurrence
+ * @property {(Object<string, string>|null)} [attributes] The log's attributes (see the log's `attributes`).
  * @property {string} logContent
  * @property {string} logId
  * @property {Array<string>} ruleIds The alert rules the log matched.
  * @property {Severity} severity
+ * @property {(string|null)} [spanId] The log's span (16 lower-case hex digits).
  * @property {string} timestamp
+ * @property {(string|null)} [traceId] The log's trace (32 lower-case hex digits).
+ */
+
+/**
+ * A person incidents may be assigned to.
+ * @typedef {Object} Operator
+ * @property {string} lastSeen The UTC day (`YYYY-MM-DD`) they were last seen on the incident platform.
+ * @property {Array<string>} roles OPERATOR and/or ADMIN, as their last token said.
+ * @property {string} username Their username, as an incident's `assignee` names them.
  */
 
 /**
@@ -1536,6 +1569,13 @@ export {};
 /**
  * An article with the person's state of it.
  * @typedef {(Article & {labels: Array<string>, read: boolean, starred: boolean, starredAt?: string})} ReaderArticle
+ */
+
+/**
+ * What one call of [`forget_reader`] did.
+ * @typedef {Object} ReaderForgotten
+ * @property {number} deleted Items of the person's reading state deleted by this call.
+ * @property {boolean} finished Nothing of it is left (else call again).
  */
 
 /**

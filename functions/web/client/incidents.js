@@ -324,7 +324,7 @@ export function backoff(failures, base = 5000, max = 60000) {
 
 /**
  * A log's attributes and trace, as rows of a definition list (name, value), names in order.
- * @param {{attributes?: Record<string, string>, traceId?: string|null, spanId?: string|null}} log
+ * @param {{attributes?: Record<string, string>|null, traceId?: string|null, spanId?: string|null}} log
  * @returns {[string, string][]}
  */
 export function logDetails(log) {
@@ -354,7 +354,7 @@ export function linesKept(text, tag = "div", className = "") {
 
 /**
  * A log's attributes and trace, folded under "Attributes (N)"; null when it has none.
- * @param {{attributes?: Record<string, string>, traceId?: string|null, spanId?: string|null}} log
+ * @param {{attributes?: Record<string, string>|null, traceId?: string|null, spanId?: string|null}} log
  */
 export function logAttributes(log) {
   const rows = logDetails(log);

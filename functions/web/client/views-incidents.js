@@ -91,9 +91,9 @@ function incidentRow(incident, selected) {
     h("td", { class: "service-cell" }, incident.serviceName),
     h("td", { class: "title-cell" }, h("a", { href: incidentHref(incident.id) }, incident.normalizedMessage)),
     h("td", { class: "status-cell" }, statusBadge(incident.status), silenced ? [" ", h("span", { class: "badge silenced" }, "Silenced")] : null),
-    h("td", { class: "age-cell" }, h("span", { class: "ago bare", dataset: { at: incident.openedAt }, title: `Opened ${incident.openedAt}` }, ago(incident.openedAt))),
-    h("td", { class: "assignee-cell" }, incident.assignee ?? h("span", { class: "meta" }, "–")),
-    h("td", { class: "occurrences-cell num" }, incident.occurrences.toLocaleString()),
+    h("td", { class: "age-cell", "data-label": "opened" }, h("span", { class: "ago bare", dataset: { at: incident.openedAt }, title: `Opened ${incident.openedAt}` }, ago(incident.openedAt))),
+    h("td", { class: "assignee-cell", "data-label": "assignee" }, incident.assignee ?? h("span", { class: "meta" }, "–")),
+    h("td", { class: "occurrences-cell num", "data-label": "occurrences" }, incident.occurrences.toLocaleString()),
   );
 }
 

@@ -115,7 +115,12 @@ async fn assignees_are_operators_the_platform_knows() {
     assert_eq!(assigned["status"], "ACKNOWLEDGED");
     assert_eq!(assigned["assignee"], "alice-oncall");
     assert_eq!(assigned["severity"], "ERROR");
-    let last = assigned["history"].as_array().unwrap().last().unwrap().clone();
+    let last = assigned["history"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
     assert_eq!(last["from"], "ACKNOWLEDGED");
     assert_eq!(last["to"], "ACKNOWLEDGED");
     assert_eq!(last["note"], "taking it\nover");
