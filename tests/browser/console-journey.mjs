@@ -201,7 +201,7 @@ await journey("console journey", async (browser) => {
     const box = await row.boundingBox();
     assert(box !== null && box.y + 80 < (mobile.viewportSize()?.height ?? 0), `the first log shows on the first screen (${JSON.stringify(box)})`);
     await waitForMatch(row.locator(".log-head time"), /\d{2}:\d{2}:\d{2}/);
-    await row.locator(".log-detail summary").tap();
+    await row.locator(".log-detail > summary").tap();
     await waitForMatch(row.locator(".log-facts"), /\d{2}:\d{2}:\d{2}\.\d{3}/);
     await row.locator(".log-attributes summary").tap();
     await waitForText(row.locator(".attribute-list"), "eu-west-1");
