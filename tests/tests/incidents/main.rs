@@ -15,6 +15,7 @@
 
 mod access;
 mod batching;
+mod chat;
 mod console;
 mod cursors;
 mod errors;
@@ -31,5 +32,6 @@ mod objects;
 mod rag;
 mod rules;
 mod secrets;
+mod silences;
 mod state;
 mod steering;

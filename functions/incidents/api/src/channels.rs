@@ -131,7 +131,7 @@ async fn create_channel(
                     .caused_by(format!("SNS subscribe failed: {error}"))
             })?)
         }
-        Target::Webhook { .. } => None,
+        _ => None,
     };
     match store
         .create(&id, &input, subscription.as_deref(), &now)

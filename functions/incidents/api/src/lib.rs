@@ -2,10 +2,10 @@
 //! API gateway routes it: the timeline (`GET` and `DELETE /api/v1/logs`,
 //! `DELETE /api/v1/logs/{id}`), alert rules and alerts (`/api/v1/alerts`), incidents
 //! (`/api/v1/incidents`, their status counts), the operators they may be assigned to
-//! (`/api/v1/operators`), the logbook (`/api/v1/logbook`) and the ingest keys
-//! (`/api/v1/ingest/keys`). Every route needs an OPERATOR or ADMIN token (401 without a valid
-//! one, 403 for a plain USER); purging the timeline, deleting an alert rule and managing
-//! ingest keys need ADMIN.
+//! (`/api/v1/operators`), the logbook (`/api/v1/logbook`), the ingest keys
+//! (`/api/v1/ingest/keys`), notification channels and silences (`/api/v1/silences`). Every
+//! route needs an OPERATOR or ADMIN token (401 without a valid one, 403 for a plain USER);
+//! purging the timeline, deleting an alert rule and managing ingest keys need ADMIN.
 //!
 //! Each handler parses its input with `incidents::input` and makes one call on
 //! [`incidents::Incidents`] (its `store` module documents the table's keys; the purge's steps
@@ -13,7 +13,8 @@
 //! into (`impl From<IncidentsError> for ApiError`), in the detailed error body. A timeline deletion
 //! that names filters is queued (`incidents-processor` deletes it in steps) and answered 204.
 //! The handlers live by resource: [`logs`], [`alerts`] (rules and alerts), [`incident`],
-//! [`logbook`], [`keys`] (ingest keys) and [`channels`] (notification channels).
+//! [`logbook`], [`keys`] (ingest keys), [`channels`] (notification channels) and
+//! [`silences`].
 
 mod alerts;
 mod channels;
@@ -22,6 +23,7 @@ mod keys;
 mod logbook;
 mod logs;
 mod operators;
+mod silences;
 
 use std::sync::Arc;
 
@@ -115,6 +117,7 @@ pub fn app(
         .merge(keys::routes())
         .merge(channels::routes())
         .merge(operators::routes())
+        .merge(silences::routes())
         .with_state(state)
         .layer(axum::middleware::map_response(allow_ingestion));
     Ok(platform::http::finish(
@@ -202,6 +205,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let mut api = IncidentsApi::openapi();
     api.merge(channels::ChannelsApi::openapi());
+    api.merge(silences::SilencesApi::openapi());
     use utoipa::Modify;
     SecuritySchemes.modify(&mut api);
     TABLE_UNAVAILABLE.modify(&mut api);
@@ -281,6 +285,6 @@ mod tests {
                 assert!(forbidden.contains(role), "{method} {path}: {forbidden}");
             }
         }
-        assert_eq!(operations, 29);
+        assert_eq!(operations, 33);
     }
 }

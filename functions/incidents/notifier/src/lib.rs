@@ -16,6 +16,13 @@
 //! - an e-mail channel's event is published to the stack's SNS topic (`EMAIL_TOPIC_ARN`) with
 //!   the channel's id as the `channelId` message attribute, which only that channel's
 //!   subscription admits; SNS accepting it is the delivery (SNS mails it on);
+//! - a Slack, Teams or ntfy channel gets the event as a chat message in that service's format
+//!   (`incidents::channels::chat`) with a link to the incident (`PUBLIC_BASE_URL`), under the
+//!   same guard, timeout, retries and delivery log as a webhook; an ntfy channel's token goes
+//!   as `Authorization: Bearer`;
+//! - an event of an incident an active silence matches (`incidents::silences`) is sent to no
+//!   channel: the silence holds the incident, which notifies once when the silence ends
+//!   (`Incident Unsilenced`, sent like an opening);
 //! - a channel with `escalateTo` told of an opening, a reopening or an escalation schedules
 //!   the incident's escalation to it (`incidents::escalation`), even when its own call
 //!   failed, after the opening rule's `escalateAfterMinutes` (carried by the event) or else
@@ -28,12 +35,14 @@ use std::time::Duration;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::BoxFuture;
 use futures::FutureExt;
+use incidents::channels::chat::{incident_link, ntfy_message, slack_message, teams_message};
 use incidents::channels::{check_url, ChannelWithSecret, Channels, Delivery};
 use incidents::email::EmailTopic;
 use incidents::escalation::Escalations;
 use incidents::events::{EventDetail, EventKind, SOURCE};
 use incidents::input::format_time;
 use incidents::model::Severity;
+use incidents::silences::{subject_of, Silences};
 use platform::aws::{AwsClients, Sqs};
 use platform::batch::{receive_count, Batch, Received, Unreadable};
 use platform::dynamo::Table;
@@ -54,7 +63,11 @@ const MAX_ERROR_CHARS: usize = 300;
 pub struct Notifier {
     channels: Channels,
     escalations: Escalations,
+    silences: Silences,
+    table: Table,
     email: EmailTopic,
+    /// The web client's base URL: chat messages link to `{base}/incidents/{id}`.
+    public_base_url: String,
     sqs: Sqs,
     queue_url: String,
     allow_private_networks: bool,
@@ -62,14 +75,18 @@ pub struct Notifier {
 }
 
 /// Builds the handler from its environment (`INCIDENTS_TABLE`, `NOTIFICATION_QUEUE_URL`,
-/// `EMAIL_TOPIC_ARN`, `WEBHOOK_ALLOW_PRIVATE_NETWORKS`): what a cold start does.
+/// `EMAIL_TOPIC_ARN`, `WEBHOOK_ALLOW_PRIVATE_NETWORKS`, `PUBLIC_BASE_URL`): what a cold start
+/// does.
 pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let table = Table::from_env(&env, &aws, "INCIDENTS_TABLE")?;
     Ok(Arc::new(Notifier {
         channels: Channels::new(table.clone()),
-        escalations: Escalations::new(table),
+        escalations: Escalations::new(table.clone()),
+        silences: Silences::new(table.clone()),
+        table,
         email: EmailTopic::from_env(&env, &aws)?,
+        public_base_url: env.get("PUBLIC_BASE_URL").unwrap_or_default().to_string(),
         sqs: aws.sqs(),
         queue_url: env.require(IncidentEvent::URL_VARIABLE)?.to_string(),
         allow_private_networks: env.parse_or("WEBHOOK_ALLOW_PRIVATE_NETWORKS", false)?,
@@ -97,6 +114,9 @@ impl Notifier {
     /// Sends one event to its channels; `Ok(false)` when a call failed (deliver it again).
     async fn notify(&self, kind: EventKind, detail: &EventDetail) -> Result<bool, BoxError> {
         let severity = detail.severity.as_deref().and_then(Severity::parse);
+        if self.silenced(detail, severity).await? {
+            return Ok(true);
+        }
         let targets: Vec<ChannelWithSecret> = self
             .channels
             .all()
@@ -112,7 +132,10 @@ impl Notifier {
             let channel = &target.channel;
             if matches!(
                 kind,
-                EventKind::Opened | EventKind::Reopened | EventKind::Escalated
+                EventKind::Opened
+                    | EventKind::Reopened
+                    | EventKind::Escalated
+                    | EventKind::Unsilenced
             ) {
                 // The opening rule's delay wins over the channel's own.
                 let after = match kind {
@@ -152,8 +175,17 @@ impl Notifier {
             };
             let (http_status, error) = match outcome {
                 Ok(None) => (None, None),
-                Ok(Some(code)) if (200..300).contains(&code) => (Some(i64::from(code)), None),
-                Ok(Some(code)) => (Some(i64::from(code)), Some(format!("answered {code}"))),
+                Ok(Some((code, _))) if (200..300).contains(&code) => (Some(i64::from(code)), None),
+                // What the receiver said (Slack's `invalid_payload`, ntfy's JSON error).
+                Ok(Some((code, said))) => (
+                    Some(i64::from(code)),
+                    Some(
+                        format!("answered {code}{said}")
+                            .chars()
+                            .take(MAX_ERROR_CHARS)
+                            .collect(),
+                    ),
+                ),
                 Err(e) => (None, Some(e.chars().take(MAX_ERROR_CHARS).collect())),
             };
             let delivered = error.is_none();
@@ -181,14 +213,55 @@ impl Notifier {
         Ok(all_sent)
     }
 
-    /// One signed call; the answer's status, or why there was none.
+    /// Whether an active silence holds the incident of this event: the live silences are one
+    /// Query; only when one is active is the incident read and matched. A silence that holds
+    /// it records so (`silencedBy`, and the incident notifies when the silence ends).
+    async fn silenced(
+        &self,
+        detail: &EventDetail,
+        severity: Option<Severity>,
+    ) -> Result<bool, BoxError> {
+        let now = self.clock.now();
+        let active = self.silences.active(now).await?;
+        if active.is_empty() {
+            return Ok(false);
+        }
+        let meta = self
+            .table
+            .get(platform::dynamo::key(
+                format!("INC#{}", detail.incident_id),
+                "META",
+            ))
+            .await?
+            .unwrap_or_default();
+        let subject = subject_of(&meta, severity);
+        let matching: Vec<_> = active
+            .into_iter()
+            .filter(|s| s.matchers.matches(&subject))
+            .collect();
+        if matching.is_empty() {
+            return Ok(false);
+        }
+        let held = self
+            .silences
+            .hold(&matching, &detail.incident_id, now)
+            .await?;
+        if !held.is_empty() {
+            tracing::info!(event = %detail.event_id, incident = %detail.incident_id, silences = ?held, "notification held by a silence");
+        }
+        Ok(!held.is_empty())
+    }
+
+    /// One call to a channel in its kind's format (a signed webhook, a Slack, Teams or ntfy
+    /// message); the answer's status and, when it is not a 2xx, what the receiver said; or
+    /// why there was no answer.
     async fn call(
         &self,
         target: &ChannelWithSecret,
         kind: EventKind,
         detail: &EventDetail,
-    ) -> Result<u16, String> {
-        let url = check_url(target.channel.url.as_deref().unwrap_or_default())?;
+    ) -> Result<(u16, String), String> {
+        let url = check_url(target.target_url.as_deref().unwrap_or_default())?;
         let port = url.port_or_known_default().unwrap_or(443);
         let (host, addrs): (String, Vec<SocketAddr>) = match url.host() {
             Some(url::Host::Domain(name)) => {
@@ -223,25 +296,51 @@ impl Notifier {
             .resolve_to_addrs(&host, &addrs)
             .build()
             .map_err(|e| e.to_string())?;
-        let body = json!({
-            "id": detail.event_id,
-            "type": kind.detail_type(),
-            "source": SOURCE,
-            "detail": detail,
-        })
-        .to_string();
-        let timestamp = self.clock.now().timestamp();
-        let response = client
-            .post(url)
-            .header("content-type", "application/json")
-            .header("x-timestamp", timestamp.to_string())
-            .header("x-signature", signature(&target.secret, timestamp, &body))
-            .header("x-event-id", detail.event_id.as_str())
-            .body(body)
+        let link = incident_link(&self.public_base_url, &detail.incident_id);
+        let channel = &target.channel;
+        let request = match channel.kind.as_str() {
+            "slack" => client.post(url).json(&slack_message(kind, detail, link)),
+            "teams" => client.post(url).json(&teams_message(kind, detail, link)),
+            "ntfy" => {
+                let topic = channel.topic.as_deref().unwrap_or_default();
+                let request = client
+                    .post(url)
+                    .json(&ntfy_message(topic, kind, detail, link));
+                if target.secret.is_empty() {
+                    request
+                } else {
+                    request.bearer_auth(&target.secret)
+                }
+            }
+            _ => {
+                let body = json!({
+                    "id": detail.event_id,
+                    "type": kind.detail_type(),
+                    "source": SOURCE,
+                    "detail": detail,
+                })
+                .to_string();
+                let timestamp = self.clock.now().timestamp();
+                client
+                    .post(url)
+                    .header("content-type", "application/json")
+                    .header("x-timestamp", timestamp.to_string())
+                    .header("x-signature", signature(&target.secret, timestamp, &body))
+                    .header("x-event-id", detail.event_id.as_str())
+                    .body(body)
+            }
+        };
+        let response = request
             .send()
             .await
             .map_err(|e| format!("no answer: {e}"))?;
-        Ok(response.status().as_u16())
+        let status = response.status().as_u16();
+        let said = if response.status().is_success() {
+            String::new()
+        } else {
+            answer_text(response).await
+        };
+        Ok((status, said))
     }
 
     /// Delays the next delivery of a failed message by its backoff.
@@ -258,6 +357,27 @@ impl Notifier {
         {
             tracing::warn!(error = %aws_sdk_error(&error), "backoff not set; the queue's visibility timeout applies");
         }
+    }
+}
+
+/// The start of a refusal's body, as `: {text}` (Slack answers `invalid_payload`, ntfy a
+/// JSON error); empty when there is none.
+async fn answer_text(response: reqwest::Response) -> String {
+    let mut response = response;
+    let mut bytes = Vec::new();
+    // A bounded read: a receiver's error page is not kept whole.
+    while let Ok(Some(chunk)) = response.chunk().await {
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() >= 512 {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", text.chars().take(200).collect::<String>())
     }
 }
 

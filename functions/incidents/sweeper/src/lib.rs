@@ -1,6 +1,10 @@
 //! The incidents sweeper, on its schedule:
 //! - escalates the incidents whose escalation is due and that nobody acknowledged
 //!   (`incidents::escalation`), publishing each `Incident Escalated` event;
+//!   (an incident an active silence matches is not escalated: the silence holds it);
+//! - releases the silences that ended (by time or expired by hand): each still-open
+//!   incident one held notifies once (`Incident Unsilenced`, `incidents::silences`), however
+//!   many runs see the silence;
 //! - publishes to the incident event bus the outbox rows older than `OUTBOX_RESCUE_SECONDS`
 //!   (their writer's own publication failed or never ran; `incidents::events`). An event
 //!   published twice keeps its `eventId`, which consumers dedupe on.
@@ -13,6 +17,7 @@ use futures::{FutureExt, StreamExt};
 use incidents::escalation::{Escalations, Outcome, SWEEP_LIMIT};
 use incidents::events::Publisher;
 use incidents::input::format_time;
+use incidents::silences::{Released, Silences};
 use platform::aws::AwsClients;
 use platform::dynamo::Table;
 use platform::{BoxError, Clock, ConfigError, Env, ScheduleHandler};
@@ -31,6 +36,7 @@ pub const DEFAULT_RESCUE_SECONDS: i64 = 60;
 pub struct IncidentsSweeper {
     events: Publisher,
     escalations: Escalations,
+    silences: Silences,
     clock: Clock,
     wait: chrono::Duration,
 }
@@ -62,7 +68,8 @@ impl IncidentsSweeper {
         let table = Table::from_env(env, &aws, "INCIDENTS_TABLE")?;
         Ok(Self {
             events: Publisher::from_env(env, &aws, table.clone())?,
-            escalations: Escalations::new(table),
+            escalations: Escalations::new(table.clone()),
+            silences: Silences::new(table),
             clock,
             wait: rescue_wait(env)?,
         })
@@ -90,6 +97,12 @@ impl IncidentsSweeper {
                         Outcome::Dropped { incident_id } => {
                             tracing::debug!(incident = %incident_id, "escalation dropped: acknowledged, resolved or reopened");
                         }
+                        Outcome::Silenced {
+                            incident_id,
+                            silences,
+                        } => {
+                            tracing::info!(incident = %incident_id, ?silences, "escalation held by a silence");
+                        }
                     }
                 })
                 .await;
@@ -98,6 +111,44 @@ impl IncidentsSweeper {
                 return Ok(done);
             }
         }
+    }
+
+    /// Releases the silences that ended, in rounds until each is done or
+    /// [`ESCALATION_SECONDS`] have passed (the next run takes the rest), and publishes the
+    /// notifications of the incidents they held; what each did.
+    pub async fn release_silences(&self) -> Result<Vec<(String, Released)>, BoxError> {
+        let started = std::time::Instant::now();
+        let now = self.clock.now();
+        let ended = self.silences.ended(now).await?;
+        if ended.is_empty() {
+            return Ok(Vec::new());
+        }
+        let active: Vec<String> = self
+            .silences
+            .active(now)
+            .await?
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        let mut done = Vec::new();
+        for silence in ended {
+            let mut total = Released::default();
+            loop {
+                let round = self.silences.release(&silence, &active, now).await?;
+                futures::stream::iter(&round.notified)
+                    .for_each_concurrent(CONCURRENT_FLUSHES, |id| self.events.flush(id))
+                    .await;
+                total.notified.extend(round.notified);
+                total.dropped += round.dropped;
+                total.done = round.done;
+                if round.done || started.elapsed().as_secs() >= ESCALATION_SECONDS {
+                    break;
+                }
+            }
+            tracing::info!(silence = %silence.id, notified = total.notified.len(), dropped = total.dropped, done = total.done, "silence released");
+            done.push((silence.id, total));
+        }
+        Ok(done)
     }
 
     /// Publishes the outbox rows that waited longer than the rescue wait; how many.
@@ -118,10 +169,11 @@ impl ScheduleHandler for IncidentsSweeper {
     ) -> BoxFuture<'static, Result<(), BoxError>> {
         let this = self.clone();
         async move {
-            // Both run; the first failure is the run's.
-            let escalated = this.escalate().await;
-            let published = this.run().await;
-            escalated.and(published).map(|_| ())
+            // Each runs; the first failure is the run's.
+            let escalated = this.escalate().await.map(|_| ());
+            let released = this.release_silences().await.map(|_| ());
+            let published = this.run().await.map(|_| ());
+            escalated.and(released).and(published)
         }
         .boxed()
     }

@@ -4,7 +4,10 @@
 //! scan) and, for an incident still ACTIVE (not acknowledged, not resolved) since that
 //! notification, records an `Incident Escalated` event for the next channel, in the same
 //! transaction that deletes the row. Acknowledging stops it: the sweeper drops the rows of an
-//! incident that is no longer ACTIVE.
+//! incident that is no longer ACTIVE. A silence stops it too: the row of an incident an
+//! active silence matches is dropped and the incident held by the silence
+//! (`crate::silences`), which notifies it once when it ends (and that notification schedules
+//! its escalation anew).
 //!
 //! | Item | pk | sk | gsi1pk / gsi1sk |
 //! |---|---|---|---|
@@ -20,6 +23,7 @@ use futures::StreamExt;
 use crate::events::{outbox_row, Change, EventKind};
 use crate::input::format_time;
 use crate::model::IncidentStatus;
+use crate::silences::{subject_of, Silence, Silences};
 
 const ESCALATIONS_GSI: &str = "ESCALATIONS";
 /// Due escalations one sweep round takes; the sweeper runs rounds until fewer are due.
@@ -37,6 +41,11 @@ pub enum Outcome {
     },
     /// The incident was acknowledged, resolved or reopened since: dropped.
     Dropped { incident_id: String },
+    /// An active silence holds the incident: dropped, and it notifies when the silence ends.
+    Silenced {
+        incident_id: String,
+        silences: Vec<String>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -100,8 +109,15 @@ impl Escalations {
             .expression_attribute_values(":esc", s(ESCALATIONS_GSI))
             .expression_attribute_values(":now", s(format!("{}#~", format_time(now))));
         let rows = self.table.query_all(query, Some(SWEEP_LIMIT)).await?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let silences = Silences::new(self.table.clone());
+        let active = silences.active(now).await?;
+        let active = &active;
+        let silences = &silences;
         let handled: Vec<Result<Option<Outcome>, DynamoError>> = futures::stream::iter(rows)
-            .map(|row| self.escalate_one(row, now))
+            .map(|row| self.escalate_one(row, now, active, silences))
             .buffer_unordered(CONCURRENT_ESCALATIONS)
             .collect()
             .await;
@@ -117,6 +133,8 @@ impl Escalations {
         &self,
         row: Item,
         now: DateTime<Utc>,
+        active: &[Silence],
+        silences: &Silences,
     ) -> Result<Option<Outcome>, DynamoError> {
         let t = self.table.name().to_string();
         let incident_id = row.string(&t, "incidentId")?;
@@ -135,9 +153,26 @@ impl Escalations {
             .opt_string("reopenedAt")
             .is_some_and(|at| at.as_str() > notified_at.as_str());
         let row_key = keys_of(&row);
+        let escalating = status == Some(IncidentStatus::Active) && !reopened_since;
+        let subject = subject_of(&meta, None);
+        let matching: Vec<Silence> = active
+            .iter()
+            .filter(|s| escalating && s.matchers.matches(&subject))
+            .cloned()
+            .collect();
+        let held = if matching.is_empty() {
+            Vec::new()
+        } else {
+            silences.hold(&matching, &incident_id, now).await?
+        };
         let mut tx = Transaction::new(&self.table);
         tx.delete(row_key, Some("attribute_exists(pk)"))?;
-        let outcome = if status == Some(IncidentStatus::Active) && !reopened_since {
+        let outcome = if !held.is_empty() {
+            Outcome::Silenced {
+                incident_id,
+                silences: held,
+            }
+        } else if escalating {
             let channel = row.string(&t, "toChannel")?;
             let from = row.string(&t, "fromChannel")?;
             let minutes = row.counter(&t, "afterMinutes")?;

@@ -38,16 +38,19 @@ pub enum EventKind {
     Acknowledged,
     Resolved,
     AlertRaised,
+    /// A silence that held the (still open) incident's notifications ended.
+    Unsilenced,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 6] = [
+    pub const ALL: [EventKind; 7] = [
         EventKind::Opened,
         EventKind::Reopened,
         EventKind::Escalated,
         EventKind::Acknowledged,
         EventKind::Resolved,
         EventKind::AlertRaised,
+        EventKind::Unsilenced,
     ];
 
     /// The event's `detail-type`.
@@ -59,6 +62,7 @@ impl EventKind {
             EventKind::Acknowledged => "Incident Acknowledged",
             EventKind::Resolved => "Incident Resolved",
             EventKind::AlertRaised => "Alert Raised",
+            EventKind::Unsilenced => "Incident Unsilenced",
         }
     }
 
@@ -78,7 +82,7 @@ impl EventKind {
             EventKind::Opened | EventKind::Reopened => Some(IncidentStatus::Active),
             EventKind::Acknowledged => Some(IncidentStatus::Acknowledged),
             EventKind::Resolved => Some(IncidentStatus::Resolved),
-            EventKind::Escalated | EventKind::AlertRaised => None,
+            EventKind::Escalated | EventKind::AlertRaised | EventKind::Unsilenced => None,
         }
     }
 
@@ -126,7 +130,12 @@ impl<'a> Change<'a> {
 
 /// The outbox row of `change`, to put in the change's own transaction; a fresh event id.
 pub fn outbox_row(change: &Change<'_>) -> Item {
-    let event_id = uuid::Uuid::new_v4().simple().to_string();
+    outbox_row_keyed(change, &uuid::Uuid::new_v4().simple().to_string())
+}
+
+/// The outbox row of `change` under a given event id (32 hex digits): for a change that may
+/// be recorded twice and must be one event (a silence's end, `crate::silences`).
+pub fn outbox_row_keyed(change: &Change<'_>, event_id: &str) -> Item {
     let mut row = key(
         format!("INC#{}", change.incident_id),
         format!("OUTBOX#{event_id}"),

@@ -12,7 +12,8 @@
 //! - [`channels`]: notification channels (webhooks), their routing and delivery logs;
 //! - [`escalation`]: unacknowledged incidents escalated to the next channel, by due time;
 //! - [`events`]: incident events on the bus, through an outbox written with each change;
-//! - [`keys`]: ingest keys, issued and revoked by admins, stored hashed.
+//! - [`keys`]: ingest keys, issued and revoked by admins, stored hashed;
+//! - [`silences`]: silences and maintenance windows holding back notifications.
 
 pub mod channels;
 pub mod email;
@@ -27,6 +28,7 @@ pub mod model;
 pub mod objects;
 pub mod queue;
 pub mod service;
+pub mod silences;
 pub(crate) mod store;
 
 /// The incidents table's key of a log and a timeline page's bounds: for the product's parts

@@ -169,6 +169,10 @@ pub struct Incident {
     /// opened before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
+    /// The silences holding back its notifications and escalation (their ids); absent when
+    /// none does. It is recorded, grouped and alerted as usual meanwhile.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub silenced_by: Vec<String>,
 }
 
 /// One log grouped into an incident, and why.

@@ -16,12 +16,18 @@
 //! - [`store`]: the channels' items, created and deleted under the cap;
 //! - [`deliveries`]: each channel's delivery log.
 
+pub mod chat;
 mod deliveries;
 mod input;
 mod store;
 
+pub use store::masked;
+
 pub use deliveries::Delivery;
-pub use input::{check_url, is_address, parse_channel, ChannelInput, ChannelRequest, Target};
+pub use input::{
+    check_chat_url, check_url, is_address, is_topic, parse_channel, ChannelInput, ChannelRequest,
+    Target, KINDS,
+};
 
 use platform::dynamo::{DynamoError, Table};
 use serde::Serialize;
@@ -37,6 +43,8 @@ pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_URL_CHARS: usize = 2_048;
 pub const MIN_SECRET_CHARS: usize = 16;
 pub const MAX_SECRET_CHARS: usize = 256;
+/// The longest ntfy topic (ntfy's own limit).
+pub const MAX_TOPIC_CHARS: usize = 64;
 /// The longest e-mail address (RFC 5321's path limit).
 pub const MAX_ADDRESS_CHARS: usize = 254;
 pub use crate::input::MAX_ESCALATE_AFTER_MINUTES;
@@ -52,12 +60,23 @@ const COUNT_SK: &str = "#COUNT";
 pub struct Channel {
     pub id: String,
     pub name: String,
-    /// `webhook`: a signed HTTPS POST of each event; `email`: a mail through SNS.
-    #[schema(example = "webhook", pattern = "^(webhook|email)$")]
+    /// `webhook`: a signed HTTPS POST of each event; `email`: a mail through SNS; `slack`,
+    /// `teams`, `ntfy`: a chat message in each service's format.
+    #[schema(example = "webhook", pattern = "^(webhook|email|slack|teams|ntfy)$")]
     pub kind: String,
-    /// The webhook's URL (`webhook` only).
+    /// The webhook's URL (`webhook`); `slack` and `teams`: their URL with its secret parts
+    /// masked (no query, the last path segment `****`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// The ntfy server (`ntfy` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// The ntfy topic (`ntfy` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// `ntfy` only: whether an access token is set (never returned).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub has_token: Option<bool>,
     /// The address mailed (`email` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
@@ -87,8 +106,10 @@ pub struct Channel {
 #[derive(Clone, Debug)]
 pub struct ChannelWithSecret {
     pub channel: Channel,
-    /// Empty for an e-mail channel.
+    /// A webhook's signing secret, an ntfy channel's access token; else empty.
     pub secret: String,
+    /// The URL called, unmasked (`webhook`, `slack`, `teams`; an ntfy channel's server).
+    pub target_url: Option<String>,
     pub subscription_arn: Option<String>,
 }
 

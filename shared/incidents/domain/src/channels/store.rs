@@ -25,12 +25,30 @@ impl Channels {
         let (kind, url, address) = match &input.target {
             Target::Webhook { url, .. } => ("webhook", Some(url.clone()), None),
             Target::Email { address } => ("email", None, Some(address.clone())),
+            Target::Slack { url } => ("slack", Some(masked(url)), None),
+            Target::Teams { url } => ("teams", Some(masked(url)), None),
+            Target::Ntfy { .. } => ("ntfy", None, None),
+        };
+        let (server, topic, has_token) = match &input.target {
+            Target::Ntfy {
+                server,
+                topic,
+                token,
+            } => (
+                Some(server.clone()),
+                Some(topic.clone()),
+                Some(token.is_some()),
+            ),
+            _ => (None, None, None),
         };
         let channel = Channel {
             id: id.to_string(),
             name: input.name.clone(),
             kind: kind.to_string(),
             url,
+            server,
+            topic,
+            has_token,
             address,
             pending_confirmation: subscription_arn.map(|_| true),
             services: input.services.clone(),
@@ -51,6 +69,20 @@ impl Channels {
             }
             Target::Email { address } => {
                 item.insert("address".into(), s(address.as_str()));
+            }
+            Target::Slack { url } | Target::Teams { url } => {
+                item.insert("url".into(), s(url.as_str()));
+            }
+            Target::Ntfy {
+                server,
+                topic,
+                token,
+            } => {
+                item.insert("server".into(), s(server.as_str()));
+                item.insert("topic".into(), s(topic.as_str()));
+                if let Some(token) = token {
+                    item.insert("secret".into(), s(token.as_str()));
+                }
             }
         }
         if let Some(arn) = subscription_arn {
@@ -130,12 +162,29 @@ impl Channels {
                 _ => Vec::new(),
             }
         };
+        let kind = item.string(t, "kind")?;
+        let url = item.opt_string("url");
+        let secret = item.opt_string("secret").unwrap_or_default();
+        let server = item.opt_string("server");
+        let chat = kind == "slack" || kind == "teams";
         Ok(ChannelWithSecret {
+            target_url: if kind == "ntfy" {
+                server.clone()
+            } else {
+                url.clone()
+            },
             channel: Channel {
                 id: item.string(t, "id")?,
                 name: item.string(t, "name")?,
-                kind: item.string(t, "kind")?,
-                url: item.opt_string("url"),
+                has_token: (kind == "ntfy").then_some(!secret.is_empty()),
+                topic: item.opt_string("topic"),
+                server,
+                url: if chat {
+                    url.as_deref().map(masked)
+                } else {
+                    url
+                },
+                kind,
                 address: item.opt_string("address"),
                 pending_confirmation: None,
                 services: list("services"),
@@ -154,7 +203,7 @@ impl Channels {
                 escalate_to: item.opt_string("escalateTo"),
                 created_at: item.string(t, "createdAt")?,
             },
-            secret: item.opt_string("secret").unwrap_or_default(),
+            secret,
             subscription_arn: item.opt_string("subscriptionArn"),
         })
     }
@@ -178,4 +227,18 @@ impl Channels {
             })),
         }
     }
+}
+
+/// A chat URL as shown: without its query and with its last path segment masked, where
+/// Slack and Teams carry their secrets (`https://hooks.slack.com/services/T1/B2/****`).
+pub fn masked(raw: &str) -> String {
+    let Ok(mut url) = url::Url::parse(raw) else {
+        return "****".into();
+    };
+    url.set_query(None);
+    url.set_fragment(None);
+    let path = url.path().trim_end_matches('/').to_string();
+    let kept = path.rsplit_once('/').map_or("", |(head, _)| head);
+    url.set_path(&format!("{kept}/****"));
+    url.to_string()
 }

@@ -95,9 +95,10 @@ impl Store {
             .expression_attribute_values(":active", s(IncidentStatus::Active.as_str()))
             .expression_attribute_values(":now", s(now))
             .expression_attribute_values(":zero", n(0))
+            // What silences match (`crate::silences`): the severity of the log that opened it.
+            .expression_attribute_values(":severity", s(severity.as_str()))
             .expression_attribute_values(":gpk", s("INCIDENTS#ACTIVE"))
-            .expression_attribute_values(":gsk", s(format!("{now}#{id}")))
-            .expression_attribute_values(":severity", s(severity.as_str()));
+            .expression_attribute_values(":gsk", s(format!("{now}#{id}")));
         tx.update(update)?;
         tx.put(
             Self::event_row(id, &Self::system_event(now, None, why)),
@@ -141,9 +142,9 @@ impl Store {
             .expression_attribute_values(":resolved", s(IncidentStatus::Resolved.as_str()))
             .expression_attribute_values(":now", s(now))
             .expression_attribute_values(":one", n(1))
+            .expression_attribute_values(":severity", s(severity.as_str()))
             .expression_attribute_values(":gpk", s("INCIDENTS#ACTIVE"))
-            .expression_attribute_values(":gsk", s(format!("{now}#{id}")))
-            .expression_attribute_values(":severity", s(severity.as_str()));
+            .expression_attribute_values(":gsk", s(format!("{now}#{id}")));
         tx.update(update)?;
         tx.put(
             Self::event_row(
@@ -241,6 +242,7 @@ impl Store {
                 .opt_string("severity")
                 .as_deref()
                 .and_then(Severity::parse),
+            silenced_by: item.strings(t, "silencedBy")?,
         }))
     }
 
