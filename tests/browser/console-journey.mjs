@@ -6,7 +6,8 @@
 // screen, it is assigned to an operator picked from a list, and its note keeps its line
 // breaks; the timeline on a phone shows logs first (filters folded), each log's time to the
 // second, its milliseconds and attributes in its detail; the key's last use is listed, and it
-// is revoked after a confirmation and refused from then on.
+// is revoked after a confirmation and refused from then on. Silences: one now for 30 minutes,
+// one scheduled as a maintenance window, the first expired by hand.
 // Run by tests/tests/browser.rs: node console-journey.mjs <base-url>.
 
 import { admin, announcer, apiLogIn, assert, fitsPhone, journey, logIn, registerOperator, sendLogs as send, setup, shot as shotIn, step as stepIn, viewport, waitForCount, waitForPath, waitForText } from "./support.mjs";
@@ -91,7 +92,7 @@ await journey("console journey", async (browser) => {
     await waitForText(card.locator(".last-used"), "Never");
     await page.reload();
     await waitForCount(page, ".issued-key", 0);
-    await shot(page, "c01-keys-desktop.png", true);
+    await shot(page, "oc01-keys-desktop.png", true);
   });
 
   const tokens = { operator: "" };
@@ -132,7 +133,7 @@ await journey("console journey", async (browser) => {
     await waitForText(fatal.locator(".severity-cell"), "FATAL");
     await waitForMatch(fatal.locator(".age-cell"), /just now|s ago/);
     await waitForText(fatal.locator(".occurrences-cell"), "3");
-    await shot(page, "c02-table-desktop.png", true);
+    await shot(page, "oc02-table-desktop.png", true);
   });
 
   await step(page, "two acknowledged at once; a selection survives the refreshes; the counts follow", async () => {
@@ -160,6 +161,45 @@ await journey("console journey", async (browser) => {
     await page.locator(".status-tabs").getByRole("link", { name: /^Acknowledged/ }).click();
     await waitForPath(page, "/incidents?status=ACKNOWLEDGED");
     await waitForCount(page, ".incident-row", 2);
+  });
+  await step(page, "silences: refused without a comment, one now for 30 minutes, one scheduled, expired by hand", async () => {
+    await page.locator(".section-tabs").getByRole("link", { name: "Silences" }).click();
+    await waitForPath(page, "/incidents/silences");
+    await waitForText(page.locator(".silences-active"), "No active silences");
+    await page.getByRole("button", { name: "Create silence" }).click();
+    await page.locator("#field-comment-error").waitFor({ state: "visible" });
+    await page.getByLabel("Comment").fill("Cart database migration\ntonight, 30 minutes");
+    await page.getByLabel("Services").fill(`cart-${run}`);
+    await page.getByLabel("ERROR", { exact: true }).check();
+    await page.getByLabel("For minutes").fill("30");
+    await page.getByRole("button", { name: "Create silence" }).click();
+    await waitForText(announcer(page), "Silence created");
+    const active = page.locator(".silences-active .silence-card");
+    await waitForText(active, `service cart-${run} · severity ERROR`);
+    const comment = await active.locator(".card-title").innerText();
+    assert(comment === "Cart database migration\ntonight, 30 minutes", `the comment's lines (${JSON.stringify(comment)})`);
+    // A maintenance window tomorrow, 22:00 to 23:00 local time.
+    const [startsAt, endsAt] = await page.evaluate(() => {
+      const pad = (/** @type {number} */ n) => String(n).padStart(2, "0");
+      const local = (/** @type {Date} */ d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:00`;
+      const start = new Date();
+      start.setDate(start.getDate() + 1);
+      start.setHours(22, 0, 0, 0);
+      return [local(start), local(new Date(start.getTime() + 3600000))];
+    });
+    await page.getByLabel("Comment").fill("Planned failover drill");
+    await page.getByLabel("Labels").fill("env=prod");
+    await page.getByLabel("A window with a start and an end").check();
+    await page.getByLabel("Starts").fill(startsAt);
+    await page.getByLabel("Ends").fill(endsAt);
+    await page.getByRole("button", { name: "Create silence" }).click();
+    await waitForText(page.locator(".silences-pending .silence-card"), "label env=prod");
+    await waitForText(page.locator(".silences-pending .silence-card"), "22:00:00");
+    await shot(page, "oc05-silences-desktop.png", true);
+    await active.getByRole("button", { name: "Expire now" }).click();
+    await waitForText(page.locator(".silences-active"), "No active silences");
+    await waitForText(page.locator(".silences-expired .silence-card"), "Cart database migration");
+    assert((await page.locator(".silences-expired .silence-card button").count()) === 0, "an expired silence has nothing left to do");
   });
   await desktop.close();
 
@@ -190,7 +230,7 @@ await journey("console journey", async (browser) => {
     assert(note === "Handing over to the payments team.\nLedger vendor paged.", `the note's lines (${JSON.stringify(note)})`);
     await waitForText(mobile.locator(".incident-facts"), "Acknowledged");
     await fitsPhone(mobile);
-    await shot(mobile, "c03-incident-phone.png");
+    await shot(mobile, "oc03-incident-phone.png");
   });
 
   await step(mobile, "the timeline on a phone: logs first, to the second, attributes in a log's detail", async () => {
@@ -209,7 +249,7 @@ await journey("console journey", async (browser) => {
     await fitsPhone(mobile);
     await mobile.locator(".filters-fold summary").tap();
     await mobile.locator("#field-severity").waitFor();
-    await shot(mobile, "c04-timeline-phone.png");
+    await shot(mobile, "oc04-timeline-phone.png");
   });
   await phone.close();
 

@@ -558,7 +558,8 @@ async fn incident_journey_in_chromium() {
 /// acknowledged at once and the counts following; a selection kept across refreshes; on a
 /// phone the respond actions on the first screen, an assignee picked from the operators and a
 /// note's line breaks kept; the timeline's filters folded on a phone, times to the second and
-/// a log's attributes and trace in its detail.
+/// a log's attributes and trace in its detail; a silence now for 30 minutes and one scheduled,
+/// the first expired by hand.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn incident_console_in_chromium() {
     let t = TestStack::start().await;
@@ -570,10 +571,11 @@ async fn incident_console_in_chromium() {
     )
     .await;
     assert_screenshots(&[
-        "c01-keys-desktop.png",
-        "c02-table-desktop.png",
-        "c03-incident-phone.png",
-        "c04-timeline-phone.png",
+        "oc01-keys-desktop.png",
+        "oc02-table-desktop.png",
+        "oc03-incident-phone.png",
+        "oc04-timeline-phone.png",
+        "oc05-silences-desktop.png",
     ]);
     // Behind the pages: the counts the table showed, and the assignment in the history with
     // its note's line break.

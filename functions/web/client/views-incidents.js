@@ -578,7 +578,7 @@ function changeForm(incident, done) {
     },
     async (body) => {
       if (!body.status && !body.assignee) {
-        throw new ApiError(400, "Validation failed: assignee: choose an operator to assign");
+        throw new ApiError(400, "Choose an operator to assign", ["assignee: choose an operator to assign"]);
       }
       const changed = await incidentsApi.updateIncident(incident.id, body);
       announce(body.status ? `Incident ${statusWord(changed.status).toLowerCase()}` : `Incident assigned to ${changed.assignee}`);

@@ -129,11 +129,11 @@ function silenceForm(created) {
       h(
         "div",
         { class: "filter-grid" },
-        field({ label: "Services", name: "services", hint: "Comma-separated" }),
-        field({ label: "Types", name: "types", hint: "Comma-separated: APPLICATION_LOG, …" }),
+        field({ label: "Services", name: "matchers.services", hint: "Comma-separated" }),
+        field({ label: "Types", name: "matchers.types", hint: "Comma-separated: APPLICATION_LOG, …" }),
       ),
       severityChecks(),
-      textArea({ label: "Labels", name: "labels", rows: 2, hint: "One a line, name=value; they match the logs' attributes." }),
+      textArea({ label: "Labels", name: "matchers.labels", rows: 2, hint: "One a line, name=value; they match the logs' attributes." }),
       h("fieldset", { class: "field" }, h("legend", null, "When"), h("div", { class: "checks" }, when("now", "Now, for some minutes", true), when("window", "A window with a start and an end", false))),
       minutes,
       window_,
@@ -158,10 +158,10 @@ function silenceForm(created) {
     (data) => {
       /** @type {SilenceMatchers} */
       const matchers = {};
-      const services = parseTags(String(data.get("services") ?? ""));
-      const types = parseTags(String(data.get("types") ?? ""));
+      const services = parseTags(String(data.get("matchers.services") ?? ""));
+      const types = parseTags(String(data.get("matchers.types") ?? ""));
       const severities = data.getAll("severities").map(String);
-      const { labels, bad } = parseLabels(String(data.get("labels") ?? ""));
+      const { labels, bad } = parseLabels(String(data.get("matchers.labels") ?? ""));
       if (services.length) {
         matchers.services = services;
       }
@@ -191,7 +191,7 @@ function silenceForm(created) {
     },
     async ({ body, bad }) => {
       if (bad.length) {
-        throw new ApiError(400, `Validation failed: labels: write each as name=value (${bad.join(", ")})`);
+        throw new ApiError(400, "Check the labels", [`matchers.labels: write each as name=value (${bad.join(", ")})`]);
       }
       await createSilence(body);
       announce("Silence created");
