@@ -30,6 +30,9 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").Operator} Operator */
 /** @typedef {import("./api-types.gen.js").RuleRequest} RuleRequest */
 /** @typedef {import("./api-types.gen.js").Severity} Severity */
+/** @typedef {import("./api-types.gen.js").Silence} Silence */
+/** @typedef {import("./api-types.gen.js").SilenceRequest} SilenceRequest */
+/** @typedef {import("./api-types.gen.js").SilenceState} SilenceState */
 
 /**
  * Raised alerts, newest first.
@@ -405,4 +408,55 @@ export function listNotificationDeliveries(id, query = {}, options = {}) {
  */
 export function listOperators(query = {}, options = {}) {
   return request("GET", `/api/v1/operators`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Silences: active ones ending soonest first, pending ones (and the default, pending and
+ * active) starting soonest first, expired ones ended latest first (kept 30 days).
+ *
+ * `GET /api/v1/silences`
+ * @param {{state?: SilenceState, limit?: number, cursor?: string}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<Silence>>}
+ */
+export function listSilences(query = {}, options = {}) {
+  return request("GET", `/api/v1/silences`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Creates a silence: now for `durationMinutes`, or from `startsAt` (pending until then) to
+ * `endsAt`. At most 100 pending or active silences.
+ *
+ * `POST /api/v1/silences`
+ * @param {SilenceRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Silence>}
+ */
+export function createSilence(body, options = {}) {
+  return request("POST", `/api/v1/silences`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Expires a silence now (a pending one is cancelled); it stays listed as expired. Within
+ * a minute, each still-open incident it held notifies once.
+ *
+ * `DELETE /api/v1/silences/{id}`
+ * @param {string} id A silence id (a uuid)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function expireSilence(id, options = {}) {
+  return request("DELETE", `/api/v1/silences/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * One silence, its state now.
+ *
+ * `GET /api/v1/silences/{id}`
+ * @param {string} id A silence id (a uuid)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Silence>}
+ */
+export function getSilence(id, options = {}) {
+  return request("GET", `/api/v1/silences/${encodeURIComponent(id)}`, { ...options, auth: "required" });
 }

@@ -106,8 +106,8 @@ export function markAllRead(body, options = {}) {
 }
 
 /**
- * Marks articles read or unread, starred or not (neither given: nothing changes). Each mark
- * is idempotent: a repeat changes nothing, and the counts stay exact.
+ * Marks articles read or unread, starred or not. Each mark is idempotent: a repeat changes
+ * nothing, and the counts stay exact.
  *
  * `POST /api/content/reader/marks`
  * @param {MarkRequest} body

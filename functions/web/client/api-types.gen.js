@@ -5,7 +5,6 @@
 // Operations without a function (not for browser users):
 //   webClient (platform surface, not an API call)
 //   gatewayHealth (platform surface, not an API call)
-//   forgetReader (service or internal credentials only)
 //   updateSourceSettings (service or internal credentials only)
 //   removeSourceSubscriber (service or internal credentials only)
 //   addSourceSubscriber (service or internal credentials only)
@@ -30,6 +29,7 @@
 //   greaderUserInfo (service or internal credentials only)
 //   cleanupDeletedRecipeAccount (service or internal credentials only)
 //   internalReaderSession (service or internal credentials only)
+//   internalUserByUsername (service or internal credentials only)
 //   internalUserIds (service or internal credentials only)
 //   internalUser (service or internal credentials only)
 //   internalUnsubscribeUser (service or internal credentials only)
@@ -251,13 +251,16 @@ export {};
  * @property {(number|null)} [escalateAfterMinutes] Minutes an incident it was told of may stay unacknowledged before it escalates to `escalateTo`; a rule's `escalateAfterMinutes` overrides it; neither: no escalation.
  * @property {(string|null)} [escalateTo] The channel an escalation goes to.
  * @property {boolean} escalationOnly Only escalations reach it (it is a rule's next step, not a first responder).
+ * @property {(boolean|null)} [hasToken] `ntfy` only: whether an access token is set (never returned).
  * @property {string} id
- * @property {string} kind `webhook`: a signed HTTPS POST of each event; `email`: a mail through SNS.
+ * @property {string} kind `webhook`: a signed HTTPS POST of each event; `email`: a mail through SNS; `slack`, `teams`, `ntfy`: a chat message in each service's format.
  * @property {string} name
  * @property {(boolean|null)} [pendingConfirmation] `email` only: whether the address has yet to confirm its subscription (SNS mailed it a link; nothing reaches it before); absent when SNS did not say.
+ * @property {(string|null)} [server] The ntfy server (`ntfy` only).
  * @property {Array<string>} services The services whose events it gets; empty: every service.
  * @property {Array<Severity>} severities The severities whose events it gets; empty: every severity (events without one, such as an acknowledgement, go to every channel of the service).
- * @property {(string|null)} [url] The webhook's URL (`webhook` only).
+ * @property {(string|null)} [topic] The ntfy topic (`ntfy` only).
+ * @property {(string|null)} [url] The webhook's URL (`webhook`); `slack` and `teams`: their URL with its secret parts masked (no query, the last path segment `****`).
  */
 
 /**
@@ -267,12 +270,15 @@ export {};
  * @property {(number|null)} [escalateAfterMinutes] The default escalation delay; needs `escalateTo`. A rule's delay overrides it.
  * @property {(string|null)} [escalateTo] The channel an escalation goes to (a channel id); alone, only rules that name a delay escalate.
  * @property {(boolean|null)} [escalationOnly]
- * @property {string} kind `webhook` (needs `url` and `secret`) or `email` (needs `address`; `url` and `secret` are refused).
+ * @property {string} kind `webhook` (needs `url` and `secret`), `email` (needs `address`), `slack` or `teams` (need `url`), `ntfy` (needs `server` and `topic`, takes `token`); another kind's fields are refused.
  * @property {string} name
  * @property {(string|null)} [secret] `webhook`: signs each call (`X-Signature`); stored, never returned.
+ * @property {(string|null)} [server] `ntfy`: the server's base URL (`https://ntfy.sh`, or a self-hosted one; https, http only to localhost; no query).
  * @property {(Array<string>|null)} [services]
  * @property {(Array<Severity>|null)} [severities]
- * @property {(string|null)} [url] `webhook`: `https://` (or `http://`) URL with a host; refused when it names or resolves to a private or reserved address.
+ * @property {(string|null)} [token] `ntfy`: an access token (`tk_...`) sent as `Authorization: Bearer`; stored, never returned.
+ * @property {(string|null)} [topic] `ntfy`: the topic published to.
+ * @property {(string|null)} [url] `webhook`: `https://` (or `http://`) URL with a host; `slack`: the incoming webhook's URL (`https://hooks.slack.com/services/...`); `teams`: the Workflows trigger's URL (https; http only to localhost for chat kinds). Refused when it names or resolves to a private or reserved address.
  */
 
 /**
@@ -858,6 +864,7 @@ export {};
  * @property {string} sampleMessage The first grouped log's message, as it was.
  * @property {string} serviceName
  * @property {(Severity|null)} [severity]
+ * @property {Array<string>} [silencedBy] The silences holding back its notifications and escalation (their ids); absent when none does. It is recorded, grouped and alerted as usual meanwhile.
  * @property {IncidentStatus} status
  * @property {string} type
  * @property {string} updatedAt
@@ -1157,20 +1164,14 @@ export {};
  * What "mark all as read" covers.
  * @typedef {Object} MarkAllRead
  * @property {(string|null)} [before] Articles published before this time (default now; a later time counts as now).
- * @property {(string|null)} [label] The subscriptions carrying this label.
- * @property {(string|null)} [sourceId] One subscription (with `label`: it must carry that label).
- */
-
-/**
- * An article id to mark (the schema of [`MarkRequest`]'s items): not blank, at most 200
- * characters.
- * @typedef {string} MarkIdSchema
+ * @property {(string|null)} [label] The subscriptions carrying this label (not with `sourceId`).
+ * @property {(string|null)} [sourceId] One subscription (not with `label`).
  */
 
 /**
  * Marks on articles.
  * @typedef {Object} MarkRequest
- * @property {Array<MarkIdSchema>} ids Article ids, 1 to 1000, none blank (unknown ones are left out).
+ * @property {Array<string>} ids Article ids, 1 to 1000 (unknown ones are left out).
  * @property {(boolean|null)} [read] Read (`true`) or unread (`false`).
  * @property {(boolean|null)} [starred] Starred (`true`) or not (`false`).
  */
@@ -1179,6 +1180,24 @@ export {};
  * What a mark request did.
  * @typedef {Object} Marked
  * @property {number} marked Articles found and marked (unknown ids are left out).
+ */
+
+/**
+ * What a silence holds back: each non-empty matcher must match.
+ * @typedef {Object} Matchers
+ * @property {Object<string, string>} labels Each must equal the incident's log attribute of that name.
+ * @property {Array<string>} services
+ * @property {Array<Severity>} severities
+ * @property {Array<string>} types
+ */
+
+/**
+ * What a silence holds back: every matcher given must match (at least one is non-empty).
+ * @typedef {Object} MatchersRequest
+ * @property {(Object<string, string>|null)} [labels] Each label equals the incident's log attribute of that name (Loki labels, OTLP attributes, Alertmanager labels); at most 20, names 1-128 characters, values at most 2048.
+ * @property {(Array<string>|null)} [services] The incident's service is one of these.
+ * @property {(Array<Severity>|null)} [severities] The incident's severity (of the log that opened it) is one of these.
+ * @property {(Array<string>|null)} [types] The incident's log type is one of these.
  */
 
 /**
@@ -1572,13 +1591,6 @@ export {};
  */
 
 /**
- * What one call of [`forget_reader`] did.
- * @typedef {Object} ReaderForgotten
- * @property {number} deleted Items of the person's reading state deleted by this call.
- * @property {boolean} finished Nothing of it is left (else call again).
- */
-
-/**
  * A person reading through one of their app passwords, for the next few minutes.
  * @typedef {Object} ReaderSession
  * @property {string} accessToken A user token of the person (role USER only, whatever roles the account holds), to send as `Authorization: Bearer` to the platform's routes; it ends with the account's sessions.
@@ -1822,6 +1834,35 @@ export {};
 /**
  * A log's severity, lowest first.
  * @typedef {("TRACE"|"DEBUG"|"INFO"|"WARN"|"ERROR"|"FATAL")} Severity
+ */
+
+/**
+ * A silence as the API shows it.
+ * @typedef {Object} Silence
+ * @property {string} comment
+ * @property {string} createdAt
+ * @property {string} createdBy The operator who created it.
+ * @property {string} endsAt
+ * @property {(string|null)} [expiredBy] The operator who expired it by hand (`DELETE`), if one did.
+ * @property {string} id
+ * @property {Matchers} matchers
+ * @property {string} startsAt
+ * @property {SilenceState} state Its state when it was read.
+ */
+
+/**
+ * The body of `POST /api/v1/silences` (documentation; parsed by [`parse_silence`]).
+ * @typedef {Object} SilenceRequest
+ * @property {string} comment Why (shown with the silence): "DB migration, CHG-1234".
+ * @property {(number|null)} [durationMinutes] How long from `startsAt` it lasts; exactly one of `endsAt` and `durationMinutes`.
+ * @property {(string|null)} [endsAt] When it ends (RFC 3339): after `startsAt` and now, at most 7 days after `startsAt`. Exactly one of `endsAt` and `durationMinutes`.
+ * @property {MatchersRequest} matchers
+ * @property {(string|null)} [startsAt] When it starts (RFC 3339); absent: now. Later than now: the silence is `pending` until then (at most 365 days ahead).
+ */
+
+/**
+ * Where a silence stands at a time.
+ * @typedef {("pending"|"active"|"expired")} SilenceState
  */
 
 /**
