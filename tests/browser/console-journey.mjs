@@ -181,7 +181,7 @@ await journey("console journey", async (browser) => {
     // A maintenance window tomorrow, 22:00 to 23:00 local time.
     const [startsAt, endsAt] = await page.evaluate(() => {
       const pad = (/** @type {number} */ n) => String(n).padStart(2, "0");
-      const local = (/** @type {Date} */ d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:00`;
+      const local = (/** @type {Date} */ d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
       const start = new Date();
       start.setDate(start.getDate() + 1);
       start.setHours(22, 0, 0, 0);
