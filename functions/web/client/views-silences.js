@@ -196,6 +196,13 @@ function silenceForm(created) {
       await createSilence(body);
       announce("Silence created");
       form.reset();
+      // Back to "now, for 60 minutes" (the defaults were set as properties, which reset clears).
+      const now = /** @type {HTMLInputElement|null} */ (form.querySelector('input[name="when"][value="now"]'));
+      const duration = /** @type {HTMLInputElement|null} */ (form.querySelector('input[name="durationMinutes"]'));
+      if (now && duration) {
+        now.checked = true;
+        duration.value = "60";
+      }
       window_.hidden = true;
       minutes.hidden = false;
       created();
