@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { pageOf, topicSlug, withPage } from "../../functions/web/client/community.js";
 import { digestFigures, digestHref } from "../../functions/web/client/digests.js";
 import { nextAfter, reasonDetails } from "../../functions/web/client/http.js";
-import { alertMoves, fromLocalInput, incidentAnalysisContent, incidentMoves, logInstant, numberOrAbsent, parseTags, sectionOf, timelineHref, timelineQuery, toLocalInput } from "../../functions/web/client/incidents.js";
+import { ago, alertMoves, backoff, clockTime, fromLocalInput, incidentAnalysisContent, incidentMoves, logDetails, logInstant, matcherWords, numberOrAbsent, parseLabels, parseTags, sectionOf, silencedBy, timelineHref, timelineQuery, toLocalInput } from "../../functions/web/client/incidents.js";
 import { chosenRoles, claimsOf, opensIncidents, pageSize, tokenRoles } from "../../functions/web/client/roles.js";
 import { navigate, sameOriginPath } from "../../functions/web/client/router.js";
 
@@ -172,6 +172,52 @@ test("every incident page has its tab; an item's page is its list's", () => {
   assert.equal(sectionOf("/incidents/rules/default"), "/incidents/rules");
   assert.equal(sectionOf("/incidents/logbook/some-id"), "/incidents/logbook");
   assert.equal(sectionOf("/incidents/runbooks"), "/incidents/runbooks");
+  assert.equal(sectionOf("/incidents/silences"), "/incidents/silences");
+  assert.equal(sectionOf("/incidents/keys"), "/incidents/keys");
+});
+
+test("the console's times: to the second, milliseconds on demand, and how long ago", () => {
+  const now = Date.parse("2026-12-03T07:20:00.000Z");
+  assert.equal(ago("2026-12-03T07:19:58.000Z", now), "just now");
+  assert.equal(ago("2026-12-03T07:19:48.000Z", now), "12 s ago");
+  assert.equal(ago("2026-12-03T07:15:00.000Z", now), "5 min ago");
+  assert.equal(ago("2026-12-03T04:15:00.000Z", now), "3 h 5 min ago");
+  assert.equal(ago("2026-12-03T04:20:00.000Z", now), "3 h ago");
+  assert.equal(ago("2026-11-30T03:20:00.000Z", now), "3 d 4 h ago");
+  assert.equal(ago("2026-12-03T07:25:00.000Z", now), "in 5 min");
+  assert.equal(ago("not a time", now), "");
+  // Nine logs of one burst read apart: each to the second, the milliseconds when asked.
+  const at = new Date(2026, 11, 3, 0, 14, 5, 7).toISOString();
+  assert.equal(clockTime(at), "2026-12-03 00:14:05");
+  assert.equal(clockTime(at, { millis: true }), "2026-12-03 00:14:05.007");
+  assert.equal(clockTime(at, { date: false }), "00:14:05");
+  assert.equal(clockTime(undefined), "");
+});
+
+test("the live table waits longer after each failure, up to a minute", () => {
+  assert.equal(backoff(0), 5000);
+  assert.equal(backoff(1), 10000);
+  assert.equal(backoff(3), 40000);
+  assert.equal(backoff(4), 60000);
+  assert.equal(backoff(99), 60000);
+});
+
+test("a log's detail: its trace, then its attributes by name", () => {
+  assert.deepEqual(logDetails({ attributes: { pod: "api-7", job: "api" }, traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7" }), [
+    ["traceId", "4bf92f3577b34da6a3ce929d0e0e4736"],
+    ["spanId", "00f067aa0ba902b7"],
+    ["job", "api"],
+    ["pod", "api-7"],
+  ]);
+  assert.deepEqual(logDetails({}), []);
+  assert.deepEqual(silencedBy({ silencedBy: ["s1"] }), ["s1"]);
+  assert.deepEqual(silencedBy({}), []);
+});
+
+test("a silence's labels are typed one a line as name=value, and its matchers read as words", () => {
+  assert.deepEqual(parseLabels("env=prod\n\n team = db \nnonsense\n=x"), { labels: { env: "prod", team: "db" }, bad: ["nonsense", "=x"] });
+  assert.equal(matcherWords({ services: ["checkout", "api"], severities: ["ERROR"], labels: { env: "prod" } }), "service checkout, api · severity ERROR · label env=prod");
+  assert.equal(matcherWords({}), "everything");
 });
 
 test("an incident's analysis text: what grouped it, then its latest logs, at most ten", () => {

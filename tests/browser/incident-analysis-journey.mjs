@@ -87,11 +87,11 @@ await journey("incident analysis journey", async (browser) => {
   await step(page, "the incident analysed in the cloud with retrieval", async () => {
     await sendLogs({ service, severity: "ERROR", count: 5, message: "Payment gateway timed out" });
     const deadline = Date.now() + 20000;
-    while (Date.now() < deadline && (await page.locator(".incident-card").count()) === 0) {
+    while (Date.now() < deadline && (await page.locator(".incident-row").count()) === 0) {
       await page.goto("/incidents");
-      await page.locator(".incident-card, .state.empty").first().waitFor();
+      await page.locator(".incident-row, .state.empty").first().waitFor();
     }
-    await page.locator(".incident-card a").click();
+    await page.locator(".incident-row .title-cell a").click();
     await page.waitForURL(/\/incidents\/[0-9a-f]{32}$/);
     incidentPath = new URL(page.url()).pathname;
     await page.getByRole("link", { name: "Analyse this incident" }).click();

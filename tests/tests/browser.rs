@@ -553,6 +553,67 @@ async fn incident_journey_in_chromium() {
     assert_eq!(detail["history"][1]["note"], "Looking into the gateway");
 }
 
+/// The operator's console in Chromium: an ingest key issued (shown once), used and revoked;
+/// three incidents arriving in the live table with severity, age and occurrences; two
+/// acknowledged at once and the counts following; a selection kept across refreshes; on a
+/// phone the respond actions on the first screen, an assignee picked from the operators and a
+/// note's line breaks kept; the timeline's filters folded on a phone, times to the second and
+/// a log's attributes and trace in its detail; a silence now for 30 minutes and one scheduled,
+/// the first expired by hand.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn incident_console_in_chromium() {
+    let t = TestStack::start().await;
+    let control = ingest_control(&t).await;
+    run_journey(
+        &t,
+        "console-journey.mjs",
+        &[("JOURNEY_INGEST_CONTROL", control.url(""))],
+    )
+    .await;
+    assert_screenshots(&[
+        "oc01-keys-desktop.png",
+        "oc02-table-desktop.png",
+        "oc03-incident-phone.png",
+        "oc04-timeline-phone.png",
+        "oc05-silences-desktop.png",
+    ]);
+    // Behind the pages: the counts the table showed, and the assignment in the history with
+    // its note's line break.
+    let (_, token) = t.operator("console-checker").await;
+    let counts = t.get_ok_auth("/api/v1/incidents/counts", &token).await;
+    assert_eq!(
+        counts,
+        serde_json::json!({"ACTIVE": 0, "ACKNOWLEDGED": 2, "RESOLVED": 1})
+    );
+    let acknowledged = t
+        .get_ok_auth(&format!("{INCIDENTS}?status=ACKNOWLEDGED"), &token)
+        .await;
+    let assigned: Vec<&serde_json::Value> = acknowledged
+        .as_array()
+        .expect("incidents")
+        .iter()
+        .filter(|i| {
+            i["assignee"]
+                .as_str()
+                .is_some_and(|a| a.starts_with("partner_"))
+        })
+        .collect();
+    assert_eq!(assigned.len(), 1, "{acknowledged}");
+    let id = assigned[0]["id"].as_str().expect("id");
+    let detail = t.get_ok_auth(&format!("{INCIDENTS}/{id}"), &token).await;
+    let last = detail["history"]
+        .as_array()
+        .and_then(|h| h.last())
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(last["from"], "ACKNOWLEDGED");
+    assert_eq!(last["to"], "ACKNOWLEDGED");
+    assert_eq!(
+        last["note"],
+        "Handing over to the payments team.\nLedger vendor paged."
+    );
+}
+
 /// What the model answers every analysis, in the fields API.md asks it for.
 const ANALYSIS_ANSWER: &str = r#"{"summary": "Checkout's payment gateway calls time out in a burst.", "root_cause": "The gateway's connection pool is exhausted.", "severity": "HIGH", "recommendations": ["Restart the gateway connection pool.", "Raise the pool's size and alert on its saturation."]}"#;
 

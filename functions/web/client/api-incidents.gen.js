@@ -13,6 +13,7 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").ChannelRequest} ChannelRequest */
 /** @typedef {import("./api-types.gen.js").Delivery} Delivery */
 /** @typedef {import("./api-types.gen.js").Incident} Incident */
+/** @typedef {import("./api-types.gen.js").IncidentCounts} IncidentCounts */
 /** @typedef {import("./api-types.gen.js").IncidentDetail} IncidentDetail */
 /** @typedef {import("./api-types.gen.js").IncidentMergeRequest} IncidentMergeRequest */
 /** @typedef {import("./api-types.gen.js").IncidentPatchRequest} IncidentPatchRequest */
@@ -26,6 +27,7 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").LogbookReplaceRequest} LogbookReplaceRequest */
 /** @typedef {import("./api-types.gen.js").LogbookRequest} LogbookRequest */
 /** @typedef {import("./api-types.gen.js").LogsRequest} LogsRequest */
+/** @typedef {import("./api-types.gen.js").Operator} Operator */
 /** @typedef {import("./api-types.gen.js").RuleRequest} RuleRequest */
 /** @typedef {import("./api-types.gen.js").Severity} Severity */
 /** @typedef {import("./api-types.gen.js").Silence} Silence */
@@ -130,6 +132,19 @@ export function listIncidents(query = {}, options = {}) {
 }
 
 /**
+ * How many incidents are ACTIVE, ACKNOWLEDGED and RESOLVED now. The counts move in the
+ * transactions that open, change, reopen and merge incidents, so they read in one Query
+ * however many incidents there are.
+ *
+ * `GET /api/v1/incidents/counts`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<IncidentCounts>}
+ */
+export function countIncidents(options = {}) {
+  return request("GET", `/api/v1/incidents/counts`, { ...options, auth: "required" });
+}
+
+/**
  * One incident with samples of its grouped logs (and why they were grouped) and its history.
  *
  * `GET /api/v1/incidents/{id}`
@@ -142,7 +157,8 @@ export function getIncident(id, options = {}) {
 }
 
 /**
- * Acknowledges or resolves an incident, with an optional note and assignee.
+ * Acknowledges or resolves an incident, with an optional note and assignee; or, without a
+ * `status`, assigns it (a change in its history, notified to nobody).
  *
  * `PATCH /api/v1/incidents/{id}`
  * @param {string} id An incident id (32 hex digits)

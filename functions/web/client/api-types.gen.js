@@ -30,6 +30,7 @@
 //   greaderUserInfo (service or internal credentials only)
 //   cleanupDeletedRecipeAccount (service or internal credentials only)
 //   internalReaderSession (service or internal credentials only)
+//   internalUserByUsername (service or internal credentials only)
 //   internalUserIds (service or internal credentials only)
 //   internalUser (service or internal credentials only)
 //   internalUnsubscribeUser (service or internal credentials only)
@@ -892,6 +893,14 @@ export {};
  */
 
 /**
+ * How many incidents have each status.
+ * @typedef {Object} IncidentCounts
+ * @property {number} ACKNOWLEDGED
+ * @property {number} ACTIVE
+ * @property {number} RESOLVED
+ */
+
+/**
  * An incident with samples of its grouped logs and its history.
  * @typedef {(Incident & {history: Array<IncidentEvent>, recentOccurrences: Array<Occurrence>})} IncidentDetail
  */
@@ -917,9 +926,9 @@ export {};
 /**
  * An incident's update.
  * @typedef {Object} IncidentPatchRequest
- * @property {(string|null)} [assignee] At most 100 characters.
+ * @property {(string|null)} [assignee] The username of an operator (`GET /api/v1/operators`): anyone else is a 400 naming `assignee`. At most 100 characters.
  * @property {(string|null)} [note] At most 2000 characters, kept in the history.
- * @property {IncidentStatus} status ACTIVE → ACKNOWLEDGED → RESOLVED (or ACTIVE → RESOLVED); a new occurrence reopens.
+ * @property {(IncidentStatus|null)} [status]
  */
 
 /**

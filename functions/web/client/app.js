@@ -266,6 +266,8 @@ route("/incidents/logbook", page(() => import("./views-logbook.js").then((m) => 
 route("/incidents/logbook/:id", page(() => import("./views-logbook.js").then((m) => m.logbookEntryPage)));
 route("/incidents/analyze", page(() => import("./views-analysis.js").then((m) => m.analyzePage)));
 route("/incidents/runbooks", page(() => import("./views-analysis.js").then((m) => m.runbooksPage)));
+route("/incidents/silences", page(() => import("./views-silences.js").then((m) => m.silencesPage)));
+route("/incidents/keys", page(() => import("./views-keys.js").then((m) => m.keysPage)));
 route("/incidents/:id", page(() => import("./views-incidents.js").then((m) => m.incidentPage)));
 route("/admin/users", page(() => import("./views-admin.js").then((m) => m.accountsPage)));
 route("/admin/summaries", page(() => import("./views-admin-ai.js").then((m) => m.failedSummariesPage)));

@@ -17,6 +17,8 @@ const SECTION = [
   ["/incidents/logbook", "Logbook"],
   ["/incidents/analyze", "Analyse"],
   ["/incidents/runbooks", "Runbooks"],
+  ["/incidents/silences", "Silences"],
+  ["/incidents/keys", "Ingest keys"],
 ];
 
 /**
@@ -226,4 +228,200 @@ export function ruleSummary(rule) {
   const scope = [rule.serviceName ? `service ${rule.serviceName}` : "every service", rule.type ? `type ${rule.type}` : null].filter(Boolean).join(", ");
   const escalation = rule.escalateAfterMinutes ? ` · escalates after ${rule.escalateAfterMinutes} min unacknowledged` : "";
   return `${rule.severities.join(", ")} · ${scope} · ${rule.threshold} in ${rule.windowSeconds} s${escalation}`;
+}
+
+/**
+ * How long before `now` the instant `iso` was, in words: "just now", "12 s ago", "5 min ago",
+ * "3 h 5 min ago", "2 d 4 h ago" ("in 5 min" ahead of `now`); empty when `iso` is no time.
+ * @param {string|null|undefined} iso
+ * @param {number} [now] Epoch milliseconds.
+ */
+export function ago(iso, now = Date.now()) {
+  const at = iso ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(at)) {
+    return "";
+  }
+  const ahead = at > now + 1000;
+  let seconds = Math.floor(Math.abs(now - at) / 1000);
+  if (seconds < 5) {
+    return "just now";
+  }
+  /** @type {string} */
+  let span;
+  if (seconds < 60) {
+    span = `${seconds} s`;
+  } else if (seconds < 3600) {
+    span = `${Math.floor(seconds / 60)} min`;
+  } else if (seconds < 86400) {
+    const hours = Math.floor(seconds / 3600);
+    const minutes = Math.floor((seconds % 3600) / 60);
+    span = minutes ? `${hours} h ${minutes} min` : `${hours} h`;
+  } else {
+    const days = Math.floor(seconds / 86400);
+    seconds %= 86400;
+    const hours = Math.floor(seconds / 3600);
+    span = hours ? `${days} d ${hours} h` : `${days} d`;
+  }
+  return ahead ? `in ${span}` : `${span} ago`;
+}
+
+/**
+ * An instant to the second in this browser's zone, "2026-12-03 07:14:05"; with milliseconds
+ * when `millis` ("07:14:05.123"). Empty when it is no time.
+ * @param {string|null|undefined} iso
+ * @param {{millis?: boolean, date?: boolean}} [options]
+ */
+export function clockTime(iso, { millis = false, date = true } = {}) {
+  const at = iso ? new Date(iso) : new Date(Number.NaN);
+  if (Number.isNaN(at.getTime())) {
+    return "";
+  }
+  const pad = (/** @type {number} */ n, width = 2) => String(n).padStart(width, "0");
+  const day = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
+  const clock = `${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}${millis ? `.${pad(at.getMilliseconds(), 3)}` : ""}`;
+  return date ? `${day} ${clock}` : clock;
+}
+
+/**
+ * A `<time>` to the second, its milliseconds and zone in the tooltip, and how long ago beside
+ * it (kept fresh by `refreshAges`).
+ * @param {string|null|undefined} iso
+ * @param {{relative?: boolean, date?: boolean}} [options]
+ */
+export function preciseTime(iso, { relative = true, date = true } = {}) {
+  const text = clockTime(iso, { date });
+  if (!iso || !text) {
+    return null;
+  }
+  const when = h("time", { datetime: iso, title: `${clockTime(iso, { millis: true })} (${Intl.DateTimeFormat().resolvedOptions().timeZone})` }, text);
+  return relative ? h("span", { class: "precise-time" }, when, " ", h("span", { class: "ago", dataset: { at: iso } }, `(${ago(iso)})`)) : when;
+}
+
+/**
+ * Brings every "… ago" under `root` up to date.
+ * @param {ParentNode} root
+ */
+export function refreshAges(root) {
+  for (const span of root.querySelectorAll(".ago[data-at]")) {
+    const at = /** @type {HTMLElement} */ (span).dataset.at;
+    const text = span.classList.contains("bare") ? ago(at) : `(${ago(at)})`;
+    if (span.textContent !== text) {
+      span.textContent = text;
+    }
+  }
+}
+
+/**
+ * The wait before the next refresh of a live list: `base` while it answers, doubling after
+ * each failure in a row up to `max`.
+ * @param {number} failures Failures in a row.
+ * @param {number} [base]
+ * @param {number} [max]
+ */
+export function backoff(failures, base = 5000, max = 60000) {
+  return Math.min(max, base * 2 ** Math.min(failures, 10));
+}
+
+/**
+ * A log's attributes and trace, as rows of a definition list (name, value), names in order.
+ * @param {{attributes?: Record<string, string>|null, traceId?: string|null, spanId?: string|null}} log
+ * @returns {[string, string][]}
+ */
+export function logDetails(log) {
+  /** @type {[string, string][]} */
+  const rows = [];
+  if (log.traceId) {
+    rows.push(["traceId", log.traceId]);
+  }
+  if (log.spanId) {
+    rows.push(["spanId", log.spanId]);
+  }
+  for (const name of Object.keys(log.attributes ?? {}).sort()) {
+    rows.push([name, String(log.attributes?.[name] ?? "")]);
+  }
+  return rows;
+}
+
+/**
+ * Text shown with its line breaks kept (never parsed as HTML).
+ * @param {string} text
+ * @param {string} [tag]
+ * @param {string} [className]
+ */
+export function linesKept(text, tag = "div", className = "") {
+  return h(tag, { class: `keep-lines ${className}`.trim() }, text);
+}
+
+/**
+ * A log's attributes and trace, folded under "Attributes (N)"; null when it has none.
+ * @param {{attributes?: Record<string, string>|null, traceId?: string|null, spanId?: string|null}} log
+ */
+export function logAttributes(log) {
+  const rows = logDetails(log);
+  if (!rows.length) {
+    return null;
+  }
+  return h(
+    "details",
+    { class: "log-attributes" },
+    h("summary", null, `Attributes (${rows.length})`),
+    h("dl", { class: "facts attribute-list" }, rows.map(([k, v]) => [h("dt", null, h("code", null, k)), h("dd", null, h("code", null, v))])),
+  );
+}
+
+/**
+ * The silences holding an incident (`silencedBy`), none when it is not silenced.
+ * @param {object} incident
+ * @returns {string[]}
+ */
+export function silencedBy(incident) {
+  const ids = /** @type {{silencedBy?: unknown}} */ (incident).silencedBy;
+  return Array.isArray(ids) ? ids.map(String) : [];
+}
+
+/**
+ * Labels typed one a line as `name=value`: the object the API takes, and the lines that are not
+ * labels (named to the user).
+ * @param {string} text
+ */
+export function parseLabels(text) {
+  /** @type {Record<string, string>} */
+  const labels = {};
+  /** @type {string[]} */
+  const bad = [];
+  for (const line of text.split("\n")) {
+    const trimmed = line.trim();
+    if (!trimmed) {
+      continue;
+    }
+    const at = trimmed.indexOf("=");
+    if (at <= 0) {
+      bad.push(trimmed);
+      continue;
+    }
+    labels[trimmed.slice(0, at).trim()] = trimmed.slice(at + 1).trim();
+  }
+  return { labels, bad };
+}
+
+/**
+ * A silence's matchers in words: "service checkout, api · severity ERROR · label env=prod".
+ * @param {{services?: string[], severities?: string[], types?: string[], labels?: Record<string, string>}} m
+ */
+export function matcherWords(m) {
+  const parts = [];
+  if (m.services?.length) {
+    parts.push(`service ${m.services.join(", ")}`);
+  }
+  if (m.severities?.length) {
+    parts.push(`severity ${m.severities.join(", ")}`);
+  }
+  if (m.types?.length) {
+    parts.push(`type ${m.types.join(", ")}`);
+  }
+  const labels = Object.entries(m.labels ?? {});
+  if (labels.length) {
+    parts.push(`label ${labels.map(([k, v]) => `${k}=${v}`).join(", ")}`);
+  }
+  return parts.join(" · ") || "everything";
 }

@@ -81,7 +81,9 @@ async function prefill(query, signal) {
   }
   if (incidentId) {
     const incident = await incidentsApi.getIncident(incidentId, { signal, cache: "no-store" });
-    return { content: incidentAnalysisContent(incident), logId: "", source: `the incident in ${incident.serviceName}` };
+    // Stored under its newest log, so the incident's page lists it among its analyses.
+    const newest = incident.recentOccurrences[0]?.logId ?? "";
+    return { content: incidentAnalysisContent(incident), logId: newest, source: `the incident in ${incident.serviceName}` };
   }
   return { content: "", logId: "", source: "" };
 }

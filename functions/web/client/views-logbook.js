@@ -3,9 +3,9 @@
 // read, change or delete it (its author or an admin; a change is made on the version read).
 
 import * as incidentsApi from "./api-incidents.gen.js";
-import { announce, h, mount, time } from "./dom.js";
+import { announce, h, mount } from "./dom.js";
 import { ApiError } from "./http.js";
-import { sectionNav, textOrNull } from "./incidents.js";
+import { linesKept, preciseTime, sectionNav, statusWord, textOrNull } from "./incidents.js";
 import { fill, forOperators, loadItem, pageHead, submits } from "./incident-views.js";
 import { navigate } from "./router.js";
 import * as account from "./session.js";
@@ -25,6 +25,60 @@ function entryHref(id) {
 /** @param {LogbookKind} kind */
 function kindWord(kind) {
   return kind === "POSTMORTEM" ? "Postmortem" : "Note";
+}
+
+/**
+ * The incident an entry is about, picked from the newest incidents (searched by title or
+ * service as typed), or none.
+ * @param {string} current The id it is about now, if any.
+ */
+function incidentPicker(current) {
+  const select = /** @type {HTMLSelectElement} */ (
+    h("select", { id: "field-incidentId", name: "incidentId", "aria-describedby": "field-incidentId-hint field-incidentId-error" }, h("option", { value: "" }, "No incident"), current ? h("option", { value: current, selected: true }, `Incident ${current.slice(0, 8)}…`) : null)
+  );
+  const search = /** @type {HTMLInputElement} */ (h("input", { id: "incident-search", type: "search", class: "incident-search", autocomplete: "off", placeholder: "Part of its title or service", "aria-controls": "field-incidentId" }));
+  /** @type {import("./api-types.gen.js").Incident[]} */
+  let known = [];
+  const draw = () => {
+    const words = search.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    const chosen = select.value;
+    const shown = known.filter((i) => i.id === chosen || words.every((w) => `${i.normalizedMessage} ${i.serviceName}`.toLowerCase().includes(w)));
+    mount(
+      select,
+      h("option", { value: "" }, "No incident"),
+      shown.map((i) => h("option", { value: i.id, selected: i.id === chosen }, `${i.normalizedMessage} · ${i.serviceName} · ${statusWord(i.status)}`)),
+      chosen && !known.some((i) => i.id === chosen) ? h("option", { value: chosen, selected: true }, `Incident ${chosen.slice(0, 8)}…`) : null,
+    );
+    // One match: chosen at once, as a search that found it means it.
+    if (words.length && !chosen) {
+      const matches = shown.filter((i) => i.id);
+      if (matches.length === 1) {
+        select.value = matches[0].id;
+      }
+    }
+  };
+  search.addEventListener("input", draw);
+  (async () => {
+    try {
+      known = await incidentsApi.listIncidents({ limit: 100 }, { cache: "no-store" });
+      if (current && !known.some((i) => i.id === current)) {
+        known = [await incidentsApi.getIncident(current), ...known];
+      }
+      draw();
+    } catch {
+      // The select keeps what it has; the API names a bad id on save.
+    }
+  })();
+  return h(
+    "div",
+    { class: "field incident-picker", dataset: { field: "incidentId" } },
+    h("label", { for: "incident-search" }, "Find an incident", h("span", { class: "optional" }, " (optional)")),
+    search,
+    h("label", { for: "field-incidentId", class: "picker-label" }, "Incident"),
+    select,
+    h("p", { class: "hint", id: "field-incidentId-hint" }, "The newest incidents; type to narrow them by title or service."),
+    h("p", { class: "field-error", id: "field-incidentId-error", hidden: true }),
+  );
 }
 
 /**
@@ -51,7 +105,7 @@ function entryForm(entry, headingText, submitText, save) {
         h("select", { id: "field-kind", name: "kind", "aria-describedby": "field-kind-error" }, h("option", { value: "NOTE", selected: kind === "NOTE" }, "Note"), h("option", { value: "POSTMORTEM", selected: kind === "POSTMORTEM" }, "Postmortem")),
         h("p", { class: "field-error", id: "field-kind-error", hidden: true }),
       ),
-      field({ label: "Incident", name: "incidentId", value: entry.incidentId ?? "", hint: "The incident's id (32 hex digits), from its page." }),
+      incidentPicker(entry.incidentId ?? ""),
       textArea({ label: "Text", name: "body", value: entry.body ?? "", required: true, rows: 8 }),
       h("div", { class: "actions" }, button),
     )
@@ -79,10 +133,10 @@ function entryCard(entry) {
   return h(
     "li",
     { class: "card logbook-card", dataset: { entryId: entry.id } },
-    h("p", { class: "meta" }, h("span", { class: "badge" }, kindWord(entry.kind)), " by ", entry.author, " · ", time(entry.createdAt)),
+    h("p", { class: "meta" }, h("span", { class: "badge" }, kindWord(entry.kind)), " by ", entry.author, " · ", preciseTime(entry.createdAt)),
     h("h3", { class: "card-title" }, h("a", { href: entryHref(entry.id) }, entry.title)),
     entry.incidentId ? h("p", { class: "meta" }, h("a", { href: incidentHref(entry.incidentId) }, "About an incident")) : null,
-    h("p", { class: "excerpt" }, entry.body),
+    linesKept(entry.body, "p", "excerpt"),
   );
 }
 
@@ -141,16 +195,9 @@ export async function logbookEntryPage(main, match, { signal, title }) {
     title(shown.title);
     mount(
       article,
-      h("p", { class: "meta" }, h("span", { class: "badge" }, kindWord(shown.kind)), " by ", shown.author, " · written ", time(shown.createdAt), shown.updatedAt !== shown.createdAt ? [" · changed ", time(shown.updatedAt)] : null),
+      h("p", { class: "meta" }, h("span", { class: "badge" }, kindWord(shown.kind)), " by ", shown.author, " · written ", preciseTime(shown.createdAt), shown.updatedAt !== shown.createdAt ? [" · changed ", preciseTime(shown.updatedAt)] : null),
       shown.incidentId ? h("p", { class: "entry-incident" }, "About ", h("a", { href: incidentHref(shown.incidentId) }, "incident ", h("code", null, shown.incidentId))) : null,
-      h(
-        "div",
-        { class: "body" },
-        shown.body
-          .split(/\n{2,}/)
-          .filter((p) => p.trim())
-          .map((p) => h("p", null, p)),
-      ),
+      linesKept(shown.body, "div", "body"),
     );
   };
   draw(entry);

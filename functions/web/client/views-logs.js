@@ -2,9 +2,9 @@
 // and the newest page asked for again every few seconds until the user pauses it.
 
 import * as incidentsApi from "./api-incidents.gen.js";
-import { announce, h, mount, plural, time } from "./dom.js";
+import { announce, h, mount, plural } from "./dom.js";
 import { ApiError } from "./http.js";
-import { SEVERITIES, fromLocalInput, sectionNav, severityBadge, timelineHref, timelineQuery, toLocalInput } from "./incidents.js";
+import { SEVERITIES, clockTime, fromLocalInput, logAttributes, preciseTime, sectionNav, severityBadge, timelineHref, timelineQuery, toLocalInput } from "./incidents.js";
 import { forOperators, pageHead } from "./incident-views.js";
 import { navigate } from "./router.js";
 import { clearFormErrors, empty, errorBox, field, formError, loading, showFormError } from "./ui.js";
@@ -47,8 +47,7 @@ function filterForm(filters) {
   const form = /** @type {HTMLFormElement} */ (
     h(
       "form",
-      { class: "card filter-form", "aria-labelledby": "filters-heading", novalidate: true },
-      h("h2", { id: "filters-heading" }, "Filters"),
+      { class: "card filter-form", "aria-label": "Filters", novalidate: true },
       formError(),
       h(
         "div",
@@ -79,7 +78,39 @@ function filterForm(filters) {
     next.to = fromLocalInput(String(data.get("to") ?? ""));
     navigate(timelineHref(next));
   });
-  return form;
+  const set = TIMELINE_SET.filter((name) => filters[name]).length;
+  // Folded on a phone, so the first screen shows logs; open on a wider window.
+  const fold = h(
+    "details",
+    { class: "filters-fold", open: window.matchMedia("(min-width: 48rem)").matches },
+    h("summary", { class: "button secondary small" }, set ? `Filters (${set} set)` : "Filters"),
+    form,
+  );
+  return { form, fold };
+}
+
+/** The filters that narrow the timeline (the page size does not). */
+const TIMELINE_SET = ["serviceName", "severity", "type", "from", "to"];
+
+/**
+ * A log's detail, folded: its time to the millisecond, its id, trace and attributes.
+ * @param {Log} log
+ */
+function logDetail(log) {
+  return h(
+    "details",
+    { class: "log-detail" },
+    h("summary", null, "Details"),
+    h(
+      "dl",
+      { class: "facts log-facts" },
+      h("dt", null, "Time"),
+      h("dd", null, h("time", { datetime: log.timestamp }, clockTime(log.timestamp, { millis: true })), " ", h("span", { class: "meta" }, log.timestamp)),
+      h("dt", null, "Log id"),
+      h("dd", null, h("code", null, log.id)),
+    ),
+    logAttributes(log),
+  );
 }
 
 /**
@@ -91,8 +122,9 @@ function logRow(log) {
   const row = h(
     "li",
     { class: "log-row", dataset: { logId: log.id, severity: log.severity } },
-    h("p", { class: "log-head" }, severityBadge(log.severity), " ", h("span", { class: "log-service" }, log.serviceName), " · ", h("span", { class: "log-type" }, log.type), " · ", time(log.timestamp)),
+    h("p", { class: "log-head" }, severityBadge(log.severity), " ", preciseTime(log.timestamp, { relative: false }), " · ", h("span", { class: "log-service" }, log.serviceName), " · ", h("span", { class: "log-type" }, log.type)),
     h("p", { class: "log-content" }, log.logContent),
+    logDetail(log),
     h("p", { class: "log-actions" }, h("a", { href: `/incidents/analyze?logId=${encodeURIComponent(log.id)}` }, "Analyse"), " ", remove),
   );
   let armed = false;
@@ -129,7 +161,7 @@ export async function timeline(main, match, { signal, title }) {
   const query = timelineQuery(match.query);
   const filters = { ...query };
   delete filters.cursor;
-  const form = filterForm(filters);
+  const { form, fold } = filterForm(filters);
   const list = h("div", { class: "timeline", "aria-live": "off" }, loading("Loading logs"));
   const status = h("p", { class: "meta live-status", role: "status" });
   const liveButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "button secondary small live-toggle" }, "Pause live updates"));
@@ -138,7 +170,7 @@ export async function timeline(main, match, { signal, title }) {
     main,
     pageHead("Log timeline", "Every log sent to the platform, newest first."),
     sectionNav(match.path),
-    form,
+    fold,
     h("div", { class: "timeline-bar" }, newest ? liveButton : h("a", { class: "button secondary small", href: timelineHref(filters) }, "Back to the newest logs"), status),
     list,
   );
@@ -188,7 +220,8 @@ export async function timeline(main, match, { signal, title }) {
       return;
     }
     if (error instanceof ApiError && error.status === 400) {
-      // A bad filter: the API's message under the field it names.
+      // A bad filter: the API's message under the field it names, the filters unfolded.
+      /** @type {HTMLDetailsElement} */ (fold).open = true;
       showFormError(form, error);
       mount(list, empty("Fix the filters to see logs."));
     } else {

@@ -59,6 +59,8 @@ fn operator_routes() -> Vec<(&'static str, String, Option<Value>, u16)> {
             404,
         ),
         ("GET", INCIDENTS.into(), None, 200),
+        ("GET", format!("{INCIDENTS}/counts"), None, 200),
+        ("GET", "/api/v1/operators".into(), None, 200),
         ("GET", format!("{INCIDENTS}/{hex}"), None, 404),
         (
             "PATCH",

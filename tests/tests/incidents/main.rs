@@ -16,6 +16,7 @@
 mod access;
 mod batching;
 mod chat;
+mod console;
 mod cursors;
 mod errors;
 mod events;

@@ -1,4 +1,4 @@
-//! Incidents (`/api/v1/incidents`): the list, one incident with its samples and history, an
+//! Incidents (`/api/v1/incidents`): the list, the counts by status, one incident with its samples and history, an
 //! operator's status change, and the merge of one incident into another.
 
 use axum::extract::{Path, State};
@@ -6,22 +6,26 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
 use incidents::fingerprint::is_hex_id;
-use incidents::input::{parse_incident_patch, parse_merge, status_filter};
+use incidents::input::{
+    is_assignment, parse_assignment, parse_incident_patch, parse_merge, status_filter,
+};
 use incidents::model::{Incident, IncidentDetail, IncidentStatus};
 use platform::auth::OperatorUser;
 use platform::http::{Json, Query};
 use platform::openapi::ErrorBody;
 use platform::ApiError;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::IntoParams;
 
+use crate::operators::store_error;
 use crate::{actor, list_cursor, list_limit, paged, Answer, AppState};
 
 /// The incident routes.
 pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/api/v1/incidents", get(list_incidents))
+        .route("/api/v1/incidents/counts", get(incident_counts))
         .route(
             "/api/v1/incidents/{id}",
             get(incident).patch(patch_incident),
@@ -62,9 +66,10 @@ pub(crate) struct IncidentQuery {
 )]
 pub(crate) async fn list_incidents(
     State(state): State<AppState>,
-    _user: OperatorUser,
+    OperatorUser(user): OperatorUser,
     Query(query): Query<IncidentQuery>,
 ) -> Result<Response, ApiError> {
+    state.roster.seen(state.incidents.table(), &user).await?;
     let status = status_filter(
         query.status.as_deref(),
         IncidentStatus::parse,
@@ -77,6 +82,46 @@ pub(crate) async fn list_incidents(
         .incidents(status, limit, after.as_deref())
         .await?;
     Ok(paged(incidents, next))
+}
+
+/// How many incidents have each status.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub(crate) struct IncidentCounts {
+    #[schema(minimum = 0)]
+    active: i64,
+    #[schema(minimum = 0)]
+    acknowledged: i64,
+    #[schema(minimum = 0)]
+    resolved: i64,
+}
+
+/// How many incidents are ACTIVE, ACKNOWLEDGED and RESOLVED now. The counts move in the
+/// transactions that open, change, reopen and merge incidents, so they read in one Query
+/// however many incidents there are.
+#[utoipa::path(
+    get,
+    path = "/api/v1/incidents/counts",
+    operation_id = "countIncidents",
+    tag = "incidents",
+    security(("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "Incidents by status", body = IncidentCounts),
+        (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
+        (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
+    )
+)]
+pub(crate) async fn incident_counts(
+    State(state): State<AppState>,
+    _user: OperatorUser,
+) -> Answer<IncidentCounts> {
+    let counts = state.incidents.status_counts().await?;
+    // A count seeded while an incident moved may be one off; never show it below zero.
+    Ok(axum::Json(IncidentCounts {
+        active: counts.active.max(0),
+        acknowledged: counts.acknowledged.max(0),
+        resolved: counts.resolved.max(0),
+    }))
 }
 
 /// One incident with samples of its grouped logs (and why they were grouped) and its history.
@@ -110,16 +155,19 @@ pub(crate) async fn incident(
 #[allow(dead_code)]
 pub(crate) struct IncidentPatchRequest {
     /// ACTIVE → ACKNOWLEDGED → RESOLVED (or ACTIVE → RESOLVED); a new occurrence reopens.
-    status: IncidentStatus,
+    /// Left out with an `assignee`: only assigns, the status as it is.
+    status: Option<IncidentStatus>,
     /// At most 2000 characters, kept in the history.
     #[schema(max_length = 2000)]
     note: Option<String>,
-    /// At most 100 characters.
+    /// The username of an operator (`GET /api/v1/operators`): anyone else is a 400 naming
+    /// `assignee`. At most 100 characters.
     #[schema(max_length = 100)]
     assignee: Option<String>,
 }
 
-/// Acknowledges or resolves an incident, with an optional note and assignee.
+/// Acknowledges or resolves an incident, with an optional note and assignee; or, without a
+/// `status`, assigns it (a change in its history, notified to nobody).
 #[utoipa::path(
     patch,
     path = "/api/v1/incidents/{id}",
@@ -130,7 +178,7 @@ pub(crate) struct IncidentPatchRequest {
     security(("bearerJwt" = [])),
     responses(
         (status = 200, description = "The incident as it is now", body = IncidentDetail),
-        (status = 400, description = "A bad field, or a move the lifecycle does not allow", body = ErrorBody),
+        (status = 400, description = "A bad field (an `assignee` who is not an operator), or a move the lifecycle does not allow", body = ErrorBody),
         (status = 401, description = "No token, or an invalid, expired or ended one", body = ErrorBody),
         (status = 403, description = "The token is a plain USER's: the OPERATOR (or ADMIN) role is required", body = ErrorBody),
         (status = 404, description = "No such incident", body = ErrorBody),
@@ -148,13 +196,44 @@ pub(crate) async fn patch_incident(
     if !is_hex_id(&id) {
         return Err(ApiError::not_found("Incident not found"));
     }
-    let patch = parse_incident_patch(&body)?;
+    let table = state.incidents.table();
+    if is_assignment(&body) {
+        let mut assignment = parse_assignment(&body)?;
+        state.roster.seen(table, &user).await?;
+        assignment.assignee = operator(&state, &assignment.assignee).await?;
+        return Ok(axum::Json(
+            state
+                .incidents
+                .assign_incident(&id, assignment, &actor(&user))
+                .await?,
+        ));
+    }
+    let mut patch = parse_incident_patch(&body)?;
+    state.roster.seen(table, &user).await?;
+    if let Some(assignee) = patch.assignee.take() {
+        patch.assignee = Some(operator(&state, &assignee).await?);
+    }
     Ok(axum::Json(
         state
             .incidents
             .patch_incident(&id, patch, &actor(&user))
             .await?,
     ))
+}
+
+/// The roster's spelling of `assignee`, or a 400 naming the field.
+async fn operator(state: &AppState, assignee: &str) -> Result<String, ApiError> {
+    let known = state
+        .roster
+        .known(state.incidents.table(), assignee)
+        .await
+        .map_err(store_error)?;
+    known.ok_or_else(|| {
+        ApiError::field(
+            "assignee",
+            "must be the username of an operator (GET /api/v1/operators lists them)",
+        )
+    })
 }
 
 /// An operator's merge of the incident into another.

@@ -1,10 +1,11 @@
 //! The incidents function: the incident platform apart from ingestion, as the
 //! API gateway routes it: the timeline (`GET` and `DELETE /api/v1/logs`,
 //! `DELETE /api/v1/logs/{id}`), alert rules and alerts (`/api/v1/alerts`), incidents
-//! (`/api/v1/incidents`), the logbook (`/api/v1/logbook`), the ingest keys
-//! (`/api/v1/ingest/keys`), notification channels and silences (`/api/v1/silences`). Every route needs an OPERATOR or ADMIN token (401 without a valid
-//! one, 403 for a plain USER); purging the timeline, deleting an alert rule and managing
-//! ingest keys need ADMIN.
+//! (`/api/v1/incidents`, their status counts), the operators they may be assigned to
+//! (`/api/v1/operators`), the logbook (`/api/v1/logbook`), the ingest keys
+//! (`/api/v1/ingest/keys`), notification channels and silences (`/api/v1/silences`). Every
+//! route needs an OPERATOR or ADMIN token (401 without a valid one, 403 for a plain USER);
+//! purging the timeline, deleting an alert rule and managing ingest keys need ADMIN.
 //!
 //! Each handler parses its input with `incidents::input` and makes one call on
 //! [`incidents::Incidents`] (its `store` module documents the table's keys; the purge's steps
@@ -21,6 +22,7 @@ mod incident;
 mod keys;
 mod logbook;
 mod logs;
+mod operators;
 mod silences;
 
 use std::sync::Arc;
@@ -57,6 +59,7 @@ pub struct AppState {
     keys: IngestKeys,
     verifier: Arc<TokenVerifier>,
     email: EmailTopic,
+    roster: operators::Roster,
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -104,6 +107,7 @@ pub fn app(
         keys,
         verifier: Arc::new(verifier),
         email,
+        roster: operators::Roster::default(),
     };
     let routes = Router::new()
         .merge(logs::routes())
@@ -112,6 +116,7 @@ pub fn app(
         .merge(logbook::routes())
         .merge(keys::routes())
         .merge(channels::routes())
+        .merge(operators::routes())
         .merge(silences::routes())
         .with_state(state)
         .layer(axum::middleware::map_response(allow_ingestion));
@@ -148,6 +153,8 @@ async fn allow_ingestion(uri: axum::http::Uri, mut response: Response) -> Respon
         alerts::alerts,
         alerts::patch_alert,
         incident::list_incidents,
+        incident::incident_counts,
+        operators::list_operators,
         incident::incident,
         incident::merge_incident,
         incident::patch_incident,
@@ -175,6 +182,8 @@ async fn allow_ingestion(uri: axum::http::Uri, mut response: Response) -> Respon
         Occurrence,
         incident::IncidentPatchRequest,
         incident::IncidentMergeRequest,
+        incident::IncidentCounts,
+        operators::Operator,
         LogbookEntry,
         LogbookKind,
         logbook::LogbookRequest,
@@ -276,6 +285,6 @@ mod tests {
                 assert!(forbidden.contains(role), "{method} {path}: {forbidden}");
             }
         }
-        assert_eq!(operations, 31);
+        assert_eq!(operations, 33);
     }
 }

@@ -39,3 +39,4 @@ pub mod timeline {
 
 pub use queue::{IngestMessage, IngestQueue, QueueError};
 pub use service::{Incidents, IncidentsError};
+pub use store::{StatusCounts, COUNT_SHARDS};

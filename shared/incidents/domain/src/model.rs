@@ -165,6 +165,10 @@ pub struct Incident {
     /// went there, and so do its fingerprint's new logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_into: Option<String>,
+    /// The severity of the log that opened it (or last reopened it); absent on incidents
+    /// opened before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
     /// The silences holding back its notifications and escalation (their ids); absent when
     /// none does. It is recorded, grouped and alerted as usual meanwhile.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

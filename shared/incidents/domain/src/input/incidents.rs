@@ -46,6 +46,34 @@ pub fn parse_incident_patch(body: &Value) -> Result<IncidentPatch, Invalid> {
     })
 }
 
+/// An assignment that leaves the status as it is: `{assignee, note?}` without `status`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assignment {
+    pub assignee: String,
+    pub note: Option<String>,
+}
+
+/// Whether an update `body` only assigns: it names an assignee and no status.
+pub fn is_assignment(body: &Value) -> bool {
+    body.as_object().is_some_and(|o| {
+        matches!(o.get("status"), None | Some(Value::Null))
+            && !matches!(o.get("assignee"), None | Some(Value::Null))
+    })
+}
+
+/// `{assignee, note?}` (see [`is_assignment`]).
+pub fn parse_assignment(body: &Value) -> Result<Assignment, Invalid> {
+    let object = object(body, "body")?;
+    let mut errors = FieldErrors::new();
+    let note = text(&mut errors, object, "", "note", MAX_NOTE_CHARS, false);
+    let assignee = text(&mut errors, object, "", "assignee", MAX_NAME_CHARS, true);
+    errors.finish()?;
+    Ok(Assignment {
+        assignee: assignee.ok_or_else(|| Invalid::field("assignee", "is required"))?,
+        note,
+    })
+}
+
 /// An operator's merge of one incident into another.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MergeInput {

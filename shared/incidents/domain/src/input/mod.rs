@@ -16,7 +16,10 @@ mod rules;
 pub mod shipped;
 
 pub use alerts::parse_alert_patch;
-pub use incidents::{parse_incident_patch, parse_merge, IncidentPatch, MergeInput};
+pub use incidents::{
+    is_assignment, parse_assignment, parse_incident_patch, parse_merge, Assignment, IncidentPatch,
+    MergeInput,
+};
 pub use logbook::{parse_logbook, parse_logbook_replace, LogbookInput, MAX_VERSION};
 pub use logs::{
     check_attributes, is_cursor, is_log_id, is_trace_hex, parse_logs, Given, LogBatch, LogFilter,

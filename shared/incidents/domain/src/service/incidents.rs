@@ -5,7 +5,7 @@ use platform::dynamo::Attributes;
 use platform::Invalid;
 
 use super::{merge_pages, Actor, Incidents, IncidentsError};
-use crate::input::{format_time, IncidentPatch, MergeInput};
+use crate::input::{format_time, Assignment, IncidentPatch, MergeInput};
 use crate::model::{AlertStatus, Incident, IncidentDetail, IncidentEvent, IncidentStatus};
 use crate::store::{merge_check, MergeCheck};
 use crate::store::{RaisedAlerts, Store, StoreError};
@@ -34,6 +34,11 @@ impl Incidents {
         )
         .await?;
         Ok(merge_pages(pages, limit))
+    }
+
+    /// How many incidents have each status (one Query of the counts' partition).
+    pub async fn status_counts(&self) -> Result<crate::StatusCounts, IncidentsError> {
+        Ok(self.store.status_counts().await?)
     }
 
     pub async fn incident(&self, id: &str) -> Result<IncidentDetail, IncidentsError> {
@@ -89,6 +94,37 @@ impl Incidents {
             .await
             .map_err(|e| IncidentsError::from_store(e, "Incident"))?;
         self.publish(id).await;
+        self.incident(id).await
+    }
+
+    /// Assigns incident `id` (opened, any status) to `assignment.assignee`, its status as it
+    /// is: a change in its history (`from` = `to`), notified to nobody.
+    pub async fn assign_incident(
+        &self,
+        id: &str,
+        assignment: Assignment,
+        by: &Actor,
+    ) -> Result<IncidentDetail, IncidentsError> {
+        let item = self
+            .store
+            .incident_item(id)
+            .await?
+            .ok_or(IncidentsError::NotFound("Incident"))?;
+        let status = Store::status_of(&item).ok_or(IncidentsError::NotFound("Incident"))?;
+        let t = self.store.table().name().to_string();
+        let reopen_count = item.counter(&t, "reopenCount")?;
+        let event = IncidentEvent {
+            at: format_time(self.clock.now()),
+            from: Some(status),
+            to: status,
+            note: assignment.note,
+            assignee: Some(assignment.assignee),
+            by: by.username.clone(),
+        };
+        self.store
+            .assign_incident(id, &event, reopen_count)
+            .await
+            .map_err(|e| IncidentsError::from_store(e, "Incident"))?;
         self.incident(id).await
     }
 

@@ -105,6 +105,7 @@ impl Store {
             None,
         )?;
         Self::count_in(&mut tx, self.metrics.incident_opened(id, now))?;
+        self.status_count_in(&mut tx, id, now, None, IncidentStatus::Active)?;
         tx.put(
             Self::opening_event(
                 EventKind::Opened,
@@ -173,6 +174,13 @@ impl Store {
                 None,
             ),
         )?;
+        self.status_count_in(
+            &mut tx,
+            id,
+            now,
+            Some(IncidentStatus::Resolved),
+            IncidentStatus::Active,
+        )?;
         self.commit_conditional(tx).await
     }
 
@@ -230,6 +238,10 @@ impl Store {
             assignee: item.opt_string("assignee"),
             updated_at: item.string(t, "updatedAt")?,
             merged_into: item.opt_string("mergedInto"),
+            severity: item
+                .opt_string("severity")
+                .as_deref()
+                .and_then(Severity::parse),
             silenced_by: item.strings(t, "silencedBy")?,
         }))
     }
@@ -300,6 +312,33 @@ impl Store {
         Ok(Some((incident, occurrences, history)))
     }
 
+    /// Sets incident `id`'s assignee as `event` (whose `from` is its status) says, with its
+    /// history row; [`StoreError::Changed`] when its status moved or it was reopened since
+    /// `reopen_count` was read.
+    pub async fn assign_incident(
+        &self,
+        id: &str,
+        event: &IncidentEvent,
+        reopen_count: i64,
+    ) -> Result<(), StoreError> {
+        let (Some(from), Some(assignee)) = (event.from, &event.assignee) else {
+            return Err(StoreError::Changed);
+        };
+        let mut tx = Transaction::new(&self.table);
+        let update = tx
+            .update_builder(key(incident_pk(id), META))
+            .update_expression("SET assignee = :assignee, updatedAt = :now")
+            .condition_expression("#status = :from AND reopenCount = :epoch")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":from", s(from.as_str()))
+            .expression_attribute_values(":epoch", n(reopen_count))
+            .expression_attribute_values(":now", s(event.at.as_str()))
+            .expression_attribute_values(":assignee", s(assignee.as_str()));
+        tx.update(update)?;
+        tx.put(Self::event_row(id, event), None)?;
+        tx.commit_retrying().await.map_err(StoreError::from)
+    }
+
     /// Moves incident `id` from `from` as `event` says, `open_ms` after it opened (or
     /// reopened), observed into the time to acknowledge or resolve; [`StoreError::Changed`]
     /// when its status is no longer `from`, or it was reopened since `reopen_count` was read.
@@ -351,6 +390,7 @@ impl Store {
             self.metrics
                 .incident_moved(id, from.as_str(), event.to.as_str(), &event.at, open_ms),
         )?;
+        self.status_count_in(&mut tx, id, &event.at, Some(from), event.to)?;
         if let Some(kind) = EventKind::of_status(event.to) {
             tx.put(
                 events::outbox_row(&Change {

@@ -138,6 +138,13 @@ impl Store {
                     open_ms,
                 ),
             )?;
+            self.status_count_in(
+                &mut tx,
+                source_id,
+                now,
+                Some(from),
+                IncidentStatus::Resolved,
+            )?;
         }
         if let Some(count) = source_count {
             Self::move_count(&mut tx, &t, source_id, count, target_id, target_count)?;

@@ -15,6 +15,8 @@
 //! | alert | `ALERT#{id}` | `META` | `ALERTS#{status}` / `{raisedAt}#{id}` |
 //! | logbook entry | `LB#{id}` | `META` | `LOGBOOK` / `{createdAt}#{id}` |
 //! | ingest key (hashed; `crate::keys`) | `IKEY#{id}` | `META` | `INGESTKEYS` / `{createdAt}#{id}` |
+//! | incidents by status ([`counts`]) | `INCCOUNTS` | `SHARD#{0..16}`, `SEED` | - |
+//! | operator seen by the console | `OPERATOR#{username lowercase}` | `META` | `OPERATORS` / `{username lowercase}` |
 //!
 //! A log id is its time in milliseconds (13 digits), `-`, 32 hex digits, so ids sort by time
 //! and name their own key: `{hour}` is the log's UTC hour (`2026-11-24T22`) and `{shard}` one
@@ -39,6 +41,7 @@
 //! deletions), [`rules`], [`incidents`], [`alerts`] and [`logbook`], each an `impl Store`.
 
 mod alerts;
+mod counts;
 mod groups;
 mod incidents;
 mod logbook;
@@ -47,6 +50,7 @@ mod merge;
 mod rules;
 
 pub use alerts::RaisedAlerts;
+pub use counts::{StatusCounts, COUNT_SHARDS};
 pub use logs::{log_key, log_millis, page_bounds};
 pub use merge::{check as merge_check, MergeCheck};
 
