@@ -197,13 +197,13 @@ impl Store {
     /// Marks the member's notifications `ids` read (ids that name none are skipped).
     pub async fn mark_read(&self, user_id: &str, ids: &[String]) -> Result<(), DynamoError> {
         let now = self.clock.timestamp();
-        futures::stream::iter(ids.iter().map(|id| {
-            let now = now.clone();
-            async move {
+        let updates: Vec<_> = ids.iter().cloned().map(|id| (id, now.clone())).collect();
+        futures::stream::iter(updates)
+            .map(|(id, now)| async move {
                 let result = self
                     .table
                     .update_item()
-                    .set_key(Some(keys::notification(user_id, id)))
+                    .set_key(Some(keys::notification(user_id, &id)))
                     .update_expression("SET readAt = :now")
                     .condition_expression("attribute_exists(pk) AND attribute_not_exists(readAt)")
                     .expression_attribute_values(":now", s(&now))
@@ -214,11 +214,10 @@ impl Store {
                     Err(e) if platform::dynamo::is_condition_failed(&e) => Ok(()),
                     Err(e) => Err(self.table.fail("UpdateItem", &e)),
                 }
-            }
-        }))
-        .buffer_unordered(10)
-        .try_collect::<Vec<()>>()
-        .await?;
+            })
+            .buffer_unordered(10)
+            .try_collect::<Vec<()>>()
+            .await?;
         Ok(())
     }
 

@@ -302,23 +302,26 @@ impl Store {
             .await
             .map_err(|e| self.table.fail("DeleteItem", &e))?;
         let now = self.clock.timestamp();
-        futures::stream::iter(open.reporters.iter().map(|reporter| {
-            let now = now.clone();
-            async move {
+        let updates: Vec<_> = open
+            .reporters
+            .iter()
+            .map(|reporter| (keys::report(t, target_id, reporter), now.clone()))
+            .collect();
+        futures::stream::iter(updates)
+            .map(|(key, now)| async move {
                 self.table
                     .update_item()
-                    .set_key(Some(keys::report(t, target_id, reporter)))
+                    .set_key(Some(key))
                     .update_expression("SET outcome = :o, resolvedAt = :now")
                     .expression_attribute_values(":o", s(outcome.as_str()))
                     .expression_attribute_values(":now", s(&now))
                     .send()
                     .await
                     .map_err(|e| self.table.fail("UpdateItem", &e))
-            }
-        }))
-        .buffer_unordered(10)
-        .try_collect::<Vec<_>>()
-        .await?;
+            })
+            .buffer_unordered(10)
+            .try_collect::<Vec<_>>()
+            .await?;
         Ok(true)
     }
 }
