@@ -9,7 +9,7 @@ import * as account from "./session.js";
 import { needsLogin } from "./access.js";
 import { busy, empty, errorAfter, errorBox, loading } from "./ui.js";
 
-/** @typedef {import("./api-types.gen.js").Notification} Notification */
+/** @typedef {import("./api-types.gen.js").CommunityNotification} Notification */
 
 /** Notifications a page holds. */
 const PER_PAGE = 20;

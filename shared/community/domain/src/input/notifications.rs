@@ -31,7 +31,10 @@ impl InboxPage {
         let after = cursor
             .map(|c| {
                 platform::cursor::decode_cursor(c)
-                    .filter(|sk| sk.starts_with(crate::keys::NOTIFICATION_PREFIX))
+                    .filter(|sk| {
+                        sk.strip_prefix(crate::keys::NOTIFICATION_PREFIX)
+                            .is_some_and(is_notification_id)
+                    })
                     .ok_or_else(|| {
                         Invalid::field("cursor", "is not a cursor this service gave out")
                     })
@@ -150,6 +153,10 @@ mod tests {
         assert!(InboxPage::parse(Some("0"), None, None).is_err());
         assert!(InboxPage::parse(Some("101"), None, None).is_err());
         assert!(InboxPage::parse(None, Some("zz"), None).is_err());
+        // "N#x": a place in no inbox (the contract's pattern allows only a notification's).
+        assert!(InboxPage::parse(None, Some("4e2378"), None).is_err());
+        let cursor = platform::cursor::encode_cursor("N#1764745200123-0f3c1e5b0f3c1e5b");
+        assert!(InboxPage::parse(None, Some(&cursor), None).is_ok());
         assert!(InboxPage::parse(None, None, Some("yes")).is_err());
         let page = InboxPage::parse(None, None, Some("true")).unwrap();
         assert_eq!((page.limit, page.unread_only), (20, true));

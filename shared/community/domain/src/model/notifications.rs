@@ -54,6 +54,7 @@ pub struct NotificationActor {
 
 /// One notification in a member's inbox.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(as = CommunityNotification)]
 #[serde(rename_all = "camelCase")]
 pub struct Notification {
     /// Time-ordered: the creation's milliseconds since the epoch and 16 hex digits.
@@ -118,6 +119,7 @@ impl ReportOutcome {
 
 /// A page of the inbox, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(as = CommunityNotificationPage)]
 #[serde(rename_all = "camelCase")]
 pub struct NotificationPage {
     pub content: Vec<Notification>,

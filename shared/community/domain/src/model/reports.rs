@@ -69,6 +69,7 @@ impl ReportReason {
 
 /// A member's report, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(as = CommunityReport)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     pub target_type: ReportTarget,
