@@ -54,7 +54,7 @@ export function reportControl({ targetType, targetId, label, buttonClass }) {
       clearFormErrors(form);
       const words = text.value.trim();
       try {
-        await busy(send, "Sending…", () => communityApi.reportContent({ targetType, targetId, reason: reason.value, ...(words ? { text: words } : {}) }));
+        await busy(send, "Sending…", () => communityApi.reportContent({ targetType, targetId, reason: /** @type {import("./api-types.gen.js").ReportReason} */ (reason.value), ...(words ? { text: words } : {}) }));
         const done = h("p", { class: "notice report-sent", role: "status" }, `Reported. An administrator will review this ${targetType}, and you will be notified of the outcome.`);
         mount(slot, done);
         announce("Report sent");
