@@ -93,7 +93,7 @@ export async function reportsPage(main, match, { signal, title }) {
     main,
     h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, HEADING), h("p", { class: "lede" }, "Open reports by post or comment, the most recently reported first. Removing runs the moderation removal; every reporter is told the outcome.")),
     adminNav(match.path),
-    h("section", { "aria-label": "Open reports" }, status, list, more),
+    h("section", { "aria-labelledby": "open-reports-heading" }, h("h2", { id: "open-reports-heading", class: "visually-hidden" }, "Open reports"), status, list, more),
   );
   /** @param {string|undefined} cursor */
   const load = async (cursor) => {
