@@ -118,7 +118,9 @@ pub(super) async fn community(b: &mut Bench, t: &TestStack) {
     let mentions = async {
         futures::stream::iter(members.iter().chain(members.iter()).enumerate())
             .map(|(n, token)| async move {
-                let post = &posts_ref[2 + n % 8];
+                // Each member comments on their own post (the second round's): only the
+                // mentioned member is notified.
+                let post = &posts_ref[8 + n % 8];
                 let r = t
                     .post_json_auth(
                         &format!("{}/comments", post_path(post)),

@@ -260,9 +260,10 @@ pub fn report(target: &str, target_id: &str, reporter_id: &str) -> Item {
     )
 }
 
-/// A target's open group of reports: where its row in the queue is (`queueSk`).
+/// A target's open group of reports: where its row in the queue is (`queueSk`). Its own
+/// partition, apart from the reports: a spam wave writes both at once.
 pub fn report_group(target: &str, target_id: &str) -> Item {
-    key(reports_pk(target, target_id), "OPEN")
+    key(format!("REPORTGROUP#{target}#{target_id}"), "OPEN")
 }
 
 /// The partition of the admins' queue of open report groups, sorted

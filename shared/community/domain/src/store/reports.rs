@@ -2,7 +2,7 @@
 //!
 //! - A report: `REPORT#{target}#{id}`/`BY#{reporter}` (one per member and target, put only
 //!   when absent; `outcome` and `resolvedAt` once resolved).
-//! - The target's open group: `REPORT#{target}#{id}`/`OPEN`, holding `queueSk` (its row in
+//! - The target's open group: `REPORTGROUP#{target}#{id}`/`OPEN`, holding `queueSk` (its row in
 //!   the queue) and `count`; a report and a resolution are each conditioned on it.
 //! - The queue: `REPORTQ`/`{openedAt}#{target}#{id}`, one row per open group with its counts
 //!   by reason, the target's post, author and excerpt, and the latest reporter's words; a
@@ -11,8 +11,9 @@
 //! A report is one transaction of three items (its row, the group, the queue row); a
 //! resolution deletes the group (conditioned on the count it read, so a report that came in
 //! between is not left out) and the queue row, then marks each report. Rates: a spam wave of
-//! 100 reports a second writes `REPORTQ` 2 units (transactional) a report, 200 a second (20%
-//! of a partition); admins read it by the page.
+//! 100 reports a second of one post writes each of `REPORT#post#{id}`, `REPORTGROUP#post#{id}`
+//! and `REPORTQ` about 2 units (transactional) a report (`local/bench-keyheat`: see
+//! docs/community-notifications.md); admins read the queue by the page.
 
 use futures::{StreamExt, TryStreamExt};
 use platform::dynamo::{n, s, Attributes, DynamoError, Item, Transaction, TransactionError};
