@@ -38,7 +38,7 @@
 //!   per index-scheduler run (every 2 minutes) until the backfill has read the table.
 //!
 //! - inboxes ([`notifications`]): `INBOX#{u}`/`N#{id}` and `INBOX#{u}`/`STATE`; reports
-//!   ([`reports`]): `REPORT#{target}#{id}`/`BY#{u}` and `/OPEN`, the queue `REPORTQ`.
+//!   ([`reports`]): `REPORT#{target}#{id}`/`BY#{u}`, `REPORTGROUP#{target}#{id}`/`OPEN`, the queue `REPORTQ`.
 //!
 //! Every post write is one TransactWriteItems; `post_write` checks DynamoDB's item and
 //! transaction limits before sending one.
