@@ -862,3 +862,17 @@ async fn reader_journey_in_chromium() {
         "rd04-reader-phone.png",
     ]);
 }
+
+/// Community notifications and reports in Chromium: a comment on Alice's post counted on the
+/// community header's bell, read in her inbox and marked read; a member reports a post, the
+/// administrator removes it from the reports queue, and the reporter's inbox tells the outcome.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn community_notifications_and_reports_in_chromium() {
+    let t = TestStack::start().await;
+    run_journey(&t, "community-notify-journey.mjs", &[]).await;
+    assert_screenshots(&[
+        "n01-inbox-desktop.png",
+        "n02-reports-desktop.png",
+        "n03-outcome-desktop.png",
+    ]);
+}

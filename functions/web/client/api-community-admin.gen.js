@@ -8,6 +8,10 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").FailedSummaryPage} FailedSummaryPage */
 /** @typedef {import("./api-types.gen.js").ModerationLogPage} ModerationLogPage */
 /** @typedef {import("./api-types.gen.js").PostSummary} PostSummary */
+/** @typedef {import("./api-types.gen.js").ReportQueuePage} ReportQueuePage */
+/** @typedef {import("./api-types.gen.js").ReportResolution} ReportResolution */
+/** @typedef {import("./api-types.gen.js").ReportTarget} ReportTarget */
+/** @typedef {import("./api-types.gen.js").ResolveRequest} ResolveRequest */
 
 /**
  * The admins' removals of posts and comments, newest first (admin).
@@ -33,6 +37,35 @@ export function listModerationLog(query = {}, options = {}) {
  */
 export function retryPostSummary(id, options = {}) {
   return request("POST", `/api/v1/admin/posts/${encodeURIComponent(id)}/summary/retry`, { ...options, auth: "required" });
+}
+
+/**
+ * The open reports grouped by post or comment, with their counts by reason, the group
+ * opened most recently first (admin).
+ *
+ * `GET /api/v1/admin/reports`
+ * @param {{limit?: number, cursor?: string}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<ReportQueuePage>}
+ */
+export function listReports(query = {}, options = {}) {
+  return request("GET", `/api/v1/admin/reports`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Resolves the open reports on a post or comment by removing it or dismissing them; every
+ * reporter is notified of the outcome, and a removed content's author of the removal
+ * (admin).
+ *
+ * `POST /api/v1/admin/reports/{targetType}/{targetId}/resolve`
+ * @param {ReportTarget} targetType post or comment
+ * @param {string} targetId The post's or the comment's id
+ * @param {ResolveRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<ReportResolution>}
+ */
+export function resolveReports(targetType, targetId, body, options = {}) {
+  return request("POST", `/api/v1/admin/reports/${encodeURIComponent(targetType)}/${encodeURIComponent(targetId)}/resolve`, { ...options, body, auth: "required" });
 }
 
 /**

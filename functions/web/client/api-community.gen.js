@@ -10,10 +10,13 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").CommentLikeRequest} CommentLikeRequest */
 /** @typedef {import("./api-types.gen.js").CommentRequest} CommentRequest */
 /** @typedef {import("./api-types.gen.js").CommunityComment} CommunityComment */
+/** @typedef {import("./api-types.gen.js").CommunityNotificationPage} CommunityNotificationPage */
+/** @typedef {import("./api-types.gen.js").CommunityReport} CommunityReport */
 /** @typedef {import("./api-types.gen.js").CommunityTopic} CommunityTopic */
 /** @typedef {import("./api-types.gen.js").CommunityTopicRef} CommunityTopicRef */
 /** @typedef {import("./api-types.gen.js").ImageUpload} ImageUpload */
 /** @typedef {import("./api-types.gen.js").LikeResult} LikeResult */
+/** @typedef {import("./api-types.gen.js").MarkReadRequest} MarkReadRequest */
 /** @typedef {import("./api-types.gen.js").Post} Post */
 /** @typedef {import("./api-types.gen.js").PostCard} PostCard */
 /** @typedef {import("./api-types.gen.js").PostPage} PostPage */
@@ -25,7 +28,9 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").PresignedUploadRequest} PresignedUploadRequest */
 /** @typedef {import("./api-types.gen.js").ReactionRequest} ReactionRequest */
 /** @typedef {import("./api-types.gen.js").ReactionResult} ReactionResult */
+/** @typedef {import("./api-types.gen.js").ReportRequest} ReportRequest */
 /** @typedef {import("./api-types.gen.js").TopicCategory} TopicCategory */
+/** @typedef {import("./api-types.gen.js").UnreadCount} UnreadCount */
 /** @typedef {import("./api-types.gen.js").UploadedImage} UploadedImage */
 
 /**
@@ -267,6 +272,19 @@ export function viewPost(id, options = {}) {
 }
 
 /**
+ * Reports a post or a comment the caller can see (not their own); one report per member
+ * and target: a repeat answers the first, 200, and changes nothing.
+ *
+ * `POST /api/v1/reports`
+ * @param {ReportRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<CommunityReport>}
+ */
+export function reportContent(body, options = {}) {
+  return request("POST", `/api/v1/reports`, { ...options, body, auth: "required" });
+}
+
+/**
  * The topic catalog: categories in order, each with its public topics and their statistics.
  *
  * `GET /api/v1/topics`
@@ -352,6 +370,42 @@ export function presignImageUpload(body, options = {}) {
  */
 export function confirmImageUpload(id, options = {}) {
   return request("POST", `/api/v1/uploads/images/${encodeURIComponent(id)}/confirm`, { ...options, auth: "required" });
+}
+
+/**
+ * The caller's notifications, newest first: replies and comments to their posts and
+ * comments, mentions, the moderation of their content, their reports' outcomes.
+ *
+ * `GET /api/v1/users/me/notifications`
+ * @param {{limit?: number, cursor?: string, unread?: boolean}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<CommunityNotificationPage>}
+ */
+export function listNotifications(query = {}, options = {}) {
+  return request("GET", `/api/v1/users/me/notifications`, { ...options, query, auth: "required" });
+}
+
+/**
+ * Marks some of the caller's notifications read.
+ *
+ * `POST /api/v1/users/me/notifications/read`
+ * @param {MarkReadRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<UnreadCount>}
+ */
+export function markNotificationsRead(body, options = {}) {
+  return request("POST", `/api/v1/users/me/notifications/read`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Marks every notification of the caller read (one write, whatever the inbox holds).
+ *
+ * `POST /api/v1/users/me/notifications/read-all`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<UnreadCount>}
+ */
+export function markAllNotificationsRead(options = {}) {
+  return request("POST", `/api/v1/users/me/notifications/read-all`, { ...options, auth: "required" });
 }
 
 /**

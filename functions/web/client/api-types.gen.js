@@ -332,6 +332,40 @@ export {};
  */
 
 /**
+ * One notification in a member's inbox.
+ * @typedef {Object} CommunityNotification
+ * @property {NotificationActor} [actor] Who commented, replied, mentioned; absent for moderation and reports.
+ * @property {string} [commentId] The comment concerned, when it is one.
+ * @property {string} createdAt
+ * @property {string} excerpt The start of the text concerned (at most 140 characters).
+ * @property {string} id Time-ordered: the creation's milliseconds since the epoch and 16 hex digits.
+ * @property {NotificationKind} kind
+ * @property {ReportOutcome} [outcome] A resolved report's outcome.
+ * @property {string} postId The post concerned (the comment's post for a comment).
+ * @property {boolean} read
+ * @property {string} [reason] The admin's reason of a removal, or their note on a report's outcome.
+ */
+
+/**
+ * A page of the inbox, newest first.
+ * @typedef {Object} CommunityNotificationPage
+ * @property {Array<CommunityNotification>} content
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last page.
+ * @property {number} unreadCount Unread notifications, counted up to 1,000 (a larger inbox says 1,000).
+ */
+
+/**
+ * A member's report, as stored.
+ * @typedef {Object} CommunityReport
+ * @property {string} createdAt
+ * @property {ReportOutcome} [outcome] How an admin resolved it; absent while it is open.
+ * @property {ReportReason} reason
+ * @property {string} targetId
+ * @property {ReportTarget} targetType
+ * @property {string} [text] The reporter's words, if any (at most 500 characters).
+ */
+
+/**
  * A topic with its statistics (how they are computed: [`crate::stats`]).
  * @typedef {Object} CommunityTopic
  * @property {number} activityScore Posts of the last 14 days, each weighted `2^(-age/7)`; 2 decimals.
@@ -1210,6 +1244,12 @@ export {};
  */
 
 /**
+ * The notifications to mark read.
+ * @typedef {Object} MarkReadRequest
+ * @property {Array<NotificationIdText>} ids 1 to 100 of the caller's notification ids (ids of none are skipped).
+ */
+
+/**
  * Marks on articles.
  * @typedef {Object} MarkRequest
  * @property {Array<MarkIdSchema>} ids Article ids, 1 to 1000, none blank (unknown ones are left out).
@@ -1302,6 +1342,23 @@ export {};
 /**
  * What an admin removed.
  * @typedef {("POST"|"COMMENT")} ModerationTarget
+ */
+
+/**
+ * Who caused a notification.
+ * @typedef {Object} NotificationActor
+ * @property {string} id
+ * @property {string} username
+ */
+
+/**
+ * A notification's id (`Notification.id`).
+ * @typedef {string} NotificationIdText
+ */
+
+/**
+ * Why a member was notified.
+ * @typedef {("COMMENT"|"REPLY"|"MENTION"|"REMOVED"|"REPORT_RESOLVED")} NotificationKind
  */
 
 /**
@@ -1661,6 +1718,15 @@ export {};
  */
 
 /**
+ * The reports' count by reason.
+ * @typedef {Object} ReasonCounts
+ * @property {number} abuse
+ * @property {number} offTopic
+ * @property {number} other
+ * @property {number} spam
+ */
+
+/**
  * The reason error body (community).
  * @typedef {Object} ReasonErrorBody
  * @property {string} error The status's reason phrase.
@@ -1775,6 +1841,73 @@ export {};
  * @property {(string|null)} [name] Display name; blank means none.
  * @property {string} password
  * @property {string} username Unique (case-insensitively).
+ */
+
+/**
+ * The open reports on one post or comment.
+ * @typedef {Object} ReportGroup
+ * @property {string} authorId Whose content it is.
+ * @property {number} count Open reports on it.
+ * @property {string} excerpt The post's title or the start of the comment, when the first report came.
+ * @property {string} latestAt When its latest report came.
+ * @property {string} [latestText] The latest words a reporter gave, if any gave some.
+ * @property {string} openedAt When its first open report came.
+ * @property {string} postId The post, or the comment's post.
+ * @property {ReasonCounts} reasons
+ * @property {string} targetId
+ * @property {ReportTarget} targetType
+ */
+
+/**
+ * How an admin resolved the reports on a post or comment.
+ * @typedef {("removed"|"dismissed")} ReportOutcome
+ */
+
+/**
+ * A page of the admins' queue, newest first.
+ * @typedef {Object} ReportQueuePage
+ * @property {Array<ReportGroup>} content
+ * @property {string} [nextCursor] The `cursor` of the next page; absent on the last page.
+ */
+
+/**
+ * Why a member reports something.
+ * @typedef {("spam"|"abuse"|"off-topic"|"other")} ReportReason
+ */
+
+/**
+ * A report of a post or a comment.
+ * @typedef {Object} ReportRequest
+ * @property {ReportReason} reason
+ * @property {string} targetId The post's or the comment's id.
+ * @property {ReportTarget} targetType
+ * @property {(string|null)} [text] What the reporter adds: at most 500 characters, line breaks allowed, no other control characters (blank: none).
+ */
+
+/**
+ * A resolved group of reports.
+ * @typedef {Object} ReportResolution
+ * @property {ReportOutcome} outcome
+ * @property {number} reports The reports closed (each reporter is notified).
+ * @property {string} targetId
+ * @property {ReportTarget} targetType
+ */
+
+/**
+ * What a report is about.
+ * @typedef {("post"|"comment")} ReportTarget
+ */
+
+/**
+ * What an admin does with a target's reports.
+ * @typedef {("remove"|"dismiss")} ResolveActionName
+ */
+
+/**
+ * An admin's resolution of a target's reports.
+ * @typedef {Object} ResolveRequest
+ * @property {ResolveActionName} action `remove`: the admin removal of the content (logged with `note`, or else the reports' most given reason); `dismiss`: the content stays.
+ * @property {(string|null)} [note] Told to the reporters, and a removal's reason: one line, at most 500 characters.
  */
 
 /**
@@ -2047,6 +2180,12 @@ export {};
  * @property {number} articleCount
  * @property {string} id
  * @property {string} name
+ */
+
+/**
+ * The unread count after marking.
+ * @typedef {Object} UnreadCount
+ * @property {number} unreadCount Unread notifications, counted up to 1,000.
  */
 
 /**

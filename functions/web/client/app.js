@@ -245,6 +245,7 @@ route("/community/posts/:id/edit", page(() => import("./view-write.js").then((m)
 route("/community/write", page(() => import("./view-write.js").then((m) => m.communityWrite)));
 route("/community/me", page(() => import("./views-community-user.js").then((m) => m.communityMe)));
 route("/community/users/:id", page(() => import("./views-community-user.js").then((m) => m.communityUser)));
+route("/community/notifications", page(() => import("./views-notifications.js").then((m) => m.notificationsPage)));
 // Before `/digests/:id`: the first route that matches a path shows it.
 route("/digests", page(() => import("./views-digests.js").then((m) => m.myDigests)));
 route("/digests/public", page(() => import("./views-digests.js").then((m) => m.publicDigest)));
@@ -274,10 +275,11 @@ route("/admin/summaries", page(() => import("./views-admin-ai.js").then((m) => m
 route("/admin/provider", page(() => import("./views-admin-ai.js").then((m) => m.providerPage)));
 route("/admin/digests", page(() => import("./views-admin-ai.js").then((m) => m.digestJobsPage)));
 route("/admin/moderation", page(() => import("./views-admin-moderation.js").then((m) => m.moderationLogPage)));
+route("/admin/reports", page(() => import("./views-admin-reports.js").then((m) => m.reportsPage)));
 fallback(page(() => Promise.resolve(notFound)));
 
 /** Pages whose content depends on who is logged in: drawn again when the session ends. */
-const ACCOUNT_PAGES = ["/", "/starred", "/subscriptions", "/settings/apps", "/settings", "/community/me", "/community/write", "/digests", "/recipes", "/recipes/preferences"];
+const ACCOUNT_PAGES = ["/", "/starred", "/subscriptions", "/settings/apps", "/settings", "/community/me", "/community/notifications", "/community/write", "/digests", "/recipes", "/recipes/preferences"];
 
 /** The incident and admin pages all need a session with a role: drawn again when it ends. */
 function isRolePath(/** @type {string} */ path) {

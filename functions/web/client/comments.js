@@ -7,6 +7,7 @@ import * as account from "./session.js";
 import { userHref } from "./community.js";
 import { busy, clearFormErrors, confirmFirst, describe, errorAfter, errorBox, formError, loading, showFormError, textArea } from "./ui.js";
 import { removeControl } from "./moderation.js";
+import { reportControl } from "./report.js";
 
 /** @typedef {import("./api-types.gen.js").CommunityComment} CommunityComment */
 
@@ -132,6 +133,9 @@ function commentItem(comment, depth, postId, reload) {
   }
   if (account.session.user?.id === comment.author.id) {
     actions.append(...ownActions(comment, text, actions, reload));
+  }
+  if (account.session.user && account.session.user.id !== comment.author.id) {
+    actions.append(...reportControl({ targetType: "comment", targetId: comment.id, label: `Report the comment by ${comment.author.displayName}`, buttonClass: "link-button" }));
   }
   if (account.isAdmin()) {
     actions.append(

@@ -11,6 +11,7 @@ import { commentThread } from "./comments.js";
 import { communityTopicChips, cover, userHref } from "./community.js";
 import { busy, confirmFirst, describe, errorAfter, errorBox, loading } from "./ui.js";
 import { removeControl } from "./moderation.js";
+import { reportControl } from "./report.js";
 
 /** @typedef {import("./api-types.gen.js").Post} Post */
 /** @typedef {import("./api-types.gen.js").PostSummary} PostSummary */
@@ -98,6 +99,7 @@ function reader(post, heading, signal) {
       ),
       mine ? deletePost(post) : null,
       account.isAdmin() && !draft ? removePost(post) : null,
+      account.session.user && !mine && !draft ? h("div", { class: "actions report-post" }, ...reportControl({ targetType: "post", targetId: post.id, label: "Report the post", buttonClass: "button secondary" })) : null,
     ),
     cover(post.coverImageUrl, "hero"),
     summarySection(post, signal),

@@ -24,6 +24,7 @@ const ADMIN_PAGES = [
   ["/admin/provider", "AI provider"],
   ["/admin/digests", "Digest jobs"],
   ["/admin/moderation", "Moderation log"],
+  ["/admin/reports", "Reports"],
 ];
 
 /**

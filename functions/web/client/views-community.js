@@ -6,6 +6,7 @@ import { navigate } from "./router.js";
 import * as account from "./session.js";
 import { POSTS_PER_PAGE, markChanged, pageOf, postList, topicFigures, topicHref, topicSlug, topicsCache, withPage } from "./community.js";
 import { followButton } from "./views-browse.js";
+import { bell } from "./notifications-bell.js";
 import { empty, errorBox, headed, loading } from "./ui.js";
 
 /**
@@ -38,7 +39,7 @@ function writeActions() {
   if (!account.session.user) {
     return h("p", { class: "actions" }, h("a", { class: "button", href: "/login?next=%2Fcommunity%2Fwrite" }, "Log in to write a post"));
   }
-  return h("p", { class: "actions" }, h("a", { class: "button", href: "/community/write" }, "Write a post"), h("a", { class: "button secondary", href: "/community/me" }, "Your posts"));
+  return h("p", { class: "actions" }, h("a", { class: "button", href: "/community/write" }, "Write a post"), h("a", { class: "button secondary", href: "/community/me" }, "Your posts"), bell());
 }
 
 /**

@@ -80,6 +80,97 @@ pub(super) async fn community(b: &mut Bench, t: &TestStack) {
     // 5,000 likes a second on one post, from a million members.
     b.measure("community", "like a viral post", 5000.0, 1e6, 198, likes)
         .await;
+    // Notifications: a busy thread's comments each notify the post's author (one inbox
+    // partition takes them all), and one member mentioned by many.
+    let thread = posts[1].clone();
+    let thread_ref = &thread;
+    let comments = async {
+        futures::stream::iter(members.iter().chain(members.iter()).enumerate())
+            .map(|(n, token)| async move {
+                let r = t
+                    .post_json_auth(
+                        &format!("{}/comments", post_path(thread_ref)),
+                        token,
+                        &serde_json::json!({"text": format!("Comment {n} on the thread")}),
+                    )
+                    .await;
+                assert!(r.status().is_success(), "{}", r.status());
+            })
+            .buffer_unordered(8)
+            .collect::<Vec<()>>()
+            .await;
+        queue_drained(t, "COMMUNITY_NOTIFICATION_QUEUE_URL").await;
+    };
+    // 50 comments a second on one post (its 1,000-comment cap in 20 s), each notifying its author.
+    b.measure(
+        "community",
+        "comment on a busy thread (author notified)",
+        50.0,
+        1e6,
+        16,
+        comments,
+    )
+    .await;
+    let mentioned = name("mentioned", 0);
+    t.member(&mentioned).await;
+    let mentioned_ref = &mentioned;
+    let posts_ref = &posts;
+    let mentions = async {
+        futures::stream::iter(members.iter().chain(members.iter()).enumerate())
+            .map(|(n, token)| async move {
+                // Each member comments on their own post (the second round's): only the
+                // mentioned member is notified.
+                let post = &posts_ref[8 + n % 8];
+                let r = t
+                    .post_json_auth(
+                        &format!("{}/comments", post_path(post)),
+                        token,
+                        &serde_json::json!({"text": format!("@{mentioned_ref} have a look ({n})")}),
+                    )
+                    .await;
+                assert!(r.status().is_success(), "{}", r.status());
+            })
+            .buffer_unordered(8)
+            .collect::<Vec<()>>()
+            .await;
+        queue_drained(t, "COMMUNITY_NOTIFICATION_QUEUE_URL").await;
+    };
+    // One member mentioned 100 times a second, in comments on many posts.
+    b.measure("community", "mention one member", 100.0, 1e6, 16, mentions)
+        .await;
+    // A spam wave: one post reported by many members at once.
+    let mut reporters = Vec::new();
+    for n in 0..16 {
+        reporters.push(t.member(&name("reporter", n)).await.1);
+    }
+    let reported = posts[3].clone();
+    let reported_ref = &reported;
+    let reports = async {
+        futures::stream::iter(&reporters)
+            .map(|token| async move {
+                let r = t
+                    .post_json_auth(
+                        "/api/v1/reports",
+                        token,
+                        &serde_json::json!({"targetType": "post", "targetId": reported_ref, "reason": "spam"}),
+                    )
+                    .await;
+                assert_eq!(r.status(), 201);
+            })
+            .buffer_unordered(8)
+            .collect::<Vec<()>>()
+            .await;
+    };
+    // 100 reports a second of one post, from a million members.
+    b.measure(
+        "community",
+        "report one post (a spam wave)",
+        100.0,
+        1e6,
+        16,
+        reports,
+    )
+    .await;
     b.measure_reads(
         t,
         "community",

@@ -15,7 +15,9 @@ pub mod brake;
 mod comments;
 mod lists;
 mod moderation;
+mod notifications;
 mod posts;
+mod reports;
 mod schema;
 mod search;
 mod social;
@@ -100,13 +102,15 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
 }
 
 /// The queues the community function's facade sends to: post writes ask the indexer and
-/// the summarizer, account deletions the sweeper, view beacons and reactions the counters.
+/// the summarizer, account deletions the sweeper, view beacons and reactions the counters,
+/// comments, mentions and moderation the notification fan-out.
 pub const SENDS: &[QueueName] = &[
     QueueName::Index,
     QueueName::Cleanup,
     QueueName::Summary,
     QueueName::Views,
     QueueName::Reactions,
+    QueueName::Notifications,
 ];
 
 /// The router over given services.
@@ -141,6 +145,8 @@ pub fn app(
         .merge(summaries::routes())
         .merge(views::routes())
         .merge(moderation::routes())
+        .merge(notifications::routes())
+        .merge(reports::routes())
         .with_state(state);
     Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
@@ -186,7 +192,13 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         summaries::post_summary,
         summaries::retry_summary,
         summaries::failed_summaries,
-        views::view
+        views::view,
+        notifications::list_notifications,
+        notifications::mark_read,
+        notifications::mark_all_read,
+        reports::report,
+        reports::report_queue,
+        reports::resolve
     ),
     components(schemas(
         Author,
@@ -214,6 +226,24 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         community::model::moderation::ModerationLogEntry,
         community::model::moderation::ModerationTarget,
         community::model::moderation::ModerationLogPage,
+        community::model::notifications::Notification,
+        community::model::notifications::NotificationKind,
+        community::model::notifications::NotificationActor,
+        community::model::notifications::NotificationPage,
+        community::model::notifications::ReportOutcome,
+        community::model::notifications::UnreadCount,
+        notifications::MarkReadRequest,
+        notifications::NotificationIdText,
+        community::model::reports::Report,
+        community::model::reports::ReportTarget,
+        community::model::reports::ReportReason,
+        community::model::reports::ReasonCounts,
+        community::model::reports::ReportGroup,
+        community::model::reports::ReportQueuePage,
+        community::model::reports::ReportResolution,
+        reports::ReportRequest,
+        reports::ResolveRequest,
+        reports::ResolveActionName,
         ReasonErrorBody
     )),
     modifiers(&SecuritySchemes, &UNAVAILABLE),

@@ -8,6 +8,11 @@
 //! counted per post with one `ADD` and each member row's `counted` set in the same
 //! transaction (the facade's `count_reactions`), so a redelivered message counts nothing twice.
 //!
+//! And it is the notification fan-out, on the notification queue: each [`NotificationEvent`]
+//! (a comment, a post's mentions, a removal, a resolved report) goes to the facade's
+//! `deliver`, which writes each recipient's inbox row only when absent, so a redelivered
+//! event notifies nobody twice; a failure gives the message back.
+//!
 //! Outcomes per message, reported with `ReportBatchItemFailures`:
 //! - counted, already counted, or on a post that is gone or not published: done;
 //! - unreadable: logged and dropped (a view is not worth a dead letter);
@@ -17,7 +22,7 @@
 use std::sync::Arc;
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
-use community::{Community, ReactionChange, ViewRequest};
+use community::{Community, NotificationEvent, ReactionChange, ViewRequest};
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use platform::aws::AwsClients;
@@ -91,6 +96,21 @@ fn reactions_by_post(records: Vec<SqsMessage>) -> (Vec<PostReactions>, Vec<SqsMe
     (posts, others)
 }
 
+/// The batch's notification events (with their message ids); the other messages given back.
+fn notification_events(
+    records: Vec<SqsMessage>,
+) -> (Vec<(String, NotificationEvent)>, Vec<SqsMessage>) {
+    let mut events = Vec::new();
+    let mut others = Vec::new();
+    for record in records {
+        match NotificationEvent::parse(record.body.as_deref().unwrap_or("")) {
+            Ok(event) => events.push((record.message_id.unwrap_or_default(), event)),
+            Err(_) => others.push(record),
+        }
+    }
+    (events, others)
+}
+
 /// The batch's views grouped by post, in first-seen order; unreadable messages dropped.
 fn group_by_post(records: Vec<SqsMessage>) -> Vec<PostViews> {
     let mut posts: Vec<PostViews> = Vec::new();
@@ -124,7 +144,27 @@ impl SqsHandler for ViewCounter {
     fn handle(&self, event: SqsEvent) -> BoxFuture<'static, Result<SqsBatchResponse, BoxError>> {
         let community = Arc::clone(&self.community);
         async move {
-            let (reactions, views) = reactions_by_post(event.records);
+            let (events, records) = notification_events(event.records);
+            let notifications_failed: Vec<Vec<String>> = futures::stream::iter(events)
+                .map(|(message_id, event)| {
+                    let community = Arc::clone(&community);
+                    async move {
+                        match community.deliver(&event).await {
+                            Ok(written) => {
+                                tracing::info!(%message_id, written, "notifications delivered");
+                                Vec::new()
+                            }
+                            Err(error) => {
+                                tracing::warn!(%message_id, %error, "notifications not delivered; will be retried");
+                                vec![message_id]
+                            }
+                        }
+                    }
+                })
+                .buffer_unordered(CONCURRENT_POSTS)
+                .collect()
+                .await;
+            let (reactions, views) = reactions_by_post(records);
             let posts = group_by_post(views);
             let reactions_failed: Vec<Vec<String>> = futures::stream::iter(reactions)
                 .map(|post| {
@@ -165,7 +205,13 @@ impl SqsHandler for ViewCounter {
                 .collect()
                 .await;
             let mut failures = Failures::default();
-            failures.retry_all(failed.into_iter().chain(reactions_failed).flatten());
+            failures.retry_all(
+                failed
+                    .into_iter()
+                    .chain(reactions_failed)
+                    .chain(notifications_failed)
+                    .flatten(),
+            );
             Ok(failures.into_response())
         }
         .boxed()

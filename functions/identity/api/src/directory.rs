@@ -17,11 +17,15 @@ pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/internal/users", get(internal_users))
         .route("/internal/users/{id}", get(internal_user))
+        .route(
+            "/internal/usernames/{username}",
+            get(internal_user_by_username),
+        )
 }
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(internal_user, internal_users),
+    paths(internal_user, internal_user_by_username, internal_users),
     components(schemas(InternalUser, InternalUserIds))
 )]
 pub(crate) struct DirectoryApi;
@@ -47,8 +51,41 @@ async fn internal_user(
     Path(id): Path<String>,
 ) -> Result<axum::Json<InternalUser>, ApiError> {
     let id = UserId::new(platform::validation::bounded_id("id", id)?);
+    describe(&state, &id).await
+}
+
+/// A user by username (any case), for the community's `@mentions`.
+#[utoipa::path(
+    get,
+    path = "/api/users/internal/usernames/{username}",
+    operation_id = "internalUserByUsername",
+    tag = "users",
+    security(("internalToken" = [])),
+    params(("username" = String, Path, max_length = 200, description = "The username, any case")),
+    responses(
+        (status = 200, description = "The user", body = InternalUser),
+        (status = 400, description = "The username is longer than 200 characters", body = ErrorBody),
+        (status = 401, description = "No valid X-Internal-Service-Token", body = ErrorBody),
+        (status = 404, description = "No such user", body = ErrorBody),
+    )
+)]
+async fn internal_user_by_username(
+    State(state): State<AppState>,
+    _service: InternalService,
+    Path(username): Path<String>,
+) -> Result<axum::Json<InternalUser>, ApiError> {
+    let username = platform::validation::bounded_id("username", username)?;
+    let id = state
+        .identity
+        .user_id_by_username(&username)
+        .await?
+        .ok_or_else(|| ApiError::not_found("No such user"))?;
+    describe(&state, &id).await
+}
+
+async fn describe(state: &AppState, id: &UserId) -> Result<axum::Json<InternalUser>, ApiError> {
     let (profile, settings) =
-        tokio::try_join!(state.identity.profile(&id), state.identity.settings(&id))?;
+        tokio::try_join!(state.identity.profile(id), state.identity.settings(id))?;
     Ok(axum::Json(InternalUser {
         display_name: profile
             .name

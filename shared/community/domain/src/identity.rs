@@ -58,6 +58,39 @@ pub trait Identity: Send + Sync {
         &self,
         user: &UserId,
     ) -> impl Future<Output = Result<Option<Profile>, IdentityError>> + Send;
+
+    /// The user of `username` (any case), for `@mentions`; `None` when there is none. A port
+    /// that cannot look names up knows nobody.
+    fn user_by_username(
+        &self,
+        _username: &str,
+    ) -> impl Future<Output = Result<Option<Profile>, IdentityError>> + Send {
+        async { Ok(None) }
+    }
+}
+
+fn profile_of(user: identity_client::InternalUser) -> Profile {
+    Profile {
+        display_name: if user.display_name.trim().is_empty() {
+            user.username.clone()
+        } else {
+            user.display_name
+        },
+        id: user.id,
+        username: user.username,
+        roles: user.roles.iter().map(|r| r.as_str().to_string()).collect(),
+        show_bookmarks: user.show_bookmarks,
+        show_likes: user.show_likes,
+    }
+}
+
+fn call_error(e: CallError) -> IdentityError {
+    match e {
+        e if e.is_busy() => IdentityError::Busy(e.to_string()),
+        CallError::Unreadable(e) => IdentityError::Failed(format!("unreadable profile: {e}")),
+        CallError::CutOff(e) => IdentityError::Failed(format!("unreadable profile: {e}")),
+        e => IdentityError::Failed(e.to_string()),
+    }
 }
 
 impl Identity for IdentityApi<'_> {
@@ -65,25 +98,15 @@ impl Identity for IdentityApi<'_> {
         let found = self
             .internal_user(user.as_str())
             .await
-            .map_err(|e| match e {
-                e if e.is_busy() => IdentityError::Busy(e.to_string()),
-                CallError::Unreadable(e) => {
-                    IdentityError::Failed(format!("unreadable profile: {e}"))
-                }
-                CallError::CutOff(e) => IdentityError::Failed(format!("unreadable profile: {e}")),
-                e => IdentityError::Failed(e.to_string()),
-            })?;
-        Ok(found.map(|user| Profile {
-            display_name: if user.display_name.trim().is_empty() {
-                user.username.clone()
-            } else {
-                user.display_name
-            },
-            id: user.id,
-            username: user.username,
-            roles: user.roles.iter().map(|r| r.as_str().to_string()).collect(),
-            show_bookmarks: user.show_bookmarks,
-            show_likes: user.show_likes,
-        }))
+            .map_err(call_error)?;
+        Ok(found.map(profile_of))
+    }
+
+    async fn user_by_username(&self, username: &str) -> Result<Option<Profile>, IdentityError> {
+        let found = self
+            .internal_user_by_username(username)
+            .await
+            .map_err(call_error)?;
+        Ok(found.map(profile_of))
     }
 }

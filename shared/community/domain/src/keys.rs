@@ -225,6 +225,57 @@ pub fn comment_likes_list(user_id: &str, post_id: &str) -> String {
     format!("CLIKES#{user_id}#{post_id}")
 }
 
+/// The sort-key prefix of a member's notifications in their inbox.
+pub const NOTIFICATION_PREFIX: &str = "N#";
+
+/// A member's inbox: their notifications (`N#{id}`, time-ordered) and its state (`STATE`:
+/// the read-all watermark). One partition per member.
+pub fn inbox_pk(user_id: &str) -> String {
+    format!("INBOX#{user_id}")
+}
+
+/// A notification in its member's inbox.
+pub fn notification(user_id: &str, id: &str) -> Item {
+    key(inbox_pk(user_id), format!("{NOTIFICATION_PREFIX}{id}"))
+}
+
+/// A member's inbox state: `readAllBefore`, the read-all watermark.
+pub fn inbox_state(user_id: &str) -> Item {
+    key(inbox_pk(user_id), "STATE")
+}
+
+/// The partition of the reports on one post or comment (`post` or `comment`).
+pub fn reports_pk(target: &str, target_id: &str) -> String {
+    format!("REPORT#{target}#{target_id}")
+}
+
+/// The sort-key prefix of the reports in a target's partition.
+pub const REPORT_PREFIX: &str = "BY#";
+
+/// A member's one report of a target.
+pub fn report(target: &str, target_id: &str, reporter_id: &str) -> Item {
+    key(
+        reports_pk(target, target_id),
+        format!("{REPORT_PREFIX}{reporter_id}"),
+    )
+}
+
+/// A target's open group of reports: where its row in the queue is (`queueSk`). Its own
+/// partition, apart from the reports: a spam wave writes both at once.
+pub fn report_group(target: &str, target_id: &str) -> Item {
+    key(format!("REPORTGROUP#{target}#{target_id}"), "OPEN")
+}
+
+/// The partition of the admins' queue of open report groups, sorted
+/// `{openedAt}#{target}#{targetId}`. Reports are people's clicks: one partition holds a spam
+/// wave's hundreds a second (see `store/reports.rs`).
+pub const REPORT_QUEUE_PK: &str = "REPORTQ";
+
+/// A group's row in the admins' queue.
+pub fn report_queue(sk: &str) -> Item {
+    key(REPORT_QUEUE_PK, sk)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,5 +42,7 @@ pub use error::CommunityError;
 pub use identity::{Identity, IdentityError, Profile};
 /// Where the schemas' documentation says topic statistics are computed.
 pub use model::stats;
-pub use queues::{QueueName, Queues, ReactionChange, SummaryRequest, ViewRequest};
+pub use queues::{
+    NotificationEvent, QueueName, Queues, ReactionChange, SummaryRequest, ViewRequest,
+};
 pub use service::{Community, PostSearch, SummaryJob, MAX_COMMENTS_PER_POST};

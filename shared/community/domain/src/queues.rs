@@ -260,6 +260,145 @@ impl QueueMessage for ViewRequest {
 /// The view queue.
 pub type ViewQueue = Queue<ViewRequest>;
 
+/// The most `@mentions` of one text that notify (the first ones written).
+pub const MAX_MENTIONS: usize = 5;
+/// The most recipients of one direct notification message (a resolution's reporters come
+/// in several).
+pub const MAX_DIRECT_RECIPIENTS: usize = 100;
+
+/// The notification queue's message: something happened that notifies members; the worker
+/// (`community-views`) works out who and writes each one's inbox row once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum NotificationEvent {
+    /// A comment was added: its post's author, the parent comment's author and the members
+    /// it mentions (already resolved to ids) are told.
+    #[serde(rename_all = "camelCase")]
+    Comment {
+        comment_id: String,
+        post_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_id: Option<String>,
+        actor_id: String,
+        actor_username: String,
+        excerpt: String,
+        at: String,
+        #[serde(default)]
+        mentions: Vec<String>,
+    },
+    /// A post was published: the members it mentions are told.
+    #[serde(rename_all = "camelCase")]
+    Post {
+        post_id: String,
+        actor_id: String,
+        actor_username: String,
+        excerpt: String,
+        at: String,
+        #[serde(default)]
+        mentions: Vec<String>,
+    },
+    /// Moderation: `recipients` are told of `kind` (`REMOVED`, `REPORT_RESOLVED`); `key`
+    /// names the event (the same key and recipient write one notification).
+    #[serde(rename_all = "camelCase")]
+    Direct {
+        key: String,
+        kind: String,
+        recipients: Vec<String>,
+        post_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        comment_id: Option<String>,
+        excerpt: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        outcome: Option<String>,
+        at: String,
+    },
+}
+
+fn is_uuid(raw: &str) -> bool {
+    uuid::Uuid::try_parse(raw).is_ok()
+}
+
+impl NotificationEvent {
+    /// Reads a message body: ids are uuids, `at` a timestamp, bounded lists.
+    pub fn parse(body: &str) -> Result<Self, String> {
+        let event: Self = serde_json::from_str(body).map_err(|e| e.to_string())?;
+        let (ids, at, many, max): (Vec<&String>, &String, usize, usize) = match &event {
+            Self::Comment {
+                comment_id,
+                post_id,
+                parent_id,
+                actor_id,
+                at,
+                mentions,
+                ..
+            } => {
+                let mut ids = vec![comment_id, post_id, actor_id];
+                ids.extend(parent_id);
+                ids.extend(mentions);
+                (ids, at, mentions.len(), MAX_MENTIONS)
+            }
+            Self::Post {
+                post_id,
+                actor_id,
+                at,
+                mentions,
+                ..
+            } => {
+                let mut ids = vec![post_id, actor_id];
+                ids.extend(mentions);
+                (ids, at, mentions.len(), MAX_MENTIONS)
+            }
+            Self::Direct {
+                recipients,
+                post_id,
+                comment_id,
+                kind,
+                key,
+                at,
+                ..
+            } => {
+                if crate::model::notifications::NotificationKind::parse(kind).is_none() {
+                    return Err(format!("kind {kind:?} is not a notification kind"));
+                }
+                if key.is_empty() || key.len() > 300 {
+                    return Err("key is not an event key".into());
+                }
+                let mut ids = vec![post_id];
+                ids.extend(comment_id);
+                ids.extend(recipients);
+                (ids, at, recipients.len(), MAX_DIRECT_RECIPIENTS)
+            }
+        };
+        if let Some(bad) = ids.iter().find(|id| !is_uuid(id)) {
+            return Err(format!("{bad:?} is not a uuid"));
+        }
+        if chrono::DateTime::parse_from_rfc3339(at).is_err() {
+            return Err(format!("at {at:?} is not a timestamp"));
+        }
+        if many > max {
+            return Err("too many recipients".into());
+        }
+        Ok(event)
+    }
+}
+
+impl QueueMessage for NotificationEvent {
+    const URL_VARIABLE: &'static str = "COMMUNITY_NOTIFICATION_QUEUE_URL";
+
+    fn parse(body: &str) -> Result<Self, String> {
+        Self::parse(body)
+    }
+
+    fn to_body(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(self)
+    }
+}
+
+/// The notification queue.
+pub type NotificationQueue = Queue<NotificationEvent>;
+
 /// The hour (since the epoch) a view at `at` belongs to.
 pub fn hour_of(at: chrono::DateTime<chrono::Utc>) -> i64 {
     at.timestamp().div_euclid(3600)
@@ -285,6 +424,7 @@ pub struct Queues {
     pub(crate) reactions: Option<ReactionQueue>,
     pub(crate) views: Option<ViewQueue>,
     pub(crate) cleanup: Option<CleanupQueue>,
+    pub(crate) notifications: Option<NotificationQueue>,
 }
 
 /// A queue a function's facade may send to.
@@ -300,6 +440,8 @@ pub enum QueueName {
     Views,
     /// `COMMUNITY_CLEANUP_QUEUE_URL`: account deletions ask the community sweeper.
     Cleanup,
+    /// `COMMUNITY_NOTIFICATION_QUEUE_URL`: comments, mentions and moderation notify members.
+    Notifications,
 }
 
 impl Queues {
@@ -317,6 +459,9 @@ impl Queues {
                 }
                 QueueName::Views => queues.views = Some(ViewQueue::from_env(env, sqs.clone())?),
                 QueueName::Cleanup => queues.cleanup = Some(cleanup_queue(env, sqs.clone())?),
+                QueueName::Notifications => {
+                    queues.notifications = Some(NotificationQueue::from_env(env, sqs.clone())?);
+                }
             }
         }
         Ok(queues)

@@ -96,6 +96,22 @@ impl<'a> IdentityApi<'a> {
         self.internal(url).await
     }
 
+    /// `GET /api/users/internal/usernames/{username}`: the user of that username (any case);
+    /// `None` when there is none.
+    pub async fn internal_user_by_username(
+        &self,
+        username: &str,
+    ) -> Result<Option<InternalUser>, CallError> {
+        let mut url = url(
+            &format!("{}/api/users/internal/usernames", self.base()?),
+            &[],
+        )?;
+        url.path_segments_mut()
+            .map_err(|()| CallError::BadUrl("not a base URL".into()))?
+            .push(username);
+        self.internal(url).await
+    }
+
     /// `GET /api/users/internal/users?cursor=&limit=`: a page of the user directory; `None`
     /// when the route answers 404.
     pub async fn internal_user_ids(

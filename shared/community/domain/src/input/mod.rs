@@ -32,8 +32,10 @@ fn has_control(text: &str, lines: bool) -> bool {
 mod comments;
 mod ids;
 mod moderation;
+mod notifications;
 mod page;
 mod posts;
+mod reports;
 mod search;
 mod social;
 mod topics;
@@ -41,6 +43,9 @@ mod topics;
 pub use comments::{CommentLike, CommentText, MAX_COMMENT_CHARS};
 pub use ids::{CardIds, CommentId, PostId, TopicId, TopicIds, UserId};
 pub use moderation::{RemovalReason, MAX_REASON_CHARS};
+pub use notifications::{
+    is_notification_id, mentions, InboxPage, NotificationIds, DEFAULT_INBOX_LIMIT, MAX_INBOX_LIMIT,
+};
 pub use page::{
     admin_page, decode_cursor, encode_cursor, PageRequest, FAILED_PAGE_SIZE, MAX_CURSOR_CHARS,
     MAX_FAILED_PAGE, MAX_FAILED_PAGE_SIZE,
@@ -49,6 +54,7 @@ pub use posts::{
     Content, Excerpt, ExcerptChange, PostInput, PostPatch, PostStatus, RawPatch, RawPost,
     SourceUrls, Title, WebUrl,
 };
+pub use reports::{ReportInput, Resolution, ResolveAction, MAX_REPORT_TEXT_CHARS};
 pub use search::{SearchText, MAX_QUERY_CHARS};
 pub use social::PostReaction;
 pub use topics::{slug, FollowerDeltas, IdempotencyKey, TopicName, TopicNames};

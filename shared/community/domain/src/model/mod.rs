@@ -4,6 +4,8 @@
 pub mod comments;
 pub mod jobs;
 pub mod moderation;
+pub mod notifications;
+pub mod reports;
 pub mod social;
 pub mod stats;
 pub mod summary;

@@ -12,7 +12,9 @@ use crate::model::Author;
 use crate::store::comments::{CommentError, StoredComment};
 use crate::store::moderation::Remover;
 
+use super::notifications::excerpt;
 use super::{author_of, Community};
+use crate::queues::NotificationEvent;
 
 /// The most comments a post may have (409 beyond).
 pub const MAX_COMMENTS_PER_POST: i64 = 1_000;
@@ -69,6 +71,18 @@ impl Community {
             )
             .await
             .map_err(comment_error)?;
+        let mentions = self.mentioned(identity, text.as_str(), &author.id).await;
+        self.notify(NotificationEvent::Comment {
+            comment_id: stored.id.clone(),
+            post_id: stored.post_id.clone(),
+            parent_id: stored.parent_id.clone(),
+            actor_id: author.id.clone(),
+            actor_username: author.username.clone(),
+            excerpt: excerpt(&stored.text),
+            at: stored.created_at.clone(),
+            mentions,
+        })
+        .await;
         Ok(Comment {
             id: stored.id,
             author: stored.author,

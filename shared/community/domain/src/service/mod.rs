@@ -11,14 +11,18 @@
 //! - [`search`]: [`PostSearch`], search and the index's upkeep;
 //! - [`counters`]: the view and reaction counters' calls;
 //! - [`cleanup`]: account deletion and its sweeper;
-//! - [`upkeep`]: the index scheduler's rescues and migrations.
+//! - [`upkeep`]: the index scheduler's rescues and migrations;
+//! - [`notifications`]: the inbox and the fan-out's delivery; [`reports`]: members' reports
+//!   and the admins' queue.
 
 mod cleanup;
 mod comments;
 mod counters;
 mod lists;
 mod moderation;
+mod notifications;
 mod posts;
+mod reports;
 mod search;
 mod social;
 mod summary;

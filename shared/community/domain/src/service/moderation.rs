@@ -9,7 +9,10 @@ use crate::store::comments::CommentError;
 use crate::store::moderation::{Moderation, ModerationEntry, RemoveError, Remover};
 
 use super::comments::comment_error;
+use super::notifications::excerpt;
 use super::Community;
+use crate::model::notifications::NotificationKind;
+use crate::queues::NotificationEvent;
 
 impl From<ModerationEntry> for ModerationLogEntry {
     fn from(e: ModerationEntry) -> Self {
@@ -51,11 +54,23 @@ impl Community {
             moderator_id: moderator,
             reason: reason.as_str(),
         };
-        self.store()
+        let post = self
+            .store()
             .remove_post(id.as_str(), Remover::Moderator(&moderation))
             .await
             .map_err(remove_error)?;
         self.request_index(id.as_str()).await;
+        if post.author_id != moderator {
+            self.notify(removed(
+                vec![post.author_id.clone()],
+                &post.id,
+                None,
+                &post.title,
+                reason,
+                self.clock().timestamp(),
+            ))
+            .await;
+        }
         Ok(())
     }
 
@@ -71,7 +86,8 @@ impl Community {
             moderator_id: moderator,
             reason: reason.as_str(),
         };
-        self.store()
+        let comment = self
+            .store()
             .remove_comment(id.as_str(), Remover::Moderator(&moderation))
             .await
             .map_err(|e| match e {
@@ -79,6 +95,17 @@ impl Community {
                 CommentError::AccountGone => CommunityError::CommentNotFound,
                 e => comment_error(e),
             })?;
+        if comment.author.id != moderator {
+            self.notify(removed(
+                vec![comment.author.id.clone()],
+                &comment.post_id,
+                Some(&comment.id),
+                &comment.text,
+                reason,
+                self.clock().timestamp(),
+            ))
+            .await;
+        }
         Ok(())
     }
 
@@ -96,6 +123,28 @@ impl Community {
             total_elements: total,
             next_cursor,
         })
+    }
+}
+
+/// The event telling an author an admin removed their post or comment.
+fn removed(
+    author: Vec<String>,
+    post_id: &str,
+    comment_id: Option<&str>,
+    text: &str,
+    reason: &RemovalReason,
+    at: String,
+) -> NotificationEvent {
+    NotificationEvent::Direct {
+        key: format!("removed:{}", comment_id.unwrap_or(post_id)),
+        kind: NotificationKind::Removed.as_str().to_string(),
+        recipients: author,
+        post_id: post_id.to_string(),
+        comment_id: comment_id.map(str::to_string),
+        excerpt: excerpt(text),
+        reason: Some(reason.as_str().to_string()),
+        outcome: None,
+        at,
     }
 }
 

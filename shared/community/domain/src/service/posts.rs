@@ -45,6 +45,7 @@ impl Community {
                 Ok((post, summary)) => {
                     let post = full(post, state.body);
                     self.after_write(&post, summary.as_ref()).await;
+                    self.notify_post_mentions(identity, &post).await;
                     return Ok(post);
                 }
                 Err(e) => retry_or_fail(e, attempt).await?,

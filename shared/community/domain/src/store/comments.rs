@@ -411,6 +411,19 @@ impl Store {
 }
 
 impl Store {
+    /// A live comment by id (`None`: missing or deleted), for reports and notifications.
+    pub async fn live_comment_by_id(
+        &self,
+        comment_id: &str,
+    ) -> Result<Option<StoredComment>, DynamoError> {
+        match self.live_comment(comment_id).await {
+            Ok((_, row)) => StoredComment::from_item(self, &row).map(Some),
+            Err(CommentError::CommentNotFound) => Ok(None),
+            Err(CommentError::Store(e)) => Err(e),
+            Err(e) => Err(self.table.corrupt(e.to_string())),
+        }
+    }
+
     /// A live comment's row key and row, through its pointer.
     async fn live_comment(&self, comment_id: &str) -> Result<(Item, Item), CommentError> {
         let pointer = self

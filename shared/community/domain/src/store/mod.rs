@@ -37,6 +37,9 @@
 //!   removals, far under one a second, so one partition; `MIGRATION#mark-index`: one write
 //!   per index-scheduler run (every 2 minutes) until the backfill has read the table.
 //!
+//! - inboxes ([`notifications`]): `INBOX#{u}`/`N#{id}` and `INBOX#{u}`/`STATE`; reports
+//!   ([`reports`]): `REPORT#{target}#{id}`/`BY#{u}`, `REPORTGROUP#{target}#{id}`/`OPEN`, the queue `REPORTQ`.
+//!
 //! Every post write is one TransactWriteItems; `post_write` checks DynamoDB's item and
 //! transaction limits before sending one.
 
@@ -46,9 +49,11 @@ pub mod index_queue;
 pub mod lists;
 pub mod mark_lists;
 pub mod moderation;
+pub mod notifications;
 pub mod post_write;
 pub mod posts;
 pub mod reactions;
+pub mod reports;
 pub mod search;
 pub mod social;
 pub mod summaries;

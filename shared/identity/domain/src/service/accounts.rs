@@ -52,6 +52,18 @@ impl Identity {
         })
     }
 
+    /// The account whose username is `username` (any case); `None` when there is none.
+    pub async fn user_id_by_username(
+        &self,
+        username: &str,
+    ) -> Result<Option<UserId>, IdentityError> {
+        Ok(self
+            .store
+            .login_record(&username.to_ascii_lowercase())
+            .await?
+            .map(|r| r.user_id))
+    }
+
     pub async fn profile(&self, id: &UserId) -> Result<Profile, IdentityError> {
         Ok(to_profile(self.user(id).await?))
     }
