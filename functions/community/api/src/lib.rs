@@ -1,5 +1,5 @@
 //! The community function: the community's posts, comments, reactions, bookmarks, user lists,
-//! topics and post summaries behind `/api/v1/posts`, `/api/v1/comments`, `/api/v1/users`,
+//! topics, post summaries and feeds behind `/api/v1/posts`, `/api/v1/feeds`, `/api/v1/comments`, `/api/v1/users`,
 //! `/api/v1/topics`, `/api/v1/internal/topics`, and the admin's summary routes under
 //! `/api/v1/admin/summaries` and `/api/v1/admin/posts` ([`summaries`]; the summaries are
 //! written by the `community-summarizer` function).
@@ -13,9 +13,11 @@
 mod accounts;
 pub mod brake;
 mod comments;
+mod feeds;
 mod lists;
 mod moderation;
 mod posts;
+mod preview;
 mod schema;
 mod search;
 mod social;
@@ -132,6 +134,8 @@ pub fn app(
     };
     let routes = Router::new()
         .merge(posts::routes())
+        .merge(preview::routes())
+        .merge(feeds::routes())
         .merge(topics::routes())
         .merge(search::routes())
         .merge(accounts::routes())
@@ -186,7 +190,15 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         summaries::post_summary,
         summaries::retry_summary,
         summaries::failed_summaries,
-        views::view
+        views::view,
+        preview::preview,
+        feeds::site_rss,
+        feeds::site_atom,
+        feeds::topic_rss,
+        feeds::topic_atom,
+        feeds::author_rss,
+        feeds::author_atom,
+        topics::suggest_topics
     ),
     components(schemas(
         Author,
@@ -214,6 +226,9 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         community::model::moderation::ModerationLogEntry,
         community::model::moderation::ModerationTarget,
         community::model::moderation::ModerationLogPage,
+        preview::PreviewRequest,
+        preview::PostPreview,
+        community::model::TopicSuggestion,
         ReasonErrorBody
     )),
     modifiers(&SecuritySchemes, &UNAVAILABLE),

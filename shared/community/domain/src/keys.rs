@@ -225,6 +225,12 @@ pub fn comment_likes_list(user_id: &str, post_id: &str) -> String {
     format!("CLIKES#{user_id}#{post_id}")
 }
 
+/// An author's name (case folded) pointing to their user id: written when they publish, read by
+/// their feed (`/feeds/authors/{username}`).
+pub fn author_name(username: &str) -> Item {
+    key(format!("AUTHORNAME#{}", username.to_lowercase()), META)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
