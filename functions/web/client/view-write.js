@@ -371,7 +371,8 @@ function topicPicker(initial) {
   );
   const list = h("ul", { id: listId, role: "listbox", class: "suggestions", "aria-label": "Suggested topics", hidden: true });
   const chips = h("ul", { class: "chips topic-chips", "aria-label": "Chosen topics" });
-  const status = h("p", { class: "visually-hidden", role: "status" });
+  // A live region of its own (not a `status` role: the cover's upload status is the form's).
+  const status = h("p", { class: "visually-hidden", "aria-live": "polite" });
   /** @type {string[]} */
   let options = [];
   let active = -1;
