@@ -313,12 +313,14 @@ async fn unknown_feeds_are_404() {
     let (_, alice) = t.member("alice").await;
     t.create_post(
         &alice,
-        &json!({"title": "Only a draft", "content": "d", "status": "DRAFT"}),
+        &json!({"title": "Only a draft", "content": "d", "status": "DRAFT", "topics": ["Draft Only"]}),
     )
     .await;
     for path in [
         "/api/v1/feeds/topics/no-such-topic.rss",
         "/api/v1/feeds/topics/---.atom",
+        // A topic only a draft names is not public.
+        "/api/v1/feeds/topics/draft-only.rss",
         "/api/v1/feeds/authors/nobody.atom",
         // A draft names no author's feed.
         "/api/v1/feeds/authors/alice.rss",

@@ -126,9 +126,10 @@ impl Html {
         escape_into(&mut self.html, t);
     }
 
-    /// Text with its line ends as `<br>` (raw HTML shown as text keeps its lines).
+    /// Text with its line ends as `<br>` (raw HTML shown as text keeps its lines; the block's
+    /// end takes its last one off).
     fn lines(&mut self, t: &str) {
-        let mut parts = t.trim_end_matches('\n').split('\n').peekable();
+        let mut parts = t.split('\n').peekable();
         while let Some(part) = parts.next() {
             self.text(part);
             if parts.peek().is_some() {
@@ -244,7 +245,13 @@ impl Html {
 
     fn end(&mut self, tag: TagEnd) {
         match tag {
-            TagEnd::Paragraph | TagEnd::HtmlBlock => self.push("</p>\n"),
+            TagEnd::Paragraph => self.push("</p>\n"),
+            TagEnd::HtmlBlock => {
+                if self.html.ends_with("<br>\n") {
+                    self.html.truncate(self.html.len() - "<br>\n".len());
+                }
+                self.push("</p>\n");
+            }
             TagEnd::Heading(level) => {
                 self.push("</");
                 self.push(heading(level));
@@ -413,6 +420,14 @@ mod tests {
         assert_eq!(
             to_html("first line\nsecond line\n\nnext paragraph"),
             "<p>first line<br>\nsecond line</p>\n<p>next paragraph</p>\n"
+        );
+    }
+
+    #[test]
+    fn raw_html_blocks_keep_their_lines_as_text() {
+        assert_eq!(
+            to_html("<div>\n<b>hi</b>\n</div>\n\nafter"),
+            "<p>&lt;div&gt;<br>\n&lt;b&gt;hi&lt;/b&gt;<br>\n&lt;/div&gt;</p>\n<p>after</p>\n"
         );
     }
 

@@ -60,7 +60,10 @@ impl Community {
                 } else {
                     self.store.topic_by_slug(&slug).await?
                 };
-                let topic = topic.ok_or(CommunityError::FeedNotFound("Topic"))?;
+                // A topic only drafts have named is not public yet: no feed names it.
+                let topic = topic
+                    .filter(|t| t.public)
+                    .ok_or(CommunityError::FeedNotFound("Topic"))?;
                 let segment = path_segment(&topic.slug);
                 (
                     self.store
