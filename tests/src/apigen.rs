@@ -207,8 +207,9 @@ fn operation_function(
     let mut url = String::new();
     for segment in path.split('/').skip(1) {
         url.push('/');
-        match segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-            Some(name) => {
+        // A parameter may fill a whole segment or its start (`{slug}.rss`).
+        match segment.strip_prefix('{').and_then(|s| s.split_once('}')) {
+            Some((name, suffix)) => {
                 let param = path_params
                     .iter()
                     .find(|p| p["name"].as_str() == Some(name))
@@ -220,7 +221,7 @@ fn operation_function(
                     ts_type(&param["schema"]),
                     param_description(param)
                 );
-                let _ = write!(url, "${{encodeURIComponent({js})}}");
+                let _ = write!(url, "${{encodeURIComponent({js})}}{suffix}");
                 args.push(js);
             }
             None => url.push_str(segment),

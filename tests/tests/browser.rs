@@ -9,7 +9,8 @@
 //! sending logs through the ingestion API over reqwest when the journey asks),
 //! `tests/browser/roles-journey.mjs` for roles and sessions (the accounts page, the sections
 //! each role opens, the password change and signing out everywhere), and
-//! `tests/browser/apps-journey.mjs` for reading apps (app passwords).
+//! `tests/browser/apps-journey.mjs` for reading apps (app passwords); and
+//! `tests/browser/writing-journey.mjs` for writing a Markdown post.
 //! Screenshots land in `tests/browser/artifacts/`.
 //!
 //! Needs Node.js, `npm ci` in `tests/browser` and Chromium (`/usr/bin/chromium`, or
@@ -784,6 +785,16 @@ async fn app_passwords_in_chromium() {
     let t = TestStack::start().await;
     run_journey(&t, "apps-journey.mjs", &[]).await;
     assert_screenshots(&["a01-app-password-desktop.png", "a02-app-password-phone.png"]);
+}
+
+/// Writing a Markdown post in Chromium: the toolbar, the Preview tab (the server's rendering),
+/// topics picked from suggestions with the keyboard and added as chips, publishing, the post
+/// page's rendered code block, list and link, and the site's Atom feed carrying it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn markdown_writing_in_chromium() {
+    let t = TestStack::start().await;
+    run_journey(&t, "writing-journey.mjs", &[]).await;
+    assert_screenshots(&["w01-preview-desktop.png", "w02-post-desktop.png"]);
 }
 
 /// An RSS feed of `items` articles published in the last `items` hours, newest first: recent,

@@ -21,11 +21,13 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").PostCard} PostCard */
 /** @typedef {import("./api-types.gen.js").PostPage} PostPage */
 /** @typedef {import("./api-types.gen.js").PostPatchRequest} PostPatchRequest */
+/** @typedef {import("./api-types.gen.js").PostPreview} PostPreview */
 /** @typedef {import("./api-types.gen.js").PostRequest} PostRequest */
 /** @typedef {import("./api-types.gen.js").PostStatusName} PostStatusName */
 /** @typedef {import("./api-types.gen.js").PostSummary} PostSummary */
 /** @typedef {import("./api-types.gen.js").PresignedUpload} PresignedUpload */
 /** @typedef {import("./api-types.gen.js").PresignedUploadRequest} PresignedUploadRequest */
+/** @typedef {import("./api-types.gen.js").PreviewRequest} PreviewRequest */
 /** @typedef {import("./api-types.gen.js").ReactionRequest} ReactionRequest */
 /** @typedef {import("./api-types.gen.js").ReactionResult} ReactionResult */
 /** @typedef {import("./api-types.gen.js").ReportRequest} ReportRequest */
@@ -75,6 +77,76 @@ export function likeComment(id, body, options = {}) {
 }
 
 /**
+ * An author's newest published posts, as Atom 1.0.
+ *
+ * `GET /api/v1/feeds/authors/{username}.atom`
+ * @param {string} username The author's username (case-insensitive)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function authorAtomFeed(username, options = {}) {
+  return request("GET", `/api/v1/feeds/authors/${encodeURIComponent(username)}.atom`, { ...options });
+}
+
+/**
+ * An author's newest published posts, as RSS 2.0.
+ *
+ * `GET /api/v1/feeds/authors/{username}.rss`
+ * @param {string} username The author's username (case-insensitive)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function authorRssFeed(username, options = {}) {
+  return request("GET", `/api/v1/feeds/authors/${encodeURIComponent(username)}.rss`, { ...options });
+}
+
+/**
+ * The site's newest published posts, as Atom 1.0.
+ *
+ * `GET /api/v1/feeds/posts.atom`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function postsAtomFeed(options = {}) {
+  return request("GET", `/api/v1/feeds/posts.atom`, { ...options });
+}
+
+/**
+ * The site's newest published posts, as RSS 2.0.
+ *
+ * `GET /api/v1/feeds/posts.rss`
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function postsRssFeed(options = {}) {
+  return request("GET", `/api/v1/feeds/posts.rss`, { ...options });
+}
+
+/**
+ * A topic's newest published posts, as Atom 1.0.
+ *
+ * `GET /api/v1/feeds/topics/{slug}.atom`
+ * @param {string} slug The topic's slug (or name: it is slugged)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function topicAtomFeed(slug, options = {}) {
+  return request("GET", `/api/v1/feeds/topics/${encodeURIComponent(slug)}.atom`, { ...options });
+}
+
+/**
+ * A topic's newest published posts, as RSS 2.0.
+ *
+ * `GET /api/v1/feeds/topics/{slug}.rss`
+ * @param {string} slug The topic's slug (or name: it is slugged)
+ * @param {RequestOptions} [options]
+ * @returns {Promise<null>}
+ */
+export function topicRssFeed(slug, options = {}) {
+  return request("GET", `/api/v1/feeds/topics/${encodeURIComponent(slug)}.rss`, { ...options });
+}
+
+/**
  * Published posts, newest first: of one topic, or of all.
  *
  * `GET /api/v1/posts`
@@ -108,6 +180,18 @@ export function createPost(body, options = {}) {
  */
 export function postCards(query, options = {}) {
   return request("GET", `/api/v1/posts/cards`, { ...options, query, auth: "optional" });
+}
+
+/**
+ * Renders a post's Markdown as the post's page will show it; stores nothing.
+ *
+ * `POST /api/v1/posts/preview`
+ * @param {PreviewRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<PostPreview>}
+ */
+export function previewPost(body, options = {}) {
+  return request("POST", `/api/v1/posts/preview`, { ...options, body, auth: "required" });
 }
 
 /**
@@ -316,6 +400,20 @@ export function topicNames(query, options = {}) {
  */
 export function topicStats(options = {}) {
   return request("GET", `/api/v1/topics/stats`, { ...options, auth: "optional" });
+}
+
+/**
+ * Public topics whose name (or a later word of it) starts with `q`, for the writing view:
+ * names starting with it first, then the most published posts, followers, name. A short
+ * list, not paged: a writer types more to narrow it.
+ *
+ * `GET /api/v1/topics/suggest`
+ * @param {{q: string, limit?: number}} query
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<TopicSuggestion>>}
+ */
+export function suggestTopics(query, options = {}) {
+  return request("GET", `/api/v1/topics/suggest`, { ...options, query, auth: "optional" });
 }
 
 /**

@@ -1428,7 +1428,8 @@ export {};
  * @typedef {Object} Post
  * @property {Author} author
  * @property {number} commentCount
- * @property {string} content
+ * @property {string} content The post's text as written: CommonMark (a post written before Markdown is plain lines, which read the same).
+ * @property {string} [contentHtml] `content` rendered by the server into safe HTML (`community::markdown`): what the web client shows. On a single post's answers (read, create, replace, patch) only: a list leaves it out (20 posts at the bounds would pass Lambda's 6 MB answer) and shows `excerpt`, plain text.
  * @property {(string|null)} [coverImageUrl]
  * @property {string} createdAt
  * @property {number} dislikeCount
@@ -1494,6 +1495,12 @@ export {};
  */
 
 /**
+ * The rendering of a preview.
+ * @typedef {Object} PostPreview
+ * @property {string} html The safe HTML a post with this content answers as `contentHtml`.
+ */
+
+/**
  * A reaction to a post; `NONE` takes it back.
  * @typedef {("LIKE"|"DISLIKE"|"NONE")} PostReactionName
  */
@@ -1544,6 +1551,12 @@ export {};
  * @typedef {Object} PresignedUploadRequest
  * @property {ImageContentType} contentType The file's type; the upload must send exactly this `Content-Type` (what is stored is decided by the file's first bytes at confirm).
  * @property {number} size The file's size in bytes, 1 to 20 MiB; the upload must send exactly this `Content-Length`.
+ */
+
+/**
+ * A post's text to preview.
+ * @typedef {Object} PreviewRequest
+ * @property {string} content The post's content as it would be saved: 1 to 50,000 characters of CommonMark, not blank; no control characters but line breaks and tabs.
  */
 
 /**
@@ -2172,6 +2185,15 @@ export {};
  * @typedef {Object} TopicRef
  * @property {string} id The topic's slug, e.g. `open-source`.
  * @property {string} name As the feed spelt it, e.g. `Open Source`.
+ */
+
+/**
+ * A topic suggested as a writer types its name.
+ * @typedef {Object} TopicSuggestion
+ * @property {string} id
+ * @property {string} name The topic's name as shown.
+ * @property {number} postCount Published live posts carrying it.
+ * @property {string} slug
  */
 
 /**

@@ -12,6 +12,7 @@ import { communityTopicChips, cover, userHref } from "./community.js";
 import { busy, confirmFirst, describe, errorAfter, errorBox, loading } from "./ui.js";
 import { removeControl } from "./moderation.js";
 import { reportControl } from "./report.js";
+import { postBody } from "./post-body.js";
 
 /** @typedef {import("./api-types.gen.js").Post} Post */
 /** @typedef {import("./api-types.gen.js").PostSummary} PostSummary */
@@ -70,7 +71,6 @@ export async function communityPost(main, match, { signal, title }) {
 function reader(post, heading, signal) {
   const mine = account.session.user?.id === post.author.id;
   const draft = post.status === "DRAFT";
-  const paragraphs = post.content.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
   return h(
     "article",
     { class: "reader post", "aria-labelledby": "post-title" },
@@ -103,7 +103,10 @@ function reader(post, heading, signal) {
     ),
     cover(post.coverImageUrl, "hero"),
     summarySection(post, signal),
-    h("div", { class: "body" }, paragraphs.map((p) => h("p", null, p))),
+    // The server's safe rendering of the Markdown; plain paragraphs only if an answer lacks it.
+    post.contentHtml !== undefined
+      ? postBody(post.contentHtml)
+      : h("div", { class: "body" }, post.content.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean).map((p) => h("p", null, p))),
   );
 }
 

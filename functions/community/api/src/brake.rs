@@ -15,6 +15,7 @@ pub const DEFAULT_POSTS: &str = "10/60,100/86400";
 pub const DEFAULT_COMMENTS: &str = "10/60,500/86400";
 pub const DEFAULT_REACTIONS: &str = "60/60,2000/86400";
 pub const DEFAULT_VIEWS: &str = "120/60,5000/86400";
+pub const DEFAULT_PREVIEWS: &str = "30/60,1000/86400";
 
 /// Creating, replacing, patching or deleting a post.
 pub const POSTS: Rate = Rate {
@@ -46,14 +47,23 @@ pub const VIEWS: Rate = Rate {
     when_unavailable: WhenUnavailable::Allow,
 };
 
+/// A Markdown preview: it stores nothing, so it goes on when the limits table fails; its own
+/// limit, as a writer previews more often than they save.
+pub const PREVIEWS: Rate = Rate {
+    variable: "COMMUNITY_RATE_LIMIT_PREVIEWS",
+    name: "community-previews",
+    default: DEFAULT_PREVIEWS,
+    when_unavailable: WhenUnavailable::Allow,
+};
+
 /// The community function's brake: `RATE_LIMIT_TABLE` (unset: no limits, logged) and the
-/// four rates' variables.
+/// rates' variables.
 pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Brake, ConfigError> {
     Brake::from_env(
         env,
         aws,
         "community writes have no rate limits",
-        &[POSTS, COMMENTS, REACTIONS, VIEWS],
+        &[POSTS, COMMENTS, REACTIONS, VIEWS, PREVIEWS],
     )
 }
 

@@ -1,5 +1,5 @@
 //! The community function: the community's posts, comments, reactions, bookmarks, user lists,
-//! topics and post summaries behind `/api/v1/posts`, `/api/v1/comments`, `/api/v1/users`,
+//! topics, post summaries and feeds behind `/api/v1/posts`, `/api/v1/feeds`, `/api/v1/comments`, `/api/v1/users`,
 //! `/api/v1/topics`, `/api/v1/internal/topics`, and the admin's summary routes under
 //! `/api/v1/admin/summaries` and `/api/v1/admin/posts` ([`summaries`]; the summaries are
 //! written by the `community-summarizer` function).
@@ -13,11 +13,13 @@
 mod accounts;
 pub mod brake;
 mod comments;
+mod feeds;
 mod lists;
 mod moderation;
 mod notifications;
 mod posts;
 mod reports;
+mod preview;
 mod schema;
 mod search;
 mod social;
@@ -136,6 +138,8 @@ pub fn app(
     };
     let routes = Router::new()
         .merge(posts::routes())
+        .merge(preview::routes())
+        .merge(feeds::routes())
         .merge(topics::routes())
         .merge(search::routes())
         .merge(accounts::routes())
@@ -198,7 +202,15 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         notifications::mark_all_read,
         reports::report,
         reports::report_queue,
-        reports::resolve
+        reports::resolve,
+        preview::preview,
+        feeds::site_rss,
+        feeds::site_atom,
+        feeds::topic_rss,
+        feeds::topic_atom,
+        feeds::author_rss,
+        feeds::author_atom,
+        topics::suggest_topics
     ),
     components(schemas(
         Author,
@@ -244,6 +256,9 @@ const UNAVAILABLE: ReasonUnavailable = ReasonUnavailable {
         reports::ReportRequest,
         reports::ResolveRequest,
         reports::ResolveActionName,
+        preview::PreviewRequest,
+        preview::PostPreview,
+        community::model::TopicSuggestion,
         ReasonErrorBody
     )),
     modifiers(&SecuritySchemes, &UNAVAILABLE),

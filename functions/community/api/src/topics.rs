@@ -1,5 +1,5 @@
 //! Topics: the catalog (`GET /topics`), statistics (`GET /topics/stats`), names
-//! (`GET /topics/names`), and the internal follower deltas
+//! (`GET /topics/names`), suggestions as a writer types (`GET /topics/suggest`), and the internal follower deltas
 //! (`POST /internal/topics/follower-deltas`).
 
 use axum::extract::State;
@@ -7,8 +7,8 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use community::input::{FollowerDeltas, IdempotencyKey, TopicIds};
-use community::model::{Topic, TopicCategory, TopicRef};
+use community::input::{FollowerDeltas, IdempotencyKey, TopicIds, TopicPrefix};
+use community::model::{Topic, TopicCategory, TopicRef, TopicSuggestion};
 use community_client::FollowerDeltasRequest;
 use platform::auth::{InternalService, MaybeUser};
 use platform::http::{Json, Query};
@@ -28,6 +28,7 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/topics", get(topic_catalog))
         .route("/topics/names", get(topic_names))
         .route("/topics/stats", get(topic_stats))
+        .route("/topics/suggest", get(suggest_topics))
         .route("/internal/topics/follower-deltas", post(follower_deltas))
 }
 
@@ -156,4 +157,57 @@ pub(crate) async fn follower_deltas(
         "message": format!("{count} topic follower counts updated"),
     });
     Ok((StatusCode::OK, axum::Json(body)).into_response())
+}
+
+/// The query of topic suggestions.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct SuggestQuery {
+    /// What has been typed of the name: 1 to 50 characters with a letter, mark or digit; case,
+    /// accents and spacing are folded as slugs are.
+    #[param(
+        required = true,
+        min_length = 1,
+        max_length = 50,
+        pattern = "[\\p{L}\\p{M}\\p{N}]"
+    )]
+    q: Option<String>,
+    /// 1 to 20 (default 10).
+    #[param(value_type = Option<i32>, minimum = 1, maximum = 20)]
+    limit: Option<String>,
+}
+
+/// The most suggestions one request answers.
+const MAX_SUGGESTIONS: i64 = 20;
+
+/// Public topics whose name (or a later word of it) starts with `q`, for the writing view:
+/// names starting with it first, then the most published posts, followers, name. A short
+/// list, not paged: a writer types more to narrow it.
+#[utoipa::path(
+    get,
+    path = "/api/v1/topics/suggest",
+    operation_id = "suggestTopics",
+    tag = "community",
+    params(SuggestQuery),
+    security((), ("bearerJwt" = [])),
+    responses(
+        (status = 200, description = "At most `limit` topics, best first (`Cache-Control: public, max-age=30`)", body = Vec<TopicSuggestion>),
+        (status = 400, description = "q missing, over 50 characters or without a letter or digit, or limit out of bounds (`message` names it)", body = ReasonErrorBody),
+        (status = 401, description = "A bad token", body = ReasonErrorBody),
+    )
+)]
+pub(crate) async fn suggest_topics(
+    State(state): State<AppState>,
+    _user: MaybeUser,
+    Query(query): Query<SuggestQuery>,
+) -> Result<Response, ApiError> {
+    let prefix = TopicPrefix::parse("q", query.q.as_deref())?;
+    let limit = crate::number("limit", query.limit.as_deref())?.unwrap_or(10);
+    if !(1..=MAX_SUGGESTIONS).contains(&limit) {
+        return Err(ApiError::field("limit", "must be between 1 and 20"));
+    }
+    let limit = usize::try_from(limit).unwrap_or(10);
+    Ok(cached(
+        state.community.suggest_topics(&prefix, limit).await?,
+    ))
 }

@@ -20,6 +20,9 @@ pub enum CommunityError {
     /// 404: no such user.
     #[error("user not found")]
     UserNotFound,
+    /// 404: a feed of a topic no post has carried, or of a name no author has published under.
+    #[error("{0} not found")]
+    FeedNotFound(&'static str),
     /// 403: another user's list they do not show (or their drafts).
     #[error("this list is private")]
     PrivateList,
@@ -87,6 +90,7 @@ impl From<CommunityError> for ApiError {
                 ApiError::field("parentId", "no such comment on this post")
             }
             CommunityError::UserNotFound => ApiError::not_found("User not found"),
+            CommunityError::FeedNotFound(what) => ApiError::not_found(format!("{what} not found")),
             CommunityError::PrivateList => ApiError::forbidden("This list is private"),
             CommunityError::Conflict(reason) => ApiError::conflict(reason),
             CommunityError::NotAuthor => {

@@ -276,6 +276,12 @@ pub fn report_queue(sk: &str) -> Item {
     key(REPORT_QUEUE_PK, sk)
 }
 
+/// An author's name (case folded) pointing to their user id: written when they publish, read by
+/// their feed (`/feeds/authors/{username}`).
+pub fn author_name(username: &str) -> Item {
+    key(format!("AUTHORNAME#{}", username.to_lowercase()), META)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,9 +30,11 @@
 //! sweeps the ring. See [`model::stats`].
 
 pub mod error;
+pub mod feeds;
 pub mod identity;
 pub mod input;
 pub mod keys;
+pub mod markdown;
 pub mod model;
 pub mod queues;
 mod service;
@@ -45,4 +47,6 @@ pub use model::stats;
 pub use queues::{
     NotificationEvent, QueueName, Queues, ReactionChange, SummaryRequest, ViewRequest,
 };
-pub use service::{Community, PostSearch, SummaryJob, MAX_COMMENTS_PER_POST};
+pub use service::{
+    Community, FeedAnswer, FeedScope, PostSearch, SummaryJob, MAX_COMMENTS_PER_POST,
+};

@@ -57,7 +57,10 @@ pub use posts::{
 pub use reports::{ReportInput, Resolution, ResolveAction, MAX_REPORT_TEXT_CHARS};
 pub use search::{SearchText, MAX_QUERY_CHARS};
 pub use social::PostReaction;
-pub use topics::{slug, FollowerDeltas, IdempotencyKey, TopicName, TopicNames};
+pub use topics::{
+    slug, FollowerDeltas, IdempotencyKey, TopicName, TopicNames, TopicPrefix,
+    MAX_TOPIC_PREFIX_CHARS,
+};
 
 /// Which of a user's lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

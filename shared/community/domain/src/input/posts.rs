@@ -93,9 +93,14 @@ impl Content {
     }
 
     /// The excerpt written when none is given: the first [`GENERATED_EXCERPT_CHARS`]
-    /// characters of the whitespace-collapsed content, cut at a word, with `…` when cut.
+    /// characters of the content as a reader sees it (its Markdown reduced to plain text,
+    /// whitespace collapsed; the text as written when that leaves nothing), cut at a word, with
+    /// `…` when cut.
     pub fn generated_excerpt(&self) -> String {
-        let collapsed = self.0.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut collapsed = crate::markdown::to_plain_text(&self.0);
+        if collapsed.is_empty() {
+            collapsed = self.0.split_whitespace().collect::<Vec<_>>().join(" ");
+        }
         if collapsed.chars().count() <= GENERATED_EXCERPT_CHARS {
             return collapsed;
         }
@@ -435,6 +440,9 @@ mod tests {
     fn generated_excerpt_cuts_at_a_word() {
         let short = Content::parse("  one\n two  ").unwrap();
         assert_eq!(short.generated_excerpt(), "one two");
+        let marked =
+            Content::parse("## Why\n\nUse **`cargo`** and [docs](https://d.example).").unwrap();
+        assert_eq!(marked.generated_excerpt(), "Why Use cargo and docs.");
         let long = Content::parse(&"word ".repeat(100)).unwrap();
         let excerpt = long.generated_excerpt();
         assert!(excerpt.ends_with("word…"), "{excerpt}");

@@ -189,3 +189,32 @@ mod tests {
         assert!(IdempotencyKey::parse(&"k".repeat(101)).is_err());
     }
 }
+
+/// What a writer has typed of a topic's name, for suggestions: 1 to 50 characters with a
+/// letter, mark or digit (so its slug is not empty).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicPrefix {
+    slug: String,
+}
+
+/// The longest prefix a suggestion takes (a topic name's own bound).
+pub const MAX_TOPIC_PREFIX_CHARS: usize = 50;
+
+impl TopicPrefix {
+    pub fn parse(field: &str, raw: Option<&str>) -> Result<Self, Invalid> {
+        let raw = raw.unwrap_or_default();
+        let slug = slug(raw);
+        if raw.chars().count() > MAX_TOPIC_PREFIX_CHARS || slug.is_empty() {
+            return Err(Invalid::field(
+                field,
+                format!("must be 1 to {MAX_TOPIC_PREFIX_CHARS} characters with a letter or digit"),
+            ));
+        }
+        Ok(Self { slug })
+    }
+
+    /// The prefix folded as slugs are.
+    pub fn slug(&self) -> &str {
+        &self.slug
+    }
+}

@@ -58,7 +58,16 @@ pub struct Post {
     pub summary_generated_at: Option<String>,
     /// The model that wrote the summary.
     pub summary_model: Option<String>,
+    /// The post's text as written: CommonMark (a post written before Markdown is plain lines,
+    /// which read the same).
     pub content: String,
+    /// `content` rendered by the server into safe HTML (`community::markdown`): what the web
+    /// client shows. On a single post's answers (read, create, replace, patch) only: a list
+    /// leaves it out (20 posts at the bounds would pass Lambda's 6 MB answer) and shows
+    /// `excerpt`, plain text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub content_html: Option<String>,
     pub cover_image_url: Option<String>,
     pub source_url: Vec<String>,
     pub topics: Vec<TopicRef>,
@@ -123,4 +132,17 @@ pub struct TopicCategory {
     pub label: String,
     pub sort_order: u32,
     pub topics: Vec<Topic>,
+}
+
+/// A topic suggested as a writer types its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TopicSuggestion {
+    #[schema(format = "uuid")]
+    pub id: String,
+    /// The topic's name as shown.
+    pub name: String,
+    pub slug: String,
+    /// Published live posts carrying it.
+    pub post_count: i64,
 }

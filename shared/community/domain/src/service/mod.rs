@@ -18,6 +18,7 @@
 mod cleanup;
 mod comments;
 mod counters;
+mod feeds;
 mod lists;
 mod moderation;
 mod notifications;
@@ -30,6 +31,7 @@ mod topics;
 mod upkeep;
 
 pub use comments::MAX_COMMENTS_PER_POST;
+pub use feeds::{FeedAnswer, FeedScope};
 pub use search::PostSearch;
 pub use summary::SummaryJob;
 
@@ -156,6 +158,7 @@ pub(crate) fn full(post: StoredPost, body: PostBody) -> Post {
         summary_generated_at: summary.generated_at,
         summary_model: summary.model,
         content: body.content,
+        content_html: None,
         cover_image_url: post.cover_image_url,
         source_url: body.source_urls,
         topics: post.topics,
@@ -172,6 +175,12 @@ pub(crate) fn full(post: StoredPost, body: PostBody) -> Post {
         created_at: post.created_at,
         updated_at: post.updated_at,
     }
+}
+
+/// A post as a single post's answer carries it: with its content rendered.
+pub(crate) fn rendered(mut post: Post) -> Post {
+    post.content_html = Some(crate::markdown::to_html(&post.content));
+    post
 }
 
 /// A post with the caller's reaction and bookmark.

@@ -11,7 +11,7 @@ use crate::queues::SummaryRequest;
 use crate::store::post_write::{PostState, WriteError};
 use crate::store::posts::{PostBody, StoredPost};
 
-use super::{author_of, full, page_of, with_marks, Community};
+use super::{author_of, full, page_of, rendered, with_marks, Community};
 
 /// Attempts of a post write against concurrent writers (a version or topic race) before
 /// answering 503.
@@ -43,7 +43,7 @@ impl Community {
                 .await
             {
                 Ok((post, summary)) => {
-                    let post = full(post, state.body);
+                    let post = rendered(full(post, state.body));
                     self.after_write(&post, summary.as_ref()).await;
                     self.notify_post_mentions(identity, &post).await;
                     return Ok(post);
@@ -65,7 +65,7 @@ impl Community {
         let post = post
             .filter(|p| p.visible_to(caller.map(UserId::as_str)))
             .ok_or(CommunityError::PostNotFound)?;
-        Ok(with_marks(full(post, body), marks))
+        Ok(rendered(with_marks(full(post, body), marks)))
     }
 
     /// Replaces every field of the caller's post (status defaulting to PUBLISHED); then its
@@ -131,7 +131,7 @@ impl Community {
                 .await
             {
                 Ok((post, summary)) => {
-                    let post = full(post, state.body);
+                    let post = rendered(full(post, state.body));
                     self.after_write(&post, summary.as_ref()).await;
                     return Ok(post);
                 }
@@ -220,6 +220,9 @@ impl Community {
     async fn after_write(&self, post: &Post, summary: Option<&SummaryRequest>) {
         self.request_index(&post.id).await;
         self.request_summary(summary).await;
+        if post.status == PostStatus::Published.as_str() {
+            self.name_author(&post.author).await;
+        }
     }
 }
 

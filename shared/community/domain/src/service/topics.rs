@@ -1,9 +1,9 @@
 //! Topics: the catalog, the statistics of each topic and the follower deltas.
 
 use crate::error::CommunityError;
-use crate::input::{FollowerDeltas, IdempotencyKey, TopicIds};
+use crate::input::{FollowerDeltas, IdempotencyKey, TopicIds, TopicPrefix};
 use crate::model::stats::{day_of, CATEGORIES};
-use crate::model::{Topic, TopicCategory, TopicRef};
+use crate::model::{Topic, TopicCategory, TopicRef, TopicSuggestion};
 use crate::store::topics::{ApplyError, StoredTopic};
 
 use super::Community;
@@ -51,6 +51,45 @@ impl Community {
             ))
         });
         Ok(topics)
+    }
+
+    /// Up to `limit` public topics whose name starts with `prefix` (case, accents and spacing
+    /// folded as slugs are; or a later word of the name does), as a writer types: names
+    /// starting with it first, then by published posts, followers and name.
+    pub async fn suggest_topics(
+        &self,
+        prefix: &TopicPrefix,
+        limit: usize,
+    ) -> Result<Vec<TopicSuggestion>, CommunityError> {
+        let wanted = prefix.slug();
+        let word = format!("-{wanted}");
+        let mut found: Vec<(bool, StoredTopic)> = self
+            .store
+            .all_topics()
+            .await?
+            .into_iter()
+            .filter_map(|t| {
+                let starts = t.slug.starts_with(wanted);
+                (starts || t.slug.contains(&word)).then_some((starts, t))
+            })
+            .collect();
+        found.sort_by(|(a_starts, a), (b_starts, b)| {
+            b_starts
+                .cmp(a_starts)
+                .then(b.total_post_count.cmp(&a.total_post_count))
+                .then(b.follower_count.cmp(&a.follower_count))
+                .then_with(|| a.display_name.cmp(&b.display_name))
+        });
+        Ok(found
+            .into_iter()
+            .take(limit)
+            .map(|(_, t)| TopicSuggestion {
+                id: t.id,
+                name: t.display_name,
+                slug: t.slug,
+                post_count: t.total_post_count.max(0),
+            })
+            .collect())
     }
 
     /// The names of these topics, in the order asked; unknown and not yet public ids left out.

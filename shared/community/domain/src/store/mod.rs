@@ -45,6 +45,7 @@
 
 pub mod cleanup;
 pub mod comments;
+pub mod feeds;
 pub mod index_queue;
 pub mod lists;
 pub mod mark_lists;
