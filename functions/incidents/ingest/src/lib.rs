@@ -387,6 +387,9 @@ mod tests {
             attributes: Default::default(),
             trace_id: None,
             span_id: None,
+            source: Default::default(),
+            action: Default::default(),
+            event_key: None,
         };
         let key = KeyHolder::Issued(incidents::keys::IngestKey {
             id: "a".repeat(32),

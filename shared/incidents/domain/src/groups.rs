@@ -94,6 +94,15 @@ pub fn group<'a>(messages: &[(String, &'a [Log])], rules: &[AlertRule]) -> Vec<G
                 rule_ids: HashMap::new(),
             });
             group.rule_ids.insert(log.id.clone(), matched);
+            if log.source.is_integration() {
+                // An integration's event is counted once by its own id, whichever message
+                // carries it: a re-sent Alertmanager alert has the id it had.
+                group.parts.push(Part {
+                    message: event_key(&log.id),
+                    logs: vec![log],
+                });
+                continue;
+            }
             match group.parts.last_mut() {
                 Some(part) if part.message == *message => part.logs.push(log),
                 _ => group.parts.push(Part {
@@ -104,6 +113,11 @@ pub fn group<'a>(messages: &[(String, &'a [Log])], rules: &[AlertRule]) -> Vec<G
         }
     }
     groups.into_values().collect()
+}
+
+/// The counting key of an integration's event (log `id`): its grouped marker.
+pub fn event_key(id: &str) -> String {
+    format!("event-{id}")
 }
 
 /// What a committed batch of a group wrote.
@@ -133,6 +147,8 @@ mod tests {
             attributes: Default::default(),
             trace_id: None,
             span_id: None,
+            source: Default::default(),
+            action: Default::default(),
         }
     }
 
