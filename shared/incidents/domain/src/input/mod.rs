@@ -6,10 +6,12 @@
 //! [`incidents`] (updates and merges), [`alerts`] and [`logbook`]; the field checks they
 //! share (and the notification channels use) are here.
 
+pub mod alertmanager;
 mod alerts;
 mod incidents;
 mod logbook;
 mod logs;
+pub mod pagerduty;
 mod rules;
 
 pub use alerts::parse_alert_patch;
