@@ -13,6 +13,10 @@
 //! counted against its own rate limit in `RATE_LIMIT_TABLE` (one UpdateItem per request; a
 //! spent limit is a 429 with `Retry-After`); an issued key costs one more GetItem.
 
+mod alertmanager;
+mod auth;
+mod pagerduty;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -24,7 +28,7 @@ use axum::routing::post;
 use axum::Router;
 use incidents::input::{LogBatch, LogSubmission, LogsRequest};
 use incidents::keys::{ConfiguredKeys, IngestKeys, KeyHolder, KeyRateLimit, LAST_USED_EVERY};
-use incidents::model::IngestAccepted;
+use incidents::model::{IngestAccepted, Log};
 use incidents::IngestQueue;
 use platform::auth::MaybeUser;
 use platform::aws::AwsClients;
@@ -33,7 +37,7 @@ use platform::openapi::{ErrorBody, SecuritySchemes};
 use platform::ratelimit::{self, ClientKey, Limit, RateLimiter, Rule, WhenUnavailable};
 use platform::tokens::TokenVerifier;
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle};
-use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Response as OpenApiResponse};
 use utoipa::{IntoResponses, OpenApi};
 
@@ -115,6 +119,8 @@ pub fn app(
     };
     let routes = Router::new()
         .route("/api/v1/logs", post(ingest))
+        .route(alertmanager::PATH, post(alertmanager::receive))
+        .route(pagerduty::PATH, post(pagerduty::enqueue))
         .with_state(state);
     Ok(platform::http::finish(
         routes,
@@ -136,13 +142,50 @@ impl utoipa::Modify for IngestKeyScheme {
                  (POST /api/v1/ingest/keys) or given at deploy time (IngestApiKeys).",
             ))),
         );
+        components.add_security_scheme(
+            "ingestKeyBearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "An ingest key as the bearer token (Alertmanager's http_config.authorization)",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "ingestKeyBasic",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Basic)
+                    .description(Some(
+                        "Any username, an ingest key as the password (Alertmanager's basic_auth)",
+                    ))
+                    .build(),
+            ),
+        );
     }
 }
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(ingest),
-    components(schemas(IngestAccepted, LogsRequest, LogBatch, LogSubmission, ErrorBody)),
+    paths(ingest, alertmanager::receive, pagerduty::enqueue),
+    components(schemas(
+        IngestAccepted,
+        LogsRequest,
+        LogBatch,
+        LogSubmission,
+        ErrorBody,
+        alertmanager::Notification,
+        alertmanager::NotifiedAlert,
+        pagerduty::Event,
+        pagerduty::EventPayload,
+        pagerduty::EventImage,
+        pagerduty::EventLink,
+        pagerduty::Processed,
+        pagerduty::Refused,
+        pagerduty::Throttled
+    )),
     modifiers(&SecuritySchemes, &IngestKeyScheme),
     tags((name = "incidents", description = "The incident platform: logs, incidents, alerts, logbook"))
 )]
@@ -154,7 +197,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// The documented 429 of a key whose limit is spent.
-struct KeyLimited;
+pub(crate) struct KeyLimited;
 
 impl IntoResponses for KeyLimited {
     fn responses() -> std::collections::BTreeMap<String, RefOr<OpenApiResponse>> {
@@ -183,19 +226,8 @@ async fn sender(
         .map(str::trim)
         .filter(|k| !k.is_empty())
     {
-        if let Some(holder) = state.configured.find(presented) {
+        if let Some(holder) = state.holder(presented).await? {
             return Ok(Sender::Key(holder));
-        }
-        match state.issued.find(presented).await {
-            Ok(Some(holder)) => return Ok(Sender::Key(holder)),
-            Ok(None) => {}
-            Err(error) if error.is_unavailable() => {
-                tracing::warn!(%error, "ingest keys unreadable");
-                return Err(ApiError::unavailable(
-                    "Ingest keys cannot be checked right now; retry",
-                ));
-            }
-            Err(error) => return Err(ApiError::internal("ingest keys", error)),
         }
     }
     match user.0 {
@@ -210,6 +242,47 @@ async fn sender(
 }
 
 impl AppState {
+    /// The holder of the ingest key `presented`, if it is one (configured or issued).
+    pub(crate) async fn holder(&self, presented: &str) -> Result<Option<KeyHolder>, ApiError> {
+        if let Some(holder) = self.configured.find(presented) {
+            return Ok(Some(holder));
+        }
+        match self.issued.find(presented).await {
+            Ok(holder) => Ok(holder),
+            Err(error) if error.is_unavailable() => {
+                tracing::warn!(%error, "ingest keys unreadable");
+                Err(ApiError::unavailable(
+                    "Ingest keys cannot be checked right now; retry",
+                ))
+            }
+            Err(error) => Err(ApiError::internal("ingest keys", error)),
+        }
+    }
+
+    /// Puts `logs` (checked, sent by `holder` or an operator) on the ingest queue, or
+    /// answers 503: every path's logs go this way.
+    pub(crate) async fn queue(
+        &self,
+        holder: Option<&KeyHolder>,
+        logs: &[Log],
+    ) -> Result<(), ApiError> {
+        match self.queue.send_logs(logs).await {
+            Ok(messages) => {
+                tracing::info!(logs = logs.len(), messages, "logs queued");
+                if let Some(holder) = holder {
+                    self.touch(holder).await;
+                }
+                Ok(())
+            }
+            Err(error) => {
+                tracing::warn!(%error, logs = logs.len(), "logs not queued");
+                Err(ApiError::unavailable(
+                    "The logs could not be queued; none is acknowledged, retry",
+                ))
+            }
+        }
+    }
+
     /// Counts one request against `holder`'s own limit.
     async fn admit(&self, holder: &KeyHolder) -> Result<(), ApiError> {
         let Some(limiter) = &self.limiter else {
@@ -263,7 +336,7 @@ impl AppState {
 }
 
 /// The services a bound key may not send, as `details` (`[i].serviceName: ...`).
-fn services_beyond(
+pub(crate) fn services_beyond(
     holder: &KeyHolder,
     logs: &[incidents::input::LogInput],
     batch: bool,
@@ -329,30 +402,21 @@ async fn ingest(
         }
     }
     let logs = incidents::service::assign(inputs, now);
-    match state.queue.send_logs(&logs).await {
-        Ok(messages) => {
-            tracing::info!(logs = logs.len(), messages, "logs queued");
-            if let Sender::Key(holder) = &sender {
-                state.touch(holder).await;
-            }
-            Ok((
-                StatusCode::ACCEPTED,
-                axum::Json(IngestAccepted {
-                    accepted: logs.len(),
-                    ids: logs.into_iter().map(|l| l.id).collect(),
-                }),
-            ))
-        }
-        Err(error) => {
-            tracing::warn!(%error, logs = logs.len(), "logs not queued");
-            Err(ApiError::unavailable(
-                "The logs could not be queued; none is acknowledged, retry",
-            ))
-        }
-    }
+    let holder = match &sender {
+        Sender::Key(holder) => Some(holder),
+        Sender::Operator => None,
+    };
+    state.queue(holder, &logs).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        axum::Json(IngestAccepted {
+            accepted: logs.len(),
+            ids: logs.into_iter().map(|l| l.id).collect(),
+        }),
+    ))
 }
 
-fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
     let Some(mime) = platform::http::media_type(headers) else {
         return Ok(());
     };
