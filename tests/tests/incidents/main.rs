@@ -14,6 +14,7 @@
 )]
 
 mod access;
+mod alertmanager;
 mod batching;
 mod cursors;
 mod errors;
@@ -27,6 +28,7 @@ mod logs_filters;
 mod metrics;
 mod notifications;
 mod objects;
+mod pagerduty;
 mod rag;
 mod rules;
 mod secrets;
