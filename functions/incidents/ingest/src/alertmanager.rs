@@ -27,7 +27,7 @@ pub const PATH: &str = "/api/v1/integrations/alertmanager";
 #[allow(dead_code)]
 pub struct Notification {
     /// `"4"`.
-    #[schema(example = "4")]
+    #[schema(pattern = "^4$", example = "4")]
     version: Option<String>,
     group_key: Option<String>,
     truncated_alerts: Option<u64>,
