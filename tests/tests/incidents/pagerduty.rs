@@ -257,3 +257,67 @@ async fn pagerduty_events_are_refused_as_pagerduty_refuses_them() {
         .await;
     assert_eq!(incident["serviceName"], "payments");
 }
+
+/// A message of one PagerDuty event as the ingest function queues it: `received` when it
+/// was accepted, `n` its id's random part.
+fn queued(action: &str, n: u32, received: chrono::DateTime<chrono::Utc>) -> String {
+    let stamp = received.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    json!({"kind": "logs", "logs": [{
+        "id": format!("{:013}-{n:032x}", received.timestamp_millis()),
+        "serviceName": "pagerduty",
+        "type": "PAGERDUTY_EVENT",
+        "severity": "ERROR",
+        "logContent": format!("db-1 disk full ({action})"),
+        "timestamp": stamp,
+        "receivedAt": stamp,
+        "fingerprint": "db-1-disk",
+        "source": "pagerduty",
+        "action": action,
+    }]})
+    .to_string()
+}
+
+#[tokio::test]
+async fn actions_follow_their_triggers_and_a_redelivered_resolve_leaves_a_reopening_alone() {
+    let t = TestStack::for_product(stack_tests::Product::Incidents).await;
+    let (_, token) = t.operator("oncall").await;
+    let processor = incidents_processor_function::handler(t.env("IncidentsProcessorFunction"))
+        .await
+        .unwrap();
+    let deliver = |messages: Vec<(&'static str, String)>| {
+        let processor = processor.clone();
+        async move {
+            let response = processor
+                .handle(stack_tests::content::sqs_event(&messages))
+                .await
+                .unwrap();
+            assert!(response.batch_item_failures.is_empty());
+        }
+    };
+    let id = incident_id(&client_fingerprint("pagerduty", "db-1-disk"));
+    let start = chrono::Utc::now();
+    let trigger = queued("trigger", 1, start);
+    let resolve = queued("resolve", 2, start + chrono::Duration::milliseconds(5));
+    // A trigger and its resolve in one batch: opened, then resolved.
+    deliver(vec![("m1", resolve.clone()), ("m2", trigger.clone())]).await;
+    let resolved = t
+        .incident_when(&token, &id, |i| i["status"] == "RESOLVED")
+        .await;
+    let history = resolved["history"].as_array().unwrap();
+    assert_eq!(history.len(), 2, "{history:?}");
+    assert_eq!(history[1]["by"], "pagerduty");
+
+    // Triggered again later: reopened. The old resolve redelivered leaves it open, the old
+    // trigger redelivered counts nothing.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    deliver(vec![("m3", queued("trigger", 3, chrono::Utc::now()))]).await;
+    let reopened = t
+        .incident_when(&token, &id, |i| i["status"] == "ACTIVE")
+        .await;
+    assert_eq!(reopened["occurrences"], 2);
+    deliver(vec![("m4", resolve), ("m5", trigger)]).await;
+    let after = t.incident_when(&token, &id, |_| true).await;
+    assert_eq!(after["status"], "ACTIVE");
+    assert_eq!(after["reopenCount"], 1);
+    assert_eq!(after["occurrences"], 2);
+}

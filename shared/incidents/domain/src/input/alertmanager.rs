@@ -10,8 +10,8 @@
 //!   counted once, never reopening what was resolved since;
 //! - service: the `service`, `job` or `app` label, else the receiver's name; severity: the
 //!   `severity` label (`critical` FATAL, `error` ERROR, `warning` WARN, `info` INFO, ...;
-//!   none or another: ERROR); message: the `summary` annotation, else `description`, else the
-//!   `alertname` label; labels (as they are) and annotations (`annotations.{name}`) kept in
+//!   none or another: ERROR; a resolved alert INFO); message: the `summary` annotation, else
+//!   `description`, else the `alertname` label (`Resolved: ` before it when resolved); labels (as they are) and annotations (`annotations.{name}`) kept in
 //!   `attributes`, within their bounds.
 
 use std::collections::BTreeMap;
@@ -172,9 +172,12 @@ fn alert_log(
         .or(group.receiver)
         .unwrap_or("alertmanager");
     let service: String = service.chars().take(MAX_NAME_CHARS).collect();
-    let severity = labels
-        .get("severity")
-        .map_or(Severity::Error, |s| severity_of(s));
+    // A resolve is news, not a problem: it does not count as one in the metrics.
+    let severity = match labels.get("severity") {
+        _ if !firing => Severity::Info,
+        Some(label) => severity_of(label),
+        None => Severity::Error,
+    };
     let title = ["summary", "description"]
         .iter()
         .find_map(|name| {
@@ -230,7 +233,14 @@ fn alert_log(
         service_name: service,
         log_type: ALERT_TYPE.to_string(),
         severity,
-        log_content: title.chars().take(MAX_CONTENT_CHARS).collect(),
+        log_content: if firing {
+            title.chars().take(MAX_CONTENT_CHARS).collect()
+        } else {
+            format!("Resolved: {title}")
+                .chars()
+                .take(MAX_CONTENT_CHARS)
+                .collect()
+        },
         timestamp: at.unwrap_or(now),
         fingerprint: Some(format!("alertmanager:{fingerprint}")),
         attributes: attributes.into_map(),
@@ -424,6 +434,8 @@ mod tests {
     fn a_resolved_alert_resolves_it_at_its_end() {
         let logs = parse_alertmanager(&notification("resolved"), now()).unwrap();
         assert_eq!(logs[0].action, LogAction::Resolve);
+        assert_eq!(logs[0].severity, Severity::Info);
+        assert_eq!(logs[0].log_content, "Resolved: Checkout 5xx above 5%");
         assert_eq!(
             logs[0].fingerprint.as_deref(),
             Some("alertmanager:3f1e2d4c5b6a7988")
