@@ -25,7 +25,7 @@ pub const PATH: &str = "/api/v1/integrations/alertmanager";
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
-pub struct Notification {
+pub struct AlertmanagerNotification {
     /// `"4"`.
     #[schema(pattern = "^4$", example = "4")]
     version: Option<String>,
@@ -44,14 +44,14 @@ pub struct Notification {
     external_url: Option<String>,
     /// At most 500 (Alertmanager's `max_alerts`).
     #[schema(max_items = 500)]
-    alerts: Vec<NotifiedAlert>,
+    alerts: Vec<AlertmanagerAlert>,
 }
 
 /// One alert of a notification.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
-pub struct NotifiedAlert {
+pub struct AlertmanagerAlert {
     #[schema(pattern = "^(firing|resolved)$", example = "firing")]
     status: String,
     /// The alert's labels: `service`, `job` or `app` name its service, `severity` its
@@ -80,7 +80,7 @@ pub struct NotifiedAlert {
     path = "/api/v1/integrations/alertmanager",
     operation_id = "receiveAlertmanagerWebhook",
     tag = "incidents",
-    request_body = Notification,
+    request_body = AlertmanagerNotification,
     security(("ingestApiKey" = []), ("ingestKeyBearer" = []), ("ingestKeyBasic" = [])),
     responses(
         (status = 200, description = "Every alert is on the ingest queue (one log each, ids in the order sent)", body = IngestAccepted),

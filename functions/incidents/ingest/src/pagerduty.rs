@@ -27,9 +27,9 @@ pub const DEFAULT_SERVICE: &str = "pagerduty";
 /// An event of the PagerDuty Events API v2.
 #[derive(Deserialize, ToSchema)]
 #[allow(dead_code)]
-pub struct Event {
+pub struct PagerDutyEvent {
     /// An ingest key of the platform (PagerDuty's integration key).
-    #[schema(min_length = 1, max_length = 200)]
+    #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
     routing_key: String,
     #[schema(pattern = "^(trigger|acknowledge|resolve)$", example = "trigger")]
     event_action: String,
@@ -38,9 +38,9 @@ pub struct Event {
     #[schema(max_length = 255)]
     dedup_key: Option<String>,
     /// Required to trigger.
-    payload: Option<EventPayload>,
-    images: Option<Vec<EventImage>>,
-    links: Option<Vec<EventLink>>,
+    payload: Option<PagerDutyPayload>,
+    images: Option<Vec<PagerDutyImage>>,
+    links: Option<Vec<PagerDutyLink>>,
     client: Option<String>,
     client_url: Option<String>,
 }
@@ -48,16 +48,17 @@ pub struct Event {
 /// What a trigger says of the problem.
 #[derive(Deserialize, ToSchema)]
 #[allow(dead_code)]
-pub struct EventPayload {
+pub struct PagerDutyPayload {
     /// The log's message and the incident's title.
-    #[schema(min_length = 1, max_length = 1024)]
+    #[schema(min_length = 1, max_length = 1024, pattern = "\\S")]
     summary: String,
-    #[schema(min_length = 1, max_length = 1024)]
+    #[schema(min_length = 1, max_length = 1024, pattern = "\\S")]
     source: String,
     /// critical is FATAL, error ERROR, warning WARN, info INFO.
     #[schema(pattern = "^(critical|error|warning|info)$")]
     severity: String,
-    /// ISO 8601, at most a day ahead; absent: when it was received.
+    /// ISO 8601 (`+0000` offsets too), at most a day ahead; absent: when it was received.
+    #[schema(format = DateTime)]
     timestamp: Option<String>,
     #[schema(max_length = 1024)]
     component: Option<String>,
@@ -72,7 +73,7 @@ pub struct EventPayload {
 
 #[derive(Deserialize, ToSchema)]
 #[allow(dead_code)]
-pub struct EventImage {
+pub struct PagerDutyImage {
     src: String,
     href: Option<String>,
     alt: Option<String>,
@@ -80,14 +81,14 @@ pub struct EventImage {
 
 #[derive(Deserialize, ToSchema)]
 #[allow(dead_code)]
-pub struct EventLink {
+pub struct PagerDutyLink {
     href: String,
     text: Option<String>,
 }
 
 /// PagerDuty's answer to an accepted event.
 #[derive(Serialize, ToSchema)]
-pub struct Processed {
+pub struct PagerDutyProcessed {
     #[schema(example = "success")]
     status: &'static str,
     #[schema(example = "Event processed")]
@@ -97,7 +98,7 @@ pub struct Processed {
 
 /// PagerDuty's answer to an event it refuses.
 #[derive(Serialize, ToSchema)]
-pub struct Refused {
+pub struct PagerDutyRefused {
     #[schema(example = "invalid event")]
     status: &'static str,
     #[schema(example = "Event object is invalid")]
@@ -107,7 +108,7 @@ pub struct Refused {
 
 /// PagerDuty's answer over the limit.
 #[derive(Serialize, ToSchema)]
-pub struct Throttled {
+pub struct PagerDutyThrottled {
     #[schema(example = "throttle event")]
     status: &'static str,
     message: &'static str,
@@ -116,7 +117,7 @@ pub struct Throttled {
 fn refused(errors: Vec<String>) -> Response {
     own((
         StatusCode::BAD_REQUEST,
-        axum::Json(Refused {
+        axum::Json(PagerDutyRefused {
             status: "invalid event",
             message: "Event object is invalid",
             errors,
@@ -152,13 +153,13 @@ fn service_of(holder: &KeyHolder) -> Result<String, Response> {
     path = "/api/v1/integrations/pagerduty/enqueue",
     operation_id = "enqueuePagerDutyEvent",
     tag = "incidents",
-    request_body = Event,
+    request_body = PagerDutyEvent,
     security(()),
     responses(
-        (status = 202, description = "The event is on the ingest queue", body = Processed),
-        (status = 400, description = "An invalid event, or a routing key that is no ingest key (`errors` say why)", body = Refused),
+        (status = 202, description = "The event is on the ingest queue", body = PagerDutyProcessed),
+        (status = 400, description = "An invalid event, or a routing key that is no ingest key (`errors` say why)", body = PagerDutyRefused),
         (status = 413, description = "The body is over 6 MiB", body = ErrorBody),
-        (status = 429, description = "The routing key's rate limit is spent; retry after Retry-After seconds", body = Throttled,
+        (status = 429, description = "The routing key's rate limit is spent; retry after Retry-After seconds", body = PagerDutyThrottled,
             headers(("Retry-After" = u32, description = "Seconds until the spent limit's window ends"))),
         (status = 503, description = "The ingest queue did not take the event, or the key could not be checked: retry", body = ErrorBody),
     )
@@ -204,7 +205,7 @@ async fn accept(state: &AppState, body: &Bytes) -> Result<Response, Response> {
         .map_err(IntoResponse::into_response)?;
     Ok((
         StatusCode::ACCEPTED,
-        axum::Json(Processed {
+        axum::Json(PagerDutyProcessed {
             status: "success",
             message: "Event processed",
             dedup_key,
@@ -220,7 +221,7 @@ fn throttled(error: ApiError) -> Response {
     }
     let mut response = own((
         StatusCode::TOO_MANY_REQUESTS,
-        axum::Json(Throttled {
+        axum::Json(PagerDutyThrottled {
             status: "throttle event",
             message: "Requests for this routing key are arriving too quickly. Please retry later.",
         }),
