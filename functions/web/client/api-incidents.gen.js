@@ -26,6 +26,8 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").LogbookReplaceRequest} LogbookReplaceRequest */
 /** @typedef {import("./api-types.gen.js").LogbookRequest} LogbookRequest */
 /** @typedef {import("./api-types.gen.js").LogsRequest} LogsRequest */
+/** @typedef {import("./api-types.gen.js").PagerDutyEvent} PagerDutyEvent */
+/** @typedef {import("./api-types.gen.js").PagerDutyProcessed} PagerDutyProcessed */
 /** @typedef {import("./api-types.gen.js").RuleRequest} RuleRequest */
 /** @typedef {import("./api-types.gen.js").Severity} Severity */
 
@@ -203,6 +205,20 @@ export function issueIngestKey(body, options = {}) {
  */
 export function revokeIngestKey(id, options = {}) {
   return request("DELETE", `/api/v1/ingest/keys/${encodeURIComponent(id)}`, { ...options, auth: "required" });
+}
+
+/**
+ * Enqueues a PagerDuty Events API v2 event: `trigger` opens or updates the incident of its
+ * `dedup_key`, `acknowledge` and `resolve` move it (nothing when there is none, or it is
+ * there already).
+ *
+ * `POST /api/v1/integrations/pagerduty/enqueue`
+ * @param {PagerDutyEvent} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<PagerDutyProcessed>}
+ */
+export function enqueuePagerDutyEvent(body, options = {}) {
+  return request("POST", `/api/v1/integrations/pagerduty/enqueue`, { ...options, body });
 }
 
 /**

@@ -24,7 +24,10 @@ pub const PATH: &str = "/api/v1/integrations/alertmanager";
 /// Alertmanager's webhook notification (payload version 4), as its webhook receiver sends it.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "the contract's shape of the body, which the domain parses"
+)]
 pub struct AlertmanagerNotification {
     /// `"4"`.
     #[schema(pattern = "^4$", example = "4")]
@@ -50,7 +53,10 @@ pub struct AlertmanagerNotification {
 /// One alert of a notification.
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "the contract's shape of the body, which the domain parses"
+)]
 pub struct AlertmanagerAlert {
     #[schema(pattern = "^(firing|resolved)$", example = "firing")]
     status: String,

@@ -26,7 +26,10 @@ pub const DEFAULT_SERVICE: &str = "pagerduty";
 
 /// An event of the PagerDuty Events API v2.
 #[derive(Deserialize, ToSchema)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "the contract's shape of the body, which the domain parses"
+)]
 pub struct PagerDutyEvent {
     /// An ingest key of the platform (PagerDuty's integration key).
     #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
@@ -47,7 +50,10 @@ pub struct PagerDutyEvent {
 
 /// What a trigger says of the problem.
 #[derive(Deserialize, ToSchema)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "the contract's shape of the body, which the domain parses"
+)]
 pub struct PagerDutyPayload {
     /// The log's message and the incident's title.
     #[schema(min_length = 1, max_length = 1024, pattern = "\\S")]
@@ -72,7 +78,10 @@ pub struct PagerDutyPayload {
 }
 
 #[derive(Deserialize, ToSchema)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "the contract's shape of the body, which the domain parses"
+)]
 pub struct PagerDutyImage {
     src: String,
     href: Option<String>,
@@ -80,7 +89,10 @@ pub struct PagerDutyImage {
 }
 
 #[derive(Deserialize, ToSchema)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    reason = "the contract's shape of the body, which the domain parses"
+)]
 pub struct PagerDutyLink {
     href: String,
     text: Option<String>,

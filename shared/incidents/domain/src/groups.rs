@@ -201,4 +201,38 @@ mod tests {
         assert_eq!(declined.logs().len(), 2);
         assert_eq!(declined.grouped_by, GROUPED_BY_CLIENT);
     }
+
+    #[test]
+    fn integration_events_are_grouped_by_their_own_rule_each_counted_by_its_id() {
+        use crate::model::{LogAction, LogSource};
+        let rules = vec![
+            crate::store::Store::default_rule("t"),
+            AlertRule::integration("t"),
+        ];
+        let event = |id, action| Log {
+            fingerprint: Some("db-1-disk".into()),
+            source: LogSource::Pagerduty,
+            action,
+            ..log(id, "api", Severity::Warn, "disk full")
+        };
+        let logs = vec![
+            event(1, LogAction::Trigger),
+            event(2, LogAction::Trigger),
+            event(3, LogAction::Resolve),
+            log(4, "api", Severity::Error, "disk full"),
+        ];
+        let messages = vec![("m1".to_string(), logs.as_slice())];
+        let groups = group(&messages, &rules);
+        let keyed = groups
+            .iter()
+            .find(|g| g.fingerprint == client_fingerprint("api", "db-1-disk"))
+            .unwrap();
+        // A WARN trigger opens by the integration rule; the resolve is no occurrence.
+        assert_eq!(keyed.logs().len(), 2);
+        assert_eq!(keyed.rule_ids[&logs[0].id], ["integration"]);
+        let parts: Vec<&str> = keyed.parts.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(parts, [event_key(&logs[0].id), event_key(&logs[1].id)]);
+        let plain = groups.iter().find(|g| g.grouped_by == GROUPED_BY).unwrap();
+        assert_eq!(plain.rule_ids[&logs[3].id], ["default"]);
+    }
 }
