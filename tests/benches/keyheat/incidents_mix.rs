@@ -154,6 +154,7 @@ pub(super) async fn incidents(b: &mut Bench, t: &TestStack) {
     .await;
     s3 += s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e5, 3.0).await;
     println!("\nincidents: S3 (log objects) a month at target: ${s3:.0}");
+    super::shippers_mix::shippers(b, t).await;
     incident_changes(b, t).await;
     escalations(b, t).await;
 }

@@ -31,6 +31,7 @@ mod incidents_mix;
 mod news_mix;
 mod reader_mix;
 mod recipes_mix;
+mod shippers_mix;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;

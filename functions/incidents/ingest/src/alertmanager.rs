@@ -9,15 +9,14 @@ use std::collections::BTreeMap;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use incidents::input::alertmanager::{parse_alertmanager, MAX_ALERTS};
+use incidents::input::alertmanager::parse_alertmanager;
 use incidents::model::IngestAccepted;
 use platform::openapi::ErrorBody;
 use platform::{ApiError, Clock};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::auth::admitted;
-use crate::{check_content_type, services_beyond, AppState, KeyLimited};
+use crate::{check_content_type, deliver, shipper, AppState, KeyLimited};
 
 pub const PATH: &str = "/api/v1/integrations/alertmanager";
 
@@ -87,7 +86,7 @@ pub struct AlertmanagerAlert {
     operation_id = "receiveAlertmanagerWebhook",
     tag = "incidents",
     request_body = AlertmanagerNotification,
-    security(("ingestApiKey" = []), ("ingestKeyBearer" = []), ("ingestKeyBasic" = [])),
+    security(("ingestBearer" = []), ("ingestBasic" = []), ("ingestApiKey" = [])),
     responses(
         (status = 200, description = "Every alert is on the ingest queue (one log each, ids in the order sent)", body = IngestAccepted),
         (status = 400, description = "Not an Alertmanager notification (`details` name each field, `alerts[i].field`), or more than 500 alerts", body = ErrorBody),
@@ -104,24 +103,13 @@ pub async fn receive(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<(StatusCode, axum::Json<IngestAccepted>), ApiError> {
-    let holder = admitted(&state, &headers).await?;
+    let sender = shipper(&state, &headers).await?;
     check_content_type(&headers)?;
     let value: serde_json::Value = platform::http::parse_json(&body)?;
     let now = Clock::system().now();
     let inputs = parse_alertmanager(&value, now).map_err(ApiError::from)?;
-    let beyond: Vec<String> = services_beyond(&holder, &inputs, true)
-        .into_iter()
-        .map(|d| format!("alerts{d}"))
-        .collect();
-    if !beyond.is_empty() {
-        return Err(ApiError::forbidden(
-            "This ingest key may not send some of these alerts' services; nothing was accepted",
-        )
-        .with_details(beyond));
-    }
-    debug_assert!(inputs.len() <= MAX_ALERTS);
-    let logs = incidents::service::assign(inputs, now);
-    state.queue(Some(&holder), &logs).await?;
+    // A key bound to services: beyond them nothing is taken (403, `[i].serviceName`).
+    let logs = deliver(&state, &sender, inputs, true, now).await?;
     Ok((
         StatusCode::OK,
         axum::Json(IngestAccepted {

@@ -14,7 +14,8 @@
 //! spent limit is a 429 with `Retry-After`); an issued key costs one more GetItem.
 
 mod alertmanager;
-mod auth;
+mod loki;
+mod otlp;
 mod pagerduty;
 
 use std::collections::HashMap;
@@ -28,7 +29,7 @@ use axum::routing::post;
 use axum::Router;
 use incidents::input::{LogBatch, LogSubmission, LogsRequest};
 use incidents::keys::{ConfiguredKeys, IngestKeys, KeyHolder, KeyRateLimit, LAST_USED_EVERY};
-use incidents::model::{IngestAccepted, Log};
+use incidents::model::IngestAccepted;
 use incidents::IngestQueue;
 use platform::auth::MaybeUser;
 use platform::aws::AwsClients;
@@ -47,6 +48,10 @@ pub const BODY_LIMIT: usize = 6 * 1024 * 1024;
 pub const API_KEY_HEADER: &str = "x-api-key";
 /// The OpenAPI name of the ingest key scheme.
 pub const INGEST_KEY_SCHEME: &str = "ingestApiKey";
+/// The OpenAPI names of an ingest key given as shippers give it: the Basic auth password,
+/// or a Bearer token (the Loki push and OTLP routes).
+pub const INGEST_BASIC_SCHEME: &str = "ingestBasic";
+pub const INGEST_BEARER_SCHEME: &str = "ingestBearer";
 /// The rate limit's name in the limits table.
 const KEY_LIMIT: &str = "ingest-key";
 /// Items one key's count is spread over: a key sending 2,000 requests a second (1M logs)
@@ -56,6 +61,7 @@ const KEY_LIMIT_SHARDS: u32 = 8;
 #[derive(Clone)]
 pub struct AppState {
     queue: IngestQueue,
+    loki: Arc<incidents::input::loki::LokiConfig>,
     verifier: Arc<TokenVerifier>,
     configured: Arc<ConfiguredKeys>,
     issued: IngestKeys,
@@ -111,6 +117,9 @@ pub fn app(
 ) -> Result<Router, BoxError> {
     let state = AppState {
         queue,
+        loki: Arc::new(incidents::input::loki::LokiConfig::from_list(
+            &env.list("LOKI_SERVICE_LABELS"),
+        )),
         verifier: Arc::new(verifier),
         configured: Arc::new(ConfiguredKeys::new(&env.list("INGEST_API_KEYS"))),
         issued,
@@ -121,6 +130,8 @@ pub fn app(
         .route("/api/v1/logs", post(ingest))
         .route(alertmanager::PATH, post(alertmanager::receive))
         .route(pagerduty::PATH, post(pagerduty::enqueue))
+        .route(loki::PATH, post(loki::push))
+        .route(otlp::PATH, post(otlp::export))
         .with_state(state);
     Ok(platform::http::finish(
         routes,
@@ -143,23 +154,26 @@ impl utoipa::Modify for IngestKeyScheme {
             ))),
         );
         components.add_security_scheme(
-            "ingestKeyBearer",
+            INGEST_BASIC_SCHEME,
             SecurityScheme::Http(
                 HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Bearer)
+                    .scheme(HttpAuthScheme::Basic)
                     .description(Some(
-                        "An ingest key as the bearer token (Alertmanager's http_config.authorization)",
+                        "An ingest key as the password (any user name): how Promtail, Alloy, \
+                         Fluent Bit and Vector send it to a Loki push or OTLP route, and \
+                         Alertmanager's basic_auth.",
                     ))
                     .build(),
             ),
         );
         components.add_security_scheme(
-            "ingestKeyBasic",
+            INGEST_BEARER_SCHEME,
             SecurityScheme::Http(
                 HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Basic)
+                    .scheme(HttpAuthScheme::Bearer)
                     .description(Some(
-                        "Any username, an ingest key as the password (Alertmanager's basic_auth)",
+                        "An ingest key as a Bearer token, at the Loki push, OTLP and Alertmanager \
+                         routes (Alertmanager's http_config.authorization).",
                     ))
                     .build(),
             ),
@@ -169,13 +183,19 @@ impl utoipa::Modify for IngestKeyScheme {
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(ingest, alertmanager::receive, pagerduty::enqueue),
+    paths(ingest, loki::push, otlp::export, alertmanager::receive, pagerduty::enqueue),
     components(schemas(
         IngestAccepted,
         LogsRequest,
         LogBatch,
         LogSubmission,
         ErrorBody,
+        loki::LokiPush,
+        loki::LokiStream,
+        otlp::ExportLogsServiceRequest,
+        otlp::ExportLogsServiceResponse,
+        otlp::ExportLogsPartialSuccess,
+        otlp::RpcStatus,
         alertmanager::AlertmanagerNotification,
         alertmanager::AlertmanagerAlert,
         pagerduty::PagerDutyEvent,
@@ -209,9 +229,77 @@ impl IntoResponses for KeyLimited {
 }
 
 /// Who is ingesting.
-enum Sender {
+pub(crate) enum Sender {
     Key(KeyHolder),
     Operator,
+}
+
+/// The ingest key `presented`, when it is one (configured or issued).
+pub(crate) async fn key_holder(
+    state: &AppState,
+    presented: &str,
+) -> Result<Option<KeyHolder>, ApiError> {
+    if let Some(holder) = state.configured.find(presented) {
+        return Ok(Some(holder));
+    }
+    match state.issued.find(presented).await {
+        Ok(found) => Ok(found),
+        Err(error) if error.is_unavailable() => {
+            tracing::warn!(%error, "ingest keys unreadable");
+            Err(ApiError::unavailable(
+                "Ingest keys cannot be checked right now; retry",
+            ))
+        }
+        Err(error) => Err(ApiError::internal("ingest keys", error)),
+    }
+}
+
+/// The key a shipper presents as its clients send one: `X-Api-Key`, the password of Basic
+/// auth (any user name: Promtail, Alloy, Fluent Bit, Vector) or a Bearer token.
+pub(crate) fn shipper_key(headers: &HeaderMap) -> Option<String> {
+    use base64::Engine;
+    if let Some(key) = headers
+        .get(API_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+    {
+        return Some(key.to_string());
+    }
+    let authorization = headers
+        .get(axum::http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .trim();
+    let (scheme, credentials) = authorization.split_once(' ')?;
+    let credentials = credentials.trim();
+    if scheme.eq_ignore_ascii_case("bearer") {
+        return Some(credentials.to_string()).filter(|k| !k.is_empty());
+    }
+    if scheme.eq_ignore_ascii_case("basic") {
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(credentials)
+            .ok()?;
+        let text = String::from_utf8(decoded).ok()?;
+        let (_, password) = text.split_once(':')?;
+        return Some(password.to_string()).filter(|k| !k.is_empty());
+    }
+    None
+}
+
+/// A shipper's ingest key (see [`shipper_key`]), counted against its rate limit: a missing
+/// or unknown key is a 401 (shippers carry no user token).
+pub(crate) async fn shipper(state: &AppState, headers: &HeaderMap) -> Result<Sender, ApiError> {
+    let Some(presented) = shipper_key(headers) else {
+        return Err(ApiError::unauthorized(
+            "An ingest key is required: as the Basic auth password, a Bearer token or X-Api-Key",
+        ));
+    };
+    let Some(holder) = key_holder(state, &presented).await? else {
+        return Err(ApiError::unauthorized("This ingest key is not valid"));
+    };
+    state.admit(&holder).await?;
+    Ok(Sender::Key(holder))
 }
 
 /// The key in `X-Api-Key` when it is one, else an OPERATOR's (or ADMIN's) token.
@@ -226,7 +314,7 @@ async fn sender(
         .map(str::trim)
         .filter(|k| !k.is_empty())
     {
-        if let Some(holder) = state.holder(presented).await? {
+        if let Some(holder) = key_holder(state, presented).await? {
             return Ok(Sender::Key(holder));
         }
     }
@@ -242,47 +330,6 @@ async fn sender(
 }
 
 impl AppState {
-    /// The holder of the ingest key `presented`, if it is one (configured or issued).
-    pub(crate) async fn holder(&self, presented: &str) -> Result<Option<KeyHolder>, ApiError> {
-        if let Some(holder) = self.configured.find(presented) {
-            return Ok(Some(holder));
-        }
-        match self.issued.find(presented).await {
-            Ok(holder) => Ok(holder),
-            Err(error) if error.is_unavailable() => {
-                tracing::warn!(%error, "ingest keys unreadable");
-                Err(ApiError::unavailable(
-                    "Ingest keys cannot be checked right now; retry",
-                ))
-            }
-            Err(error) => Err(ApiError::internal("ingest keys", error)),
-        }
-    }
-
-    /// Puts `logs` (checked, sent by `holder` or an operator) on the ingest queue, or
-    /// answers 503: every path's logs go this way.
-    pub(crate) async fn queue(
-        &self,
-        holder: Option<&KeyHolder>,
-        logs: &[Log],
-    ) -> Result<(), ApiError> {
-        match self.queue.send_logs(logs).await {
-            Ok(messages) => {
-                tracing::info!(logs = logs.len(), messages, "logs queued");
-                if let Some(holder) = holder {
-                    self.touch(holder).await;
-                }
-                Ok(())
-            }
-            Err(error) => {
-                tracing::warn!(%error, logs = logs.len(), "logs not queued");
-                Err(ApiError::unavailable(
-                    "The logs could not be queued; none is acknowledged, retry",
-                ))
-            }
-        }
-    }
-
     /// Counts one request against `holder`'s own limit.
     async fn admit(&self, holder: &KeyHolder) -> Result<(), ApiError> {
         let Some(limiter) = &self.limiter else {
@@ -392,7 +439,27 @@ async fn ingest(
     let batch = request.is_batch();
     let now = Clock::system().now();
     let inputs = request.check(now).map_err(ApiError::from)?;
-    if let Sender::Key(holder) = &sender {
+    let logs = deliver(&state, &sender, inputs, batch, now).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        axum::Json(IngestAccepted {
+            accepted: logs.len(),
+            ids: logs.into_iter().map(|l| l.id).collect(),
+        }),
+    ))
+}
+
+/// The one way checked logs go in, whatever path brought them: a bound key's services
+/// checked (beyond them, nothing is taken: 403), ids given and content scrubbed
+/// ([`incidents::service::assign`]), every log on the ingest queue or a 503.
+pub(crate) async fn deliver(
+    state: &AppState,
+    sender: &Sender,
+    inputs: Vec<incidents::input::LogInput>,
+    batch: bool,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<incidents::model::Log>, ApiError> {
+    if let Sender::Key(holder) = sender {
         let beyond = services_beyond(holder, &inputs, batch);
         if !beyond.is_empty() {
             return Err(ApiError::forbidden(
@@ -401,19 +468,37 @@ async fn ingest(
             .with_details(beyond));
         }
     }
+    if inputs.is_empty() {
+        return Ok(Vec::new());
+    }
     let logs = incidents::service::assign(inputs, now);
-    let holder = match &sender {
-        Sender::Key(holder) => Some(holder),
-        Sender::Operator => None,
-    };
-    state.queue(holder, &logs).await?;
-    Ok((
-        StatusCode::ACCEPTED,
-        axum::Json(IngestAccepted {
-            accepted: logs.len(),
-            ids: logs.into_iter().map(|l| l.id).collect(),
-        }),
-    ))
+    match state.queue.send_logs(&logs).await {
+        Ok(messages) => {
+            tracing::info!(logs = logs.len(), messages, "logs queued");
+            if let Sender::Key(holder) = sender {
+                state.touch(holder).await;
+            }
+            Ok(logs)
+        }
+        Err(error) => {
+            tracing::warn!(%error, logs = logs.len(), "logs not queued");
+            Err(ApiError::unavailable(
+                "The logs could not be queued; none is acknowledged, retry",
+            ))
+        }
+    }
+}
+
+/// A shipper's body, read whole up to `limit` bytes.
+async fn read_body(
+    body: axum::body::Body,
+    limit: usize,
+) -> Result<Bytes, incidents::input::shipped::BodyError> {
+    axum::body::to_bytes(body, limit).await.map_err(|_| {
+        incidents::input::shipped::BodyError::TooLarge(format!(
+            "request body too large: limit {limit} bytes"
+        ))
+    })
 }
 
 pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {

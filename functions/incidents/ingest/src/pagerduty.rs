@@ -16,7 +16,7 @@ use platform::{ApiError, Clock, ErrorKind};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::AppState;
+use crate::{deliver, key_holder, AppState, Sender};
 
 pub const PATH: &str = "/api/v1/integrations/pagerduty/enqueue";
 /// The largest event PagerDuty takes (512 KB).
@@ -197,8 +197,7 @@ async fn accept(state: &AppState, body: &Bytes) -> Result<Response, Response> {
         ]));
     }
     let key = routing_key(&value).map_err(refused)?;
-    let holder = state
-        .holder(&key)
+    let holder = key_holder(state, &key)
         .await
         .map_err(IntoResponse::into_response)?
         .ok_or_else(|| refused(vec!["Invalid routing key".to_string()]))?;
@@ -210,11 +209,15 @@ async fn accept(state: &AppState, body: &Bytes) -> Result<Response, Response> {
         .map_err(refused)?;
     let service = service_of(&holder)?;
     let dedup_key = event.dedup_key.clone();
-    let logs = incidents::service::assign(vec![event.into_log(&service, now)], now);
-    state
-        .queue(Some(&holder), &logs)
-        .await
-        .map_err(IntoResponse::into_response)?;
+    deliver(
+        state,
+        &Sender::Key(holder),
+        vec![event.into_log(&service, now)],
+        false,
+        now,
+    )
+    .await
+    .map_err(IntoResponse::into_response)?;
     Ok((
         StatusCode::ACCEPTED,
         axum::Json(PagerDutyProcessed {

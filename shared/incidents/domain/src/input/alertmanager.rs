@@ -20,10 +20,8 @@ use chrono::{DateTime, Datelike, Duration, Utc};
 use platform::{FieldErrors, Invalid};
 use serde_json::{Map, Value};
 
-use super::{
-    LogInput, MAX_ATTRIBUTES, MAX_ATTRIBUTES_BYTES, MAX_ATTRIBUTE_NAME_CHARS,
-    MAX_ATTRIBUTE_VALUE_CHARS, MAX_CONTENT_CHARS, MAX_FUTURE_HOURS, MAX_NAME_CHARS,
-};
+use super::shipped::fit_attributes;
+use super::{LogInput, MAX_CONTENT_CHARS, MAX_FUTURE_HOURS, MAX_NAME_CHARS};
 use crate::fingerprint::stable_id;
 use crate::model::{LogAction, LogSource, Severity};
 
@@ -202,20 +200,19 @@ fn alert_log(
             LogAction::Resolve,
         )
     };
-    let mut attributes = Attributes::default();
-    for (name, value) in &labels {
-        attributes.add(name, value);
-    }
-    for (name, value) in &annotations {
-        attributes.add(&format!("annotations.{name}"), value);
-    }
+    let mut attributes: Vec<(String, String)> = labels.clone().into_iter().collect();
+    attributes.extend(
+        annotations
+            .iter()
+            .map(|(name, value)| (format!("annotations.{name}"), value.clone())),
+    );
     let times = [
         ("startsAt", starts_at),
         ("endsAt", ends_at.filter(|_| !firing)),
     ];
     for (name, at) in times {
         if let Some(at) = at {
-            attributes.add(name, &super::format_time(at));
+            attributes.push((name.to_string(), super::format_time(at)));
         }
     }
     for (name, value) in [
@@ -226,7 +223,7 @@ fn alert_log(
         ("alertmanager.fingerprint", Some(fingerprint.as_str())),
     ] {
         if let Some(value) = value {
-            attributes.add(name, value);
+            attributes.push((name.to_string(), value.to_string()));
         }
     }
     Some(LogInput {
@@ -243,7 +240,7 @@ fn alert_log(
         },
         timestamp: at.unwrap_or(now),
         fingerprint: Some(format!("alertmanager:{fingerprint}")),
-        attributes: attributes.into_map(),
+        attributes: fit_attributes(attributes).0,
         trace_id: None,
         span_id: None,
         source: LogSource::Alertmanager,
@@ -332,40 +329,6 @@ fn time(
             errors.add(field, "must be an RFC 3339 date-time");
             None
         }
-    }
-}
-
-/// Attributes filled in order within a log's bounds: a name too long is left out, a value
-/// too long cut, and what comes past the count or the size is dropped.
-#[derive(Default)]
-pub(crate) struct Attributes {
-    map: BTreeMap<String, String>,
-    bytes: usize,
-}
-
-impl Attributes {
-    pub(crate) fn add(&mut self, name: &str, value: &str) {
-        if name.is_empty()
-            || name.chars().count() > MAX_ATTRIBUTE_NAME_CHARS
-            || self.map.len() >= MAX_ATTRIBUTES
-            || self.map.contains_key(name)
-        {
-            return;
-        }
-        let value: String = value.chars().take(MAX_ATTRIBUTE_VALUE_CHARS).collect();
-        // As JSON: quotes, colon and comma, and escapes at worst six bytes a character.
-        let cost = serde_json::to_string(name).map_or(usize::MAX, |n| n.len())
-            + serde_json::to_string(&value).map_or(usize::MAX, |v| v.len())
-            + 2;
-        if self.bytes.saturating_add(cost) > MAX_ATTRIBUTES_BYTES - 2 {
-            return;
-        }
-        self.bytes += cost;
-        self.map.insert(name.to_string(), value);
-    }
-
-    pub(crate) fn into_map(self) -> BTreeMap<String, String> {
-        self.map
     }
 }
 

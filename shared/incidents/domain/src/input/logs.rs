@@ -127,7 +127,7 @@ pub struct LogBatch(Vec<LogSubmission>);
 #[derive(Clone, Debug, ToSchema)]
 #[serde(untagged)]
 pub enum LogsRequest {
-    One(LogSubmission),
+    One(Box<LogSubmission>),
     Batch(LogBatch),
 }
 
@@ -232,7 +232,8 @@ impl<'de> Visitor<'de> for RequestVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LogsRequest, A::Error> {
-        LogSubmission::deserialize(MapAccessDeserializer::new(map)).map(LogsRequest::One)
+        LogSubmission::deserialize(MapAccessDeserializer::new(map))
+            .map(|log| LogsRequest::One(Box::new(log)))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<LogsRequest, A::Error> {

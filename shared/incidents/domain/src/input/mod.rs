@@ -11,8 +11,11 @@ mod alerts;
 mod incidents;
 mod logbook;
 mod logs;
+pub mod loki;
+pub mod otlp;
 pub mod pagerduty;
 mod rules;
+pub mod shipped;
 
 pub use alerts::parse_alert_patch;
 pub use incidents::{parse_incident_patch, parse_merge, IncidentPatch, MergeInput};

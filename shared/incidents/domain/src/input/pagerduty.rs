@@ -5,7 +5,7 @@
 use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Utc};
 use serde_json::{Map, Value};
 
-use super::alertmanager::Attributes;
+use super::shipped::fit_attributes;
 use super::{LogInput, MAX_FUTURE_HOURS};
 use crate::fingerprint::{is_client_fingerprint, stable_id};
 use crate::model::{LogAction, LogSource, Severity};
@@ -89,7 +89,7 @@ pub fn parse_pagerduty(
         }
     };
     let dedup_refused = errors.len() > refused_before;
-    let mut attributes = Attributes::default();
+    let mut attributes: Vec<(String, String)> = Vec::new();
     let mut summary = None;
     let mut severity = Severity::Info;
     let mut timestamp = None;
@@ -133,15 +133,17 @@ pub fn parse_pagerduty(
                 }
                 for name in ["source", "component", "group", "class"] {
                     if let Some(Value::String(value)) = payload.get(name) {
-                        attributes.add(&format!("payload.{name}"), value);
+                        attributes.push((format!("payload.{name}"), value.clone()));
                     }
                 }
                 match payload.get("custom_details") {
                     None | Some(Value::Null) => {}
                     Some(Value::String(details)) => {
-                        attributes.add("payload.custom_details", details)
+                        attributes.push(("payload.custom_details".into(), details.clone()))
                     }
-                    Some(details) => attributes.add("payload.custom_details", &details.to_string()),
+                    Some(details) => {
+                        attributes.push(("payload.custom_details".into(), details.to_string()))
+                    }
                 }
             }
             None | Some(Value::Null) => errors.push("'payload' is missing or blank".to_string()),
@@ -161,7 +163,7 @@ pub fn parse_pagerduty(
                     .all(|l| l.get(item).is_some_and(Value::is_string)) =>
             {
                 if !list.is_empty() {
-                    attributes.add(name, &Value::Array(list.clone()).to_string());
+                    attributes.push((name.to_string(), Value::Array(list.clone()).to_string()));
                 }
             }
             Some(_) => errors.push(format!(
@@ -172,7 +174,7 @@ pub fn parse_pagerduty(
     for name in ["client", "client_url"] {
         match body.get(name) {
             None | Some(Value::Null) => {}
-            Some(Value::String(value)) => attributes.add(name, value),
+            Some(Value::String(value)) => attributes.push((name.to_string(), value.clone())),
             Some(_) => errors.push(format!("'{name}' must be a string")),
         }
     }
@@ -183,7 +185,7 @@ pub fn parse_pagerduty(
         return Err(vec!["Event object is invalid".to_string()]);
     };
     let dedup_key = dedup_key.unwrap_or_else(generated);
-    attributes.add("dedup_key", &dedup_key);
+    attributes.push(("dedup_key".to_string(), dedup_key.clone()));
     Ok(PagerDutyEvent {
         routing_key,
         action,
@@ -191,7 +193,7 @@ pub fn parse_pagerduty(
         summary,
         severity,
         timestamp,
-        attributes: attributes.into_map(),
+        attributes: fit_attributes(attributes).0,
     })
 }
 
