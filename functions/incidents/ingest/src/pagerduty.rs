@@ -144,15 +144,15 @@ fn own(response: impl IntoResponse) -> Response {
 }
 
 /// The service a key's events are of: its one bound service, `pagerduty` when unbound.
-fn service_of(holder: &KeyHolder) -> Result<String, Response> {
+fn service_of(holder: &KeyHolder) -> Result<String, Vec<String>> {
     match holder {
         KeyHolder::Configured { .. } => Ok(DEFAULT_SERVICE.to_string()),
         KeyHolder::Issued(key) => match key.services.as_slice() {
             [] => Ok(DEFAULT_SERVICE.to_string()),
             [one] => Ok(one.clone()),
-            _ => Err(refused(vec![
+            _ => Err(vec![
                 "This routing key is bound to several services: PagerDuty events need a key bound to one service (or to none)".to_string(),
-            ])),
+            ]),
         },
     }
 }
@@ -207,7 +207,7 @@ async fn accept(state: &AppState, body: &Bytes) -> Result<Response, Response> {
     let now = Clock::system().now();
     let event = parse_pagerduty(&value, now, || uuid::Uuid::new_v4().simple().to_string())
         .map_err(refused)?;
-    let service = service_of(&holder)?;
+    let service = service_of(&holder).map_err(refused)?;
     let dedup_key = event.dedup_key.clone();
     deliver(
         state,
