@@ -154,9 +154,10 @@ pub(super) async fn incidents(b: &mut Bench, t: &TestStack) {
     .await;
     s3 += s3_figures(t, &bucket, start, TARGET_BATCH_LOGS as f64, 1e5, 3.0).await;
     println!("\nincidents: S3 (log objects) a month at target: ${s3:.0}");
-    super::shippers_mix::shippers(b, t).await;
     incident_changes(b, t).await;
     escalations(b, t).await;
+    // Last: the summary lists a system's scenarios together only when they are adjacent.
+    super::shippers_mix::shippers(b, t).await;
 }
 
 /// Escalations due a second at target: as many as incident changes, far above what

@@ -190,6 +190,7 @@ impl utoipa::Modify for IngestKeyScheme {
         LogBatch,
         LogSubmission,
         ErrorBody,
+        Protobuf,
         loki::LokiPush,
         loki::LokiStream,
         otlp::ExportLogsServiceRequest,
@@ -489,6 +490,12 @@ pub(crate) async fn deliver(
     }
 }
 
+/// A binary protobuf body, as the contract documents it.
+#[derive(utoipa::ToSchema)]
+#[schema(value_type = String, format = Binary)]
+#[allow(dead_code)]
+pub struct Protobuf(Vec<u8>);
+
 /// A shipper's body, read whole up to `limit` bytes.
 async fn read_body(
     body: axum::body::Body,
@@ -522,6 +529,38 @@ pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shippers_present_their_key_as_their_clients_send_it() {
+        let key = |pairs: &[(&str, &str)]| {
+            let mut headers = HeaderMap::new();
+            for (name, value) in pairs {
+                headers.insert(
+                    axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                    value.parse().unwrap(),
+                );
+            }
+            shipper_key(&headers)
+        };
+        // Basic auth, any user name: "promtail:ik_1" (Promtail, Alloy, Fluent Bit, Vector).
+        assert_eq!(
+            key(&[("authorization", "Basic cHJvbXRhaWw6aWtfMQ==")]).as_deref(),
+            Some("ik_1")
+        );
+        assert_eq!(
+            key(&[("authorization", "bearer ik_2")]).as_deref(),
+            Some("ik_2")
+        );
+        assert_eq!(
+            key(&[("x-api-key", " ik_3 "), ("authorization", "Bearer other")]).as_deref(),
+            Some("ik_3")
+        );
+        // No password, not base64, another scheme: no key.
+        assert_eq!(key(&[("authorization", "Basic cHJvbXRhaWw=")]), None);
+        assert_eq!(key(&[("authorization", "Basic %%%")]), None);
+        assert_eq!(key(&[("authorization", "Digest x")]), None);
+        assert_eq!(key(&[]), None);
+    }
 
     #[test]
     fn a_bound_key_names_each_log_beyond_its_services() {

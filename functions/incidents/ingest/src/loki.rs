@@ -20,7 +20,7 @@ use platform::{ApiError, Clock};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
 use utoipa::ToSchema;
 
-use crate::{deliver, read_body, shipper, AppState};
+use crate::{deliver, read_body, shipper, AppState, Protobuf};
 
 /// The route.
 pub const PATH: &str = "/loki/api/v1/push";
@@ -103,7 +103,7 @@ fn values_schema() -> ArrayBuilder {
     request_body(
         description = "`application/x-protobuf` (the default): a snappy block (not framed) of a `logproto.PushRequest`; `application/json`: the streams as JSON. Either may be `Content-Encoding: gzip` or `deflate`. At most 6 MiB as sent and 16 MiB decompressed; `X-Scope-OrgID` is kept as the `tenant` attribute.",
         content(
-            (Vec<u8> = "application/x-protobuf"),
+            (Protobuf = "application/x-protobuf"),
             (LokiPush = "application/json")
         )
     ),

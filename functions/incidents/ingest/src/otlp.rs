@@ -22,7 +22,7 @@ use prost::Message;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::{deliver, read_body, shipper, AppState};
+use crate::{deliver, read_body, shipper, AppState, Protobuf};
 
 /// The route.
 pub const PATH: &str = "/otlp/v1/logs";
@@ -85,23 +85,23 @@ pub struct ExportLogsServiceRequest {
     request_body(
         description = "An `ExportLogsServiceRequest`: binary protobuf or OTLP JSON, optionally `Content-Encoding: gzip`; at most 6 MiB as sent, 16 MiB decompressed and 10,000 log records. The service is `service.name` of the resource; severity from `severityNumber` (else `severityText`); `traceId`/`spanId` kept.",
         content(
-            (Vec<u8> = "application/x-protobuf"),
+            (Protobuf = "application/x-protobuf"),
             (ExportLogsServiceRequest = "application/json")
         )
     ),
     security(("ingestBearer" = []), ("ingestApiKey" = []), ("ingestBasic" = [])),
     responses(
         (status = 200, description = "Taken; `partialSuccess` counts the records refused and says why", content(
-            (Vec<u8> = "application/x-protobuf"),
+            (Protobuf = "application/x-protobuf"),
             (ExportLogsServiceResponse = "application/json")
         )),
-        (status = 400, description = "The body cannot be decoded: a `google.rpc.Status` with a `BadRequest`", content((Vec<u8> = "application/x-protobuf"), (RpcStatus = "application/json"))),
-        (status = 401, description = "No valid ingest key", content((Vec<u8> = "application/x-protobuf"), (RpcStatus = "application/json"))),
-        (status = 403, description = "The key is bound to services the records go beyond; nothing was taken", content((Vec<u8> = "application/x-protobuf"), (RpcStatus = "application/json"))),
-        (status = 413, description = "Over 6 MiB sent, 16 MiB decompressed or 10,000 records", content((Vec<u8> = "application/x-protobuf"), (RpcStatus = "application/json"))),
+        (status = 400, description = "The body cannot be decoded: a `google.rpc.Status` with a `BadRequest`", content((Protobuf = "application/x-protobuf"), (RpcStatus = "application/json"))),
+        (status = 401, description = "No valid ingest key", content((Protobuf = "application/x-protobuf"), (RpcStatus = "application/json"))),
+        (status = 403, description = "The key is bound to services the records go beyond; nothing was taken", content((Protobuf = "application/x-protobuf"), (RpcStatus = "application/json"))),
+        (status = 413, description = "Over 6 MiB sent, 16 MiB decompressed or 10,000 records", content((Protobuf = "application/x-protobuf"), (RpcStatus = "application/json"))),
         (status = 415, description = "Neither `application/x-protobuf` nor `application/json`", body = RpcStatus),
-        (status = 429, description = "The key's rate limit is spent; retry after `Retry-After` seconds", content((Vec<u8> = "application/x-protobuf"), (RpcStatus = "application/json"))),
-        (status = 503, description = "The ingest queue did not take every record, or the key could not be checked: retry after `Retry-After` seconds", content((Vec<u8> = "application/x-protobuf"), (RpcStatus = "application/json"))),
+        (status = 429, description = "The key's rate limit is spent; retry after `Retry-After` seconds", content((Protobuf = "application/x-protobuf"), (RpcStatus = "application/json"))),
+        (status = 503, description = "The ingest queue did not take every record, or the key could not be checked: retry after `Retry-After` seconds", content((Protobuf = "application/x-protobuf"), (RpcStatus = "application/json"))),
     )
 )]
 pub(crate) async fn export(
