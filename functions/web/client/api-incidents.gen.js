@@ -225,6 +225,20 @@ export function revokeIngestKey(id, options = {}) {
 }
 
 /**
+ * Enqueues a PagerDuty Events API v2 event: `trigger` opens or updates the incident of its
+ * `dedup_key`, `acknowledge` and `resolve` move it (nothing when there is none, or it is
+ * there already).
+ *
+ * `POST /api/v1/integrations/pagerduty/enqueue`
+ * @param {PagerDutyEvent} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<PagerDutyProcessed>}
+ */
+export function enqueuePagerDutyEvent(body, options = {}) {
+  return request("POST", `/api/v1/integrations/pagerduty/enqueue`, { ...options, body });
+}
+
+/**
  * Logbook entries, newest first.
  *
  * `GET /api/v1/logbook`

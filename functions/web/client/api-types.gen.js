@@ -36,6 +36,7 @@
 //   internalUnsubscribeUser (service or internal credentials only)
 //   internalSubscribeUser (service or internal credentials only)
 //   issueServiceToken (not a JSON or multipart request body)
+//   receiveAlertmanagerWebhook (service or internal credentials only)
 //   persistDigest (service or internal credentials only)
 //   generateDigestForUser (service or internal credentials only)
 //   followerDeltas (service or internal credentials only)
@@ -110,6 +111,33 @@ export {};
 /**
  * Where an alert is.
  * @typedef {("OPEN"|"ACKNOWLEDGED"|"RESOLVED")} AlertStatus
+ */
+
+/**
+ * One alert of a notification.
+ * @typedef {Object} AlertmanagerAlert
+ * @property {(Object<string, string>|null)} [annotations] `summary` (else `description`) is the log's message; kept as `annotations.{name}`.
+ * @property {(string|null)} [endsAt] Alertmanager sends `0001-01-01T00:00:00Z` while it fires.
+ * @property {(string|null)} [fingerprint] Alertmanager's hash of the labels: one incident per fingerprint.
+ * @property {(string|null)} [generatorURL]
+ * @property {Object<string, string>} labels The alert's labels: `service`, `job` or `app` name its service, `severity` its severity; all kept in the log's `attributes`.
+ * @property {string} startsAt
+ * @property {string} status
+ */
+
+/**
+ * Alertmanager's webhook notification (payload version 4), as its webhook receiver sends it.
+ * @typedef {Object} AlertmanagerNotification
+ * @property {Array<AlertmanagerAlert>} alerts At most 500 (Alertmanager's `max_alerts`).
+ * @property {(Object<string, string>|null)} [commonAnnotations]
+ * @property {(Object<string, string>|null)} [commonLabels]
+ * @property {(string|null)} [externalURL]
+ * @property {(string|null)} [groupKey]
+ * @property {(Object<string, string>|null)} [groupLabels]
+ * @property {(string|null)} [receiver] The receiver's name: the service of alerts without a `service`, `job` or `app` label.
+ * @property {(string|null)} [status] `firing` while any alert of the group fires.
+ * @property {(number|null)} [truncatedAlerts]
+ * @property {(string|null)} [version] `"4"`.
  */
 
 /**
@@ -1126,6 +1154,7 @@ export {};
 /**
  * One stored log of the timeline.
  * @typedef {Object} Log
+ * @property {(LogAction|null)} [action]
  * @property {(Object<string, string>|null)} [attributes] What the shipper said about the log beside its message: Loki stream labels and structured metadata, OTLP resource and record attributes (at most 64; names 1 to 128 characters, values at most 2,048; scrubbed like `logContent`).
  * @property {(string|null)} [fingerprint] The grouping key the client sent (`fingerprint`, or its alias `dedup_key`): logs of one service with one key are one incident, whatever their messages.
  * @property {string} id Assigned at ingestion: the log's time in milliseconds (13 digits), `-`, 32 hex digits.
@@ -1133,6 +1162,7 @@ export {};
  * @property {string} receivedAt When the platform accepted it.
  * @property {string} serviceName
  * @property {Severity} severity
+ * @property {(LogSource|null)} [source]
  * @property {(string|null)} [spanId] The span the log was written in (16 lower-case hex digits).
  * @property {string} timestamp When the log happened (RFC 3339, UTC, milliseconds), as the client sent it.
  * @property {(string|null)} [traceId] The trace the log was written in (W3C trace id: 32 lower-case hex digits).
@@ -1140,8 +1170,18 @@ export {};
  */
 
 /**
+ * What a log asks of the incident its `fingerprint` names.
+ * @typedef {("trigger"|"acknowledge"|"resolve")} LogAction
+ */
+
+/**
  * 1 to 500 logs at once.
  * @typedef {Array<LogSubmission>} LogBatch
+ */
+
+/**
+ * The path a log came in by.
+ * @typedef {("api"|"loki"|"otlp"|"alertmanager"|"pagerduty")} LogSource
  */
 
 /**
@@ -1396,6 +1436,68 @@ export {};
  * @property {number} size The page size asked for.
  * @property {number} totalElements
  * @property {number} totalPages
+ */
+
+/**
+ * An event of the PagerDuty Events API v2.
+ * @typedef {Object} PagerDutyEvent
+ * @property {(string|null)} [client]
+ * @property {(string|null)} [client_url]
+ * @property {(string|null)} [dedup_key] The incident's key: required to acknowledge or resolve; a trigger without one gets one, answered.
+ * @property {string} event_action
+ * @property {(Array<PagerDutyImage>|null)} [images]
+ * @property {(Array<PagerDutyLink>|null)} [links]
+ * @property {(PagerDutyPayload|null)} [payload]
+ * @property {string} routing_key An ingest key of the platform (PagerDuty's integration key).
+ */
+
+/**
+ * @typedef {Object} PagerDutyImage
+ * @property {(string|null)} [alt]
+ * @property {(string|null)} [href]
+ * @property {string} src
+ */
+
+/**
+ * @typedef {Object} PagerDutyLink
+ * @property {string} href
+ * @property {(string|null)} [text]
+ */
+
+/**
+ * What a trigger says of the problem.
+ * @typedef {Object} PagerDutyPayload
+ * @property {(string|null)} [class]
+ * @property {(string|null)} [component]
+ * @property {(Object<string, unknown>|null)} [custom_details] Kept as JSON in the log's attributes.
+ * @property {(string|null)} [group]
+ * @property {string} severity critical is FATAL, error ERROR, warning WARN, info INFO.
+ * @property {string} source
+ * @property {string} summary The log's message and the incident's title.
+ * @property {(string|null)} [timestamp] ISO 8601 (`+0000` offsets too), at most a day ahead; absent: when it was received.
+ */
+
+/**
+ * PagerDuty's answer to an accepted event.
+ * @typedef {Object} PagerDutyProcessed
+ * @property {string} dedup_key
+ * @property {string} message
+ * @property {string} status
+ */
+
+/**
+ * PagerDuty's answer to an event it refuses.
+ * @typedef {Object} PagerDutyRefused
+ * @property {Array<string>} errors
+ * @property {string} message
+ * @property {string} status
+ */
+
+/**
+ * PagerDuty's answer over the limit.
+ * @typedef {Object} PagerDutyThrottled
+ * @property {string} message
+ * @property {string} status
  */
 
 /**

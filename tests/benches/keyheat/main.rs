@@ -26,6 +26,7 @@
 )]
 
 mod community_mix;
+mod incidents_integrations;
 mod incidents_mix;
 mod news_mix;
 mod reader_mix;
@@ -46,6 +47,7 @@ use stack_tests::llm::FakeLlm;
 use stack_tests::{emulator, header, TestStack};
 
 use community_mix::community;
+use incidents_integrations::integrations;
 use incidents_mix::incidents;
 use news_mix::news;
 use reader_mix::reader;
@@ -266,6 +268,7 @@ async fn main() {
     }
     if wanted("incidents") {
         incidents(&mut b, &t).await;
+        integrations(&mut b, &t).await;
     }
     if wanted("recipes") {
         recipes(&mut b, &t).await;

@@ -14,6 +14,7 @@
 )]
 
 mod access;
+mod alertmanager;
 mod batching;
 mod chat;
 mod console;
@@ -31,6 +32,7 @@ mod metrics;
 mod notifications;
 mod objects;
 mod otlp;
+mod pagerduty;
 mod rag;
 mod rules;
 mod secrets;

@@ -13,8 +13,10 @@
 //! counted against its own rate limit in `RATE_LIMIT_TABLE` (one UpdateItem per request; a
 //! spent limit is a 429 with `Retry-After`); an issued key costs one more GetItem.
 
+mod alertmanager;
 mod loki;
 mod otlp;
+mod pagerduty;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -126,6 +128,8 @@ pub fn app(
     };
     let routes = Router::new()
         .route("/api/v1/logs", post(ingest))
+        .route(alertmanager::PATH, post(alertmanager::receive))
+        .route(pagerduty::PATH, post(pagerduty::enqueue))
         .route(loki::PATH, post(loki::push))
         .route(otlp::PATH, post(otlp::export))
         .with_state(state);
@@ -156,7 +160,8 @@ impl utoipa::Modify for IngestKeyScheme {
                     .scheme(HttpAuthScheme::Basic)
                     .description(Some(
                         "An ingest key as the password (any user name): how Promtail, Alloy, \
-                         Fluent Bit and Vector send it to a Loki push or OTLP route.",
+                         Fluent Bit and Vector send it to a Loki push or OTLP route, and \
+                         Alertmanager's basic_auth.",
                     ))
                     .build(),
             ),
@@ -167,7 +172,8 @@ impl utoipa::Modify for IngestKeyScheme {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some(
-                        "An ingest key as a Bearer token, at the Loki push and OTLP routes.",
+                        "An ingest key as a Bearer token, at the Loki push, OTLP and Alertmanager \
+                         routes (Alertmanager's http_config.authorization).",
                     ))
                     .build(),
             ),
@@ -177,7 +183,7 @@ impl utoipa::Modify for IngestKeyScheme {
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(ingest, loki::push, otlp::export),
+    paths(ingest, loki::push, otlp::export, alertmanager::receive, pagerduty::enqueue),
     components(schemas(
         IngestAccepted,
         LogsRequest,
@@ -190,7 +196,16 @@ impl utoipa::Modify for IngestKeyScheme {
         otlp::ExportLogsServiceRequest,
         otlp::ExportLogsServiceResponse,
         otlp::ExportLogsPartialSuccess,
-        otlp::RpcStatus
+        otlp::RpcStatus,
+        alertmanager::AlertmanagerNotification,
+        alertmanager::AlertmanagerAlert,
+        pagerduty::PagerDutyEvent,
+        pagerduty::PagerDutyPayload,
+        pagerduty::PagerDutyImage,
+        pagerduty::PagerDutyLink,
+        pagerduty::PagerDutyProcessed,
+        pagerduty::PagerDutyRefused,
+        pagerduty::PagerDutyThrottled
     )),
     modifiers(&SecuritySchemes, &IngestKeyScheme),
     tags((name = "incidents", description = "The incident platform: logs, incidents, alerts, logbook"))
@@ -203,7 +218,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// The documented 429 of a key whose limit is spent.
-struct KeyLimited;
+pub(crate) struct KeyLimited;
 
 impl IntoResponses for KeyLimited {
     fn responses() -> std::collections::BTreeMap<String, RefOr<OpenApiResponse>> {
@@ -215,13 +230,16 @@ impl IntoResponses for KeyLimited {
 }
 
 /// Who is ingesting.
-enum Sender {
+pub(crate) enum Sender {
     Key(KeyHolder),
     Operator,
 }
 
 /// The ingest key `presented`, when it is one (configured or issued).
-async fn key_holder(state: &AppState, presented: &str) -> Result<Option<KeyHolder>, ApiError> {
+pub(crate) async fn key_holder(
+    state: &AppState,
+    presented: &str,
+) -> Result<Option<KeyHolder>, ApiError> {
     if let Some(holder) = state.configured.find(presented) {
         return Ok(Some(holder));
     }
@@ -239,7 +257,7 @@ async fn key_holder(state: &AppState, presented: &str) -> Result<Option<KeyHolde
 
 /// The key a shipper presents as its clients send one: `X-Api-Key`, the password of Basic
 /// auth (any user name: Promtail, Alloy, Fluent Bit, Vector) or a Bearer token.
-fn shipper_key(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn shipper_key(headers: &HeaderMap) -> Option<String> {
     use base64::Engine;
     if let Some(key) = headers
         .get(API_KEY_HEADER)
@@ -272,7 +290,7 @@ fn shipper_key(headers: &HeaderMap) -> Option<String> {
 
 /// A shipper's ingest key (see [`shipper_key`]), counted against its rate limit: a missing
 /// or unknown key is a 401 (shippers carry no user token).
-async fn shipper(state: &AppState, headers: &HeaderMap) -> Result<Sender, ApiError> {
+pub(crate) async fn shipper(state: &AppState, headers: &HeaderMap) -> Result<Sender, ApiError> {
     let Some(presented) = shipper_key(headers) else {
         return Err(ApiError::unauthorized(
             "An ingest key is required: as the Basic auth password, a Bearer token or X-Api-Key",
@@ -366,7 +384,7 @@ impl AppState {
 }
 
 /// The services a bound key may not send, as `details` (`[i].serviceName: ...`).
-fn services_beyond(
+pub(crate) fn services_beyond(
     holder: &KeyHolder,
     logs: &[incidents::input::LogInput],
     batch: bool,
@@ -435,7 +453,7 @@ async fn ingest(
 /// The one way checked logs go in, whatever path brought them: a bound key's services
 /// checked (beyond them, nothing is taken: 403), ids given and content scrubbed
 /// ([`incidents::service::assign`]), every log on the ingest queue or a 503.
-async fn deliver(
+pub(crate) async fn deliver(
     state: &AppState,
     sender: &Sender,
     inputs: Vec<incidents::input::LogInput>,
@@ -490,7 +508,7 @@ async fn read_body(
     })
 }
 
-fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
     let Some(mime) = platform::http::media_type(headers) else {
         return Ok(());
     };
@@ -557,6 +575,9 @@ mod tests {
             attributes: Default::default(),
             trace_id: None,
             span_id: None,
+            source: Default::default(),
+            action: Default::default(),
+            event_key: None,
         };
         let key = KeyHolder::Issued(incidents::keys::IngestKey {
             id: "a".repeat(32),

@@ -94,6 +94,15 @@ pub fn group<'a>(messages: &[(String, &'a [Log])], rules: &[AlertRule]) -> Vec<G
                 rule_ids: HashMap::new(),
             });
             group.rule_ids.insert(log.id.clone(), matched);
+            if log.source.is_integration() {
+                // An integration's event is counted once by its own id, whichever message
+                // carries it: a re-sent Alertmanager alert has the id it had.
+                group.parts.push(Part {
+                    message: event_key(&log.id),
+                    logs: vec![log],
+                });
+                continue;
+            }
             match group.parts.last_mut() {
                 Some(part) if part.message == *message => part.logs.push(log),
                 _ => group.parts.push(Part {
@@ -104,6 +113,11 @@ pub fn group<'a>(messages: &[(String, &'a [Log])], rules: &[AlertRule]) -> Vec<G
         }
     }
     groups.into_values().collect()
+}
+
+/// The counting key of an integration's event (log `id`): its grouped marker.
+pub fn event_key(id: &str) -> String {
+    format!("event-{id}")
 }
 
 /// What a committed batch of a group wrote.
@@ -133,6 +147,8 @@ mod tests {
             attributes: Default::default(),
             trace_id: None,
             span_id: None,
+            source: Default::default(),
+            action: Default::default(),
         }
     }
 
@@ -184,5 +200,39 @@ mod tests {
             .unwrap();
         assert_eq!(declined.logs().len(), 2);
         assert_eq!(declined.grouped_by, GROUPED_BY_CLIENT);
+    }
+
+    #[test]
+    fn integration_events_are_grouped_by_their_own_rule_each_counted_by_its_id() {
+        use crate::model::{LogAction, LogSource};
+        let rules = vec![
+            crate::store::Store::default_rule("t"),
+            AlertRule::integration("t"),
+        ];
+        let event = |id, action| Log {
+            fingerprint: Some("db-1-disk".into()),
+            source: LogSource::Pagerduty,
+            action,
+            ..log(id, "api", Severity::Warn, "disk full")
+        };
+        let logs = vec![
+            event(1, LogAction::Trigger),
+            event(2, LogAction::Trigger),
+            event(3, LogAction::Resolve),
+            log(4, "api", Severity::Error, "disk full"),
+        ];
+        let messages = vec![("m1".to_string(), logs.as_slice())];
+        let groups = group(&messages, &rules);
+        let keyed = groups
+            .iter()
+            .find(|g| g.fingerprint == client_fingerprint("api", "db-1-disk"))
+            .unwrap();
+        // A WARN trigger opens by the integration rule; the resolve is no occurrence.
+        assert_eq!(keyed.logs().len(), 2);
+        assert_eq!(keyed.rule_ids[&logs[0].id], ["integration"]);
+        let parts: Vec<&str> = keyed.parts.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(parts, [event_key(&logs[0].id), event_key(&logs[1].id)]);
+        let plain = groups.iter().find(|g| g.grouped_by == GROUPED_BY).unwrap();
+        assert_eq!(plain.rule_ids[&logs[3].id], ["default"]);
     }
 }

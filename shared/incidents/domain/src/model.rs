@@ -82,7 +82,98 @@ pub struct Log {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "00f067aa0ba902b7")]
     pub span_id: Option<String>,
+    /// Which path sent it (absent on logs from before paths were told apart: `api`).
+    #[serde(default, skip_serializing_if = "LogSource::is_api")]
+    #[schema(value_type = Option<LogSource>)]
+    pub source: LogSource,
+    /// An integration's lifecycle action on the incident `fingerprint` names: `trigger`
+    /// (absent: a log as any other), `acknowledge` or `resolve`.
+    #[serde(default, skip_serializing_if = "LogAction::is_trigger")]
+    #[schema(value_type = Option<LogAction>)]
+    pub action: LogAction,
 }
+
+/// The path a log came in by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LogSource {
+    /// `POST /api/v1/logs`.
+    #[default]
+    Api,
+    /// The Loki push API.
+    Loki,
+    /// OTLP/HTTP logs.
+    Otlp,
+    /// Prometheus Alertmanager's webhook.
+    Alertmanager,
+    /// The PagerDuty Events API v2.
+    Pagerduty,
+}
+
+impl LogSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogSource::Api => "api",
+            LogSource::Loki => "loki",
+            LogSource::Otlp => "otlp",
+            LogSource::Alertmanager => "alertmanager",
+            LogSource::Pagerduty => "pagerduty",
+        }
+    }
+
+    pub fn is_api(&self) -> bool {
+        *self == LogSource::Api
+    }
+
+    /// An alerting integration: its events are alerts already, each one its own event (see
+    /// [`INTEGRATION_RULE_ID`]), never matched by the alert rules.
+    pub fn is_integration(self) -> bool {
+        matches!(self, LogSource::Alertmanager | LogSource::Pagerduty)
+    }
+}
+
+/// What a log asks of the incident its `fingerprint` names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LogAction {
+    /// A log as any other: grouped, counted, and opening (or reopening) its incident as the
+    /// rules say.
+    #[default]
+    Trigger,
+    /// The incident moves to ACKNOWLEDGED (its OPEN alerts with it), if it is ACTIVE.
+    Acknowledge,
+    /// The incident moves to RESOLVED (its alerts with it), unless it is RESOLVED.
+    Resolve,
+}
+
+impl LogAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogAction::Trigger => "trigger",
+            LogAction::Acknowledge => "acknowledge",
+            LogAction::Resolve => "resolve",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        [
+            LogAction::Trigger,
+            LogAction::Acknowledge,
+            LogAction::Resolve,
+        ]
+        .into_iter()
+        .find(|a| a.as_str() == raw)
+    }
+
+    pub fn is_trigger(&self) -> bool {
+        *self == LogAction::Trigger
+    }
+}
+
+/// The built-in rule every integration's trigger matches (and nothing else does): threshold
+/// 1, any severity. Alertmanager and PagerDuty-speaking tools send alerts, already decided
+/// upon, so each opens (or reopens) its incident and raises this rule's alert.
+pub const INTEGRATION_RULE_ID: &str = "integration";
 
 /// The answer to an accepted ingestion: the logs are on the ingest queue.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -258,9 +349,32 @@ pub struct AlertRule {
 }
 
 impl AlertRule {
-    /// True when `log` is one this rule counts.
+    /// The built-in rule of the integrations' triggers ([`INTEGRATION_RULE_ID`]); not
+    /// stored, not listed, not editable.
+    pub fn integration(at: &str) -> AlertRule {
+        AlertRule {
+            id: INTEGRATION_RULE_ID.to_string(),
+            name: "Integration alert (Alertmanager, PagerDuty Events)".to_string(),
+            severities: Severity::ALL.to_vec(),
+            service_name: None,
+            log_type: None,
+            threshold: 1,
+            window_seconds: 60,
+            enabled: true,
+            escalate_after_minutes: None,
+            created_at: at.to_string(),
+            updated_at: at.to_string(),
+        }
+    }
+
+    /// True when `log` is one this rule counts: an integration's trigger is counted by the
+    /// integration rule only, every other log by the other rules only.
     pub fn matches(&self, log: &Log) -> bool {
-        self.enabled
+        if log.source.is_integration() {
+            return self.id == INTEGRATION_RULE_ID && log.action.is_trigger();
+        }
+        self.id != INTEGRATION_RULE_ID
+            && self.enabled
             && self.severities.contains(&log.severity)
             && self
                 .service_name

@@ -16,7 +16,7 @@ use super::{
     MAX_LIMIT, MAX_NAME_CHARS,
 };
 use crate::fingerprint::{is_client_fingerprint, is_hex_id, MAX_CLIENT_FINGERPRINT_CHARS};
-use crate::model::Severity;
+use crate::model::{LogAction, LogSource, Severity};
 
 /// One log as a client sent it, checked; the id and `receivedAt` are added at ingestion.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +35,15 @@ pub struct LogInput {
     pub trace_id: Option<String>,
     /// 16 lower-case hex digits, not all zero.
     pub span_id: Option<String>,
+    /// The path it came in by.
+    pub source: LogSource,
+    /// What it asks of the incident `fingerprint` names (`trigger` for every path but the
+    /// integrations).
+    pub action: LogAction,
+    /// What makes a re-sent event the same event (an Alertmanager alert's fingerprint and
+    /// start): its log id is then derived from it, not random, so the processor counts it
+    /// once however often it is sent.
+    pub event_key: Option<String>,
 }
 
 /// A field as the client sent it: absent (or null), a value of its documented type, or a
@@ -386,6 +395,9 @@ impl LogSubmission {
         let trace_id = hex_id(errors, prefix, "traceId", self.trace_id, 32);
         let span_id = hex_id(errors, prefix, "spanId", self.span_id, 16);
         Some(LogInput {
+            source: LogSource::Api,
+            action: LogAction::Trigger,
+            event_key: None,
             attributes: attributes?,
             trace_id: trace_id?,
             span_id: span_id?,

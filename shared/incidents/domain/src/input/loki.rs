@@ -518,6 +518,7 @@ fn entry_log(
         span_id: first_of(&metadata, &SPAN_LABELS).map(str::to_string),
         line: entry.line,
         attributes,
+        source: crate::model::LogSource::Loki,
     }
     .into_input(now)
     .map_err(|reason| match reason.as_str() {

@@ -6,12 +6,14 @@
 //! [`incidents`] (updates and merges), [`alerts`] and [`logbook`]; the field checks they
 //! share (and the notification channels use) are here.
 
+pub mod alertmanager;
 mod alerts;
 mod incidents;
 mod logbook;
 mod logs;
 pub mod loki;
 pub mod otlp;
+pub mod pagerduty;
 mod rules;
 pub mod shipped;
 

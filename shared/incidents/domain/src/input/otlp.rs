@@ -503,6 +503,7 @@ fn record_log(
         attributes,
         trace_id,
         span_id,
+        source: crate::model::LogSource::Otlp,
     }
     .into_input(now)
     .map_err(|reason| match reason.as_str() {

@@ -262,6 +262,8 @@ pub struct Shipped {
     pub attributes: BTreeMap<String, String>,
     pub trace_id: Option<String>,
     pub span_id: Option<String>,
+    /// The path it came in by (Loki, OTLP).
+    pub source: crate::model::LogSource,
 }
 
 impl Shipped {
@@ -299,6 +301,9 @@ impl Shipped {
             trace_id: id(self.trace_id, 32),
             span_id: id(self.span_id, 16),
             attributes: self.attributes,
+            source: self.source,
+            action: crate::model::LogAction::Trigger,
+            event_key: None,
         })
     }
 }

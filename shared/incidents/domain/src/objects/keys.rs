@@ -123,6 +123,8 @@ mod tests {
             attributes: Default::default(),
             trace_id: None,
             span_id: None,
+            source: Default::default(),
+            action: Default::default(),
         }
     }
 

@@ -1,6 +1,8 @@
 //! A batch's logs grouped into their fingerprints' incidents: counted, sampled, and opening,
 //! reopening and raising alerts as the rules' thresholds are met.
 
+use std::collections::HashSet;
+
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use platform::dynamo::{Attributes, DynamoError, Item};
@@ -111,7 +113,8 @@ impl Incidents {
             || matched
                 .iter()
                 .any(|r| r.threshold > 1 && !raised.contains(&alert_id(r, id, epoch)));
-        self.count_and_sample(id, group, window, &now, before, batches)
+        let fresh = self
+            .count_and_sample(id, group, window, &now, before, batches)
             .await?;
         // A RESOLVED incident reopens only on logs stamped after its resolve that meet a
         // rule's threshold within its window (as an opening does).
@@ -123,7 +126,15 @@ impl Incidents {
                 continue;
             }
             let Some((anchor, count)) = self
-                .rule_met(id, group, &logs, rule, status, resolved_ms, window)
+                .rule_met(
+                    id,
+                    group,
+                    &logs,
+                    rule,
+                    (status, resolved_ms),
+                    window,
+                    &fresh,
+                )
                 .await?
             else {
                 continue;
@@ -153,7 +164,7 @@ impl Incidents {
 
     /// Counts the group's messages into incident `id` (into its window rows too when
     /// `window`), and samples the logs newly counted (`before` occurrences and `batches`
-    /// batches were counted before).
+    /// batches were counted before); the ids of the logs newly counted.
     async fn count_and_sample(
         &self,
         id: &str,
@@ -162,7 +173,7 @@ impl Incidents {
         now: &str,
         before: i64,
         batches: i64,
-    ) -> Result<(), IncidentsError> {
+    ) -> Result<HashSet<String>, IncidentsError> {
         let counted = self
             .store
             .count_group(id, &group.parts, window, now)
@@ -180,12 +191,13 @@ impl Incidents {
                 .put_samples(id, &sorted, &group.rule_ids, before, batches)
                 .await?;
         }
-        Ok(())
+        Ok(fresh.iter().map(|l| l.id.clone()).collect())
     }
 
     /// Whether `rule` is met on incident `id` (at `status`, resolved at `resolved_ms` if it
     /// is RESOLVED): its newest matching log (the anchor) and the logs counted within the
-    /// rule's window up to it, when they reach its threshold.
+    /// rule's window up to it, when they reach its threshold. `fresh`: the logs this call
+    /// counted.
     #[allow(clippy::too_many_arguments)]
     async fn rule_met<'g>(
         &self,
@@ -193,12 +205,22 @@ impl Incidents {
         group: &Group<'_>,
         logs: &[&'g Log],
         rule: &AlertRule,
-        status: Option<IncidentStatus>,
-        resolved_ms: Option<i64>,
+        (status, resolved_ms): (Option<IncidentStatus>, Option<i64>),
         window: bool,
+        fresh: &HashSet<String>,
     ) -> Result<Option<(&'g Log, usize)>, IncidentsError> {
-        let after_resolve =
-            |l: &&Log| resolved_ms.is_none_or(|r| log_millis(&l.id).is_some_and(|m| m > r));
+        let after_resolve = |l: &&Log| {
+            resolved_ms.is_none_or(|r| {
+                if l.source.is_integration() {
+                    // An event's time is the sender's (an alert's start may precede a resolve
+                    // it follows): one received after the resolve and counted now reopens;
+                    // the same alert re-sent is counted already and does not.
+                    fresh.contains(&l.id) && received_millis(l).is_some_and(|m| m > r)
+                } else {
+                    log_millis(&l.id).is_some_and(|m| m > r)
+                }
+            })
+        };
         // Every log here is counted into this incident, now or by a delivery whose reopen
         // failed: one stamped after the resolve has not reopened it, so it may still.
         let matching: Vec<&'g Log> = if status == Some(IncidentStatus::Resolved) {
@@ -255,7 +277,7 @@ impl Incidents {
             );
             if self
                 .store
-                .open_incident(id, now, &why, anchor.severity, rule.escalate_after_minutes)
+                .open_incident(id, now, &why, anchor, rule.escalate_after_minutes)
                 .await?
             {
                 tracing::info!(incident = %id, rule = %rule.id, "incident opened");
@@ -269,7 +291,7 @@ impl Incidents {
         );
         if self
             .store
-            .reopen_incident(id, now, &why, anchor.severity, rule.escalate_after_minutes)
+            .reopen_incident(id, now, &why, anchor, rule.escalate_after_minutes)
             .await?
         {
             tracing::info!(incident = %id, log = %anchor.id, "incident reopened");
@@ -295,6 +317,13 @@ fn epoch_and_counts(
         None => (0, 0),
     };
     Ok((epoch, before, batches))
+}
+
+/// When `log` was received, in milliseconds.
+fn received_millis(log: &Log) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(&log.received_at)
+        .ok()
+        .map(|at| at.timestamp_millis())
 }
 
 /// When incident `meta` last resolved, in milliseconds, if it says.

@@ -10,7 +10,7 @@ use crate::model::{AlertStatus, Incident, IncidentDetail, IncidentEvent, Inciden
 use crate::store::{merge_check, MergeCheck};
 use crate::store::{RaisedAlerts, Store, StoreError};
 
-/// Alerts a resolve moves in its own transaction (with the incident, its history, outbox and
+/// Alerts a resolve (or an acknowledge) moves in its own transaction (with the incident, its history, outbox and
 /// metric rows, within DynamoDB's 100 items); the rule cap keeps an incident's below it.
 pub const RESOLVE_ALERTS_IN_TRANSACTION: usize = 80;
 
@@ -84,11 +84,7 @@ impl Incidents {
             assignee: patch.assignee,
             by: by.username.clone(),
         };
-        let alerts = if patch.status == IncidentStatus::Resolved {
-            self.alerts_to_resolve(&item, &event.at).await?
-        } else {
-            RaisedAlerts::default()
-        };
+        let alerts = self.alerts_moving(&item, patch.status, &event.at).await?;
         self.store
             .change_incident(id, &event, reopen_count, open_ms(&item, now), &alerts)
             .await
@@ -128,32 +124,38 @@ impl Incidents {
         self.incident(id).await
     }
 
-    /// The alerts incident `item`'s resolve resolves in its own transaction. The rule cap
-    /// bounds them (one per rule and opening); any beyond [`RESOLVE_ALERTS_IN_TRANSACTION`]
-    /// are resolved first, one by one, so a failure leaves the incident to resolve again.
-    async fn alerts_to_resolve(
+    /// The alerts incident `item`'s move to `to` moves with it in its own transaction: on a
+    /// resolve those not RESOLVED, on an acknowledge the OPEN ones. The rule cap bounds them
+    /// (one per rule and opening); any beyond [`RESOLVE_ALERTS_IN_TRANSACTION`] are moved
+    /// first, one by one, so a failure leaves the incident to move again.
+    pub(super) async fn alerts_moving(
         &self,
         item: &platform::dynamo::Item,
+        to: IncidentStatus,
         now: &str,
     ) -> Result<RaisedAlerts, IncidentsError> {
+        let alert_to = match to {
+            IncidentStatus::Resolved => AlertStatus::Resolved,
+            IncidentStatus::Acknowledged => AlertStatus::Acknowledged,
+            IncidentStatus::Active => return Ok(RaisedAlerts::default()),
+        };
         let mut alerts = self.store.raised_alerts(item).await?;
+        alerts.unresolved.retain(|(_, s)| s.can_move_to(alert_to));
         let surplus = alerts
             .unresolved
             .len()
             .saturating_sub(RESOLVE_ALERTS_IN_TRANSACTION);
         for (alert, from) in alerts.unresolved.drain(..surplus) {
-            match self
-                .store
-                .change_alert(&alert, from, AlertStatus::Resolved, now)
-                .await
-            {
+            match self.store.change_alert(&alert, from, alert_to, now).await {
                 // Moved since the read (resolved by hand, say): resolved below if still open.
                 Ok(()) | Err(StoreError::Changed) => {}
                 Err(e) => return Err(IncidentsError::from_store(e, "Alert")),
             }
         }
         if surplus > 0 {
-            return Ok(self.store.raised_alerts(item).await?);
+            let mut alerts = self.store.raised_alerts(item).await?;
+            alerts.unresolved.retain(|(_, s)| s.can_move_to(alert_to));
+            return Ok(alerts);
         }
         Ok(alerts)
     }
@@ -194,7 +196,9 @@ impl Incidents {
             assignee: None,
             by: by.username.clone(),
         };
-        let alerts = self.alerts_to_resolve(&source, &event.at).await?;
+        let alerts = self
+            .alerts_moving(&source, IncidentStatus::Resolved, &event.at)
+            .await?;
         let merged = self
             .store
             .merge_incident(
@@ -227,7 +231,10 @@ impl Incidents {
 
 /// How long incident `item` has been open at `now` (since it opened or last reopened), in
 /// milliseconds; `None` when its times cannot be read.
-fn open_ms(item: &platform::dynamo::Item, now: chrono::DateTime<chrono::Utc>) -> Option<u64> {
+pub(super) fn open_ms(
+    item: &platform::dynamo::Item,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<u64> {
     let since = item
         .opt_string("reopenedAt")
         .or_else(|| item.opt_string("openedAt"))?;

@@ -7,6 +7,7 @@ use incidents_metrics::store::batch_key;
 use text_analysis::redact::redact;
 
 use super::{Incidents, IncidentsError};
+use crate::fingerprint::stable_id;
 use crate::input::{format_time, LogFilter, LogInput, LogPageRequest};
 use crate::model::Log;
 use crate::objects::prefixes_of;
@@ -155,7 +156,11 @@ pub fn assign(inputs: Vec<LogInput>, received: chrono::DateTime<chrono::Utc>) ->
             id: format!(
                 "{:013}-{}",
                 input.timestamp.timestamp_millis().max(0),
-                uuid::Uuid::new_v4().simple()
+                match &input.event_key {
+                    // The same event sent again is the same log.
+                    Some(key) => stable_id(&[input.source.as_str(), &input.service_name, key]),
+                    None => uuid::Uuid::new_v4().simple().to_string(),
+                }
             ),
             service_name: input.service_name,
             log_type: input.log_type,
@@ -171,6 +176,8 @@ pub fn assign(inputs: Vec<LogInput>, received: chrono::DateTime<chrono::Utc>) ->
                 .collect(),
             trace_id: input.trace_id,
             span_id: input.span_id,
+            source: input.source,
+            action: input.action,
         })
         .collect()
 }
@@ -200,6 +207,9 @@ mod tests {
                 .into(),
                 trace_id: None,
                 span_id: None,
+                source: Default::default(),
+                action: Default::default(),
+                event_key: None,
             }],
             at,
         );

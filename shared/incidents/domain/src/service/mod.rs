@@ -5,6 +5,7 @@
 //! deletions), [`evaluation`] (grouping a batch into incidents and alerts), [`rules`],
 //! [`incidents`], [`alerts`] and [`logbook`], each an `impl Incidents`.
 
+mod actions;
 mod alerts;
 mod errors;
 mod evaluation;
@@ -14,6 +15,7 @@ mod logs;
 mod processing;
 mod rules;
 
+pub use actions::{action_target, Acted};
 pub use errors::IncidentsError;
 pub use evaluation::GROUP_CONCURRENCY;
 pub use incidents::RESOLVE_ALERTS_IN_TRANSACTION;

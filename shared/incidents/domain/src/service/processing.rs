@@ -143,16 +143,30 @@ impl Incidents {
                 return every().collect();
             }
         }
-        let rules = match self.cached_rules().await {
+        let mut rules = match self.cached_rules().await {
             Ok(rules) => rules,
             Err(error) => {
                 tracing::warn!(%error, "rules unreadable; will be retried");
                 return every().collect();
             }
         };
+        if all.iter().any(|l| l.source.is_integration()) {
+            rules.push(AlertRule::integration(&self.now()));
+        }
         let keyed: Vec<(String, &[Log])> =
             messages.iter().map(|m| (m.key.clone(), m.logs)).collect();
-        let failed = self.evaluate(&keyed, &rules).await;
+        let mut failed = self.evaluate(&keyed, &rules).await;
+        // Actions after the batch's triggers: a trigger and its resolve in one batch open
+        // the incident, then resolve it.
+        let mut seen = std::collections::HashSet::new();
+        let actions: Vec<(&str, &Log)> = messages
+            .iter()
+            .flat_map(|m| m.logs.iter().map(move |l| (m.key.as_str(), l)))
+            .filter(|(_, l)| !l.action.is_trigger() && seen.insert(l.id.as_str()))
+            .collect();
+        if !actions.is_empty() {
+            failed.extend(self.act(&actions).await);
+        }
         messages
             .iter()
             .filter(|m| failed.contains(&m.key))

@@ -71,15 +71,16 @@ impl Store {
         Ok(RaisedAlerts { raised, unresolved })
     }
 
-    /// Resolves alert `id`, still at status `from`, in `tx`.
-    pub(crate) fn resolve_alert_in(
+    /// Moves alert `id`, still at status `from`, to `to` in `tx`.
+    pub(crate) fn move_alert_in(
         &self,
         tx: &mut Transaction,
         id: &str,
         from: AlertStatus,
+        to: AlertStatus,
         now: &str,
     ) -> Result<(), DynamoError> {
-        let update = Self::alert_move(tx, id, from, AlertStatus::Resolved, now);
+        let update = Self::alert_move(tx, id, from, to, now);
         tx.update(update)?;
         Ok(())
     }

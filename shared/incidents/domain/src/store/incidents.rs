@@ -3,7 +3,9 @@
 
 use super::{incident_pk, Listed, RaisedAlerts, Store, StoreError, META};
 use crate::events::{self, Change, EventKind};
-use crate::model::{Incident, IncidentEvent, IncidentStatus, Occurrence, Severity};
+use crate::model::{
+    AlertStatus, Incident, IncidentEvent, IncidentStatus, Log, Occurrence, Severity,
+};
 use platform::dynamo::{
     key, n, s, Attributes, DynamoError, Item, RetryPolicy, Transaction, TransactionError,
 };
@@ -80,16 +82,18 @@ impl Store {
         id: &str,
         now: &str,
         why: &str,
-        severity: Severity,
+        anchor: &Log,
         escalate_after_minutes: Option<i64>,
     ) -> Result<bool, DynamoError> {
+        let severity = anchor.severity;
         let mut tx = Transaction::new(&self.table);
         let update = tx
             .update_builder(key(incident_pk(id), META))
             .update_expression(
                 "SET #status = :active, openedAt = :now, reopenCount = :zero, updatedAt = :now, \
-                 gsi1pk = :gpk, gsi1sk = :gsk, severity = :severity",
+                 gsi1pk = :gpk, gsi1sk = :gsk, severity = :severity, triggeredAt = :triggered",
             )
+            .expression_attribute_values(":triggered", s(anchor.received_at.as_str()))
             .condition_expression("attribute_exists(pk) AND attribute_not_exists(#status)")
             .expression_attribute_names("#status", "status")
             .expression_attribute_values(":active", s(IncidentStatus::Active.as_str()))
@@ -126,16 +130,18 @@ impl Store {
         id: &str,
         now: &str,
         why: &str,
-        severity: Severity,
+        anchor: &Log,
         escalate_after_minutes: Option<i64>,
     ) -> Result<bool, DynamoError> {
+        let severity = anchor.severity;
         let mut tx = Transaction::new(&self.table);
         let update = tx
             .update_builder(key(incident_pk(id), META))
             .update_expression(
                 "SET #status = :active, reopenedAt = :now, updatedAt = :now, gsi1pk = :gpk, \
-                 gsi1sk = :gsk, severity = :severity ADD reopenCount :one",
+                 gsi1sk = :gsk, severity = :severity, triggeredAt = :triggered ADD reopenCount :one",
             )
+            .expression_attribute_values(":triggered", s(anchor.received_at.as_str()))
             .condition_expression("#status = :resolved")
             .expression_attribute_names("#status", "status")
             .expression_attribute_values(":active", s(IncidentStatus::Active.as_str()))
@@ -368,6 +374,14 @@ impl Store {
         }
         if event.to == IncidentStatus::Resolved {
             expression.push_str(", resolvedAt = :now REMOVE alertIds");
+        }
+        let alert_to = match event.to {
+            IncidentStatus::Resolved => Some(AlertStatus::Resolved),
+            IncidentStatus::Acknowledged => Some(AlertStatus::Acknowledged),
+            IncidentStatus::Active => None,
+        };
+        if alert_to.is_some() {
+            // The alerts read are all there are: one raised since fails this, read again.
             let (unchanged, raised) = alerts.unchanged();
             condition.push_str(unchanged);
             if let Some(raised) = raised {
@@ -379,9 +393,9 @@ impl Store {
                 .condition_expression(condition)
                 .update_expression(expression),
         )?;
-        if event.to == IncidentStatus::Resolved {
-            for (alert, status) in &alerts.unresolved {
-                self.resolve_alert_in(&mut tx, alert, *status, &event.at)?;
+        if let Some(to) = alert_to {
+            for (alert, status) in alerts.unresolved.iter().filter(|(_, s)| s.can_move_to(to)) {
+                self.move_alert_in(&mut tx, alert, *status, to, &event.at)?;
             }
         }
         tx.put(Self::event_row(id, event), None)?;

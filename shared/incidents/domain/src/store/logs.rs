@@ -280,6 +280,8 @@ impl Store {
             attributes: Default::default(),
             trace_id: None,
             span_id: None,
+            source: Default::default(),
+            action: Default::default(),
         })
     }
 }

@@ -16,7 +16,7 @@ use platform::dynamo::{key, n, s, Attributes, DynamoError, Item, Transaction};
 
 use super::groups::count_key;
 use super::{incident_pk, RaisedAlerts, Store, StoreError};
-use crate::model::{IncidentEvent, IncidentStatus};
+use crate::model::{AlertStatus, IncidentEvent, IncidentStatus};
 
 /// Merge pointers the processor follows at most (a merged incident's target may itself be
 /// merged later); beyond them it counts into the last one read.
@@ -124,7 +124,7 @@ impl Store {
         }
         tx.update(update)?;
         for (alert, status) in &alerts.unresolved {
-            self.resolve_alert_in(&mut tx, alert, *status, now)?;
+            self.move_alert_in(&mut tx, alert, *status, AlertStatus::Resolved, now)?;
         }
         tx.put(Self::event_row(source_id, event), None)?;
         if from != IncidentStatus::Resolved {
