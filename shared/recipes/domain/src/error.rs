@@ -31,6 +31,9 @@ pub enum RecipesError {
     /// The user's preferences could not be read from identity.
     #[error(transparent)]
     Preferences(#[from] crate::ai::PreferencesError),
+    /// A recipe image was refused or could not be stored.
+    #[error(transparent)]
+    Image(#[from] crate::images::ImageError),
     #[error(transparent)]
     Store(#[from] DynamoError),
 }
@@ -80,11 +83,38 @@ fn to_api(e: RecipesError) -> ApiError {
             ApiError::bad_gateway("The user's preferences could not be read")
                 .caused_by(format!("identity call failed: {e}"))
         }
+        RecipesError::Image(e) => image_error(e),
         RecipesError::Store(e) if e.is_unavailable() => {
             ApiError::unavailable("The recipes table is unavailable; try again")
                 .caused_by(format!("recipes table unavailable: {e}"))
         }
         RecipesError::Store(e) => ApiError::internal("recipes store", e),
+    }
+}
+
+/// The field a refused image names: the file sent.
+const IMAGE_FIELD: &str = "file";
+
+fn image_error(e: crate::images::ImageError) -> ApiError {
+    use crate::images::{ImageError, MAX_IMAGE_BYTES};
+    match e {
+        ImageError::Empty => ApiError::field(IMAGE_FIELD, "must not be empty"),
+        ImageError::NotAnImage => {
+            ApiError::field(IMAGE_FIELD, "must be a JPEG, PNG or WebP image")
+        }
+        ImageError::TooLarge => ApiError::new(
+            platform::ErrorKind::PayloadTooLarge,
+            format!("{IMAGE_FIELD}: must be at most 10 MiB ({MAX_IMAGE_BYTES} bytes)"),
+        ),
+        ImageError::UploadNotFound => ApiError::not_found(
+            "No upload waits under this id: it was never sent, has expired, or was confirmed already",
+        ),
+        ImageError::NotConfigured => ApiError::unavailable("Recipe images are not configured"),
+        ImageError::Storage(e) if e.is_unavailable() => {
+            ApiError::unavailable("Image storage is unavailable, try again")
+                .caused_by(format!("recipe image storage: {e}"))
+        }
+        ImageError::Storage(e) => ApiError::internal("recipe image storage", e),
     }
 }
 

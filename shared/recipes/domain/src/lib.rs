@@ -11,6 +11,7 @@
 pub mod ai;
 pub mod error;
 mod identity;
+pub mod images;
 pub mod input;
 pub mod model;
 pub mod nutrients;

@@ -83,6 +83,19 @@ pub struct Recipe {
     /// The last time the recipe was read on its own (`GET /recipes/{recipeId}`).
     #[schema(format = DateTime)]
     pub opened_at: Option<String>,
+    /// The recipe's photo, when one was uploaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<RecipeImage>,
+}
+
+/// A recipe's photo: its storage key and a URL the browser can show for an hour at least (a
+/// presigned GET, the same within the hour).
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct RecipeImage {
+    #[schema(pattern = "^recipes/")]
+    pub key: String,
+    #[schema(format = "uri")]
+    pub url: String,
 }
 
 impl Recipe {

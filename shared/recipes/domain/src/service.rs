@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::ai::{self, Preferences, UserPreferences};
 use crate::error::RecipesError;
+use crate::images::{ImageError, ImageStore, SignedUpload};
 use crate::input::{Ask, Generate, RecipeChange};
 use crate::model::{Language, Recipe, RecipeId, RecipeInput, RecipeNutrients};
 use crate::nutrients;
@@ -43,11 +44,23 @@ pub struct ComputedNutrients {
 pub struct Recipes {
     store: RecipeStore,
     llm: llm::Llm,
+    /// `None` without `RECIPE_IMAGES_BUCKET`: images are refused (503).
+    images: Option<ImageStore>,
 }
 
 impl Recipes {
     pub fn new(store: RecipeStore, llm: llm::Llm) -> Self {
-        Self { store, llm }
+        Self {
+            store,
+            llm,
+            images: None,
+        }
+    }
+
+    /// With the store of recipe images.
+    pub fn with_images(mut self, images: Option<ImageStore>) -> Self {
+        self.images = images;
+        self
     }
 
     /// The queue of account cleanups (`RECIPES_CLEANUP_QUEUE_URL`).
@@ -55,10 +68,106 @@ impl Recipes {
         CleanupQueue::from_env_variable(env, aws.sqs(), "RECIPES_CLEANUP_QUEUE_URL")
     }
 
-    /// From `RECIPES_TABLE`.
+    /// From `RECIPES_TABLE` and `RECIPE_IMAGES_BUCKET`.
     pub fn from_env(env: &Env, aws: &AwsClients, llm: llm::Llm) -> Result<Self, ConfigError> {
         let table = Table::from_env(env, aws, "RECIPES_TABLE")?;
-        Ok(Self::new(RecipeStore::new(table, Clock::system()), llm))
+        Ok(Self::new(RecipeStore::new(table, Clock::system()), llm)
+            .with_images(ImageStore::from_env(env, aws)?))
+    }
+
+    fn images(&self) -> Result<&ImageStore, RecipesError> {
+        self.images
+            .as_ref()
+            .ok_or(RecipesError::Image(ImageError::NotConfigured))
+    }
+
+    /// `recipe` as answered: its image's URL signed.
+    pub async fn answered(&self, mut recipe: Recipe) -> Result<Recipe, RecipesError> {
+        if let Some(image) = recipe.image.as_mut() {
+            image.url = self.images()?.url(&image.key).await?;
+        }
+        Ok(recipe)
+    }
+
+    /// Stores `bytes` (a JPEG, PNG or WebP image of at most 10 MiB, by its first bytes) as the
+    /// photo of `user`'s recipe `id`, replacing (and deleting) the one it had; the recipe as
+    /// answered. What an import calls with the page's image.
+    pub async fn store_image(
+        &self,
+        user: &str,
+        id: RecipeId,
+        bytes: bytes::Bytes,
+    ) -> Result<Recipe, RecipesError> {
+        let key = self.images()?.put(user, id.get(), bytes).await?;
+        self.point_at_image(user, id, Some(key)).await
+    }
+
+    /// Points the recipe at `key` (or none), deleting the image it had; a recipe gone
+    /// meanwhile deletes the new image instead.
+    async fn point_at_image(
+        &self,
+        user: &str,
+        id: RecipeId,
+        key: Option<String>,
+    ) -> Result<Recipe, RecipesError> {
+        let images = self.images()?;
+        let before = match self.store.set_image(user, id, key.as_deref()).await {
+            Ok(before) => before,
+            Err(e) => {
+                if let Some(key) = &key {
+                    images.delete(key).await;
+                }
+                return Err(e.into());
+            }
+        };
+        let Some(before) = before else {
+            if let Some(key) = &key {
+                images.delete(key).await;
+            }
+            return Err(RecipesError::NotFound);
+        };
+        if let Some(old) = before.filter(|old| Some(old) != key.as_ref()) {
+            images.delete(&old).await;
+        }
+        let stored = self
+            .store
+            .get(user, id)
+            .await?
+            .ok_or(RecipesError::NotFound)?;
+        self.answered(stored.recipe).await
+    }
+
+    /// Signs the browser's upload of a photo for `user`'s recipe `id` (which must exist).
+    pub async fn sign_image_upload(
+        &self,
+        user: &str,
+        id: RecipeId,
+        content_type: &'static str,
+        size: u64,
+    ) -> Result<SignedUpload, RecipesError> {
+        if self.store.get(user, id).await?.is_none() {
+            return Err(RecipesError::NotFound);
+        }
+        Ok(self.images()?.sign_upload(user, content_type, size).await?)
+    }
+
+    /// Checks the file sent for `upload` and makes it the photo of `user`'s recipe `id`.
+    pub async fn confirm_image(
+        &self,
+        user: &str,
+        id: RecipeId,
+        upload: &str,
+    ) -> Result<Recipe, RecipesError> {
+        if self.store.get(user, id).await?.is_none() {
+            return Err(RecipesError::NotFound);
+        }
+        let key = self.images()?.confirm(user, id.get(), upload).await?;
+        self.point_at_image(user, id, Some(key)).await
+    }
+
+    /// Removes the photo of `user`'s recipe `id`.
+    pub async fn remove_image(&self, user: &str, id: RecipeId) -> Result<Recipe, RecipesError> {
+        self.point_at_image(user, id, None).await
     }
 
     pub async fn list(
@@ -138,6 +247,7 @@ impl Recipes {
                     created_at: stored.recipe.created_at.clone(),
                     edited_at: Some(self.store.clock().timestamp()),
                     opened_at: stored.recipe.opened_at.clone(),
+                    image: stored.recipe.image.clone(),
                 };
                 if self.store.replace(user, &recipe, stored.version).await? {
                     Ok(recipe)

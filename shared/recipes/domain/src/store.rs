@@ -28,7 +28,7 @@ use platform::dynamo::{
 };
 use platform::Clock;
 
-use crate::model::{Recipe, RecipeId, RecipeInput};
+use crate::model::{Recipe, RecipeId, RecipeImage, RecipeInput};
 
 /// A reading within this many seconds of the last recorded one leaves `openedAt` as it is,
 /// so reading a recipe costs a write at most this often, not on every request.
@@ -156,6 +156,9 @@ impl RecipeStore {
         if let Some(at) = &recipe.opened_at {
             item.insert("openedAt".into(), s(at));
         }
+        if let Some(image) = &recipe.image {
+            item.insert("image".into(), s(&image.key));
+        }
         if item_size(&item) > MAX_ITEM_BYTES {
             // The input bounds keep every recipe far below this; a fault if not.
             return Err(self
@@ -181,6 +184,11 @@ impl RecipeStore {
                 created_at: item.string(table, "createdAt")?,
                 edited_at: item.opt_string("editedAt"),
                 opened_at: item.opt_string("openedAt"),
+                // The URL is signed by the service when the recipe is answered.
+                image: item.opt_string("image").map(|key| RecipeImage {
+                    key,
+                    url: String::new(),
+                }),
             },
             version: item.counter(table, "version")?,
         })
@@ -201,6 +209,7 @@ impl RecipeStore {
                 created_at: created_at.clone(),
                 edited_at: None,
                 opened_at: None,
+                image: None,
             };
             let item = self.item(user, &recipe, 1)?;
             let mut transaction = Transaction::new(&self.table);
@@ -383,6 +392,31 @@ impl RecipeStore {
             Err(e) if is_condition_failed(&e) => Ok(false),
             Err(e) => Err(self.table.fail("PutItem", &e)),
         }
+    }
+
+    /// Points `user`'s recipe `id` at the image `key` (`None`: no image); the key it pointed
+    /// at before; `Ok(None)` when there is no such recipe.
+    pub async fn set_image(
+        &self,
+        user: &str,
+        id: RecipeId,
+        key: Option<&str>,
+    ) -> Result<Option<Option<String>>, DynamoError> {
+        let update = platform::dynamo::request::Update::default()
+            .table_name(self.table.name())
+            .set_key(Some(recipe_key(user, id)))
+            .condition_expression("attribute_exists(pk)");
+        let update = match key {
+            Some(key) => update
+                .update_expression("SET image = :key ADD version :one")
+                .expression_attribute_values(":key", s(key))
+                .expression_attribute_values(":one", n(1)),
+            None => update
+                .update_expression("REMOVE image ADD version :one")
+                .expression_attribute_values(":one", n(1)),
+        };
+        let before = self.update_returning(update, ReturnValue::AllOld).await?;
+        Ok(before.map(|item| item.opt_string("image")))
     }
 
     /// Reads one small item: proves the table answers.
