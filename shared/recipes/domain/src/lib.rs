@@ -11,6 +11,7 @@
 pub mod ai;
 pub mod error;
 mod identity;
+pub mod ingredients;
 pub mod input;
 pub mod model;
 pub mod nutrients;
