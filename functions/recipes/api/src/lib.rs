@@ -32,9 +32,13 @@ use platform::otel::Otel;
 use platform::ratelimit::{Brake, ClientKey, Rate, WhenUnavailable};
 use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle, FieldError, Invalid};
-use recipes::input::{AskRequest, GenerateRequest, NutrientsRequest, RawRecipeInput, RecipePatch};
+use recipes::input::{
+    AskRequest, GenerateRequest, IngredientInput, IngredientLine, NutrientsRequest, RawRecipeInput,
+    RecipePatch, StructuredIngredient,
+};
 use recipes::model::{
-    InstructionStep, Language, Recipe, RecipeId, RecipeIngredient, RecipeInput, RecipeNutrients,
+    ImportedBy, InstructionStep, Language, Recipe, RecipeId, RecipeIngredient, RecipeInput,
+    RecipeNutrients, RecipeSource, RecipeTimes,
 };
 use recipes::service::ComputedNutrients;
 use recipes::Recipes;
@@ -193,6 +197,12 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         RawRecipeInput,
         RecipePatch,
         RecipeIngredient,
+        IngredientInput,
+        IngredientLine,
+        StructuredIngredient,
+        RecipeSource,
+        RecipeTimes,
+        ImportedBy,
         RecipeNutrients,
         InstructionStep,
         Language,

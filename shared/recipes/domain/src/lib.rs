@@ -12,6 +12,7 @@ pub mod ai;
 pub mod error;
 mod identity;
 pub mod images;
+pub mod ingredients;
 pub mod input;
 pub mod model;
 pub mod nutrients;

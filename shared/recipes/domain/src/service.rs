@@ -244,6 +244,8 @@ impl Recipes {
                     instructions: next.instructions,
                     portions: next.portions,
                     nutrients: next.nutrients,
+                    source: next.source,
+                    times: next.times,
                     created_at: stored.recipe.created_at.clone(),
                     edited_at: Some(self.store.clock().timestamp()),
                     opened_at: stored.recipe.opened_at.clone(),
@@ -345,7 +347,7 @@ impl Recipes {
             let provider = self.llm.provider().await?;
             let list: Vec<String> = unknown
                 .iter()
-                .map(|i| format!("- {} {} {}", i.quantity, i.unit, i.name))
+                .map(|i| format!("- {}", crate::ingredients::line(i)))
                 .collect();
             let completion = self
                 .llm
