@@ -12,6 +12,9 @@ pub enum RecipesError {
     /// No such recipe among the caller's own (another user's recipe is not there either).
     #[error("recipe not found")]
     NotFound,
+    /// No such item on the caller's shopping list.
+    #[error("shopping list item not found")]
+    ItemNotFound,
     /// The caller's account was deleted (its token may still be valid for a while).
     #[error("the account was deleted")]
     AccountDeleted,
@@ -64,13 +67,14 @@ fn to_api(e: RecipesError) -> ApiError {
     match e {
         RecipesError::Invalid(invalid) => invalid.into(),
         RecipesError::NotFound => ApiError::not_found("Recipe not found"),
+        RecipesError::ItemNotFound => ApiError::not_found("No such item on the shopping list"),
         RecipesError::AccountDeleted => ApiError::unauthorized("The account was deleted"),
         RecipesError::Queue(e) => {
             ApiError::unavailable("The account cleanup could not be queued; try again")
                 .caused_by(format!("account cleanup not queued: {e}"))
         }
         RecipesError::ConcurrentChange => {
-            ApiError::conflict("The recipe was changed concurrently; try again")
+            ApiError::conflict("The recipe (or list) was changed concurrently; try again")
         }
         RecipesError::Llm(llm::LlmError::Config(e)) => ApiError::internal("LLM settings", e),
         RecipesError::Llm(e) => ApiError::bad_gateway("The model gave no usable answer; try again")

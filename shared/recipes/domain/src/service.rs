@@ -42,7 +42,7 @@ pub struct ComputedNutrients {
 
 /// The recipe service, built once per cold start.
 pub struct Recipes {
-    store: RecipeStore,
+    pub(crate) store: RecipeStore,
     llm: llm::Llm,
     /// `None` without `RECIPE_IMAGES_BUCKET`: images are refused (503).
     images: Option<ImageStore>,
@@ -73,6 +73,10 @@ impl Recipes {
         let table = Table::from_env(env, aws, "RECIPES_TABLE")?;
         Ok(Self::new(RecipeStore::new(table, Clock::system()), llm)
             .with_images(ImageStore::from_env(env, aws)?))
+    }
+
+    pub(crate) fn image_store(&self) -> Option<&ImageStore> {
+        self.images.as_ref()
     }
 
     fn images(&self) -> Result<&ImageStore, RecipesError> {
@@ -250,6 +254,10 @@ impl Recipes {
                     edited_at: Some(self.store.clock().timestamp()),
                     opened_at: stored.recipe.opened_at.clone(),
                     image: stored.recipe.image.clone(),
+                    tags: next.tags,
+                    nutrients_per_portion: None,
+                    allergens: None,
+                    scaled_from: None,
                 };
                 if self.store.replace(user, &recipe, stored.version).await? {
                     Ok(recipe)
