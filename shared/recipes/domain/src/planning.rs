@@ -63,6 +63,11 @@ fn item_id() -> String {
 }
 
 impl Recipes {
+    /// Today's date (UTC), the plan's default start.
+    pub fn today(&self) -> NaiveDate {
+        self.store.today()
+    }
+
     /// `recipe` as its reader sees it: scaled, nutrients per portion, allergens, image URL.
     pub async fn present(
         &self,
