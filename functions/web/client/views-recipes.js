@@ -99,7 +99,7 @@ function recipeBody(recipe, level) {
  * @param {import("./router.js").Match} _match
  * @param {import("./views-browse.js").ViewContext} context
  */
-export async function recipes(main, match, { signal, title }) {
+export async function recipes(main, _match, { signal, title }) {
   title("Recipes");
   if (!account.session.user) {
     needsLogin(main, "Recipes");
@@ -189,7 +189,6 @@ export async function recipes(main, match, { signal, title }) {
       mount(list, errorBox(error));
     }
   }
-  void match;
 }
 
 /**
