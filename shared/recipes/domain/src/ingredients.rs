@@ -540,6 +540,16 @@ fn amount(c: &mut Cursor) -> Option<(usize, f64, Option<f64>)> {
     }
 }
 
+/// The number (or range) a text starts with: `4`, `4-6`, `1½`.
+pub fn leading_quantity(text: &str) -> Option<(f64, Option<f64>)> {
+    let text = collapse(text);
+    let mut c = Cursor {
+        text: &text,
+        pos: 0,
+    };
+    amount(&mut c).map(|(_, low, high)| (low, high))
+}
+
 /// A unit at the cursor (after an amount): its canonical spelling, the cursor moved past it.
 fn unit(c: &mut Cursor) -> Option<&'static str> {
     let rest = c.rest();

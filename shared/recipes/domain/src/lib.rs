@@ -11,6 +11,7 @@
 pub mod ai;
 pub mod error;
 mod identity;
+pub mod import;
 pub mod ingredients;
 pub mod input;
 pub mod model;
