@@ -41,9 +41,9 @@ use recipes::model::{
     ImportedBy, InstructionStep, Language, Recipe, RecipeId, RecipeIngredient, RecipeInput,
     RecipeNutrients, RecipeSource, RecipeTimes,
 };
-use recipes::service::ComputedNutrients;
 use recipes::model::{MAX_PORTIONS, MIN_PORTIONS};
 use recipes::search::SearchQuery;
+use recipes::service::ComputedNutrients;
 use recipes::Recipes;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, OpenApi, ToSchema};
@@ -334,7 +334,10 @@ fn portions_param(raw: Option<&str>, errors: &mut Vec<FieldError>) -> Option<f64
     match raw.parse::<f64>() {
         Ok(p) if p.is_finite() && (MIN_PORTIONS..=MAX_PORTIONS).contains(&p) => Some(p),
         _ => {
-            errors.push(FieldError::new("portions", "must be a number from 0.5 to 1000"));
+            errors.push(FieldError::new(
+                "portions",
+                "must be a number from 0.5 to 1000",
+            ));
             None
         }
     }

@@ -441,10 +441,7 @@ pub(crate) async fn get_plan(
         return Err(Invalid(errors).into());
     }
     let (from, to) = date_range(from, to)?;
-    let (slots, more) = state
-        .recipes
-        .plan(&user.id, from, to, after, limit)
-        .await?;
+    let (slots, more) = state.recipes.plan(&user.id, from, to, after, limit).await?;
     let next = slots.last().filter(|_| more).map(|last| {
         format!(
             "<{PLAN_PATH}?from={from}&to={to}&limit={limit}&cursor={}>; rel=\"next\"",
@@ -467,9 +464,7 @@ fn slot_path(date: &str, meal: &str) -> Result<(chrono::NaiveDate, Meal), Invali
         .ok_or_else(|| FieldError::new("meal", "must be breakfast, lunch, dinner or snack"));
     match (date, meal) {
         (Ok(date), Ok(meal)) => Ok((date, meal)),
-        (date, meal) => Err(Invalid(
-            date.err().into_iter().chain(meal.err()).collect(),
-        )),
+        (date, meal) => Err(Invalid(date.err().into_iter().chain(meal.err()).collect())),
     }
 }
 
@@ -663,7 +658,10 @@ fn list_text(
         ));
         None
     } else if raw.chars().any(char::is_control) {
-        errors.push(FieldError::new(field, "must not contain control characters"));
+        errors.push(FieldError::new(
+            field,
+            "must not contain control characters",
+        ));
         None
     } else {
         Some(value.to_string())
@@ -708,7 +706,10 @@ pub(crate) async fn add_item(
     );
     if let Some(q) = body.quantity {
         if !q.is_finite() || !(0.0..=MAX_QUANTITY).contains(&q) {
-            errors.push(FieldError::new("quantity", format!("must be 0 to {MAX_QUANTITY}")));
+            errors.push(FieldError::new(
+                "quantity",
+                format!("must be 0 to {MAX_QUANTITY}"),
+            ));
         }
     }
     let (Some(name), Some(unit)) = (name, unit) else {
@@ -740,7 +741,11 @@ pub(crate) struct CheckItemBody {
 }
 
 fn item_id(raw: &str) -> Result<&str, Invalid> {
-    if raw.len() == 8 && raw.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+    if raw.len() == 8
+        && raw
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
         Ok(raw)
     } else {
         Err(Invalid::field("itemId", "must be 8 lowercase hex digits"))

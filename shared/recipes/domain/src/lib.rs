@@ -13,6 +13,7 @@ pub mod allergens;
 pub mod error;
 mod identity;
 pub mod images;
+pub mod import;
 pub mod ingredients;
 pub mod input;
 pub mod model;
