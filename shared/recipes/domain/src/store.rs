@@ -553,7 +553,7 @@ impl RecipeStore {
             .iter()
             .map(|item| self.recipe(item).map(|r| r.recipe))
             .collect::<Result<Vec<_>, _>>()?;
-        recipes.sort_by(|a, b| b.id.cmp(&a.id));
+        recipes.sort_by_key(|r| std::cmp::Reverse(r.id));
         Ok(SearchPage { recipes, next })
     }
 
