@@ -860,3 +860,45 @@ async fn plan_a_week_then_shop_for_it() {
         );
     }
 }
+
+/// Recipes stored before search cards existed are found: the first search writes their cards.
+#[tokio::test]
+async fn recipes_stored_before_search_cards_are_found() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let t = TestStack::in_process(Product::Recipes).await;
+    let token = t.cook("oldtimer").await;
+    let user_id = t.get_ok(stack_tests::users::ME, Some(&token)).await["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let data = json!({
+        "title": "Grandma's goulash",
+        "ingredients": [{"quantity": 500, "unit": "g", "name": "beef"}],
+        "instructions": ["Simmer."],
+        "portions": 4
+    });
+    let s = |v: &str| AttributeValue::S(v.to_string());
+    let item = std::collections::HashMap::from([
+        ("pk".to_string(), s(&format!("USER#{user_id}"))),
+        ("sk".to_string(), s("RECIPE#0000000000000000007")),
+        ("id".to_string(), AttributeValue::N("7".into())),
+        ("data".to_string(), s(&data.to_string())),
+        ("createdAt".to_string(), s("2025-01-01T00:00:00Z")),
+        ("version".to_string(), AttributeValue::N("1".into())),
+    ]);
+    t.put_items("RecipesTable", vec![item]).await;
+    let newer = t
+        .create_recipe(
+            &token,
+            &recipe("Beef stew", json!([ing(1.0, "kg", "beef")]), &[]),
+        )
+        .await;
+    let found = json_of(t.get_auth(&format!("{RECIPES}?q=beef"), &token).await, 200).await;
+    assert_eq!(recipe_ids(&found), [newer, 7]);
+    let again = json_of(
+        t.get_auth(&format!("{RECIPES}?q=goulash"), &token).await,
+        200,
+    )
+    .await;
+    assert_eq!(recipe_ids(&again), [7]);
+}

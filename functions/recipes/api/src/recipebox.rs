@@ -105,6 +105,7 @@ pub(crate) async fn delete_recipe(
 /// A photo about to be uploaded.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schema(as = RecipeImageUploadBody)]
 pub(crate) struct ImageUploadRequest {
     /// The file's type; the upload must send exactly this `Content-Type` (what is stored is
     /// decided by the file's first bytes).
@@ -119,6 +120,7 @@ pub(crate) struct ImageUploadRequest {
 /// Where to send the photo, then confirm it.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = RecipeImageUpload)]
 pub(crate) struct ImageUpload {
     /// Confirm with `POST /api/recipes/recipes/{recipeId}/image/{id}` once sent.
     #[schema(format = "uuid")]
@@ -310,6 +312,7 @@ pub(crate) async fn delete_image(
 /// A recipe with its nutrients just stored, and where they came from.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = StoredRecipeNutrients)]
 pub(crate) struct StoredNutrients {
     recipe: Recipe,
     computed: ComputedNutrients,
@@ -563,6 +566,7 @@ pub(crate) async fn get_list(
 /// What to build the list from: a plan's days, or chosen recipes (exactly one of the two).
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ShoppingListBuildBody)]
 pub(crate) struct BuildListBody {
     /// The first planned day.
     #[schema(value_type = Option<String>, format = Date)]
@@ -631,6 +635,7 @@ pub(crate) async fn build_list(
 /// An item added by hand.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ShoppingListItemBody)]
 pub(crate) struct AddItemBody {
     #[schema(required = true, value_type = String, min_length = 1, max_length = 100, pattern = "\\S")]
     name: Option<String>,
@@ -735,6 +740,7 @@ pub(crate) async fn add_item(
 /// An item's check.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ShoppingListCheckBody)]
 pub(crate) struct CheckItemBody {
     #[schema(required = true, value_type = bool)]
     checked: Option<bool>,

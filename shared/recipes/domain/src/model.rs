@@ -154,7 +154,7 @@ pub struct RecipeInput {
 
 /// A tag: 1 to 50 characters, stored lowercase with single inner spaces.
 #[derive(utoipa::ToSchema)]
-#[schema(min_length = 1, max_length = 50, pattern = "\\S")]
+#[schema(as = RecipeTag, min_length = 1, max_length = 50, pattern = "\\S")]
 #[allow(dead_code)]
 pub struct Tag(String);
 
@@ -210,6 +210,7 @@ pub struct Recipe {
 
 /// One of the reader's allergies and the ingredients that name it.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[schema(as = RecipeAllergen)]
 pub struct Allergen {
     /// The allergy as the reader's preferences write it.
     pub allergy: String,

@@ -35,6 +35,7 @@ pub const MAX_LIST_RECIPES: usize = 50;
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema,
 )]
 #[serde(rename_all = "lowercase")]
+#[schema(as = PlanMeal)]
 pub enum Meal {
     Breakfast,
     Lunch,
@@ -114,6 +115,7 @@ pub struct PlanSlot {
 /// One recipe of a meal, as sent.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schema(as = PlanEntryBody)]
 pub struct RawPlanEntry {
     #[schema(required = true, value_type = i64, minimum = 1, format = Int64)]
     pub recipe_id: Option<i64>,

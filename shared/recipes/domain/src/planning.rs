@@ -93,6 +93,7 @@ impl Recipes {
         before: Option<RecipeId>,
         limit: usize,
     ) -> Result<SearchPage, RecipesError> {
+        self.store.ensure_indexed(user).await?;
         Ok(self.store.search(user, query, before, limit).await?)
     }
 

@@ -95,6 +95,8 @@ pub(crate) fn recipe_key(user: &str, id: RecipeId) -> Item {
 }
 
 const CARD_PREFIX: &str = "CARD#";
+/// The mark of a partition whose recipes all have search cards.
+const SEARCH_SK: &str = "SEARCH";
 
 /// Query pages of search cards one search reads at most (each up to 1 MB): a page that
 /// found fewer recipes than asked still answers a cursor to go on from.
@@ -475,6 +477,60 @@ impl RecipeStore {
             Err(TransactionError::Dynamo(e)) => Err(e),
             Err(e) => Err(self.table.invalid("TransactWriteItems", e)),
         }
+    }
+
+    /// Writes the search cards of `user`'s recipes stored before cards existed, once: the
+    /// first search reads the user's recipes (a Query page at a time) and puts each missing
+    /// card (conditional on its absence, so a card an update wrote meanwhile stays), then
+    /// marks the partition indexed (`USER#{id}`/`SEARCH`). Later searches read only the mark.
+    pub async fn ensure_indexed(&self, user: &str) -> Result<(), DynamoError> {
+        let mark = key(user_pk(user), SEARCH_SK);
+        if self.table.get_eventual(mark.clone()).await?.is_some() {
+            return Ok(());
+        }
+        let query = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk AND begins_with(sk, :recipe)")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":recipe", s(RECIPE_PREFIX));
+        let items = self.table.query_all(query, None).await?;
+        let cards = items
+            .iter()
+            .map(|item| {
+                let stored = self.recipe(item)?;
+                let id = RecipeId::new(stored.recipe.id)
+                    .ok_or_else(|| self.table.corrupt("recipe id below 1"))?;
+                Ok(card_item(user, id, &stored.recipe.input()))
+            })
+            .collect::<Result<Vec<_>, DynamoError>>()?;
+        futures::stream::iter(cards)
+            .map(|card| async move {
+                match self
+                    .table
+                    .put_item()
+                    .set_item(Some(card))
+                    .condition_expression("attribute_not_exists(pk)")
+                    .send()
+                    .await
+                {
+                    Ok(_) => Ok(()),
+                    Err(e) if is_condition_failed(&e) => Ok(()),
+                    Err(e) => Err(self.table.fail("PutItem", &e)),
+                }
+            })
+            .buffer_unordered(CLEANUP_CONCURRENCY)
+            .try_collect::<Vec<()>>()
+            .await?;
+        let mut item = mark;
+        item.insert("indexedAt".into(), s(self.clock.timestamp()));
+        self.table
+            .put_item()
+            .set_item(Some(item))
+            .send()
+            .await
+            .map_err(|e| self.table.fail("PutItem", &e))?;
+        Ok(())
     }
 
     /// Up to `limit` of `user`'s recipes that `query` finds, newest first, with ids below
