@@ -33,7 +33,7 @@ import { needsLogin } from "./access.js";
 /**
  * An ingredient as written: the amount as the cook wrote it (or the number), the unit, the
  * name and its note (`½ tsp chili flakes`, `salt, to taste`).
- * @param {RecipeIngredient & {amount?: string, note?: string, quantity?: number}} i
+ * @param {RecipeIngredient} i
  */
 export function ingredientText(i) {
   const amount = i.amount ?? (i.quantity === undefined || i.quantity === null ? "" : String(i.quantity));
@@ -387,7 +387,7 @@ function suggestion(recipe) {
 async function loadRecipe(main, match, signal, heading) {
   mount(main, loading("Loading the recipe"));
   try {
-    return await recipesApi.getRecipe(Number(match.params.id), { signal });
+    return await recipesApi.getRecipe(Number(match.params.id), {}, { signal });
   } catch (error) {
     if (!signal.aborted) {
       mount(main, h("div", { class: "page-head" }, h("h1", { tabindex: "-1" }, heading)), errorBox(error));
