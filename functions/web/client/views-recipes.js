@@ -42,6 +42,17 @@ export function ingredientText(i) {
 }
 
 /**
+ * A recipe's ingredients as lines: the server's own writing of each (`ingredientLines`) when
+ * it sent them, else the parts joined (a generated suggestion).
+ * @param {RecipeInput|Recipe} recipe
+ * @returns {string[]}
+ */
+function ingredientLines(recipe) {
+  const written = "ingredientLines" in recipe ? recipe.ingredientLines : undefined;
+  return written && written.length === recipe.ingredients.length ? written : recipe.ingredients.map(ingredientText);
+}
+
+/**
  * The recipe's tags from a comma-separated field.
  * @param {string} text
  */
@@ -87,7 +98,7 @@ function recipeBody(recipe, level) {
   return [
     h("p", { class: "meta" }, `${recipe.portions} portions`),
     h(level, null, "Ingredients"),
-    h("ul", { class: "ingredients" }, recipe.ingredients.map((i) => h("li", null, ingredientText(i)))),
+    h("ul", { class: "ingredients" }, ingredientLines(recipe).map((line) => h("li", null, line))),
     h(level, null, "Steps"),
     h("ol", { class: "steps" }, recipe.instructions.map((s) => h("li", null, s))),
   ];
@@ -300,7 +311,7 @@ function recipeForm({ heading, submit, busyText, done, values, save }) {
       h("h2", { id: "recipe-form-heading" }, heading),
       formError(),
       field({ label: "Title", name: "title", required: true, maxlength: 255, value: values?.title ?? "" }),
-      textArea({ label: "Ingredients", name: "ingredients", required: true, hint: "One per line, as you would write it: 1/2 cup cream, ½ tsp chili flakes, salt to taste.", rows: 5, value: values ? values.ingredients.map(ingredientText).join("\n") : "" }),
+      textArea({ label: "Ingredients", name: "ingredients", required: true, hint: "One per line, as you would write it: 1/2 cup cream, ½ tsp chili flakes, salt to taste.", rows: 5, value: values ? ingredientLines(values).join("\n") : "" }),
       textArea({ label: "Steps", name: "instructions", required: true, hint: "One step per line.", rows: 5, value: values ? values.instructions.join("\n") : "" }),
       field({ label: "Portions", name: "portions", type: "number", value: values ? String(values.portions) : "2", required: true, inputmode: "decimal" }),
       field({ label: "Tags", name: "tags", value: values ? (/** @type {RecipeBox} */ (values).tags ?? []).join(", ") : "", hint: "Comma-separated, at most 20 (soup, weeknight)." }),

@@ -771,6 +771,11 @@ async fn plan_a_week_then_shop_for_it() {
     assert!(!read.to_string().contains("Coffee"));
     // Clearing a meal.
     assert_eq!(t.delete_auth(&monday, &token).await.status(), 204);
+    // The plain list holds recipes only (the plan and the list share the partition).
+    assert_eq!(
+        recipe_ids(&json_of(t.get_auth(RECIPES, &token).await, 200).await),
+        [pasta, salad]
+    );
 
     // Bad input, each field named.
     assert_fields(

@@ -206,6 +206,11 @@ pub struct Recipe {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 0.5, maximum = 1000)]
     pub scaled_from: Option<f64>,
+    /// Each ingredient written as one line by the service's one writer (`1/2 cup cream`, `a
+    /// pinch of salt`, `salt to taste`), in `ingredients`' order: what a client shows and
+    /// sends back as `{line}`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ingredient_lines: Vec<String>,
 }
 
 /// One of the reader's allergies and the ingredients that name it.

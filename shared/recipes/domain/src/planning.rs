@@ -79,6 +79,11 @@ impl Recipes {
             recipe = scale(recipe, portions);
         }
         recipe.nutrients_per_portion = per_portion(&recipe);
+        recipe.ingredient_lines = recipe
+            .ingredients
+            .iter()
+            .map(crate::ingredients::line)
+            .collect();
         recipe.allergens = reading
             .allergies
             .map(|allergies| allergens(&recipe.ingredients, allergies));

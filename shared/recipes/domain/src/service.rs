@@ -258,6 +258,7 @@ impl Recipes {
                     nutrients_per_portion: None,
                     allergens: None,
                     scaled_from: None,
+                    ingredient_lines: Vec::new(),
                 };
                 if self.store.replace(user, &recipe, stored.version).await? {
                     Ok(recipe)

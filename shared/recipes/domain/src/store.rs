@@ -236,6 +236,7 @@ impl RecipeStore {
                 nutrients_per_portion: None,
                 allergens: None,
                 scaled_from: None,
+                ingredient_lines: Vec::new(),
             },
             version: item.counter(table, "version")?,
         })
@@ -263,6 +264,7 @@ impl RecipeStore {
                 nutrients_per_portion: None,
                 allergens: None,
                 scaled_from: None,
+                ingredient_lines: Vec::new(),
             };
             let item = self.item(user, &recipe, 1)?;
             let mut transaction = Transaction::new(&self.table);
@@ -376,14 +378,21 @@ impl RecipeStore {
         after: Option<RecipeId>,
         limit: usize,
     ) -> Result<RecipePage, DynamoError> {
-        let after = after.map_or_else(|| "RECIPE#".to_string(), recipe_sk);
+        let after = after.map_or_else(
+            || RECIPE_PREFIX.to_string(),
+            |id| format!("{}~", recipe_sk(id)),
+        );
         let wanted = limit.saturating_add(1);
         let query = self
             .table
             .query()
-            .key_condition_expression("pk = :pk AND sk > :after")
+            // Bounded above: the plan, the shopping list and the search mark share the
+            // partition (`SEARCH`, `SHOPPING` sort after every recipe). `~` after the last id
+            // read sorts past it and before the next one.
+            .key_condition_expression("pk = :pk AND sk BETWEEN :after AND :last")
             .expression_attribute_values(":pk", s(user_pk(user)))
             .expression_attribute_values(":after", s(after))
+            .expression_attribute_values(":last", s(format!("{RECIPE_PREFIX}~")))
             .limit(i32::try_from(wanted).unwrap_or(i32::MAX))
             .consistent_read(true);
         let items = self.table.query_all(query, Some(wanted)).await?;
