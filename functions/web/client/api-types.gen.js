@@ -1633,6 +1633,7 @@ export {};
  * @property {(string|null)} [editedAt] The last update, if any.
  * @property {number} id
  * @property {(RecipeImage|null)} [image]
+ * @property {Array<string>} [ingredientLines] Each ingredient written as one line by the service's one writer (`1/2 cup cream`, `a pinch of salt`, `salt to taste`), in `ingredients`' order: what a client shows and sends back as `{line}`.
  * @property {Array<RecipeIngredient>} ingredients
  * @property {Array<string>} instructions
  * @property {(RecipeNutrients|null)} [nutrients]
