@@ -163,7 +163,11 @@ async fn photos_upload_sniffed_private_and_deleted_with_the_recipe() {
 
     // 401 without a token, 403 with a token that is not a user's.
     let service = t.service_token().await;
-    for (method, route) in [("POST", path.clone()), ("DELETE", path.clone())] {
+    for (method, route) in [
+        ("POST", path.clone()),
+        ("DELETE", path.clone()),
+        ("POST", nothing.clone()),
+    ] {
         let anonymous = t
             .send(
                 t.http
