@@ -47,7 +47,7 @@ await journey("recipe box journey", async (browser) => {
     await page.getByLabel("Ingredients").fill(LINES.join("\n"));
     await page.getByLabel("Steps").fill("Warm the cream.\nStir in the rest.");
     await page.getByLabel("Portions", { exact: true }).fill("2");
-    await page.getByLabel("Tags", { exact: true }).fill("Soup, Weeknight");
+    await page.getByLabel("Tags (optional)", { exact: true }).fill("Soup, Weeknight");
     await page.getByRole("button", { name: "Save recipe" }).click();
     await page.waitForURL(/\/recipes\/\d+$/);
     recipePath = new URL(page.url()).pathname;
@@ -94,7 +94,7 @@ await journey("recipe box journey", async (browser) => {
       data: { title: `Tomato pasta ${run}`, ingredients: [{ line: "200 g spaghetti" }, { line: "2 tomatoes" }, { line: "1 tbsp olive oil" }], instructions: ["Boil.", "Toss."], portions: 2, tags: ["pasta"] },
     });
     assert(other.status() === 201, `second recipe answered ${other.status()}`);
-    await page.getByLabel("Search", { exact: true }).fill("chili CREAM");
+    await page.getByLabel("Search (optional)", { exact: true }).fill("chili CREAM");
     await page.getByRole("button", { name: "Search", exact: true }).click();
     await page.waitForURL(/\/recipes\?q=chili/);
     await waitForText(page.locator("#my-recipes"), "Found");

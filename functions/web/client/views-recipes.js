@@ -538,7 +538,7 @@ export async function recipe(main, match, { signal, title }) {
       h(
         "form",
         { class: "portions-form", "aria-label": "Portions" },
-        field({ label: "Cook for (portions)", name: "portions", type: "number", value: String(shown.portions), inputmode: "decimal" }),
+        field({ label: "Cook for (portions)", name: "portions", type: "number", value: String(shown.portions), required: true, inputmode: "decimal" }),
         h("button", { type: "submit", class: "button secondary small" }, "Scale"),
         shown.scaledFrom ? h("p", { class: "hint" }, `Scaled from ${shown.scaledFrom} portions.`) : null,
       )
