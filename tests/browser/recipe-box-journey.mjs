@@ -135,7 +135,7 @@ await journey("recipe box journey", async (browser) => {
     }
     await page.getByLabel("200 g spaghetti").check();
     await page.locator(".shopping-items li.checked").waitFor();
-    await page.getByLabel("Item").fill("Coffee");
+    await page.getByLabel("Item", { exact: true }).fill("Coffee");
     await page.getByRole("button", { name: "Add item" }).click();
     await waitForText(page.locator(".shopping-items"), "Coffee");
     await page.reload();
