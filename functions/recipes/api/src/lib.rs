@@ -33,8 +33,8 @@ use platform::ratelimit::{Brake, ClientKey, Rate, WhenUnavailable};
 use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle, FieldError, Invalid};
 use recipes::input::{
-    AskRequest, GenerateRequest, IngredientInput, IngredientLine, NutrientsRequest, RawRecipeInput,
-    RecipePatch, StructuredIngredient,
+    AskRequest, GenerateRequest, ImportRequest, IngredientInput, IngredientLine, NutrientsRequest,
+    RawRecipeInput, RecipePatch, StructuredIngredient,
 };
 use recipes::model::{
     ImportedBy, InstructionStep, Language, Recipe, RecipeId, RecipeIngredient, RecipeInput,
@@ -61,6 +61,24 @@ pub const AI_PER_USER: Rate = Rate {
     default: "10/60,200/86400",
     when_unavailable: WhenUnavailable::Refuse,
 };
+
+/// The brake on imports: each fetches a page (and its host's robots.txt) and may ask the
+/// model, so each is counted per signed-in user after its input parsed, before anything is
+/// fetched. By default (template parameter `RecipesImportRateLimitPerUser`) 10 a minute and
+/// 100 a day; refused (503) when the limits table fails.
+pub const IMPORT_PER_USER: Rate = Rate {
+    variable: "RECIPES_IMPORT_RATE_LIMIT_PER_USER",
+    name: "recipes-import",
+    default: "10/60,100/86400",
+    when_unavailable: WhenUnavailable::Refuse,
+};
+
+platform::too_many_requests_response!(
+    /// The documented 429 of a braked import.
+    pub(crate) struct TooManyImports:
+        "Too many imports by this user; retry after Retry-After seconds",
+        "ErrorBody"
+);
 
 platform::too_many_requests_response!(
     /// The documented 429 of a braked AI operation.
@@ -120,7 +138,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         &env,
         &aws,
         "the recipe AI operations have no rate limits",
-        &[AI_PER_USER],
+        &[AI_PER_USER, IMPORT_PER_USER],
     )?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cleanup_queue = Recipes::cleanup_queue(&env, &aws)?;
@@ -163,6 +181,7 @@ pub fn app(
     let routes = Router::new()
         .route("/recipes", get(list).post(create))
         .route("/recipes/generate", post(generate))
+        .route("/recipes/import", post(import))
         .route("/recipes/nutrients", post(nutrients))
         .route("/recipes/ask", post(ask))
         .route("/recipes/{recipe_id}", get(read).patch(update))
@@ -184,13 +203,14 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         "generateRecipes",
         "computeNutrients",
         "askAboutRecipe",
+        "importRecipe",
         "cleanupDeletedRecipeAccount",
     ],
 };
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(list, create, read, update, generate, nutrients, ask, health, accounts::forget_account),
+    paths(list, create, read, update, import, generate, nutrients, ask, health, accounts::forget_account),
     components(schemas(
         Recipe,
         RecipeInput,
@@ -208,6 +228,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         Language,
         CreatedRecipe,
         GenerateRequest,
+        ImportRequest,
         NutrientsRequest,
         ComputedNutrients,
         AskRequest,
@@ -393,6 +414,41 @@ async fn update(
     let change = patch.parse()?;
     let recipe = state.recipes.update(&user.id, id, change).await?;
     Ok(axum::Json(recipe))
+}
+
+/// Imports a recipe from a page of any recipe site: its schema.org Recipe (JSON-LD, including
+/// `@graph`, or microdata), else the model's reading of its text (`source.importedBy:
+/// "model"`). The page is fetched under the platform's guard (no private or reserved
+/// addresses, 10 s, 5 MiB, 5 redirects) once its host's robots.txt allows it.
+#[utoipa::path(
+    post,
+    path = "/api/recipes/recipes/import",
+    operation_id = "importRecipe",
+    tag = "recipes",
+    security(("bearerJwt" = [])),
+    request_body = ImportRequest,
+    responses(
+        (status = 201, description = "The stored recipe, `source` naming the page", body = Recipe),
+        (status = 400, description = "`url` is invalid, or its page could not be fetched (private network, robots.txt, status, time, size, not HTML) or holds no recipe (`details` says which)", body = ErrorBody),
+        (status = 401, description = "No valid user token, or the account was deleted", body = ErrorBody),
+        TooManyImports,
+        (status = 500, description = "The LLM settings are invalid", body = ErrorBody),
+        (status = 502, description = "The page has no structured recipe and the model gave no usable answer", body = ErrorBody),
+        (status = 503, description = "The limits table or the recipes table cannot be reached", body = ErrorBody),
+    )
+)]
+async fn import(
+    State(state): State<AppState>,
+    user: AuthUser,
+    Json(input): Json<ImportRequest>,
+) -> Result<impl IntoResponse, ApiError> {
+    let url = input.parse()?;
+    state
+        .brake
+        .admit(&IMPORT_PER_USER, ClientKey::user(&user.id))
+        .await?;
+    let recipe = state.recipes.import(&user.id, &url).await?;
+    Ok((StatusCode::CREATED, axum::Json(recipe)))
 }
 
 impl AppState {

@@ -100,6 +100,12 @@ impl Item {
     }
 }
 
+fn add(items: &mut [Item], index: usize, name: &str, value: Value) {
+    if let Some(item) = items.get_mut(index) {
+        item.add(name, value);
+    }
+}
+
 /// The value of a property held by an attribute (`content`, `src`, `href`, `datetime`).
 fn attribute_value(
     name: &str,
@@ -193,7 +199,12 @@ pub fn read(html: &str) -> Page {
                     });
                     if let Some(parent) = parent_item.filter(|_| !props.is_empty()) {
                         for p in &props {
-                            items[parent].add(p, Value::String(format!("\u{0}item:{index}")));
+                            add(
+                                &mut items,
+                                parent,
+                                p,
+                                Value::String(format!("\u{0}item:{index}")),
+                            );
                         }
                     }
                     opened_item = Some(index);
@@ -204,7 +215,7 @@ pub fn read(html: &str) -> Page {
                         match attribute_value(&name, &attrs) {
                             Some(value) => {
                                 for p in &props {
-                                    items[parent].add(p, Value::String(value.clone()));
+                                    add(&mut items, parent, p, Value::String(value.clone()));
                                 }
                             }
                             None if !VOID.contains(&name.as_str()) => {
@@ -306,7 +317,7 @@ fn close_top(
     if let Some((item, props)) = open.text_props {
         let value = capture.get(open.capture_from..).unwrap_or("").to_string();
         for p in &props {
-            items[item].add(p, Value::String(value.clone()));
+            add(items, item, p, Value::String(value.clone()));
         }
         *capturing = capturing.saturating_sub(1);
         if *capturing == 0 {
@@ -318,7 +329,9 @@ fn close_top(
 /// The top-level items, nested items put in place of their references.
 fn top_items(items: &[Item]) -> Vec<Value> {
     fn expand(items: &[Item], index: usize, depth: usize) -> Value {
-        let item = &items[index];
+        let Some(item) = items.get(index) else {
+            return Value::Null;
+        };
         let mut object = Map::new();
         object.insert(
             "@type".into(),
@@ -343,7 +356,7 @@ fn top_items(items: &[Item]) -> Vec<Value> {
         Value::Object(object)
     }
     (0..items.len())
-        .filter(|i| !items[*i].nested)
+        .filter(|i| items.get(*i).is_some_and(|item| !item.nested))
         .map(|i| expand(items, i, 0))
         .collect()
 }
