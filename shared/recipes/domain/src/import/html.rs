@@ -106,15 +106,26 @@ fn add(items: &mut [Item], index: usize, name: &str, value: Value) {
     }
 }
 
+fn props_are_urls(props: &[String]) -> bool {
+    props.iter().any(|p| {
+        let p = p.to_ascii_lowercase();
+        p.contains("url") || p.contains("image") || p == "sameas" || p == "mainentityofpage"
+    })
+}
+
 /// The value of a property held by an attribute (`content`, `src`, `href`, `datetime`).
 fn attribute_value(
     name: &str,
+    props: &[String],
     attrs: &std::collections::BTreeMap<String, String>,
 ) -> Option<String> {
     if let Some(content) = attrs.get("content") {
         return Some(content.clone());
     }
+    // Publishers mark up category links (`<a itemprop="recipeCategory" href>`): a link is
+    // the value of a URL property only; of any other, its text is.
     let key = match name {
+        "a" | "area" if !props_are_urls(props) => return None,
         "img" | "audio" | "video" | "source" | "embed" | "iframe" | "track" => "src",
         "a" | "link" | "area" => "href",
         "object" => "data",
@@ -212,7 +223,7 @@ pub fn read(html: &str) -> Page {
                 let mut text_props = None;
                 if opened_item.is_none() && !props.is_empty() {
                     if let Some(parent) = parent_item {
-                        match attribute_value(&name, &attrs) {
+                        match attribute_value(&name, &props, &attrs) {
                             Some(value) => {
                                 for p in &props {
                                     add(&mut items, parent, p, Value::String(value.clone()));
@@ -387,7 +398,12 @@ pub fn collapse(text: &str) -> String {
 /// tags dropped (a block element breaking the line), whitespace collapsed per line.
 pub fn plain_text(raw: &str) -> String {
     if !raw.contains(['<', '&']) {
-        return collapse(raw);
+        return raw
+            .lines()
+            .map(collapse)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
     }
     let tokenizer = tokenizer(raw);
     let mut out = String::new();
@@ -471,6 +487,6 @@ mod tests {
             plain_text("<p>Heat the oven&nbsp;to 180&deg;C.</p><p>Bake &amp; serve.</p>"),
             "Heat the oven to 180°C.\nBake & serve."
         );
-        assert_eq!(plain_text("  a \n b "), "a b");
+        assert_eq!(plain_text("  a  b \n\n c "), "a b\nc");
     }
 }

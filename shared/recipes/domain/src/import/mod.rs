@@ -13,6 +13,8 @@
 //! portions brought into 0.5-1000 (1 when the page names none), times capped at 30 days;
 //! every ingredient line goes through the one parser ([`crate::ingredients`]).
 
+#[cfg(feature = "corpus")]
+pub mod corpus;
 pub mod html;
 pub mod schema;
 
