@@ -14,4 +14,5 @@ mod accounts;
 mod ai;
 mod cleanup;
 mod outage;
+mod recipebox;
 mod recipes;

@@ -181,7 +181,7 @@ fn excluded_by(diet: &str) -> Option<Vec<&'static [&'static str]>> {
 }
 
 /// The lowercase words of `text`.
-fn words(text: &str) -> Vec<String> {
+pub(crate) fn words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -191,7 +191,7 @@ fn words(text: &str) -> Vec<String> {
 
 /// `needle` (one or more words) appears in `haystack`'s words, each word matching a word of
 /// the ingredient as a prefix (plurals and compounds: `peanut` matches `peanuts`).
-fn mentions(haystack: &[String], needle: &str) -> bool {
+pub(crate) fn mentions(haystack: &[String], needle: &str) -> bool {
     let needle = words(needle);
     if needle.is_empty() {
         return false;

@@ -103,6 +103,9 @@ pub struct RawRecipeInput {
     pub nutrients: Option<RecipeNutrients>,
     pub source: Option<RecipeSource>,
     pub times: Option<RecipeTimes>,
+    /// At most 20, each 1-50 characters; stored lowercase, duplicates dropped.
+    #[schema(value_type = Option<Vec<crate::model::Tag>>, max_items = 20)]
+    pub tags: Option<Vec<String>>,
 }
 
 /// A partial update: absent fields keep their value; `nutrients: null` clears them.
@@ -129,6 +132,9 @@ pub struct RecipePatch {
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<RecipeTimes>)]
     pub times: Option<Option<RecipeTimes>>,
+    /// The whole list (`[]` removes every tag).
+    #[schema(value_type = Option<Vec<crate::model::Tag>>, max_items = 20)]
+    pub tags: Option<Vec<String>>,
 }
 
 fn double_option<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
@@ -147,6 +153,7 @@ pub struct RecipeChange {
     pub nutrients: Option<Option<RecipeNutrients>>,
     pub source: Option<Option<RecipeSource>>,
     pub times: Option<Option<RecipeTimes>>,
+    pub tags: Option<Vec<String>>,
 }
 
 impl RecipeChange {
@@ -155,6 +162,10 @@ impl RecipeChange {
             recipe.title.clone_from(title);
         }
         if let Some(ingredients) = &self.ingredients {
+            // Nutrients computed for other ingredients are wrong now (unless given anew below).
+            if *ingredients != recipe.ingredients {
+                recipe.nutrients = None;
+            }
             recipe.ingredients.clone_from(ingredients);
         }
         if let Some(instructions) = &self.instructions {
@@ -171,6 +182,9 @@ impl RecipeChange {
         }
         if let Some(times) = self.times {
             recipe.times = times;
+        }
+        if let Some(tags) = &self.tags {
+            recipe.tags.clone_from(tags);
         }
         recipe
     }
@@ -465,7 +479,8 @@ impl RawRecipeInput {
         let n = nutrients(self.nutrients, &mut errors);
         let src = source(self.source, &mut errors);
         let tm = times(self.times, &mut errors);
-        match (t, i, s, p, n, src, tm) {
+        let tg = crate::search::tags(&self.tags.unwrap_or_default(), &mut errors);
+        match (t, i, s, p, n, src, tm, tg) {
             (
                 Some(title),
                 Some(ingredients),
@@ -474,6 +489,7 @@ impl RawRecipeInput {
                 Some(nutrients),
                 Some(source),
                 Some(times),
+                Some(tags),
             ) if errors.is_empty() => Ok(RecipeInput {
                 title,
                 ingredients,
@@ -482,6 +498,7 @@ impl RawRecipeInput {
                 nutrients,
                 source,
                 times,
+                tags,
             }),
             _ => Err(Invalid(errors)),
         }
@@ -510,6 +527,7 @@ impl RecipePatch {
                 Some(t) => times(t, &mut errors),
                 None => None,
             },
+            tags: self.tags.and_then(|t| crate::search::tags(&t, &mut errors)),
         };
         if errors.is_empty() {
             Ok(change)

@@ -146,7 +146,17 @@ pub struct RecipeInput {
     pub source: Option<RecipeSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub times: Option<RecipeTimes>,
+    /// At most 20, each 1-50 characters, lowercase, inner spaces single.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(max_items = 20, value_type = Vec<Tag>)]
+    pub tags: Vec<String>,
 }
+
+/// A tag: 1 to 50 characters, stored lowercase with single inner spaces.
+#[derive(utoipa::ToSchema)]
+#[schema(as = RecipeTag, min_length = 1, max_length = 50, pattern = "\\S")]
+#[allow(dead_code)]
+pub struct Tag(String);
 
 /// One instruction: 1 to 1000 characters, not blank.
 #[derive(utoipa::ToSchema)]
@@ -170,6 +180,9 @@ pub struct Recipe {
     pub source: Option<RecipeSource>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub times: Option<RecipeTimes>,
+    /// Lowercase; empty when none.
+    #[schema(max_items = 20, value_type = Vec<Tag>)]
+    pub tags: Vec<String>,
     #[schema(format = DateTime)]
     pub created_at: String,
     /// The last update, if any.
@@ -178,6 +191,47 @@ pub struct Recipe {
     /// The last time the recipe was read on its own (`GET /recipes/{recipeId}`).
     #[schema(format = DateTime)]
     pub opened_at: Option<String>,
+    /// The recipe's photo, when one was uploaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<RecipeImage>,
+    /// `nutrients` divided by `portions`, rounded to 0.1 (when nutrients are stored).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nutrients_per_portion: Option<RecipeNutrients>,
+    /// The reader's allergies its ingredients name (empty: none); absent when the reader's
+    /// preferences could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allergens: Option<Vec<Allergen>>,
+    /// The portions the recipe is written for, when the answer was scaled to `portions`
+    /// (`?portions=N`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0.5, maximum = 1000)]
+    pub scaled_from: Option<f64>,
+    /// Each ingredient written as one line by the service's one writer (`1/2 cup cream`, `a
+    /// pinch of salt`, `salt to taste`), in `ingredients`' order: what a client shows and
+    /// sends back as `{line}`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ingredient_lines: Vec<String>,
+}
+
+/// One of the reader's allergies and the ingredients that name it.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[schema(as = RecipeAllergen)]
+pub struct Allergen {
+    /// The allergy as the reader's preferences write it.
+    pub allergy: String,
+    /// The ingredients' names, as written in the recipe.
+    #[schema(min_items = 1)]
+    pub ingredients: Vec<String>,
+}
+
+/// A recipe's photo: its storage key and a URL the browser can show for an hour at least (a
+/// presigned GET, the same within the hour).
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct RecipeImage {
+    #[schema(pattern = "^recipes/")]
+    pub key: String,
+    #[schema(format = "uri")]
+    pub url: String,
 }
 
 impl Recipe {
@@ -190,6 +244,7 @@ impl Recipe {
             nutrients: self.nutrients,
             source: self.source.clone(),
             times: self.times,
+            tags: self.tags.clone(),
         }
     }
 }

@@ -35,7 +35,7 @@ fn structured_pages_read_as_expected() {
         let found = import::structured(&html, &url)
             .unwrap_or_else(|| panic!("{}: no structured recipe", case.name));
         let imported = import::into_recipe(found, url.as_str(), ImportedBy::Structured).unwrap();
-        let got = import::corpus::actual(&imported.recipe, &imported.tags);
+        let got = import::corpus::actual(&imported.recipe);
         score.add(&case.name, &case.expected, &got, base);
     }
     println!("{}", score.report());

@@ -280,6 +280,15 @@ pub fn into_recipe(
             image_url: extracted.image,
         }),
         times: (!extracted.times.is_empty()).then_some(extracted.times),
+        tags: Some(
+            extracted
+                .tags
+                .iter()
+                .filter(|t| crate::search::tag(t).is_ok())
+                .take(crate::search::MAX_TAGS)
+                .cloned()
+                .collect(),
+        ),
     }
     .parse()?;
     Ok(Imported {
@@ -389,6 +398,31 @@ impl Pages {
                 })
             }
             // No validators were sent: a 304 is the server's error.
+            FetchOutcome::NotModified => Err(PageError::Status(304)),
+        }
+    }
+
+    /// The image at `url` (its bytes; what they are is the image store's to judge), once its
+    /// host's robots.txt allows it.
+    pub async fn image(&self, url: &Url) -> Result<bytes::Bytes, PageError> {
+        self.fetcher.check(url.as_str())?;
+        let path = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_string(),
+        };
+        if !self.robots(url).await.allows(&path) {
+            return Err(PageError::Robots);
+        }
+        match self
+            .fetcher
+            .fetch_accepting(
+                url.as_str(),
+                &Validators::default(),
+                "image/avif, image/webp, image/png, image/jpeg, */*;q=0.5",
+            )
+            .await?
+        {
+            FetchOutcome::Fetched { body, .. } => Ok(body),
             FetchOutcome::NotModified => Err(PageError::Status(304)),
         }
     }
