@@ -13,6 +13,7 @@
 mod accounts;
 mod ai;
 mod cleanup;
+mod import;
 mod outage;
 mod recipebox;
 mod recipes;

@@ -34,8 +34,8 @@ use platform::ratelimit::{Brake, ClientKey, Rate, WhenUnavailable};
 use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle, FieldError, Invalid};
 use recipes::input::{
-    AskRequest, GenerateRequest, IngredientInput, IngredientLine, NutrientsRequest, RawRecipeInput,
-    RecipePatch, StructuredIngredient,
+    AskRequest, GenerateRequest, ImportRequest, IngredientInput, IngredientLine, NutrientsRequest,
+    RawRecipeInput, RecipePatch, StructuredIngredient,
 };
 use recipes::model::{
     ImportedBy, InstructionStep, Language, Recipe, RecipeId, RecipeIngredient, RecipeInput,
@@ -64,6 +64,24 @@ pub const AI_PER_USER: Rate = Rate {
     default: "10/60,200/86400",
     when_unavailable: WhenUnavailable::Refuse,
 };
+
+/// The brake on imports: each fetches a page (and its host's robots.txt) and may ask the
+/// model, so each is counted per signed-in user after its input parsed, before anything is
+/// fetched. By default (template parameter `RecipesImportRateLimitPerUser`) 10 a minute and
+/// 100 a day; refused (503) when the limits table fails.
+pub const IMPORT_PER_USER: Rate = Rate {
+    variable: "RECIPES_IMPORT_RATE_LIMIT_PER_USER",
+    name: "recipes-import",
+    default: "10/60,100/86400",
+    when_unavailable: WhenUnavailable::Refuse,
+};
+
+platform::too_many_requests_response!(
+    /// The documented 429 of a braked import.
+    pub(crate) struct TooManyImports:
+        "Too many imports by this user; retry after Retry-After seconds",
+        "ErrorBody"
+);
 
 platform::too_many_requests_response!(
     /// The documented 429 of a braked AI operation.
@@ -123,7 +141,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         &env,
         &aws,
         "the recipe AI operations have no rate limits",
-        &[AI_PER_USER],
+        &[AI_PER_USER, IMPORT_PER_USER],
     )?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cleanup_queue = Recipes::cleanup_queue(&env, &aws)?;
@@ -166,6 +184,7 @@ pub fn app(
     let routes = Router::new()
         .route("/recipes", get(list).post(create))
         .route("/recipes/generate", post(generate))
+        .route("/recipes/import", post(import))
         .route("/recipes/nutrients", post(nutrients))
         .route("/recipes/ask", post(ask))
         .route(
@@ -216,6 +235,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         "generateRecipes",
         "computeNutrients",
         "askAboutRecipe",
+        "importRecipe",
         "cleanupDeletedRecipeAccount",
     ],
 };
@@ -227,6 +247,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         create,
         read,
         update,
+        import,
         generate,
         nutrients,
         ask,
@@ -263,6 +284,7 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         Language,
         CreatedRecipe,
         GenerateRequest,
+        ImportRequest,
         NutrientsRequest,
         ComputedNutrients,
         AskRequest,
@@ -581,6 +603,44 @@ async fn update(
     Ok(axum::Json(
         recipebox::present_one(&state, &extensions, &headers, recipe, None).await?,
     ))
+}
+
+/// Imports a recipe from a page of any recipe site: its schema.org Recipe (JSON-LD, including
+/// `@graph`, or microdata), else the model's reading of its text (`source.importedBy:
+/// "model"`). The page is fetched under the platform's guard (no private or reserved
+/// addresses, 10 s, 5 MiB, 5 redirects) once its host's robots.txt allows it.
+#[utoipa::path(
+    post,
+    path = "/api/recipes/recipes/import",
+    operation_id = "importRecipe",
+    tag = "recipes",
+    security(("bearerJwt" = [])),
+    request_body = ImportRequest,
+    responses(
+        (status = 201, description = "The stored recipe, `source` naming the page", body = Recipe),
+        (status = 400, description = "`url` is invalid, or its page could not be fetched (private network, robots.txt, status, time, size, not HTML) or holds no recipe (`details` says which)", body = ErrorBody),
+        (status = 401, description = "No valid user token, or the account was deleted", body = ErrorBody),
+        TooManyImports,
+        (status = 500, description = "The LLM settings are invalid", body = ErrorBody),
+        (status = 502, description = "The page has no structured recipe and the model gave no usable answer", body = ErrorBody),
+        (status = 503, description = "The limits table or the recipes table cannot be reached", body = ErrorBody),
+    )
+)]
+async fn import(
+    State(state): State<AppState>,
+    user: AuthUser,
+    extensions: Extensions,
+    headers: HeaderMap,
+    Json(input): Json<ImportRequest>,
+) -> Result<impl IntoResponse, ApiError> {
+    let url = input.parse()?;
+    state
+        .brake
+        .admit(&IMPORT_PER_USER, ClientKey::user(&user.id))
+        .await?;
+    let recipe = state.recipes.import(&user.id, &url).await?;
+    let recipe = recipebox::present_one(&state, &extensions, &headers, recipe, None).await?;
+    Ok((StatusCode::CREATED, axum::Json(recipe)))
 }
 
 impl AppState {

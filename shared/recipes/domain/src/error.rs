@@ -39,6 +39,15 @@ pub enum RecipesError {
     Image(#[from] crate::images::ImageError),
     #[error(transparent)]
     Store(#[from] DynamoError),
+    /// The page to import could not be had (the reason follows `url: `).
+    #[error("the page {0}")]
+    Page(#[from] crate::import::PageError),
+    /// The page holds no recipe, structured or in its text.
+    #[error("the page holds no recipe")]
+    NoRecipe,
+    /// Imports are not configured on this function.
+    #[error("recipe import is not configured")]
+    ImportUnavailable,
 }
 
 impl From<crate::store::CreateError> for RecipesError {
@@ -93,6 +102,13 @@ fn to_api(e: RecipesError) -> ApiError {
                 .caused_by(format!("recipes table unavailable: {e}"))
         }
         RecipesError::Store(e) => ApiError::internal("recipes store", e),
+        RecipesError::Page(e) => platform::Invalid::field("url", e.to_string()).into(),
+        RecipesError::NoRecipe => platform::Invalid::field(
+            "url",
+            "holds no recipe (no schema.org Recipe, and none in its text)",
+        )
+        .into(),
+        RecipesError::ImportUnavailable => ApiError::internal("recipe import", "no page fetcher"),
     }
 }
 

@@ -670,7 +670,29 @@ pub fn parse(line: &str) -> RecipeIngredient {
         } else {
             c.pos = save;
         }
-        // `x` between a count and a size: `2 x 400g tins`.
+        // `x` between a count and a size: `2 x 400g tins` (the size is a note).
+        let save = c.pos;
+        c.spaces();
+        if c.keyword(&["x", "×"]) {
+            c.spaces();
+            let size_start = c.pos;
+            if c.number().is_some() {
+                let glued = c.peek().is_some_and(char::is_alphabetic);
+                if glued || c.spaces() > 0 {
+                    if unit(&mut c).is_some() {
+                        push_note(&mut note, &text[size_start..c.pos]);
+                    } else {
+                        c.pos = save;
+                    }
+                } else {
+                    c.pos = save;
+                }
+            } else {
+                c.pos = save;
+            }
+        } else {
+            c.pos = save;
+        }
         let glued = c.peek().is_some_and(char::is_alphabetic);
         if glued || c.spaces() > 0 {
             let before_unit = c.pos;
@@ -687,6 +709,16 @@ pub fn parse(line: &str) -> RecipeIngredient {
             }
         }
         if !out.unit.is_empty() {
+            // `1 cup (2 sticks) butter`: a parenthesis after the unit is a note too.
+            let save = c.pos;
+            c.spaces();
+            match (c.peek(), c.rest().find(')')) {
+                (Some('('), Some(close)) => {
+                    push_note(&mut note, &c.rest()[1..close]);
+                    c.pos += close + 1;
+                }
+                _ => c.pos = save,
+            }
             let save = c.pos;
             c.spaces();
             if !c.keyword(&["of", "de"]) {

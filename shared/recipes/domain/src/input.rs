@@ -630,6 +630,35 @@ impl AskRequest {
     }
 }
 
+/// Import a recipe from a page, as sent.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportRequest {
+    /// The recipe page (http or https, no user name or password).
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 2048, pattern = "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#@]+([/?#]\\S*)?$")]
+    pub url: Option<String>,
+}
+
+impl ImportRequest {
+    /// The page's URL: absolute http(s) with a host, no credentials, at most 2048 characters.
+    pub fn parse(self) -> Result<url::Url, Invalid> {
+        let Some(raw) = self.url.filter(|u| !u.trim().is_empty()) else {
+            return Err(Invalid::field("url", "is required"));
+        };
+        let raw = raw.trim();
+        if raw.chars().count() > MAX_URL {
+            return Err(Invalid::field(
+                "url",
+                format!("must be at most {MAX_URL} characters"),
+            ));
+        }
+        let url = url::Url::parse(raw)
+            .map_err(|e| Invalid::field("url", format!("is not a valid absolute URL ({e})")))?;
+        platform::fetch::check_url(&url).map_err(|e| Invalid::field("url", e))?;
+        Ok(url)
+    }
+}
+
 /// Prefixes every field of an [`Invalid`] with `parent.`.
 fn nest(parent: &'static str) -> impl Fn(Invalid) -> Invalid {
     move |invalid| {

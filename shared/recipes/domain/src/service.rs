@@ -9,8 +9,9 @@ use serde::Serialize;
 use crate::ai::{self, Preferences, UserPreferences};
 use crate::error::RecipesError;
 use crate::images::{ImageError, ImageStore, SignedUpload};
+use crate::import::{self, ModelAnswer, Pages};
 use crate::input::{Ask, Generate, RecipeChange};
-use crate::model::{Language, Recipe, RecipeId, RecipeInput, RecipeNutrients};
+use crate::model::{ImportedBy, Language, Recipe, RecipeId, RecipeInput, RecipeNutrients};
 use crate::nutrients;
 use crate::store::{CleanupStep, RecipePage, RecipeStore};
 
@@ -18,6 +19,7 @@ use crate::store::{CleanupStep, RecipePage, RecipeStore};
 const GENERATE_MAX_TOKENS: u32 = 3000;
 const NUTRIENTS_MAX_TOKENS: u32 = 200;
 const ASK_MAX_TOKENS: u32 = 800;
+const IMPORT_MAX_TOKENS: u32 = 3000;
 /// How many times a generation asks the model when nothing it answered may be returned.
 const GENERATE_ATTEMPTS: usize = 2;
 
@@ -44,6 +46,7 @@ pub struct ComputedNutrients {
 pub struct Recipes {
     pub(crate) store: RecipeStore,
     llm: llm::Llm,
+    pages: Option<Pages>,
     /// `None` without `RECIPE_IMAGES_BUCKET`: images are refused (503).
     images: Option<ImageStore>,
 }
@@ -53,8 +56,15 @@ impl Recipes {
         Self {
             store,
             llm,
+            pages: None,
             images: None,
         }
+    }
+
+    /// Imports fetch pages with `pages`.
+    pub fn with_pages(mut self, pages: Pages) -> Self {
+        self.pages = Some(pages);
+        self
     }
 
     /// With the store of recipe images.
@@ -72,6 +82,7 @@ impl Recipes {
     pub fn from_env(env: &Env, aws: &AwsClients, llm: llm::Llm) -> Result<Self, ConfigError> {
         let table = Table::from_env(env, aws, "RECIPES_TABLE")?;
         Ok(Self::new(RecipeStore::new(table, Clock::system()), llm)
+            .with_pages(Pages::from_env(env)?)
             .with_images(ImageStore::from_env(env, aws)?))
     }
 
@@ -213,6 +224,79 @@ impl Recipes {
     /// One bounded step of a deleted user's cleanup.
     pub async fn cleanup_step(&self, user: &str) -> Result<CleanupStep, RecipesError> {
         Ok(self.store.cleanup_step(user).await?)
+    }
+
+    /// Imports the recipe of the page at `url` for `user`: its schema.org Recipe, else the
+    /// model's reading of its text ([`import`]); stored, and answered as stored.
+    pub async fn import(&self, user: &str, url: &url::Url) -> Result<Recipe, RecipesError> {
+        let pages = self.pages.as_ref().ok_or(RecipesError::ImportUnavailable)?;
+        let page = pages.fetch(url).await?;
+        let imported = match import::structured(&page.html, &page.url) {
+            Some(found) => import::into_recipe(found, page.url.as_str(), ImportedBy::Structured)?,
+            None => {
+                let found = self.read_with_model(&page.html).await?;
+                let mut found = found;
+                if found.image.is_none() {
+                    found.image = import::html::read(&page.html)
+                        .og_image
+                        .and_then(|i| import::schema::absolute(&i, &page.url));
+                }
+                import::into_recipe(found, page.url.as_str(), ImportedBy::Model)?
+            }
+        };
+        let image = imported
+            .recipe
+            .source
+            .as_ref()
+            .and_then(|s| s.image_url.as_deref())
+            .and_then(|u| url::Url::parse(u).ok());
+        let id = self.store.create(user, imported.recipe).await?;
+        tracing::info!(recipe = %id, host = url.host_str().unwrap_or(""), "recipe imported");
+        // The page's image becomes the recipe's photo when it can be had; the recipe keeps
+        // its URL (`source.imageUrl`) either way.
+        if let (Some(image), Some(_)) = (image, self.images.as_ref()) {
+            match pages.image(&image).await {
+                Ok(bytes) => match self.store_image(user, id, bytes).await {
+                    Ok(recipe) => return Ok(recipe),
+                    Err(e) => tracing::info!(recipe = %id, error = %e, "imported image not kept"),
+                },
+                Err(e) => tracing::info!(recipe = %id, error = %e, "imported image not fetched"),
+            }
+        }
+        let stored = self
+            .store
+            .get(user, id)
+            .await?
+            .ok_or(RecipesError::NotFound)?;
+        self.answered(stored.recipe).await
+    }
+
+    /// The model's reading of a page without structured data.
+    async fn read_with_model(&self, html: &str) -> Result<import::Extracted, RecipesError> {
+        let text = import::page_text(html);
+        if text.trim().is_empty() {
+            return Err(RecipesError::NoRecipe);
+        }
+        let provider = self.llm.provider().await?;
+        let completion = self
+            .llm
+            .complete(
+                &provider,
+                &llm::ChatRequest {
+                    operation: "recipes-import",
+                    messages: vec![
+                        llm::Message::system(import::MODEL_INSTRUCTIONS),
+                        llm::Message::user(text),
+                    ],
+                    max_tokens: Some(IMPORT_MAX_TOKENS),
+                },
+            )
+            .await?;
+        match import::model_recipe(&completion.content) {
+            Ok(found) => Ok(found),
+            Err(ModelAnswer::NoRecipe) => Err(RecipesError::NoRecipe),
+            Err(ModelAnswer::Unusable(reason)) => Err(RecipesError::Unusable(reason)),
+        }
     }
 
     /// The caller's recipe, marked opened.

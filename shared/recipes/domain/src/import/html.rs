@@ -100,15 +100,32 @@ impl Item {
     }
 }
 
+fn add(items: &mut [Item], index: usize, name: &str, value: Value) {
+    if let Some(item) = items.get_mut(index) {
+        item.add(name, value);
+    }
+}
+
+fn props_are_urls(props: &[String]) -> bool {
+    props.iter().any(|p| {
+        let p = p.to_ascii_lowercase();
+        p.contains("url") || p.contains("image") || p == "sameas" || p == "mainentityofpage"
+    })
+}
+
 /// The value of a property held by an attribute (`content`, `src`, `href`, `datetime`).
 fn attribute_value(
     name: &str,
+    props: &[String],
     attrs: &std::collections::BTreeMap<String, String>,
 ) -> Option<String> {
     if let Some(content) = attrs.get("content") {
         return Some(content.clone());
     }
+    // Publishers mark up category links (`<a itemprop="recipeCategory" href>`): a link is
+    // the value of a URL property only; of any other, its text is.
     let key = match name {
+        "a" | "area" if !props_are_urls(props) => return None,
         "img" | "audio" | "video" | "source" | "embed" | "iframe" | "track" => "src",
         "a" | "link" | "area" => "href",
         "object" => "data",
@@ -193,7 +210,12 @@ pub fn read(html: &str) -> Page {
                     });
                     if let Some(parent) = parent_item.filter(|_| !props.is_empty()) {
                         for p in &props {
-                            items[parent].add(p, Value::String(format!("\u{0}item:{index}")));
+                            add(
+                                &mut items,
+                                parent,
+                                p,
+                                Value::String(format!("\u{0}item:{index}")),
+                            );
                         }
                     }
                     opened_item = Some(index);
@@ -201,10 +223,10 @@ pub fn read(html: &str) -> Page {
                 let mut text_props = None;
                 if opened_item.is_none() && !props.is_empty() {
                     if let Some(parent) = parent_item {
-                        match attribute_value(&name, &attrs) {
+                        match attribute_value(&name, &props, &attrs) {
                             Some(value) => {
                                 for p in &props {
-                                    items[parent].add(p, Value::String(value.clone()));
+                                    add(&mut items, parent, p, Value::String(value.clone()));
                                 }
                             }
                             None if !VOID.contains(&name.as_str()) => {
@@ -306,7 +328,7 @@ fn close_top(
     if let Some((item, props)) = open.text_props {
         let value = capture.get(open.capture_from..).unwrap_or("").to_string();
         for p in &props {
-            items[item].add(p, Value::String(value.clone()));
+            add(items, item, p, Value::String(value.clone()));
         }
         *capturing = capturing.saturating_sub(1);
         if *capturing == 0 {
@@ -318,7 +340,9 @@ fn close_top(
 /// The top-level items, nested items put in place of their references.
 fn top_items(items: &[Item]) -> Vec<Value> {
     fn expand(items: &[Item], index: usize, depth: usize) -> Value {
-        let item = &items[index];
+        let Some(item) = items.get(index) else {
+            return Value::Null;
+        };
         let mut object = Map::new();
         object.insert(
             "@type".into(),
@@ -343,7 +367,7 @@ fn top_items(items: &[Item]) -> Vec<Value> {
         Value::Object(object)
     }
     (0..items.len())
-        .filter(|i| !items[*i].nested)
+        .filter(|i| items.get(*i).is_some_and(|item| !item.nested))
         .map(|i| expand(items, i, 0))
         .collect()
 }
@@ -374,7 +398,12 @@ pub fn collapse(text: &str) -> String {
 /// tags dropped (a block element breaking the line), whitespace collapsed per line.
 pub fn plain_text(raw: &str) -> String {
     if !raw.contains(['<', '&']) {
-        return collapse(raw);
+        return raw
+            .lines()
+            .map(collapse)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
     }
     let tokenizer = tokenizer(raw);
     let mut out = String::new();
@@ -458,6 +487,6 @@ mod tests {
             plain_text("<p>Heat the oven&nbsp;to 180&deg;C.</p><p>Bake &amp; serve.</p>"),
             "Heat the oven to 180°C.\nBake & serve."
         );
-        assert_eq!(plain_text("  a \n b "), "a b");
+        assert_eq!(plain_text("  a  b \n\n c "), "a b\nc");
     }
 }

@@ -13,12 +13,19 @@
 //! portions brought into 0.5-1000 (1 when the page names none), times capped at 30 days;
 //! every ingredient line goes through the one parser ([`crate::ingredients`]).
 
+#[cfg(feature = "corpus")]
+pub mod corpus;
 pub mod html;
 pub mod schema;
 
 use serde::Deserialize;
 use serde_json::Value;
 use url::Url;
+
+use platform::fetch::robots::Robots;
+use platform::fetch::{
+    FeedFetcher, FetchConfig, FetchError, FetchOutcome, Validators, ACCEPT_HTML,
+};
 
 use crate::input::{RawIngredient, RawRecipeInput};
 use crate::model::{ImportedBy, RecipeInput, RecipeSource, RecipeTimes, MAX_URL};
@@ -45,7 +52,7 @@ pub struct Imported {
 /// 1,024 bytes, else UTF-8 (a byte-order mark wins over both).
 pub fn decode(body: &[u8], content_type: Option<&str>) -> String {
     let label = content_type.and_then(charset_in).or_else(|| {
-        let head = String::from_utf8_lossy(&body[..body.len().min(1024)]).to_lowercase();
+        let head = String::from_utf8_lossy(body.get(..1024).unwrap_or(body)).to_lowercase();
         let at = head.find("charset=")?;
         let rest = head[at + 8..].trim_start_matches(['"', '\'']);
         let end = rest
@@ -196,7 +203,7 @@ pub fn model_recipe(answer: &str) -> Result<Extracted, ModelAnswer> {
     };
     let minutes = |m: Option<f64>| {
         m.filter(|m| m.is_finite() && *m >= 0.0)
-            .map(|m| (m.round() as u32).min(crate::model::MAX_MINUTES))
+            .map(schema::to_minutes)
     };
     let extracted = Extracted {
         title: model
@@ -273,14 +280,173 @@ pub fn into_recipe(
             image_url: extracted.image,
         }),
         times: (!extracted.times.is_empty()).then_some(extracted.times),
-        // The page's tags are answered beside the recipe (`Imported::tags`).
-        tags: None,
+        tags: Some(
+            extracted
+                .tags
+                .iter()
+                .filter(|t| crate::search::tag(t).is_ok())
+                .take(crate::search::MAX_TAGS)
+                .cloned()
+                .collect(),
+        ),
     }
     .parse()?;
     Ok(Imported {
         recipe,
         tags: extracted.tags,
     })
+}
+
+/// Why a page could not be read (the message follows `url: `).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PageError {
+    #[error("is not a fetchable URL ({0})")]
+    InvalidUrl(String),
+    #[error("is on a private or reserved network and cannot be fetched")]
+    Blocked,
+    #[error("is refused to importers by the site's robots.txt")]
+    Robots,
+    #[error("did not answer in time")]
+    Timeout,
+    #[error("is larger than the allowed size")]
+    TooLarge,
+    #[error("answered with HTTP status {0}")]
+    Status(u16),
+    #[error("could not be fetched: {0}")]
+    Network(String),
+    #[error("is not an HTML page")]
+    NotHtml,
+}
+
+impl From<FetchError> for PageError {
+    fn from(e: FetchError) -> Self {
+        match e {
+            FetchError::InvalidUrl(reason) => Self::InvalidUrl(reason),
+            FetchError::Blocked(_) => Self::Blocked,
+            FetchError::Timeout => Self::Timeout,
+            FetchError::TooLarge => Self::TooLarge,
+            FetchError::Status(status) => Self::Status(status),
+            FetchError::Network(reason) => Self::Network(reason),
+        }
+    }
+}
+
+/// A fetched page.
+#[derive(Debug, Clone)]
+pub struct FetchedPage {
+    pub html: String,
+    /// Where the page was, after redirects.
+    pub url: Url,
+}
+
+/// Fetches recipe pages: the platform's guarded fetcher, robots.txt first.
+#[derive(Debug, Clone)]
+pub struct Pages {
+    fetcher: FeedFetcher,
+}
+
+impl Pages {
+    /// From the platform's fetch settings (`FEED_FETCH_TIMEOUT_SECONDS`, `FEED_MAX_BYTES`,
+    /// `FEED_ALLOW_PRIVATE_NETWORKS`; `FEED_USER_AGENT` else [`USER_AGENT`]).
+    pub fn from_env(env: &platform::Env) -> Result<Self, platform::ConfigError> {
+        let mut config = FetchConfig::from_env(env)?;
+        if env.get("FEED_USER_AGENT").is_none() {
+            config.user_agent = USER_AGENT.to_string();
+        }
+        Self::new(config).map_err(|e| platform::ConfigError::Invalid {
+            name: "FEED_USER_AGENT".into(),
+            reason: e.to_string(),
+        })
+    }
+
+    pub fn new(config: FetchConfig) -> Result<Self, FetchError> {
+        Ok(Self {
+            fetcher: FeedFetcher::new(config)?,
+        })
+    }
+
+    /// The page at `url`, once its host's robots.txt allows it.
+    pub async fn fetch(&self, url: &Url) -> Result<FetchedPage, PageError> {
+        self.fetcher.check(url.as_str())?;
+        let robots = self.robots(url).await;
+        let path = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_string(),
+        };
+        if !robots.allows(&path) {
+            return Err(PageError::Robots);
+        }
+        match self
+            .fetcher
+            .fetch_accepting(url.as_str(), &Validators::default(), ACCEPT_HTML)
+            .await?
+        {
+            FetchOutcome::Fetched {
+                body,
+                final_url,
+                content_type,
+                ..
+            } => {
+                if !is_html(content_type.as_deref()) {
+                    return Err(PageError::NotHtml);
+                }
+                let url =
+                    Url::parse(&final_url).map_err(|e| PageError::InvalidUrl(e.to_string()))?;
+                Ok(FetchedPage {
+                    html: decode(&body, content_type.as_deref()),
+                    url,
+                })
+            }
+            // No validators were sent: a 304 is the server's error.
+            FetchOutcome::NotModified => Err(PageError::Status(304)),
+        }
+    }
+
+    /// The image at `url` (its bytes; what they are is the image store's to judge), once its
+    /// host's robots.txt allows it.
+    pub async fn image(&self, url: &Url) -> Result<bytes::Bytes, PageError> {
+        self.fetcher.check(url.as_str())?;
+        let path = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_string(),
+        };
+        if !self.robots(url).await.allows(&path) {
+            return Err(PageError::Robots);
+        }
+        match self
+            .fetcher
+            .fetch_accepting(
+                url.as_str(),
+                &Validators::default(),
+                "image/avif, image/webp, image/png, image/jpeg, */*;q=0.5",
+            )
+            .await?
+        {
+            FetchOutcome::Fetched { body, .. } => Ok(body),
+            FetchOutcome::NotModified => Err(PageError::Status(304)),
+        }
+    }
+
+    /// The rules of `url`'s host for this importer: none when it has no robots.txt (4xx),
+    /// everything refused when it cannot be read (as the news' page reader does).
+    async fn robots(&self, url: &Url) -> Robots {
+        let origin = url.origin().ascii_serialization();
+        match self
+            .fetcher
+            .fetch_accepting(
+                &format!("{origin}/robots.txt"),
+                &Validators::default(),
+                "text/plain, */*;q=0.5",
+            )
+            .await
+        {
+            Ok(FetchOutcome::Fetched { body, .. }) => {
+                Robots::parse(&String::from_utf8_lossy(&body), ROBOTS_AGENT)
+            }
+            Err(FetchError::Status(status)) if (400..500).contains(&status) => Robots::default(),
+            _ => Robots::deny_all(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -380,9 +380,10 @@ fn first_number_onwards(text: &str) -> Option<String> {
 /// Minutes of an ISO 8601 duration (`PT1H30M`, `P0DT0H45M`, `PT90M`, `PT0.5H`, `P1D`,
 /// `PT1H30M0S`); a plain number of minutes too. Capped at [`MAX_MINUTES`].
 pub fn duration_minutes(raw: &str) -> Option<u32> {
+    let minutes = |m: f64| to_minutes(m);
     let raw = raw.trim();
     if let Ok(n) = raw.parse::<f64>() {
-        return (n.is_finite() && n >= 0.0).then(|| (n.round() as u32).min(MAX_MINUTES));
+        return (n.is_finite() && n >= 0.0).then(|| minutes(n));
     }
     let upper = raw.to_ascii_uppercase();
     let rest = upper.strip_prefix('P')?;
@@ -418,7 +419,14 @@ pub fn duration_minutes(raw: &str) -> Option<u32> {
     if date.is_empty() && time.is_empty() {
         return None;
     }
-    Some((total.round() as u32).min(MAX_MINUTES))
+    Some(minutes(total))
+}
+
+/// Whole minutes of a finite, non-negative number, at most [`MAX_MINUTES`].
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+pub fn to_minutes(m: f64) -> u32 {
+    // Clamped into 0..=MAX_MINUTES first, so the cast is exact.
+    m.round().clamp(0.0, f64::from(MAX_MINUTES)) as u32
 }
 
 /// An image's absolute http(s) URL: a string, an `ImageObject` (`url`, `contentUrl`), or
