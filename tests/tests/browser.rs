@@ -4,6 +4,7 @@
 //! reader on a desktop and a phone viewport; `tests/browser/community-journey.mjs` does the
 //! same for the community pages (community), `tests/browser/digest-journey.mjs` for the
 //! digest pages, `tests/browser/recipes-journey.mjs` for the recipe pages,
+//! `tests/browser/recipe-box-journey.mjs` for the recipe box (editor, search, plan, list),
 //! `tests/browser/incident-journey.mjs` for the incident pages and
 //! `tests/browser/incident-analysis-journey.mjs` for the analysis pages (both
 //! sending logs through the ingestion API over reqwest when the journey asks),
@@ -456,6 +457,29 @@ async fn recipes_journey_in_chromium() {
         asked.contains("What can I use instead of eggs?") && asked.contains("Serve warm."),
         "{asked}"
     );
+}
+
+/// The recipe box in Chromium: the editor keeps `1/2 cup cream`, `½ tsp chili flakes`, `a
+/// pinch of salt` and `salt to taste` as written through a save and an edit; tags and search;
+/// portions scaled; the allergy warning; a week's plan and its shopping list (checked off,
+/// added to, kept); delete.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn recipe_box_journey_in_chromium() {
+    // The recipe functions and the web client's.
+    let t = TestStack::start_only(&[
+        "RecipesFunction",
+        "RecipesSweeperFunction",
+        "AssistantFunction",
+        "WebFunction",
+    ])
+    .await;
+    run_journey(&t, "recipe-box-journey.mjs", &[]).await;
+    assert_screenshots(&[
+        "b01-recipe-desktop.png",
+        "b02-search-desktop.png",
+        "b03-plan-desktop.png",
+        "b04-shopping-desktop.png",
+    ]);
 }
 
 /// Lets an incident journey send logs as a service does: `POST /burst?service=&severity=&count=&message=`

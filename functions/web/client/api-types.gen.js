@@ -933,6 +933,11 @@ export {};
  */
 
 /**
+ * How an imported recipe was read.
+ * @typedef {("structured"|"model")} ImportedBy
+ */
+
+/**
  * A problem: the logs of one fingerprint that an alert rule raised on.
  * @typedef {Object} Incident
  * @property {(string|null)} [assignee]
@@ -1033,6 +1038,18 @@ export {};
  * @property {string} name What the key is for (a sender, a deployment): 1 to 100 characters, not blank.
  * @property {(KeyRateLimit|null)} [rateLimit]
  * @property {(Array<string>|null)} [services] The services it may send (at most 50; repeats kept once); absent or empty: any. A batch naming another service is refused whole (403).
+ */
+
+/**
+ * An ingredient on input (the contract's `oneOf`; [`RawIngredient`] reads both).
+ * @typedef {(IngredientLine|StructuredIngredient)} IngredientInput
+ */
+
+/**
+ * An ingredient as one line, parsed on the server: `1/2 cup cream`, `½ tsp chili flakes`,
+ * `1-2 cloves garlic, crushed`, `a pinch of salt`, `salt to taste`.
+ * @typedef {Object} IngredientLine
+ * @property {string} line
  */
 
 /**
@@ -1526,6 +1543,42 @@ export {};
  */
 
 /**
+ * One recipe planned for a meal.
+ * @typedef {Object} PlanEntry
+ * @property {boolean} [deleted] The recipe was deleted since (it is left out of shopping lists).
+ * @property {number} portions
+ * @property {number} recipeId
+ * @property {string} title The recipe's title when it was planned.
+ */
+
+/**
+ * One recipe of a meal, as sent.
+ * @typedef {Object} PlanEntryBody
+ * @property {(number|null)} [portions] The portions to cook; the recipe's own when absent.
+ * @property {number} recipeId
+ */
+
+/**
+ * A meal of the day.
+ * @typedef {("breakfast"|"lunch"|"dinner"|"snack")} PlanMeal
+ */
+
+/**
+ * A day's meal and its recipes.
+ * @typedef {Object} PlanSlot
+ * @property {string} date
+ * @property {Array<PlanEntry>} entries
+ * @property {PlanMeal} meal
+ * @property {string} updatedAt
+ */
+
+/**
+ * A meal's recipes, as sent (`PUT` replaces them all).
+ * @typedef {Object} PlanSlotBody
+ * @property {Array<PlanEntryBody>} entries
+ */
+
+/**
  * A full post.
  * @typedef {Object} Post
  * @property {Author} author
@@ -1853,15 +1906,30 @@ export {};
 /**
  * A stored recipe.
  * @typedef {Object} Recipe
+ * @property {(Array<RecipeAllergen>|null)} [allergens] The reader's allergies its ingredients name (empty: none); absent when the reader's preferences could not be read.
  * @property {string} createdAt
  * @property {(string|null)} [editedAt] The last update, if any.
  * @property {number} id
+ * @property {(RecipeImage|null)} [image]
+ * @property {Array<string>} [ingredientLines] Each ingredient written as one line by the service's one writer (`1/2 cup cream`, `a pinch of salt`, `salt to taste`), in `ingredients`' order: what a client shows and sends back as `{line}`.
  * @property {Array<RecipeIngredient>} ingredients
  * @property {Array<string>} instructions
  * @property {(RecipeNutrients|null)} [nutrients]
+ * @property {(RecipeNutrients|null)} [nutrientsPerPortion]
  * @property {(string|null)} [openedAt] The last time the recipe was read on its own (`GET /recipes/{recipeId}`).
  * @property {number} portions
+ * @property {(number|null)} [scaledFrom] The portions the recipe is written for, when the answer was scaled to `portions` (`?portions=N`).
+ * @property {(RecipeSource|null)} [source]
+ * @property {Array<RecipeTag>} tags Lowercase; empty when none.
+ * @property {(RecipeTimes|null)} [times]
  * @property {string} title
+ */
+
+/**
+ * One of the reader's allergies and the ingredients that name it.
+ * @typedef {Object} RecipeAllergen
+ * @property {string} allergy The allergy as the reader's preferences write it.
+ * @property {Array<string>} ingredients The ingredients' names, as written in the recipe.
  */
 
 /**
@@ -1872,11 +1940,41 @@ export {};
  */
 
 /**
- * One ingredient.
+ * A recipe's photo: its storage key and a URL the browser can show for an hour at least (a
+ * presigned GET, the same within the hour).
+ * @typedef {Object} RecipeImage
+ * @property {string} key
+ * @property {string} url
+ */
+
+/**
+ * Where to send the photo, then confirm it.
+ * @typedef {Object} RecipeImageUpload
+ * @property {string} expiresAt
+ * @property {Object<string, string>} headers The headers to send exactly (the signature covers them): `Content-Type`, `Content-Length`.
+ * @property {string} id Confirm with `POST /api/recipes/recipes/{recipeId}/image/{id}` once sent.
+ * @property {string} method
+ * @property {string} uploadUrl
+ */
+
+/**
+ * A photo about to be uploaded.
+ * @typedef {Object} RecipeImageUploadBody
+ * @property {string} contentType The file's type; the upload must send exactly this `Content-Type` (what is stored is decided by the file's first bytes).
+ * @property {number} size The file's size in bytes, 1 to 10 MiB; the upload must send exactly this `Content-Length`.
+ */
+
+/**
+ * One ingredient: `1/2 cup cream` is `{quantity: 0.5, amount: "1/2", unit: "cup", name:
+ * "cream"}`; `salt to taste` is `{unit: "", name: "salt", note: "to taste"}` (no quantity).
+ * Recipes stored before quantities were optional (`{quantity, unit, name}`) read as they are.
  * @typedef {Object} RecipeIngredient
+ * @property {(string|null)} [amount] The quantity exactly as written (`½`, `1 1/2`, `1-2`, `a`).
  * @property {string} name
- * @property {number} quantity
- * @property {string} unit `g`, `kg`, `ml`, `l`, `cup`, `tbsp`, `tsp`, `oz`, `lb`, `piece`, ... or empty.
+ * @property {(string|null)} [note] What follows the name (`finely chopped`, `to taste`, `optional`).
+ * @property {(number|null)} [quantity] The quantity as a number, for scaling and merging (a range's lower bound); absent when none was given (`salt to taste`).
+ * @property {(number|null)} [quantityMax] A range's upper bound (`1-2 cloves`: 2).
+ * @property {string} unit The canonical unit: `g`, `kg`, `ml`, `l`, `cup`, `tbsp`, `tsp`, `oz`, `lb`, `clove`, `pinch`, ... or empty.
  */
 
 /**
@@ -1886,16 +1984,22 @@ export {};
  * @property {Array<InstructionStep>} instructions
  * @property {(RecipeNutrients|null)} [nutrients]
  * @property {number} portions
+ * @property {(RecipeSource|null)} [source]
+ * @property {Array<RecipeTag>} [tags] At most 20, each 1-50 characters, lowercase, inner spaces single.
+ * @property {(RecipeTimes|null)} [times]
  * @property {string} title
  */
 
 /**
  * A RecipeInput as sent.
  * @typedef {Object} RecipeInputBody
- * @property {Array<RecipeIngredient>} ingredients
+ * @property {Array<IngredientInput>} ingredients
  * @property {Array<InstructionStep>} instructions
  * @property {(RecipeNutrients|null)} [nutrients]
  * @property {number} portions
+ * @property {(RecipeSource|null)} [source]
+ * @property {(Array<RecipeTag>|null)} [tags] At most 20, each 1-50 characters; stored lowercase, duplicates dropped.
+ * @property {(RecipeTimes|null)} [times]
  * @property {string} title
  */
 
@@ -1916,16 +2020,41 @@ export {};
 /**
  * A partial update: absent fields keep their value; `nutrients: null` clears them.
  * @typedef {Object} RecipePatchBody
- * @property {(Array<RecipeIngredient>|null)} [ingredients]
+ * @property {(Array<IngredientInput>|null)} [ingredients]
  * @property {(Array<InstructionStep>|null)} [instructions]
  * @property {(RecipeNutrients|null)} [nutrients]
  * @property {(number|null)} [portions]
+ * @property {(RecipeSource|null)} [source]
+ * @property {(Array<RecipeTag>|null)} [tags] The whole list (`[]` removes every tag).
+ * @property {(RecipeTimes|null)} [times]
  * @property {(string|null)} [title]
+ */
+
+/**
+ * Where a recipe came from.
+ * @typedef {Object} RecipeSource
+ * @property {(string|null)} [imageUrl] The page's image of the recipe.
+ * @property {(ImportedBy|null)} [importedBy]
+ * @property {(string|null)} [name] The publisher or author the page names.
+ * @property {string} url The page (http or https).
+ */
+
+/**
+ * A tag: 1 to 50 characters, stored lowercase with single inner spaces.
+ * @typedef {string} RecipeTag
  */
 
 /**
  * The recipe UI's theme.
  * @typedef {("LIGHT"|"DARK")} RecipeTheme
+ */
+
+/**
+ * A recipe's times, in minutes.
+ * @typedef {Object} RecipeTimes
+ * @property {(number|null)} [cookMinutes]
+ * @property {(number|null)} [prepMinutes]
+ * @property {(number|null)} [totalMinutes]
  */
 
 /**
@@ -2206,10 +2335,29 @@ export {};
  */
 
 /**
+ * A recipe with its nutrients just stored, and where they came from.
+ * @typedef {Object} StoredRecipeNutrients
+ * @property {ComputedNutrients} computed
+ * @property {Recipe} recipe
+ */
+
+/**
  * A page of the stream, and where the next one starts.
  * @typedef {Object} StreamPage
  * @property {Array<ReaderArticle>} items
  * @property {string} [nextCursor] The `cursor` of the next page; absent on the last one.
+ */
+
+/**
+ * An ingredient by its parts. `quantityMax` below `quantity` is read as the range the other
+ * way round; `quantityMax` alone as the quantity.
+ * @typedef {Object} StructuredIngredient
+ * @property {(string|null)} [amount]
+ * @property {string} name
+ * @property {(string|null)} [note]
+ * @property {(number|null)} [quantity]
+ * @property {(number|null)} [quantityMax]
+ * @property {(string|null)} [unit] Empty or absent when none.
  */
 
 /**

@@ -253,6 +253,8 @@ route("/digests/:id", page(() => import("./view-digest.js").then((m) => m.digest
 route("/recipes", page(() => import("./views-recipes.js").then((m) => m.recipes)));
 // Before `/recipes/:id`.
 route("/recipes/preferences", page(() => import("./views-recipes.js").then((m) => m.recipePreferences)));
+route("/recipes/plan", page(() => import("./views-recipe-plan.js").then((m) => m.mealPlan)));
+route("/recipes/shopping-list", page(() => import("./views-recipe-plan.js").then((m) => m.shoppingList)));
 route("/recipes/:id", page(() => import("./views-recipes.js").then((m) => m.recipe)));
 route("/recipes/:id/edit", page(() => import("./views-recipes.js").then((m) => m.recipeEdit)));
 // Before `/incidents/:id`: the section's own pages.
@@ -279,7 +281,7 @@ route("/admin/reports", page(() => import("./views-admin-reports.js").then((m) =
 fallback(page(() => Promise.resolve(notFound)));
 
 /** Pages whose content depends on who is logged in: drawn again when the session ends. */
-const ACCOUNT_PAGES = ["/", "/starred", "/subscriptions", "/settings/apps", "/settings", "/community/me", "/community/notifications", "/community/write", "/digests", "/recipes", "/recipes/preferences"];
+const ACCOUNT_PAGES = ["/", "/starred", "/subscriptions", "/settings/apps", "/settings", "/community/me", "/community/notifications", "/community/write", "/digests", "/recipes", "/recipes/preferences", "/recipes/plan", "/recipes/shopping-list"];
 
 /** The incident and admin pages all need a session with a role: drawn again when it ends. */
 function isRolePath(/** @type {string} */ path) {

@@ -13,5 +13,7 @@
 mod accounts;
 mod ai;
 mod cleanup;
+mod import;
 mod outage;
+mod recipebox;
 mod recipes;

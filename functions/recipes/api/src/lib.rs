@@ -10,6 +10,7 @@
 //! deletes an account ([`accounts`]).
 
 pub mod accounts;
+mod recipebox;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,10 +33,16 @@ use platform::otel::Otel;
 use platform::ratelimit::{Brake, ClientKey, Rate, WhenUnavailable};
 use platform::tokens::{InternalToken, TokenVerifier};
 use platform::{ApiError, BoxError, Clock, Env, ErrorStyle, FieldError, Invalid};
-use recipes::input::{AskRequest, GenerateRequest, NutrientsRequest, RawRecipeInput, RecipePatch};
-use recipes::model::{
-    InstructionStep, Language, Recipe, RecipeId, RecipeIngredient, RecipeInput, RecipeNutrients,
+use recipes::input::{
+    AskRequest, GenerateRequest, ImportRequest, IngredientInput, IngredientLine, NutrientsRequest,
+    RawRecipeInput, RecipePatch, StructuredIngredient,
 };
+use recipes::model::{
+    ImportedBy, InstructionStep, Language, Recipe, RecipeId, RecipeIngredient, RecipeInput,
+    RecipeNutrients, RecipeSource, RecipeTimes,
+};
+use recipes::model::{MAX_PORTIONS, MIN_PORTIONS};
+use recipes::search::SearchQuery;
 use recipes::service::ComputedNutrients;
 use recipes::Recipes;
 use serde::{Deserialize, Serialize};
@@ -57,6 +64,24 @@ pub const AI_PER_USER: Rate = Rate {
     default: "10/60,200/86400",
     when_unavailable: WhenUnavailable::Refuse,
 };
+
+/// The brake on imports: each fetches a page (and its host's robots.txt) and may ask the
+/// model, so each is counted per signed-in user after its input parsed, before anything is
+/// fetched. By default (template parameter `RecipesImportRateLimitPerUser`) 10 a minute and
+/// 100 a day; refused (503) when the limits table fails.
+pub const IMPORT_PER_USER: Rate = Rate {
+    variable: "RECIPES_IMPORT_RATE_LIMIT_PER_USER",
+    name: "recipes-import",
+    default: "10/60,100/86400",
+    when_unavailable: WhenUnavailable::Refuse,
+};
+
+platform::too_many_requests_response!(
+    /// The documented 429 of a braked import.
+    pub(crate) struct TooManyImports:
+        "Too many imports by this user; retry after Retry-After seconds",
+        "ErrorBody"
+);
 
 platform::too_many_requests_response!(
     /// The documented 429 of a braked AI operation.
@@ -116,7 +141,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         &env,
         &aws,
         "the recipe AI operations have no rate limits",
-        &[AI_PER_USER],
+        &[AI_PER_USER, IMPORT_PER_USER],
     )?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cleanup_queue = Recipes::cleanup_queue(&env, &aws)?;
@@ -159,9 +184,39 @@ pub fn app(
     let routes = Router::new()
         .route("/recipes", get(list).post(create))
         .route("/recipes/generate", post(generate))
+        .route("/recipes/import", post(import))
         .route("/recipes/nutrients", post(nutrients))
         .route("/recipes/ask", post(ask))
-        .route("/recipes/{recipe_id}", get(read).patch(update))
+        .route(
+            "/recipes/{recipe_id}",
+            get(read).patch(update).delete(recipebox::delete_recipe),
+        )
+        .route(
+            "/recipes/{recipe_id}/image",
+            post(recipebox::sign_image_upload).delete(recipebox::delete_image),
+        )
+        .route(
+            "/recipes/{recipe_id}/image/{upload_id}",
+            post(recipebox::confirm_image),
+        )
+        .route(
+            "/recipes/{recipe_id}/nutrients",
+            post(recipebox::store_nutrients),
+        )
+        .route("/plan", get(recipebox::get_plan))
+        .route(
+            "/plan/{date}/{meal}",
+            axum::routing::put(recipebox::put_plan).delete(recipebox::delete_plan),
+        )
+        .route(
+            "/shopping-list",
+            get(recipebox::get_list).post(recipebox::build_list),
+        )
+        .route("/shopping-list/items", post(recipebox::add_item))
+        .route(
+            "/shopping-list/items/{item_id}",
+            axum::routing::patch(recipebox::check_item).delete(recipebox::remove_item),
+        )
         .route("/actuator/health", get(health))
         .route("/internal/users/{id}", delete(accounts::forget_account))
         .with_state(state);
@@ -180,30 +235,78 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable {
         "generateRecipes",
         "computeNutrients",
         "askAboutRecipe",
+        "importRecipe",
         "cleanupDeletedRecipeAccount",
     ],
 };
 
 #[derive(OpenApi)]
 #[openapi(
-    paths(list, create, read, update, generate, nutrients, ask, health, accounts::forget_account),
+    paths(
+        list,
+        create,
+        read,
+        update,
+        import,
+        generate,
+        nutrients,
+        ask,
+        health,
+        accounts::forget_account,
+        recipebox::delete_recipe,
+        recipebox::sign_image_upload,
+        recipebox::confirm_image,
+        recipebox::delete_image,
+        recipebox::store_nutrients,
+        recipebox::get_plan,
+        recipebox::put_plan,
+        recipebox::delete_plan,
+        recipebox::get_list,
+        recipebox::build_list,
+        recipebox::add_item,
+        recipebox::check_item,
+        recipebox::remove_item
+    ),
     components(schemas(
         Recipe,
         RecipeInput,
         RawRecipeInput,
         RecipePatch,
         RecipeIngredient,
+        IngredientInput,
+        IngredientLine,
+        StructuredIngredient,
+        RecipeSource,
+        RecipeTimes,
+        ImportedBy,
         RecipeNutrients,
         InstructionStep,
         Language,
         CreatedRecipe,
         GenerateRequest,
+        ImportRequest,
         NutrientsRequest,
         ComputedNutrients,
         AskRequest,
         AskResponse,
         ErrorBody,
-        Health
+        Health,
+        recipes::model::RecipeImage,
+        recipes::model::Allergen,
+        recipes::model::Tag,
+        recipes::plan::Meal,
+        recipes::plan::PlanEntry,
+        recipes::plan::PlanSlot,
+        recipes::plan::RawPlanEntry,
+        recipes::plan::PlanSlotBody,
+        recipes::plan::ShoppingList,
+        recipes::shopping::ShoppingItem,
+        recipebox::ImageUploadRequest,
+        recipebox::ImageUpload,
+        recipebox::StoredNutrients,
+        recipebox::BuildListBody,
+        recipebox::AddItemBody,
+        recipebox::CheckItemBody
     )),
     modifiers(&SecuritySchemes, &TABLE_UNAVAILABLE),
     tags((name = "recipes", description = "The recipe service: recipes, generation, nutrients and questions"))
@@ -216,24 +319,68 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// A path's recipe id: an integer of at least 1, else a 400 naming `recipeId`.
-fn recipe_id(raw: &str) -> Result<RecipeId, Invalid> {
+pub(crate) fn recipe_id(raw: &str) -> Result<RecipeId, Invalid> {
     RecipeId::parse(raw)
         .ok_or_else(|| Invalid::field("recipeId", "must be an integer of at least 1"))
 }
 
-/// The list's page.
+/// The list's page, or a search.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 struct ListQuery {
     /// Recipes per page, 1 to 20 (default 20). A full page means more may follow.
     #[param(value_type = Option<u32>, minimum = 1, maximum = 20)]
     limit: Option<String>,
-    /// Only recipes with a larger id (the last id of the previous page).
+    /// Only recipes with a larger id (the last id of the previous page), in id order; not
+    /// with `q`, `tag` or `cursor`.
     #[param(value_type = Option<i64>, minimum = 1)]
     after: Option<String>,
+    /// Words that must each begin a word of the recipe's title, ingredient names or tags
+    /// (case and accents aside): a search, newest first. At most 200 characters, 10 words.
+    #[param(value_type = Option<String>, max_length = 200)]
+    q: Option<String>,
+    /// Only recipes with this tag (compared lowercase): a search, newest first.
+    #[param(value_type = Option<String>, min_length = 1, max_length = 50, pattern = "\\S")]
+    tag: Option<String>,
+    /// A search's next page: the `Link` of the previous one gives it.
+    #[param(value_type = Option<i64>, minimum = 1)]
+    cursor: Option<String>,
+    /// Scale every recipe to these portions (0.5 to 1000).
+    #[param(value_type = Option<f64>, minimum = 0.5, maximum = 1000)]
+    portions: Option<String>,
 }
 
-/// Lists the caller's own recipes, in id order, a page at a time.
+/// `?portions=` as a number of portions, else a 400 naming it.
+fn portions_param(raw: Option<&str>, errors: &mut Vec<FieldError>) -> Option<f64> {
+    let raw = raw?;
+    match raw.parse::<f64>() {
+        Ok(p) if p.is_finite() && (MIN_PORTIONS..=MAX_PORTIONS).contains(&p) => Some(p),
+        _ => {
+            errors.push(FieldError::new(
+                "portions",
+                "must be a number from 0.5 to 1000",
+            ));
+            None
+        }
+    }
+}
+
+/// A query value in a `Link`: unreserved characters as they are, the rest percent-encoded.
+fn encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Lists the caller's own recipes, in id order, a page at a time; or, with `q` or `tag`,
+/// searches them, newest first. Each recipe says which of the reader's allergies its
+/// ingredients name (`allergens`).
 #[utoipa::path(
     get,
     path = "/api/recipes/recipes",
@@ -243,14 +390,17 @@ struct ListQuery {
     security(("bearerJwt" = [])),
     responses(
         (status = 200, description = "The caller's recipes (a page)", body = Vec<Recipe>,
-            headers(("Link" = String, description = "`<{path}?limit={limit}&after={last id}>; rel=\"next\"` when more recipes follow; absent on the last page"))),
-        (status = 400, description = "`limit` or `after` is not valid", body = ErrorBody),
+            headers(("Link" = String, description = "`<{path}?limit={limit}&after={last id}>; rel=\"next\"` (a search: `&q=..&tag=..&cursor=..`) when more recipes may follow; absent on the last page"))),
+        (status = 400, description = "`limit`, `after`, `q`, `tag`, `cursor` or `portions` is not valid", body = ErrorBody),
         (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 403, description = "Not a user token", body = ErrorBody),
     )
 )]
 async fn list(
     State(state): State<AppState>,
     user: AuthUser,
+    extensions: Extensions,
+    headers: HeaderMap,
     Query(query): Query<ListQuery>,
 ) -> Result<Response, ApiError> {
     let mut errors = Vec::new();
@@ -264,28 +414,73 @@ async fn list(
             }
         },
     };
-    let after = match query.after.as_deref() {
+    let mut id_param = |name: &str, raw: Option<&str>| match raw {
         None => None,
         Some(raw) => match RecipeId::parse(raw) {
             Some(id) => Some(id),
             None => {
-                errors.push(FieldError::new("after", "must be an integer of at least 1"));
+                errors.push(FieldError::new(name, "must be an integer of at least 1"));
                 None
             }
         },
     };
+    let after = id_param("after", query.after.as_deref());
+    let cursor = id_param("cursor", query.cursor.as_deref());
+    let searching = query.q.is_some() || query.tag.is_some() || query.cursor.is_some();
+    if searching && query.after.is_some() {
+        errors.push(FieldError::new(
+            "after",
+            "pages the plain list: a search (q, tag) pages by cursor",
+        ));
+    }
+    let search = match SearchQuery::parse(query.q.as_deref(), query.tag.as_deref()) {
+        Ok(search) => Some(search),
+        Err(e) => {
+            errors.extend(e);
+            None
+        }
+    };
+    let portions = portions_param(query.portions.as_deref(), &mut errors);
     if !errors.is_empty() {
         return Err(Invalid(errors).into());
     }
     let limit = limit.unwrap_or(MAX_PAGE);
-    let page = state.recipes.list(&user.id, after, limit).await?;
-    let next = page.recipes.last().filter(|_| page.more).map(|last| {
-        format!(
-            "<{LIST_PATH}?limit={limit}&after={}>; rel=\"next\"",
-            last.id
-        )
-    });
-    let mut response = axum::Json(page.recipes).into_response();
+    let scale = query
+        .portions
+        .as_deref()
+        .map(|p| format!("&portions={}", encode(p)))
+        .unwrap_or_default();
+    let (recipes, next) = match search.filter(|_| searching) {
+        Some(search) => {
+            let page = state
+                .recipes
+                .search(&user.id, &search, cursor, limit)
+                .await?;
+            let mut link = format!("<{LIST_PATH}?limit={limit}");
+            if let Some(q) = &query.q {
+                link.push_str(&format!("&q={}", encode(q)));
+            }
+            if let Some(tag) = &query.tag {
+                link.push_str(&format!("&tag={}", encode(tag)));
+            }
+            let next = page
+                .next
+                .map(|next| format!("{link}{scale}&cursor={next}>; rel=\"next\""));
+            (page.recipes, next)
+        }
+        None => {
+            let page = state.recipes.list(&user.id, after, limit).await?;
+            let next = page.recipes.last().filter(|_| page.more).map(|last| {
+                format!(
+                    "<{LIST_PATH}?limit={limit}{scale}&after={}>; rel=\"next\"",
+                    last.id
+                )
+            });
+            (page.recipes, next)
+        }
+    };
+    let recipes = recipebox::present(&state, &extensions, &headers, recipes, portions).await?;
+    let mut response = axum::Json(recipes).into_response();
     if let Some(link) = next.and_then(|l| header::HeaderValue::from_str(&l).ok()) {
         response.headers_mut().insert(header::LINK, link);
     }
@@ -336,23 +531,43 @@ async fn create(
     path = "/api/recipes/recipes/{recipeId}",
     operation_id = "getRecipe",
     tag = "recipes",
-    params(("recipeId" = i64, Path, minimum = 1, description = "The recipe's id")),
+    params(("recipeId" = i64, Path, minimum = 1, description = "The recipe's id"), ReadQuery),
     security(("bearerJwt" = [])),
     responses(
-        (status = 200, description = "The recipe; `openedAt` is now, or the last reading when that was under 10 minutes ago", body = Recipe),
-        (status = 400, description = "`recipeId` is not an integer of at least 1", body = ErrorBody),
+        (status = 200, description = "The recipe; `openedAt` is now, or the last reading when that was under 10 minutes ago; scaled to `portions` when asked (`scaledFrom` its own)", body = Recipe),
+        (status = 400, description = "`recipeId` is not an integer of at least 1, or `portions` not 0.5 to 1000", body = ErrorBody),
         (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 403, description = "Not a user token", body = ErrorBody),
         (status = 404, description = "The caller has no such recipe (another user's is not theirs)", body = ErrorBody),
     )
 )]
 async fn read(
     State(state): State<AppState>,
     user: AuthUser,
+    extensions: Extensions,
+    headers: HeaderMap,
     Path(raw): Path<String>,
+    Query(query): Query<ReadQuery>,
 ) -> Result<axum::Json<Recipe>, ApiError> {
-    let id = recipe_id(&raw)?;
+    let mut errors = Vec::new();
+    let id = recipe_id(&raw).map_err(|e| errors.extend(e.0)).ok();
+    let portions = portions_param(query.portions.as_deref(), &mut errors);
+    let Some(id) = id.filter(|_| errors.is_empty()) else {
+        return Err(Invalid(errors).into());
+    };
     let recipe = state.recipes.open(&user.id, id).await?;
-    Ok(axum::Json(recipe))
+    Ok(axum::Json(
+        recipebox::present_one(&state, &extensions, &headers, recipe, portions).await?,
+    ))
+}
+
+/// A recipe's reading.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct ReadQuery {
+    /// Scale the quantities (and nutrients) to these portions, 0.5 to 1000.
+    #[param(value_type = Option<f64>, minimum = 0.5, maximum = 1000)]
+    portions: Option<String>,
 }
 
 /// Changes some fields of one of the caller's recipes.
@@ -368,6 +583,7 @@ async fn read(
         (status = 200, description = "The updated recipe, `editedAt` now", body = Recipe),
         (status = 400, description = "`recipeId` or a field is invalid (`details` names each)", body = ErrorBody),
         (status = 401, description = "No valid user token", body = ErrorBody),
+        (status = 403, description = "Not a user token", body = ErrorBody),
         (status = 404, description = "The caller has no such recipe", body = ErrorBody),
         (status = 409, description = "The recipe kept changing concurrently", body = ErrorBody),
         (status = 413, description = "The body is larger than 512 KiB", body = ErrorBody),
@@ -376,17 +592,59 @@ async fn read(
 async fn update(
     State(state): State<AppState>,
     user: AuthUser,
+    extensions: Extensions,
+    headers: HeaderMap,
     Path(raw): Path<String>,
     Json(patch): Json<RecipePatch>,
 ) -> Result<axum::Json<Recipe>, ApiError> {
     let id = recipe_id(&raw)?;
     let change = patch.parse()?;
     let recipe = state.recipes.update(&user.id, id, change).await?;
-    Ok(axum::Json(recipe))
+    Ok(axum::Json(
+        recipebox::present_one(&state, &extensions, &headers, recipe, None).await?,
+    ))
+}
+
+/// Imports a recipe from a page of any recipe site: its schema.org Recipe (JSON-LD, including
+/// `@graph`, or microdata), else the model's reading of its text (`source.importedBy:
+/// "model"`). The page is fetched under the platform's guard (no private or reserved
+/// addresses, 10 s, 5 MiB, 5 redirects) once its host's robots.txt allows it.
+#[utoipa::path(
+    post,
+    path = "/api/recipes/recipes/import",
+    operation_id = "importRecipe",
+    tag = "recipes",
+    security(("bearerJwt" = [])),
+    request_body = ImportRequest,
+    responses(
+        (status = 201, description = "The stored recipe, `source` naming the page", body = Recipe),
+        (status = 400, description = "`url` is invalid, or its page could not be fetched (private network, robots.txt, status, time, size, not HTML) or holds no recipe (`details` says which)", body = ErrorBody),
+        (status = 401, description = "No valid user token, or the account was deleted", body = ErrorBody),
+        TooManyImports,
+        (status = 500, description = "The LLM settings are invalid", body = ErrorBody),
+        (status = 502, description = "The page has no structured recipe and the model gave no usable answer", body = ErrorBody),
+        (status = 503, description = "The limits table or the recipes table cannot be reached", body = ErrorBody),
+    )
+)]
+async fn import(
+    State(state): State<AppState>,
+    user: AuthUser,
+    extensions: Extensions,
+    headers: HeaderMap,
+    Json(input): Json<ImportRequest>,
+) -> Result<impl IntoResponse, ApiError> {
+    let url = input.parse()?;
+    state
+        .brake
+        .admit(&IMPORT_PER_USER, ClientKey::user(&user.id))
+        .await?;
+    let recipe = state.recipes.import(&user.id, &url).await?;
+    let recipe = recipebox::present_one(&state, &extensions, &headers, recipe, None).await?;
+    Ok((StatusCode::CREATED, axum::Json(recipe)))
 }
 
 impl AppState {
-    fn caller(&self, extensions: &Extensions, headers: &HeaderMap) -> Caller<'_> {
+    pub(crate) fn caller(&self, extensions: &Extensions, headers: &HeaderMap) -> Caller<'_> {
         let base = platform::http::internal_api_base(self.internal_api_url.as_deref(), extensions);
         self.identity.at(base).caller(
             headers

@@ -14,15 +14,19 @@ use platform::accounts::{CleanupSteps, Sweeper};
 use platform::aws::AwsClients;
 use platform::dynamo::Table;
 use platform::{BoxError, Clock, Env, SqsHandler};
+use recipes::images::ImageStore;
 use recipes::store::RecipeStore;
 use recipes::Recipes;
 
 /// One step of the recipes' cleanup of a user.
 pub struct RecipesCleanup {
     store: RecipeStore,
+    /// The recipes' photos (`RECIPE_IMAGES_BUCKET`), deleted with them.
+    images: Option<ImageStore>,
 }
 
-/// Builds the handler from its environment (`RECIPES_TABLE`, `RECIPES_CLEANUP_QUEUE_URL`):
+/// Builds the handler from its environment (`RECIPES_TABLE`, `RECIPES_CLEANUP_QUEUE_URL`,
+/// `RECIPE_IMAGES_BUCKET`):
 /// what a cold start does.
 pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
     let aws = AwsClients::from_env(&env).await;
@@ -31,6 +35,7 @@ pub async fn handler(env: Env) -> Result<Arc<dyn SqsHandler>, BoxError> {
             Table::from_env(&env, &aws, "RECIPES_TABLE")?,
             Clock::system(),
         ),
+        images: ImageStore::from_env(&env, &aws)?,
     };
     Ok(Arc::new(Sweeper::new(
         steps,
@@ -42,6 +47,11 @@ impl CleanupSteps for RecipesCleanup {
     fn step<'a>(&'a self, user_id: &'a str) -> BoxFuture<'a, Result<bool, BoxError>> {
         async move {
             let step = self.store.cleanup_step(user_id).await?;
+            if let Some(images) = &self.images {
+                for key in &step.images {
+                    images.delete(key).await;
+                }
+            }
             tracing::info!(
                 user_id,
                 deleted = step.deleted,

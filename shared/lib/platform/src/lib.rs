@@ -38,6 +38,8 @@ pub mod custom_resource;
 #[cfg(feature = "aws")]
 pub mod dynamo;
 pub mod error;
+#[cfg(feature = "fetch")]
+pub mod fetch;
 #[cfg(feature = "edge")]
 pub mod function;
 #[cfg(feature = "edge")]

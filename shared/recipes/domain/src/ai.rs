@@ -14,10 +14,10 @@ use std::future::Future;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::input::RawRecipeInput;
+use crate::input::{RawIngredient, RawRecipeInput};
 use crate::model::{
-    Language, RecipeIngredient, RecipeInput, RecipeNutrients, MAX_INGREDIENTS, MAX_INSTRUCTIONS,
-    MAX_NUTRIENT, MAX_TITLE, MIN_PORTIONS,
+    Language, RecipeInput, RecipeNutrients, MAX_INGREDIENTS, MAX_INSTRUCTIONS, MAX_NUTRIENT,
+    MAX_TITLE, MIN_PORTIONS,
 };
 
 /// The most recipes one generation returns.
@@ -181,7 +181,7 @@ fn excluded_by(diet: &str) -> Option<Vec<&'static [&'static str]>> {
 }
 
 /// The lowercase words of `text`.
-fn words(text: &str) -> Vec<String> {
+pub(crate) fn words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -191,7 +191,7 @@ fn words(text: &str) -> Vec<String> {
 
 /// `needle` (one or more words) appears in `haystack`'s words, each word matching a word of
 /// the ingredient as a prefix (plurals and compounds: `peanut` matches `peanuts`).
-fn mentions(haystack: &[String], needle: &str) -> bool {
+pub(crate) fn mentions(haystack: &[String], needle: &str) -> bool {
     let needle = words(needle);
     if needle.is_empty() {
         return false;
@@ -238,7 +238,8 @@ pub fn generate_instructions(language: Language, preferences: &UserPreferences) 
     let mut prompt = format!(
         "You are a cooking assistant. Answer only with a JSON array of 1 to 3 recipes, each \
          an object with exactly these fields: \"title\" (string), \"ingredients\" (array of \
-         {{\"quantity\": number, \"unit\": string, \"name\": string}}), \"instructions\" \
+         strings, one ingredient line each as a cook writes it: \"1/2 cup cream\", \
+         \"2 cloves garlic, crushed\", \"salt to taste\"), \"instructions\" \
          (array of non-empty strings, one step each), \"portions\" (number, at least 0.5), \
          \"nutrients\" (optional {{\"calories\", \"protein\", \"fat\", \"carbs\"}} for the \
          whole recipe). Write every title, ingredient name and instruction in {}.",
@@ -290,13 +291,55 @@ pub fn generated_recipes(
     Ok((accepted, refused))
 }
 
+/// A generated ingredient: a line (`"1/2 cup cream"`) or its parts, as the API takes them;
+/// both go through the one parser's rules ([`crate::ingredients`]).
 #[derive(Deserialize)]
-struct LooseIngredient {
-    #[serde(default)]
-    quantity: Option<f64>,
-    #[serde(default)]
-    unit: Option<String>,
-    name: String,
+#[serde(untagged)]
+enum LooseIngredient {
+    Line(String),
+    Parts {
+        #[serde(default)]
+        line: Option<String>,
+        #[serde(default)]
+        quantity: Option<f64>,
+        #[serde(default)]
+        unit: Option<String>,
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        note: Option<String>,
+    },
+}
+
+impl LooseIngredient {
+    fn into_raw(self) -> RawIngredient {
+        match self {
+            Self::Line(line) => RawIngredient {
+                line: Some(line),
+                ..Default::default()
+            },
+            Self::Parts {
+                line: Some(line), ..
+            } => RawIngredient {
+                line: Some(line),
+                ..Default::default()
+            },
+            Self::Parts {
+                quantity,
+                unit,
+                name,
+                note,
+                ..
+            } => RawIngredient {
+                // A model's quantity of 0 means "none given" (`salt to taste`).
+                quantity: quantity.filter(|q| *q > 0.0),
+                unit: Some(unit.unwrap_or_default()),
+                name,
+                note: note.filter(|n| !n.trim().is_empty()),
+                ..Default::default()
+            },
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -319,11 +362,7 @@ fn repair(candidate: Value) -> Result<RecipeInput, String> {
         .ingredients
         .into_iter()
         .take(MAX_INGREDIENTS)
-        .map(|i| RecipeIngredient {
-            quantity: i.quantity.unwrap_or(0.0),
-            unit: i.unit.unwrap_or_default(),
-            name: i.name,
-        })
+        .map(LooseIngredient::into_raw)
         .collect();
     let instructions = loose
         .instructions
@@ -347,6 +386,7 @@ fn repair(candidate: Value) -> Result<RecipeInput, String> {
         instructions: Some(instructions),
         portions: Some(portions),
         nutrients,
+        ..Default::default()
     }
     .parse()
     .map_err(|e| e.to_string())

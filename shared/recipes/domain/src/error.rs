@@ -12,6 +12,9 @@ pub enum RecipesError {
     /// No such recipe among the caller's own (another user's recipe is not there either).
     #[error("recipe not found")]
     NotFound,
+    /// No such item on the caller's shopping list.
+    #[error("shopping list item not found")]
+    ItemNotFound,
     /// The caller's account was deleted (its token may still be valid for a while).
     #[error("the account was deleted")]
     AccountDeleted,
@@ -31,8 +34,20 @@ pub enum RecipesError {
     /// The user's preferences could not be read from identity.
     #[error(transparent)]
     Preferences(#[from] crate::ai::PreferencesError),
+    /// A recipe image was refused or could not be stored.
+    #[error(transparent)]
+    Image(#[from] crate::images::ImageError),
     #[error(transparent)]
     Store(#[from] DynamoError),
+    /// The page to import could not be had (the reason follows `url: `).
+    #[error("the page {0}")]
+    Page(#[from] crate::import::PageError),
+    /// The page holds no recipe, structured or in its text.
+    #[error("the page holds no recipe")]
+    NoRecipe,
+    /// Imports are not configured on this function.
+    #[error("recipe import is not configured")]
+    ImportUnavailable,
 }
 
 impl From<crate::store::CreateError> for RecipesError {
@@ -61,13 +76,14 @@ fn to_api(e: RecipesError) -> ApiError {
     match e {
         RecipesError::Invalid(invalid) => invalid.into(),
         RecipesError::NotFound => ApiError::not_found("Recipe not found"),
+        RecipesError::ItemNotFound => ApiError::not_found("No such item on the shopping list"),
         RecipesError::AccountDeleted => ApiError::unauthorized("The account was deleted"),
         RecipesError::Queue(e) => {
             ApiError::unavailable("The account cleanup could not be queued; try again")
                 .caused_by(format!("account cleanup not queued: {e}"))
         }
         RecipesError::ConcurrentChange => {
-            ApiError::conflict("The recipe was changed concurrently; try again")
+            ApiError::conflict("The recipe (or list) was changed concurrently; try again")
         }
         RecipesError::Llm(llm::LlmError::Config(e)) => ApiError::internal("LLM settings", e),
         RecipesError::Llm(e) => ApiError::bad_gateway("The model gave no usable answer; try again")
@@ -80,11 +96,45 @@ fn to_api(e: RecipesError) -> ApiError {
             ApiError::bad_gateway("The user's preferences could not be read")
                 .caused_by(format!("identity call failed: {e}"))
         }
+        RecipesError::Image(e) => image_error(e),
         RecipesError::Store(e) if e.is_unavailable() => {
             ApiError::unavailable("The recipes table is unavailable; try again")
                 .caused_by(format!("recipes table unavailable: {e}"))
         }
         RecipesError::Store(e) => ApiError::internal("recipes store", e),
+        RecipesError::Page(e) => platform::Invalid::field("url", e.to_string()).into(),
+        RecipesError::NoRecipe => platform::Invalid::field(
+            "url",
+            "holds no recipe (no schema.org Recipe, and none in its text)",
+        )
+        .into(),
+        RecipesError::ImportUnavailable => ApiError::internal("recipe import", "no page fetcher"),
+    }
+}
+
+/// The field a refused image names: the file sent.
+const IMAGE_FIELD: &str = "file";
+
+fn image_error(e: crate::images::ImageError) -> ApiError {
+    use crate::images::{ImageError, MAX_IMAGE_BYTES};
+    match e {
+        ImageError::Empty => ApiError::field(IMAGE_FIELD, "must not be empty"),
+        ImageError::NotAnImage => {
+            ApiError::field(IMAGE_FIELD, "must be a JPEG, PNG or WebP image")
+        }
+        ImageError::TooLarge => ApiError::new(
+            platform::ErrorKind::PayloadTooLarge,
+            format!("{IMAGE_FIELD}: must be at most 10 MiB ({MAX_IMAGE_BYTES} bytes)"),
+        ),
+        ImageError::UploadNotFound => ApiError::not_found(
+            "No upload waits under this id: it was never sent, has expired, or was confirmed already",
+        ),
+        ImageError::NotConfigured => ApiError::unavailable("Recipe images are not configured"),
+        ImageError::Storage(e) if e.is_unavailable() => {
+            ApiError::unavailable("Image storage is unavailable, try again")
+                .caused_by(format!("recipe image storage: {e}"))
+        }
+        ImageError::Storage(e) => ApiError::internal("recipe image storage", e),
     }
 }
 

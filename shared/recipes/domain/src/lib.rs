@@ -9,12 +9,21 @@
 //! AI features read the caller's preferences through the [`Preferences`] port.
 
 pub mod ai;
+pub mod allergens;
 pub mod error;
 mod identity;
+pub mod images;
+pub mod import;
+pub mod ingredients;
 pub mod input;
 pub mod model;
 pub mod nutrients;
+pub mod plan;
+pub mod planning;
+pub mod scaling;
+pub mod search;
 pub mod service;
+pub mod shopping;
 pub mod store;
 
 pub use ai::{Preferences, PreferencesError, UserPreferences};

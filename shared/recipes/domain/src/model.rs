@@ -17,16 +17,103 @@ pub const MAX_PORTIONS: f64 = 1000.0;
 pub const MAX_QUANTITY: f64 = 100_000.0;
 pub const MAX_NUTRIENT: f64 = 10_000_000.0;
 
-/// One ingredient.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub const MAX_AMOUNT: usize = 50;
+pub const MAX_NOTE: usize = 200;
+pub const MAX_URL: usize = 2048;
+pub const MAX_SOURCE_NAME: usize = 255;
+/// The longest time of a recipe step: 30 days (cured, fermented, aged).
+pub const MAX_MINUTES: u32 = 43_200;
+
+/// One ingredient: `1/2 cup cream` is `{quantity: 0.5, amount: "1/2", unit: "cup", name:
+/// "cream"}`; `salt to taste` is `{unit: "", name: "salt", note: "to taste"}` (no quantity).
+/// Recipes stored before quantities were optional (`{quantity, unit, name}`) read as they are.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct RecipeIngredient {
+    /// The quantity as a number, for scaling and merging (a range's lower bound); absent
+    /// when none was given (`salt to taste`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 0, maximum = 100000)]
-    pub quantity: f64,
-    /// `g`, `kg`, `ml`, `l`, `cup`, `tbsp`, `tsp`, `oz`, `lb`, `piece`, ... or empty.
+    pub quantity: Option<f64>,
+    /// A range's upper bound (`1-2 cloves`: 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, maximum = 100000)]
+    pub quantity_max: Option<f64>,
+    /// The quantity exactly as written (`½`, `1 1/2`, `1-2`, `a`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 50, pattern = "\\S")]
+    pub amount: Option<String>,
+    /// The canonical unit: `g`, `kg`, `ml`, `l`, `cup`, `tbsp`, `tsp`, `oz`, `lb`, `clove`,
+    /// `pinch`, ... or empty.
     #[schema(max_length = 20)]
     pub unit: String,
     #[schema(min_length = 1, max_length = 100, pattern = "\\S")]
     pub name: String,
+    /// What follows the name (`finely chopped`, `to taste`, `optional`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
+    pub note: Option<String>,
+}
+
+impl RecipeIngredient {
+    /// The quantity nutrients count: a range's middle, none as nothing (`salt to taste`).
+    pub fn typical_quantity(&self) -> f64 {
+        match (self.quantity, self.quantity_max) {
+            (Some(low), Some(high)) => (low + high) / 2.0,
+            (Some(q), None) => q,
+            _ => 0.0,
+        }
+    }
+}
+
+/// How an imported recipe was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ImportedBy {
+    /// From the page's schema.org Recipe (JSON-LD or microdata).
+    Structured,
+    /// The page had none: the model read the recipe from its text.
+    Model,
+}
+
+/// Where a recipe came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecipeSource {
+    /// The page (http or https).
+    #[schema(min_length = 1, max_length = 2048, pattern = "^https?://")]
+    pub url: String,
+    /// The publisher or author the page names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 255, pattern = "\\S")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_by: Option<ImportedBy>,
+    /// The page's image of the recipe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 2048, pattern = "^https?://")]
+    pub image_url: Option<String>,
+}
+
+/// A recipe's times, in minutes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecipeTimes {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, maximum = 43200)]
+    pub prep_minutes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, maximum = 43200)]
+    pub cook_minutes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, maximum = 43200)]
+    pub total_minutes: Option<u32>,
+}
+
+impl RecipeTimes {
+    pub fn is_empty(&self) -> bool {
+        self.prep_minutes.is_none() && self.cook_minutes.is_none() && self.total_minutes.is_none()
+    }
 }
 
 /// Nutrients of the whole recipe (kcal and grams).
@@ -55,7 +142,21 @@ pub struct RecipeInput {
     pub portions: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nutrients: Option<RecipeNutrients>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<RecipeSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<RecipeTimes>,
+    /// At most 20, each 1-50 characters, lowercase, inner spaces single.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(max_items = 20, value_type = Vec<Tag>)]
+    pub tags: Vec<String>,
 }
+
+/// A tag: 1 to 50 characters, stored lowercase with single inner spaces.
+#[derive(utoipa::ToSchema)]
+#[schema(as = RecipeTag, min_length = 1, max_length = 50, pattern = "\\S")]
+#[allow(dead_code)]
+pub struct Tag(String);
 
 /// One instruction: 1 to 1000 characters, not blank.
 #[derive(utoipa::ToSchema)]
@@ -75,6 +176,13 @@ pub struct Recipe {
     pub portions: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nutrients: Option<RecipeNutrients>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<RecipeSource>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub times: Option<RecipeTimes>,
+    /// Lowercase; empty when none.
+    #[schema(max_items = 20, value_type = Vec<Tag>)]
+    pub tags: Vec<String>,
     #[schema(format = DateTime)]
     pub created_at: String,
     /// The last update, if any.
@@ -83,6 +191,47 @@ pub struct Recipe {
     /// The last time the recipe was read on its own (`GET /recipes/{recipeId}`).
     #[schema(format = DateTime)]
     pub opened_at: Option<String>,
+    /// The recipe's photo, when one was uploaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<RecipeImage>,
+    /// `nutrients` divided by `portions`, rounded to 0.1 (when nutrients are stored).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nutrients_per_portion: Option<RecipeNutrients>,
+    /// The reader's allergies its ingredients name (empty: none); absent when the reader's
+    /// preferences could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allergens: Option<Vec<Allergen>>,
+    /// The portions the recipe is written for, when the answer was scaled to `portions`
+    /// (`?portions=N`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0.5, maximum = 1000)]
+    pub scaled_from: Option<f64>,
+    /// Each ingredient written as one line by the service's one writer (`1/2 cup cream`, `a
+    /// pinch of salt`, `salt to taste`), in `ingredients`' order: what a client shows and
+    /// sends back as `{line}`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ingredient_lines: Vec<String>,
+}
+
+/// One of the reader's allergies and the ingredients that name it.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[schema(as = RecipeAllergen)]
+pub struct Allergen {
+    /// The allergy as the reader's preferences write it.
+    pub allergy: String,
+    /// The ingredients' names, as written in the recipe.
+    #[schema(min_items = 1)]
+    pub ingredients: Vec<String>,
+}
+
+/// A recipe's photo: its storage key and a URL the browser can show for an hour at least (a
+/// presigned GET, the same within the hour).
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct RecipeImage {
+    #[schema(pattern = "^recipes/")]
+    pub key: String,
+    #[schema(format = "uri")]
+    pub url: String,
 }
 
 impl Recipe {
@@ -93,6 +242,9 @@ impl Recipe {
             instructions: self.instructions.clone(),
             portions: self.portions,
             nutrients: self.nutrients,
+            source: self.source.clone(),
+            times: self.times,
+            tags: self.tags.clone(),
         }
     }
 }

@@ -244,10 +244,11 @@ pub fn lookup(name: &str) -> Option<&'static Food> {
 
 /// The grams of `ingredient`, when its food and unit are known.
 pub fn grams(food: &Food, ingredient: &RecipeIngredient) -> Option<f64> {
+    let quantity = ingredient.typical_quantity();
     match unit(&ingredient.unit)? {
-        Unit::Grams(factor) => Some(ingredient.quantity * factor),
-        Unit::Millilitres(ml) => food.density.map(|d| ingredient.quantity * ml * d),
-        Unit::Pieces => food.piece.map(|p| ingredient.quantity * p),
+        Unit::Grams(factor) => Some(quantity * factor),
+        Unit::Millilitres(ml) => food.density.map(|d| quantity * ml * d),
+        Unit::Pieces => food.piece.map(|p| quantity * p),
     }
 }
 
@@ -291,9 +292,10 @@ mod tests {
 
     fn ingredient(quantity: f64, unit: &str, name: &str) -> RecipeIngredient {
         RecipeIngredient {
-            quantity,
+            quantity: Some(quantity),
             unit: unit.into(),
             name: name.into(),
+            ..Default::default()
         }
     }
 

@@ -28,7 +28,8 @@ use platform::dynamo::{
 };
 use platform::Clock;
 
-use crate::model::{Recipe, RecipeId, RecipeInput};
+use crate::model::{Recipe, RecipeId, RecipeImage, RecipeInput};
+use crate::search::{self, SearchQuery};
 
 /// A reading within this many seconds of the last recorded one leaves `openedAt` as it is,
 /// so reading a recipe costs a write at most this often, not on every request.
@@ -41,7 +42,7 @@ const ID_SPREAD: i64 = 1024;
 /// within the same millisecond is 1 in 1,024 per pair of creates).
 const CREATE_ATTEMPTS: usize = 4;
 
-fn user_pk(user: &str) -> String {
+pub(crate) fn user_pk(user: &str) -> String {
     format!("USER#{user}")
 }
 
@@ -52,7 +53,7 @@ fn account_key(user: &str) -> Item {
 const ACCOUNT_SK: &str = "ACCOUNT";
 const RECIPE_PREFIX: &str = "RECIPE#";
 
-/// Recipes deleted per cleanup step, and how many deletes run at once.
+/// Items (recipes, search cards, plan days, the shopping list) deleted per cleanup step, and how many deletes run at once.
 pub const CLEANUP_BATCH: usize = 25;
 const CLEANUP_CONCURRENCY: usize = 5;
 
@@ -71,6 +72,8 @@ pub struct CleanupStep {
     pub deleted: usize,
     /// None of the user's recipes is left.
     pub finished: bool,
+    /// The image keys of the recipes deleted (the caller deletes the objects).
+    pub images: Vec<String>,
 }
 
 /// Why a recipe was not created.
@@ -84,11 +87,49 @@ pub enum CreateError {
 }
 
 fn recipe_sk(id: RecipeId) -> String {
-    format!("RECIPE#{:019}", id.get())
+    format!("{RECIPE_PREFIX}{:019}", id.get())
 }
 
-fn recipe_key(user: &str, id: RecipeId) -> Item {
+pub(crate) fn recipe_key(user: &str, id: RecipeId) -> Item {
     key(user_pk(user), recipe_sk(id))
+}
+
+const CARD_PREFIX: &str = "CARD#";
+/// The mark of a partition whose recipes all have search cards.
+const SEARCH_SK: &str = "SEARCH";
+
+/// Query pages of search cards one search reads at most (each up to 1 MB): a page that
+/// found fewer recipes than asked still answers a cursor to go on from.
+pub const SEARCH_PAGES: usize = 3;
+
+fn card_sk(id: RecipeId) -> String {
+    format!("{CARD_PREFIX}{:019}", id.get())
+}
+
+fn card_key(user: &str, id: RecipeId) -> Item {
+    key(user_pk(user), card_sk(id))
+}
+
+/// A recipe's search card: its id, the words it is found by (space-separated) and its tags
+/// (one a line), some hundred bytes, so one Query page holds thousands.
+fn card_item(user: &str, id: RecipeId, input: &RecipeInput) -> Item {
+    let mut item = card_key(user, id);
+    item.insert("id".into(), n(id.get()));
+    let words = search::recipe_words(input)
+        .into_iter()
+        .collect::<Vec<_>>()
+        .join(" ");
+    item.insert("words".into(), s(words));
+    item.insert("tags".into(), s(input.tags.join("\n")));
+    item
+}
+
+/// A page of search results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchPage {
+    pub recipes: Vec<Recipe>,
+    /// Where the next page starts (`cursor`): older recipes may match.
+    pub next: Option<RecipeId>,
 }
 
 /// A stored recipe and the version an update is conditional on.
@@ -99,8 +140,8 @@ pub struct StoredRecipe {
 
 #[derive(Clone)]
 pub struct RecipeStore {
-    table: Table,
-    clock: Clock,
+    pub(crate) table: Table,
+    pub(crate) clock: Clock,
 }
 
 impl RecipeStore {
@@ -156,6 +197,9 @@ impl RecipeStore {
         if let Some(at) = &recipe.opened_at {
             item.insert("openedAt".into(), s(at));
         }
+        if let Some(image) = &recipe.image {
+            item.insert("image".into(), s(&image.key));
+        }
         if item_size(&item) > MAX_ITEM_BYTES {
             // The input bounds keep every recipe far below this; a fault if not.
             return Err(self
@@ -165,7 +209,7 @@ impl RecipeStore {
         Ok(item)
     }
 
-    fn recipe(&self, item: &Item) -> Result<StoredRecipe, DynamoError> {
+    pub(crate) fn recipe(&self, item: &Item) -> Result<StoredRecipe, DynamoError> {
         let table = self.table.name();
         let data = item.string(table, "data")?;
         let input: RecipeInput = serde_json::from_str(&data)
@@ -178,9 +222,21 @@ impl RecipeStore {
                 instructions: input.instructions,
                 portions: input.portions,
                 nutrients: input.nutrients,
+                source: input.source,
+                times: input.times,
+                tags: input.tags,
                 created_at: item.string(table, "createdAt")?,
                 edited_at: item.opt_string("editedAt"),
                 opened_at: item.opt_string("openedAt"),
+                // The URL is signed by the service when the recipe is answered.
+                image: item.opt_string("image").map(|key| RecipeImage {
+                    key,
+                    url: String::new(),
+                }),
+                nutrients_per_portion: None,
+                allergens: None,
+                scaled_from: None,
+                ingredient_lines: Vec::new(),
             },
             version: item.counter(table, "version")?,
         })
@@ -198,14 +254,23 @@ impl RecipeStore {
                 instructions: input.instructions.clone(),
                 portions: input.portions,
                 nutrients: input.nutrients,
+                source: input.source.clone(),
+                times: input.times,
+                tags: input.tags.clone(),
                 created_at: created_at.clone(),
                 edited_at: None,
                 opened_at: None,
+                image: None,
+                nutrients_per_portion: None,
+                allergens: None,
+                scaled_from: None,
+                ingredient_lines: Vec::new(),
             };
             let item = self.item(user, &recipe, 1)?;
             let mut transaction = Transaction::new(&self.table);
             transaction.check(account_key(user), "attribute_not_exists(deletedAt)")?;
             transaction.put(item, Some("attribute_not_exists(pk)"))?;
+            transaction.put(card_item(user, id, &input), None)?;
             match transaction.commit().await {
                 Ok(_) => return Ok(id),
                 Err(e) if e.failed_at(0) => return Err(CreateError::AccountDeleted),
@@ -260,14 +325,20 @@ impl RecipeStore {
         let query = self
             .table
             .query()
-            .key_condition_expression("pk = :pk AND begins_with(sk, :recipe)")
+            // Everything of the user's but the mark: recipes, search cards, plan, shopping list.
+            .key_condition_expression("pk = :pk AND sk > :account")
             .expression_attribute_values(":pk", s(user_pk(user)))
-            .expression_attribute_values(":recipe", s(RECIPE_PREFIX))
-            .projection_expression("pk, sk")
+            .expression_attribute_values(":account", s(ACCOUNT_SK))
+            .projection_expression("pk, sk, image")
             .limit(i32::try_from(CLEANUP_BATCH).unwrap_or(i32::MAX))
             .consistent_read(true);
-        let keys = self.table.query_all(query, Some(CLEANUP_BATCH)).await?;
+        let mut keys = self.table.query_all(query, Some(CLEANUP_BATCH)).await?;
         let deleted = keys.len().min(CLEANUP_BATCH);
+        let images = keys
+            .iter_mut()
+            .filter_map(|item| item.remove("image"))
+            .filter_map(|image| image.as_s().ok().cloned())
+            .collect();
         futures::stream::iter(keys.into_iter().take(CLEANUP_BATCH))
             .map(|key| async move {
                 self.table
@@ -292,7 +363,11 @@ impl RecipeStore {
                 .await
                 .map_err(|e| self.table.fail("UpdateItem", &e))?;
         }
-        Ok(CleanupStep { deleted, finished })
+        Ok(CleanupStep {
+            deleted,
+            finished,
+            images,
+        })
     }
 
     /// Up to `limit` of `user`'s recipes with ids above `after`, in id order, and whether more
@@ -303,14 +378,21 @@ impl RecipeStore {
         after: Option<RecipeId>,
         limit: usize,
     ) -> Result<RecipePage, DynamoError> {
-        let after = after.map_or_else(|| "RECIPE#".to_string(), recipe_sk);
+        let after = after.map_or_else(
+            || RECIPE_PREFIX.to_string(),
+            |id| format!("{}~", recipe_sk(id)),
+        );
         let wanted = limit.saturating_add(1);
         let query = self
             .table
             .query()
-            .key_condition_expression("pk = :pk AND sk > :after")
+            // Bounded above: the plan, the shopping list and the search mark share the
+            // partition (`SEARCH`, `SHOPPING` sort after every recipe). `~` after the last id
+            // read sorts past it and before the next one.
+            .key_condition_expression("pk = :pk AND sk BETWEEN :after AND :last")
             .expression_attribute_values(":pk", s(user_pk(user)))
             .expression_attribute_values(":after", s(after))
+            .expression_attribute_values(":last", s(format!("{RECIPE_PREFIX}~")))
             .limit(i32::try_from(wanted).unwrap_or(i32::MAX))
             .consistent_read(true);
         let items = self.table.query_all(query, Some(wanted)).await?;
@@ -358,31 +440,211 @@ impl RecipeStore {
         }
     }
 
-    /// Writes `recipe` over the one read at `read_version`; `Ok(false)` when it changed (or
-    /// went) meanwhile.
+    /// Writes `recipe` over the one read at `read_version`, and its search card; `Ok(false)`
+    /// when it changed (or went) meanwhile.
     pub async fn replace(
         &self,
         user: &str,
         recipe: &Recipe,
         read_version: i64,
     ) -> Result<bool, DynamoError> {
+        let id = RecipeId::new(recipe.id).ok_or_else(|| self.table.corrupt("recipe id below 1"))?;
         let item = self.item(user, recipe, read_version.saturating_add(1))?;
-        let result = self
+        let mut transaction = Transaction::new(&self.table);
+        transaction.put_if(
+            item,
+            "version = :read",
+            HashMap::from([(":read".to_string(), n(read_version))]),
+        )?;
+        transaction.put(card_item(user, id, &recipe.input()), None)?;
+        match transaction.commit().await {
+            Ok(_) => Ok(true),
+            Err(e) if e.failed_at(0) || e.is_conflict() => Ok(false),
+            Err(TransactionError::Dynamo(e)) => Err(e),
+            Err(e) => Err(self.table.invalid("TransactWriteItems", e)),
+        }
+    }
+
+    /// Deletes `user`'s recipe `id` as read at `read_version` and its search card in one
+    /// transaction; `Ok(false)` when it changed or went meanwhile.
+    pub async fn delete(
+        &self,
+        user: &str,
+        id: RecipeId,
+        read_version: i64,
+    ) -> Result<bool, DynamoError> {
+        let mut transaction = Transaction::new(&self.table);
+        transaction.delete_if(
+            recipe_key(user, id),
+            "version = :read",
+            HashMap::from([(":read".to_string(), n(read_version))]),
+        )?;
+        transaction.delete(card_key(user, id), None)?;
+        match transaction.commit().await {
+            Ok(_) => Ok(true),
+            Err(e) if e.failed_at(0) || e.is_conflict() => Ok(false),
+            Err(TransactionError::Dynamo(e)) => Err(e),
+            Err(e) => Err(self.table.invalid("TransactWriteItems", e)),
+        }
+    }
+
+    /// Writes the search cards of `user`'s recipes stored before cards existed, once: the
+    /// first search reads the user's recipes (a Query page at a time) and puts each missing
+    /// card (conditional on its absence, so a card an update wrote meanwhile stays), then
+    /// marks the partition indexed (`USER#{id}`/`SEARCH`). Later searches read only the mark.
+    pub async fn ensure_indexed(&self, user: &str) -> Result<(), DynamoError> {
+        let mark = key(user_pk(user), SEARCH_SK);
+        if self.table.get_eventual(mark.clone()).await?.is_some() {
+            return Ok(());
+        }
+        let query = self
             .table
+            .query()
+            .key_condition_expression("pk = :pk AND begins_with(sk, :recipe)")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":recipe", s(RECIPE_PREFIX));
+        let items = self.table.query_all(query, None).await?;
+        let cards = items
+            .iter()
+            .map(|item| {
+                let stored = self.recipe(item)?;
+                let id = RecipeId::new(stored.recipe.id)
+                    .ok_or_else(|| self.table.corrupt("recipe id below 1"))?;
+                Ok(card_item(user, id, &stored.recipe.input()))
+            })
+            .collect::<Result<Vec<_>, DynamoError>>()?;
+        futures::stream::iter(cards)
+            .map(|card| async move {
+                match self
+                    .table
+                    .put_item()
+                    .set_item(Some(card))
+                    .condition_expression("attribute_not_exists(pk)")
+                    .send()
+                    .await
+                {
+                    Ok(_) => Ok(()),
+                    Err(e) if is_condition_failed(&e) => Ok(()),
+                    Err(e) => Err(self.table.fail("PutItem", &e)),
+                }
+            })
+            .buffer_unordered(CLEANUP_CONCURRENCY)
+            .try_collect::<Vec<()>>()
+            .await?;
+        let mut item = mark;
+        item.insert("indexedAt".into(), s(self.clock.timestamp()));
+        self.table
             .put_item()
             .set_item(Some(item))
-            .condition_expression("version = :read")
-            .set_expression_attribute_values(Some(HashMap::from([(
-                ":read".to_string(),
-                n(read_version),
-            )])))
             .send()
-            .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(e) if is_condition_failed(&e) => Ok(false),
-            Err(e) => Err(self.table.fail("PutItem", &e)),
+            .await
+            .map_err(|e| self.table.fail("PutItem", &e))?;
+        Ok(())
+    }
+
+    /// Up to `limit` of `user`'s recipes that `query` finds, newest first, with ids below
+    /// `before`; reads the user's search cards a Query page (1 MB, some 2,000 cards) at a
+    /// time, at most [`SEARCH_PAGES`] pages, then the recipes found (one BatchGetItem).
+    pub async fn search(
+        &self,
+        user: &str,
+        query: &SearchQuery,
+        before: Option<RecipeId>,
+        limit: usize,
+    ) -> Result<SearchPage, DynamoError> {
+        let table = self.table.name();
+        let high = before.map_or_else(|| format!("{CARD_PREFIX}~"), card_sk);
+        let base = self
+            .table
+            .query()
+            .key_condition_expression("pk = :pk AND sk BETWEEN :low AND :high")
+            .expression_attribute_values(":pk", s(user_pk(user)))
+            .expression_attribute_values(":low", s(CARD_PREFIX))
+            .expression_attribute_values(":high", s(high))
+            .scan_index_forward(false);
+        let mut found: Vec<i64> = Vec::new();
+        let mut start: Option<Item> = None;
+        let mut last_read: Option<i64> = None;
+        let mut exhausted = false;
+        'pages: for _ in 0..SEARCH_PAGES {
+            let out = base
+                .clone()
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| self.table.fail("Query", &e))?;
+            for card in out.items.unwrap_or_default() {
+                let id = card.int(table, "id")?;
+                // `before` itself is the upper bound of BETWEEN: skip it.
+                if before.is_some_and(|b| b.get() == id) {
+                    continue;
+                }
+                last_read = Some(id);
+                let words = card.opt_string("words").unwrap_or_default();
+                let tags = card.opt_string("tags").unwrap_or_default();
+                let words: Vec<&str> = words.split(' ').collect();
+                let tags: Vec<&str> = tags.split('\n').filter(|t| !t.is_empty()).collect();
+                if query.matches(&words, &tags) {
+                    found.push(id);
+                    if found.len() == limit {
+                        break 'pages;
+                    }
+                }
+            }
+            match out.last_evaluated_key {
+                Some(key) if !key.is_empty() => start = Some(key),
+                _ => {
+                    exhausted = true;
+                    break;
+                }
+            }
         }
+        let next = if exhausted && found.len() < limit {
+            None
+        } else {
+            last_read.and_then(RecipeId::new)
+        };
+        let keys = found
+            .iter()
+            .filter_map(|id| RecipeId::new(*id))
+            .map(|id| recipe_key(user, id))
+            .collect::<Vec<_>>();
+        let items = if keys.is_empty() {
+            Vec::new()
+        } else {
+            self.table.batch_get_all(keys, None).await?
+        };
+        let mut recipes = items
+            .iter()
+            .map(|item| self.recipe(item).map(|r| r.recipe))
+            .collect::<Result<Vec<_>, _>>()?;
+        recipes.sort_by_key(|r| std::cmp::Reverse(r.id));
+        Ok(SearchPage { recipes, next })
+    }
+
+    /// Points `user`'s recipe `id` at the image `key` (`None`: no image); the key it pointed
+    /// at before; `Ok(None)` when there is no such recipe.
+    pub async fn set_image(
+        &self,
+        user: &str,
+        id: RecipeId,
+        key: Option<&str>,
+    ) -> Result<Option<Option<String>>, DynamoError> {
+        let update = platform::dynamo::request::Update::default()
+            .table_name(self.table.name())
+            .set_key(Some(recipe_key(user, id)))
+            .condition_expression("attribute_exists(pk)");
+        let update = match key {
+            Some(key) => update
+                .update_expression("SET image = :key ADD version :one")
+                .expression_attribute_values(":key", s(key))
+                .expression_attribute_values(":one", n(1)),
+            None => update
+                .update_expression("REMOVE image ADD version :one")
+                .expression_attribute_values(":one", n(1)),
+        };
+        let before = self.update_returning(update, ReturnValue::AllOld).await?;
+        Ok(before.map(|item| item.opt_string("image")))
     }
 
     /// Reads one small item: proves the table answers.

@@ -1,6 +1,7 @@
-//! Fetching feed documents from URLs that users submit, safely.
+//! Fetching documents from URLs that users submit, safely: news feeds and their article
+//! pages, and recipe pages to import (moved here from the news domain so both use one guard).
 //!
-//! Anyone can submit a feed URL, so the fetcher treats every URL as hostile:
+//! Anyone can submit a URL, so the fetcher treats every URL as hostile:
 //!
 //! - one total deadline for the whole fetch (every redirect hop and the body);
 //! - the body is read as a stream and abandoned as soon as it passes the size cap;
@@ -19,6 +20,7 @@
 
 mod config;
 pub mod guard;
+pub mod robots;
 
 use std::error::Error as StdError;
 use std::net::IpAddr;
@@ -41,6 +43,9 @@ pub const MAX_REDIRECTS: usize = 5;
 pub use self::config::{
     DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES, DEFAULT_TIMEOUT, DEFAULT_USER_AGENT,
 };
+
+/// What a fetch of an HTML page accepts.
+pub const ACCEPT_HTML: &str = "text/html, application/xhtml+xml;q=0.9, */*;q=0.5";
 
 const ACCEPT_FEEDS: &str = "application/rss+xml, application/atom+xml, application/feed+json, \
                             application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, \
@@ -109,7 +114,7 @@ impl FeedFetcher {
         let resolver = GuardedResolver {
             allow_private_networks: config.allow_private_networks,
         };
-        let client = platform::tls::http_client()
+        let client = crate::tls::http_client()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(config.timeout)
             .connect_timeout(config.timeout)
@@ -125,14 +130,26 @@ impl FeedFetcher {
         &self.config
     }
 
-    /// Fetches `url`, sending `validators` as conditional headers.
+    /// Fetches `url` (a feed), sending `validators` as conditional headers.
     pub async fn fetch(
         &self,
         url: &str,
         validators: &Validators,
     ) -> Result<FetchOutcome, FetchError> {
+        self.fetch_accepting(url, validators, ACCEPT_FEEDS).await
+    }
+
+    /// Fetches `url` with the `Accept` header `accept` ([`ACCEPT_HTML`] for a page), under the
+    /// same guard, deadline, size cap and redirects as a feed.
+    pub async fn fetch_accepting(
+        &self,
+        url: &str,
+        validators: &Validators,
+        accept: &'static str,
+    ) -> Result<FetchOutcome, FetchError> {
         let start = Url::parse(url.trim()).map_err(|e| FetchError::InvalidUrl(e.to_string()))?;
-        match tokio::time::timeout(self.config.timeout, self.fetch_hops(start, validators)).await {
+        let hops = self.fetch_hops(start, validators, accept);
+        match tokio::time::timeout(self.config.timeout, hops).await {
             Ok(result) => result,
             Err(_) => Err(FetchError::Timeout),
         }
@@ -142,6 +159,7 @@ impl FeedFetcher {
         &self,
         mut current: Url,
         validators: &Validators,
+        accept: &'static str,
     ) -> Result<FetchOutcome, FetchError> {
         for hop in 0..=MAX_REDIRECTS {
             current.set_fragment(None);
@@ -150,7 +168,7 @@ impl FeedFetcher {
             let mut request = self
                 .client
                 .get(current.clone())
-                .header(ACCEPT, HeaderValue::from_static(ACCEPT_FEEDS));
+                .header(ACCEPT, HeaderValue::from_static(accept));
             if let Some(v) = header_value(validators.etag.as_deref()) {
                 request = request.header(IF_NONE_MATCH, v);
             }
@@ -270,7 +288,7 @@ impl FeedFetcher {
     /// Checks one hop's URL: http(s), no credentials, and no blocked IP literal (host names
     /// are checked by the resolver when the connection is made).
     fn check_target(&self, url: &Url) -> Result<(), FetchError> {
-        crate::url::check_url(url).map_err(|e| FetchError::InvalidUrl(format!("the URL {e}")))?;
+        check_url(url).map_err(|e| FetchError::InvalidUrl(format!("the URL {e}")))?;
         if self.config.allow_private_networks {
             return Ok(());
         }
@@ -284,6 +302,22 @@ impl FeedFetcher {
         }
         Ok(())
     }
+}
+
+/// What a fetchable URL must be: http or https, with a host, without credentials (the
+/// message follows "the URL ").
+pub fn check_url(url: &Url) -> Result<(), String> {
+    match url.scheme() {
+        "http" | "https" => {}
+        other => return Err(format!("must use http or https, not {other}")),
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("must include a host name".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("must not contain a user name or password".into());
+    }
+    Ok(())
 }
 
 fn is_followed_redirect(status: StatusCode) -> bool {

@@ -43,8 +43,8 @@ impl FetchConfig {
     /// Reads `FEED_FETCH_TIMEOUT_SECONDS` (seconds, fractions allowed; default 10),
     /// `FEED_MAX_BYTES` (default 5 MiB), `FEED_ALLOW_PRIVATE_NETWORKS` (`true`/`false`, default
     /// false), `FEED_USER_AGENT` (optional) and `FEED_MAX_ENTRIES` (default 100).
-    pub fn from_env(env: &platform::Env) -> Result<Self, platform::ConfigError> {
-        let invalid = |name: &str, reason: &str| platform::ConfigError::Invalid {
+    pub fn from_env(env: &crate::Env) -> Result<Self, crate::ConfigError> {
+        let invalid = |name: &str, reason: &str| crate::ConfigError::Invalid {
             name: name.to_string(),
             reason: reason.to_string(),
         };
@@ -112,10 +112,10 @@ mod tests {
 
     #[test]
     fn config_from_env() {
-        let env = platform::Env::new();
+        let env = crate::Env::new();
         assert_eq!(FetchConfig::from_env(&env).unwrap(), FetchConfig::default());
 
-        let env = platform::Env::new()
+        let env = crate::Env::new()
             .with("FEED_FETCH_TIMEOUT_SECONDS", "2.5")
             .with("FEED_MAX_BYTES", "1024")
             .with("FEED_ALLOW_PRIVATE_NETWORKS", "TRUE")
@@ -139,7 +139,7 @@ mod tests {
             ("FEED_MAX_ENTRIES", "0"),
             ("FEED_MAX_ENTRIES", "-3"),
         ] {
-            let env = platform::Env::new().with(key, value);
+            let env = crate::Env::new().with(key, value);
             assert!(
                 FetchConfig::from_env(&env).is_err(),
                 "{key}={value} should be refused"
