@@ -68,6 +68,18 @@ pub fn uploads_put_source(env: &Env) -> Result<Option<String>, ConfigError> {
     Ok(Some(source))
 }
 
+/// The CSP source of recipe photos: `{bucket}/recipes/`, where the recipes function presigns
+/// their GETs (path-style on `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`, else
+/// `https://{bucket}.s3.{region}.amazonaws.com`, which `https:` already allows). `None`
+/// when no bucket (or no region) is configured.
+pub fn recipe_photo_source(env: &Env) -> Result<Option<String>, ConfigError> {
+    Ok(uploads_put_source(env)?.and_then(|incoming| {
+        incoming
+            .strip_suffix("incoming/")
+            .map(|base| format!("{base}recipes/"))
+    }))
+}
+
 /// The CSP source of uploaded images: `{base}/images/` (a path ending in `/` matches every
 /// file below it), from `UPLOADS_PUBLIC_BASE_URL`, else `UPLOADS_BUCKET` with
 /// `AWS_ENDPOINT_URL` or `AWS_REGION` as the uploads function addresses it. `None` when no
@@ -197,6 +209,20 @@ mod tests {
             Some("https://up-1.s3.eu-west-1.amazonaws.com/images/")
         );
         assert_eq!(uploads_image_source(&env(&[])).unwrap(), None);
+    }
+
+    #[test]
+    fn recipe_photos_come_from_the_bucket_where_their_gets_are_signed() {
+        let local = env(&[
+            ("UPLOADS_PUBLIC_BASE_URL", "http://img.example.com/cdn/"),
+            ("UPLOADS_BUCKET", "local-uploadsbucket"),
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:4566/"),
+        ]);
+        assert_eq!(
+            recipe_photo_source(&local).unwrap().as_deref(),
+            Some("http://127.0.0.1:4566/local-uploadsbucket/recipes/")
+        );
+        assert_eq!(recipe_photo_source(&env(&[])).unwrap(), None);
     }
 
     #[test]

@@ -67,7 +67,12 @@ pub const SWAGGER_CSP: &str = "default-src 'none'; script-src 'self'; style-src 
 /// `UPLOADS_BUCKET`, `AWS_ENDPOINT_URL(_S3)` and `AWS_REGION`, the AI panel's stream source
 /// from `GENAI_FUNCTION_URL`, see [`csp`]).
 pub async fn router(env: Env) -> Result<Router, BoxError> {
-    let uploads = csp::uploads_image_source(&env)?;
+    // Community uploads and recipe photos: one img-src list holds them.
+    let images: Vec<String> = csp::uploads_image_source(&env)?
+        .into_iter()
+        .chain(csp::recipe_photo_source(&env)?)
+        .collect();
+    let uploads = (!images.is_empty()).then(|| images.join(" "));
     let upload_puts = csp::uploads_put_source(&env)?;
     let genai_stream = csp::genai_stream_source(&env)?;
     // Both are request targets: one connect-src list holds them.
