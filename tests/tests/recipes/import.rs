@@ -85,7 +85,13 @@ async fn the_corpus_imports_with_its_field_accuracy() {
     assert!(cases.len() >= 30, "{} pages", cases.len());
     let site = site(Arc::clone(&cases)).await;
     let llm = FakeLlm::start().await;
-    let t = TestStack::start_with(llm_parameters(&llm)).await;
+    let mut parameters = llm_parameters(&llm);
+    // The whole corpus at once: more than the default 10 imports a minute.
+    parameters.insert(
+        "RecipesImportRateLimitPerUser".into(),
+        "100/60,1000/86400".into(),
+    );
+    let t = TestStack::start_with(parameters).await;
     let token = t.cook("importer").await;
     let base = site.url("");
     let mut score = Score::default();
