@@ -32,6 +32,7 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").ReactionResult} ReactionResult */
 /** @typedef {import("./api-types.gen.js").ReportRequest} ReportRequest */
 /** @typedef {import("./api-types.gen.js").TopicCategory} TopicCategory */
+/** @typedef {import("./api-types.gen.js").TopicSuggestion} TopicSuggestion */
 /** @typedef {import("./api-types.gen.js").UnreadCount} UnreadCount */
 /** @typedef {import("./api-types.gen.js").UploadedImage} UploadedImage */
 

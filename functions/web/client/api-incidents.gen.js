@@ -28,6 +28,8 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").LogbookRequest} LogbookRequest */
 /** @typedef {import("./api-types.gen.js").LogsRequest} LogsRequest */
 /** @typedef {import("./api-types.gen.js").Operator} Operator */
+/** @typedef {import("./api-types.gen.js").PagerDutyEvent} PagerDutyEvent */
+/** @typedef {import("./api-types.gen.js").PagerDutyProcessed} PagerDutyProcessed */
 /** @typedef {import("./api-types.gen.js").RuleRequest} RuleRequest */
 /** @typedef {import("./api-types.gen.js").Severity} Severity */
 /** @typedef {import("./api-types.gen.js").Silence} Silence */
@@ -409,6 +411,19 @@ export function getNotificationChannel(id, options = {}) {
  */
 export function listNotificationDeliveries(id, query = {}, options = {}) {
   return request("GET", `/api/v1/notifications/channels/${encodeURIComponent(id)}/deliveries`, { ...options, query, auth: "required" });
+}
+
+/**
+ * The operators incidents may be assigned to, by username: everyone with the OPERATOR or
+ * ADMIN role who has used the incident platform (the caller included).
+ *
+ * `GET /api/v1/operators`
+ * @param {{limit?: number, cursor?: string}} [query]
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Array<Operator>>}
+ */
+export function listOperators(query = {}, options = {}) {
+  return request("GET", `/api/v1/operators`, { ...options, query, auth: "required" });
 }
 
 /**

@@ -11,6 +11,7 @@ import { request } from "./http.js";
 /** @typedef {import("./api-types.gen.js").CreatedRecipe} CreatedRecipe */
 /** @typedef {import("./api-types.gen.js").GenerateRequest} GenerateRequest */
 /** @typedef {import("./api-types.gen.js").Health} Health */
+/** @typedef {import("./api-types.gen.js").ImportRequest} ImportRequest */
 /** @typedef {import("./api-types.gen.js").NutrientsRequest} NutrientsRequest */
 /** @typedef {import("./api-types.gen.js").PlanMeal} PlanMeal */
 /** @typedef {import("./api-types.gen.js").PlanSlot} PlanSlot */
@@ -131,6 +132,21 @@ export function askAboutRecipe(body, options = {}) {
  */
 export function generateRecipes(body, options = {}) {
   return request("POST", `/api/recipes/recipes/generate`, { ...options, body, auth: "required" });
+}
+
+/**
+ * Imports a recipe from a page of any recipe site: its schema.org Recipe (JSON-LD, including
+ * `@graph`, or microdata), else the model's reading of its text (`source.importedBy:
+ * "model"`). The page is fetched under the platform's guard (no private or reserved
+ * addresses, 10 s, 5 MiB, 5 redirects) once its host's robots.txt allows it.
+ *
+ * `POST /api/recipes/recipes/import`
+ * @param {ImportRequest} body
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Recipe>}
+ */
+export function importRecipe(body, options = {}) {
+  return request("POST", `/api/recipes/recipes/import`, { ...options, body, auth: "required" });
 }
 
 /**

@@ -919,6 +919,12 @@ export {};
  */
 
 /**
+ * Import a recipe from a page, as sent.
+ * @typedef {Object} ImportRequest
+ * @property {string} url The recipe page (http or https, no user name or password).
+ */
+
+/**
  * An import just started.
  * @typedef {Object} ImportStarted
  * @property {number} done
@@ -953,6 +959,7 @@ export {};
  * @property {number} reopenCount How often a new occurrence reopened it after it was RESOLVED.
  * @property {string} sampleMessage The first grouped log's message, as it was.
  * @property {string} serviceName
+ * @property {(Severity|null)} [severity]
  * @property {Array<string>} [silencedBy] The silences holding back its notifications and escalation (their ids); absent when none does. It is recorded, grouped and alerted as usual meanwhile.
  * @property {IncidentStatus} status
  * @property {string} type
@@ -1435,6 +1442,14 @@ export {};
  * @property {(string|null)} [spanId] The log's span (16 lower-case hex digits).
  * @property {string} timestamp
  * @property {(string|null)} [traceId] The log's trace (32 lower-case hex digits).
+ */
+
+/**
+ * A person incidents may be assigned to.
+ * @typedef {Object} Operator
+ * @property {string} lastSeen The UTC day (`YYYY-MM-DD`) they were last seen on the incident platform.
+ * @property {Array<string>} roles OPERATOR and/or ADMIN, as their last token said.
+ * @property {string} username Their username, as an incident's `assignee` names them.
  */
 
 /**
@@ -2264,6 +2279,52 @@ export {};
 /**
  * A log's severity, lowest first.
  * @typedef {("TRACE"|"DEBUG"|"INFO"|"WARN"|"ERROR"|"FATAL")} Severity
+ */
+
+/**
+ * One line of the list.
+ * @typedef {Object} ShoppingItem
+ * @property {(string|null)} [amount] The quantity written for a cook (`1 ½`, `750`).
+ * @property {boolean} checked
+ * @property {boolean} extra Added by hand (kept when the list is built again), not from a recipe.
+ * @property {string} id The item's id in the list (8 hex digits).
+ * @property {string} name
+ * @property {(number|null)} [quantity] The merged quantity in `unit`; absent for lines without one (`salt to taste`).
+ * @property {Array<number>} [recipes] The recipes it comes from (ids).
+ * @property {string} unit
+ */
+
+/**
+ * The shopping list as stored.
+ * @typedef {Object} ShoppingList
+ * @property {(string|null)} [builtAt]
+ * @property {(string|null)} [from] What the built items came from: a plan's date range...
+ * @property {Array<ShoppingItem>} items
+ * @property {Array<number>} [recipes] ...or chosen recipes (ids).
+ * @property {(string|null)} [to]
+ * @property {(string|null)} [updatedAt]
+ */
+
+/**
+ * What to build the list from: a plan's days, or chosen recipes (exactly one of the two).
+ * @typedef {Object} ShoppingListBuildBody
+ * @property {(string|null)} [from] The first planned day.
+ * @property {(Array<PlanEntryBody>|null)} [recipes] Recipes and the portions to buy for (their own when absent), 1 to 50.
+ * @property {(string|null)} [to] The last planned day (at most 61 days after `from`).
+ */
+
+/**
+ * An item's check.
+ * @typedef {Object} ShoppingListCheckBody
+ * @property {boolean} checked
+ */
+
+/**
+ * An item added by hand.
+ * @typedef {Object} ShoppingListItemBody
+ * @property {string} name
+ * @property {(number|null)} [quantity]
+ * @property {(string|null)} [unit]
  */
 
 /**

@@ -150,6 +150,16 @@ async fn refusals_name_the_url() {
         )
         .await;
     assert_eq!(anonymous.status(), 401);
+    // A token that is not a person's imports nothing.
+    let service = t.service_token().await;
+    let forbidden = t
+        .post_json_auth(
+            IMPORT,
+            &service,
+            &json!({"url": site.url("/01-wprm-yoast-graph.html")}),
+        )
+        .await;
+    assert_eq!(forbidden.status(), 403);
 
     for (body, why) in [
         (json!({}), "is required"),
