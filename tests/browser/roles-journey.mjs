@@ -252,10 +252,9 @@ await journey("roles journey", async (browser) => {
     await shot(page, "ro03-settings-desktop.png", true);
   });
 
-  await step(mobile, "the phone's session ended: its next page is the sign-in page with the reason", async () => {
-    await menu.tap();
-    await mobileNav.getByRole("link", { name: "Starred" }).tap();
-    await waitForPath(mobile, `/login?next=${encodeURIComponent("/starred")}`);
+  await step(mobile, "the phone's session ended: the live incidents table turns into the sign-in page with the reason", async () => {
+    // The table refreshes itself: its next request finds the session ended, untouched.
+    await waitForPath(mobile, `/login?next=${encodeURIComponent("/incidents")}`);
     await waitForText(mobile.locator(".session-ended"), ENDED);
     await fitsPhone(mobile);
     await shot(mobile, "ro04-session-ended-phone.png");
@@ -265,6 +264,9 @@ await journey("roles journey", async (browser) => {
     await waitForText(mobile.locator(".form-error"), "Wrong username or password");
     await mobile.getByLabel("Password").fill(newPassword);
     await mobile.getByRole("button", { name: "Log in" }).tap();
+    await waitForPath(mobile, "/incidents");
+    await menu.tap();
+    await mobileNav.getByRole("link", { name: "Starred" }).tap();
     await waitForPath(mobile, "/starred");
   });
 

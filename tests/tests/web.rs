@@ -68,7 +68,7 @@ async fn client_pages_deep_link_and_are_revalidated() {
 }
 
 /// Locally the uploads bucket is served by the emulator over plain http: the client's pages
-/// allow images from exactly its `images/` path and requests (a presigned upload's PUT) to
+/// allow images from exactly its `images/` path (and recipe photos' `recipes/`) and requests (a presigned upload's PUT) to
 /// exactly its `incoming/` path, not every `http:` host; the docs UI keeps its own policy. A
 /// base URL that cannot be a CSP source stops the cold start.
 #[tokio::test]
@@ -87,7 +87,8 @@ async fn client_pages_allow_images_from_exactly_the_uploads_base() {
     let csp = answer.header("content-security-policy");
     assert!(
         csp.contains(
-            "img-src 'self' data: https: http://127.0.0.1:4566/local-uploadsbucket/images/;"
+            "img-src 'self' data: https: http://127.0.0.1:4566/local-uploadsbucket/images/ \
+             http://127.0.0.1:4566/local-uploadsbucket/recipes/;"
         ),
         "{csp}"
     );
@@ -361,5 +362,5 @@ fn client_follows_next_to_this_origin_only() {
         "node --test client.test.mjs failed:\n{report}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(report.contains("# pass 20"), "{report}");
+    assert!(report.contains("# pass 24"), "{report}");
 }

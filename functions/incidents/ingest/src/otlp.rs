@@ -71,9 +71,10 @@ pub struct RpcStatus {
 #[derive(ToSchema)]
 #[allow(dead_code)]
 pub struct ExportLogsServiceRequest {
-    /// At most 10,000 log records in all.
-    #[schema(value_type = Vec<Object>, rename = "resourceLogs")]
-    resource_logs: (),
+    /// At most 10,000 log records in all. Absent or empty: nothing to take (the
+    /// specification's empty export, answered 200).
+    #[schema(value_type = Option<Vec<Object>>, nullable = false, rename = "resourceLogs")]
+    resource_logs: Option<()>,
 }
 
 /// Accepts an OTLP/HTTP logs export.

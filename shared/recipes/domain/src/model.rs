@@ -97,7 +97,10 @@ pub struct RecipeSource {
 
 /// A recipe's times, in minutes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(
+    rename_all = "camelCase",
+    try_from = "serde_json::Map<String, serde_json::Value>"
+)]
 pub struct RecipeTimes {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 0, maximum = 43200)]
@@ -108,6 +111,34 @@ pub struct RecipeTimes {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 0, maximum = 43200)]
     pub total_minutes: Option<u32>,
+}
+
+/// Only a JSON object is a recipe's times (serde's derive would take an array too).
+impl TryFrom<serde_json::Map<String, serde_json::Value>> for RecipeTimes {
+    type Error = String;
+
+    fn try_from(fields: serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        let mut times = Self::default();
+        for (name, value) in fields {
+            let minutes = match value {
+                serde_json::Value::Null => None,
+                serde_json::Value::Number(n) => Some(
+                    n.as_u64()
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or_else(|| format!("{name}: must be a whole number of minutes"))?,
+                ),
+                _ => return Err(format!("{name}: must be a whole number of minutes")),
+            };
+            match name.as_str() {
+                "prepMinutes" => times.prep_minutes = minutes,
+                "cookMinutes" => times.cook_minutes = minutes,
+                "totalMinutes" => times.total_minutes = minutes,
+                // As before: a field the recipe does not know is left out.
+                _ => {}
+            }
+        }
+        Ok(times)
+    }
 }
 
 impl RecipeTimes {

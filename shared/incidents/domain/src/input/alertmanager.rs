@@ -51,7 +51,8 @@ pub fn parse_alertmanager(body: &Value, now: DateTime<Utc>) -> Result<Vec<LogInp
     }
     let receiver = match body.get("receiver") {
         Some(Value::String(r)) if !r.trim().is_empty() => Some(r.trim().to_string()),
-        None | Some(Value::Null) => None,
+        // A blank name names no service: the alerts' labels (or the fallback) do.
+        None | Some(Value::Null) | Some(Value::String(_)) => None,
         Some(_) => {
             errors.add("receiver", "must be a string");
             None
