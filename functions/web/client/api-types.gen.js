@@ -587,7 +587,7 @@ export {};
  * A body of OTLP/JSON, as the specification maps `ExportLogsServiceRequest`
  * (`resourceLogs[].scopeLogs[].logRecords[]`).
  * @typedef {Object} ExportLogsServiceRequest
- * @property {Array<Object<string, unknown>>} resourceLogs At most 10,000 log records in all.
+ * @property {Array<Object<string, unknown>>} [resourceLogs] At most 10,000 log records in all. Absent or empty: nothing to take (the specification's empty export, answered 200).
  */
 
 /**
