@@ -1426,6 +1426,16 @@ export {};
  */
 
 /**
+ * Nutrients of one portion: the recipe's divided by its portions (at least 0.5, so up to
+ * twice a recipe's bound). The contract's shape only.
+ * @typedef {Object} NutrientsPerPortion
+ * @property {number} calories
+ * @property {number} carbs
+ * @property {number} fat
+ * @property {number} protein
+ */
+
+/**
  * Compute nutrients, as sent.
  * @typedef {Object} NutrientsRequest
  * @property {RecipeInputBody} recipe
@@ -1930,7 +1940,7 @@ export {};
  * @property {Array<RecipeIngredient>} ingredients
  * @property {Array<string>} instructions
  * @property {(RecipeNutrients|null)} [nutrients]
- * @property {(RecipeNutrients|null)} [nutrientsPerPortion]
+ * @property {(NutrientsPerPortion|null)} [nutrientsPerPortion]
  * @property {(string|null)} [openedAt] The last time the recipe was read on its own (`GET /recipes/{recipeId}`).
  * @property {number} portions
  * @property {(number|null)} [scaledFrom] The portions the recipe is written for, when the answer was scaled to `portions` (`?portions=N`).

@@ -160,6 +160,21 @@ pub struct RecipeNutrients {
     pub carbs: f64,
 }
 
+/// Nutrients of one portion: the recipe's divided by its portions (at least 0.5, so up to
+/// twice a recipe's bound). The contract's shape only.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct NutrientsPerPortion {
+    #[schema(minimum = 0, maximum = 20000000)]
+    calories: f64,
+    #[schema(minimum = 0, maximum = 20000000)]
+    protein: f64,
+    #[schema(minimum = 0, maximum = 20000000)]
+    fat: f64,
+    #[schema(minimum = 0, maximum = 20000000)]
+    carbs: f64,
+}
+
 /// A valid recipe without its id and times.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct RecipeInput {
@@ -227,6 +242,7 @@ pub struct Recipe {
     pub image: Option<RecipeImage>,
     /// `nutrients` divided by `portions`, rounded to 0.1 (when nutrients are stored).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<NutrientsPerPortion>)]
     pub nutrients_per_portion: Option<RecipeNutrients>,
     /// The reader's allergies its ingredients name (empty: none); absent when the reader's
     /// preferences could not be read.
