@@ -16,7 +16,6 @@
 use std::time::{Duration, SystemTime};
 
 use aws_sdk_s3::presigning::{PresignedRequest, PresigningConfig};
-use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::MetadataDirective;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -335,55 +334,15 @@ struct Head {
 
 /// The first [`SNIFF_BYTES`] of `key` and its size; `None` when there is no such object.
 async fn first_bytes(state: &AppState, key: &str) -> Result<Option<Head>, ApiError> {
-    let answer = state
+    let start = state
         .s3
-        .client()
-        .get_object()
-        .bucket(state.bucket.as_ref())
-        .key(key)
-        .range(format!("bytes=0-{}", SNIFF_BYTES - 1))
-        .send()
-        .await;
-    let output = match answer {
-        Ok(output) => output,
-        Err(e) => {
-            let error = AwsError::from(e);
-            return match (error.status(), error.code()) {
-                (Some(404), _) | (_, Some("NoSuchKey")) => Ok(None),
-                // A range past the end: the object is empty.
-                (Some(416), _) | (_, Some("InvalidRange")) => Ok(Some(Head {
-                    bytes: Vec::new(),
-                    size: 0,
-                })),
-                _ => Err(storage_error(error)),
-            };
-        }
-    };
-    // `bytes 0-63/9437184`; without a range in the answer, the whole object came back.
-    let total = output
-        .content_range()
-        .and_then(|range| range.rsplit_once('/'))
-        .and_then(|(_, total)| total.parse::<u64>().ok());
-    let length = output
-        .content_length()
-        .and_then(|n| u64::try_from(n).ok())
-        .unwrap_or(0);
-    let bytes = read_start(output.body).await?;
-    Ok(Some(Head {
-        size: total.unwrap_or(length),
-        bytes,
+        .object_start(&state.bucket, key, SNIFF_BYTES)
+        .await
+        .map_err(storage_error)?;
+    Ok(start.map(|start| Head {
+        bytes: start.bytes,
+        size: start.size,
     }))
-}
-
-/// At most [`SNIFF_BYTES`] of `body`.
-async fn read_start(body: ByteStream) -> Result<Vec<u8>, ApiError> {
-    let data = body.collect().await.map_err(|e| {
-        tracing::warn!(error = %e, "reading an upload's first bytes failed");
-        ApiError::unavailable("Image storage is unavailable, try again")
-    })?;
-    let mut bytes = data.into_bytes().to_vec();
-    bytes.truncate(usize::try_from(SNIFF_BYTES).unwrap_or(usize::MAX));
-    Ok(bytes)
 }
 
 /// Deletes a waiting upload; a failure is logged (the lifecycle rule removes it in a day).

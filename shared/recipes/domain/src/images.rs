@@ -19,7 +19,6 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_sdk_s3::presigning::PresigningConfig;
-use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::MetadataDirective;
 use bytes::Bytes;
 use platform::aws::s3::PutObject;
@@ -253,37 +252,12 @@ impl ImageStore {
 
     /// The first bytes of `key` and its size.
     async fn first_bytes(&self, key: &str) -> Result<(Vec<u8>, u64), ImageError> {
-        let answer = self
+        let start = self
             .s3
-            .client()
-            .get_object()
-            .bucket(self.bucket.as_ref())
-            .key(key)
-            .range(format!("bytes=0-{}", SNIFF_BYTES - 1))
-            .send()
-            .await;
-        let output = match answer {
-            Ok(output) => output,
-            Err(e) => {
-                let error = AwsError::from(e);
-                return match (error.status(), error.code()) {
-                    (Some(404), _) | (_, Some("NoSuchKey")) => Err(ImageError::UploadNotFound),
-                    // A range past the end: the object is empty.
-                    (Some(416), _) | (_, Some("InvalidRange")) => Ok((Vec::new(), 0)),
-                    _ => Err(error.into()),
-                };
-            }
-        };
-        let total = output
-            .content_range()
-            .and_then(|range| range.rsplit_once('/'))
-            .and_then(|(_, total)| total.parse::<u64>().ok());
-        let length = output
-            .content_length()
-            .and_then(|n| u64::try_from(n).ok())
-            .unwrap_or(0);
-        let bytes = read_start(output.body).await?;
-        Ok((bytes, total.unwrap_or(length)))
+            .object_start(&self.bucket, key, SNIFF_BYTES)
+            .await?
+            .ok_or(ImageError::UploadNotFound)?;
+        Ok((start.bytes, start.size))
     }
 
     /// A GET URL of `key`, the same for the hour it is asked in, valid an hour at least.
@@ -325,17 +299,6 @@ impl ImageStore {
             tracing::warn!(key, error = %error, "a recipe image was not deleted");
         }
     }
-}
-
-/// At most [`SNIFF_BYTES`] of `body`.
-async fn read_start(body: ByteStream) -> Result<Vec<u8>, ImageError> {
-    let data = body
-        .collect()
-        .await
-        .map_err(|e| AwsError::invalid(format!("reading an upload's first bytes: {e}")))?;
-    let mut bytes = data.into_bytes().to_vec();
-    bytes.truncate(usize::try_from(SNIFF_BYTES).unwrap_or(usize::MAX));
-    Ok(bytes)
 }
 
 #[cfg(test)]

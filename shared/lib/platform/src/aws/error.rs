@@ -69,6 +69,16 @@ impl AwsError {
         }
     }
 
+    /// A call whose answer could not be read to its end (the connection broke): a 503.
+    pub fn unreachable(message: impl Into<String>) -> Self {
+        Self {
+            code: None,
+            status: None,
+            message: message.into(),
+            unavailable: true,
+        }
+    }
+
     /// The service's error name (`ConditionalCheckFailedException`), when it answered one.
     pub fn code(&self) -> Option<&str> {
         self.code.as_deref()

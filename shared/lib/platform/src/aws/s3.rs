@@ -26,6 +26,13 @@ pub struct PutObject<'a> {
     pub cache_control: Option<&'a str>,
 }
 
+/// The first bytes of an object (enough to tell its type) and its whole size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectStart {
+    pub bytes: Vec<u8>,
+    pub size: u64,
+}
+
 impl S3 {
     /// `endpoint`: the override the client was built with, if any.
     pub fn new(client: aws_sdk_s3::Client, endpoint: Option<String>) -> Self {
@@ -50,6 +57,58 @@ impl S3 {
             .send()
             .await?;
         Ok(())
+    }
+
+    /// The first `n` bytes of `key` in `bucket` (one ranged GET) and the object's size;
+    /// `None` when there is no such object, no bytes and size 0 when it is empty.
+    pub async fn object_start(
+        &self,
+        bucket: &str,
+        key: &str,
+        n: u64,
+    ) -> Result<Option<ObjectStart>, AwsError> {
+        let answer = self
+            .client
+            .get_object()
+            .bucket(bucket)
+            .key(key)
+            .range(format!("bytes=0-{}", n.saturating_sub(1)))
+            .send()
+            .await;
+        let output = match answer {
+            Ok(output) => output,
+            Err(e) => {
+                let error = AwsError::from(e);
+                return match (error.status(), error.code()) {
+                    (Some(404), _) | (_, Some("NoSuchKey")) => Ok(None),
+                    // A range past the end: the object is empty.
+                    (Some(416), _) | (_, Some("InvalidRange")) => Ok(Some(ObjectStart {
+                        bytes: Vec::new(),
+                        size: 0,
+                    })),
+                    _ => Err(error),
+                };
+            }
+        };
+        // `bytes 0-63/9437184`; without a range in the answer, the whole object came back.
+        let total = output
+            .content_range()
+            .and_then(|range| range.rsplit_once('/'))
+            .and_then(|(_, total)| total.parse::<u64>().ok());
+        let length = output
+            .content_length()
+            .and_then(|n| u64::try_from(n).ok())
+            .unwrap_or(0);
+        let data =
+            output.body.collect().await.map_err(|e| {
+                AwsError::unreachable(format!("reading the first bytes of {key}: {e}"))
+            })?;
+        let mut bytes = data.into_bytes().to_vec();
+        bytes.truncate(usize::try_from(n).unwrap_or(usize::MAX));
+        Ok(Some(ObjectStart {
+            size: total.unwrap_or(length),
+            bytes,
+        }))
     }
 
     /// The URL of `key` in `bucket`: where it is served when the bucket lets anyone read it.
