@@ -117,7 +117,7 @@ export {};
  * One alert of a notification.
  * @typedef {Object} AlertmanagerAlert
  * @property {(Object<string, string>|null)} [annotations] `summary` (else `description`) is the log's message; kept as `annotations.{name}`.
- * @property {(string|null)} [endsAt] Alertmanager sends `0001-01-01T00:00:00Z` while it fires.
+ * @property {(string|null)} [endsAt] Alertmanager sends `0001-01-01T00:00:00Z` while it fires; empty is taken as no end too.
  * @property {(string|null)} [fingerprint] Alertmanager's hash of the labels: one incident per fingerprint.
  * @property {(string|null)} [generatorURL]
  * @property {Object<string, string>} labels The alert's labels: `service`, `job` or `app` name its service, `severity` its severity; all kept in the log's `attributes`.
@@ -647,6 +647,12 @@ export {};
 /**
  * Whether a source's articles get the text of their page.
  * @typedef {("on"|"off"|"auto")} FullTextMode
+ */
+
+/**
+ * The API gateway's own refusal, answered before the function sees the request.
+ * @typedef {Object} GatewayRefusal
+ * @property {string} message `Request Entity Too Large`
  */
 
 /**
@@ -1939,7 +1945,7 @@ export {};
  * @property {Array<string>} [ingredientLines] Each ingredient written as one line by the service's one writer (`1/2 cup cream`, `a pinch of salt`, `salt to taste`), in `ingredients`' order: what a client shows and sends back as `{line}`.
  * @property {Array<RecipeIngredient>} ingredients
  * @property {Array<string>} instructions
- * @property {(RecipeNutrients|null)} [nutrients]
+ * @property {(RecipeNutrientsServed|null)} [nutrients]
  * @property {(NutrientsPerPortion|null)} [nutrientsPerPortion]
  * @property {(string|null)} [openedAt] The last time the recipe was read on its own (`GET /recipes/{recipeId}`).
  * @property {number} portions
@@ -1997,8 +2003,8 @@ export {};
  * @property {(string|null)} [amount] The quantity exactly as written (`½`, `1 1/2`, `1-2`, `a`).
  * @property {string} name
  * @property {(string|null)} [note] What follows the name (`finely chopped`, `to taste`, `optional`).
- * @property {(number|null)} [quantity] The quantity as a number, for scaling and merging (a range's lower bound); absent when none was given (`salt to taste`).
- * @property {(number|null)} [quantityMax] A range's upper bound (`1-2 cloves`: 2).
+ * @property {(number|null)} [quantity] The quantity as a number, for scaling and merging (a range's lower bound); absent when none was given (`salt to taste`). At most 100,000 as written; an answer scaled to `?portions` (up to 2,000 times) or a shopping list's sum can be more.
+ * @property {(number|null)} [quantityMax] A range's upper bound (`1-2 cloves`: 2), bounded as `quantity`.
  * @property {string} unit The canonical unit: `g`, `kg`, `ml`, `l`, `cup`, `tbsp`, `tsp`, `oz`, `lb`, `clove`, `pinch`, ... or empty.
  */
 
@@ -2036,6 +2042,16 @@ export {};
 /**
  * Nutrients of the whole recipe (kcal and grams).
  * @typedef {Object} RecipeNutrients
+ * @property {number} calories
+ * @property {number} carbs
+ * @property {number} fat
+ * @property {number} protein
+ */
+
+/**
+ * A recipe's nutrients as an answer gives them: the stored ones (each at most 10,000,000),
+ * or up to 2,000 times that when scaled to `?portions`. The contract's shape only.
+ * @typedef {Object} RecipeNutrientsServed
  * @property {number} calories
  * @property {number} carbs
  * @property {number} fat

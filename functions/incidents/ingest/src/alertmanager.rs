@@ -66,7 +66,7 @@ pub struct AlertmanagerAlert {
     annotations: Option<BTreeMap<String, String>>,
     #[schema(format = DateTime)]
     starts_at: String,
-    /// Alertmanager sends `0001-01-01T00:00:00Z` while it fires.
+    /// Alertmanager sends `0001-01-01T00:00:00Z` while it fires; empty is taken as no end too.
     #[schema(format = DateTime)]
     ends_at: Option<String>,
     #[serde(rename = "generatorURL")]

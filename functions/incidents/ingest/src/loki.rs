@@ -27,6 +27,14 @@ pub const PATH: &str = "/loki/api/v1/push";
 /// The header of Loki's tenant.
 const TENANT_HEADER: &str = "x-scope-orgid";
 
+/// The API gateway's own refusal, answered before the function sees the request.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct GatewayRefusal {
+    /// `Request Entity Too Large`
+    message: String,
+}
+
 /// A JSON push: streams of labels and entries.
 #[derive(ToSchema)]
 #[allow(dead_code)]
@@ -113,7 +121,7 @@ fn values_schema() -> ArrayBuilder {
         (status = 400, description = "The body is not what its type says (nothing taken), or some streams or entries were refused (the rest are taken): each reason on its line", body = String, content_type = "text/plain"),
         (status = 401, description = "No valid ingest key", body = String, content_type = "text/plain"),
         (status = 403, description = "The key is bound to services the entries go beyond; nothing was taken", body = String, content_type = "text/plain"),
-        (status = 413, description = "Over 6 MiB sent, 16 MiB decompressed, 1,000 streams or 10,000 entries", body = String, content_type = "text/plain"),
+        (status = 413, description = "Over 16 MiB decompressed, 1,000 streams or 10,000 entries (plain text), or over 6 MiB sent (the API gateway's own JSON, before the function)", content((String = "text/plain"), (GatewayRefusal = "application/json"))),
         (status = 429, description = "The key's rate limit is spent; retry after `Retry-After` seconds", body = String, content_type = "text/plain"),
         (status = 503, description = "The ingest queue did not take every entry, or the key could not be checked: nothing is acknowledged, retry", body = String, content_type = "text/plain"),
     )

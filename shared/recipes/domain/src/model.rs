@@ -31,13 +31,14 @@ pub const MAX_MINUTES: u32 = 43_200;
 #[serde(rename_all = "camelCase")]
 pub struct RecipeIngredient {
     /// The quantity as a number, for scaling and merging (a range's lower bound); absent
-    /// when none was given (`salt to taste`).
+    /// when none was given (`salt to taste`). At most 100,000 as written; an answer scaled
+    /// to `?portions` (up to 2,000 times) or a shopping list's sum can be more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(minimum = 0, maximum = 100000)]
+    #[schema(minimum = 0)]
     pub quantity: Option<f64>,
-    /// A range's upper bound (`1-2 cloves`: 2).
+    /// A range's upper bound (`1-2 cloves`: 2), bounded as `quantity`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(minimum = 0, maximum = 100000)]
+    #[schema(minimum = 0)]
     pub quantity_max: Option<f64>,
     /// The quantity exactly as written (`½`, `1 1/2`, `1-2`, `a`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -160,6 +161,21 @@ pub struct RecipeNutrients {
     pub carbs: f64,
 }
 
+/// A recipe's nutrients as an answer gives them: the stored ones (each at most 10,000,000),
+/// or up to 2,000 times that when scaled to `?portions`. The contract's shape only.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct RecipeNutrientsServed {
+    #[schema(minimum = 0)]
+    calories: f64,
+    #[schema(minimum = 0)]
+    protein: f64,
+    #[schema(minimum = 0)]
+    fat: f64,
+    #[schema(minimum = 0)]
+    carbs: f64,
+}
+
 /// Nutrients of one portion: the recipe's divided by its portions (at least 0.5, so up to
 /// twice a recipe's bound). The contract's shape only.
 #[derive(utoipa::ToSchema)]
@@ -221,6 +237,7 @@ pub struct Recipe {
     pub instructions: Vec<String>,
     pub portions: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<RecipeNutrientsServed>)]
     pub nutrients: Option<RecipeNutrients>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<RecipeSource>,

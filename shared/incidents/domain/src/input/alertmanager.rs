@@ -319,6 +319,8 @@ fn time(
             None
         }
         None | Some(Value::Null) => Some(None),
+        // An empty end is no end, as Alertmanager's zero time is.
+        Some(Value::String(s)) if !required && s.trim().is_empty() => Some(None),
         Some(Value::String(s)) => match DateTime::parse_from_rfc3339(s.trim()) {
             Ok(at) => Some(Some(at.with_timezone(&Utc))),
             Err(_) => {
@@ -392,6 +394,20 @@ mod tests {
         let again =
             parse_alertmanager(&notification("firing"), now() + Duration::hours(4)).unwrap();
         assert_eq!(again[0].event_key, log.event_key);
+    }
+
+    #[test]
+    fn an_empty_end_is_no_end_but_an_empty_start_is_refused() {
+        let mut body = notification("firing");
+        body["alerts"][0]["endsAt"] = json!("");
+        let logs = parse_alertmanager(&body, now()).unwrap();
+        assert_eq!(logs[0].action, LogAction::Trigger);
+        body["alerts"][0]["startsAt"] = json!("");
+        let refused = parse_alertmanager(&body, now()).unwrap_err();
+        assert!(
+            format!("{refused:?}").contains("alerts[0].startsAt"),
+            "{refused:?}"
+        );
     }
 
     #[test]
