@@ -18,7 +18,9 @@ For every `AWS::Serverless::Function` of the template (its binary is
 3. the mock answers with a representative event from `events/<binary>/` (`health.json` where
    there is one: an API Gateway v2 event; the feed worker's SQS batch; the scheduler's
    EventBridge event); first answer = from that event's delivery to its
-   `POST .../response` (or `/error`);
+   `POST .../response` (or `/error`); a function whose first answer calls a peer other than
+   AWS gets a loopback double of it, and its state is reset before each start
+   (coldstart_lib/peers.py);
 4. peak RSS is the process's `VmHWM` read just before it is killed, CPU time (user + system,
    init and first answer together) comes from `wait4`;
 5. each bootstrap is also started against a TLS endpoint in front of the emulator (a throwaway
@@ -48,6 +50,7 @@ from coldstart_lib.building import bootstrap_path, build, size_mb
 from coldstart_lib.cold_start import cold_start
 from coldstart_lib.common import ACCOUNT, HELLO, REGION, ROOT, STACK, log
 from coldstart_lib.emulator import Emulator, TlsFront
+from coldstart_lib.peers import fixture_for
 from coldstart_lib.reporting import INIT_BUDGET_RATIO, SIZE_BUDGET_MB, budget, fmt, print_table, summarise
 from coldstart_lib.template import Function, Resolver, ed25519_pair, load_template, template_parameters
 
@@ -119,6 +122,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     template, functions = load_template(Path(args.template))
+    every_function = functions
     if args.functions:
         wanted = [b.strip() for b in args.functions.split(",") if b.strip()]
         unknown = [b for b in wanted if b != HELLO and b not in {f.binary for f in functions}]
@@ -146,7 +150,7 @@ def main(argv=None) -> int:
 
     results = {}
     if not args.no_run:
-        results = measure(args, template, subjects, bootstrap, overrides)
+        results = measure(args, template, subjects, bootstrap, overrides, every_function)
 
     # ---- report ----
     print()
@@ -210,7 +214,7 @@ def main(argv=None) -> int:
 TLS = "@tls"
 
 
-def measure(args, template, subjects, bootstrap, overrides) -> dict:
+def measure(args, template, subjects, bootstrap, overrides, every_function) -> dict:
     """Every subject's runs against the emulator over plain HTTP (`results[binary]`) and
     through the TLS front (`results[binary + TLS]`)."""
     keys = ed25519_pair()
@@ -218,6 +222,7 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
     emulator = None
     front = None
     physical = {}
+    fixtures = []
     try:
         try:
             emulator = Emulator()
@@ -226,6 +231,7 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
         except Exception as e:  # measured anyway; AWS calls will fail and be reported
             log(f"warning: no emulator ({e}); functions that call AWS will answer errors")
         resolver = Resolver(template, params, physical)
+        every_env = {g.binary: {k: resolver.resolve(v) for k, v in g.env.items()} for g in every_function}
         logs = Path(tempfile.mkdtemp(prefix="bench-coldstart-"))
         plan = []
         for f in subjects:
@@ -241,6 +247,11 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
             env.update({k: resolver.resolve(v) for k, v in f.env.items()})
             if emulator:
                 env["AWS_ENDPOINT_URL"] = emulator.url
+            # The peers a first answer calls (loopback doubles), and the state it starts from.
+            fixture = None if problem else fixture_for(f.binary, env, every_env, emulator.url if emulator else None)
+            if fixture:
+                fixtures.append(fixture)
+                env.update(fixture.env())
             for item in args.set:
                 key, _, value = item.partition("=")
                 if value:
@@ -249,22 +260,33 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
                     env.pop(key, None)
             arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
             event = event_file.read_bytes() if not problem else b""
-            plan.append((f.binary, f, path, env, event, arn, problem))
+            if fixture:
+                event = fixture.event(event)
+            plan.append((f.binary, f, path, env, event, arn, problem, fixture))
             if front:
+                # The peers stay plain HTTP: the functions' own HTTP client trusts only the
+                # compiled-in public roots, never AWS_CA_BUNDLE.
                 tls_env = dict(env, AWS_ENDPOINT_URL=front.url, AWS_CA_BUNDLE=str(front.ca_file))
-                plan.append((f.binary + TLS, f, path, tls_env, event, arn, problem))
+                plan.append((f.binary + TLS, f, path, tls_env, event, arn, problem, fixture))
         runs = {key: [] for key, *_ in plan}
-        problems = {key: p for key, _, _, _, _, _, p in plan if p}
+        problems = {p[0]: p[6] for p in plan if p[6]}
         live = [p for p in plan if not p[6]]
         log(f"bench-coldstart: {len(live)} bootstrap runs a round (plain HTTP and TLS), 1 warm-up "
             f"round + {args.runs} rounds; logs in {logs}")
         for round_no in range(args.runs + 1):
             order = live[round_no % len(live):] + live[:round_no % len(live)] if live else []
-            for key, f, path, env, event, arn, _ in order:
+            for key, f, path, env, event, arn, _, fixture in order:
                 wrap = shlex.split(args.wrap.replace("{binary}", f.binary)) if args.wrap else None
                 slow = 30 if wrap else 1
+                if fixture:
+                    fixture.before()
                 r = cold_start(path, env, event, arn, logs / f"{key}.log",
                                init_timeout=args.timeout * slow, answer_timeout=2 * args.timeout * slow, wrap=wrap)
+                if fixture and r.ok:
+                    # The answer counts only if the work it stands for was done.
+                    r.ok, r.outcome = fixture.judge()
+                elif fixture:
+                    fixture.judge()  # clears what the failed run left with the peer
                 if round_no > 0:
                     runs[key].append(r)
                 elif not r.ok:
@@ -281,6 +303,8 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
                 results[key]["raw"] = [r.__dict__ for r in runs[key]]
         return results
     finally:
+        for fixture in fixtures:
+            fixture.stop()
         if front:
             front.stop()
         if emulator:
