@@ -31,6 +31,7 @@ For every `AWS::Serverless::Function` of the template (its binary is
 Runs alternate between the functions (one round runs every function once, in a rotated
 order), after one untimed warm-up round, so that the machine's drifting load spreads evenly.
 A function that fails to build, start or answer is reported in the table, never a crash.
+Exit status: 3 when a figure is over budget, 4 when a build failed (older bootstraps measured).
 
 Standard library only, plus what local/.venv already holds for the local stack: PyYAML (the
 template), boto3 (the emulator's tables and queues), cryptography (the throwaway JWT keys).
@@ -46,6 +47,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from coldstart_lib import budget as budget_file
 from coldstart_lib.building import bootstrap_path, build, size_mb
 from coldstart_lib.cold_start import cold_start
 from coldstart_lib.common import ACCOUNT, HELLO, REGION, ROOT, STACK, log
@@ -119,7 +121,16 @@ def main(argv=None) -> int:
                     help="a bootstrap that has not asked for an event after SECONDS (or not answered "
                          "after twice that) counts as failed (default 10; x30 under --wrap)")
     ap.add_argument("--template", default=str(ROOT / "template.yaml"))
+    ap.add_argument("--record", action="store_true",
+                    help="write the measured functions' sizes (arm64 too with --arm64), init/hello "
+                         "ratio and external crates to tests/coldstart/budget.json, which "
+                         "local/coldstart-budget checks against")
     args = ap.parse_args(argv)
+    if args.record and (args.no_run or args.bootstrap_dir or args.wrap or args.set
+                        or Path(args.template).resolve() != ROOT / "template.yaml"):
+        log("error: --record takes the figures of a plain run of the template's own bootstraps "
+            "(no --no-run, --bootstrap-dir, --wrap, --set or --template)")
+        return 2
 
     template, functions = load_template(Path(args.template))
     every_function = functions
@@ -208,7 +219,35 @@ def main(argv=None) -> int:
 
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
-    return 3 if over_budget else 0
+    if args.record and False in build_ok.values():
+        log("bench-coldstart: nothing recorded, a build failed")
+    elif args.record:
+        record(functions, results, args.arm64)
+    if over_budget:
+        return 3
+    # Figures of older bootstraps, if any: a caller must not take them for this tree's.
+    return 4 if False in build_ok.values() else 0
+
+
+def record(functions, results: dict, arm64: bool):
+    """The measured functions' figures into tests/coldstart/budget.json (see coldstart_lib/budget.py)."""
+    records = budget_file.load()
+    now = budget_file.current([f.binary for f in functions])
+    hello = (results.get(HELLO) or {}).get("init_median")
+    done, skipped = [], []
+    for f in functions:
+        s = results.get(f.binary) or {}
+        if f.binary not in now or not s.get("runs") or s.get("ok") != s.get("runs"):
+            skipped.append(f.binary)
+            continue
+        package, crates = now[f.binary]
+        budget_file.record(records, f.binary, package, crates, size_mb(bootstrap_path("x86_64", f.binary)),
+                           s["init_median"] / hello if s.get("init_median") and hello else None,
+                           size_mb(bootstrap_path("arm64", f.binary)) if arm64 else None)
+        done.append(f.binary)
+    budget_file.save(records)
+    log(f"bench-coldstart: recorded {len(done)} function(s) in {budget_file.BUDGET_FILE.relative_to(ROOT)}"
+        + (f"; not recorded (not every run answered): {', '.join(skipped)}" if skipped else ""))
 
 
 TLS = "@tls"
