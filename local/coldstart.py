@@ -18,7 +18,9 @@ For every `AWS::Serverless::Function` of the template (its binary is
 3. the mock answers with a representative event from `events/<binary>/` (`health.json` where
    there is one: an API Gateway v2 event; the feed worker's SQS batch; the scheduler's
    EventBridge event); first answer = from that event's delivery to its
-   `POST .../response` (or `/error`);
+   `POST .../response` (or `/error`); a function whose first answer calls a peer other than
+   AWS gets a loopback double of it, and its state is reset before each start
+   (coldstart_lib/peers.py);
 4. peak RSS is the process's `VmHWM` read just before it is killed, CPU time (user + system,
    init and first answer together) comes from `wait4`;
 5. each bootstrap is also started against a TLS endpoint in front of the emulator (a throwaway
@@ -29,6 +31,7 @@ For every `AWS::Serverless::Function` of the template (its binary is
 Runs alternate between the functions (one round runs every function once, in a rotated
 order), after one untimed warm-up round, so that the machine's drifting load spreads evenly.
 A function that fails to build, start or answer is reported in the table, never a crash.
+Exit status: 3 when a figure is over budget, 4 when a build failed (older bootstraps measured).
 
 Standard library only, plus what local/.venv already holds for the local stack: PyYAML (the
 template), boto3 (the emulator's tables and queues), cryptography (the throwaway JWT keys).
@@ -44,10 +47,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from coldstart_lib import budget as budget_file
 from coldstart_lib.building import bootstrap_path, build, size_mb
 from coldstart_lib.cold_start import cold_start
 from coldstart_lib.common import ACCOUNT, HELLO, REGION, ROOT, STACK, log
 from coldstart_lib.emulator import Emulator, TlsFront
+from coldstart_lib.peers import fixture_for
 from coldstart_lib.reporting import INIT_BUDGET_RATIO, SIZE_BUDGET_MB, budget, fmt, print_table, summarise
 from coldstart_lib.template import Function, Resolver, ed25519_pair, load_template, template_parameters
 
@@ -116,9 +121,19 @@ def main(argv=None) -> int:
                     help="a bootstrap that has not asked for an event after SECONDS (or not answered "
                          "after twice that) counts as failed (default 10; x30 under --wrap)")
     ap.add_argument("--template", default=str(ROOT / "template.yaml"))
+    ap.add_argument("--record", action="store_true",
+                    help="write the measured functions' sizes (arm64 too with --arm64), init/hello "
+                         "ratio and external crates to tests/coldstart/budget.json, which "
+                         "local/coldstart-budget checks against")
     args = ap.parse_args(argv)
+    if args.record and (args.no_run or args.bootstrap_dir or args.wrap or args.set
+                        or Path(args.template).resolve() != ROOT / "template.yaml"):
+        log("error: --record takes the figures of a plain run of the template's own bootstraps "
+            "(no --no-run, --bootstrap-dir, --wrap, --set or --template)")
+        return 2
 
     template, functions = load_template(Path(args.template))
+    every_function = functions
     if args.functions:
         wanted = [b.strip() for b in args.functions.split(",") if b.strip()]
         unknown = [b for b in wanted if b != HELLO and b not in {f.binary for f in functions}]
@@ -146,7 +161,7 @@ def main(argv=None) -> int:
 
     results = {}
     if not args.no_run:
-        results = measure(args, template, subjects, bootstrap, overrides)
+        results = measure(args, template, subjects, bootstrap, overrides, every_function)
 
     # ---- report ----
     print()
@@ -204,13 +219,41 @@ def main(argv=None) -> int:
 
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
-    return 3 if over_budget else 0
+    if args.record and False in build_ok.values():
+        log("bench-coldstart: nothing recorded, a build failed")
+    elif args.record:
+        record(functions, results, args.arm64)
+    if over_budget:
+        return 3
+    # Figures of older bootstraps, if any: a caller must not take them for this tree's.
+    return 4 if False in build_ok.values() else 0
+
+
+def record(functions, results: dict, arm64: bool):
+    """The measured functions' figures into tests/coldstart/budget.json (see coldstart_lib/budget.py)."""
+    records = budget_file.load()
+    now = budget_file.current([f.binary for f in functions])
+    hello = (results.get(HELLO) or {}).get("init_median")
+    done, skipped = [], []
+    for f in functions:
+        s = results.get(f.binary) or {}
+        if f.binary not in now or not s.get("runs") or s.get("ok") != s.get("runs"):
+            skipped.append(f.binary)
+            continue
+        package, crates = now[f.binary]
+        budget_file.record(records, f.binary, package, crates, size_mb(bootstrap_path("x86_64", f.binary)),
+                           s["init_median"] / hello if s.get("init_median") and hello else None,
+                           size_mb(bootstrap_path("arm64", f.binary)) if arm64 else None)
+        done.append(f.binary)
+    budget_file.save(records)
+    log(f"bench-coldstart: recorded {len(done)} function(s) in {budget_file.BUDGET_FILE.relative_to(ROOT)}"
+        + (f"; not recorded (not every run answered): {', '.join(skipped)}" if skipped else ""))
 
 
 TLS = "@tls"
 
 
-def measure(args, template, subjects, bootstrap, overrides) -> dict:
+def measure(args, template, subjects, bootstrap, overrides, every_function) -> dict:
     """Every subject's runs against the emulator over plain HTTP (`results[binary]`) and
     through the TLS front (`results[binary + TLS]`)."""
     keys = ed25519_pair()
@@ -218,6 +261,7 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
     emulator = None
     front = None
     physical = {}
+    fixtures = []
     try:
         try:
             emulator = Emulator()
@@ -226,6 +270,7 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
         except Exception as e:  # measured anyway; AWS calls will fail and be reported
             log(f"warning: no emulator ({e}); functions that call AWS will answer errors")
         resolver = Resolver(template, params, physical)
+        every_env = {g.binary: {k: resolver.resolve(v) for k, v in g.env.items()} for g in every_function}
         logs = Path(tempfile.mkdtemp(prefix="bench-coldstart-"))
         plan = []
         for f in subjects:
@@ -241,6 +286,11 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
             env.update({k: resolver.resolve(v) for k, v in f.env.items()})
             if emulator:
                 env["AWS_ENDPOINT_URL"] = emulator.url
+            # The peers a first answer calls (loopback doubles), and the state it starts from.
+            fixture = None if problem else fixture_for(f.binary, env, every_env, emulator.url if emulator else None)
+            if fixture:
+                fixtures.append(fixture)
+                env.update(fixture.env())
             for item in args.set:
                 key, _, value = item.partition("=")
                 if value:
@@ -249,22 +299,33 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
                     env.pop(key, None)
             arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
             event = event_file.read_bytes() if not problem else b""
-            plan.append((f.binary, f, path, env, event, arn, problem))
+            if fixture:
+                event = fixture.event(event)
+            plan.append((f.binary, f, path, env, event, arn, problem, fixture))
             if front:
+                # The peers stay plain HTTP: the functions' own HTTP client trusts only the
+                # compiled-in public roots, never AWS_CA_BUNDLE.
                 tls_env = dict(env, AWS_ENDPOINT_URL=front.url, AWS_CA_BUNDLE=str(front.ca_file))
-                plan.append((f.binary + TLS, f, path, tls_env, event, arn, problem))
+                plan.append((f.binary + TLS, f, path, tls_env, event, arn, problem, fixture))
         runs = {key: [] for key, *_ in plan}
-        problems = {key: p for key, _, _, _, _, _, p in plan if p}
+        problems = {p[0]: p[6] for p in plan if p[6]}
         live = [p for p in plan if not p[6]]
         log(f"bench-coldstart: {len(live)} bootstrap runs a round (plain HTTP and TLS), 1 warm-up "
             f"round + {args.runs} rounds; logs in {logs}")
         for round_no in range(args.runs + 1):
             order = live[round_no % len(live):] + live[:round_no % len(live)] if live else []
-            for key, f, path, env, event, arn, _ in order:
+            for key, f, path, env, event, arn, _, fixture in order:
                 wrap = shlex.split(args.wrap.replace("{binary}", f.binary)) if args.wrap else None
                 slow = 30 if wrap else 1
+                if fixture:
+                    fixture.before()
                 r = cold_start(path, env, event, arn, logs / f"{key}.log",
                                init_timeout=args.timeout * slow, answer_timeout=2 * args.timeout * slow, wrap=wrap)
+                if fixture and r.ok:
+                    # The answer counts only if the work it stands for was done.
+                    r.ok, r.outcome = fixture.judge()
+                elif fixture:
+                    fixture.judge()  # clears what the failed run left with the peer
                 if round_no > 0:
                     runs[key].append(r)
                 elif not r.ok:
@@ -281,6 +342,8 @@ def measure(args, template, subjects, bootstrap, overrides) -> dict:
                 results[key]["raw"] = [r.__dict__ for r in runs[key]]
         return results
     finally:
+        for fixture in fixtures:
+            fixture.stop()
         if front:
             front.stop()
         if emulator:

@@ -30,7 +30,8 @@ def describe_answer(kind: str, body: bytes) -> tuple[bool, str]:
     except ValueError:
         return kind == "response", f"{kind}: {body[:60]!r}"
     if kind != "response":
-        what = doc.get("errorType") or doc.get("errorMessage") if isinstance(doc, dict) else doc
+        # The message says what went wrong; a Rust function's errorType is only the error's type.
+        what = doc.get("errorMessage") or doc.get("errorType") if isinstance(doc, dict) else doc
         return False, f"{kind}: {str(what)[:70]}"
     if isinstance(doc, dict) and "statusCode" in doc:
         return True, f"HTTP {doc['statusCode']}"
