@@ -3,7 +3,7 @@
 //! `channelId` attribute is the channel's, so one publication reaches one channel's address.
 
 use aws_sdk_sns::types::MessageAttributeValue;
-use platform::aws::AwsClients;
+use platform::aws::{AwsClients, LazyClient};
 use platform::{ConfigError, Env};
 use serde_json::json;
 
@@ -17,7 +17,8 @@ const MAX_SUBJECT_CHARS: usize = 99;
 /// The stack's e-mail topic.
 #[derive(Clone, Debug)]
 pub struct EmailTopic {
-    client: aws_sdk_sns::Client,
+    /// Built on its first call: only channel changes and the notifier's sends need it.
+    client: LazyClient<aws_sdk_sns::Client>,
     topic_arn: String,
 }
 
@@ -32,15 +33,19 @@ fn sns_error<E: std::error::Error + 'static>(e: &E) -> String {
 
 impl EmailTopic {
     pub fn new(client: aws_sdk_sns::Client, topic_arn: String) -> Self {
-        Self { client, topic_arn }
+        Self {
+            client: LazyClient::ready(client),
+            topic_arn,
+        }
     }
 
     /// The topic `EMAIL_TOPIC_ARN`.
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, ConfigError> {
-        Ok(Self::new(
-            aws_sdk_sns::Client::new(aws.config()),
-            env.require("EMAIL_TOPIC_ARN")?.to_string(),
-        ))
+        let config = aws.config().clone();
+        Ok(Self {
+            client: LazyClient::new(move || aws_sdk_sns::Client::new(&config)),
+            topic_arn: env.require("EMAIL_TOPIC_ARN")?.to_string(),
+        })
     }
 
     pub fn topic_arn(&self) -> &str {
@@ -52,6 +57,7 @@ impl EmailTopic {
     pub async fn subscribe(&self, channel_id: &str, address: &str) -> Result<String, String> {
         let out = self
             .client
+            .get()
             .subscribe()
             .topic_arn(&self.topic_arn)
             .protocol("email")
@@ -68,6 +74,7 @@ impl EmailTopic {
 
     pub async fn unsubscribe(&self, subscription_arn: &str) -> Result<(), String> {
         self.client
+            .get()
             .unsubscribe()
             .subscription_arn(subscription_arn)
             .send()
@@ -81,6 +88,7 @@ impl EmailTopic {
     pub async fn pending_confirmation(&self, subscription_arn: &str) -> Option<bool> {
         match self
             .client
+            .get()
             .get_subscription_attributes()
             .subscription_arn(subscription_arn)
             .send()
@@ -112,6 +120,7 @@ impl EmailTopic {
             .map_err(|e| e.to_string())?;
         let out = self
             .client
+            .get()
             .publish()
             .topic_arn(&self.topic_arn)
             .subject(subject)

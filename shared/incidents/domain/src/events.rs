@@ -15,7 +15,7 @@
 
 use crate::model::IncidentStatus;
 use aws_sdk_eventbridge::types::PutEventsRequestEntry;
-use platform::aws::AwsClients;
+use platform::aws::{AwsClients, LazyClient};
 use platform::dynamo::{key, n, s, Attributes, DynamoError, Item, Table};
 use platform::{ConfigError, Env};
 use serde::{Deserialize, Serialize};
@@ -207,21 +207,27 @@ pub struct EventDetail {
 #[derive(Clone, Debug)]
 pub struct Publisher {
     table: Table,
-    events: aws_sdk_eventbridge::Client,
+    /// Built on its first publish: a request that changes no incident never needs it.
+    events: LazyClient<aws_sdk_eventbridge::Client>,
     bus: String,
 }
 
 impl Publisher {
     pub fn new(table: Table, events: aws_sdk_eventbridge::Client, bus: String) -> Self {
+        Self::over(table, LazyClient::ready(events), bus)
+    }
+
+    fn over(table: Table, events: LazyClient<aws_sdk_eventbridge::Client>, bus: String) -> Self {
         Self { table, events, bus }
     }
 
     /// Over `table`, publishing to bus `INCIDENT_EVENT_BUS` (its name or ARN).
     pub fn from_env(env: &Env, aws: &AwsClients, table: Table) -> Result<Self, ConfigError> {
         let bus = env.require("INCIDENT_EVENT_BUS")?.to_string();
-        Ok(Self::new(
+        let config = aws.config().clone();
+        Ok(Self::over(
             table,
-            aws_sdk_eventbridge::Client::new(aws.config()),
+            LazyClient::new(move || aws_sdk_eventbridge::Client::new(&config)),
             bus,
         ))
     }
@@ -277,6 +283,7 @@ impl Publisher {
             }
             let out = self
                 .events
+                .get()
                 .put_events()
                 .set_entries(Some(entries))
                 .send()

@@ -12,6 +12,7 @@
 
 mod error;
 mod http;
+mod lazy;
 pub mod s3;
 pub mod sqs;
 mod transport;
@@ -33,6 +34,7 @@ use crate::config::Env;
 
 pub use error::AwsError;
 pub use http::{AwsHttpClient, AwsHttpError};
+pub use lazy::LazyClient;
 pub use s3::S3;
 pub use sqs::Sqs;
 pub use transport::{SharedTransport, Transport, TransportError, TransportFuture};
@@ -62,12 +64,10 @@ pub struct AwsClients {
     transport: Option<SharedTransport>,
     /// `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`.
     dynamodb_endpoint: Option<String>,
-    /// Service-specific endpoints (`AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_S3`).
-    sqs_endpoint: Option<String>,
-    s3_endpoint: Option<String>,
     pub dynamodb: aws_sdk_dynamodb::Client,
-    sqs: OnceLock<Sqs>,
-    s3: OnceLock<S3>,
+    /// Built on their first call (most requests need neither).
+    sqs: Sqs,
+    s3: S3,
 }
 
 impl AwsClients {
@@ -151,11 +151,9 @@ impl AwsClients {
             transport,
             dynamodb_endpoint: dynamodb_endpoint.or(config.endpoint_url().map(str::to_string)),
             dynamodb: aws_sdk_dynamodb::Client::from_conf(dynamodb.build()),
-            sqs_endpoint: service_endpoint("SQS"),
-            s3_endpoint: service_endpoint("S3"),
+            sqs: lazy_sqs(config.clone(), service_endpoint("SQS")),
+            s3: lazy_s3(config.clone(), service_endpoint("S3")),
             config,
-            sqs: OnceLock::new(),
-            s3: OnceLock::new(),
         }
     }
 
@@ -164,45 +162,54 @@ impl AwsClients {
         &self.config
     }
 
-    /// The SQS client (built on first use).
+    /// The SQS client (built on its first call).
     pub fn sqs(&self) -> Sqs {
-        self.sqs
-            .get_or_init(|| {
-                let mut config = aws_sdk_sqs::config::Builder::from(&self.config);
-                if let Some(url) = &self.sqs_endpoint {
-                    config = config.endpoint_url(url);
-                }
-                Sqs::new(aws_sdk_sqs::Client::from_conf(config.build()))
-            })
-            .clone()
+        self.sqs.clone()
     }
 
-    /// The S3 client (built on first use); path-style when an endpoint is set (an emulator).
+    /// The S3 client (built on its first call); path-style when an endpoint is set (an
+    /// emulator).
     pub fn s3(&self) -> S3 {
-        self.s3
-            .get_or_init(|| {
-                let endpoint = self
-                    .s3_endpoint
-                    .as_deref()
-                    .or(self.config.endpoint_url())
-                    .map(str::to_string);
-                let mut config = aws_sdk_s3::config::Builder::from(&self.config)
-                    .force_path_style(endpoint.is_some())
-                    // Checksums only where S3 requires them: a presigned upload signs no
-                    // checksum the browser could not send.
-                    .request_checksum_calculation(
-                        aws_sdk_s3::config::RequestChecksumCalculation::WhenRequired,
-                    )
-                    .response_checksum_validation(
-                        aws_sdk_s3::config::ResponseChecksumValidation::WhenRequired,
-                    );
-                if let Some(url) = &self.s3_endpoint {
-                    config = config.endpoint_url(url);
-                }
-                S3::new(aws_sdk_s3::Client::from_conf(config.build()), endpoint)
-            })
-            .clone()
+        self.s3.clone()
     }
+}
+
+/// An SQS client on `config`, built on its first call.
+fn lazy_sqs(config: SdkConfig, endpoint: Option<String>) -> Sqs {
+    Sqs::lazy(LazyClient::new(move || {
+        let mut builder = aws_sdk_sqs::config::Builder::from(&config);
+        if let Some(url) = &endpoint {
+            builder = builder.endpoint_url(url);
+        }
+        aws_sdk_sqs::Client::from_conf(builder.build())
+    }))
+}
+
+/// An S3 client on `config`, built on its first call.
+fn lazy_s3(config: SdkConfig, s3_endpoint: Option<String>) -> S3 {
+    let endpoint = s3_endpoint
+        .clone()
+        .or(config.endpoint_url().map(str::to_string));
+    let path_style = endpoint.is_some();
+    S3::lazy(
+        LazyClient::new(move || {
+            let mut builder = aws_sdk_s3::config::Builder::from(&config)
+                .force_path_style(path_style)
+                // Checksums only where S3 requires them: a presigned upload signs no
+                // checksum the browser could not send.
+                .request_checksum_calculation(
+                    aws_sdk_s3::config::RequestChecksumCalculation::WhenRequired,
+                )
+                .response_checksum_validation(
+                    aws_sdk_s3::config::ResponseChecksumValidation::WhenRequired,
+                );
+            if let Some(url) = &s3_endpoint {
+                builder = builder.endpoint_url(url);
+            }
+            aws_sdk_s3::Client::from_conf(builder.build())
+        }),
+        endpoint,
+    )
 }
 
 /// The config of [`AwsClients`] on the plain HTTPS client, without the transport hook: for

@@ -4,12 +4,12 @@
 use aws_sdk_s3::primitives::ByteStream;
 use bytes::Bytes;
 
-use super::AwsError;
+use super::{AwsError, LazyClient};
 
 /// The S3 client. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct S3 {
-    client: aws_sdk_s3::Client,
+    client: LazyClient<aws_sdk_s3::Client>,
     /// The endpoint override (an emulator), addressed path-style.
     endpoint: Option<String>,
 }
@@ -36,18 +36,23 @@ pub struct ObjectStart {
 impl S3 {
     /// `endpoint`: the override the client was built with, if any.
     pub fn new(client: aws_sdk_s3::Client, endpoint: Option<String>) -> Self {
+        Self::lazy(LazyClient::ready(client), endpoint)
+    }
+
+    /// Over a client built on its first call.
+    pub fn lazy(client: LazyClient<aws_sdk_s3::Client>, endpoint: Option<String>) -> Self {
         Self { client, endpoint }
     }
 
     /// The SDK client underneath (presigning, copies, ranged reads).
     pub fn client(&self) -> &aws_sdk_s3::Client {
-        &self.client
+        self.client.get()
     }
 
     /// Stores `object` (replacing any object of that key).
     pub async fn put_object(&self, object: PutObject<'_>) -> Result<(), AwsError> {
         check_location(object.bucket, object.key)?;
-        self.client
+        self.client()
             .put_object()
             .bucket(object.bucket)
             .key(object.key)
@@ -68,7 +73,7 @@ impl S3 {
         n: u64,
     ) -> Result<Option<ObjectStart>, AwsError> {
         let answer = self
-            .client
+            .client()
             .get_object()
             .bucket(bucket)
             .key(key)
@@ -123,7 +128,7 @@ impl S3 {
             )),
             None => {
                 let region = self
-                    .client
+                    .client()
                     .config()
                     .region()
                     .ok_or_else(|| AwsError::invalid("AWS_REGION is not set"))?;

@@ -2,12 +2,12 @@
 
 use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
 
-use super::AwsError;
+use super::{AwsError, LazyClient};
 
-/// The SQS client. Cheap to clone.
+/// The SQS client, built on its first call. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Sqs {
-    client: aws_sdk_sqs::Client,
+    client: LazyClient<aws_sdk_sqs::Client>,
 }
 
 /// One message of a SendMessageBatch.
@@ -41,18 +41,23 @@ pub struct BatchFailure {
 
 impl Sqs {
     pub fn new(client: aws_sdk_sqs::Client) -> Self {
+        Self::lazy(LazyClient::ready(client))
+    }
+
+    /// Over a client built on its first call.
+    pub fn lazy(client: LazyClient<aws_sdk_sqs::Client>) -> Self {
         Self { client }
     }
 
     /// The SDK client underneath.
     pub fn client(&self) -> &aws_sdk_sqs::Client {
-        &self.client
+        self.client.get()
     }
 
     /// Sends `body` to the queue at `queue_url`; the message's id.
     pub async fn send_message(&self, queue_url: &str, body: &str) -> Result<String, AwsError> {
         let out = self
-            .client
+            .client()
             .send_message()
             .queue_url(queue_url)
             .message_body(body)
@@ -78,7 +83,7 @@ impl Sqs {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let out = self
-            .client
+            .client()
             .send_message_batch()
             .queue_url(queue_url)
             .set_entries(Some(entries))
