@@ -17,7 +17,7 @@ use incidents::input::loki;
 use incidents::input::shipped::{BodyError, Encoding, MAX_SHIPPED_BODY_BYTES};
 use platform::http::OwnErrorBody;
 use platform::{ApiError, Clock};
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::ToSchema;
 
 use crate::{deliver, read_body, shipper, AppState, Protobuf};
@@ -55,8 +55,9 @@ pub struct LokiStream {
     #[schema(schema_with = labels_schema)]
     stream: (),
     /// `[timestamp, line, structuredMetadata?]`: nanoseconds since the epoch as a string,
-    /// the log line (cut to 16,384 characters), and the entry's own labels.
-    #[schema(schema_with = values_schema)]
+    /// the log line (cut to 16,384 characters), and the entry's own labels. Absent or null:
+    /// no entries.
+    #[schema(schema_with = values_schema, required = false)]
     values: (),
 }
 
@@ -99,7 +100,11 @@ fn values_schema() -> ArrayBuilder {
             ),
             labels_schema(),
         ]);
-    ArrayBuilder::new().items(entry).max_items(Some(10_000))
+    // Absent or null is a stream without entries, as Loki's decoder takes it.
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(entry)
+        .max_items(Some(10_000))
 }
 
 /// Accepts a Loki push: a snappy-compressed `logproto.PushRequest` or its JSON form.

@@ -241,10 +241,10 @@ pub(crate) async fn sign_image_upload(
     security(("bearerJwt" = [])),
     responses(
         (status = 200, description = "The recipe with its photo", body = Recipe),
-        (status = 400, description = "`recipeId` or `uploadId` is invalid, or the file is empty or not a JPEG, PNG or WebP image (`file`)", body = ErrorBody),
+        (status = 400, description = "`recipeId` or `uploadId` is invalid, no file waits under `uploadId` (never sent, expired, or confirmed already), or the file is empty or not a JPEG, PNG or WebP image (`file`)", body = ErrorBody),
         (status = 401, description = "No valid user token", body = ErrorBody),
         (status = 403, description = "Not a user token", body = ErrorBody),
-        (status = 404, description = "No such recipe, or no file waits under this upload id", body = ErrorBody),
+        (status = 404, description = "No such recipe", body = ErrorBody),
         (status = 413, description = "The file is over 10 MiB (it is deleted)", body = ErrorBody),
         (status = 503, description = "Image storage is unavailable or not configured", body = ErrorBody),
     )

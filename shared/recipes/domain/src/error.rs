@@ -119,15 +119,15 @@ fn image_error(e: crate::images::ImageError) -> ApiError {
     use crate::images::{ImageError, MAX_IMAGE_BYTES};
     match e {
         ImageError::Empty => ApiError::field(IMAGE_FIELD, "must not be empty"),
-        ImageError::NotAnImage => {
-            ApiError::field(IMAGE_FIELD, "must be a JPEG, PNG or WebP image")
-        }
+        ImageError::NotAnImage => ApiError::field(IMAGE_FIELD, "must be a JPEG, PNG or WebP image"),
         ImageError::TooLarge => ApiError::new(
             platform::ErrorKind::PayloadTooLarge,
             format!("{IMAGE_FIELD}: must be at most 10 MiB ({MAX_IMAGE_BYTES} bytes)"),
         ),
-        ImageError::UploadNotFound => ApiError::not_found(
-            "No upload waits under this id: it was never sent, has expired, or was confirmed already",
+        // A 400 naming the id, not a 404: the recipe the path names exists.
+        ImageError::UploadNotFound => ApiError::field(
+            "uploadId",
+            "no file waits under this id: it was never sent, has expired, or was confirmed already",
         ),
         ImageError::NotConfigured => ApiError::unavailable("Recipe images are not configured"),
         ImageError::Storage(e) if e.is_unavailable() => {

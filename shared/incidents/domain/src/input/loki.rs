@@ -692,6 +692,19 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_without_values_has_no_entries_as_in_loki() {
+        let config = LokiConfig::from_list(&["job".to_string()]);
+        for body in [
+            json!({"streams": [{"stream": {"job": "a"}, "values": null}]}),
+            json!({"streams": [{"stream": {"job": "a"}}]}),
+        ] {
+            let shipment = json_logs(body.to_string().as_bytes(), &config, None, now()).unwrap();
+            assert!(shipment.logs.is_empty());
+            assert_eq!(shipment.refusal(), None);
+        }
+    }
+
+    #[test]
     fn pushes_over_bounds_are_refused() {
         let ts = nanos().to_string();
         let values: Vec<Value> = (0..=MAX_SHIPPED_LOGS).map(|_| json!([ts, "x"])).collect();
