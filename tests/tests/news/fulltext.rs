@@ -4,10 +4,11 @@
 
 use serde_json::{json, Value};
 use stack_tests::content::{
-    content_store, feed_worker, ids, make_due, source, sqs_event, subscribed_feed, SubmittedFeed,
-    ARTICLES,
+    content_store, feed_worker, ids, make_due, source, sqs_event, submit_id, subscribed_feed,
+    SubmittedFeed, ARTICLES,
 };
-use stack_tests::feeds::FeedDocument;
+use stack_tests::feeds::{FeedDocument, FeedServer};
+use stack_tests::TestStack;
 use stack_tests::{assert_news_error, details};
 
 /// An article page as a news site serves it: navigation, a cookie banner, the story, related
@@ -236,6 +237,74 @@ async fn an_excerpt_only_feed_gives_articles_with_their_full_text() {
     );
     assert_eq!(t.get_json(&source(&source_id)).await["fullText"], "auto");
     drop(token);
+}
+
+#[tokio::test]
+async fn a_submitted_excerpt_feed_gets_its_pages_from_the_feed_worker() {
+    let t = TestStack::start().await;
+    let feeds = FeedServer::start().await;
+    let base = feeds.url("");
+    let base = base.trim_end_matches('/');
+    feeds.put(
+        "/2026/11/quay-rebuild.html",
+        FeedDocument::html(article_page("Harbour board backs quay rebuild", &HARBOUR)),
+    );
+    let link = format!("{base}/2026/11/quay-rebuild.html");
+    let url = feeds.put(
+        "/excerpts.xml",
+        FeedDocument::rss(rss(&[(
+            "Harbour board backs quay rebuild",
+            link.as_str(),
+            "The north quay is to be rebuilt.",
+        )])),
+    );
+    let (_, token) = t.user("pages").await;
+    let store = content_store(&t).await;
+    let before = std::time::Instant::now();
+    let source_id = submit_id(&t, &token, &url).await;
+    let next_fetch = store
+        .source_for_fetch(&source_id)
+        .await
+        .expect("read")
+        .expect("source")
+        .1
+        .next_fetch_at;
+
+    // The submission answers without fetching the page; the stack's feed worker, sent the
+    // pages message, stores its text into the article.
+    let mut text = Vec::new();
+    while before.elapsed() < std::time::Duration::from_secs(30) {
+        text =
+            paragraphs(&article_titled(&t, &source_id, "Harbour board backs quay rebuild").await);
+        if text.len() > 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert_eq!(
+        text.first().map(String::as_str),
+        Some(HARBOUR[0]),
+        "{text:?}"
+    );
+    assert_eq!(feeds.hits("/2026/11/quay-rebuild.html").full, 1);
+    assert!(store
+        .pending_pages(&source_id, 10)
+        .await
+        .expect("pending")
+        .is_empty());
+    // The pages run is not a refresh: the source's chain keeps its next fetch time.
+    let after = store
+        .source_for_fetch(&source_id)
+        .await
+        .expect("read")
+        .expect("source")
+        .1;
+    assert_eq!(after.next_fetch_at, next_fetch);
+    assert_eq!(
+        feeds.hits("/excerpts.xml").full,
+        1,
+        "the feed is not fetched again"
+    );
 }
 
 /// The refresh of `source_id` due now, as the feed queue delivers it.

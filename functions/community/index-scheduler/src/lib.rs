@@ -204,12 +204,15 @@ impl ScheduleHandler for CommunityIndexScheduler {
     ) -> BoxFuture<'static, Result<(), BoxError>> {
         let this = self.clone();
         async move {
-            // The rescues, the slug sweep and the mark backfill all run; the first failure
-            // is the run's.
-            let index = this.run().await;
-            let summaries = this.summaries.run().await;
-            let topics = this.topics.run().await;
-            let marks = this.marks.run().await;
+            // The rescues, the slug sweep and the mark backfill all run, side by side (each
+            // is a read or two of its own): a run waits for the slowest, not for the sum.
+            // The first failure is the run's.
+            let (index, summaries, topics, marks) = futures::join!(
+                this.run(),
+                this.summaries.run(),
+                this.topics.run(),
+                this.marks.run()
+            );
             index.and(summaries).and(topics).and(marks).map(|_| ())
         }
         .boxed()

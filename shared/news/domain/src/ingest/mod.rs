@@ -81,8 +81,6 @@ pub struct Ingest {
 }
 /// The longest a refresh waits for article pages; those not in by then keep the excerpt.
 const PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(8);
-/// The same for a submission, which a user waits for inside the news function's 15 s.
-const SUBMIT_PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
 /// The longest a submission waits for a WebSub hub to take its subscription request.
 const SUBMIT_HUB_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
 
@@ -217,8 +215,7 @@ impl Ingest {
         }
         let (source, created) = self.store.create_source(new).await?;
         if created {
-            self.store_entries(&source, &feed, SUBMIT_PAGES_BUDGET, false)
-                .await?;
+            self.take_entries(&source, &feed).await?;
             let state = self.healthy_state(validators, false);
             // The source's chain of refreshes starts here; lost, the scheduler's walk starts it.
             if let Some(due) = &state.next_fetch_at {
@@ -254,6 +251,15 @@ impl Ingest {
                 ..Default::default()
             });
         };
+        if refresh.pages {
+            let (full_text, _) = self
+                .add_full_text(&source, &mut [], PAGES_BUDGET, true)
+                .await?;
+            return Ok(RefreshReport {
+                full_text,
+                ..Default::default()
+            });
+        }
         let claimed = state.next_fetch_at.clone();
         let now = self.clock.now();
         if self.skips(refresh, &state, now).await? {
@@ -282,6 +288,10 @@ impl Ingest {
         let hub_timeout = self.fetcher.config().timeout;
         let error = match self.fetch_feed(&source.url, &validators).await {
             Ok(None) => {
+                // Pages left by earlier refreshes do not wait for the feed to change.
+                let (full_text, _) = self
+                    .add_full_text(&source, &mut [], PAGES_BUDGET, true)
+                    .await?;
                 let healthy = self.healthy_state(validators, pushed);
                 self.record(source_id, &healthy, claimed.as_deref(), true, None)
                     .await?;
@@ -294,6 +304,7 @@ impl Ingest {
                 .await;
                 return Ok(RefreshReport {
                     not_modified: true,
+                    full_text,
                     ..Default::default()
                 });
             }
@@ -302,7 +313,7 @@ impl Ingest {
                 validators,
                 push,
             })) => {
-                match self.store_entries(&source, &feed, PAGES_BUDGET, true).await {
+                match self.refresh_entries(&source, &feed).await {
                     Ok(report) => {
                         let mut title = feed.title.clone();
                         cut_to_bytes(&mut title, MAX_TITLE_BYTES);
@@ -469,15 +480,73 @@ impl Ingest {
         }
     }
 
-    /// Stores the feed's new entries; a refresh (`take_pending`) first fetches the pages
-    /// earlier refreshes left.
-    async fn store_entries(
+    /// Stores a refresh's new entries, after fetching the pages earlier refreshes left and
+    /// those of its new excerpt-only entries (as many as its budget allows).
+    async fn refresh_entries(
         &self,
         source: &Source,
         feed: &ParsedFeed,
-        pages_budget: std::time::Duration,
-        take_pending: bool,
     ) -> Result<RefreshReport, StoreError> {
+        let (mut report, mut articles) = self.feed_articles(source, feed);
+        (report.full_text, report.pages_pending) = self
+            .add_full_text(source, &mut articles, PAGES_BUDGET, true)
+            .await?;
+        self.save_articles(source, report, articles).await
+    }
+
+    /// Stores a submission's or a WebSub delivery's entries with their feed text, and lists
+    /// the pages their full text needs for the feed worker, sent a [`FeedRefresh::pages`]:
+    /// the page reader (a readability extractor and its HTML tree) is linked into the worker
+    /// alone, and nobody waits for pages.
+    async fn take_entries(
+        &self,
+        source: &Source,
+        feed: &ParsedFeed,
+    ) -> Result<RefreshReport, StoreError> {
+        let (mut report, articles) = self.feed_articles(source, feed);
+        report.pages_pending = self.defer_full_text(source, &articles).await?;
+        let report = self.save_articles(source, report, articles).await?;
+        if report.pages_pending > 0 {
+            let message = FeedRefresh::pages(&source.id);
+            if let Err(error) = self.queue.send_delayed(&message, 0).await {
+                // Still listed: the source's next refresh fetches them.
+                tracing::warn!(source_id = %source.id, %error, "article pages not enqueued; the next refresh fetches them");
+            }
+        }
+        Ok(report)
+    }
+
+    /// Fits and stores `articles`, counting what was new.
+    async fn save_articles(
+        &self,
+        source: &Source,
+        mut report: RefreshReport,
+        mut articles: Vec<NewArticle>,
+    ) -> Result<RefreshReport, StoreError> {
+        for article in &mut articles {
+            if fit_article(article) {
+                report.cut += 1;
+            }
+        }
+        if report.left_out > 0 || report.cut > 0 {
+            tracing::info!(source_id = %source.id, left_out = report.left_out, cut = report.cut, "feed entries capped");
+        }
+        for outcome in self.store.upsert_articles(&articles).await? {
+            match outcome {
+                Upsert::Inserted => report.inserted += 1,
+                Upsert::AlreadyStored => report.already_stored += 1,
+                Upsert::SourceGone => break,
+            }
+        }
+        Ok(report)
+    }
+
+    /// The feed's entries as articles, newest first, capped at `FEED_MAX_ENTRIES`.
+    fn feed_articles(
+        &self,
+        source: &Source,
+        feed: &ParsedFeed,
+    ) -> (RefreshReport, Vec<NewArticle>) {
         let mut report = RefreshReport::default();
         // Entries without a date count as published now.
         let fallback_time: DateTime<Utc> = self.clock.now();
@@ -487,7 +556,7 @@ impl Ingest {
         let max_entries = self.fetcher.config().max_entries;
         report.left_out = entries.len().saturating_sub(max_entries);
         entries.truncate(max_entries);
-        let mut articles: Vec<NewArticle> = entries
+        let articles: Vec<NewArticle> = entries
             .into_iter()
             .map(|entry| NewArticle {
                 id: article_id(&source.id, &entry.guid),
@@ -516,25 +585,7 @@ impl Ingest {
                 image_url: entry.image_url.clone(),
             })
             .collect();
-        (report.full_text, report.pages_pending) = self
-            .add_full_text(source, &mut articles, pages_budget, take_pending)
-            .await?;
-        for article in &mut articles {
-            if fit_article(article) {
-                report.cut += 1;
-            }
-        }
-        if report.left_out > 0 || report.cut > 0 {
-            tracing::info!(source_id = %source.id, left_out = report.left_out, cut = report.cut, "feed entries capped");
-        }
-        for outcome in self.store.upsert_articles(&articles).await? {
-            match outcome {
-                Upsert::Inserted => report.inserted += 1,
-                Upsert::AlreadyStored => report.already_stored += 1,
-                Upsert::SourceGone => break,
-            }
-        }
-        Ok(report)
+        (report, articles)
     }
 
     /// The state after a successful fetch: these validators, due again after the interval

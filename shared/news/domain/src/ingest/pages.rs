@@ -112,6 +112,35 @@ impl Ingest {
         Ok((added, later.len()))
     }
 
+    /// Lists the pages of the new articles the source's [`FullTextMode`] wants, for the feed
+    /// worker to fetch ([`Ingest::add_full_text`] takes them); returns how many.
+    pub(super) async fn defer_full_text(
+        &self,
+        source: &Source,
+        articles: &[NewArticle],
+    ) -> Result<usize, StoreError> {
+        if source.full_text == FullTextMode::Off {
+            return Ok(0);
+        }
+        let wanted: Vec<&str> = articles
+            .iter()
+            .filter(|a| a.link.is_some() && crate::fulltext::wants(source.full_text, &a.paragraphs))
+            .map(|a| a.id.as_str())
+            .collect();
+        if wanted.is_empty() {
+            return Ok(0);
+        }
+        let stored = self.store.existing_article_ids(&wanted).await?;
+        let mut seen = HashSet::new();
+        let later: Vec<&NewArticle> = articles
+            .iter()
+            .filter(|a| wanted.contains(&a.id.as_str()) && !stored.contains(&a.id))
+            .filter(|a| seen.insert(a.id.clone()))
+            .collect();
+        self.store.add_pending_pages(&later).await?;
+        Ok(later.len())
+    }
+
     /// Fetches one page of `source_id`; a left one is claimed first and its text written into
     /// the stored article.
     async fn page_job(

@@ -10,7 +10,7 @@
 use chrono::{DateTime, Duration, Utc};
 use platform::clock::rfc3339;
 
-use super::{Ingest, IngestError, RefreshReport, SUBMIT_PAGES_BUDGET};
+use super::{Ingest, IngestError, RefreshReport};
 use crate::parse::parse_feed;
 use crate::store::{PushState, PushSubscription, StoreError};
 use crate::websub::{
@@ -286,10 +286,7 @@ impl Ingest {
                 ..Default::default()
             }));
         }
-        match self
-            .store_entries(&source, &feed, SUBMIT_PAGES_BUDGET, false)
-            .await
-        {
+        match self.take_entries(&source, &feed).await {
             Ok(report) => {
                 tracing::info!(
                     source_id,

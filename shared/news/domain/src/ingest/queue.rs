@@ -26,6 +26,11 @@ pub struct FeedRefresh {
     pub source_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub due: Option<String>,
+    /// Only the article pages left for later: no fetch of the feed, no change to its chain
+    /// of refreshes (what a submission or a WebSub delivery sends, so that the page reader
+    /// lives in the feed worker alone).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pages: bool,
 }
 
 impl FeedRefresh {
@@ -33,6 +38,15 @@ impl FeedRefresh {
         Self {
             source_id: source_id.into(),
             due: None,
+            pages: false,
+        }
+    }
+
+    /// The message that has the worker fetch the source's pending article pages now.
+    pub fn pages(source_id: impl Into<String>) -> Self {
+        Self {
+            pages: true,
+            ..Self::new(source_id)
         }
     }
 
@@ -41,6 +55,7 @@ impl FeedRefresh {
         Self {
             source_id: source_id.into(),
             due: Some(due.into()),
+            pages: false,
         }
     }
 
@@ -81,3 +96,22 @@ impl QueueMessage for FeedRefresh {
 /// The feed queue (`FEED_QUEUE_URL`): each source's next refresh, delayed until it is due
 /// ([`FeedRefresh::delay_seconds`]).
 pub type RefreshQueue = Queue<FeedRefresh>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pages_message_says_so_and_a_refresh_stays_as_it_was() {
+        let pages = FeedRefresh::pages("s1");
+        assert_eq!(pages.to_json(), r#"{"sourceId":"s1","pages":true}"#);
+        assert_eq!(FeedRefresh::read(&pages.to_json()).ok(), Some(pages));
+        // Messages already on the queue (no `pages`) are refreshes.
+        let refresh = FeedRefresh::read(r#"{"sourceId":"s1","due":"2026-12-03T10:00:00Z"}"#);
+        assert!(refresh.is_ok_and(|r| !r.pages));
+        assert_eq!(
+            FeedRefresh::due("s1", "2026-12-03T10:00:00Z").to_json(),
+            r#"{"sourceId":"s1","due":"2026-12-03T10:00:00Z"}"#
+        );
+    }
+}
