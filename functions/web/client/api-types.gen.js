@@ -1296,7 +1296,7 @@ export {};
  * One stream: its labels and its entries.
  * @typedef {Object} LokiStream
  * @property {Object<string, string>} stream
- * @property {Array<Array<unknown>>} values
+ * @property {(Array<Array<unknown>>|null)} [values]
  */
 
 /**

@@ -64,10 +64,14 @@ pub struct AwsClients {
     transport: Option<SharedTransport>,
     /// `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`.
     dynamodb_endpoint: Option<String>,
+    /// Service-specific endpoints (`AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_S3`).
+    sqs_endpoint: Option<String>,
+    s3_endpoint: Option<String>,
     pub dynamodb: aws_sdk_dynamodb::Client,
-    /// Built on their first call (most requests need neither).
-    sqs: Sqs,
-    s3: S3,
+    /// Handles made on request (so that a function that never asks links no client code),
+    /// whose clients are built on their first call (most requests need neither).
+    sqs: OnceLock<Sqs>,
+    s3: OnceLock<S3>,
 }
 
 impl AwsClients {
@@ -151,9 +155,11 @@ impl AwsClients {
             transport,
             dynamodb_endpoint: dynamodb_endpoint.or(config.endpoint_url().map(str::to_string)),
             dynamodb: aws_sdk_dynamodb::Client::from_conf(dynamodb.build()),
-            sqs: lazy_sqs(config.clone(), service_endpoint("SQS")),
-            s3: lazy_s3(config.clone(), service_endpoint("S3")),
+            sqs_endpoint: service_endpoint("SQS"),
+            s3_endpoint: service_endpoint("S3"),
             config,
+            sqs: OnceLock::new(),
+            s3: OnceLock::new(),
         }
     }
 
@@ -164,13 +170,17 @@ impl AwsClients {
 
     /// The SQS client (built on its first call).
     pub fn sqs(&self) -> Sqs {
-        self.sqs.clone()
+        self.sqs
+            .get_or_init(|| lazy_sqs(self.config.clone(), self.sqs_endpoint.clone()))
+            .clone()
     }
 
     /// The S3 client (built on its first call); path-style when an endpoint is set (an
     /// emulator).
     pub fn s3(&self) -> S3 {
-        self.s3.clone()
+        self.s3
+            .get_or_init(|| lazy_s3(self.config.clone(), self.s3_endpoint.clone()))
+            .clone()
     }
 }
 
