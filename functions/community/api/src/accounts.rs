@@ -12,8 +12,9 @@ use platform::ApiError;
 
 use crate::AppState;
 
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new().route("/internal/users/{id}", delete(forget_account))
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router.route("/internal/users/{id}", delete(forget_account))
 }
 
 /// Starts the cleanup of a deleted account: the user's writes are refused from this answer

@@ -21,8 +21,9 @@ use crate::moderation::{admin_reason, RemovalQuery};
 use crate::{maybe_user_id, number, user_id, Answer, AppState};
 
 /// The comment routes, relative to `/api/v1`.
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router
         .route("/posts/{id}/comments", get(list_comments).post(add_comment))
         .route("/comments/{id}", patch(edit_comment).delete(delete_comment))
         .route("/comments/{id}/reaction", put(like_comment))

@@ -20,8 +20,9 @@ use crate::AppState;
 pub(crate) const FEED_CACHE_CONTROL: &str = "public, max-age=300";
 
 /// The feed routes, relative to `/api/v1`.
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router
         .route("/feeds/{file}", get(site_feed))
         .route("/feeds/topics/{file}", get(topic_feed))
         .route("/feeds/authors/{file}", get(author_feed))

@@ -136,22 +136,27 @@ pub fn app(
         brake: Arc::new(brake),
         internal_api_url: env.get("INTERNAL_API_URL").map(str::to_string),
     };
-    let routes = Router::new()
-        .merge(posts::routes())
-        .merge(preview::routes())
-        .merge(feeds::routes())
-        .merge(topics::routes())
-        .merge(search::routes())
-        .merge(accounts::routes())
-        .merge(social::routes())
-        .merge(comments::routes())
-        .merge(lists::routes())
-        .merge(summaries::routes())
-        .merge(views::routes())
-        .merge(moderation::routes())
-        .merge(notifications::routes())
-        .merge(reports::routes())
-        .with_state(state);
+    // Each module adds its routes to one router: a merge would insert every route again.
+    let mut routes = Router::new();
+    for add in [
+        posts::routes,
+        preview::routes,
+        feeds::routes,
+        topics::routes,
+        search::routes,
+        accounts::routes,
+        social::routes,
+        comments::routes,
+        lists::routes,
+        summaries::routes,
+        views::routes,
+        moderation::routes,
+        notifications::routes,
+        reports::routes,
+    ] {
+        routes = add(routes);
+    }
+    let routes = routes.with_state(state);
     Ok(platform::http::finish(
         Router::new().nest(PREFIX, routes),
         ErrorStyle::Reason,

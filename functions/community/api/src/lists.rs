@@ -16,8 +16,9 @@ use utoipa::IntoParams;
 use crate::{maybe_user_id, Answer, AppState};
 
 /// The list routes, relative to `/api/v1`.
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router
         .route("/users/{id}/posts", get(user_posts))
         .route("/users/{id}/bookmarks", get(user_bookmarks))
         .route("/users/{id}/likes", get(user_likes))

@@ -20,8 +20,9 @@ use crate::brake::{self, TooManyWrites};
 use crate::summaries::AdminListQuery;
 use crate::{number, user_id, Answer, AppState};
 
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new().route("/admin/moderation", get(moderation_log))
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router.route("/admin/moderation", get(moderation_log))
 }
 
 /// The query of a delete: an admin's reason makes it a removal of anyone's post or comment.

@@ -14,8 +14,9 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::{user_id, Answer, AppState};
 
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router
         .route("/users/me/notifications", get(list_notifications))
         .route("/users/me/notifications/read", post(mark_read))
         .route("/users/me/notifications/read-all", post(mark_all_read))

@@ -20,8 +20,9 @@ use crate::brake::{self, TooManyWrites};
 use crate::{maybe_user_id, moderation, page_request, schema, user_id, Answer, AppState, PREFIX};
 
 /// The post routes, relative to `/api/v1`.
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router
         .route("/posts", get(list_posts).post(create_post))
         .route("/posts/cards", get(post_cards))
         .route(

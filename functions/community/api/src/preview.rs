@@ -16,8 +16,9 @@ use crate::brake::{self, TooManyWrites};
 use crate::{user_id, Answer, AppState};
 
 /// The preview route, relative to `/api/v1`.
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new().route("/posts/preview", post(preview))
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router.route("/posts/preview", post(preview))
 }
 
 /// A post's text to preview.

@@ -17,8 +17,9 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::{user_id, Answer, AppState};
 
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router
         .route("/reports", post(report))
         .route("/admin/reports", get(report_queue))
         .route(

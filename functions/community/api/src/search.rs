@@ -12,8 +12,9 @@ use utoipa::IntoParams;
 
 use crate::{maybe_user_id, page_request, Answer, AppState};
 
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new().route("/posts/search", get(search))
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router.route("/posts/search", get(search))
 }
 
 /// The query of a search.

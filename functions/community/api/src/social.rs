@@ -17,8 +17,9 @@ use crate::brake::{self, TooManyWrites};
 use crate::{user_id, Answer, AppState};
 
 /// The social routes, relative to `/api/v1`.
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router
         .route("/posts/{id}/reaction", put(react))
         .route("/posts/{id}/bookmark", put(bookmark).delete(unbookmark))
 }

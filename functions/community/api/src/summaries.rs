@@ -17,8 +17,9 @@ use utoipa::IntoParams;
 
 use crate::{maybe_user_id, number, Answer, AppState};
 
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router
         .route("/posts/{id}/summary", get(post_summary))
         .route("/admin/posts/{id}/summary/retry", post(retry_summary))
         .route("/admin/summaries/failed", get(failed_summaries))

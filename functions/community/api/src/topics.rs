@@ -23,8 +23,9 @@ use crate::{Answer, AppState};
 const TOPICS_CACHE_CONTROL: &str = "public, max-age=30";
 
 /// The topic routes, relative to `/api/v1`.
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router
         .route("/topics", get(topic_catalog))
         .route("/topics/names", get(topic_names))
         .route("/topics/stats", get(topic_stats))

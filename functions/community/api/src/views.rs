@@ -17,8 +17,9 @@ use crate::brake::{self, TooManyWrites};
 use crate::{maybe_user_id, AppState};
 
 /// The view routes, relative to `/api/v1`.
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new().route("/posts/{id}/views", post(view))
+/// Adds this module's routes to `router` (one insertion each, no merge).
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router.route("/posts/{id}/views", post(view))
 }
 
 /// Counts a view of a post by the caller (signed in or not), at most once per reader and
