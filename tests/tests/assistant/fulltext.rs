@@ -1,5 +1,6 @@
-//! An article of an excerpt-only feed is summarised from the full text of its page: the
-//! prompt the model receives holds the page's last paragraph, not only the feed's teaser.
+//! An article of an excerpt-only feed is summarised from the full text of its page (which
+//! the feed worker reads after the submission): the prompt the model receives holds the
+//! page's last paragraph, not only the feed's teaser.
 
 use serde_json::{json, Value};
 use stack_tests::content::{ids, submit_id, ARTICLES};
@@ -34,7 +35,18 @@ async fn the_summary_prompt_holds_the_full_text_of_an_excerpt_only_feed() {
         .get_json(&format!("{ARTICLES}?sourceId={source_id}"))
         .await;
     let id = ids(&page).pop().expect("the article");
-    let article: Value = t.get_json(&format!("{ARTICLES}/{id}")).await;
+    // The submission stores the teaser; the stack's feed worker, sent the page, adds the text.
+    let started = std::time::Instant::now();
+    let article = loop {
+        let article: Value = t.get_json(&format!("{ARTICLES}/{id}")).await;
+        let has_text = article["paragraphs"]
+            .as_array()
+            .is_some_and(|ps| ps.iter().any(|p| p == FIRST));
+        if has_text || started.elapsed() > std::time::Duration::from_secs(30) {
+            break article;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    };
     let paragraphs = article["paragraphs"].as_array().expect("paragraphs");
     assert!(paragraphs.iter().any(|p| p == FIRST), "{article}");
     assert_eq!(article["summary"], "Bees seem to play.");

@@ -435,10 +435,8 @@ fn logs(
     }
     let mut shipment = Shipment::default();
     for stream in streams {
-        // Loki skips a stream without entries before it looks at its labels.
-        if stream.entries.is_empty() {
-            continue;
-        }
+        // Labels are checked even without entries (Loki skips such a stream unread): the
+        // contract's bounds on labels hold for every stream, and no shipper sends one.
         let (pairs, shown) = match stream.labels {
             Labels::Selector(raw) => match parse_labels(&raw) {
                 Ok(pairs) => {
@@ -463,6 +461,9 @@ fn logs(
                 continue;
             }
         };
+        if stream.entries.is_empty() {
+            continue;
+        }
         let labels: BTreeMap<String, String> = pairs.into_iter().collect();
         for entry in stream.entries {
             match entry_log(&labels, entry, config, tenant, now) {
@@ -689,6 +690,19 @@ mod tests {
                 Err(BodyError::Malformed(_))
             ));
         }
+    }
+
+    #[test]
+    fn a_stream_without_entries_still_needs_good_labels() {
+        let config = LokiConfig::from_list(&["job".to_string()]);
+        let body = json!({"streams": [{"stream": {}, "values": []}]});
+        let shipment = json_logs(body.to_string().as_bytes(), &config, None, now()).unwrap();
+        assert!(shipment.logs.is_empty());
+        let refusal = shipment.refusal().unwrap_or_default();
+        assert!(
+            refusal.contains("at least one label pair is required"),
+            "{refusal}"
+        );
     }
 
     #[test]

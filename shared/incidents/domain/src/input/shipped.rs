@@ -330,7 +330,8 @@ impl Shipment {
 
     /// The reasons of the refused logs, one a line, the rest counted.
     pub fn refusal(&self) -> Option<String> {
-        if self.rejected == 0 {
+        // A refused stream without entries refuses no log, but is a refusal all the same.
+        if self.reasons.is_empty() {
             return None;
         }
         let mut text = self.reasons.join("\n");
