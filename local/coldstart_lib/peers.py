@@ -25,7 +25,7 @@ import threading
 import urllib.parse
 import uuid
 
-from .common import REGION
+from .common import REGION, LoopbackHandler
 
 INTERNAL_TOKEN_HEADER = "X-Internal-Service-Token"
 
@@ -56,24 +56,7 @@ class _Server(http.server.ThreadingHTTPServer):
         self.server_close()
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def _body(self) -> bytes:
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
-
-    def _reply(self, status: int, body: bytes = b"", headers: dict | None = None):
-        self.send_response(status)
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-        self.wfile.flush()
+_Handler = LoopbackHandler
 
 
 def _identity_error(status: int, message: str, path: str, details=()) -> bytes:

@@ -8,6 +8,8 @@ import threading
 import time
 import uuid
 
+from .common import LoopbackHandler
+
 
 class Invocation:
     """One cold start: its event out, its first GET /next and its answer in."""
@@ -51,36 +53,11 @@ class RuntimeApi(http.server.ThreadingHTTPServer):
         return f"127.0.0.1:{self.server_address[1]}"
 
 
-class _RuntimeHandler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _RuntimeHandler(LoopbackHandler):
     PREFIX = "/2018-06-01/runtime/"
 
-    def log_message(self, *args):
-        pass
-
-    def _body(self) -> bytes:
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            data = b""
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    return data
-                data += self.rfile.read(size)
-                self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
-
     def _reply(self, status: int, body: bytes = b"", headers: dict | None = None):
-        self.send_response(status)
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-        self.wfile.flush()
+        super()._reply(status, body, {**(headers or {}), "Content-Type": "application/json"})
 
     def do_GET(self):
         now = time.perf_counter_ns()
