@@ -16,6 +16,7 @@ LAMBDA_DIR := $(CARGO_TARGET_DIR)/lambda-sam/arm64
 # (local/tests/operations/ checks that the two agree).
 BINARY_IdentityFunction := identity
 BINARY_NewsFunction := news
+BINARY_NewsIntakeFunction := news-intake
 BINARY_NewsFeedSchedulerFunction := news-feed-scheduler
 BINARY_NewsFeedWorkerFunction := news-feed-worker
 BINARY_NewsOpmlWorkerFunction := news-opml-worker

@@ -107,6 +107,7 @@ pub fn registry() -> Registry {
     registry.custom_resource("identity-bootstrap", identity_bootstrap_function::handler);
     registry.http("web", web_function::router);
     registry.http("news", news_function::router);
+    registry.http("news-intake", news_intake_function::router);
     registry.schedule("news-feed-scheduler", news_feed_scheduler_function::handler);
     registry.sqs("news-feed-worker", news_feed_worker_function::handler);
     registry.sqs("news-opml-worker", news_opml_worker_function::handler);

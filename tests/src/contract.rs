@@ -31,6 +31,7 @@ pub fn documents() -> Vec<(&'static str, OpenApi)> {
         ("WebFunction", web_function::openapi()),
         ("IdentityFunction", identity_function::openapi()),
         ("NewsFunction", news_function::openapi()),
+        ("NewsIntakeFunction", news_intake_function::openapi()),
         ("GreaderFunction", news_greader_function::openapi()),
         ("AssistantFunction", assistant_function::openapi()),
         ("CommunityFunction", community_function::openapi()),

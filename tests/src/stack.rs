@@ -50,6 +50,7 @@ impl Product {
         match self {
             Self::News => &[
                 "NewsFunction",
+                "NewsIntakeFunction",
                 "NewsFeedSchedulerFunction",
                 "NewsFeedWorkerFunction",
                 "NewsSourceSweeperFunction",

@@ -150,6 +150,7 @@ async fn every_event_file_gets_its_expected_status() {
         let router = match function {
             "IdentityFunction" => identity_function::router(env).await.expect("router"),
             "NewsFunction" => news_function::router(env).await.expect("router"),
+            "NewsIntakeFunction" => news_intake_function::router(env).await.expect("router"),
             "GreaderFunction" => news_greader_function::router(env).await.expect("router"),
             "CommunityFunction" => community_function::router(env).await.expect("router"),
             "CommunityUploadsFunction" => community_uploads_function::router(env)

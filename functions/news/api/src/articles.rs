@@ -16,8 +16,8 @@ use platform::Invalid;
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::responses::{IdTooLong, NoSuchArticle, UserTokenRequired};
 use crate::{query, Answer, AppState};
+use news::responses::{IdTooLong, NoSuchArticle, UserTokenRequired};
 
 /// The article routes, relative to [`crate::PREFIX`].
 pub(crate) fn routes() -> Router<AppState> {

@@ -1,24 +1,26 @@
 //! The news function: the news reader's content service behind `/api/content/{proxy+}`.
 //!
-//! Shared RSS sources and their subscribers, articles and topics, their handlers in a module
-//! each (`sources`, `topics`, `articles`), and each source's WebSub callback (`websub`). Each handler parses its input into the `news`
-//! crate's types and makes one call on [`news::News`] (which owns storage, fetching and
-//! parsing; its `store` module documents the table's access patterns); the domain's errors
-//! answer as [`ApiError`]s (their `From` is next to `news::NewsError`).
+//! Shared RSS sources and their subscribers, articles and topics, and each person's reader
+//! state and OPML files, their handlers in a module each (`sources`, `topics`, `articles`,
+//! `reader`, `opml`). Each handler parses its input into the `news` crate's types and makes one
+//! call on [`news::News`], [`news::Reader`] or [`news::Opml`] (which own storage; the `store`
+//! module documents the table's access patterns); the domain's errors answer as [`ApiError`]s
+//! (their `From` is next to `news::NewsError`). Feeds come in through the intake function
+//! (`functions/news/intake`: submissions, discovery, WebSub callbacks), which links the feed
+//! parser this one does without.
 
 mod articles;
 mod opml;
 mod pages;
 pub mod query;
 mod reader;
-pub mod responses;
 mod sources;
 mod topics;
-mod websub;
 
 use std::sync::Arc;
 
 use axum::extract::{FromRef, State};
+use axum::http::{header, Extensions, HeaderMap};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -29,7 +31,7 @@ use news::model::reader::{
 };
 use news::model::{Article, Page, Source, TopicRef, TopicSummary, Unsubscribed};
 use news::opml::{FeedOutcome, FeedResult, ImportProgress, ImportStarted, ImportStatus};
-use news::{DiscoveredFeed, FeedKind, FullTextMode, News, Opml, Reader};
+use news::{FullTextMode, News, Opml, Reader};
 use platform::auth::Scope;
 use platform::aws::AwsClients;
 use platform::openapi::{ErrorBody, Health, SecuritySchemes, ServiceTokenScheme, TableUnavailable};
@@ -40,7 +42,7 @@ use utoipa::OpenApi;
 
 pub use crate::articles::SavedArticleId;
 use crate::articles::SavedArticles;
-use crate::sources::{DiscoveredFeeds, DiscoveryRequest, SourceSettings, SourceSubmission};
+use crate::sources::SourceSettings;
 
 /// The scope that lets a service subscribe and unsubscribe users to sources.
 pub struct SourceWrite;
@@ -62,22 +64,11 @@ const SOURCE_WRITE_SCHEME: ServiceTokenScheme = ServiceTokenScheme {
 pub const PREFIX: &str = "/api/content";
 pub use news::input::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SAVED_IDS};
 
-/// The brake on feed submissions: each `POST /sources` makes the platform fetch a site the
-/// caller chose, so each signed-in user may submit only so many a window (the template's
-/// `SourceSubmissionRateLimit`; by default 10 a minute and 100 a day), counted in the limits
-/// table before anything is fetched. When the limits table fails, submissions are refused
-/// (503): unguarded, the fetches would go wherever a script points them.
-pub const SUBMISSIONS: Rate = Rate {
-    variable: "SOURCE_SUBMISSION_RATE_LIMIT",
-    name: "source-submission",
-    default: "10/60,100/86400",
-    when_unavailable: WhenUnavailable::Refuse,
-};
-
 /// The brake on OPML imports: each makes the platform fetch up to 1,000 sites the file names,
 /// so each signed-in user may import only so many files a window (the template's
-/// `OpmlImportRateLimit`; by default 5 an hour and 20 a day); refused (503) when the limits
-/// table fails, as submissions are.
+/// `OpmlImportRateLimit`; by default 5 an hour and 20 a day), counted in the limits table;
+/// when it fails, imports are refused (503): unguarded, the fetches would go wherever a
+/// script points them.
 pub const OPML_IMPORTS: Rate = Rate {
     variable: "OPML_IMPORT_RATE_LIMIT",
     name: "opml-import",
@@ -97,8 +88,8 @@ pub struct AppState {
     users: IdentityClient,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
-    /// Feed submissions and OPML imports.
-    submissions: Arc<Brake>,
+    /// OPML imports.
+    imports: Arc<Brake>,
 }
 
 impl FromRef<AppState> for Arc<TokenVerifier> {
@@ -115,11 +106,11 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     let reader = Reader::from_env(&env, &aws)?;
     let verifier = TokenVerifier::for_function(&env, &aws)?;
     let cache_seconds = platform::http::public_cache_seconds(&env)?;
-    let submissions = Brake::from_env(
+    let imports = Brake::from_env(
         &env,
         &aws,
-        "feed submissions and OPML imports have no rate limit",
-        &[SUBMISSIONS, OPML_IMPORTS],
+        "OPML imports have no rate limit",
+        &[OPML_IMPORTS],
     )?;
     let app = app(
         Arc::new(news),
@@ -127,7 +118,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
         Arc::new(reader),
         Arc::new(verifier),
         env.get("INTERNAL_API_URL").map(str::to_string),
-        submissions,
+        imports,
     )?;
     Ok(platform::http::edge_cached(app, cache_seconds))
 }
@@ -138,7 +129,7 @@ pub fn app(
     reader: Arc<Reader>,
     verifier: Arc<TokenVerifier>,
     internal_api_url: Option<String>,
-    submissions: Brake,
+    imports: Brake,
 ) -> Result<Router, BoxError> {
     let state = AppState {
         news,
@@ -147,7 +138,7 @@ pub fn app(
         verifier,
         users: IdentityClient::new(USERS_TIMEOUT, None)?,
         internal_api_url,
-        submissions: Arc::new(submissions),
+        imports: Arc::new(imports),
     };
     let routes = Router::new()
         .merge(sources::routes())
@@ -155,7 +146,6 @@ pub fn app(
         .merge(articles::routes())
         .merge(opml::routes())
         .merge(reader::routes())
-        .merge(websub::routes())
         .route("/actuator/health", get(health))
         .with_state(state);
     Ok(platform::http::finish(
@@ -176,13 +166,9 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
     paths(
         sources::sources,
         sources::source,
-        sources::submit_source,
-        sources::discover_sources,
         sources::subscribe,
         sources::unsubscribe,
         sources::source_settings,
-        websub::verify,
-        websub::deliver,
         topics::topics,
         articles::articles,
         articles::article,
@@ -204,11 +190,6 @@ const TABLE_UNAVAILABLE: TableUnavailable = TableUnavailable { except: &[] };
     ),
     components(schemas(
         Source,
-        SourceSubmission,
-        DiscoveryRequest,
-        DiscoveredFeeds,
-        DiscoveredFeed,
-        FeedKind,
         SourceSettings,
         FullTextMode,
         Unsubscribed,
@@ -254,6 +235,22 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 type Answer<T> = Result<axum::Json<T>, ApiError>;
+
+/// The users service asked about the request's caller, whose account a write needs alive.
+pub(crate) fn caller<'a>(
+    state: &'a AppState,
+    headers: &HeaderMap,
+    extensions: &Extensions,
+) -> identity_client::Caller<'a> {
+    // AuthUser accepted it, so the header is there; the users service judges the account.
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let base = platform::http::internal_api_base(state.internal_api_url.as_deref(), extensions);
+    state.users.at(base).caller(Some(authorization))
+}
 
 /// The content service and its table.
 #[utoipa::path(

@@ -17,8 +17,8 @@ use platform::{ApiError, ErrorKind};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::responses::{LiveUserRequired, UserTokenRequired};
 use crate::{Answer, AppState};
+use news::responses::{LiveUserRequired, UserTokenRequired};
 
 /// The field a multipart body carries the file in, and what an error about it names.
 const FILE: &str = "file";
@@ -93,10 +93,10 @@ pub(crate) async fn import_opml(
     let file = read_file(&headers, body).await?;
     let document = parse_opml(&file)?;
     state
-        .submissions
+        .imports
         .admit(&crate::OPML_IMPORTS, ClientKey::user(&user.id))
         .await?;
-    let accounts = crate::sources::caller(&state, &headers, &extensions);
+    let accounts = crate::caller(&state, &headers, &extensions);
     let started = state
         .opml
         .start_import(&accounts, &UserId::new(&user.id), document)
@@ -245,7 +245,7 @@ pub(crate) async fn export_opml(
     headers: HeaderMap,
     extensions: Extensions,
 ) -> Result<Response, ApiError> {
-    let identity = crate::sources::caller(&state, &headers, &extensions);
+    let identity = crate::caller(&state, &headers, &extensions);
     let file = state.opml.export(&UserId::new(&user.id), &identity).await?;
     Ok((
         [

@@ -24,10 +24,10 @@ use platform::{ApiError, Invalid};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::responses::{
+use crate::{Answer, AppState, SourceWrite};
+use news::responses::{
     IdTooLong, NoSuchLabel, NoSuchSubscription, ServiceTokenRequired, UserTokenRequired,
 };
-use crate::{Answer, AppState, SourceWrite};
 
 /// The reader routes, relative to [`crate::PREFIX`].
 pub(crate) fn routes() -> Router<AppState> {

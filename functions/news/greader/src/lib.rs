@@ -7,7 +7,7 @@
 //! [`protocol`] reads and writes the wire format without I/O. Each handler (`reading`,
 //! `writing`) authenticates the request ([`session::Person`]: the `Auth` value exchanged with
 //! identity, cached for a minute), counts it against the person's rate, and makes its calls on
-//! [`news::Reader`] (reading state, labels, the stream) or, to subscribe, [`news::News`]
+//! [`news::Reader`] (reading state, labels, the stream) or, to subscribe, [`news::FeedIntake`]
 //! (submitting a feed) and identity (the subscription itself).
 
 pub mod protocol;
@@ -23,7 +23,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use identity_client::IdentityClient;
 use news::reader::Reader;
-use news::News;
+use news::FeedIntake;
 use platform::aws::AwsClients;
 use platform::ratelimit::{Brake, Rate, WhenUnavailable};
 use platform::{ApiError, BoxError, Env, ErrorStyle};
@@ -71,7 +71,7 @@ const IDENTITY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 #[derive(Clone)]
 pub struct AppState {
     reader: Arc<Reader>,
-    news: Arc<News>,
+    intake: Arc<FeedIntake>,
     identity: IdentityClient,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
@@ -83,7 +83,7 @@ pub struct AppState {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let reader = Reader::from_env(&env, &aws)?;
-    let news = News::from_env(&env, &aws)?;
+    let intake = FeedIntake::from_env(&env, &aws)?;
     let brake = Brake::from_env(
         &env,
         &aws,
@@ -96,7 +96,7 @@ pub async fn router(env: Env) -> Result<Router, BoxError> {
     )?;
     Ok(app(AppState {
         reader: Arc::new(reader),
-        news: Arc::new(news),
+        intake: Arc::new(intake),
         identity,
         internal_api_url: env.get("INTERNAL_API_URL").map(str::to_string),
         brake: Arc::new(brake),

@@ -419,7 +419,7 @@ async fn submit(
         .brake
         .admit(&crate::SUBMISSIONS, ClientKey::user(person.user.as_str()))
         .await?;
-    match state.news.submit(&url).await {
+    match state.intake.submit(&url).await {
         Ok(submitted) => Ok(submitted),
         // Discovery's refusals (unreachable, no feed found) name the URL as a bad input does.
         Err(NewsError::Invalid(invalid) | NewsError::Refused(_, invalid)) => Err(Refused::Feed(

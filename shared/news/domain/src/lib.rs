@@ -2,7 +2,8 @@
 //! shows them.
 //!
 //! [`News`] is the content service's facade: the news function's handlers each make one
-//! call on it, with inputs already parsed into the types of [`input`]. Beneath it, in the
+//! call on it, with inputs already parsed into the types of [`input`]; [`FeedIntake`] is the
+//! intake function's (submissions, discoveries, WebSub callbacks). Beneath them, in the
 //! order a feed travels:
 //!
 //! 1. [`url`](mod@crate::url): [`normalise_feed_url`] gives every feed URL one canonical
@@ -28,7 +29,7 @@
 //!    through the same ingest as a poll. Submitting a site's address finds its feeds
 //!    ([`parse::discover`], followed by the ingest).
 //!
-//! Everything but [`store`], [`ingest`] and [`News`] is free of AWS calls. Errors are this
+//! Everything but [`store`], [`ingest`], [`News`] and [`FeedIntake`] is free of AWS calls. Errors are this
 //! crate's own enums; the function crates map them to HTTP answers or queue outcomes.
 
 pub mod accounts;
@@ -37,10 +38,12 @@ pub mod fulltext;
 pub mod html;
 pub mod ingest;
 pub mod input;
+mod intake;
 pub mod model;
 pub mod opml;
 pub mod parse;
 pub mod reader;
+pub mod responses;
 mod service;
 pub mod store;
 pub mod sweep;
@@ -61,11 +64,12 @@ pub use self::input::{
     ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId,
     MAX_FEED_SOURCES,
 };
+pub use self::intake::{FeedIntake, Submitted};
 pub use self::model::{DiscoveredFeed, FeedKind, FullTextMode};
 pub use self::opml::{ImportWorker, Opml};
 pub use self::parse::{parse_feed, ParseError, ParsedEntry, ParsedFeed};
 pub use self::reader::{Reader, ReaderImport};
-pub use self::service::{News, NewsError, Refusal, Submitted};
+pub use self::service::{News, NewsError, Refusal};
 pub use self::sweep::{SourceSweep, SweepQueue, Sweeper};
 pub use self::topic::{normalise_topic, normalise_topics, Topic};
 pub use self::url::{normalise_feed_url, source_id, FeedUrlError};

@@ -4,13 +4,11 @@ use platform::aws::AwsClients;
 use platform::cursor::encode_cursor;
 use platform::{ApiError, Env, Invalid};
 
-use crate::accounts::{Accounts, AccountsError};
-use crate::fetch::FeedFetcher;
-use crate::ingest::{Delivery, HubMode, Ingest, IngestError, RefreshQueue, Verification};
+use crate::accounts::AccountsError;
 use crate::input::{
-    ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId, MAX_PAGE,
+    ArticleId, FeedSources, PageRequest, SavedArticleIds, SourceId, UserId, MAX_PAGE,
 };
-use crate::model::{Article, DiscoveredFeed, Page, Source, TopicSummary, Unsubscribed};
+use crate::model::{Article, Page, Source, TopicSummary, Unsubscribed};
 use crate::store::{ArticleFilter, ArticlePage, ContentStore, StoreError};
 use crate::sweep::{SourceSweep, SweepQueue};
 use crate::StartError;
@@ -61,7 +59,7 @@ impl From<NewsError> for ApiError {
     }
 }
 
-fn to_api(error: NewsError) -> ApiError {
+pub(crate) fn to_api(error: NewsError) -> ApiError {
     match error {
         NewsError::Invalid(invalid) | NewsError::Refused(_, invalid) => invalid.into(),
         NewsError::SourceNotFound => ApiError::not_found("Source not found"),
@@ -121,69 +119,25 @@ pub enum Refusal {
     NotAFeed,
 }
 
-/// A submission's or discovery's failure: what is wrong with the URL, named `url`.
-fn submission_error(error: IngestError) -> NewsError {
-    let refused =
-        |refusal, message: String| NewsError::Refused(refusal, Invalid::field("url", message));
-    match error {
-        IngestError::InvalidUrl(e) => refused(Refusal::InvalidUrl, e.to_string()),
-        IngestError::Fetch(e) => refused(Refusal::Unreachable, format!("unreachable: {e}")),
-        IngestError::NotAFeed(e) => refused(Refusal::NotAFeed, e.to_string()),
-        IngestError::NoFeedFound(_) => refused(Refusal::NotAFeed, error.to_string()),
-        IngestError::Store(e) => e.into(),
-        // A submission enqueues without failing on the queue: never here.
-        IngestError::Queue(_) => NewsError::Busy,
-    }
-}
-
-/// A WebSub callback's failure: the table's (the callbacks fetch nothing but article pages,
-/// whose failures only leave excerpts).
-fn push_error(error: IngestError) -> NewsError {
-    match error {
-        IngestError::Store(e) => e.into(),
-        other => Invalid::field("body", other.to_string()).into(),
-    }
-}
-
-/// A submitted feed: its source, and whether the submission created it.
-#[derive(Debug, Clone)]
-pub struct Submitted {
-    pub source: Source,
-    pub created: bool,
-}
-
 /// The news reader's content service: shared sources and their subscribers, articles, topics.
+/// Feeds come in through [`crate::FeedIntake`] (another function: it links the feed parser).
 #[derive(Clone, Debug)]
 pub struct News {
     store: ContentStore,
-    ingest: Ingest,
     sweeps: SweepQueue,
 }
 
 impl News {
-    pub fn new(
-        store: ContentStore,
-        fetcher: FeedFetcher,
-        refreshes: RefreshQueue,
-        sweeps: SweepQueue,
-    ) -> Self {
-        Self {
-            ingest: Ingest::new(store.clone(), fetcher, refreshes),
-            store,
-            sweeps,
-        }
+    pub fn new(store: ContentStore, sweeps: SweepQueue) -> Self {
+        Self { store, sweeps }
     }
 
-    /// The content table (`CONTENT_TABLE`), a fetcher configured by the `FEED_*` variables,
-    /// the feed queue (`FEED_QUEUE_URL`, where a new source's refreshes start) and the sweep
-    /// queue (`SWEEP_QUEUE_URL`).
+    /// The content table (`CONTENT_TABLE`) and the sweep queue (`SWEEP_QUEUE_URL`).
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, StartError> {
-        let ingest = Ingest::from_env(env, aws)?;
-        Ok(Self {
-            store: ingest.store().clone(),
-            ingest,
-            sweeps: SweepQueue::from_env(env, aws.sqs())?,
-        })
+        Ok(Self::new(
+            ContentStore::from_env(env, aws)?,
+            SweepQueue::from_env(env, aws.sqs())?,
+        ))
     }
 
     /// A page of at most `limit` sources, oldest first, after the sort key `after`, and the
@@ -214,64 +168,6 @@ impl News {
             .set_full_text(id.as_str(), mode)
             .await?
             .ok_or(NewsError::SourceNotFound)
-    }
-
-    /// [`News::submit`] for a user: refused when the caller's account is gone, so a token
-    /// that outlives its account cannot add sources.
-    pub async fn submit_as_user(
-        &self,
-        accounts: &impl Accounts,
-        url: &FeedUrl,
-    ) -> Result<Submitted, NewsError> {
-        if !accounts.caller_exists().await? {
-            return Err(NewsError::AccountGone);
-        }
-        self.submit(url).await
-    }
-
-    /// The source of a feed URL: the existing one, else a new one fetched, parsed and stored
-    /// with its articles before this answers.
-    pub async fn submit(&self, url: &FeedUrl) -> Result<Submitted, NewsError> {
-        match self.ingest.submit(url.as_str()).await {
-            Ok((source, created)) => Ok(Submitted { source, created }),
-            Err(e) => Err(submission_error(e)),
-        }
-    }
-
-    /// The feeds at a site's address (or the feed itself), for a person to choose from;
-    /// nothing is stored.
-    pub async fn discover(&self, url: &FeedUrl) -> Result<Vec<DiscoveredFeed>, NewsError> {
-        self.ingest
-            .discover(url.as_str())
-            .await
-            .map_err(submission_error)
-    }
-
-    /// A WebSub hub's verification of intent for source `id`'s callback.
-    pub async fn verify_push(
-        &self,
-        id: &SourceId,
-        mode: HubMode,
-        topic: &str,
-        lease_seconds: Option<i64>,
-    ) -> Result<Verification, NewsError> {
-        self.ingest
-            .verify_push(id.as_str(), mode, topic, lease_seconds)
-            .await
-            .map_err(push_error)
-    }
-
-    /// A WebSub delivery to source `id`'s callback: checked, then stored like a poll's.
-    pub async fn deliver(
-        &self,
-        id: &SourceId,
-        signature: Option<&str>,
-        body: &[u8],
-    ) -> Result<Delivery, NewsError> {
-        self.ingest
-            .deliver(id.as_str(), signature, body)
-            .await
-            .map_err(push_error)
     }
 
     /// Adds a subscriber (a repeat changes nothing); the source with its new count.
@@ -380,27 +276,6 @@ impl News {
 mod tests {
     use super::*;
     use platform::ErrorKind;
-
-    #[test]
-    fn refused_submissions_say_why_and_name_url() {
-        let unreachable = submission_error(IngestError::Fetch(crate::FetchError::Timeout));
-        assert!(matches!(
-            unreachable,
-            NewsError::Refused(Refusal::Unreachable, _)
-        ));
-        let api = to_api(unreachable);
-        assert_eq!(api.kind, ErrorKind::BadRequest);
-        assert_eq!(
-            api.details,
-            vec!["url: unreachable: the feed server did not respond in time"]
-        );
-        let nothing = submission_error(IngestError::NoFeedFound(String::new()));
-        assert!(matches!(nothing, NewsError::Refused(Refusal::NotAFeed, _)));
-        assert_eq!(
-            to_api(nothing).details,
-            vec!["url: no feed found at this address"]
-        );
-    }
 
     #[test]
     fn domain_errors_become_statuses() {

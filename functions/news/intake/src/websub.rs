@@ -9,6 +9,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use news::responses::IdTooLong;
 use news::websub::{MAX_CHALLENGE_CHARS, MAX_DELIVERY_BYTES};
 use news::{Delivery, HubMode, SourceId, Verification};
 use platform::openapi::ErrorBody;
@@ -16,12 +17,11 @@ use platform::{ApiError, Invalid};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::responses::IdTooLong;
 use crate::AppState;
 
 /// The callback routes, relative to [`crate::PREFIX`]; deliveries may be as large as a feed.
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new().route(
+pub(crate) fn routes(router: Router<AppState>) -> Router<AppState> {
+    router.route(
         "/websub/{source_id}",
         get(verify)
             .post(deliver)
@@ -136,7 +136,7 @@ pub(crate) async fn verify(
 ) -> Result<Response, ApiError> {
     let id = SourceId::parse("sourceId", source_id)?;
     let (mode, topic, challenge, lease) = query.parse()?;
-    match state.news.verify_push(&id, mode, &topic, lease).await? {
+    match state.intake.verify_push(&id, mode, &topic, lease).await? {
         Verification::Refused => Err(ApiError::not_found(
             "No subscription to this topic was asked for at this callback",
         )),
@@ -185,7 +185,7 @@ pub(crate) async fn deliver(
 ) -> Result<Response, ApiError> {
     let id = SourceId::parse("sourceId", source_id)?;
     let signature = headers.get("x-hub-signature").and_then(|v| v.to_str().ok());
-    match state.news.deliver(&id, signature, &body).await? {
+    match state.intake.deliver(&id, signature, &body).await? {
         // The error layer renders the bare status in the product's error shape.
         Delivery::Gone => Ok(StatusCode::GONE.into_response()),
         Delivery::Stored(_) | Delivery::Unsigned(_) | Delivery::Unreadable(_) => {

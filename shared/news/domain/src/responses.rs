@@ -1,5 +1,5 @@
-//! The error answers several routes share, declared once for the OpenAPI contract
-//! (`responses(..., NoSuchSource)` in a route's `#[utoipa::path]`).
+//! The error answers several routes of the news functions share, declared once for the
+//! OpenAPI contract (`responses(..., NoSuchSource)` in a route's `#[utoipa::path]`).
 
 use platform::openapi::ErrorBody;
 use utoipa::IntoResponses;
