@@ -18,6 +18,7 @@ BINARY_IdentityFunction := identity
 BINARY_NewsFunction := news
 BINARY_NewsFeedSchedulerFunction := news-feed-scheduler
 BINARY_NewsFeedWorkerFunction := news-feed-worker
+BINARY_NewsPageReaderFunction := news-page-reader
 BINARY_NewsOpmlWorkerFunction := news-opml-worker
 BINARY_NewsSourceSweeperFunction := news-source-sweeper
 BINARY_GreaderFunction := news-greader

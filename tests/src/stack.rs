@@ -52,6 +52,7 @@ impl Product {
                 "NewsFunction",
                 "NewsFeedSchedulerFunction",
                 "NewsFeedWorkerFunction",
+                "NewsPageReaderFunction",
                 "NewsSourceSweeperFunction",
                 "AssistantFunction",
             ],

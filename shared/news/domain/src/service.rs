@@ -6,7 +6,9 @@ use platform::{ApiError, Env, Invalid};
 
 use crate::accounts::{Accounts, AccountsError};
 use crate::fetch::FeedFetcher;
-use crate::ingest::{Delivery, HubMode, Ingest, IngestError, RefreshQueue, Verification};
+use crate::ingest::{
+    Delivery, HubMode, Ingest, IngestError, PageQueue, RefreshQueue, Verification,
+};
 use crate::input::{
     ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId, MAX_PAGE,
 };
@@ -165,18 +167,19 @@ impl News {
         store: ContentStore,
         fetcher: FeedFetcher,
         refreshes: RefreshQueue,
+        pages: PageQueue,
         sweeps: SweepQueue,
     ) -> Self {
         Self {
-            ingest: Ingest::new(store.clone(), fetcher, refreshes),
+            ingest: Ingest::new(store.clone(), fetcher, refreshes, pages),
             store,
             sweeps,
         }
     }
 
     /// The content table (`CONTENT_TABLE`), a fetcher configured by the `FEED_*` variables,
-    /// the feed queue (`FEED_QUEUE_URL`, where a new source's refreshes start) and the sweep
-    /// queue (`SWEEP_QUEUE_URL`).
+    /// the feed queue (`FEED_QUEUE_URL`, where a new source's refreshes start), the page queue
+    /// (`PAGE_QUEUE_URL`, its articles' pages) and the sweep queue (`SWEEP_QUEUE_URL`).
     pub fn from_env(env: &Env, aws: &AwsClients) -> Result<Self, StartError> {
         let ingest = Ingest::from_env(env, aws)?;
         Ok(Self {
