@@ -19,6 +19,7 @@ BINARY_NewsFunction := news
 BINARY_NewsIntakeFunction := news-intake
 BINARY_NewsFeedSchedulerFunction := news-feed-scheduler
 BINARY_NewsFeedWorkerFunction := news-feed-worker
+BINARY_NewsPageReaderFunction := news-page-reader
 BINARY_NewsOpmlWorkerFunction := news-opml-worker
 BINARY_NewsSourceSweeperFunction := news-source-sweeper
 BINARY_GreaderFunction := news-greader

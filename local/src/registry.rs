@@ -110,6 +110,7 @@ pub fn registry() -> Registry {
     registry.http("news-intake", news_intake_function::router);
     registry.schedule("news-feed-scheduler", news_feed_scheduler_function::handler);
     registry.sqs("news-feed-worker", news_feed_worker_function::handler);
+    registry.sqs("news-page-reader", news_page_reader_function::handler);
     registry.sqs("news-opml-worker", news_opml_worker_function::handler);
     registry.sqs("news-source-sweeper", news_source_sweeper_function::handler);
     registry.http("news-greader", news_greader_function::router);

@@ -75,7 +75,9 @@ async fn run() {
     .expect("fetcher");
     let refreshes = news::RefreshQueue::from_env(&t.env("NewsFeedWorkerFunction"), aws.sqs())
         .expect("feed queue");
-    let ingest = Ingest::new(store.clone(), fetcher, refreshes);
+    let pages =
+        news::PageQueue::from_env(&t.env("NewsFeedWorkerFunction"), aws.sqs()).expect("page queue");
+    let ingest = Ingest::new(store.clone(), fetcher, refreshes, pages);
 
     println!(
         "content benchmark ({} build)",

@@ -87,6 +87,13 @@ pub async fn feed_worker(t: &TestStack) -> Arc<dyn SqsHandler> {
         .expect("worker")
 }
 
+/// The page reader's handler, configured as the stack configures it.
+pub async fn page_reader(t: &TestStack) -> Arc<dyn SqsHandler> {
+    news_page_reader_function::handler(t.env("NewsPageReaderFunction"))
+        .await
+        .expect("page reader")
+}
+
 /// The feed scheduler, configured as the stack configures it.
 pub async fn feed_scheduler(t: &TestStack) -> FeedScheduler {
     FeedScheduler::from_env(&t.env("NewsFeedSchedulerFunction"))

@@ -53,6 +53,7 @@ impl Product {
                 "NewsIntakeFunction",
                 "NewsFeedSchedulerFunction",
                 "NewsFeedWorkerFunction",
+                "NewsPageReaderFunction",
                 "NewsSourceSweeperFunction",
                 "AssistantFunction",
             ],

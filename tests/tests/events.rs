@@ -66,6 +66,7 @@ async fn every_event_file_gets_its_expected_status() {
         // Workers and schedules: the event as Lambda delivers it, straight to the handler.
         let worker = match function {
             "NewsFeedWorkerFunction" => Some(news_feed_worker_function::handler(env.clone()).await),
+            "NewsPageReaderFunction" => Some(news_page_reader_function::handler(env.clone()).await),
             "NewsOpmlWorkerFunction" => Some(news_opml_worker_function::handler(env.clone()).await),
             "NewsSourceSweeperFunction" => {
                 Some(news_source_sweeper_function::handler(env.clone()).await)

@@ -1,11 +1,12 @@
-//! The full text of excerpt-only feeds: each new article's page fetched once, robots.txt
-//! honoured, its main text stored as the article's paragraphs with the excerpt kept as the
-//! summary, and the per-source `fullText` setting.
+//! The full text of excerpt-only feeds: each new article's page fetched once by the page
+//! reader (never by the feed worker), robots.txt honoured, its main text stored as the
+//! article's paragraphs with the excerpt kept as the summary, and the per-source `fullText`
+//! setting.
 
 use serde_json::{json, Value};
 use stack_tests::content::{
-    content_store, feed_worker, ids, make_due, source, sqs_event, submit_id, subscribed_feed,
-    SubmittedFeed, ARTICLES,
+    content_store, feed_worker, ids, make_due, page_reader, source, sqs_event, submit_id,
+    subscribed_feed, SubmittedFeed, ARTICLES,
 };
 use stack_tests::feeds::{FeedDocument, FeedServer};
 use stack_tests::TestStack;
@@ -98,6 +99,60 @@ fn paragraphs(article: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The paragraphs of the article titled `title` once the stack's page reader has given it
+/// its page's text (its first paragraph `first`), or what it has after 30 s.
+async fn text_when_read(
+    t: &stack_tests::TestStack,
+    source_id: &str,
+    title: &str,
+    first: &str,
+) -> Vec<String> {
+    let started = std::time::Instant::now();
+    loop {
+        let text = paragraphs(&article_titled(t, source_id, title).await);
+        if text.first().map(String::as_str) == Some(first)
+            || started.elapsed() > std::time::Duration::from_secs(30)
+        {
+            return text;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+}
+
+/// The messages on the stack's page queue (waiting up to `seconds` for the first), taken off it.
+async fn page_queue_messages(t: &stack_tests::TestStack, seconds: u32) -> Vec<String> {
+    let sqs = t.aws().await.sqs().client().clone();
+    let url = t
+        .env("NewsPageReaderFunction")
+        .get("PAGE_QUEUE_URL")
+        .expect("PAGE_QUEUE_URL")
+        .to_string();
+    let mut found = Vec::new();
+    for _ in 0..seconds.max(1) {
+        let out = sqs
+            .receive_message()
+            .queue_url(&url)
+            .max_number_of_messages(10)
+            .wait_time_seconds(1)
+            .send()
+            .await
+            .expect("receive");
+        for message in out.messages.unwrap_or_default() {
+            found.push(message.body.clone().expect("body"));
+            sqs.delete_message()
+                .queue_url(&url)
+                .receipt_handle(message.receipt_handle.expect("receipt"))
+                .send()
+                .await
+                .expect("delete");
+        }
+        if !found.is_empty() {
+            break;
+        }
+    }
+    found
+}
+
 #[tokio::test]
 async fn an_excerpt_only_feed_gives_articles_with_their_full_text() {
     let long_body = "A long entry that carries its own text. ".repeat(30);
@@ -176,8 +231,16 @@ async fn an_excerpt_only_feed_gives_articles_with_their_full_text() {
         .expect("batch");
     assert!(response.batch_item_failures.is_empty());
 
+    // The refresh lists the pages and sends the page queue a message; the stack's page reader
+    // writes their text into the stored articles.
+    let text = text_when_read(
+        &t,
+        &source_id,
+        "Harbour board backs quay rebuild",
+        HARBOUR[0],
+    )
+    .await;
     let quay = article_titled(&t, &source_id, "Harbour board backs quay rebuild").await;
-    let text = paragraphs(&quay);
     assert_eq!(
         text.first().map(String::as_str),
         Some(HARBOUR[0]),
@@ -196,11 +259,19 @@ async fn an_excerpt_only_feed_gives_articles_with_their_full_text() {
         );
     }
     assert_eq!(quay["summary"], "The north quay is to be rebuilt.");
-    let solar = article_titled(&t, &source_id, "A year of solar on the workshop").await;
-    assert_eq!(
-        paragraphs(&solar).last().map(String::as_str),
-        Some(SOLAR[3])
-    );
+    let solar = text_when_read(&t, &source_id, "A year of solar on the workshop", SOLAR[0]).await;
+    assert_eq!(solar.last().map(String::as_str), Some(SOLAR[3]));
+    let store = content_store(&t).await;
+    let started = std::time::Instant::now();
+    while !store
+        .pending_pages(&source_id, 10)
+        .await
+        .expect("pending")
+        .is_empty()
+    {
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
 
     // robots.txt refuses the page: the excerpt stays, and the page was never asked for.
     let private = article_titled(&t, &source_id, "Members only briefing").await;
@@ -240,7 +311,7 @@ async fn an_excerpt_only_feed_gives_articles_with_their_full_text() {
 }
 
 #[tokio::test]
-async fn a_submitted_excerpt_feed_gets_its_pages_from_the_feed_worker() {
+async fn a_submitted_excerpt_feed_gets_its_pages_from_the_page_reader() {
     let t = TestStack::start().await;
     let feeds = FeedServer::start().await;
     let base = feeds.url("");
@@ -270,7 +341,7 @@ async fn a_submitted_excerpt_feed_gets_its_pages_from_the_feed_worker() {
         .1
         .next_fetch_at;
 
-    // The submission answers without fetching the page; the stack's feed worker, sent the
+    // The submission answers without fetching the page; the stack's page reader, sent the
     // pages message, stores its text into the article.
     let mut text = Vec::new();
     while before.elapsed() < std::time::Duration::from_secs(30) {
@@ -313,86 +384,132 @@ async fn due_refresh(t: &stack_tests::TestStack, source_id: &str) -> String {
     news::FeedRefresh::due(source_id, &due).to_json()
 }
 
-#[tokio::test]
-async fn a_feed_past_one_refreshs_page_budget_gets_every_page_once() {
-    let SubmittedFeed {
-        t,
-        feeds,
-        source_id,
-        token,
-        ..
-    } = subscribed_feed(
-        "backlog",
-        "/backlog.xml",
-        FeedDocument::rss(rss(&[("Placeholder", "https://gazette.example/p", "x")])),
+/// An RSS feed of the week pages `weeks` (teasers only) at `base`.
+fn weeks_feed(base: &str, weeks: impl Iterator<Item = usize>) -> String {
+    let items: String = weeks
+        .map(|n| {
+            let link = format!("{base}/2026/11/quay-week-{n}.html");
+            format!(
+                "<item><title>Quay works, week {n}</title><link>{link}</link><guid>{link}</guid>\
+                 <description>Week {n} of the works.</description></item>"
+            )
+        })
+        .collect();
+    format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Harbour Gazette</title>\
+         <link>https://gazette.example/</link>{items}</channel></rss>"
     )
-    .await;
+}
+
+#[tokio::test]
+async fn a_refreshs_pages_are_read_by_the_page_reader_whose_chain_drains_them_once() {
+    // No queue pollers: the test takes each message off the page queue and hands it on.
+    let t = TestStack::in_process(stack_tests::Product::News).await;
+    let feeds = FeedServer::start().await;
     let base = feeds.url("");
-    let base = base.trim_end_matches('/');
-    let title = |n: usize| format!("Quay works, week {n}");
+    let base = base.trim_end_matches('/').to_string();
+    let url = feeds.put(
+        "/backlog.xml",
+        FeedDocument::rss(weeks_feed(&base, std::iter::empty())),
+    );
+    let (_, token) = t.user("backlog").await;
+    let source_id = submit_id(&t, &token, &url).await;
+    assert_eq!(t.subscribe(&token, &source_id).await.status(), 200);
+    assert!(
+        page_queue_messages(&t, 1).await.is_empty(),
+        "no page listed"
+    );
+
     let path = |n: usize| format!("/2026/11/quay-week-{n}.html");
+    let title = |n: usize| format!("Quay works, week {n}");
     let weeks = 1..=15;
-    let mut items = Vec::new();
     for n in weeks.clone() {
         feeds.put(
             &path(n),
             FeedDocument::html(article_page(&title(n), &HARBOUR)),
         );
-        items.push((
-            title(n),
-            format!("{base}{}", path(n)),
-            format!("Week {n} of the works."),
-        ));
     }
-    let feed: String = items
-        .iter()
-        .map(|(title, link, teaser)| {
-            format!(
-                "<item><title>{title}</title><link>{link}</link><guid>{link}</guid>\
-                 <description>{teaser}</description></item>"
-            )
-        })
-        .collect();
-    let feed = format!(
-        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Harbour Gazette</title>\
-         <link>https://gazette.example/</link>{feed}</channel></rss>"
+    feeds.put(
+        "/backlog.xml",
+        FeedDocument::rss(weeks_feed(&base, weeks.clone())),
     );
-    feeds.put("/backlog.xml", FeedDocument::rss(feed.clone()));
     let fetched = || -> Vec<usize> { weeks.clone().map(|n| feeds.hits(&path(n)).full).collect() };
     let store = content_store(&t).await;
+    let pages_message = news::ReadPages::new(&source_id).to_json();
 
-    // The first refresh fetches its budget of pages and leaves the rest on the source's list.
+    // The refresh stores the teasers and lists their pages, reads none, and sends the page
+    // queue one pages message.
     let worker = feed_worker(&t).await;
     let response = worker
         .handle(sqs_event(&[("m1", due_refresh(&t, &source_id).await)]))
         .await
         .expect("batch");
     assert!(response.batch_item_failures.is_empty());
+    assert_eq!(fetched(), vec![0; 15]);
+    assert_eq!(
+        store
+            .pending_pages(&source_id, 100)
+            .await
+            .expect("left")
+            .len(),
+        15
+    );
+    assert_eq!(
+        page_queue_messages(&t, 5).await,
+        vec![pages_message.clone()]
+    );
+
+    // That message lost: a refresh answered 304 finds the listed pages and sends again.
+    let response = worker
+        .handle(sqs_event(&[("m2", due_refresh(&t, &source_id).await)]))
+        .await
+        .expect("batch");
+    assert!(response.batch_item_failures.is_empty());
+    assert!(feeds.hits("/backlog.xml").full >= 2);
+    assert_eq!(fetched(), vec![0; 15]);
+    let sent = page_queue_messages(&t, 5).await;
+    assert_eq!(sent, vec![pages_message.clone()]);
+
+    // Delivered to two page readers at once: one message's room of pages, each claimed by
+    // one of them and fetched once; pages remain, so each sends one more message.
+    let (one, two) = (page_reader(&t).await, page_reader(&t).await);
+    let (first, second) = tokio::join!(
+        one.handle(sqs_event(&[("p1", pages_message.clone())])),
+        two.handle(sqs_event(&[("p1", pages_message.clone())])),
+    );
+    assert!(first.expect("batch").batch_item_failures.is_empty());
+    assert!(second.expect("batch").batch_item_failures.is_empty());
     assert_eq!(
         fetched().iter().sum::<usize>(),
         news::fulltext::MAX_PAGES_PER_REFRESH
     );
     assert!(fetched().iter().all(|hits| *hits <= 1), "{:?}", fetched());
-    let left = store.pending_pages(&source_id, 100).await.expect("left");
-    assert_eq!(left.len(), 15 - news::fulltext::MAX_PAGES_PER_REFRESH);
-
-    // The next refresh, delivered to two workers at once, takes the left pages first: each
-    // is claimed by one of them and fetched once.
-    feeds.put("/backlog.xml", FeedDocument::rss(format!("{feed} ")));
-    let refresh = due_refresh(&t, &source_id).await;
-    let (one, two) = (feed_worker(&t).await, feed_worker(&t).await);
-    let (first, second) = tokio::join!(
-        one.handle(sqs_event(&[("m2", refresh.clone())])),
-        two.handle(sqs_event(&[("m2", refresh)])),
+    assert_eq!(
+        store
+            .pending_pages(&source_id, 100)
+            .await
+            .expect("left")
+            .len(),
+        5
     );
-    assert!(first.expect("batch").batch_item_failures.is_empty());
-    assert!(second.expect("batch").batch_item_failures.is_empty());
+    let chained = page_queue_messages(&t, 5).await;
+    assert!(!chained.is_empty(), "the chain goes on");
+    assert!(chained.iter().all(|m| *m == pages_message), "{chained:?}");
+
+    // The next message reads the rest; nothing is left, so the chain ends.
+    let batch: Vec<(&str, String)> = chained.iter().map(|m| ("p2", m.clone())).collect();
+    let response = one.handle(sqs_event(&batch)).await.expect("batch");
+    assert!(response.batch_item_failures.is_empty());
     assert_eq!(fetched(), vec![1; 15]);
     assert!(store
         .pending_pages(&source_id, 100)
         .await
         .expect("left")
         .is_empty());
+    assert!(
+        page_queue_messages(&t, 2).await.is_empty(),
+        "the chain ended"
+    );
     for n in weeks.clone() {
         let article = article_titled(&t, &source_id, &title(n)).await;
         let text = paragraphs(&article);
@@ -409,14 +526,83 @@ async fn a_feed_past_one_refreshs_page_budget_gets_every_page_once() {
         assert_eq!(article["summary"], format!("Week {n} of the works."));
     }
 
-    // A later refresh has nothing left to fetch.
-    feeds.put("/backlog.xml", FeedDocument::rss(format!("{feed}  ")));
+    // A later refresh has no page to list and sends nothing.
+    feeds.put(
+        "/backlog.xml",
+        FeedDocument::rss(format!("{} ", weeks_feed(&base, weeks.clone()))),
+    );
     worker
         .handle(sqs_event(&[("m3", due_refresh(&t, &source_id).await)]))
         .await
         .expect("batch");
+    assert!(page_queue_messages(&t, 2).await.is_empty());
     assert_eq!(fetched(), vec![1; 15]);
-    drop(token);
+}
+
+#[tokio::test]
+async fn a_pages_message_still_on_the_feed_queue_is_forwarded_to_the_page_reader() {
+    let t = TestStack::in_process(stack_tests::Product::News).await;
+    let feeds = FeedServer::start().await;
+    let link = feeds.put(
+        "/2026/11/quay-rebuild.html",
+        FeedDocument::html(article_page("Harbour board backs quay rebuild", &HARBOUR)),
+    );
+    let url = feeds.put(
+        "/forward.xml",
+        FeedDocument::rss(rss(&[(
+            "Harbour board backs quay rebuild",
+            link.as_str(),
+            "The north quay is to be rebuilt.",
+        )])),
+    );
+    let (_, token) = t.user("forwarder").await;
+    let source_id = submit_id(&t, &token, &url).await;
+    // The submission's pages message goes to the page queue, not the feed queue.
+    let pages_message = news::ReadPages::new(&source_id).to_json();
+    assert_eq!(
+        page_queue_messages(&t, 5).await,
+        vec![pages_message.clone()]
+    );
+
+    // One sent to the feed queue before the page queue existed: forwarded as it is, unread.
+    let old = news::FeedRefresh::pages(&source_id).to_json();
+    assert_eq!(old, pages_message);
+    let response = feed_worker(&t)
+        .await
+        .handle(sqs_event(&[("m1", old)]))
+        .await
+        .expect("batch");
+    assert!(response.batch_item_failures.is_empty());
+    assert_eq!(feeds.hits("/2026/11/quay-rebuild.html").full, 0);
+    assert_eq!(store_pending(&t, &source_id).await, 1);
+    let forwarded = page_queue_messages(&t, 5).await;
+    assert_eq!(forwarded, vec![pages_message]);
+
+    // The page reader reads it.
+    let batch: Vec<(&str, String)> = forwarded.iter().map(|m| ("p1", m.clone())).collect();
+    let response = page_reader(&t)
+        .await
+        .handle(sqs_event(&batch))
+        .await
+        .expect("batch");
+    assert!(response.batch_item_failures.is_empty());
+    assert_eq!(feeds.hits("/2026/11/quay-rebuild.html").full, 1);
+    assert_eq!(store_pending(&t, &source_id).await, 0);
+    let quay = article_titled(&t, &source_id, "Harbour board backs quay rebuild").await;
+    assert_eq!(
+        paragraphs(&quay).first().map(String::as_str),
+        Some(HARBOUR[0])
+    );
+}
+
+/// How many of the source's pages are listed.
+async fn store_pending(t: &TestStack, source_id: &str) -> usize {
+    content_store(t)
+        .await
+        .pending_pages(source_id, 100)
+        .await
+        .expect("pending")
+        .len()
 }
 
 #[tokio::test]

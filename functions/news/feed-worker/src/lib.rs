@@ -4,15 +4,20 @@
 //! Each refresh enqueues the source's next one, delayed until it is due (`news::FeedRefresh`):
 //! the sources' chains of messages are the schedule, so no run reads every source.
 //!
+//! Article pages are not read here: a refresh lists the pages its new articles want and sends
+//! the page queue the source's pages message (the page reader function reads them, so the
+//! readability extractor is not linked into this one). A pages message still arriving on the
+//! feed queue (sent before the page queue) is forwarded to the page queue unread.
+//!
 //! Outcomes per message, reported with `ReportBatchItemFailures`:
-//! - refreshed, not modified, the source is gone or retired (its chain ends), nobody
+//! - refreshed, not modified, a pages message forwarded, the source is gone or retired (its chain ends), nobody
 //!   subscribes to it (not fetched, kept on its chain), a repeat of a message already handled,
 //!   or not due yet (enqueued again): done;
 //! - the feed failed (unreachable, timed out, too large, not a feed), or its entries could
 //!   not be stored: done, because the refresh has recorded a back-off and the scheduler
 //!   retries the source when it is due again;
 //! - the content table is unavailable (throttled, unreachable), the next refresh could not be
-//!   enqueued, or the message is unreadable:
+//!   enqueued, a pages message could not be forwarded, or the message is unreadable:
 //!   a batch item failure, so SQS redelivers it and, after `maxReceiveCount`, moves it to the
 //!   dead-letter queue.
 
@@ -64,8 +69,9 @@ impl FeedWorker {
                     already_stored = report.already_stored,
                     left_out = report.left_out,
                     cut = report.cut,
-                    full_text = report.full_text,
                     pages_pending = report.pages_pending,
+                    pages_enqueued = report.pages_enqueued,
+                    pages_forwarded = report.pages_forwarded,
                     "feed refreshed"
                 );
                 Ok(())

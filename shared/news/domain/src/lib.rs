@@ -22,8 +22,9 @@
 //! 6. [`store`]: the content table (sources, subscribers, articles, topics); its access
 //!    patterns are documented there. [`sweep`] removes retired sources' rows in bounded
 //!    steps driven by the sweep queue. [`ingest`] ties fetching, parsing and storage together
-//!    for a submitted feed, for each refresh ([`Ingest`], the feed worker's side) and for the
-//!    schedule ([`RefreshSchedule`], the scheduler's side).
+//!    for a submitted feed, for each refresh ([`Ingest`], the feed worker's side), for the
+//!    article pages of excerpt-only feeds ([`PageReading`], the page reader's side) and for
+//!    the schedule ([`RefreshSchedule`], the scheduler's side).
 //!
 //! 7. [`websub`]: feeds that name a WebSub hub are subscribed through it; its deliveries go
 //!    through the same ingest as a poll. Submitting a site's address finds its feeds
@@ -58,7 +59,8 @@ pub use self::fetch::{
 pub use self::fulltext::PageReader;
 pub use self::html::{html_to_paragraphs, html_to_text};
 pub use self::ingest::{
-    Delivery, FeedRefresh, HubMode, Ingest, RefreshQueue, RefreshSchedule, Verification, WalkStep,
+    Delivery, FeedRefresh, HubMode, Ingest, PageQueue, PageReading, ReadPages, RefreshQueue,
+    RefreshSchedule, Verification, WalkStep,
 };
 pub use self::input::{
     ArticleId, FeedSources, FeedUrl, PageRequest, SavedArticleIds, SourceId, UserId,

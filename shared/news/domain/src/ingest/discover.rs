@@ -189,7 +189,7 @@ mod tests {
 
     use super::*;
     use crate::fetch::{FeedFetcher, FetchConfig, Validators};
-    use crate::ingest::RefreshQueue;
+    use crate::ingest::{PageQueue, RefreshQueue};
     use crate::store::ContentStore;
 
     /// An ingest that cannot reach any table or queue, fetching as deployed (private networks
@@ -204,7 +204,8 @@ mod tests {
         Ingest::new(
             ContentStore::new(Table::offline("content"), Clock::system()),
             FeedFetcher::new(FetchConfig::default()).unwrap(),
-            RefreshQueue::new(Sqs::new(sqs), "https://sqs.invalid/feeds"),
+            RefreshQueue::new(Sqs::new(sqs.clone()), "https://sqs.invalid/feeds"),
+            PageQueue::new(Sqs::new(sqs), "https://sqs.invalid/pages"),
         )
     }
 

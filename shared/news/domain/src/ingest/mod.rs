@@ -11,7 +11,6 @@ use platform::clock::rfc3339;
 use platform::Clock;
 
 use crate::fetch::{FeedFetcher, FetchError, FetchOutcome, Validators};
-use crate::fulltext::PageReader;
 use crate::model::{Source, TopicRef};
 use crate::parse::{parse_feed, ParseError, ParsedFeed};
 use crate::store::{
@@ -56,11 +55,14 @@ pub struct RefreshReport {
     pub left_out: usize,
     /// Articles whose text was cut to fit an item.
     pub cut: usize,
-    /// Articles given the text of their page: new ones, and stored ones an earlier refresh
-    /// left for later.
-    pub full_text: usize,
-    /// New articles whose page is left to later refreshes (past this one's page budget).
+    /// New articles whose page is listed for the page reader.
     pub pages_pending: usize,
+    /// The page queue was sent the source's pages message: pages are listed (new ones, or
+    /// left by earlier messages).
+    pub pages_enqueued: bool,
+    /// A pages message that arrived on the feed queue (sent before the page queue), forwarded
+    /// to the page queue unread.
+    pub pages_forwarded: bool,
     /// Not refreshed: the message was a repeat of one already handled (its `due` is not the
     /// source's next fetch time), or the source is not due yet (a long back-off takes
     /// several delayed hops, one enqueued again).
@@ -74,13 +76,12 @@ pub struct RefreshReport {
 pub struct Ingest {
     store: ContentStore,
     fetcher: FeedFetcher,
-    pages: PageReader,
     queue: RefreshQueue,
+    /// Where the article pages new articles want are sent: the page reader reads them.
+    pages: PageQueue,
     hub: Hub,
     clock: Clock,
 }
-/// The longest a refresh waits for article pages; those not in by then keep the excerpt.
-const PAGES_BUDGET: std::time::Duration = std::time::Duration::from_secs(8);
 /// The longest a submission waits for a WebSub hub to take its subscription request.
 const SUBMIT_HUB_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
 
@@ -116,8 +117,11 @@ struct FetchedFeed {
 }
 
 pub use self::discover::MAX_DISCOVERY_FETCHES;
+pub use self::pages::{PageReading, PagesReport, PAGES_BUDGET};
 pub use self::push::{Delivery, HubMode, Verification};
-pub use self::queue::{FeedRefresh, MessageError, RefreshQueue, MAX_DELAY_SECONDS};
+pub use self::queue::{
+    FeedRefresh, MessageError, PageQueue, ReadPages, RefreshQueue, MAX_DELAY_SECONDS,
+};
 pub use self::schedule::{is_due, RefreshSchedule, WalkStep, LOST_AFTER_MINUTES};
 
 /// A stable article id: the same entry of the same source always gets the same id, so a
@@ -127,13 +131,18 @@ pub fn article_id(source_id: &str, guid: &str) -> String {
 }
 
 impl Ingest {
-    /// Stores with `store`, enqueues next refreshes on `queue`, and tells the time by the
-    /// store's clock.
-    pub fn new(store: ContentStore, fetcher: FeedFetcher, queue: RefreshQueue) -> Self {
+    /// Stores with `store`, enqueues next refreshes on `queue` and article pages on `pages`,
+    /// and tells the time by the store's clock.
+    pub fn new(
+        store: ContentStore,
+        fetcher: FeedFetcher,
+        queue: RefreshQueue,
+        pages: PageQueue,
+    ) -> Self {
         let clock = store.clock().clone();
         Self {
             store,
-            pages: PageReader::new(fetcher.clone()),
+            pages,
             hub: Hub::new(fetcher.clone(), None),
             fetcher,
             queue,
@@ -149,8 +158,8 @@ impl Ingest {
     }
 
     /// The content table (`CONTENT_TABLE`), a fetcher configured by the `FEED_*` variables,
-    /// the feed queue (`FEED_QUEUE_URL`) and the public base URL WebSub callbacks are under
-    /// (`PUBLIC_BASE_URL`, optional).
+    /// the feed queue (`FEED_QUEUE_URL`), the page queue (`PAGE_QUEUE_URL`) and the public base
+    /// URL WebSub callbacks are under (`PUBLIC_BASE_URL`, optional).
     pub fn from_env(
         env: &platform::Env,
         aws: &platform::aws::AwsClients,
@@ -159,6 +168,7 @@ impl Ingest {
             ContentStore::from_env(env, aws)?,
             FeedFetcher::new(crate::fetch::FetchConfig::from_env(env)?)?,
             RefreshQueue::from_env(env, aws.sqs())?,
+            PageQueue::from_env(env, aws.sqs())?,
         )
         .with_public_base_url(env.get("PUBLIC_BASE_URL").map(str::to_string)))
     }
@@ -242,24 +252,24 @@ impl Ingest {
     /// Refreshes one source with a conditional GET (the message `refresh` asks), then
     /// enqueues its next refresh and records the fetch; a failure to fetch, parse or store the
     /// feed backs the source off. A source without subscribers is not fetched, but stays on
-    /// its chain until it is swept.
+    /// its chain until it is swept. Article pages are never read here: they are listed and
+    /// the page queue is sent the source's pages message. A pages message (the feed queue's
+    /// before the page queue) is forwarded to the page queue as it is.
     pub async fn refresh(&self, refresh: &FeedRefresh) -> Result<RefreshReport, IngestError> {
         let source_id = refresh.source_id.as_str();
+        if refresh.pages {
+            self.pages.send(&ReadPages::new(source_id)).await?;
+            return Ok(RefreshReport {
+                pages_forwarded: true,
+                ..Default::default()
+            });
+        }
         let Some((source, state)) = self.store.source_for_fetch(source_id).await? else {
             return Ok(RefreshReport {
                 gone: true,
                 ..Default::default()
             });
         };
-        if refresh.pages {
-            let (full_text, _) = self
-                .add_full_text(&source, &mut [], PAGES_BUDGET, true)
-                .await?;
-            return Ok(RefreshReport {
-                full_text,
-                ..Default::default()
-            });
-        }
         let claimed = state.next_fetch_at.clone();
         let now = self.clock.now();
         if self.skips(refresh, &state, now).await? {
@@ -288,10 +298,9 @@ impl Ingest {
         let hub_timeout = self.fetcher.config().timeout;
         let error = match self.fetch_feed(&source.url, &validators).await {
             Ok(None) => {
-                // Pages left by earlier refreshes do not wait for the feed to change.
-                let (full_text, _) = self
-                    .add_full_text(&source, &mut [], PAGES_BUDGET, true)
-                    .await?;
+                // Pages still listed do not wait for the feed to change.
+                let pages_enqueued =
+                    self.has_pending_pages(&source).await? && self.enqueue_pages(source_id).await;
                 let healthy = self.healthy_state(validators, pushed);
                 self.record(source_id, &healthy, claimed.as_deref(), true, None)
                     .await?;
@@ -304,7 +313,7 @@ impl Ingest {
                 .await;
                 return Ok(RefreshReport {
                     not_modified: true,
-                    full_text,
+                    pages_enqueued,
                     ..Default::default()
                 });
             }
@@ -480,23 +489,26 @@ impl Ingest {
         }
     }
 
-    /// Stores a refresh's new entries, after fetching the pages earlier refreshes left and
-    /// those of its new excerpt-only entries (as many as its budget allows).
+    /// Stores a refresh's new entries with their feed text and lists the pages they want,
+    /// then sends the page queue the source's pages message when any page is listed (new
+    /// ones, or ones an earlier message or a lost send left: one Query).
     async fn refresh_entries(
         &self,
         source: &Source,
         feed: &ParsedFeed,
     ) -> Result<RefreshReport, StoreError> {
-        let (mut report, mut articles) = self.feed_articles(source, feed);
-        (report.full_text, report.pages_pending) = self
-            .add_full_text(source, &mut articles, PAGES_BUDGET, true)
-            .await?;
-        self.save_articles(source, report, articles).await
+        let (mut report, articles) = self.feed_articles(source, feed);
+        report.pages_pending = self.defer_full_text(source, &articles).await?;
+        let mut report = self.save_articles(source, report, articles).await?;
+        if report.pages_pending > 0 || self.has_pending_pages(source).await? {
+            report.pages_enqueued = self.enqueue_pages(&source.id).await;
+        }
+        Ok(report)
     }
 
-    /// Stores a submission's or a WebSub delivery's entries with their feed text, and lists
-    /// the pages their full text needs for the feed worker, sent a [`FeedRefresh::pages`]:
-    /// the page reader (a readability extractor and its HTML tree) is linked into the worker
+    /// Stores a submission's or a WebSub delivery's entries with their feed text, lists the
+    /// pages their full text needs and sends the page queue a [`ReadPages`]: the page reader
+    /// (a readability extractor and its HTML tree) is linked into the page reader function
     /// alone, and nobody waits for pages.
     async fn take_entries(
         &self,
@@ -505,13 +517,9 @@ impl Ingest {
     ) -> Result<RefreshReport, StoreError> {
         let (mut report, articles) = self.feed_articles(source, feed);
         report.pages_pending = self.defer_full_text(source, &articles).await?;
-        let report = self.save_articles(source, report, articles).await?;
+        let mut report = self.save_articles(source, report, articles).await?;
         if report.pages_pending > 0 {
-            let message = FeedRefresh::pages(&source.id);
-            if let Err(error) = self.queue.send_delayed(&message, 0).await {
-                // Still listed: the source's next refresh fetches them.
-                tracing::warn!(source_id = %source.id, %error, "article pages not enqueued; the next refresh fetches them");
-            }
+            report.pages_enqueued = self.enqueue_pages(&source.id).await;
         }
         Ok(report)
     }

@@ -26,9 +26,9 @@ pub struct FeedRefresh {
     pub source_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub due: Option<String>,
-    /// Only the article pages left for later: no fetch of the feed, no change to its chain
-    /// of refreshes (what a submission or a WebSub delivery sends, so that the page reader
-    /// lives in the feed worker alone).
+    /// Only the article pages left for later: what submissions and WebSub deliveries sent
+    /// here before the page queue. One still in flight is forwarded to the page queue as it is
+    /// ([`ReadPages`] has the same body).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pages: bool,
 }
@@ -42,7 +42,7 @@ impl FeedRefresh {
         }
     }
 
-    /// The message that has the worker fetch the source's pending article pages now.
+    /// The feed queue's former pages message (`{"sourceId":…,"pages":true}`).
     pub fn pages(source_id: impl Into<String>) -> Self {
         Self {
             pages: true,
@@ -97,6 +97,55 @@ impl QueueMessage for FeedRefresh {
 /// ([`FeedRefresh::delay_seconds`]).
 pub type RefreshQueue = Queue<FeedRefresh>;
 
+/// The page queue's message: read this source's listed article pages
+/// (`{"sourceId":…,"pages":true}`, the feed queue's former pages message, so one in flight
+/// during a deploy is forwarded unchanged).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadPages {
+    pub source_id: String,
+    #[serde(default = "always")]
+    pages: bool,
+}
+
+fn always() -> bool {
+    true
+}
+
+impl ReadPages {
+    pub fn new(source_id: impl Into<String>) -> Self {
+        Self {
+            source_id: source_id.into(),
+            pages: true,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Reads a message body; the source id must be present and not blank.
+    pub fn read(body: &str) -> Result<Self, MessageError> {
+        let message: Self = serde_json::from_str(body)?;
+        if message.source_id.trim().is_empty() {
+            return Err(MessageError::BlankSourceId);
+        }
+        Ok(Self::new(message.source_id))
+    }
+}
+
+impl QueueMessage for ReadPages {
+    const URL_VARIABLE: &'static str = "PAGE_QUEUE_URL";
+
+    fn parse(body: &str) -> Result<Self, String> {
+        Self::read(body).map_err(|e| e.to_string())
+    }
+}
+
+/// The page queue (`PAGE_QUEUE_URL`): sources whose listed article pages the page reader is
+/// to read, one message each.
+pub type PageQueue = Queue<ReadPages>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +162,15 @@ mod tests {
             FeedRefresh::due("s1", "2026-12-03T10:00:00Z").to_json(),
             r#"{"sourceId":"s1","due":"2026-12-03T10:00:00Z"}"#
         );
+    }
+
+    #[test]
+    fn a_page_queue_message_is_the_feed_queues_pages_message() {
+        let read = ReadPages::new("s1");
+        assert_eq!(read.to_json(), FeedRefresh::pages("s1").to_json());
+        assert_eq!(ReadPages::read(&read.to_json()).ok(), Some(read.clone()));
+        assert_eq!(ReadPages::read(r#"{"sourceId":"s1"}"#).ok(), Some(read));
+        assert!(ReadPages::read(r#"{"sourceId":" ","pages":true}"#).is_err());
+        assert!(ReadPages::read("[]").is_err());
     }
 }

@@ -9,7 +9,7 @@
 use futures::{StreamExt, TryStreamExt};
 use platform::dynamo::{is_condition_failed, key, s, AttributeValue, Attributes, Item};
 
-use super::items::article_key;
+use super::items::{article_key, counts_key, is_retired, source_key, FULL_TEXT};
 use super::{ContentStore, NewArticle, StoreError};
 
 /// An article whose page a later refresh of its source fetches.
@@ -35,6 +35,27 @@ fn page_key(source_id: &str, article_id: &str) -> Item {
 }
 
 impl ContentStore {
+    /// The source's [`crate::FullTextMode`] as the page reader needs it: its `META` and
+    /// `COUNTS` items in one BatchGetItem; `None` when the source is gone or retired.
+    pub async fn pages_mode(
+        &self,
+        source_id: &str,
+    ) -> Result<Option<crate::FullTextMode>, StoreError> {
+        let keys = vec![source_key(source_id), counts_key(source_id)];
+        let mut mode = None;
+        for found in self.table.batch_get_all(keys, None).await? {
+            if is_retired(&found) {
+                return Ok(None);
+            }
+            if found.opt_string("sk").as_deref() == Some("META") {
+                mode = Some(crate::FullTextMode::from_stored(
+                    found.opt_string(FULL_TEXT).as_deref(),
+                ));
+            }
+        }
+        Ok(mode)
+    }
+
     /// At most `limit` of the source's pages still to fetch (one Query).
     pub async fn pending_pages(
         &self,
