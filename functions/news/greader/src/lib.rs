@@ -7,9 +7,10 @@
 //! [`protocol`] reads and writes the wire format without I/O. Each handler (`reading`,
 //! `writing`) authenticates the request ([`session::Person`]: the `Auth` value exchanged with
 //! identity, cached for a minute), counts it against the person's rate, and makes its calls on
-//! [`news::Reader`] (reading state, labels, the stream) or, to subscribe, [`news::FeedIntake`]
-//! (submitting a feed) and identity (the subscription itself).
+//! [`news::Reader`] (reading state, labels, the stream) or, to subscribe, the intake function
+//! (`feeds`: submitting a feed, as the person) and identity (the subscription itself).
 
+mod feeds;
 pub mod protocol;
 mod reading;
 pub mod session;
@@ -23,7 +24,6 @@ use axum::routing::{get, post};
 use axum::Router;
 use identity_client::IdentityClient;
 use news::reader::Reader;
-use news::FeedIntake;
 use platform::aws::AwsClients;
 use platform::ratelimit::{Brake, Rate, WhenUnavailable};
 use platform::{ApiError, BoxError, Env, ErrorStyle};
@@ -55,23 +55,14 @@ pub const EXCHANGES: Rate = Rate {
     when_unavailable: WhenUnavailable::Allow,
 };
 
-/// Feeds added (`quickadd`, `subscription/edit` `ac=subscribe`): each fetches a site the
-/// person chose, so they count against the content service's own submission limit
-/// (`SOURCE_SUBMISSION_RATE_LIMIT`, the same counter as `POST /api/content/sources`).
-pub const SUBMISSIONS: Rate = Rate {
-    variable: "SOURCE_SUBMISSION_RATE_LIMIT",
-    name: "source-submission",
-    default: "10/60,100/86400",
-    when_unavailable: WhenUnavailable::Refuse,
-};
-
-/// How long identity may take to answer.
+/// How long identity may take to answer (a submission to the intake sets its own).
 const IDENTITY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[derive(Clone)]
 pub struct AppState {
     reader: Arc<Reader>,
-    intake: Arc<FeedIntake>,
+    /// Calls to identity and to the feed intake (`feeds`).
+    http: reqwest::Client,
     identity: IdentityClient,
     /// `INTERNAL_API_URL`; when unset, the API the request came through.
     internal_api_url: Option<String>,
@@ -83,20 +74,23 @@ pub struct AppState {
 pub async fn router(env: Env) -> Result<Router, BoxError> {
     let aws = AwsClients::from_env(&env).await;
     let reader = Reader::from_env(&env, &aws)?;
-    let intake = FeedIntake::from_env(&env, &aws)?;
     let brake = Brake::from_env(
         &env,
         &aws,
         "Google Reader API requests have no rate limit",
-        &[REQUESTS, EXCHANGES, SUBMISSIONS],
+        &[REQUESTS, EXCHANGES],
     )?;
-    let identity = IdentityClient::new(
-        IDENTITY_TIMEOUT,
+    let http = platform::tls::http_client()
+        .timeout(IDENTITY_TIMEOUT)
+        .connect_timeout(IDENTITY_TIMEOUT)
+        .build()?;
+    let identity = IdentityClient::with_http(
+        http.clone(),
         env.get("INTERNAL_SERVICE_TOKEN").map(str::to_string),
-    )?;
+    );
     Ok(app(AppState {
         reader: Arc::new(reader),
-        intake: Arc::new(intake),
+        http,
         identity,
         internal_api_url: env.get("INTERNAL_API_URL").map(str::to_string),
         brake: Arc::new(brake),
@@ -304,3 +298,11 @@ platform::too_many_requests_response!(
     description = "Identity could not be asked whom the Auth value belongs to"
 )]
 pub struct IdentityUnreachable(pub platform::openapi::ErrorBody);
+
+/// The documented 502 of the operations that may add a feed by URL.
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 502,
+    description = "Identity could not be asked whom the Auth value belongs to, or the feed intake (adding a feed by URL) could not be reached"
+)]
+pub struct PeerUnreachable(pub platform::openapi::ErrorBody);

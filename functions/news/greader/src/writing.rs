@@ -6,18 +6,21 @@ use axum::extract::{RawQuery, State};
 use identity_client::SubscriptionAnswer;
 use news::input::reader::{LabelName, Labels, MarkScope};
 use news::model::reader::Mark;
-use news::{FeedUrl, NewsError, SourceId, Submitted};
-use platform::ratelimit::ClientKey;
+use news::model::Source;
+use news::{FeedUrl, SourceId};
 use platform::{ApiError, Invalid};
 use utoipa::ToSchema;
 
+use crate::feeds::Refused;
 use crate::protocol::{
     self, labels, one_label, timestamp_micros, token_accepted, FeedRef, Params, QuickAdd, StreamId,
     SubscriptionAction, SubscriptionEdit, TagEdit,
 };
 use crate::reading::{form, resolve, source_of};
 use crate::session::{unauthorized, Person};
-use crate::{text, Answer, AppState, IdentityUnreachable, TooManyRequests, Unauthorized};
+use crate::{
+    text, Answer, AppState, IdentityUnreachable, PeerUnreachable, TooManyRequests, Unauthorized,
+};
 
 /// The parameters of a write, its token checked.
 fn write_params(person: &Person, query: Option<String>, body: &Bytes) -> Result<Params, ApiError> {
@@ -279,7 +282,7 @@ pub(crate) struct SubscriptionEditForm {
         (status = 200, description = "`OK`", body = String, content_type = "text/plain"),
         (status = 400, description = "A bad `ac`, `s`, `a` or `r`; a feed URL that cannot be fetched or serves no feed; more than 10 labels on a subscription (`details` names it)", body = platform::openapi::ErrorBody),
         (status = 404, description = "A feed the person does not subscribe to (`edit`), or no such source (`feed/{sourceId}`)", body = platform::openapi::ErrorBody),
-        Unauthorized, TooManyRequests, IdentityUnreachable,
+        Unauthorized, TooManyRequests, PeerUnreachable,
     )
 )]
 pub(crate) async fn subscription_edit(
@@ -294,7 +297,7 @@ pub(crate) async fn subscription_edit(
         match edit.action {
             SubscriptionAction::Subscribe => {
                 let source = match feed {
-                    FeedRef::Url(url) => submit(&state, &person, "s", url).await?.source.id,
+                    FeedRef::Url(url) => submit(&state, &person, "s", url).await?.id,
                     FeedRef::Source(id) => id.clone(),
                 };
                 let source = SourceId::new(source);
@@ -355,7 +358,7 @@ pub(crate) struct QuickAddForm {
     responses(
         (status = 200, description = "`numResults` 1 and the feed's `streamId` when subscribed; `numResults` 0 and `error` when the URL cannot be fetched or serves no feed", body = QuickAdd),
         (status = 400, description = "`quickadd` missing or longer than 2048 characters", body = platform::openapi::ErrorBody),
-        Unauthorized, TooManyRequests, IdentityUnreachable,
+        Unauthorized, TooManyRequests, PeerUnreachable,
     )
 )]
 pub(crate) async fn quickadd(
@@ -375,63 +378,32 @@ pub(crate) async fn quickadd(
         Err(Refused::Feed(reason)) => return Ok(crate::json(&QuickAdd::none(reason))),
         Err(Refused::Other(error)) => return Err(error),
     };
-    let source = SourceId::new(submitted.source.id.clone());
+    let source = SourceId::new(submitted.id.clone());
     subscribe(&state, &person, &source).await?;
     Ok(crate::json(&QuickAdd::added(
-        &submitted.source.url,
-        &submitted.source.id,
-        &submitted.source.title,
+        &submitted.url,
+        &submitted.id,
+        &submitted.title,
     )))
 }
 
-/// Why a feed was not submitted.
-enum Refused {
-    /// The URL cannot be fetched or serves no feed.
-    Feed(String),
-    Other(ApiError),
-}
-
-impl From<Refused> for ApiError {
-    fn from(refused: Refused) -> Self {
-        match refused {
-            Refused::Feed(reason) => ApiError::field("s", reason),
-            Refused::Other(error) => error,
-        }
-    }
-}
-
-impl From<ApiError> for Refused {
-    fn from(error: ApiError) -> Self {
-        Self::Other(error)
-    }
-}
-
-/// The source of a feed URL, submitted as `POST /api/content/sources` submits it (counted
-/// against the person's submissions first: it fetches a site they chose).
+/// The source of a feed URL, submitted to the intake function as the person (which counts it
+/// against their submissions: it fetches a site they chose). A malformed URL is refused here,
+/// naming `field`.
 async fn submit(
     state: &AppState,
     person: &Person,
     field: &str,
     url: &str,
-) -> Result<Submitted, Refused> {
+) -> Result<Source, Refused> {
     let url = FeedUrl::parse(Some(url.to_string())).map_err(|i| renamed(i, field))?;
-    state
-        .brake
-        .admit(&crate::SUBMISSIONS, ClientKey::user(person.user.as_str()))
-        .await?;
-    match state.intake.submit(&url).await {
-        Ok(submitted) => Ok(submitted),
-        // Discovery's refusals (unreachable, no feed found) name the URL as a bad input does.
-        Err(NewsError::Invalid(invalid) | NewsError::Refused(_, invalid)) => Err(Refused::Feed(
-            invalid
-                .errors()
-                .iter()
-                .map(|e| e.reason.clone())
-                .collect::<Vec<_>>()
-                .join("; "),
-        )),
-        Err(other) => Err(Refused::Other(other.into())),
-    }
+    crate::feeds::submit(
+        &state.http,
+        person.identity_base.as_deref(),
+        &person.bearer,
+        url.as_str(),
+    )
+    .await
 }
 
 /// `invalid` with its fields named `field` (the URL is `s` or `quickadd` here).
