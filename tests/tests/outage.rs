@@ -170,13 +170,6 @@ async fn every_function_answers_503_when_dynamodb_is_down() {
         ),
         (
             "POST",
-            "/api/content/sources".into(),
-            Some(&token),
-            Some(r#"{"url":"http://127.0.0.1:9/feed.xml"}"#),
-            "/sources".into(),
-        ),
-        (
-            "POST",
             subscriber.clone(),
             Some(&service),
             None,
@@ -192,6 +185,36 @@ async fn every_function_answers_503_when_dynamodb_is_down() {
     ] {
         let answer = call(&content, method, &uri, auth.map(String::as_str), body).await;
         assert_unavailable(&answer, &format!("{method} {uri}"), &path);
+    }
+
+    // The feed intake: a submission is counted, then reads the table before any fetch; a
+    // hub's delivery reads the source's subscription first.
+    let intake = news_intake_function::router(
+        t.env("NewsIntakeFunction")
+            .with("AWS_ENDPOINT_URL", dead.clone()),
+    )
+    .await
+    .expect("intake router");
+    let delivery = format!("/api/content/websub/{source}");
+    let delivery_path = format!("/websub/{source}");
+    for (method, uri, auth, body, path) in [
+        (
+            "POST",
+            "/api/content/sources",
+            Some(&token),
+            Some(r#"{"url":"http://127.0.0.1:9/feed.xml"}"#),
+            "/sources",
+        ),
+        (
+            "POST",
+            delivery.as_str(),
+            None,
+            Some("<feed/>"),
+            delivery_path.as_str(),
+        ),
+    ] {
+        let answer = call(&intake, method, uri, auth.map(String::as_str), body).await;
+        assert_unavailable(&answer, &format!("{method} {uri}"), path);
     }
 
     // The GenAI function's only table is its answer cache: without it the model is not asked
