@@ -264,3 +264,28 @@ async fn each_user_submits_only_so_many_feeds_a_window() {
     // Another user has their own allowance.
     assert_eq!(submit(&t, &other, &third).await.status(), 201);
 }
+
+#[tokio::test]
+async fn the_paths_shared_with_the_intake_name_all_their_methods() {
+    let t = TestStack::for_product(stack_tests::Product::News).await;
+    // POST goes to the intake function; any other method reaches the news function, whose
+    // 405 names the intake's POST too (as the contract documents the paths).
+    for (path, allow) in [
+        (SOURCES.to_string(), "GET,HEAD,POST"),
+        (format!("{SOURCES}/discover"), "POST"),
+    ] {
+        let response = t
+            .http
+            .request(reqwest::Method::OPTIONS, t.url(&path))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(response.status(), 405, "{path}");
+        let allowed = response
+            .headers()
+            .get("allow")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        assert_eq!(allowed.as_deref(), Some(allow), "{path}");
+    }
+}

@@ -149,12 +149,31 @@ pub fn app(
         .route("/actuator/health", get(health))
         .with_state(state);
     Ok(platform::http::finish(
-        Router::new().nest(PREFIX, routes),
+        Router::new()
+            .nest(PREFIX, routes)
+            .layer(axum::middleware::map_response(allow_intake)),
         ErrorStyle::Detailed {
             strip_prefix: PREFIX,
         },
         64 * 1024,
     ))
+}
+
+/// `POST /sources` and `POST /sources/discover` are the intake function's (the gateway routes
+/// them there): a 405 on those paths names every method the API serves on them all the same.
+async fn allow_intake(uri: axum::http::Uri, mut response: Response) -> Response {
+    if response.status() != axum::http::StatusCode::METHOD_NOT_ALLOWED {
+        return response;
+    }
+    let allow = match uri.path().strip_prefix(PREFIX) {
+        Some("/sources") => "GET,HEAD,POST",
+        Some("/sources/discover") => "POST",
+        _ => return response,
+    };
+    response
+        .headers_mut()
+        .insert(header::ALLOW, axum::http::HeaderValue::from_static(allow));
+    response
 }
 
 /// Every operation reads or writes the content table.
