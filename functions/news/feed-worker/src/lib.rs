@@ -25,10 +25,10 @@ use std::sync::Arc;
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::BoxFuture;
-use futures::{FutureExt, StreamExt};
+use futures::FutureExt;
 use news::ingest::{Ingest, IngestError};
 use platform::aws::AwsClients;
-use platform::batch::{Batch, Unreadable};
+use platform::batch::{self, Outcome, Unreadable};
 use platform::{BoxError, Env, SqsHandler};
 
 /// Sources refreshed at once within one batch: a refresh mostly waits on the feed's server,
@@ -96,28 +96,28 @@ impl SqsHandler for FeedWorker {
         async move {
             // One refresh per source even when the batch repeats it (scheduler overlap,
             // redelivery): concurrent refreshes of one feed would only fetch it twice.
-            let (sources, mut failures) =
-                Batch::<news::FeedRefresh>::read(event, "feed message", Unreadable::Retry)
-                    .distinct_by(|refresh| refresh.source_id.clone());
-            let failed: Vec<Vec<String>> = futures::stream::iter(sources)
-                .map(|(refresh, message_ids)| {
-                    let ingest = Arc::clone(&ingest);
-                    async move {
-                        match FeedWorker::refresh(&ingest, &refresh).await {
-                            Ok(()) => Vec::new(),
-                            Err(error) => {
-                                let source_id = &refresh.source_id;
-                                tracing::warn!(%source_id, %error, "feed messages will be retried");
-                                message_ids
-                            }
+            let refresh = |refresh: news::FeedRefresh| {
+                let ingest = Arc::clone(&ingest);
+                async move {
+                    match FeedWorker::refresh(&ingest, &refresh).await {
+                        Ok(()) => Outcome::Done,
+                        Err(error) => {
+                            let source_id = &refresh.source_id;
+                            tracing::warn!(%source_id, %error, "feed messages will be retried");
+                            Outcome::Retry
                         }
                     }
-                })
-                .buffer_unordered(CONCURRENCY)
-                .collect()
-                .await;
-            failures.retry_all(failed.into_iter().flatten());
-            Ok(failures.into_response())
+                }
+            };
+            Ok(batch::each_distinct(
+                event,
+                "feed message",
+                Unreadable::Retry,
+                |refresh: &news::FeedRefresh| refresh.source_id.clone(),
+                CONCURRENCY,
+                refresh,
+            )
+            .await)
         }
         .boxed()
     }

@@ -19,10 +19,10 @@ use std::sync::Arc;
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use futures::future::BoxFuture;
-use futures::{FutureExt, StreamExt};
+use futures::FutureExt;
 use news::ingest::PageReading;
 use platform::aws::AwsClients;
-use platform::batch::{Batch, Unreadable};
+use platform::batch::{self, Outcome, Unreadable};
 use platform::{BoxError, Env, SqsHandler};
 
 /// Sources read at once within one batch: reading mostly waits on the pages' servers, so
@@ -79,28 +79,28 @@ impl SqsHandler for PageReaderWorker {
         async move {
             // One read per source even when the batch repeats it: the second would find the
             // first's pages claimed.
-            let (sources, mut failures) =
-                Batch::<news::ReadPages>::read(event, "pages message", Unreadable::Retry)
-                    .distinct_by(|message| message.source_id.clone());
-            let failed: Vec<Vec<String>> = futures::stream::iter(sources)
-                .map(|(message, message_ids)| {
-                    let reading = Arc::clone(&reading);
-                    async move {
-                        let source_id = message.source_id.as_str();
-                        match PageReaderWorker::read(&reading, source_id).await {
-                            Ok(()) => Vec::new(),
-                            Err(error) => {
-                                tracing::warn!(source_id, %error, "pages messages will be retried");
-                                message_ids
-                            }
+            let read = |message: news::ReadPages| {
+                let reading = Arc::clone(&reading);
+                async move {
+                    let source_id = message.source_id.as_str();
+                    match PageReaderWorker::read(&reading, source_id).await {
+                        Ok(()) => Outcome::Done,
+                        Err(error) => {
+                            tracing::warn!(source_id, %error, "pages messages will be retried");
+                            Outcome::Retry
                         }
                     }
-                })
-                .buffer_unordered(CONCURRENCY)
-                .collect()
-                .await;
-            failures.retry_all(failed.into_iter().flatten());
-            Ok(failures.into_response())
+                }
+            };
+            Ok(batch::each_distinct(
+                event,
+                "pages message",
+                Unreadable::Retry,
+                |message: &news::ReadPages| message.source_id.clone(),
+                CONCURRENCY,
+                read,
+            )
+            .await)
         }
         .boxed()
     }

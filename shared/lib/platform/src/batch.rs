@@ -5,7 +5,8 @@
 //! [`QueueMessage::parse`]; an unreadable one logged, then retried or dropped as the worker
 //! says), works per message or per group of messages ([`Batch::distinct_by`],
 //! [`Batch::grouped_by`]), marks what is to come back in [`Failures`] and answers
-//! [`Failures::into_response`]. A worker that handles its messages one by one calls [`each`].
+//! [`Failures::into_response`]. A worker that handles its messages one by one calls [`each`]; one
+//! that handles one message per key, several at once, calls [`each_distinct`].
 
 use std::future::Future;
 
@@ -235,6 +236,43 @@ where
     failures.into_response()
 }
 
+/// Reads `event` (see [`Batch::read_records`]), keeps one message per `key` (the first; the
+/// others share its outcome: [`Batch::distinct_by`]) and runs `work` on them, at most
+/// `concurrency` at once; the messages of the keys it answers [`Outcome::Retry`] for, with the
+/// unreadable ones (when retried), are the batch item failures. `work` logs its own outcomes.
+pub async fn each_distinct<M, K, F, Fut>(
+    event: SqsEvent,
+    what: &str,
+    unreadable: Unreadable,
+    key: impl Fn(&M) -> K,
+    concurrency: usize,
+    work: F,
+) -> SqsBatchResponse
+where
+    M: QueueMessage,
+    K: PartialEq,
+    F: Fn(M) -> Fut,
+    Fut: Future<Output = Outcome>,
+{
+    use futures::StreamExt;
+    let (distinct, mut failures) = Batch::<M>::read(event, what, unreadable).distinct_by(key);
+    let retried: Vec<Vec<String>> = futures::stream::iter(distinct)
+        .map(|(message, message_ids)| {
+            let outcome = work(message);
+            async move {
+                match outcome.await {
+                    Outcome::Retry => message_ids,
+                    Outcome::Done => Vec::new(),
+                }
+            }
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    failures.retry_all(retried.into_iter().flatten());
+    failures.into_response()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,5 +427,42 @@ mod tests {
         .await;
         assert_eq!(seen, [1, 2, 3]);
         assert_eq!(failed(&response), ["2", "3"]);
+    }
+
+    #[tokio::test]
+    async fn each_distinct_runs_one_message_per_key_and_retries_all_of_its_ids() {
+        let records = [
+            ("1", "a:1"),
+            ("2", "junk"),
+            ("3", "b:2"),
+            ("4", "a:3"),
+            ("5", "c:4"),
+        ];
+        let seen = std::sync::Mutex::new(Vec::new());
+        let response = each_distinct(
+            event(&records),
+            "refresh",
+            Unreadable::Retry,
+            |r: &Refresh| r.source.clone(),
+            2,
+            |r: Refresh| {
+                if let Ok(mut seen) = seen.lock() {
+                    seen.push(r.n);
+                }
+                let outcome = if r.source == "a" {
+                    Outcome::Retry
+                } else {
+                    Outcome::Done
+                };
+                async move { outcome }
+            },
+        )
+        .await;
+        let mut seen = seen.into_inner().unwrap_or_default();
+        seen.sort_unstable();
+        assert_eq!(seen, [1, 2, 4]);
+        let mut failed = failed(&response);
+        failed.sort();
+        assert_eq!(failed, ["1", "2", "4"]);
     }
 }
