@@ -15,7 +15,7 @@ use crate::error::CommunityError;
 use crate::identity::Identity;
 use crate::input::{mentions, InboxPage, NotificationIds, UserId};
 use crate::model::notifications::{
-    NotificationActor, NotificationKind, NotificationPage, ReportOutcome, UnreadCount,
+    Notification, NotificationActor, NotificationKind, NotificationPage, ReportOutcome, UnreadCount,
 };
 use crate::model::Post;
 use crate::queues::{NotificationEvent, MAX_MENTIONS};
@@ -59,6 +59,14 @@ pub(crate) fn notification_id(
     format!("{:013}-{hex}", millis.max(0))
 }
 
+/// The unread count of a page: the two queries run side by side, so a notification delivered
+/// between them can be in the page but not the count; a page never shows more unread than it
+/// counts.
+fn at_least_shown(counted: u64, content: &[Notification]) -> u64 {
+    let shown = content.iter().filter(|n| !n.read).count();
+    counted.max(u64::try_from(shown).unwrap_or(u64::MAX))
+}
+
 impl Community {
     /// A page of the caller's inbox, newest first, with their unread count.
     pub async fn notifications(
@@ -73,8 +81,8 @@ impl Community {
             store.unread_count(caller.as_str(), watermark.as_deref())
         )?;
         Ok(NotificationPage {
+            unread_count: at_least_shown(unread_count, &content),
             content,
-            unread_count,
             next_cursor,
         })
     }
@@ -322,5 +330,25 @@ mod tests {
         assert!(crate::input::is_notification_id(&a), "{a}");
         assert!(a < notification_id(1_764_745_200_124, "comment:a", "u", NotificationKind::Reply));
         assert_eq!(excerpt("  a\n b  "), "a b");
+    }
+
+    #[test]
+    fn a_page_counts_at_least_the_unread_it_shows() {
+        let shown = |read: bool| Notification {
+            id: "1764745200123-0011223344556677".to_string(),
+            kind: NotificationKind::Comment,
+            actor: None,
+            post_id: "p".to_string(),
+            comment_id: None,
+            excerpt: String::new(),
+            reason: None,
+            outcome: None,
+            read,
+            created_at: "2026-12-03T00:00:00Z".to_string(),
+        };
+        let page = [shown(false), shown(true), shown(false)];
+        assert_eq!(at_least_shown(1, &page), 2);
+        assert_eq!(at_least_shown(7, &page), 7);
+        assert_eq!(at_least_shown(0, &[]), 0);
     }
 }

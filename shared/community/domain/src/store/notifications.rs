@@ -152,6 +152,8 @@ impl Store {
             .expression_attribute_values(":low", s(low))
             .expression_attribute_values(":high", s(&high))
             .scan_index_forward(false)
+            // A member reads their inbox right after marking it: it shows their marks.
+            .consistent_read(true)
             .limit(i32::try_from(wanted).unwrap_or(i32::MAX));
         if page.unread_only {
             query = query.filter_expression("attribute_not_exists(readAt)");
@@ -189,7 +191,9 @@ impl Store {
             .expression_attribute_values(":low", s(unread_from(watermark)))
             .expression_attribute_values(":high", s(AFTER_EVERY_ID))
             .filter_expression("attribute_not_exists(readAt)")
-            .projection_expression("sk");
+            .projection_expression("sk")
+            // Answered right after a mark: counted from what the mark wrote.
+            .consistent_read(true);
         let rows = self.table.query_all(query, Some(UNREAD_COUNT_CAP)).await?;
         Ok(u64::try_from(rows.len()).unwrap_or(u64::MAX))
     }
