@@ -371,16 +371,35 @@ await journey("journey", async (browser) => {
     await reading.goto(`/articles/${encodeURIComponent(articleId)}`);
     await waitForText(reading.locator("h1"), articleTitle);
     // Listening first: the clock's jump may itself fire the renewal (a timer due meanwhile).
-    const renewed = reading.waitForResponse((r) => r.url().endsWith("/api/users/auth/refresh") && r.status() === 200);
+    const renewals = [];
+    reading.on("response", (r) => {
+      if (r.url().endsWith("/api/users/auth/refresh")) {
+        renewals.push(r.status());
+      }
+    });
     // Five minutes before the token expires (however long the steps before took), the reader
     // is still reading.
     const { exp } = JSON.parse(Buffer.from(String(before).split(".")[1], "base64url").toString());
     const now = await reading.evaluate(() => Date.now());
     assert(exp * 1000 - now > 6 * 60 * 1000, "the token has more than six minutes left");
     await reading.clock.fastForward(exp * 1000 - 5 * 60 * 1000 - now);
-    await reading.keyboard.press("Tab");
-    await renewed;
-    await reading.waitForFunction((old) => Boolean(localStorage.getItem("newsReader.token")) && localStorage.getItem("newsReader.token") !== old, before);
+    // The reader keeps reading: a renewal that failed is tried again on their next activity
+    // (checked at most every 15 s), so each try moves the clock past that.
+    const fresh = (old) => Boolean(localStorage.getItem("newsReader.token")) && localStorage.getItem("newsReader.token") !== old;
+    let renewed = false;
+    let tries = 0;
+    for (; tries < 4 && !renewed; tries += 1) {
+      if (tries > 0) {
+        await reading.clock.fastForward(16_000);
+      }
+      await reading.keyboard.press("Tab");
+      renewed = await reading.waitForFunction(fresh, before, { timeout: 15_000 }).then(() => true, () => false);
+    }
+    assert(renewed, `the token was renewed while the reader was active (answers to /auth/refresh: ${JSON.stringify(renewals)})`);
+    assert(renewals.includes(200), `a renewal answered 200 (${JSON.stringify(renewals)})`);
+    if (tries > 1) {
+      console.log(`  renewed on activity ${tries}; answers to /auth/refresh: ${JSON.stringify(renewals)}`);
+    }
     await renewal.close();
   });
 
