@@ -8,7 +8,7 @@ use crate::{assert_news_error, header};
 
 /// Template parameters that take every rate limit out of the way: other tests send far more
 /// than a reader would from one address. The limits' own tests set theirs over these.
-pub const OUT_OF_THE_WAY: [(&str, &str); 17] = [
+pub const OUT_OF_THE_WAY: [(&str, &str); 18] = [
     ("AiRateLimitAnonymous", "100000/60"),
     ("AiRateLimitGlobal", "100000/60"),
     ("SourceSubmissionRateLimit", "100000/60"),
@@ -21,6 +21,7 @@ pub const OUT_OF_THE_WAY: [(&str, &str); 17] = [
     ("CommunityRateLimitComments", "100000/60"),
     ("CommunityRateLimitReactions", "100000/60"),
     ("CommunityRateLimitViews", "100000/60"),
+    ("CommunityRateLimitPreviews", "100000/60"),
     ("RecipesAiRateLimitPerUser", "100000/60"),
     ("MetricsRateLimitPerAddress", "100000/60"),
     ("IncidentsAiRateLimitPerUser", "100000/60"),

@@ -162,9 +162,17 @@ impl TestStack {
     /// helpers' requests answered by the gateway's axum router through `oneshot` (as axum's and
     /// crates.io's tests call `app()`): for the checks of handlers that need no worker.
     pub async fn in_process(product: Product) -> Self {
+        Self::in_process_with(product, BTreeMap::new()).await
+    }
+
+    /// [`Self::in_process`] with template parameters of the test's own (a limit, say).
+    pub async fn in_process_with(
+        product: Product,
+        extra_parameters: BTreeMap<String, String>,
+    ) -> Self {
         Self::started(
             repo_root().join("template.yaml"),
-            BTreeMap::new(),
+            extra_parameters,
             Some(with_identity(product.functions())),
             true,
         )

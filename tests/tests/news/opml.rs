@@ -459,3 +459,54 @@ async fn an_export_imported_into_a_fresh_account_gives_the_same_subscriptions_an
         subscribed_ids(&t, &alice).await
     );
 }
+
+#[tokio::test]
+async fn a_retired_sources_feed_imported_again_is_a_fresh_source() {
+    let feed = stack_tests::content::subscribed_feed(
+        "returner",
+        "/returning.xml",
+        FeedDocument::rss(stack_tests::feeds::generated_rss("Returning", 0, 15)),
+    )
+    .await;
+    let t = &feed.t;
+    let id = feed.source_id.clone();
+    // Its last subscriber leaves: the source is retired, gone to subscribers, and its sweep
+    // takes ten of its articles before it is lost.
+    let store = stack_tests::content::content_store(t).await;
+    store
+        .unsubscribe(&id, feed.user["id"].as_str().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(t.subscribe(&feed.token, &id).await.status(), 404);
+    let partial = news::sweep::Sweeper::new(store, chrono::Duration::minutes(60), 10);
+    assert_eq!(
+        partial.step(&id).await.unwrap(),
+        news::store::SweepStep::Swept { articles: 10 }
+    );
+    assert_eq!(
+        stack_tests::content::article_items_of(t, &id).await.len(),
+        5
+    );
+
+    // The same feed in a file from another reader: the worker revives it (its old fetch state
+    // deleted in the same transaction) and subscribes the importer.
+    let url = feed.feeds.url("/returning.xml");
+    let file = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<opml version="1.0"><head><title>back</title></head>
+<body><outline type="rss" text="Returning" xmlUrl="{url}"/></body></opml>"#
+    );
+    let response = post_opml(t, Some(&feed.token), "text/xml", file).await;
+    assert_eq!(response.status(), 202);
+    let started: Value = response.json().await.unwrap();
+    let progress = finished(t, &feed.token, started["id"].as_str().unwrap()).await;
+    let result = &progress["results"][0];
+    assert_eq!(result["outcome"], "subscribed", "{progress}");
+    assert_eq!(result["sourceId"], id.as_str());
+    assert_eq!(subscribed_ids(t, &feed.token).await, [id.clone()]);
+    assert_eq!(
+        stack_tests::content::article_items_of(t, &id).await.len(),
+        15,
+        "every entry back"
+    );
+}
