@@ -396,10 +396,21 @@ await journey("journey", async (browser) => {
       renewed = await reading.waitForFunction(fresh, before, { timeout: 15_000 }).then(() => true, () => false);
     }
     assert(renewed, `the token was renewed while the reader was active (answers to /auth/refresh: ${JSON.stringify(renewals)})`);
-    assert(renewals.includes(200), `a renewal answered 200 (${JSON.stringify(renewals)})`);
+    // One renewal is one request (its own request's header once set off a renewal of its own,
+    // as deep as the stack went: hundreds of requests at once).
+    assert(renewals.filter((status) => status === 200).length === 1, `one renewal answered 200 (${JSON.stringify(renewals)})`);
     if (tries > 1) {
       console.log(`  renewed on activity ${tries}; answers to /auth/refresh: ${JSON.stringify(renewals)}`);
     }
+    // The fresh token is good for its whole lifetime, whatever this device's clock says (it
+    // now runs an hour ahead of the server's): reading on renews nothing more.
+    const asked = renewals.length;
+    await reading.clock.fastForward(16_000);
+    await reading.keyboard.press("Tab");
+    await reading.goto(`/articles/${encodeURIComponent(articleId)}`);
+    await waitForText(reading.locator("h1"), articleTitle);
+    await reading.waitForTimeout(500);
+    assert(renewals.length === asked, `no renewal after the fresh token (answers to /auth/refresh: ${JSON.stringify(renewals)})`);
     await renewal.close();
   });
 

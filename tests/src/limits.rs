@@ -1,6 +1,8 @@
 //! The rate limits as tests see them: requests from a chosen client address (the local
 //! gateway takes it from `X-Forwarded-For` on loopback, as `sourceIp`), and the 429.
 
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 use reqwest::{RequestBuilder, Response};
 use serde_json::Value;
 
@@ -28,6 +30,23 @@ pub const OUT_OF_THE_WAY: [(&str, &str); 18] = [
     ("IncidentsRagRateLimitPerUser", "100000/60"),
     ("IngestKeyRateLimit", "100000/60"),
 ];
+
+/// Waits, when the current fixed window of `window` seconds has less than `room` left, for
+/// the next one: the limiter's windows start at multiples of `window` since the epoch, so a
+/// test's burst started here counts in one window.
+pub async fn in_one_window(window: u64, room: Duration) {
+    let since_epoch = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let window = Duration::from_secs(window);
+    let into = Duration::from_nanos(
+        u64::try_from(since_epoch.as_nanos() % window.as_nanos()).unwrap_or_default(),
+    );
+    let left = window.saturating_sub(into);
+    if left < room {
+        tokio::time::sleep(left + Duration::from_millis(50)).await;
+    }
+}
 
 /// `request`, sent as if from client address `ip`.
 pub fn from(request: RequestBuilder, ip: &str) -> RequestBuilder {

@@ -15,6 +15,8 @@ import { claimsOf, opensIncidents, tokenRoles } from "./roles.js";
 /** @typedef {import("./api-types.gen.js").SettingsUpdate} SettingsUpdate */
 
 const TOKEN_KEY = "newsReader.token";
+/** How far this device's clock runs ahead of the server's, in seconds (see `keep`). */
+const SKEW_KEY = "newsReader.clockSkew";
 /** Where earlier versions kept saved articles on the device; starred on the account. */
 const SAVED_PREFIX = "newsReader.saved.";
 /** A token with less than this left (seconds) is renewed when the reader is active. */
@@ -110,8 +112,32 @@ function expiry(token) {
   return lifetime(token).expires;
 }
 
+/** This device's clock minus the server's (seconds), as of the last token received. */
+let skew = Number(localStorage.getItem(SKEW_KEY)) || 0;
+
+/** The server's time now (seconds since the epoch), as this device best knows it. */
+function serverNow() {
+  return Date.now() / 1000 - skew;
+}
+
+/**
+ * Makes `token`, just issued, the session's. Its `iat` is the server's time now: measuring
+ * the device's clock against it keeps a clock that runs fast or slow from renewing on every
+ * request or logging out early.
+ * @param {string} token
+ */
+function keep(token) {
+  session.token = token;
+  localStorage.setItem(TOKEN_KEY, token);
+  const { issued } = lifetime(token);
+  if (issued > 0) {
+    skew = Date.now() / 1000 - issued;
+    localStorage.setItem(SKEW_KEY, String(skew));
+  }
+}
+
 function currentToken() {
-  if (session.token && expiry(session.token) * 1000 <= Date.now()) {
+  if (session.token && expiry(session.token) <= serverNow()) {
     clear();
     changed();
   }
@@ -119,8 +145,8 @@ function currentToken() {
   return session.token;
 }
 
-/** @type {Promise<void>|null} */
-let renewing = null;
+/** Whether a renewal is under way. */
+let renewing = false;
 let lastActivityCheck = 0;
 
 /**
@@ -134,17 +160,19 @@ function maybeRenew() {
     return;
   }
   const { issued, expires } = lifetime(token);
-  const left = expires - Date.now() / 1000;
+  const left = expires - serverNow();
   if (left <= 0 || left > Math.min(RENEW_WITHIN, (expires - issued) / 2)) {
     return;
   }
-  renewing = usersApi
+  // Set before the call: the renewal's own request asks `currentToken` for its header, which
+  // comes back here, and would start another renewal, and so on as deep as the stack goes.
+  renewing = true;
+  usersApi
     .refreshToken()
     .then(({ token: fresh }) => {
       // Logged out or in as someone else meanwhile: keep what is there now.
       if (session.token === token) {
-        session.token = fresh;
-        localStorage.setItem(TOKEN_KEY, fresh);
+        keep(fresh);
       }
     })
     .catch(() => {
@@ -152,7 +180,7 @@ function maybeRenew() {
       // 401 handler; anything else is retried on the next activity.
     })
     .finally(() => {
-      renewing = null;
+      renewing = false;
     });
 }
 
@@ -184,7 +212,7 @@ export async function restore() {
     window.addEventListener(event, onActivity, { passive: true, capture: true });
   }
   const stored = localStorage.getItem(TOKEN_KEY);
-  if (stored && expiry(stored) * 1000 > Date.now()) {
+  if (stored && expiry(stored) > serverNow()) {
     session.token = stored;
     try {
       await loadAccount();
@@ -250,8 +278,7 @@ async function adoptDeviceSaved(userId) {
 export async function logIn(username, password) {
   const { token } = await usersApi.loginUser({ username, password });
   endedNotice = null;
-  session.token = token;
-  localStorage.setItem(TOKEN_KEY, token);
+  keep(token);
   try {
     await loadAccount();
   } catch (error) {
@@ -287,8 +314,7 @@ export async function changePassword(currentPassword, password) {
   const { token } = await usersApi.changeMyPassword({ currentPassword, password });
   // Every earlier token of the account ended (a renewal meanwhile too): this one is the session.
   if (session.token && session.user?.id === userId) {
-    session.token = token;
-    localStorage.setItem(TOKEN_KEY, token);
+    keep(token);
   }
 }
 

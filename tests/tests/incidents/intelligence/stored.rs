@@ -127,6 +127,7 @@ async fn analyses_and_retrieval_are_braked_per_user() {
     let (_, other) = t.operator("other").await;
     cloud.reply(&answer("Fine.", "LOW", &["None"]));
     let request = json!({"content": "ERROR x"});
+    stack_tests::limits::in_one_window(60, std::time::Duration::from_secs(20)).await;
     for _ in 0..2 {
         t.analyze_ok(&eager, &request).await;
     }
