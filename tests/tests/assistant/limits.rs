@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use stack_tests::genai::{function_url, stack, ARTICLE};
-use stack_tests::limits::{assert_rate_limited, from};
+use stack_tests::limits::{assert_rate_limited, from, in_one_window};
 use stack_tests::llm::FakeLlm;
 use stack_tests::{assert_news_error, router, Call, TestStack};
 
@@ -207,11 +207,7 @@ async fn the_count_starts_afresh_when_the_window_ends() {
         fresh(n)
     };
     // Start at a window's beginning, so the two requests fall in one window.
-    while chrono::Utc::now().timestamp_subsec_millis() > 300
-        || chrono::Utc::now().timestamp() % 4 != 0
-    {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    in_one_window(4, Duration::from_millis(3_700)).await;
     for _ in 0..2 {
         assert_eq!(
             ask(&t, &url, "203.0.113.5", None, &next()).await.status(),
